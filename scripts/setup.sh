@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Create (or refresh) the project environment in .venv at the repository root.
+# Idempotent: re-running only installs what changed. Works offline from the
+# package registry's point of view only (PyPI must be reachable for the first run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+find_python() {
+    local cand
+    for cand in "${SKATE_PYTHON:-}" python3.12 python3.13 python3; do
+        [ -n "$cand" ] || continue
+        if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+            command -v "$cand"; return 0
+        fi
+    done
+    # pyenv installs that are not on PATH
+    for cand in "$HOME"/.pyenv/versions/3.12*/bin/python3 "$HOME"/.pyenv/versions/3.1[3-9]*/bin/python3; do
+        if [ -x "$cand" ]; then echo "$cand"; return 0; fi
+    done
+    return 1
+}
+
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+    PY=$(find_python) || { echo "skate needs Python >= 3.12: install it or set SKATE_PYTHON=/path/to/python3.12" >&2; exit 1; }
+    echo "creating .venv with $PY"
+    rm -rf .venv
+    "$PY" -m venv .venv
+fi
+
+if [ ! -x .venv/bin/uv ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "uv==0.9.5"
+fi
+
+extras="${1:-test}"
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --python .venv/bin/python -e ".[${extras}]"
