@@ -1,0 +1,42 @@
+"""``python -m skate``: compose the Hydra config, play one game, print the ratings table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from skate.config import ConfigError, register_configs
+
+CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+
+register_configs()
+
+
+@hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
+def _app(cfg: DictConfig) -> None:
+    from skate.runner import format_table, run_game
+
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        result = run_game(cfg, out_dir)
+    except ConfigError as exc:
+        print(f"skate: config error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    if cfg.print_table:
+        print(format_table(result.table, result.summary))
+        s = result.summary
+        print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {s['samples']} answer samples, "
+              f"{s['updates']} rating updates in {s['elapsed_s']:.1f}s")
+        print(f"results: {out_dir}")
+
+
+def main() -> None:
+    _app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""Structured config schemas for every Hydra config group.
+
+Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``defaults: [<x>_schema]``),
+so a misspelt key or a value of the wrong type fails while Hydra composes the config, naming the
+key. Range checks that types cannot express live in :func:`validate`, which runs before anything
+else and raises :class:`ConfigError` naming the offending key and what to change.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+
+class ConfigError(ValueError):
+    """A config value is out of range or inconsistent; the message names the key."""
+
+
+class OutcomeRule(enum.StrEnum):
+    relative = "relative"  # |p1 - p2| < draw_margin is a draw, else the higher p wins
+    absolute = "absolute"  # pass/fail at p_thresh; same verdict is a draw
+
+
+class Strategy(enum.StrEnum):
+    no_info = "no_info"
+    hist_tasks = "hist_tasks"
+    hist_perf = "hist_perf"
+    full_personal = "full_personal"
+    full_context = "full_context"
+
+
+# --------------------------------------------------------------------------- game
+@dataclass
+class GameConfig:
+    _target_: str = "skate.games.cop.COPGame"
+    name: str = "cop"
+    rounds: int = 50  # rounds in the game; every player sets one task per round
+    attempts: int = 3  # attempts a setter gets per round to produce a valid, unique task
+    n_distractors: int = 9  # wrong options a setter must supply, distinct after whitespace normalising
+    n_options: int = 4  # options shown per answer sample: the answer plus n_options - 1 distractors
+    determinism_runs: int = 2  # a COP program must print the same thing this many times
+
+
+# --------------------------------------------------------------------------- rating
+@dataclass
+class TrueSkillConfig:
+    _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
+    outcome: OutcomeRule = OutcomeRule.relative
+    draw_margin: float = 0.05  # relative rule: |p1 - p2| below this is a draw (the paper's sigma*)
+    p_thresh: float = 0.55  # absolute rule: p(correct) at or above this passes
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    tau: float = 25.0 / 300.0
+    draw_probability: float = 0.10
+
+
+# --------------------------------------------------------------------------- augmentation
+@dataclass
+class AugConfig:
+    _target_: str = "skate.augment.Augmentation"
+    strategy: Strategy = Strategy.hist_perf
+    max_items: int = 0  # keep at most this many (most recent) history items; 0 = no cap
+
+
+# --------------------------------------------------------------------------- estimator
+@dataclass
+class Algorithm1Config:
+    """The paper's adaptive estimator: sample until sqrt(p(1-p)/N) < sigma_star."""
+
+    _target_: str = "skate.scoring.Algorithm1"
+    sigma_star: float = 0.05
+    n_step: int = 10  # samples per batch; the stopping rule is checked after each batch
+    max_samples: int = 200  # hard cap per (task, player)
+
+
+@dataclass
+class FixedNConfig:
+    _target_: str = "skate.scoring.FixedN"
+    n: int = 20
+
+
+# --------------------------------------------------------------------------- players
+@dataclass
+class SimPlayerConfig:
+    """A simulated player with known latent skill (the ground truth for tests and benchmarks)."""
+
+    name: str = MISSING
+    skill: float = MISSING  # answering skill on the code-difficulty scale [0, 1]
+    topic_skill: dict[str, float] = field(default_factory=dict)  # per-kind offsets added to skill
+    pitch: float = 0.0  # how much harder (+) or easier (-) than its own skill it first pitches tasks
+    sloppiness: float = 0.15  # chance that an attempt carries a defect (crash, silence, ...)
+    noise: float = 0.08  # spread of the per-task "blind spot" offset to its skill
+
+
+@dataclass
+class PlayersConfig:
+    simulated: list[SimPlayerConfig] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- sandbox
+@dataclass
+class SandboxConfig:
+    _target_: str = "skate.sandbox.SubprocessSandbox"
+    workers: int = 0  # concurrent executions; 0 = number of CPU cores
+    limits: dict[str, Any] = field(
+        default_factory=lambda: {"timeout_s": 5.0, "cpu_s": 5, "memory_mb": 512,
+                                 "max_output_bytes": 65536, "max_processes": 16}
+    )
+
+
+# --------------------------------------------------------------------------- embedder
+@dataclass
+class HashingEmbedderConfig:
+    _target_: str = "skate.novelty.HashingEmbedder"
+    dim: int = 1024
+    threshold: float = 0.2  # unique = 1 - cosine above this against all of the setter's earlier tasks
+
+
+# --------------------------------------------------------------------------- logger
+@dataclass
+class ConsoleLoggerConfig:
+    _target_: str = "skate.tracking.ConsoleLogger"
+    every: int = 10  # print a progress line every this many rounds
+
+
+@dataclass
+class NoLoggerConfig:
+    _target_: str = "skate.tracking.NullLogger"
+
+
+# --------------------------------------------------------------------------- top level
+@dataclass
+class SkateConfig:
+    seed: int = 0
+    game: Any = MISSING
+    rating: Any = MISSING
+    aug: Any = MISSING
+    estimator: Any = MISSING
+    players: Any = MISSING
+    sandbox: Any = MISSING
+    embedder: Any = MISSING
+    logger: Any = MISSING
+    print_table: bool = True
+
+
+def register_configs() -> None:
+    """Put every schema in Hydra's ConfigStore (idempotent)."""
+    cs = ConfigStore.instance()
+    cs.store(name="skate_schema", node=SkateConfig)
+    cs.store(group="game", name="cop_schema", node=GameConfig)
+    cs.store(group="rating", name="trueskill_schema", node=TrueSkillConfig)
+    cs.store(group="aug", name="aug_schema", node=AugConfig)
+    cs.store(group="estimator", name="algorithm1_schema", node=Algorithm1Config)
+    cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
+    cs.store(group="players", name="players_schema", node=PlayersConfig)
+    cs.store(group="sandbox", name="subprocess_schema", node=SandboxConfig)
+    cs.store(group="embedder", name="hashing_schema", node=HashingEmbedderConfig)
+    cs.store(group="logger", name="console_schema", node=ConsoleLoggerConfig)
+    cs.store(group="logger", name="none_schema", node=NoLoggerConfig)
+
+
+# --------------------------------------------------------------------------- validation
+def _check(ok: bool, key: str, value: Any, need: str) -> None:
+    if not ok:
+        raise ConfigError(f"{key}={value!r} is invalid: {need}")
+
+
+def validate(cfg: DictConfig) -> None:
+    """Range and consistency checks that types cannot express."""
+    g = cfg.game
+    _check(g.rounds >= 1, "game.rounds", g.rounds, "need at least 1 round")
+    _check(g.attempts >= 1, "game.attempts", g.attempts, "need at least 1 attempt per round")
+    _check(g.n_options >= 2, "game.n_options", g.n_options, "need at least 2 options per sample")
+    _check(g.n_distractors >= g.n_options - 1, "game.n_distractors", g.n_distractors,
+           f"need at least game.n_options - 1 = {g.n_options - 1} distractors")
+    _check(g.determinism_runs >= 1, "game.determinism_runs", g.determinism_runs, "need >= 1")
+
+    r = cfg.rating
+    if "p_thresh" in r:
+        _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
+    if "draw_margin" in r:
+        _check(0.0 <= r.draw_margin < 1.0, "rating.draw_margin", r.draw_margin, "must lie in [0, 1)")
+    for key in ("sigma", "beta"):
+        if key in r:
+            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
+    if "draw_probability" in r:
+        _check(0.0 <= r.draw_probability < 1.0, "rating.draw_probability", r.draw_probability,
+               "must lie in [0, 1)")
+
+    e = cfg.estimator
+    if "sigma_star" in e:
+        _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
+        _check(e.n_step >= 1, "estimator.n_step", e.n_step, "must be >= 1")
+        _check(e.max_samples >= e.n_step, "estimator.max_samples", e.max_samples,
+               "must be >= estimator.n_step")
+    if "n" in e:
+        _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
+
+    _check(0.0 < cfg.embedder.threshold < 2.0, "embedder.threshold", cfg.embedder.threshold,
+           "a cosine distance threshold must lie in (0, 2)")
+
+    roster = list(cfg.players.get("simulated", []))
+    _check(len(roster) >= 2, "players", f"{len(roster)} players", "a game needs at least 2 players")
+    names = [p.name for p in roster]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    _check(not dupes, "players", dupes, "player names must be unique")
+    for i, p in enumerate(roster):
+        key = f"players.simulated[{i}]"
+        _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
+        _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
+        _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+
+
+def to_container(cfg: DictConfig) -> dict[str, Any]:
+    return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)  # type: ignore[return-value]

@@ -1,0 +1,89 @@
+"""Plain records that flow between the engine, games, players and ratings."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class FailReason(enum.StrEnum):
+    """Why an attempt at setting a task was rejected; shown to the setter on its next attempt."""
+
+    MALFORMED = "malformed"  # the proposal could not be read (missing code, wrong shape)
+    NOT_VERIFIABLE = "not_verifiable"  # no checkable answer: crashed, timed out, silent, nondeterministic
+    TOO_FEW_DISTRACTORS = "too_few_distractors"  # not enough distinct wrong options
+    NOT_UNIQUE = "not_unique"  # too close to a task the same player set before
+    INFRASTRUCTURE = "infrastructure"  # the sandbox broke: not the setter's fault
+
+
+@dataclass(frozen=True)
+class Task:
+    """A valid task that every player will answer."""
+
+    task_id: str
+    round: int
+    setter: str
+    prompt: str  # what a solver is shown (for COP: the program)
+    answer: str  # the checked answer (for COP: what the program printed)
+    distractors: tuple[str, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: FailReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class FailedAttempt:
+    """An earlier attempt in the same round and why it failed."""
+
+    attempt: int
+    text: str
+    reason: FailReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    """One earlier task as an augmentation strategy lets a setter see it.
+
+    ``number`` is the task's position in the order tasks were set, so the order survives the
+    shuffle. ``p_correct`` is ``None`` when the strategy hides scores, otherwise it maps the
+    players whose scores the strategy reveals to their p(correct).
+    """
+
+    number: int
+    round: int
+    setter: str
+    prompt: str
+    p_correct: dict[str, float] | None
+
+
+@dataclass(frozen=True)
+class SetterContext:
+    """Everything a setter is told when asked for a task."""
+
+    player: str
+    players: tuple[str, ...]
+    round: int
+    rounds: int
+    attempt: int
+    attempts_left: int  # including this one
+    failed: tuple[FailedAttempt, ...]
+    history: tuple[HistoryItem, ...]
+    strategy: str
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A player's estimated probability of answering a task correctly."""
+
+    p: float
+    n: int  # answer samples drawn
+    correct: int
+    std: float
+    unparsable: int = 0  # samples whose reply named no option (counted as wrong)
+    capped: bool = False  # stopped by the sample cap rather than the stopping rule

@@ -1,0 +1,91 @@
+"""Build a game from a composed config and run it into an output folder."""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from skate.config import to_container, validate
+from skate.engine import Engine, GameResult
+from skate.novelty import NoveltyIndex
+from skate.players.simulated import build_simulated
+from skate.sandbox import Limits
+from skate.store import EVENTS_FILE, EventLog, write_ratings
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("skate", "trueskill", "numpy", "hydra-core", "omegaconf"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "unknown"
+    return out
+
+
+def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
+    """Validate the config, build every component, play the game, write the results."""
+    validate(cfg)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    game = instantiate(cfg.game, _convert_="all")
+    rating = instantiate(cfg.rating, _convert_="all")
+    aug = instantiate(cfg.aug, _convert_="all")
+    estimator = instantiate(cfg.estimator, _convert_="all")
+    embedder = instantiate(cfg.embedder, _convert_="all")
+    logger = instantiate(cfg.logger, _convert_="all")
+    sandbox = instantiate(cfg.sandbox, limits=Limits(**cfg.sandbox.limits), _convert_="all")
+    players = build_simulated(cfg.players.simulated, game.spec, sandbox, cfg.seed)
+    described = [p.describe() for p in players]
+
+    log = EventLog(out_dir / EVENTS_FILE)
+    try:
+        info = {"game": game.spec.name, "rounds": game.spec.rounds, "players": described,
+                "rating": type(rating).__name__, "aug": aug.strategy.value,
+                "sandbox": sandbox.name, "seed": cfg.seed}
+        log.write("run_start", **info, config=to_container(cfg), versions=_versions())
+        logger.start(info)
+        engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
+                        logger, seed=cfg.seed)
+        try:
+            result = engine.run()
+        except BaseException as exc:
+            log.write("run_error", error=f"{type(exc).__name__}: {exc}",
+                      summary=engine.summary(0.0))
+            raise
+        true_skill = {d["name"]: d.get("true_skill") for d in described}
+        rows = [{**row, **({"true_skill": true_skill[row["player"]]}
+                           if true_skill.get(row["player"]) is not None else {})}
+                for row in result.table]
+        result.table = rows
+        write_ratings(out_dir, rows)
+        log.write("run_end", ratings=rows, summary=result.summary)
+        logger.finish(rows, result.summary)
+        return result
+    finally:
+        log.close()
+        logger.close()
+        sandbox.close()
+
+
+def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
+    """The ratings table as plain text, best first."""
+    has_truth = any("true_skill" in r for r in rows)
+    header = f"{'rank':>4}  {'player':<20} {'mu':>7} {'sigma':>6}"
+    header += f" {'true_skill':>10}" if has_truth else ""
+    header += f" {'tasks set':>9}" if summary else ""
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        line = f"{r['rank']:>4}  {r['player']:<20} {r['mu']:>7.2f} {r['sigma']:>6.2f}"
+        if has_truth:
+            ts = r.get("true_skill")
+            line += f" {ts:>10.2f}" if ts is not None else f" {'-':>10}"
+        if summary:
+            line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
+        lines.append(line)
+    return "\n".join(lines)

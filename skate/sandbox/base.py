@@ -1,0 +1,88 @@
+"""The sandbox interface: run untrusted Python source and say what happened.
+
+Every implementation returns an :class:`ExecResult` whose :class:`Outcome` separates the
+code's own failures (exception, time limit, memory limit, output too large) from a failure of
+the sandbox itself (``SANDBOX_ERROR``), which is an infrastructure problem and never the
+player's fault.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+
+class Outcome(enum.StrEnum):
+    OK = "ok"  # exited 0 within every limit
+    ERROR = "error"  # exception or non-zero exit status
+    TIMEOUT = "timeout"  # wall-clock or CPU limit
+    MEMORY = "memory"  # memory limit
+    OUTPUT_LIMIT = "output_limit"  # printed more than the output cap
+    SANDBOX_ERROR = "sandbox_error"  # the sandbox itself failed: not the code's fault
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to one execution."""
+
+    timeout_s: float = 5.0
+    cpu_s: int = 5
+    memory_mb: int = 512
+    max_output_bytes: int = 64 * 1024
+    max_processes: int = 16
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    outcome: Outcome
+    stdout: str
+    stderr: str
+    returncode: int | None
+    duration_s: float
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
+
+    def summary(self, max_chars: int = 300) -> str:
+        """One short human-readable line about what went wrong (or right)."""
+        if self.outcome is Outcome.OK:
+            return "ran fine"
+        tail = self.stderr.strip().splitlines()[-1:] if self.stderr.strip() else []
+        detail = f": {tail[0][:max_chars]}" if tail else ""
+        return f"{self.outcome.value}{detail}"
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not run the code at all (an infrastructure failure)."""
+
+
+class Sandbox(ABC):
+    """Runs Python source under isolation and resource limits.
+
+    Implementations must be safe to call from several threads at once.
+    """
+
+    name: str = "abstract"
+
+    def __init__(self, limits: Limits | None = None, workers: int = 0) -> None:
+        self.limits = limits or Limits()
+        self.workers = workers if workers > 0 else (os.cpu_count() or 1)
+
+    @abstractmethod
+    def run(self, code: str, limits: Limits | None = None) -> ExecResult:
+        """Run one program; never raises for anything the program does."""
+
+    def run_many(self, programs: Sequence[str], limits: Limits | None = None) -> list[ExecResult]:
+        """Run several programs concurrently (up to ``workers``), results in input order."""
+        if len(programs) <= 1 or self.workers == 1:
+            return [self.run(p, limits) for p in programs]
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(programs))) as pool:
+            return list(pool.map(lambda p: self.run(p, limits), programs))
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release long-lived resources (workers, temp folders)."""

@@ -1,0 +1,106 @@
+"""A sandbox made of a fresh interpreter subprocess with rlimits.
+
+Isolation here is modest: a new ``python -I -S`` process per program, an empty environment,
+stdin closed, a private temporary working folder, rlimits on CPU time, address space, file
+size (which caps the output, since stdout goes to a file) and process count, and a wall-clock
+timeout that kills the whole process group. It does not isolate the network or the file
+system; the hardened implementations (nsjail, bubblewrap) live behind the same interface.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox
+
+# Runs inside the child: apply limits, then execute the program file as __main__.
+# Kept tiny because it is paid on every execution.
+_BOOTSTRAP = r"""
+import resource as r, sys
+cpu, mem, fsize, nproc = (int(a) for a in sys.argv[2:6])
+r.setrlimit(r.RLIMIT_CPU, (cpu, cpu + 1))
+r.setrlimit(r.RLIMIT_AS, (mem, mem))
+r.setrlimit(r.RLIMIT_FSIZE, (fsize, fsize))
+r.setrlimit(r.RLIMIT_NPROC, (nproc, nproc))
+r.setrlimit(r.RLIMIT_CORE, (0, 0))
+path = sys.argv[1]
+sys.argv = [path]
+with open(path, encoding="utf-8") as f:
+    src = f.read()
+del r, cpu, mem, fsize, nproc, f
+exec(compile(src, "<task>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+"""
+
+
+class SubprocessSandbox(Sandbox):
+    """Plain subprocess with rlimits: the weakest isolation, but runs everywhere."""
+
+    name = "subprocess"
+
+    def __init__(self, limits: Limits | None = None, workers: int = 0, python: str = "") -> None:
+        super().__init__(limits, workers)
+        self.python = python or sys.executable
+
+    def run(self, code: str, limits: Limits | None = None) -> ExecResult:
+        lim = limits or self.limits
+        start = time.perf_counter()
+        try:
+            with tempfile.TemporaryDirectory(prefix="skate-sbx-") as tmp:
+                return self._run_in(Path(tmp), code, lim, start)
+        except OSError as exc:  # could not create the folder, spawn the interpreter, ...
+            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
+                              time.perf_counter() - start)
+
+    def _run_in(self, tmp: Path, code: str, lim: Limits, start: float) -> ExecResult:
+        prog = tmp / "main.py"
+        prog.write_text(code, encoding="utf-8")
+        out_path, err_path = tmp / "stdout", tmp / "stderr"
+        # stdout goes to a file capped by RLIMIT_FSIZE (cap + 1 byte so "exactly at the cap" is legal
+        # and one byte more is detectable); stderr is capped the same way.
+        fsize = lim.max_output_bytes + 1
+        args = [self.python, "-I", "-S", "-c", _BOOTSTRAP, str(prog), str(lim.cpu_s),
+                str(lim.memory_mb * 1024 * 1024), str(fsize), str(lim.max_processes)]
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    cwd=tmp, env={}, start_new_session=True)
+            timed_out = False
+            try:
+                proc.wait(timeout=lim.timeout_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                _kill_group(proc.pid)
+                proc.wait()
+        duration = time.perf_counter() - start
+        raw_out = out_path.read_bytes()
+        stderr = err_path.read_bytes()[: lim.max_output_bytes].decode("utf-8", "replace")
+        stdout = raw_out[: lim.max_output_bytes].decode("utf-8", "replace")
+        rc = proc.returncode
+        outcome = _classify(rc, timed_out, len(raw_out) > lim.max_output_bytes, stderr)
+        return ExecResult(outcome, stdout, stderr, rc, duration)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str) -> Outcome:
+    if timed_out or rc in (-signal.SIGXCPU, -signal.SIGKILL):
+        return Outcome.TIMEOUT
+    if too_much_output or rc == -signal.SIGXFSZ:
+        return Outcome.OUTPUT_LIMIT
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    if last.startswith("MemoryError") or "Cannot allocate memory" in last:
+        return Outcome.MEMORY
+    if rc == 0:
+        return Outcome.OK
+    return Outcome.ERROR
