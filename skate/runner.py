@@ -14,7 +14,6 @@ from skate.config import to_container, validate
 from skate.engine import Engine, GameResult
 from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
-from skate.sandbox import Limits
 from skate.store import EVENTS_FILE, EventLog, write_ratings
 
 
@@ -39,7 +38,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     estimator = instantiate(cfg.estimator, _convert_="all")
     embedder = instantiate(cfg.embedder, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
-    sandbox = instantiate(cfg.sandbox, limits=Limits(**cfg.sandbox.limits), _convert_="all")
+    sandbox = instantiate(cfg.sandbox, _convert_="all")
     players = build_simulated(cfg.players.simulated, game.spec, sandbox, cfg.seed)
     described = [p.describe() for p in players]
 

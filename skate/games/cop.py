@@ -43,11 +43,20 @@ class COPGame(Game):
             return Rejection(FailReason.NOT_VERIFIABLE, "the program printed nothing")
         if len({normalize(o) for o in outputs}) > 1:
             return Rejection(FailReason.NOT_VERIFIABLE,
-                             f"the program is not deterministic: it printed {outputs[0][:60]!r} "
-                             f"and then {outputs[1][:60]!r}")
+                             f"the program is not deterministic: {_first_difference(outputs)}")
         answer = outputs[0]
         distractors, rejection = self.check_distractors(answer, proposal.distractors)
         if rejection is not None:
             return rejection
         return Task(task_id=f"r{round:03d}-{setter}", round=round, setter=setter, prompt=code,
                     answer=answer, distractors=distractors)
+
+
+def _first_difference(outputs: list[str]) -> str:
+    """Where repeated runs first disagree (by line, without quoting the varying text)."""
+    runs = [o.splitlines() for o in outputs]
+    for line_no in range(max(len(r) for r in runs)):
+        seen = {r[line_no].strip() if line_no < len(r) else None for r in runs}
+        if len(seen) > 1:
+            return f"repeated runs printed different text on output line {line_no + 1}"
+    return "repeated runs printed different output"

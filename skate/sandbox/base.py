@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -69,7 +69,13 @@ class Sandbox(ABC):
 
     name: str = "abstract"
 
-    def __init__(self, limits: Limits | None = None, workers: int = 0) -> None:
+    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0) -> None:
+        if isinstance(limits, Mapping):
+            unknown = sorted(set(limits) - set(Limits.__dataclass_fields__))
+            if unknown:
+                raise ValueError(f"sandbox.limits: unknown keys {unknown}; "
+                                 f"valid keys are {sorted(Limits.__dataclass_fields__)}")
+            limits = Limits(**limits)
         self.limits = limits or Limits()
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
 

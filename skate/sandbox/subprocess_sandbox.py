@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox
@@ -43,7 +44,8 @@ class SubprocessSandbox(Sandbox):
 
     name = "subprocess"
 
-    def __init__(self, limits: Limits | None = None, workers: int = 0, python: str = "") -> None:
+    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
+                 python: str = "") -> None:
         super().__init__(limits, workers)
         self.python = python or sys.executable
 

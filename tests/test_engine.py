@@ -1,0 +1,139 @@
+"""The engine with scripted players: attempts and their feedback, uniqueness, who answers what,
+one rating update per pair per task, and the event log."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from skate.augment import Augmentation
+from skate.engine import Engine
+from skate.games.cop import COPGame, COPProposal
+from skate.novelty import HashingEmbedder, NoveltyIndex
+from skate.players.base import Player
+from skate.ratings.trueskill_backend import TrueSkillRating
+from skate.records import FailReason
+from skate.scoring import FixedN
+from skate.store import EventLog, read_events
+
+NINE = [f"wrong-{i}" for i in range(9)]
+PROGRAMS = [
+    "print(sum(range(10)))",
+    "word = 'skate'\nprint(word[::-1].upper())",
+    "d = {k: k * k for k in range(4)}\nprint(list(d.items()))",
+    "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(12))",
+    "xs = sorted([5, 3, 9, 1], key=lambda v: -v)\nprint(xs)",
+    "print('-'.join(str(b) for b in bytes([1, 2, 3])))",
+]
+
+
+class Scripted(Player):
+    """Sets programs from a script (one per call) and answers with a fixed accuracy."""
+
+    def __init__(self, name, script, accuracy=1.0):
+        self.name, self.script, self.accuracy = name, list(script), accuracy
+        self.contexts = []
+        self.calls = 0
+
+    def set_task(self, ctx, rng):
+        self.contexts.append(ctx)
+        code, distractors = self.script[min(self.calls, len(self.script) - 1)]
+        self.calls += 1
+        return COPProposal(code, list(distractors))
+
+    def answer_batch(self, prompt, option_sets, rng):
+        out = []
+        for opts in option_sets:
+            right = [i for i, o in enumerate(opts) if not o.startswith("wrong-")]
+            out.append(right[0] if rng.random() < self.accuracy else (right[0] + 1) % len(opts))
+        return out
+
+
+def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
+    game = COPGame(rounds=rounds, attempts=attempts)
+    log = EventLog(tmp_path / "events.jsonl")
+    from skate.sandbox import SubprocessSandbox
+
+    engine = Engine(game, players, TrueSkillRating(), Augmentation(strategy), FixedN(n=10),
+                    SubprocessSandbox(), NoveltyIndex(HashingEmbedder(threshold=0.2)), log, seed=seed)
+    result = engine.run()
+    log.close()
+    return result, read_events(tmp_path)
+
+
+def test_failed_attempts_are_fed_back_and_a_later_attempt_can_succeed(tmp_path):
+    setter = Scripted("setter", [("print(undefined)", NINE), ("print(42)", NINE[:3]),
+                                 ("print(42)", NINE), ("print(1)", NINE)])
+    other = Scripted("other", [(PROGRAMS[1], NINE)])
+    result, events = play(tmp_path, [setter, other], rounds=1)
+    ctxs = setter.contexts
+    assert [c.attempt for c in ctxs] == [1, 2, 3] and [c.attempts_left for c in ctxs] == [3, 2, 1]
+    assert ctxs[0].failed == ()
+    assert [f.reason for f in ctxs[2].failed] == [FailReason.NOT_VERIFIABLE, FailReason.TOO_FEW_DISTRACTORS]
+    assert "NameError" in ctxs[1].failed[0].detail and ctxs[1].failed[0].text == "print(undefined)"
+    attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
+    assert [(a["valid"], a["reason"]) for a in attempts] == [
+        (False, "not_verifiable"), (False, "too_few_distractors"), (True, None)]
+    assert result.summary["tasks_by_setter"] == {"setter": 1, "other": 1}
+
+
+def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
+    setter = Scripted("setter", [("x = 1", NINE)])
+    other = Scripted("other", [(PROGRAMS[0], NINE), (PROGRAMS[1], NINE)])
+    result, events = play(tmp_path, [setter, other], rounds=2)
+    attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
+    assert len(attempts) == 6 and not any(a["valid"] for a in attempts)
+    assert {t["setter"] for t in events if t["event"] == "task"} == {"other"}
+    assert result.summary["tasks_by_setter"]["setter"] == 0
+
+
+def test_repeating_a_task_is_not_unique(tmp_path):
+    repeater = Scripted("rep", [(PROGRAMS[0], NINE)])
+    renamer = Scripted("ren", [(PROGRAMS[0], NINE), (PROGRAMS[0].replace("10", "77"), NINE), (PROGRAMS[3], NINE)])
+    _, events = play(tmp_path, [repeater, renamer], rounds=2)
+    rep = [e for e in events if e["event"] == "attempt" and e["player"] == "rep"]
+    assert [a["reason"] for a in rep] == [None, "not_unique", "not_unique", "not_unique"]
+    assert all(a["novelty_distance"] == 0.0 for a in rep[1:])
+    ren = [e for e in events if e["event"] == "attempt" and e["player"] == "ren"]
+    # changing a constant is still the same task; a different program is unique
+    assert [a["reason"] for a in ren] == [None, "not_unique", None]
+    # another player's identical program does not count against "rep" in round 1
+    assert rep[0]["valid"]
+
+
+def test_everyone_answers_every_task_and_ratings_update_per_pair(tmp_path):
+    players = [Scripted(f"p{i}", [(PROGRAMS[(i + r) % 6], NINE) for r in range(3)], accuracy=acc)
+               for i, acc in enumerate([1.0, 0.6, 0.1])]
+    result, events = play(tmp_path, players, rounds=3)
+    tasks = [e for e in events if e["event"] == "task"]
+    assert len(tasks) == 9
+    for t in tasks:
+        assert len(t["distractors"]) == 9 and t["answer"]
+        est = [e for e in events if e["event"] == "estimate" and e["task_id"] == t["task_id"]]
+        assert sorted(e["player"] for e in est) == ["p0", "p1", "p2"]  # the setter answers too
+        assert all(e["n"] == 10 for e in est)
+        ups = [e for e in events if e["event"] == "rating" and e["task_id"] == t["task_id"]]
+        assert [(u["a"], u["b"]) for u in ups] == list(combinations(["p0", "p1", "p2"], 2))
+    assert [row["player"] for row in result.table] == ["p0", "p1", "p2"]
+    kinds = [e["event"] for e in events]
+    assert kinds.count("round_start") == kinds.count("round_end") == 3
+
+
+def test_setter_context_follows_the_augmentation_strategy(tmp_path):
+    players = [Scripted(f"p{i}", [(PROGRAMS[(i + r) % 6], NINE) for r in range(3)]) for i in range(2)]
+    play(tmp_path, players, rounds=3, strategy="full_context")
+    last = players[0].contexts[-1]
+    assert last.round == 3 and len(last.history) == 4  # two tasks per earlier round, anyone's
+    assert {h.setter for h in last.history} == {"p0", "p1"}
+    assert all(set(h.p_correct) == {"p0", "p1"} for h in last.history)
+
+
+def test_rng_streams_do_not_depend_on_order(tmp_path):
+    engine = Engine(COPGame(rounds=1), [Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
+                    TrueSkillRating(), Augmentation(), FixedN(), None, NoveltyIndex(HashingEmbedder()),  # type: ignore[arg-type]
+                    EventLog(tmp_path / "e.jsonl"), seed=5)
+    x = engine.rng(1, 2, 3).random()
+    engine.rng(9).random()
+    assert engine.rng(1, 2, 3).random() == x
+    assert np.random.default_rng(np.random.SeedSequence(6, spawn_key=(1, 2, 3))).random() != x
