@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -78,10 +79,17 @@ class Sandbox(ABC):
             limits = Limits(**limits)
         self.limits = limits or Limits()
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
+        # Bounds executions in flight across every thread that shares this sandbox.
+        self._slots = threading.BoundedSemaphore(self.workers)
 
-    @abstractmethod
     def run(self, code: str, limits: Limits | None = None) -> ExecResult:
         """Run one program; never raises for anything the program does."""
+        with self._slots:
+            return self._execute(code, limits or self.limits)
+
+    @abstractmethod
+    def _execute(self, code: str, limits: Limits) -> ExecResult:
+        """Run one program under ``limits`` (called with an execution slot held)."""
 
     def run_many(self, programs: Sequence[str], limits: Limits | None = None) -> list[ExecResult]:
         """Run several programs concurrently (up to ``workers``), results in input order."""

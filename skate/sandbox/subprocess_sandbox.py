@@ -39,6 +39,11 @@ exec(compile(src, "<task>", "exec"), {"__name__": "__main__", "__builtins__": __
 """
 
 
+# The only variable a program sees. Interpreters it starts itself would otherwise write bytecode
+# caches next to whatever they import, truncated by the file-size rlimit.
+_CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
 class SubprocessSandbox(Sandbox):
     """Plain subprocess with rlimits: the weakest isolation, but runs everywhere."""
 
@@ -49,8 +54,7 @@ class SubprocessSandbox(Sandbox):
         super().__init__(limits, workers)
         self.python = python or sys.executable
 
-    def run(self, code: str, limits: Limits | None = None) -> ExecResult:
-        lim = limits or self.limits
+    def _execute(self, code: str, lim: Limits) -> ExecResult:
         start = time.perf_counter()
         try:
             with tempfile.TemporaryDirectory(prefix="skate-sbx-") as tmp:
@@ -70,7 +74,7 @@ class SubprocessSandbox(Sandbox):
                 str(lim.memory_mb * 1024 * 1024), str(fsize), str(lim.max_processes)]
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    cwd=tmp, env={}, start_new_session=True)
+                                    cwd=tmp, env=dict(_CHILD_ENV), start_new_session=True)
             timed_out = False
             try:
                 proc.wait(timeout=lim.timeout_s)

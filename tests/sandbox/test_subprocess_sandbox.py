@@ -40,8 +40,9 @@ def test_output_exactly_at_cap_is_fine(sandbox):
 
 def test_environment_is_empty(sandbox, monkeypatch):
     monkeypatch.setenv("SKATE_SECRET_KEY", "do-not-leak")
-    res = sandbox.run("import os; print(sorted(k for k in os.environ if 'SECRET' in k))")
-    assert res.ok and res.stdout.strip() == "[]"
+    res = sandbox.run("import os; print(' '.join(sorted(os.environ)))")
+    # LC_CTYPE is set by the interpreter itself (C locale coercion, PEP 538), not inherited.
+    assert res.ok and set(res.stdout.split()) - {"LC_CTYPE"} == {"PYTHONDONTWRITEBYTECODE"}
 
 
 def test_runs_in_private_temp_folder(sandbox):
@@ -54,7 +55,7 @@ def test_runs_in_private_temp_folder(sandbox):
 
 def test_timeout_kills_children(sandbox):
     code = ("import subprocess, sys\n"
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+            "subprocess.Popen([sys.executable, '-I', '-S', '-c', 'import time; time.sleep(60)'])\n"
             "while True: pass\n")
     res = sandbox.run(code)
     assert res.outcome is Outcome.TIMEOUT
@@ -70,3 +71,24 @@ def test_missing_interpreter_is_a_sandbox_error():
 
     res = SubprocessSandbox(python="/nonexistent/python").run("print(1)")
     assert res.outcome is Outcome.SANDBOX_ERROR
+
+
+def test_workers_bound_executions_in_flight_across_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from skate.sandbox import SubprocessSandbox
+
+    one_at_a_time = SubprocessSandbox(workers=1)
+    code = "import time\na = time.time()\ntime.sleep(0.15)\nprint(a, time.time())"
+    with ThreadPoolExecutor(4) as pool:  # four callers, one slot
+        results = list(pool.map(lambda _: one_at_a_time.run(code), range(4)))
+    spans = sorted(tuple(map(float, r.stdout.split())) for r in results)
+    assert all(r.ok for r in results)
+    assert all(prev[1] <= nxt[0] for prev, nxt in zip(spans, spans[1:])), spans  # no overlap
+
+
+def test_unknown_limit_key_is_named():
+    from skate.sandbox import SubprocessSandbox
+
+    with pytest.raises(ValueError, match="memory_gb"):
+        SubprocessSandbox(limits={"memory_gb": 1})
