@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-import trueskill
+with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a docstring
+    warnings.simplefilter("ignore", SyntaxWarning)
+    import trueskill
 
 from skate.config import OutcomeRule
 from skate.ratings.base import RatingBackend, RatingRow

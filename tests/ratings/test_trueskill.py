@@ -30,7 +30,7 @@ def test_matches_trueskill_package_by_hand():
     r = make(players=("a", "b"))
     r.update("t1", {"a": 0.2, "b": 0.9})  # b wins
     env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1)
-    new_b, new_a = env.rate_1vs1(env.create_rating(), env.create_rating())
+    new_b, new_a = trueskill.rate_1vs1(env.create_rating(), env.create_rating(), env=env)
     assert r.ratings["a"].mu == pytest.approx(new_a.mu) and r.ratings["b"].mu == pytest.approx(new_b.mu)
 
 
