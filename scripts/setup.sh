@@ -32,4 +32,4 @@ if [ ! -x .venv/bin/uv ]; then
 fi
 
 extras="${1:-test}"
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --python .venv/bin/python -e ".[${extras}]"
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/bin/python -e ".[${extras}]"
