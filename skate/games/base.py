@@ -45,10 +45,9 @@ class Game(ABC):
         """The text embedded for the uniqueness test."""
         return task.prompt
 
-    @staticmethod
-    def proposal_text(proposal: Any) -> str:
+    def proposal_text(self, proposal: Any) -> str:
         """A readable rendering of a proposal, for logs and failed-attempt feedback."""
-        return str(getattr(proposal, "code", proposal))
+        return str(proposal)
 
     def check_distractors(self, answer: str, distractors: Any) -> tuple[tuple[str, ...], Rejection | None]:
         """Keep the first ``n_distractors`` options that are distinct (after whitespace

@@ -27,6 +27,9 @@ class COPGame(Game):
                              n_distractors=n_distractors, n_options=n_options)
         self.determinism_runs = determinism_runs
 
+    def proposal_text(self, proposal: COPProposal) -> str:
+        return str(getattr(proposal, "code", proposal))
+
     def validate(self, proposal: COPProposal, *, round: int, setter: str,
                  sandbox: Sandbox) -> Task | Rejection:
         code = getattr(proposal, "code", None)

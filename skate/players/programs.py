@@ -37,6 +37,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from skate.games.base import normalize
+
 __all__ = [
     "KINDS",
     "code_difficulty",
@@ -2811,12 +2813,8 @@ def code_difficulty(code: str) -> float:
 # Answers and distractors
 # ---------------------------------------------------------------------------
 
-_WHITESPACE = re.compile(r"\s+")
-
-
-def normalize_answer(text: str) -> str:
-    """Comparison key for answers: whitespace runs become one space, ends stripped."""
-    return _WHITESPACE.sub(" ", text).strip()
+# The game's own comparison key for answers (whitespace runs become one space, ends stripped).
+normalize_answer = normalize
 
 
 _NO_VALUE = object()

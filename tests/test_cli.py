@@ -1,0 +1,39 @@
+"""The command line as users run it: `python -m skate ...` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def skate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "skate", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_short_game_prints_table_and_writes_run_folder(tmp_path):
+    run_dir = tmp_path / "run"
+    res = skate("game=cop", "rating=trueskill", "aug=hist_perf", "game.rounds=2",
+                f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "rank  player" in res.stdout and "sim-ace" in res.stdout and str(run_dir) in res.stdout
+    rows = json.loads((run_dir / "ratings.json").read_text())
+    assert len(rows) == 6 and {r["rank"] for r in rows} == set(range(1, 7))
+    assert (run_dir / "events.jsonl").stat().st_size > 0
+    assert (run_dir / ".hydra" / "config.yaml").exists() and (run_dir / "skate.log").exists()
+
+
+def test_out_of_range_value_exits_2_naming_the_key(tmp_path):
+    res = skate("game.rounds=0", f"hydra.run.dir={tmp_path / 'r'}", cwd=tmp_path)
+    assert res.returncode == 2
+    assert "config error: game.rounds=0 is invalid" in res.stderr
+
+
+def test_misspelt_key_fails_before_running(tmp_path):
+    res = skate("rating.mue=3", f"hydra.run.dir={tmp_path / 'r'}", cwd=tmp_path)
+    assert res.returncode != 0 and "rating.mue" in res.stderr
+    assert not (tmp_path / "r" / "events.jsonl").exists()
