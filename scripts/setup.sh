@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bash scripts/system-deps.sh
+
 find_python() {
     local cand
     for cand in "${SKATE_PYTHON:-}" python3.12 python3.13 python3; do

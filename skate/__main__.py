@@ -19,12 +19,16 @@ register_configs()
 @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
 def _app(cfg: DictConfig) -> None:
     from skate.runner import format_table, run_game
+    from skate.sandbox import SandboxUnavailable
 
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_game(cfg, out_dir)
     except ConfigError as exc:
         print(f"skate: config error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except SandboxUnavailable as exc:
+        print(f"skate: no usable sandbox: {exc}", file=sys.stderr)
         sys.exit(2)
     if cfg.print_table:
         print(format_table(result.table, result.summary))

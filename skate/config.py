@@ -107,10 +107,29 @@ class PlayersConfig:
 class SandboxConfig:
     _target_: str = "skate.sandbox.SubprocessSandbox"
     workers: int = 0  # concurrent executions; 0 = number of CPU cores
+    python: str = ""  # interpreter that runs the programs; "" = the one running skate
     limits: dict[str, Any] = field(
         default_factory=lambda: {"timeout_s": 5.0, "cpu_s": 5, "memory_mb": 512,
                                  "max_output_bytes": 65536, "max_processes": 16}
     )
+
+
+@dataclass
+class JailConfig(SandboxConfig):
+    _target_: str = "skate.sandbox.NsjailSandbox"
+    binary: str = ""  # path of the jail program; "" = find it
+    tmp_mb: int = 64  # size of each jail's private /tmp
+    uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
+    startup_timeout_s: float = 20.0
+
+
+@dataclass
+class AutoSandboxConfig(SandboxConfig):
+    _target_: str = "skate.sandbox.auto_sandbox"
+    prefer: list[str] = field(default_factory=lambda: ["nsjail", "bwrap"])
+    tmp_mb: int = 64
+    uid_base: int = 700_000
+    startup_timeout_s: float = 20.0
 
 
 # --------------------------------------------------------------------------- embedder
@@ -159,6 +178,8 @@ def register_configs() -> None:
     cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
     cs.store(group="players", name="players_schema", node=PlayersConfig)
     cs.store(group="sandbox", name="subprocess_schema", node=SandboxConfig)
+    cs.store(group="sandbox", name="jail_schema", node=JailConfig)
+    cs.store(group="sandbox", name="auto_schema", node=AutoSandboxConfig)
     cs.store(group="embedder", name="hashing_schema", node=HashingEmbedderConfig)
     cs.store(group="logger", name="console_schema", node=ConsoleLoggerConfig)
     cs.store(group="logger", name="none_schema", node=NoLoggerConfig)
@@ -201,6 +222,8 @@ def validate(cfg: DictConfig) -> None:
     if "n" in e:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
 
+    validate_sandbox(cfg.sandbox)
+
     _check(0.0 < cfg.embedder.threshold < 2.0, "embedder.threshold", cfg.embedder.threshold,
            "a cosine distance threshold must lie in (0, 2)")
 
@@ -214,6 +237,15 @@ def validate(cfg: DictConfig) -> None:
         _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
         _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
         _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+
+
+def validate_sandbox(s: DictConfig) -> None:
+    _check(s.workers >= 0, "sandbox.workers", s.workers, "must be >= 0 (0 = one per CPU core)")
+    for key, value in s.limits.items():
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+               f"sandbox.limits.{key}", value, "must be a positive number")
+    if "tmp_mb" in s:
+        _check(s.tmp_mb >= 1, "sandbox.tmp_mb", s.tmp_mb, "must be >= 1")
 
 
 def to_container(cfg: DictConfig) -> dict[str, Any]:

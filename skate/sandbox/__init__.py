@@ -1,6 +1,15 @@
-"""Isolated execution of untrusted code behind one interface."""
+"""Isolated execution of untrusted code behind one interface.
 
+``nsjail`` and ``bwrap`` are hardened (see :mod:`skate.sandbox.jail`); ``auto`` picks the
+strongest that works here; ``subprocess`` is an unisolated last resort that warns when built.
+"""
+
+from skate.sandbox import auto
+from skate.sandbox.auto import auto_sandbox, probe
 from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, SandboxError
-from skate.sandbox.subprocess_sandbox import SubprocessSandbox
+from skate.sandbox.jail import BwrapSandbox, JailSandbox, NsjailSandbox, SandboxUnavailable
+from skate.sandbox.subprocess_sandbox import SubprocessSandbox, UnsafeSandboxWarning
 
-__all__ = ["ExecResult", "Limits", "Outcome", "Sandbox", "SandboxError", "SubprocessSandbox"]
+__all__ = ["BwrapSandbox", "auto", "ExecResult", "JailSandbox", "Limits", "NsjailSandbox", "Outcome",
+           "Sandbox", "SandboxError", "SandboxUnavailable", "SubprocessSandbox",
+           "UnsafeSandboxWarning", "auto_sandbox", "probe"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import os
+import signal
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -69,6 +70,7 @@ class Sandbox(ABC):
     """
 
     name: str = "abstract"
+    isolated: bool = False  # a security boundary for hostile code?
 
     def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0) -> None:
         if isinstance(limits, Mapping):
@@ -98,5 +100,22 @@ class Sandbox(ABC):
         with ThreadPoolExecutor(max_workers=min(self.workers, len(programs))) as pool:
             return list(pool.map(lambda p: self.run(p, limits), programs))
 
+    def describe(self) -> str:
+        return f"{self.name}, {self.workers} workers"
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release long-lived resources (workers, temp folders)."""
+
+
+def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str) -> Outcome:
+    """Map how a program ended to an :class:`Outcome` (shared by every implementation)."""
+    if timed_out or rc in (-signal.SIGXCPU, -signal.SIGKILL):
+        return Outcome.TIMEOUT
+    if too_much_output or rc == -signal.SIGXFSZ:
+        return Outcome.OUTPUT_LIMIT
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    if last.startswith("MemoryError") or "Cannot allocate memory" in last:
+        return Outcome.MEMORY
+    if rc == 0:
+        return Outcome.OK
+    return Outcome.ERROR

@@ -1,5 +1,6 @@
-"""A sandbox made of a fresh interpreter subprocess with rlimits.
+"""The last-resort sandbox: a fresh interpreter subprocess with rlimits, and no isolation.
 
+Only ever used when chosen explicitly (``sandbox=subprocess``), and it warns loudly when built.
 Isolation here is modest: a new ``python -I -S`` process per program, an empty environment,
 stdin closed, a private temporary working folder, rlimits on CPU time, address space, file
 size (which caps the output, since stdout goes to a file) and process count, and a wall-clock
@@ -9,16 +10,18 @@ system; the hardened implementations (nsjail, bubblewrap) live behind the same i
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox
+from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, classify
 
 # Runs inside the child: apply limits, then execute the program file as __main__.
 # Kept tiny because it is paid on every execution.
@@ -39,6 +42,18 @@ exec(compile(src, "<task>", "exec"), {"__name__": "__main__", "__builtins__": __
 """
 
 
+log = logging.getLogger(__name__)
+
+UNSAFE_MESSAGE = (
+    "sandbox=subprocess is NOT a security boundary: programs run as your user with the network, "
+    "your files and your other processes in reach. Use it only for code you trust (such as the "
+    "simulated cohort's); for model-written code use sandbox=auto, nsjail or bwrap.")
+
+
+class UnsafeSandboxWarning(UserWarning):
+    """The unisolated subprocess sandbox is in use."""
+
+
 # The only variable a program sees. Interpreters it starts itself would otherwise write bytecode
 # caches next to whatever they import, truncated by the file-size rlimit.
 _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
@@ -53,6 +68,11 @@ class SubprocessSandbox(Sandbox):
                  python: str = "") -> None:
         super().__init__(limits, workers)
         self.python = python or sys.executable
+        log.warning("!" * 20 + " %s " + "!" * 20, UNSAFE_MESSAGE)
+        warnings.warn(UNSAFE_MESSAGE, UnsafeSandboxWarning, stacklevel=2)
+
+    def describe(self) -> str:
+        return f"subprocess (NOT isolated), {self.workers} workers, python {self.python}"
 
     def _execute(self, code: str, lim: Limits) -> ExecResult:
         start = time.perf_counter()
@@ -88,7 +108,7 @@ class SubprocessSandbox(Sandbox):
         stderr = err_path.read_bytes()[: lim.max_output_bytes].decode("utf-8", "replace")
         stdout = raw_out[: lim.max_output_bytes].decode("utf-8", "replace")
         rc = proc.returncode
-        outcome = _classify(rc, timed_out, len(raw_out) > lim.max_output_bytes, stderr)
+        outcome = classify(rc, timed_out, len(raw_out) > lim.max_output_bytes, stderr)
         return ExecResult(outcome, stdout, stderr, rc, duration)
 
 
@@ -97,16 +117,3 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str) -> Outcome:
-    if timed_out or rc in (-signal.SIGXCPU, -signal.SIGKILL):
-        return Outcome.TIMEOUT
-    if too_much_output or rc == -signal.SIGXFSZ:
-        return Outcome.OUTPUT_LIMIT
-    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
-    if last.startswith("MemoryError") or "Cannot allocate memory" in last:
-        return Outcome.MEMORY
-    if rc == 0:
-        return Outcome.OK
-    return Outcome.ERROR

