@@ -110,7 +110,7 @@ class SandboxConfig:
     python: str = ""  # interpreter that runs the programs; "" = the one running skate
     limits: dict[str, Any] = field(
         default_factory=lambda: {"timeout_s": 5.0, "cpu_s": 5, "memory_mb": 512,
-                                 "max_output_bytes": 65536, "max_processes": 16}
+                                 "max_output_bytes": 65536, "max_processes": 8}
     )
 
 

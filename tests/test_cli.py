@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import REQUIRED_SANDBOXES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -25,6 +27,18 @@ def test_short_game_prints_table_and_writes_run_folder(tmp_path):
     assert len(rows) == 6 and {r["rank"] for r in rows} == set(range(1, 7))
     assert (run_dir / "events.jsonl").stat().st_size > 0
     assert (run_dir / ".hydra" / "config.yaml").exists() and (run_dir / "skate.log").exists()
+    start = json.loads((run_dir / "events.jsonl").read_text().splitlines()[0])
+    assert start["event"] == "run_start" and start["sandbox"] in ("nsjail", "bwrap", "subprocess")
+    if REQUIRED_SANDBOXES:  # sandbox=auto (the default) chose a jail, and said so
+        assert start["sandbox"] in REQUIRED_SANDBOXES and start["sandbox_isolated"] is True
+        assert f"sandbox=auto chose {start['sandbox']}" in (run_dir / "skate.log").read_text()
+
+
+def test_no_usable_sandbox_exits_2_saying_what_to_do(tmp_path):
+    res = skate("sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail", f"hydra.run.dir={tmp_path / 'r'}",
+                cwd=tmp_path)
+    assert res.returncode == 2
+    assert "no usable sandbox" in res.stderr and "sandbox.binary='/nonexistent/nsjail'" in res.stderr
 
 
 def test_out_of_range_value_exits_2_naming_the_key(tmp_path):

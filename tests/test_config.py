@@ -76,6 +76,9 @@ def test_unknown_option_names_the_group():
         ("embedder.threshold=-1", "embedder.threshold"),
         ("players.simulated.0.skill=1.7", "players.simulated[0].skill"),
         ("players.simulated.1.name=sim-ace", "unique"),
+        ("sandbox.limits.timeout_s=-1", "sandbox.limits.timeout_s"),
+        ("sandbox.workers=-2", "sandbox.workers"),
+        ("sandbox.tmp_mb=0", "sandbox.tmp_mb"),
     ],
 )
 def test_out_of_range_values_name_the_key(override, named):

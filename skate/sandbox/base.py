@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import os
 import signal
+import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -35,7 +36,7 @@ class Limits:
     cpu_s: int = 5
     memory_mb: int = 512
     max_output_bytes: int = 64 * 1024
-    max_processes: int = 16
+    max_processes: int = 8  # at once, itself included; worst-case memory is this × memory_mb
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,22 @@ class ExecResult:
 
 class SandboxError(RuntimeError):
     """The sandbox could not run the code at all (an infrastructure failure)."""
+
+
+class SandboxUnavailable(SandboxError):
+    """This kind of sandbox cannot run on this machine (missing binary, no namespaces, ...)."""
+
+
+def interpreter(python: str = "") -> tuple[str, str]:
+    """The real interpreter binary and the installation prefix that has to be visible in the jail."""
+    exe = os.path.realpath(python or sys.executable)
+    if not os.access(exe, os.X_OK):
+        raise SandboxUnavailable(f"sandbox.python={python!r}: {exe} is not an executable interpreter")
+    if not python or os.path.realpath(sys.executable) == exe:
+        prefix = os.path.realpath(sys.base_prefix)
+    else:
+        prefix = os.path.dirname(os.path.dirname(exe))
+    return exe, prefix
 
 
 class Sandbox(ABC):

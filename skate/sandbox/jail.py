@@ -28,7 +28,6 @@ import os
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -37,7 +36,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skate.sandbox import policy
-from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, SandboxError, classify
+from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxError,
+                                SandboxUnavailable, classify, interpreter)
 
 log = logging.getLogger(__name__)
 
@@ -47,27 +47,11 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 REPLY_GRACE_S = 10.0  # how long past the program's own time limit the supervisor may take to reply
 
 
-class SandboxUnavailable(SandboxError):
-    """This kind of sandbox cannot run on this machine (missing binary, no namespaces, ...)."""
-
-
 class _WorkerFailed(Exception):
     """The worker broke: the execution in flight is an infrastructure error."""
 
 
 # ------------------------------------------------------------------------------------ helpers
-def interpreter(python: str = "") -> tuple[str, str]:
-    """The real interpreter binary and the installation prefix that has to be visible in the jail."""
-    exe = os.path.realpath(python or sys.executable)
-    if not os.access(exe, os.X_OK):
-        raise SandboxUnavailable(f"sandbox.python={python!r}: {exe} is not an executable interpreter")
-    if not python or os.path.realpath(sys.executable) == exe:
-        prefix = os.path.realpath(sys.base_prefix)
-    else:
-        prefix = os.path.dirname(os.path.dirname(exe))
-    return exe, prefix
-
-
 def system_mounts(prefix: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Folders to bind read-only, and symlinks to recreate (merged-/usr systems)."""
     binds: list[str] = []

@@ -329,7 +329,7 @@ def test_distractors_are_distinct_wrong_answers(answer: str, n: int) -> None:
 
 
 def test_distractors_for_generated_program_outputs(corpus: dict[tuple[str, float, int], str]) -> None:
-    for (kind, d, seed), code in corpus.items():
+    for (_kind, d, seed), code in corpus.items():
         if seed == SEEDS[0]:
             for n in (9, 20):
                 _check_distractors(predict_output(code), n, seed=int(d * 4))

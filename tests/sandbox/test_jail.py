@@ -97,7 +97,6 @@ def test_closing_leaves_no_jail_behind(built):
     uids = [w.host_uid for w in sb._all]
     sb.close()
     if os.geteuid() == 0:
-        from skate.sandbox.jail import _real_uid
 
         alive = [p for p in os.listdir("/proc") if p.isdigit() and _safe_uid(p) in uids]
         assert alive == []
@@ -165,7 +164,7 @@ def test_cli_runs_a_file_and_reports(tmp_path, built):
         assert out.returncode == 0, out.stderr
         assert out.stdout == "hello 42\n"
         assert "to stderr" in out.stderr
-        assert f"-- ok in " in out.stderr and f"(sandbox {name}," in out.stderr
+        assert "-- ok in " in out.stderr and f"(sandbox {name}," in out.stderr
 
 
 def test_cli_outcomes_and_exit_status(tmp_path):
