@@ -5,7 +5,7 @@ jail's command (only the standard library is available inside). It reads one JSO
 line on stdin and writes one JSON reply per line on stdout:
 
     request: {"code": str, "timeout": s, "cpu": s, "mem": bytes, "fsize": bytes, "nproc": n}
-    reply:   {"rc": int | null, "timed_out": bool, "out": str, "out_bytes": int, "err": str,
+    reply:   {"rc": int | null, "timed_out": bool, "cpu_s": float, "out": str, "out_bytes": int, "err": str,
               "clean": bool}   or   {"ready": true, ...} once at start, {"fatal": str} on a bug.
 
 For each program it makes a fresh working folder, forks a child that applies the rlimits, points
@@ -151,14 +151,15 @@ def _run_one(python, req):
     os.close(pidfd)
     if timed_out:
         os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     rc = os.waitstatus_to_exitcode(status)
+    cpu_used = usage.ru_utime + usage.ru_stime
     _reap_all()
     cap = req["fsize"]
     out, out_bytes = _read_back(out_fd, cap)
     err, _ = _read_back(err_fd, cap)
     clean = _wipe_tmp()
-    return {"rc": rc, "timed_out": timed_out, "out": out.decode("utf-8", "replace"),
+    return {"rc": rc, "timed_out": timed_out, "cpu_s": cpu_used, "out": out.decode("utf-8", "replace"),
             "out_bytes": out_bytes, "err": err.decode("utf-8", "replace"), "clean": clean}
 
 

@@ -9,6 +9,7 @@ player's fault.
 from __future__ import annotations
 
 import enum
+import math
 import os
 import signal
 import sys
@@ -30,7 +31,7 @@ class Outcome(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits applied to one execution."""
+    """Resource limits applied to one execution (CPU seconds are rounded up to whole seconds)."""
 
     timeout_s: float = 5.0
     cpu_s: int = 5
@@ -124,10 +125,24 @@ class Sandbox(ABC):
         """Release long-lived resources (workers, temp folders)."""
 
 
-def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str) -> Outcome:
-    """Map how a program ended to an :class:`Outcome` (shared by every implementation)."""
-    if timed_out or rc in (-signal.SIGXCPU, -signal.SIGKILL):
+def cpu_seconds(lim: Limits) -> int:
+    """RLIMIT_CPU counts whole seconds: round up, and never below one."""
+    return max(1, math.ceil(lim.cpu_s))
+
+
+def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str,
+             cpu_used: float | None = None, cpu_limit: float | None = None) -> Outcome:
+    """Map how a program ended to an :class:`Outcome` (shared by every implementation).
+
+    A SIGKILL is the CPU limit's hard stop, unless the CPU time the program used says otherwise
+    (when the implementation knows it): then the program killed itself, which is an error.
+    """
+    if timed_out or rc == -signal.SIGXCPU:
         return Outcome.TIMEOUT
+    if rc == -signal.SIGKILL:
+        if cpu_used is None or cpu_limit is None or cpu_used >= 0.9 * cpu_limit:
+            return Outcome.TIMEOUT
+        return Outcome.ERROR
     if too_much_output or rc == -signal.SIGXFSZ:
         return Outcome.OUTPUT_LIMIT
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""

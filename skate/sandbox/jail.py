@@ -37,7 +37,7 @@ from pathlib import Path
 
 from skate.sandbox import policy
 from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxError,
-                                SandboxUnavailable, classify, interpreter)
+                                SandboxUnavailable, classify, cpu_seconds, interpreter)
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class _Worker:
         return reply
 
     def execute(self, code: str, lim: Limits) -> dict:
-        request = {"code": code, "timeout": lim.timeout_s, "cpu": int(lim.cpu_s),
+        request = {"code": code, "timeout": lim.timeout_s, "cpu": cpu_seconds(lim),
                    "mem": int(lim.memory_mb) * 1024 * 1024, "fsize": lim.max_output_bytes + 1,
                    "nproc": int(lim.max_processes) + 1}  # + the supervisor, which shares the uid
         try:
@@ -349,7 +349,8 @@ class JailSandbox(Sandbox):
         if rc == 125 and stderr.startswith("sandbox: could not start the program"):
             return ExecResult(Outcome.SANDBOX_ERROR, "", stderr, rc, duration)
         too_much = reply["out_bytes"] > lim.max_output_bytes
-        outcome = classify(rc, reply["timed_out"], too_much, stderr)
+        outcome = classify(rc, reply["timed_out"], too_much, stderr,
+                           cpu_used=reply.get("cpu_s"), cpu_limit=cpu_seconds(lim))
         stdout = reply["out"]
         if too_much:
             stdout = stdout.encode("utf-8", "replace")[: lim.max_output_bytes].decode("utf-8", "replace")

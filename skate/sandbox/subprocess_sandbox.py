@@ -21,7 +21,8 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, classify, interpreter
+from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds,
+                                interpreter)
 
 # Runs inside the child: apply limits, then execute the program file as __main__.
 # Kept tiny because it is paid on every execution.
@@ -92,7 +93,7 @@ class SubprocessSandbox(Sandbox):
         # stdout goes to a file capped by RLIMIT_FSIZE (cap + 1 byte so "exactly at the cap" is legal
         # and one byte more is detectable); stderr is capped the same way.
         fsize = lim.max_output_bytes + 1
-        args = [self.python, "-I", "-S", "-c", _BOOTSTRAP, str(prog), str(lim.cpu_s),
+        args = [self.python, "-I", "-S", "-c", _BOOTSTRAP, str(prog), str(cpu_seconds(lim)),
                 str(lim.memory_mb * 1024 * 1024), str(fsize), str(lim.max_processes)]
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

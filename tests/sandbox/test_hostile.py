@@ -256,6 +256,8 @@ def test_reading_stdin_gets_end_of_file(jail):
     ("import sys\nprint('a')\nsys.exit(4)", Outcome.ERROR, "a\n"),
     ("raise SystemExit('bye')", Outcome.ERROR, ""),
     ("import os\nprint('a', flush=True)\nos.abort()", Outcome.ERROR, "a\n"),
+    # Killing itself is the program's own doing, not the CPU limit's hard stop.
+    ("import os, signal\nprint('a', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)", Outcome.ERROR, "a\n"),
 ])
 def test_exits_are_classified(jail, code, outcome, out):
     res = jail.run(code)
