@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
@@ -98,8 +98,40 @@ class SimPlayerConfig:
 
 
 @dataclass
+class LLMPlayerConfig:
+    name: str = MISSING
+    model: str = MISSING  # "provider/model", e.g. "openai/gpt-4o-2024-11-20"
+    api_base: str = ""  # OpenAI-compatible server, e.g. "http://localhost:8000/v1"
+    api_key_env: str = ""  # variable holding the key ("" = the provider's usual one)
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    timeout_s: float = 120.0
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    supports_n: Optional[bool] = None  # can one request return several samples? None = guess
+
+
+@dataclass
 class PlayersConfig:
     simulated: list[SimPlayerConfig] = field(default_factory=list)
+    llm: list[LLMPlayerConfig] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- llm client
+@dataclass
+class LLMConfig:
+    cache: bool = True  # reuse earlier completions of identical requests (errors are never cached)
+    cache_dir: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/responses"
+    max_retries: int = 4
+    backoff_s: float = 0.5
+    max_backoff_s: float = 30.0
+    max_retry_after_s: float = 120.0
+    concurrency: int = 8  # requests in flight per provider or local server
+    endpoint_concurrency: dict[str, int] = field(default_factory=dict)  # by provider or api_base
+    budget_usd: Optional[float] = None  # stop the run cleanly once this much is spent
+    # USD per million tokens, by "provider/model" or by model name:
+    # {name: {input_per_mtok: float, output_per_mtok: float}}
+    prices: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- sandbox
@@ -164,6 +196,7 @@ class SkateConfig:
     sandbox: Any = MISSING
     embedder: Any = MISSING
     logger: Any = MISSING
+    llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
 
 
@@ -228,8 +261,10 @@ def validate(cfg: DictConfig) -> None:
            "a cosine distance threshold must lie in (0, 2)")
 
     roster = list(cfg.players.get("simulated", []))
-    _check(len(roster) >= 2, "players", f"{len(roster)} players", "a game needs at least 2 players")
-    names = [p.name for p in roster]
+    llm_roster = list(cfg.players.get("llm", []))
+    _check(len(roster) + len(llm_roster) >= 2, "players", f"{len(roster) + len(llm_roster)} players",
+           "a game needs at least 2 players")
+    names = [p.name for p in roster] + [p.name for p in llm_roster]
     dupes = sorted({n for n in names if names.count(n) > 1})
     _check(not dupes, "players", dupes, "player names must be unique")
     for i, p in enumerate(roster):
@@ -237,6 +272,27 @@ def validate(cfg: DictConfig) -> None:
         _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
         _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
         _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+    if llm_roster:
+        from skate.llm.spec import ModelConfigError, ModelSpec
+
+        for i, p in enumerate(llm_roster):
+            try:
+                fields = OmegaConf.to_container(p, resolve=True)
+                fields.pop("name")
+                ModelSpec(**fields).api_key()  # a hosted model without its key fails here
+            except ModelConfigError as exc:
+                raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None
+        _check(cfg.game.name == "cop", "game", cfg.game.name, "LLM players play the cop game so far")
+    lc = cfg.llm
+    _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
+    _check(lc.concurrency >= 1, "llm.concurrency", lc.concurrency, "must be >= 1")
+    for model, price in lc.prices.items():
+        ok = (isinstance(price, DictConfig) and set(price) <= {"input_per_mtok", "output_per_mtok"}
+              and all(isinstance(v, (int, float)) and v >= 0 for v in price.values()))
+        _check(ok, f"llm.prices.{model}", price,
+               "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
+    if lc.budget_usd is not None:
+        _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
 
 
 def validate_sandbox(s: DictConfig) -> None:

@@ -25,7 +25,8 @@ from skate.games.base import Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import RatingBackend
-from skate.records import FailedAttempt, FailReason, Rejection, SetterContext, Task
+from skate.records import (Estimate, FailedAttempt, FailReason, Rejection, SetterContext, StopRun, Task,
+                           VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
 from skate.scoring import Estimator
 from skate.store import EventLog
@@ -34,6 +35,8 @@ from skate.tracking import RunLogger
 # Stages in the spawn key of derived generators.
 _SET, _AUG, _ANSWER = 1, 2, 3
 MAX_INFRA_RETRIES = 3
+MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
+ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
 
 
 @dataclass
@@ -63,7 +66,9 @@ class Engine:
         self.seed = seed
         self.names = tuple(names)
         self.archive: list[ScoredTask] = []
-        self.counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0}
+        self.counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0,
+                       "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
+        self.stopped: str | None = None  # why the run ended early, if it did
         self.rating.add_players(self.names)
 
     def rng(self, *key: int) -> np.random.Generator:
@@ -76,12 +81,21 @@ class Engine:
         history = self.aug.history(player.name, self.archive, self.rng(_AUG, round, idx))
         failed: list[FailedAttempt] = []
         out = _SetResult(task=None)
-        attempt, infra = 1, 0
+        attempt, infra, void = 1, 0, 0
         while attempt <= spec.attempts:
             ctx = SetterContext(player=player.name, players=self.names, round=round, rounds=spec.rounds,
                                 attempt=attempt, attempts_left=spec.attempts - attempt + 1,
                                 failed=tuple(failed), history=history, strategy=self.aug.strategy.value)
-            proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, infra))
+            proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, infra + void))
+            if isinstance(proposal, VoidProposal):
+                # The model call failed after its retries: not the setter's fault, no attempt used.
+                out.attempts.append({"round": round, "player": player.name, "attempt": attempt, "text": "",
+                                     "valid": False, "reason": FailReason.VOID.value,
+                                     "detail": proposal.reason})
+                void += 1
+                if void > MAX_VOID_RETRIES:
+                    return out
+                continue
             text = self.game.proposal_text(proposal)
             result = self.game.validate(proposal, round=round, setter=player.name, sandbox=self.sandbox)
             record: dict[str, Any] = {"round": round, "player": player.name, "attempt": attempt,
@@ -109,18 +123,47 @@ class Engine:
         return out
 
     # ------------------------------------------------------------------ answering
-    def _score(self, task: Task, round: int, setter_idx: int) -> dict[str, float]:
-        p_correct: dict[str, float] = {}
-        for j, player in enumerate(self.players):
-            est = self.estimator.estimate(player.answer_batch, task, self.game.spec.n_options,
-                                          self.rng(_ANSWER, round, setter_idx, j))
-            p_correct[player.name] = est.p
+    def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
+        return self.estimator.estimate(self.players[j].answer_batch, task, self.game.spec.n_options,
+                                       self.rng(_ANSWER, round, setter_idx, j))
+
+    def _score_round(self, tasks: list[tuple[int, Task]], round: int) -> list[dict[str, float]]:
+        """Every player's estimate on every task of the round; returns p(correct) per task.
+
+        When some player waits on the network, the estimates run concurrently; either way they
+        are logged in a fixed order, and each draws from its own derived generator, so the event
+        log does not depend on timing. Void estimates (no sample got through) are logged and left
+        out of p(correct), so they never count as a loss.
+        """
+        jobs = [(k, j) for k in range(len(tasks)) for j in range(len(self.players))]
+        run = lambda kj: self._estimate(tasks[kj[0]][1], round, tasks[kj[0]][0], kj[1])  # noqa: E731
+        if any(p.io_bound for p in self.players) and len(jobs) > 1:
+            with ThreadPoolExecutor(max_workers=min(ANSWER_WORKERS, len(jobs)),
+                                    thread_name_prefix="answer") as pool:
+                futures = [pool.submit(run, kj) for kj in jobs]
+                try:
+                    estimates = [f.result() for f in futures]
+                except StopRun:
+                    for f in futures:
+                        f.cancel()
+                    raise
+        else:
+            estimates = [run(kj) for kj in jobs]
+        out: list[dict[str, float]] = [{} for _ in tasks]
+        for (k, j), est in zip(jobs, estimates, strict=True):
+            task, player = tasks[k][1], self.players[j]
             self.counts["samples"] += est.n
             self.counts["estimates"] += 1
-            self.log.write("estimate", task_id=task.task_id, round=round, player=player.name, p=est.p,
-                           n=est.n, correct=est.correct, std=round_(est.std), unparsable=est.unparsable,
-                           capped=est.capped)
-        return p_correct
+            self.counts["void_samples"] += est.void
+            if est.is_void:
+                self.counts["void_estimates"] += 1
+            else:
+                out[k][player.name] = est.p
+            self.log.write("estimate", task_id=task.task_id, round=round, player=player.name,
+                           p=None if est.is_void else est.p, n=est.n, correct=est.correct,
+                           std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
+                           capped=est.capped, void=est.void)
+        return out
 
     # ------------------------------------------------------------------ the game
     def run(self) -> GameResult:
@@ -128,36 +171,54 @@ class Engine:
         start = time.perf_counter()
         with ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="setter") as pool:
             for rnd in range(1, spec.rounds + 1):
-                self.log.write("round_start", round=rnd)
-                results = list(pool.map(lambda i, r=rnd: self._set_one(r, i), range(len(self.players))))
-                tasks: list[tuple[int, Task]] = []
-                for idx, res in enumerate(results):
-                    for rec in res.attempts:
-                        self.log.write("attempt", **rec)
-                    self.counts["attempts"] += len(res.attempts)
-                    if res.task is not None:
-                        t = res.task
-                        tasks.append((idx, t))
-                        self.log.write("task", task_id=t.task_id, round=t.round, setter=t.setter,
-                                       prompt=t.prompt, answer=t.answer, distractors=list(t.distractors),
-                                       attempts=len(res.attempts))
-                for idx, task in tasks:
-                    p_correct = self._score(task, rnd, idx)
-                    for upd in self.rating.update(task.task_id, p_correct):
-                        self.log.write("rating", **upd)
-                        self.counts["updates"] += 1
-                    self.archive.append(ScoredTask(task, p_correct))
-                self.counts["tasks"] += len(tasks)
-                table = [r.as_dict() for r in self.rating.table()]
-                self.log.write("round_end", round=rnd, tasks=len(tasks), ratings=table)
-                self.logger.round_end(rnd, spec.rounds, self.summary(time.perf_counter() - start), table)
+                try:
+                    self._play_round(pool, rnd, start)
+                except StopRun as exc:
+                    # Stop cleanly: what finished is kept; the unfinished round changes no rating.
+                    self.stopped = f"{type(exc).__name__}: {exc}"
+                    self.log.write("run_stopped", round=rnd, reason=self.stopped)
+                    break
         summary = self.summary(time.perf_counter() - start)
         return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
                           summary=summary)
 
+    def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
+        spec = self.game.spec
+        self.log.write("round_start", round=rnd)
+        results = list(pool.map(lambda i: self._set_one(rnd, i), range(len(self.players))))
+        tasks: list[tuple[int, Task]] = []
+        for idx, res in enumerate(results):
+            for rec in res.attempts:
+                self.log.write("attempt", **rec)
+            self.counts["attempts"] += len(res.attempts)
+            self.counts["void_attempts"] += sum(1 for r in res.attempts if r["reason"] == FailReason.VOID.value)
+            if res.task is not None:
+                t = res.task
+                tasks.append((idx, t))
+                self.log.write("task", task_id=t.task_id, round=t.round, setter=t.setter,
+                               prompt=t.prompt, answer=t.answer, distractors=list(t.distractors),
+                               attempts=len(res.attempts))
+        scores = self._score_round(tasks, rnd)
+        for (_, task), p_correct in zip(tasks, scores, strict=True):
+            for upd in self.rating.update(task.task_id, p_correct):
+                self.log.write("rating", **upd)
+                self.counts["updates"] += 1
+            self.archive.append(ScoredTask(task, p_correct))
+        self.counts["tasks"] += len(tasks)
+        table = [r.as_dict() for r in self.rating.table()]
+        self.log.write("round_end", round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info())
+        self.logger.round_end(rnd, spec.rounds, self.summary(time.perf_counter() - start), table)
+
+    def extra_round_info(self) -> dict[str, Any]:
+        """Hook for what else a round's end should record (the runner adds model usage)."""
+        return {}
+
     def summary(self, elapsed: float) -> dict[str, Any]:
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
-        return {**self.counts, "tasks_by_setter": per_player, "elapsed_s": round(elapsed, 2)}
+        out = {**self.counts, "tasks_by_setter": per_player, "elapsed_s": round(elapsed, 2)}
+        if self.stopped:
+            out["stopped"] = self.stopped
+        return out
 
 
 def round_(x: float, nd: int = 4) -> float:

@@ -15,6 +15,7 @@ class FailReason(enum.StrEnum):
     TOO_FEW_DISTRACTORS = "too_few_distractors"  # not enough distinct wrong options
     NOT_UNIQUE = "not_unique"  # too close to a task the same player set before
     INFRASTRUCTURE = "infrastructure"  # the sandbox broke: not the setter's fault
+    VOID = "void"  # the model call failed after retries: not the setter's fault either
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,22 @@ class SetterContext:
     strategy: str
 
 
+class StopRun(Exception):
+    """Raised by a component that needs the run to end cleanly now (e.g. a spent budget)."""
+
+
+# What a player returns for an answer sample whose model call failed after every retry. Void
+# samples are left out of p(correct) entirely: never a wrong answer.
+VOID = -1
+
+
+@dataclass(frozen=True)
+class VoidProposal:
+    """A setter's model call failed after every retry: no task, and no attempt used up."""
+
+    reason: str
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A player's estimated probability of answering a task correctly."""
@@ -87,3 +104,9 @@ class Estimate:
     std: float
     unparsable: int = 0  # samples whose reply named no option (counted as wrong)
     capped: bool = False  # stopped by the sample cap rather than the stopping rule
+    void: int = 0  # samples whose model call failed: not counted at all
+
+    @property
+    def is_void(self) -> bool:
+        """No sample got through: the player has no p(correct) for this task."""
+        return self.n == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -56,9 +57,18 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     logger = instantiate(cfg.logger, _convert_="all")
     sandbox = build_sandbox(cfg.sandbox)
     players = build_simulated(cfg.players.simulated, game.spec, sandbox, cfg.seed)
+    client = None
+    if cfg.players.get("llm"):
+        client = build_client(cfg.llm)
+        from skate.players.llm import build_llm_players
+
+        players += build_llm_players(to_container(cfg.players)["llm"], client, game.spec,
+                                     float(sandbox.limits.timeout_s))
     described = [p.describe() for p in players]
 
     log = EventLog(out_dir / EVENTS_FILE)
+    if client is not None:
+        client.on_void = lambda info: log.write("llm_void", **info)
     try:
         info = {"game": game.spec.name, "rounds": game.spec.rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
@@ -68,6 +78,8 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         logger.start(info)
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
                         logger, seed=cfg.seed)
+        if client is not None:
+            engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:
             result = engine.run()
         except BaseException as exc:
@@ -79,6 +91,9 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
                            if true_skill.get(row["player"]) is not None else {})}
                 for row in result.table]
         result.table = rows
+        if client is not None:
+            result.summary["usage"] = usage_summary(client)
+            (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
         write_ratings(out_dir, rows)
         log.write("run_end", ratings=rows, summary=result.summary)
         logger.finish(rows, result.summary)
@@ -87,6 +102,27 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         log.close()
         logger.close()
         sandbox.close()
+        if client is not None:
+            client.close()
+
+
+def build_client(c: DictConfig):
+    """The one model client every LLM player of the run shares."""
+    from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
+
+    cache = ResponseCache(c.cache_dir) if c.cache else None
+    retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
+    prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
+    return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
+                     endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
+                     budget_usd=c.budget_usd)
+
+
+def usage_summary(client) -> dict[str, Any]:
+    """Calls, cache hits, void samples, retries, tokens and cost: per player and for the run."""
+    return {"players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
+            "total": client.total().as_dict(),
+            "budget_usd": client.budget_usd}
 
 
 def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:

@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from skate.records import Estimate, Task
+from skate.records import VOID, Estimate, Task
 
-# answer_batch(prompt, option_sets, rng) -> chosen index per option set (None = unparsable)
+# answer_batch(prompt, option_sets, rng) -> chosen index per option set
+# (None = the reply named no option, a wrong answer; VOID = the model call failed, not counted)
 AnswerFn = Callable[[str, list[list[str]], np.random.Generator], Sequence[int | None]]
 
 
@@ -43,15 +44,16 @@ class Estimator(ABC):
 
     @staticmethod
     def _sample(answer_batch: AnswerFn, task: Task, n: int, n_options: int,
-                rng: np.random.Generator) -> tuple[int, int]:
-        """Draw ``n`` samples; return (correct, unparsable)."""
+                rng: np.random.Generator) -> tuple[int, int, int]:
+        """Draw ``n`` samples; return (correct, unparsable, void)."""
         sets, where = draw_option_sets(task, n, n_options, rng)
         picks = list(answer_batch(task.prompt, sets, rng))
         if len(picks) != n:
             raise RuntimeError(f"player returned {len(picks)} answers for {n} option sets")
-        correct = sum(1 for pick, w in zip(picks, where) if pick == w)
+        correct = sum(1 for pick, w in zip(picks, where, strict=True) if pick == w)
         unparsable = sum(1 for pick in picks if pick is None)
-        return correct, unparsable
+        void = sum(1 for pick in picks if pick == VOID)
+        return correct, unparsable, void
 
 
 def binomial_std(p: float, n: int) -> float:
@@ -72,17 +74,21 @@ class Algorithm1(Estimator):
 
     def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
                  rng: np.random.Generator) -> Estimate:
-        n = correct = unparsable = 0
+        # n counts samples that got an answer; void samples (failed model calls) are drawn again
+        # but still count against max_samples, so a failing model cannot make this loop forever.
+        n = correct = unparsable = void = 0
         while True:
-            step = min(self.n_step, self.max_samples - n)
-            c, u = self._sample(answer_batch, task, step, n_options, rng)
-            n, correct, unparsable = n + step, correct + c, unparsable + u
-            p = correct / n
-            std = binomial_std(p, n)
-            if std < self.sigma_star:
-                return Estimate(p, n, correct, std, unparsable, capped=False)
-            if n >= self.max_samples:
-                return Estimate(p, n, correct, std, unparsable, capped=True)
+            step = min(self.n_step, self.max_samples - n - void)
+            c, u, v = self._sample(answer_batch, task, step, n_options, rng)
+            n, correct, unparsable, void = n + step - v, correct + c, unparsable + u, void + v
+            p = correct / n if n else float("nan")
+            std = binomial_std(p, n) if n else float("inf")
+            if n and std < self.sigma_star:
+                return Estimate(p, n, correct, std, unparsable, capped=False, void=void)
+            if n + void >= self.max_samples:
+                return Estimate(p, n, correct, std, unparsable, capped=bool(n), void=void)
+            if v == step:  # a whole batch failed: the model is down now, more draws only cost
+                return Estimate(p, n, correct, std, unparsable, capped=False, void=void)
 
 
 class FixedN(Estimator):
@@ -93,6 +99,7 @@ class FixedN(Estimator):
 
     def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
                  rng: np.random.Generator) -> Estimate:
-        correct, unparsable = self._sample(answer_batch, task, self.n, n_options, rng)
-        p = correct / self.n
-        return Estimate(p, self.n, correct, binomial_std(p, self.n), unparsable)
+        correct, unparsable, void = self._sample(answer_batch, task, self.n, n_options, rng)
+        n = self.n - void
+        p = correct / n if n else float("nan")
+        return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void)

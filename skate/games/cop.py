@@ -18,6 +18,7 @@ from skate.sandbox import Outcome, Sandbox
 class COPProposal:
     code: str
     distractors: list[str] = field(default_factory=list)
+    note: str = ""  # why the proposal is empty, when the setter's reply could not be read
 
 
 class COPGame(Game):
@@ -34,7 +35,7 @@ class COPGame(Game):
                  sandbox: Sandbox) -> Task | Rejection:
         code = getattr(proposal, "code", None)
         if not isinstance(code, str) or not code.strip():
-            return Rejection(FailReason.MALFORMED, "the proposal has no program")
+            return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no program")
         results = sandbox.run_many([code] * self.determinism_runs)
         for res in results:
             if res.outcome is Outcome.SANDBOX_ERROR:

@@ -17,10 +17,13 @@ class Player(ABC):
     ``set_task`` returns a game-specific proposal (for COP a
     :class:`~skate.games.cop.COPProposal`). ``answer_batch`` is shown one task and several
     option sets at once (so a model client can send them together) and returns, per option set,
-    the index of the chosen option, or ``None`` when the reply named no option.
+    the index of the chosen option, ``None`` when the reply named no option (a wrong answer), or
+    :data:`~skate.records.VOID` when the model call failed (left out of p(correct)). ``set_task``
+    may return a :class:`~skate.records.VoidProposal` when its model call failed.
     """
 
     name: str
+    io_bound: bool = False  # answers wait on the network: the engine may ask many at once
 
     @abstractmethod
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any: ...

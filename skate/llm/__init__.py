@@ -1,0 +1,21 @@
+"""Language-model players' plumbing: model specs, the client (cache, retries, concurrency, cost)
+and the DSPy modules that set and answer tasks.
+
+Importing this package makes no network call: LiteLLM is told to use its bundled price table
+instead of fetching one, and DSPy's cache folder goes under skate's cache (DSPy's own LM cache
+is not used; :class:`~skate.llm.client.LLMClient` has its own).
+"""
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate"))
+                                           .expanduser() / "dspy"))
+
+from skate.llm.client import (BudgetExceeded, CallFailed, Completion, LLMClient, Price,  # noqa: E402
+                              ResponseCache, RetryPolicy, Usage)
+from skate.llm.spec import ModelConfigError, ModelSpec  # noqa: E402
+
+__all__ = ["BudgetExceeded", "CallFailed", "Completion", "LLMClient", "ModelConfigError", "ModelSpec",
+           "Price", "ResponseCache", "RetryPolicy", "Usage"]

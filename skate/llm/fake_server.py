@@ -1,0 +1,294 @@
+"""A real OpenAI-compatible chat-completions server on loopback, playing deterministic players.
+
+Tests and benchmarks start it to stand in for a model provider; users can start it too, to try
+LLM cohorts with no model at hand (``python -m skate.llm.fake_server --port 8000``, then a
+cohort whose ``api_base`` is ``http://127.0.0.1:8000/v1``).
+
+Each *model name* is a fake player with a skill in [0, 1]. Asked to set a COP task (a request
+carrying skate's ``rules`` field) it writes a program with skate's generator at a difficulty
+near its skill, plus wrong answers; asked to answer (``options`` field) it finds the program's
+real output among the options and picks it with a probability that falls as the program gets
+harder than its skill, otherwise a wrong letter. Every choice is drawn from the request's
+``seed`` (and the choice index when ``n`` > 1), so the same request gives the same reply.
+
+Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``server_error``
+(500), ``slow`` (sleeps past the client's timeout), ``malformed`` (a 200 whose body is not
+JSON), ``no_option`` (a reply that names no letter), and ``down`` (every request fails with
+500). A ``latency_s`` delays every reply. The server counts requests and the most in flight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+from skate.games.base import normalize
+
+
+@dataclass
+class FakeModel:
+    skill: float = 0.5
+    faults: dict[str, float] = field(default_factory=dict)  # fault -> probability per request
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    by_model: dict[str, int] = field(default_factory=dict)
+    by_fault: dict[str, int] = field(default_factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    completion_choices: int = 0
+
+
+def _seeded(*parts: Any) -> random.Random:
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _sections(text: str) -> dict[str, str]:
+    parts = re.split(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]", text)
+    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+class FakeBrain:
+    """Decides what each fake model says; remembers the programs it wrote and their outputs."""
+
+    def __init__(self, models: dict[str, FakeModel], n_distractors: int = 9) -> None:
+        self.models = models
+        self.n_distractors = n_distractors
+        self.outputs: dict[str, str] = {}  # program text -> what it prints
+        self._lock = threading.Lock()
+
+    def model(self, name: str) -> FakeModel:
+        return self.models.get(name) or self.models.get("*") or FakeModel()
+
+    def reply(self, name: str, messages: list[dict[str, Any]], seed: int, index: int) -> str:
+        user = messages[-1]["content"] if messages else ""
+        fields = _sections(user)
+        if "options" in fields:
+            return self._answer(name, fields, seed, index)
+        if "rules" in fields:
+            return self._set(name, fields, seed, index)
+        return "I do not understand the request."
+
+    def _set(self, name: str, fields: dict[str, str], seed: int, index: int) -> str:
+        from skate.players.programs import KINDS, generate_program, make_distractors, predict_output
+
+        rng = np.random.default_rng(_seeded("set", name, seed, index).getrandbits(63))
+        skill = self.model(name).skill
+        kind = KINDS[int(rng.integers(len(KINDS)))]
+        program = generate_program(kind, float(np.clip(skill - 0.1 + rng.normal(0, 0.1), 0, 1)), rng)
+        with self._lock:  # predict_output swaps sys.stdout: one at a time
+            output = predict_output(program)
+            self.outputs[normalize_program(program)] = output
+        wrong = make_distractors(output, self.n_distractors, rng)
+        return (f"[[ ## program ## ]]\n{program}\n\n[[ ## wrong_answers ## ]]\n{json.dumps(wrong)}\n\n"
+                "[[ ## completed ## ]]")
+
+    def _answer(self, name: str, fields: dict[str, str], seed: int, index: int) -> str:
+        from skate.players.programs import code_difficulty
+
+        rnd = _seeded("answer", name, seed, index, fields.get("program", ""), fields["options"])
+        options = re.findall(r"^([A-J]):\n```\n(.*?)\n```", fields["options"], flags=re.MULTILINE | re.DOTALL)
+        letters = [letter for letter, _ in options]
+        program = fields.get("program", "")
+        with self._lock:
+            truth = self.outputs.get(normalize_program(program))
+        right = next((letter for letter, text in options
+                      if truth is not None and normalize(text) == normalize(truth)), None)
+        skill = self.model(name).skill
+        know = 1 / (1 + math.exp(-(skill - code_difficulty(program)) / 0.06))
+        if right is not None and rnd.random() < know:
+            pick = right
+        else:
+            pick = rnd.choice(letters) if letters else "A"
+        return f"[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
+
+
+def normalize_program(program: str) -> str:
+    return "\n".join(line.rstrip() for line in program.strip().splitlines())
+
+
+class FakeLLMServer:
+    """``with FakeLLMServer({...}) as srv:`` then point players at ``srv.api_base``."""
+
+    def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
+                 retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
+                 port: int = 0, n_distractors: int = 9, fault_seed: int = 0) -> None:
+        self.brain = FakeBrain(models or {"*": FakeModel()}, n_distractors)
+        self.latency_s, self.retry_after_s, self.slow_s = latency_s, retry_after_s, slow_s
+        self.stats = Stats()
+        self._lock = threading.Lock()
+        self._fault_seed = fault_seed
+        self._fault_rngs: dict[str, random.Random] = {}  # one stream per model
+        self.log: list[dict[str, Any]] = []  # every request: model, n, seed, fault
+        handler = self._handler()
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def api_base(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> FakeLLMServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="fake-llm")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _pick_fault(self, name: str) -> str | None:
+        faults = self.brain.model(name).faults
+        if faults.get("down"):
+            return "down"
+        if not faults:
+            return None
+        with self._lock:
+            rng = self._fault_rngs.setdefault(name, _seeded("faults", self._fault_seed, name))
+            r = rng.random()
+        acc = 0.0
+        for fault, prob in sorted(faults.items()):
+            acc += prob
+            if r < acc:
+                return fault
+        return None
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def setup(self) -> None:
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    data = [{"id": m, "object": "model"} for m in server.brain.models]
+                    self._send(200, json.dumps({"object": "list", "data": data}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                try:
+                    body = json.loads(self.rfile.read(length))
+                except ValueError:
+                    self._send(400, b'{"error": {"message": "body is not JSON"}}')
+                    return
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, b'{"error": {"message": "unknown path"}}')
+                    return
+                with server._lock:
+                    st = server.stats
+                    st.requests += 1
+                    st.in_flight += 1
+                    st.max_in_flight = max(st.max_in_flight, st.in_flight)
+                    name = str(body.get("model", ""))
+                    st.by_model[name] = st.by_model.get(name, 0) + 1
+                try:
+                    self._complete(body, name)
+                finally:
+                    with server._lock:
+                        server.stats.in_flight -= 1
+
+            def _complete(self, body: dict[str, Any], name: str) -> None:
+                fault = server._pick_fault(name)
+                n, seed = int(body.get("n") or 1), int(body.get("seed") or 0)
+                with server._lock:
+                    server.log.append({"model": name, "n": n, "seed": seed, "fault": fault})
+                    if fault:
+                        server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                if fault == "rate_limit":
+                    self._send(429, b'{"error": {"message": "slow down"}}',
+                               {"Retry-After": f"{server.retry_after_s:g}"})
+                    return
+                if fault in ("server_error", "down"):
+                    self._send(500, b'{"error": {"message": "internal error"}}')
+                    return
+                if fault == "slow":
+                    time.sleep(server.slow_s)
+                if fault == "malformed":
+                    self._send(200, b'{"choices": [ this is not json')
+                    return
+                messages = body.get("messages") or []
+                texts = []
+                for i in range(n):
+                    if fault == "no_option":
+                        texts.append("I am not sure; it could be several of these.")
+                    else:
+                        texts.append(server.brain.reply(name, messages, seed, i))
+                with server._lock:
+                    server.stats.completion_choices += n
+                prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+                out = {"id": f"fake-{seed}", "object": "chat.completion", "created": 0, "model": name,
+                       "choices": [{"index": i, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": t}}
+                                   for i, t in enumerate(texts)],
+                       "usage": {"prompt_tokens": prompt_tokens,
+                                 "completion_tokens": sum(len(t) for t in texts) // 4,
+                                 "total_tokens": prompt_tokens + sum(len(t) for t in texts) // 4}}
+                try:
+                    self._send(200, json.dumps(out).encode())
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout) before the slow reply
+
+        return Handler
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Serve fake deterministic LLM players on loopback.")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
+                    help="name=skill pairs (default: ace=0.9 mid=0.6 low=0.3)")
+    args = ap.parse_args()
+    models = {m.split("=")[0]: FakeModel(float(m.split("=")[1])) for m in args.models}
+    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port)
+    print(f"fake LLM players {sorted(models)} at {srv.api_base}", flush=True)
+    try:
+        srv.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

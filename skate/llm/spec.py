@@ -1,0 +1,116 @@
+"""Which model a player is, and how to reach it: ``provider/model`` strings and their settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+# Providers that speak the OpenAI chat-completions protocol, with their default endpoint and the
+# environment variable holding the key. Anything else goes through LiteLLM.
+OPENAI_COMPATIBLE: dict[str, tuple[str, str]] = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "hosted_vllm": ("", ""),
+    "vllm": ("", ""),
+    "ollama": ("http://localhost:11434/v1", ""),
+    "ollama_chat": ("http://localhost:11434/v1", ""),
+    "llamacpp": ("http://localhost:8080/v1", ""),
+    "lmstudio": ("http://localhost:1234/v1", ""),
+    "local": ("", ""),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    "together_ai": ("https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    "xai": ("https://api.x.ai/v1", "XAI_API_KEY"),
+    "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+}
+# Providers LiteLLM serves, and the variable it reads the key from.
+LITELLM_KEYS: dict[str, str] = {"anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
+                                "cohere": "COHERE_API_KEY", "fireworks_ai": "FIREWORKS_API_KEY"}
+LOCAL_PROVIDERS = {"hosted_vllm", "vllm", "ollama", "ollama_chat", "llamacpp", "lmstudio", "local"}
+
+
+class ModelConfigError(ValueError):
+    """A model is named or configured in a way that cannot work; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model endpoint and its sampling settings."""
+
+    model: str  # "provider/model", e.g. "openai/gpt-4o" or "hosted_vllm/Qwen/Qwen2.5-7B-Instruct"
+    api_base: str = ""  # e.g. "http://localhost:8000/v1"; "" = the provider's default
+    api_key_env: str = ""  # variable holding the key; "" = the provider's usual one
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)  # passed through to the provider
+    timeout_s: float = 120.0  # per request
+    supports_n: bool | None = None  # None = assume yes for OpenAI-compatible providers
+
+    def __post_init__(self) -> None:
+        if "/" not in self.model or self.model.startswith("/") or self.model.endswith("/"):
+            raise ModelConfigError(
+                f"model={self.model!r}: name models as 'provider/model', e.g. 'openai/gpt-4o', "
+                "'anthropic/claude-3-5-sonnet-20241022' or 'hosted_vllm/<model>' with an api_base")
+        if self.temperature < 0:
+            raise ModelConfigError(f"model {self.model}: temperature={self.temperature} must be >= 0")
+        if self.max_tokens < 1:
+            raise ModelConfigError(f"model {self.model}: max_tokens={self.max_tokens} must be >= 1")
+        if self.timeout_s <= 0:
+            raise ModelConfigError(f"model {self.model}: timeout_s={self.timeout_s} must be > 0")
+        if self.provider in LOCAL_PROVIDERS and not self.base_url:
+            raise ModelConfigError(f"model {self.model}: a local server needs api_base, "
+                                   "e.g. api_base=http://localhost:8000/v1")
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        """The model's name at the provider (the part after the first slash)."""
+        return self.model.split("/", 1)[1]
+
+    @property
+    def openai_compatible(self) -> bool:
+        return self.provider in OPENAI_COMPATIBLE or bool(self.api_base and self.provider not in
+                                                          ("anthropic", "gemini", "vertex_ai", "bedrock"))
+
+    @property
+    def base_url(self) -> str:
+        return (self.api_base or OPENAI_COMPATIBLE.get(self.provider, ("", ""))[0]).rstrip("/")
+
+    @property
+    def hosted(self) -> bool:
+        """True when calls leave this machine (so network use is expected)."""
+        if not self.base_url:
+            return True  # a LiteLLM provider's own endpoint
+        host = urlparse(self.base_url).hostname or ""
+        return host not in ("localhost", "127.0.0.1", "::1") and not host.startswith("127.")
+
+    @property
+    def endpoint_key(self) -> str:
+        """What concurrency limits are counted against: the provider, or the local server."""
+        return self.base_url if self.provider in LOCAL_PROVIDERS or self.api_base else self.provider
+
+    @property
+    def can_batch_samples(self) -> bool:
+        return self.supports_n if self.supports_n is not None else self.openai_compatible
+
+    def api_key(self) -> str:
+        env = (self.api_key_env or OPENAI_COMPATIBLE.get(self.provider, ("", ""))[1]
+               or LITELLM_KEYS.get(self.provider, ""))
+        if env:
+            key = os.environ.get(env, "")
+            if not key and self.hosted:
+                raise ModelConfigError(f"model {self.model}: set the {env} environment variable "
+                                       "(or api_key_env to the variable that holds the key)")
+            return key or "unused"
+        return "unused"  # local servers usually ignore the key
+
+    def request_identity(self) -> dict[str, Any]:
+        """What about the endpoint makes two requests different (for the cache key)."""
+        return {"model": self.model, "api_base": self.base_url, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "extra_body": self.extra_body}

@@ -1,0 +1,36 @@
+"""LLM players against a real OpenAI-compatible HTTP server on loopback (skate.llm.fake_server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from skate.config import register_configs
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+SKILLS = {"ace": 0.9, "mid": 0.6, "low": 0.3}
+
+
+def cohort(base: str, names=("ace", "mid", "low"), **extra) -> str:
+    """A players.llm override naming fake models served at ``base``."""
+    opts = "".join(f", {k}: {v}" for k, v in extra.items())
+    return "[" + ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY{opts}}}"
+                           for n in names) + "]"
+
+
+def llm_config(base: str, cache_dir: Path, *overrides: str, names=("ace", "mid", "low"), **extra):
+    register_configs()
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        return compose("config", overrides=[
+            "game.rounds=3", "logger=none", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
+            "estimator=fixed_n", "estimator.n=6", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
+            "llm.max_backoff_s=0.05", *overrides])
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        yield srv
