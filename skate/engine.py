@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,43 +127,61 @@ class Engine:
         return self.estimator.estimate(self.players[j].answer_batch, task, self.game.spec.n_options,
                                        self.rng(_ANSWER, round, setter_idx, j))
 
-    def _score_round(self, tasks: list[tuple[int, Task]], round: int) -> list[dict[str, float]]:
-        """Every player's estimate on every task of the round; returns p(correct) per task.
+    def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
+                          estimates: dict[tuple[int, int], Estimate]) -> list[dict[str, float]]:
+        """Log every estimate in a fixed order (task, then player); return p(correct) per task.
 
-        When some player waits on the network, the estimates run concurrently; either way they
-        are logged in a fixed order, and each draws from its own derived generator, so the event
-        log does not depend on timing. Void estimates (no sample got through) are logged and left
-        out of p(correct), so they never count as a loss.
+        Void estimates (no sample got through) are logged and left out of p(correct), so they
+        never count as a loss.
         """
-        jobs = [(k, j) for k in range(len(tasks)) for j in range(len(self.players))]
-        run = lambda kj: self._estimate(tasks[kj[0]][1], round, tasks[kj[0]][0], kj[1])  # noqa: E731
-        if any(p.io_bound for p in self.players) and len(jobs) > 1:
-            with ThreadPoolExecutor(max_workers=min(ANSWER_WORKERS, len(jobs)),
-                                    thread_name_prefix="answer") as pool:
-                futures = [pool.submit(run, kj) for kj in jobs]
-                try:
-                    estimates = [f.result() for f in futures]
-                except StopRun:
-                    for f in futures:
-                        f.cancel()
-                    raise
-        else:
-            estimates = [run(kj) for kj in jobs]
         out: list[dict[str, float]] = [{} for _ in tasks]
-        for (k, j), est in zip(jobs, estimates, strict=True):
-            task, player = tasks[k][1], self.players[j]
-            self.counts["samples"] += est.n
-            self.counts["estimates"] += 1
-            self.counts["void_samples"] += est.void
-            if est.is_void:
-                self.counts["void_estimates"] += 1
-            else:
-                out[k][player.name] = est.p
-            self.log.write("estimate", task_id=task.task_id, round=round, player=player.name,
-                           p=None if est.is_void else est.p, n=est.n, correct=est.correct,
-                           std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                           capped=est.capped, void=est.void)
+        for k, (idx, task) in enumerate(tasks):
+            for j, player in enumerate(self.players):
+                est = estimates[(idx, j)]
+                self.counts["samples"] += est.n
+                self.counts["estimates"] += 1
+                self.counts["void_samples"] += est.void
+                if est.is_void:
+                    self.counts["void_estimates"] += 1
+                else:
+                    out[k][player.name] = est.p
+                self.log.write("estimate", task_id=task.task_id, round=round, player=player.name,
+                               p=None if est.is_void else est.p, n=est.n, correct=est.correct,
+                               std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
+                               capped=est.capped, void=est.void)
         return out
+
+    def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
+                        ) -> tuple[list[_SetResult], dict[tuple[int, int], Estimate]]:
+        """Every player sets a task; every player answers every valid task.
+
+        With players that wait on the network, answering a task starts as soon as it is valid,
+        while other setters are still at work, and all estimates run concurrently. Each estimate
+        draws from its own derived generator and everything is logged afterwards in a fixed
+        order, so the event log does not depend on timing.
+        """
+        n = len(self.players)
+        if not any(p.io_bound for p in self.players):
+            results = list(pool.map(lambda i: self._set_one(rnd, i), range(n)))
+            estimates = {(i, j): self._estimate(res.task, rnd, i, j)
+                         for i, res in enumerate(results) if res.task is not None for j in range(n)}
+            return results, estimates
+        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers:
+            setting = {pool.submit(self._set_one, rnd, i): i for i in range(n)}
+            pending: dict[tuple[int, int], Any] = {}
+            try:
+                for fut in as_completed(setting):
+                    i, res = setting[fut], fut.result()
+                    if res.task is not None:
+                        for j in range(n):
+                            pending[(i, j)] = answers.submit(self._estimate, res.task, rnd, i, j)
+                results = [f.result() for f in setting]
+                estimates = {key: f.result() for key, f in pending.items()}
+            except StopRun:
+                for f in [*setting, *pending.values()]:
+                    f.cancel()
+                raise
+        return results, estimates
 
     # ------------------------------------------------------------------ the game
     def run(self) -> GameResult:
@@ -185,7 +203,7 @@ class Engine:
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
         spec = self.game.spec
         self.log.write("round_start", round=rnd)
-        results = list(pool.map(lambda i: self._set_one(rnd, i), range(len(self.players))))
+        results, estimates = self._set_and_answer(pool, rnd)
         tasks: list[tuple[int, Task]] = []
         for idx, res in enumerate(results):
             for rec in res.attempts:
@@ -198,7 +216,7 @@ class Engine:
                 self.log.write("task", task_id=t.task_id, round=t.round, setter=t.setter,
                                prompt=t.prompt, answer=t.answer, distractors=list(t.distractors),
                                attempts=len(res.attempts))
-        scores = self._score_round(tasks, rnd)
+        scores = self._record_estimates(tasks, rnd, estimates)
         for (_, task), p_correct in zip(tasks, scores, strict=True):
             for upd in self.rating.update(task.task_id, p_correct):
                 self.log.write("rating", **upd)

@@ -30,11 +30,27 @@ def test_default_config_composes_and_validates():
 
 
 @pytest.mark.parametrize("group", GROUPS)
-def test_every_option_of_every_group_composes(group):
+def test_every_option_of_every_group_composes(group, monkeypatch):
+    for key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"):  # hosted cohorts need keys
+        monkeypatch.setenv(key, "test-key")
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"config group {group} has no options"
     for opt in options:
         validate(compose("config", overrides=[f"{group}={opt}"]))
+
+
+def test_a_hosted_cohort_without_its_keys_says_which_variable_to_set(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match=r"players\.llm\[0\] \(claude-3-haiku\).*ANTHROPIC_API_KEY"):
+        validate(compose("config", overrides=["players=paper_six"]))
+
+
+def test_the_paper_cohort_has_the_six_models_at_temperature_0_7():
+    cfg = compose("config", overrides=["players=paper_six"])
+    models = [p.model for p in cfg.players.llm]
+    assert len(models) == 6 and "openai/gpt-4o-2024-11-20" in models and "gemini/gemini-2.0-flash" in models
+    assert all(p.temperature == 0.7 for p in cfg.players.llm)
+    assert all(m in cfg.llm.prices for m in models)
 
 
 @pytest.mark.parametrize(
@@ -76,6 +92,9 @@ def test_unknown_option_names_the_group():
         ("embedder.threshold=-1", "embedder.threshold"),
         ("players.simulated.0.skill=1.7", "players.simulated[0].skill"),
         ("players.simulated.1.name=sim-ace", "unique"),
+        ("llm.budget_usd=-1", "llm.budget_usd"),
+        ("llm.concurrency=0", "llm.concurrency"),
+        ("+llm.prices.x={input_per_mtok: cheap}", "llm.prices.x"),
         ("sandbox.limits.timeout_s=-1", "sandbox.limits.timeout_s"),
         ("sandbox.workers=-2", "sandbox.workers"),
         ("sandbox.tmp_mb=0", "sandbox.tmp_mb"),

@@ -175,6 +175,7 @@ class LLMClient:
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self.usage: dict[str, Usage] = {}
         self._pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="llm")
+        self._request_pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="llm-request")
         self._rand = random.Random()
         self._warned_prices: set[str] = set()
 
@@ -242,10 +243,14 @@ class LLMClient:
                 raise BudgetExceeded(f"spent ${self.spent_usd:.4f} of the ${self.budget_usd:.4f} budget")
             groups = ([missing] if spec.can_batch_samples and len(missing) > 1
                       else [[pos] for pos in missing])
-            futures = [self._pool.submit(self._request, spec, messages, [samples[p] for p in g], player)
-                       for g in groups]
-            for group, fut in zip(groups, futures, strict=True):
-                for pos, comp in zip(group, fut.result(), strict=True):
+            # The first group runs in this thread; any others on the request pool, whose tasks
+            # never wait on other tasks (so the pools cannot starve each other).
+            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player)
+                       for g in groups[1:]]
+            first = self._request(spec, messages, [samples[p] for p in groups[0]], player)
+            results = [first] + [f.result() for f in futures]
+            for group, got in zip(groups, results, strict=True):
+                for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
                         self.cache.put(keys[pos], comp.text)
@@ -316,5 +321,6 @@ class LLMClient:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._request_pool.shutdown(wait=False, cancel_futures=True)
         if self.cache is not None:
             self.cache.close()

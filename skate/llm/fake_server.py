@@ -51,6 +51,7 @@ class Stats:
     in_flight: int = 0
     max_in_flight: int = 0
     completion_choices: int = 0
+    not_found: int = 0  # requests to other paths (answered 404)
 
 
 def _seeded(*parts: Any) -> random.Random:
@@ -212,7 +213,9 @@ class FakeLLMServer:
                 except ValueError:
                     self._send(400, b'{"error": {"message": "body is not JSON"}}')
                     return
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    with server._lock:
+                        server.stats.not_found += 1
                     self._send(404, b'{"error": {"message": "unknown path"}}')
                     return
                 with server._lock:

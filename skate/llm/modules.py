@@ -63,8 +63,33 @@ class AnswerCOP(dspy.Signature):
     answer: Literal["A", "B", "C", "D"] = dspy.OutputField(desc="the letter of the true output")
 
 
+_ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
+
+
 def _adapter() -> dspy.ChatAdapter:
-    return dspy.ChatAdapter(use_json_adapter_fallback=False)
+    return _ADAPTER
+
+
+class _Formatter:
+    """``ChatAdapter.format`` with the system message and demos formatted once, not per call.
+
+    They depend only on the predictor's signature (instructions included) and demos, which an
+    optimiser may change: the cache is keyed on exactly those.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._prefix: list[dict[str, Any]] = []
+
+    def __call__(self, predict: dspy.Predict, inputs: dict[str, Any]) -> list[dict[str, Any]]:
+        sig, demos = predict.signature, predict.demos
+        key = (id(sig), sig.instructions, id(demos), len(demos))
+        if key != self._key:
+            full = _ADAPTER.format(sig, demos, inputs)
+            self._prefix, self._key = full[:-1], key
+            return full
+        user = _ADAPTER.format_user_message_content(sig, inputs, main_request=True)
+        return [*self._prefix, {"role": "user", "content": user}]
 
 
 def _sections(text: str) -> dict[str, str]:
@@ -107,6 +132,7 @@ class COPSetter(dspy.Module):
     def __init__(self) -> None:
         super().__init__()
         self.predict = dspy.Predict(SetCOPTask)
+        self._format = _Formatter()
 
     def inputs(self, ctx: SetterContext, *, n_distractors: int, n_options: int, timeout_s: float) -> dict[str, str]:
         rules = COP_RULES.format(n_players=len(ctx.players), timeout=timeout_s, n_distractors=n_distractors,
@@ -114,7 +140,7 @@ class COPSetter(dspy.Module):
         return {"rules": rules, "situation": render_situation(ctx), "history": render_history(ctx)}
 
     def messages(self, inputs: dict[str, str]) -> list[dict[str, Any]]:
-        return _adapter().format(self.predict.signature, self.predict.demos, inputs)
+        return self._format(self.predict, inputs)
 
     def parse(self, text: str) -> COPProposal:
         try:
@@ -149,10 +175,10 @@ class MultipleChoiceAnswerer(dspy.Module):
         sig = AnswerCOP.with_updated_fields("answer", type_=Literal[letters])  # type: ignore[valid-type]
         self.letters = letters
         self.predict = dspy.Predict(sig)
+        self._format = _Formatter()
 
     def messages(self, program: str, options: list[str]) -> list[dict[str, Any]]:
-        return _adapter().format(self.predict.signature, self.predict.demos,
-                                 {"program": program, "options": render_options(options)})
+        return self._format(self.predict, {"program": program, "options": render_options(options)})
 
     def parse(self, text: str) -> int | None:
         """The chosen option's index, or None when the reply names no option."""

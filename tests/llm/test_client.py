@@ -1,0 +1,139 @@
+"""The model client against a real HTTP server on loopback: retries, void, cache keys, n > 1."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from skate.games.base import GameSpec
+from skate.llm import LLMClient, ModelConfigError, ModelSpec, ResponseCache, RetryPolicy
+from skate.llm.client import parse_retry_after
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.llm import LLMPlayer
+from skate.records import VOID
+
+MSGS = [{"role": "user", "content": "hello"}]
+
+
+def spec(srv, name="m", **kw):
+    return ModelSpec(f"openai/{name}", api_base=srv.api_base, api_key_env="SKATE_TEST_NO_KEY", **kw)
+
+
+def client(**kw):
+    return LLMClient(retry=RetryPolicy(max_retries=kw.pop("retries", 2), backoff_s=0.01, max_backoff_s=0.02), **kw)
+
+
+def test_a_429_is_retried_after_the_time_the_server_asks_for_then_void():
+    with FakeLLMServer({"m": FakeModel(faults={"rate_limit": 1.0})}, retry_after_s=0.3) as srv:
+        c = client(retries=2)
+        start = time.perf_counter()
+        (done,) = c.complete(spec(srv), MSGS, [(0, 1)], "p")
+        elapsed = time.perf_counter() - start
+    assert srv.stats.requests == 3  # the try and two retries
+    assert elapsed >= 0.6  # two waits of Retry-After: 0.3, not the 0.01 s backoff
+    assert not done.ok and done.void.startswith("rate_limit: HTTP 429")
+    assert c.usage["p"].void == 1 and c.usage["p"].retries == 2
+
+
+def test_a_retry_after_beyond_the_limit_gives_up_at_once():
+    with FakeLLMServer({"m": FakeModel(faults={"rate_limit": 1.0})}, retry_after_s=600) as srv:
+        (done,) = client(retries=5).complete(spec(srv), MSGS, [(0, 1)], "p")
+        assert srv.stats.requests == 1 and not done.ok
+
+
+@pytest.mark.parametrize(("fault", "kind"), [("server_error", "server"), ("malformed", "malformed"),
+                                              ("slow", "timeout")])
+def test_transient_faults_are_retried_then_void(fault, kind):
+    with FakeLLMServer({"m": FakeModel(faults={fault: 1.0})}, slow_s=1.0) as srv:
+        (done,) = client(retries=1).complete(spec(srv, timeout_s=0.2), MSGS, [(0, 1)], "p")
+        assert srv.stats.requests == 2
+    assert not done.ok and done.void.startswith(kind)
+
+
+def test_a_client_error_is_not_retried():
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        bad = ModelSpec("openai/m", api_base=srv.api_base.replace("/v1", "/nope"), api_key_env="X")
+        (done,) = client(retries=3).complete(bad, MSGS, [(0, 1)], "p")
+        assert srv.stats.not_found == 1  # asked once, not retried
+    assert not done.ok and done.void.startswith("client: HTTP 404")
+
+
+def test_a_dead_server_is_a_transport_fault():
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        base = srv.api_base
+    dead = ModelSpec("openai/m", api_base=base, api_key_env="X")
+    (done,) = client(retries=1).complete(dead, MSGS, [(0, 1)], "p")
+    assert not done.ok and done.void.startswith("transport")
+
+
+def test_samples_of_one_request_go_out_as_one_call_with_n(tmp_path):
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        c = client(cache=ResponseCache(tmp_path))
+        got = c.complete(spec(srv), MSGS, [(0, 11), (1, 12), (2, 13)], "p")
+        assert srv.stats.requests == 1 and srv.log[0]["n"] == 3
+        assert all(g.ok for g in got)
+        # Each sample is cached under its own index and seed: asking again costs nothing, and a
+        # new sample index is a new request.
+        again = c.complete(spec(srv), MSGS, [(0, 11), (1, 12), (2, 13)], "p")
+        assert srv.stats.requests == 1 and all(g.cached for g in again)
+        c.complete(spec(srv), MSGS, [(3, 14)], "p")
+        assert srv.stats.requests == 2
+        c.complete(spec(srv, supports_n=False), MSGS, [(4, 1), (5, 2)], "p")
+        assert srv.stats.requests == 4  # one request per sample when n is not supported
+
+
+def test_cache_key_covers_request_sample_and_seed():
+    s = ModelSpec("openai/m", api_base="http://127.0.0.1:1/v1")
+    base = ResponseCache.key(s, MSGS, 0, 1)
+    assert base == ResponseCache.key(s, MSGS, 0, 1)
+    assert base != ResponseCache.key(s, MSGS, 1, 1)
+    assert base != ResponseCache.key(s, MSGS, 0, 2)
+    assert base != ResponseCache.key(s, [{"role": "user", "content": "hello!"}], 0, 1)
+    hotter = ModelSpec("openai/m", api_base="http://127.0.0.1:1/v1", temperature=1.0)
+    assert base != ResponseCache.key(hotter, MSGS, 0, 1)
+
+
+def test_player_groups_identical_option_sets_and_maps_void_and_unparsable():
+    models = {"ace": FakeModel(0.95), "mute": FakeModel(faults={"no_option": 1.0}),
+              "dead": FakeModel(faults={"down": 1.0})}
+    game = GameSpec(name="cop", rounds=1, attempts=1, n_distractors=9, n_options=4)
+    with FakeLLMServer(models) as srv:
+        c = client(retries=0)
+        opts = [["1", "2", "3", "4"]] * 3 + [["4", "3", "2", "1"]]
+        ace = LLMPlayer("ace", spec(srv, "ace"), c, game)
+        picks = ace.answer_batch("print(1)", opts, np.random.default_rng(0))
+        assert sorted(e["n"] for e in srv.log) == [1, 3]  # three identical samples in one call
+        assert all(p in range(4) for p in picks)
+        mute = LLMPlayer("mute", spec(srv, "mute"), c, game)
+        assert list(mute.answer_batch("print(1)", opts, np.random.default_rng(0))) == [None] * 4
+        dead = LLMPlayer("dead", spec(srv, "dead"), c, game)
+        assert list(dead.answer_batch("print(1)", opts, np.random.default_rng(0))) == [VOID] * 4
+
+
+def test_retry_after_header_forms():
+    assert parse_retry_after("2") == 2.0 and parse_retry_after("0.5") == 0.5
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
+    assert 25 < parse_retry_after(future) <= 31
+
+
+@pytest.mark.parametrize(("kwargs", "says"), [
+    ({"model": "gpt-4o"}, "provider/model"),
+    ({"model": "hosted_vllm/qwen"}, "api_base"),
+    ({"model": "openai/m", "temperature": -1}, "temperature"),
+])
+def test_bad_model_settings_say_what_to_fix(kwargs, says):
+    with pytest.raises(ModelConfigError, match=says):
+        ModelSpec(**kwargs)
+
+
+def test_a_hosted_model_needs_its_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ModelConfigError, match="OPENAI_API_KEY"):
+        ModelSpec("openai/gpt-4o").api_key()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert ModelSpec("openai/gpt-4o").api_key() == "sk-x"
+    assert ModelSpec("ollama/llama3", api_base="http://localhost:11434/v1").api_key() == "unused"
+    assert not ModelSpec("ollama/llama3", api_base="http://localhost:11434/v1").hosted
