@@ -35,6 +35,13 @@ def _app(cfg: DictConfig) -> None:
         s = result.summary
         print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {s['samples']} answer samples, "
               f"{s['updates']} rating updates in {s['elapsed_s']:.1f}s")
+        if "usage" in s:
+            u = s["usage"]["total"]
+            print(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "
+                  f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in, "
+                  f"{u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
+        if "stopped" in s:
+            print(f"stopped early: {s['stopped']}")
         print(f"results: {out_dir}")
 
 

@@ -235,7 +235,10 @@ class FakeLLMServer:
                 fault = server._pick_fault(name)
                 n, seed = int(body.get("n") or 1), int(body.get("seed") or 0)
                 with server._lock:
-                    server.log.append({"model": name, "n": n, "seed": seed, "fault": fault})
+                    server.log.append({"model": name, "n": n, "seed": seed, "fault": fault,
+                                       "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
+                                       "headers": {k.lower(): v for k, v in self.headers.items()
+                                                   if k.lower().startswith("x-")}})
                     if fault:
                         server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
                 if server.latency_s:

@@ -137,3 +137,14 @@ def test_a_hosted_model_needs_its_key(monkeypatch):
     assert ModelSpec("openai/gpt-4o").api_key() == "sk-x"
     assert ModelSpec("ollama/llama3", api_base="http://localhost:11434/v1").api_key() == "unused"
     assert not ModelSpec("ollama/llama3", api_base="http://localhost:11434/v1").hosted
+
+
+def test_each_player_sends_its_own_sampling_settings_and_headers():
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        s = spec(srv, temperature=0.2, max_tokens=77, extra_headers={"X-Team": "skate"})
+        client().complete(s, MSGS, [(0, 5)], "p")
+        client().complete(spec(srv), MSGS, [(0, 5)], "q")
+    first, second = srv.log
+    assert (first["temperature"], first["max_tokens"], first["headers"].get("x-team")) == (0.2, 77, "skate")
+    assert (second["temperature"], second["max_tokens"], second["headers"].get("x-team")) == (0.7, 2048, None)
+    assert first["seed"] == 5
