@@ -85,6 +85,8 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
     import skate.llm  # noqa: F401  (sets LiteLLM's offline price table before the import)
     import litellm
 
+    litellm.suppress_debug_info = True  # no "Give Feedback" banner on stdout per error
+
     kwargs: dict[str, Any] = {"model": spec.model, "messages": messages, "temperature": spec.temperature,
                               "max_tokens": spec.max_tokens, "timeout": spec.timeout_s, "num_retries": 0,
                               "n": n, "seed": seed, "drop_params": True}
@@ -97,15 +99,8 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
     kwargs.update(spec.extra_body)
     try:
         resp = litellm.completion(**kwargs)
-    except litellm.exceptions.Timeout as exc:
-        raise CallFailed("timeout", f"no reply within {spec.timeout_s}s", retryable=True) from exc
-    except litellm.exceptions.APIConnectionError as exc:
-        raise CallFailed("transport", str(exc)[:200], retryable=True) from exc
-    except litellm.exceptions.APIError as exc:  # base of the status-code errors
-        status = int(getattr(exc, "status_code", 500) or 500)
-        response = getattr(exc, "response", None)
-        retry_after = response.headers.get("retry-after") if response is not None else None
-        raise _status_error(status, retry_after, str(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
+        raise _litellm_error(exc, spec) from exc
     try:
         texts = [c.message.content for c in resp.choices]
         if not texts or not all(isinstance(t, str) for t in texts):
@@ -115,3 +110,18 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
                      int(getattr(usage, "completion_tokens", 0) or 0))
     except (ValueError, AttributeError, TypeError) as exc:
         raise CallFailed("malformed", f"unreadable reply ({exc})", retryable=True) from exc
+
+
+def _litellm_error(exc: Exception, spec: ModelSpec) -> CallFailed:
+    import litellm
+
+    if isinstance(exc, litellm.exceptions.Timeout):
+        return CallFailed("timeout", f"no reply within {spec.timeout_s}s", retryable=True)
+    if isinstance(exc, litellm.exceptions.APIConnectionError):
+        return CallFailed("transport", str(exc)[:200], retryable=True)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+        headers = headers or getattr(exc, "litellm_response_headers", None) or {}
+        return _status_error(status, headers.get("retry-after"), str(exc))
+    return CallFailed("error", f"{type(exc).__name__}: {exc}"[:300], retryable=False)

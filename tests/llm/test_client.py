@@ -148,3 +148,23 @@ def test_each_player_sends_its_own_sampling_settings_and_headers():
     assert (first["temperature"], first["max_tokens"], first["headers"].get("x-team")) == (0.2, 77, "skate")
     assert (second["temperature"], second["max_tokens"], second["headers"].get("x-team")) == (0.7, 2048, None)
     assert first["seed"] == 5
+
+
+def test_the_litellm_route_reaches_the_server_and_classifies_its_errors():
+    """Providers that are not OpenAI-compatible go through LiteLLM; its OpenAI route can be aimed
+    at the loopback server to check the plumbing and the error mapping for real."""
+    from skate.llm.client import CallFailed
+    from skate.llm.transport import _send_litellm
+
+    models = {"ok": FakeModel(), "busy": FakeModel(faults={"rate_limit": 1.0}),
+              "broken": FakeModel(faults={"server_error": 1.0})}
+    with FakeLLMServer(models, retry_after_s=7) as srv:
+        reply = _send_litellm(spec(srv, "ok"), MSGS, 2, 3)
+        assert len(reply.texts) == 2 and reply.prompt_tokens >= 1
+        assert srv.log[-1]["n"] == 2 and srv.log[-1]["seed"] == 3
+        with pytest.raises(CallFailed) as busy:
+            _send_litellm(spec(srv, "busy"), MSGS, 1, 3)
+        assert (busy.value.kind, busy.value.retryable, busy.value.retry_after) == ("rate_limit", True, 7.0)
+        with pytest.raises(CallFailed) as broken:
+            _send_litellm(spec(srv, "broken"), MSGS, 1, 3)
+        assert (broken.value.kind, broken.value.status) == ("server", 500)
