@@ -55,8 +55,34 @@ class TrueSkillConfig:
     mu: float = 25.0
     sigma: float = 25.0 / 3.0
     beta: float = 25.0 / 6.0
-    tau: float = 25.0 / 300.0
-    draw_probability: float = 0.10
+    tau: float = 25.0 / 300.0  # dynamics: variance added before each update
+    draw_probability: Any = 0.10  # a number in [0, 1), or "auto": the observed draw rate
+    orderings: int = 1  # > 1: final table = mean over this many random orderings of the outcomes
+    average_last: int = 0  # > 0: score = mean mu over the last N updates (the paper: 100)
+    seed: int = 0  # for the orderings
+
+
+@dataclass
+class BradleyTerryConfig:
+    _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"
+    outcome: OutcomeRule = OutcomeRule.relative
+    draw_margin: float = 0.05
+    p_thresh: float = 0.55
+    alpha: float = 0.01  # regularisation: pseudo-wins each way, keeps unbeaten players finite
+    bootstrap: int = 1000  # resamples of whole tasks for the intervals
+    level: float = 0.95  # interval coverage
+    seed: int = 0
+
+
+@dataclass
+class EloConfig:
+    _target_: str = "skate.ratings.elo.EloRating"
+    outcome: OutcomeRule = OutcomeRule.relative
+    draw_margin: float = 0.05
+    p_thresh: float = 0.55
+    k: float = 16.0
+    scale: float = 400.0
+    initial: float = 1500.0
 
 
 # --------------------------------------------------------------------------- augmentation
@@ -206,6 +232,8 @@ def register_configs() -> None:
     cs.store(name="skate_schema", node=SkateConfig)
     cs.store(group="game", name="cop_schema", node=GameConfig)
     cs.store(group="rating", name="trueskill_schema", node=TrueSkillConfig)
+    cs.store(group="rating", name="bradley_terry_schema", node=BradleyTerryConfig)
+    cs.store(group="rating", name="elo_schema", node=EloConfig)
     cs.store(group="aug", name="aug_schema", node=AugConfig)
     cs.store(group="estimator", name="algorithm1_schema", node=Algorithm1Config)
     cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
@@ -243,8 +271,19 @@ def validate(cfg: DictConfig) -> None:
         if key in r:
             _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
     if "draw_probability" in r:
-        _check(0.0 <= r.draw_probability < 1.0, "rating.draw_probability", r.draw_probability,
-               "must lie in [0, 1)")
+        dp = r.draw_probability
+        _check(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
+               "rating.draw_probability", dp, "give a number in [0, 1) or auto")
+    for key, low in (("orderings", 1), ("average_last", 0), ("bootstrap", 1)):
+        if key in r:
+            _check(r[key] >= low, f"rating.{key}", r[key], f"must be >= {low}")
+    if "alpha" in r:
+        _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
+    if "level" in r:
+        _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
+    for key in ("k", "scale"):
+        if key in r:
+            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
 
     e = cfg.estimator
     if "sigma_star" in e:

@@ -126,17 +126,26 @@ def usage_summary(client) -> dict[str, Any]:
 
 
 def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
-    """The ratings table as plain text, best first."""
+    """The ratings table as plain text, best first: score, interval, and the backend's extras."""
+    def num(x: Any, width: int, nd: int = 2) -> str:
+        return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
+
     has_truth = any("true_skill" in r for r in rows)
-    header = f"{'rank':>4}  {'player':<20} {'mu':>7} {'sigma':>6}"
+    has_sigma = any("sigma" in r for r in rows)
+    header = f"{'rank':>4}  {'player':<20} {'score':>8} {'interval':>17}"
+    header += f" {'sigma':>6}" if has_sigma else ""
     header += f" {'true_skill':>10}" if has_truth else ""
     header += f" {'tasks set':>9}" if summary else ""
     lines = [header, "-" * len(header)]
     for r in rows:
-        line = f"{r['rank']:>4}  {r['player']:<20} {r['mu']:>7.2f} {r['sigma']:>6.2f}"
+        rank = r.get("rank")
+        iv = (f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None
+              else "-")
+        line = f"{rank if rank is not None else '-':>4}  {r['player']:<20} {num(r.get('score'), 8)} {iv:>17}"
+        if has_sigma:
+            line += f" {num(r.get('sigma'), 6)}"
         if has_truth:
-            ts = r.get("true_skill")
-            line += f" {ts:>10.2f}" if ts is not None else f" {'-':>10}"
+            line += f" {num(r.get('true_skill'), 10)}"
         if summary:
             line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
         lines.append(line)

@@ -52,7 +52,8 @@ def test_ratings_json(small_run):
     assert rows == result.table
     assert [r["rank"] for r in rows] == [1, 2, 3]
     for r in rows:
-        assert set(r) == {"player", "mu", "sigma", "rank", "true_skill"}
+        assert set(r) == {"player", "score", "lo", "hi", "rank", "mu", "sigma", "games", "true_skill"}
+        assert r["score"] == r["mu"] and r["lo"] < r["mu"] < r["hi"]
         assert r["sigma"] < 25 / 3
     assert {r["player"]: r["true_skill"] for r in rows} == {"hi": 0.85, "mid": 0.6, "lo": 0.35}
     table = format_table(rows)

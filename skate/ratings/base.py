@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from skate.config import OutcomeRule
@@ -13,13 +13,49 @@ from skate.ratings.outcomes import PairOutcome, task_outcomes
 
 @dataclass(frozen=True)
 class RatingRow:
+    """One line of the table every backend produces: a score, an interval, a rank.
+
+    ``lo``/``hi`` bound the score (None when the backend has no uncertainty, e.g. Elo); ``score``
+    and ``rank`` are None for a player with no games where the backend cannot place one.
+    ``extra`` holds the backend's own numbers (TrueSkill's mu and sigma, games played, ...).
+    """
+
     player: str
-    mu: float
-    sigma: float
-    rank: int
+    score: float | None
+    lo: float | None
+    hi: float | None
+    rank: int | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:  # row.mu, row.sigma, ... from extra
+        extra = self.__dict__.get("extra", {})
+        if name in extra:
+            return extra[name]
+        raise AttributeError(name)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "mu": self.mu, "sigma": self.sigma, "rank": self.rank}
+        return {"player": self.player, "score": self.score, "lo": self.lo, "hi": self.hi,
+                "rank": self.rank, **self.extra}
+
+
+def rank_by_score(rows: list[tuple[str, float | None]]) -> dict[str, int | None]:
+    """Rank 1, 2, ... by score, best first (ties broken by name); no score, no rank."""
+    scored = sorted((r for r in rows if r[1] is not None), key=lambda r: (-r[1], r[0]))
+    out: dict[str, int | None] = {name: None for name, _ in rows}
+    out.update({name: i + 1 for i, (name, _) in enumerate(scored)})
+    return out
+
+
+def rank_by_intervals(intervals: dict[str, tuple[float, float] | None]) -> dict[str, int | None]:
+    """Rank = 1 + the number of players whose interval lies entirely above this one's."""
+    out: dict[str, int | None] = {}
+    for name, iv in intervals.items():
+        if iv is None:
+            out[name] = None
+            continue
+        out[name] = 1 + sum(1 for other, o in intervals.items()
+                            if other != name and o is not None and o[0] > iv[1])
+    return out
 
 
 class RatingBackend(ABC):
@@ -31,11 +67,14 @@ class RatingBackend(ABC):
         self.draw_margin = draw_margin
         self.p_thresh = p_thresh
         self.players: list[str] = []
+        self.games: dict[str, int] = {}
+        self.history: list[PairOutcome] = []  # every outcome applied, in order
 
     def add_players(self, names: Sequence[str]) -> None:
         for name in names:
             if name not in self.players:
                 self.players.append(name)
+                self.games[name] = 0
                 self._add(name)
 
     def outcomes(self, task_id: str, p_correct: Mapping[str, float]) -> list[PairOutcome]:
@@ -44,7 +83,13 @@ class RatingBackend(ABC):
 
     def update(self, task_id: str, p_correct: Mapping[str, float]) -> list[dict[str, Any]]:
         """Apply every pairwise outcome of one task; return one log record per update."""
-        return [self.apply(o) for o in self.outcomes(task_id, p_correct)]
+        records = []
+        for o in self.outcomes(task_id, p_correct):
+            self.games[o.a] += 1
+            self.games[o.b] += 1
+            self.history.append(o)
+            records.append(self.apply(o))
+        return records
 
     @abstractmethod
     def _add(self, name: str) -> None: ...

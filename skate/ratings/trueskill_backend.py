@@ -1,47 +1,111 @@
-"""TrueSkill, updated once per unique pair of players per task (SKATE §4.3)."""
+"""TrueSkill, updated once per unique pair of players per task (SKATE §4.3).
+
+Options beyond the paper's setting:
+
+- ``tau`` and ``draw_probability`` are settings; ``draw_probability: auto`` uses the draw rate
+  observed so far (0.10 until 20 outcomes are in), and the whole stream's rate when replaying.
+- ``orderings: K`` (> 1) makes the final table the mean over K random orderings of the same
+  outcomes (seeded by ``seed``): TrueSkill is online, so its result depends on the order in
+  which games happened to be played; averaging removes most of that.
+- ``average_last: N`` scores each player by the mean of its μ after each of the last N updates
+  (the paper reports the mean over the final 100 updates).
+
+The table's interval is μ ± 2σ; ranks follow the score.
+"""
 
 from __future__ import annotations
 
 import warnings
 from typing import Any
 
+import numpy as np
+
 with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a docstring
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
 from skate.config import OutcomeRule
-from skate.ratings.base import RatingBackend, RatingRow
+from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
 from skate.ratings.outcomes import PairOutcome
+
+DEFAULT_DRAW = 0.10
+MIN_OUTCOMES_FOR_AUTO = 20
 
 
 class TrueSkillRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
-                 draw_probability: float = 0.10) -> None:
+                 draw_probability: float | str = DEFAULT_DRAW, orderings: int = 1,
+                 average_last: int = 0, seed: int = 0) -> None:
         super().__init__(outcome, draw_margin, p_thresh)
+        if isinstance(draw_probability, str) and draw_probability != "auto":
+            raise ValueError(f"rating.draw_probability={draw_probability!r}: give a number in [0, 1) or 'auto'")
+        self.auto_draw = draw_probability == "auto"
+        self.params = {"mu": mu, "sigma": sigma, "beta": beta, "tau": tau}
+        self.orderings, self.average_last, self.seed = int(orderings), int(average_last), seed
         # A private environment: never touch trueskill's global one.
-        self.env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=beta, tau=tau,
-                                       draw_probability=draw_probability, backend=None)
+        self.env = self._env(DEFAULT_DRAW if self.auto_draw else float(draw_probability))
         self.ratings: dict[str, trueskill.Rating] = {}
         self.n_updates = 0
+        self.draws = 0
+        self.trace: list[dict[str, float]] = []  # μ of every player after each update (average_last)
+
+    def _env(self, draw_probability: float) -> trueskill.TrueSkill:
+        return trueskill.TrueSkill(**self.params, draw_probability=min(max(draw_probability, 1e-4), 0.95),
+                                   backend=None)
 
     def _add(self, name: str) -> None:
         self.ratings[name] = self.env.create_rating()
 
-    def apply(self, o: PairOutcome) -> dict[str, Any]:
-        ra, rb = self.ratings[o.a], self.ratings[o.b]
-        if o.result == 0.0:
-            new_b, new_a = trueskill.rate_1vs1(rb, ra, env=self.env)
+    @staticmethod
+    def _rate(env: trueskill.TrueSkill, ra: trueskill.Rating, rb: trueskill.Rating,
+              result: float) -> tuple[trueskill.Rating, trueskill.Rating]:
+        if result == 0.0:
+            new_b, new_a = trueskill.rate_1vs1(rb, ra, env=env)
         else:
-            new_a, new_b = trueskill.rate_1vs1(ra, rb, drawn=o.drawn, env=self.env)
-        self.ratings[o.a], self.ratings[o.b] = new_a, new_b
+            new_a, new_b = trueskill.rate_1vs1(ra, rb, drawn=result == 0.5, env=env)
+        return new_a, new_b
+
+    def apply(self, o: PairOutcome) -> dict[str, Any]:
         self.n_updates += 1
+        self.draws += o.drawn
+        if self.auto_draw and self.n_updates > MIN_OUTCOMES_FOR_AUTO:
+            self.env = self._env(self.draws / self.n_updates)
+        new_a, new_b = self._rate(self.env, self.ratings[o.a], self.ratings[o.b], o.result)
+        self.ratings[o.a], self.ratings[o.b] = new_a, new_b
+        if self.average_last:
+            self.trace.append({n: r.mu for n, r in self.ratings.items()})
+            del self.trace[: -self.average_last]
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
                 "p_a": o.p_a, "p_b": o.p_b, "result": o.result,
                 "mu_a": new_a.mu, "sigma_a": new_a.sigma, "mu_b": new_b.mu, "sigma_b": new_b.sigma}
 
+    def replay(self, outcomes: list[PairOutcome]) -> dict[str, trueskill.Rating]:
+        """Final ratings from these outcomes in this order (a fresh environment)."""
+        rate = self.draws / self.n_updates if self.n_updates else DEFAULT_DRAW
+        env = self._env(rate if self.auto_draw else self.env.draw_probability)
+        ratings = {n: env.create_rating() for n in self.players}
+        for o in outcomes:
+            ratings[o.a], ratings[o.b] = self._rate(env, ratings[o.a], ratings[o.b], o.result)
+        return ratings
+
     def table(self) -> list[RatingRow]:
-        order = sorted(self.players, key=lambda n: (-self.ratings[n].mu, n))
-        return [RatingRow(n, self.ratings[n].mu, self.ratings[n].sigma, i + 1)
-                for i, n in enumerate(order)]
+        mu = {n: r.mu for n, r in self.ratings.items()}
+        sigma = {n: r.sigma for n, r in self.ratings.items()}
+        extra: dict[str, dict[str, Any]] = {n: {} for n in self.players}
+        if self.orderings > 1 and self.history:
+            rng = np.random.default_rng(self.seed)
+            runs = [self.replay([self.history[i] for i in rng.permutation(len(self.history))])
+                    for _ in range(self.orderings)]
+            for n in self.players:
+                mus = np.array([r[n].mu for r in runs])
+                mu[n], sigma[n] = float(mus.mean()), float(np.mean([r[n].sigma for r in runs]))
+                extra[n]["mu_spread"] = float(mus.std())
+        score = dict(mu)
+        if self.average_last and self.trace:
+            score = {n: float(np.mean([t[n] for t in self.trace])) for n in self.players}
+        ranks = rank_by_score([(n, score[n]) for n in self.players])
+        return sorted((RatingRow(n, score[n], score[n] - 2 * sigma[n], score[n] + 2 * sigma[n], ranks[n],
+                                 {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0), **extra[n]})
+                       for n in self.players), key=lambda r: r.rank or 10**9)

@@ -1,0 +1,44 @@
+"""Elo, online: after each pairwise outcome, each player moves by K × (result − expected).
+
+Expected score of a against b: 1 / (1 + 10^((R_b − R_a) / scale)). A draw counts 0.5. Elo has
+no uncertainty, so the table's interval is empty (None); ranks follow the rating.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from skate.config import OutcomeRule
+from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
+from skate.ratings.outcomes import PairOutcome
+
+
+class EloRating(RatingBackend):
+    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
+                 p_thresh: float = 0.55, k: float = 16.0, scale: float = 400.0,
+                 initial: float = 1500.0) -> None:
+        super().__init__(outcome, draw_margin, p_thresh)
+        if k <= 0 or scale <= 0:
+            raise ValueError(f"rating.k={k} and rating.scale={scale} must both be > 0")
+        self.k, self.scale, self.initial = k, scale, initial
+        self.ratings: dict[str, float] = {}
+        self.n_updates = 0
+
+    def _add(self, name: str) -> None:
+        self.ratings[name] = self.initial
+
+    def expected(self, a: str, b: str) -> float:
+        return 1.0 / (1.0 + 10 ** ((self.ratings[b] - self.ratings[a]) / self.scale))
+
+    def apply(self, o: PairOutcome) -> dict[str, Any]:
+        e = self.expected(o.a, o.b)
+        self.ratings[o.a] += self.k * (o.result - e)
+        self.ratings[o.b] -= self.k * (o.result - e)
+        self.n_updates += 1
+        return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b, "p_a": o.p_a,
+                "p_b": o.p_b, "result": o.result, "elo_a": self.ratings[o.a], "elo_b": self.ratings[o.b]}
+
+    def table(self) -> list[RatingRow]:
+        ranks = rank_by_score([(n, self.ratings[n]) for n in self.players])
+        return sorted((RatingRow(n, self.ratings[n], None, None, ranks[n], {"games": self.games[n]})
+                       for n in self.players), key=lambda r: r.rank or 10**9)
