@@ -262,28 +262,7 @@ def validate(cfg: DictConfig) -> None:
            f"need at least game.n_options - 1 = {g.n_options - 1} distractors")
     _check(g.determinism_runs >= 1, "game.determinism_runs", g.determinism_runs, "need >= 1")
 
-    r = cfg.rating
-    if "p_thresh" in r:
-        _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
-    if "draw_margin" in r:
-        _check(0.0 <= r.draw_margin < 1.0, "rating.draw_margin", r.draw_margin, "must lie in [0, 1)")
-    for key in ("sigma", "beta"):
-        if key in r:
-            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
-    if "draw_probability" in r:
-        dp = r.draw_probability
-        _check(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
-               "rating.draw_probability", dp, "give a number in [0, 1) or auto")
-    for key, low in (("orderings", 1), ("average_last", 0), ("bootstrap", 1)):
-        if key in r:
-            _check(r[key] >= low, f"rating.{key}", r[key], f"must be >= {low}")
-    if "alpha" in r:
-        _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
-    if "level" in r:
-        _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
-    for key in ("k", "scale"):
-        if key in r:
-            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
+    validate_rating(cfg.rating)
 
     e = cfg.estimator
     if "sigma_star" in e:
@@ -332,6 +311,30 @@ def validate(cfg: DictConfig) -> None:
                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
     if lc.budget_usd is not None:
         _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
+
+
+def validate_rating(r: DictConfig) -> None:
+    if "p_thresh" in r:
+        _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
+    if "draw_margin" in r:
+        _check(0.0 <= r.draw_margin < 1.0, "rating.draw_margin", r.draw_margin, "must lie in [0, 1)")
+    for key in ("sigma", "beta"):
+        if key in r:
+            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
+    if "draw_probability" in r:
+        dp = r.draw_probability
+        _check(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
+               "rating.draw_probability", dp, "give a number in [0, 1) or auto")
+    for key, low in (("orderings", 1), ("average_last", 0), ("bootstrap", 1)):
+        if key in r:
+            _check(r[key] >= low, f"rating.{key}", r[key], f"must be >= {low}")
+    if "alpha" in r:
+        _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
+    if "level" in r:
+        _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
+    for key in ("k", "scale"):
+        if key in r:
+            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
 
 
 def validate_sandbox(s: DictConfig) -> None:

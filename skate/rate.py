@@ -1,0 +1,137 @@
+"""``python -m skate.rate RUN_DIR [overrides...]``: rate a finished run again, with no model call.
+
+Reads the run's ``events.jsonl`` (every task's p(correct) per player, in the order the game
+produced them), feeds the same outcome stream to the chosen backend, prints the table and saves
+it as ``RUN_DIR/ratings.<backend>.json``. With no ``rating=...`` override the run's own rating
+settings are used, so the live table is reproduced; ``rating=bradley_terry``, ``rating=elo`` or
+any ``rating.*`` override (``rating.outcome=absolute``, ``rating.orderings=20``, ...) rates the
+same games another way.
+
+Exit status: 0 done; 2 bad usage or configuration; 3 the folder holds no usable event log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+from skate.config import ConfigError, register_configs, validate_rating
+from skate.store import EVENTS_FILE, read_events
+
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+class RunLogError(ValueError):
+    """The run folder has no event log this tool can read."""
+
+
+def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, float]]], dict[str, Any]]:
+    """Players (roster order), each task's p(correct) by player (task order), the run's config."""
+    if not (run_dir / EVENTS_FILE).exists():
+        raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of a finished or stopped run")
+    events = read_events(run_dir)
+    start = next((e for e in events if e.get("event") == "run_start"), None)
+    if start is None:
+        raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
+    players = [p["name"] for p in start.get("players", [])]
+    scores: dict[str, dict[str, float]] = {}
+    order: list[str] = []
+    rated_tasks = {e["task_id"] for e in events if e.get("event") == "rating"}
+    stopped_rounds = {e["round"] for e in events if e.get("event") == "run_stopped"}
+    for e in events:
+        if e.get("event") == "task" and e.get("round") not in stopped_rounds:
+            order.append(e["task_id"])
+            scores[e["task_id"]] = {}
+        elif e.get("event") == "estimate" and e.get("p") is not None and e["task_id"] in scores:
+            scores[e["task_id"]][e["player"]] = float(e["p"])
+    # A task of an unfinished round (run stopped or crashed mid-round) changed no rating live:
+    # leave it out here too, so recomputation matches.
+    finished = {e["round"] for e in events if e.get("event") == "round_end"}
+    tasks = [(t, scores[t]) for t in order
+             if t in rated_tasks or _round_of(events, t) in finished]
+    return players, tasks, start.get("config", {})
+
+
+def _round_of(events: list[dict[str, Any]], task_id: str) -> int | None:
+    for e in events:
+        if e.get("event") == "task" and e.get("task_id") == task_id:
+            return e.get("round")
+    return None
+
+
+BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo"}
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
+    """Hydra overrides that rebuild a run's rating settings."""
+    option = BACKEND_OPTIONS.get(str(rating.get("_target_", "")).rsplit(".", 1)[-1])
+    if option is None:
+        return []
+    return [f"rating={option}", *(f"rating.{k}={_fmt(v)}" for k, v in rating.items() if k != "_target_")]
+
+
+def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """The table a backend gives for a stored run; returns (backend name, rows)."""
+    players, tasks, run_config = load_scores(run_dir)
+    register_configs()
+    if not any(o.split("=")[0].lstrip("+~") == "rating" for o in overrides) and run_config.get("rating"):
+        # No backend named: the run's own rating settings first, then the overrides.
+        overrides = [*run_rating_overrides(run_config["rating"]), *overrides]
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        cfg = compose(config_name="config", overrides=overrides)
+    validate_rating(cfg.rating)
+    backend = instantiate(cfg.rating, _convert_="all")
+    backend.add_players(players)
+    for task_id, p_correct in tasks:
+        backend.update(task_id, p_correct)
+    name = cfg.rating._target_.rsplit(".", 1)[-1]
+    return name, [r.as_dict() for r in backend.table()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m skate.rate", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run_dir", type=Path)
+    ap.add_argument("overrides", nargs="*", help="e.g. rating=bradley_terry rating.bootstrap=200")
+    ap.add_argument("--json", action="store_true", help="print the table as JSON")
+    args = ap.parse_args(argv)
+    try:
+        name, rows = rate_run(args.run_dir, args.overrides)
+    except RunLogError as exc:
+        print(f"skate.rate: {exc}", file=sys.stderr)
+        return 3
+    except (HydraException, ConfigError, ValueError) as exc:
+        print(f"skate.rate: config error: {exc}", file=sys.stderr)
+        return 2
+    out = args.run_dir / f"ratings.{name}.json"
+    out.write_text(json.dumps(rows, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        from skate.runner import format_table
+
+        print(format_table(rows))
+        print(f"\n{name} over {args.run_dir}; saved {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
