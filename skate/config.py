@@ -105,6 +105,19 @@ class Algorithm1Config:
 
 
 @dataclass
+class DecidedConfig:
+    _target_: str = "skate.scoring.Decided"
+    n_step: int = 10
+    max_samples: int = 40  # a near-tie that 40 samples cannot settle rarely moves a ranking
+    sigma_star: float = 0.05  # also stop, as Algorithm 1 does, once the standard error is below this
+    confidence: float = 0.8  # of the Wilson intervals that decide outcomes
+    # The outcome rule to decide: the rating's own, by default.
+    outcome: str = "${rating.outcome}"
+    draw_margin: float = "${rating.draw_margin}"  # type: ignore[assignment]
+    p_thresh: float = "${rating.p_thresh}"  # type: ignore[assignment]
+
+
+@dataclass
 class FixedNConfig:
     _target_: str = "skate.scoring.FixedN"
     n: int = 20
@@ -237,6 +250,7 @@ def register_configs() -> None:
     cs.store(group="aug", name="aug_schema", node=AugConfig)
     cs.store(group="estimator", name="algorithm1_schema", node=Algorithm1Config)
     cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
+    cs.store(group="estimator", name="decided_schema", node=DecidedConfig)
     cs.store(group="players", name="players_schema", node=PlayersConfig)
     cs.store(group="sandbox", name="subprocess_schema", node=SandboxConfig)
     cs.store(group="sandbox", name="jail_schema", node=JailConfig)
@@ -272,6 +286,10 @@ def validate(cfg: DictConfig) -> None:
                "must be >= estimator.n_step")
     if "n" in e:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
+    if "confidence" in e:
+        _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
+        _check(str(e.outcome) in ("relative", "absolute"), "estimator.outcome", e.outcome,
+               "must be relative or absolute")
 
     validate_sandbox(cfg.sandbox)
 

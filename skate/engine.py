@@ -161,27 +161,46 @@ class Engine:
         order, so the event log does not depend on timing.
         """
         n = len(self.players)
+        joint = getattr(self.estimator, "joint", False)
         if not any(p.io_bound for p in self.players):
             results = list(pool.map(lambda i: self._set_one(rnd, i), range(n)))
-            estimates = {(i, j): self._estimate(res.task, rnd, i, j)
-                         for i, res in enumerate(results) if res.task is not None for j in range(n)}
+            estimates: dict[tuple[int, int], Estimate] = {}
+            for i, res in enumerate(results):
+                if res.task is not None:
+                    estimates.update(self._task_estimates(res.task, rnd, i))
             return results, estimates
-        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers:
+        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers, \
+                ThreadPoolExecutor(max_workers=n, thread_name_prefix="task") as per_task:
             setting = {pool.submit(self._set_one, rnd, i): i for i in range(n)}
             pending: dict[tuple[int, int], Any] = {}
+            joint_pending: list[Any] = []
             try:
                 for fut in as_completed(setting):
                     i, res = setting[fut], fut.result()
-                    if res.task is not None:
+                    if res.task is None:
+                        continue
+                    if joint:  # one job per task; its players' batches go to the answer pool
+                        joint_pending.append(per_task.submit(self._task_estimates, res.task, rnd, i, answers.map))
+                    else:
                         for j in range(n):
                             pending[(i, j)] = answers.submit(self._estimate, res.task, rnd, i, j)
                 results = [f.result() for f in setting]
                 estimates = {key: f.result() for key, f in pending.items()}
+                for f in joint_pending:
+                    estimates.update(f.result())
             except StopRun:
-                for f in [*setting, *pending.values()]:
+                for f in [*setting, *pending.values(), *joint_pending]:
                     f.cancel()
                 raise
         return results, estimates
+
+    def _task_estimates(self, task: Task, round: int, setter_idx: int,
+                        pmap: Any = map) -> dict[tuple[int, int], Estimate]:
+        """Every player's estimate on one task, each from its own derived generator."""
+        rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in range(len(self.players))]
+        ests = self.estimator.estimate_task([p.answer_batch for p in self.players], task,
+                                            self.game.spec.n_options, rngs, pmap=pmap)
+        return {(setter_idx, j): e for j, e in enumerate(ests)}
 
     # ------------------------------------------------------------------ the game
     def run(self) -> GameResult:

@@ -37,6 +37,14 @@ def draw_option_sets(task: Task, n: int, n_options: int,
 
 
 class Estimator(ABC):
+    joint = False  # True: estimates all players of a task together (estimate_task)
+
+    def estimate_task(self, answer_fns: Sequence[AnswerFn], task: Task, n_options: int,
+                      rngs: Sequence[np.random.Generator], pmap: Callable = map) -> list[Estimate]:
+        """Every player's estimate on one task (independently, unless the estimator is joint)."""
+        return list(pmap(lambda i: self.estimate(answer_fns[i], task, n_options, rngs[i]),
+                         range(len(answer_fns))))
+
     @abstractmethod
     def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
                  rng: np.random.Generator) -> Estimate:
@@ -103,3 +111,84 @@ class FixedN(Estimator):
         n = self.n - void
         p = correct / n if n else float("nan")
         return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void)
+
+
+def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = correct / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class Decided(Estimator):
+    """Sample each player until the outcomes it takes part in are decided (skate's estimator).
+
+    The rating only uses p(correct) through pairwise outcomes: under the relative rule whether
+    |p_a - p_b| is under the draw margin and who is ahead, under the absolute rule whether p
+    clears ``p_thresh``. So all players of a task are estimated together, in batches of
+    ``n_step``. After each batch every player gets a Wilson interval at ``confidence``; a player
+    stops once every outcome it is part of is settled by the intervals (a sure win, loss or
+    draw against each other player; or, absolute rule, its interval clear of the threshold), or
+    once its own standard error is below ``sigma_star`` (Algorithm 1's rule, so it never needs
+    more), or at ``max_samples``. Samples go where they can still change an outcome.
+    """
+
+    joint = True
+
+    def __init__(self, n_step: int = 10, max_samples: int = 200, sigma_star: float = 0.05,
+                 confidence: float = 0.95, outcome: str = "relative", draw_margin: float = 0.05,
+                 p_thresh: float = 0.55) -> None:
+        from statistics import NormalDist
+
+        self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star
+        self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        self.outcome, self.draw_margin, self.p_thresh = str(outcome), draw_margin, p_thresh
+
+    def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
+                 rng: np.random.Generator) -> Estimate:
+        return self.estimate_task([answer_batch], task, n_options, [rng])[0]
+
+    def _settled(self, i: int, iv: list[tuple[float, float]]) -> bool:
+        lo, hi = iv[i]
+        if self.outcome == "absolute":
+            return lo >= self.p_thresh or hi < self.p_thresh
+        m = self.draw_margin
+        for j, (lo_j, hi_j) in enumerate(iv):
+            if j == i:
+                continue
+            win, loss = lo - hi_j >= m, lo_j - hi >= m
+            draw = hi - lo_j < m and hi_j - lo < m
+            if not (win or loss or draw):
+                return False
+        return True
+
+    def estimate_task(self, answer_fns: Sequence[AnswerFn], task: Task, n_options: int,
+                      rngs: Sequence[np.random.Generator], pmap: Callable = map) -> list[Estimate]:
+        k = len(answer_fns)
+        n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
+        active = set(range(k))
+        while active:
+            order = sorted(active)
+            steps = {i: min(self.n_step, self.max_samples - n[i] - void[i]) for i in order}
+            results = list(pmap(lambda i: self._sample(answer_fns[i], task, steps[i], n_options, rngs[i]), order))
+            for i, (c, u, v) in zip(order, results, strict=True):
+                n[i] += steps[i] - v
+                correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v
+            iv = [wilson(correct[i], n[i], self.z) for i in range(k)]
+            for i in order:
+                p = correct[i] / n[i] if n[i] else float("nan")
+                whole_batch_void = results[order.index(i)][2] == steps[i]
+                if (n[i] + void[i] >= self.max_samples or whole_batch_void
+                        or (n[i] and binomial_std(p, n[i]) < self.sigma_star)
+                        or (n[i] and self._settled(i, iv))):
+                    active.discard(i)
+        out = []
+        for i in range(k):
+            p = correct[i] / n[i] if n[i] else float("nan")
+            out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
+                                unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
+        return out
