@@ -7,6 +7,7 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from skate.config import ConfigError, register_configs
@@ -21,14 +22,17 @@ def _app(cfg: DictConfig) -> None:
     from skate.runner import format_table, run_game
     from skate.sandbox import SandboxUnavailable
 
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    hc = HydraConfig.get()
+    out_dir = Path(hc.runtime.output_dir)
     try:
         result = run_game(cfg, out_dir)
-    except ConfigError as exc:
-        print(f"skate: config error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except SandboxUnavailable as exc:
-        print(f"skate: no usable sandbox: {exc}", file=sys.stderr)
+    except (ConfigError, SandboxUnavailable) as exc:
+        what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
+        print(f"skate: {what}: {exc}", file=sys.stderr)
+        if hc.mode == RunMode.MULTIRUN:
+            # In a sweep, exiting would take the launcher (and the other jobs) down with it:
+            # fail this job only; the sweep reports it once the others have finished.
+            raise
         sys.exit(2)
     if cfg.print_table:
         print(format_table(result.table, result.summary))

@@ -1,0 +1,45 @@
+"""Sweeps as users run them: `python -m skate -m ...` through the joblib and submitit launchers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["game.rounds=2", "logger=none", "print_table=false"]
+
+
+def sweep(tmp_path, *args, launcher=None):
+    cmd = [sys.executable, "-m", "skate", "-m", *args, *FAST, f"hydra.sweep.dir={tmp_path}"]
+    if launcher:
+        cmd.append(f"hydra/launcher={launcher}")
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def test_a_two_job_sweep_runs_in_parallel_through_joblib(tmp_path):
+    res = sweep(tmp_path, "aug=no_info,hist_tasks")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Joblib.Parallel(n_jobs=2" in res.stdout + res.stderr
+    for job, strategy in ((0, "no_info"), (1, "hist_tasks")):
+        rows = json.loads((tmp_path / str(job) / "ratings.json").read_text())
+        start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
+        assert len(rows) == 6 and start["aug"] == strategy
+    assert (tmp_path / "multirun.yaml").exists()
+
+
+def test_a_failing_job_does_not_lose_the_others(tmp_path):
+    res = sweep(tmp_path, "players.simulated.0.skill=0.5,7")
+    assert res.returncode != 0
+    assert "players.simulated[0].skill=7.0 is invalid" in res.stderr
+    assert json.loads((tmp_path / "0" / "ratings.json").read_text())  # the good job finished
+    assert not (tmp_path / "1" / "ratings.json").exists()
+
+
+def test_the_submitit_launcher_runs_the_same_grid(tmp_path):
+    res = sweep(tmp_path, "aug=no_info,hist_perf", launcher="submitit_local")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "Submitit 'local'" in res.stdout + res.stderr
+    for job in (0, 1):
+        assert len(json.loads((tmp_path / str(job) / "ratings.json").read_text())) == 6
