@@ -215,7 +215,19 @@ class HashingEmbedderConfig:
 @dataclass
 class ConsoleLoggerConfig:
     _target_: str = "skate.tracking.ConsoleLogger"
-    every: int = 10  # print a progress line every this many rounds
+    every: int = 10  # plain progress: a line every this many rounds
+    progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
+
+
+@dataclass
+class WandbLoggerConfig(ConsoleLoggerConfig):
+    _target_: str = "skate.tracking.WandbLogger"
+    project: str = "skate"
+    entity: str = ""
+    mode: str = "offline"  # offline (files in the run folder; `wandb sync` later), online, disabled
+    group: str = ""  # "" = the sweep, when the game is a sweep job
+    name: str = ""  # "" = the job's overrides in a sweep, else W&B's own name
+    tags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -257,6 +269,7 @@ def register_configs() -> None:
     cs.store(group="sandbox", name="auto_schema", node=AutoSandboxConfig)
     cs.store(group="embedder", name="hashing_schema", node=HashingEmbedderConfig)
     cs.store(group="logger", name="console_schema", node=ConsoleLoggerConfig)
+    cs.store(group="logger", name="wandb_schema", node=WandbLoggerConfig)
     cs.store(group="logger", name="none_schema", node=NoLoggerConfig)
 
 

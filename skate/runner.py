@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
                 "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
         log.write("run_start", **info, config=to_container(cfg), versions=_versions())
+        logger.bind(out_dir, to_container(cfg), out_dir / EVENTS_FILE)
         logger.start(info)
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
                         logger, seed=cfg.seed)
@@ -100,7 +102,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         return result
     finally:
         log.close()
-        logger.close()
+        logger.close(failed=sys.exc_info()[0] is not None)
         sandbox.close()
         if client is not None:
             client.close()

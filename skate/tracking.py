@@ -1,15 +1,33 @@
-"""Run loggers (the ``logger`` config group): where progress and results are reported."""
+"""Run loggers (the ``logger`` config group): progress on the console, and Weights & Biases.
+
+- ``console``: a rich progress bar when the output is a terminal, plain log lines otherwise
+  (CI, pipes, log files).
+- ``wandb`` (the default): the console progress, plus one W&B run per game, offline unless
+  configured otherwise, written inside the run folder and grouped by sweep. It follows the event
+  log (the run's source of truth) rather than the engine: each round it logs the new rating
+  updates (μ/σ of both players at each update), and at the end the ratings table, every task
+  with each player's p(correct), the counts and the model cost. The run is finished in the
+  runner's ``finally``, so a crashed game still leaves a closed run (with a non-zero exit code).
+- ``none``: nothing.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("skate")
 
 
 class RunLogger:
-    """Hooks the engine calls; the base class does nothing."""
+    """Hooks the runner and engine call; the base class does nothing."""
+
+    def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
+        """Where the run writes, its whole config, and its event log (before ``start``)."""
 
     def start(self, info: dict[str, Any]) -> None: ...
 
@@ -18,7 +36,7 @@ class RunLogger:
 
     def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None: ...
 
-    def close(self) -> None: ...
+    def close(self, failed: bool = False) -> None: ...
 
 
 class NullLogger(RunLogger):
@@ -26,20 +44,169 @@ class NullLogger(RunLogger):
 
 
 class ConsoleLogger(RunLogger):
-    """Progress lines through Python logging (Hydra sends them to the console and the run log)."""
+    """Progress: a rich bar on a terminal, plain lines (every ``every`` rounds) otherwise."""
 
-    def __init__(self, every: int = 10) -> None:
+    def __init__(self, every: int = 10, progress: str = "auto") -> None:
+        if progress not in ("auto", "rich", "plain"):
+            raise ValueError(f"logger.progress={progress!r}: choose auto, rich or plain")
         self.every = max(1, every)
+        self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
+                                           and not os.environ.get("CI"))
+        self._bar = None
 
     def start(self, info: dict[str, Any]) -> None:
         log.info("game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
                  info["game"], len(info["players"]), info["rounds"], info["rating"], info["aug"],
                  info["sandbox"], info["seed"])
+        if self.rich:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
                   table: list[dict[str, Any]]) -> None:
+        leader = table[0]["player"] if table else "-"
+        if self._bar is not None:
+            self._bar.update(self._task, completed=round,
+                             status=f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}")
+            return
         if round % self.every and round != rounds:
             return
-        leader = table[0]["player"] if table else "-"
         log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; leader %s",
                  round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
+
+    def close(self, failed: bool = False) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+class WandbLogger(ConsoleLogger):
+    """W&B, offline by default, one run per game inside the run folder, grouped by sweep."""
+
+    def __init__(self, project: str = "skate", entity: str = "", mode: str = "offline", group: str = "",
+                 name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto") -> None:
+        super().__init__(every, progress)
+        if mode not in ("offline", "online", "disabled"):
+            raise ValueError(f"logger.mode={mode!r}: choose offline, online or disabled")
+        self.project, self.entity, self.mode = project, entity or None, mode
+        self.group, self.name, self.tags = group, name, list(tags or [])
+        self.run = None
+        self._out: Path | None = None
+        self._config: dict[str, Any] = {}
+        self._events: Path | None = None
+        self._offset = 0
+
+    def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
+        self._out, self._config, self._events = Path(out_dir), config, events
+
+    def _sweep_labels(self) -> tuple[str | None, str | None]:
+        """(group, name) from Hydra when this game is a job of a sweep."""
+        try:
+            from hydra.core.hydra_config import HydraConfig
+            from hydra.types import RunMode
+
+            if not HydraConfig.initialized():
+                return None, None
+            hc = HydraConfig.get()
+            if hc.mode != RunMode.MULTIRUN:
+                return None, None
+            return (str(hc.sweep.dir).replace("/", "_").strip("_"),
+                    f"job{hc.job.num}: {hc.job.override_dirname}" if hc.job.override_dirname else f"job{hc.job.num}")
+        except Exception:  # noqa: BLE001 - labels are a convenience
+            return None, None
+
+    def start(self, info: dict[str, Any]) -> None:
+        super().start(info)
+        os.environ.setdefault("WANDB_SILENT", "true")
+        if self.mode == "offline":
+            os.environ["WANDB_MODE"] = "offline"
+        import wandb
+
+        group, name = self._sweep_labels()
+        folder = self._out or Path.cwd()
+        self.run = wandb.init(project=self.project, entity=self.entity, mode=self.mode, dir=str(folder),
+                              group=self.group or group, name=self.name or name, tags=self.tags,
+                              config=self._config, job_type="game", reinit="finish_previous")
+        self.run.define_metric("update")
+        for key in ("mu/*", "sigma/*", "elo/*"):
+            self.run.define_metric(key, step_metric="update")
+        self.run.define_metric("round")
+        for key in ("tasks", "attempts", "samples", "leader_mu"):
+            self.run.define_metric(key, step_metric="round")
+
+    def _new_events(self) -> list[dict[str, Any]]:
+        if self._events is None or not self._events.exists():
+            return []
+        with open(self._events, encoding="utf-8") as f:
+            f.seek(self._offset)
+            lines = f.readlines()
+            self._offset = f.tell()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def _log_updates(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            if e.get("event") != "rating":
+                continue
+            row: dict[str, Any] = {"update": e["update"]}
+            for side in ("a", "b"):
+                p = e[side]
+                for key, prefix in (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/")):
+                    if key + side in e:
+                        row[prefix + p] = e[key + side]
+            self.run.log(row)
+
+    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
+                  table: list[dict[str, Any]]) -> None:
+        super().round_end(round, rounds, summary, table)
+        if self.run is None:
+            return
+        self._log_updates(self._new_events())
+        self.run.log({"round": round, "tasks": summary["tasks"], "attempts": summary["attempts"],
+                      "samples": summary["samples"],
+                      "leader_mu": table[0].get("score") if table else None})
+
+    def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+        if self.run is None:
+            return
+        import wandb
+
+        self._log_updates(self._new_events())
+        cols = sorted({k for r in table for k in r}, key=lambda k: (k != "player", k != "rank", k))
+        ratings = wandb.Table(columns=cols, data=[[r.get(c) for c in cols] for r in table])
+        tasks_table = self._tasks_table(wandb)
+        self.run.log({"ratings": ratings, "tasks": tasks_table})
+        for key, value in summary.items():
+            if key != "usage" and not isinstance(value, dict):
+                self.run.summary[key] = value
+        if "usage" in summary:
+            total = summary["usage"]["total"]
+            self.run.summary.update({f"cost/{k}": v for k, v in total.items()})
+            per = summary["usage"]["players"]
+            self.run.log({"cost_by_player": wandb.Table(
+                columns=["player", *total], data=[[p, *(u[k] for k in total)] for p, u in per.items()])})
+        for r in table:
+            self.run.summary[f"final/{r['player']}"] = r.get("score")
+
+    def _tasks_table(self, wandb):
+        from skate.store import read_events
+
+        events = read_events(self._events.parent) if self._events else []
+        players = [p["name"] for p in next((e for e in events if e["event"] == "run_start"), {}).get("players", [])]
+        tasks = {e["task_id"]: e for e in events if e["event"] == "task"}
+        p = {}
+        for e in events:
+            if e["event"] == "estimate":
+                p.setdefault(e["task_id"], {})[e["player"]] = e["p"]
+        return wandb.Table(columns=["task_id", "round", "setter", "answer", *players],
+                           data=[[t, tasks[t]["round"], tasks[t]["setter"], tasks[t]["answer"],
+                                  *(p.get(t, {}).get(n) for n in players)] for t in tasks])
+
+    def close(self, failed: bool = False) -> None:
+        super().close(failed)
+        if self.run is not None:
+            self.run.finish(exit_code=1 if failed else 0)
+            self.run = None

@@ -1,0 +1,84 @@
+"""W&B logging, offline: one closed run per game inside the run folder, grouped by sweep."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skate.runner import run_game
+from skate.sandbox import SandboxError
+from skate.tracking import ConsoleLogger
+from tests.test_game import config
+from tests.tracking.wandb_records import summarise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
+    out = tmp_path / "run"
+    run_game(config("game.rounds=3", "logger=wandb", "logger.progress=plain"), out)
+    s = summarise(out)
+    assert s["exit_code"] == 0 and s["kinds"]["exit"] == 1  # finished and closed
+    for player in ("hi", "mid", "lo"):
+        assert {f"mu/{player}", f"sigma/{player}"} <= s["history_keys"]
+        assert f"final/{player}" in s["summary_keys"]
+    assert {"ratings/_type", "tasks/_type", "round", "samples"} <= s["history_keys"]
+    updates = sum(1 for e in map(json.loads, (out / "events.jsonl").read_text().splitlines())
+                  if e["event"] == "rating")
+    assert s["kinds"]["history"] >= updates  # one history row per rating update, and more
+    tables = list((s["files"][-1].parent / "files" / "media" / "table").glob("tasks_*.table.json"))
+    task_table = json.loads(tables[0].read_text())
+    assert task_table["columns"][:4] == ["task_id", "round", "setter", "answer"]
+    assert len(task_table["data"]) == 9 and set(task_table["columns"][4:]) == {"hi", "mid", "lo"}
+
+
+def test_a_crashed_game_still_leaves_a_closed_run(tmp_path):
+    out = tmp_path / "crash"
+    with pytest.raises(SandboxError):
+        run_game(config("game.rounds=2", "logger=wandb", "logger.progress=plain", "sandbox=subprocess",
+                        "sandbox.python=/nonexistent/python"), out)
+    s = summarise(out)
+    assert s["exit_code"] == 1 and s["kinds"]["exit"] == 1
+
+
+def test_logger_none_writes_no_wandb_run(tmp_path):
+    run_game(config("game.rounds=1", "logger=none"), tmp_path / "quiet")
+    assert not (tmp_path / "quiet" / "wandb").exists()
+
+
+def test_sweep_jobs_are_grouped_by_sweep(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "skate", "-m", "aug=no_info,hist_perf", "game.rounds=2",
+                          "print_table=false", f"hydra.sweep.dir={tmp_path}"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    jobs = [summarise(tmp_path / str(i)) for i in (0, 1)]
+    assert all(j["exit_code"] == 0 for j in jobs)
+    assert jobs[0]["group"] == jobs[1]["group"] and str(tmp_path).strip("/").replace("/", "_") in jobs[0]["group"]
+    assert jobs[0]["name"].startswith("job0: ") and "aug=no_info" in jobs[0]["name"]
+    assert jobs[1]["name"].startswith("job1: ") and "aug=hist_perf" in jobs[1]["name"]
+
+
+def test_plain_progress_lines_without_a_terminal(caplog):
+    caplog.set_level(logging.INFO, logger="skate")
+    c = ConsoleLogger(every=2, progress="auto")  # pytest's stderr is not a terminal
+    assert not c.rich
+    summary = {"tasks": 3, "attempts": 4, "samples": 50}
+    for r in (1, 2, 3):
+        c.round_end(r, 3, summary, [{"player": "x"}])
+    lines = [m for m in caplog.messages if m.startswith("round")]
+    assert lines == ["round 2/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x",
+                     "round 3/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x"]
+    with pytest.raises(ValueError, match="progress"):
+        ConsoleLogger(progress="fancy")
+
+
+def test_rich_progress_bar_runs(capsys):
+    c = ConsoleLogger(progress="rich")
+    c.start({"game": "cop", "players": [1, 2], "rounds": 2, "rating": "r", "aug": "a", "sandbox": "s", "seed": 0})
+    c.round_end(1, 2, {"tasks": 1, "attempts": 1, "samples": 5}, [{"player": "x"}])
+    c.close()
