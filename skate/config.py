@@ -249,6 +249,7 @@ class SkateConfig:
     logger: Any = MISSING
     llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
+    report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
 
 
 def register_configs() -> None:

@@ -99,6 +99,8 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         write_ratings(out_dir, rows)
         log.write("run_end", ratings=rows, summary=result.summary)
         logger.finish(rows, result.summary)
+        if cfg.get("report", False):
+            _report(out_dir)
         return result
     finally:
         log.close()
@@ -106,6 +108,19 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         sandbox.close()
         if client is not None:
             client.close()
+
+
+def _report(out_dir: Path) -> None:
+    """The run's report; a failure here is logged, never fatal to a finished game."""
+    import logging
+
+    try:
+        from skate.report import build_report
+
+        page = build_report(out_dir)
+        logging.getLogger("skate").info("report: %s", page)
+    except Exception as exc:  # noqa: BLE001
+        logging.getLogger("skate").warning("no report for %s: %s", out_dir, exc)
 
 
 def build_client(c: DictConfig):

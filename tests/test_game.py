@@ -13,7 +13,7 @@ from skate.runner import format_table, run_game
 from skate.store import read_events
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
-SMALL = ["game.rounds=12", "logger=none",
+SMALL = ["game.rounds=12", "logger=none", "report=false",
          "players.simulated=[{name: hi, skill: 0.85, pitch: -0.2}, {name: mid, skill: 0.6},"
          " {name: lo, skill: 0.35, pitch: 0.2}]"]
 

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = ["game.rounds=2", "logger=none", "print_table=false"]
+FAST = ["game.rounds=2", "logger=none", "print_table=false", "report=false"]
 
 
 def sweep(tmp_path, *args, launcher=None):
-    cmd = [sys.executable, "-m", "skate", "-m", *args, *FAST, f"hydra.sweep.dir={tmp_path}"]
+    cmd = [sys.executable, "-m", "skate", "-m", *FAST, *args, f"hydra.sweep.dir={tmp_path}"]
     if launcher:
         cmd.append(f"hydra/launcher={launcher}")
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
@@ -43,3 +43,12 @@ def test_the_submitit_launcher_runs_the_same_grid(tmp_path):
     assert "Submitit 'local'" in res.stdout + res.stderr
     for job in (0, 1):
         assert len(json.loads((tmp_path / str(job) / "ratings.json").read_text())) == 6
+
+
+def test_a_sweep_ends_with_a_page_comparing_its_jobs(tmp_path):
+    res = sweep(tmp_path, "aug=no_info,hist_tasks", "report=true")
+    assert res.returncode == 0, res.stderr[-2000:]
+    page = (tmp_path / "report.html").read_text()
+    assert 'href="0/report/index.html"' in page and 'href="1/report/index.html"' in page
+    assert "aug=no_info" in page and "aug=hist_tasks" in page and "kendall_tau" in page
+    assert (tmp_path / "0" / "report" / "index.html").exists()

@@ -25,7 +25,7 @@ def llm_config(base: str, cache_dir: Path, *overrides: str, names=("ace", "mid",
     register_configs()
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
         return compose("config", overrides=[
-            "game.rounds=3", "logger=none", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
+            "game.rounds=3", "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
             "estimator=fixed_n", "estimator.n=6", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
             "llm.max_backoff_s=0.05", *overrides])
 

@@ -26,7 +26,7 @@ def strip_volatile(events):
 
 
 def test_llm_players_play_a_whole_game(server, tmp_path):
-    cfg = llm_config(server.api_base, tmp_path / "cache", "estimator.n=10", "game.rounds=4")
+    cfg = llm_config(server.api_base, tmp_path / "cache", "estimator.n=10", "game.rounds=4", "report=true")
     result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
     events = read_events(tmp_path / "run")
@@ -42,6 +42,8 @@ def test_llm_players_play_a_whole_game(server, tmp_path):
     assert total["prompt_tokens"] > 0 and total["completion_tokens"] > 0
     assert set(usage["players"]) == set(SKILLS)
     assert "usage" in kinds(events, "round_end")[-1]
+    page = (tmp_path / "run" / "report" / "index.html").read_text()
+    assert "cost_per_player.png" in page and "Model usage and cost" in page
 
 
 def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):

@@ -1,0 +1,25 @@
+"""A Hydra callback that writes the sweep's comparison page when a sweep ends."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+log = logging.getLogger("skate")
+
+
+class SweepReport(Callback):
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        if not config.get("report", True):
+            return
+        from skate.report import ReportError, build_sweep_report
+
+        try:
+            page = build_sweep_report(Path(config.hydra.sweep.dir))
+            log.info("sweep report: %s", page)
+        except (ReportError, OSError, ValueError) as exc:  # a report must never fail the sweep
+            log.warning("no sweep report: %s", exc)

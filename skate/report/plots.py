@@ -1,0 +1,200 @@
+"""The report's figures, each drawn from a run's tables alone (no model call)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from skate.report.data import RunData  # noqa: E402
+
+PASS = 0.55
+
+
+def _save(fig, out: Path, name: str) -> str:
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return name
+
+
+def rating_evolution(d: RunData, out: Path) -> tuple[str, str] | None:
+    """μ ± σ of every player after each rating update (TrueSkill runs)."""
+    u = d.updates
+    if u.empty or "mu_a" not in u:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for player in d.players:
+        rows = []
+        for side in ("a", "b"):
+            part = u[u[side] == player][["update", f"mu_{side}", f"sigma_{side}"]]
+            rows.append(part.set_axis(["update", "mu", "sigma"], axis=1))
+        s = pd.concat(rows).sort_values("update")
+        if s.empty:
+            continue
+        line, = ax.plot(s["update"], s["mu"], label=player, lw=1.2)
+        ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.15, color=line.get_color())
+    ax.set(xlabel="rating update", ylabel="TrueSkill μ ± σ", title="Ratings over the game")
+    ax.legend(fontsize=8, ncol=2)
+    return _save(fig, out, "rating_evolution.png"), "TrueSkill μ ± σ of every player after each update."
+
+
+def final_ratings(d: RunData, out: Path) -> tuple[str, str] | None:
+    rows = [r for r in d.ratings if r.get("score") is not None or r.get("mu") is not None]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (r.get("score", r.get("mu")) or 0))
+    score = [r.get("score", r.get("mu")) for r in rows]
+    lo = [r.get("lo") if r.get("lo") is not None else s for r, s in zip(rows, score, strict=True)]
+    hi = [r.get("hi") if r.get("hi") is not None else s for r, s in zip(rows, score, strict=True)]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    y = np.arange(len(rows))
+    ax.errorbar(score, y, xerr=[np.subtract(score, lo), np.subtract(hi, score)], fmt="o", capsize=4)
+    ax.set_yticks(y, [f"{r['player']} (#{r.get('rank', '-')})" for r in rows])
+    ax.set(xlabel="score with interval", title="Final ratings")
+    return _save(fig, out, "final_ratings.png"), "Final score of each player with its interval and rank."
+
+
+def setter_progress(d: RunData, out: Path) -> tuple[str, str] | None:
+    """Cumulative mean p(correct) of each setter on its own tasks, and of the others on them."""
+    if d.p.empty:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    tasks = d.tasks.set_index("task_id").loc[d.p.index]
+    for setter in d.players:
+        ids = tasks.index[tasks["setter"] == setter]
+        if not len(ids):
+            continue
+        own = d.p.loc[ids, setter]
+        others = d.p.loc[ids, [x for x in d.players if x != setter]].mean(axis=1)
+        k = np.arange(1, len(ids) + 1)
+        axes[0].plot(k, own.expanding().mean(), label=setter)
+        axes[1].plot(k, others.expanding().mean(), label=setter)
+    axes[0].axhline(PASS, ls=":", c="grey")
+    axes[0].set(title="setter on its own tasks", xlabel="tasks set", ylabel="cumulative mean p(correct)")
+    axes[1].set(title="the others on the setter's tasks", xlabel="tasks set")
+    axes[1].legend(fontsize=8)
+    return (_save(fig, out, "setter_progress.png"),
+            "Cumulative mean p(correct) of each setter on its own tasks (left) and of the other players on them (right).")
+
+
+def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
+    """Rows: setter's tasks; columns: player; value: mean (player's p − mean of the others' p)."""
+    tasks = d.tasks.set_index("task_id").loc[d.p.index]
+    out = pd.DataFrame(index=d.players, columns=d.players, dtype=float)
+    for setter in d.players:
+        ids = tasks.index[tasks["setter"] == setter]
+        if filtered:
+            ids = [t for t in ids if d.p.loc[t, setter] > PASS]
+        if not len(ids):
+            continue
+        block = d.p.loc[ids]
+        for player in d.players:
+            rest = block.drop(columns=player).mean(axis=1)
+            out.loc[setter, player] = float((block[player] - rest).mean())
+    return out
+
+
+def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
+    if d.p.empty:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5), layout="constrained")
+    for ax, filtered in zip(axes, (False, True), strict=True):
+        m = self_preference(d, filtered)
+        im = ax.imshow(m.values.astype(float), cmap="RdBu", vmin=-0.5, vmax=0.5)
+        ax.set_xticks(range(len(d.players)), d.players, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
+        ax.set(xlabel="player", ylabel="setter's tasks",
+               title="all tasks" if not filtered else f"setter p(correct) > {PASS}")
+        for i in range(len(d.players)):
+            for j in range(len(d.players)):
+                v = m.values[i, j]
+                if v == v:
+                    ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, ax=axes, shrink=0.8, label="p(correct) − mean of the others")
+    fig.savefig(out / "self_preference.png", dpi=110)
+    plt.close(fig)
+    return ("self_preference.png", "Self-preferencing: on each setter's tasks, each player's p(correct) minus the "
+            "mean of the others; left all tasks, right only tasks the setter itself passes.")
+
+
+def variance_histogram(d: RunData, out: Path) -> tuple[str, str, list[dict]] | None:
+    if d.p.empty:
+        return None
+    var = d.p.var(axis=1, ddof=0).dropna()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.hist(var, bins=30)
+    ax.set(xlabel="variance of p(correct) across players", ylabel="tasks", title="Points of difference")
+    low, high = var.idxmin(), var.idxmax()
+    examples = []
+    for label, tid in (("lowest variance", low), ("highest variance", high)):
+        row = d.tasks.set_index("task_id").loc[tid]
+        examples.append({"label": label, "task_id": tid, "setter": row["setter"], "prompt": row["prompt"],
+                         "answer": row["answer"], "p": {k: round(float(v), 2) for k, v in d.p.loc[tid].items() if v == v}})
+    return _save(fig, out, "variance_histogram.png"), "How much the players disagree on each task.", examples
+
+
+def asking_vs_answering(d: RunData, out: Path) -> tuple[str, str] | None:
+    """Asking: how hard the others find a player's tasks (1 − their mean p). Answering: the
+    player's mean p on the others' tasks."""
+    if d.p.empty:
+        return None
+    tasks = d.tasks.set_index("task_id").loc[d.p.index]
+    ask, answer = {}, {}
+    for pl in d.players:
+        mine = tasks.index[tasks["setter"] == pl]
+        theirs = tasks.index[tasks["setter"] != pl]
+        if len(mine):
+            ask[pl] = 1 - float(d.p.loc[mine, [x for x in d.players if x != pl]].mean(axis=1).mean())
+        if len(theirs):
+            answer[pl] = float(d.p.loc[theirs, pl].mean())
+    both = [pl for pl in d.players if pl in ask and pl in answer]
+    if not both:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.scatter([answer[p] for p in both], [ask[p] for p in both])
+    for pl in both:
+        ax.annotate(pl, (answer[pl], ask[pl]), fontsize=8, xytext=(3, 3), textcoords="offset points")
+    ax.set(xlabel="answering: mean p(correct) on others' tasks", ylabel="asking: 1 − others' mean p on own tasks",
+           title="Asking versus answering")
+    return _save(fig, out, "asking_vs_answering.png"), "Each player's skill at asking against its skill at answering."
+
+
+def recovered_vs_true(d: RunData, out: Path) -> tuple[str, str] | None:
+    truth = {k: v for k, v in d.true_skill.items() if v is not None}
+    rows = [r for r in d.ratings if r["player"] in truth and r.get("score", r.get("mu")) is not None]
+    if len(rows) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 5))
+    xs = [truth[r["player"]] for r in rows]
+    ys = [r.get("score", r.get("mu")) for r in rows]
+    ax.scatter(xs, ys)
+    for r, x, y in zip(rows, xs, ys, strict=True):
+        ax.annotate(r["player"], (x, y), fontsize=8, xytext=(3, 3), textcoords="offset points")
+    ax.set(xlabel="true skill (simulated)", ylabel="recovered score", title="Recovered versus true skill")
+    return _save(fig, out, "recovered_vs_true.png"), "Simulated players: the rating against the skill they were given."
+
+
+def cost_per_player(d: RunData, out: Path) -> tuple[str, str] | None:
+    if not d.usage:
+        return None
+    per = d.usage["players"]
+    names = list(per)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    axes[0].bar(names, [per[n]["cost_usd"] for n in names])
+    axes[0].set(ylabel="USD", title="Cost per player")
+    axes[1].bar(names, [per[n]["prompt_tokens"] + per[n]["completion_tokens"] for n in names])
+    axes[1].set(ylabel="tokens", title="Tokens per player")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=45)
+    return _save(fig, out, "cost_per_player.png"), "Model cost and tokens per player."
+
+
+PLOTS: list[Callable] = [rating_evolution, final_ratings, setter_progress, self_preference_plot,
+                         variance_histogram, asking_vs_answering, recovered_vs_true, cost_per_player]

@@ -1,0 +1,90 @@
+"""The report from a stored run: plots in one HTML page, exports, correlations, sweeps, the CLI."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy.stats import pearsonr, spearmanr
+
+from skate.report import build_report, correlations
+from skate.runner import run_game
+from skate.store import read_events
+from tests.test_game import config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    result = run_game(config("seed=3", "game.rounds=6"), out)
+    return out, result
+
+
+def test_the_page_names_every_player_and_embeds_every_plot(stored_run):
+    out, result = stored_run
+    page = build_report(out)
+    text = page.read_text()
+    for player in ("hi", "mid", "lo"):
+        assert player in text
+    images = re.findall(r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,', text)
+    assert set(images) >= {"rating_evolution.png", "final_ratings.png", "setter_progress.png",
+                           "self_preference.png", "variance_histogram.png", "asking_vs_answering.png",
+                           "recovered_vs_true.png"}
+    assert "<script" not in text and 'src="http' not in text  # self-contained: nothing fetched
+    for name in images:
+        assert (out / "report" / name).stat().st_size > 5000
+    assert "Example task, highest variance" in text
+
+
+def test_the_task_by_player_table_is_exported_as_parquet_and_csv(stored_run):
+    out, _ = stored_run
+    build_report(out)
+    pq = pd.read_parquet(out / "report" / "p_correct.parquet")
+    csv = pd.read_csv(out / "report" / "p_correct.csv")
+    assert list(pq.columns) == ["task_id", "round", "setter", "hi", "mid", "lo"]
+    assert len(pq) == len(csv) == 18
+    ests = {(e["task_id"], e["player"]): e["p"] for e in read_events(out) if e["event"] == "estimate"}
+    for _, row in pq.iterrows():
+        for player in ("hi", "mid", "lo"):
+            assert row[player] == pytest.approx(ests[(row["task_id"], player)])
+
+
+def test_correlations_with_external_benchmarks():
+    ratings = [{"player": p, "score": s} for p, s in [("a", 3.0), ("b", 2.0), ("c", 1.5), ("d", 0.1)]]
+    bench = pd.DataFrame({"player": ["a", "b", "c", "d", "e"], "mmlu": [90, 80, 70, 40, 99],
+                          "reversed": [1, 2, 3, 4, 5], "sparse": [1, None, None, 2, 3]})
+    corr = correlations(ratings, bench).set_index("benchmark")
+    assert corr.loc["mmlu", "players"] == 4  # e has no rating
+    assert corr.loc["mmlu", "pearson"] == pytest.approx(pearsonr([3, 2, 1.5, 0.1], [90, 80, 70, 40]).statistic)
+    assert corr.loc["mmlu", "spearman"] == pytest.approx(1.0)
+    assert corr.loc["reversed", "spearman"] == pytest.approx(spearmanr([3, 2, 1.5, 0.1], [1, 2, 3, 4]).statistic)
+    assert corr.loc["sparse", "pearson"] is None or pd.isna(corr.loc["sparse", "pearson"])  # 2 pairs: too few
+
+
+def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path):
+    out, result = stored_run
+    bench = tmp_path / "bench.csv"
+    pd.DataFrame({"player": ["hi", "mid", "lo"], "truth": [0.85, 0.6, 0.35]}).to_csv(bench, index=False)
+    res = subprocess.run([sys.executable, "-m", "skate.report", str(out), "--benchmarks", str(bench)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    corr = pd.read_csv(out / "report" / "correlations.csv")
+    assert corr.loc[0, "spearman"] == pytest.approx(1.0)
+    assert "Correlation with external benchmarks" in (out / "report" / "index.html").read_text()
+    missing = subprocess.run([sys.executable, "-m", "skate.report", str(tmp_path / "nothing")],
+                             capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert missing.returncode == 2 and "events.jsonl" in missing.stderr
+    empty = subprocess.run([sys.executable, "-m", "skate.report", str(tmp_path)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert empty.returncode == 2 and "no job folders" in empty.stderr
+
+
+def test_every_game_ends_with_its_report(tmp_path):
+    run_game(config("game.rounds=2", "report=true"), tmp_path / "r")
+    assert (tmp_path / "r" / "report" / "index.html").exists()
