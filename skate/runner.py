@@ -98,9 +98,9 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
             (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
         write_ratings(out_dir, rows)
         log.write("run_end", ratings=rows, summary=result.summary)
-        logger.finish(rows, result.summary)
         if cfg.get("report", False):
-            _report(out_dir)
+            _report(out_dir)  # before the logger finishes, so that it can carry the plots too
+        logger.finish(rows, result.summary)
         return result
     finally:
         log.close()

@@ -6,7 +6,7 @@
   configured otherwise, written inside the run folder and grouped by sweep. It follows the event
   log (the run's source of truth) rather than the engine: each round it logs the new rating
   updates (μ/σ of both players at each update), and at the end the ratings table, every task
-  with each player's p(correct), the counts and the model cost. The run is finished in the
+  with each player's p(correct), the counts, the model cost and the report's plots. The run is finished in the
   runner's ``finally``, so a crashed game still leaves a closed run (with a non-zero exit code).
 - ``none``: nothing.
 """
@@ -190,6 +190,9 @@ class WandbLogger(ConsoleLogger):
                 columns=["player", *total], data=[[p, *(u[k] for k in total)] for p, u in per.items()])})
         for r in table:
             self.run.summary[f"final/{r['player']}"] = r.get("score")
+        plots = sorted((self._out / "report").glob("*.png")) if self._out else []
+        if plots:  # the report's figures (written just before, when report=true)
+            self.run.log({f"plots/{p.stem}": wandb.Image(str(p)) for p in plots})
 
     def _tasks_table(self, wandb):
         from skate.store import read_events

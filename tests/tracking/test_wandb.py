@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
     out = tmp_path / "run"
-    run_game(config("game.rounds=3", "logger=wandb", "logger.progress=plain"), out)
+    run_game(config("game.rounds=3", "logger=wandb", "logger.progress=plain", "report=true"), out)
     s = summarise(out)
+    assert {"plots/rating_evolution/_type", "plots/self_preference/_type"} <= s["history_keys"]  # every plot
     assert s["exit_code"] == 0 and s["kinds"]["exit"] == 1  # finished and closed
     for player in ("hi", "mid", "lo"):
         assert {f"mu/{player}", f"sigma/{player}"} <= s["history_keys"]
