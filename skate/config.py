@@ -235,6 +235,15 @@ class NoLoggerConfig:
     _target_: str = "skate.tracking.NullLogger"
 
 
+# --------------------------------------------------------------------------- stages
+@dataclass
+class StageConfig:
+    name: str = MISSING
+    join: list[str] = field(default_factory=list)  # who joins at the start (answers every earlier task)
+    setters: Optional[list[str]] = None  # who sets tasks in this stage's rounds (None = every active player)
+    rounds: int = 0
+
+
 # --------------------------------------------------------------------------- top level
 @dataclass
 class SkateConfig:
@@ -250,6 +259,8 @@ class SkateConfig:
     llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
+    # A staged game (SKATE §6.1/§6.2): players join stage by stage; empty = one stage, game.rounds long.
+    stages: list[StageConfig] = field(default_factory=list)
 
 
 def register_configs() -> None:
@@ -333,6 +344,17 @@ def validate(cfg: DictConfig) -> None:
             except ModelConfigError as exc:
                 raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None
         _check(cfg.game.name == "cop", "game", cfg.game.name, "LLM players play the cop game so far")
+    if cfg.get("stages"):
+        joined: list[str] = []
+        for i, st in enumerate(cfg.stages):
+            key = f"stages[{i}] ({st.name})"
+            for n in [*st.join, *(st.setters or [])]:
+                _check(n in names, key, n, f"names a player who is not in the game ({sorted(names)})")
+            _check(st.rounds >= 0, f"{key}.rounds", st.rounds, "must be >= 0")
+            twice = sorted(set(joined) & set(st.join))
+            _check(not twice, f"{key}.join", twice, "a player joins only once")
+            joined += list(st.join)
+        _check(sum(st.rounds for st in cfg.stages) >= 1, "stages", "0 rounds in all", "play at least one round")
     lc = cfg.llm
     _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
     _check(lc.concurrency >= 1, "llm.concurrency", lc.concurrency, "must be >= 1")

@@ -25,15 +25,15 @@ from skate.games.base import Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import RatingBackend
-from skate.records import (Estimate, FailedAttempt, FailReason, Rejection, SetterContext, StopRun, Task,
-                           VoidProposal)
+from skate.records import (Estimate, FailedAttempt, FailReason, Rejection, SetterContext, Stage, StopRun,
+                           Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
 from skate.scoring import Estimator
 from skate.store import EventLog
 from skate.tracking import RunLogger
 
 # Stages in the spawn key of derived generators.
-_SET, _AUG, _ANSWER = 1, 2, 3
+_SET, _AUG, _ANSWER, _JOIN = 1, 2, 3, 4
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
@@ -55,7 +55,8 @@ class GameResult:
 class Engine:
     def __init__(self, game: Game, players: Sequence[Player], rating: RatingBackend,
                  aug: Augmentation, estimator: Estimator, sandbox: Sandbox, novelty: NoveltyIndex,
-                 log: EventLog, logger: RunLogger | None = None, seed: int = 0) -> None:
+                 log: EventLog, logger: RunLogger | None = None, seed: int = 0,
+                 stages: Sequence[Stage] | None = None) -> None:
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
@@ -70,6 +71,14 @@ class Engine:
                        "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
         self.stopped: str | None = None  # why the run ended early, if it did
         self.rating.add_players(self.names)
+        self.stages = list(stages or [])
+        joiners = {n for st in self.stages for n in st.join}
+        unknown = sorted(joiners - set(names) | {n for st in self.stages for n in (st.setters or ())} - set(names))
+        if unknown:
+            raise ValueError(f"stages name players not in the game: {unknown}")
+        self.active = [i for i, n in enumerate(names) if n not in joiners]  # who answers now
+        self.stage_setters: tuple[str, ...] | None = None  # who sets now (None = every active player)
+        self.total_rounds = sum(st.rounds for st in self.stages) if self.stages else game.spec.rounds
 
     def rng(self, *key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
@@ -83,7 +92,7 @@ class Engine:
         out = _SetResult(task=None)
         attempt, infra, void = 1, 0, 0
         while attempt <= spec.attempts:
-            ctx = SetterContext(player=player.name, players=self.names, round=round, rounds=spec.rounds,
+            ctx = SetterContext(player=player.name, players=self.names, round=round, rounds=self.total_rounds,
                                 attempt=attempt, attempts_left=spec.attempts - attempt + 1,
                                 failed=tuple(failed), history=history, strategy=self.aug.strategy.value)
             proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, infra + void))
@@ -136,7 +145,8 @@ class Engine:
         """
         out: list[dict[str, float]] = [{} for _ in tasks]
         for k, (idx, task) in enumerate(tasks):
-            for j, player in enumerate(self.players):
+            for j in self.active:
+                player = self.players[j]
                 est = estimates[(idx, j)]
                 self.counts["samples"] += est.n
                 self.counts["estimates"] += 1
@@ -161,17 +171,19 @@ class Engine:
         order, so the event log does not depend on timing.
         """
         n = len(self.players)
+        setters = [i for i in self.active
+                   if self.stage_setters is None or self.players[i].name in self.stage_setters]
         joint = getattr(self.estimator, "joint", False)
-        if not any(p.io_bound for p in self.players):
-            results = list(pool.map(lambda i: self._set_one(rnd, i), range(n)))
+        if not any(self.players[i].io_bound for i in self.active):
+            results = list(zip(setters, pool.map(lambda i: self._set_one(rnd, i), setters), strict=True))
             estimates: dict[tuple[int, int], Estimate] = {}
-            for i, res in enumerate(results):
+            for i, res in results:
                 if res.task is not None:
                     estimates.update(self._task_estimates(res.task, rnd, i))
             return results, estimates
         with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers, \
                 ThreadPoolExecutor(max_workers=n, thread_name_prefix="task") as per_task:
-            setting = {pool.submit(self._set_one, rnd, i): i for i in range(n)}
+            setting = {pool.submit(self._set_one, rnd, i): i for i in setters}
             pending: dict[tuple[int, int], Any] = {}
             joint_pending: list[Any] = []
             try:
@@ -182,9 +194,9 @@ class Engine:
                     if joint:  # one job per task; its players' batches go to the answer pool
                         joint_pending.append(per_task.submit(self._task_estimates, res.task, rnd, i, answers.map))
                     else:
-                        for j in range(n):
+                        for j in self.active:
                             pending[(i, j)] = answers.submit(self._estimate, res.task, rnd, i, j)
-                results = [f.result() for f in setting]
+                results = [(i, f.result()) for f, i in setting.items()]
                 estimates = {key: f.result() for key, f in pending.items()}
                 for f in joint_pending:
                     estimates.update(f.result())
@@ -196,35 +208,74 @@ class Engine:
 
     def _task_estimates(self, task: Task, round: int, setter_idx: int,
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
-        """Every player's estimate on one task, each from its own derived generator."""
-        rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in range(len(self.players))]
-        ests = self.estimator.estimate_task([p.answer_batch for p in self.players], task,
+        """Every active player's estimate on one task, each from its own derived generator."""
+        rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.active]
+        ests = self.estimator.estimate_task([self.players[j].answer_batch for j in self.active], task,
                                             self.game.spec.n_options, rngs, pmap=pmap)
-        return {(setter_idx, j): e for j, e in enumerate(ests)}
+        return {(setter_idx, j): e for j, e in zip(self.active, ests, strict=True)}
+
+    def join(self, stage: str, names: Sequence[str]) -> None:
+        """Players join: each answers every task set so far; only pairs with a newcomer are rated."""
+        new = [self.names.index(n) for n in names]
+        self.active = sorted(set(self.active) | set(new))
+        joined = set(names)
+        self.log.write("join", stage=stage, players=list(names), tasks=len(self.archive))
+        for k, scored in enumerate(self.archive):
+            rngs = [self.rng(_JOIN, k, j) for j in new]
+            ests = self.estimator.estimate_task([self.players[j].answer_batch for j in new], scored.task,
+                                                self.game.spec.n_options, rngs)
+            for j, est in zip(new, ests, strict=True):
+                name = self.names[j]
+                self.counts["samples"] += est.n
+                self.counts["estimates"] += 1
+                self.counts["void_samples"] += est.void
+                if not est.is_void:
+                    scored.p_correct[name] = est.p
+                self.log.write("estimate", task_id=scored.task.task_id, round=scored.task.round, player=name,
+                               p=None if est.is_void else est.p, n=est.n, correct=est.correct,
+                               std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
+                               capped=est.capped, void=est.void, joined=stage)
+            for upd in self.rating.update(scored.task.task_id, scored.p_correct, involving=joined):
+                self.log.write("rating", **upd)
+                self.counts["updates"] += 1
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The ratings table of the active players, ranked among themselves."""
+        active = {self.names[i] for i in self.active}
+        rows = [r.as_dict() for r in self.rating.table() if r.player in active]
+        for rank, r in enumerate(rows, 1):
+            r["stage_rank"] = rank
+        return rows
 
     # ------------------------------------------------------------------ the game
     def run(self) -> GameResult:
-        spec = self.game.spec
         start = time.perf_counter()
+        stages = self.stages or [Stage("game", (), None, self.game.spec.rounds)]
+        rnd = 0
         with ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="setter") as pool:
-            for rnd in range(1, spec.rounds + 1):
-                try:
-                    self._play_round(pool, rnd, start)
-                except StopRun as exc:
-                    # Stop cleanly: what finished is kept; the unfinished round changes no rating.
-                    self.stopped = f"{type(exc).__name__}: {exc}"
-                    self.log.write("run_stopped", round=rnd, reason=self.stopped)
-                    break
+            try:
+                for stage in stages:
+                    if stage.join:
+                        self.join(stage.name, stage.join)
+                    self.stage_setters = stage.setters
+                    for _ in range(stage.rounds):
+                        rnd += 1
+                        self._play_round(pool, rnd, start)
+                    if self.stages:
+                        self.log.write("stage_end", stage=stage.name, round=rnd, ratings=self.snapshot())
+            except StopRun as exc:
+                # Stop cleanly: what finished is kept; the unfinished round changes no rating.
+                self.stopped = f"{type(exc).__name__}: {exc}"
+                self.log.write("run_stopped", round=rnd, reason=self.stopped)
         summary = self.summary(time.perf_counter() - start)
         return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
                           summary=summary)
 
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
-        spec = self.game.spec
         self.log.write("round_start", round=rnd)
         results, estimates = self._set_and_answer(pool, rnd)
         tasks: list[tuple[int, Task]] = []
-        for idx, res in enumerate(results):
+        for idx, res in results:
             for rec in res.attempts:
                 self.log.write("attempt", **rec)
             self.counts["attempts"] += len(res.attempts)
@@ -244,7 +295,7 @@ class Engine:
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
         self.log.write("round_end", round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info())
-        self.logger.round_end(rnd, spec.rounds, self.summary(time.perf_counter() - start), table)
+        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start), table)
 
     def extra_round_info(self) -> dict[str, Any]:
         """Hook for what else a round's end should record (the runner adds model usage)."""

@@ -21,7 +21,6 @@ from typing import Any
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from skate.config import ConfigError, register_configs, validate_rating
 from skate.store import EVENTS_FILE, read_events

@@ -110,3 +110,18 @@ class Estimate:
     def is_void(self) -> bool:
         """No sample got through: the player has no p(correct) for this task."""
         return self.n == 0
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage of a staged game: who joins at its start, who sets tasks, how many rounds.
+
+    Joining players first answer every task set so far (only pairs that involve a newcomer are
+    rated for those tasks), then answer everything from then on, and set tasks in the rounds of
+    any stage whose ``setters`` includes them (``None`` = every active player).
+    """
+
+    name: str
+    join: tuple[str, ...] = ()
+    setters: tuple[str, ...] | None = None
+    rounds: int = 0

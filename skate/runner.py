@@ -17,6 +17,7 @@ from skate.engine import Engine, GameResult
 from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
 from skate.sandbox import Sandbox, SandboxUnavailable
+from skate.records import Stage
 from skate.store import EVENTS_FILE, EventLog, write_ratings
 
 
@@ -71,7 +72,11 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     if client is not None:
         client.on_void = lambda info: log.write("llm_void", **info)
     try:
-        info = {"game": game.spec.name, "rounds": game.spec.rounds, "players": described,
+        stages = [Stage(st["name"], tuple(st.get("join") or ()),
+                        tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
+                  for st in to_container(cfg).get("stages") or []]
+        rounds = sum(st.rounds for st in stages) if stages else game.spec.rounds
+        info = {"game": game.spec.name, "rounds": rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
                 "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
@@ -79,7 +84,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         logger.bind(out_dir, to_container(cfg), out_dir / EVENTS_FILE)
         logger.start(info)
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                        logger, seed=cfg.seed)
+                        logger, seed=cfg.seed, stages=stages)
         if client is not None:
             engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:

@@ -174,7 +174,8 @@ class Decided(Estimator):
         while active:
             order = sorted(active)
             steps = {i: min(self.n_step, self.max_samples - n[i] - void[i]) for i in order}
-            results = list(pmap(lambda i: self._sample(answer_fns[i], task, steps[i], n_options, rngs[i]), order))
+            results = list(pmap(lambda i, steps=steps: self._sample(answer_fns[i], task, steps[i], n_options, rngs[i]),
+                                order))
             for i, (c, u, v) in zip(order, results, strict=True):
                 n[i] += steps[i] - v
                 correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v

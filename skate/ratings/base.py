@@ -81,10 +81,14 @@ class RatingBackend(ABC):
         return task_outcomes(task_id, p_correct, self.players, self.outcome, self.draw_margin,
                              self.p_thresh)
 
-    def update(self, task_id: str, p_correct: Mapping[str, float]) -> list[dict[str, Any]]:
-        """Apply every pairwise outcome of one task; return one log record per update."""
+    def update(self, task_id: str, p_correct: Mapping[str, float],
+               involving: set[str] | None = None) -> list[dict[str, Any]]:
+        """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
+        when given); return one log record per update."""
         records = []
         for o in self.outcomes(task_id, p_correct):
+            if involving is not None and o.a not in involving and o.b not in involving:
+                continue
             self.games[o.a] += 1
             self.games[o.b] += 1
             self.history.append(o)

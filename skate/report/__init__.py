@@ -84,6 +84,13 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None) -> P
                  f"sandbox {s.get('sandbox')}, seed {s.get('seed')}"
                  f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>")
     parts.append("<h2>Ratings</h2>" + _table(pd.DataFrame(d.ratings)))
+    from skate.store import read_events
+
+    stages = [e for e in read_events(d.run_dir) if e.get("event") == "stage_end"]
+    if stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
+        rows = [{"stage": e["stage"], "after round": e["round"],
+                 "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in stages]
+        parts.append("<h2>Rankings by stage</h2>" + _table(pd.DataFrame(rows)))
     if d.summary:
         counts = {k: v for k, v in d.summary.items() if not isinstance(v, dict)}
         parts.append("<h2>Counts</h2>" + _table(pd.DataFrame([counts])))

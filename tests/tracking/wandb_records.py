@@ -25,6 +25,8 @@ def raw_records(path: Path) -> Iterator[bytes]:
             continue
         length = int.from_bytes(data[pos + 4:pos + 6], "little")
         kind = data[pos + 6]
+        if pos + 7 + length > len(data):  # the writer is still appending this record
+            return
         chunk = data[pos + 7:pos + 7 + length]
         pos += 7 + length
         if kind == 1:
@@ -47,8 +49,23 @@ def records(path: Path):
         yield rec
 
 
-def summarise(run_dir: Path) -> dict:
-    """Kinds of records, history keys, summary keys, the run's group/name, and the exit code."""
+def summarise(run_dir: Path, wait_s: float = 10.0) -> dict:
+    """Kinds of records, history keys, summary keys, the run's group/name, and the exit code.
+
+    W&B's writer is a separate process that may still be flushing the last records when
+    ``finish()`` returns: wait (up to ``wait_s``) for the exit record before reading.
+    """
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        out = _summarise(run_dir)
+        if out["exit_code"] is not None or time.monotonic() > deadline:
+            return out
+        time.sleep(0.1)
+
+
+def _summarise(run_dir: Path) -> dict:
     files = sorted(Path(run_dir).glob("wandb/offline-run-*/run-*.wandb"))
     assert files, f"no offline W&B run under {run_dir}"
     out = {"kinds": {}, "history_keys": set(), "summary_keys": set(), "exit_code": None,
