@@ -120,6 +120,8 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
     """Report every job of a sweep, and one page comparing them."""
     from scipy.stats import kendalltau
 
+    from skate.store import read_events
+
     sweep_dir = Path(sweep_dir)
     jobs = sorted((p for p in sweep_dir.iterdir() if p.is_dir() and (p / "events.jsonl").exists()),
                   key=lambda p: (len(p.name), p.name))
@@ -139,9 +141,12 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
         if len(truth) >= 2 and all(p in truth for p in order):
             score = {r["player"]: r.get("score", r.get("mu")) for r in d.ratings}
             tau = float(kendalltau([score[p] for p in order], [truth[p] for p in order]).statistic)
+        stage_rankings = "; ".join(f"{e['stage']}: " + " > ".join(r["player"] for r in e["ratings"])
+                                   for e in read_events(job) if e.get("event") == "stage_end")
         rows.append({"job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>',
                      "overrides": html.escape(label), "finished": d.finished, "tasks": len(d.tasks),
-                     "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau})
+                     "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau,
+                     **({"rankings by stage": html.escape(stage_rankings)} if stage_rankings else {})})
     df = pd.DataFrame(rows)
     page = sweep_dir / "report.html"
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>skate sweep</title>"
