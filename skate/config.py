@@ -47,11 +47,17 @@ class GameConfig:
 
 # --------------------------------------------------------------------------- rating
 @dataclass
-class TrueSkillConfig:
-    _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
+class OutcomeRuleConfig:
+    """How p(correct) becomes pairwise outcomes: shared by every rating backend."""
+
     outcome: OutcomeRule = OutcomeRule.relative
     draw_margin: float = 0.05  # relative rule: |p1 - p2| below this is a draw (the paper's sigma*)
     p_thresh: float = 0.55  # absolute rule: p(correct) at or above this passes
+
+
+@dataclass
+class TrueSkillConfig(OutcomeRuleConfig):
+    _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
     mu: float = 25.0
     sigma: float = 25.0 / 3.0
     beta: float = 25.0 / 6.0
@@ -63,11 +69,8 @@ class TrueSkillConfig:
 
 
 @dataclass
-class BradleyTerryConfig:
+class BradleyTerryConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"
-    outcome: OutcomeRule = OutcomeRule.relative
-    draw_margin: float = 0.05
-    p_thresh: float = 0.55
     alpha: float = 0.01  # regularisation: pseudo-wins each way, keeps unbeaten players finite
     bootstrap: int = 1000  # resamples of whole tasks for the intervals
     level: float = 0.95  # interval coverage
@@ -75,11 +78,8 @@ class BradleyTerryConfig:
 
 
 @dataclass
-class EloConfig:
+class EloConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.elo.EloRating"
-    outcome: OutcomeRule = OutcomeRule.relative
-    draw_margin: float = 0.05
-    p_thresh: float = 0.55
     k: float = 16.0
     scale: float = 400.0
     initial: float = 1500.0

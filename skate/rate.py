@@ -23,23 +23,14 @@ from hydra.errors import HydraException
 from hydra.utils import instantiate
 
 from skate.config import ConfigError, register_configs, validate_rating
-from skate.store import EVENTS_FILE, read_events
+from skate.store import RunLogError, read_run  # noqa: F401  (RunLogError: part of this module's interface)
 
 CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 
 
-class RunLogError(ValueError):
-    """The run folder has no event log this tool can read."""
-
-
 def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, float]]], dict[str, Any]]:
     """Players (roster order), each task's p(correct) by player (task order), the run's config."""
-    if not (run_dir / EVENTS_FILE).exists():
-        raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of a finished or stopped run")
-    events = read_events(run_dir)
-    start = next((e for e in events if e.get("event") == "run_start"), None)
-    if start is None:
-        raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
+    events, start = read_run(run_dir)
     players = [p["name"] for p in start.get("players", [])]
     scores: dict[str, dict[str, float]] = {}
     order: list[str] = []

@@ -73,3 +73,19 @@ def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
     tmp.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+class RunLogError(ValueError):
+    """A folder has no event log a reader can use; the message says what to give instead."""
+
+
+def read_run(run_dir: Path, what: str = "a finished or stopped run") -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A run folder's events and its ``run_start`` event, or RunLogError saying what is wrong."""
+    run_dir = Path(run_dir)
+    if not (run_dir / EVENTS_FILE).exists():
+        raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
+    events = read_events(run_dir)
+    start = next((e for e in events if e.get("event") == "run_start"), None)
+    if start is None:
+        raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
+    return events, start

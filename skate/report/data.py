@@ -8,10 +8,10 @@ from typing import Any
 
 import pandas as pd
 
-from skate.store import EVENTS_FILE, read_events
+from skate.store import RunLogError, read_run
 
 
-class ReportError(ValueError):
+class ReportError(RunLogError):
     """The folder cannot be reported on; the message says why."""
 
 
@@ -33,12 +33,10 @@ class RunData:
 
 def load_run(run_dir: str | Path) -> RunData:
     run_dir = Path(run_dir)
-    if not (run_dir / EVENTS_FILE).exists():
-        raise ReportError(f"{run_dir} has no {EVENTS_FILE}: give the folder of a run (or a sweep)")
-    events = read_events(run_dir)
-    start = next((e for e in events if e.get("event") == "run_start"), None)
-    if start is None:
-        raise ReportError(f"{run_dir / EVENTS_FILE} has no run_start event")
+    try:
+        events, start = read_run(run_dir, "a run (or a sweep)")
+    except RunLogError as exc:
+        raise ReportError(str(exc)) from None
     players = [p["name"] for p in start.get("players", [])]
     true_skill = {p["name"]: p.get("true_skill") for p in start.get("players", [])}
     task_rows = [{"task_id": e["task_id"], "round": e["round"], "setter": e["setter"], "answer": e["answer"],
