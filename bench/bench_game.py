@@ -18,12 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 
-from skate.config import register_configs
+from skate.config import compose_config
 from skate.runner import run_game
-
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 
 def main() -> None:
@@ -32,23 +29,20 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=50)
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
-    register_configs()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, overrides: {args.overrides or 'none'}\n")
     print("| seed | wall s | tasks | attempts | samples | updates | exact order |")
     print("|---:|---:|---:|---:|---:|---:|:---:|")
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        for seed in args.seeds:
-            cfg = compose("config", overrides=[f"seed={seed}", f"game.rounds={args.rounds}", "logger=none",
-                                               *args.overrides])
-            with tempfile.TemporaryDirectory() as tmp:
-                t0 = time.perf_counter()
-                result = run_game(cfg, Path(tmp))
-                wall = time.perf_counter() - t0
-            rows = result.table
-            exact = [r["player"] for r in rows] == [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]
-            s = result.summary
-            print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | "
-                  f"{'yes' if exact else 'no'} |", flush=True)
+    for seed in args.seeds:
+        cfg = compose_config([f"seed={seed}", f"game.rounds={args.rounds}", "logger=none", *args.overrides])
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            result = run_game(cfg, Path(tmp))
+            wall = time.perf_counter() - t0
+        rows = result.table
+        exact = [r["player"] for r in rows] == [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]
+        s = result.summary
+        print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | "
+              f"{'yes' if exact else 'no'} |", flush=True)
 
 
 if __name__ == "__main__":

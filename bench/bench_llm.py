@@ -21,12 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import register_configs  # noqa: E402
+from skate.config import compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 
@@ -46,10 +45,8 @@ def play(latency: float, concurrency: int, rounds: int, extra: list[str]) -> dic
         base = f"http://127.0.0.1:{port}/v1"
         players = "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}"
                                   for n in ("ace", "mid", "low")) + "]"
-        with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-            cfg = compose("config", overrides=[
-                f"game.rounds={rounds}", "logger=none", "players.simulated=[]", f"players.llm={players}",
-                "llm.cache=false", f"llm.concurrency={concurrency}", *extra])
+        cfg = compose_config([f"game.rounds={rounds}", "logger=none", "players.simulated=[]",
+                              f"players.llm={players}", "llm.cache=false", f"llm.concurrency={concurrency}", *extra])
         out = Path(tempfile.mkdtemp(prefix="bench-llm-"))
         cpu0, t0 = time.process_time(), time.perf_counter()
         result = run_game(cfg, out)
@@ -71,7 +68,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
-    register_configs()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds, "
           f"3 fake models, overrides: {args.overrides or 'none'}\n")
     print("| latency s | concurrency | model calls | wall s | ideal s | wall / ideal | engine ms/call (wall) | engine CPU ms/call |")

@@ -17,13 +17,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from hydra import compose, initialize_config_dir
 from scipy.stats import kendalltau
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import register_configs  # noqa: E402
+from skate.config import compose_config  # noqa: E402
 from skate.rate import load_scores  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
@@ -48,13 +47,11 @@ def main() -> None:
     args = ap.parse_args()
     run_dir = args.run_dir
     if run_dir is None:
-        register_configs()
         over = [f"game.rounds={args.rounds}", "logger=none"]
         if args.cohort == "close":
             over.append("players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.64}, {name: c3, skill: 0.62},"
                         " {name: c4, skill: 0.60}, {name: c5, skill: 0.58}, {name: c6, skill: 0.56}]")
-        with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-            cfg = compose("config", overrides=over)
+        cfg = compose_config(over)
         run_dir = Path(tempfile.mkdtemp(prefix="bench-order-"))
         run_game(cfg, run_dir)
     players, tasks, _ = load_scores(run_dir)

@@ -22,13 +22,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from hydra import compose, initialize_config_dir
 from scipy.stats import kendalltau
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import register_configs  # noqa: E402
+from skate.config import compose_config  # noqa: E402
 from skate.rate import load_scores  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
@@ -56,8 +55,8 @@ BACKENDS = {
 TARGET = 0.9
 
 
-def trajectory(run_dir: Path, make) -> list[tuple[int, float]]:
-    """(cumulative samples, τ) after each task, in the order the game produced them."""
+def load_game(run_dir: Path) -> tuple[list[str], list, list[float], dict[str, int]]:
+    """Players, each task's p(correct), the true skills, and the samples spent per task."""
     players, tasks, _ = load_scores(run_dir)
     events = read_events(run_dir)
     start = next(e for e in events if e["event"] == "run_start")
@@ -66,6 +65,12 @@ def trajectory(run_dir: Path, make) -> list[tuple[int, float]]:
     for e in events:
         if e["event"] == "estimate":
             samples_of[e["task_id"]] = samples_of.get(e["task_id"], 0) + e["n"]
+    return players, tasks, truth, samples_of
+
+
+def trajectory(game, make) -> list[tuple[int, float]]:
+    """(cumulative samples, τ) after each task, in the order the game produced them."""
+    players, tasks, truth, samples_of = game
     backend = make()
     backend.add_players(players)
     out, spent = [], 0
@@ -83,19 +88,17 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--rounds", type=int, default=20)
     args = ap.parse_args()
-    register_configs()
     t0 = time.perf_counter()
     results: dict[tuple[str, str, str], list[list[tuple[int, float]]]] = {}
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        for cohort, c_over in COHORTS.items():
-            for est, e_over in ESTIMATORS.items():
-                for seed in args.seeds:
-                    cfg = compose("config", overrides=[f"game.rounds={args.rounds}", "logger=none",
-                                                       f"seed={seed}", *c_over, *e_over])
-                    out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
-                    run_game(cfg, out)
-                    for backend, make in BACKENDS.items():
-                        results.setdefault((cohort, est, backend), []).append(trajectory(out, make))
+    for cohort, c_over in COHORTS.items():
+        for est, e_over in ESTIMATORS.items():
+            for seed in args.seeds:
+                cfg = compose_config([f"game.rounds={args.rounds}", "logger=none", f"seed={seed}", *c_over, *e_over])
+                out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
+                run_game(cfg, out)
+                game = load_game(out)  # read once; every backend rates the same games
+                for backend, make in BACKENDS.items():
+                    results.setdefault((cohort, est, backend), []).append(trajectory(game, make))
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
           f"{args.rounds} rounds, {time.perf_counter() - t0:.0f} s\n")
     for cohort in COHORTS:

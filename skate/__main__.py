@@ -10,9 +10,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from skate.config import ConfigError, register_configs
-
-CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+from skate.config import CONF_DIR, ConfigError, register_configs
 
 register_configs()
 

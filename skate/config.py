@@ -9,7 +9,9 @@ else and raises :class:`ConfigError` naming the offending key and what to change
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
@@ -261,6 +263,20 @@ class SkateConfig:
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
     # A staged game (SKATE §6.1/§6.2): players join stage by stage; empty = one stage, game.rounds long.
     stages: list[StageConfig] = field(default_factory=list)
+
+
+CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+
+
+def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
+    """The config ``python -m skate`` would compose with these overrides (for tools, benchmarks
+    and tests that run outside the Hydra app)."""
+    from hydra import compose, initialize_config_dir
+
+    register_configs()
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides),
+                       return_hydra_config=return_hydra_config)
 
 
 def register_configs() -> None:

@@ -18,15 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from skate.config import ConfigError, register_configs, validate_rating
+from skate.config import ConfigError, compose_config, validate_rating
 from skate.store import RunLogError, read_run  # noqa: F401  (RunLogError: part of this module's interface)
-
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
-
 
 def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, float]]], dict[str, Any]]:
     """Players (roster order), each task's p(correct) by player (task order), the run's config."""
@@ -81,12 +77,10 @@ def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
 def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, Any]]]:
     """The table a backend gives for a stored run; returns (backend name, rows)."""
     players, tasks, run_config = load_scores(run_dir)
-    register_configs()
     if not any(o.split("=")[0].lstrip("+~") == "rating" for o in overrides) and run_config.get("rating"):
         # No backend named: the run's own rating settings first, then the overrides.
         overrides = [*run_rating_overrides(run_config["rating"]), *overrides]
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
+    cfg = compose_config(overrides)
     validate_rating(cfg.rating)
     backend = instantiate(cfg.rating, _convert_="all")
     backend.add_players(players)

@@ -8,9 +8,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
+from skate.config import CONF_DIR as CONF
 from skate.config import ConfigError, register_configs, validate
-
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
 GROUPS = ["game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger"]
 
 

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
-from skate.config import register_configs, validate
+from skate.config import compose_config, validate
 from skate.runner import run_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,9 +18,7 @@ TINY = ["game.rounds=1", "logger=none", "report=false", "print_table=false"]
 
 
 def compose_preset(name: str, *extra: str, hydra: bool = False):
-    register_configs()
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return compose("config", overrides=[f"experiment={name}", *TINY, *extra], return_hydra_config=hydra)
+    return compose_config([f"experiment={name}", *TINY, *extra], return_hydra_config=hydra)
 
 
 def test_the_papers_studies_are_all_there():

@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
-from skate.config import register_configs
+from skate.config import compose_config
 from skate.runner import format_table, run_game
 from skate.store import read_events
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
 SMALL = ["game.rounds=12", "logger=none", "report=false",
          "players.simulated=[{name: hi, skill: 0.85, pitch: -0.2}, {name: mid, skill: 0.6},"
          " {name: lo, skill: 0.35, pitch: 0.2}]"]
 
 
 def config(*overrides):
-    register_configs()
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        return compose("config", overrides=[*SMALL, *overrides])
+    return compose_config([*SMALL, *overrides])
 
 
 def strip_volatile(events):

@@ -16,15 +16,12 @@ import logging
 import sys
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
-from skate.config import ConfigError, register_configs, validate_sandbox
+from skate.config import ConfigError, compose_config, validate_sandbox
 from skate.sandbox.base import Outcome
 from skate.sandbox.jail import SandboxUnavailable
-
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,10 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skate.sandbox: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
 
-    register_configs()
     try:
-        with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-            cfg = compose(config_name="config", overrides=args.overrides)
+        cfg = compose_config(args.overrides)
         validate_sandbox(cfg.sandbox)
     except (HydraException, ConfigError, ValueError) as exc:
         print(f"skate.sandbox: config error: {exc}", file=sys.stderr)

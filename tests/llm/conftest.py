@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
-from skate.config import register_configs
+from skate.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 
-CONF = str(Path(__file__).resolve().parents[2] / "conf")
 SKILLS = {"ace": 0.9, "mid": 0.6, "low": 0.3}
 
 
@@ -22,12 +20,10 @@ def cohort(base: str, names=("ace", "mid", "low"), **extra) -> str:
 
 
 def llm_config(base: str, cache_dir: Path, *overrides: str, names=("ace", "mid", "low"), **extra):
-    register_configs()
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        return compose("config", overrides=[
-            "game.rounds=3", "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
-            "estimator=fixed_n", "estimator.n=6", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
-            "llm.max_backoff_s=0.05", *overrides])
+    return compose_config([
+        "game.rounds=3", "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
+        "estimator=fixed_n", "estimator.n=6", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
+        "llm.max_backoff_s=0.05", *overrides])
 
 
 @pytest.fixture
