@@ -146,20 +146,29 @@ class Engine:
         out: list[dict[str, float]] = [{} for _ in tasks]
         for k, (idx, task) in enumerate(tasks):
             for j in self.active:
-                player = self.players[j]
-                est = estimates[(idx, j)]
-                self.counts["samples"] += est.n
-                self.counts["estimates"] += 1
-                self.counts["void_samples"] += est.void
-                if est.is_void:
-                    self.counts["void_estimates"] += 1
-                else:
-                    out[k][player.name] = est.p
-                self.log.write("estimate", task_id=task.task_id, round=round, player=player.name,
-                               p=None if est.is_void else est.p, n=est.n, correct=est.correct,
-                               std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                               capped=est.capped, void=est.void)
+                self._log_estimate(task, round, self.names[j], estimates[(idx, j)], out[k])
         return out
+
+    def _log_estimate(self, task: Task, round: int, player: str, est: Estimate,
+                      p_correct: dict[str, float], **extra: Any) -> None:
+        """Count and log one estimate; a non-void one goes into ``p_correct``."""
+        self.counts["samples"] += est.n
+        self.counts["estimates"] += 1
+        self.counts["void_samples"] += est.void
+        if est.is_void:
+            self.counts["void_estimates"] += 1
+        else:
+            p_correct[player] = est.p
+        self.log.write("estimate", task_id=task.task_id, round=round, player=player,
+                       p=None if est.is_void else est.p, n=est.n, correct=est.correct,
+                       std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
+                       capped=est.capped, void=est.void, **extra)
+
+    def _rate(self, task_id: str, p_correct: dict[str, float], involving: set[str] | None = None) -> None:
+        """Update the ratings from one task and log every update."""
+        for upd in self.rating.update(task_id, p_correct, involving=involving):
+            self.log.write("rating", **upd)
+            self.counts["updates"] += 1
 
     def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
                         ) -> tuple[list[_SetResult], dict[tuple[int, int], Estimate]]:
@@ -225,19 +234,9 @@ class Engine:
             ests = self.estimator.estimate_task([self.players[j].answer_batch for j in new], scored.task,
                                                 self.game.spec.n_options, rngs)
             for j, est in zip(new, ests, strict=True):
-                name = self.names[j]
-                self.counts["samples"] += est.n
-                self.counts["estimates"] += 1
-                self.counts["void_samples"] += est.void
-                if not est.is_void:
-                    scored.p_correct[name] = est.p
-                self.log.write("estimate", task_id=scored.task.task_id, round=scored.task.round, player=name,
-                               p=None if est.is_void else est.p, n=est.n, correct=est.correct,
-                               std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                               capped=est.capped, void=est.void, joined=stage)
-            for upd in self.rating.update(scored.task.task_id, scored.p_correct, involving=joined):
-                self.log.write("rating", **upd)
-                self.counts["updates"] += 1
+                self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
+                                   joined=stage)
+            self._rate(scored.task.task_id, scored.p_correct, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The ratings table of the active players, ranked among themselves."""
@@ -288,9 +287,7 @@ class Engine:
                                attempts=len(res.attempts))
         scores = self._record_estimates(tasks, rnd, estimates)
         for (_, task), p_correct in zip(tasks, scores, strict=True):
-            for upd in self.rating.update(task.task_id, p_correct):
-                self.log.write("rating", **upd)
-                self.counts["updates"] += 1
+            self._rate(task.task_id, p_correct)
             self.archive.append(ScoredTask(task, p_correct))
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
