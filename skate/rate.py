@@ -30,27 +30,21 @@ def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, flo
     players = [p["name"] for p in start.get("players", [])]
     scores: dict[str, dict[str, float]] = {}
     order: list[str] = []
+    round_of: dict[str, int] = {}
     rated_tasks = {e["task_id"] for e in events if e.get("event") == "rating"}
     stopped_rounds = {e["round"] for e in events if e.get("event") == "run_stopped"}
     for e in events:
         if e.get("event") == "task" and e.get("round") not in stopped_rounds:
             order.append(e["task_id"])
+            round_of[e["task_id"]] = e.get("round")
             scores[e["task_id"]] = {}
         elif e.get("event") == "estimate" and e.get("p") is not None and e["task_id"] in scores:
             scores[e["task_id"]][e["player"]] = float(e["p"])
     # A task of an unfinished round (run stopped or crashed mid-round) changed no rating live:
     # leave it out here too, so recomputation matches.
     finished = {e["round"] for e in events if e.get("event") == "round_end"}
-    tasks = [(t, scores[t]) for t in order
-             if t in rated_tasks or _round_of(events, t) in finished]
+    tasks = [(t, scores[t]) for t in order if t in rated_tasks or round_of[t] in finished]
     return players, tasks, start.get("config", {})
-
-
-def _round_of(events: list[dict[str, Any]], task_id: str) -> int | None:
-    for e in events:
-        if e.get("event") == "task" and e.get("task_id") == task_id:
-            return e.get("round")
-    return None
 
 
 BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo"}
