@@ -180,9 +180,9 @@ class Decided(Estimator):
                 n[i] += steps[i] - v
                 correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v
             iv = [wilson(correct[i], n[i], self.z) for i in range(k)]
-            for i in order:
+            for i, (_, _, v) in zip(order, results, strict=True):
                 p = correct[i] / n[i] if n[i] else float("nan")
-                whole_batch_void = results[order.index(i)][2] == steps[i]
+                whole_batch_void = v == steps[i]
                 if (n[i] + void[i] >= self.max_samples or whole_batch_void
                         or (n[i] and binomial_std(p, n[i]) < self.sigma_star)
                         or (n[i] and self._settled(i, iv))):

@@ -99,6 +99,7 @@ class WandbLogger(ConsoleLogger):
         self._config: dict[str, Any] = {}
         self._events: Path | None = None
         self._offset = 0
+        self._seen: list[dict[str, Any]] = []  # every event read so far (the log is read once)
 
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
         self._out, self._config, self._events = Path(out_dir), config, events
@@ -145,7 +146,9 @@ class WandbLogger(ConsoleLogger):
             f.seek(self._offset)
             lines = f.readlines()
             self._offset = f.tell()
-        return [json.loads(line) for line in lines if line.strip()]
+        new = [json.loads(line) for line in lines if line.strip()]
+        self._seen.extend(new)
+        return new
 
     def _log_updates(self, events: list[dict[str, Any]]) -> None:
         for e in events:
@@ -195,9 +198,7 @@ class WandbLogger(ConsoleLogger):
             self.run.log({f"plots/{p.stem}": wandb.Image(str(p)) for p in plots})
 
     def _tasks_table(self, wandb):
-        from skate.store import read_events
-
-        events = read_events(self._events.parent) if self._events else []
+        events = self._seen
         players = [p["name"] for p in next((e for e in events if e["event"] == "run_start"), {}).get("players", [])]
         tasks = {e["task_id"]: e for e in events if e["event"] == "task"}
         p = {}

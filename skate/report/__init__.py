@@ -57,10 +57,11 @@ def _img(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
 
-def build_report(run_dir: str | Path, benchmarks: str | Path | None = None) -> Path:
+def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data: RunData | None = None) -> Path:
+    """Write ``run_dir/report/``; ``data`` saves reading the log again when the caller has it."""
     from skate.report.plots import PLOTS
 
-    d: RunData = load_run(run_dir)
+    d: RunData = data or load_run(run_dir)
     out = d.run_dir / "report"
     out.mkdir(exist_ok=True)
     # The task × player table, with the task's round and setter.
@@ -84,12 +85,9 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None) -> P
                  f"sandbox {s.get('sandbox')}, seed {s.get('seed')}"
                  f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>")
     parts.append("<h2>Ratings</h2>" + _table(pd.DataFrame(d.ratings)))
-    from skate.store import read_events
-
-    stages = [e for e in read_events(d.run_dir) if e.get("event") == "stage_end"]
-    if stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
+    if d.stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
         rows = [{"stage": e["stage"], "after round": e["round"],
-                 "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in stages]
+                 "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in d.stages]
         parts.append("<h2>Rankings by stage</h2>" + _table(pd.DataFrame(rows)))
     if d.summary:
         counts = {k: v for k, v in d.summary.items() if not isinstance(v, dict)}
@@ -120,8 +118,6 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
     """Report every job of a sweep, and one page comparing them."""
     from scipy.stats import kendalltau
 
-    from skate.store import read_events
-
     sweep_dir = Path(sweep_dir)
     jobs = sorted((p for p in sweep_dir.iterdir() if p.is_dir() and (p / "events.jsonl").exists()),
                   key=lambda p: (len(p.name), p.name))
@@ -129,10 +125,10 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
         raise ReportError(f"{sweep_dir} holds no job folders with an events.jsonl")
     rows = []
     for job in jobs:
+        d = load_run(job)
         page = job / "report" / "index.html"
         if benchmarks is not None or not page.exists() or page.stat().st_mtime < (job / "events.jsonl").stat().st_mtime:
-            build_report(job, benchmarks)
-        d = load_run(job)
+            build_report(job, benchmarks, data=d)
         overrides = (job / ".hydra" / "overrides.yaml")
         label = " ".join(x.strip("- ").strip() for x in overrides.read_text().splitlines()) if overrides.exists() else job.name
         order = [r["player"] for r in sorted(d.ratings, key=lambda r: r.get("rank") or 1e9)]
@@ -142,7 +138,7 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
             score = {r["player"]: r.get("score", r.get("mu")) for r in d.ratings}
             tau = float(kendalltau([score[p] for p in order], [truth[p] for p in order]).statistic)
         stage_rankings = "; ".join(f"{e['stage']}: " + " > ".join(r["player"] for r in e["ratings"])
-                                   for e in read_events(job) if e.get("event") == "stage_end")
+                                   for e in d.stages)
         rows.append({"job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>',
                      "overrides": html.escape(label), "finished": d.finished, "tasks": len(d.tasks),
                      "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau,

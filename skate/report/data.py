@@ -29,6 +29,7 @@ class RunData:
     summary: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, Any] | None = None
     finished: bool = True
+    stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
 
 
 def load_run(run_dir: str | Path) -> RunData:
@@ -59,5 +60,6 @@ def load_run(run_dir: str | Path) -> RunData:
         (e["ratings"] for e in reversed(events) if e.get("event") == "round_end"), [])
     summary = end.get("summary", {}) if end else {}
     usage = summary.get("usage")
+    stages = [e for e in events if e.get("event") == "stage_end"]
     return RunData(run_dir, start, players, true_skill, tasks, p, n, updates, ratings, summary, usage,
-                   finished=end is not None)
+                   finished=end is not None, stages=stages)
