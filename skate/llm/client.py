@@ -227,10 +227,10 @@ class LLMClient:
         """Get one completion per ``(index, seed)`` sample of the same request."""
         usage = self._usage(player)
         out: list[Completion | None] = [None] * len(samples)
-        keys = [ResponseCache.key(spec, messages, i, s) for i, s in samples]
+        keys = [ResponseCache.key(spec, messages, i, s) for i, s in samples] if self.cache is not None else []
         missing: list[int] = []
-        for pos, key in enumerate(keys):
-            hit = self.cache.get(key) if self.cache is not None else None
+        for pos in range(len(samples)):
+            hit = self.cache.get(keys[pos]) if self.cache is not None else None
             if hit is not None:
                 out[pos] = Completion(hit, cached=True)
             else:
