@@ -72,19 +72,19 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     if client is not None:
         client.on_void = lambda info: log.write("llm_void", **info)
     try:
+        config = to_container(cfg)
         stages = [Stage(st["name"], tuple(st.get("join") or ()),
                         tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
-                  for st in to_container(cfg).get("stages") or []]
-        rounds = sum(st.rounds for st in stages) if stages else game.spec.rounds
-        info = {"game": game.spec.name, "rounds": rounds, "players": described,
+                  for st in config.get("stages") or []]
+        engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
+                        logger, seed=cfg.seed, stages=stages)
+        info = {"game": game.spec.name, "rounds": engine.total_rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
                 "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
-        log.write("run_start", **info, config=to_container(cfg), versions=_versions())
-        logger.bind(out_dir, to_container(cfg), out_dir / EVENTS_FILE)
+        log.write("run_start", **info, config=config, versions=_versions())
+        logger.bind(out_dir, config, out_dir / EVENTS_FILE)
         logger.start(info)
-        engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                        logger, seed=cfg.seed, stages=stages)
         if client is not None:
             engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:
