@@ -2,9 +2,9 @@
 
 OpenAI-compatible endpoints (OpenAI itself, vLLM, Ollama, llama.cpp, LM Studio, and the hosted
 services that speak the same protocol) get a plain JSON POST through ``urllib3``, whose per-call
-cost is about a quarter of a millisecond (a third of httpx's, a fifth of the openai SDK's); every other provider goes through LiteLLM, imported
-only when such a model is used, with its own retries off: :class:`skate.llm.client.LLMClient`
-owns retrying.
+cost is about a quarter of a millisecond of CPU (less than half of httpx's; see BENCHMARKS.md).
+Every other provider goes through LiteLLM, imported only when such a model is used, with its own
+retries off: :class:`skate.llm.client.LLMClient` owns retrying.
 """
 
 from __future__ import annotations
