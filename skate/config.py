@@ -2,8 +2,10 @@
 
 Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``defaults: [<x>_schema]``),
 so a misspelt key or a value of the wrong type fails while Hydra composes the config, naming the
-key. Range checks that types cannot express live in :func:`validate`, which runs before anything
-else and raises :class:`ConfigError` naming the offending key and what to change.
+key. Every game registers its own schema (``<name>_schema`` in the ``game`` group) from its package.
+Range checks that types cannot express live in :func:`validate` (a game's own in its
+``check_config``), which runs before anything else and raises :class:`ConfigError` naming the
+offending key and what to change.
 """
 
 from __future__ import annotations
@@ -33,18 +35,6 @@ class Strategy(enum.StrEnum):
     hist_perf = "hist_perf"
     full_personal = "full_personal"
     full_context = "full_context"
-
-
-# --------------------------------------------------------------------------- game
-@dataclass
-class GameConfig:
-    _target_: str = "skate.games.cop.COPGame"
-    name: str = "cop"
-    rounds: int = 50  # rounds in the game; every player sets one task per round
-    attempts: int = 3  # attempts a setter gets per round to produce a valid, unique task
-    n_distractors: int = 9  # wrong options a setter must supply, distinct after whitespace normalising
-    n_options: int = 4  # options shown per answer sample: the answer plus n_options - 1 distractors
-    determinism_runs: int = 2  # a COP program must print the same thing this many times
 
 
 # --------------------------------------------------------------------------- rating
@@ -131,8 +121,9 @@ class SimPlayerConfig:
     """A simulated player with known latent skill (the ground truth for tests and benchmarks)."""
 
     name: str = MISSING
-    skill: float = MISSING  # answering skill on the code-difficulty scale [0, 1]
-    topic_skill: dict[str, float] = field(default_factory=dict)  # per-kind offsets added to skill
+    skill: float = MISSING  # answering skill on the game's difficulty scale [0, 1]
+    # Offsets added to skill per kind of task; a game uses the offsets for its own kinds.
+    topic_skill: dict[str, float] = field(default_factory=dict)
     pitch: float = 0.0  # how much harder (+) or easier (-) than its own skill it first pitches tasks
     sloppiness: float = 0.15  # chance that an attempt carries a defect (crash, silence, ...)
     noise: float = 0.08  # spread of the per-task "blind spot" offset to its skill
@@ -284,9 +275,12 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
 
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent)."""
+    from skate.games import load_games
+
     cs = ConfigStore.instance()
     cs.store(name="skate_schema", node=SkateConfig)
-    cs.store(group="game", name="cop_schema", node=GameConfig)
+    for name, game in load_games().items():
+        cs.store(group="game", name=f"{name}_schema", node=game.config_schema)
     cs.store(group="rating", name="trueskill_schema", node=TrueSkillConfig)
     cs.store(group="rating", name="bradley_terry_schema", node=BradleyTerryConfig)
     cs.store(group="rating", name="elo_schema", node=EloConfig)
@@ -312,13 +306,14 @@ def _check(ok: bool, key: str, value: Any, need: str) -> None:
 
 def validate(cfg: DictConfig) -> None:
     """Range and consistency checks that types cannot express."""
-    g = cfg.game
-    _check(g.rounds >= 1, "game.rounds", g.rounds, "need at least 1 round")
-    _check(g.attempts >= 1, "game.attempts", g.attempts, "need at least 1 attempt per round")
-    _check(g.n_options >= 2, "game.n_options", g.n_options, "need at least 2 options per sample")
-    _check(g.n_distractors >= g.n_options - 1, "game.n_distractors", g.n_distractors,
-           f"need at least game.n_options - 1 = {g.n_options - 1} distractors")
-    _check(g.determinism_runs >= 1, "game.determinism_runs", g.determinism_runs, "need >= 1")
+    from skate.games import get_game, load_games
+
+    try:
+        game = get_game(cfg.game.name)
+    except KeyError as exc:
+        raise ConfigError(f"game.name={cfg.game.name!r} is invalid: {exc.args[0]}") from None
+    for key, value, need in game.check_config(cfg.game):
+        _check(False, f"game.{key}", value, need)
 
     validate_rating(cfg.rating)
 
@@ -347,11 +342,15 @@ def validate(cfg: DictConfig) -> None:
     names = [p.name for p in roster] + [p.name for p in llm_roster]
     dupes = sorted({n for n in names if names.count(n) > 1})
     _check(not dupes, "players", dupes, "player names must be unique")
+    known_kinds = {k: name for name, g in load_games().items() for k in g.spec.kinds}
     for i, p in enumerate(roster):
         key = f"players.simulated[{i}]"
         _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
         _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
         _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+        unknown = sorted(set(p.topic_skill) - set(known_kinds))
+        _check(not unknown, f"{key}.topic_skill", unknown,
+               f"no game has these kinds; {cfg.game.name} has {list(game.spec.kinds)}")
     if llm_roster:
         from skate.llm.spec import ModelConfigError, ModelSpec
 
@@ -362,7 +361,6 @@ def validate(cfg: DictConfig) -> None:
                 ModelSpec(**fields).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:
                 raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None
-        _check(cfg.game.name == "cop", "game", cfg.game.name, "LLM players play the cop game so far")
     if cfg.get("stages"):
         joined: list[str] = []
         for i, st in enumerate(cfg.stages):

@@ -20,20 +20,21 @@ from typing import Any
 
 import numpy as np
 
+from skate import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.games.base import Game
+from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import RatingBackend
 from skate.records import (Estimate, FailedAttempt, FailReason, Rejection, SetterContext, Stage, StopRun,
                            Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
-from skate.scoring import Estimator
+from skate.scoring import Estimator, Sampler
 from skate.store import EventLog
 from skate.tracking import RunLogger
 
 # Stages in the spawn key of derived generators.
-_SET, _AUG, _ANSWER, _JOIN = 1, 2, 3, 4
+_SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK = 1, 2, 3, 4, 5, 6
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
@@ -42,7 +43,7 @@ ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players w
 @dataclass
 class _SetResult:
     task: Task | None
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[ev.AttemptMade] = field(default_factory=list)
 
 
 @dataclass
@@ -78,7 +79,7 @@ class Engine:
             raise ValueError(f"stages name players not in the game: {unknown}")
         self.active = [i for i, n in enumerate(names) if n not in joiners]  # who answers now
         self.stage_setters: tuple[str, ...] | None = None  # who sets now (None = every active player)
-        self.total_rounds = sum(st.rounds for st in self.stages) if self.stages else game.spec.rounds
+        self.total_rounds = sum(st.rounds for st in self.stages) if self.stages else game.rounds
 
     def rng(self, *key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=key))
@@ -86,42 +87,50 @@ class Engine:
     # ------------------------------------------------------------------ setting
     def _set_one(self, round: int, idx: int) -> _SetResult:
         player = self.players[idx]
-        spec = self.game.spec
+        game = self.game
         history = self.aug.history(player.name, self.archive, self.rng(_AUG, round, idx))
+        assignment = game.assignment(player.name, round, self.rng(_ASSIGN, round, idx))
         failed: list[FailedAttempt] = []
         out = _SetResult(task=None)
         attempt, infra, void = 1, 0, 0
-        while attempt <= spec.attempts:
+        while attempt <= game.attempts:
+            tries = infra + void
             ctx = SetterContext(player=player.name, players=self.names, round=round, rounds=self.total_rounds,
-                                attempt=attempt, attempts_left=spec.attempts - attempt + 1,
-                                failed=tuple(failed), history=history, strategy=self.aug.strategy.value)
-            proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, infra + void))
+                                attempt=attempt, attempts_left=game.attempts - attempt + 1,
+                                failed=tuple(failed), history=history, strategy=self.aug.strategy.value,
+                                assignment=assignment)
+            proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, tries))
             if isinstance(proposal, VoidProposal):
-                # The model call failed after its retries: not the setter's fault, no attempt used.
-                out.attempts.append({"round": round, "player": player.name, "attempt": attempt, "text": "",
-                                     "valid": False, "reason": FailReason.VOID.value,
-                                     "detail": proposal.reason})
+                result: Task | Rejection = Rejection(FailReason.VOID, proposal.reason)
+                text = ""
+            else:
+                text = game.proposal_text(proposal)
+                checks = Checks(round=round, setter=player.name, assignment=assignment, sandbox=self.sandbox,
+                                rng=self.rng(_CHECK, round, idx, attempt, tries), solve=player.answer)
+                result = game.validate(proposal, checks)
+            record = ev.AttemptMade(round=round, player=player.name, attempt=attempt, text=text)
+            if isinstance(result, Rejection) and result.reason is FailReason.VOID:
+                # A model call failed after its retries: not the setter's fault, no attempt used.
+                record.reason, record.detail = FailReason.VOID.value, result.detail
+                out.attempts.append(record)
                 void += 1
                 if void > MAX_VOID_RETRIES:
                     return out
                 continue
-            text = self.game.proposal_text(proposal)
-            result = self.game.validate(proposal, round=round, setter=player.name, sandbox=self.sandbox)
-            record: dict[str, Any] = {"round": round, "player": player.name, "attempt": attempt,
-                                      "text": text}
             if isinstance(result, Task):
-                unique, dist, vec = self.novelty.check(player.name, self.game.novelty_text(result))
-                record["novelty_distance"] = None if dist == float("inf") else round_(dist)
+                unique, dist, vec = self.novelty.check(player.name, game.novelty_text(result))
+                record.novelty_distance = None if dist == float("inf") else round_(dist)
                 if unique:
                     self.novelty.add(player.name, vec)
                     out.task = result
-                    out.attempts.append({**record, "valid": True, "reason": None, "detail": ""})
+                    record.valid = True
+                    out.attempts.append(record)
                     return out
                 result = Rejection(FailReason.NOT_UNIQUE,
                                    f"too similar to one of your earlier tasks (distance {dist:.3f}, "
                                    f"must exceed {self.novelty.embedder.threshold:.3f})")
-            out.attempts.append({**record, "valid": False, "reason": result.reason.value,
-                                 "detail": result.detail})
+            record.reason, record.detail = result.reason.value, result.detail
+            out.attempts.append(record)
             if result.reason is FailReason.INFRASTRUCTURE:
                 infra += 1
                 if infra > MAX_INFRA_RETRIES:
@@ -132,9 +141,12 @@ class Engine:
         return out
 
     # ------------------------------------------------------------------ answering
+    def _sampler(self, task: Task, j: int) -> Sampler:
+        """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
+        return Sampler(self.game, task, self.players[j].answer)
+
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
-        return self.estimator.estimate(self.players[j].answer_batch, task, self.game.spec.n_options,
-                                       self.rng(_ANSWER, round, setter_idx, j))
+        return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
 
     def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
                           estimates: dict[tuple[int, int], Estimate]) -> list[dict[str, float]]:
@@ -150,7 +162,7 @@ class Engine:
         return out
 
     def _log_estimate(self, task: Task, round: int, player: str, est: Estimate,
-                      p_correct: dict[str, float], **extra: Any) -> None:
+                      p_correct: dict[str, float], joined: str = ev.UNSET) -> None:
         """Count and log one estimate; a non-void one goes into ``p_correct``."""
         self.counts["samples"] += est.n
         self.counts["estimates"] += 1
@@ -159,15 +171,15 @@ class Engine:
             self.counts["void_estimates"] += 1
         else:
             p_correct[player] = est.p
-        self.log.write("estimate", task_id=task.task_id, round=round, player=player,
-                       p=None if est.is_void else est.p, n=est.n, correct=est.correct,
-                       std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                       capped=est.capped, void=est.void, **extra)
+        self.log.write(ev.Estimated(task_id=task.task_id, round=round, player=player,
+                                    p=None if est.is_void else est.p, n=est.n, correct=est.correct,
+                                    std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
+                                    capped=est.capped, void=est.void, joined=joined))
 
     def _rate(self, task_id: str, p_correct: dict[str, float], involving: set[str] | None = None) -> None:
         """Update the ratings from one task and log every update."""
         for upd in self.rating.update(task_id, p_correct, involving=involving):
-            self.log.write("rating", **upd)
+            self.log.write(ev.parse({"event": ev.RatingUpdated.event, **upd}))
             self.counts["updates"] += 1
 
     def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
@@ -219,8 +231,7 @@ class Engine:
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
         rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.active]
-        ests = self.estimator.estimate_task([self.players[j].answer_batch for j in self.active], task,
-                                            self.game.spec.n_options, rngs, pmap=pmap)
+        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.active], rngs, pmap=pmap)
         return {(setter_idx, j): e for j, e in zip(self.active, ests, strict=True)}
 
     def join(self, stage: str, names: Sequence[str]) -> None:
@@ -228,11 +239,10 @@ class Engine:
         new = [self.names.index(n) for n in names]
         self.active = sorted(set(self.active) | set(new))
         joined = set(names)
-        self.log.write("join", stage=stage, players=list(names), tasks=len(self.archive))
+        self.log.write(ev.PlayersJoined(stage=stage, players=list(names), tasks=len(self.archive)))
         for k, scored in enumerate(self.archive):
             rngs = [self.rng(_JOIN, k, j) for j in new]
-            ests = self.estimator.estimate_task([self.players[j].answer_batch for j in new], scored.task,
-                                                self.game.spec.n_options, rngs)
+            ests = self.estimator.estimate_task([self._sampler(scored.task, j) for j in new], rngs)
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
                                    joined=stage)
@@ -249,7 +259,7 @@ class Engine:
     # ------------------------------------------------------------------ the game
     def run(self) -> GameResult:
         start = time.perf_counter()
-        stages = self.stages or [Stage("game", (), None, self.game.spec.rounds)]
+        stages = self.stages or [Stage("game", (), None, self.game.rounds)]
         rnd = 0
         with ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="setter") as pool:
             try:
@@ -261,37 +271,36 @@ class Engine:
                         rnd += 1
                         self._play_round(pool, rnd, start)
                     if self.stages:
-                        self.log.write("stage_end", stage=stage.name, round=rnd, ratings=self.snapshot())
+                        self.log.write(ev.StageEnded(stage=stage.name, round=rnd, ratings=self.snapshot()))
             except StopRun as exc:
                 # Stop cleanly: what finished is kept; the unfinished round changes no rating.
                 self.stopped = f"{type(exc).__name__}: {exc}"
-                self.log.write("run_stopped", round=rnd, reason=self.stopped)
+                self.log.write(ev.RunStopped(round=rnd, reason=self.stopped))
         summary = self.summary(time.perf_counter() - start)
         return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
                           summary=summary)
 
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
-        self.log.write("round_start", round=rnd)
+        self.log.write(ev.RoundStarted(round=rnd))
         results, estimates = self._set_and_answer(pool, rnd)
         tasks: list[tuple[int, Task]] = []
         for idx, res in results:
             for rec in res.attempts:
-                self.log.write("attempt", **rec)
+                self.log.write(rec)
             self.counts["attempts"] += len(res.attempts)
-            self.counts["void_attempts"] += sum(1 for r in res.attempts if r["reason"] == FailReason.VOID.value)
+            self.counts["void_attempts"] += sum(1 for r in res.attempts if r.reason == FailReason.VOID.value)
             if res.task is not None:
                 t = res.task
                 tasks.append((idx, t))
-                self.log.write("task", task_id=t.task_id, round=t.round, setter=t.setter,
-                               prompt=t.prompt, answer=t.answer, distractors=list(t.distractors),
-                               attempts=len(res.attempts))
+                self.log.write(ev.TaskSet(task_id=t.task_id, round=t.round, setter=t.setter, prompt=t.prompt,
+                                          answer=t.answer, attempts=len(res.attempts), extra=dict(t.data)))
         scores = self._record_estimates(tasks, rnd, estimates)
         for (_, task), p_correct in zip(tasks, scores, strict=True):
             self._rate(task.task_id, p_correct)
             self.archive.append(ScoredTask(task, p_correct))
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
-        self.log.write("round_end", round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info())
+        self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info()))
         self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start), table)
 
     def extra_round_info(self) -> dict[str, Any]:

@@ -22,29 +22,13 @@ from hydra.errors import HydraException
 from hydra.utils import instantiate
 
 from skate.config import ConfigError, compose_config, validate_rating
-from skate.store import RunLogError, read_run  # noqa: F401  (RunLogError: part of this module's interface)
+from skate.events import RunLogError, read_run
+
 
 def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, float]]], dict[str, Any]]:
-    """Players (roster order), each task's p(correct) by player (task order), the run's config."""
-    events, start = read_run(run_dir)
-    players = [p["name"] for p in start.get("players", [])]
-    scores: dict[str, dict[str, float]] = {}
-    order: list[str] = []
-    round_of: dict[str, int] = {}
-    rated_tasks = {e["task_id"] for e in events if e.get("event") == "rating"}
-    stopped_rounds = {e["round"] for e in events if e.get("event") == "run_stopped"}
-    for e in events:
-        if e.get("event") == "task" and e.get("round") not in stopped_rounds:
-            order.append(e["task_id"])
-            round_of[e["task_id"]] = e.get("round")
-            scores[e["task_id"]] = {}
-        elif e.get("event") == "estimate" and e.get("p") is not None and e["task_id"] in scores:
-            scores[e["task_id"]][e["player"]] = float(e["p"])
-    # A task of an unfinished round (run stopped or crashed mid-round) changed no rating live:
-    # leave it out here too, so recomputation matches.
-    finished = {e["round"] for e in events if e.get("event") == "round_end"}
-    tasks = [(t, scores[t]) for t in order if t in rated_tasks or round_of[t] in finished]
-    return players, tasks, start.get("config", {})
+    """Players (roster order), each rated task's p(correct) by player (task order), the run's config."""
+    run = read_run(run_dir)
+    return run.players, run.rated_scores(), run.start.config
 
 
 BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,8 @@ class FailReason(enum.StrEnum):
 
     MALFORMED = "malformed"  # the proposal could not be read (missing code, wrong shape)
     NOT_VERIFIABLE = "not_verifiable"  # no checkable answer: crashed, timed out, silent, nondeterministic
+    BREAKS_RULES = "breaks_rules"  # breaks a rule of the game (e.g. states its own answer)
+    UNSOLVED = "unsolved"  # the setter could not solve its own task when asked to prove it solvable
     TOO_FEW_DISTRACTORS = "too_few_distractors"  # not enough distinct wrong options
     NOT_UNIQUE = "not_unique"  # too close to a task the same player set before
     INFRASTRUCTURE = "infrastructure"  # the sandbox broke: not the setter's fault
@@ -20,15 +23,20 @@ class FailReason(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Task:
-    """A valid task that every player will answer."""
+    """A valid task that every player will answer.
+
+    ``prompt`` is the text a solver is shown and the history shows later setters; ``answer`` is
+    the checked answer (known because a machine checked it). ``data`` holds what else the game
+    keeps about the task (wrong options, a setter's own answer, ...): it is written into the
+    task's event, field by field.
+    """
 
     task_id: str
     round: int
     setter: str
-    prompt: str  # what a solver is shown (for COP: the program)
-    answer: str  # the checked answer (for COP: what the program printed)
-    distractors: tuple[str, ...]
-    meta: dict[str, Any] = field(default_factory=dict)
+    prompt: str
+    answer: str
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,15 +84,33 @@ class SetterContext:
     failed: tuple[FailedAttempt, ...]
     history: tuple[HistoryItem, ...]
     strategy: str
+    assignment: Mapping[str, Any] = field(default_factory=dict)  # the game's private inputs (e.g. a target)
 
 
 class StopRun(Exception):
     """Raised by a component that needs the run to end cleanly now (e.g. a spent budget)."""
 
 
+class _Void:
+    """The type of :data:`VOID` (one instance)."""
+
+    _instance: _Void | None = None
+
+    def __new__(cls) -> _Void:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "VOID"
+
+    def __reduce__(self) -> str:
+        return "VOID"
+
+
 # What a player returns for an answer sample whose model call failed after every retry. Void
-# samples are left out of p(correct) entirely: never a wrong answer.
-VOID = -1
+# samples are left out of p(correct) entirely: never a wrong answer. Compare with ``is``.
+VOID = _Void()
 
 
 @dataclass(frozen=True)
@@ -102,7 +128,7 @@ class Estimate:
     n: int  # answer samples drawn
     correct: int
     std: float
-    unparsable: int = 0  # samples whose reply named no option (counted as wrong)
+    unparsable: int = 0  # samples whose reply could not be read (counted as wrong)
     capped: bool = False  # stopped by the sample cap rather than the stopping rule
     void: int = 0  # samples whose model call failed: not counted at all
 

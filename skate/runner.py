@@ -12,12 +12,14 @@ from typing import Any
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from skate import events as ev
 from skate.config import ConfigError, to_container, validate
 from skate.engine import Engine, GameResult
+from skate.games import GameEnv
 from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
-from skate.sandbox import Sandbox, SandboxUnavailable
 from skate.records import Stage
+from skate.sandbox import Sandbox, SandboxUnavailable
 from skate.store import EVENTS_FILE, EventLog, write_ratings
 
 
@@ -58,19 +60,19 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     embedder = instantiate(cfg.embedder, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
     sandbox = build_sandbox(cfg.sandbox)
-    players = build_simulated(cfg.players.simulated, game.spec, sandbox, cfg.seed)
+    env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
+    players = build_simulated(cfg.players.simulated, game.simulation(env), cfg.seed) if cfg.players.simulated else []
     client = None
     if cfg.players.get("llm"):
         client = build_client(cfg.llm)
         from skate.players.llm import build_llm_players
 
-        players += build_llm_players(to_container(cfg.players)["llm"], client, game.spec,
-                                     float(sandbox.limits.timeout_s))
+        players += build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
     described = [p.describe() for p in players]
 
     log = EventLog(out_dir / EVENTS_FILE)
     if client is not None:
-        client.on_void = lambda info: log.write("llm_void", **info)
+        client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
     try:
         config = to_container(cfg)
         stages = [Stage(st["name"], tuple(st.get("join") or ()),
@@ -78,11 +80,11 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
                   for st in config.get("stages") or []]
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
                         logger, seed=cfg.seed, stages=stages)
-        info = {"game": game.spec.name, "rounds": engine.total_rounds, "players": described,
+        info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
                 "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
-        log.write("run_start", **info, config=config, versions=_versions())
+        log.write(ev.RunStarted(**info, config=config, versions=_versions()))
         logger.bind(out_dir, config, out_dir / EVENTS_FILE)
         logger.start(info)
         if client is not None:
@@ -90,8 +92,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         try:
             result = engine.run()
         except BaseException as exc:
-            log.write("run_error", error=f"{type(exc).__name__}: {exc}",
-                      summary=engine.summary(0.0))
+            log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
             raise
         true_skill = {d["name"]: d.get("true_skill") for d in described}
         rows = [{**row, **({"true_skill": true_skill[row["player"]]}
@@ -102,7 +103,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
             result.summary["usage"] = usage_summary(client)
             (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
         write_ratings(out_dir, rows)
-        log.write("run_end", ratings=rows, summary=result.summary)
+        log.write(ev.RunEnded(ratings=rows, summary=result.summary))
         if cfg.get("report", False):
             _report(out_dir)  # before the logger finishes, so that it can carry the plots too
         logger.finish(rows, result.summary)

@@ -1,8 +1,11 @@
 """p(correct) estimators.
 
-Each answer sample shows the real answer plus ``n_options - 1`` distractors drawn at random
-from the setter's pool, in random order; the player picks one option. An estimator decides how
-many samples to draw and returns an :class:`~skate.records.Estimate` that records the count.
+An estimator sees a player's answers on one task only as graded Bernoulli samples: it asks a
+:class:`Sampler` for ``n`` more and gets back how many were correct, unreadable (counted as
+wrong) and void (the model call failed: not counted at all). The sampler makes each sample's
+query through the game (for multiple choice, a fresh draw of options), collects the player's
+replies and has the game grade them. So every estimator works for every game and answer format:
+Algorithm 1's stopping rule applies to any Bernoulli outcome.
 """
 
 from __future__ import annotations
@@ -10,58 +13,58 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task
 
-# answer_batch(prompt, option_sets, rng) -> chosen index per option set
-# (None = the reply named no option, a wrong answer; VOID = the model call failed, not counted)
-AnswerFn = Callable[[str, list[list[str]], np.random.Generator], Sequence[int | None]]
+# sample(n, rng) -> (correct, unreadable, void) among n new samples
+SampleFn = Callable[[int, np.random.Generator], tuple[int, int, int]]
 
 
-def draw_option_sets(task: Task, n: int, n_options: int,
-                     rng: np.random.Generator) -> tuple[list[list[str]], list[int]]:
-    """Draw ``n`` shuffled option sets; return them and the index of the answer in each."""
-    k = n_options - 1
-    pool = task.distractors
-    sets: list[list[str]] = []
-    where: list[int] = []
-    for _ in range(n):
-        picked = [pool[i] for i in rng.choice(len(pool), size=k, replace=False)]
-        options = [task.answer, *picked]
-        order = rng.permutation(len(options))
-        sets.append([options[i] for i in order])
-        where.append(int(np.flatnonzero(order == 0)[0]))
-    return sets, where
+class _Gradable(Protocol):
+    def make_query(self, task: Task, rng: np.random.Generator) -> Any: ...
+
+    def grade(self, task: Task, query: Any, reply: Any) -> bool: ...
+
+
+class Sampler:
+    """Draws graded samples of one player on one task: queries from the game, replies from the
+    player (``answer(queries, rng)``), verdicts from the game."""
+
+    def __init__(self, game: _Gradable, task: Task, answer: Callable[[list[Any], np.random.Generator], Sequence[Any]]) -> None:
+        self.game, self.task, self.answer = game, task, answer
+
+    def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
+        game, task = self.game, self.task
+        queries = [game.make_query(task, rng) for _ in range(n)]
+        replies = self.answer(queries, rng)
+        if len(replies) != n:
+            raise RuntimeError(f"player returned {len(replies)} replies for {n} queries")
+        correct = unreadable = void = 0
+        for query, reply in zip(queries, replies, strict=True):
+            if reply is VOID:
+                void += 1
+            elif reply is None:
+                unreadable += 1
+            elif game.grade(task, query, reply):
+                correct += 1
+        return correct, unreadable, void
 
 
 class Estimator(ABC):
     joint = False  # True: estimates all players of a task together (estimate_task)
 
-    def estimate_task(self, answer_fns: Sequence[AnswerFn], task: Task, n_options: int,
-                      rngs: Sequence[np.random.Generator], pmap: Callable = map) -> list[Estimate]:
+    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
+                      pmap: Callable = map) -> list[Estimate]:
         """Every player's estimate on one task (independently, unless the estimator is joint)."""
-        return list(pmap(lambda i: self.estimate(answer_fns[i], task, n_options, rngs[i]),
-                         range(len(answer_fns))))
+        return list(pmap(lambda i: self.estimate(samples[i], rngs[i]), range(len(samples))))
 
     @abstractmethod
-    def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
-                 rng: np.random.Generator) -> Estimate:
-        """Estimate one player's p(correct) on ``task``."""
-
-    @staticmethod
-    def _sample(answer_batch: AnswerFn, task: Task, n: int, n_options: int,
-                rng: np.random.Generator) -> tuple[int, int, int]:
-        """Draw ``n`` samples; return (correct, unparsable, void)."""
-        sets, where = draw_option_sets(task, n, n_options, rng)
-        picks = list(answer_batch(task.prompt, sets, rng))
-        if len(picks) != n:
-            raise RuntimeError(f"player returned {len(picks)} answers for {n} option sets")
-        correct = sum(1 for pick, w in zip(picks, where, strict=True) if pick == w)
-        unparsable = sum(1 for pick in picks if pick is None)
-        void = sum(1 for pick in picks if pick == VOID)
-        return correct, unparsable, void
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        """Estimate one player's p(correct) from its samples."""
 
 
 def binomial_std(p: float, n: int) -> float:
@@ -80,14 +83,13 @@ class Algorithm1(Estimator):
         self.n_step = n_step
         self.max_samples = max_samples
 
-    def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
-                 rng: np.random.Generator) -> Estimate:
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         # n counts samples that got an answer; void samples (failed model calls) are drawn again
         # but still count against max_samples, so a failing model cannot make this loop forever.
         n = correct = unparsable = void = 0
         while True:
             step = min(self.n_step, self.max_samples - n - void)
-            c, u, v = self._sample(answer_batch, task, step, n_options, rng)
+            c, u, v = sample(step, rng)
             n, correct, unparsable, void = n + step - v, correct + c, unparsable + u, void + v
             p = correct / n if n else float("nan")
             std = binomial_std(p, n) if n else float("inf")
@@ -105,9 +107,8 @@ class FixedN(Estimator):
     def __init__(self, n: int = 20) -> None:
         self.n = n
 
-    def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
-                 rng: np.random.Generator) -> Estimate:
-        correct, unparsable, void = self._sample(answer_batch, task, self.n, n_options, rng)
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        correct, unparsable, void = sample(self.n, rng)
         n = self.n - void
         p = correct / n if n else float("nan")
         return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void)
@@ -146,36 +147,20 @@ class Decided(Estimator):
 
         self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
-        self.outcome, self.draw_margin, self.p_thresh = str(outcome), draw_margin, p_thresh
+        self.rule = PairRule(outcome, draw_margin, p_thresh)  # the rating's own rule
 
-    def estimate(self, answer_batch: AnswerFn, task: Task, n_options: int,
-                 rng: np.random.Generator) -> Estimate:
-        return self.estimate_task([answer_batch], task, n_options, [rng])[0]
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        return self.estimate_task([sample], [rng])[0]
 
-    def _settled(self, i: int, iv: list[tuple[float, float]]) -> bool:
-        lo, hi = iv[i]
-        if self.outcome == "absolute":
-            return lo >= self.p_thresh or hi < self.p_thresh
-        m = self.draw_margin
-        for j, (lo_j, hi_j) in enumerate(iv):
-            if j == i:
-                continue
-            win, loss = lo - hi_j >= m, lo_j - hi >= m
-            draw = hi - lo_j < m and hi_j - lo < m
-            if not (win or loss or draw):
-                return False
-        return True
-
-    def estimate_task(self, answer_fns: Sequence[AnswerFn], task: Task, n_options: int,
-                      rngs: Sequence[np.random.Generator], pmap: Callable = map) -> list[Estimate]:
-        k = len(answer_fns)
+    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
+                      pmap: Callable = map) -> list[Estimate]:
+        k = len(samples)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
         active = set(range(k))
         while active:
             order = sorted(active)
             steps = {i: min(self.n_step, self.max_samples - n[i] - void[i]) for i in order}
-            results = list(pmap(lambda i, steps=steps: self._sample(answer_fns[i], task, steps[i], n_options, rngs[i]),
-                                order))
+            results = list(pmap(lambda i, steps=steps: samples[i](steps[i], rngs[i]), order))
             for i, (c, u, v) in zip(order, results, strict=True):
                 n[i] += steps[i] - v
                 correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v
@@ -185,7 +170,7 @@ class Decided(Estimator):
                 whole_batch_void = v == steps[i]
                 if (n[i] + void[i] >= self.max_samples or whole_batch_void
                         or (n[i] and binomial_std(p, n[i]) < self.sigma_star)
-                        or (n[i] and self._settled(i, iv))):
+                        or (n[i] and self.rule.settled(iv[i], [iv[j] for j in range(k) if j != i]))):
                     active.discard(i)
         out = []
         for i in range(k):

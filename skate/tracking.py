@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from skate import events as ev
+
 log = logging.getLogger("skate")
 
 
@@ -99,7 +101,7 @@ class WandbLogger(ConsoleLogger):
         self._config: dict[str, Any] = {}
         self._events: Path | None = None
         self._offset = 0
-        self._seen: list[dict[str, Any]] = []  # every event read so far (the log is read once)
+        self._seen: list[ev.Event] = []  # every event read so far (the log is read once)
 
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
         self._out, self._config, self._events = Path(out_dir), config, events
@@ -139,27 +141,30 @@ class WandbLogger(ConsoleLogger):
         for key in ("tasks", "attempts", "samples", "leader_mu"):
             self.run.define_metric(key, step_metric="round")
 
-    def _new_events(self) -> list[dict[str, Any]]:
+    def _new_events(self) -> list[ev.Event]:
+        """The events written since the last call (whole lines only: a line being written waits)."""
         if self._events is None or not self._events.exists():
             return []
+        new: list[ev.Event] = []
         with open(self._events, encoding="utf-8") as f:
             f.seek(self._offset)
-            lines = f.readlines()
-            self._offset = f.tell()
-        new = [json.loads(line) for line in lines if line.strip()]
+            while (line := f.readline()).endswith("\n"):
+                self._offset = f.tell()
+                try:
+                    new.append(ev.parse(json.loads(line)))
+                except json.JSONDecodeError:
+                    continue
         self._seen.extend(new)
         return new
 
-    def _log_updates(self, events: list[dict[str, Any]]) -> None:
-        for e in events:
-            if e.get("event") != "rating":
-                continue
-            row: dict[str, Any] = {"update": e["update"]}
+    def _log_updates(self, events: list[ev.Event]) -> None:
+        for e in ev.by_kind(events, ev.RatingUpdated):
+            row: dict[str, Any] = {"update": e.update}
             for side in ("a", "b"):
-                p = e[side]
+                p = getattr(e, side)
                 for key, prefix in (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/")):
-                    if key + side in e:
-                        row[prefix + p] = e[key + side]
+                    if key + side in e.extra:
+                        row[prefix + p] = e.extra[key + side]
             self.run.log(row)
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
@@ -199,15 +204,14 @@ class WandbLogger(ConsoleLogger):
 
     def _tasks_table(self, wandb):
         events = self._seen
-        players = [p["name"] for p in next((e for e in events if e["event"] == "run_start"), {}).get("players", [])]
-        tasks = {e["task_id"]: e for e in events if e["event"] == "task"}
-        p = {}
-        for e in events:
-            if e["event"] == "estimate":
-                p.setdefault(e["task_id"], {})[e["player"]] = e["p"]
+        start = next(iter(ev.by_kind(events, ev.RunStarted)), None)
+        players = [p["name"] for p in start.players] if start else []
+        p: dict[str, dict[str, float | None]] = {}
+        for e in ev.by_kind(events, ev.Estimated):
+            p.setdefault(e.task_id, {})[e.player] = e.p
         return wandb.Table(columns=["task_id", "round", "setter", "answer", *players],
-                           data=[[t, tasks[t]["round"], tasks[t]["setter"], tasks[t]["answer"],
-                                  *(p.get(t, {}).get(n) for n in players)] for t in tasks])
+                           data=[[t.task_id, t.round, t.setter, t.answer, *(p.get(t.task_id, {}).get(n) for n in players)]
+                                 for t in ev.by_kind(events, ev.TaskSet)])
 
     def close(self, failed: bool = False) -> None:
         super().close(failed)

@@ -5,24 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.records import VOID, Task
 from skate.runner import run_game
 from skate.scoring import Decided, wilson
 from skate.store import read_events
 from tests.test_game import config
 
-TASK = Task("t", 1, "s", "print(42)", "42", tuple(str(i) for i in range(10, 19)))
-
 
 def always(right: bool):
-    def answer(prompt, option_sets, rng):
-        return [opts.index("42") if right else next(i for i, o in enumerate(opts) if o != "42")
-                for opts in option_sets]
-    return answer
+    def sample(n, rng):
+        return (n if right else 0), 0, 0
+    return sample
 
 
-def coin(prompt, option_sets, rng):
-    return [int(rng.integers(len(o))) for o in option_sets]
+def coin(n, rng):
+    """Right a quarter of the time, like a blind guess among four options."""
+    return int((rng.random(n) < 0.25).sum()), 0, 0
 
 
 def test_wilson_interval_by_hand():
@@ -33,32 +30,32 @@ def test_wilson_interval_by_hand():
 
 def test_clearly_separated_players_stop_after_one_batch():
     est = Decided(n_step=10, confidence=0.8, max_samples=40)
-    a, b = est.estimate_task([always(True), always(False)], TASK, 4, [np.random.default_rng(i) for i in (1, 2)])
+    a, b = est.estimate_task([always(True), always(False)], [np.random.default_rng(i) for i in (1, 2)])
     assert (a.n, a.p, b.n, b.p) == (10, 1.0, 10, 0.0)
 
 
 def test_close_players_keep_sampling_until_the_cap():
     est = Decided(n_step=10, confidence=0.8, max_samples=40)
-    a, b = est.estimate_task([coin, coin], TASK, 4, [np.random.default_rng(i) for i in (1, 2)])
+    a, b = est.estimate_task([coin, coin], [np.random.default_rng(i) for i in (1, 2)])
     assert a.n == b.n == 40 and a.capped and b.capped
 
 
 def test_a_settled_player_stops_while_an_unsettled_one_goes_on():
     # c is far from a and b, a and b are close: c settles at once, a and b keep going.
     est = Decided(n_step=10, confidence=0.8, max_samples=60)
-    a, b, c = est.estimate_task([coin, coin, always(True)], TASK, 4, [np.random.default_rng(i) for i in (1, 2, 3)])
+    a, b, c = est.estimate_task([coin, coin, always(True)], [np.random.default_rng(i) for i in (1, 2, 3)])
     assert c.n < a.n and c.n < b.n
 
 
 def test_absolute_rule_stops_once_clear_of_the_threshold():
     est = Decided(n_step=10, confidence=0.8, max_samples=200, outcome="absolute", p_thresh=0.55)
-    (a,) = est.estimate_task([always(True)], TASK, 4, [np.random.default_rng(0)])
+    (a,) = est.estimate_task([always(True)], [np.random.default_rng(0)])
     assert a.n == 10
 
 
 def test_a_void_batch_ends_the_estimate():
     est = Decided()
-    (a,) = est.estimate_task([lambda p, s, r: [VOID] * len(s)], TASK, 4, [np.random.default_rng(0)])
+    (a,) = est.estimate_task([lambda n, rng: (0, 0, n)], [np.random.default_rng(0)])
     assert a.n == 0 and a.void == 10 and a.is_void
 
 

@@ -42,11 +42,11 @@ class Scripted(Player):
         self.calls += 1
         return COPProposal(code, list(distractors))
 
-    def answer_batch(self, prompt, option_sets, rng):
+    def answer(self, queries, rng):
         out = []
-        for opts in option_sets:
-            right = [i for i, o in enumerate(opts) if not o.startswith("wrong-")]
-            out.append(right[0] if rng.random() < self.accuracy else (right[0] + 1) % len(opts))
+        for q in queries:
+            right = [i for i, o in enumerate(q.options) if not o.startswith("wrong-")]
+            out.append(right[0] if rng.random() < self.accuracy else (right[0] + 1) % len(q.options))
         return out
 
 
@@ -109,7 +109,7 @@ def test_everyone_answers_every_task_and_ratings_update_per_pair(tmp_path):
     tasks = [e for e in events if e["event"] == "task"]
     assert len(tasks) == 9
     for t in tasks:
-        assert len(t["distractors"]) == 9 and t["answer"]
+        assert len(t["distractors"]) == 9 and t["answer"]  # the game's own data, in the task's event
         est = [e for e in events if e["event"] == "estimate" and e["task_id"] == t["task_id"]]
         assert sorted(e["player"] for e in est) == ["p0", "p1", "p2"]  # the setter answers too
         assert all(e["n"] == 10 for e in est)

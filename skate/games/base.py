@@ -1,76 +1,202 @@
-"""What every task family tells the engine.
+"""What every task family tells the engine: the game protocol.
 
-A game's static facts (:class:`GameSpec`) are kept apart from its dynamics: validating a
-proposal into a :class:`~skate.records.Task` (or a :class:`~skate.records.Rejection` that says
-why, as feedback for the next attempt) and the text that stands for the task in the uniqueness
-test. The engine knows nothing else about any one game.
+A game is one package under ``skate/games/<name>/`` that owns everything about it. Its static
+facts (:class:`GameSpec`: name, answer format, kinds of task, score bounds) are kept apart from its
+dynamics, the methods of :class:`Game`:
+
+setting
+    :meth:`Game.assignment` (private inputs for one setter's round, e.g. a target number),
+    :meth:`Game.validate` (a setter's proposal becomes a :class:`~skate.records.Task`, or a
+    :class:`~skate.records.Rejection` that says why, fed back to the setter's next attempt),
+    :meth:`Game.novelty_text` (what the uniqueness test embeds).
+answering
+    :meth:`Game.make_query` (what one answer sample shows) and :meth:`Game.grade` (whether a
+    reply is correct). Estimators sample through these two, so p(correct) is a fraction of
+    graded Bernoulli samples whatever the answer format.
+players
+    :meth:`Game.simulation` (how simulated players of known skill set and answer this game),
+    :meth:`Game.modules` (the DSPy setter and answerer for language-model players) and
+    :meth:`Game.fake_player` (what the project's fake OpenAI-compatible server says when it plays).
+
+The engine, estimators, ratings, augmentation, LLM client and report import no game.
 """
 
 from __future__ import annotations
 
-import re
+import hashlib
+import json
+import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from skate.records import FailReason, Rejection, Task
-from skate.sandbox import Sandbox
+import numpy as np
 
-_WS = re.compile(r"\s+")
+from skate.records import Rejection, Task
 
+if TYPE_CHECKING:  # pragma: no cover
+    from skate.llm.modules import GameModules
+    from skate.players.simulated import Simulation
+    from skate.sandbox import Sandbox
 
-def normalize(text: str) -> str:
-    """Collapse whitespace runs to one space and strip: the key for comparing answers."""
-    return _WS.sub(" ", text).strip()
+# What a player returns for one answer sample: a game-defined value (an option index, a string,
+# ...), ``None`` when the reply could not be read (a wrong answer), or
+# :data:`skate.records.VOID` when the model call failed (left out of p(correct)).
+Reply = Any
+Query = Any
 
 
 @dataclass(frozen=True)
 class GameSpec:
+    """A game's static facts, the same for every run of it."""
+
     name: str
-    rounds: int
-    attempts: int
-    n_distractors: int
-    n_options: int
-    answer_format: str = "multiple_choice"
+    answer_format: str  # "multiple_choice", "exact_match", "executed", ...
+    kinds: tuple[str, ...] = ()  # families of task its simulated players write (topic_skill keys)
+    score_bounds: tuple[float, float] = (0.0, 1.0)  # range of one graded sample
+    roles: tuple[str, ...] = ("setter", "answerer")
+    description: str = ""
+
+
+@dataclass
+class GameConfig:
+    """What every game's config has; each game extends it with its own keys."""
+
+    name: str = "game"
+    rounds: int = 50  # every player sets one task per round
+    attempts: int = 3  # tries a setter gets per round to produce a valid, unique task
+
+
+@dataclass(frozen=True)
+class GameEnv:
+    """What a game's players, modules and checks may know about the run they play in."""
+
+    sandbox: Sandbox
+    seed: int = 0
+    pass_mark: float = 0.55  # p(correct) that counts as solving a task (the rating's p_thresh)
+
+
+@dataclass
+class Checks:
+    """What :meth:`Game.validate` may use to check one proposal.
+
+    ``solve`` asks the setter to answer queries in a fresh context (it sees the queries only:
+    no assignment, no history), for games whose setter must prove its task solvable.
+    """
+
+    round: int
+    setter: str
+    assignment: Mapping[str, Any]
+    sandbox: Sandbox
+    rng: np.random.Generator
+    solve: Callable[[Sequence[Query], np.random.Generator], Sequence[Reply]]
+
+    @property
+    def task_id(self) -> str:
+        return f"r{self.round:03d}-{self.setter}"
+
+    def task(self, prompt: str, answer: str, **data: Any) -> Task:
+        """The valid task this proposal becomes (``data``: what else the game keeps about it)."""
+        return Task(task_id=self.task_id, round=self.round, setter=self.setter, prompt=prompt,
+                    answer=answer, data=data)
 
 
 class Game(ABC):
-    spec: GameSpec
+    """One task family. Subclasses set :attr:`spec` and :attr:`config_schema`, and register with
+    :func:`skate.games.register`."""
+
+    spec: ClassVar[GameSpec]
+    config_schema: ClassVar[type[GameConfig]] = GameConfig
+
+    def __init__(self, name: str = "", rounds: int = 50, attempts: int = 3) -> None:
+        self.rounds = rounds
+        self.attempts = attempts
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @classmethod
+    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+        """Range checks on this game's config: ``(key, value, what is needed)`` per problem."""
+        problems = []
+        if cfg.rounds < 1:
+            problems.append(("rounds", cfg.rounds, "need at least 1 round"))
+        if cfg.attempts < 1:
+            problems.append(("attempts", cfg.attempts, "need at least 1 attempt per round"))
+        return problems
+
+    # ------------------------------------------------------------------ setting
+    def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
+        """Private inputs for one setter's round (kept across its attempts); none by default."""
+        return {}
 
     @abstractmethod
-    def validate(self, proposal: Any, *, round: int, setter: str, sandbox: Sandbox) -> Task | Rejection:
+    def validate(self, proposal: Any, checks: Checks) -> Task | Rejection:
         """Check a setter's proposal; return the task or the reason it is not valid."""
+
+    def proposal_text(self, proposal: Any) -> str:
+        """A readable rendering of a proposal, for the log and failed-attempt feedback."""
+        return str(proposal)
 
     def novelty_text(self, task: Task) -> str:
         """The text embedded for the uniqueness test."""
         return task.prompt
 
-    def proposal_text(self, proposal: Any) -> str:
-        """A readable rendering of a proposal, for logs and failed-attempt feedback."""
-        return str(proposal)
+    # ------------------------------------------------------------------ answering
+    @abstractmethod
+    def make_query(self, task: Task, rng: np.random.Generator) -> Query:
+        """What one answer sample shows a player."""
 
-    def check_distractors(self, answer: str, distractors: Any) -> tuple[tuple[str, ...], Rejection | None]:
-        """Keep the first ``n_distractors`` options that are distinct (after whitespace
-        normalising) from each other and from the answer; reject when there are too few."""
-        if not isinstance(distractors, (list, tuple)):
-            return (), Rejection(FailReason.MALFORMED, "distractors must be a list of strings")
-        seen = {normalize(answer)}
-        kept: list[str] = []
-        dropped = 0
-        for d in distractors:
-            key = normalize(str(d))
-            if not key or key in seen:
-                dropped += 1
-                continue
-            seen.add(key)
-            kept.append(str(d))
-            if len(kept) == self.spec.n_distractors:
-                break
-        if len(kept) < self.spec.n_distractors:
-            return tuple(kept), Rejection(
-                FailReason.TOO_FEW_DISTRACTORS,
-                f"only {len(kept)} distinct wrong options, need {self.spec.n_distractors} "
-                f"({dropped} were empty, repeated, or equal to the real answer "
-                f"{normalize(answer)[:80]!r} after whitespace normalising)",
-            )
-        return tuple(kept), None
+    @abstractmethod
+    def grade(self, task: Task, query: Query, reply: Reply) -> bool:
+        """Whether a (readable, non-void) reply to ``query`` is correct."""
+
+    # ------------------------------------------------------------------ players
+    @abstractmethod
+    def simulation(self, env: GameEnv) -> Simulation:
+        """How simulated players set and answer this game (one per run, shared by them)."""
+
+    @abstractmethod
+    def modules(self, env: GameEnv) -> GameModules:
+        """The DSPy setter and answerer modules a language-model player uses."""
+
+    @classmethod
+    @abstractmethod
+    def fake_player(cls) -> FakePlayer:
+        """How the fake OpenAI-compatible server plays this game (one per server)."""
+
+
+@dataclass(frozen=True)
+class FakeRequest:
+    """One chat request to the fake server, as a game's fake player sees it."""
+
+    model: str  # the fake model's name
+    skill: float  # its skill in [0, 1]
+    inputs: Mapping[str, str]  # the request's input fields (``[[ ## name ## ]]`` sections)
+    outputs: tuple[str, ...]  # the output fields it asks for, in order
+    seed: int
+    index: int  # which of the request's ``n`` choices
+
+
+class FakePlayer(ABC):
+    """How the project's fake OpenAI-compatible server plays one game.
+
+    The server reads the input fields of a request's last user message and hands the request to
+    the game whose :meth:`claims` says it is its own.
+    """
+
+    @abstractmethod
+    def claims(self, inputs: Mapping[str, str]) -> bool:
+        """Whether a request with these input fields is one of this game's."""
+
+    @abstractmethod
+    def reply(self, request: FakeRequest) -> str:
+        """The reply text: deterministic in the request (draw from :func:`seeded_random`)."""
+
+
+def seeded_random(*parts: Any) -> random.Random:
+    """A generator seeded from any JSON-able parts (the same parts, the same stream)."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))

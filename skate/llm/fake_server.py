@@ -4,25 +4,23 @@ Tests and benchmarks start it to stand in for a model provider; users can start 
 LLM cohorts with no model at hand (``python -m skate.llm.fake_server --port 8000``, then a
 cohort whose ``api_base`` is ``http://127.0.0.1:8000/v1``).
 
-Each *model name* is a fake player with a skill in [0, 1]. Asked to set a COP task (a request
-carrying skate's ``rules`` field) it writes a program with skate's generator at a difficulty
-near its skill, plus wrong answers; asked to answer (``options`` field) it finds the program's
-real output among the options and picks it with a probability that falls as the program gets
-harder than its skill, otherwise a wrong letter. Every choice is drawn from the request's
+Each *model name* is a fake player with a skill in [0, 1]. The server reads the input fields of
+a request (the ``[[ ## name ## ]]`` sections of its last user message, before DSPy's "Respond
+with" line) and hands it to the game whose fake player claims those fields
+(:meth:`skate.games.base.Game.fake_player`): every registered game is played, and what a fake
+model writes or answers is that game's business. Every choice is drawn from the request's
 ``seed`` (and the choice index when ``n`` > 1), so the same request gives the same reply.
 
 Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``server_error``
 (500), ``slow`` (sleeps past the client's timeout), ``malformed`` (a 200 whose body is not
-JSON), ``no_option`` (a reply that names no letter), and ``down`` (every request fails with
+JSON), ``no_option`` (a reply that answers nothing), and ``down`` (every request fails with
 500). A ``latency_s`` delays every reply. The server counts requests and the most in flight.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import math
 import random
 import re
 import socket
@@ -32,9 +30,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import numpy as np
-
-from skate.games.base import normalize
+from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 
 
 @dataclass
@@ -54,73 +50,36 @@ class Stats:
     not_found: int = 0  # requests to other paths (answered 404)
 
 
-def _seeded(*parts: Any) -> random.Random:
-    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+_MARKER = re.compile(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]")
+_RESPOND = "Respond with the corresponding output fields"
 
 
-def _sections(text: str) -> dict[str, str]:
-    parts = re.split(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]", text)
-    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """A DSPy chat request's input fields (name -> text) and the output fields it asks for."""
+    head, _, tail = user.partition(_RESPOND)
+    parts = _MARKER.split(head)
+    inputs = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+    outputs = tuple(name for name in _MARKER.findall(tail) if name != "completed")
+    return inputs, outputs
 
 
 class FakeBrain:
-    """Decides what each fake model says; remembers the programs it wrote and their outputs."""
+    """Decides what each fake model says, through every registered game's fake player."""
 
-    def __init__(self, models: dict[str, FakeModel], n_distractors: int = 9) -> None:
+    def __init__(self, models: dict[str, FakeModel]) -> None:
         self.models = models
-        self.n_distractors = n_distractors
-        self.outputs: dict[str, str] = {}  # program text -> what it prints
-        self._lock = threading.Lock()
+        self.games: dict[str, FakePlayer] = {name: cls.fake_player() for name, cls in load_games().items()}
 
     def model(self, name: str) -> FakeModel:
         return self.models.get(name) or self.models.get("*") or FakeModel()
 
     def reply(self, name: str, messages: list[dict[str, Any]], seed: int, index: int) -> str:
-        user = messages[-1]["content"] if messages else ""
-        fields = _sections(user)
-        if "options" in fields:
-            return self._answer(name, fields, seed, index)
-        if "rules" in fields:
-            return self._set(name, fields, seed, index)
+        user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+        inputs, outputs = read_request(str(user))
+        for player in self.games.values():
+            if player.claims(inputs):
+                return player.reply(FakeRequest(name, self.model(name).skill, inputs, outputs, seed, index))
         return "I do not understand the request."
-
-    def _set(self, name: str, fields: dict[str, str], seed: int, index: int) -> str:
-        from skate.players.programs import KINDS, generate_program, make_distractors, predict_output
-
-        rng = np.random.default_rng(_seeded("set", name, seed, index).getrandbits(63))
-        skill = self.model(name).skill
-        kind = KINDS[int(rng.integers(len(KINDS)))]
-        program = generate_program(kind, float(np.clip(skill - 0.1 + rng.normal(0, 0.1), 0, 1)), rng)
-        with self._lock:  # predict_output swaps sys.stdout: one at a time
-            output = predict_output(program)
-            self.outputs[normalize_program(program)] = output
-        wrong = make_distractors(output, self.n_distractors, rng)
-        return (f"[[ ## program ## ]]\n{program}\n\n[[ ## wrong_answers ## ]]\n{json.dumps(wrong)}\n\n"
-                "[[ ## completed ## ]]")
-
-    def _answer(self, name: str, fields: dict[str, str], seed: int, index: int) -> str:
-        from skate.players.programs import code_difficulty
-
-        rnd = _seeded("answer", name, seed, index, fields.get("program", ""), fields["options"])
-        options = re.findall(r"^([A-J]):\n```\n(.*?)\n```", fields["options"], flags=re.MULTILINE | re.DOTALL)
-        letters = [letter for letter, _ in options]
-        program = fields.get("program", "")
-        with self._lock:
-            truth = self.outputs.get(normalize_program(program))
-        right = next((letter for letter, text in options
-                      if truth is not None and normalize(text) == normalize(truth)), None)
-        skill = self.model(name).skill
-        know = 1 / (1 + math.exp(-(skill - code_difficulty(program)) / 0.06))
-        if right is not None and rnd.random() < know:
-            pick = right
-        else:
-            pick = rnd.choice(letters) if letters else "A"
-        return f"[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
-
-
-def normalize_program(program: str) -> str:
-    return "\n".join(line.rstrip() for line in program.strip().splitlines())
 
 
 class FakeLLMServer:
@@ -128,8 +87,8 @@ class FakeLLMServer:
 
     def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
                  retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
-                 port: int = 0, n_distractors: int = 9, fault_seed: int = 0) -> None:
-        self.brain = FakeBrain(models or {"*": FakeModel()}, n_distractors)
+                 port: int = 0, fault_seed: int = 0) -> None:
+        self.brain = FakeBrain(models or {"*": FakeModel()})
         self.latency_s, self.retry_after_s, self.slow_s = latency_s, retry_after_s, slow_s
         self.stats = Stats()
         self._lock = threading.Lock()
@@ -168,7 +127,7 @@ class FakeLLMServer:
         if not faults:
             return None
         with self._lock:
-            rng = self._fault_rngs.setdefault(name, _seeded("faults", self._fault_seed, name))
+            rng = self._fault_rngs.setdefault(name, seeded_random("faults", self._fault_seed, name))
             r = rng.random()
         acc = 0.0
         for fault, prob in sorted(faults.items()):

@@ -1,72 +1,34 @@
-"""The COP setter and answerer as DSPy modules.
+"""DSPy modules for setting and answering: the shared parts every game's modules build on.
 
-Each module holds a ``dspy.Predict`` over a typed signature, so DSPy's prompt optimisers can tune
-its instructions and demonstrations. The game does not go through DSPy's LM layer: a module
-turns its inputs into chat messages with DSPy's ``ChatAdapter`` (instructions, fields and any
-demos), skate's :class:`~skate.llm.client.LLMClient` sends them (cache, retries, void,
-accounting), and the module reads the reply back with the same adapter, leniently.
+A game's ``modules.py`` defines its typed signatures and subclasses :class:`SetterModule` and
+:class:`AnswererModule` (or uses :class:`MultipleChoiceAnswerer` / :class:`FreeFormAnswerer`,
+the answer formats' own answerers). Each module holds a ``dspy.Predict`` over its signature, so
+DSPy's prompt optimisers can tune its instructions and demonstrations. The game does not go
+through DSPy's LM layer: a module turns its inputs into chat messages with DSPy's
+``ChatAdapter`` (instructions, fields and any demos), skate's
+:class:`~skate.llm.client.LLMClient` sends them (cache, retries, void, accounting), and the
+module reads the reply back with the same adapter, leniently.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from abc import abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
-from skate.games.cop import COPProposal
 from skate.records import SetterContext
 
 LETTERS = "ABCDEFGHIJ"
 
-COP_RULES = """\
-You are one of {n_players} players in a tournament in which the players examine each other. In \
-every round each player writes one code-output-prediction task, and then every player, the \
-author included, answers every task.
-
-A task is a short, self-contained Python 3 program that uses only the standard library, reads \
-no input, files or network, finishes in well under {timeout:g} seconds, and prints the same text \
-every time it runs. That printed text is the answer. With the program you give {n_distractors} \
-wrong answers that look believable. A solver sees the program and {n_options} options, the true \
-output plus {n_shown} of your wrong answers in random order, and must pick the true one.
-
-Scoring: one point for each of your tasks that is accepted, and one point for each task (yours \
-or another player's) that you answer correctly at least 55% of the time. The best task is one \
-you can trace correctly yourself while the others are likely to get it wrong. A task is rejected \
-when the program fails or times out, prints nothing, prints different text on different runs, \
-has fewer than {n_distractors} distinct wrong answers, or is too similar to one of your own \
-earlier tasks."""
-
-
-class SetCOPTask(dspy.Signature):
-    """Write your task for this round of a code-output-prediction tournament.
-
-    Follow the rules, learn from anything the history shows, and if earlier attempts this round
-    were rejected, fix what the rejection names. The program must print its result with print().
-    Every wrong answer must be text the program could plausibly print but does not."""
-
-    rules: str = dspy.InputField(desc="how the game is played and scored")
-    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
-    history: str = dspy.InputField(desc="earlier tasks of the game you are allowed to see; may be empty")
-    program: str = dspy.OutputField(desc="the complete Python program, without Markdown fences")
-    wrong_answers: list[str] = dspy.OutputField(desc="the wrong answers, as a JSON list of strings")
-
-
-class AnswerCOP(dspy.Signature):
-    """Work out exactly what the Python program prints when it runs, then choose the option that
-    is exactly that output. Exactly one option is right."""
-
-    program: str = dspy.InputField(desc="a Python 3 program")
-    options: str = dspy.InputField(desc="candidate outputs, each under its letter")
-    answer: Literal["A", "B", "C", "D"] = dspy.OutputField(desc="the letter of the true output")
-
-
 _ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
 
 
-def _adapter() -> dspy.ChatAdapter:
+def adapter() -> dspy.ChatAdapter:
     return _ADAPTER
 
 
@@ -92,7 +54,7 @@ class _Formatter:
         return [*self._prefix, {"role": "user", "content": user}]
 
 
-def _sections(text: str) -> dict[str, str]:
+def sections(text: str) -> dict[str, str]:
     """Split a reply on ``[[ ## field ## ]]`` markers (for lenient reading)."""
     parts = re.split(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]", text)
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
@@ -103,7 +65,7 @@ def strip_fences(code: str) -> str:
     return (m.group(1) if m else code).strip("\n")
 
 
-# ------------------------------------------------------------------------------------ setter
+# ------------------------------------------------------------------------- setter context
 def render_situation(ctx: SetterContext) -> str:
     lines = [f"Round {ctx.round} of {ctx.rounds}. This is attempt {ctx.attempt}; counting it you "
              f"have {ctx.attempts_left} attempt(s) left this round."]
@@ -128,69 +90,122 @@ def render_history(ctx: SetterContext) -> str:
     return "\n\n".join(out)
 
 
-class COPSetter(dspy.Module):
-    def __init__(self) -> None:
+def percent(p: float) -> str:
+    """0.55 -> '55%'."""
+    return f"{round(p * 100, 1):g}%"
+
+
+# ---------------------------------------------------------------------------- base modules
+class SetterModule(dspy.Module):
+    """Asks a model for a task: ``messages(ctx)`` out, ``parse(text)`` back into a proposal."""
+
+    def __init__(self, signature: type[dspy.Signature]) -> None:
         super().__init__()
-        self.predict = dspy.Predict(SetCOPTask)
+        self.predict = dspy.Predict(signature)
         self._format = _Formatter()
 
-    def inputs(self, ctx: SetterContext, *, n_distractors: int, n_options: int, timeout_s: float) -> dict[str, str]:
-        rules = COP_RULES.format(n_players=len(ctx.players), timeout=timeout_s, n_distractors=n_distractors,
-                                 n_options=n_options, n_shown=n_options - 1)
-        return {"rules": rules, "situation": render_situation(ctx), "history": render_history(ctx)}
+    @abstractmethod
+    def inputs(self, ctx: SetterContext) -> dict[str, Any]:
+        """The signature's input fields for this setter's context."""
 
-    def messages(self, inputs: dict[str, str]) -> list[dict[str, Any]]:
-        return self._format(self.predict, inputs)
+    def messages(self, ctx: SetterContext) -> list[dict[str, Any]]:
+        return self._format(self.predict, self.inputs(ctx))
 
-    def parse(self, text: str) -> COPProposal:
-        try:
-            fields = _adapter().parse(self.predict.signature, text)
-            program, wrong = fields["program"], fields["wrong_answers"]
-        except Exception:  # noqa: BLE001 - fall back to reading the sections ourselves
-            sec = _sections(text)
-            program, wrong = sec.get("program", ""), sec.get("wrong_answers", "")
-            if not program:
-                return COPProposal("", [], note="the reply has no [[ ## program ## ]] section")
-            try:
-                wrong = json.loads(wrong)
-            except ValueError:
-                wrong = [line.strip() for line in str(wrong).splitlines() if line.strip()]
-        if not isinstance(wrong, list):
-            wrong = [wrong]
-        return COPProposal(strip_fences(str(program)), [str(w) for w in wrong])
+    @abstractmethod
+    def parse(self, text: str) -> Any:
+        """The game's proposal from a reply's text (an empty proposal saying why, if unreadable)."""
 
-    def forward(self, **inputs: str) -> dspy.Prediction:  # for DSPy tooling with its own LM
+    def forward(self, **inputs: Any) -> dspy.Prediction:  # for DSPy tooling with its own LM
         return self.predict(**inputs)
 
 
-# ---------------------------------------------------------------------------------- answerer
-def render_options(options: list[str]) -> str:
+class AnswererModule(dspy.Module):
+    """Asks a model to answer one query: ``messages(query)`` out, ``parse(text)`` back into a
+    reply (``None`` when the reply cannot be read)."""
+
+    def __init__(self, signature: type[dspy.Signature]) -> None:
+        super().__init__()
+        self.predict = dspy.Predict(signature)
+        self._format = _Formatter()
+
+    @abstractmethod
+    def inputs(self, query: Any) -> dict[str, Any]:
+        """The signature's input fields for this query."""
+
+    def messages(self, query: Any) -> list[dict[str, Any]]:
+        return self._format(self.predict, self.inputs(query))
+
+    @abstractmethod
+    def parse(self, text: str) -> Any: ...
+
+    def forward(self, **inputs: Any) -> dspy.Prediction:
+        return self.predict(**inputs)
+
+
+@dataclass
+class GameModules:
+    """The modules one language-model player uses for one game."""
+
+    setter: SetterModule
+    answerer: AnswererModule
+
+
+# ------------------------------------------------------------------------ answer formats
+def render_options(options: tuple[str, ...] | list[str]) -> str:
     return "\n\n".join(f"{LETTERS[i]}:\n```\n{opt}\n```" for i, opt in enumerate(options))
 
 
-class MultipleChoiceAnswerer(dspy.Module):
-    def __init__(self, n_options: int = 4) -> None:
-        super().__init__()
-        letters = tuple(LETTERS[:n_options])
-        sig = AnswerCOP.with_updated_fields("answer", type_=Literal[letters])  # type: ignore[valid-type]
-        self.letters = letters
-        self.predict = dspy.Predict(sig)
-        self._format = _Formatter()
+class MultipleChoiceAnswerer(AnswererModule):
+    """Multiple choice: the signature's ``answer`` output is one of the option letters.
 
-    def messages(self, program: str, options: list[str]) -> list[dict[str, Any]]:
-        return self._format(self.predict, {"program": program, "options": render_options(options)})
+    ``signature`` has an input for the task's text (``prompt_field``), an ``options`` input and
+    an ``answer`` output; its letters are narrowed to ``n_options``.
+    """
+
+    def __init__(self, signature: type[dspy.Signature], n_options: int, prompt_field: str) -> None:
+        letters = tuple(LETTERS[:n_options])
+        super().__init__(signature.with_updated_fields("answer", type_=Literal[letters]))  # type: ignore[valid-type]
+        self.letters = letters
+        self.prompt_field = prompt_field
+
+    def inputs(self, query: Any) -> dict[str, Any]:
+        return {self.prompt_field: query.prompt, "options": render_options(query.options)}
 
     def parse(self, text: str) -> int | None:
         """The chosen option's index, or None when the reply names no option."""
         try:
-            letter = str(_adapter().parse(self.predict.signature, text)["answer"]).strip()
+            letter = str(_ADAPTER.parse(self.predict.signature, text)["answer"]).strip()
         except Exception:  # noqa: BLE001 - lenient: a bare letter, or "answer: X"
-            sec = _sections(text).get("answer", text)
+            sec = sections(text).get("answer", text)
             found = re.findall(rf"(?<![A-Za-z])([{''.join(self.letters)}])(?![A-Za-z])", sec)
             if not found:
                 return None
-            letter = found[0] if "answer" in _sections(text) else found[-1]
+            letter = found[0] if "answer" in sections(text) else found[-1]
         return self.letters.index(letter) if letter in self.letters else None
 
-    def forward(self, **inputs: str) -> dspy.Prediction:
-        return self.predict(**inputs)
+
+class FreeFormAnswerer(AnswererModule):
+    """A free-form answer: the signature's ``answer`` output, read by ``read`` (e.g. a number
+    normaliser; ``None`` = unreadable). With ``reasoning``, the model first writes its reasoning
+    in a field of its own (chain of thought), which is not graded."""
+
+    def __init__(self, signature: type[dspy.Signature], prompt_field: str, read: Callable[[str], Any],
+                 reasoning: bool = False) -> None:
+        if reasoning:
+            signature = signature.prepend(
+                "reasoning", dspy.OutputField(desc="your working, step by step, before the answer"), type_=str)
+        super().__init__(signature)
+        self.prompt_field = prompt_field
+        self.read = read
+        self.reasoning = reasoning
+
+    def inputs(self, query: Any) -> dict[str, Any]:
+        return {self.prompt_field: query.prompt}
+
+    def parse(self, text: str) -> Any:
+        try:
+            answer = str(_ADAPTER.parse(self.predict.signature, text)["answer"])
+        except Exception:  # noqa: BLE001 - lenient: the answer section, else the whole reply
+            sec = sections(text)
+            answer = sec.get("answer", text if not sec else "")
+        return self.read(answer)

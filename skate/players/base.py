@@ -14,12 +14,12 @@ from skate.records import SetterContext
 class Player(ABC):
     """A participant in the game.
 
-    ``set_task`` returns a game-specific proposal (for COP a
-    :class:`~skate.games.cop.COPProposal`). ``answer_batch`` is shown one task and several
-    option sets at once (so a model client can send them together) and returns, per option set,
-    the index of the chosen option, ``None`` when the reply named no option (a wrong answer), or
-    :data:`~skate.records.VOID` when the model call failed (left out of p(correct)). ``set_task``
-    may return a :class:`~skate.records.VoidProposal` when its model call failed.
+    ``set_task`` returns the game's proposal (what its setter writes), or a
+    :class:`~skate.records.VoidProposal` when a model call failed. ``answer`` is shown several
+    queries of one task at once (so a model client can send them together) and returns one reply
+    per query: a value the game grades (an option's index, an answer's text, ...), ``None`` when
+    the reply could not be read (a wrong answer), or :data:`~skate.records.VOID` when the model
+    call failed (left out of p(correct)). Players never see a task's answer, only queries.
     """
 
     name: str
@@ -29,8 +29,7 @@ class Player(ABC):
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any: ...
 
     @abstractmethod
-    def answer_batch(self, prompt: str, option_sets: list[list[str]],
-                     rng: np.random.Generator) -> Sequence[int | None]: ...
+    def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> Sequence[Any]: ...
 
     def describe(self) -> dict[str, Any]:
         """What the run record should say about this player."""

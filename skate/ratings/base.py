@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skate.config import OutcomeRule
-from skate.ratings.outcomes import PairOutcome, task_outcomes
+from skate.ratings.outcomes import PairOutcome, PairRule
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,7 @@ class RatingBackend(ABC):
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55) -> None:
-        self.outcome = OutcomeRule(outcome)
-        self.draw_margin = draw_margin
-        self.p_thresh = p_thresh
+        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh)
         self.players: list[str] = []
         self.games: dict[str, int] = {}
         self.history: list[PairOutcome] = []  # every outcome applied, in order
@@ -78,8 +76,7 @@ class RatingBackend(ABC):
                 self._add(name)
 
     def outcomes(self, task_id: str, p_correct: Mapping[str, float]) -> list[PairOutcome]:
-        return task_outcomes(task_id, p_correct, self.players, self.outcome, self.draw_margin,
-                             self.p_thresh)
+        return self.rule.task_outcomes(task_id, p_correct, self.players)
 
     def update(self, task_id: str, p_correct: Mapping[str, float],
                involving: set[str] | None = None) -> list[dict[str, Any]]:

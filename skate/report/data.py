@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from skate.store import RunLogError, read_run
+from skate.events import Estimated, RatingUpdated, RunLogError, StageEnded, TaskSet, read_run
 
 
 class ReportError(RunLogError):
@@ -30,21 +30,25 @@ class RunData:
     usage: dict[str, Any] | None = None
     finished: bool = True
     stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
+    pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.start.get("config", {})
 
 
 def load_run(run_dir: str | Path) -> RunData:
     run_dir = Path(run_dir)
     try:
-        events, start = read_run(run_dir, "a run (or a sweep)")
+        run = read_run(run_dir, "a run (or a sweep)")
     except RunLogError as exc:
         raise ReportError(str(exc)) from None
-    players = [p["name"] for p in start.get("players", [])]
-    true_skill = {p["name"]: p.get("true_skill") for p in start.get("players", [])}
-    task_rows = [{"task_id": e["task_id"], "round": e["round"], "setter": e["setter"], "answer": e["answer"],
-                  "prompt": e["prompt"], "order": i}
-                 for i, e in enumerate(e for e in events if e.get("event") == "task")]
+    players = run.players
+    task_rows = [{"task_id": t.task_id, "round": t.round, "setter": t.setter, "answer": t.answer,
+                  "prompt": t.prompt, "order": i} for i, t in enumerate(run.of(TaskSet))]
     tasks = pd.DataFrame(task_rows, columns=["task_id", "round", "setter", "answer", "prompt", "order"])
-    est = pd.DataFrame([e for e in events if e.get("event") == "estimate"],
+    est = pd.DataFrame([{"task_id": e.task_id, "player": e.player, "p": e.p, "n": e.n, "correct": e.correct,
+                         "void": e.void} for e in run.of(Estimated)],
                        columns=["task_id", "player", "p", "n", "correct", "void"])
     if len(est):
         p = est.pivot_table(index="task_id", columns="player", values="p", aggfunc="first", dropna=False)
@@ -54,12 +58,11 @@ def load_run(run_dir: str | Path) -> RunData:
     order = [t for t in tasks["task_id"] if t in p.index]
     p = p.reindex(index=order, columns=players).astype(float)
     n = n.reindex(index=order, columns=players)
-    updates = pd.DataFrame([e for e in events if e.get("event") == "rating"])
-    end = next((e for e in reversed(events) if e.get("event") == "run_end"), None)
-    ratings = end["ratings"] if end else next(
-        (e["ratings"] for e in reversed(events) if e.get("event") == "round_end"), [])
-    summary = end.get("summary", {}) if end else {}
-    usage = summary.get("usage")
-    stages = [e for e in events if e.get("event") == "stage_end"]
-    return RunData(run_dir, start, players, true_skill, tasks, p, n, updates, ratings, summary, usage,
-                   finished=end is not None, stages=stages)
+    updates = pd.DataFrame([u.fields() for u in run.of(RatingUpdated)])
+    end = run.end
+    summary = end.summary if end else {}
+    stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
+    config = run.start.config
+    return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
+                   run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
+                   stages=stages, pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)))

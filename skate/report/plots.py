@@ -14,8 +14,6 @@ import pandas as pd  # noqa: E402
 
 from skate.report.data import RunData  # noqa: E402
 
-PASS = 0.55
-
 
 def _save(fig, out: Path, name: str) -> str:
     fig.tight_layout()
@@ -76,7 +74,7 @@ def setter_progress(d: RunData, out: Path) -> tuple[str, str] | None:
         k = np.arange(1, len(ids) + 1)
         axes[0].plot(k, own.expanding().mean(), label=setter)
         axes[1].plot(k, others.expanding().mean(), label=setter)
-    axes[0].axhline(PASS, ls=":", c="grey")
+    axes[0].axhline(d.pass_mark, ls=":", c="grey")
     axes[0].set(title="setter on its own tasks", xlabel="tasks set", ylabel="cumulative mean p(correct)")
     axes[1].set(title="the others on the setter's tasks", xlabel="tasks set")
     axes[1].legend(fontsize=8)
@@ -91,7 +89,7 @@ def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
     for setter in d.players:
         ids = tasks.index[tasks["setter"] == setter]
         if filtered:
-            ids = [t for t in ids if d.p.loc[t, setter] > PASS]
+            ids = [t for t in ids if d.p.loc[t, setter] >= d.pass_mark]
         if not len(ids):
             continue
         block = d.p.loc[ids]
@@ -111,7 +109,7 @@ def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
         ax.set_xticks(range(len(d.players)), d.players, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
         ax.set(xlabel="player", ylabel="setter's tasks",
-               title="all tasks" if not filtered else f"setter p(correct) > {PASS}")
+               title="all tasks" if not filtered else f"setter p(correct) ≥ {d.pass_mark:g}")
         for i in range(len(d.players)):
             for j in range(len(d.players)):
                 v = m.values[i, j]

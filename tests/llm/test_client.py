@@ -7,7 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from skate.games.base import GameSpec
+from skate.answers.choice import ChoiceQuery
+from skate.games.base import GameEnv
+from skate.games.cop import COPGame
 from skate.llm import LLMClient, ModelConfigError, ModelSpec, ResponseCache, RetryPolicy
 from skate.llm.client import parse_retry_after
 from skate.llm.fake_server import FakeLLMServer, FakeModel
@@ -95,21 +97,21 @@ def test_cache_key_covers_request_sample_and_seed():
     assert base != ResponseCache.key(hotter, MSGS, 0, 1)
 
 
-def test_player_groups_identical_option_sets_and_maps_void_and_unparsable():
+def test_player_groups_identical_queries_and_maps_void_and_unparsable():
     models = {"ace": FakeModel(0.95), "mute": FakeModel(faults={"no_option": 1.0}),
               "dead": FakeModel(faults={"down": 1.0})}
-    game = GameSpec(name="cop", rounds=1, attempts=1, n_distractors=9, n_options=4)
+    modules = COPGame().modules(GameEnv(sandbox=None))  # type: ignore[arg-type]
     with FakeLLMServer(models) as srv:
         c = client(retries=0)
-        opts = [["1", "2", "3", "4"]] * 3 + [["4", "3", "2", "1"]]
-        ace = LLMPlayer("ace", spec(srv, "ace"), c, game)
-        picks = ace.answer_batch("print(1)", opts, np.random.default_rng(0))
+        queries = [ChoiceQuery("print(1)", ("1", "2", "3", "4"))] * 3 + [ChoiceQuery("print(1)", ("4", "3", "2", "1"))]
+        ace = LLMPlayer("ace", spec(srv, "ace"), c, modules)
+        picks = ace.answer(queries, np.random.default_rng(0))
         assert sorted(e["n"] for e in srv.log) == [1, 3]  # three identical samples in one call
         assert all(p in range(4) for p in picks)
-        mute = LLMPlayer("mute", spec(srv, "mute"), c, game)
-        assert list(mute.answer_batch("print(1)", opts, np.random.default_rng(0))) == [None] * 4
-        dead = LLMPlayer("dead", spec(srv, "dead"), c, game)
-        assert list(dead.answer_batch("print(1)", opts, np.random.default_rng(0))) == [VOID] * 4
+        mute = LLMPlayer("mute", spec(srv, "mute"), c, modules)
+        assert list(mute.answer(queries, np.random.default_rng(0))) == [None] * 4
+        dead = LLMPlayer("dead", spec(srv, "dead"), c, modules)
+        assert all(r is VOID for r in dead.answer(queries, np.random.default_rng(0)))
 
 
 def test_retry_after_header_forms():

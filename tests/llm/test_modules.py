@@ -1,4 +1,4 @@
-"""The DSPy setter and answerer: what the setter is told, and how replies are read."""
+"""The shared DSPy module parts: the answer formats' answerers, and no network use."""
 
 from __future__ import annotations
 
@@ -6,79 +6,60 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Literal
 
 import dspy
 import pytest
 
-from skate.llm.modules import COPSetter, MultipleChoiceAnswerer
-from skate.records import FailedAttempt, FailReason, HistoryItem, SetterContext
+from skate.answers.choice import ChoiceQuery
+from skate.answers.exact import ExactQuery, normalize_number
+from skate.llm.modules import FreeFormAnswerer, MultipleChoiceAnswerer
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def ctx(**kw):
-    base = dict(player="ace", players=("ace", "mid", "low"), round=7, rounds=50, attempt=2, attempts_left=2,
-                failed=(FailedAttempt(1, "print(random.random())", FailReason.NOT_VERIFIABLE,
-                                      "the program printed different text on different runs"),),
-                history=(HistoryItem(3, 2, "mid", "print(sum(range(10)))", {"ace": 0.9, "mid": 0.4}),),
-                strategy="full_context")
-    base.update(kw)
-    return SetterContext(**base)
+class PickOne(dspy.Signature):
+    """Pick the option that answers the riddle."""
+
+    riddle: str = dspy.InputField()
+    options: str = dspy.InputField()
+    answer: Literal["A", "B"] = dspy.OutputField()
 
 
-def test_setter_is_a_dspy_module_with_an_optimisable_predictor():
-    setter = COPSetter()
-    assert isinstance(setter, dspy.Module)
-    assert [name for name, _ in setter.named_predictors()] == ["predict"]
-    assert set(setter.predict.signature.output_fields) == {"program", "wrong_answers"}
+class Solve(dspy.Signature):
+    """Solve the puzzle."""
+
+    puzzle: str = dspy.InputField()
+    answer: str = dspy.OutputField()
 
 
-def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_history():
-    setter = COPSetter()
-    inputs = setter.inputs(ctx(), n_distractors=9, n_options=4, timeout_s=5)
-    text = "\n".join(m["content"] for m in setter.messages(inputs))
-    for needed in ("one point for each of your tasks that is accepted", "at least 55%",
-                   "you can trace correctly yourself while the others are likely to get it wrong",
-                   "Round 7 of 50", "attempt 2", "2 attempt(s) left",
-                   "not_verifiable: the program printed different text on different runs",
-                   "print(random.random())", "Task #3 (round 2, set by mid)", "you 0.90, mid 0.40",
-                   "9 wrong answers", "3 of your wrong answers"):
-        assert needed in text, needed
-    bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3), n_distractors=9,
-                         n_options=4, timeout_s=5)
-    assert bare["history"] == "(none)" and "rejected" not in bare["situation"]
+def test_multiple_choice_letters_follow_the_number_of_options():
+    mc = MultipleChoiceAnswerer(PickOne, 5, prompt_field="riddle")
+    assert mc.letters == ("A", "B", "C", "D", "E")
+    user = mc.messages(ChoiceQuery("what has keys?", ("a piano", "b", "c", "d", "e")))[-1]["content"]
+    assert "[[ ## riddle ## ]]\nwhat has keys?" in user and "E:\n```\ne\n```" in user
+    assert mc.parse("[[ ## answer ## ]]\nE\n") == 4 and mc.parse("[[ ## answer ## ]]\nF\n") is None
 
 
-def test_setter_reads_replies_leniently():
-    setter = COPSetter()
-    good = ("[[ ## program ## ]]\n```python\nprint(2 + 2)\n```\n\n[[ ## wrong_answers ## ]]\n"
-            '["5", "22", "3"]\n\n[[ ## completed ## ]]')
-    p = setter.parse(good)
-    assert p.code == "print(2 + 2)" and p.distractors == ["5", "22", "3"]
-    numbers = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n[5, 6]\n"
-    assert setter.parse(numbers).distractors == ["5", "6"]
-    lines = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n5\n6\n"
-    assert setter.parse(lines).distractors == ["5", "6"]
-    empty = setter.parse("Sure! Here is a fun program.")
-    assert empty.code == "" and "program" in empty.note
-
-
-@pytest.mark.parametrize(("reply", "pick"), [
-    ("[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]", 2),
-    ("[[ ## answer ## ]]\nThe answer is B\n", 1),
-    ("After tracing it, I pick D.", 3),
-    ("No idea, sorry.", None),
-    ("[[ ## answer ## ]]\nE\n", None),
+@pytest.mark.parametrize(("reply", "read"), [
+    ("[[ ## answer ## ]]\n42\n\n[[ ## completed ## ]]", "42"),
+    ("[[ ## answer ## ]]\nThe answer is 1,024.\n", "1024"),
+    ("42", "42"),  # no sections at all: the whole reply
+    ("[[ ## reasoning ## ]]\n6 x 7 = 42\n", None),  # sections, but no answer: the working is not read
+    ("I cannot tell.", None),
 ])
-def test_answerer_reads_a_letter_or_nothing(reply, pick):
-    assert MultipleChoiceAnswerer(4).parse(reply) == pick
+def test_free_form_answers_are_read_by_the_format_s_reader(reply, read):
+    assert FreeFormAnswerer(Solve, "puzzle", normalize_number).parse(reply) == read
 
 
-def test_answerer_shows_the_program_and_lettered_options():
-    msgs = MultipleChoiceAnswerer(4).messages("print('x')", ["x", "y", "z\nw", "''"])
-    user = msgs[-1]["content"]
-    assert "print('x')" in user and "A:\n```\nx\n```" in user and "C:\n```\nz\nw\n```" in user
-    assert "Literal['A', 'B', 'C', 'D']" in user or "A; B; C; D" in msgs[0]["content"]
+def test_chain_of_thought_asks_for_reasoning_before_the_answer():
+    plain = FreeFormAnswerer(Solve, "puzzle", normalize_number)
+    cot = FreeFormAnswerer(Solve, "puzzle", normalize_number, reasoning=True)
+    assert list(plain.predict.signature.output_fields) == ["answer"]
+    assert list(cot.predict.signature.output_fields) == ["reasoning", "answer"]
+    system = cot.messages(ExactQuery("2 + 2?"))[0]["content"]
+    assert system.index("[[ ## reasoning ## ]]") < system.index("[[ ## answer ## ]]")
+    assert cot.parse("[[ ## reasoning ## ]]\n2 and 2 make 4, not 5\n\n[[ ## answer ## ]]\n4\n") == "4"
 
 
 def test_no_network_at_import_or_with_local_players(tmp_path):

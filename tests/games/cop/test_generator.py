@@ -1,4 +1,4 @@
-"""Tests for the simulated players' program generator and answer helpers."""
+"""COP's program generator, difficulty measure and distractor writer."""
 
 from __future__ import annotations
 
@@ -13,15 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from skate.players.programs import (
-    KINDS,
-    code_difficulty,
-    generate_program,
-    kind_of,
-    make_distractors,
-    normalize_answer,
-    predict_output,
-)
+from skate.games.cop.difficulty import code_difficulty
+from skate.games.cop.distractors import make_distractors, normalize_answer
+from skate.games.cop.generator import KINDS, generate_program, kind_of, predict_output
 
 DIFFICULTIES = (0.0, 0.25, 0.5, 0.75, 1.0)
 SEEDS = (0, 1, 2)

@@ -1,24 +1,34 @@
-"""COP validity: runs cleanly, prints, deterministic, enough distinct distractors."""
+"""COP validity (runs cleanly, prints, deterministic, enough distinct distractors), queries and
+grading."""
 
 from __future__ import annotations
 
-from skate.games.base import normalize
+from collections import Counter
+
+import numpy as np
+
+from skate.answers.choice import normalize_text as normalize
+from skate.games.base import Checks
 from skate.games.cop import COPGame, COPProposal
 from skate.records import FailReason, Rejection, Task
 
 NINE = [str(i) for i in range(10, 19)]
 
 
+def checks(sandbox):
+    return Checks(round=3, setter="p1", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
+                  solve=lambda queries, rng: [None] * len(queries))
+
+
 def validate(sandbox, code, distractors=NINE, **kw):
-    return COPGame(**kw).validate(COPProposal(code, list(distractors)), round=3, setter="p1",
-                                  sandbox=sandbox)
+    return COPGame(**kw).validate(COPProposal(code, list(distractors)), checks(sandbox))
 
 
 def test_valid_program_becomes_a_task(sandbox):
     task = validate(sandbox, "x = [1, 2, 3]\nprint(sum(x) * 7)")
     assert isinstance(task, Task)
     assert task.answer == "42" and task.setter == "p1" and task.round == 3
-    assert task.distractors == tuple(NINE) and task.task_id == "r003-p1"
+    assert task.data == {"distractors": tuple(NINE)} and task.task_id == "r003-p1"
 
 
 def test_crash_is_not_verifiable(sandbox):
@@ -63,20 +73,56 @@ def test_distractors_equal_after_whitespace_normalising_do_not_count(sandbox):
     assert rej.reason is FailReason.TOO_FEW_DISTRACTORS and "only 8" in rej.detail
     task = validate(sandbox, "print(42)", distractors=ds + ["8"])
     assert isinstance(task, Task)
-    keys = [normalize(d) for d in task.distractors]
+    keys = [normalize(d) for d in task.data["distractors"]]
     assert len(set(keys)) == 9 and "42" not in keys
 
 
 def test_extra_distractors_are_trimmed_to_nine(sandbox):
     task = validate(sandbox, "print(42)", distractors=[str(i) for i in range(100, 120)])
-    assert len(task.distractors) == 9
+    assert len(task.data["distractors"]) == 9
 
 
 def test_distractors_must_be_a_list(sandbox):
-    rej = COPGame().validate(COPProposal("print(1)", "1,2,3"), round=1, setter="p", sandbox=sandbox)  # type: ignore[arg-type]
+    rej = COPGame().validate(COPProposal("print(1)", "1,2,3"), checks(sandbox))  # type: ignore[arg-type]
     assert rej.reason is FailReason.MALFORMED
 
 
 def test_normalize():
     assert normalize("  a \n\t b  ") == "a b"
     assert normalize("[1,\n 2]") == "[1, 2]"
+
+
+TASK = Task("r001-p", 1, "p", "print(42)", "42", {"distractors": tuple(str(i) for i in range(1, 10))})
+
+
+def test_queries_hold_the_answer_and_distinct_distractors_in_every_position():
+    game, rng = COPGame(), np.random.default_rng(0)
+    queries = [game.make_query(TASK, rng) for _ in range(400)]
+    for q in queries:
+        opts = q.options
+        assert q.prompt == "print(42)" and len(opts) == 4 and opts.count("42") == 1
+        assert len(set(opts)) == 4 and set(opts) - {"42"} <= set(TASK.data["distractors"])
+    counts = Counter(q.options.index("42") for q in queries)  # shuffled: roughly even positions
+    assert set(counts) == {0, 1, 2, 3} and min(counts.values()) > 60
+    assert set().union(*(set(q.options) for q in queries)) == {"42", *TASK.data["distractors"]}
+
+
+def test_n_options_sets_the_query_size():
+    q = COPGame(n_options=6).make_query(TASK, np.random.default_rng(1))
+    assert len(q.options) == 6
+
+
+def test_a_reply_is_correct_only_when_it_points_at_the_answer():
+    game = COPGame()
+    q = game.make_query(TASK, np.random.default_rng(2))
+    right = q.options.index("42")
+    assert game.grade(TASK, q, right)
+    assert not any(game.grade(TASK, q, i) for i in range(4) if i != right)
+    assert not game.grade(TASK, q, 7) and not game.grade(TASK, q, "A")
+
+
+def test_the_query_stream_is_the_seeded_generator_s():
+    game = COPGame()
+    a = [game.make_query(TASK, np.random.default_rng(5)) for _ in range(3)]
+    b = [game.make_query(TASK, np.random.default_rng(5)) for _ in range(3)]
+    assert a == b

@@ -1,0 +1,341 @@
+"""The run's events: one typed schema, one writer (:class:`skate.store.EventLog`), one reader.
+
+Every line of ``events.jsonl`` is one event: ``{"event": <kind>, "ts": <unix time>, ...fields}``.
+Each kind is a dataclass here. A field that only some events carry defaults to :data:`UNSET` and
+is left out of the line until it is set; a few kinds carry open-ended fields (``extra``: a game's
+own data about a task, a rating backend's own numbers) written flat beside the others.
+Reading is forgiving: a field the schema does not know lands in ``extra``, an event kind it does
+not know becomes an :class:`UnknownEvent`, and a torn last line (a killed run) is skipped.
+
+:func:`read_run` gives a :class:`RunLog`: the typed events of one run folder plus the views
+that ``skate.rate``, the report and the W&B logger need (tasks, estimates, which tasks count
+for the ratings, the final table).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+EVENTS_FILE = "events.jsonl"
+
+E = TypeVar("E", bound="Event")
+
+
+class _Unset:
+    """The type of :data:`UNSET`: a field an event does not carry (falsy; one instance)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+@dataclass
+class Event:
+    event: ClassVar[str] = ""
+    ts: float | None = field(default=None, kw_only=True, compare=False, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, kw_only=True)
+
+    def fields(self) -> dict[str, Any]:
+        """The event's fields in schema order (``extra`` flattened in; ``ts`` and unset fields
+        left out)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name in ("ts", "extra"):
+                continue
+            value = getattr(self, f.name)
+            if value is not UNSET:
+                out[f.name] = value
+        out.update(self.extra)
+        return out
+
+    def record(self, ts: float | None = None) -> dict[str, Any]:
+        """The JSON object written for this event."""
+        return {"event": self.event, "ts": self.ts if ts is None else ts, **self.fields()}
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A field by name, whether in the schema or in ``extra``; ``default`` when unset."""
+        if name in self.extra:
+            return self.extra[name]
+        value = getattr(self, name, UNSET)
+        return default if value is UNSET else value
+
+
+@dataclass
+class RunStarted(Event):
+    event = "run_start"
+    game: str = ""
+    rounds: int = 0
+    players: list[dict[str, Any]] = field(default_factory=list)  # describe() of each, roster order
+    rating: str = ""
+    aug: str = ""
+    sandbox: str = ""
+    sandbox_isolated: bool = False
+    sandbox_detail: str = ""
+    seed: int = 0
+    config: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RoundStarted(Event):
+    event = "round_start"
+    round: int = 0
+
+
+@dataclass
+class AttemptMade(Event):
+    """One try at setting a task: its text, whether it became a task, and why not."""
+
+    event = "attempt"
+    round: int = 0
+    player: str = ""
+    attempt: int = 0
+    text: str = ""
+    # Set for proposals that passed the game's checks and met the uniqueness test: the distance
+    # to the nearest of the setter's earlier tasks (None when it had none).
+    novelty_distance: float | None = UNSET
+    valid: bool = False
+    reason: str | None = None  # a FailReason value when not valid
+    detail: str = ""
+
+
+@dataclass
+class TaskSet(Event):
+    """A valid task; ``extra`` holds the game's own data about it (e.g. ``distractors``)."""
+
+    event = "task"
+    task_id: str = ""
+    round: int = 0
+    setter: str = ""
+    prompt: str = ""
+    answer: str = ""
+    attempts: int = 0
+
+
+@dataclass
+class Estimated(Event):
+    """One player's p(correct) on one task (``p`` null when every sample was void)."""
+
+    event = "estimate"
+    task_id: str = ""
+    round: int = 0
+    player: str = ""
+    p: float | None = None
+    n: int = 0
+    correct: int = 0
+    std: float | None = None
+    unparsable: int = 0
+    capped: bool = False
+    void: int = 0
+    joined: str = UNSET  # staged games: the stage a newcomer answers earlier tasks in
+
+
+@dataclass
+class RatingUpdated(Event):
+    """One pairwise outcome applied; ``extra`` holds the backend's numbers after it."""
+
+    event = "rating"
+    update: int = 0
+    task_id: str = ""
+    a: str = ""
+    b: str = ""
+    p_a: float = 0.0
+    p_b: float = 0.0
+    result: float = 0.5
+
+
+@dataclass
+class RoundEnded(Event):
+    event = "round_end"
+    round: int = 0
+    tasks: int = 0
+    ratings: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = UNSET  # language-model cohorts: calls, tokens, cost so far
+
+
+@dataclass
+class ModelCallVoid(Event):
+    """A model call that failed after its retries (its samples are void)."""
+
+    event = "llm_void"
+    player: str = ""
+    model: str = ""
+    kind: str = ""  # transport, timeout, rate_limit, server, client, malformed, ...
+    status: int | None = None
+    detail: str = ""
+    attempts: int = 0
+    samples: int = 0
+
+
+@dataclass
+class RunStopped(Event):
+    event = "run_stopped"
+    round: int = 0
+    reason: str = ""
+
+
+@dataclass
+class PlayersJoined(Event):
+    event = "join"
+    stage: str = ""
+    players: list[str] = field(default_factory=list)
+    tasks: int = 0  # tasks set so far, which the newcomers now answer
+
+
+@dataclass
+class StageEnded(Event):
+    event = "stage_end"
+    stage: str = ""
+    round: int = 0
+    ratings: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class RunEnded(Event):
+    event = "run_end"
+    ratings: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunFailed(Event):
+    event = "run_error"
+    error: str = ""
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class UnknownEvent(Event):
+    """A line of a kind this schema does not know (all its fields in ``extra``)."""
+
+    name: str = ""
+
+    def record(self, ts: float | None = None) -> dict[str, Any]:
+        return {"event": self.name, "ts": self.ts if ts is None else ts, **self.extra}
+
+
+KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
+    RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, RoundEnded, ModelCallVoid,
+    RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+_FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
+
+
+def parse(record: dict[str, Any]) -> Event:
+    """One JSON object of the log as a typed event."""
+    kind = str(record.get("event", ""))
+    cls = KINDS.get(kind)
+    body = {k: v for k, v in record.items() if k not in ("event", "ts")}
+    if cls is None:
+        return UnknownEvent(name=kind, ts=record.get("ts"), extra=body)
+    known = _FIELDS[kind]
+    return cls(**{k: v for k, v in body.items() if k in known}, ts=record.get("ts"),
+               extra={k: v for k, v in body.items() if k not in known})
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The raw JSON objects of a log (a run folder or the file itself); a torn line is skipped."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / EVENTS_FILE
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash: everything before it is intact
+            if isinstance(record, dict):
+                yield record
+
+
+def read_events(path: Path) -> list[Event]:
+    """Every event of a log, typed."""
+    return [parse(r) for r in iter_records(path)]
+
+
+class RunLogError(ValueError):
+    """A folder has no event log a reader can use; the message says what to give instead."""
+
+
+@dataclass
+class RunLog:
+    """One run's events, typed, with the views the tools built on the log need."""
+
+    run_dir: Path
+    events: list[Event]
+    start: RunStarted
+
+    def of(self, cls: type[E]) -> list[E]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+    @property
+    def players(self) -> list[str]:
+        return [p["name"] for p in self.start.players]
+
+    @property
+    def true_skill(self) -> dict[str, float | None]:
+        return {p["name"]: p.get("true_skill") for p in self.start.players}
+
+    @property
+    def end(self) -> RunEnded | None:
+        return next((e for e in reversed(self.events) if isinstance(e, RunEnded)), None)
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+    def final_ratings(self) -> list[dict[str, Any]]:
+        """The run's table: from ``run_end``, else the last finished round's."""
+        if self.end is not None:
+            return self.end.ratings
+        last = next((e for e in reversed(self.events) if isinstance(e, RoundEnded)), None)
+        return last.ratings if last else []
+
+    def rated_scores(self) -> list[tuple[str, dict[str, float]]]:
+        """Each task that changed the ratings, in order, with every non-void p(correct).
+
+        A task of an unfinished round (the run stopped or crashed mid-round) changed no rating
+        live, so it is left out; estimates of players who joined later are included.
+        """
+        rated = {e.task_id for e in self.of(RatingUpdated)}
+        stopped = {e.round for e in self.of(RunStopped)}
+        finished = {e.round for e in self.of(RoundEnded)}
+        order: list[TaskSet] = [t for t in self.of(TaskSet) if t.round not in stopped]
+        scores: dict[str, dict[str, float]] = {t.task_id: {} for t in order}
+        for e in self.of(Estimated):
+            if e.p is not None and e.task_id in scores:
+                scores[e.task_id][e.player] = float(e.p)
+        return [(t.task_id, scores[t.task_id]) for t in order if t.task_id in rated or t.round in finished]
+
+
+def read_run(run_dir: Path, what: str = "a finished or stopped run") -> RunLog:
+    """A run folder's typed log, or :class:`RunLogError` saying what is wrong."""
+    run_dir = Path(run_dir)
+    if not (run_dir / EVENTS_FILE).exists():
+        raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
+    events = read_events(run_dir)
+    start = next((e for e in events if isinstance(e, RunStarted)), None)
+    if start is None:
+        raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
+    return RunLog(run_dir, events, start)
+
+
+def by_kind(events: Iterable[Event], cls: type[E]) -> list[E]:
+    """The events of one kind, in order."""
+    return [e for e in events if isinstance(e, cls)]

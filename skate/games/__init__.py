@@ -1,0 +1,52 @@
+"""The game registry: every package under ``skate/games/`` is a game.
+
+A game package registers its :class:`~skate.games.base.Game` subclass with :func:`register` when
+it is imported; :func:`load_games` imports every package in this folder, so adding a game means
+adding its package (and its YAML under ``conf/game/``), with no edit anywhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+
+from skate.games.base import (Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameSpec,
+                              seeded_random)
+
+__all__ = ["Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameSpec",
+           "get_game", "load_games", "register", "seeded_random"]
+
+_GAMES: dict[str, type[Game]] = {}
+_LOADED = False
+_LOCK = threading.Lock()
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Class decorator: make a game known under ``cls.spec.name``."""
+    name = cls.spec.name
+    known = _GAMES.get(name)
+    if known is not None and known is not cls:
+        raise ValueError(f"two games are called {name!r}: {known.__module__} and {cls.__module__}")
+    _GAMES[name] = cls
+    return cls
+
+
+def load_games() -> dict[str, type[Game]]:
+    """Import every game package once; return the registry (name -> game class)."""
+    global _LOADED
+    with _LOCK:
+        if not _LOADED:
+            for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+                if mod.ispkg:
+                    importlib.import_module(f"{__name__}.{mod.name}")
+            _LOADED = True
+    return dict(_GAMES)
+
+
+def get_game(name: str) -> type[Game]:
+    """The game class registered under ``name``; a clear error naming the known games."""
+    games = load_games()
+    if name not in games:
+        raise KeyError(f"no game called {name!r}; known games: {sorted(games)}")
+    return games[name]

@@ -1,0 +1,16 @@
+"""The ``game=cop`` config schema (``conf/game/cop.yaml`` extends it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skate.games.base import GameConfig
+
+
+@dataclass
+class COPConfig(GameConfig):
+    _target_: str = "skate.games.cop.COPGame"
+    name: str = "cop"
+    n_distractors: int = 9  # wrong options a setter must supply, distinct after whitespace normalising
+    n_options: int = 4  # options shown per answer sample: the answer plus n_options - 1 distractors
+    determinism_runs: int = 2  # a program must print the same thing this many times

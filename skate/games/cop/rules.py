@@ -1,0 +1,116 @@
+"""Code-output prediction (COP, SKATE): what does this Python program print?
+
+A proposal is a program plus wrong options. It is valid when the program runs in the sandbox
+without error within the limits, prints something, prints the same thing on every run, and the
+setter supplied enough wrong options that differ from each other and from the real output. Each
+answer sample shows the program with the real output and ``n_options - 1`` of the wrong options,
+shuffled (multiple choice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
+from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.cop.config import COPConfig
+from skate.games.cop.generator import KINDS
+from skate.records import FailReason, Rejection, Task
+from skate.sandbox import Outcome
+
+
+@dataclass(frozen=True)
+class COPProposal:
+    code: str
+    distractors: list[str] = field(default_factory=list)
+    note: str = ""  # why the proposal is empty, when the setter's reply could not be read
+
+
+class COPGame(Game):
+    spec = GameSpec(
+        name="cop", answer_format="multiple_choice",
+        kinds=KINDS,
+        description="code-output prediction: a Python program, the answer is what it prints")
+    config_schema = COPConfig
+
+    def __init__(self, name: str = "cop", rounds: int = 50, attempts: int = 3, n_distractors: int = 9,
+                 n_options: int = 4, determinism_runs: int = 2) -> None:
+        super().__init__(name, rounds, attempts)
+        self.n_distractors = n_distractors
+        self.n_options = n_options
+        self.determinism_runs = determinism_runs
+
+    @classmethod
+    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+        problems = super().check_config(cfg)
+        if cfg.n_options < 2:
+            problems.append(("n_options", cfg.n_options, "need at least 2 options per sample"))
+        if cfg.n_distractors < cfg.n_options - 1:
+            problems.append(("n_distractors", cfg.n_distractors,
+                             f"need at least game.n_options - 1 = {cfg.n_options - 1} distractors"))
+        if cfg.determinism_runs < 1:
+            problems.append(("determinism_runs", cfg.determinism_runs, "need >= 1"))
+        return problems
+
+    # ------------------------------------------------------------------ setting
+    def proposal_text(self, proposal: COPProposal) -> str:
+        return str(getattr(proposal, "code", proposal))
+
+    def validate(self, proposal: COPProposal, checks: Checks) -> Task | Rejection:
+        code = getattr(proposal, "code", None)
+        if not isinstance(code, str) or not code.strip():
+            return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no program")
+        results = checks.sandbox.run_many([code] * self.determinism_runs)
+        for res in results:
+            if res.outcome is Outcome.SANDBOX_ERROR:
+                return Rejection(FailReason.INFRASTRUCTURE, res.summary())
+            if not res.ok:
+                return Rejection(FailReason.NOT_VERIFIABLE, f"the program did not run cleanly: {res.summary()}")
+        outputs = [r.stdout.rstrip("\n") for r in results]
+        if not normalize_text(outputs[0]):
+            return Rejection(FailReason.NOT_VERIFIABLE, "the program printed nothing")
+        if len({normalize_text(o) for o in outputs}) > 1:
+            return Rejection(FailReason.NOT_VERIFIABLE,
+                             f"the program is not deterministic: {_first_difference(outputs)}")
+        answer = outputs[0]
+        distractors, rejection = check_distractors(answer, proposal.distractors, self.n_distractors)
+        if rejection is not None:
+            return rejection
+        return checks.task(prompt=code, answer=answer, distractors=distractors)
+
+    # ------------------------------------------------------------------ answering
+    def make_query(self, task: Task, rng: np.random.Generator) -> ChoiceQuery:
+        return draw_choice(task.prompt, task.answer, task.data["distractors"], self.n_options, rng)
+
+    def grade(self, task: Task, query: ChoiceQuery, reply: Any) -> bool:
+        return grade_choice(query, task.answer, reply)
+
+    # ------------------------------------------------------------------ players
+    def simulation(self, env: GameEnv):
+        from skate.games.cop.simulated import COPSimulation
+
+        return COPSimulation(self, env)
+
+    def modules(self, env: GameEnv):
+        from skate.games.cop.modules import cop_modules
+
+        return cop_modules(self, env)
+
+    @classmethod
+    def fake_player(cls):
+        from skate.games.cop.fake import FakeCOPPlayer
+
+        return FakeCOPPlayer()
+
+
+def _first_difference(outputs: list[str]) -> str:
+    """Where repeated runs first disagree (by line, without quoting the varying text)."""
+    runs = [o.splitlines() for o in outputs]
+    for line_no in range(max(len(r) for r in runs)):
+        seen = {r[line_no].strip() if line_no < len(r) else None for r in runs}
+        if len(seen) > 1:
+            return f"repeated runs printed different text on output line {line_no + 1}"
+    return "repeated runs printed different output"

@@ -1,0 +1,78 @@
+"""COP's DSPy setter and answerer: what the setter is told, and how replies are read."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+
+from skate.answers.choice import ChoiceQuery
+from skate.games.cop.modules import COPSetter, answerer
+from skate.records import FailedAttempt, FailReason, HistoryItem, SetterContext
+
+
+def ctx(**kw):
+    base = dict(player="ace", players=("ace", "mid", "low"), round=7, rounds=50, attempt=2, attempts_left=2,
+                failed=(FailedAttempt(1, "print(random.random())", FailReason.NOT_VERIFIABLE,
+                                      "the program printed different text on different runs"),),
+                history=(HistoryItem(3, 2, "mid", "print(sum(range(10)))", {"ace": 0.9, "mid": 0.4}),),
+                strategy="full_context")
+    base.update(kw)
+    return SetterContext(**base)
+
+
+def test_setter_is_a_dspy_module_with_an_optimisable_predictor():
+    setter = COPSetter()
+    assert isinstance(setter, dspy.Module)
+    assert [name for name, _ in setter.named_predictors()] == ["predict"]
+    assert set(setter.predict.signature.output_fields) == {"program", "wrong_answers"}
+
+
+def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_history():
+    setter = COPSetter(n_distractors=9, n_options=4, timeout_s=5)
+    text = "\n".join(m["content"] for m in setter.messages(ctx()))
+    for needed in ("one point for each of your tasks that is accepted", "at least 55%",
+                   "you can trace correctly yourself while the others are likely to get it wrong",
+                   "Round 7 of 50", "attempt 2", "2 attempt(s) left",
+                   "not_verifiable: the program printed different text on different runs",
+                   "print(random.random())", "Task #3 (round 2, set by mid)", "you 0.90, mid 0.40",
+                   "9 wrong answers", "3 of your wrong answers"):
+        assert needed in text, needed
+    bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3))
+    assert bare["history"] == "(none)" and "rejected" not in bare["situation"]
+
+
+def test_the_pass_mark_in_the_rules_is_the_configured_one():
+    rules = COPSetter(pass_mark=0.7).inputs(ctx())["rules"]
+    assert "at least 70% of the time" in rules and "55%" not in rules
+
+
+def test_setter_reads_replies_leniently():
+    setter = COPSetter()
+    good = ("[[ ## program ## ]]\n```python\nprint(2 + 2)\n```\n\n[[ ## wrong_answers ## ]]\n"
+            '["5", "22", "3"]\n\n[[ ## completed ## ]]')
+    p = setter.parse(good)
+    assert p.code == "print(2 + 2)" and p.distractors == ["5", "22", "3"]
+    numbers = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n[5, 6]\n"
+    assert setter.parse(numbers).distractors == ["5", "6"]
+    lines = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n5\n6\n"
+    assert setter.parse(lines).distractors == ["5", "6"]
+    empty = setter.parse("Sure! Here is a fun program.")
+    assert empty.code == "" and "program" in empty.note
+
+
+@pytest.mark.parametrize(("reply", "pick"), [
+    ("[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]", 2),
+    ("[[ ## answer ## ]]\nThe answer is B\n", 1),
+    ("After tracing it, I pick D.", 3),
+    ("No idea, sorry.", None),
+    ("[[ ## answer ## ]]\nE\n", None),
+])
+def test_answerer_reads_a_letter_or_nothing(reply, pick):
+    assert answerer(4).parse(reply) == pick
+
+
+def test_answerer_shows_the_program_and_lettered_options():
+    msgs = answerer(4).messages(ChoiceQuery("print('x')", ("x", "y", "z\nw", "''")))
+    user = msgs[-1]["content"]
+    assert "print('x')" in user and "A:\n```\nx\n```" in user and "C:\n```\nz\nw\n```" in user
+    assert "Literal['A', 'B', 'C', 'D']" in user or "A; B; C; D" in msgs[0]["content"]
