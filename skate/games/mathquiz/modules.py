@@ -1,0 +1,81 @@
+"""MathQuiz's DSPy setter and answerer (typed signatures; see :mod:`skate.llm.modules`)."""
+
+from __future__ import annotations
+
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
+import dspy
+
+from skate.answers.exact import normalize_number
+from skate.games.base import GameEnv
+from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
+from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, adapter, percent, render_history,
+                               render_situation, sections)
+from skate.records import SetterContext
+
+RULES = """\
+You are one of {n_players} players in a tournament in which the players test each other with \
+maths questions. Every round each player is given a secret whole number, its target, and writes \
+one question whose answer is exactly that number: a word problem or a calculation that takes \
+several steps of arithmetic to solve.
+
+The question must not state the target or give it away. Before it counts, you will be asked to \
+answer it yourself in a new conversation that shows neither the target nor these instructions; \
+the question is accepted only if your answer there equals the target. Then every player, you \
+included, answers it. Answers are compared as whole numbers, so the question needs exactly one \
+correct answer, and that answer must be a whole number.
+
+Scoring: one point for each of your questions that is accepted, and one point for each question \
+(yours or another player's) that you answer correctly at least {pass_mark} of the time. The best \
+question is one you can solve reliably yourself while the others are likely to get it wrong. A \
+question is rejected when it is empty or longer than {max_chars} characters, when it states the \
+target, when your own answer differs from the target, or when it is too similar to one of your \
+own earlier questions."""
+
+
+class SetMathQuestion(dspy.Signature):
+    """Write your question for this round of a maths tournament.
+
+    Its answer must be exactly the target, which the question must not mention. Follow the rules,
+    learn from anything the history shows, and if earlier attempts this round were rejected, fix
+    what the rejection names."""
+
+    rules: str = dspy.InputField(desc="how the game is played and scored")
+    target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
+    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
+    question: str = dspy.OutputField(desc="the question, as a solver will read it")
+
+
+class AnswerMathQuestion(dspy.Signature):
+    """Solve the maths question. Its answer is a whole number."""
+
+    question: str = dspy.InputField(desc="a maths question")
+    answer: str = dspy.OutputField(desc="the answer: one number, with no units or words")
+
+
+class MathQuizSetter(SetterModule):
+    def __init__(self, pass_mark: float = 0.55, max_chars: int = 2000) -> None:
+        super().__init__(SetMathQuestion)
+        self.pass_mark, self.max_chars = pass_mark, max_chars
+
+    def inputs(self, ctx: SetterContext) -> dict[str, str]:
+        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars)
+        return {"rules": rules, "target": str(ctx.assignment["target"]), "situation": render_situation(ctx),
+                "history": render_history(ctx)}
+
+    def parse(self, text: str) -> MathQuizProposal:
+        try:
+            question = str(adapter().parse(self.predict.signature, text)["question"])
+        except Exception:  # noqa: BLE001 - fall back to reading the section ourselves
+            question = sections(text).get("question", "")
+            if not question:
+                return MathQuizProposal("", note="the reply has no [[ ## question ## ]] section")
+        return MathQuizProposal(question.strip())
+
+
+def answerer(reasoning: bool = True) -> FreeFormAnswerer:
+    return FreeFormAnswerer(AnswerMathQuestion, "question", normalize_number, reasoning=reasoning)
+
+
+def mathquiz_modules(game: MathQuizGame, env: GameEnv) -> GameModules:
+    return GameModules(MathQuizSetter(env.pass_mark, game.max_question_chars), answerer(game.reasoning))

@@ -1,0 +1,114 @@
+"""MathQuiz (ZeroSumEval): write a question whose answer is a given number, then prove it.
+
+Each round every setter is given a secret target integer, drawn from the run's seeded generator
+in ``[target_min, target_max]`` and kept across its attempts that round. It writes a question
+whose answer is the target without stating it. Then, in a fresh context that shows neither the
+target nor the history, the setter answers its own question; the question is valid only if
+that answer equals the target. Every player answers every valid question with a free-form
+answer, compared with the target after normalising (:mod:`skate.answers.exact`), so
+p(correct) is the fraction of sampled answers equal to the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
+from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.mathquiz.config import MathQuizConfig
+from skate.games.mathquiz.generator import KINDS
+from skate.records import VOID, FailReason, Rejection, Task
+
+
+@dataclass(frozen=True)
+class MathQuizProposal:
+    question: str
+    note: str = ""  # why the question is empty, when the setter's reply could not be read
+
+
+def states_number(text: str, number: int) -> bool:
+    """Whether ``text`` names ``number`` as a number of its own (``1,000`` names 1000; 120
+    does not name 12)."""
+    want = str(number)
+    return any(canonical_number(token) == want for token in NUMBER.findall(text))
+
+
+class MathQuizGame(Game):
+    spec = GameSpec(name="mathquiz", answer_format="exact_match", kinds=KINDS,
+                    description="a question whose answer is a given integer; free-form answers")
+    config_schema = MathQuizConfig
+
+    def __init__(self, name: str = "mathquiz", rounds: int = 50, attempts: int = 3, target_min: int = 1,
+                 target_max: int = 1000, reasoning: bool = True, max_question_chars: int = 2000) -> None:
+        super().__init__(name, rounds, attempts)
+        self.target_min, self.target_max = target_min, target_max
+        self.reasoning = reasoning
+        self.max_question_chars = max_question_chars
+
+    @classmethod
+    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+        problems = super().check_config(cfg)
+        if cfg.target_min > cfg.target_max:
+            problems.append(("target_min", cfg.target_min, f"must be <= game.target_max ({cfg.target_max})"))
+        if max(abs(cfg.target_min), abs(cfg.target_max)) > 10**9:
+            problems.append(("target_max", cfg.target_max, "targets must lie within ±10^9"))
+        if cfg.max_question_chars < 20:
+            problems.append(("max_question_chars", cfg.max_question_chars, "must be >= 20"))
+        return problems
+
+    # ------------------------------------------------------------------ setting
+    def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
+        return {"target": int(rng.integers(self.target_min, self.target_max + 1))}
+
+    def proposal_text(self, proposal: MathQuizProposal) -> str:
+        return str(getattr(proposal, "question", proposal))
+
+    def validate(self, proposal: MathQuizProposal, checks: Checks) -> Task | Rejection:
+        target = int(checks.assignment["target"])
+        question = str(getattr(proposal, "question", "") or "").strip()
+        if not question:
+            return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no question")
+        if len(question) > self.max_question_chars:
+            return Rejection(FailReason.MALFORMED, f"the question is {len(question)} characters long; "
+                                                   f"the limit is {self.max_question_chars}")
+        if states_number(question, target):
+            return Rejection(FailReason.BREAKS_RULES, f"the question states its own answer, {target}: "
+                                                      "the target must be worked out, never given")
+        (reply,) = checks.solve([ExactQuery(question)], checks.rng)
+        if reply is VOID:
+            return Rejection(FailReason.VOID, "the model call for the setter's own answer failed")
+        if reply is None:
+            return Rejection(FailReason.UNSOLVED, "asked your own question in a fresh conversation, you gave "
+                                                  "no number as the answer")
+        if not grade_number(str(target), reply):
+            return Rejection(FailReason.UNSOLVED, f"asked your own question in a fresh conversation, you "
+                                                  f"answered {reply}, not the target {target}: the question "
+                                                  "must lead to the target, and you must be able to solve it")
+        return checks.task(prompt=question, answer=str(target), setter_answer=reply)
+
+    # ------------------------------------------------------------------ answering
+    def make_query(self, task: Task, rng: np.random.Generator) -> ExactQuery:
+        return ExactQuery(task.prompt)
+
+    def grade(self, task: Task, query: ExactQuery, reply: Any) -> bool:
+        return grade_number(task.answer, reply)
+
+    # ------------------------------------------------------------------ players
+    def simulation(self, env: GameEnv):
+        from skate.games.mathquiz.simulated import MathQuizSimulation
+
+        return MathQuizSimulation()
+
+    def modules(self, env: GameEnv):
+        from skate.games.mathquiz.modules import mathquiz_modules
+
+        return mathquiz_modules(self, env)
+
+    @classmethod
+    def fake_player(cls):
+        from skate.games.mathquiz.fake import FakeMathQuizPlayer
+
+        return FakeMathQuizPlayer()

@@ -1,0 +1,1 @@
+"""MathQuiz: set an arithmetic word problem whose answer is a given target."""

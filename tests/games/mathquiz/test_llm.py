@@ -1,0 +1,83 @@
+"""A small MathQuiz game with language-model players over HTTP on loopback (the fake server),
+through the same client as every game: prompts, the setter's own answer, chain of thought,
+void calls, cache."""
+
+from __future__ import annotations
+
+import json
+
+from skate.games.mathquiz.generator import solve
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runner import run_game
+from skate.store import read_events
+from tests.llm.conftest import SKILLS, llm_config
+
+
+def kinds(events, kind):
+    return [e for e in events if e["event"] == kind]
+
+
+class Recording(FakeLLMServer):
+    """The fake server, keeping every request's last user message."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.users: list[str] = []
+        reply = self.brain.reply
+
+        def record(name, messages, seed, index):
+            self.users.append(messages[-1]["content"])
+            return reply(name, messages, seed, index)
+
+        self.brain.reply = record
+
+
+def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
+    with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=4", "estimator.n=10",
+                         "report=true")
+        result = run_game(cfg, tmp_path / "run")
+        requests = srv.stats.requests
+        # the same game again: every call is served from the response cache
+        again = run_game(cfg, tmp_path / "again")
+        assert srv.stats.requests == requests and again.table == result.table
+    events = read_events(tmp_path / "run")
+    assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
+    tasks = kinds(events, "task")
+    assert tasks and all(solve(t["prompt"]) == int(t["answer"]) for t in tasks)
+    # the target reached each setter's prompt, and never a solver's
+    set_prompts = [u for u in srv.users if "[[ ## target ## ]]" in u]
+    answer_prompts = [u for u in srv.users if "[[ ## question ## ]]" in u and "[[ ## target ## ]]" not in u]
+    assert set_prompts and answer_prompts
+    for t in tasks:
+        assert any(f"[[ ## target ## ]]\n{t['answer']}\n" in u for u in set_prompts)
+        assert not any(f"[[ ## target ## ]]" in u for u in answer_prompts if t["prompt"] in u)
+    # setters answered their own question (the self-check) through the answerer, reasoning first
+    assert all(t["setter_answer"] == t["answer"] for t in tasks)
+    assert all("`[[ ## reasoning ## ]]`" in u for u in answer_prompts)
+    est = kinds(events, "estimate")
+    assert len(est) == 3 * len(tasks) and all(e["n"] == 10 and e["void"] == 0 for e in est)
+    usage = json.loads((tmp_path / "run" / "usage.json").read_text())
+    assert usage["total"]["calls"] == requests > 0 and usage["total"]["cost_usd"] == 0
+    assert (tmp_path / "run" / "report" / "index.html").exists()
+
+
+def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
+    with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=1",
+                         "game.reasoning=false", names=("ace", "mid"))
+        run_game(cfg, tmp_path / "run")
+    answers = [u for u in srv.users if "[[ ## question ## ]]" in u and "[[ ## target ## ]]" not in u]
+    assert answers and not any("reasoning" in u for u in answers)
+
+
+def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
+    models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
+    with FakeLLMServer(models) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0")
+        result = run_game(cfg, tmp_path / "run")
+    events = read_events(tmp_path / "run")
+    low = [a for a in kinds(events, "attempt") if a["player"] == "low"]
+    assert low and all(a["reason"] == "void" for a in low)
+    assert all("low" not in (r["a"], r["b"]) for r in kinds(events, "rating"))
+    assert next(r for r in result.table if r["player"] == "low")["mu"] == 25.0
