@@ -2,11 +2,13 @@
 
 Usage:
     python bench/bench_game.py [--seeds 0 1 2] [--rounds 50] [override ...]
+    python bench/bench_game.py game=mathquiz
 
 Runs the composed default config (plus any Hydra overrides) in temporary folders, one game per
 seed, and prints a Markdown table: wall time, valid tasks, attempts, answer samples, rating
-updates, and whether the ranking equals the true-skill order. Paste results into BENCHMARKS.md
-together with the command.
+updates, Kendall's tau between the ranking and the true skills, how many pairs the ranking
+swaps (and whether each swap is of neighbours in the true order), and whether the ranking
+equals the true-skill order. Paste results into BENCHMARKS.md together with the command.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import time
 from pathlib import Path
 
 
+from scipy.stats import kendalltau
+
 from skate.config import compose_config
 from skate.runner import run_game
 
@@ -30,8 +34,8 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, overrides: {args.overrides or 'none'}\n")
-    print("| seed | wall s | tasks | attempts | samples | updates | exact order |")
-    print("|---:|---:|---:|---:|---:|---:|:---:|")
+    print("| seed | wall s | tasks | attempts | samples | updates | Kendall τ | swapped pairs | exact order |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     for seed in args.seeds:
         cfg = compose_config([f"seed={seed}", f"game.rounds={args.rounds}", "logger=none", *args.overrides])
         with tempfile.TemporaryDirectory() as tmp:
@@ -39,10 +43,15 @@ def main() -> None:
             result = run_game(cfg, Path(tmp))
             wall = time.perf_counter() - t0
         rows = result.table
-        exact = [r["player"] for r in rows] == [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]
+        truth = [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]
+        ranked = [r["player"] for r in rows]
+        tau = kendalltau([r["score"] for r in rows], [r["true_skill"] for r in rows]).statistic
+        swapped = [(a, b) for i, a in enumerate(truth) for b in truth[i + 1:] if ranked.index(a) > ranked.index(b)]
+        adjacent = all(truth.index(b) == truth.index(a) + 1 for a, b in swapped)
         s = result.summary
         print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | "
-              f"{'yes' if exact else 'no'} |", flush=True)
+              f"{tau:.3f} | {len(swapped)}{' (adjacent)' if swapped and adjacent else ''} | "
+              f"{'yes' if ranked == truth else 'no'} |", flush=True)
 
 
 if __name__ == "__main__":

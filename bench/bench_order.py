@@ -23,11 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.config import compose_config  # noqa: E402
-from skate.rate import load_scores  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.store import read_events  # noqa: E402
+from skate.events import read_run  # noqa: E402
 
 
 def ranks(backend, players, tasks) -> dict[str, int]:
@@ -54,9 +53,8 @@ def main() -> None:
         cfg = compose_config(over)
         run_dir = Path(tempfile.mkdtemp(prefix="bench-order-"))
         run_game(cfg, run_dir)
-    players, tasks, _ = load_scores(run_dir)
-    start = next(e for e in read_events(run_dir) if e["event"] == "run_start")
-    truth = {p["name"]: p.get("true_skill") for p in start["players"]}
+    run = read_run(run_dir)
+    players, tasks, truth = run.players, run.rated_scores(), run.true_skill
     true_rank = {n: i + 1 for i, n in enumerate(sorted(players, key=lambda n: -(truth[n] or 0)))}
     bt = ranks(BradleyTerryRating(bootstrap=200), players, tasks)
     rng = np.random.default_rng(0)

@@ -28,12 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.config import compose_config  # noqa: E402
-from skate.rate import load_scores  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.store import read_events  # noqa: E402
+from skate.events import Estimated, read_run  # noqa: E402
 
 COHORTS = {
     "separated": [],  # the default cohort: skills 0.90 ... 0.30
@@ -57,14 +56,12 @@ TARGET = 0.9
 
 def load_game(run_dir: Path) -> tuple[list[str], list, list[float], dict[str, int]]:
     """Players, each task's p(correct), the true skills, and the samples spent per task."""
-    players, tasks, _ = load_scores(run_dir)
-    events = read_events(run_dir)
-    start = next(e for e in events if e["event"] == "run_start")
-    truth = [next(p["true_skill"] for p in start["players"] if p["name"] == n) for n in players]
+    run = read_run(run_dir)
+    players, tasks = run.players, run.rated_scores()
+    truth = [run.true_skill[n] for n in players]
     samples_of: dict[str, int] = {}
-    for e in events:
-        if e["event"] == "estimate":
-            samples_of[e["task_id"]] = samples_of.get(e["task_id"], 0) + e["n"]
+    for e in run.of(Estimated):
+        samples_of[e.task_id] = samples_of.get(e.task_id, 0) + e.n
     return players, tasks, truth, samples_of
 
 

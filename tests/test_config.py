@@ -97,9 +97,32 @@ def test_unknown_option_names_the_group():
         ("sandbox.limits.timeout_s=-1", "sandbox.limits.timeout_s"),
         ("sandbox.workers=-2", "sandbox.workers"),
         ("sandbox.tmp_mb=0", "sandbox.tmp_mb"),
+        ("players.simulated=[{name: a, skill: 0.5}, {name: b, skill: 0.4, topic_skill: {astrology: 0.1}}]",
+         "players.simulated[1].topic_skill"),
     ],
 )
 def test_out_of_range_values_name_the_key(override, named):
     cfg = compose("config", overrides=[override])
     with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
         validate(cfg)
+
+
+def test_every_registered_game_has_a_config_option_and_a_schema():
+    from skate.games import load_games
+
+    for name, game in load_games().items():
+        cfg = compose("config", overrides=[f"game={name}"])
+        assert cfg.game.name == name and set(game.config_schema.__dataclass_fields__) <= set(cfg.game) | {"_target_"}
+        validate(cfg)
+
+
+def test_a_key_of_another_game_fails_at_compose():
+    with pytest.raises(ConfigCompositionException, match="game.n_distractors"):
+        compose("config", overrides=["game=mathquiz", "game.n_distractors=9"])
+
+
+def test_topic_skill_of_another_game_s_kinds_is_accepted_and_left_out():
+    # the default cohort's offsets name COP kinds; under another game they are simply unused
+    cfg = compose("config", overrides=["game=mathquiz"])
+    assert any(p.topic_skill for p in cfg.players.simulated)
+    validate(cfg)

@@ -45,10 +45,17 @@ def test_the_submitit_launcher_runs_the_same_grid(tmp_path):
         assert len(json.loads((tmp_path / str(job) / "ratings.json").read_text())) == 6
 
 
-def test_a_sweep_ends_with_a_page_comparing_its_jobs(tmp_path):
-    res = sweep(tmp_path, "aug=no_info,hist_tasks", "report=true")
+def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(tmp_path):
+    res = sweep(tmp_path, "game=cop,mathquiz", "report=true")
     assert res.returncode == 0, res.stderr[-2000:]
     page = (tmp_path / "report.html").read_text()
     assert 'href="0/report/index.html"' in page and 'href="1/report/index.html"' in page
-    assert "aug=no_info" in page and "aug=hist_tasks" in page and "kendall_tau" in page
-    assert (tmp_path / "0" / "report" / "index.html").exists()
+    assert "game=cop" in page and "game=mathquiz" in page and "kendall_tau" in page
+    for job, game in ((0, "cop"), (1, "mathquiz")):
+        start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
+        assert start["game"] == game and (tmp_path / str(job) / "report" / "index.html").exists()
+        rated = subprocess.run([sys.executable, "-m", "skate.rate", str(tmp_path / str(job)), "--json"],
+                               capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert rated.returncode == 0, rated.stderr[-2000:]
+        assert [r["player"] for r in json.loads(rated.stdout)] == [
+            r["player"] for r in json.loads((tmp_path / str(job) / "ratings.json").read_text())]

@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 _SEP = "[,_'\u00a0\u2009\u202f]"
-_NUMBER = (r"(?<![\w.])(?P<num>[-+]?(?:\d{1,3}(?:" + _SEP + r"\d{3})+|\d+)(?:\.\d+)?)(?![\w]|\.\d)")
+_NUMBER = (r"(?<![\w.+\-])(?P<num>[-+]?(?:\d{1,3}(?:" + _SEP + r"\d{3})+|\d+)(?:\.\d+)?)(?![\w]|\.\d)")
 NUMBER = re.compile(_NUMBER)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _CUE = re.compile(r"answer(?:\s+is|\s*[:=])[\s*$:]*" + _NUMBER, re.IGNORECASE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import threading
 
 from skate.games.base import (Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameSpec,
@@ -18,7 +19,6 @@ __all__ = ["Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv
            "get_game", "load_games", "register", "seeded_random"]
 
 _GAMES: dict[str, type[Game]] = {}
-_LOADED = False
 _LOCK = threading.Lock()
 
 
@@ -33,14 +33,11 @@ def register(cls: type[Game]) -> type[Game]:
 
 
 def load_games() -> dict[str, type[Game]]:
-    """Import every game package once; return the registry (name -> game class)."""
-    global _LOADED
+    """Import every game package not imported yet; return the registry (name -> game class)."""
     with _LOCK:
-        if not _LOADED:
-            for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-                if mod.ispkg:
-                    importlib.import_module(f"{__name__}.{mod.name}")
-            _LOADED = True
+        for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if mod.ispkg and f"{__name__}.{mod.name}" not in sys.modules:
+                importlib.import_module(f"{__name__}.{mod.name}")
     return dict(_GAMES)
 
 

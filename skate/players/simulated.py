@@ -13,7 +13,8 @@ game lives here:
   kinds at random and pitches at ``skill + pitch``; with its own tasks it spreads over the kinds
   it has used least; with its own p(correct) it moves its difficulty towards the band it can
   still answer (about 70%); with other players' scores it also favours kinds where it beats
-  them. After "not unique" it changes kind. With probability ``sloppiness`` (halving with each
+  them. After "not unique" it changes kind; after failing to solve its own task (games whose
+  setters must prove their tasks solvable) it aims easier. With probability ``sloppiness`` (halving with each
   retry, as it has been told what went wrong) an attempt carries a defect the game chooses, so
   the retry path is exercised.
 """
@@ -36,6 +37,7 @@ KNOW_WIDTH = 0.06  # how sharply knowing falls off as difficulty passes skill
 AIM_OWN_P = 0.7  # hist_perf setters aim for tasks they answer about this often
 AIM_OWN_P_COMPETITIVE = 0.65  # setters that also see their rivals' scores push a little harder
 HISTORY_WINDOW = 8  # recent own tasks used to calibrate difficulty
+UNSOLVED_STEP = 0.1  # how much easier a setter aims after failing to solve its own task
 
 
 class Simulation(ABC):
@@ -159,6 +161,8 @@ class SimulatedPlayer(Player):
             estimate = float(d.mean() + 0.5 * (p.mean() - aim))
             w = len(scored) / (len(scored) + 2.0)
             prior = (1 - w) * prior + w * estimate
+        # Told this round that it could not solve its own task: it writes an easier one.
+        prior -= UNSOLVED_STEP * sum(1 for f in ctx.failed if f.reason is FailReason.UNSOLVED)
         return float(np.clip(prior + rng.normal(0.0, 0.05), 0.02, 0.98))
 
 
