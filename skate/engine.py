@@ -5,6 +5,11 @@ failed), every valid and unique task is answered by every player (the setter inc
 p(correct) is estimated, and the rating backend is updated once per unique pair of players per
 task. Everything is written to the event log as it happens.
 
+The engine knows no game. It asks the game (:class:`~skate.games.base.Game`) for a setter's
+private inputs (``assignment``), to check a proposal (``validate``, with a
+:class:`~skate.games.base.Checks`), for the text the uniqueness test embeds, and, through the
+estimator's :class:`~skate.scoring.Sampler`, for each answer sample's query and its grade.
+
 Randomness: one run seed. Every random decision draws from a generator derived from that seed
 and the decision's coordinates (stage, round, player, attempt) with numpy's ``SeedSequence``
 spawn keys, so the same seed gives the same run even when players set tasks concurrently.

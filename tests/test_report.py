@@ -88,3 +88,17 @@ def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path):
 def test_every_game_ends_with_its_report(tmp_path):
     run_game(config("game.rounds=2", "report=true"), tmp_path / "r")
     assert (tmp_path / "r" / "report" / "index.html").exists()
+
+
+def test_the_pass_mark_is_the_run_s_own(tmp_path):
+    """Plots that mark passing (setter progress, self-preference on passed tasks) use the run's
+    rating.p_thresh, not a constant."""
+    from skate.report.data import load_run
+    from skate.report.plots import self_preference
+
+    run_game(config("seed=3", "game.rounds=3", "rating.p_thresh=0.9", "report=false"), tmp_path)
+    d = load_run(tmp_path)
+    assert d.pass_mark == 0.9
+    strict = self_preference(d, filtered=True)
+    d.pass_mark = 0.0
+    assert not self_preference(d, filtered=True).equals(strict)  # every task passes at 0
