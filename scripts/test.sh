@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Set up .venv (idempotent) and run the test suite. Extra arguments go to pytest.
+# The tests run on every core (pytest-xdist, -n auto) unless the arguments say otherwise
+# (-n 0 runs them in this process, -n 1 in one worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -7,4 +9,8 @@ bash scripts/setup.sh test
 if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
 fi
-exec .venv/bin/python -m pytest "$@"
+parallel=(-n auto)
+for arg in "$@"; do
+    case "$arg" in -n|-n*|--numprocesses*|no:xdist) parallel=() ;; esac
+done
+exec .venv/bin/python -m pytest "${parallel[@]}" "$@"

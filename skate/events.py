@@ -21,29 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from skate.records import Sentinel
+
 EVENTS_FILE = "events.jsonl"
 
 E = TypeVar("E", bound="Event")
 
 
-class _Unset:
-    """The type of :data:`UNSET`: a field an event does not carry (falsy; one instance)."""
-
-    _instance: _Unset | None = None
-
-    def __new__(cls) -> _Unset:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _Unset()
+UNSET: Any = Sentinel("UNSET", __name__)  # a field an event does not carry
 
 
 @dataclass

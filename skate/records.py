@@ -91,26 +91,34 @@ class StopRun(Exception):
     """Raised by a component that needs the run to end cleanly now (e.g. a spent budget)."""
 
 
-class _Void:
-    """The type of :data:`VOID` (one instance)."""
+class Sentinel:
+    """A marker value of its own, compared with ``is`` (false in a boolean test). Bind it to the
+    name it is given in ``module``; it then pickles to itself."""
 
-    _instance: _Void | None = None
+    __slots__ = ("module", "name")
 
-    def __new__(cls) -> _Void:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    def __init__(self, name: str, module: str = __name__) -> None:
+        self.name, self.module = name, module
+
+    def __bool__(self) -> bool:
+        return False
 
     def __repr__(self) -> str:
-        return "VOID"
+        return self.name
 
-    def __reduce__(self) -> str:
-        return "VOID"
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _sentinel, (self.module, self.name)
+
+
+def _sentinel(module: str, name: str) -> Sentinel:
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 
 # What a player returns for an answer sample whose model call failed after every retry. Void
 # samples are left out of p(correct) entirely: never a wrong answer. Compare with ``is``.
-VOID = _Void()
+VOID: Any = Sentinel("VOID")
 
 
 @dataclass(frozen=True)

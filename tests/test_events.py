@@ -96,3 +96,13 @@ def test_a_folder_without_a_usable_log_says_what_to_give(tmp_path):
     (tmp_path / "events.jsonl").write_text('{"event": "round_start", "round": 1}\n')
     with pytest.raises(ev.RunLogError, match="no run_start event"):
         ev.read_run(tmp_path)
+
+
+def test_unset_and_void_are_markers_of_their_own():
+    import pickle
+
+    from skate.records import VOID
+
+    for marker in (ev.UNSET, VOID):
+        assert not marker and pickle.loads(pickle.dumps(marker)) is marker
+    assert ev.UNSET is not VOID and repr(ev.UNSET) == "UNSET"
