@@ -267,7 +267,7 @@ class RunLog:
     start: RunStarted
 
     def of(self, cls: type[E]) -> list[E]:
-        return [e for e in self.events if isinstance(e, cls)]
+        return by_kind(self.events, cls)
 
     @property
     def players(self) -> list[str]:

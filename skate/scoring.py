@@ -13,28 +13,26 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task
 
+if TYPE_CHECKING:  # pragma: no cover
+    from skate.games.base import Game
+
 # sample(n, rng) -> (correct, unreadable, void) among n new samples
 SampleFn = Callable[[int, np.random.Generator], tuple[int, int, int]]
-
-
-class _Gradable(Protocol):
-    def make_query(self, task: Task, rng: np.random.Generator) -> Any: ...
-
-    def grade(self, task: Task, query: Any, reply: Any) -> bool: ...
 
 
 class Sampler:
     """Draws graded samples of one player on one task: queries from the game, replies from the
     player (``answer(queries, rng)``), verdicts from the game."""
 
-    def __init__(self, game: _Gradable, task: Task, answer: Callable[[list[Any], np.random.Generator], Sequence[Any]]) -> None:
+    def __init__(self, game: Game, task: Task,
+                 answer: Callable[[list[Any], np.random.Generator], Sequence[Any]]) -> None:
         self.game, self.task, self.answer = game, task, answer
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import socket
 import threading
 import time
@@ -31,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
+from skate.llm.sections import MARKER, sections
 
 
 @dataclass
@@ -50,17 +50,13 @@ class Stats:
     not_found: int = 0  # requests to other paths (answered 404)
 
 
-_MARKER = re.compile(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]")
 _RESPOND = "Respond with the corresponding output fields"
 
 
 def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
     """A DSPy chat request's input fields (name -> text) and the output fields it asks for."""
     head, _, tail = user.partition(_RESPOND)
-    parts = _MARKER.split(head)
-    inputs = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    outputs = tuple(name for name in _MARKER.findall(tail) if name != "completed")
-    return inputs, outputs
+    return sections(head), tuple(name for name in MARKER.findall(tail) if name != "completed")
 
 
 class FakeBrain:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
+from skate.llm.sections import sections
 from skate.records import SetterContext
 
 LETTERS = "ABCDEFGHIJ"
@@ -52,12 +53,6 @@ class _Formatter:
             return full
         user = _ADAPTER.format_user_message_content(sig, inputs, main_request=True)
         return [*self._prefix, {"role": "user", "content": user}]
-
-
-def sections(text: str) -> dict[str, str]:
-    """Split a reply on ``[[ ## field ## ]]`` markers (for lenient reading)."""
-    parts = re.split(r"\[\[\s*##\s*(\w+)\s*##\s*\]\]", text)
-    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
 def strip_fences(code: str) -> str:
@@ -96,8 +91,9 @@ def percent(p: float) -> str:
 
 
 # ---------------------------------------------------------------------------- base modules
-class SetterModule(dspy.Module):
-    """Asks a model for a task: ``messages(ctx)`` out, ``parse(text)`` back into a proposal."""
+class _Module(dspy.Module):
+    """One ``dspy.Predict`` over a signature: ``messages(x)`` formats what the model is asked,
+    ``parse(text)`` reads its reply back."""
 
     def __init__(self, signature: type[dspy.Signature]) -> None:
         super().__init__()
@@ -105,41 +101,28 @@ class SetterModule(dspy.Module):
         self._format = _Formatter()
 
     @abstractmethod
-    def inputs(self, ctx: SetterContext) -> dict[str, Any]:
-        """The signature's input fields for this setter's context."""
+    def inputs(self, x: Any) -> dict[str, Any]:
+        """The signature's input fields for ``x``."""
 
-    def messages(self, ctx: SetterContext) -> list[dict[str, Any]]:
-        return self._format(self.predict, self.inputs(ctx))
+    def messages(self, x: Any) -> list[dict[str, Any]]:
+        return self._format(self.predict, self.inputs(x))
 
     @abstractmethod
-    def parse(self, text: str) -> Any:
-        """The game's proposal from a reply's text (an empty proposal saying why, if unreadable)."""
+    def parse(self, text: str) -> Any: ...
 
     def forward(self, **inputs: Any) -> dspy.Prediction:  # for DSPy tooling with its own LM
         return self.predict(**inputs)
 
 
-class AnswererModule(dspy.Module):
+class SetterModule(_Module):
+    """Asks a model for a task: ``messages(ctx)`` out for a
+    :class:`~skate.records.SetterContext`, ``parse(text)`` back into the game's proposal (an empty
+    proposal saying why, if the reply is unreadable)."""
+
+
+class AnswererModule(_Module):
     """Asks a model to answer one query: ``messages(query)`` out, ``parse(text)`` back into a
     reply (``None`` when the reply cannot be read)."""
-
-    def __init__(self, signature: type[dspy.Signature]) -> None:
-        super().__init__()
-        self.predict = dspy.Predict(signature)
-        self._format = _Formatter()
-
-    @abstractmethod
-    def inputs(self, query: Any) -> dict[str, Any]:
-        """The signature's input fields for this query."""
-
-    def messages(self, query: Any) -> list[dict[str, Any]]:
-        return self._format(self.predict, self.inputs(query))
-
-    @abstractmethod
-    def parse(self, text: str) -> Any: ...
-
-    def forward(self, **inputs: Any) -> dspy.Prediction:
-        return self.predict(**inputs)
 
 
 @dataclass

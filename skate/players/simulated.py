@@ -40,6 +40,12 @@ HISTORY_WINDOW = 8  # recent own tasks used to calibrate difficulty
 UNSOLVED_STEP = 0.1  # how much easier a setter aims after failing to solve its own task
 
 
+def know(skill: float, difficulty: float, width: float = KNOW_WIDTH) -> float:
+    """Probability of knowing a task's answer outright: ``sigmoid((skill - difficulty) / width)``."""
+    z = (skill - difficulty) / width
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
 class Simulation(ABC):
     """How simulated players play one game; one per run, shared by its simulated players."""
 
@@ -106,8 +112,7 @@ class SimulatedPlayer(Player):
 
     def p_know(self, text: str) -> float:
         """Probability of knowing the answer outright (before any guessing)."""
-        z = (self.effective_skill(text) - self.difficulty(text)) / self.sim.know_width
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return know(self.effective_skill(text), self.difficulty(text), self.sim.know_width)
 
     def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         return self.sim.answer(self, queries, rng)

@@ -32,10 +32,6 @@ class RunData:
     stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
     pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
 
-    @property
-    def config(self) -> dict[str, Any]:
-        return self.start.get("config", {})
-
 
 def load_run(run_dir: str | Path) -> RunData:
     run_dir = Path(run_dir)

@@ -11,7 +11,6 @@ index, so the same request gives the same reply.
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from skate.games.base import FakePlayer, FakeRequest, seeded_random
 from skate.games.cop.difficulty import code_difficulty
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, generate_program, predict_output
+from skate.players.simulated import know
 
 _N_WRONG = re.compile(r"you give (\d+) wrong answers")
 
@@ -65,8 +65,7 @@ class FakeCOPPlayer(FakePlayer):
             truth = self.outputs.get(normalize_program(program))
         right = next((letter for letter, text in options
                       if truth is not None and normalize_text(text) == normalize_text(truth)), None)
-        know = 1 / (1 + math.exp(-(req.skill - code_difficulty(program)) / 0.06))
-        if right is not None and rnd.random() < know:
+        if right is not None and rnd.random() < know(req.skill, code_difficulty(program)):
             pick = right
         else:
             pick = rnd.choice(letters) if letters else "A"

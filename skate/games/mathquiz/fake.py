@@ -10,13 +10,13 @@ choice is drawn from the request's seed and the choice's index.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from skate.games.base import FakePlayer, FakeRequest, seeded_random
 from skate.games.mathquiz.generator import KINDS, generate_question, question_difficulty, solve, wrong_answers
+from skate.players.simulated import know
 
 FORMS = ("{}", "The answer is {}.", "\\boxed{{{}}}", "{:,}")
 
@@ -42,8 +42,7 @@ class FakeMathQuizPlayer(FakePlayer):
         question = req.inputs["question"]
         rnd = seeded_random("answer", req.model, req.seed, req.index, question)
         truth = solve(question)
-        know = 1 / (1 + math.exp(-(req.skill - question_difficulty(question)) / 0.06))
-        if truth is not None and rnd.random() < know:
+        if truth is not None and rnd.random() < know(req.skill, question_difficulty(question)):
             value, working = truth, "I follow the question step by step and keep track of every quantity."
         else:
             slips = wrong_answers(question, 3, np.random.default_rng(rnd.getrandbits(63))) or [0]

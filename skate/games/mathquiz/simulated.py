@@ -16,7 +16,7 @@ then answers with a slip built from the question's numbers, so it almost always 
 
 from __future__ import annotations
 
-import threading
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,12 +32,16 @@ FORMS = ("{}", "{:,}", "The answer is {}.", "\\boxed{{{}}}", "So the total comes
 SLIPS = 5  # wrong answers remembered per question
 
 
+@functools.lru_cache(maxsize=65536)
+def read_question(text: str) -> tuple[int | None, tuple[int, ...]]:
+    """A question's answer (None if it cannot be read) and the slips a solver might make."""
+    truth = solve(text)
+    slips = wrong_answers(text, SLIPS, np.random.default_rng(len(text))) or [(truth or 0) + 1]
+    return truth, tuple(slips)
+
+
 class MathQuizSimulation(Simulation):
     kinds = KINDS
-
-    def __init__(self) -> None:
-        self._read: dict[str, tuple[int | None, list[int]]] = {}  # question -> (answer, slips)
-        self._lock = threading.Lock()
 
     def kind_of(self, text: str) -> str | None:
         return kind_of(text)
@@ -45,17 +49,9 @@ class MathQuizSimulation(Simulation):
     def difficulty(self, text: str) -> float:
         return question_difficulty(text)
 
-    def read(self, text: str) -> tuple[int | None, list[int]]:
-        """A question's answer (None if it cannot be read) and the slips a solver might make."""
-        with self._lock:
-            if text in self._read:
-                return self._read[text]
-        truth = solve(text)
-        slips = wrong_answers(text, SLIPS, np.random.default_rng(len(text))) or [(truth or 0) + 1]
-        got = truth, slips
-        with self._lock:
-            self._read[text] = got
-        return got
+    @staticmethod
+    def read(text: str) -> tuple[int | None, tuple[int, ...]]:
+        return read_question(text)
 
     # ------------------------------------------------------------------ setting
     def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
