@@ -4,13 +4,13 @@ This file is not imported by the host: its source text is passed to ``python -I 
 jail's command (only the standard library is available inside). It reads one JSON request per
 line on stdin and writes one JSON reply per line on stdout:
 
-    request: {"code": str, "timeout": s, "cpu": s, "mem": bytes, "fsize": bytes, "nproc": n}
+    request: {"code": str, "stdin": str, "env": {name: value}, "timeout": s, "cpu": s, "mem": bytes, "fsize": bytes, "nproc": n}
     reply:   {"rc": int | null, "timed_out": bool, "cpu_s": float, "out": str, "out_bytes": int, "err": str,
               "clean": bool}   or   {"ready": true, ...} once at start, {"fatal": str} on a bug.
 
 For each program it makes a fresh working folder, forks a child that applies the rlimits, points
-stdin at an empty pipe and stdout/stderr at in-memory files, and execs a fresh
-``python -I -S main.py``. Afterwards it kills every process left in the jail (as the
+stdin at an in-memory file holding the request's input, stdout/stderr at in-memory files, and
+execs a fresh ``python -I -S main.py`` with only the request's environment variables. Afterwards it kills every process left in the jail (as the
 namespace's init it can, and the kernel shields it from its children's signals), reaps them,
 and wipes the temporary folder. The jail's ``argv``: ``PYTHON UID GID`` (UID/GID -1 = keep).
 """
@@ -76,7 +76,7 @@ def _child(python, req, out_fd, err_fd, stdin_fd):
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.chdir(RUN)
-        os.execve(python, [python, "-I", "-S", "main.py"], {})
+        os.execve(python, [python, "-I", "-S", "main.py"], req.get("env") or {})
     except BaseException as exc:  # noqa: BLE001 - report and die without unwinding into the loop
         try:
             os.write(2, f"sandbox: could not start the program: {exc!r}\n".encode())
@@ -132,8 +132,11 @@ def _run_one(python, req):
     with open(os.path.join(RUN, "main.py"), "w", encoding="utf-8") as f:
         f.write(req["code"])
     out_fd, err_fd = _anon_file("stdout"), _anon_file("stderr")
-    stdin_r, stdin_w = os.pipe()
-    os.close(stdin_w)
+    stdin_r = _anon_file("stdin")
+    given = req.get("stdin") or ""
+    if given:
+        os.write(stdin_r, given.encode("utf-8", "surrogateescape"))
+        os.lseek(stdin_r, 0, os.SEEK_SET)
     pid = os.fork()
     if pid == 0:
         _child(python, req, out_fd, err_fd, stdin_r)

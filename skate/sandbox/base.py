@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -61,6 +62,29 @@ class ExecResult:
         return f"{self.outcome.value}{detail}"
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_STDIN_BYTES = 1 << 20
+
+
+def check_io(stdin: str, env: Mapping[str, str] | None) -> dict[str, str]:
+    """Validate what an execution is given besides its code; the environment as a plain dict.
+
+    Raises ``ValueError`` (a caller's bug, not the program's doing) for a variable name that is
+    not an identifier, a value or input with a NUL byte, or an input over 1 MiB.
+    """
+    env = dict(env or {})
+    for name, value in env.items():
+        if not isinstance(name, str) or not ENV_NAME.fullmatch(name):
+            raise ValueError(f"environment variable name {name!r} is not an identifier")
+        if not isinstance(value, str) or "\0" in value:
+            raise ValueError(f"environment variable {name} must be a string without NUL bytes")
+    if not isinstance(stdin, str):
+        raise ValueError(f"stdin must be a string, not {type(stdin).__name__}")
+    if len(stdin.encode("utf-8", "surrogateescape")) > MAX_STDIN_BYTES:
+        raise ValueError(f"stdin is over {MAX_STDIN_BYTES} bytes")
+    return env
+
+
 class SandboxError(RuntimeError):
     """The sandbox could not run the code at all (an infrastructure failure)."""
 
@@ -101,14 +125,26 @@ class Sandbox(ABC):
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
         # Bounds executions in flight across every thread that shares this sandbox.
         self._slots = threading.BoundedSemaphore(self.workers)
+        self._count_lock = threading.Lock()
+        self.executions = 0  # programs run so far (for throughput figures)
 
-    def run(self, code: str, limits: Limits | None = None) -> ExecResult:
-        """Run one program; never raises for anything the program does."""
+    def run(self, code: str, limits: Limits | None = None, *, stdin: str = "",
+            env: Mapping[str, str] | None = None) -> ExecResult:
+        """Run one program; never raises for anything the program does.
+
+        ``stdin`` is what the program reads from standard input (end-of-file after it);
+        ``env`` holds the only environment variables it sees besides the sandbox's own
+        (none of the host's). Both live for this one execution only.
+        """
+        env = check_io(stdin, env)
+        with self._count_lock:
+            self.executions += 1
         with self._slots:
-            return self._execute(code, limits or self.limits)
+            return self._execute(code, limits or self.limits, stdin, env)
 
     @abstractmethod
-    def _execute(self, code: str, limits: Limits) -> ExecResult:
+    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None
+                 ) -> ExecResult:
         """Run one program under ``limits`` (called with an execution slot held)."""
 
     def run_many(self, programs: Sequence[str], limits: Limits | None = None) -> list[ExecResult]:

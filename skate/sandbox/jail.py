@@ -179,8 +179,8 @@ class _Worker:
             raise _WorkerFailed(f"unexpected reply from the jail: {line[:200]!r}")
         return reply
 
-    def execute(self, code: str, lim: Limits) -> dict:
-        request = {"code": code, "timeout": lim.timeout_s, "cpu": cpu_seconds(lim),
+    def execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> dict:
+        request = {"code": code, "stdin": stdin, "env": dict(env or {}), "timeout": lim.timeout_s, "cpu": cpu_seconds(lim),
                    "mem": int(lim.memory_mb) * 1024 * 1024, "fsize": lim.max_output_bytes + 1,
                    "nproc": int(lim.max_processes) + 1}  # + the supervisor, which shares the uid
         try:
@@ -327,7 +327,8 @@ class JailSandbox(Sandbox):
         with self._lock:
             self._idle.extend(workers)
 
-    def _execute(self, code: str, lim: Limits) -> ExecResult:
+    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
+                 ) -> ExecResult:
         start = time.perf_counter()
         try:
             worker = self._checkout()
@@ -335,7 +336,7 @@ class JailSandbox(Sandbox):
             return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
                               time.perf_counter() - start)
         try:
-            reply = worker.execute(code, lim)
+            reply = worker.execute(code, lim, stdin, env)
         except _WorkerFailed as exc:
             log.warning("%s worker failed and will be replaced: %s", self.name, exc)
             self._retire(worker)

@@ -1,8 +1,8 @@
 """The last-resort sandbox: a fresh interpreter subprocess with rlimits, and no isolation.
 
 Only ever used when chosen explicitly (``sandbox=subprocess``), and it warns loudly when built.
-Isolation here is modest: a new ``python -I -S`` process per program, an empty environment,
-stdin closed, a private temporary working folder, rlimits on CPU time, address space, file
+Isolation here is modest: a new ``python -I -S`` process per program, an environment with only the variables the caller passes,
+stdin from a file (empty unless given), a private temporary working folder, rlimits on CPU time, address space, file
 size (which caps the output, since stdout goes to a file) and process count, and a wall-clock
 timeout that kills the whole process group. It does not isolate the network or the file
 system; the hardened implementations (nsjail, bubblewrap) live behind the same interface.
@@ -77,27 +77,31 @@ class SubprocessSandbox(Sandbox):
     def describe(self) -> str:
         return f"subprocess (NOT isolated), {self.workers} workers, python {self.python}"
 
-    def _execute(self, code: str, lim: Limits) -> ExecResult:
+    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
+                 ) -> ExecResult:
         start = time.perf_counter()
         try:
             with tempfile.TemporaryDirectory(prefix="skate-sbx-") as tmp:
-                return self._run_in(Path(tmp), code, lim, start)
+                return self._run_in(Path(tmp), code, lim, start, stdin, env or {})
         except OSError as exc:  # could not create the folder, spawn the interpreter, ...
             return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
                               time.perf_counter() - start)
 
-    def _run_in(self, tmp: Path, code: str, lim: Limits, start: float) -> ExecResult:
+    def _run_in(self, tmp: Path, code: str, lim: Limits, start: float, stdin: str,
+                env: Mapping[str, str]) -> ExecResult:
         prog = tmp / "main.py"
         prog.write_text(code, encoding="utf-8")
+        in_path = tmp / "stdin"
+        in_path.write_bytes(stdin.encode("utf-8", "surrogateescape"))
         out_path, err_path = tmp / "stdout", tmp / "stderr"
         # stdout goes to a file capped by RLIMIT_FSIZE (cap + 1 byte so "exactly at the cap" is legal
         # and one byte more is detectable); stderr is capped the same way.
         fsize = lim.max_output_bytes + 1
         args = [self.python, "-I", "-S", "-c", _BOOTSTRAP, str(prog), str(cpu_seconds(lim)),
                 str(lim.memory_mb * 1024 * 1024), str(fsize), str(lim.max_processes)]
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    cwd=tmp, env=dict(_CHILD_ENV), start_new_session=True)
+        with open(out_path, "wb") as out, open(err_path, "wb") as err, open(in_path, "rb") as given:
+            proc = subprocess.Popen(args, stdin=given, stdout=out, stderr=err,
+                                    cwd=tmp, env={**env, **_CHILD_ENV}, start_new_session=True)
             try:
                 timed_out = not _wait_exit(proc, lim.timeout_s)
             finally:
