@@ -28,26 +28,26 @@ SampleFn = Callable[[int, np.random.Generator], tuple[int, int, int]]
 
 
 class Sampler:
-    """Draws graded samples of one player on one task: queries from the game, replies from the
-    player (``answer(queries, rng)``), verdicts from the game."""
+    """Draws graded samples of one player on one task through the game's :meth:`~skate.games.
+    base.Game.play`: queries from the game, replies from the player (``answer(queries, rng)``),
+    verdicts from the game. ``sandbox`` is for games whose samples execute code."""
 
     def __init__(self, game: Game, task: Task,
-                 answer: Callable[[list[Any], np.random.Generator], Sequence[Any]]) -> None:
-        self.game, self.task, self.answer = game, task, answer
+                 answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
+                 sandbox: Any = None) -> None:
+        self.game, self.task, self.answer, self.sandbox = game, task, answer, sandbox
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
-        game, task = self.game, self.task
-        queries = [game.make_query(task, rng) for _ in range(n)]
-        replies = self.answer(queries, rng)
-        if len(replies) != n:
-            raise RuntimeError(f"player returned {len(replies)} replies for {n} queries")
+        verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox)
+        if len(verdicts) != n:
+            raise RuntimeError(f"the game graded {len(verdicts)} samples for {n} asked")
         correct = unreadable = void = 0
-        for query, reply in zip(queries, replies, strict=True):
-            if reply is VOID:
+        for verdict in verdicts:
+            if verdict is VOID:
                 void += 1
-            elif reply is None:
+            elif verdict is None:
                 unreadable += 1
-            elif game.grade(task, query, reply):
+            elif verdict:
                 correct += 1
         return correct, unreadable, void
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from skate.games.base import Game, GameSpec
 from skate.records import VOID, Task
 from skate.scoring import Algorithm1, FixedN, Sampler
 
@@ -29,8 +30,23 @@ class Scripted:
         return sum(got), 0, 0
 
 
-class EchoGame:
+class EchoGame(Game):
     """A game whose query is the task's prompt and whose reply is correct when it equals the answer."""
+
+    spec = GameSpec(name="echo", answer_format="exact_match")
+
+    def validate(self, proposal, checks):
+        raise NotImplementedError
+
+    def simulation(self, env):
+        raise NotImplementedError
+
+    def modules(self, env):
+        raise NotImplementedError
+
+    @classmethod
+    def fake_player(cls):
+        raise NotImplementedError
 
     def make_query(self, task, rng):
         return task.prompt

@@ -10,9 +10,11 @@ setting
     :class:`~skate.records.Rejection` that says why, fed back to the setter's next attempt),
     :meth:`Game.novelty_text` (what the uniqueness test embeds).
 answering
-    :meth:`Game.make_query` (what one answer sample shows) and :meth:`Game.grade` (whether a
-    reply is correct). Estimators sample through these two, so p(correct) is a fraction of
-    graded Bernoulli samples whatever the answer format.
+    :meth:`Game.play` draws ``n`` graded answer samples of one player on one task. By default a
+    sample is one query (:meth:`Game.make_query`) and one reply, graded by :meth:`Game.grade`;
+    a game whose sample is an exchange (PyJail: a session of tries, each seeing the outcomes of
+    the earlier ones) overrides :meth:`Game.play` instead. Estimators sample through it, so
+    p(correct) is a fraction of graded Bernoulli samples whatever the answer format.
 players
     :meth:`Game.simulation` (how simulated players of known skill set and answer this game),
     :meth:`Game.modules` (the DSPy setter and answerer for language-model players) and
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from skate.records import Rejection, Task
+from skate.records import VOID, Rejection, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.llm.modules import GameModules
@@ -45,6 +47,10 @@ if TYPE_CHECKING:  # pragma: no cover
 # :data:`skate.records.VOID` when the model call failed (left out of p(correct)).
 Reply = Any
 Query = Any
+# A player's answers: ``answer(queries, rng)`` gives one reply per query.
+Answer = Callable[[Sequence[Query], np.random.Generator], Sequence[Reply]]
+# One graded sample: True (correct), False (wrong), None (unreadable: wrong) or VOID (left out).
+Verdict = Any
 
 
 @dataclass(frozen=True)
@@ -145,13 +151,27 @@ class Game(ABC):
         return task.prompt
 
     # ------------------------------------------------------------------ answering
-    @abstractmethod
-    def make_query(self, task: Task, rng: np.random.Generator) -> Query:
-        """What one answer sample shows a player."""
+    def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
+             sandbox: Sandbox | None = None) -> list[Verdict]:
+        """``n`` graded samples of one player on ``task``: one verdict per sample.
 
-    @abstractmethod
+        The default asks one query per sample (all ``n`` at once, so a model client can send
+        them together) and grades each reply.
+        """
+        queries = [self.make_query(task, rng) for _ in range(n)]
+        replies = answer(queries, rng)
+        if len(replies) != n:
+            raise RuntimeError(f"player returned {len(replies)} replies for {n} queries")
+        return [reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
+                for query, reply in zip(queries, replies, strict=True)]
+
+    def make_query(self, task: Task, rng: np.random.Generator) -> Query:
+        """What one answer sample shows a player (games that keep the default :meth:`play`)."""
+        raise NotImplementedError(f"{type(self).__name__} must define make_query or play")
+
     def grade(self, task: Task, query: Query, reply: Reply) -> bool:
         """Whether a (readable, non-void) reply to ``query`` is correct."""
+        raise NotImplementedError(f"{type(self).__name__} must define grade or play")
 
     # ------------------------------------------------------------------ players
     @abstractmethod
