@@ -60,6 +60,10 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     embedder = instantiate(cfg.embedder, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
     sandbox = build_sandbox(cfg.sandbox)
+    refusal = game.check_sandbox(sandbox)
+    if refusal:
+        sandbox.close()
+        raise ConfigError(refusal)
     env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
     players = build_simulated(cfg.players.simulated, game.simulation(env), cfg.seed) if cfg.players.simulated else []
     client = None

@@ -133,6 +133,10 @@ class Game(ABC):
             problems.append(("attempts", cfg.attempts, "need at least 1 attempt per round"))
         return problems
 
+    def check_sandbox(self, sandbox: Sandbox) -> str | None:
+        """Why this game must not run in ``sandbox`` (None: it may). Checked before round 1."""
+        return None
+
     # ------------------------------------------------------------------ setting
     def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
         """Private inputs for one setter's round (kept across its attempts); none by default."""

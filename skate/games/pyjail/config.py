@@ -1,0 +1,33 @@
+"""The ``game=pyjail`` config schema (``conf/game/pyjail.yaml`` extends it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from skate.games.base import GameConfig
+
+
+@dataclass
+class JailLimits:
+    """Limits on one execution of a jail with one input (lower than the sandbox's defaults:
+    a jail runs once per try, thousands of times a game)."""
+
+    timeout_s: float = 2.0
+    cpu_s: int = 2
+    memory_mb: int = 256
+    max_output_bytes: int = 16384
+    max_processes: int = 4
+
+
+@dataclass
+class PyJailConfig(GameConfig):
+    _target_: str = "skate.games.pyjail.PyJailGame"
+    name: str = "pyjail"
+    rounds: int = 20
+    tries: int = 5  # k: inputs per session, for the setter's proof and for every attack session
+    show_source: bool = True  # attackers see the jail's source (ZeroSumEval's setting)
+    max_jail_chars: int = 4000  # longer jails are rejected
+    max_input_chars: int = 1000  # a longer input is cut to this length before it runs
+    shown_chars: int = 600  # how much of a try's output the next try sees
+    allow_unsafe_sandbox: bool = False  # true: play even with sandbox=subprocess (NOT isolated)
+    limits: JailLimits = field(default_factory=JailLimits)
