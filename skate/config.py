@@ -27,6 +27,7 @@ class ConfigError(ValueError):
 class OutcomeRule(enum.StrEnum):
     relative = "relative"  # |p1 - p2| < draw_margin is a draw, else the higher p wins
     absolute = "absolute"  # pass/fail at p_thresh; same verdict is a draw
+    setter_vs_solver = "setter_vs_solver"  # ZeroSumEval: setter vs each answerer; solving (p >= p_thresh) wins
 
 
 class Strategy(enum.StrEnum):
@@ -44,7 +45,7 @@ class OutcomeRuleConfig:
 
     outcome: OutcomeRule = OutcomeRule.relative
     draw_margin: float = 0.05  # relative rule: |p1 - p2| below this is a draw (the paper's sigma*)
-    p_thresh: float = 0.55  # absolute rule: p(correct) at or above this passes
+    p_thresh: float = 0.55  # absolute and setter_vs_solver rules: p(correct) at or above this passes
 
 
 @dataclass
@@ -327,8 +328,8 @@ def validate(cfg: DictConfig) -> None:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
     if "confidence" in e:
         _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
-        _check(str(e.outcome) in ("relative", "absolute"), "estimator.outcome", e.outcome,
-               "must be relative or absolute")
+        _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,
+               f"must be one of {', '.join(OutcomeRule)}")
 
     validate_sandbox(cfg.sandbox)
 
@@ -385,6 +386,9 @@ def validate(cfg: DictConfig) -> None:
 
 
 def validate_rating(r: DictConfig) -> None:
+    if "outcome" in r:
+        _check(str(r.outcome) in set(OutcomeRule), "rating.outcome", r.outcome,
+               f"must be one of {', '.join(OutcomeRule)}")
     if "p_thresh" in r:
         _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
     if "draw_margin" in r:

@@ -2,8 +2,10 @@
 
 Each round every player sets one task (up to ``attempts`` tries, each told why the earlier ones
 failed), every valid and unique task is answered by every player (the setter included), each
-p(correct) is estimated, and the rating backend is updated once per unique pair of players per
-task. Everything is written to the event log as it happens.
+p(correct) is estimated, and the rating backend is updated from each task in setter order (once
+per unique pair of players per task, or setter against each answerer under the setter_vs_solver
+rule, under which a setter that set no valid task forfeits to every answerer). Everything is
+written to the event log as it happens.
 
 The engine knows no game. It asks the game (:class:`~skate.games.base.Game`) for a setter's
 private inputs (``assignment``), to check a proposal (``validate``, with a
@@ -181,9 +183,18 @@ class Engine:
                                     std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
                                     capped=est.capped, void=est.void, joined=joined))
 
-    def _rate(self, task_id: str, p_correct: dict[str, float], involving: set[str] | None = None) -> None:
+    def _rate(self, task: Task, p_correct: dict[str, float], involving: set[str] | None = None) -> None:
         """Update the ratings from one task and log every update."""
-        for upd in self.rating.update(task_id, p_correct, involving=involving):
+        self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter))
+
+    def _forfeit(self, rnd: int, setter: str) -> None:
+        """A setter that set no valid task this round loses to every other active player (under
+        the setter_vs_solver rule; no update under the others); log every update."""
+        answerers = [self.names[j] for j in self.active if self.names[j] != setter]
+        self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers))
+
+    def _log_updates(self, records: list[dict[str, Any]]) -> None:
+        for upd in records:
             self.log.write(ev.parse({"event": ev.RatingUpdated.event, **upd}))
             self.counts["updates"] += 1
 
@@ -251,7 +262,7 @@ class Engine:
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
                                    joined=stage)
-            self._rate(scored.task.task_id, scored.p_correct, involving=joined)
+            self._rate(scored.task, scored.p_correct, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The ratings table of the active players, ranked among themselves."""
@@ -299,10 +310,14 @@ class Engine:
                 tasks.append((idx, t))
                 self.log.write(ev.TaskSet(task_id=t.task_id, round=t.round, setter=t.setter, prompt=t.prompt,
                                           answer=t.answer, attempts=len(res.attempts), extra=dict(t.data)))
-        scores = self._record_estimates(tasks, rnd, estimates)
-        for (_, task), p_correct in zip(tasks, scores, strict=True):
-            self._rate(task.task_id, p_correct)
-            self.archive.append(ScoredTask(task, p_correct))
+        scores = iter(self._record_estimates(tasks, rnd, estimates))
+        for idx, res in results:  # in setter order: online backends depend on it
+            if res.task is not None:
+                p_correct = next(scores)
+                self._rate(res.task, p_correct)
+                self.archive.append(ScoredTask(res.task, p_correct))
+            elif ev.forfeited(res.attempts):
+                self._forfeit(rnd, self.names[idx])
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
         self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info()))

@@ -80,8 +80,13 @@ class RunStarted(Event):
 
 @dataclass
 class RoundStarted(Event):
+    """A round begins; ``setters``/``answerers`` name who sets and who answers in it, when the
+    run records them (a pairing schedule); older logs leave them out."""
+
     event = "round_start"
     round: int = 0
+    setters: list[str] = UNSET
+    answerers: list[str] = UNSET
 
 
 @dataclass
@@ -292,21 +297,105 @@ class RunLog:
         last = next((e for e in reversed(self.events) if isinstance(e, RoundEnded)), None)
         return last.ratings if last else []
 
-    def rated_scores(self) -> list[tuple[str, dict[str, float]]]:
-        """Each task that changed the ratings, in order, with every non-void p(correct).
+    def rating_stream(self) -> list[RatedTask | Forfeit]:
+        """What the ratings were updated from, in live order: each round's setters in the order
+        they were rated, each giving its task (:class:`RatedTask`) or its forfeit
+        (:class:`Forfeit`: no valid task though it made a real attempt, see :func:`forfeited`).
 
-        A task of an unfinished round (the run stopped or crashed mid-round) changed no rating
+        Forfeits are derived from the ``attempt`` events, so runs played before forfeits were
+        rated give them too (they change no rating under the relative and absolute rules). A
+        forfeit's answerers are the round's ``answerers`` when the log names them, else the
+        players active in that round (the roster less players who had yet to join), less the
+        setter. An unfinished round (the run stopped or crashed mid-round) changed no rating
         live, so it is left out; estimates of players who joined later are included.
         """
         rated = {e.task_id for e in self.of(RatingUpdated)}
         stopped = {e.round for e in self.of(RunStopped)}
         finished = {e.round for e in self.of(RoundEnded)}
-        order: list[TaskSet] = [t for t in self.of(TaskSet) if t.round not in stopped]
-        scores: dict[str, dict[str, float]] = {t.task_id: {} for t in order}
-        for e in self.of(Estimated):
-            if e.p is not None and e.task_id in scores:
+        joiners = {n for e in self.of(PlayersJoined) for n in e.players}
+        active = [n for n in self.players if n not in joiners]
+        answerers: dict[int, list[str]] = {}
+        setters: dict[int, list[str]] = {}  # each round's setters, in the order they were logged
+        attempts: dict[tuple[int, str], list[AttemptMade]] = {}
+        tasks: dict[tuple[int, str], TaskSet] = {}
+        scores: dict[str, dict[str, float]] = {}
+        for e in self.events:
+            if isinstance(e, PlayersJoined):
+                active = [n for n in self.players if n in set(active) | set(e.players)]
+            elif isinstance(e, RoundStarted):
+                answerers[e.round] = list(e.answerers) if e.answerers is not UNSET else list(active)
+            elif isinstance(e, (AttemptMade, TaskSet)):
+                who = e.player if isinstance(e, AttemptMade) else e.setter
+                order = setters.setdefault(e.round, [])
+                if who not in order:
+                    order.append(who)
+                if isinstance(e, AttemptMade):
+                    attempts.setdefault((e.round, who), []).append(e)
+                else:
+                    tasks[(e.round, who)] = e
+                    scores[e.task_id] = {}
+            elif isinstance(e, Estimated) and e.p is not None and e.task_id in scores:
                 scores[e.task_id][e.player] = float(e.p)
-        return [(t.task_id, scores[t.task_id]) for t in order if t.task_id in rated or t.round in finished]
+        out: list[RatedTask | Forfeit] = []
+        for rnd, order in setters.items():
+            if rnd in stopped:
+                continue
+            for setter in order:
+                task = tasks.get((rnd, setter))
+                if task is not None:
+                    if task.task_id in rated or rnd in finished:
+                        out.append(RatedTask(task.task_id, setter, scores[task.task_id]))
+                elif forfeited(attempts.get((rnd, setter), [])):
+                    task_id = forfeit_id(rnd, setter)
+                    if task_id in rated or rnd in finished:
+                        out.append(Forfeit(task_id, setter, [n for n in answerers.get(rnd, active) if n != setter]))
+        return out
+
+    def rated_scores(self) -> list[tuple[str, dict[str, float]]]:
+        """Each task that changed the ratings, in order, with every non-void p(correct) (the
+        tasks of :meth:`rating_stream`, without forfeits)."""
+        return [(t.task_id, t.p_correct) for t in self.rating_stream() if isinstance(t, RatedTask)]
+
+
+# ------------------------------------------------------------------ what the ratings are updated from
+NOT_THE_SETTERS_FAULT = ("void", "infrastructure")  # FailReason values: a model call or the sandbox failed
+
+
+def forfeited(attempts: Iterable[AttemptMade]) -> bool:
+    """Whether a setter with these attempts in a round forfeits it: no attempt was valid and at
+    least one was rejected for the setter's own fault (not only failed model calls or sandbox
+    failures)."""
+    attempts = list(attempts)
+    return not any(a.valid for a in attempts) and any(a.reason not in NOT_THE_SETTERS_FAULT for a in attempts)
+
+
+def forfeit_id(round: int, setter: str) -> str:
+    """The task id a forfeit is rated under (the id the setter's task would have had)."""
+    return f"r{round:03d}-{setter}"
+
+
+@dataclass(frozen=True)
+class RatedTask:
+    """A task the ratings were updated from: its setter and every non-void p(correct)."""
+
+    task_id: str
+    setter: str
+    p_correct: dict[str, float]
+
+    def apply(self, backend: Any) -> list[dict[str, Any]]:
+        return backend.update(self.task_id, self.p_correct, setter=self.setter)
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """A setter that set no valid task in a round, and who answered in that round."""
+
+    task_id: str
+    setter: str
+    answerers: list[str]
+
+    def apply(self, backend: Any) -> list[dict[str, Any]]:
+        return backend.forfeit(self.task_id, self.setter, self.answerers)
 
 
 def read_run(run_dir: Path, what: str = "a finished or stopped run") -> RunLog:

@@ -1,11 +1,12 @@
 """``python -m skate.rate RUN_DIR [overrides...]``: rate a finished run again, with no model call.
 
-Reads the run's ``events.jsonl`` (every task's p(correct) per player, in the order the game
-produced them), feeds the same outcome stream to the chosen backend, prints the table and saves
-it as ``RUN_DIR/ratings.<backend>.json``. With no ``rating=...`` override the run's own rating
+Reads the run's ``events.jsonl`` (every task's setter and p(correct) per player, and every
+setter's forfeit of a round, in the order the game rated them), feeds the same stream to the
+chosen backend, prints the table and saves it as ``RUN_DIR/ratings.<backend>.json``. With no ``rating=...`` override the run's own rating
 settings are used, so the live table is reproduced; ``rating=bradley_terry``, ``rating=elo`` or
-any ``rating.*`` override (``rating.outcome=absolute``, ``rating.orderings=20``, ...) rates the
-same games another way.
+any ``rating.*`` override (``rating.outcome=absolute``, ``rating.outcome=setter_vs_solver``,
+``rating.orderings=20``, ...) rates the same games another way, whichever rule the run was played
+with (forfeits count only under setter_vs_solver).
 
 Exit status: 0 done; 2 bad usage or configuration; 3 the folder holds no usable event log.
 """
@@ -22,13 +23,14 @@ from hydra.errors import HydraException
 from hydra.utils import instantiate
 
 from skate.config import ConfigError, compose_config, validate_rating
-from skate.events import RunLogError, read_run
+from skate.events import Forfeit, RatedTask, RunLogError, read_run
 
 
-def load_scores(run_dir: Path) -> tuple[list[str], list[tuple[str, dict[str, float]]], dict[str, Any]]:
-    """Players (roster order), each rated task's p(correct) by player (task order), the run's config."""
+def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
+    """Players (roster order), what the ratings were updated from (each rated task with its
+    setter and p(correct) by player, and each forfeit, in live order), the run's config."""
     run = read_run(run_dir)
-    return run.players, run.rated_scores(), run.start.config
+    return run.players, run.rating_stream(), run.start.config
 
 
 BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo"}
@@ -54,7 +56,7 @@ def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
 
 def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, Any]]]:
     """The table a backend gives for a stored run; returns (backend name, rows)."""
-    players, tasks, run_config = load_scores(run_dir)
+    players, stream, run_config = load_stream(run_dir)
     if not any(o.split("=")[0].lstrip("+~") == "rating" for o in overrides) and run_config.get("rating"):
         # No backend named: the run's own rating settings first, then the overrides.
         overrides = [*run_rating_overrides(run_config["rating"]), *overrides]
@@ -62,8 +64,8 @@ def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, A
     validate_rating(cfg.rating)
     backend = instantiate(cfg.rating, _convert_="all")
     backend.add_players(players)
-    for task_id, p_correct in tasks:
-        backend.update(task_id, p_correct)
+    for item in stream:
+        item.apply(backend)
     name = cfg.rating._target_.rsplit(".", 1)[-1]
     return name, [r.as_dict() for r in backend.table()]
 
@@ -81,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skate.rate: {exc}", file=sys.stderr)
         return 3
     except (HydraException, ConfigError, ValueError) as exc:
-        print(f"skate.rate: config error: {exc}", file=sys.stderr)
+        cause = f": {str(exc.__cause__).splitlines()[0]}" if isinstance(exc, HydraException) and exc.__cause__ else ""
+        print(f"skate.rate: config error: {exc}{cause}", file=sys.stderr)
         return 2
     out = args.run_dir / f"ratings.{name}.json"
     out.write_text(json.dumps(rows, indent=2) + "\n")

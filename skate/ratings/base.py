@@ -59,7 +59,8 @@ def rank_by_intervals(intervals: dict[str, tuple[float, float] | None]) -> dict[
 
 
 class RatingBackend(ABC):
-    """Holds one rating per player; ``update`` takes one task's p(correct) for every player."""
+    """Holds one rating per player; ``update`` takes one task's p(correct) for every player,
+    ``forfeit`` a setter that set no valid task in a round."""
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55) -> None:
@@ -75,15 +76,25 @@ class RatingBackend(ABC):
                 self.games[name] = 0
                 self._add(name)
 
-    def outcomes(self, task_id: str, p_correct: Mapping[str, float]) -> list[PairOutcome]:
-        return self.rule.task_outcomes(task_id, p_correct, self.players)
+    def outcomes(self, task_id: str, p_correct: Mapping[str, float],
+                 setter: str | None = None) -> list[PairOutcome]:
+        return self.rule.task_outcomes(task_id, p_correct, self.players, setter=setter)
 
     def update(self, task_id: str, p_correct: Mapping[str, float],
-               involving: set[str] | None = None) -> list[dict[str, Any]]:
+               involving: set[str] | None = None, setter: str | None = None) -> list[dict[str, Any]]:
         """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
-        when given); return one log record per update."""
+        when given); return one log record per update. ``setter`` (who set the task) is needed
+        by the setter_vs_solver rule and ignored by the others."""
+        return self._apply_all(self.outcomes(task_id, p_correct, setter), involving)
+
+    def forfeit(self, task_id: str, setter: str, answerers: Sequence[str]) -> list[dict[str, Any]]:
+        """A setter that set no valid task this round loses to each of ``answerers`` under the
+        setter_vs_solver rule (no outcome under the others); return one log record per update."""
+        return self._apply_all(self.rule.forfeit_outcomes(task_id, setter, answerers, self.players), None)
+
+    def _apply_all(self, outcomes: list[PairOutcome], involving: set[str] | None) -> list[dict[str, Any]]:
         records = []
-        for o in self.outcomes(task_id, p_correct):
+        for o in outcomes:
             if involving is not None and o.a not in involving and o.b not in involving:
                 continue
             self.games[o.a] += 1

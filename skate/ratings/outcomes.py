@@ -8,6 +8,15 @@ confidence intervals of p(correct)).
 - ``relative``: |p_a − p_b| < ``draw_margin`` is a draw; otherwise the higher p wins.
 - ``absolute``: a player passes at p ≥ ``p_thresh``; the same verdict is a draw, otherwise the
   player who passes wins.
+- ``setter_vs_solver`` (ZeroSumEval's match scoring): a task is one game between its setter and
+  each other answerer; the answerer wins if it solves the task (p ≥ ``p_thresh``), the setter
+  wins otherwise; no draws. The setter's own p(correct) decides nothing (it is recorded as the
+  setter's ``p`` when measured). A setter that made a real attempt but set no valid task in a
+  round *forfeits*: it loses to every answerer of the round (:meth:`PairRule.forfeit_outcomes`;
+  ZeroSumEval: the student wins when the teacher fails). The other rules make no outcome of a
+  forfeit.
+
+Outcomes name their two players ``a``/``b`` in roster order, whatever the rule.
 """
 
 from __future__ import annotations
@@ -26,8 +35,8 @@ class PairOutcome:
     task_id: str
     a: str
     b: str
-    p_a: float
-    p_b: float
+    p_a: float | None  # None: not measured (a setter's own p under setter_vs_solver, a forfeit)
+    p_b: float | None
     result: float  # 1.0 a wins, 0.0 b wins, 0.5 draw
 
     @property
@@ -41,13 +50,20 @@ class PairRule:
 
     outcome: OutcomeRule = OutcomeRule.relative
     draw_margin: float = 0.05  # relative: closer than this is a draw
-    p_thresh: float = 0.55  # absolute: the pass mark
+    p_thresh: float = 0.55  # absolute and setter_vs_solver: the pass mark
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "outcome", OutcomeRule(self.outcome))
 
+    @property
+    def needs_setter(self) -> bool:
+        return self.outcome is OutcomeRule.setter_vs_solver
+
     def result(self, p_a: float, p_b: float) -> float:
-        """1.0 if a beats b, 0.0 if b beats a, 0.5 for a draw."""
+        """1.0 if a beats b, 0.0 if b beats a, 0.5 for a draw (the symmetric rules only:
+        setter_vs_solver needs to know who set the task, see :meth:`task_outcomes`)."""
+        if self.needs_setter:
+            raise ValueError("the setter_vs_solver rule scores a setter against a solver, not two p(correct)")
         if self.outcome is OutcomeRule.relative:
             if abs(p_a - p_b) < self.draw_margin:
                 return 0.5
@@ -61,11 +77,12 @@ class PairRule:
         """Whether more samples of a player whose p(correct) lies in ``own`` can no longer change
         an outcome it takes part in, the others' p lying in ``others``.
 
-        Absolute: its own verdict is sure (the interval is clear of the pass mark). Relative:
-        against each other player a win, a loss or a draw is sure for every p in the intervals.
+        Absolute and setter_vs_solver: its own verdict is sure (the interval is clear of the pass
+        mark). Relative: against each other player a win, a loss or a draw is sure for every p in
+        the intervals.
         """
         lo, hi = own
-        if self.outcome is OutcomeRule.absolute:
+        if self.outcome in (OutcomeRule.absolute, OutcomeRule.setter_vs_solver):
             return lo >= self.p_thresh or hi < self.p_thresh
         m = self.draw_margin
         for lo_j, hi_j in others:
@@ -76,9 +93,42 @@ class PairRule:
         return True
 
     def task_outcomes(self, task_id: str, p_correct: Mapping[str, float],
-                      order: Sequence[str]) -> list[PairOutcome]:
-        """Outcomes for every unique pair among the players (in ``order``) who have a score."""
-        present = [name for name in order if name in p_correct]
-        return [PairOutcome(task_id, a, b, p_correct[a], p_correct[b], self.result(p_correct[a], p_correct[b]))
-                for a, b in itertools.combinations(present, 2)]
+                      order: Sequence[str], setter: str | None = None) -> list[PairOutcome]:
+        """One task's outcomes, pairs in ``order``. Relative and absolute: every unique pair among
+        the players who have a score. Setter_vs_solver: the setter (required) against each other
+        player who has a score."""
+        if not self.needs_setter:
+            present = [name for name in order if name in p_correct]
+            return [PairOutcome(task_id, a, b, p_correct[a], p_correct[b], self.result(p_correct[a], p_correct[b]))
+                    for a, b in itertools.combinations(present, 2)]
+        if setter is None:
+            raise ValueError(f"task {task_id}: the setter_vs_solver rule needs the task's setter")
+        solved = {n: 1.0 if p >= self.p_thresh else 0.0 for n, p in p_correct.items()}
+        return _versus(task_id, setter, solved, p_correct, order)
 
+    def forfeit_outcomes(self, task_id: str, setter: str, answerers: Sequence[str],
+                         order: Sequence[str]) -> list[PairOutcome]:
+        """A setter that set no valid task loses to every answerer (setter_vs_solver only; the
+        other rules give no outcome). Pairs in ``order``."""
+        if not self.needs_setter:
+            return []
+        return _versus(task_id, setter, dict.fromkeys(answerers, 1.0), {}, order)
+
+
+def _versus(task_id: str, setter: str, solved: Mapping[str, float], p_correct: Mapping[str, float],
+            order: Sequence[str]) -> list[PairOutcome]:
+    """The setter against each other player in ``solved`` (1.0: that player solved the task and
+    wins; 0.0: the setter wins), in ``order``; a/b in ``order`` too."""
+    rank = {n: i for i, n in enumerate(order)}
+    if setter not in rank:
+        raise ValueError(f"task {task_id}: its setter {setter!r} is not a rated player")
+    out = []
+    for n in order:
+        if n == setter or n not in solved:
+            continue
+        if rank[setter] < rank[n]:
+            a, b, result = setter, n, 1.0 - solved[n]
+        else:
+            a, b, result = n, setter, solved[n]
+        out.append(PairOutcome(task_id, a, b, p_correct.get(a), p_correct.get(b), result))
+    return out
