@@ -30,6 +30,16 @@ class OutcomeRule(enum.StrEnum):
     setter_vs_solver = "setter_vs_solver"  # ZeroSumEval: setter vs each answerer; solving (p >= p_thresh) wins
 
 
+class BTScale(enum.StrEnum):
+    logit = "logit"  # θ in natural log-odds, centred on 0
+    zerosumeval = "zerosumeval"  # ZeroSumEval's: 1000 + 100 × the log-10 odds coefficient
+
+
+class BTPoint(enum.StrEnum):
+    fit = "fit"  # the fit on all the data
+    median = "median"  # the median of the task bootstrap (ZeroSumEval's)
+
+
 class Strategy(enum.StrEnum):
     no_info = "no_info"
     hist_tasks = "hist_tasks"
@@ -68,6 +78,8 @@ class BradleyTerryConfig(OutcomeRuleConfig):
     bootstrap: int = 1000  # resamples of whole tasks for the intervals
     level: float = 0.95  # interval coverage
     seed: int = 0
+    scale: BTScale = BTScale.logit  # logit: θ; zerosumeval: 1000 + 100 θ / ln 10
+    point: BTPoint = BTPoint.fit  # fit: the full-data fit; median: the bootstrap median
 
 
 @dataclass
@@ -407,9 +419,15 @@ def validate_rating(r: DictConfig) -> None:
         _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
     if "level" in r:
         _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
-    for key in ("k", "scale"):
-        if key in r:
-            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
+    if "k" in r:
+        _check(r.k > 0, "rating.k", r.k, "must be > 0")
+    if "scale" in r:
+        if isinstance(r.scale, str):  # Bradley–Terry: which units
+            _check(r.scale in set(BTScale), "rating.scale", r.scale, f"must be one of {', '.join(BTScale)}")
+        else:  # Elo: rating points per factor 10 of odds
+            _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
+    if "point" in r:
+        _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
 
 
 def validate_sandbox(s: DictConfig) -> None:

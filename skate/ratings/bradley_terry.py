@@ -15,15 +15,27 @@
   percentile range of the refitted scores.
 - **Rank** = 1 + the number of players whose whole interval lies above this player's. Players
   with no games get no score, interval or rank.
+
+ZeroSumEval's variant (``conf/rating/zerosumeval.yaml``: ``scale: zerosumeval``, ``point:
+median``, ``outcome: setter_vs_solver``):
+
+- ``scale``: ``logit`` (default) reports θ as above. ``zerosumeval`` reports
+  1000 + 100 × the log-10 odds coefficient, i.e. 1000 + 100 θ / ln 10: the players that played
+  average 1000, and 100 points more means odds 10 times better (P(a beats b) =
+  1 / (1 + 10^((s_b − s_a) / 100))). The transform is linear, so intervals and ranks are those
+  of θ, rescaled.
+- ``point``: ``fit`` (default) is the fit on all the data; ``median`` is the median of the
+  task bootstrap (ZeroSumEval's point estimate), which always lies within the interval.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from skate.config import OutcomeRule
+from skate.config import BTPoint, BTScale, OutcomeRule
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_intervals
 from skate.ratings.outcomes import PairOutcome
 
@@ -36,11 +48,22 @@ def fit_bt(comp: np.ndarray, alpha: float, initial: np.ndarray | None = None) ->
     return theta - theta.mean()
 
 
+def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
+    """θ (natural log-odds) on ZeroSumEval's scale: 1000 + 100 × the log-10 odds coefficient."""
+    return 1000.0 + 100.0 * np.asarray(theta) / math.log(10.0)
+
+
 class BradleyTerryRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, alpha: float = 0.01, bootstrap: int = 1000,
-                 level: float = 0.95, seed: int = 0) -> None:
+                 level: float = 0.95, seed: int = 0, scale: BTScale | str = BTScale.logit,
+                 point: BTPoint | str = BTPoint.fit) -> None:
         super().__init__(outcome, draw_margin, p_thresh)
+        try:
+            self.scale, self.point = BTScale(scale), BTPoint(point)
+        except ValueError as exc:
+            raise ValueError(f"rating.scale / rating.point: {exc} (scale: {', '.join(BTScale)}; "
+                             f"point: {', '.join(BTPoint)})") from None
         if alpha <= 0:
             raise ValueError(f"rating.alpha={alpha}: must be > 0 so that unbeaten players stay finite")
         if not 0 < level < 1:
@@ -85,6 +108,10 @@ class BradleyTerryRating(RatingBackend):
             boot = self.bootstrap(per_task, p, theta)
             tail = (1 - self.level) / 2 * 100
             lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
+            if self.point is BTPoint.median:
+                theta = np.median(boot, axis=0)
+            if self.scale is BTScale.zerosumeval:
+                theta, lo, hi = (zerosumeval_scale(x) for x in (theta, lo, hi))
             for i, n in enumerate(active):
                 score[n], interval[n] = float(theta[i]), (float(lo[i]), float(hi[i]))
         ranks = rank_by_intervals(interval)

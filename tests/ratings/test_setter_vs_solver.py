@@ -178,7 +178,7 @@ def forfeit_updates(out):
     return forfeits, [u for u in run.of(ev.RatingUpdated) if u.task_id in forfeits]
 
 
-@pytest.mark.parametrize("rating", ["trueskill", "elo", "bradley_terry"])
+@pytest.mark.parametrize("rating", ["trueskill", "elo", "zerosumeval"])
 def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
     result = run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4", f"rating={rating}",
                                       "rating.outcome=setter_vs_solver"]), tmp_path)
@@ -203,8 +203,8 @@ def test_a_forfeit_makes_no_update_under_the_relative_rule(tmp_path):
 def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
     stages = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
               " {name: play, rounds: 2}]")
-    result = run_game(compose_config([*SLOPPY, "seed=1", stages, "rating=bradley_terry",
-                                      "rating.outcome=setter_vs_solver", "rating.bootstrap=100"]), tmp_path)
+    result = run_game(compose_config([*SLOPPY, "seed=1", stages, "rating=zerosumeval",
+                                      "rating.bootstrap=100"]), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     early = [t for t in forfeits if int(t[1:4]) <= 3]
     assert early, "a forfeit before hi joins"
@@ -214,15 +214,18 @@ def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
 
 
 # ------------------------------------------------------------------------------ config
-def test_the_schema_takes_the_new_rule_and_names_a_bad_one():
-    for rating in ("trueskill", "elo", "bradley_terry"):
-        cfg = compose_config([f"rating={rating}", "rating.outcome=setter_vs_solver"])
-        assert cfg.rating.outcome == "setter_vs_solver"
-        validate_rating(cfg.rating)
-    with pytest.raises(Exception, match="rating.outcome=teacher"):
-        compose_config(["rating.outcome=teacher"])
-    with pytest.raises(ConfigError, match="rating.outcome='teacher' is invalid: must be one of"):
-        validate_rating(OmegaConf.create({"outcome": "teacher"}))
+def test_the_schema_takes_the_new_values_and_names_a_bad_one():
+    cfg = compose_config(["rating=zerosumeval"])
+    assert (cfg.rating.outcome, cfg.rating.scale, cfg.rating.point) == ("setter_vs_solver", "zerosumeval", "median")
+    validate_rating(cfg.rating)
+    for key, bad in (("outcome", "teacher"), ("scale", "elo"), ("point", "mean")):
+        with pytest.raises(Exception, match=f"rating.{key}={bad}"):
+            compose_config(["rating=bradley_terry", f"rating.{key}={bad}"])
+        with pytest.raises(ConfigError, match=f"rating.{key}='{bad}' is invalid: must be one of"):
+            validate_rating(OmegaConf.create({key: bad}))
+    validate_rating(compose_config(["rating=elo", "rating.outcome=setter_vs_solver"]).rating)
+    with pytest.raises(ConfigError, match="rating.scale"):
+        validate_rating(OmegaConf.create({"scale": -1.0}))  # Elo's scale stays a number
     compose_config(["estimator=decided", "rating.outcome=setter_vs_solver"])
 
 
@@ -230,6 +233,6 @@ def test_the_schema_takes_the_new_rule_and_names_a_bad_one():
 def test_every_games_runs_can_be_rated_setter_vs_solver(tmp_path, game):
     overrides = [o for o in SLOPPY if not o.startswith("game=")]
     run_game(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2"]), tmp_path)
-    for backend in (["rating=trueskill"], ["rating=bradley_terry", "rating.bootstrap=50"]):
+    for backend in (["rating=trueskill"], ["rating=zerosumeval", "rating.bootstrap=50"]):
         _, rows = rate_run(tmp_path, [*backend, "rating.outcome=setter_vs_solver"])
         assert {r["player"] for r in rows} == {"hi", "mid", "lo"} and all(r["games"] > 0 for r in rows)
