@@ -253,6 +253,25 @@ class StageConfig:
     rounds: int = 0
 
 
+# --------------------------------------------------------------------------- schedule
+class ScheduleMode(enum.StrEnum):
+    rounds = "rounds"  # every round every active player sets a task and every one answers each
+    matches = "matches"  # ZeroSumEval: each round is one match, an ordered pair (setter, solver)
+
+
+@dataclass
+class ScheduleConfig:
+    """Who sets and who answers in each round.
+
+    ``rounds`` (default): everyone sets, everyone answers. ``matches`` (ZeroSumEval's protocol):
+    each round is one match between an ordered pair of players, the setter setting and the
+    solver alone answering; the pair is the least-played ordered pair so far (a round-robin over
+    ordered pairs, ties drawn from the run seed), and ``game.rounds`` is the number of matches.
+    """
+
+    mode: ScheduleMode = ScheduleMode.rounds
+
+
 # --------------------------------------------------------------------------- top level
 @dataclass
 class SkateConfig:
@@ -270,6 +289,7 @@ class SkateConfig:
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
     # A staged game (SKATE §6.1/§6.2): players join stage by stage; empty = one stage, game.rounds long.
     stages: list[StageConfig] = field(default_factory=list)
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
 
 
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
@@ -329,6 +349,12 @@ def validate(cfg: DictConfig) -> None:
         _check(False, f"game.{key}", value, need)
 
     validate_rating(cfg.rating)
+    if cfg.schedule.mode == ScheduleMode.matches:
+        _check(str(cfg.rating.outcome) == OutcomeRule.setter_vs_solver, "rating.outcome", cfg.rating.outcome,
+               "schedule.mode=matches has one answerer per task, so only rating.outcome=setter_vs_solver "
+               "rates it (or rating=zerosumeval)")
+        _check(not cfg.stages, "stages", f"{len(cfg.stages)} stages",
+               "schedule.mode=matches plays one stage: leave stages empty")
 
     e = cfg.estimator
     if "sigma_star" in e:

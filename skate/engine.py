@@ -41,7 +41,7 @@ from skate.store import EventLog
 from skate.tracking import RunLogger
 
 # Stages in the spawn key of derived generators.
-_SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK = 1, 2, 3, 4, 5, 6
+_SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK, _PAIR = 1, 2, 3, 4, 5, 6, 7
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
@@ -64,7 +64,7 @@ class Engine:
     def __init__(self, game: Game, players: Sequence[Player], rating: RatingBackend,
                  aug: Augmentation, estimator: Estimator, sandbox: Sandbox, novelty: NoveltyIndex,
                  log: EventLog, logger: RunLogger | None = None, seed: int = 0,
-                 stages: Sequence[Stage] | None = None) -> None:
+                 stages: Sequence[Stage] | None = None, schedule: str = "rounds") -> None:
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
@@ -84,7 +84,13 @@ class Engine:
         unknown = sorted(joiners - set(names) | {n for st in self.stages for n in (st.setters or ())} - set(names))
         if unknown:
             raise ValueError(f"stages name players not in the game: {unknown}")
-        self.active = [i for i, n in enumerate(names) if n not in joiners]  # who answers now
+        self.active = [i for i, n in enumerate(names) if n not in joiners]  # who plays now
+        if schedule not in ("rounds", "matches"):
+            raise ValueError(f"schedule={schedule!r}: choose rounds or matches")
+        self.schedule = str(schedule)
+        self.pair_counts: dict[tuple[int, int], int] = {}  # matches played per ordered pair
+        self.round_setters: list[int] = []  # who sets this round
+        self.answering: list[int] = []  # who answers this round's tasks
         self.stage_setters: tuple[str, ...] | None = None  # who sets now (None = every active player)
         self.total_rounds = sum(st.rounds for st in self.stages) if self.stages else game.rounds
 
@@ -150,7 +156,7 @@ class Engine:
     # ------------------------------------------------------------------ answering
     def _sampler(self, task: Task, j: int) -> Sampler:
         """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
-        return Sampler(self.game, task, self.players[j].answer)
+        return Sampler(self.game, task, self.players[j].answer, self.sandbox)
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
         return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
@@ -164,7 +170,7 @@ class Engine:
         """
         out: list[dict[str, float]] = [{} for _ in tasks]
         for k, (idx, task) in enumerate(tasks):
-            for j in self.active:
+            for j in self.answering:
                 self._log_estimate(task, round, self.names[j], estimates[(idx, j)], out[k])
         return out
 
@@ -190,7 +196,7 @@ class Engine:
     def _forfeit(self, rnd: int, setter: str) -> None:
         """A setter that set no valid task this round loses to every other active player (under
         the setter_vs_solver rule; no update under the others); log every update."""
-        answerers = [self.names[j] for j in self.active if self.names[j] != setter]
+        answerers = [self.names[j] for j in self.answering if self.names[j] != setter]
         self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers))
 
     def _log_updates(self, records: list[dict[str, Any]]) -> None:
@@ -208,8 +214,7 @@ class Engine:
         order, so the event log does not depend on timing.
         """
         n = len(self.players)
-        setters = [i for i in self.active
-                   if self.stage_setters is None or self.players[i].name in self.stage_setters]
+        setters = self.round_setters
         joint = getattr(self.estimator, "joint", False)
         if not any(self.players[i].io_bound for i in self.active):
             results = list(zip(setters, pool.map(lambda i: self._set_one(rnd, i), setters), strict=True))
@@ -231,7 +236,7 @@ class Engine:
                     if joint:  # one job per task; its players' batches go to the answer pool
                         joint_pending.append(per_task.submit(self._task_estimates, res.task, rnd, i, answers.map))
                     else:
-                        for j in self.active:
+                        for j in self.answering:
                             pending[(i, j)] = answers.submit(self._estimate, res.task, rnd, i, j)
                 results = [(i, f.result()) for f, i in setting.items()]
                 estimates = {key: f.result() for key, f in pending.items()}
@@ -246,9 +251,9 @@ class Engine:
     def _task_estimates(self, task: Task, round: int, setter_idx: int,
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
-        rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.active]
-        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.active], rngs, pmap=pmap)
-        return {(setter_idx, j): e for j, e in zip(self.active, ests, strict=True)}
+        rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.answering]
+        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.answering], rngs, pmap=pmap)
+        return {(setter_idx, j): e for j, e in zip(self.answering, ests, strict=True)}
 
     def join(self, stage: str, names: Sequence[str]) -> None:
         """Players join: each answers every task set so far; only pairs with a newcomer are rated."""
@@ -296,8 +301,26 @@ class Engine:
         return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
                           summary=summary)
 
+    def _pick_match(self, rnd: int) -> tuple[int, int]:
+        """The least-played ordered pair (setter, solver) among the active players; ties drawn
+        from the run seed."""
+        pairs = [(a, b) for a in self.active for b in self.active if a != b]
+        fewest = min(self.pair_counts.get(p, 0) for p in pairs)
+        tied = [p for p in pairs if self.pair_counts.get(p, 0) == fewest]
+        pick = tied[int(self.rng(_PAIR, rnd).integers(len(tied)))]
+        self.pair_counts[pick] = fewest + 1
+        return pick
+
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
-        self.log.write(ev.RoundStarted(round=rnd))
+        if self.schedule == "matches":
+            setter, solver = self._pick_match(rnd)
+            self.round_setters, self.answering = [setter], [solver]
+            self.log.write(ev.RoundStarted(round=rnd, setters=[self.names[setter]], answerers=[self.names[solver]]))
+        else:
+            self.round_setters = [i for i in self.active
+                                  if self.stage_setters is None or self.players[i].name in self.stage_setters]
+            self.answering = list(self.active)
+            self.log.write(ev.RoundStarted(round=rnd))
         results, estimates = self._set_and_answer(pool, rnd)
         tasks: list[tuple[int, Task]] = []
         for idx, res in results:

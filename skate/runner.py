@@ -83,7 +83,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
                         tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
                   for st in config.get("stages") or []]
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                        logger, seed=cfg.seed, stages=stages)
+                        logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode))
         info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,

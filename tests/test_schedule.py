@@ -1,0 +1,62 @@
+"""ZeroSumEval's match schedule: one ordered pair per round, least-played first; only the solver
+answers; the game is rated again to the same table; the preset composes for both games."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from skate import events as ev
+from skate.config import ConfigError, compose_config, validate
+from skate.rate import rate_run
+from skate.runner import run_game
+
+THREE = ("players.simulated=[{name: hi, skill: 0.85}, {name: mid, skill: 0.6}, {name: lo, skill: 0.35}]")
+MATCHES = ["logger=none", "report=false", "game=mathquiz", "schedule.mode=matches", "rating=zerosumeval",
+           "rating.bootstrap=100", THREE]
+
+
+def test_matches_go_round_the_ordered_pairs_least_played_first(tmp_path):
+    result = run_game(compose_config([*MATCHES, "game.rounds=12", "seed=2"]), tmp_path)
+    run = ev.read_run(tmp_path)
+    starts = run.of(ev.RoundStarted)
+    pairs = [(s.setters[0], s.answerers[0]) for s in starts]
+    assert all(len(s.setters) == 1 and len(s.answerers) == 1 and s.setters != s.answerers for s in starts)
+    # 6 ordered pairs of 3 players: the first 6 matches are each pair once, the next 6 again once
+    assert len(set(pairs[:6])) == 6 and Counter(pairs) == Counter({p: 2 for p in set(pairs)})
+    # only the solver answers each task, and only the setter sets
+    by_round = {s.round: s for s in starts}
+    for e in run.of(ev.Estimated):
+        assert [e.player] == by_round[e.round].answerers
+    for a in run.of(ev.AttemptMade):
+        assert [a.player] == by_round[a.round].setters
+    # every update is one setter-vs-solver game of its match
+    for u in run.of(ev.RatingUpdated):
+        r = by_round[int(u.task_id[1:4])]
+        assert {u.a, u.b} == {r.setters[0], r.answerers[0]}
+    _, rows = rate_run(tmp_path, [])
+    assert rows == [{k: v for k, v in r.items() if k != "true_skill"} for r in result.table]
+
+
+def test_the_same_seed_plays_the_same_matches(tmp_path):
+    pairs = []
+    for d in ("a", "b"):
+        run_game(compose_config([*MATCHES, "game.rounds=5", "seed=4"]), tmp_path / d)
+        pairs.append([(s.setters, s.answerers) for s in ev.read_run(tmp_path / d).of(ev.RoundStarted)])
+    assert pairs[0] == pairs[1]
+
+
+def test_matches_need_the_setter_vs_solver_rule():
+    cfg = compose_config(["game=mathquiz", "schedule.mode=matches", "rating=trueskill"])
+    with pytest.raises(ConfigError, match="setter_vs_solver"):
+        validate(cfg)
+
+
+@pytest.mark.parametrize("game", ["mathquiz", "pyjail"])
+def test_the_zerosumeval_preset_composes(game):
+    cfg = compose_config(["experiment=zerosumeval", f"game={game}"])
+    validate(cfg)
+    assert cfg.schedule.mode == "matches" and cfg.game.rounds == 100 and len(cfg.players.simulated) == 4
+    assert cfg.rating.outcome == "setter_vs_solver" and cfg.rating.scale == "zerosumeval"
+    assert cfg.rating.point == "median"
