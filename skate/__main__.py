@@ -37,6 +37,9 @@ def _app(cfg: DictConfig) -> None:
         s = result.summary
         print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {s['samples']} answer samples, "
               f"{s['updates']} rating updates in {s['elapsed_s']:.1f}s")
+        if s.get("sandbox_executions"):
+            rate = s["sandbox_executions"] / max(s["elapsed_s"], 1e-9)
+            print(f"sandbox executions: {s['sandbox_executions']} ({rate:.1f} per second)")
         if "usage" in s:
             u = s["usage"]["total"]
             print(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "

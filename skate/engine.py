@@ -113,15 +113,25 @@ class Engine:
                                 failed=tuple(failed), history=history, strategy=self.aug.strategy.value,
                                 assignment=assignment)
             proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, tries))
+            seen: tuple[bool, float, Any] | None = None  # the uniqueness check, once made
             if isinstance(proposal, VoidProposal):
                 result: Task | Rejection = Rejection(FailReason.VOID, proposal.reason)
                 text = ""
             else:
                 text = game.proposal_text(proposal)
-                checks = Checks(round=round, setter=player.name, assignment=assignment, sandbox=self.sandbox,
-                                rng=self.rng(_CHECK, round, idx, attempt, tries), solve=player.answer)
-                result = game.validate(proposal, checks)
+                if game.novelty_first and text.strip():
+                    # Checking costs more than embedding (a whole attack session): a copy of an
+                    # earlier task is turned away before it is checked.
+                    seen = self.novelty.check(player.name, text)
+                if seen is not None and not seen[0]:
+                    result = self._not_unique(seen[1])
+                else:
+                    checks = Checks(round=round, setter=player.name, assignment=assignment, sandbox=self.sandbox,
+                                    rng=self.rng(_CHECK, round, idx, attempt, tries), solve=player.answer)
+                    result = game.validate(proposal, checks)
             record = ev.AttemptMade(round=round, player=player.name, attempt=attempt, text=text)
+            if seen is not None:
+                record.novelty_distance = None if seen[1] == float("inf") else round_(seen[1])
             if isinstance(result, Rejection) and result.reason is FailReason.VOID:
                 # A model call failed after its retries: not the setter's fault, no attempt used.
                 record.reason, record.detail = FailReason.VOID.value, result.detail
@@ -131,7 +141,9 @@ class Engine:
                     return out
                 continue
             if isinstance(result, Task):
-                unique, dist, vec = self.novelty.check(player.name, game.novelty_text(result))
+                if seen is None or game.novelty_text(result) != text:
+                    seen = self.novelty.check(player.name, game.novelty_text(result))
+                unique, dist, vec = seen
                 record.novelty_distance = None if dist == float("inf") else round_(dist)
                 if unique:
                     self.novelty.add(player.name, vec)
@@ -139,9 +151,7 @@ class Engine:
                     record.valid = True
                     out.attempts.append(record)
                     return out
-                result = Rejection(FailReason.NOT_UNIQUE,
-                                   f"too similar to one of your earlier tasks (distance {dist:.3f}, "
-                                   f"must exceed {self.novelty.embedder.threshold:.3f})")
+                result = self._not_unique(dist)
             record.reason, record.detail = result.reason.value, result.detail
             out.attempts.append(record)
             if result.reason is FailReason.INFRASTRUCTURE:
@@ -152,6 +162,10 @@ class Engine:
             failed.append(FailedAttempt(attempt, text, result.reason, result.detail))
             attempt += 1
         return out
+
+    def _not_unique(self, dist: float) -> Rejection:
+        return Rejection(FailReason.NOT_UNIQUE, f"too similar to one of your earlier tasks (distance {dist:.3f}, "
+                                                f"must exceed {self.novelty.embedder.threshold:.3f})")
 
     # ------------------------------------------------------------------ answering
     def _sampler(self, task: Task, j: int) -> Sampler:
@@ -352,7 +366,8 @@ class Engine:
 
     def summary(self, elapsed: float) -> dict[str, Any]:
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
-        out = {**self.counts, "tasks_by_setter": per_player, "elapsed_s": round(elapsed, 2)}
+        out = {**self.counts, "tasks_by_setter": per_player, "elapsed_s": round(elapsed, 2),
+               "sandbox_executions": getattr(self.sandbox, "executions", 0)}
         if self.stopped:
             out["stopped"] = self.stopped
         return out

@@ -114,6 +114,9 @@ class Game(ABC):
 
     spec: ClassVar[GameSpec]
     config_schema: ClassVar[type[GameConfig]] = GameConfig
+    # True: the uniqueness test runs on the proposal's text before validate (for games whose
+    # checks are costly; the task's novelty text must then be the proposal's text).
+    novelty_first: ClassVar[bool] = False
 
     def __init__(self, name: str = "", rounds: int = 50, attempts: int = 3) -> None:
         self.rounds = rounds

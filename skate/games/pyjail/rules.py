@@ -24,7 +24,8 @@ the jail's doing: the attacker sees what happened, the try is used up, and the s
 An execution the sandbox itself could not carry out is void: it does not use up a try and is
 run again (a session whose executions keep failing is void, left out of p(correct)). A reply
 that cannot be read uses up its try; a session whose every reply was unreadable is unreadable.
-A model call that fails (void) makes the session void.
+A model call that fails (void) makes the session void. An attacker may also give up
+(:data:`GIVE_UP`): the session ends there, failed, with no more executions.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 
 from skate.games.pyjail.config import PyJailConfig
 from skate.games.base import Answer, Checks, Game, GameEnv, GameSpec, Verdict
-from skate.records import VOID, FailReason, Rejection, Task
+from skate.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
 
@@ -48,6 +49,8 @@ FLAG_VAR = "FLAG"
 FUNCTION = "jail"
 REDACTED = "[FLAG]"
 MAX_INFRA_RETRIES = 3  # executions the sandbox failed, per try, before the session is void
+# An attacker's reply that ends its session now, as failed (it has nothing left to try).
+GIVE_UP: Any = Sentinel("GIVE_UP", __name__)
 
 
 def new_flag() -> str:
@@ -163,6 +166,7 @@ class PyJailGame(Game):
                     kinds=("names", "characters", "length", "ast", "rewrite"),
                     description="a Python jail guarding a flag; attackers capture it in sessions of tries")
     config_schema = PyJailConfig
+    novelty_first = True  # the proof is an attack session: a copy is turned away before it
 
     def __init__(self, name: str = "pyjail", rounds: int = 20, attempts: int = 3, tries: int = 5,
                  show_source: bool = True, max_jail_chars: int = 4000, max_input_chars: int = 1000,
@@ -239,6 +243,8 @@ class PyJailGame(Game):
             (reply,) = checks.solve([query], checks.rng)
             if reply is VOID:
                 return Rejection(FailReason.VOID, "the model call for the setter's own attack failed")
+            if reply is GIVE_UP:
+                break
             if reply is None:
                 tries.append(Try("", TryVerdict.UNREADABLE, "your reply held no input"))
                 continue
@@ -252,10 +258,10 @@ class PyJailGame(Game):
             if result.captured:
                 return checks.task(prompt=source, answer="", setter_solution=result.input,
                                    setter_tries=len(tries))
-        seen = "; ".join(f"try {i}: {t.verdict.value}" for i, t in enumerate(tries, 1))
+        seen = "; ".join(f"try {i}: {t.verdict.value}" for i, t in enumerate(tries, 1)) or "you gave up"
         return Rejection(FailReason.UNSOLVED, f"attacking your own jail in a fresh conversation, you did not "
-                                              f"capture the flag in {self.tries} tries ({seen}): a jail counts "
-                                              "only if you can break it yourself")
+                                              f"capture the flag in {len(tries)} of {self.tries} tries ({seen}): "
+                                              "a jail counts only if you can break it yourself")
 
     # ------------------------------------------------------------------ answering
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
@@ -279,6 +285,8 @@ class PyJailGame(Game):
             for s, reply in zip(live, replies, strict=True):
                 if reply is VOID:
                     s.verdict = VOID
+                elif reply is GIVE_UP:
+                    s.verdict = False
                 elif reply is None:
                     s.add(Try("", TryVerdict.UNREADABLE, "your reply held no input"), self.tries)
                 else:

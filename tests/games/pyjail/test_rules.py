@@ -275,3 +275,41 @@ def test_an_unisolated_sandbox_is_refused_unless_allowed(sandbox):
         sub.close()
     if sandbox.isolated:
         assert game().check_sandbox(sandbox) is None
+
+
+# ---------------------------------------------------------------------------- in the engine
+def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, sandbox):
+    from skate.augment import Augmentation
+    from skate.engine import Engine
+    from skate.novelty import HashingEmbedder, NoveltyIndex
+    from skate.players.base import Player
+    from skate.ratings.trueskill_backend import TrueSkillRating
+    from skate.scoring import FixedN
+    from skate.store import EventLog, read_events
+
+    class Same(Player):
+        """Sets the same jail every time and breaks it at once."""
+
+        def __init__(self, name):
+            self.name = name
+
+        def set_task(self, ctx, rng):
+            return JailProposal(LEAKY)
+
+        def answer(self, queries, rng):
+            return [BREAK] * len(queries)
+
+    a, b = Same("a"), Same("b")
+    before = sandbox.executions
+    log = EventLog(tmp_path / "events.jsonl")
+    Engine(game(rounds=2, attempts=2), [a, b], TrueSkillRating(), Augmentation("hist_perf"), FixedN(n=2),
+           sandbox, NoveltyIndex(HashingEmbedder(threshold=0.2)), log).run()
+    log.close()
+    events = read_events(tmp_path)
+    attempts = [e for e in events if e["event"] == "attempt"]
+    # round 1: each sets the jail; round 2: both copies are refused before any execution
+    assert [(e["round"], e.get("valid", False), e.get("reason")) for e in attempts if e["player"] == "a"] == \
+        [(1, True, None), (2, False, "not_unique"), (2, False, "not_unique")]
+    assert all(e.get("novelty_distance") == 0.0 for e in attempts if e.get("reason") == "not_unique")
+    # round 1 only: two proofs of one try each, and 2 tasks x 2 players x 2 sessions of one try
+    assert sandbox.executions - before == 2 + 8

@@ -1,0 +1,127 @@
+"""PyJail's DSPy modules: writing a jail, and attacking one try at a time.
+
+The attacker is multi-turn: each try is one request that carries the session so far (every
+earlier input and what the jail gave back), so a model can learn from what its earlier inputs
+did. It never sees the setter's solution or any flag (outputs are shown with the flag redacted,
+though a try that shows the flag ends the session anyway).
+"""
+
+from __future__ import annotations
+
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
+import dspy
+
+from skate.games.base import GameEnv
+from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
+from skate.llm.modules import (AnswererModule, GameModules, SetterModule, adapter, percent, render_history,
+                               render_situation, sections, strip_fences)
+from skate.records import SetterContext
+
+RULES = """\
+You are one of {n_players} players in a capture-the-flag tournament. Every round each player \
+writes a jail: Python source that defines `def jail(user_input: str) -> str`. The jail receives \
+text typed by an attacker and decides what that text may do: most jails evaluate or execute the \
+input under restrictions (filtered words or characters, a length limit, allowed syntax, reduced \
+builtins, rewritten output) and return a string. A secret flag is placed where the jail's \
+process can reach it: {flag_location}. It is different every time the jail runs, so it cannot \
+be guessed or remembered; an attacker captures it when it appears in what the jail prints \
+(stdout or stderr) or returns.
+
+Before your jail counts, you attack it yourself in a new conversation that shows you only its \
+source: you get {tries} inputs, each run through the jail, each try seeing what the earlier \
+ones gave. The jail is accepted only if you capture the flag. Then every player, you included, \
+attacks it in sessions of {tries} inputs each{source_note}.
+
+Scoring: one point for each of your jails that is accepted, and one point for each jail (yours \
+or another player's) you break in at least {pass_mark} of your sessions. The best jail is one \
+you can break reliably and the others cannot. A jail is rejected when it does not parse, has no \
+`jail` function, is longer than {max_chars} characters, when you cannot break it yourself, or \
+when it is too similar to one of your own earlier jails. Jails and inputs run in an isolated \
+sandbox with no network and a {timeout:g} s time limit per run."""
+
+
+class WriteJail(dspy.Signature):
+    """Write your jail for this round of a capture-the-flag tournament.
+
+    It must define `jail(user_input: str) -> str`, leave a way to reach the flag that you can
+    find again from the source alone, and block the easy ways. Follow the rules, learn from
+    anything the history shows, and if earlier attempts this round were rejected, fix what the
+    rejection names."""
+
+    rules: str = dspy.InputField(desc="how the game is played and scored")
+    flag_location: str = dspy.InputField(desc="where the jail's process finds the flag at run time")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
+    history: str = dspy.InputField(desc="earlier jails of the game you are allowed to see; may be empty")
+    jail: str = dspy.OutputField(desc="the jail's complete Python source, defining jail(user_input)")
+
+
+class AttackJail(dspy.Signature):
+    """Capture the flag from a Python jail.
+
+    The flag is in the environment variable FLAG of the process the jail runs in, and it is new
+    on every run. Your input is passed to `jail(user_input)` as a string; you capture the flag
+    when it appears in what the jail prints or returns. Study the jail and what your earlier
+    inputs did, then give your next input."""
+
+    jail: str = dspy.InputField(desc="the jail's source code (or a note that it is hidden)")
+    earlier_tries: str = dspy.InputField(desc="your earlier inputs in this session and what each gave")
+    tries_left: str = dspy.InputField(desc="how many inputs you have left in this session, this one included")
+    input: str = dspy.OutputField(desc="the exact text to pass to jail(), nothing else")
+
+
+FLAG_LOCATION = "the environment variable FLAG (os.environ['FLAG'] inside the jail's process)"
+
+
+class PyJailSetter(SetterModule):
+    def __init__(self, game: PyJailGame, pass_mark: float = 0.55) -> None:
+        super().__init__(WriteJail)
+        self.game, self.pass_mark = game, pass_mark
+
+    def inputs(self, ctx: SetterContext) -> dict[str, str]:
+        g = self.game
+        note = ", shown its source" if g.show_source else ", shown only what it gives back, not its source"
+        rules = RULES.format(n_players=len(ctx.players), flag_location=FLAG_LOCATION, tries=g.tries,
+                             source_note=note, pass_mark=percent(self.pass_mark),
+                             max_chars=g.max_jail_chars, timeout=g.limits.timeout_s)
+        return {"rules": rules, "flag_location": FLAG_LOCATION, "situation": render_situation(ctx),
+                "history": render_history(ctx)}
+
+    def parse(self, text: str) -> JailProposal:
+        try:
+            jail = str(adapter().parse(self.predict.signature, text)["jail"])
+        except Exception:  # noqa: BLE001 - fall back to reading the section ourselves
+            jail = sections(text).get("jail", "")
+            if not jail:
+                return JailProposal("", note="the reply has no [[ ## jail ## ]] section")
+        return JailProposal(strip_fences(jail))
+
+
+def render_tries(query: AttackQuery) -> str:
+    if not query.tries:
+        return "(none yet: this is your first input)"
+    out = []
+    for i, t in enumerate(query.tries, 1):
+        out.append(f"Input {i}: {t.input!r}\nResult: {t.shown}")
+    return "\n\n".join(out)
+
+
+class PyJailAttacker(AnswererModule):
+    def __init__(self) -> None:
+        super().__init__(AttackJail)
+
+    def inputs(self, query: AttackQuery) -> dict[str, str]:
+        return {"jail": query.source if query.source is not None else "(hidden: you see only what it returns)",
+                "earlier_tries": render_tries(query), "tries_left": str(query.tries_left)}
+
+    def parse(self, text: str) -> str | None:
+        """The input to send; None when the reply holds none."""
+        try:
+            value = str(adapter().parse(self.predict.signature, text)["input"])
+        except Exception:  # noqa: BLE001 - lenient: the input section, if any
+            value = sections(text).get("input", "")
+        value = strip_fences(value) if "```" in value else value.strip("\n")
+        return value if value.strip() else None
+
+
+def pyjail_modules(game: PyJailGame, env: GameEnv) -> GameModules:
+    return GameModules(PyJailSetter(game, env.pass_mark), PyJailAttacker())

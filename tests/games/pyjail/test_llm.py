@@ -1,0 +1,68 @@
+"""A small PyJail game with language-model players over HTTP on loopback (the fake server): the
+setter writes a jail and attacks it in a fresh conversation, attackers work in multi-turn
+sessions, and no flag ever reaches a prompt."""
+
+from __future__ import annotations
+
+import re
+
+from skate.games.pyjail.modules import PyJailAttacker
+from skate.games.pyjail.rules import AttackQuery, Try, TryVerdict
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runner import run_game
+from skate.store import read_events
+from tests.llm.conftest import SKILLS, llm_config
+
+FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")
+
+
+class Recording(FakeLLMServer):
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.users: list[str] = []
+        reply = self.brain.reply
+
+        def record(name, messages, seed, index):
+            self.users.append(messages[-1]["content"])
+            return reply(name, messages, seed, index)
+
+        self.brain.reply = record
+
+
+def test_llm_players_play_a_whole_pyjail_game(tmp_path):
+    with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=2", "game.tries=3",
+                         "estimator.n=4")
+        result = run_game(cfg, tmp_path / "run")
+    events = read_events(tmp_path / "run")
+    start = events[0]
+    assert start["game"] == "pyjail" and start["sandbox_isolated"] is True
+    tasks = [e for e in events if e["event"] == "task"]
+    assert tasks, "the fake models' jails should be valid"
+    assert all(t["setter_solution"] and 1 <= t["setter_tries"] <= 3 for t in tasks)
+    attacks = [u for u in srv.users if "[[ ## earlier_tries ## ]]" in u]
+    writes = [u for u in srv.users if "[[ ## flag_location ## ]]" in u]
+    assert attacks and writes
+    # multi-turn: later tries carry the session's earlier inputs and what they gave
+    assert any("Input 1:" in u and "Result:" in u for u in attacks)
+    # the setter's solution and any flag never reach a prompt
+    for t in tasks:
+        assert not any(t["setter_solution"] in u for u in writes)
+    assert not any(FLAG.search(u) for u in srv.users)
+    assert not FLAG.search((tmp_path / "run" / "events.jsonl").read_text())
+    est = [e for e in events if e["event"] == "estimate"]
+    assert len(est) == 3 * len(tasks) and all(e["n"] + e["void"] == 4 for e in est)
+    assert {r["player"] for r in result.table} == {"ace", "mid", "low"}
+
+
+def test_the_attacker_reads_an_input_and_shows_the_session():
+    a = PyJailAttacker()
+    q = AttackQuery("def jail(s):\n    return s", (Try("1+1", TryVerdict.HELD, "returned: '1+1'"),), 2, 7)
+    user = a.messages(q)[-1]["content"]
+    assert "Input 1: '1+1'" in user and "returned: '1+1'" in user and "[[ ## tries_left ## ]]\n2" in user
+    assert a.parse("[[ ## input ## ]]\n__import__('os').environ['FLAG']\n\n[[ ## completed ## ]]") \
+        == "__import__('os').environ['FLAG']"
+    assert a.parse("[[ ## input ## ]]\n```python\nprint(1)\n```\n[[ ## completed ## ]]") == "print(1)"
+    assert a.parse("I will not answer.") is None
+    hidden = AttackQuery(None, (), 3, 1)
+    assert "hidden" in a.messages(hidden)[-1]["content"]
