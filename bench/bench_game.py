@@ -1,12 +1,13 @@
-"""Wall time of the default game (6 simulated players, 50 rounds) and what it did.
+"""Wall time of the default game (6 simulated players, the game's own rounds) and what it did.
 
 Usage:
-    python bench/bench_game.py [--seeds 0 1 2] [--rounds 50] [override ...]
+    python bench/bench_game.py [--seeds 0 1 2] [--rounds N] [override ...]
     python bench/bench_game.py game=mathquiz
+    python bench/bench_game.py game=pyjail
 
 Runs the composed default config (plus any Hydra overrides) in temporary folders, one game per
 seed, and prints a Markdown table: wall time, valid tasks, attempts, answer samples, rating
-updates, Kendall's tau between the ranking and the true skills, how many pairs the ranking
+updates, sandbox executions per second of the game, Kendall's tau between the ranking and the true skills, how many pairs the ranking
 swaps (and whether each swap is of neighbours in the true order), and whether the ranking
 equals the true-skill order. Paste results into BENCHMARKS.md together with the command.
 """
@@ -30,14 +31,16 @@ from skate.runner import run_game
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--rounds", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=None, help="game.rounds (default: the game's own)")
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, overrides: {args.overrides or 'none'}\n")
-    print("| seed | wall s | tasks | attempts | samples | updates | Kendall τ | swapped pairs | exact order |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
+    print("| seed | wall s | tasks | attempts | samples | updates | executions/s | Kendall τ | swapped pairs "
+          "| exact order |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     for seed in args.seeds:
-        cfg = compose_config([f"seed={seed}", f"game.rounds={args.rounds}", "logger=none", *args.overrides])
+        rounds = [f"game.rounds={args.rounds}"] if args.rounds else []
+        cfg = compose_config([f"seed={seed}", *rounds, "logger=none", *args.overrides])
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
             result = run_game(cfg, Path(tmp))
@@ -49,7 +52,8 @@ def main() -> None:
         swapped = [(a, b) for i, a in enumerate(truth) for b in truth[i + 1:] if ranked.index(a) > ranked.index(b)]
         adjacent = all(truth.index(b) == truth.index(a) + 1 for a, b in swapped)
         s = result.summary
-        print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | "
+        rate = s.get("sandbox_executions", 0) / wall
+        print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | {rate:.1f} | "
               f"{tau:.3f} | {len(swapped)}{' (adjacent)' if swapped and adjacent else ''} | "
               f"{'yes' if ranked == truth else 'no'} |", flush=True)
 
