@@ -145,3 +145,22 @@ def test_trueskill_orderings_average_is_seeded_and_replay_in_order_is_exact():
     k2 = feed(TrueSkillRating(orderings=10, seed=3), list("abc"), games)
     assert {n: r.mu for n, r in k1.items()} == {n: r.mu for n, r in k2.items()}
     assert all("mu_spread" in r.extra for r in k1.values())
+
+
+def test_the_batched_bootstrap_fit_gives_the_same_scores_as_choix():
+    import numpy as np
+
+    from skate.ratings.bradley_terry import fit_bt, fit_bt_many
+
+    rng = np.random.default_rng(0)
+    for p in (2, 4, 7):
+        mats = rng.integers(0, 6, size=(60, p, p)).astype(float)
+        for m in mats:
+            np.fill_diagonal(m, 0)
+        mats[0] = 0.0  # no games at all
+        mats[1][0, :] = 5.0  # one player beats everyone
+        mats[1][:, 0] = 0.0
+        start = rng.normal(size=p)
+        for initial in (None, start - start.mean()):
+            one_by_one = np.array([fit_bt(m, 0.01, initial=initial) for m in mats])
+            assert np.abs(fit_bt_many(mats, 0.01, initial=initial) - one_by_one).max() < 1e-6
