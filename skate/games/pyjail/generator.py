@@ -18,6 +18,13 @@ included, caught). The jail's source states these rules in module-level constant
 (...)``, ``MAX_LEN = 40``, ...) and in the plain shape of its code; :func:`read_jail` reads them
 back with :mod:`ast`.
 
+Jails with the same rules differ widely on the surface, since a setter's jails only count when
+they are unique to an embedder that compares their tokens: the checks sit inline, in predicate or
+reason functions, in a validator that returns or raises, in a guard class or in one condition;
+every check, the run block and the censoring helper have several equivalent spellings; names,
+messages and flavour text (docstring, themed refusals, a banner and a ``__main__`` block the
+sandbox never runs) are drawn from pools. None of it changes what the jail does.
+
 Attacks are built from :data:`TECHNIQUES`, an ordered repertoire of tricks, each with a
 *sophistication* in [0, 1]. An input is assembled from a *style* (how strings are spelled, how
 names and attributes are written, how ``os`` is reached, which part of the environment is taken,
@@ -54,6 +61,7 @@ from __future__ import annotations
 import ast
 import functools
 import string
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -910,18 +918,196 @@ def attack_inputs(skill: float, info: JailInfo | None, n: int, rng: np.random.Ge
 # Writing jails
 # ---------------------------------------------------------------------------
 
-_WORDS_CONST = ("BANNED", "BLOCKLIST", "FORBIDDEN", "BAD_WORDS", "DENYLIST")
-_CHARS_CONST = ("BANNED_CHARS", "BAD_CHARS", "FORBIDDEN_CHARS", "BLOCKED_CHARS")
-_LEN_CONST = ("MAX_LEN", "MAX_LENGTH", "LIMIT", "MAX_CHARS")
-_NODES_CONST = ("BANNED_NODES", "FORBIDDEN_NODES", "BLOCKED_NODES")
-_NAMES_CONST = ("BANNED_NAMES", "FORBIDDEN_NAMES", "BLOCKED_NAMES")
-_STRS_CONST = ("ALLOW_STRINGS", "ALLOW_STR_LITERALS")
-_SAFE_CONST = ("SAFE_BUILTINS", "ALLOWED_BUILTINS")
-_HELPERS = ("redact", "censor", "scrub", "hide_flag", "sanitize")
-_CODE_VARS = ("code", "src", "payload", "expr", "text", "cmd", "attempt")
-_OUT_VARS = ("out", "sink", "buf", "captured")
-_ERR_VARS = ("err", "errbuf", "noise")
-_RES_VARS = ("result", "value", "res", "answer")
+# Names of the constants that state the rules (one pool per role; the reader knows them all).
+_WORDS_CONST = ("BANNED", "BLOCKLIST", "FORBIDDEN", "BAD_WORDS", "DENYLIST", "BANNED_WORDS",
+                "FORBIDDEN_WORDS", "BLOCKED_WORDS", "NAUGHTY_WORDS", "STOPWORDS", "TABOO",
+                "DISALLOWED")
+_CHARS_CONST = ("BANNED_CHARS", "BAD_CHARS", "FORBIDDEN_CHARS", "BLOCKED_CHARS", "ILLEGAL_CHARS",
+                "DENIED_CHARS", "BANNED_SYMBOLS", "FORBIDDEN_SYMBOLS", "TABOO_CHARS")
+_LEN_CONST = ("MAX_LEN", "MAX_LENGTH", "LIMIT", "MAX_CHARS", "BUDGET", "MAX_INPUT", "CHAR_LIMIT",
+              "LENGTH_LIMIT", "MAX_SIZE", "CAP")
+_NODES_CONST = ("BANNED_NODES", "FORBIDDEN_NODES", "BLOCKED_NODES", "DENIED_NODES",
+                "ILLEGAL_NODES", "BAD_NODES", "FORBIDDEN_SYNTAX", "BANNED_SYNTAX")
+_NAMES_CONST = ("BANNED_NAMES", "FORBIDDEN_NAMES", "BLOCKED_NAMES", "DENIED_NAMES", "BAD_NAMES",
+                "ILLEGAL_NAMES", "FORBIDDEN_IDENTIFIERS", "TABOO_NAMES")
+_STRS_CONST = ("ALLOW_STRINGS", "ALLOW_STR_LITERALS", "STRINGS_OK", "PERMIT_STRINGS",
+               "ALLOW_TEXT_LITERALS")
+_SAFE_CONST = ("SAFE_BUILTINS", "ALLOWED_BUILTINS", "PERMITTED_BUILTINS", "TOOLBOX", "SAFE_NAMES",
+               "KEPT_BUILTINS")
+
+# Names of the functions and classes a jail may define next to ``jail`` (the reader knows them).
+_HELPERS = ("redact", "censor", "scrub", "hide_flag", "sanitize", "mask_flag", "strip_secret",
+            "launder", "clean_output", "bleep", "conceal")
+"""The censoring function: it reads the flag and cuts it out of a text."""
+_REFUSE_FUNCS = ("refuse", "deny", "reject", "bounce", "turn_away", "say_no")
+_BANNER_FUNCS = ("banner", "motd", "greeting", "welcome", "title_card")
+_CHECK_FUNCS = {
+    "len": ("too_long", "over_limit", "exceeds_limit", "is_too_long", "over_budget",
+            "check_length"),
+    "ascii": ("not_ascii", "has_unicode", "check_ascii"),
+    "words": ("has_banned_word", "mentions_forbidden", "contains_bad_word", "bad_word_in",
+              "uses_banned_word", "check_words"),
+    "chars": ("has_bad_char", "uses_forbidden_char", "bad_chars_in", "contains_banned_char",
+              "has_illegal_symbol", "check_chars"),
+    "ast": ("audit", "check_tree", "scan_tree", "find_violation", "vet_tree", "inspect_tree"),
+}
+_VALIDATORS = ("validate", "screen", "examine", "vet", "gatekeep", "first_problem",
+               "check_input", "inspect")
+_RUN_FUNCS = ("execute", "run_code", "evaluate", "perform", "sandboxed", "run_attempt")
+_GUARD_CLASSES = ("Guard", "Warden", "Gatekeeper", "Bouncer", "Inspector", "Checkpoint", "Sentry",
+                  "Turnstile", "Customs", "Doorman")
+_EXC_CLASSES = ("Rejected", "Denied", "Violation", "Refused", "Blocked", "NotAllowed", "Caught")
+
+# Local names.
+_CODE_VARS = ("code", "src", "payload", "expr", "text", "cmd", "attempt", "entry", "submission",
+              "candidate", "snippet", "program", "query")
+_OUT_VARS = ("out", "sink", "buf", "captured", "stdout_buf", "capture", "spool")
+_ERR_VARS = ("err", "errbuf", "noise", "stderr_buf", "swallowed", "trash")
+_RES_VARS = ("result", "value", "res", "answer", "outcome", "ret")
+_EXC_VARS = ("exc", "e", "error", "boom", "oops", "failure")
+_WHY_VARS = ("why", "reason", "problem", "verdict", "complaint", "issue", "msg")
+_TREE_VARS = ("tree", "parsed", "syntax", "module", "ast_tree", "node_tree")
+_NODE_VARS = ("node", "n", "part", "piece", "child", "item", "sub")
+_WORD_VARS = ("word", "w", "bad", "needle", "term", "token")
+_CHAR_VARS = ("ch", "c", "char", "symbol", "letter")
+_ENV_VARS = ("env", "namespace", "scope", "ns", "sandbox_globals", "context")
+_LOWER_VARS = ("lowered", "folded", "haystack", "low", "normalized")
+_HITS_VARS = ("hits", "found", "matches", "offenders", "caught")
+_SIZE_VARS = ("size", "n_chars", "length", "count")
+_PARAM_VARS = ("text", "source", "s", "data", "raw", "attempt_text")
+_GUARD_VARS = ("guard", "warden", "checker", "gate", "bouncer", "officer")
+_SHOWN_VARS = ("shown", "reply", "report", "transcript", "response")
+_SECRET_VARS = ("secret", "flag", "hidden", "the_flag", "needle_flag")
+_RULE_VARS = ("rule", "test", "step", "check_fn", "gate_fn")
+_PRINTED_VARS = ("printed", "stdout_text", "chatter", "output")
+
+# Wording.
+_MSG_LONG = ("too long", "Input too long.", "nope: too long", "Keep it short.",
+             "That is way too long.", "Length limit exceeded.", "Too many characters.",
+             "Brevity, please.", "Over the limit.", "Shorter, please.")
+_MSG_LONG_PREFIX = ("too long", "length", "characters used", "over the limit")
+_MSG_ASCII = ("ASCII only.", "plain ASCII please", "Non-ASCII input refused.")
+_MSG_WORD = ("Blocked.", "Forbidden word detected.", "nice try", "Watch your language.",
+             "That word is off limits.", "Denied: banned word.", "Not on my watch.", "Bad word.")
+_MSG_WORD_PREFIX = ("blocked word", "forbidden", "not allowed", "banned word", "off-limits word",
+                    "taboo", "you may not say")
+_MSG_CHAR = ("Bad characters.", "Character not allowed.", "Mind your punctuation.",
+             "Forbidden symbol.", "Illegal character.", "Those characters stay outside.")
+_MSG_CHAR_PREFIX = ("bad character", "forbidden character", "illegal symbol", "banned char",
+                    "not allowed")
+_MSG_SYNTAX = ("syntax error", "That is not Python.", "parse error", "Could not parse that.",
+               "Invalid syntax.", "Speak Python, please.", "Unparseable input.", "Gibberish.")
+_MSG_NODE_PREFIX = ("forbidden syntax", "not allowed", "banned node", "illegal construct",
+                    "construct refused", "no")
+_MSG_NAME_PREFIX = ("forbidden name", "name not allowed", "banned name", "illegal identifier",
+                    "off-limits name")
+_MSG_STR = ("no strings", "String literals are not allowed.", "No quotes, no strings.",
+            "Strings are banned.", "Text literals refused.")
+_MSG_GENERIC = ("Refused.", "Rejected.", "Access denied.", "Not today.", "The guard says no.",
+                "Input refused.", "Try harder.")
+_DONE = ("ok", "done", "Executed.", "ran", "Done.", "Finished.", "Your code ran.",
+         "Executed without incident.", "Nothing to report.", "Completed.", "Statement executed.")
+_MASKS = ("[REDACTED]", "<censored>", "[CENSORED]", "<flag>", "[hidden]", "???", "*", "X", "~")
+"""What the flag is replaced with; a single character is repeated to the flag's length."""
+_HELPER_DOCS = ("Hide the flag from whatever comes back.", "Never show the flag.",
+                "Scrub the secret out.", "Replace every copy of the flag.",
+                "Cut the secret out of the text.", "Make sure the flag stays hidden.")
+_JAIL_DOCS = ("Run one attempt if it passes the checks.", "Evaluate the input and report back.",
+              "The entry point: one input, one answer.", "Check the input, then run it.",
+              "Judge the attempt and maybe run it.", "Return what the attempt produced.")
+_CHECK_DOCS = ("Return why the attempt is refused, or None.", "The first reason to refuse, if any.",
+               "Check everything; report the first problem.", "Say what is wrong with the input.")
+_CLASS_DOCS = ("Checks one attempt before it may run.", "Stands at the door and reads inputs.",
+               "Everything the jail refuses, in one place.")
+_RUN_DOCS = ("Run it and report back.", "Execute, capture, censor.")
+_EXC_DOCS = ("Raised when an attempt breaks a rule.", "An attempt the jail refuses.",
+             "The input was turned away.")
+_TITLES = {
+    "names": ("Word jail: some words are simply not allowed.", "No bad words, no flag.",
+              "The blocklist jail.", "A jail with a vocabulary problem.",
+              "{Place}, where certain words are never spoken.", "Mind your language in {place}.",
+              "The forbidden-words jail of {place}.", "Speak carefully; {guard} is listening."),
+    "characters": ("Character jail: mind your punctuation.", "Some characters are off limits.",
+                   "A jail for the character-conscious.", "{Place} has no use for punctuation.",
+                   "Every symbol is searched at the gate of {place}.",
+                   "The character filter of {place}.",
+                   "Certain keys have been pried off the keyboard."),
+    "length": ("Short jail: keep it brief.", "Every character counts here.",
+               "Length-limited evaluator.", "{Place} only has room for a few characters.",
+               "Brevity is the soul of {place}.", "A tiny window into {place}.",
+               "Short inputs only, says {guard}."),
+    "ast": ("AST jail: your code is inspected before it runs.", "Syntax-checked evaluator.",
+            "Only harmless syntax gets through.", "{Guard} parses everything you send.",
+            "The syntax tree of every input is searched in {place}.",
+            "A parser stands at the door of {place}.", "Tree inspection before execution."),
+    "rewrite": ("Censoring jail: the flag never leaves.", "Output is scrubbed before you see it.",
+                "Run anything; the secret is redacted.",
+                "{Place} lets you run anything and shows you nothing.",
+                "{Guard} reads every answer before you do.",
+                "Anything goes in, nothing secret comes out.",
+                "The redacting evaluator of {place}."),
+}
+_THEMES = (("the Vault", "the vault keeper", "VAULT"), ("Alcatraz", "the warden", "ALCATRAZ"),
+           ("the Tower", "the tower guard", "TOWER"), ("the Oubliette", "the jailer", "OUBLIETTE"),
+           ("Fort Byte", "the sergeant", "FORT"), ("the Sandpit", "the lifeguard", "SANDPIT"),
+           ("the Panopticon", "the watcher", "PANOPTICON"),
+           ("the Glass Cage", "the keeper", "CAGE"),
+           ("the Lighthouse", "the lamplighter", "LIGHTHOUSE"),
+           ("the Labyrinth", "the minotaur", "LABYRINTH"), ("the Bastion", "the sentry", "BASTION"),
+           ("the Monastery", "the abbot", "MONASTERY"), ("the Submarine", "the captain", "SUB"),
+           ("the Observatory", "the astronomer", "OBSERVATORY"),
+           ("the Greenhouse", "the gardener", "GREENHOUSE"),
+           ("the Archive", "the librarian", "ARCHIVE"), ("the Casino", "the pit boss", "CASINO"),
+           ("the Zoo", "the zookeeper", "ZOO"), ("the Kitchen", "the head chef", "KITCHEN"),
+           ("the Museum", "the curator", "MUSEUM"))
+_STORY = ("Welcome to {place}.", "You are locked in {place}.", "{Guard} reads every line you send.",
+          "The flag lives in the environment and would like to leave.",
+          "Nobody has escaped {place} yet.", "Only the worthy leave {place} with the flag.",
+          "{Guard} is bored and a little paranoid.",
+          "Send one line of Python and hope for the best.", "Escape and the flag is yours.",
+          "Everything you type is judged before it runs.",
+          "The walls are thin but the rules are strict.", "Legend says there is a way out.",
+          "Good luck, you will need it.", "Bring a payload and a plan.",
+          "The last prisoner left only a note that said almost.",
+          "Rumour has it {guard} never sleeps.",
+          "Your input meets a very suspicious interpreter.",
+          "There is exactly one flag and it is not in this file.", "Think twice, type once.",
+          "Prisoners who read the source do better.")
+_RULE_TEXT = {
+    "len": ("- at most {c} characters", "- inputs longer than {c} are refused",
+            "- {c} characters, not one more"),
+    "trunc": ("- only the first {c} characters are kept",
+              "- anything past {c} characters is cut off",
+              "- input is truncated to {c} characters"),
+    "ascii": ("- ASCII only",),
+    "words": ("- no word from {c} may appear", "- the words in {c} are refused",
+              "- {c} lists the words you may not use"),
+    "chars": ("- the characters in {c} are refused", "- no symbol from {c}",
+              "- {c} lists the characters you may not type"),
+    "ast": ("- the syntax tree is inspected before it runs",
+            "- forbidden constructs are found with the ast module",
+            "- your code is parsed and searched first"),
+    "eval": ("- expressions only", "- one expression, evaluated"),
+    "exec": ("- statements are fine", "- whole programs are executed"),
+    "nobuiltins": ("- no builtins at all", "- the builtins have been confiscated"),
+    "fewbuiltins": ("- only a handful of builtins", "- builtins are rationed"),
+    "censor1": ("- the flag is cut out of the answer", "- the answer is censored"),
+    "censor2": ("- printed output is captured and censored too",
+                "- whatever you print is censored as well"),
+    "censor3": ("- errors are caught and censored as well",
+                "- exceptions are swallowed and censored"),
+    "censor4": ("- stderr is captured and even SystemExit is caught",
+                "- every exception and every stream is censored"),
+}
+_RULE_HEADS = ("Rules:", "House rules:", "The rules:", "Restrictions:")
+_FOOTERS = ("Author: {handle}", "Category: misc", "Category: pyjail", "Points: {points}",
+            "Flag format: skate{{...}}", "Challenge by {handle}")
+_HANDLES = ("jailbird", "0xwarden", "pwnguin", "snakecharmer", "byte_bandit", "rootkitten",
+            "null_ptr", "sandcastle", "heapster", "evalyn")
+_BANNERS = ("=== {Place} ===", "*** Welcome to {place} ***", "--- {Place} jail ---", "[ {Place} ]",
+            "~~ {Place} ~~", "{Place}: abandon hope")
+_PROMPTS = (">>> ", "> ", "jail> ", "$ ", "input: ", "payload> ", "?> ", "your move: ")
+_FILENAMES = ("<jail>", "<input>", "<user>", "<sandbox>", "<string>", "<attempt>")
 
 _EXTRA_WORDS = ("exec", "open", "system", "subprocess", "compile", "breakpoint", "popen", "spawn",
                 "pty", "shutil")
@@ -931,23 +1117,6 @@ _MINOR_NODES = ("Lambda", "NamedExpr", "Await", "Yield", "YieldFrom", "Starred",
 _SAFE_POOL = ("abs", "len", "min", "max", "sorted", "str", "int", "print", "range", "sum",
               "repr", "round")
 
-_MSG_WORD = ("blocked word", "forbidden", "not allowed")
-_MSG_CHAR = ("bad character", "forbidden character")
-_MSG_NODE = ("forbidden syntax", "not allowed")
-_HELPER_DOCS = ("Hide the flag from whatever comes back.", "Never show the flag.",
-                "Scrub the secret out.")
-_DOCS = {
-    "names": ("Word jail: some words are simply not allowed.", "No bad words, no flag.",
-              "The blocklist jail."),
-    "characters": ("Character jail: mind your punctuation.", "Some characters are off limits.",
-                   "A jail for the character-conscious."),
-    "length": ("Short jail: keep it brief.", "Every character counts here.",
-               "Length-limited evaluator."),
-    "ast": ("AST jail: your code is inspected before it runs.", "Syntax-checked evaluator.",
-            "Only harmless syntax gets through."),
-    "rewrite": ("Censoring jail: the flag never leaves.", "Output is scrubbed before you see it.",
-                "Run anything; the secret is redacted."),
-}
 
 
 def _sample(rng: np.random.Generator, pool: Sequence[str], k: int) -> list[str]:
@@ -1035,100 +1204,478 @@ def _level_of(strength: float) -> int:
     return int(min(max(strength, 0.0), 1.0) * (LEVELS - 1) + 0.5)
 
 
+def _indent(lines: Iterable[str], depth: int = 1) -> list[str]:
+    pad = "    " * depth
+    return [pad + line if line else line for line in lines]
+
+
+_MESSAGES = {"len": _MSG_LONG, "ascii": _MSG_ASCII, "words": _MSG_WORD, "chars": _MSG_CHAR}
+
+
 class _Writer:
-    """Renders rules as jail source, with surface details drawn from an rng."""
+    """Renders rules as jail source, with every surface detail drawn from an rng.
+
+    The rules fix what the jail does; the writer only picks how the source says it: an overall
+    shape (checks inline in ``jail``, in predicate or reason functions, in one validator that
+    returns or raises, in a guard class, or in one combined condition), one of several
+    equivalent spellings of every check, of the run block and of the censoring helper, how the
+    constants are written, the names of everything, the wording of the messages and the flavour
+    text (docstring, refusal prefix, banner, a ``__main__`` block that the sandbox never runs).
+    """
 
     def __init__(self, kind: str, rules: Rules, rng: np.random.Generator) -> None:
         self.kind, self.rules, self.rng = kind, rules, rng
-        pick = self.pick
+        self.taken: set[str] = {"jail", "user_input", "os", "ast", "io", "contextlib", "builtins"}
+        fresh = self.fresh
         self.names = {
-            "words": pick(_WORDS_CONST), "chars": pick(_CHARS_CONST), "len": pick(_LEN_CONST),
-            "nodes": pick(_NODES_CONST), "bnames": pick(_NAMES_CONST), "strs": pick(_STRS_CONST),
-            "safe": pick(_SAFE_CONST), "helper": pick(_HELPERS), "code": pick(_CODE_VARS),
-            "out": pick(_OUT_VARS), "err": pick(_ERR_VARS), "res": pick(_RES_VARS),
+            "words": fresh(_WORDS_CONST), "chars": fresh(_CHARS_CONST), "len": fresh(_LEN_CONST),
+            "nodes": fresh(_NODES_CONST), "bnames": fresh(_NAMES_CONST), "strs": fresh(_STRS_CONST),
+            "safe": fresh(_SAFE_CONST), "helper": fresh(_HELPERS), "code": fresh(_CODE_VARS),
+            "out": fresh(_OUT_VARS), "err": fresh(_ERR_VARS), "res": fresh(_RES_VARS),
         }
+        self.q = self.pick(("'", '"'))  # the quote the jail's string literals prefer
+        self.fmt = self.pick(("f", "pct", "format", "plus"))  # how a message embeds a value
+        self.typed = self.coin(0.65)  # annotations on the functions
+        place, guard, tag = _THEMES[int(rng.integers(len(_THEMES)))]
+        self.theme = {"place": place, "Place": place[0].upper() + place[1:], "guard": guard,
+                      "Guard": guard[0].upper() + guard[1:], "tag": tag}
+        self.from_imports = self.coin(0.35)  # from contextlib import redirect_stdout, ...
+        self.refuse = fresh(_REFUSE_FUNCS) if self.coin(0.3) else None
+        self.refuse_used = False
+        self.nodes_form = self.pick(("isinstance", "type_in", "names"))
+        self.uses_builtins = False
+        self.defs: list[list[str]] = []  # top-level functions and classes besides jail
+        self.traits: set[str] = set()  # the shapes and forms chosen (for the tests)
 
-    def pick(self, options: Sequence[str]) -> str:
+    # -- choices ---------------------------------------------------------------------------
+    def pick(self, options: Sequence[Any]) -> Any:
         return options[int(self.rng.integers(len(options)))]
 
-    # -- pieces ---------------------------------------------------------------------------
+    def choose(self, what: str, options: Sequence[str]) -> str:
+        """Pick one of several named forms of ``what``, and remember the choice."""
+        choice = self.pick(options)
+        self.traits.add(f"{what}:{choice}")
+        return choice
+
+    def coin(self, p: float = 0.5) -> bool:
+        return bool(self.rng.random() < p)
+
+    def fresh(self, pool: Sequence[str]) -> str:
+        """A name from ``pool`` that nothing else in this jail uses yet."""
+        free = [name for name in pool if name not in self.taken]
+        name = self.pick(free) if free else f"{pool[0]}_{len(self.taken)}"
+        self.taken.add(name)
+        return name
+
+    def local(self, pool: Sequence[str]) -> str:
+        """A throwaway name (a loop or comprehension variable) clashing with no other name."""
+        free = [name for name in pool if name not in self.taken]
+        return self.pick(free) if free else self.fresh(pool)
+
+    # -- literals, messages, signatures -------------------------------------------------------
+    def lit(self, text: str) -> str:
+        other = '"' if self.q == "'" else "'"
+        for q in (self.q, other):
+            if q not in text and "\\" not in text and "\n" not in text:
+                return q + text + q
+        return repr(text)
+
+    def message(self, pool: Sequence[str]) -> str:
+        return self.lit(self.pick(pool).format(**self.theme))
+
+    def fmessage(self, pool: Sequence[str], value: str, conv: str = "r") -> str:
+        """A message naming the value of ``value`` (an expression without quotes)."""
+        prefix, q = self.pick(pool), self.q
+        if self.fmt == "f":
+            return f"f{q}{prefix}: {{{value}!{conv}}}{q}"
+        if self.fmt == "pct":
+            return f"{q}{prefix}: %{conv}{q} % ({value},)"
+        if self.fmt == "format":
+            return f"{q}{prefix}: {{!{conv}}}{q}.format({value})"
+        return f"{q}{prefix}: {q} + {'repr' if conv == 'r' else 'str'}({value})"
+
+    def refusal(self, expr: str) -> str:
+        """The statement by which ``jail`` refuses with the message ``expr``."""
+        if self.refuse:
+            self.refuse_used = True
+            return f"return {self.refuse}({expr})"
+        return f"return {expr}"
+
+    def sig(self, name: str, params: Sequence[tuple[str, str | None]], ret: str | None) -> str:
+        if not self.typed:
+            return f"def {name}({', '.join(p for p, _ in params)}):"
+        args = ", ".join(p if t is None else f"{p}: {t}" for p, t in params)
+        return f"def {name}({args}) -> {ret}:" if ret else f"def {name}({args}):"
+
+    def doc(self, pool: Sequence[str], p: float = 0.5) -> list[str]:
+        return [f'"""{self.pick(pool)}"""'] if self.coin(p) else []
+
+    # -- constants -----------------------------------------------------------------------------
+    def _items(self, items: Sequence[str], forms: Sequence[str], raw: bool = False) -> str:
+        form = self.pick(forms)
+        if form == "split":
+            return f"{self.lit(' '.join(items))}.split()"
+        body = [x if raw else repr(x) if x in ("'", '"', "\\") else self.lit(x) for x in items]
+        opener, closer = {"list": ("[", "]"), "set": ("{", "}")}.get(form, ("(", ")"))
+        one = form == "tuple" and len(body) == 1
+        flat = opener + ", ".join(body) + ("," if one else "") + closer
+        if len(flat) <= 72 or one or (len(flat) <= 100 and self.coin(0.3)):
+            return flat
+        if self.coin(0.4):  # one item a line
+            return "\n".join([opener] + [f"    {b}," for b in body] + [closer])
+        rows, row = [], ""
+        for b in body:
+            if row and len(row) + len(b) > 72:
+                rows.append(row.rstrip())
+                row = ""
+            row += b + ", "
+        rows.append(row.rstrip().rstrip(","))
+        return "\n".join([opener] + [f"    {r}" for r in rows] + [closer])
+
     def constants(self) -> list[str]:
         r, n = self.rules, self.names
         blocks = []
-        if r.banned_words:
-            blocks.append(f"{n['words']} = {self._seq(r.banned_words)}")
+        if r.banned_words:  # always a plain list or tuple: the words exactly as the jail has them
+            blocks.append(f"{n['words']} = {self._items(r.banned_words, ('list', 'tuple'))}")
         if r.banned_chars:
-            blocks.append(f"{n['chars']} = {r.banned_chars!r}")
+            form = self.pick(("str", "str", "tuple", "list", "set"))
+            value = (repr(r.banned_chars) if form == "str"
+                     else self._items(list(r.banned_chars), (form,)))
+            blocks.append(f"{n['chars']} = {value}")
         if r.max_len is not None:
             blocks.append(f"{n['len']} = {r.max_len}")
         if r.banned_nodes:
-            inner = ", ".join(f"ast.{x}" for x in r.banned_nodes)
-            blocks.append(f"{n['nodes']} = ({inner},)")
+            classes = [f"ast.{x}" for x in r.banned_nodes]
+            if self.nodes_form == "isinstance":
+                value = self._items(classes, ("tuple",), raw=True)
+            elif self.nodes_form == "type_in":
+                value = self._items(classes, ("tuple", "list", "set"), raw=True)
+            else:
+                value = self._items(r.banned_nodes, ("tuple", "list", "set", "split"))
+            blocks.append(f"{n['nodes']} = {value}")
+        any_form = ("tuple", "list", "set", "split")
         if r.banned_names:
-            blocks.append(f"{n['bnames']} = {self._seq(r.banned_names)}")
+            blocks.append(f"{n['bnames']} = {self._items(r.banned_names, any_form)}")
         if r.no_strings:
             blocks.append(f"{n['strs']} = False")
         if r.builtins:
-            blocks.append(f"{n['safe']} = {self._seq(r.builtins)}")
+            blocks.append(f"{n['safe']} = {self._items(r.builtins, any_form)}")
         order = self.rng.permutation(len(blocks))
         return [blocks[int(i)] for i in order]
 
-    def _seq(self, items: Sequence[str]) -> str:
-        body = ", ".join(repr(x) for x in items)
-        if self.rng.random() < 0.5:
-            return f"[{body}]"
-        return f"({body},)" if len(items) == 1 else f"({body})"
-
-    def checks(self, code: str) -> list[list[str]]:
-        r, n, pick = self.rules, self.names, self.pick
-        out: list[list[str]] = []
+    # -- the input checks ------------------------------------------------------------------------
+    def simple_checks(self) -> list[str]:
+        r = self.rules
+        out = []
         if r.max_len is not None and not r.truncate:
-            out.append([f"if len({code}) > {n['len']}:",
-                        f"    return {pick(('too long', 'Input too long.', 'nope: too long'))!r}"])
+            out.append("len")
         if r.ascii_only:
-            out.append([f"if not {code}.isascii():",
-                        f"    return {pick(('ASCII only.', 'plain ASCII please'))!r}"])
+            out.append("ascii")
         if r.banned_words:
-            probe_var = pick(("lowered", "folded", "haystack"))
-            lines = [f"{probe_var} = {code}.lower()"] if r.ignore_case else []
-            target = probe_var if r.ignore_case else code
-            if self.rng.random() < 0.5:
-                lines += [f"for word in {n['words']}:",
-                          f"    if word in {target}:",
-                          f"        return f\"{pick(_MSG_WORD)}: {{word!r}}\""]
-            else:
-                lines += [f"if any(word in {target} for word in {n['words']}):",
-                          f"    return {pick(('Blocked.', 'Forbidden word detected.', 'nice try'))!r}"]
-            out.append(lines)
+            out.append("words")
         if r.banned_chars:
-            if self.rng.random() < 0.5:
-                out.append([f"for ch in {code}:",
-                            f"    if ch in {n['chars']}:",
-                            f"        return f\"{pick(_MSG_CHAR)}: {{ch!r}}\""])
-            else:
-                out.append([f"if set({code}) & set({n['chars']}):",
-                            f"    return {pick(('Bad characters.', 'Character not allowed.'))!r}"])
-        if r.has_ast:
-            mode = r.mode
-            lines = ["try:",
-                     f"    tree = ast.parse({code}, mode={mode!r})",
-                     "except SyntaxError:",
-                     f"    return {pick(('syntax error', 'That is not Python.', 'parse error'))!r}",
-                     "for node in ast.walk(tree):"]
-            if r.banned_nodes:
-                lines += [f"    if isinstance(node, {n['nodes']}):",
-                          f"        return f\"{pick(_MSG_NODE)}: {{type(node).__name__}}\""]
-            if r.banned_names:
-                lines += [f"    if isinstance(node, ast.Name) and node.id in {n['bnames']}:",
-                          f"        return f\"{pick(('forbidden name', 'name not allowed'))}: {{node.id}}\""]
-            if r.no_strings:
-                lines += [(f"    if not {n['strs']} and isinstance(node, ast.Constant) "
-                           "and isinstance(node.value, str):"),
-                          f"        return {pick(('no strings', 'String literals are not allowed.'))!r}"]
-            out.append(lines)
-        order = self.rng.permutation(len(out))
-        return [out[int(i)] for i in order]
+            out.append("chars")
+        return [out[int(i)] for i in self.rng.permutation(len(out))]
 
+    def bad(self, check: str, v: str, boolean: bool = True, target: str | None = None) -> str:
+        """An expression that is true when the text ``v`` fails ``check`` (``target``: the text
+        the words are looked for in, when the caller has already lower-cased it)."""
+        n = self.names
+        if check == "len":
+            lim = n["len"]
+            return self.pick((f"len({v}) > {lim}", f"{lim} < len({v})", f"not len({v}) <= {lim}"))
+        if check == "ascii":
+            return f"not {v}.isascii()"
+        if check == "words":
+            t = target or (f"{v}.lower()" if self.rules.ignore_case else v)
+            words, w = n["words"], self.local(_WORD_VARS)
+            options = [f"any({w} in {t} for {w} in {words})",
+                       f"any(map({t}.__contains__, {words}))",
+                       f"not all({w} not in {t} for {w} in {words})",
+                       f"any({t}.find({w}) != -1 for {w} in {words})"]
+            if not boolean:
+                options.append(f"[{w} for {w} in {words} if {w} in {t}]")
+            return self.pick(options)
+        chars, c = n["chars"], self.local(_CHAR_VARS)
+        options = [f"any({c} in {chars} for {c} in {v})", f"any({c} in {v} for {c} in {chars})",
+                   f"not set({v}).isdisjoint({chars})"]
+        if not boolean:
+            options.append(f"set({v}) & set({chars})")
+        return self.pick(options)
+
+    def check_block(self, check: str, v: str, emit: Callable[[str], str]) -> list[str]:
+        """Statements that end with ``emit(message)`` when the text ``v`` fails ``check``."""
+        n = self.names
+        if check == "len":
+            if self.coin(0.3):
+                size = self.fresh(_SIZE_VARS)
+                return [f"{size} = len({v})", f"if {size} > {n['len']}:",
+                        "    " + emit(self.fmessage(_MSG_LONG_PREFIX, size, "s"))]
+            return [f"if {self.bad('len', v)}:", "    " + emit(self.message(_MSG_LONG))]
+        if check == "ascii":
+            return [f"if not {v}.isascii():", "    " + emit(self.message(_MSG_ASCII))]
+        if check == "words":
+            lines, t = [], v
+            if self.rules.ignore_case:
+                if self.coin(0.5):
+                    t = self.fresh(_LOWER_VARS)
+                    lines.append(f"{t} = {v}.lower()")
+                else:
+                    t = f"{v}.lower()"
+            words, w = n["words"], self.local(_WORD_VARS)
+            form = self.choose("words", ("loop", "any", "hits"))
+            if form == "loop":
+                test = self.pick((f"{w} in {t}", f"{t}.count({w})", f"{t}.find({w}) >= 0"))
+                return lines + [f"for {w} in {words}:", f"    if {test}:",
+                                "        " + emit(self.fmessage(_MSG_WORD_PREFIX, w))]
+            if form == "any":
+                return lines + [f"if {self.bad('words', v, target=t)}:",
+                                "    " + emit(self.message(_MSG_WORD))]
+            hits = self.fresh(_HITS_VARS)
+            return lines + [f"{hits} = [{w} for {w} in {words} if {w} in {t}]", f"if {hits}:",
+                            "    " + emit(self.fmessage(_MSG_WORD_PREFIX, hits, "s"))]
+        chars, c = n["chars"], self.local(_CHAR_VARS)
+        form = self.choose("chars", ("loop_in", "loop_set", "any", "found"))
+        if form == "loop_in":
+            return [f"for {c} in {v}:", f"    if {c} in {chars}:",
+                    "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c))]
+        if form == "loop_set":
+            return [f"for {c} in {chars}:", f"    if {c} in {v}:",
+                    "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c))]
+        if form == "any":
+            return [f"if {self.bad('chars', v)}:", "    " + emit(self.message(_MSG_CHAR))]
+        found = self.fresh(_HITS_VARS)
+        return [f"{found} = set({v}) & set({chars})", f"if {found}:",
+                "    " + emit(self.fmessage(_MSG_CHAR_PREFIX, f"sorted({found})", "s"))]
+
+    def ast_conditions(self, node: str) -> list[tuple[str, str]]:
+        """(condition on ``node``, refusal message) for each syntax-tree rule."""
+        r, n, pick = self.rules, self.names, self.pick
+        out = []
+        if r.banned_nodes:
+            nodes = n["nodes"]
+            if self.nodes_form == "isinstance":
+                cond = f"isinstance({node}, {nodes})"
+            elif self.nodes_form == "type_in":
+                cond = pick((f"type({node}) in {nodes}", f"isinstance({node}, tuple({nodes}))"))
+            else:
+                cond = pick((f"type({node}).__name__ in {nodes}",
+                             f"{node}.__class__.__name__ in {nodes}"))
+            out.append((cond, self.fmessage(_MSG_NODE_PREFIX, f"type({node}).__name__", "s")))
+        if r.banned_names:
+            names = n["bnames"]
+            cond = pick((f"isinstance({node}, ast.Name) and {node}.id in {names}",
+                         f"type({node}) is ast.Name and {node}.id in {names}",
+                         f"getattr({node}, {self.lit('id')}, None) in {names}"))
+            out.append((cond, self.fmessage(_MSG_NAME_PREFIX, f"{node}.id", "s")))
+        if r.no_strings:
+            off, const = f"not {n['strs']}", f"isinstance({node}, ast.Constant)"
+            exact, text = f"type({node}) is ast.Constant", f"isinstance({node}.value, str)"
+            cond = pick((f"{off} and {const} and {text}",
+                         f"{const} and type({node}.value) is str and {off}",
+                         f"{off} and {exact} and {text}"))
+            out.append((cond, self.message(_MSG_STR)))
+        return out
+
+    def parse_lines(self, v: str, tree: str, on_error: Callable[[str], list[str]]) -> list[str]:
+        mode = self.lit(self.rules.mode)
+        name = self.lit(self.pick(_FILENAMES))
+        call = self.pick((f"ast.parse({v}, mode={mode})", f"ast.parse({v}, {name}, {mode})",
+                          f"ast.parse({v}, filename={name}, mode={mode})"))
+        return (["try:", f"    {tree} = {call}", "except SyntaxError:"]
+                + _indent(on_error(self.message(_MSG_SYNTAX))))
+
+    def walk_lines(self, tree: str, emit: Callable[[str], str]) -> list[str]:
+        node = self.local(_NODE_VARS)
+        conds = self.ast_conditions(node)
+        form = self.choose("walk", ("separate", "combined", "finder"))
+        if form == "separate":
+            lines = [f"for {node} in ast.walk({tree}):"]
+            for cond, msg in conds:
+                lines += [f"    if {cond}:", "        " + emit(msg)]
+            return lines
+        parts = [c for c, _ in conds] if len(conds) == 1 else [f"({c})" for c, _ in conds]
+        joined = " or ".join(parts)
+        tall = len(parts) > 1 and (len(joined) > 60 or self.coin(0.4))  # one condition a line
+        stacked = [("" if i == 0 else "or ") + c for i, c in enumerate(parts)]
+        if form == "combined":
+            msg = self.fmessage(_MSG_NODE_PREFIX, f"type({node}).__name__", "s")
+            test = [f"    if {joined}:"]
+            if tall:
+                test = ["    if ("] + _indent(stacked, 2) + ["    ):"]
+            return [f"for {node} in ast.walk({tree}):"] + test + ["        " + emit(msg)]
+        culprit = self.fresh(("culprit", "offender", "first_bad", "bad_node"))
+        walk = f"{node} for {node} in ast.walk({tree})"
+        if tall or len(walk) + len(joined) > 60:
+            stacked[0] = "if " + stacked[0]
+            find = [f"{culprit} = next(("] + _indent([walk] + stacked) + ["), None)"]
+        else:
+            find = [f"{culprit} = next(({walk} if {joined}), None)"]
+        msg = self.fmessage(_MSG_NODE_PREFIX, f"type({culprit}).__name__", "s")
+        return find + [f"if {culprit} is not None:", "    " + emit(msg)]
+
+    def checks_inline(self, code: str) -> list[str]:
+        """Every input check written inline, refusing with a plain return (also used by the
+        unbreakable flawed jails)."""
+        lines: list[str] = []
+        for check in self.simple_checks():
+            lines += self.check_block(check, code, lambda m: f"return {m}")
+        if self.rules.has_ast:
+            tree = self.fresh(_TREE_VARS)
+            lines += self.parse_lines(code, tree, lambda m: [f"return {m}"])
+            lines += self.walk_lines(tree, lambda m: f"return {m}")
+        return lines
+
+    # -- shapes: where the checks live ----------------------------------------------------------
+    def _param(self) -> str:
+        return self.local(_PARAM_VARS)
+
+    def _ask(self, call: str, none_test: bool = True) -> list[str]:
+        """Jail lines that refuse with the message ``call`` returns, if any (a call that
+        returns None or, without ``none_test``, an empty string when all is well)."""
+        why = self.fresh(_WHY_VARS)
+        test = self.pick(("", " is not None")) if none_test else ""
+        if self.coin(0.35):
+            return [f"if ({why} := {call}){test}:", "    " + self.refusal(why)]
+        return [f"{why} = {call}", f"if {why}{test}:", "    " + self.refusal(why)]
+
+    def _exception_class(self) -> str:
+        exc = self.fresh(_EXC_CLASSES)
+        body = self.doc(_EXC_DOCS, 0.6) or ["pass"]
+        self.defs.append([f"class {exc}(Exception):"] + _indent(body))
+        return exc
+
+    def _guard_class(self, attr: str, init_extra: list[str], method: str,
+                     body: list[str]) -> str:
+        cls, p = self.fresh(_GUARD_CLASSES), self._param()
+        init = [self.sig("__init__", [("self", None), (p, "str")], "None"),
+                f"    self.{attr} = {p}"] + ["    " + x for x in init_extra]
+        meth = [f"def {method}(self):"] + _indent(self.doc(_CHECK_DOCS, 0.3) + body)
+        head = self.doc(_CLASS_DOCS, 0.6)
+        head += [""] if head and self.coin(0.5) else []
+        self.defs.append([f"class {cls}:"] + _indent(head + init + [""] + meth))
+        return cls
+
+    def simple_shape(self, code: str) -> list[str]:
+        """Jail lines for the word, character, length and ASCII checks, in one of several shapes."""
+        checks = self.simple_checks()
+        if not checks:
+            return []
+        shape = self.choose("checks", ("inline", "inline", "predicates", "reasons", "validator",
+                                       "raises", "guard", "gate"))
+        if shape == "inline":
+            return [line for c in checks for line in self.check_block(c, code, self.refusal)]
+        if shape == "gate":
+            cond = " or ".join(self.bad(c, code) for c in checks)
+            if self.coin(0.5):
+                return [f"if {cond}:", "    " + self.refusal(self.message(_MSG_GENERIC))]
+            ok = self.fresh(("allowed", "acceptable", "ok", "clean", "passes"))
+            return [f"{ok} = not ({cond})", f"if not {ok}:",
+                    "    " + self.refusal(self.message(_MSG_GENERIC))]
+        if shape == "predicates":
+            lines = []
+            for c in checks:
+                fn, p = self.fresh(_CHECK_FUNCS[c]), self._param()
+                if c == "words" and self.coin(0.4):
+                    t = f"{p}.lower()" if self.rules.ignore_case else p
+                    w = self.local(_WORD_VARS)
+                    body = [f"for {w} in {self.names['words']}:", f"    if {w} in {t}:",
+                            "        return True", "return False"]
+                elif c == "chars" and self.coin(0.4):
+                    ch = self.local(_CHAR_VARS)
+                    body = [f"for {ch} in {p}:", f"    if {ch} in {self.names['chars']}:",
+                            "        return True", "return False"]
+                else:
+                    body = [f"return {self.bad(c, p)}"]
+                self.defs.append([self.sig(fn, [(p, "str")], "bool")] + _indent(body))
+                lines += [f"if {fn}({code}):", "    " + self.refusal(self.message(_MESSAGES[c]))]
+            return lines
+        if shape == "reasons":
+            fns = []
+            empty = self.coin(0.3)  # all is well: an empty message rather than None
+            for c in checks:
+                fn, p = self.fresh(_CHECK_FUNCS[c]), self._param()
+                body = self.check_block(c, p, lambda m: f"return {m}")
+                body.append(f"return {self.lit('') if empty else 'None'}")
+                self.defs.append([self.sig(fn, [(p, "str")], "str" if empty else "str | None")]
+                                 + _indent(body))
+                fns.append(fn)
+            if len(fns) > 1 and self.coin(0.6):
+                rule, why = self.fresh(_RULE_VARS), self.fresh(_WHY_VARS)
+                return [f"for {rule} in ({', '.join(fns)}):", f"    {why} = {rule}({code})",
+                        f"    if {why}:", "        " + self.refusal(why)]
+            return [line for fn in fns for line in self._ask(f"{fn}({code})", not empty)]
+        if shape == "validator":
+            fn, p = self.fresh(_VALIDATORS), self._param()
+            body = self.doc(_CHECK_DOCS, 0.5)
+            for c in checks:
+                body += self.check_block(c, p, lambda m: f"return {m}")
+            body.append("return None")
+            self.defs.append([self.sig(fn, [(p, "str")], "str | None")] + _indent(body))
+            return self._ask(f"{fn}({code})")
+        if shape == "raises":
+            exc = self._exception_class()
+            fn, p = self.fresh(_VALIDATORS), self._param()
+            body = self.doc(_CHECK_DOCS[:1] + ("Raise if the attempt breaks a rule.",), 0.5)
+            for c in checks:
+                body += self.check_block(c, p, lambda m: f"raise {exc}({m})")
+            self.defs.append([self.sig(fn, [(p, "str")], "None")] + _indent(body))
+            e = self.fresh(_EXC_VARS)
+            return ["try:", f"    {fn}({code})", f"except {exc} as {e}:",
+                    "    " + self.refusal(f"str({e})")]
+        # a guard class whose generator yields every reason to refuse
+        attr = self.pick(("text", "source", "attempt", "raw"))
+        method = self.pick(("problems", "violations", "complaints", "reasons"))
+        body = []
+        for c in checks:
+            body += self.check_block(c, f"self.{attr}", lambda m: f"yield {m}")
+        cls = self._guard_class(attr, [], method, body)
+        why = self.fresh(_WHY_VARS)
+        if self.coin(0.5):
+            return [f"for {why} in {cls}({code}).{method}():", "    " + self.refusal(why)]
+        return [f"{why} = next({cls}({code}).{method}(), None)", f"if {why} is not None:",
+                "    " + self.refusal(why)]
+
+    def ast_shape(self, code: str) -> tuple[list[str], str]:
+        """Jail lines for the syntax-tree checks, and the expression of the checked tree."""
+        shape = self.choose("ast", ("inline", "function", "raises", "guard"))
+        tree = self.fresh(_TREE_VARS)
+        if shape == "inline":
+            lines = self.parse_lines(code, tree, lambda m: [self.refusal(m)])
+            return lines + self.walk_lines(tree, self.refusal), tree
+        if shape == "function":
+            fn = self.fresh(_CHECK_FUNCS["ast"])
+            t = self.pick(("root", "syntax_tree", "parsed_tree"))
+            body = self.doc(_CHECK_DOCS, 0.4) + self.walk_lines(t, lambda m: f"return {m}")
+            body.append("return None")
+            self.defs.append([self.sig(fn, [(t, "ast.AST")], "str | None")] + _indent(body))
+            lines = self.parse_lines(code, tree, lambda m: [self.refusal(m)])
+            return lines + self._ask(f"{fn}({tree})"), tree
+        if shape == "raises":
+            exc = self._exception_class()
+            fn, p = self.fresh(_VALIDATORS), self._param()
+            inner = self.pick(("parsed", "result_tree", "checked"))
+            body = (self.doc(("Parse the attempt; return its tree if every node is allowed.",), 0.5)
+                    + self.parse_lines(p, inner, lambda m: [f"raise {exc}({m}) from None"])
+                    + self.walk_lines(inner, lambda m: f"raise {exc}({m})") + [f"return {inner}"])
+            self.defs.append([self.sig(fn, [(p, "str")], "ast.AST")] + _indent(body))
+            e = self.fresh(_EXC_VARS)
+            return ["try:", f"    {tree} = {fn}({code})", f"except {exc} as {e}:",
+                    "    " + self.refusal(f"str({e})")], tree
+        attr = self.pick(("text", "source", "attempt", "raw"))
+        method = self.pick(("problems", "violations", "complaints", "reasons"))
+        body = (self.parse_lines(f"self.{attr}", "self.tree", lambda m: [f"yield {m}", "return"])
+                + self.walk_lines("self.tree", lambda m: f"yield {m}"))
+        cls = self._guard_class(attr, ["self.tree = None"], method, body)
+        guard, why = self.fresh(_GUARD_VARS), self.fresh(_WHY_VARS)
+        if self.coin(0.5):
+            check = [f"for {why} in {guard}.{method}():", "    " + self.refusal(why)]
+        else:
+            check = [f"{why} = next({guard}.{method}(), None)", f"if {why} is not None:",
+                     "    " + self.refusal(why)]
+        return [f"{guard} = {cls}({code})"] + check, f"{guard}.tree"
+
+    # -- running the input -------------------------------------------------------------------------
     def namespace(self) -> str | None:
         """The namespace argument of eval/exec; None for the default (the jail's own scope)."""
         r = self.rules
@@ -1136,96 +1683,256 @@ class _Writer:
             return None
         if "os" in r.scope:
             return "globals()"
+        key = self.lit("__builtins__")
         if r.builtins is None:
-            return '{"__builtins__": builtins}'
+            self.uses_builtins = True
+            return self.pick((f"{{{key}: builtins}}", "dict(__builtins__=builtins)"))
         if not r.builtins:
-            return '{"__builtins__": {}}'
-        return f'{{"__builtins__": {{name: getattr(builtins, name) for name in {self.names["safe"]}}}}}'
+            return self.pick((f"{{{key}: {{}}}}", "dict(__builtins__={})", f"{{{key}: dict()}}"))
+        self.uses_builtins = True
+        k = self.local(("name", "key", "k", "fn_name", "ident"))
+        value = self.pick((f"getattr(builtins, {k})", f"vars(builtins)[{k}]",
+                           f"builtins.__dict__[{k}]"))
+        comp = f"{{{k}: {value} for {k} in {self.names['safe']}}}"
+        return self.pick((f"{{{key}: {comp}}}", f"dict(__builtins__={comp})"))
 
-    def run_block(self, target: str) -> list[str]:
+    def run_lines(self, target: str, ns: str | None) -> list[str]:
+        """Statements that run ``target`` and return what the censor level lets through."""
         r, n = self.rules, self.names
-        ns = self.namespace()
+        lines = []
+        if ns is not None and self.coin(0.3):
+            self.traits.add("run:env")
+            env = self.fresh(_ENV_VARS)
+            lines.append(f"{env} = {ns}")
+            ns = env
         args = target if ns is None else f"{target}, {ns}"
-        res, out, err, helper = n["res"], n["out"], n["err"], n["helper"]
-        done = repr(self.pick(("ok", "done", "Executed.", "ran")))
-        if r.mode == "eval":
-            run = [f"{res} = eval({args})"]
-            shown = f"str({res})"
-        else:
-            run = [f"exec({args})"]
-            shown = done
+        helper, res, out, err = n["helper"], n["res"], n["out"], n["err"]
+        done = self.message(_DONE)
+        evals = r.mode == "eval"
+        run = f"{res} = eval({args})" if evals else f"exec({args})"
         if r.censor == 0:
-            if r.mode == "eval":
-                return [f"return str(eval({args}))"]
-            return run + [f"return {done}"]
+            if not evals:
+                return lines + [run, f"return {done}"]
+            return lines + self.pick(([f"return str(eval({args}))"], [run, f"return str({res})"]))
         if r.censor == 1:
-            return run + [f"return {helper}({shown})"]
-        joined = f"{out}.getvalue() + {shown}" if r.mode == "eval" else f"{out}.getvalue()"
+            if not evals:
+                return lines + [run, f"return {helper}({done})"]
+            return lines + self.pick(([f"return {helper}(str(eval({args})))"],
+                                      [run, f"return {helper}(str({res}))"]))
+        sio = "StringIO()" if self.from_imports else "io.StringIO()"
+        rso = "redirect_stdout" if self.from_imports else "contextlib.redirect_stdout"
+        rse = "redirect_stderr" if self.from_imports else "contextlib.redirect_stderr"
+        printed = f"{out}.getvalue()"
+        tail: list[str] = []
+        if evals and self.coin(0.3):
+            pv = self.fresh(_PRINTED_VARS)
+            tail.append(f"{pv} = {printed}")
+            printed = pv
+        joined = f"{printed} + str({res})" if evals else printed
+        if self.coin(0.3):
+            shown = self.fresh(_SHOWN_VARS)
+            tail += [f"{shown} = {joined}", f"return {helper}({shown})"]
+        else:
+            tail.append(f"return {helper}({joined})")
         if r.censor == 2:
-            return [f"{out} = io.StringIO()",
-                    f"with contextlib.redirect_stdout({out}):",
-                    *("    " + line for line in run),
-                    f"return {helper}({joined})"]
+            return lines + [f"{out} = {sio}", f"with {rso}({out}):", "    " + run] + tail
+        e, q = self.fresh(_EXC_VARS), self.q
+        # both spellings format the exception (format(), not str()) as jails always have
+        shown_exc = self.pick((f"f{q}{{type({e}).__name__}}: {{{e}}}{q}",
+                               f"{q}{{}}: {{}}{q}.format(type({e}).__name__, {e})"))
         if r.censor == 3:
-            return [f"{out} = io.StringIO()",
-                    "try:",
-                    f"    with contextlib.redirect_stdout({out}):",
-                    *("        " + line for line in run),
-                    "except Exception as exc:",
-                    f"    return {helper}(f\"{{type(exc).__name__}}: {{exc}}\")",
-                    f"return {helper}({joined})"]
-        return [f"{out}, {err} = io.StringIO(), io.StringIO()",
-                "try:",
-                f"    with contextlib.redirect_stdout({out}), contextlib.redirect_stderr({err}):",
-                *("        " + line for line in run),
-                "except BaseException as exc:",
-                f"    return {helper}(f\"{{type(exc).__name__}}: {{exc}}\")",
-                f"return {helper}({joined})"]
+            head = [f"{out} = {sio}"]
+            body = [f"with {rso}({out}):", "    " + run]
+            caught = "Exception"
+        else:
+            head = self.pick(([f"{out}, {err} = {sio}, {sio}"],
+                              [f"{out} = {sio}", f"{err} = {sio}"]))
+            form = self.choose("with", ("one", "nested", "parens"))
+            if form == "one":
+                body = [f"with {rso}({out}), {rse}({err}):", "    " + run]
+            elif form == "nested":
+                body = [f"with {rso}({out}):", f"    with {rse}({err}):", "        " + run]
+            else:
+                body = ["with (", f"    {rso}({out}),", f"    {rse}({err}),", "):", "    " + run]
+            caught = "BaseException"
+        lines += head + ["try:"] + _indent(body) + [f"except {caught} as {e}:",
+                                                    f"    return {helper}({shown_exc})"]
+        if self.coin(0.3):
+            self.traits.add("run:else")
+            return lines + ["else:"] + _indent(tail)
+        return lines + tail
 
-    def helper(self) -> list[str]:
-        n, pick = self.names, self.pick
-        top_os = "os" in self.rules.scope
-        secret = pick(("secret", "flag", "hidden"))
-        lines = [f"def {n['helper']}(text: str) -> str:",
-                 f"    \"\"\"{pick(_HELPER_DOCS)}\"\"\""]
-        if not top_os:
-            lines.append("    import os")
-        getter = pick(('os.environ.get("FLAG", "")', 'os.getenv("FLAG", "")'))
-        mask = pick(('"[REDACTED]"', '"*" * len({s})', '"<censored>"')).format(s=secret)
-        lines += [f"    {secret} = {getter}",
-                  f"    return text.replace({secret}, {mask}) if {secret} else text"]
-        return lines
+    def helper(self, top_os: bool) -> list[str]:
+        """The censoring function: every copy of the flag in a text replaced by a mask."""
+        n, pick, lit = self.names, self.pick, self.lit
+        p = pick(("text", "message", "output", "s", "raw", "shown_text"))
+        secret = pick(_SECRET_VARS)
+        flag, empty = lit("FLAG"), lit("")
+        getter = pick((f"os.environ.get({flag}, {empty})", f"os.getenv({flag}, {empty})",
+                       f"os.getenv({flag})", f"os.environ.get({flag}) or {empty}"))
+        word = pick(_MASKS)
+        mask = f"{lit(word)} * len({secret})" if len(word) == 1 else lit(word)
+        form = self.choose("helper", ("ternary", "guard", "split", "assign"))
+        if form == "ternary":
+            body = [f"return {p}.replace({secret}, {mask}) if {secret} else {p}"]
+        elif form == "guard":
+            body = [f"if not {secret}:", f"    return {p}", f"return {p}.replace({secret}, {mask})"]
+        elif form == "split":
+            joiner = f"({mask})" if "*" in mask else mask
+            body = [f"if not {secret}:", f"    return {p}",
+                    f"return {joiner}.join({p}.split({secret}))"]
+        else:
+            body = [f"if {secret}:", f"    {p} = {p}.replace({secret}, {mask})", f"return {p}"]
+        return [self.sig(n["helper"], [(p, "str")], "str")] + _indent(
+            self.doc(_HELPER_DOCS, 0.7) + ([] if top_os else ["import os"])
+            + [f"{secret} = {getter}"] + body)
 
+    # -- flavour ------------------------------------------------------------------------------
+    def docstring(self, state_rules: bool = True) -> list[str]:
+        """The module docstring: a title, maybe a story, the rules in words, a footer."""
+        r, n, pick, t = self.rules, self.names, self.pick, self.theme
+        title = pick(_TITLES[self.kind]).format(**t)
+        parts = []
+        if self.coin(0.75):
+            k = 1 + int(self.rng.integers(3))
+            story = " ".join(_sample(self.rng, _STORY, k)).format(**t)
+            parts.append(textwrap.fill(story, 88))
+        if self.coin(0.5) and state_rules:
+            keys = []
+            if r.max_len is not None:
+                keys.append(("trunc" if r.truncate else "len", n["len"]))
+            if r.ascii_only:
+                keys.append(("ascii", ""))
+            if r.banned_words:
+                keys.append(("words", n["words"]))
+            if r.banned_chars:
+                keys.append(("chars", n["chars"]))
+            if r.has_ast:
+                keys.append(("ast", ""))
+            keys.append((r.mode, ""))
+            if r.builtins is not None:
+                keys.append(("fewbuiltins" if r.builtins else "nobuiltins", ""))
+            if r.censor:
+                keys.append((f"censor{r.censor}", ""))
+            bullets = [pick(_RULE_TEXT[key]).format(c=c) for key, c in keys]
+            if r.ignore_case and r.banned_words:
+                i = [key for key, _ in keys].index("words")
+                bullets[i] += pick((" whatever the case", ", in any case", " (case-insensitive)"))
+            parts.append("\n".join([pick(_RULE_HEADS)] + bullets))
+        if self.coin(0.4):
+            k = 1 + int(self.rng.integers(2))
+            points = int(self.rng.integers(1, 10)) * 50
+            parts.append("\n".join(f.format(handle=pick(_HANDLES), points=points)
+                                   for f in _sample(self.rng, _FOOTERS, k)))
+        if not parts:
+            return [f'"""{title}"""']
+        return [f'"""{title}', ""] + "\n\n".join(parts).split("\n") + ['"""']
+
+    def refuse_def(self) -> list[str]:
+        p, q, t = self.pick(("reason", "why_text", "what", "detail")), self.q, self.theme
+        body = self.pick((f"return f{q}[{t['tag']}] {{{p}}}{q}",
+                          f"return {self.lit(t['tag'] + ': ')} + {p}",
+                          f"return f{q}{{{p}}} ({t['guard']} says no){q}",
+                          f"return {self.lit('Refused - ')} + {p}"))
+        return [self.sig(self.refuse, [(p, "str")], "str")] + _indent(self.doc(
+            ("Every refusal goes out through here.", "Format a refusal."), 0.4) + [body])
+
+    def main_block(self) -> list[str]:
+        lines = [f"if __name__ == {self.lit('__main__')}:"]
+        if self.coin(0.5):
+            name = self.fresh(_BANNER_FUNCS)
+            self.defs.append([self.sig(name, [], "str"),
+                              f"    return {self.lit(self.pick(_BANNERS).format(**self.theme))}"])
+            lines.append(f"    print({name}())")
+        return lines + [f"    print(jail(input({self.lit(self.pick(_PROMPTS))})))"]
+
+    # -- the whole jail -----------------------------------------------------------------------
     def source(self, body_prefix: Sequence[str] = ()) -> str:
         r, n = self.rules, self.names
-        imports = set()
-        if r.has_ast:
-            imports.add("import ast")
-        if self.namespace() not in (None, "globals()", '{"__builtins__": {}}'):
-            imports.add("import builtins")
-        if r.censor >= 2:
-            imports |= {"import contextlib", "import io"}
-        if "os" in r.scope:
-            imports.add("import os")
-        lines = [f'"""{self.pick(_DOCS[self.kind])}"""', ""]
-        lines += sorted(imports)
         consts = self.constants()
+        ns = self.namespace()
+        code = n["code"]
+        body = self.doc(_JAIL_DOCS, 0.35) + list(body_prefix)
+        if r.truncate:
+            body.append(self.pick((f"{code} = user_input[:{n['len']}]",
+                                   f"{code} = user_input[0:{n['len']}]")))
+        elif self.coin(0.2):
+            code = "user_input"
+        else:
+            body.append(self.pick((f"{code} = user_input", f"{code} = user_input",
+                                   f"{code} = str(user_input)")))
+        tree = None
+        if r.has_ast:
+            lines, tree = self.ast_shape(code)
+            body += lines
+        body += self.simple_shape(code)
+        target = code
+        if tree is not None:
+            target = f"compile({tree}, {self.lit(self.pick(_FILENAMES))}, {self.lit(r.mode)})"
+        if ns is not None and self.coin(0.3):  # the run in a function of its own
+            self.traits.add("run:function")
+            fn = self.fresh(_RUN_FUNCS)
+            p = self.fresh(("compiled", "code_obj") if tree else ("program", "job", "unit"))
+            run = self.run_lines(p, ns)
+            self.defs.append([self.sig(fn, [(p, "object" if tree else "str")], "str")]
+                             + _indent(self.doc(_RUN_DOCS, 0.4) + run))
+            body.append(f"return {fn}({target})")
+        else:
+            body += self.run_lines(target, ns)
+        # os at the top only where the input cannot see the jail's globals, or is meant to
+        top_os = "os" in r.scope or (ns not in (None, "globals()") and r.censor >= 1
+                                     and self.coin(0.4))
+        main = self.main_block() if self.coin(0.4) else []
+        self.traits |= {f"censor:{r.censor}", f"from_imports:{self.from_imports and r.censor >= 2}",
+                        f"refuse:{self.refuse_used}", f"main:{bool(main)}", f"top_os:{top_os}"}
+        if r.banned_nodes:
+            self.traits.add(f"nodes:{self.nodes_form}")
+        defs = list(self.defs)
+        if r.censor >= 1:
+            defs.append(self.helper(top_os))
+        if self.refuse_used:
+            defs.append(self.refuse_def())
+        imports = []
+        if r.has_ast:
+            imports.append("import ast")
+        if self.uses_builtins:
+            imports.append("import builtins")
+        if r.censor >= 2 and not self.from_imports:
+            imports += ["import contextlib", "import io"]
+        if top_os:
+            imports.append("import os")
+        imports.sort()
+        if r.censor >= 2 and self.from_imports:
+            names = "redirect_stderr, redirect_stdout" if r.censor == 4 else "redirect_stdout"
+            imports += [f"from contextlib import {names}", "from io import StringIO"]
+        lines = self.docstring()
+        if imports:
+            lines += [""] + imports
         if consts:
             lines += [""] + consts
-        if r.censor >= 1:
-            lines += ["", ""] + self.helper()
-        code = n["code"]
-        body = list(body_prefix)
-        if r.truncate:
-            body.append(f"{code} = user_input[:{n['len']}]")
-        else:
-            body.append(f"{code} = user_input")
-        for check in self.checks(code):
-            body += check
-        target = f'compile(tree, "<jail>", {r.mode!r})' if r.has_ast else code
-        body += self.run_block(target)
-        lines += ["", "", "def jail(user_input: str) -> str:"] + ["    " + b for b in body]
+        order = [defs[int(i)] for i in self.rng.permutation(len(defs))]
+        before = [d for d in order if self.coin(0.8)]
+        after = [d for d in order if all(d is not b for b in before)]
+        for d in before:
+            lines += ["", ""] + d
+        typed = self.typed or self.coin(0.5)
+        jail_sig = "def jail(user_input: str) -> str:" if typed else "def jail(user_input):"
+        lines += ["", "", jail_sig] + _indent(body)
+        for d in after:
+            lines += ["", ""] + d
+        if main:
+            lines += ["", ""] + main
         return "\n".join(lines) + "\n"
+
+
+def _write_jail(kind: str, strength: float,
+                rng: np.random.Generator) -> tuple[Rules, str, frozenset[str]]:
+    """The rules, the source and the forms the writer chose (``kind:choice`` labels) of the jail
+    :func:`make_jail` returns for the same arguments and rng state, without reading it back."""
+    rules = _rules_for(kind, _level_of(strength), strength, rng)
+    writer = _Writer(kind, rules, rng)
+    source = writer.source()
+    return rules, source, frozenset(writer.traits)
 
 
 def make_jail(kind: str, strength: float, rng: np.random.Generator) -> str:
@@ -1237,8 +1944,7 @@ def make_jail(kind: str, strength: float, rng: np.random.Generator) -> str:
     """
     if kind not in KINDS:
         raise ValueError(f"unknown jail kind {kind!r}; known: {KINDS}")
-    rules = _rules_for(kind, _level_of(strength), strength, rng)
-    source = _Writer(kind, rules, rng).source()
+    rules, source, _ = _write_jail(kind, strength, rng)
     info = read_jail(source)
     if info is None or info.rules != rules or info.kind != kind:  # pragma: no cover - a bug
         raise RuntimeError(f"wrote a {kind} jail that does not read back: {rules}")
@@ -1254,17 +1960,115 @@ _CONST_ROLE = {**{c: "words" for c in _WORDS_CONST}, **{c: "chars" for c in _CHA
                **{c: "bnames" for c in _NAMES_CONST}, **{c: "strs" for c in _STRS_CONST},
                **{c: "safe" for c in _SAFE_CONST}}
 _IMPORTS = {"ast", "builtins", "contextlib", "io", "os"}
+_FROM_IMPORTS = {"contextlib": {"redirect_stdout", "redirect_stderr"}, "io": {"StringIO"}}
+_TOP_FUNCS = frozenset(_HELPERS + _REFUSE_FUNCS + _BANNER_FUNCS + _VALIDATORS + _RUN_FUNCS
+                       + tuple(name for pool in _CHECK_FUNCS.values() for name in pool))
+_TOP_CLASSES = frozenset(_GUARD_CLASSES + _EXC_CLASSES)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class _NotOurs(Exception):
     pass
 
 
+def _elements(node: ast.expr) -> list[ast.expr]:
+    """The items of a constant collection: a list, tuple or set display, one of these passed to
+    frozenset/set/tuple/list, or ``"a b c".split()``."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return list(node.elts)
+    if isinstance(node, ast.Call) and not node.keywords:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("frozenset", "set", "tuple", "list") \
+                and len(node.args) == 1:
+            return _elements(node.args[0])
+        if isinstance(func, ast.Attribute) and func.attr == "split" and not node.args \
+                and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+            return [ast.Constant(word) for word in func.value.value.split()]
+    raise _NotOurs
+
+
 def _str_tuple(node: ast.expr) -> tuple[str, ...]:
-    value = ast.literal_eval(node)
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+    elts = _elements(node)
+    if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
         raise _NotOurs
-    return tuple(value)
+    return tuple(e.value for e in elts)
+
+
+def _chars(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    chars = _str_tuple(node)
+    if not all(len(c) == 1 for c in chars):
+        raise _NotOurs
+    return "".join(chars)
+
+
+def _node_names(node: ast.expr) -> tuple[str, ...]:
+    """Banned node classes, written as ``ast.Call`` or as ``"Call"``."""
+    names = []
+    for elt in _elements(node):
+        if isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name) \
+                and elt.value.id == "ast":
+            name = elt.attr
+        elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+            name = elt.value
+        else:
+            raise _NotOurs
+        if not isinstance(getattr(ast, name, None), type):
+            raise _NotOurs
+        names.append(name)
+    return tuple(names)
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    test = getattr(stmt, "test", None)
+    return (isinstance(stmt, ast.If) and isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__" and not stmt.orelse)
+
+
+def _known_statement(stmt: ast.stmt) -> bool:
+    """A helper function or class of one of the names jails use, or a ``__main__`` block."""
+    if isinstance(stmt, ast.FunctionDef):
+        return stmt.name in _TOP_FUNCS
+    if isinstance(stmt, ast.ClassDef):
+        return stmt.name in _TOP_CLASSES
+    return _is_main_guard(stmt)
+
+
+def _own_nodes(fn: ast.FunctionDef) -> list[ast.AST]:
+    """The nodes of ``fn``'s own scope (not those of the functions, classes, lambdas and
+    comprehensions inside it)."""
+    out, todo = [], list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _namespace(node: ast.expr, assigns: dict[str, list[ast.expr]]) -> ast.expr:
+    """The namespace expression, through a local variable it may have been put in."""
+    if isinstance(node, ast.Name):
+        values = assigns.get(node.id, [])
+        if len(values) != 1:
+            raise _NotOurs
+        return values[0]
+    return node
+
+
+def _builtins_entry(ns: ast.expr) -> ast.expr:
+    """The value of ``__builtins__`` in ``{"__builtins__": ...}`` or ``dict(__builtins__=...)``."""
+    if isinstance(ns, ast.Dict) and len(ns.keys) == 1 and isinstance(ns.keys[0], ast.Constant) \
+            and ns.keys[0].value == "__builtins__":
+        return ns.values[0]
+    if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "dict" \
+            and not ns.args and len(ns.keywords) == 1 and ns.keywords[0].arg == "__builtins__":
+        return ns.keywords[0].value
+    raise _NotOurs
 
 
 def _parse_rules(source: str) -> Rules:
@@ -1272,7 +2076,6 @@ def _parse_rules(source: str) -> Rules:
     consts: dict[str, Any] = {}
     imported: set[str] = set()
     jail_fn = None
-    helpers = set()
     for i, stmt in enumerate(tree.body):
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and i == 0:
             continue
@@ -1281,6 +2084,10 @@ def _parse_rules(source: str) -> Rules:
                 if alias.name not in _IMPORTS or alias.asname:
                     raise _NotOurs
                 imported.add(alias.name)
+        elif isinstance(stmt, ast.ImportFrom):
+            allowed = _FROM_IMPORTS.get(stmt.module or "", set())
+            if stmt.level or not all(a.name in allowed and not a.asname for a in stmt.names):
+                raise _NotOurs
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in _CONST_ROLE:
             role = _CONST_ROLE[stmt.targets[0].id]
@@ -1289,27 +2096,20 @@ def _parse_rules(source: str) -> Rules:
             if role in ("words", "bnames", "safe"):
                 consts[role] = _str_tuple(stmt.value)
             elif role == "nodes":
-                if not isinstance(stmt.value, ast.Tuple):
-                    raise _NotOurs
-                names = []
-                for elt in stmt.value.elts:
-                    if not (isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name)
-                            and elt.value.id == "ast" and isinstance(getattr(ast, elt.attr, None), type)):
-                        raise _NotOurs
-                    names.append(elt.attr)
-                consts[role] = tuple(names)
+                consts[role] = _node_names(stmt.value)
+            elif role == "chars":
+                consts[role] = _chars(stmt.value)
             else:
                 consts[role] = ast.literal_eval(stmt.value)
-        elif isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPERS:
-            helpers.add(stmt.name)
-        elif isinstance(stmt, ast.FunctionDef) and stmt.name == "jail":
+        elif isinstance(stmt, ast.FunctionDef) and stmt.name == "jail" and jail_fn is None:
             jail_fn = stmt
-        else:
+        elif not _known_statement(stmt):
             raise _NotOurs
     if jail_fn is None or [a.arg for a in jail_fn.args.args] != ["user_input"]:
         raise _NotOurs
-    walked = list(ast.walk(jail_fn))
-    if any(isinstance(node, (ast.While, ast.AsyncFunctionDef, ast.Global)) for node in walked):
+    walked = list(ast.walk(tree))
+    if any(isinstance(node, (ast.While, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal))
+           for node in walked):
         raise _NotOurs
     calls = [node for node in walked if isinstance(node, ast.Call)]
     runners = [c for c in calls if isinstance(c.func, ast.Name) and c.func.id in ("eval", "exec")]
@@ -1318,41 +2118,53 @@ def _parse_rules(source: str) -> Rules:
     runner = runners[0]
     mode = runner.func.id
     attrs = {node.attr for node in walked if isinstance(node, ast.Attribute)}
+    used = attrs | {node.id for node in walked if isinstance(node, ast.Name)}
+    assigns: dict[str, list[ast.expr]] = {}
+    for node in walked:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            assigns.setdefault(node.targets[0].id, []).append(node.value)
     # builtins and scope from the namespace argument
     builtins: tuple[str, ...] | None = None
     scope: list[str] = []
-    if len(runner.args) == 1:
+    if len(runner.args) == 1 and not runner.keywords:
+        if not any(node is runner for node in _own_nodes(jail_fn)):
+            raise _NotOurs  # the default namespace is the jail's own only in its own body
         scope.append("user_input")
         if "os" in imported:
             scope.append("os")
-    elif len(runner.args) == 2:
-        ns = runner.args[1]
-        if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "globals":
+    elif len(runner.args) == 2 and not runner.keywords:
+        ns = _namespace(runner.args[1], assigns)
+        if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "globals" \
+                and not ns.args:
             if "os" in imported:
                 scope.append("os")
-        elif isinstance(ns, ast.Dict) and len(ns.keys) == 1 \
-                and isinstance(ns.keys[0], ast.Constant) and ns.keys[0].value == "__builtins__":
-            value = ns.values[0]
-            if isinstance(value, ast.Name) and value.id == "builtins":
+        else:
+            value = _builtins_entry(ns)
+            if isinstance(value, ast.Name) and value.id == "builtins" and "builtins" in imported:
                 builtins = None
-            elif isinstance(value, ast.Dict) and not value.keys:
+            elif (isinstance(value, ast.Dict) and not value.keys) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                    and value.func.id == "dict" and not value.args and not value.keywords):
                 builtins = ()
-            elif isinstance(value, ast.DictComp) and "safe" in consts:
+            elif isinstance(value, ast.DictComp) and "safe" in consts \
+                    and isinstance(value.generators[0].iter, ast.Name) \
+                    and _CONST_ROLE.get(value.generators[0].iter.id) == "safe":
                 builtins = consts["safe"]
             else:
                 raise _NotOurs
-        else:
-            raise _NotOurs
     else:
         raise _NotOurs
     handlers = {h.type.id for h in walked if isinstance(h, ast.ExceptHandler)
                 and isinstance(h.type, ast.Name)}
+    helpers = {node.name for node in walked if isinstance(node, ast.FunctionDef)
+               and node.name in _HELPERS}
     helper_called = any(isinstance(c.func, ast.Name) and c.func.id in helpers for c in calls)
-    if "redirect_stderr" in attrs and "BaseException" in handlers:
+    if "redirect_stderr" in used and "BaseException" in handlers:
         censor = 4
-    elif "redirect_stdout" in attrs and "Exception" in handlers:
+    elif "redirect_stdout" in used and "Exception" in handlers:
         censor = 3
-    elif "redirect_stdout" in attrs:
+    elif "redirect_stdout" in used:
         censor = 2
     elif helper_called:
         censor = 1
@@ -1526,8 +2338,7 @@ def _unbreakable(writer: _Writer) -> str:
         consts.append('ARITHMETIC = re.compile(r"[0-9+*/%() .-]*")')
     body = [f"{code} = user_input[:{writer.names['len']}]" if writer.rules.truncate
             else f"{code} = user_input"]
-    for check in writer.checks(code):
-        body += check
+    body += writer.checks_inline(code)
     if style == "calculator":
         body += [f"if not ARITHMETIC.fullmatch({code}):",
                  "    return 'digits and operators only'",
@@ -1539,8 +2350,10 @@ def _unbreakable(writer: _Writer) -> str:
                  "    return 'only literals'"]
     else:
         body += [f"return 'You said: ' + {code}"]
-    lines = [f'"""{writer.pick(_DOCS[writer.kind])}"""', ""] + sorted(imports)
+    lines = writer.docstring(state_rules=False)
+    if imports:
+        lines += [""] + sorted(imports)
     if consts:
         lines += [""] + consts
-    lines += ["", "", "def jail(user_input: str) -> str:"] + ["    " + b for b in body]
+    lines += ["", "", "def jail(user_input: str) -> str:"] + _indent(body)
     return "\n".join(lines) + "\n"

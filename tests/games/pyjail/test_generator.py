@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from skate.games.pyjail import generator as gen
+from skate.novelty import HashingEmbedder
 from skate.sandbox import Outcome
 from skate.sandbox.call import call_function
 
@@ -33,6 +34,27 @@ def jail(user_input: str) -> str:
             return "no"
     return str(eval(user_input))
 '''
+
+
+# Every form the writer chooses between (see generator._Writer.traits); each one is run in the
+# sandbox on a few jails by test_every_form_of_jail_works_in_the_sandbox.
+FORMS = frozenset({
+    *(f"checks:{s}" for s in ("inline", "predicates", "reasons", "validator", "raises", "guard",
+                              "gate")),
+    *(f"ast:{s}" for s in ("inline", "function", "raises", "guard")),
+    *(f"walk:{s}" for s in ("separate", "combined", "finder")),
+    *(f"words:{s}" for s in ("loop", "any", "hits")),
+    *(f"chars:{s}" for s in ("loop_in", "loop_set", "any", "found")),
+    *(f"nodes:{s}" for s in ("isinstance", "type_in", "names")),
+    *(f"helper:{s}" for s in ("ternary", "guard", "split", "assign")),
+    *(f"with:{s}" for s in ("one", "nested", "parens")),
+    *(f"censor:{c}" for c in range(5)),
+    "run:function", "run:env", "run:else", "from_imports:True", "refuse:True", "main:True",
+    "top_os:True",
+})
+# Inputs some check refuses: the first one a jail's rules refuse is sent to it.
+REFUSED = (NAIVE, "1" + " " * 60, "os", *gen._EXTRA_WORDS, *gen._MINOR_CHARS, ".", "lambda: 1",
+           "(1).real", "x[0]", "'s'", "f(1)", "import os")
 
 
 def captures(sandbox, source: str, text: str):
@@ -58,6 +80,34 @@ def grid():
                 source = gen.make_jail(kind, strength, np.random.default_rng(seed))
                 out[kind, strength, seed] = (source, gen.read_jail(source))
     return out
+
+
+@pytest.fixture(scope="module")
+def form_cover():
+    """Jails that between them use every form in FORMS at least twice, chosen greedily."""
+    candidates = []
+    families = {f.split(":")[0] for f in FORMS}
+    absent = {"from_imports:False", "refuse:False", "main:False", "top_os:False"}
+    for seed in range(40):
+        for kind in gen.KINDS:
+            for strength in STRENGTHS:
+                rng = np.random.default_rng(300 + seed)
+                _, source, traits = gen._write_jail(kind, strength, rng)
+                # a new form of a known family, missing from FORMS, would go untested
+                assert {t for t in traits if t.split(":")[0] in families} <= FORMS | absent
+                candidates.append((source, traits & FORMS))
+    need = dict.fromkeys(FORMS, 2)
+    chosen = []
+    while any(need.values()):
+        best = max(range(len(candidates)),
+                   key=lambda i: sum(need[t] > 0 for t in candidates[i][1]))
+        source, traits = candidates.pop(best)
+        gain = [t for t in traits if need[t] > 0]
+        assert gain, f"never written: {sorted(t for t, k in need.items() if k)}"
+        for t in gain:
+            need[t] -= 1
+        chosen.append(source)
+    return chosen
 
 
 # ---------------------------------------------------------------------------- without a sandbox
@@ -112,6 +162,33 @@ def test_same_seed_same_jail_and_attacks_other_seeds_vary_the_surface():
     sources = {gen.make_jail(kind, 0.5, np.random.default_rng(seed)) for kind in gen.KINDS
                for seed in range(3)}
     assert len(sources) == 5 * 3
+
+
+def test_jails_of_one_kind_and_level_are_far_apart_for_the_novelty_embedder():
+    """A setter's jails only count when unique (hashing distance above 0.2 to its earlier ones):
+    jails of the same kind and level written from different rng states must look different."""
+    embedder = HashingEmbedder()
+    same, cross, groups = [], [], []
+    for kind in gen.KINDS:
+        for strength in (0.25, 0.75):
+            sources = [gen._write_jail(kind, strength, np.random.default_rng(100 + seed))[1]
+                       for seed in range(12)]
+            groups.append(embedder.embed(sources))
+            dist = 1.0 - groups[-1] @ groups[-1].T
+            pairs = dist[np.triu_indices(len(sources), 1)]
+            same.append(pairs)
+            assert np.mean(pairs > 0.25) >= 0.6, (kind, strength, np.round(pairs, 2))
+            assert all(len(s) <= 2500 for s in sources)
+    for i, a in enumerate(groups):
+        for b in groups[i + 1:]:
+            cross.append((1.0 - a @ b.T).ravel())
+    same, cross = np.concatenate(same), np.concatenate(cross)
+    assert np.mean(same > 0.25) >= 0.8, np.mean(same > 0.25)
+    assert np.mean(same > embedder.threshold) >= 0.95
+    assert np.mean(cross > 0.25) >= 0.95 and cross.mean() > same.mean() + 0.03
+    # what was measured is what make_jail writes
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    assert gen.make_jail("ast", 0.75, rng_a) == gen._write_jail("ast", 0.75, rng_b)[1]
 
 
 def test_unknown_jails_are_not_read_and_get_a_heuristic_difficulty():
@@ -219,6 +296,37 @@ def test_success_rises_with_the_attackers_skill(sandbox, grid):
             novice.append(ok)
     assert all(expert.values()) and len(expert) == len(gen.KINDS) * len(STRENGTHS)
     assert novice and sum(novice) <= 0.1 * len(novice)
+
+
+def test_every_form_of_jail_works_in_the_sandbox(sandbox, form_cover):
+    """On jails covering every shape and spelling the writer uses: the breaker captures, the
+    technique just below the difficulty does not, a harmless input runs and returns, and an input
+    the rules refuse is refused (the jail answers, it does not crash)."""
+    pairs, labels = [], []
+    for source in form_cover:
+        info = gen.read_jail(source)
+        assert info is not None and len(source) <= 2500
+        rng = np.random.default_rng(len(source))
+        pairs += [(source, gen.breaker(info, rng)), (source, "1")]
+        labels += ["breaker", "harmless"]
+        below = [t for t in gen.TECHNIQUES if t.sophistication < info.difficulty]
+        if below:
+            pairs.append((source, gen.probe(below[-1], info, rng)))
+            labels.append("below")
+        refused = next((text for text in REFUSED if not gen._static_ok(info.rules, text)), None)
+        if refused is not None:
+            pairs.append((source, refused))
+            labels.append("refused")
+    assert labels.count("refused") >= len(form_cover) // 2
+    results = run_all(sandbox, pairs)
+    wrong = []
+    for label, (source, text), (ok, res) in zip(labels, pairs, results):
+        expected = {"breaker": ok, "below": not ok,
+                    "harmless": not ok and res.outcome is Outcome.OK and res.value is not None,
+                    "refused": not ok and res.outcome is Outcome.OK and res.value is not None}
+        if not expected[label]:
+            wrong.append((label, text, res.outcome, res.value, res.stderr[-300:], source))
+    assert not wrong
 
 
 def test_unbreakable_jails_resist_the_whole_repertoire(sandbox, grid):
