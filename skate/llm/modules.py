@@ -110,6 +110,14 @@ class _Module(dspy.Module):
     @abstractmethod
     def parse(self, text: str) -> Any: ...
 
+    def field(self, text: str, name: str) -> str:
+        """One output field of a reply: DSPy's parse of the whole reply, else (leniently) that
+        field's ``[[ ## name ## ]]`` section; "" when the reply has neither."""
+        try:
+            return str(_ADAPTER.parse(self.predict.signature, text)[name])
+        except Exception:  # noqa: BLE001 - a reply missing other fields still has this one
+            return sections(text).get(name, "")
+
     def forward(self, **inputs: Any) -> dspy.Prediction:  # for DSPy tooling with its own LM
         return self.predict(**inputs)
 

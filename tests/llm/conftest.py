@@ -26,6 +26,21 @@ def llm_config(base: str, cache_dir: Path, *overrides: str, names=("ace", "mid",
         "llm.max_backoff_s=0.05", *overrides])
 
 
+class RecordingServer(FakeLLMServer):
+    """The fake server, keeping every request's last user message (``users``)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.users: list[str] = []
+        reply = self.brain.reply
+
+        def record(name, messages, seed, index):
+            self.users.append(messages[-1]["content"])
+            return reply(name, messages, seed, index)
+
+        self.brain.reply = record
+
+
 @pytest.fixture
 def server():
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:

@@ -8,8 +8,8 @@ import dspy
 from skate.answers.exact import normalize_number
 from skate.games.base import GameEnv
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
-from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, adapter, percent, render_history,
-                               render_situation, sections)
+from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, percent, render_history,
+                               render_situation)
 from skate.records import SetterContext
 
 RULES = """\
@@ -64,12 +64,9 @@ class MathQuizSetter(SetterModule):
                 "history": render_history(ctx)}
 
     def parse(self, text: str) -> MathQuizProposal:
-        try:
-            question = str(adapter().parse(self.predict.signature, text)["question"])
-        except Exception:  # noqa: BLE001 - fall back to reading the section ourselves
-            question = sections(text).get("question", "")
-            if not question:
-                return MathQuizProposal("", note="the reply has no [[ ## question ## ]] section")
+        question = self.field(text, "question")
+        if not question:
+            return MathQuizProposal("", note="the reply has no [[ ## question ## ]] section")
         return MathQuizProposal(question.strip())
 
 

@@ -13,8 +13,8 @@ import dspy
 
 from skate.games.base import GameEnv
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
-from skate.llm.modules import (AnswererModule, GameModules, SetterModule, adapter, percent, render_history,
-                               render_situation, sections, strip_fences)
+from skate.llm.modules import (AnswererModule, GameModules, SetterModule, percent, render_history,
+                               render_situation, strip_fences)
 from skate.records import SetterContext
 
 RULES = """\
@@ -87,12 +87,9 @@ class PyJailSetter(SetterModule):
                 "history": render_history(ctx)}
 
     def parse(self, text: str) -> JailProposal:
-        try:
-            jail = str(adapter().parse(self.predict.signature, text)["jail"])
-        except Exception:  # noqa: BLE001 - fall back to reading the section ourselves
-            jail = sections(text).get("jail", "")
-            if not jail:
-                return JailProposal("", note="the reply has no [[ ## jail ## ]] section")
+        jail = self.field(text, "jail")
+        if not jail.strip():
+            return JailProposal("", note="the reply has no [[ ## jail ## ]] section")
         return JailProposal(strip_fences(jail))
 
 
@@ -115,10 +112,7 @@ class PyJailAttacker(AnswererModule):
 
     def parse(self, text: str) -> str | None:
         """The input to send; None when the reply holds none."""
-        try:
-            value = str(adapter().parse(self.predict.signature, text)["input"])
-        except Exception:  # noqa: BLE001 - lenient: the input section, if any
-            value = sections(text).get("input", "")
+        value = self.field(text, "input")
         value = strip_fences(value) if "```" in value else value.strip("\n")
         return value if value.strip() else None
 

@@ -168,7 +168,7 @@ class PyJailGame(Game):
     config_schema = PyJailConfig
     novelty_first = True  # the proof is an attack session: a copy is turned away before it
 
-    def __init__(self, name: str = "pyjail", rounds: int = 20, attempts: int = 3, tries: int = 5,
+    def __init__(self, name: str = "pyjail", rounds: int = 10, attempts: int = 3, tries: int = 5,
                  show_source: bool = True, max_jail_chars: int = 4000, max_input_chars: int = 1000,
                  shown_chars: int = 600, allow_unsafe_sandbox: bool = False,
                  limits: Any = None) -> None:

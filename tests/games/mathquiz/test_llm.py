@@ -10,26 +10,14 @@ from skate.games.mathquiz.generator import solve
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import run_game
 from skate.store import read_events
-from tests.llm.conftest import SKILLS, llm_config
+from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 
 def kinds(events, kind):
     return [e for e in events if e["event"] == kind]
 
 
-class Recording(FakeLLMServer):
-    """The fake server, keeping every request's last user message."""
-
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        self.users: list[str] = []
-        reply = self.brain.reply
-
-        def record(name, messages, seed, index):
-            self.users.append(messages[-1]["content"])
-            return reply(name, messages, seed, index)
-
-        self.brain.reply = record
+Recording = RecordingServer
 
 
 def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
@@ -51,7 +39,7 @@ def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
     assert set_prompts and answer_prompts
     for t in tasks:
         assert any(f"[[ ## target ## ]]\n{t['answer']}\n" in u for u in set_prompts)
-        assert not any(f"[[ ## target ## ]]" in u for u in answer_prompts if t["prompt"] in u)
+        assert not any("[[ ## target ## ]]" in u for u in answer_prompts if t["prompt"] in u)
     # setters answered their own question (the self-check) through the answerer, reasoning first
     assert all(t["setter_answer"] == t["answer"] for t in tasks)
     assert all("`[[ ## reasoning ## ]]`" in u for u in answer_prompts)

@@ -8,25 +8,15 @@ import re
 
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.pyjail.rules import AttackQuery, Try, TryVerdict
-from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.fake_server import FakeModel
 from skate.runner import run_game
 from skate.store import read_events
-from tests.llm.conftest import SKILLS, llm_config
+from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")
 
 
-class Recording(FakeLLMServer):
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        self.users: list[str] = []
-        reply = self.brain.reply
-
-        def record(name, messages, seed, index):
-            self.users.append(messages[-1]["content"])
-            return reply(name, messages, seed, index)
-
-        self.brain.reply = record
+Recording = RecordingServer
 
 
 def test_llm_players_play_a_whole_pyjail_game(tmp_path):
