@@ -35,6 +35,10 @@ def jail(user_input):
     if user_input == "loop":
         while True:
             pass
+    if user_input == "mem":
+        hog = bytearray(1 << 30)
+    if user_input == "flood":
+        print("y" * 100000)
     if user_input == "flag":
         return os.environ["FLAG"]
     return "nothing here"
@@ -136,6 +140,13 @@ def test_nobody_captures(sandbox):
     assert verdicts == [False] * 4
 
 
+def test_with_the_source_hidden_attackers_see_only_what_their_tries_gave(sandbox):
+    seen: list[AttackQuery] = []
+    assert game(tries=2, show_source=False).play(TASK, scripted(["1", BREAK], seen), 1,
+                                                 np.random.default_rng(0), sandbox) == [True]
+    assert [q.source for q in seen] == [None, None] and seen[1].tries[0].shown == "returned: '1'"
+
+
 def test_sessions_have_their_own_histories(sandbox):
     # Session s sends str(session-th input): histories must not mix.
     def answer(queries, rng):
@@ -147,14 +158,17 @@ def test_sessions_have_their_own_histories(sandbox):
         assert all(t.input.startswith(f"{q.session % 7} + ") for t in q.tries)
 
 
-def test_the_jail_crashing_or_hanging_uses_the_try_and_the_session_goes_on(sandbox):
+def test_the_jail_crashing_hanging_or_exhausting_memory_uses_the_try_and_the_session_goes_on(sandbox):
     task = Task("r001-bob", 1, "bob", CRASHY, "")
     seen: list[AttackQuery] = []
-    verdicts = game(tries=3).play(task, scripted(["x", "loop", "flag"], seen), 1, np.random.default_rng(0), sandbox)
+    verdicts = game(tries=5).play(task, scripted(["x", "loop", "mem", "flood", "flag"], seen), 1,
+                                  np.random.default_rng(0), sandbox)
     assert verdicts == [True]
     last = seen[-1]
-    assert [t.verdict for t in last.tries] == [TryVerdict.JAIL_ERROR, TryVerdict.JAIL_TIMEOUT]
+    assert [t.verdict for t in last.tries] == [TryVerdict.JAIL_ERROR, TryVerdict.JAIL_TIMEOUT,
+                                               TryVerdict.JAIL_MEMORY, TryVerdict.JAIL_OUTPUT]
     assert "no x allowed" in last.tries[0].shown and "time limit" in last.tries[1].shown
+    assert "out of memory" in last.tries[2].shown and "output limit" in last.tries[3].shown
 
 
 def test_the_flag_in_an_error_message_is_captured_and_redacted(sandbox):
