@@ -1,0 +1,203 @@
+"""``python -m skate.rugged SCORES.csv [--out rs.csv]``: Rugged Scores (ArxivRoll, eq. 1-2).
+
+How far do public benchmarks overestimate a model compared with private ones? SCORES.csv has
+one row per (model, benchmark) with the columns ``model, benchmark, kind, domain, score``:
+``kind`` is ``public`` or ``private`` and ``score`` is an accuracy in [0, 1].
+
+Per model, the benchmarks of one kind in one domain are first averaged into one value. A
+domain that then has both a public and a private value is a *matched* domain; the remaining
+public-only and private-only domains are *unmatched*. With d(a, b) = (a - b) / (a + b):
+
+    RS_I = (2 / N_p) * sum over the N_p matched domains of d(pub, pri)
+           + 2 * d(mean of unmatched public values, mean of unmatched private values)
+
+The first term is 0 when there is no matched domain, the second is 0 when either unmatched
+side is empty. d(0, 0) is taken as 0 (no gap between two zero accuracies). Positive means
+the model looks better on public benchmarks than on private ones.
+
+* ``rs1_abs``: RS_I on the accuracies.
+* ``rs1_rel``: RS_I on ranks. Each benchmark ranks the models that have it from the bottom
+  (worst = 1, best = number of such models, ties share their average rank, as
+  ``scipy.stats.rankdata(method="average")``), so larger is better as with accuracy. Ranks
+  are taken per benchmark, before the per-domain averaging.
+* ``rs2``: sample standard deviation (divisor n - 1) of the model's per-benchmark private
+  accuracies -- every private benchmark counts once, the domain averages are NOT used here;
+  NaN with fewer than two private benchmarks. ``rs2_norm`` = ``rs2`` / mean of those same
+  accuracies (NaN when that mean is 0).
+
+Where this follows the issue rather than the paper (ArxivRoll section 2.3):
+
+* The paper pairs single benchmarks and averages the unmatched ones benchmark by benchmark;
+  here benchmarks of one kind in one domain are averaged first, so N_p counts matched domains
+  and the unmatched means are means of per-domain values.
+* Eq. 2 in the paper is written as sqrt(sum of squared deviations) with no divisor (and its
+  mean as a plain sum, evidently a typo); the paper calls it a standard deviation, and here
+  it is the sample standard deviation with divisor n - 1, as the issue asks.
+* The paper leaves empty unmatched sets (a 0/0 second term) undefined; here that term is 0.
+* The paper does not say which way ranks run; here larger rank = better model.
+The 2/N_p factor and the factor 2 on the unmatched term are the same in both.
+
+The private side normally comes from a finished SCP run; ``private_from_run`` is the hook for
+that and is not implemented yet (it needs game=scp, issue 12).
+
+Exit status: 0 done; 2 bad input (one line ``skate.rugged: <message>`` on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ("model", "benchmark", "kind", "domain", "score")
+KINDS = ("public", "private")
+OUTPUT_COLUMNS = ("model", "rs1_abs", "rs1_rel", "rs2", "rs2_norm")
+
+
+def _few(items, limit: int = 5) -> str:
+    items = [str(x) for x in items]
+    more = f" (and {len(items) - limit} more)" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def validate(df: pd.DataFrame) -> pd.DataFrame:
+    """A cleaned copy of a scores table (text stripped, ``kind`` lower-cased, ``score`` a float),
+    or ``ValueError`` saying what to fix."""
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {_few(missing)}; the header must name "
+                         f"{', '.join(COLUMNS)}")
+    df = df.loc[:, list(COLUMNS)].copy()
+    if df.empty:
+        raise ValueError("no score rows; add one row per (model, benchmark)")
+    for col in ("model", "benchmark", "kind", "domain"):
+        df[col] = df[col].astype("string").str.strip()
+        blank = df[col].isna() | (df[col] == "")
+        if blank.any():
+            raise ValueError(f"empty {col} in {int(blank.sum())} row(s); fill it in")
+    df["kind"] = df["kind"].str.lower()
+    bad_kind = sorted(set(df.loc[~df["kind"].isin(KINDS), "kind"]))
+    if bad_kind:
+        raise ValueError(f"kind must be 'public' or 'private', got {_few(repr(k) for k in bad_kind)}")
+    raw = df["score"]
+    df["score"] = pd.to_numeric(raw, errors="coerce").astype(float)
+    nonnum = df["score"].isna()
+    if nonnum.any():
+        where = [f"({m}, {b}): {s!r}" for m, b, s in
+                 zip(df.loc[nonnum, "model"], df.loc[nonnum, "benchmark"], raw[nonnum])]
+        raise ValueError(f"missing or non-numeric score for {_few(where)}; give an accuracy in [0, 1]")
+    out_of_range = (df["score"] < 0) | (df["score"] > 1)
+    if out_of_range.any():
+        where = [f"({m}, {b}): {s:g}" for m, b, s in
+                 zip(df.loc[out_of_range, "model"], df.loc[out_of_range, "benchmark"],
+                     df.loc[out_of_range, "score"])]
+        raise ValueError(f"score outside [0, 1] for {_few(where)}; give accuracies as fractions "
+                         f"(e.g. 0.73, not 73)")
+    dup = df.duplicated(["model", "benchmark"], keep=False)
+    if dup.any():
+        pairs = sorted(set(zip(df.loc[dup, "model"], df.loc[dup, "benchmark"])))
+        raise ValueError(f"duplicated (model, benchmark) rows: {_few(f'({m}, {b})' for m, b in pairs)}; "
+                         f"keep one score per pair")
+    for col in ("kind", "domain"):
+        mixed = df.groupby("benchmark")[col].nunique()
+        mixed = sorted(mixed[mixed > 1].index)
+        if mixed:
+            raise ValueError(f"benchmark(s) {_few(mixed)} have more than one {col} across models; "
+                             f"each benchmark must have a single {col}")
+    has_private = df.loc[df["kind"] == "private", "model"].unique()
+    no_private = [m for m in df["model"].unique() if m not in set(has_private)]
+    if no_private:
+        raise ValueError(f"model(s) {_few(no_private)} have no private benchmark; add at least "
+                         f"one private score per model or drop the model")
+    return df.reset_index(drop=True)
+
+
+def read_scores(path: str | Path) -> pd.DataFrame:
+    """Read and validate SCORES.csv; ``ValueError`` says what to fix."""
+    path = Path(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, IsADirectoryError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{path}: not a readable CSV ({first})") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    try:
+        return validate(df)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def private_from_run(run_dir: str | Path) -> pd.DataFrame:
+    """Hook: the private rows (``kind == "private"``, one per model and SCP benchmark, same
+    columns as SCORES.csv) from a finished SCP run folder. NOT IMPLEMENTED: there is no SCP
+    game yet, so this always raises ``NotImplementedError``."""
+    raise NotImplementedError("needs game=scp (issue 12)")
+
+
+def _gap(pub: float, pri: float) -> float:
+    total = pub + pri
+    return 0.0 if total == 0 else (pub - pri) / total
+
+
+def _rs1(rows: pd.DataFrame, value: str) -> float:
+    """RS_I for one model's rows, taking the metric from column ``value``."""
+    by_domain = rows.groupby(["kind", "domain"])[value].mean()
+    pub = by_domain["public"] if "public" in by_domain.index.get_level_values(0) else pd.Series(dtype=float)
+    pri = by_domain["private"] if "private" in by_domain.index.get_level_values(0) else pd.Series(dtype=float)
+    matched = pub.index.intersection(pri.index)
+    paired = 2.0 * float(np.mean([_gap(pub[d], pri[d]) for d in matched])) if len(matched) else 0.0
+    pub_only, pri_only = pub.drop(matched), pri.drop(matched)
+    unmatched = (2.0 * _gap(float(pub_only.mean()), float(pri_only.mean()))
+                 if len(pub_only) and len(pri_only) else 0.0)
+    return paired + unmatched
+
+
+def rugged_scores(df: pd.DataFrame) -> pd.DataFrame:
+    """Per model (in order of first appearance): ``model, rs1_abs, rs1_rel, rs2, rs2_norm``.
+    See the module docstring for the formulas."""
+    from scipy.stats import rankdata  # slow import, kept off the bad-input path
+
+    df = validate(df)
+    df["rank"] = df.groupby("benchmark")["score"].transform(
+        lambda s: rankdata(s.to_numpy(), method="average"))
+    out = []
+    for model, rows in df.groupby("model", sort=False):
+        private = rows.loc[rows["kind"] == "private", "score"].to_numpy()
+        rs2 = float(np.std(private, ddof=1)) if len(private) >= 2 else math.nan
+        mean = float(private.mean())
+        rs2_norm = rs2 / mean if mean > 0 and not math.isnan(rs2) else math.nan
+        out.append({"model": model, "rs1_abs": _rs1(rows, "score"), "rs1_rel": _rs1(rows, "rank"),
+                    "rs2": rs2, "rs2_norm": rs2_norm})
+    return pd.DataFrame(out, columns=list(OUTPUT_COLUMNS))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m skate.rugged", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scores", type=Path, help="CSV: model, benchmark, kind, domain, score")
+    ap.add_argument("--out", type=Path, help="also write the table to this CSV")
+    args = ap.parse_args(argv)
+    try:
+        table = rugged_scores(read_scores(args.scores))
+    except ValueError as exc:
+        print(f"skate.rugged: {exc}", file=sys.stderr)
+        return 2
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    if args.out is not None:
+        try:
+            table.to_csv(args.out, index=False)
+        except OSError as exc:
+            print(f"skate.rugged: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"\nsaved {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
