@@ -1,0 +1,228 @@
+"""Paragraphs, sentences and fragments: the raw material of SCP questions.
+
+:func:`paragraphs` turns a document's text (plain, Markdown or reStructuredText) into clean prose
+paragraphs, one line each: headings, directives and their bodies, comments, literal and fenced
+code blocks, tables, field lists and bullet lists are left out. :func:`fragments` then offers the
+runs of consecutive paragraphs a question may be cut from, following ArxivRoll's rules (never the
+first fragment of a document, long enough, not heavy with markup, not starting mid-sentence or
+with a caption). :func:`sentences` is a small regex splitter aware of common abbreviations,
+initials, decimals and version numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from skate.games.scp.corpus import Document
+
+# ArxivRoll's fragment sizes: (number of paragraphs, minimum total characters).
+DEFAULT_SIZES = {"sequencing": (2, 250), "cloze": (5, 400), "prediction": (1, 100)}
+MARKUP_CHARS = frozenset("`*|_={}[]<>\\#~^$+")
+MARKUP_THRESHOLD = 0.03
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """``paragraphs`` of document ``doc_id`` starting at paragraph index ``position``."""
+
+    doc_id: str
+    domain: str
+    position: int
+    paragraphs: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.paragraphs)
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.paragraphs)
+
+
+# --------------------------------------------------------------------------- paragraphs
+
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")
+_SIMPLE_TABLE = re.compile(r"^=+(\s+=+)+\s*$")
+_GRID_TABLE = re.compile(r"^\s*\+[-=+]+\+\s*$")
+_DIRECTIVE = re.compile(r"^\.\.(\s|$)")
+_FIELD = re.compile(r"^:[^:\s][^:]*:(\s|$)")
+_HEADER_FIELD = re.compile(r"^[A-Za-z][\w-]*:\s")
+_BULLET = re.compile(r"^\s*([-*+\u2022]|\d+[.)]|#\.|\(?[a-zA-Z0-9]\))\s+")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MD_HEADING = re.compile(r"^#{1,6}\s")
+_ROLE = re.compile(r":[\w-]+:`([^`<]*?)(?:\s*<[^`>]*>)?`")
+_LINK = re.compile(r"`([^`<]+?)\s*<[^`>]*>`__?")
+_REF = re.compile(r"(?<![`\w])`([^`]+)`__?(?!\w)")
+_CITATION = re.compile(r"\s*\[(\d+|#[\w-]*|\*)\]_")
+_PEP_ROLE = re.compile(r":(pep|rfc):`(\d+)(?:#[^`]*)?`", re.IGNORECASE)
+
+
+def _indented(line: str) -> bool:
+    return bool(line) and line[0] in " \t"
+
+
+def _blocks(text: str) -> list[list[str]]:
+    """Blank-line separated blocks of lines, with code and directive regions removed."""
+    lines = text.replace("\r\n", "\n").replace("\t", "    ").split("\n")
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    skip_indented = False  # inside a directive body or a literal block
+    in_fence = False
+
+    def close():
+        nonlocal current, skip_indented
+        if current:
+            blocks.append(current)
+            last = current[-1].rstrip()
+            if last.endswith("::"):
+                skip_indented = True
+        current = []
+
+    for line in lines:
+        if in_fence:
+            if _FENCE.match(line):
+                in_fence = False
+            continue
+        if _FENCE.match(line):
+            close()
+            in_fence = True
+            continue
+        if skip_indented:
+            if not line.strip() or _indented(line):
+                continue
+            skip_indented = False
+        if not line.strip():
+            close()
+            continue
+        if not current and _DIRECTIVE.match(line):
+            # A directive or comment: the line itself and its indented body go.
+            skip_indented = True
+            continue
+        current.append(line.rstrip())
+    close()
+    return blocks
+
+
+def _unwrap(block: list[str]) -> str:
+    text = " ".join(line.strip() for line in block)
+    text = _LINK.sub(r"\1", text)
+    text = _PEP_ROLE.sub(lambda m: f"{m.group(1).upper()} {m.group(2)}", text)
+    text = _REF.sub(r"\1", text)
+    text = _CITATION.sub("", text)
+    text = _ROLE.sub(r"\1", text)
+    text = text.replace(" ::", "").replace("::", ":")
+    return " ".join(text.split())
+
+
+def _is_prose(block: list[str], first: bool) -> bool:
+    head = block[0]
+    if _indented(head):  # block quotes, continuation of lists, doctest output
+        return False
+    if any(_UNDERLINE.match(line) or _SIMPLE_TABLE.match(line) or _GRID_TABLE.match(line)
+           for line in block):
+        return False  # section titles (with their underline) and tables
+    if any(line.lstrip().startswith(("|", ">>>", "...")) for line in block):
+        return False
+    if _FIELD.match(head) or _MD_HEADING.match(head) or _BULLET.match(head):
+        return False
+    # An RFC-822 style header such as a PEP's preamble is not prose either.
+    return not (first and all(_HEADER_FIELD.match(line) or _indented(line) for line in block))
+
+
+def paragraphs(text: str) -> list[str]:
+    """The prose paragraphs of ``text``, each unwrapped onto one line."""
+    out = []
+    for i, block in enumerate(_blocks(text)):
+        if _is_prose(block, first=(i == 0)):
+            para = _unwrap(block)
+            if para:
+                out.append(para)
+    return out
+
+
+# --------------------------------------------------------------------------- sentences
+
+_ABBREVIATIONS = frozenset("""
+e.g. i.e. mr. mrs. ms. dr. prof. sr. jr. st. vs. v. cf. fig. figs. eq. eqs. no. nos. al.
+approx. resp. ca. viz. sec. ch. vol. pp. p. ed. eds. inc. ltd. co. corp. dept. est. jan. feb.
+mar. apr. jun. jul. aug. sep. sept. oct. nov. dec.
+""".split())
+_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(\s+)(?=[\"'(\[`*]?[A-Z0-9])")
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences; joining them with spaces gives ``text`` up to whitespace.
+
+    A boundary is sentence-final punctuation followed by whitespace and a capital letter or digit,
+    unless the word ending there is a known abbreviation (``e.g.``, ``vs.``, ``Mr.``, ...), a
+    single initial (``D.``) or a dotted acronym (``U.S.``). Decimals and version numbers have no
+    space after their dots, so they never split.
+    """
+    text = " ".join(text.split())
+    out = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        head = text[start:match.start(1)]
+        words = head.split()
+        last = words[-1].strip("\"'()[]") if words else ""
+        if last.lower() in _ABBREVIATIONS:
+            continue
+        if re.fullmatch(r"[A-Z]\.", last) or re.fullmatch(r"(?:[A-Za-z]\.){2,}", last):
+            continue
+        out.append(head.strip())
+        start = match.end(1)
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+# --------------------------------------------------------------------------- fragments
+
+_CAPTION = re.compile(r"^(figure|fig\.|table|listing|algorithm)\s*[0-9IVX]+", re.IGNORECASE)
+
+
+def markup_density(text: str) -> float:
+    """Share of the non-space characters of ``text`` that are markup or formula characters."""
+    visible = [c for c in text if not c.isspace()]
+    if not visible:
+        return 0.0
+    return sum(c in MARKUP_CHARS for c in visible) / len(visible)
+
+
+def starts_badly(text: str) -> bool:
+    """True when ``text`` starts mid-sentence (lower case or punctuation) or with a caption."""
+    text = text.lstrip()
+    if not text:
+        return True
+    first = text[0]
+    if first.islower() or not (first.isalnum() or first in "\"'(`"):
+        return True
+    return bool(_CAPTION.match(text))
+
+
+def acceptable(paragraphs_: tuple[str, ...] | list[str], min_chars: int,
+               threshold: float = MARKUP_THRESHOLD) -> bool:
+    """Whether a run of paragraphs may be a fragment (length, markup, start, ending)."""
+    if sum(len(p) for p in paragraphs_) < min_chars:
+        return False
+    if starts_badly(paragraphs_[0]):
+        return False
+    if any(p.rstrip().endswith(":") for p in paragraphs_):
+        return False  # introduces something (code, a list) that was removed
+    return all(markup_density(p) <= threshold for p in paragraphs_)
+
+
+def fragments(doc: Document, n_paragraphs: int, min_chars: int,
+              threshold: float = MARKUP_THRESHOLD,
+              paras: list[str] | None = None) -> list[Fragment]:
+    """Every acceptable run of ``n_paragraphs`` consecutive paragraphs, the first run excluded."""
+    if n_paragraphs < 1:
+        raise ValueError("a fragment needs at least one paragraph")
+    paras = paragraphs(doc.text) if paras is None else paras
+    out = []
+    for pos in range(1, len(paras) - n_paragraphs + 1):
+        run = tuple(paras[pos:pos + n_paragraphs])
+        if acceptable(run, min_chars, threshold):
+            out.append(Fragment(doc.id, doc.domain, pos, run))
+    return out

@@ -1,0 +1,1 @@
+"""Tests of SCP's building blocks: corpus, fragments and questions."""
