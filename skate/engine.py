@@ -29,6 +29,7 @@ import numpy as np
 
 from skate import events as ev
 from skate.augment import Augmentation, ScoredTask
+from skate.config import ScheduleMode
 from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
@@ -85,9 +86,7 @@ class Engine:
         if unknown:
             raise ValueError(f"stages name players not in the game: {unknown}")
         self.active = [i for i, n in enumerate(names) if n not in joiners]  # who plays now
-        if schedule not in ("rounds", "matches"):
-            raise ValueError(f"schedule={schedule!r}: choose rounds or matches")
-        self.schedule = str(schedule)
+        self.schedule = ScheduleMode(schedule)  # a ValueError names the valid modes
         self.pair_counts: dict[tuple[int, int], int] = {}  # matches played per ordered pair
         self.round_setters: list[int] = []  # who sets this round
         self.answering: list[int] = []  # who answers this round's tasks
@@ -326,7 +325,7 @@ class Engine:
         return pick
 
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
-        if self.schedule == "matches":
+        if self.schedule is ScheduleMode.matches:
             setter, solver = self._pick_match(rnd)
             self.round_setters, self.answering = [setter], [solver]
             self.log.write(ev.RoundStarted(round=rnd, setters=[self.names[setter]], answerers=[self.names[solver]]))

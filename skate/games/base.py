@@ -166,9 +166,7 @@ class Game(ABC):
         them together) and grades each reply.
         """
         queries = [self.make_query(task, rng) for _ in range(n)]
-        replies = answer(queries, rng)
-        if len(replies) != n:
-            raise RuntimeError(f"player returned {len(replies)} replies for {n} queries")
+        replies = ask(answer, queries, rng)
         return [reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
                 for query, reply in zip(queries, replies, strict=True)]
 
@@ -221,6 +219,14 @@ class FakePlayer(ABC):
     @abstractmethod
     def reply(self, request: FakeRequest) -> str:
         """The reply text: deterministic in the request (draw from :func:`seeded_random`)."""
+
+
+def ask(answer: Answer, queries: Sequence[Query], rng: np.random.Generator) -> list[Reply]:
+    """A player's replies to ``queries``: exactly one per query, or an error."""
+    replies = list(answer(queries, rng))
+    if len(replies) != len(queries):
+        raise RuntimeError(f"player returned {len(replies)} replies for {len(queries)} queries")
+    return replies
 
 
 def seeded_random(*parts: Any) -> random.Random:

@@ -55,9 +55,8 @@ def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = No
     params = np.zeros((b, p)) if initial is None else np.tile(np.asarray(initial, dtype=float), (b, 1))
     out = np.empty((b, p))
     todo = np.arange(b)
-    last: np.ndarray | None = None
     eye = np.eye(p, dtype=bool)
-    for _ in range(max_iter):
+    for step in range(max_iter):
         w = np.exp(params - params.mean(axis=1, keepdims=True))
         w *= p / w.sum(axis=1, keepdims=True)
         chain = alpha + np.swapaxes(comps[todo], 1, 2) / (w[:, :, None] + w[:, None, :])
@@ -72,13 +71,13 @@ def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = No
         pi *= p / pi.sum(axis=1, keepdims=True)
         new = np.log(pi)
         new -= new.mean(axis=1, keepdims=True)
-        if last is not None:
-            done = np.abs(new - last).sum(axis=1) <= tol
+        if step:  # converged: this estimate is within tol of the previous one (as choix tests)
+            done = np.abs(new - params).sum(axis=1) <= tol
             out[todo[done]] = new[done]
             todo, new = todo[~done], new[~done]
             if not len(todo):
                 return out
-        last = params = new
+        params = new
     raise RuntimeError(f"Bradley–Terry fit did not converge after {max_iter} iterations")
 
 

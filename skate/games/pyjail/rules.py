@@ -34,13 +34,13 @@ import ast
 import enum
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from skate.games.pyjail.config import PyJailConfig
-from skate.games.base import Answer, Checks, Game, GameEnv, GameSpec, Verdict
+from skate.games.pyjail.config import JailLimits, PyJailConfig
+from skate.games.base import Answer, Checks, Game, GameEnv, GameSpec, Verdict, ask
 from skate.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -177,7 +177,7 @@ class PyJailGame(Game):
         self.max_jail_chars, self.max_input_chars = int(max_jail_chars), int(max_input_chars)
         self.shown_chars = int(shown_chars)
         self.allow_unsafe_sandbox = bool(allow_unsafe_sandbox)
-        self.limits = Limits(**dict(limits)) if limits is not None else Limits(2.0, 2, 256, 16384, 4)
+        self.limits = Limits(**dict(limits if limits is not None else asdict(JailLimits())))
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -278,9 +278,7 @@ class PyJailGame(Game):
             if not live:
                 break
             queries = [AttackQuery(shown, tuple(s.tries), self.tries - len(s.tries), s.session) for s in live]
-            replies = answer(queries, rng)
-            if len(replies) != len(queries):
-                raise RuntimeError(f"player returned {len(replies)} replies for {len(queries)} queries")
+            replies = ask(answer, queries, rng)
             to_run: list[tuple[_Session, str]] = []
             for s, reply in zip(live, replies, strict=True):
                 if reply is VOID:
@@ -319,7 +317,7 @@ class PyJailGame(Game):
         return FakePyJailPlayer()
 
 
-_OPEN: Any = object()
+_OPEN: Any = Sentinel("_OPEN", __name__)  # a session still being played
 
 
 @dataclass

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from skate.games.pyjail import generator as gen
-from skate.games.pyjail.rules import GIVE_UP, AttackQuery, JailProposal
+from skate.games.pyjail.rules import GIVE_UP, AttackQuery, JailProposal, PyJailGame
 from skate.players.simulated import SimulatedPlayer, Simulation
 from skate.records import SetterContext
 
@@ -39,8 +39,8 @@ FIND_EARLY = 0.6  # chance per try, once it has seen the break, that it sends it
 class PyJailSimulation(Simulation):
     kinds = gen.KINDS
 
-    def __init__(self, game=None) -> None:
-        self.tries = getattr(game, "tries", 5)
+    def __init__(self, game: PyJailGame) -> None:
+        self.tries = game.tries
         self._plans: OrderedDict[tuple, list[str]] = OrderedDict()  # recent sessions' plans
         self._lock = threading.Lock()
 
