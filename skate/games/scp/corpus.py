@@ -1,9 +1,11 @@
 """Documents for SCP: read a folder of text files, each with a domain label.
 
-Supported files: ``.txt``, ``.md``, ``.rst`` (kept as written) and ``.html``/``.htm`` (reduced to
-text, scripts and styles dropped). A domain comes from a sidecar ``index.tsv`` in the folder
-(tab-separated, a header naming at least ``file`` and ``domain``, optionally ``title``), else
-from the name of the subfolder holding the file, else ``"general"``.
+Supported files: ``.txt``, ``.md``, ``.rst`` (kept as written), ``.html``/``.htm`` (reduced to
+text, scripts and styles dropped) and ``.pdf`` (pypdf's text of each page, pages separated by a
+blank line; needs the optional extra ``skate[pdf]``). A domain comes from a sidecar
+``index.tsv`` in the folder (tab-separated, a header naming at least ``file`` and ``domain``,
+optionally ``title``; other columns are ignored), else from the name of the subfolder holding
+the file, else ``"general"``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pathlib import Path
 
 TEXT_SUFFIXES = (".txt", ".md", ".rst")
 HTML_SUFFIXES = (".html", ".htm")
-SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES
+PDF_SUFFIXES = (".pdf",)
+SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES + PDF_SUFFIXES
 DEFAULT_DOMAIN = "general"
 INDEX_NAME = "index.tsv"
 SHIPPED_DIR = Path(__file__).parent / "data" / "peps"
@@ -112,11 +115,26 @@ def _title_from_text(text: str, fallback: str) -> str:
     return fallback
 
 
+def pdf_to_text(file: Path) -> str:
+    """The text of a PDF, page by page (pypdf's extraction), pages separated by a blank line."""
+    try:
+        from pypdf import PdfReader
+    except ImportError as exc:
+        raise ValueError(f"{file} is a PDF and reading PDFs needs pypdf: pip install "
+                         "'skate[pdf]' (or remove the PDF from the folder)") from exc
+    try:
+        pages = [page.extract_text() or "" for page in PdfReader(file).pages]
+    except Exception as exc:  # pypdf raises many kinds on damaged or encrypted files
+        raise ValueError(f"cannot read {file} as a PDF: {exc}") from exc
+    return "\n\n".join(p.strip() for p in pages if p.strip())
+
+
 def load_folder(path: str | Path) -> list[Document]:
     """Every supported file under ``path`` (recursively), sorted by id.
 
     README files and ``index.tsv`` are not documents. Raises ``ValueError`` if the folder does not
-    exist, holds no supported file, or a file cannot be read as UTF-8 text.
+    exist, holds no supported file, or a file cannot be read as UTF-8 text (or as a PDF, or
+    pypdf is missing for a PDF).
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -130,10 +148,13 @@ def load_folder(path: str | Path) -> list[Document]:
     docs = []
     for file in files:
         rel = file.relative_to(folder).as_posix()
-        try:
-            raw = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read {file} as UTF-8 text: {exc}") from exc
+        if file.suffix.lower() in PDF_SUFFIXES:
+            raw = pdf_to_text(file)
+        else:
+            try:
+                raw = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(f"cannot read {file} as UTF-8 text: {exc}") from exc
         html_title = ""
         if file.suffix.lower() in HTML_SUFFIXES:
             html_title, text = html_to_text(raw)
