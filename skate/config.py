@@ -349,6 +349,13 @@ def validate(cfg: DictConfig) -> None:
         _check(False, f"game.{key}", value, need)
 
     validate_rating(cfg.rating)
+    if not game.players_set(cfg.game):
+        name = cfg.game.name
+        _check(str(cfg.rating.get("outcome", "")) != OutcomeRule.setter_vs_solver, "rating.outcome",
+               str(cfg.rating.get("outcome")), f"game={name} game.mode={cfg.game.get('mode')} builds its own tasks, so "
+               "there are no setters to rate: use a pairwise rule (rating.outcome=relative or absolute)")
+        _check(cfg.schedule.mode != ScheduleMode.matches, "schedule.mode", str(cfg.schedule.mode),
+               f"game={name} game.mode={cfg.game.get('mode')} has no setters to pair in matches: use rounds")
     if cfg.schedule.mode == ScheduleMode.matches:
         _check(str(cfg.rating.outcome) == OutcomeRule.setter_vs_solver, "rating.outcome", cfg.rating.outcome,
                "schedule.mode=matches has one answerer per task, so only rating.outcome=setter_vs_solver "

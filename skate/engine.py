@@ -34,7 +34,7 @@ from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import RatingBackend
-from skate.records import (Estimate, FailedAttempt, FailReason, Rejection, SetterContext, Stage, StopRun,
+from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Rejection, SetterContext, Stage, StopRun,
                            Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
 from skate.scoring import Estimator, Sampler
@@ -69,6 +69,8 @@ class Engine:
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
+        if BENCHMARK in names:
+            raise ValueError(f"{BENCHMARK!r} names the benchmark's own tasks; rename that player")
         self.game, self.players, self.rating = game, list(players), rating
         self.aug, self.estimator, self.sandbox = aug, estimator, sandbox
         self.novelty, self.log = novelty, log
@@ -261,6 +263,32 @@ class Engine:
                 raise
         return results, estimates
 
+    def _answer_provided(self, rnd: int, tasks: Sequence[Task]) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
+        """Every active player answers every task the game built for this round (no one sets);
+        task ``k``'s estimates are keyed ``(k, player)``."""
+        results = [(k, _SetResult(task=t)) for k, t in enumerate(tasks)]
+        estimates: dict[tuple[int, int], Estimate] = {}
+        if not any(self.players[i].io_bound for i in self.active):
+            for k, task in enumerate(tasks):
+                estimates.update(self._task_estimates(task, rnd, k))
+            return results, estimates
+        joint = getattr(self.estimator, "joint", False)
+        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers, \
+                ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="task") as per_task:
+            if joint:
+                futures = [per_task.submit(self._task_estimates, t, rnd, k, answers.map) for k, t in enumerate(tasks)]
+            else:
+                futures = [answers.submit(lambda k, t, j: {(k, j): self._estimate(t, rnd, k, j)}, k, t, j)
+                           for k, t in enumerate(tasks) for j in self.answering]
+            try:
+                for f in futures:
+                    estimates.update(f.result())
+            except StopRun:
+                for f in futures:
+                    f.cancel()
+                raise
+        return results, estimates
+
     def _task_estimates(self, task: Task, round: int, setter_idx: int,
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
@@ -325,16 +353,22 @@ class Engine:
         return pick
 
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
-        if self.schedule is ScheduleMode.matches:
+        provided = self.game.provided_tasks(rnd)
+        if provided is not None:  # a built benchmark: every active player answers, no one sets
+            self.round_setters, self.answering = [], list(self.active)
+            self.log.write(ev.RoundStarted(round=rnd, setters=[], answerers=[self.names[j] for j in self.active]))
+            results, estimates = self._answer_provided(rnd, provided)
+        elif self.schedule is ScheduleMode.matches:
             setter, solver = self._pick_match(rnd)
             self.round_setters, self.answering = [setter], [solver]
             self.log.write(ev.RoundStarted(round=rnd, setters=[self.names[setter]], answerers=[self.names[solver]]))
+            results, estimates = self._set_and_answer(pool, rnd)
         else:
             self.round_setters = [i for i in self.active
                                   if self.stage_setters is None or self.players[i].name in self.stage_setters]
             self.answering = list(self.active)
             self.log.write(ev.RoundStarted(round=rnd))
-        results, estimates = self._set_and_answer(pool, rnd)
+            results, estimates = self._set_and_answer(pool, rnd)
         tasks: list[tuple[int, Task]] = []
         for idx, res in results:
             for rec in res.attempts:

@@ -39,6 +39,10 @@ class Task:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+# The setter of a task the game built itself (a built benchmark: no player set it).
+BENCHMARK = "(benchmark)"
+
+
 @dataclass(frozen=True)
 class Rejection:
     reason: FailReason

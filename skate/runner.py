@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
@@ -53,7 +54,13 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     validate(cfg)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    game = instantiate(cfg.game, _convert_="all")
+    try:
+        game = instantiate(cfg.game, _convert_="all")
+    except InstantiationException as exc:  # e.g. a corpus with no documents: say what to fix
+        cause = exc.__cause__
+        if isinstance(cause, (ValueError, OSError)):
+            raise ConfigError(f"game={cfg.game.name}: {cause}") from None
+        raise
     rating = instantiate(cfg.rating, _convert_="all")
     aug = instantiate(cfg.aug, _convert_="all")
     estimator = instantiate(cfg.estimator, _convert_="all")

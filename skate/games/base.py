@@ -5,6 +5,8 @@ facts (:class:`GameSpec`: name, answer format, kinds of task, score bounds) are 
 dynamics, the methods of :class:`Game`:
 
 setting
+    :meth:`Game.provided_tasks` (a game that builds its own tasks, e.g. SCP's built benchmark:
+    then no player sets any),
     :meth:`Game.assignment` (private inputs for one setter's round, e.g. a target number),
     :meth:`Game.validate` (a setter's proposal becomes a :class:`~skate.records.Task`, or a
     :class:`~skate.records.Rejection` that says why, fed back to the setter's next attempt),
@@ -135,6 +137,18 @@ class Game(ABC):
         if cfg.attempts < 1:
             problems.append(("attempts", cfg.attempts, "need at least 1 attempt per round"))
         return problems
+
+    @classmethod
+    def players_set(cls, cfg: Any) -> bool:
+        """Whether players set this game's tasks under config ``cfg`` (False: the game builds
+        them itself, see :meth:`provided_tasks`)."""
+        return True
+
+    def provided_tasks(self, round: int) -> Sequence[Task] | None:
+        """The tasks the game itself sets in ``round`` (a built benchmark, which every player
+        answers and no player sets), or None (the default): the players set this round's tasks.
+        A provided task's ``setter`` is :data:`skate.records.BENCHMARK`."""
+        return None
 
     def check_sandbox(self, sandbox: Sandbox) -> str | None:
         """Why this game must not run in ``sandbox`` (None: it may). Checked before round 1."""

@@ -52,6 +52,17 @@ class Simulation(ABC):
     kinds: tuple[str, ...]  # families of task the game's generator writes
     know_width: float = KNOW_WIDTH
 
+    @property
+    def skill_keys(self) -> tuple[str, ...]:
+        """The ``topic_skill`` keys a player of this game may have (its kinds by default; a game
+        may add others, e.g. SCP's document domains)."""
+        return self.kinds
+
+    def kinds_of(self, text: str) -> tuple[str, ...]:
+        """Every ``topic_skill`` key that applies to a task (its one kind by default)."""
+        kind = self.kind_of(text)
+        return (kind,) if kind else ()
+
     @abstractmethod
     def kind_of(self, text: str) -> str | None:
         """The family of a task, from its text (None when it is not one the generator writes)."""
@@ -78,10 +89,10 @@ class SimulatedPlayer(Player):
     def __init__(self, name: str, skill: float, sim: Simulation, seed: int,
                  topic_skill: Mapping[str, float] | None = None, pitch: float = 0.0,
                  sloppiness: float = 0.15, noise: float = 0.08) -> None:
-        unknown = sorted(set(topic_skill or {}) - set(sim.kinds))
+        unknown = sorted(set(topic_skill or {}) - set(sim.skill_keys))
         if unknown:
             raise ValueError(f"player {name!r}: unknown topic_skill kinds {unknown}; "
-                             f"valid kinds are {list(sim.kinds)}")
+                             f"valid kinds are {list(sim.skill_keys)}")
         self.name = name
         self.skill = skill
         self.topic_skill = dict(topic_skill or {})
@@ -103,12 +114,12 @@ class SimulatedPlayer(Player):
         return self._difficulty[text]
 
     def effective_skill(self, text: str) -> float:
-        """Skill on this task: base + per-kind offset + a fixed blind-spot offset for the task."""
-        kind = self.sim.kind_of(text)
+        """Skill on this task: base + per-kind offsets + a fixed blind-spot offset for the task."""
         blind = np.random.default_rng(
             [self.seed, zlib.crc32(self.name.encode()), zlib.crc32(text.encode())]
         ).normal(0.0, self.noise) if self.noise > 0 else 0.0
-        return self.skill + self.topic_skill.get(kind or "", 0.0) + float(blind)
+        offset = sum(self.topic_skill.get(key, 0.0) for key in self.sim.kinds_of(text))
+        return self.skill + offset + float(blind)
 
     def p_know(self, text: str) -> float:
         """Probability of knowing the answer outright (before any guessing)."""
@@ -179,6 +190,6 @@ def build_simulated(roster: Sequence[Any], sim: Simulation, seed: int) -> list[P
     """
     return [SimulatedPlayer(name=p.name, skill=float(p.skill), sim=sim, seed=seed,
                             topic_skill={str(k): float(v) for k, v in dict(p.topic_skill).items()
-                                         if str(k) in sim.kinds},
+                                         if str(k) in sim.skill_keys},
                             pitch=float(p.pitch), sloppiness=float(p.sloppiness), noise=float(p.noise))
             for p in roster]

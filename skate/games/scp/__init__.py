@@ -1,8 +1,23 @@
-"""SCP (sequencing, cloze, prediction): questions from documents no model has seen (issue 12).
+"""``game=scp``: sequencing, cloze and prediction questions from documents no model has seen
+(ArxivRoll's SCP), in a built benchmark or set by the players.
 
-This package so far holds only SCP's building blocks: :mod:`.corpus` (documents read from a
-folder, plus the shipped PEP corpus), :mod:`.fragments` (paragraphs, sentences and the fragments
-questions are cut from) and :mod:`.questions` (building and checking the three question types).
-The game itself is still to come (issue 12), so nothing is registered here yet, and importing
-this package stays cheap: the submodules are imported only when asked for.
+| module | what it holds |
+|---|---|
+| ``config`` | the config schema (``conf/game/scp.yaml``) |
+| ``rules`` | :class:`SCPGame`: the built benchmark, player-set validity, queries and grading |
+| ``corpus`` | documents from a folder (text, Markdown, reStructuredText, HTML), and the shipped PEPs |
+| ``fragments`` | paragraphs, sentences and the fragments questions are cut from |
+| ``questions`` | building, checking and reading the three question types |
+| ``reader`` | finding shown text in the corpus: the right option, and a question's difficulty |
+| ``simulated`` | how a simulated player of known skill sets and answers |
+| ``modules`` | the DSPy setter and answerer for language-model players |
+| ``fake`` | how the fake OpenAI-compatible server plays |
 """
+
+from skate.games import register
+from skate.games.scp.config import SCPConfig
+from skate.games.scp.rules import SCPGame, SCPProposal
+
+register(SCPGame)
+
+__all__ = ["SCPConfig", "SCPGame", "SCPProposal"]

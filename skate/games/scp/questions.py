@@ -8,6 +8,7 @@ deterministic in its seed.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -66,6 +67,63 @@ class ClozeQuestion(Question):
 @dataclass(kw_only=True)
 class PredictionQuestion(Question):
     context: str = ""
+
+
+# --------------------------------------------------------------------------- rendering
+
+def sequencing_stem(chunks: list[str]) -> str:
+    """A sequencing question's text without its options (``chunks`` in the order shown)."""
+    return ("The passage below was cut into three parts, which are shown out of order.\n\n"
+            + "\n\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(chunks))
+            + "\n\nWhich order of the parts restores the original passage?")
+
+
+def cloze_stem(masked: str, candidates: list[str]) -> str:
+    """A cloze question's text without its options."""
+    return ("Three sentences were removed from the passage below and replaced by [MASK_1], "
+            "[MASK_2] and [MASK_3].\n\n" + masked + "\n\nThe removed sentences:\n"
+            + "\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(candidates))
+            + "\n\nWhich sentences fill holes 1, 2 and 3, in that order?")
+
+
+def prediction_stem(context: str) -> str:
+    """A prediction question's text without its candidate continuations."""
+    return ("Read the passage, then choose the paragraph that comes right after it in the "
+            "original document.\n\nPassage:\n" + context)
+
+
+def stem(q: Question) -> str:
+    """What a player reads before the options: the question without its numbered options."""
+    if isinstance(q, SequencingQuestion):
+        return sequencing_stem(q.chunks)
+    if isinstance(q, ClozeQuestion):
+        return cloze_stem(q.masked, q.candidates)
+    if isinstance(q, PredictionQuestion):
+        return prediction_stem(q.context)
+    raise ValueError(f"unknown question type {q.type!r}")
+
+
+_CLASSES: dict[str, type[Question]] = {}
+
+
+def from_json(record: dict) -> Question:
+    """The question a :meth:`Question.to_json` record describes (ValueError naming what is
+    wrong with a record that is not one)."""
+    if not isinstance(record, dict):
+        raise ValueError(f"a question record is a JSON object, got {type(record).__name__}")  # noqa: TRY004 - bad input
+    qtype = record.get("type")
+    cls = _CLASSES.get(str(qtype))
+    if cls is None:
+        raise ValueError(f"unknown question type {qtype!r}; known: {', '.join(TYPES)}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    missing = sorted(names - set(record))
+    if missing:
+        raise ValueError(f"a {qtype} question needs the fields {missing}")
+    q = cls(**{k: record[k] for k in names})
+    problems = check(q)
+    if problems:
+        raise ValueError(f"question {record.get('id')!r} fails its checks: {'; '.join(problems)}")
+    return q
 
 
 # --------------------------------------------------------------------------- helpers
@@ -134,10 +192,7 @@ def sequencing(frag: Fragment, seed: int) -> SequencingQuestion | None:
     shown = [chunks[k] for k in perm]
     reading = tuple(perm.index(j) for j in range(3))  # shown letter of the j-th original chunk
     options, answer = _letter_options(rng, reading)
-    text = ("The passage below was cut into three parts, which are shown out of order.\n\n"
-            + "\n\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(shown))
-            + "\n\nWhich order of the parts restores the original passage?\n"
-            + _options_block(options))
+    text = sequencing_stem(shown) + "\n" + _options_block(options)
     return SequencingQuestion(
         id=f"sequencing/{frag.doc_id}/{frag.position}/{seed}", type="sequencing",
         domain=frag.domain, doc=frag.doc_id, position=frag.position, seed=seed, question=text,
@@ -172,11 +227,7 @@ def cloze(frag: Fragment, seed: int) -> ClozeQuestion | None:
     candidates = [hidden[k] for k in perm]
     fill = tuple(perm.index(h) for h in range(3))  # candidate letter filling hole h
     options, answer = _letter_options(rng, fill)
-    text = ("Three sentences were removed from the passage below and replaced by [MASK_1], "
-            "[MASK_2] and [MASK_3].\n\n" + masked + "\n\nThe removed sentences:\n"
-            + "\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(candidates))
-            + "\n\nWhich sentences fill holes 1, 2 and 3, in that order?\n"
-            + _options_block(options))
+    text = cloze_stem(masked, candidates) + "\n" + _options_block(options)
     return ClozeQuestion(
         id=f"cloze/{frag.doc_id}/{frag.position}/{seed}", type="cloze", domain=frag.domain,
         doc=frag.doc_id, position=frag.position, seed=seed, question=text, options=options,
@@ -249,8 +300,7 @@ def prediction(frag: Fragment, doc_paras: list[str], seed: int,
     options = [truth] + distractors
     rng.shuffle(options)
     answer = options.index(truth)
-    text = ("Read the passage, then choose the paragraph that comes right after it in the "
-            "original document.\n\nPassage:\n" + context + "\n\nCandidates:\n"
+    text = (prediction_stem(context) + "\n\nCandidates:\n"
             + "\n\n".join(f"{i + 1}. {opt}" for i, opt in enumerate(options)))
     return PredictionQuestion(
         id=f"prediction/{frag.doc_id}/{frag.position}/{seed}", type="prediction",
@@ -359,6 +409,25 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
     return out
 
 
-__all__ = ["ClozeQuestion", "PredictionQuestion", "Question", "SequencingQuestion", "TYPES",
-           "build", "check", "cloze", "normalise", "prediction", "sequencing",
-           "similar", "split_in_three"]
+_CLASSES.update(sequencing=SequencingQuestion, cloze=ClozeQuestion, prediction=PredictionQuestion)
+
+__all__ = [
+    "TYPES",
+    "ClozeQuestion",
+    "PredictionQuestion",
+    "Question",
+    "SequencingQuestion",
+    "build",
+    "check",
+    "cloze",
+    "cloze_stem",
+    "from_json",
+    "normalise",
+    "prediction",
+    "prediction_stem",
+    "sequencing",
+    "sequencing_stem",
+    "similar",
+    "split_in_three",
+    "stem",
+]

@@ -1,0 +1,44 @@
+"""The ``game=scp`` config schema (``conf/game/scp.yaml`` extends it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from skate.games.base import GameConfig
+
+
+@dataclass
+class FragmentSize:
+    """A fragment of one question type: how many consecutive paragraphs, and at least how many
+    characters in all."""
+
+    paragraphs: int = 1
+    min_chars: int = 100
+
+
+@dataclass
+class FragmentSizes:
+    sequencing: FragmentSize = field(default_factory=lambda: FragmentSize(2, 250))
+    cloze: FragmentSize = field(default_factory=lambda: FragmentSize(5, 400))
+    prediction: FragmentSize = field(default_factory=lambda: FragmentSize(1, 100))
+
+
+@dataclass
+class SCPConfig(GameConfig):
+    _target_: str = "skate.games.scp.SCPGame"
+    name: str = "scp"
+    mode: str = "built"  # built: the framework builds the questions; player_set: players choose them
+    rounds: int = 10  # built: the benchmark is split over this many rounds
+    docs: str = "shipped"  # a folder of documents, or "shipped" (the PEPs in the package)
+    benchmark: str | None = None  # built: play this JSONL (python -m skate.scp build) instead of building
+    types: list[str] = field(default_factory=lambda: ["sequencing", "cloze", "prediction"])
+    per_doc: int = 4  # built: questions of each type per document, at most
+    questions: int | None = None  # built: play a seeded sample of this many (null: all of them)
+    build_seed: int = 0  # the benchmark's seed (provenance of every question)
+    fragments: FragmentSizes = field(default_factory=FragmentSizes)
+    markup_threshold: float = 0.03  # fragments with more markup characters than this are skipped
+    offer_docs: int = 2  # player_set: documents offered to a setter each round
+    window: int = 12  # player_set: consecutive paragraphs shown of each offered document
+    max_distractor_similarity: float = 0.8  # player_set: a distractor this close to the truth is refused
+    min_distractor_chars: int = 40  # player_set: shorter written distractors are refused
+    max_distractor_chars: int = 2000

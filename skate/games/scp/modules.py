@@ -1,0 +1,158 @@
+"""SCP's DSPy setter and answerer (typed signatures; see :mod:`skate.llm.modules`).
+
+The answerer sees a question and its four options numbered 1-4 (sequencing and cloze options
+are orders of the letters A-C, so numbers keep the two apart) and replies with a number. The
+setter (``game.mode=player_set``) sees numbered paragraphs of the documents offered to it and
+names a document, the paragraph its fragment starts at and a question type; for prediction it
+also writes three wrong continuations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+import dspy
+
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
+from skate.games.base import GameEnv
+from skate.games.scp.rules import SCPGame, SCPProposal
+from skate.llm.modules import (
+    AnswererModule,
+    GameModules,
+    SetterModule,
+    adapter,
+    percent,
+    render_history,
+    render_situation,
+)
+from skate.llm.sections import sections
+from skate.records import SetterContext
+
+NUMBERS = ("1", "2", "3", "4")
+
+RULES = """\
+You are one of {n_players} players in a tournament in which the players test each other's \
+reading. Every round each player is shown numbered paragraphs from a few documents and turns \
+one passage of them into a question; then every player, you included, answers every question. \
+The right answer is always what the original document says, so you pick the passage and the \
+kind of question, and the game cuts the question from the original text:
+
+- sequencing: {seq} consecutive paragraph(s), at least {seq_chars} characters, are cut into \
+three parts at sentence boundaries and shown shuffled; solvers pick the order that restores them.
+- cloze: {cloze} consecutive paragraph(s), at least {cloze_chars} characters, have three \
+sentences removed; solvers pick which removed sentence fills which hole.
+- prediction: {pred} paragraph(s), at least {pred_chars} characters, are shown, and solvers pick \
+the paragraph that really comes next among four candidates: the true next paragraph and the \
+three wrong continuations you write. They must read like the document, {min_chars}-{max_chars} \
+characters each, and must not say what the true next paragraph says (then they would be right \
+too). For sequencing and cloze, write no wrong continuations.
+
+Name the fragment by its document id and the number of the paragraph it starts at. The whole \
+fragment (and, for prediction, the paragraph after it) must be among the paragraphs shown. A \
+fragment is refused when it is too short, starts mid-sentence or with a caption, ends a \
+paragraph with a colon (introducing code or a list that is not shown), or is heavy with markup, \
+code or formulas; a question is also refused when it is too similar to one of your earlier ones.
+
+Scoring: one point for each of your questions that is accepted, and one point for each question \
+(yours or another player's) that you answer correctly at least {pass_mark} of the time. A good \
+question is one whose answer the text settles for a careful reader while a hasty one goes wrong."""
+
+
+class SetSCPQuestion(dspy.Signature):
+    """Choose this round's passage and question type in a reading tournament, and for a
+    prediction question write three believable wrong continuations.
+
+    Follow the rules, learn from anything the history shows, and if earlier attempts this round
+    were rejected, fix what the rejection names."""
+
+    rules: str = dspy.InputField(desc="how the game is played and scored")
+    documents: str = dspy.InputField(desc="the documents offered to you, each paragraph under its number")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
+    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
+    document: str = dspy.OutputField(desc="the id of the document your passage comes from")
+    paragraph: int = dspy.OutputField(desc="the number of the paragraph your passage starts at")
+    question_type: Literal["sequencing", "cloze", "prediction"] = dspy.OutputField(desc="the kind of question")
+    distractors: list[str] = dspy.OutputField(
+        desc="for prediction, the three wrong continuations as a JSON list of strings; [] otherwise")
+
+
+class AnswerSCP(dspy.Signature):
+    """Answer the reading question about a passage from a document. Exactly one option is what
+    the original document says."""
+
+    question: str = dspy.InputField(desc="the question, with the passage or its pieces")
+    options: str = dspy.InputField(desc="the four options, each under its number")
+    answer: Literal["1", "2", "3", "4"] = dspy.OutputField(desc="the number of the right option")
+
+
+def render_documents(assignment: dict[str, Any]) -> str:
+    """The offered paragraphs, each under its number in its document."""
+    blocks = []
+    for shown in assignment.get("documents", []):
+        lines = [f"Document {shown['doc']} (domain: {shown['domain']}): {shown['title']}"]
+        lines += [f"[{shown['first'] + i}] {p}" for i, p in enumerate(shown["paragraphs"])]
+        blocks.append("\n\n".join(lines))
+    return "\n\n\n".join(blocks)
+
+
+def render_numbered(options: tuple[str, ...] | list[str]) -> str:
+    return "\n\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))
+
+
+class SCPSetter(SetterModule):
+    def __init__(self, game: SCPGame, pass_mark: float = 0.55) -> None:
+        super().__init__(SetSCPQuestion)
+        self.game, self.pass_mark = game, pass_mark
+
+    def inputs(self, ctx: SetterContext) -> dict[str, str]:
+        g = self.game
+        sizes = {t: g.sizes[t] for t in ("sequencing", "cloze", "prediction")}
+        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark),
+                             seq=sizes["sequencing"][0], seq_chars=sizes["sequencing"][1],
+                             cloze=sizes["cloze"][0], cloze_chars=sizes["cloze"][1],
+                             pred=sizes["prediction"][0], pred_chars=sizes["prediction"][1],
+                             min_chars=g.min_distractor_chars, max_chars=g.max_distractor_chars)
+        return {"rules": rules, "documents": render_documents(ctx.assignment),
+                "situation": render_situation(ctx), "history": render_history(ctx)}
+
+    def parse(self, text: str) -> SCPProposal:
+        doc = self.field(text, "document").strip().strip("`'\"")
+        qtype = self.field(text, "question_type").strip().strip("`'\"").lower()
+        if not doc or not qtype:
+            missing = [n for n, v in (("document", doc), ("question_type", qtype)) if not v]
+            return SCPProposal("", None, "", note=f"the reply has no {' or '.join(f'[[ ## {m} ## ]]' for m in missing)} "
+                                                  "section")
+        found = re.search(r"-?\d+", self.field(text, "paragraph"))
+        try:
+            wrong: Any = adapter().parse(self.predict.signature, text)["distractors"]
+        except Exception:  # noqa: BLE001 - lenient: the section as JSON, else one per line
+            raw = sections(text).get("distractors", "")
+            try:
+                wrong = json.loads(raw) if raw.strip() else []
+            except ValueError:
+                wrong = [line.strip().lstrip("-*").strip() for line in raw.splitlines() if line.strip()]
+        if not isinstance(wrong, list):
+            wrong = [wrong]
+        return SCPProposal(doc, int(found.group()) if found else None, qtype, tuple(str(w) for w in wrong))
+
+
+class SCPAnswerer(AnswererModule):
+    def __init__(self) -> None:
+        super().__init__(AnswerSCP)
+
+    def inputs(self, query: Any) -> dict[str, str]:
+        return {"question": query.prompt, "options": render_numbered(query.options)}
+
+    def parse(self, text: str) -> int | None:
+        """The chosen option's index, or None when the reply names no option."""
+        answer = self.field(text, "answer") or text
+        found = re.findall(r"(?<!\d)([1-4])(?!\d)", answer)
+        if not found:
+            return None
+        return NUMBERS.index(found[0] if self.field(text, "answer") else found[-1])
+
+
+def scp_modules(game: SCPGame, env: GameEnv) -> GameModules:
+    return GameModules(SCPSetter(game, env.pass_mark), SCPAnswerer())

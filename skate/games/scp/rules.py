@@ -1,0 +1,408 @@
+"""SCP: sequencing, cloze and prediction questions from documents, with known answers.
+
+The ground truth is always the original text, so every question is checked by a machine: the
+correct option restores the passage (sequencing, cloze) or is the paragraph that really follows
+it (prediction), and no other option does (:func:`skate.games.scp.questions.check`).
+
+Two ways to play (``game.mode``):
+
+``built`` (ArxivRoll's setting)
+    The framework builds the benchmark from the corpus (or reads one written by
+    ``python -m skate.scp build``), splits it over the rounds, and every player answers every
+    question; no one sets tasks (:meth:`SCPGame.provided_tasks`). Ratings come from the pairwise
+    outcome rules; ``setter_vs_solver`` has no setters to rate and is refused.
+``player_set``
+    Each round every setter is offered a window of consecutive paragraphs from a few documents
+    and names a document, the paragraph its fragment starts at and a question type; for
+    Prediction it also writes the three wrong continuations. The game cuts the question from the
+    original text, so the answer is still the original; a fragment that breaks the fragment
+    rules (too short, heavy markup, starts mid-sentence or with a caption, outside the offered
+    window) and distractors that are missing, repeated, too short or too long, or nearly the
+    true continuation are rejected with the reason.
+
+Every answer sample shows the question and its four options in a fresh random order; a reply
+names one option, so p(correct) is the fraction of samples that pick the original's option.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skate.answers.choice import grade_choice, normalize_text
+from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.scp.config import SCPConfig
+from skate.games.scp.corpus import SHIPPED_DIR, Document, load_folder
+from skate.games.scp.fragments import (
+    DEFAULT_SIZES,
+    Fragment,
+    acceptable,
+    markup_density,
+    paragraphs,
+    starts_badly,
+)
+from skate.games.scp.questions import (
+    N_OPTIONS,
+    TYPES,
+    ClozeQuestion,
+    PredictionQuestion,
+    Question,
+    SequencingQuestion,
+    build,
+    check,
+    cloze,
+    from_json,
+    prediction_stem,
+    sequencing,
+    stem,
+)
+from skate.games.scp.reader import SCPQuery, cosine
+from skate.records import BENCHMARK, FailReason, Rejection, Task
+
+MODES = ("built", "player_set")
+# The shipped corpus's domains (see skate/games/scp/data/peps/index.tsv): simulated players may
+# carry a topic_skill offset for each, as for each question type.
+SHIPPED_DOMAINS = ("governance", "language", "packaging", "process", "typing")
+
+
+@dataclass(frozen=True)
+class SCPProposal:
+    """A player-set question: which fragment, which type, and for Prediction the distractors."""
+
+    doc: str
+    paragraph: int | None  # where the fragment starts (the document's paragraph number)
+    type: str
+    distractors: tuple[str, ...] = ()
+    note: str = ""  # why the proposal is empty, when the setter's reply could not be read
+
+
+def _sizes(fragments: Any) -> dict[str, tuple[int, int]]:
+    """Fragment sizes per type from the config (a mapping or the dataclass)."""
+    out = dict(DEFAULT_SIZES)
+    for qtype in TYPES:
+        size = fragments.get(qtype) if isinstance(fragments, Mapping) else getattr(fragments, qtype, None)
+        if size is None:
+            continue
+        get = size.get if isinstance(size, Mapping) else lambda k, s=size: getattr(s, k)
+        out[qtype] = (int(get("paragraphs")), int(get("min_chars")))
+    return out
+
+
+def query_of(q: Question, order: Sequence[int] | None = None) -> SCPQuery:
+    """The answer sample a question shows (options in ``order``, as built by default)."""
+    order = list(order) if order is not None else list(range(len(q.options)))
+    if isinstance(q, SequencingQuestion):
+        parts: tuple[str, ...] = tuple(q.chunks)
+    elif isinstance(q, ClozeQuestion):
+        parts = tuple(q.candidates)
+    else:
+        parts = (q.context,)  # type: ignore[attr-defined]
+    return SCPQuery(stem(q), tuple(q.options[i] for i in order), type=q.type, parts=parts,
+                    masked=getattr(q, "masked", ""))
+
+
+def task_data(q: Question) -> dict[str, Any]:
+    """What a task keeps about its question (written into its ``task_set`` event): the
+    benchmark record without the rendered text and answer index, plus the groups the report
+    breaks accuracy down by."""
+    record = q.to_json()
+    record.pop("question")
+    record.pop("answer")
+    record["question_id"] = record.pop("id")
+    record["groups"] = {"type": q.type, "domain": q.domain}
+    return record
+
+
+def question_of(task: Task) -> Question:
+    """The question a task was made from (inverse of :func:`task_data`)."""
+    record = {k: v for k, v in task.data.items() if k not in ("groups", "question_id")}
+    options = list(record["options"])
+    record.update(id=task.data["question_id"], question="", answer=options.index(task.answer))
+    return from_json(record)
+
+
+class SCPGame(Game):
+    spec = GameSpec(name="scp", answer_format="multiple_choice", kinds=TYPES + SHIPPED_DOMAINS,
+                    description="sequencing, cloze and prediction questions from documents; four options")
+    config_schema = SCPConfig
+
+    def __init__(self, name: str = "scp", rounds: int = 10, attempts: int = 3, mode: str = "built",
+                 docs: str = "shipped", benchmark: str | None = None, types: Sequence[str] = TYPES,
+                 per_doc: int = 4, questions: int | None = None, build_seed: int = 0,
+                 fragments: Any = None, markup_threshold: float = 0.03, offer_docs: int = 2,
+                 window: int = 12, max_distractor_similarity: float = 0.8, min_distractor_chars: int = 40,
+                 max_distractor_chars: int = 2000) -> None:
+        super().__init__(name, rounds, attempts)
+        if mode not in MODES:
+            raise ValueError(f"game.mode={mode!r} is invalid: use one of {', '.join(MODES)}")
+        self.mode = mode
+        self.types = tuple(types)
+        self.sizes = _sizes(fragments or {})
+        self.threshold = markup_threshold
+        self.per_doc, self.build_seed = per_doc, build_seed
+        self.offer_docs, self.window = offer_docs, window
+        self.max_similarity = max_distractor_similarity
+        self.min_distractor_chars, self.max_distractor_chars = min_distractor_chars, max_distractor_chars
+        self.docs_dir = SHIPPED_DIR if docs == "shipped" else Path(docs).expanduser()
+        self.docs: list[Document] = load_folder(self.docs_dir)
+        self.by_id = {d.id: d for d in self.docs}
+        self._paras: dict[str, list[str]] = {}
+        self.benchmark: list[Question] = []
+        self.schedule: list[list[int]] = []
+        if mode == "built":
+            self._build(benchmark, questions)
+
+    # ------------------------------------------------------------------ config
+    @classmethod
+    def players_set(cls, cfg: Any) -> bool:
+        return str(cfg.mode) == "player_set"
+
+    @classmethod
+    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+        problems = super().check_config(cfg)
+        if cfg.mode not in MODES:
+            problems.append(("mode", cfg.mode, f"use one of {', '.join(MODES)}"))
+        types = list(cfg.types)
+        unknown = [t for t in types if t not in TYPES]
+        if not types or unknown:
+            problems.append(("types", types, f"give a non-empty subset of {list(TYPES)}"))
+        if cfg.docs != "shipped" and not Path(str(cfg.docs)).expanduser().is_dir():
+            problems.append(("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
+        if cfg.benchmark is not None and not Path(str(cfg.benchmark)).expanduser().is_file():
+            problems.append(("benchmark", cfg.benchmark,
+                             "no such file: give a JSONL written by python -m skate.scp build, or null"))
+        for key, low in (("per_doc", 1), ("offer_docs", 1), ("min_distractor_chars", 1)):
+            if cfg[key] < low:
+                problems.append((key, cfg[key], f"must be >= {low}"))
+        if cfg.questions is not None and cfg.questions < 1:
+            problems.append(("questions", cfg.questions, "must be >= 1, or null for every question"))
+        if cfg.max_distractor_chars < cfg.min_distractor_chars:
+            problems.append(("max_distractor_chars", cfg.max_distractor_chars, "must be >= game.min_distractor_chars"))
+        if not 0.0 < cfg.max_distractor_similarity <= 1.0:
+            problems.append(("max_distractor_similarity", cfg.max_distractor_similarity, "must lie in (0, 1]"))
+        if not 0.0 < cfg.markup_threshold <= 1.0:
+            problems.append(("markup_threshold", cfg.markup_threshold, "must lie in (0, 1]"))
+        sizes = _sizes(cfg.fragments)
+        for qtype, (n, min_chars) in sizes.items():
+            if n < 1 or min_chars < 0:
+                problems.append((f"fragments.{qtype}", {"paragraphs": n, "min_chars": min_chars},
+                                 "need paragraphs >= 1 and min_chars >= 0"))
+        need = max(n + (t == "prediction") for t, (n, _) in sizes.items() if t in types or not types)
+        if cfg.window < need:
+            problems.append(("window", cfg.window, f"must be >= {need}: a whole fragment must fit in it"))
+        return problems
+
+    # ------------------------------------------------------------------ the built benchmark
+    def _build(self, path: str | None, questions: int | None) -> None:
+        if path is not None:
+            self.benchmark = read_benchmark(path)
+        else:
+            self.benchmark = build(self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold)
+        if not self.benchmark:
+            raise ValueError(f"no question could be built from the documents in {self.docs_dir}: add longer "
+                             "prose documents, or lower game.fragments.*.min_chars")
+        order = list(range(len(self.benchmark)))
+        rnd = random.Random(f"scp-schedule:{self.build_seed}")
+        if questions is not None and questions < len(order):
+            order = sorted(rnd.sample(order, questions))
+        rnd.shuffle(order)  # every round mixes types and domains
+        if self.rounds > len(order):
+            raise ValueError(f"game.rounds={self.rounds} is more than the {len(order)} questions of the "
+                             "benchmark: lower game.rounds")
+        self.schedule = [list(part) for part in np.array_split(np.array(order), self.rounds)]
+
+    def provided_tasks(self, round: int) -> list[Task] | None:
+        if self.mode != "built":
+            return None
+        tasks = []
+        for k in self.schedule[round - 1]:
+            q = self.benchmark[int(k)]
+            tasks.append(Task(task_id=f"r{round:03d}-q{int(k):04d}", round=round, setter=BENCHMARK,
+                              prompt=stem(q), answer=q.options[q.answer], data=task_data(q)))
+        return tasks
+
+    # ------------------------------------------------------------------ player-set
+    def paragraphs_of(self, doc_id: str) -> list[str]:
+        if doc_id not in self._paras:
+            self._paras[doc_id] = paragraphs(self.by_id[doc_id].text)
+        return self._paras[doc_id]
+
+    def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
+        if self.mode != "player_set":
+            return {}
+        need = max(n + (t == "prediction") for t, (n, _) in self.sizes.items() if t in self.types)
+        usable = [d.id for d in self.docs if len(self.paragraphs_of(d.id)) > need]
+        if not usable:
+            raise ValueError(f"no document in {self.docs_dir} has more than {need} paragraphs")
+        picked = rng.choice(len(usable), size=min(self.offer_docs, len(usable)), replace=False)
+        offered = []
+        for i in sorted(int(x) for x in picked):
+            doc = self.by_id[usable[i]]
+            paras = self.paragraphs_of(doc.id)
+            first = int(rng.integers(1, max(1, len(paras) - self.window) + 1))
+            offered.append({"doc": doc.id, "domain": doc.domain, "title": doc.title, "first": first,
+                            "paragraphs": paras[first:first + self.window]})
+        return {"documents": offered}
+
+    def proposal_text(self, proposal: SCPProposal) -> str:
+        if not isinstance(proposal, SCPProposal):
+            return str(proposal)
+        head = f"{proposal.type} question from {proposal.doc}, starting at paragraph {proposal.paragraph}"
+        if proposal.distractors:
+            head += "\nwrong continuations:\n" + "\n".join(f"- {d}" for d in proposal.distractors)
+        return head
+
+    def validate(self, proposal: SCPProposal, checks: Checks) -> Task | Rejection:
+        if not isinstance(proposal, SCPProposal) or not proposal.type:
+            note = getattr(proposal, "note", "") or "the proposal names no question type"
+            return Rejection(FailReason.MALFORMED, note)
+        if proposal.type not in self.types:
+            return Rejection(FailReason.MALFORMED, f"unknown question type {proposal.type!r}: "
+                                                   f"use one of {', '.join(self.types)}")
+        offered = {d["doc"]: d for d in checks.assignment.get("documents", [])}
+        if proposal.doc not in offered:
+            return Rejection(FailReason.BREAKS_RULES, f"document {proposal.doc!r} was not offered to you this "
+                                                      f"round; choose one of {', '.join(offered)}")
+        shown = offered[proposal.doc]
+        n, min_chars = self.sizes[proposal.type]
+        span = n + (proposal.type == "prediction")  # a prediction's true continuation must be shown too
+        first, last = shown["first"], shown["first"] + len(shown["paragraphs"]) - 1
+        start = proposal.paragraph
+        if start is None or not first <= start <= last - span + 1:
+            what = f"{n} paragraph{'s' * (n > 1)}" + (" and the one after it" if proposal.type == "prediction" else "")
+            return Rejection(FailReason.BREAKS_RULES,
+                             f"a {proposal.type} fragment is {what}, all within the paragraphs shown "
+                             f"({first}-{last}), so it must start between {first} and {last - span + 1}; "
+                             f"you gave {start}")
+        paras = self.paragraphs_of(proposal.doc)
+        run = paras[start:start + n]
+        if not acceptable(run, min_chars, self.threshold):
+            return Rejection(FailReason.BREAKS_RULES, self._why_not(run, min_chars, proposal.type, n))
+        seed = int(checks.rng.integers(2**31))
+        frag = Fragment(proposal.doc, self.by_id[proposal.doc].domain, start, tuple(run))
+        if proposal.type == "prediction":
+            made: Question | Rejection = self._prediction(frag, paras, proposal.distractors, seed)
+            if isinstance(made, Rejection):
+                return made
+            q = made
+        else:
+            built = sequencing(frag, seed) if proposal.type == "sequencing" else cloze(frag, seed)
+            if built is None:
+                return Rejection(FailReason.BREAKS_RULES,
+                                 f"this fragment has too few distinct sentences for a {proposal.type} question "
+                                 "(three parts or three removable sentences are needed); choose a longer one")
+            q = built
+        problems = check(q)
+        if problems:  # the builders make sound questions; this is a last line of defence
+            return Rejection(FailReason.BREAKS_RULES, "; ".join(problems))
+        return checks.task(prompt=stem(q), answer=q.options[q.answer], **task_data(q))
+
+    def _why_not(self, run: list[str], min_chars: int, qtype: str, n: int) -> str:
+        """Why a run of paragraphs is not an acceptable fragment (the checks of
+        :func:`~skate.games.scp.fragments.acceptable`, in its order)."""
+        length = sum(len(p) for p in run)
+        if length < min_chars:
+            return f"the fragment has {length} characters; a {qtype} fragment needs at least {min_chars}"
+        if starts_badly(run[0]):
+            return "the fragment starts mid-sentence or with a caption; choose one that starts a sentence"
+        if any(p.rstrip().endswith(":") for p in run):
+            return ("a paragraph of the fragment ends with a colon, introducing code or a list that is not "
+                    "shown; choose a fragment of running prose")
+        if any(markup_density(p) > self.threshold for p in run):
+            return "the fragment is heavy with markup, code or formulas; choose a passage of plain prose"
+        return f"the fragment is not {n} paragraph{'s' * (n > 1)} of prose"
+
+    def _prediction(self, frag: Fragment, paras: list[str], distractors: Sequence[str],
+                    seed: int) -> PredictionQuestion | Rejection:
+        truth = paras[frag.position + 1]
+        context = frag.text
+        wrong = [str(d).strip() for d in distractors if str(d).strip()]
+        if len(wrong) != N_OPTIONS - 1:
+            return Rejection(FailReason.TOO_FEW_DISTRACTORS,
+                             f"a prediction question needs exactly {N_OPTIONS - 1} wrong continuations; "
+                             f"you wrote {len(wrong)}")
+        seen = {normalize_text(truth): "the true continuation", normalize_text(context): "the passage itself"}
+        for k, d in enumerate(wrong, 1):
+            key = normalize_text(d)
+            if key in seen:
+                return Rejection(FailReason.TOO_FEW_DISTRACTORS, f"wrong continuation {k} repeats {seen[key]}")
+            seen[key] = f"wrong continuation {k}"
+            if not self.min_distractor_chars <= len(d) <= self.max_distractor_chars:
+                return Rejection(FailReason.BREAKS_RULES,
+                                 f"wrong continuation {k} has {len(d)} characters; write between "
+                                 f"{self.min_distractor_chars} and {self.max_distractor_chars}")
+            sim = cosine(d, truth)
+            if sim > self.max_similarity:
+                return Rejection(FailReason.BREAKS_RULES,
+                                 f"wrong continuation {k} says nearly what the true continuation says "
+                                 f"(similarity {sim:.2f} > {self.max_similarity:.2f}): it could also be right")
+        rnd = random.Random(f"{seed}:prediction:{frag.doc_id}:{frag.position}")
+        options = [truth, *wrong]
+        rnd.shuffle(options)
+        return PredictionQuestion(
+            id=f"prediction/{frag.doc_id}/{frag.position}/{seed}", type="prediction", domain=frag.domain,
+            doc=frag.doc_id, position=frag.position, seed=seed,
+            question=prediction_stem(context) + "\n\nCandidates:\n"
+            + "\n\n".join(f"{i + 1}. {o}" for i, o in enumerate(options)),
+            options=options, answer=options.index(truth), original=truth, context=context)
+
+    # ------------------------------------------------------------------ answering
+    def make_query(self, task: Task, rng: np.random.Generator) -> SCPQuery:
+        q = question_of_cached(task)
+        return query_of(q, [int(i) for i in rng.permutation(len(q.options))])
+
+    def grade(self, task: Task, query: SCPQuery, reply: Any) -> bool:
+        return grade_choice(query, task.answer, reply)
+
+    # ------------------------------------------------------------------ players
+    def simulation(self, env: GameEnv):
+        from skate.games.scp.simulated import SCPSimulation
+
+        return SCPSimulation(self)
+
+    def modules(self, env: GameEnv):
+        from skate.games.scp.modules import scp_modules
+
+        return scp_modules(self, env)
+
+    @classmethod
+    def fake_player(cls):
+        from skate.games.scp.fake import FakeSCPPlayer
+
+        return FakeSCPPlayer()
+
+
+_QUESTIONS: dict[str, Question] = {}
+
+
+def question_of_cached(task: Task) -> Question:
+    """:func:`question_of`, once per task (a task is sampled many times)."""
+    key = f"{task.task_id}\x00{task.prompt}\x00{task.answer}"
+    q = _QUESTIONS.get(key)
+    if q is None:
+        if len(_QUESTIONS) > 100_000:
+            _QUESTIONS.clear()
+        q = _QUESTIONS[key] = question_of(task)
+    return q
+
+
+def read_benchmark(path: str | Path) -> list[Question]:
+    """The questions of a JSONL benchmark (``python -m skate.scp build``); a ValueError names the
+    first bad line."""
+    import json
+
+    out = []
+    with open(Path(path).expanduser(), encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(from_json(json.loads(line)))
+            except ValueError as exc:
+                raise ValueError(f"{path}, line {lineno}: {exc}") from None
+    return out
