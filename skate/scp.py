@@ -8,10 +8,17 @@ Subcommands:
   (:func:`skate.games.scp.questions.build`), checks every question and writes one JSON object
   per line (UTF-8, the ``Question.to_json()`` records). It prints one summary line: questions
   per type and per domain, and the output path. Same arguments, same file.
-* ``stability DOCS_DIR --seeds K`` is NOT available yet: it needs the SCP game's simulated
-  players (issue 12, in progress) and exits 2 saying so.
+* ``stability DOCS_DIR --seeds K [--per-doc K] [--players simulated] [--out per_seed.csv]``
+  rebuilds the benchmark with seeds 0..K-1 and lets a simulated cohort (a ``conf/players``
+  option) answer each question once, as a model answers a benchmark; it prints, per player,
+  the mean accuracy over the seeds and its spread (standard deviation, min, max, in accuracy
+  points), and the spread of the expected accuracy (the sampling noise of one answer per
+  question removed). ArxivRoll reports a standard deviation under 1 point over 32 seeds.
+* ``arxiv --category CAT --from YYYY-MM-DD --to YYYY-MM-DD --out DIR [--max N]`` fetches
+  recent arXiv papers (their HTML full text) into a documents folder that ``build`` reads
+  (:mod:`skate.games.scp.arxiv`); where arXiv cannot be reached it says so and exits 2.
 
-Exit status: 0 done; 2 bad input or unavailable command (one line ``skate.scp: <message>`` on
+Exit status: 0 done; 2 bad input or arXiv unreachable (one line ``skate.scp: <message>`` on
 stderr, no traceback).
 """
 
@@ -23,11 +30,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from skate.games.scp import arxiv
 from skate.games.scp.corpus import SHIPPED_DIR, load_folder
 from skate.games.scp.questions import TYPES, build, check
 
 PROG = "skate.scp"
-STABILITY_MISSING = "stability needs the SCP game's simulated players (issue 12, in progress)"
 
 
 class UsageError(Exception):
@@ -95,6 +102,85 @@ def build_benchmark(docs_dir: str, out: Path, seed: int = 0, per_doc: int = 4,
             f"(by type: {types_part}; by domain: {domains_part}) to {out}")
 
 
+def stability(docs_dir: str, seeds: int = 32, per_doc: int = 4, players: str = "simulated",
+              types: tuple[str, ...] = TYPES, run_seed: int = 0) -> tuple[list[dict], list[dict]]:
+    """Rebuild the benchmark with seeds ``0..seeds-1`` and let the simulated cohort answer every
+    question once; (one row per player with the spread over seeds, one row per seed and player).
+
+    Accuracies are in points (percent). ``expected`` is the mean over questions of the chance a
+    player answers right (``know + (1 - know) / 4``), so its spread is the part that comes from
+    which questions were built, without the noise of drawing one answer per question.
+    """
+    import numpy as np
+
+    from skate.config import ConfigError, compose_config
+    from skate.games.scp.rules import SCPGame, query_of
+    from skate.players.simulated import build_simulated
+
+    if seeds < 2:
+        raise UsageError(f"--seeds must be at least 2 to measure a spread, got {seeds}")
+    if per_doc < 1:
+        raise UsageError(f"--per-doc must be at least 1, got {per_doc}")
+    folder = _folder(docs_dir)
+    if not folder.is_dir():
+        raise UsageError(f"no such folder: {docs_dir} (give a folder of documents, or 'shipped')")
+    try:
+        cfg = compose_config([f"players={players}"])
+    except Exception as exc:  # noqa: BLE001 - Hydra's errors name the missing option
+        raise UsageError(f"cannot load the players config {players!r}: {exc}") from None
+    roster = list(cfg.players.get("simulated") or [])
+    if not roster:
+        raise UsageError(f"players={players} has no simulated players; stability needs a simulated cohort")
+    try:
+        game = SCPGame(mode="player_set", docs=str(folder), types=types, per_doc=per_doc)
+    except (ValueError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    sim = game.simulation(None)
+    cohort = build_simulated(roster, sim, run_seed)
+    per_seed = []
+    for seed in range(seeds):
+        questions = build(game.docs, per_doc, seed, types, game.sizes, game.threshold)
+        if not questions:
+            raise UsageError(f"no question could be built from {docs_dir}")
+        for k, player in enumerate(cohort):
+            rng = np.random.default_rng([run_seed, seed, k])
+            correct, expected = 0, 0.0
+            for q in questions:
+                query = query_of(q, [int(i) for i in rng.permutation(len(q.options))])
+                (reply,) = player.answer([query], rng)
+                right = sim.read(query)[3]
+                correct += reply == right
+                know = player.p_know(sim_key(query)) if right is not None else 0.0
+                expected += know + (1 - know) / len(q.options)
+            per_seed.append({"seed": seed, "player": player.name, "questions": len(questions),
+                             "accuracy": 100 * correct / len(questions),
+                             "expected": 100 * expected / len(questions)})
+    rows = []
+    for player, spec in zip(cohort, roster, strict=True):
+        acc = np.array([r["accuracy"] for r in per_seed if r["player"] == player.name])
+        exp = np.array([r["expected"] for r in per_seed if r["player"] == player.name])
+        rows.append({"player": player.name, "true_skill": float(spec.skill), "mean": float(acc.mean()),
+                     "std": float(acc.std(ddof=1)), "min": float(acc.min()), "max": float(acc.max()),
+                     "expected_std": float(exp.std(ddof=1))})
+    return rows, per_seed
+
+
+def sim_key(query) -> str:
+    from skate.games.scp.simulated import key_of
+
+    return key_of(query)
+
+
+def format_stability(rows: list[dict], seeds: int) -> str:
+    head = f"{'player':<14}{'skill':>6}{'mean %':>9}{'std':>7}{'min':>7}{'max':>7}{'std(expected)':>15}"
+    lines = [f"accuracy over {seeds} benchmark seeds (one answer per question; points)", head, "-" * len(head)]
+    lines += [f"{r['player']:<14}{r['true_skill']:>6.2f}{r['mean']:>9.1f}{r['std']:>7.2f}{r['min']:>7.1f}"
+              f"{r['max']:>7.1f}{r['expected_std']:>15.2f}" for r in rows]
+    worst = max(r["std"] for r in rows)
+    lines.append(f"largest std: {worst:.2f} points (ArxivRoll reports under 1 point over 32 seeds)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(prog="python -m skate.scp", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -108,13 +194,36 @@ def main(argv: list[str] | None = None) -> int:
                    help="questions of each type per document, at most (default 4)")
     b.add_argument("--types", type=_types, default=TYPES,
                    help=f"comma-separated subset of {','.join(TYPES)} (default all)")
-    s = sub.add_parser("stability", help="NOT AVAILABLE YET: accuracy spread over seeds")
-    s.add_argument("docs_dir", metavar="DOCS_DIR")
-    s.add_argument("--seeds", type=int, default=32)
+    s = sub.add_parser("stability", help="spread of each simulated player's accuracy over benchmark seeds")
+    s.add_argument("docs_dir", metavar="DOCS_DIR",
+                   help="folder of documents, or 'shipped' for the corpus in the package")
+    s.add_argument("--seeds", type=int, default=32, help="benchmark seeds 0..K-1 (default 32)")
+    s.add_argument("--per-doc", type=int, default=4,
+                   help="questions of each type per document, at most (default 4)")
+    s.add_argument("--types", type=_types, default=TYPES,
+                   help=f"comma-separated subset of {','.join(TYPES)} (default all)")
+    s.add_argument("--players", default="simulated", help="a conf/players option with simulated players")
+    s.add_argument("--out", type=Path, default=None, help="CSV of every seed's accuracies (optional)")
+    a = sub.add_parser("arxiv", help="fetch recent arXiv papers (HTML full text) into a documents folder")
+    arxiv.add_arguments(a)
     args = ap.parse_args(argv)
+    if args.command == "arxiv":
+        return arxiv.main_from_args(args)
     if args.command == "stability":
-        print(f"{PROG}: {STABILITY_MISSING}", file=sys.stderr)
-        return 2
+        try:
+            rows, per_seed = stability(args.docs_dir, args.seeds, args.per_doc, args.players, args.types)
+            if args.out is not None:
+                import pandas as pd
+
+                try:
+                    pd.DataFrame(per_seed).to_csv(args.out, index=False)
+                except OSError as exc:
+                    raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+        except UsageError as exc:
+            print(f"{PROG}: {exc}", file=sys.stderr)
+            return 2
+        print(format_stability(rows, args.seeds))
+        return 0
     try:
         summary = build_benchmark(args.docs_dir, args.out, seed=args.seed,
                                   per_doc=args.per_doc, types=args.types)

@@ -129,8 +129,46 @@ def test_bad_input_exits_2_with_one_line(case, tmp_path):
     assert not Path(out).exists()
 
 
-def test_stability_is_an_honest_stub():
-    proc = run("stability", "shipped", "--seeds", "3")
+def test_stability_reports_each_players_spread_over_seeds(tmp_path):
+    out = tmp_path / "per_seed.csv"
+    proc = run("stability", "shipped", "--seeds", "2", "--per-doc", "1", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0].startswith("accuracy over 2 benchmark seeds")
+    rows = {ln.split()[0]: [float(x) for x in ln.split()[1:]] for ln in lines[3:-1]}
+    assert list(rows) == ["sim-ace", "sim-strong", "sim-good", "sim-fair", "sim-weak", "sim-novice"]
+    means = [r[1] for r in rows.values()]
+    assert means[0] > means[-1]  # the strongest player reads better than the weakest
+    assert all(25 <= m <= 100 and r[2] >= 0 and r[3] <= m <= r[4] for m, r in zip(means, rows.values()))
+    assert lines[-1].startswith("largest std: ")
+    import pandas as pd
+
+    per_seed = pd.read_csv(out)
+    assert sorted(per_seed["seed"].unique()) == [0, 1] and len(per_seed) == 12
+    ace = per_seed[per_seed["player"] == "sim-ace"]["accuracy"]
+    assert abs(ace.mean() - rows["sim-ace"][1]) < 0.06 and abs(ace.std() - rows["sim-ace"][2]) < 0.006
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--seeds", "1"), "--seeds must be at least 2"),
+    (("--players", "no_such_cohort"), "cannot load the players config 'no_such_cohort'"),
+    (("--players", "fake_local"), "has no simulated players"),
+])
+def test_stability_bad_input_is_one_line(args, message):
+    proc = run("stability", "shipped", *args)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("skate.scp: stability needs the SCP game's simulated players "
-                                   "(issue 12, in progress)")
+    assert proc.stderr.startswith("skate.scp: ") and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_stability_of_a_missing_folder(tmp_path):
+    proc = run("stability", str(tmp_path / "nope"), "--seeds", "2")
+    assert proc.returncode == 2 and "no such folder" in proc.stderr
+
+
+def test_arxiv_subcommand_says_when_arxiv_cannot_be_reached(tmp_path):
+    proc = run("arxiv", "--category", "cs.CL", "--from", "2026-05-01", "--to", "2026-06-01",
+               "--out", str(tmp_path / "papers"), "--api-url", "http://127.0.0.1:9/api/query", "--delay", "0",
+               "--timeout", "5")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the arXiv API" in lines[0] and "skate.scp build" in lines[0]
