@@ -321,6 +321,11 @@ class SCPGame(Game):
                     seed: int) -> PredictionQuestion | Rejection:
         truth = paras[frag.position + 1]
         context = frag.text
+        if not _passage(truth, self.threshold):
+            return Rejection(FailReason.BREAKS_RULES,
+                             "the paragraph after your fragment, its true continuation, is not a paragraph of "
+                             "prose (too short, heavy with markup, mid-sentence, or introducing code or a list "
+                             "with a colon); choose another fragment")
         wrong = [str(d).strip() for d in distractors if str(d).strip()]
         if len(wrong) != N_OPTIONS - 1:
             return Rejection(FailReason.TOO_FEW_DISTRACTORS,
