@@ -388,7 +388,7 @@ def validate(cfg: DictConfig) -> None:
     names = [p.name for p in roster] + [p.name for p in llm_roster]
     dupes = sorted({n for n in names if names.count(n) > 1})
     _check(not dupes, "players", dupes, "player names must be unique")
-    known_kinds = {k for g in load_games().values() for k in g.spec.kinds}
+    known_kinds = {k for g in load_games().values() for k in g.spec.kinds} | set(game.skill_keys(cfg.game))
     for i, p in enumerate(roster):
         key = f"players.simulated[{i}]"
         _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
@@ -396,7 +396,7 @@ def validate(cfg: DictConfig) -> None:
         _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
         unknown = sorted(set(p.topic_skill) - known_kinds)
         _check(not unknown, f"{key}.topic_skill", unknown,
-               f"no game has these kinds; {cfg.game.name} has {list(game.spec.kinds)}")
+               f"no game has these kinds; {cfg.game.name} has {list(game.skill_keys(cfg.game))}")
     if llm_roster:
         from skate.llm.spec import ModelConfigError, ModelSpec
 

@@ -139,6 +139,12 @@ class Game(ABC):
         return problems
 
     @classmethod
+    def skill_keys(cls, cfg: Any) -> tuple[str, ...]:
+        """The ``topic_skill`` keys simulated players may have in this game under config ``cfg``
+        (its kinds by default; SCP adds the domains of its documents)."""
+        return cls.spec.kinds
+
+    @classmethod
     def players_set(cls, cfg: Any) -> bool:
         """Whether players set this game's tasks under config ``cfg`` (False: the game builds
         them itself, see :meth:`provided_tasks`)."""

@@ -159,6 +159,16 @@ class SCPGame(Game):
 
     # ------------------------------------------------------------------ config
     @classmethod
+    def skill_keys(cls, cfg: Any) -> tuple[str, ...]:
+        keys = list(cls.spec.kinds)
+        if str(cfg.docs) != "shipped" and Path(str(cfg.docs)).expanduser().is_dir():
+            try:
+                keys += sorted({d.domain for d in load_folder(Path(str(cfg.docs)).expanduser())})
+            except ValueError:
+                pass  # the game itself reports what is wrong with the folder
+        return tuple(dict.fromkeys(keys))
+
+    @classmethod
     def players_set(cls, cfg: Any) -> bool:
         return str(cfg.mode) == "player_set"
 
