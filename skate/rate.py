@@ -22,8 +22,9 @@ from typing import Any
 from hydra.errors import HydraException
 from hydra.utils import instantiate
 
-from skate.config import ConfigError, compose_config, validate_rating
+from skate.config import ConfigError, OutcomeRule, compose_config, validate_rating
 from skate.events import Forfeit, RatedTask, RunLogError, read_run
+from skate.records import BENCHMARK
 
 
 def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
@@ -62,6 +63,11 @@ def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, A
         overrides = [*run_rating_overrides(run_config["rating"]), *overrides]
     cfg = compose_config(overrides)
     validate_rating(cfg.rating)
+    if str(cfg.rating.get("outcome", "")) == OutcomeRule.setter_vs_solver and any(
+            getattr(item, "setter", None) == BENCHMARK for item in stream):
+        raise ConfigError("rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
+                          f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
+                          "or absolute")
     backend = instantiate(cfg.rating, _convert_="all")
     backend.add_players(players)
     for item in stream:

@@ -232,7 +232,18 @@ def test_the_schema_takes_the_new_values_and_names_a_bad_one():
 @pytest.mark.parametrize("game", sorted(load_games()))
 def test_every_games_runs_can_be_rated_setter_vs_solver(tmp_path, game):
     overrides = [o for o in SLOPPY if not o.startswith("game=")]
-    run_game(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2"]), tmp_path)
+    # SCP's default built benchmark has no setters; its player-set mode does
+    extra = ["game.mode=player_set"] if game == "scp" else []
+    run_game(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2", *extra]), tmp_path)
     for backend in (["rating=trueskill"], ["rating=zerosumeval", "rating.bootstrap=50"]):
         _, rows = rate_run(tmp_path, [*backend, "rating.outcome=setter_vs_solver"])
         assert {r["player"] for r in rows} == {"hi", "mid", "lo"} and all(r["games"] > 0 for r in rows)
+
+
+def test_a_built_benchmark_cannot_be_rated_setter_vs_solver(tmp_path):
+    overrides = [o for o in SLOPPY if not o.startswith("game=")]
+    run_game(compose_config([*overrides, "game=scp", "game.questions=12", "game.rounds=2"]), tmp_path)
+    with pytest.raises(ConfigError, match="built by the game itself"):
+        rate_run(tmp_path, ["rating.outcome=setter_vs_solver"])
+    _, rows = rate_run(tmp_path, ["rating.outcome=absolute"])  # the pairwise rules rate it
+    assert {r["player"] for r in rows} == {"hi", "mid", "lo"}

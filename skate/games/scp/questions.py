@@ -273,7 +273,7 @@ def similar(doc_paragraphs: list[str], query: str, k: int,
     return [i for i in order if i not in exclude][:k]
 
 
-def _passage(text: str, threshold: float) -> bool:
+def passage_ok(text: str, threshold: float) -> bool:
     """Whether a paragraph can be a candidate continuation: prose of some length that starts a
     sentence and does not end by introducing something (code, a list) that was removed."""
     return (len(text) >= 40 and markup_density(text) <= threshold and not starts_badly(text)
@@ -286,7 +286,7 @@ def prediction(frag: Fragment, doc_paras: list[str], seed: int,
     if end >= len(doc_paras):
         return None
     truth = doc_paras[end]
-    if not _passage(truth, threshold):
+    if not passage_ok(truth, threshold):
         return None
     context = frag.text
     taken = {normalise(truth), normalise(context)} | {normalise(p) for p in frag.paragraphs}
@@ -294,7 +294,7 @@ def prediction(frag: Fragment, doc_paras: list[str], seed: int,
     distractors: list[str] = []
     for i in similar(doc_paras, context, len(doc_paras), exclude):
         cand = doc_paras[i]
-        if normalise(cand) in taken or not _passage(cand, threshold):
+        if normalise(cand) in taken or not passage_ok(cand, threshold):
             continue
         distractors.append(cand)
         taken.add(normalise(cand))

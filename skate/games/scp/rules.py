@@ -38,29 +38,10 @@ from skate.answers.choice import grade_choice, normalize_text
 from skate.games.base import Checks, Game, GameEnv, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, load_folder
-from skate.games.scp.fragments import (
-    DEFAULT_SIZES,
-    Fragment,
-    acceptable,
-    markup_density,
-    paragraphs,
-    starts_badly,
-)
-from skate.games.scp.questions import (
-    N_OPTIONS,
-    TYPES,
-    ClozeQuestion,
-    PredictionQuestion,
-    Question,
-    SequencingQuestion,
-    build,
-    check,
-    cloze,
-    from_json,
-    prediction_stem,
-    sequencing,
-    stem,
-)
+from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
+from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, PredictionQuestion, Question,
+                                       SequencingQuestion, build, check, cloze, from_json, passage_ok,
+                                       prediction_stem, sequencing, stem)
 from skate.games.scp.reader import SCPQuery, cosine
 from skate.records import BENCHMARK, FailReason, Rejection, Task
 
@@ -331,7 +312,7 @@ class SCPGame(Game):
                     seed: int) -> PredictionQuestion | Rejection:
         truth = paras[frag.position + 1]
         context = frag.text
-        if not _passage(truth, self.threshold):
+        if not passage_ok(truth, self.threshold):
             return Rejection(FailReason.BREAKS_RULES,
                              "the paragraph after your fragment, its true continuation, is not a paragraph of "
                              "prose (too short, heavy with markup, mid-sentence, or introducing code or a list "
