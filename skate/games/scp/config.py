@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from skate.games.base import GameConfig
 
@@ -36,7 +37,10 @@ class SCPConfig(GameConfig):
     questions: int | None = None  # built: play a seeded sample of this many (null: all of them)
     build_seed: int = 0  # the benchmark's seed (provenance of every question)
     fragments: FragmentSizes = field(default_factory=FragmentSizes)
-    markup_threshold: float = 0.03  # fragments with more markup characters than this are skipped
+    markup_threshold: float = 0.03
+    # built: how prediction distractors are ranked by similarity to the context: null = TF-IDF
+    # over the document's paragraphs; '${embedder}' = the run's embedder (or any embedder config)
+    distractor_embedder: Any = None  # fragments with more markup characters than this are skipped
     offer_docs: int = 2  # player_set: documents offered to a setter each round
     window: int = 12  # player_set: consecutive paragraphs shown of each offered document
     max_distractor_similarity: float = 0.8  # player_set: a distractor this close to the truth is refused

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable
+from typing import Any
 import math
 import random
 import re
@@ -24,6 +26,7 @@ from skate.games.scp.fragments import (DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment
                                        starts_badly)
 
 TYPES = ("sequencing", "cloze", "prediction")
+Embed = Callable[[list[str]], Any]  # texts -> one vector per text
 LETTERS = "ABC"
 N_OPTIONS = 4
 
@@ -244,12 +247,23 @@ def _tokens(text: str) -> list[str]:
 
 
 def similar(doc_paragraphs: list[str], query: str, k: int,
-            exclude: set[int] | frozenset[int] = frozenset()) -> list[int]:
+            exclude: set[int] | frozenset[int] = frozenset(), embed: Embed | None = None) -> list[int]:
     """Indices of the ``k`` paragraphs most similar to ``query`` by TF-IDF cosine, best first.
 
     The vocabulary and document frequencies come from ``doc_paragraphs``; paragraphs whose index
-    is in ``exclude`` are never returned; ties go to the earlier paragraph.
+    is in ``exclude`` are never returned; ties go to the earlier paragraph. With ``embed`` (texts
+    to an array of vectors, e.g. a :class:`skate.novelty.Embedder`'s ``embed``) the cosine of
+    those vectors is used instead.
     """
+    if embed is not None:
+        if k <= 0 or not doc_paragraphs:
+            return []
+        mat = np.asarray(embed(list(doc_paragraphs)), dtype=float)
+        q = np.asarray(embed([query]), dtype=float)[0]
+        norms = np.linalg.norm(mat, axis=1) * (np.linalg.norm(q) or 1.0)
+        scores = np.divide(mat @ q, norms, out=np.zeros(len(mat)), where=norms > 0)
+        order = sorted(range(len(mat)), key=lambda i: (-scores[i], i))
+        return [i for i in order if i not in exclude][:k]
     docs = [_tokens(p) for p in doc_paragraphs]
     vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
     if not vocab or k <= 0:
@@ -281,7 +295,7 @@ def passage_ok(text: str, threshold: float) -> bool:
 
 
 def prediction(frag: Fragment, doc_paras: list[str], seed: int,
-               threshold: float = MARKUP_THRESHOLD) -> PredictionQuestion | None:
+               threshold: float = MARKUP_THRESHOLD, embed: Embed | None = None) -> PredictionQuestion | None:
     end = frag.position + len(frag.paragraphs)
     if end >= len(doc_paras):
         return None
@@ -292,7 +306,7 @@ def prediction(frag: Fragment, doc_paras: list[str], seed: int,
     taken = {normalise(truth), normalise(context)} | {normalise(p) for p in frag.paragraphs}
     exclude = set(range(frag.position, end + 1))
     distractors: list[str] = []
-    for i in similar(doc_paras, context, len(doc_paras), exclude):
+    for i in similar(doc_paras, context, len(doc_paras), exclude, embed):
         cand = doc_paras[i]
         if normalise(cand) in taken or not passage_ok(cand, threshold):
             continue
@@ -374,11 +388,12 @@ def check(q: Question) -> list[str]:
 
 def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] = TYPES,
           sizes: dict[str, tuple[int, int]] | None = None,
-          threshold: float = MARKUP_THRESHOLD) -> list[Question]:
+          threshold: float = MARKUP_THRESHOLD, embed: Embed | None = None) -> list[Question]:
     """Up to ``per_doc`` questions of each type from each document, deterministic in ``seed``.
 
     ``sizes`` maps a type to (paragraphs per fragment, minimum characters); ArxivRoll's values
-    by default. Fragments of one type and document do not overlap; questions that fail
+    by default; ``embed`` ranks prediction distractors by embedding instead of TF-IDF
+    (:func:`similar`). Fragments of one type and document do not overlap; questions that fail
     :func:`check` are dropped.
     """
     unknown = set(types) - set(TYPES)
@@ -406,7 +421,7 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
                 elif qtype == "cloze":
                     q = cloze(frag, seed)
                 else:
-                    q = prediction(frag, paras, seed, threshold)
+                    q = prediction(frag, paras, seed, threshold, embed)
                 if q is None or check(q):
                     continue
                 used |= span

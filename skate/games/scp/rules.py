@@ -117,7 +117,7 @@ class SCPGame(Game):
                  per_doc: int = 4, questions: int | None = None, build_seed: int = 0,
                  fragments: Any = None, markup_threshold: float = 0.03, offer_docs: int = 2,
                  window: int = 12, max_distractor_similarity: float = 0.8, min_distractor_chars: int = 40,
-                 max_distractor_chars: int = 2000) -> None:
+                 max_distractor_chars: int = 2000, distractor_embedder: Any = None) -> None:
         super().__init__(name, rounds, attempts)
         if mode not in MODES:
             raise ValueError(f"game.mode={mode!r} is invalid: use one of {', '.join(MODES)}")
@@ -133,6 +133,7 @@ class SCPGame(Game):
         self.docs: list[Document] = load_folder(self.docs_dir)
         self.by_id = {d.id: d for d in self.docs}
         self._paras: dict[str, list[str]] = {}
+        self.embedder = distractor_embedder  # None: TF-IDF
         self.benchmark: list[Question] = []
         self.schedule: list[list[int]] = []
         if mode == "built":
@@ -193,7 +194,11 @@ class SCPGame(Game):
         if path is not None:
             self.benchmark = read_benchmark(path)
         else:
-            self.benchmark = build(self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold)
+            embed = getattr(self.embedder, "embed", None)
+            if self.embedder is not None and embed is None:
+                raise ValueError("game.distractor_embedder must be an embedder config (e.g. '${embedder}') or null")
+            self.benchmark = build(self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold,
+                                   embed=embed)
         if not self.benchmark:
             raise ValueError(f"no question could be built from the documents in {self.docs_dir}: add longer "
                              "prose documents, or lower game.fragments.*.min_chars")

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from skate.games.scp.corpus import shipped_corpus
@@ -144,3 +145,26 @@ def test_to_json_record():
     assert "chunks" in seq and "masked" not in seq
     with pytest.raises(ValueError):
         build([], 1, 0, types=("essay",))
+
+
+def test_similar_can_rank_by_an_embedder():
+    paras = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"]
+
+    def embed(texts):  # the query points at paragraph 3, then 1; TF-IDF would find nothing
+        vecs = {"alpha beta": [1, 0, 0], "gamma delta": [0.5, 0.5, 0], "epsilon zeta": [0, 0, 1],
+                "eta theta": [0.9, 0.1, 0], "query": [1, 0, 0]}
+        return np.array([vecs[t] for t in texts], dtype=float)
+
+    assert similar(paras, "query", 2, embed=embed) == [0, 3]
+    assert similar(paras, "query", 2, exclude={0}, embed=embed) == [3, 1]
+
+
+def test_prediction_distractors_follow_the_configured_embedder():
+    from skate.novelty import HashingEmbedder
+
+    docs = shipped_corpus()[:8]
+    tfidf = build(docs, 2, 0, types=("prediction",))
+    hashed = build(docs, 2, 0, types=("prediction",), embed=HashingEmbedder().embed)
+    assert len(tfidf) == len(hashed) >= 8 and all(not check(q) for q in hashed)
+    assert [q.original for q in tfidf] == [q.original for q in hashed]  # same fragments and truths
+    assert any(sorted(a.options) != sorted(b.options) for a, b in zip(tfidf, hashed))  # other distractors
