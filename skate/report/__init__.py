@@ -2,7 +2,12 @@
 
 ``build_report(run_dir)`` writes ``run_dir/report/`` (``index.html`` with every plot embedded,
 the PNGs, ``p_correct.parquet`` and ``p_correct.csv``: the task × player p(correct) table) and
-returns the path of the page. ``build_sweep_report(sweep_dir)`` reports every job and writes one
+returns the path of the page. When the run's tasks carry ``groups`` (a game's own labels, e.g.
+SCP's question type and domain), the page has a section "Accuracy by <key> and <key>" (per key:
+players × values, mean p(correct) over the group's tasks with non-void estimates; with two or
+more keys also their combinations), a heat map, and ``accuracy_by_group.csv`` (long format, see
+:func:`skate.report.data.accuracy_by_group`); plots about setters are left out when no player
+set a task (a built benchmark). ``build_sweep_report(sweep_dir)`` reports every job and writes one
 page comparing them. Given a table of external benchmark scores (CSV with a ``player`` column
 and one column per benchmark), the report adds Pearson and Spearman correlations with the
 ratings (SKATE App. I).
@@ -13,14 +18,16 @@ from __future__ import annotations
 import base64
 import html
 import json
+import numbers
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from skate.report.data import ReportError, RunData, load_run
+from skate.report.data import ReportError, RunData, accuracy_by_group, group_accuracy, load_run
 
-__all__ = ["ReportError", "build_report", "build_sweep_report", "correlations", "load_run"]
+__all__ = ["ReportError", "accuracy_by_group", "build_report", "build_sweep_report", "correlations",
+           "group_tables", "load_run"]
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}
@@ -49,8 +56,61 @@ def correlations(ratings: list[dict[str, Any]], benchmarks: pd.DataFrame) -> pd.
     return pd.DataFrame(rows, columns=["benchmark", "players", "pearson", "spearman"])
 
 
+GROUP_TASKS = "(tasks)"  # the row of a per-key table counting each value's tasks
+
+
+def group_tables(d: RunData) -> list[tuple[str, pd.DataFrame]]:
+    """The report's accuracy-by-group tables, each with its title; none when no task carries
+    groups. Per key: one row per player (a column per value of the key, cells mean p(correct)
+    over that value's tasks with non-void estimates, and ``tasks``: the player's non-void
+    estimates among them), then a row ``(tasks)`` counting each value's tasks that have a
+    non-void estimate. With two or more keys, one more table over their combinations: one row
+    per combination, ``tasks``, then a column per player."""
+    keys = d.group_keys
+    out = []
+    for key in keys:
+        acc = group_accuracy(d, [key])
+        if acc.empty:
+            continue
+        wide = acc.pivot(index="player", columns=key, values="accuracy").reindex(index=d.players)
+        wide["tasks"] = acc.groupby("player")["tasks"].sum().reindex(d.players)
+        counts = _task_counts(d, [key])
+        wide.loc[GROUP_TASKS] = [*counts.reindex(wide.columns[:-1]).tolist(), counts.sum()]
+        wide.columns.name = None
+        out.append((f"by {key}", wide.rename_axis("player").reset_index()))
+    if len(keys) >= 2:
+        acc = group_accuracy(d, keys)
+        if not acc.empty:
+            wide = acc.pivot(index=keys, columns="player", values="accuracy").reindex(columns=d.players)
+            wide.insert(0, "tasks", _task_counts(d, keys).reindex(wide.index))
+            wide.columns.name = None
+            out.append((f"by {' × '.join(keys)}", wide.reset_index()))
+    return out
+
+
+def _task_counts(d: RunData, keys: list[str]) -> pd.Series:
+    """Per combination of values of ``keys``: tasks with at least one non-void estimate."""
+    g = d.groups.loc[d.groups.index.intersection(d.p.index), keys].dropna()
+    g = g[d.p.loc[g.index].notna().any(axis=1)]
+    return g.groupby(keys).size() if len(keys) > 1 else g.groupby(keys[0]).size()
+
+
 def _table(df: pd.DataFrame, floats: int = 3) -> str:
     return df.to_html(index=False, float_format=lambda x: f"{x:.{floats}f}", na_rep="–", border=0)
+
+
+def _group_table(df: pd.DataFrame) -> str:
+    """A table of :func:`group_tables` as HTML: task counts as integers, accuracies to 3 places."""
+    def cell(row: pd.Series, col: str) -> str:
+        v = row[col]
+        if not isinstance(v, numbers.Real) or isinstance(v, bool):
+            return str(v)
+        if pd.isna(v):
+            return "–"
+        return str(int(v)) if col == "tasks" or row.iloc[0] == GROUP_TASKS else f"{v:.3f}"
+
+    shown = pd.DataFrame([{c: cell(row, c) for c in df.columns} for _, row in df.iterrows()], columns=df.columns)
+    return shown.to_html(index=False, border=0)
 
 
 def _img(path: Path) -> str:
@@ -89,6 +149,16 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
         rows = [{"stage": e["stage"], "after round": e["round"],
                  "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in d.stages]
         parts.append("<h2>Rankings by stage</h2>" + _table(pd.DataFrame(rows)))
+    exports = ["p_correct.csv", "p_correct.parquet"]
+    tables = group_tables(d)
+    if tables:  # tasks with groups (e.g. SCP's question type and domain)
+        accuracy_by_group(d).to_csv(out / "accuracy_by_group.csv", index=False)
+        exports.append("accuracy_by_group.csv")
+        parts.append(f"<h2>Accuracy by {html.escape(' and '.join(d.group_keys))}</h2>"
+                     "<p>Mean p(correct) over each group's tasks, void estimates left out; "
+                     f"<code>tasks</code>: the estimates it averages (row <code>{GROUP_TASKS}</code>: "
+                     "the group's tasks).</p>")
+        parts += [f"<h3>{html.escape(title)}</h3>" + _group_table(t) for title, t in tables]
     if d.summary:
         counts = {k: v for k, v in d.summary.items() if not isinstance(v, dict)}
         parts.append("<h2>Counts</h2>" + _table(pd.DataFrame([counts])))
@@ -107,7 +177,8 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
                      f"{html.escape(ex['setter'])})</h3><pre>{html.escape(ex['prompt'])}</pre>"
                      f"<p>answer: <code>{html.escape(str(ex['answer']))}</code>; p(correct): "
                      f"{html.escape(json.dumps(ex['p']))}</p>")
-    parts.append("<p>Exports: <code>p_correct.csv</code>, <code>p_correct.parquet</code> (task × player).</p>")
+    parts.append("<p>Exports: <code>p_correct.csv</code>, <code>p_correct.parquet</code> (task × player)"
+                 + "".join(f", <code>{name}</code>" for name in exports[2:]) + ".</p>")
     page = out / "index.html"
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>skate report</title>"
                     f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>", encoding="utf-8")

@@ -1,7 +1,14 @@
-"""A run's event log as tables: the source of every plot and export in the report."""
+"""A run's event log as tables: the source of every plot and export in the report.
+
+Tasks may carry ``groups`` in their ``task`` event (a game's own data, e.g. SCP's
+``{"type": "cloze", "domain": "typing"}``): :class:`RunData` then holds them as the ``groups``
+table (task × group key) and :func:`group_accuracy` / :func:`accuracy_by_group` give each
+player's mean p(correct) per group. Nothing here knows any game.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +38,19 @@ class RunData:
     finished: bool = True
     stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
     pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
+    # task × group key (index task_id, one column per key, values as text), only the tasks whose
+    # event carries a ``groups`` dict; no rows and no columns when none does
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def group_keys(self) -> list[str]:
+        return list(self.groups.columns)
+
+    @property
+    def set_by_players(self) -> bool:
+        """Whether any task was set by a player (not so in a built benchmark, whose tasks'
+        setter is ``skate.records.BENCHMARK``): plots about setters need it."""
+        return bool(self.tasks["setter"].isin(self.players).any())
 
 
 def load_run(run_dir: str | Path) -> RunData:
@@ -61,4 +81,69 @@ def load_run(run_dir: str | Path) -> RunData:
     config = run.start.config
     return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
-                   stages=stages, pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)))
+                   stages=stages, pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
+                   groups=_groups(run.of(TaskSet)))
+
+
+def _groups(tasks: list[TaskSet]) -> pd.DataFrame:
+    """The ``groups`` table from the task events (keys in order of first appearance)."""
+    rows: dict[str, dict[str, str]] = {}
+    keys: list[str] = []
+    for t in tasks:
+        g = t.get("groups")
+        if not isinstance(g, dict) or t.task_id in rows:
+            continue
+        rows[t.task_id] = {str(k): str(v) for k, v in g.items() if v is not None}
+        keys += [k for k in rows[t.task_id] if k not in keys]
+    if not rows:
+        return pd.DataFrame()
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=keys)
+    table.index.name = "task_id"
+    return table
+
+
+def group_accuracy(d: RunData, keys: Sequence[str]) -> pd.DataFrame:
+    """Each player's mean p(correct) over the tasks of each combination of values of ``keys``
+    (void estimates left out). Columns: ``player``, one per key, ``tasks`` (the player's
+    non-void estimates in the group) and ``accuracy`` (NaN when ``tasks`` is 0); players in
+    roster order, then the groups sorted by value. Tasks lacking one of ``keys`` are left out;
+    no rows when no task has them all."""
+    keys = list(keys)
+    columns = ["player", *keys, "tasks", "accuracy"]
+    if d.p.empty or not keys or any(k not in d.groups.columns for k in keys):
+        return pd.DataFrame(columns=columns)
+    g = d.groups.loc[d.groups.index.intersection(d.p.index), keys].dropna()
+    if g.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for player in d.players:
+        p = d.p.loc[g.index, player]
+        for values, block in g.groupby(keys, sort=True):
+            values = values if isinstance(values, tuple) else (values,)
+            got = p.loc[block.index].dropna()
+            rows.append({"player": player, **dict(zip(keys, values, strict=True)), "tasks": len(got),
+                         "accuracy": float(got.mean()) if len(got) else float("nan")})
+    return pd.DataFrame(rows, columns=columns)
+
+
+def accuracy_by_group(d: RunData) -> pd.DataFrame:
+    """Long table of :func:`group_accuracy` for each group key alone and, with two or more keys,
+    for all of them combined: ``player, key, value`` (e.g. ``type``, ``cloze``; combined
+    ``type×domain``, ``cloze×typing``), then one column per key holding that row's value of it
+    (empty when the row does not group by it; left out for a key named like a fixed column),
+    then ``tasks, accuracy``. No rows when no task carries groups."""
+    keys = d.group_keys
+    fixed = ["player", "key", "value", "tasks", "accuracy"]
+    own = [k for k in keys if k not in fixed]
+    columns = ["player", "key", "value", *own, "tasks", "accuracy"]
+    parts = []
+    for by in [[k] for k in keys] + ([keys] if len(keys) >= 2 else []):
+        part = group_accuracy(d, by)
+        if part.empty:
+            continue
+        part.insert(1, "key", "×".join(by))
+        part.insert(2, "value", part[by].astype(str).agg("×".join, axis=1))
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True).reindex(columns=columns)

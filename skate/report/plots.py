@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from skate.report.data import RunData  # noqa: E402
+from skate.report.data import RunData, group_accuracy  # noqa: E402
 
 
 def _save(fig, out: Path, name: str) -> str:
@@ -61,7 +61,7 @@ def final_ratings(d: RunData, out: Path) -> tuple[str, str] | None:
 
 def setter_progress(d: RunData, out: Path) -> tuple[str, str] | None:
     """Cumulative mean p(correct) of each setter on its own tasks, and of the others on them."""
-    if d.p.empty:
+    if d.p.empty or not d.set_by_players:  # a built benchmark: no player set a task
         return None
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     tasks = d.tasks.set_index("task_id").loc[d.p.index]
@@ -100,7 +100,7 @@ def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
 
 
 def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
-    if d.p.empty:
+    if d.p.empty or not d.set_by_players:
         return None
     fig, axes = plt.subplots(1, 2, figsize=(12, 5), layout="constrained")
     for ax, filtered in zip(axes, (False, True), strict=True):
@@ -194,5 +194,39 @@ def cost_per_player(d: RunData, out: Path) -> tuple[str, str] | None:
     return _save(fig, out, "cost_per_player.png"), "Model cost and tokens per player."
 
 
-PLOTS: list[Callable] = [rating_evolution, final_ratings, setter_progress, self_preference_plot,
-                         variance_histogram, asking_vs_answering, recovered_vs_true, cost_per_player]
+def accuracy_by_group_plot(d: RunData, out: Path) -> tuple[str, str] | None:
+    """Heat maps of each player's mean p(correct) per value of each group key (tasks whose events
+    carry ``groups``, e.g. SCP's question type and domain)."""
+    tables = []
+    for key in d.group_keys:
+        acc = group_accuracy(d, [key])
+        if not acc.empty:
+            tables.append((key, acc.pivot(index="player", columns=key, values="accuracy")
+                           .reindex(index=d.players)))
+    if not tables:
+        return None
+    widths = [max(2, m.shape[1]) for _, m in tables]
+    fig, axes = plt.subplots(1, len(tables), figsize=(min(18, 2.2 + 0.9 * sum(widths)), 0.45 * len(d.players) + 2.2),
+                             layout="constrained", squeeze=False, width_ratios=widths)
+    for ax, (key, m) in zip(axes[0], tables, strict=True):
+        values = m.values.astype(float)
+        im = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+        ax.set_xticks(range(m.shape[1]), list(m.columns), rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
+        ax.set(xlabel=key, title=f"by {key}")
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                v = values[i, j]
+                if not np.isnan(v):
+                    ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                            color="black" if v > 0.6 else "white")
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="mean p(correct)")
+    fig.savefig(out / "accuracy_by_group.png", dpi=110)
+    plt.close(fig)
+    return ("accuracy_by_group.png", "Mean p(correct) of each player over the tasks of each "
+            + " and each ".join(key for key, _ in tables) + " (void estimates left out).")
+
+
+PLOTS: list[Callable] = [rating_evolution, final_ratings, accuracy_by_group_plot, setter_progress,
+                         self_preference_plot, variance_histogram, asking_vs_answering, recovered_vs_true,
+                         cost_per_player]
