@@ -1,4 +1,5 @@
-"""``python -m skate.rugged SCORES.csv [--out rs.csv]``: Rugged Scores (ArxivRoll, eq. 1-2).
+"""``python -m skate.rugged SCORES.csv [--private-run RUN_DIR] [--out rs.csv]``: Rugged Scores
+(ArxivRoll, eq. 1-2).
 
 How far do public benchmarks overestimate a model compared with private ones? SCORES.csv has
 one row per (model, benchmark) with the columns ``model, benchmark, kind, domain, score``:
@@ -37,8 +38,19 @@ Where this follows the issue rather than the paper (ArxivRoll section 2.3):
 * The paper does not say which way ranks run; here larger rank = better model.
 The 2/N_p factor and the factor 2 on the unmatched term are the same in both.
 
-The private side normally comes from a finished SCP run; ``private_from_run`` is the hook for
-that and is not implemented yet (it needs game=scp, issue 12).
+The private side from an SCP run (``--private-run RUN_DIR``, :func:`private_from_run`): a
+finished ``game=scp`` run folder gives one private benchmark per question type and domain,
+named ``scp-<type>/<domain>`` (e.g. ``scp-cloze/typing``; the domain is also its ``domain``),
+scored for each player by its mean p(correct) over that group's tasks, void estimates left out
+(a player with only void estimates in a group has no score there). These are the accuracies of
+the run's report section "Accuracy by type and domain" (``accuracy_by_group.csv``, key
+``type×domain``). SCORES.csv then holds the public side; its own private rows, if any, are kept
+and count like the run's (a benchmark name the run also gives is refused as a duplicate).
+Model names must match the run's player names: a model of SCORES.csv that is not a player and
+has no private row there is refused, naming the players; a player absent from SCORES.csv has
+only private benchmarks, so its RS_I terms are 0 and only ``rs2``/``rs2_norm`` say something.
+The run must be finished (its log ends with ``run_end``) and its tasks must carry ``type`` and
+``domain`` groups, else it is bad input.
 
 Exit status: 0 done; 2 bad input (one line ``skate.rugged: <message>`` on stderr).
 """
@@ -64,15 +76,19 @@ def _few(items, limit: int = 5) -> str:
     return ", ".join(items[:limit]) + more
 
 
-def validate(df: pd.DataFrame) -> pd.DataFrame:
+def validate(df: pd.DataFrame, require_private: bool = True) -> pd.DataFrame:
     """A cleaned copy of a scores table (text stripped, ``kind`` lower-cased, ``score`` a float),
-    or ``ValueError`` saying what to fix."""
+    or ``ValueError`` saying what to fix. ``require_private=False`` checks one side of a table
+    whose private rows come from elsewhere: then neither an empty table nor a model without a
+    private benchmark is an error."""
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"missing column(s) {_few(missing)}; the header must name "
                          f"{', '.join(COLUMNS)}")
     df = df.loc[:, list(COLUMNS)].copy()
     if df.empty:
+        if not require_private:
+            return df.astype({"score": float}).reset_index(drop=True)
         raise ValueError("no score rows; add one row per (model, benchmark)")
     for col in ("model", "benchmark", "kind", "domain"):
         df[col] = df[col].astype("string").str.strip()
@@ -110,14 +126,15 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
                              f"each benchmark must have a single {col}")
     has_private = df.loc[df["kind"] == "private", "model"].unique()
     no_private = [m for m in df["model"].unique() if m not in set(has_private)]
-    if no_private:
+    if no_private and require_private:
         raise ValueError(f"model(s) {_few(no_private)} have no private benchmark; add at least "
                          f"one private score per model or drop the model")
     return df.reset_index(drop=True)
 
 
-def read_scores(path: str | Path) -> pd.DataFrame:
-    """Read and validate SCORES.csv; ``ValueError`` says what to fix."""
+def read_scores(path: str | Path, require_private: bool = True) -> pd.DataFrame:
+    """Read and validate SCORES.csv (see :func:`validate` for ``require_private``);
+    ``ValueError`` says what to fix."""
     path = Path(path)
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
@@ -128,16 +145,63 @@ def read_scores(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"{path}: not a readable CSV ({first})") from None
     df.columns = [str(c).strip() for c in df.columns]
     try:
-        return validate(df)
+        return validate(df, require_private)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 
+GROUP_KEYS = ("type", "domain")  # the task groups an SCP run's tasks carry
+
+
 def private_from_run(run_dir: str | Path) -> pd.DataFrame:
-    """Hook: the private rows (``kind == "private"``, one per model and SCP benchmark, same
-    columns as SCORES.csv) from a finished SCP run folder. NOT IMPLEMENTED: there is no SCP
-    game yet, so this always raises ``NotImplementedError``."""
-    raise NotImplementedError("needs game=scp (issue 12)")
+    """The private rows of a finished SCP run folder, columns as SCORES.csv: one per player and
+    question type × domain with a non-void estimate, ``model`` the player, ``benchmark``
+    ``scp-<type>/<domain>``, ``kind`` ``private``, ``domain`` the domain and ``score`` the
+    player's mean p(correct) over that group's tasks (void estimates left out). Players in
+    roster order, then groups sorted by type and domain. ``ValueError`` when the folder is not a
+    finished run or its tasks carry no type and domain groups (not an SCP run)."""
+    from skate.report.data import group_accuracy, load_run
+
+    run_dir = Path(run_dir)
+    what = "give the folder of a finished SCP run (game=scp)"
+    if not (run_dir / "events.jsonl").is_file():
+        raise ValueError(f"{run_dir} has no events.jsonl: {what}")
+    try:
+        d = load_run(run_dir)
+    except ValueError as exc:  # ReportError (a RunLogError, a ValueError)
+        raise ValueError(f"{exc}; {what}") from None
+    if not d.finished:
+        raise ValueError(f"{run_dir} is not a finished run (its event log has no run_end); {what}")
+    missing = [k for k in GROUP_KEYS if k not in d.group_keys]
+    if missing:
+        raise ValueError(f"{run_dir}: its tasks carry no {' and '.join(missing)} group(s), so it is "
+                         f"not an SCP run; {what}")
+    acc = group_accuracy(d, GROUP_KEYS).dropna(subset=["accuracy"])
+    if acc.empty:
+        raise ValueError(f"{run_dir}: no task with type and domain has a non-void estimate; {what}")
+    return pd.DataFrame({"model": acc["player"].astype(str),
+                         "benchmark": "scp-" + acc["type"].astype(str) + "/" + acc["domain"].astype(str),
+                         "kind": "private", "domain": acc["domain"].astype(str),
+                         "score": acc["accuracy"].astype(float)}, columns=list(COLUMNS)).reset_index(drop=True)
+
+
+def scores_with_run(scores: str | Path, run_dir: str | Path) -> pd.DataFrame:
+    """SCORES.csv (the public side, and any private rows of its own) with the private rows of
+    an SCP run folder (:func:`private_from_run`), validated together; ``ValueError`` says what
+    to fix."""
+    table = read_scores(scores, require_private=False)
+    private = private_from_run(run_dir)
+    with_private = set(private["model"]) | set(table.loc[table["kind"] == "private", "model"])
+    strangers = [m for m in table["model"].unique() if m not in with_private]
+    if strangers:
+        players = list(dict.fromkeys(private["model"]))
+        raise ValueError(f"{scores}: model(s) {_few(strangers)} are not players of the run {run_dir} and "
+                         f"have no private score of their own; model names must match the run's "
+                         f"players ({_few(players, 10)})")
+    try:
+        return validate(pd.concat([table, private], ignore_index=True))
+    except ValueError as exc:
+        raise ValueError(f"{scores} with the private rows of {run_dir}: {exc}") from None
 
 
 def _gap(pub: float, pri: float) -> float:
@@ -181,10 +245,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m skate.rugged", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scores", type=Path, help="CSV: model, benchmark, kind, domain, score")
+    ap.add_argument("--private-run", type=Path, metavar="RUN_DIR",
+                    help="a finished game=scp run folder giving the private side (one benchmark per "
+                         "question type and domain); SCORES.csv then holds the public side")
     ap.add_argument("--out", type=Path, help="also write the table to this CSV")
     args = ap.parse_args(argv)
     try:
-        table = rugged_scores(read_scores(args.scores))
+        scores = (read_scores(args.scores) if args.private_run is None
+                  else scores_with_run(args.scores, args.private_run))
+        table = rugged_scores(scores)
     except ValueError as exc:
         print(f"skate.rugged: {exc}", file=sys.stderr)
         return 2
