@@ -14,8 +14,8 @@ question itself (:func:`difficulty`), on the [0, 1] scale skills are on:
 * a fixed offset per question drawn from its text (±0.12), standing for what the features miss.
 
 Each type has its own base; the weights were chosen so that the shipped corpus's questions
-spread over about 0.2–0.95 (median: sequencing 0.47, cloze 0.61, prediction 0.81), the range the
-default cohort's skills cover.
+spread over about 0.1–0.9 (median: sequencing 0.41, cloze 0.57, prediction 0.73), the range the
+default cohort's skills (0.30–0.90) cover.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from skate.games.scp.questions import LETTERS, normalise
 STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "may", "might", "more", "most", "must", "no", "not", "of", "on", "one", "or", "our", "out", "she", "should", "so", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "under", "up", "was", "we", "were", "what", "when", "where", "which", "while", "who", "will", "with", "would", "you", "your", "also", "other", "any", "each", "only", "over", "some", "very", "all", "can"])
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 
-BASE = {"sequencing": 0.2, "cloze": 0.4, "prediction": 0.1}
+BASE = {"sequencing": 0.14, "cloze": 0.36, "prediction": 0.02}
 JITTER = 0.12
 
 
