@@ -123,7 +123,11 @@ def from_json(record: dict) -> Question:
     if missing:
         raise ValueError(f"a {qtype} question needs the fields {missing}")
     q = cls(**{k: record[k] for k in names})
-    problems = check(q)
+    try:
+        problems = check(q)
+    except (TypeError, AttributeError, KeyError, IndexError) as exc:
+        raise ValueError(f"question {record.get('id')!r} has a field of the wrong type ({exc}): options must be "
+                         "a list of 4 strings and answer an integer index") from None
     if problems:
         raise ValueError(f"question {record.get('id')!r} fails its checks: {'; '.join(problems)}")
     return q
