@@ -4,8 +4,10 @@ Each round every player sets one task (up to ``attempts`` tries, each told why t
 failed), every valid and unique task is answered by every player (the setter included), each
 p(correct) is estimated, and the rating backend is updated from each task in setter order (once
 per unique pair of players per task, or setter against each answerer under the setter_vs_solver
-rule, under which a setter that set no valid task forfeits to every answerer). Everything is
-written to the event log as it happens.
+rule, under which a setter that set no valid task forfeits to every answerer). A game that builds
+its own tasks (:meth:`~skate.games.base.Game.provided_tasks`, e.g. SCP's built benchmark) has no
+setters: each round every player answers the game's tasks. Everything is written to the event
+log as it happens.
 
 The engine knows no game. It asks the game (:class:`~skate.games.base.Game`) for a setter's
 private inputs (``assignment``), to check a proposal (``validate``, with a

@@ -5,7 +5,8 @@
 |---|---|
 | ``config`` | the config schema (``conf/game/scp.yaml``) |
 | ``rules`` | :class:`SCPGame`: the built benchmark, player-set validity, queries and grading |
-| ``corpus`` | documents from a folder (text, Markdown, reStructuredText, HTML), and the shipped PEPs |
+| ``corpus`` | documents from a folder (text, Markdown, reStructuredText, HTML, PDF), and the shipped PEPs |
+| ``arxiv`` | recent arXiv papers of a category and date window, written as such a folder |
 | ``fragments`` | paragraphs, sentences and the fragments questions are cut from |
 | ``questions`` | building, checking and reading the three question types |
 | ``reader`` | finding shown text in the corpus: the right option, and a question's difficulty |
