@@ -11,17 +11,33 @@ with" line) and hands it to the game whose fake player claims those fields
 model writes or answers is that game's business. Every choice is drawn from the request's
 ``seed`` (and the choice index when ``n`` > 1), so the same request gives the same reply.
 
+Demonstrations can be made to help, so that a test can watch a prompt optimiser improve a
+metric: a model with a ``demo_gain`` plays a request that carries at least one few-shot
+demonstration (:func:`count_demos`) with skill ``min(1, skill + demo_gain)`` instead of its skill.
+
+A DSPy request no game claims (DSPy's optimisers ask their own questions: MIPROv2's instruction
+proposer and dataset summariser) is answered in ChatAdapter's format, every requested output
+field filled with a short text drawn from the seed (:func:`unclaimed_reply`): a task instruction
+for a field named like ``*instruction*``, a sentence of description for ``*observations*``,
+``*summary*`` or ``*description*``. A message that is no DSPy request (it asks for no output
+field) gets "I do not understand the request."
+
 Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``server_error``
 (500), ``slow`` (sleeps past the client's timeout), ``malformed`` (a 200 whose body is not
 JSON), ``no_option`` (a reply that answers nothing), and ``down`` (every request fails with
 500). A ``latency_s`` delays every reply. The server counts requests and the most in flight.
+
+On the command line each model is ``name=skill`` or ``name=skill+gain`` (the gain is its
+``demo_gain``): ``python -m skate.llm.fake_server --port 8000 ace=0.9 mid=0.6 low=0.3+0.5``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import random
+import re
 import socket
 import threading
 import time
@@ -35,8 +51,17 @@ from skate.llm.sections import MARKER, sections
 
 @dataclass
 class FakeModel:
+    """One fake model: its ``skill`` in [0, 1], its ``faults`` (fault -> probability per request),
+    and ``demo_gain``, the skill it gains on a request that carries few-shot demonstrations
+    (:func:`count_demos`): such a request is played with ``min(1, skill + demo_gain)``."""
+
     skill: float = 0.5
     faults: dict[str, float] = field(default_factory=dict)  # fault -> probability per request
+    demo_gain: float = 0.0
+
+    def skill_for(self, demos: int) -> float:
+        """The skill a request with ``demos`` demonstrations is played with."""
+        return min(1.0, self.skill + self.demo_gain) if demos > 0 and self.demo_gain else self.skill
 
 
 @dataclass
@@ -59,6 +84,99 @@ def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
     return sections(head), tuple(name for name in MARKER.findall(tail) if name != "completed")
 
 
+def _last_user(messages: list[dict[str, Any]]) -> int | None:
+    return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
+
+
+def count_demos(messages: list[dict[str, Any]]) -> int:
+    """How many few-shot demonstrations a chat request carries: its assistant messages before its
+    last user message.
+
+    DSPy's ``ChatAdapter.format`` (3.4.1, ``Adapter.format`` / ``format_demos``) lays a request
+    out as the system message, then each demonstration as a user message (its input fields) and
+    an assistant message (its output fields, then ``[[ ## completed ## ]]``), the "incomplete"
+    demos first (their user message starts "This is an example of the task, though some input or
+    output fields are not supplied.", a missing output reads "Not supplied for this particular
+    example."), then the complete ones, and last the user message of the request itself. So each
+    demonstration, complete or not, is exactly one assistant message before the last user
+    message. (The turns of a ``dspy.History`` input field, which come after the demos, are laid
+    out the same way and count too; no skate signature has one.)
+    """
+    last = _last_user(messages)
+    return 0 if last is None else sum(1 for m in messages[:last] if m.get("role") == "assistant")
+
+
+# ------------------------------------------------------------------ unclaimed DSPy requests
+_TYPE_NOTE = re.compile(r"`\[\[ ## (\w+) ## \]\]`(?: \(must be formatted as a valid Python (.*?)\))?(?=, then |, and then |$)")
+
+_OPENERS = ("Read the input carefully", "Take a moment to understand what is asked", "Work through the task step by step",
+            "Check every detail of the input", "Think about what the task really asks", "Consider the input as an expert would")
+_ENDINGS = ("and answer with exactly what the output fields ask for.", "then give a precise, concise answer.",
+            "and double-check the answer before you give it.", "and answer with a single, unambiguous value.",
+            "keeping track of every quantity, and answer only when you are sure.",
+            "then answer in the requested format and nothing more.")
+_SUBJECTS = ("The examples are short, self-contained tasks", "Each data point is a small reasoning problem",
+             "The dataset holds compact question-and-answer items", "The samples are exercises of varying difficulty")
+_DETAILS = ("each with one correct answer that can be checked exactly.",
+            "written in plain English with the numbers or code needed to solve them.",
+            "whose answers are short and follow a fixed format.",
+            "that reward careful, step-by-step reading over guessing.")
+_PLAIN = ("A short, direct response to the {field} asked for.", "The {field}, stated briefly and plainly.",
+          "A concise {field} based on the inputs given.")
+
+
+def _value_for(field_name: str, type_name: str | None, inputs: dict[str, str], rng: random.Random) -> str:
+    """A short text for one output field, of the type its "Respond with" note names (if any)."""
+    if type_name:
+        t = type_name.strip()
+        if t == "bool":
+            return rng.choice(("True", "False"))
+        if t == "int":
+            return str(rng.randint(1, 9))
+        if t == "float":
+            return f"{rng.random():.2f}"
+        if t.startswith("Literal["):
+            try:
+                args = ast.parse(t, mode="eval").body.slice  # type: ignore[attr-defined]
+                values = [ast.literal_eval(a) for a in (args.elts if isinstance(args, ast.Tuple) else [args])]
+                return str(rng.choice(values))
+            except (SyntaxError, ValueError, AttributeError):
+                pass
+        if t.startswith(("list[", "tuple[", "set[")) or t == "list":
+            return "[]"
+        if t.startswith("dict[") or t == "dict":
+            return "{}"
+    name = field_name.lower()
+    if "instruction" in name:
+        sentence = f"{rng.choice(_OPENERS)}, {rng.choice(_ENDINGS)}"
+        basic = " ".join(inputs.get("basic_instruction", "").split())
+        return f"{basic} {sentence}" if basic and basic != "Not provided" else sentence
+    if any(word in name for word in ("observation", "summary", "description")):
+        return f"{rng.choice(_SUBJECTS)}, {rng.choice(_DETAILS)}"
+    if "reasoning" in name or "rationale" in name:
+        return "I read the inputs and worked through them step by step."
+    return rng.choice(_PLAIN).format(field=field_name.replace("_", " "))
+
+
+def unclaimed_reply(model: str, user: str, seed: int, index: int) -> str:
+    """The reply to a DSPy request no game claims, in ChatAdapter's layout: every output field
+    the request asks for, in its order, as ``[[ ## name ## ]]\nvalue\n\n``, then
+    ``[[ ## completed ## ]]``. Each value is a short text drawn from the model, the seed, the
+    choice index, the field and the inputs (so the same request gives the same reply); a field
+    whose "Respond with" line names a type (bool, int, float, a Literal, a list or dict) gets a
+    value of that type. "I do not understand the request." when the message asks for no output
+    field (no DSPy request)."""
+    inputs, outputs = read_request(user)
+    if not outputs:
+        return "I do not understand the request."
+    types = dict(_TYPE_NOTE.findall(user.partition(_RESPOND)[2]))
+    parts = []
+    for name in outputs:
+        rng = seeded_random("unclaimed", model, seed, index, name, sorted(inputs.items()))
+        parts.append(f"[[ ## {name} ## ]]\n{_value_for(name, types.get(name) or None, inputs, rng)}")
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
 class FakeBrain:
     """Decides what each fake model says, through every registered game's fake player."""
 
@@ -70,12 +188,14 @@ class FakeBrain:
         return self.models.get(name) or self.models.get("*") or FakeModel()
 
     def reply(self, name: str, messages: list[dict[str, Any]], seed: int, index: int) -> str:
-        user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
-        inputs, outputs = read_request(str(user))
+        last = _last_user(messages)
+        user = str(messages[last].get("content", "")) if last is not None else ""
+        inputs, outputs = read_request(user)
         for player in self.games.values():
             if player.claims(inputs):
-                return player.reply(FakeRequest(name, self.model(name).skill, inputs, outputs, seed, index))
-        return "I do not understand the request."
+                skill = self.model(name).skill_for(count_demos(messages))
+                return player.reply(FakeRequest(name, skill, inputs, outputs, seed, index))
+        return unclaimed_reply(name, user, seed, index)
 
 
 class FakeLLMServer:
@@ -235,14 +355,42 @@ class FakeLLMServer:
         return Handler
 
 
-def main() -> None:
+def parse_model(spec: str) -> tuple[str, FakeModel]:
+    """``name=skill`` or ``name=skill+gain`` (``low=0.3+0.5``: skill 0.3, demo_gain 0.5)."""
+    name, sep, value = spec.partition("=")
+    skill, plus, gain = value.partition("+")
+    try:
+        if not name or not sep or (plus and not gain):
+            raise ValueError
+        return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0)
+    except ValueError:
+        raise ValueError(f"{spec!r} is not name=skill or name=skill+gain (e.g. low=0.3+0.5)") from None
+
+
+def arg_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Serve fake deterministic LLM players on loopback.")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
     ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
-                    help="name=skill pairs (default: ace=0.9 mid=0.6 low=0.3)")
-    args = ap.parse_args()
-    models = {m.split("=")[0]: FakeModel(float(m.split("=")[1])) for m in args.models}
+                    help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
+                         "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); "
+                         "default: ace=0.9 mid=0.6 low=0.3")
+    return ap
+
+
+def parse_models(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[str, FakeModel]]:
+    """The command line's options and its models (name -> FakeModel); exits on a bad model."""
+    ap = arg_parser()
+    args = ap.parse_args(argv)
+    try:
+        models = dict(parse_model(m) for m in args.models)
+    except ValueError as e:
+        ap.error(str(e))
+    return args, models
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, models = parse_models(argv)
     srv = FakeLLMServer(models, latency_s=args.latency, port=args.port)
     print(f"fake LLM players {sorted(models)} at {srv.api_base}", flush=True)
     try:
