@@ -198,6 +198,12 @@ class Game(ABC):
         """Whether a (readable, non-void) reply to ``query`` is correct."""
         raise NotImplementedError(f"{type(self).__name__} must define grade or play")
 
+    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """Up to ``n`` valid tasks with known answers, made without any player, for optimising an
+        answerer's prompts: every one answerable through this game's make_query/grade. Games with
+        no such source return [] (the default)."""
+        return []
+
     # ------------------------------------------------------------------ players
     @abstractmethod
     def simulation(self, env: GameEnv) -> Simulation:

@@ -81,6 +81,14 @@ class COPGame(Game):
             return rejection
         return checks.task(prompt=code, answer=answer, distractors=distractors)
 
+    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """Up to ``n`` CRUXEval programs as COP tasks, from distinct records, each with
+        ``n_distractors`` wrong options from the game's own writer
+        (:mod:`skate.games.cop.practice`)."""
+        from skate.games.cop.practice import practice_tasks
+
+        return practice_tasks(n, self.n_distractors, rng)
+
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ChoiceQuery:
         return draw_choice(task.prompt, task.answer, task.data["distractors"], self.n_options, rng)

@@ -89,6 +89,14 @@ class MathQuizGame(Game):
                                                   "must lead to the target, and you must be able to solve it")
         return checks.task(prompt=question, answer=str(target), setter_answer=reply)
 
+    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """Up to ``n`` generated questions whose answer is a random target in the game's range,
+        kinds and difficulties spread, each read back to its target by the generator's solver
+        (:mod:`skate.games.mathquiz.practice`)."""
+        from skate.games.mathquiz.practice import practice_tasks
+
+        return practice_tasks(n, self.target_min, self.target_max, self.max_question_chars, rng)
+
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ExactQuery:
         return ExactQuery(task.prompt)

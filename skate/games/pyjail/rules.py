@@ -264,6 +264,12 @@ class PyJailGame(Game):
                                               "a jail counts only if you can break it yourself")
 
     # ------------------------------------------------------------------ answering
+    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """No practice tasks ([]): an answer sample here is a session of tries against a jail,
+        each seeing what the earlier ones gave, run in the sandbox with a fresh flag, not one
+        query with a known answer that make_query/grade could check."""
+        return []
+
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
              sandbox: Sandbox | None = None) -> list[Verdict]:
         """``n`` attack sessions, advanced together one try at a time (so a model client can

@@ -222,6 +222,14 @@ class SCPGame(Game):
                               prompt=stem(q), answer=q.options[q.answer], data=task_data(q)))
         return tasks
 
+    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
+        """Up to ``n`` questions built from the game's corpus with a seed drawn from ``rng``, as
+        tasks like the built benchmark's; in ``built`` mode none overlaps a played question's
+        paragraphs (:mod:`skate.games.scp.practice`)."""
+        from skate.games.scp.practice import practice_tasks
+
+        return practice_tasks(self, n, rng)
+
     # ------------------------------------------------------------------ player-set
     def paragraphs_of(self, doc_id: str) -> list[str]:
         if doc_id not in self._paras:
