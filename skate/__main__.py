@@ -45,6 +45,17 @@ def _app(cfg: DictConfig) -> None:
             print(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "
                   f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in, "
                   f"{u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
+        if s.get("optimization"):
+            from skate import events as ev
+            from skate.optimize import format_results
+
+            print("\nprompt optimisation before the game:")
+            print(format_results([ev.Optimized(**{k: v for k, v in r.items()}) for r in s["optimization"]]))
+        if s.get("prompt_optimization"):
+            print("\nrating change from optimised prompts (optimised - default, 95% interval):")
+            for r in s["prompt_optimization"]:
+                print(f"  {r['model']:<20} {r['gain']:+8.2f}  [{r['lo']:+.2f}, {r['hi']:+.2f}]  "
+                      f"(optimised {r['optimized']:.2f}, default {r['default']:.2f})")
         if "stopped" in s:
             print(f"stopped early: {s['stopped']}")
         print(f"results: {out_dir}")

@@ -272,6 +272,42 @@ class ScheduleConfig:
     mode: ScheduleMode = ScheduleMode.rounds
 
 
+# --------------------------------------------------------------------------- prompt optimiser
+class OptimizerName(enum.StrEnum):
+    none = "none"
+    bootstrap_fewshot = "bootstrap_fewshot"
+    bootstrap_fewshot_random_search = "bootstrap_fewshot_random_search"
+    mipro_v2 = "mipro_v2"
+
+
+class Role(enum.StrEnum):
+    setter = "setter"
+    answerer = "answerer"
+
+
+@dataclass
+class OptimizerConfig:
+    """DSPy prompt optimisation of each language-model player's modules before the game.
+
+    ``settings`` are the optimiser's own (demos, candidates, trials, ``auto``, threads);
+    ``setter`` and ``answerer`` override them per role and ``players`` per player (a mapping
+    from a player's name to ``{name, roles, settings, setter, answerer}``, all optional).
+    """
+
+    name: OptimizerName = OptimizerName.none
+    roles: list[Role] = field(default_factory=lambda: [Role.answerer])
+    train: int = 24  # training items per player and role
+    val: int = 12  # held-out items: the metric before and after optimising
+    runs: list[str] = field(default_factory=list)  # finished runs whose valid tasks join the answerer's items
+    seed: int = 0  # which items are drawn, and the optimiser's own randomness
+    store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
+    compare: bool = False  # also play each model with its default prompts, as '<name>-default'
+    settings: dict[str, Any] = field(default_factory=dict)
+    setter: dict[str, Any] = field(default_factory=dict)
+    answerer: dict[str, Any] = field(default_factory=dict)
+    players: dict[str, Any] = field(default_factory=dict)
+
+
 # --------------------------------------------------------------------------- top level
 @dataclass
 class SkateConfig:
@@ -284,6 +320,7 @@ class SkateConfig:
     sandbox: Any = MISSING
     embedder: Any = MISSING
     logger: Any = MISSING
+    optimizer: OptimizerConfig = MISSING  # type: ignore[assignment]
     llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
@@ -329,6 +366,7 @@ def register_configs() -> None:
     cs.store(group="logger", name="console_schema", node=ConsoleLoggerConfig)
     cs.store(group="logger", name="wandb_schema", node=WandbLoggerConfig)
     cs.store(group="logger", name="none_schema", node=NoLoggerConfig)
+    cs.store(group="optimizer", name="optimizer_schema", node=OptimizerConfig)
 
 
 # --------------------------------------------------------------------------- validation
@@ -418,6 +456,7 @@ def validate(cfg: DictConfig) -> None:
             _check(not twice, f"{key}.join", twice, "a player joins only once")
             joined += list(st.join)
         _check(sum(st.rounds for st in cfg.stages) >= 1, "stages", "0 rounds in all", "play at least one round")
+    validate_optimizer(cfg.optimizer, [p.name for p in llm_roster])
     lc = cfg.llm
     _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
     _check(lc.concurrency >= 1, "llm.concurrency", lc.concurrency, "must be >= 1")
@@ -428,6 +467,26 @@ def validate(cfg: DictConfig) -> None:
                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
     if lc.budget_usd is not None:
         _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
+
+
+def validate_optimizer(o: DictConfig, llm_players: list[str]) -> None:
+    _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
+    _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
+    unknown = sorted(set(o.players) - set(llm_players))
+    _check(not unknown, "optimizer.players", unknown,
+           f"names no language-model player of this cohort ({llm_players or 'none'})")
+    if o.compare:
+        _check(o.name != OptimizerName.none, "optimizer.compare", o.compare,
+               "compares default and optimised prompts: choose an optimizer too (e.g. optimizer=bootstrap_fewshot)")
+        _check(bool(llm_players), "optimizer.compare", o.compare, "needs language-model players")
+    if o.name != OptimizerName.none or o.players:
+        from skate.optimize import OptimizeError, plans
+
+        for name in llm_players:
+            try:
+                plans(o, name)
+            except OptimizeError as exc:
+                raise ConfigError(str(exc)) from None
 
 
 def validate_rating(r: DictConfig) -> None:

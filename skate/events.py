@@ -175,6 +175,30 @@ class ModelCallVoid(Event):
 
 
 @dataclass
+class Optimized(Event):
+    """One player's module for one role, optimised before the game (or reused from the store)."""
+
+    event = "optimize"
+    player: str = ""
+    model: str = ""
+    role: str = ""  # setter | answerer
+    optimizer: str = ""
+    key: str = ""  # the stored program's key (model, role, game, optimiser, settings, data, metric)
+    reused: bool = False  # loaded from the store: no optimisation call was made
+    train: int = 0
+    val: int = 0
+    metric_before: float | None = None  # mean metric on the held-out items, default prompts
+    metric_after: float | None = None  # the same items, optimised prompts
+    demos: int = 0
+    calls: int = 0  # model calls this step made (every player's: a setter's metric asks others)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    elapsed_s: float = 0.0
+    stopped: str = ""  # why optimising stopped early (the budget), if it did
+
+
+@dataclass
 class RunStopped(Event):
     event = "run_stopped"
     round: int = 0
@@ -223,7 +247,7 @@ class UnknownEvent(Event):
 
 KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
     RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, RoundEnded, ModelCallVoid,
-    RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+    Optimized, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
 

@@ -49,6 +49,10 @@ def build_sandbox(sandbox_cfg: DictConfig) -> Sandbox:
         raise
 
 
+# A model's twin with its default prompts, when optimizer.compare is on.
+DEFAULT_SUFFIX = "-default"
+
+
 def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
     """Validate the config, build every component, play the game, write the results."""
     validate(cfg)
@@ -78,7 +82,10 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         client = build_client(cfg.llm)
         from skate.players.llm import build_llm_players
 
-        players += build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
+        llm_configs = to_container(cfg.players)["llm"]
+        if cfg.optimizer.compare:  # each model also plays with its default prompts, as <name>-default
+            llm_configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in llm_configs]
+        players += build_llm_players(llm_configs, client, lambda: game.modules(env))
     described = [p.describe() for p in players]
 
     log = EventLog(out_dir / EVENTS_FILE)
@@ -98,6 +105,15 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         log.write(ev.RunStarted(**info, config=config, versions=_versions()))
         logger.bind(out_dir, config, out_dir / EVENTS_FILE)
         logger.start(info)
+        optimized = []
+        if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
+            from skate.optimize import optimize_players
+
+            llm = [p for p in players if getattr(p, "io_bound", False)]
+            targets = [p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)] if cfg.optimizer.compare else None
+            optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder, game_config=config["game"],
+                                         strategy=aug.strategy.value, write=log.write, targets=targets)
+            logger.optimized([r.fields() for r in optimized])
         if client is not None:
             engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:
@@ -110,6 +126,12 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
                            if true_skill.get(row["player"]) is not None else {})}
                 for row in result.table]
         result.table = rows
+        if optimized:
+            result.summary["optimization"] = [r.fields() for r in optimized]
+        if cfg.optimizer.compare:
+            from skate.optimize import compare_table
+
+            result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
         if client is not None:
             result.summary["usage"] = usage_summary(client)
             (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")

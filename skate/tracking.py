@@ -38,6 +38,9 @@ class RunLogger:
 
     def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None: ...
 
+    def optimized(self, records: list[dict[str, Any]]) -> None:
+        """Prompt optimisation before the game: one record per player and role (event ``optimize``)."""
+
     def close(self, failed: bool = False) -> None: ...
 
 
@@ -79,6 +82,13 @@ class ConsoleLogger(RunLogger):
             return
         log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; leader %s",
                  round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
+
+    def optimized(self, records: list[dict[str, Any]]) -> None:
+        for r in records:
+            what = "reused" if r.get("reused") else f"{r.get('calls', 0)} calls"
+            log.info("optimised %s's %s with %s: metric %s -> %s on %d held-out items (%s)%s", r["player"], r["role"],
+                     r["optimizer"], r.get("metric_before"), r.get("metric_after"), r.get("val", 0), what,
+                     f"; stopped: {r['stopped']}" if r.get("stopped") else "")
 
     def close(self, failed: bool = False) -> None:
         if self._bar is not None:
@@ -201,6 +211,19 @@ class WandbLogger(ConsoleLogger):
         plots = sorted((self._out / "report").glob("*.png")) if self._out else []
         if plots:  # the report's figures (written just before, when report=true)
             self.run.log({f"plots/{p.stem}": wandb.Image(str(p)) for p in plots})
+
+    def optimized(self, records: list[dict[str, Any]]) -> None:
+        super().optimized(records)
+        if self.run is None or not records:
+            return
+        import wandb
+
+        cols = ["player", "model", "role", "optimizer", "reused", "train", "val", "metric_before", "metric_after",
+                "demos", "calls", "prompt_tokens", "completion_tokens", "cost_usd", "elapsed_s", "stopped"]
+        self.run.log({"optimization": wandb.Table(columns=cols, data=[[r.get(c) for c in cols] for r in records])})
+        for r in records:
+            for key in ("metric_before", "metric_after", "calls"):
+                self.run.summary[f"optimize/{r['player']}/{r['role']}/{key}"] = r.get(key)
 
     def _tasks_table(self, wandb):
         events = self._seen

@@ -1,5 +1,10 @@
 """DSPy modules for setting and answering: the shared parts every game's modules build on.
 
+Prompt optimisers (:mod:`skate.optimize`) tune these modules' instructions and demonstrations
+through DSPy, with every model call going through the project's client
+(:class:`skate.llm.bridge.SkateLM`); the game formats its requests from the same ``predict``,
+so what an optimiser compiled is what the model sees in the game.
+
 A game's ``modules.py`` defines its typed signatures and subclasses :class:`SetterModule` and
 :class:`AnswererModule` (or uses :class:`MultipleChoiceAnswerer` / :class:`FreeFormAnswerer`,
 the answer formats' own answerers). Each module holds a ``dspy.Predict`` over its signature, so
@@ -132,6 +137,11 @@ class AnswererModule(_Module):
     """Asks a model to answer one query: ``messages(query)`` out, ``parse(text)`` back into a
     reply (``None`` when the reply cannot be read)."""
 
+    def label(self, reply: Any) -> dict[str, str]:
+        """The output fields that give ``reply`` (the inverse of :meth:`parse`): a labelled
+        demonstration's answer, for prompt optimisers."""
+        return {"answer": str(reply)}
+
 
 @dataclass
 class GameModules:
@@ -161,6 +171,9 @@ class MultipleChoiceAnswerer(AnswererModule):
 
     def inputs(self, query: Any) -> dict[str, Any]:
         return {self.prompt_field: query.prompt, "options": render_options(query.options)}
+
+    def label(self, reply: Any) -> dict[str, str]:
+        return {"answer": self.letters[int(reply)]}
 
     def parse(self, text: str) -> int | None:
         """The chosen option's index, or None when the reply names no option."""

@@ -3,13 +3,14 @@
 Asked to set a task (a request with the setter's ``rules``/``situation``/``history`` fields) a
 fake model writes a program with the generator at a difficulty near its skill, plus wrong
 answers; asked to answer (``program`` and ``options`` fields) it finds the program's real output
-among the options and picks it with a probability that falls as the program gets harder than its
+among the options (or, for CRUXEval's practice programs, the output the data records) and picks it with a probability that falls as the program gets harder than its
 skill, otherwise a random letter. Every choice is drawn from the request's seed and the choice's
 index, so the same request gives the same reply.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -25,6 +26,14 @@ from skate.games.cop.generator import KINDS, generate_program, predict_output
 from skate.players.simulated import know
 
 _N_WRONG = re.compile(r"you give (\d+) wrong answers")
+
+
+@functools.cache
+def practice_outputs() -> dict[str, str]:
+    """What each CRUXEval practice program prints (known from the data, never run here)."""
+    from skate.games.cop.practice import usable
+
+    return {normalize_program(program): answer for _, program, answer in usable()}
 
 
 def normalize_program(program: str) -> str:
@@ -63,6 +72,8 @@ class FakeCOPPlayer(FakePlayer):
         letters = [letter for letter, _ in options]
         with self._lock:
             truth = self.outputs.get(normalize_program(program))
+        if truth is None:  # a CRUXEval practice program (prompt optimisation's items)
+            truth = practice_outputs().get(normalize_program(program))
         right = next((letter for letter, text in options
                       if truth is not None and normalize_text(text) == normalize_text(truth)), None)
         if right is not None and rnd.random() < know(req.skill, code_difficulty(program)):

@@ -145,6 +145,9 @@ class SCPAnswerer(AnswererModule):
     def inputs(self, query: Any) -> dict[str, str]:
         return {"question": query.prompt, "options": render_numbered(query.options)}
 
+    def label(self, reply: Any) -> dict[str, str]:
+        return {"answer": NUMBERS[int(reply)]}
+
     def parse(self, text: str) -> int | None:
         """The chosen option's index, or None when the reply names no option."""
         answer = self.field(text, "answer") or text
