@@ -34,7 +34,9 @@ module's signature, and reused with no model call when all of these match.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import inspect
 import json
 import logging
@@ -139,6 +141,30 @@ def check_plan(plan: Plan) -> None:
             raise OptimizeError(f"optimizer.settings.auto={auto!r} is invalid: use light, medium, heavy or null")
         if auto is None and "num_trials" not in plan.settings:
             raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
+
+
+@contextlib.contextmanager
+def quiet():
+    """DSPy's optimisers print progress bars and notes to stdout/stderr: keep them in the debug log."""
+    out = io.StringIO()
+    old = os.environ.get("TQDM_DISABLE")
+    os.environ["TQDM_DISABLE"] = "1"
+    loggers = [logging.getLogger(n) for n in ("dspy", "optuna")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.WARNING)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):  # tqdm writes to stderr
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+        if old is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = old
+        if out.getvalue().strip():
+            log.debug("DSPy said:\n%s", out.getvalue())
 
 
 def compile_program(name: str, settings: Mapping[str, Any], student: _Module, metric: Callable,
@@ -422,7 +448,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
                         record.metric_after = saved.get("metric_after")
                     else:
                         record.metric_before = evaluate(module, items.val, metric, threads)
-                        with bridge.guard():  # a budget hit inside the optimiser is not swallowed
+                        with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
                             compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
                                                        int(cfg.seed))
                         state = compiled.predict.dump_state()
