@@ -177,6 +177,9 @@ class LLMConfig:
     # USD per million tokens, by "provider/model" or by model name:
     # {name: {input_per_mtok: float, output_per_mtok: float}}
     prices: dict[str, Any] = field(default_factory=dict)
+    # Before round 1, one cheap check of each distinct model and endpoint (a missing model, a
+    # refused key or an unreachable server stops the run with one line); false skips it.
+    preflight: bool = True
 
 
 # --------------------------------------------------------------------------- sandbox
