@@ -1,38 +1,70 @@
-"""``python -m skate``: compose the Hydra config, play one game, print the ratings table."""
+"""``python -m skate``: compose the Hydra config, play one game, print the ratings table.
+
+``python -m skate resume=RUN_DIR [game.rounds=N] [llm.budget_usd=X] ...`` continues a run that
+did not finish (stopped by a signal or its budget, crashed, killed) from its event log, with the
+config it was started with (see :func:`resume`).
+
+SIGINT (Ctrl-C) and SIGTERM stop a game cleanly: in-flight work is abandoned, the run folder gets a
+``run_stopped`` event, ``ratings.json`` and the report for everything rated so far, one line says
+where it stopped and how to resume, and the exit status is 130 (SIGINT) or 143 (SIGTERM). A
+second signal exits at once.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from skate.config import CONF_DIR, ConfigError, register_configs
 
 register_configs()
 
+# What may change when a run is resumed: nothing that changes the game already played.
+RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s", "llm.max_backoff_s",
+             "llm.max_retry_after_s", "llm.concurrency", "llm.endpoint_concurrency", "llm.cache_dir",
+             "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
 
-@hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
-def _app(cfg: DictConfig) -> None:
-    from skate.runner import format_table, run_game
-    from skate.sandbox import SandboxUnavailable
 
-    hc = HydraConfig.get()
-    out_dir = Path(hc.runtime.output_dir)
+class _Signals:
+    """The first SIGINT/SIGTERM raises :class:`~skate.records.Interrupted` in the main thread (the
+    engine stops cleanly); a second one ends the process at once."""
+
+    received: int | None = None
+
+    @classmethod
+    def handler(cls, signum: int, frame: Any) -> None:
+        from skate.records import Interrupted
+
+        if cls.received is not None:
+            os._exit(128 + signum)
+        cls.received = signum
+        raise Interrupted(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def _stoppable() -> Iterator[None]:
+    old = {s: signal.signal(s, _Signals.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        result = run_game(cfg, out_dir)
-    except (ConfigError, SandboxUnavailable) as exc:
-        what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
-        print(f"skate: {what}: {exc}", file=sys.stderr)
-        if hc.mode == RunMode.MULTIRUN:
-            # In a sweep, exiting would take the launcher (and the other jobs) down with it:
-            # fail this job only; the sweep reports it once the others have finished.
-            raise
-        sys.exit(2)
-    if cfg.print_table:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _report(result: Any, out_dir: Path, print_table: bool) -> None:
+    from skate.runner import format_table
+
+    if print_table:
         print(format_table(result.table, result.summary))
         s = result.summary
         print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {s['samples']} answer samples, "
@@ -50,18 +82,103 @@ def _app(cfg: DictConfig) -> None:
             from skate.optimize import format_results
 
             print("\nprompt optimisation before the game:")
-            print(format_results([ev.Optimized(**{k: v for k, v in r.items()}) for r in s["optimization"]]))
+            print(format_results([ev.Optimized(**dict(r)) for r in s["optimization"]]))
         if s.get("prompt_optimization"):
             print("\nrating change from optimised prompts (optimised - default, 95% interval):")
             for r in s["prompt_optimization"]:
                 print(f"  {r['model']:<20} {r['gain']:+8.2f}  [{r['lo']:+.2f}, {r['hi']:+.2f}]  "
                       f"(optimised {r['optimized']:.2f}, default {r['default']:.2f})")
-        if "stopped" in s:
-            print(f"stopped early: {s['stopped']}")
         print(f"results: {out_dir}")
+    stopped = result.summary.get("stopped")
+    if stopped:
+        where = f"in round {result.summary.get('stopped_round', 0)}"
+        extra = " llm.budget_usd=<more>" if "Budget" in stopped else ""
+        print(f"skate: {stopped.removeprefix('Interrupted: ')} {where}; {result.summary['tasks']} tasks rated. "
+              f"Resume with: python -m skate resume={out_dir}{extra}", file=sys.stderr)
+
+
+def _finish(result: Any) -> None:
+    """Exit 130/143 after a signal, without waiting for abandoned work (model calls, jails)."""
+    if _Signals.received is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + _Signals.received)
+
+
+@hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
+def _app(cfg: DictConfig) -> None:
+    from skate.runner import run_game
+    from skate.sandbox import SandboxUnavailable
+
+    hc = HydraConfig.get()
+    out_dir = Path(hc.runtime.output_dir)
+    try:
+        with _stoppable():
+            result = run_game(cfg, out_dir)
+    except (ConfigError, SandboxUnavailable) as exc:
+        what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
+        print(f"skate: {what}: {exc}", file=sys.stderr)
+        if hc.mode == RunMode.MULTIRUN:
+            # In a sweep, exiting would take the launcher (and the other jobs) down with it:
+            # fail this job only; the sweep reports it once the others have finished.
+            raise
+        sys.exit(2)
+    _report(result, out_dir, cfg.print_table)
+    _finish(result)
+
+
+def resume(run_dir: str, overrides: list[str]) -> int:
+    """Continue the run in ``run_dir`` with its own config plus ``overrides`` (only the keys in
+    :data:`RESUMABLE`); return the exit status."""
+    from skate.events import iter_records
+    from skate.runner import run_game
+    from skate.sandbox import SandboxUnavailable
+
+    folder = Path(run_dir).expanduser()
+    try:
+        records = list(iter_records(folder)) if (folder / "events.jsonl").exists() else []
+    except OSError as exc:
+        print(f"skate: cannot read {folder}: {exc}", file=sys.stderr)
+        return 2
+    if not records or records[0].get("event") != "run_start" or "config" not in records[0]:
+        print(f"skate: {folder} holds no run to resume (no events.jsonl starting with run_start)", file=sys.stderr)
+        return 2
+    kinds = [r.get("event") for r in records]
+    if "run_end" in kinds and not {"run_stopped", "run_error"} & set(kinds) and not overrides:
+        print(f"skate: the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)",
+              file=sys.stderr)
+        return 0
+    cfg = OmegaConf.create(records[0]["config"])
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.lstrip("+")
+        if not sep or not any(key == k or key.startswith(k + ".") for k in RESUMABLE):
+            print(f"skate: cannot change {key!r} when resuming: the resumed game must be the one already played "
+                  f"(you may change: {', '.join(RESUMABLE)})", file=sys.stderr)
+            return 2
+        if key == "logger":
+            from skate.config import compose_config
+
+            cfg.logger = compose_config([f"logger={value}"]).logger
+        else:
+            OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=True)
+    try:
+        with _stoppable():
+            result = run_game(cfg, folder, resume=True)
+    except (ConfigError, SandboxUnavailable) as exc:
+        print(f"skate: {'config error' if isinstance(exc, ConfigError) else 'no usable sandbox'}: {exc}",
+              file=sys.stderr)
+        return 2
+    _report(result, folder, bool(cfg.get("print_table", True)))
+    _finish(result)
+    return 0
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    wanted = [a for a in args if a.startswith("resume=")]
+    if wanted:
+        sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
     _app()
 
 

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+import contextlib
+import logging
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,18 +39,35 @@ from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import RatingBackend
-from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Rejection, SetterContext, Stage, StopRun,
+from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, SetterContext,
+                           Stage, StopRun,
                            Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
 from skate.scoring import Estimator, Sampler
 from skate.store import EventLog
 from skate.tracking import RunLogger
 
+log = logging.getLogger(__name__)
+
 # Stages in the spawn key of derived generators.
 _SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK, _PAIR = 1, 2, 3, 4, 5, 6, 7
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
+
+
+@contextlib.contextmanager
+def pool_of(workers: int, prefix: str) -> Iterator[ThreadPoolExecutor]:
+    """A thread pool that, when the run is stopped (a signal, a spent budget), cancels what has
+    not started and does not wait for what is running: the run stops in seconds, not when the
+    slowest model call times out."""
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=prefix)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 @dataclass
@@ -83,6 +103,7 @@ class Engine:
         self.counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0,
                        "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
         self.stopped: str | None = None  # why the run ended early, if it did
+        self.stopped_round = 0
         self.rating.add_players(self.names)
         self.stages = list(stages or [])
         joiners = {n for st in self.stages for n in st.join}
@@ -240,8 +261,7 @@ class Engine:
                 if res.task is not None:
                     estimates.update(self._task_estimates(res.task, rnd, i))
             return results, estimates
-        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers, \
-                ThreadPoolExecutor(max_workers=n, thread_name_prefix="task") as per_task:
+        with pool_of(ANSWER_WORKERS, "answer") as answers, pool_of(n, "task") as per_task:
             setting = {pool.submit(self._set_one, rnd, i): i for i in setters}
             pending: dict[tuple[int, int], Any] = {}
             joint_pending: list[Any] = []
@@ -259,7 +279,7 @@ class Engine:
                 estimates = {key: f.result() for key, f in pending.items()}
                 for f in joint_pending:
                     estimates.update(f.result())
-            except StopRun:
+            except BaseException:  # a spent budget, a signal: cancel what has not started
                 for f in [*setting, *pending.values(), *joint_pending]:
                     f.cancel()
                 raise
@@ -275,8 +295,7 @@ class Engine:
                 estimates.update(self._task_estimates(task, rnd, k))
             return results, estimates
         joint = getattr(self.estimator, "joint", False)
-        with ThreadPoolExecutor(max_workers=ANSWER_WORKERS, thread_name_prefix="answer") as answers, \
-                ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="task") as per_task:
+        with pool_of(ANSWER_WORKERS, "answer") as answers, pool_of(len(self.players), "task") as per_task:
             if joint:
                 futures = [per_task.submit(self._task_estimates, t, rnd, k, answers.map) for k, t in enumerate(tasks)]
             else:
@@ -285,7 +304,7 @@ class Engine:
             try:
                 for f in futures:
                     estimates.update(f.result())
-            except StopRun:
+            except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
@@ -325,7 +344,7 @@ class Engine:
         start = time.perf_counter()
         stages = self.stages or [Stage("game", (), None, self.game.rounds)]
         rnd = 0
-        with ThreadPoolExecutor(max_workers=len(self.players), thread_name_prefix="setter") as pool:
+        with pool_of(len(self.players), "setter") as pool:
             try:
                 for stage in stages:
                     if stage.join:
@@ -336,13 +355,17 @@ class Engine:
                         self._play_round(pool, rnd, start)
                     if self.stages:
                         self.log.write(ev.StageEnded(stage=stage.name, round=rnd, ratings=self.snapshot()))
-            except StopRun as exc:
+            except (StopRun, Interrupted) as exc:
                 # Stop cleanly: what finished is kept; the unfinished round changes no rating.
                 self.stopped = f"{type(exc).__name__}: {exc}"
+                self.stopped_round = rnd
                 self.log.write(ev.RunStopped(round=rnd, reason=self.stopped))
-        summary = self.summary(time.perf_counter() - start)
+        return self.result(time.perf_counter() - start)
+
+    def result(self, elapsed: float) -> GameResult:
+        """The ratings table, the archive and the summary as they stand."""
         return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
-                          summary=summary)
+                          summary=self.summary(elapsed))
 
     def _pick_match(self, rnd: int) -> tuple[int, int]:
         """The least-played ordered pair (setter, solver) among the active players; ties drawn
@@ -382,6 +405,7 @@ class Engine:
                 tasks.append((idx, t))
                 self.log.write(ev.TaskSet(task_id=t.task_id, round=t.round, setter=t.setter, prompt=t.prompt,
                                           answer=t.answer, attempts=len(res.attempts), extra=dict(t.data)))
+        self._report_void_players(rnd, results, estimates)
         scores = iter(self._record_estimates(tasks, rnd, estimates))
         for idx, res in results:  # in setter order: online backends depend on it
             if res.task is not None:
@@ -393,7 +417,24 @@ class Engine:
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
         self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info()))
+        if hasattr(self.log, "sync"):
+            self.log.sync()  # a finished round survives a power loss
         self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start), table)
+
+    def _report_void_players(self, rnd: int, results: list[tuple[int, _SetResult]],
+                             estimates: dict[tuple[int, int], Estimate]) -> None:
+        """Log (and record as ``player_void``) each player whose every model call this round failed."""
+        attempts = {idx: res.attempts for idx, res in results}
+        for j in sorted(set(self.answering) | set(attempts)):
+            mine = [e for (_, k), e in estimates.items() if k == j]
+            tries = attempts.get(j, [])
+            if not mine and not tries:
+                continue
+            if all(e.is_void for e in mine) and all(a.reason == FailReason.VOID.value for a in tries):
+                name = self.names[j]
+                log.warning("round %d: every model call of %s failed (%d void estimates, %d void attempts); "
+                            "check its model and endpoint", rnd, name, len(mine), len(tries))
+                self.log.write(ev.PlayerVoid(round=rnd, player=name, estimates=len(mine), attempts=len(tries)))
 
     def extra_round_info(self) -> dict[str, Any]:
         """Hook for what else a round's end should record (the runner adds model usage)."""
@@ -405,6 +446,7 @@ class Engine:
                "sandbox_executions": getattr(self.sandbox, "executions", 0)}
         if self.stopped:
             out["stopped"] = self.stopped
+            out["stopped_round"] = self.stopped_round
         return out
 
 

@@ -199,6 +199,18 @@ class Optimized(Event):
 
 
 @dataclass
+class PlayerVoid(Event):
+    """A player none of whose model calls got through in a whole round (every estimate void, and
+    every setting attempt void when it set): a dead model, a refused key, an unreachable server."""
+
+    event = "player_void"
+    round: int = 0
+    player: str = ""
+    estimates: int = 0  # its void estimates this round
+    attempts: int = 0  # its void setting attempts this round
+
+
+@dataclass
 class RunStopped(Event):
     event = "run_stopped"
     round: int = 0
@@ -247,7 +259,7 @@ class UnknownEvent(Event):
 
 KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
     RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, RoundEnded, ModelCallVoid,
-    Optimized, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+    Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
 

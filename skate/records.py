@@ -95,6 +95,14 @@ class StopRun(Exception):
     """Raised by a component that needs the run to end cleanly now (e.g. a spent budget)."""
 
 
+class Interrupted(BaseException):  # noqa: N818 - like KeyboardInterrupt, never caught by `except Exception`
+    """The run was asked to stop by a signal (SIGINT, SIGTERM); ``signal`` is its name."""
+
+    def __init__(self, signal: str) -> None:
+        super().__init__(f"stopped by {signal}")
+        self.signal = signal
+
+
 class Sentinel:
     """A marker value of its own, compared with ``is`` (false in a boolean test). Bind it to the
     name it is given in ``module``; it then pickles to itself."""

@@ -19,7 +19,7 @@ from skate.engine import Engine, GameResult
 from skate.games import GameEnv
 from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
-from skate.records import Stage
+from skate.records import Interrupted, Stage
 from skate.sandbox import Sandbox, SandboxUnavailable
 from skate.store import EVENTS_FILE, EventLog, write_ratings
 
@@ -53,8 +53,14 @@ def build_sandbox(sandbox_cfg: DictConfig) -> Sandbox:
 DEFAULT_SUFFIX = "-default"
 
 
-def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
-    """Validate the config, build every component, play the game, write the results."""
+def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult:
+    """Validate the config, build every component, play the game, write the results.
+
+    ``resume``: ``out_dir`` holds a run that did not finish (stopped, crashed, killed); play it
+    again from its start with the same config and seed, keeping its event log and writing only
+    what comes after where it stopped (:class:`skate.store.EventLog` replay; with language-model
+    players the response cache serves every call made before the stop).
+    """
     validate(cfg)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +94,7 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         players += build_llm_players(llm_configs, client, lambda: game.modules(env))
     described = [p.describe() for p in players]
 
-    log = EventLog(out_dir / EVENTS_FILE)
+    log = EventLog(out_dir / EVENTS_FILE, replay=resume)
     if client is not None:
         client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
     try:
@@ -106,18 +112,25 @@ def run_game(cfg: DictConfig, out_dir: Path) -> GameResult:
         logger.bind(out_dir, config, out_dir / EVENTS_FILE)
         logger.start(info)
         optimized = []
-        if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
-            from skate.optimize import optimize_players
-
-            llm = [p for p in players if getattr(p, "io_bound", False)]
-            targets = [p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)] if cfg.optimizer.compare else None
-            optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder, game_config=config["game"],
-                                         strategy=aug.strategy.value, write=log.write, targets=targets)
-            logger.optimized([r.fields() for r in optimized])
         if client is not None:
             engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:
-            result = engine.run()
+            try:
+                if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
+                    from skate.optimize import optimize_players
+
+                    llm = [p for p in players if getattr(p, "io_bound", False)]
+                    targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
+                               if cfg.optimizer.compare else None)
+                    optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder,
+                                                 game_config=config["game"], strategy=aug.strategy.value,
+                                                 write=log.write, targets=targets)
+                    logger.optimized([r.fields() for r in optimized])
+                result = engine.run()
+            except Interrupted as exc:  # before the first round (the engine handles its own)
+                engine.stopped = f"{type(exc).__name__}: {exc}"
+                log.write(ev.RunStopped(round=0, reason=engine.stopped))
+                result = engine.result(0.0)
         except BaseException as exc:
             log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
             raise
@@ -198,6 +211,8 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
         iv = (f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None
               else "-")
         line = f"{rank if rank is not None else '-':>4}  {r['player']:<20} {num(r.get('score'), 8)} {iv:>17}"
+        if r.get("no_data"):  # no rated game: its prior score means nothing
+            line = f"{'-':>4}  {r['player']:<20} {'no data':>8} {'-':>17}"
         if has_sigma:
             line += f" {num(r.get('sigma'), 6)}"
         if has_truth:

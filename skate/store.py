@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -15,24 +16,153 @@ RATINGS_FILE = "ratings.json"
 __all__ = ["EVENTS_FILE", "RATINGS_FILE", "EventLog", "read_events", "write_ratings"]
 
 
+# Where a run ends (or ended before it was resumed): a resumed run's log is cut before the first.
+TERMINAL = frozenset({"run_stopped", "run_error", "run_end"})
+# Fields that differ between two plays of the same game (timing, and model usage, which a
+# replay from the response cache does not repeat).
+VOLATILE = frozenset({"ts", "elapsed_s", "usage"})
+
+
+class LogWriteError(OSError):
+    """The event log cannot be written (a full disk, a folder that became unwritable)."""
+
+
+def comparable(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without the fields two plays of the same game may differ in."""
+    out = {k: v for k, v in record.items() if k not in VOLATILE}
+    if isinstance(out.get("summary"), dict):
+        out["summary"] = {k: v for k, v in out["summary"].items() if k not in VOLATILE}
+    return out
+
+
 class EventLog:
     """Append-only ``events.jsonl``: one typed event (:mod:`skate.events`) per line, flushed as
-    it is written.
+    it is written, and synced to disk by :meth:`sync` (the engine calls it at every round end).
 
     Opening an existing log appends to it; nothing already recorded is rewritten.
+
+    **Replay** (``replay=True``, resuming a run): the game is played again from its start with
+    the same seed, and each event is compared with the next line already in the log: an equal
+    one (timing aside) is not written again, so the log continues exactly where it stopped. The
+    log is first cut before its first ``run_stopped``/``run_error``/``run_end`` and any torn last
+    line (the original is kept as ``events.interrupted-<n>.jsonl``). Model-call void events are
+    not compared (they depend on timing). If a replayed event differs from the recorded one,
+    the rest of the old log is cut there and the new events are written (:attr:`diverged`).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, replay: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")
         self._lock = threading.Lock()
+        self._pending: list[tuple[dict[str, Any], int]] = []  # (record, byte offset after its line)
+        self.replayed = 0
+        self._replayed_offset = 0
+        self.diverged: int | None = None  # line number where a replay first differed
+        self.backup: Path | None = None
+        if replay:
+            self._prepare_replay()
+        try:
+            self._fh = open(self.path, "a", encoding="utf-8")
+        except OSError as exc:
+            raise LogWriteError(f"cannot open the event log {self.path}: {exc.strerror or exc}") from None
+
+    def _prepare_replay(self) -> None:
+        if not self.path.exists():
+            return
+        raw = self.path.read_bytes()
+        kept: list[bytes] = []
+        for line in raw.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # torn by a kill: everything before it is intact
+            try:
+                record = json.loads(line)
+            except ValueError:
+                break
+            if not isinstance(record, dict) or record.get("event") in TERMINAL:
+                break
+            kept.append(line)
+        n = 1
+        while (self.path.parent / f"events.interrupted-{n}.jsonl").exists():
+            n += 1
+        self.backup = self.path.parent / f"events.interrupted-{n}.jsonl"
+        self.backup.write_bytes(raw)
+        body = b"".join(kept)
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(body)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        offset = 0
+        for line in kept:
+            offset += len(line)
+            record = json.loads(line)
+            if record.get("event") != "llm_void":
+                self._pending.append((record, offset))
+        self._pending.reverse()  # pop() from the end: the next recorded line
+
+    @property
+    def replaying(self) -> bool:
+        return bool(self._pending)
 
     def write(self, event: Event) -> None:
-        line = json.dumps(event.record(round(time.time(), 3)), ensure_ascii=False, default=_jsonable)
+        record = event.record(round(time.time(), 3))
         with self._lock:
+            if self._pending:
+                if record.get("event") == "llm_void":
+                    return  # the recorded ones stay; new ones during the replay are timing
+                old, offset = self._pending[-1]
+                if comparable(old) == comparable(record):
+                    self._pending.pop()
+                    self.replayed += 1
+                    self._replayed_offset = offset
+                    return
+                if record.get("event") == "run_start" and old.get("event") == "run_start":
+                    self._replace_first(old, record)  # resumed with overrides (more rounds, budget)
+                    return
+                self._diverge()
+            self._append(record)
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=_jsonable)
+        try:
             self._fh.write(line + "\n")
             self._fh.flush()
+        except OSError as exc:
+            raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
+
+    def _replace_first(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        """Put the resumed run's ``run_start`` (its config with the overrides) in place of the
+        recorded one, keeping the recorded time."""
+        self._fh.close()
+        raw = self.path.read_bytes()
+        first, _, rest = raw.partition(b"\n")
+        line = json.dumps({**new, "ts": old.get("ts")}, ensure_ascii=False, default=_jsonable).encode()
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_bytes(line + b"\n" + rest)
+        os.replace(tmp, self.path)
+        delta = len(line) - len(first)
+        self._pending = [(r, off + delta) for r, off in self._pending[:-1]]
+        self._replayed_offset = len(line) + 1
+        self.replayed += 1
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def _diverge(self) -> None:
+        """The replay differs from the recorded log: cut the rest of the old log here."""
+        self.diverged = self.replayed
+        self._fh.flush()
+        with open(self.path, "r+b") as fh:
+            fh.truncate(self._replayed_offset)
+        self._pending.clear()
+
+    def sync(self) -> None:
+        """Flush and fsync: what is written survives a power loss."""
+        with self._lock:
+            try:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            except OSError as exc:
+                raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         with self._lock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skate.config import OutcomeRule
@@ -111,5 +111,19 @@ class RatingBackend(ABC):
         """Apply one pairwise outcome; return a record of the ratings after it."""
 
     @abstractmethod
+    def _table(self) -> list[RatingRow]:
+        """Players best first with rank 1, 2, ... (the backend's own ranking)."""
+
     def table(self) -> list[RatingRow]:
-        """Players best first with rank 1, 2, ..."""
+        """Players best first with rank 1, 2, ...; a player with no rated game yet (a model
+        whose every call failed, a player who has not joined) is not ranked: it comes last,
+        with rank None and ``no_data`` true, and its prior score is kept for reference."""
+        rows = self._table()
+        played = [r for r in rows if self.games.get(r.player, 0) > 0]
+        idle = [r for r in rows if self.games.get(r.player, 0) == 0]
+        if not idle or not played:
+            return rows
+        ranks = [r.rank for r in rows]
+        if ranks == list(range(1, len(rows) + 1)):  # positional ranks: close the gaps
+            played = [replace(r, rank=i) for i, r in enumerate(played, 1)]
+        return played + [replace(r, rank=None, extra={**r.extra, "no_data": True}) for r in idle]

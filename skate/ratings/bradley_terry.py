@@ -136,7 +136,7 @@ class BradleyTerryRating(RatingBackend):
             rows[t][b * p + a] += 1.0 - o.result
         return np.array(rows) if rows else np.zeros((0, p * p))
 
-    def table(self) -> list[RatingRow]:
+    def _table(self) -> list[RatingRow]:
         if self._cache is not None and self._cache[0] == len(self.history):
             return self._cache[1]
         active = [n for n in self.players if self.games.get(n, 0) > 0]

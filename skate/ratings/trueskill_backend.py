@@ -90,7 +90,7 @@ class TrueSkillRating(RatingBackend):
             ratings[o.a], ratings[o.b] = self._rate(env, ratings[o.a], ratings[o.b], o.result)
         return ratings
 
-    def table(self) -> list[RatingRow]:
+    def _table(self) -> list[RatingRow]:
         mu = {n: r.mu for n, r in self.ratings.items()}
         sigma = {n: r.sigma for n, r in self.ratings.items()}
         extra: dict[str, dict[str, Any]] = {n: {} for n in self.players}
