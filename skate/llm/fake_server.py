@@ -27,8 +27,20 @@ Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``serv
 JSON), ``no_option`` (a reply that answers nothing), and ``down`` (every request fails with
 500). A ``latency_s`` delays every reply. The server counts requests and the most in flight.
 
+``GET /v1/models`` lists the configured model names in OpenAI's format (``{"object": "list",
+"data": [{"id": name, "object": "model", ...}]}``); the ``"*"`` entry (any name is served) is not
+listed. Two options make the server behave like a real one towards mistakes, for
+:mod:`skate.llm.preflight` and its tests (both off by default, when any model name is served and
+no key is asked for): ``strict=True`` answers a chat request for a model name that is not
+configured (when there is no ``"*"`` entry) with HTTP 404 and an OpenAI-style error body
+(``code: model_not_found``); ``api_key="..."`` answers every request (chat or model list) that
+does not carry ``Authorization: Bearer <key>`` with HTTP 401 (``code: invalid_api_key``). Both
+kinds of rejected chat request count in ``stats.requests`` (and ``stats.unknown_model`` or
+``stats.unauthorized``); model-list requests count in ``stats.model_lists``.
+
 On the command line each model is ``name=skill`` or ``name=skill+gain`` (the gain is its
-``demo_gain``): ``python -m skate.llm.fake_server --port 8000 ace=0.9 mid=0.6 low=0.3+0.5``.
+``demo_gain``): ``python -m skate.llm.fake_server --port 8000 ace=0.9 mid=0.6 low=0.3+0.5``
+(``--strict`` and ``--api-key KEY`` set the options above).
 """
 
 from __future__ import annotations
@@ -73,6 +85,9 @@ class Stats:
     max_in_flight: int = 0
     completion_choices: int = 0
     not_found: int = 0  # requests to other paths (answered 404)
+    model_lists: int = 0  # GET /v1/models requests
+    unknown_model: int = 0  # chat requests for a model not served (strict servers; answered 404)
+    unauthorized: int = 0  # requests without the server's key (answered 401)
 
 
 _RESPOND = "Respond with the corresponding output fields"
@@ -203,8 +218,10 @@ class FakeLLMServer:
 
     def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
                  retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
-                 port: int = 0, fault_seed: int = 0) -> None:
+                 port: int = 0, fault_seed: int = 0, strict: bool = False, api_key: str | None = None) -> None:
         self.brain = FakeBrain(models or {"*": FakeModel()})
+        self.strict = strict  # a chat request for a model name not configured gets 404 (unless "*")
+        self.api_key = api_key  # when set, requests without "Authorization: Bearer <key>" get 401
         self.latency_s, self.retry_after_s, self.slow_s = latency_s, retry_after_s, slow_s
         self.stats = Stats()
         self._lock = threading.Lock()
@@ -235,6 +252,10 @@ class FakeLLMServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+    def serves(self, name: str) -> bool:
+        """Whether a chat request for this model name is answered (always, unless ``strict``)."""
+        return not self.strict or name in self.brain.models or "*" in self.brain.models
 
     def _pick_fault(self, name: str) -> str | None:
         faults = self.brain.model(name).faults
@@ -274,9 +295,25 @@ class FakeLLMServer:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def _authorized(self) -> bool:
+                """False (after answering 401) when the server wants a key this request lacks."""
+                if server.api_key is None or self.headers.get("Authorization", "") == f"Bearer {server.api_key}":
+                    return True
+                with server._lock:
+                    server.stats.unauthorized += 1
+                self._send(401, json.dumps({"error": {
+                    "message": "Incorrect API key provided.", "type": "invalid_request_error",
+                    "param": None, "code": "invalid_api_key"}}).encode())
+                return False
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    data = [{"id": m, "object": "model"} for m in server.brain.models]
+                    with server._lock:
+                        server.stats.model_lists += 1
+                    if not self._authorized():
+                        return
+                    data = [{"id": m, "object": "model", "created": 0, "owned_by": "skate-fake"}
+                            for m in server.brain.models if m != "*"]
                     self._send(200, json.dumps({"object": "list", "data": data}).encode())
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
@@ -301,6 +338,15 @@ class FakeLLMServer:
                     name = str(body.get("model", ""))
                     st.by_model[name] = st.by_model.get(name, 0) + 1
                 try:
+                    if not self._authorized():
+                        return
+                    if not server.serves(name):
+                        with server._lock:
+                            server.stats.unknown_model += 1
+                        self._send(404, json.dumps({"error": {
+                            "message": f"The model `{name}` does not exist or you do not have access to it.",
+                            "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+                        return
                     self._complete(body, name)
                 finally:
                     with server._lock:
@@ -371,6 +417,9 @@ def arg_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Serve fake deterministic LLM players on loopback.")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
+    ap.add_argument("--strict", action="store_true",
+                    help="answer a chat request for a model name not served with HTTP 404")
+    ap.add_argument("--api-key", default=None, help="answer requests without 'Authorization: Bearer KEY' with 401")
     ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
                     help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
                          "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); "
@@ -391,7 +440,7 @@ def parse_models(argv: list[str] | None = None) -> tuple[argparse.Namespace, dic
 
 def main(argv: list[str] | None = None) -> None:
     args, models = parse_models(argv)
-    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port)
+    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key)
     print(f"fake LLM players {sorted(models)} at {srv.api_base}", flush=True)
     try:
         srv.httpd.serve_forever()
