@@ -110,11 +110,17 @@ def _app(cfg: DictConfig) -> None:
     from skate.runner import run_game
     from skate.sandbox import SandboxUnavailable
 
+    from skate.store import LogWriteError
+
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
     try:
         with _stoppable():
             result = run_game(cfg, out_dir)
+    except LogWriteError as exc:
+        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
+              f"python -m skate resume={out_dir}", file=sys.stderr)
+        sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
         what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
         print(f"skate: {what}: {exc}", file=sys.stderr)
@@ -162,9 +168,15 @@ def resume(run_dir: str, overrides: list[str]) -> int:
             cfg.logger = compose_config([f"logger={value}"]).logger
         else:
             OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=True)
+    from skate.store import LogWriteError
+
     try:
         with _stoppable():
             result = run_game(cfg, folder, resume=True)
+    except LogWriteError as exc:
+        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again",
+              file=sys.stderr)
+        return 2
     except (ConfigError, SandboxUnavailable) as exc:
         print(f"skate: {'config error' if isinstance(exc, ConfigError) else 'no usable sandbox'}: {exc}",
               file=sys.stderr)

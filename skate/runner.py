@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import sys
@@ -21,7 +22,7 @@ from skate.novelty import NoveltyIndex
 from skate.players.simulated import build_simulated
 from skate.records import Interrupted, Stage
 from skate.sandbox import Sandbox, SandboxUnavailable
-from skate.store import EVENTS_FILE, EventLog, write_ratings
+from skate.store import EVENTS_FILE, EventLog, LogWriteError, write_ratings
 
 
 def _versions() -> dict[str, str]:
@@ -93,6 +94,17 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
             llm_configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in llm_configs]
         players += build_llm_players(llm_configs, client, lambda: game.modules(env))
     described = [p.describe() for p in players]
+    if client is not None and cfg.llm.get("preflight", True):
+        # One cheap call per distinct model and endpoint: a dead one stops the run now, not
+        # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
+        from skate.llm.preflight import preflight
+
+        try:
+            preflight(client, players)
+        except BaseException:
+            sandbox.close()
+            client.close()
+            raise
 
     log = EventLog(out_dir / EVENTS_FILE, replay=resume)
     if client is not None:
@@ -132,7 +144,8 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
                 log.write(ev.RunStopped(round=0, reason=engine.stopped))
                 result = engine.result(0.0)
         except BaseException as exc:
-            log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
+            with contextlib.suppress(LogWriteError):  # a full disk cannot take the failure either
+                log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
             raise
         true_skill = {d["name"]: d.get("true_skill") for d in described}
         rows = [{**row, **({"true_skill": true_skill[row["player"]]}

@@ -23,7 +23,10 @@ def llm_config(base: str, cache_dir: Path, *overrides: str, names=("ace", "mid",
     return compose_config([
         "game.rounds=3", "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base, names, **extra)}",
         "estimator=fixed_n", "estimator.n=6", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
-        "llm.max_backoff_s=0.05", *overrides])
+        "llm.max_backoff_s=0.05",
+        # The game tests count the server's requests and play dead models on purpose; the
+        # preflight check has its own tests (test_preflight.py, test_llm_game.py's preflight test).
+        "llm.preflight=false", *overrides])
 
 
 class RecordingServer(FakeLLMServer):

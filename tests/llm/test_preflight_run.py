@@ -1,0 +1,43 @@
+"""Preflight in a run, and what a run reports about a model that dies mid-game (issue 14)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skate.config import ConfigError
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runner import format_table, run_game
+from skate.store import read_events
+from tests.llm.conftest import SKILLS, llm_config
+
+
+def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
+    with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, strict=True) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.preflight=true", "game=mathquiz")
+        cfg.players.llm[2].model = "hosted_vllm/loww"
+        with pytest.raises(ConfigError) as err:
+            run_game(cfg, tmp_path / "run")
+        message = str(err.value)
+        assert "'low'" in message and "hosted_vllm/loww" in message and "does not serve this model" in message
+        assert "llm.preflight=false" in message
+        assert srv.stats.requests <= 3  # one probe per distinct model, no game call
+        assert not (tmp_path / "run" / "events.jsonl").exists()  # nothing started
+
+
+def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
+    models = {**{n: FakeModel(s) for n, s in SKILLS.items()}, "low": FakeModel(0.3, {"down": 1.0})}
+    with FakeLLMServer(models) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0")
+        result = run_game(cfg, tmp_path / "run")
+    events = read_events(tmp_path / "run")
+    silent = [e for e in events if e["event"] == "player_void"]
+    assert [(e["round"], e["player"]) for e in silent] == [(1, "low"), (2, "low")]
+    assert all(e["estimates"] > 0 for e in silent)
+    rows = {r["player"]: r for r in result.table}
+    assert rows["low"]["rank"] is None and rows["low"]["no_data"] is True
+    assert [r["player"] for r in result.table][-1] == "low"
+    assert "no data" in format_table(result.table).splitlines()[-1]
+    saved = json.loads((tmp_path / "run" / "ratings.json").read_text())
+    assert saved[-1]["player"] == "low" and saved[-1]["rank"] is None
