@@ -102,12 +102,19 @@ def plans(cfg: Any, player: str) -> dict[str, Plan]:
         raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
     if name == "none":
         return {}
+    # A player that names another optimiser than the run's does not inherit the run's settings
+    # (they are that other optimiser's): only its own apply, over the optimiser's defaults.
+    inherit = name == str(cfg.get("name", "none"))
     out = {}
     for role in roles:
-        settings = {**plain(cfg.get("settings")), **plain(cfg.get(role)), **plain(mine.get("settings")),
-                    **plain(mine.get(role))}
+        settings = {**(plain(cfg.get("settings")) if inherit else {}), **(plain(cfg.get(role)) if inherit else {}),
+                    **plain(mine.get("settings")), **plain(mine.get(role))}
         out[role] = Plan(name, settings)
-        check_plan(out[role])
+        try:
+            check_plan(out[role])
+        except OptimizeError as exc:
+            where = f"optimizer.players.{player} ({role})" if mine else f"optimizer ({role})"
+            raise OptimizeError(f"{where}: {exc}") from None
     return out
 
 
@@ -138,7 +145,7 @@ def check_plan(plan: Plan) -> None:
     if plan.optimizer == "mipro_v2":
         auto = plan.settings.get("auto", "light")
         if auto not in ("light", "medium", "heavy", None):
-            raise OptimizeError(f"optimizer.settings.auto={auto!r} is invalid: use light, medium, heavy or null")
+            raise OptimizeError(f"settings.auto={auto!r} is invalid: use light, medium, heavy or null")
         if auto is None and "num_trials" not in plan.settings:
             raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
 
