@@ -535,8 +535,8 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
 
     validate(cfg)
     if not cfg.players.get("llm"):
-        raise ConfigError(f"players={cfg.players} has no language-model players: only their prompts can be "
-                          "optimised (simulated players have none)")
+        raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
+                          "can be optimised (simulated players have none)")
     if cfg.optimizer.name == "none" and not cfg.optimizer.players:
         raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
     out_dir.mkdir(parents=True, exist_ok=True)
