@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import subprocess
 import sys
@@ -36,7 +38,18 @@ def test_each_preset_composes_and_plays_a_tiny_game(name, tmp_path):
     if cfg.schedule.mode == "matches":  # one match a round: one round-robin, so everyone plays
         n = len(cfg.players.simulated)
         cfg.game.rounds = n * (n - 1)
-    result = run_game(cfg, tmp_path)
+    with contextlib.ExitStack() as stack:
+        if cfg.players.llm:  # a cohort of models (prompt_optimization): the fake server plays them
+            from skate.llm.fake_server import FakeLLMServer, FakeModel
+
+            srv = stack.enter_context(FakeLLMServer({"*": FakeModel(0.6)}))
+            for p in cfg.players.llm:
+                p.api_base = srv.api_base
+            cfg.llm.cache_dir = str(tmp_path / "cache")
+            cfg.optimizer.store = str(tmp_path / "programs")
+            cfg.optimizer.train, cfg.optimizer.val = 4, 2
+
+        result = run_game(cfg, tmp_path / "run")
     assert result.table and all(r["rank"] for r in result.table)
 
 
