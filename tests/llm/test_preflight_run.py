@@ -41,3 +41,31 @@ def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
     assert "no data" in format_table(result.table).splitlines()[-1]
     saved = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert saved[-1]["player"] == "low" and saved[-1]["rank"] is None
+
+
+def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_path):
+    """The calls made before the stop come from the response cache; the resumed run ends as
+    the same game played in one go (with a budget large enough)."""
+    from skate.__main__ import resume
+    from skate.store import comparable
+
+    prices = [f"+llm.prices.{n}={{input_per_mtok: 100.0, output_per_mtok: 100.0}}" for n in SKILLS]
+    game = ["game=mathquiz", "game.rounds=4", *prices]
+    with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        whole = llm_config(srv.api_base, tmp_path / "cache-whole", *game, "llm.budget_usd=1000")
+        run_game(whole, tmp_path / "whole")
+        needed = srv.stats.requests
+        stopped = llm_config(srv.api_base, tmp_path / "cache", *game, "llm.budget_usd=2")
+        result = run_game(stopped, tmp_path / "run")
+        assert "Budget" in result.summary["stopped"]
+        before = srv.stats.requests - needed
+        assert 0 < before < needed
+        assert resume(str(tmp_path / "run"), ["llm.budget_usd=1000"]) == 0
+        after = srv.stats.requests - needed - before
+    # every call made before the stop was served from the cache (at most the calls cut off in
+    # flight by the stop are asked again)
+    assert before + after <= needed + 8
+    runs = [[comparable(json.loads(x)) for x in (tmp_path / d / "events.jsonl").read_text().splitlines()]
+            for d in ("whole", "run")]
+    strip = [[{k: v for k, v in e.items() if k != "config"} for e in r] for r in runs]  # budgets differ
+    assert strip[0] == strip[1]
