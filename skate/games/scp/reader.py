@@ -74,6 +74,7 @@ class Reader:
         self.docs = {d.id: d for d in docs}
         self.texts = {d.id: " ".join(normalise(p) for p in paragraphs(d.text)) for d in docs}
         self._cache: dict[tuple[str, str | None, int], tuple[str, int] | None] = {}
+        self._holders: dict[str, frozenset[str]] = {}
 
     def locate(self, snippet: str, doc: str | None = None, start: int = 0) -> tuple[str, int] | None:
         """(document id, character offset) of ``snippet`` in the corpus (in ``doc`` from
@@ -95,11 +96,14 @@ class Reader:
 
     def holders(self, snippet: str) -> frozenset[str]:
         """Every document holding ``snippet`` (short sentences can recur across documents)."""
-        key = ("\x00holders", snippet, 0)
-        if key not in self._cache:
+        found = self._holders.get(snippet)
+        if found is None:
             needle = normalise(snippet)
-            self._cache[key] = frozenset(d for d, t in self.texts.items() if needle and needle in t)  # type: ignore[assignment]
-        return self._cache[key]  # type: ignore[return-value]
+            found = frozenset(d for d, t in self.texts.items() if needle and needle in t)
+            if len(self._holders) > 200_000:
+                self._holders.clear()
+            self._holders[snippet] = found
+        return found
 
     def domain(self, q: SCPQuery) -> str | None:
         """The domain of the document the question comes from (None: not in this corpus)."""
