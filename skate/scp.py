@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from skate.games.scp import arxiv
-from skate.games.scp.corpus import SHIPPED_DIR, load_folder
+from skate.games.scp.corpus import docs_folder, load_folder
 from skate.games.scp.questions import TYPES, build, check
 
 PROG = "skate.scp"
@@ -63,17 +63,13 @@ def _types(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
-def _folder(docs_dir: str) -> Path:
-    return SHIPPED_DIR if docs_dir == "shipped" else Path(docs_dir)
-
-
 def build_benchmark(docs_dir: str, out: Path, seed: int = 0, per_doc: int = 4,
                     types: tuple[str, ...] = TYPES) -> str:
     """Build, check and write the benchmark; the summary line. Raises :class:`UsageError`."""
     if per_doc < 1:
         raise UsageError(f"--per-doc must be at least 1, got {per_doc}")
     try:
-        docs = load_folder(_folder(docs_dir))
+        docs = load_folder(docs_folder(docs_dir))
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     questions = build(docs, per_doc, seed, types=types)
@@ -121,7 +117,7 @@ def stability(docs_dir: str, seeds: int = 32, per_doc: int = 4, players: str = "
         raise UsageError(f"--seeds must be at least 2 to measure a spread, got {seeds}")
     if per_doc < 1:
         raise UsageError(f"--per-doc must be at least 1, got {per_doc}")
-    folder = _folder(docs_dir)
+    folder = docs_folder(docs_dir)
     if not folder.is_dir():
         raise UsageError(f"no such folder: {docs_dir} (give a folder of documents, or 'shipped')")
     try:

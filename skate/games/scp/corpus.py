@@ -172,6 +172,11 @@ def load_folder(path: str | Path) -> list[Document]:
     return docs
 
 
+def docs_folder(docs: str | Path) -> Path:
+    """The folder a ``docs`` setting names: ``shipped`` is the corpus in the package."""
+    return SHIPPED_DIR if str(docs) == "shipped" else Path(docs).expanduser()
+
+
 def shipped_corpus() -> list[Document]:
     """The 46 public-domain Python Enhancement Proposals that ship with the project."""
     return load_folder(SHIPPED_DIR)

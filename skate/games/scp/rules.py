@@ -37,7 +37,7 @@ import numpy as np
 from skate.answers.choice import grade_choice, normalize_text
 from skate.games.base import Checks, Game, GameEnv, GameSpec
 from skate.games.scp.config import SCPConfig
-from skate.games.scp.corpus import SHIPPED_DIR, Document, load_folder
+from skate.games.scp.corpus import Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
 from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, PredictionQuestion, Question,
                                        SequencingQuestion, build, check, cloze, from_json, passage_ok,
@@ -129,7 +129,7 @@ class SCPGame(Game):
         self.offer_docs, self.window = offer_docs, window
         self.max_similarity = max_distractor_similarity
         self.min_distractor_chars, self.max_distractor_chars = min_distractor_chars, max_distractor_chars
-        self.docs_dir = SHIPPED_DIR if docs == "shipped" else Path(docs).expanduser()
+        self.docs_dir = docs_folder(docs)
         self.docs: list[Document] = load_folder(self.docs_dir)
         self.by_id = {d.id: d for d in self.docs}
         self._paras: dict[str, list[str]] = {}
@@ -143,9 +143,9 @@ class SCPGame(Game):
     @classmethod
     def skill_keys(cls, cfg: Any) -> tuple[str, ...]:
         keys = list(cls.spec.kinds)
-        if str(cfg.docs) != "shipped" and Path(str(cfg.docs)).expanduser().is_dir():
+        if str(cfg.docs) != "shipped" and docs_folder(cfg.docs).is_dir():
             try:
-                keys += sorted({d.domain for d in load_folder(Path(str(cfg.docs)).expanduser())})
+                keys += sorted({d.domain for d in load_folder(docs_folder(cfg.docs))})
             except ValueError:
                 pass  # the game itself reports what is wrong with the folder
         return tuple(dict.fromkeys(keys))
@@ -163,7 +163,7 @@ class SCPGame(Game):
         unknown = [t for t in types if t not in TYPES]
         if not types or unknown:
             problems.append(("types", types, f"give a non-empty subset of {list(TYPES)}"))
-        if cfg.docs != "shipped" and not Path(str(cfg.docs)).expanduser().is_dir():
+        if not docs_folder(cfg.docs).is_dir():
             problems.append(("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
         if cfg.benchmark is not None and not Path(str(cfg.benchmark)).expanduser().is_file():
             problems.append(("benchmark", cfg.benchmark,
