@@ -67,7 +67,15 @@ class RatingBackend(ABC):
         self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh)
         self.players: list[str] = []
         self.games: dict[str, int] = {}
-        self.history: list[PairOutcome] = []  # every outcome applied, in order
+        # Every outcome applied, in order, when the backend needs it (see keeps_history): it
+        # grows with tasks × players², so a backend that never reads it does not keep it.
+        self.history: list[PairOutcome] = []
+
+    @property
+    def keeps_history(self) -> bool:
+        """Whether the backend reads :attr:`history` (Bradley–Terry refits on it; TrueSkill
+        only with ``orderings`` > 1); the base class keeps it."""
+        return True
 
     def add_players(self, names: Sequence[str]) -> None:
         for name in names:
@@ -99,7 +107,8 @@ class RatingBackend(ABC):
                 continue
             self.games[o.a] += 1
             self.games[o.b] += 1
-            self.history.append(o)
+            if self.keeps_history:
+                self.history.append(o)
             records.append(self.apply(o))
         return records
 

@@ -24,6 +24,10 @@ class EloRating(RatingBackend):
         self.ratings: dict[str, float] = {}
         self.n_updates = 0
 
+    @property
+    def keeps_history(self) -> bool:
+        return False  # each update reads only the two ratings
+
     def _add(self, name: str) -> None:
         self.ratings[name] = self.initial
 

@@ -51,6 +51,10 @@ class TrueSkillRating(RatingBackend):
         self.draws = 0
         self.trace: list[dict[str, float]] = []  # μ of every player after each update (average_last)
 
+    @property
+    def keeps_history(self) -> bool:
+        return self.orderings > 1  # the orderings' average replays it; one ordering never reads it
+
     def _env(self, draw_probability: float) -> trueskill.TrueSkill:
         return trueskill.TrueSkill(**self.params, draw_probability=min(max(draw_probability, 1e-4), 0.95),
                                    backend=None)

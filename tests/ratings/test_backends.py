@@ -164,3 +164,18 @@ def test_the_batched_bootstrap_fit_gives_the_same_scores_as_choix():
         for initial in (None, start - start.mean()):
             one_by_one = np.array([fit_bt(m, 0.01, initial=initial) for m in mats])
             assert np.abs(fit_bt_many(mats, 0.01, initial=initial) - one_by_one).max() < 1e-6
+
+
+def test_the_outcome_history_is_kept_only_by_backends_that_read_it():
+    """It grows with tasks × players² (61,250 outcomes a round with 50 players), so TrueSkill
+    with one ordering and Elo do not keep it; Bradley–Terry refits on it and TrueSkill's
+    orderings average replays it."""
+    scores = {"a": 0.9, "b": 0.5, "c": 0.1}
+    keeps = {}
+    for name, backend in [("ts", TrueSkillRating()), ("ts_k", TrueSkillRating(orderings=3)),
+                          ("elo", EloRating()), ("bt", BradleyTerryRating())]:
+        backend.add_players(list("abc"))
+        records = backend.update("t1", scores) + backend.update("t2", scores)
+        assert len(records) == 6 and backend.games == {"a": 4, "b": 4, "c": 4}
+        keeps[name] = len(backend.history)
+    assert keeps == {"ts": 0, "ts_k": 6, "elo": 0, "bt": 6}
