@@ -301,13 +301,24 @@ class RunLogError(ValueError):
 
 @dataclass
 class RunLog:
-    """One run's events, typed, with the views the tools built on the log need."""
+    """One run's events, typed, with the views the tools built on the log need.
+
+    The rating updates (one per pair of players per task: millions in a long game with many
+    players) are held apart from the other events, in :attr:`updates`: all of them, or an evenly
+    spaced sample when read with ``keep_updates`` (see :func:`read_run`). :attr:`update_count`
+    and :attr:`rated_ids` always cover every one."""
 
     run_dir: Path
-    events: list[Event]
+    events: list[Event]  # every event but the rating updates, in order
     start: RunStarted
+    updates: list[RatingUpdated] = field(default_factory=list)  # in order; every update_stride-th
+    update_count: int = 0  # rating updates in the log
+    rated_ids: set[str] = field(default_factory=set)  # the task ids the ratings were updated from
+    update_stride: int = 1  # 1: updates holds every rating update
 
     def of(self, cls: type[E]) -> list[E]:
+        if cls is RatingUpdated:
+            return list(self.updates)  # type: ignore[return-value]
         return by_kind(self.events, cls)
 
     @property
@@ -345,7 +356,7 @@ class RunLog:
         setter. An unfinished round (the run stopped or crashed mid-round) changed no rating
         live, so it is left out; estimates of players who joined later are included.
         """
-        rated = {e.task_id for e in self.of(RatingUpdated)}
+        rated = self.rated_ids
         stopped = {e.round for e in self.of(RunStopped)}
         finished = {e.round for e in self.of(RoundEnded)}
         joiners = {n for e in self.of(PlayersJoined) for n in e.players}
@@ -434,16 +445,51 @@ class Forfeit:
         return backend.forfeit(self.task_id, self.setter, self.answerers)
 
 
-def read_run(run_dir: Path, what: str = "a finished or stopped run") -> RunLog:
-    """A run folder's typed log, or :class:`RunLogError` saying what is wrong."""
+def read_run(run_dir: Path, what: str = "a finished or stopped run",
+             keep_updates: int | None = None) -> RunLog:
+    """A run folder's typed log, or :class:`RunLogError` saying what is wrong.
+
+    ``keep_updates`` bounds the rating updates held in memory: ``None`` keeps every one; ``N``
+    keeps an evenly spaced sample of at most ``N`` (every ``update_stride``-th, the stride
+    doubling as the log grows) plus each player's last update, enough to plot the ratings over
+    a game of any length; ``0`` keeps none. Counts and rated task ids are exact either way."""
     run_dir = Path(run_dir)
     if not (run_dir / EVENTS_FILE).exists():
         raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
-    events = read_events(run_dir)
+    if keep_updates is not None and keep_updates < 0:
+        raise ValueError(f"keep_updates={keep_updates}: give None (all), 0 (none) or a positive bound")
+    events: list[Event] = []
+    updates: list[RatingUpdated] = []
+    rated: set[str] = set()
+    count, stride = 0, 1
+    last: dict[str, tuple[int, dict[str, Any]]] = {}  # each player's last update (thinned reads)
+    for record in iter_records(run_dir):
+        if record.get("event") != RatingUpdated.event:
+            events.append(parse(record))
+            continue
+        count += 1
+        rated.add(str(record.get("task_id", "")))
+        if keep_updates is None:
+            updates.append(parse(record))  # type: ignore[arg-type]
+            continue
+        if not keep_updates:
+            continue
+        for side in ("a", "b"):
+            last[str(record.get(side, ""))] = (count, record)
+        if (count - 1) % stride == 0:
+            updates.append(parse(record))  # type: ignore[arg-type]
+            if len(updates) > keep_updates:  # halve the sample: keep every second one
+                updates, stride = updates[::2], stride * 2
+    if keep_updates and stride > 1:
+        extra = {i: r for i, r in last.values() if (i - 1) % stride}  # not in the sample
+        if extra:
+            merged = [(i * stride + 1, u) for i, u in enumerate(updates)]
+            merged += [(i, parse(r)) for i, r in extra.items()]  # type: ignore[misc]
+            updates = [u for _, u in sorted(merged, key=lambda t: t[0])]  # type: ignore[misc]
     start = next((e for e in events if isinstance(e, RunStarted)), None)
     if start is None:
         raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
-    return RunLog(run_dir, events, start)
+    return RunLog(run_dir, events, start, updates, count, rated, stride)
 
 
 def by_kind(events: Iterable[Event], cls: type[E]) -> list[E]:

@@ -229,7 +229,7 @@ def tasks_from_runs(runs: Sequence[str], game: Game) -> list[Task]:
     """The valid tasks (with their checked answers) of finished runs of the same game."""
     out: list[Task] = []
     for run in runs:
-        log_ = ev.read_run(Path(run).expanduser(), "a finished run of the same game")
+        log_ = ev.read_run(Path(run).expanduser(), "a finished run of the same game", keep_updates=0)
         if log_.start.game != game.name:
             raise OptimizeError(f"optimizer.runs: {run} is a game of {log_.start.game}, not {game.name}")
         for t in log_.of(ev.TaskSet):

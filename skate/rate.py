@@ -30,7 +30,7 @@ from skate.records import BENCHMARK
 def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
     """Players (roster order), what the ratings were updated from (each rated task with its
     setter and p(correct) by player, and each forfeit, in live order), the run's config."""
-    run = read_run(run_dir)
+    run = read_run(run_dir, keep_updates=0)  # re-rating needs which tasks were rated, not the updates
     return run.players, run.rating_stream(), run.start.config
 
 

@@ -106,3 +106,30 @@ def test_unset_and_void_are_markers_of_their_own():
     for marker in (ev.UNSET, VOID):
         assert not marker and pickle.loads(pickle.dumps(marker)) is marker
     assert ev.UNSET is not VOID and repr(ev.UNSET) == "UNSET"
+
+
+def test_a_long_log_can_be_read_with_a_bounded_sample_of_its_rating_updates(tmp_path):
+    """1,000 updates among 4 players; read with keep_updates=50: every stride-th update (the
+    stride a power of two), each player's last update, and exact counts and rated task ids."""
+    players = list("abcd")
+    pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
+    updates = []
+    for i in range(1, 1001):
+        a, b = pairs[i % len(pairs)] if i < 995 else ("a", "b")  # c and d play last at 994 and 993
+        updates.append(ev.RatingUpdated(update=i, task_id=f"t{(i - 1) // 6}", a=a, b=b, extra={"mu_a": i / 10}))
+    write(tmp_path, ev.RunStarted(players=[{"name": n} for n in players]), *updates, ev.RoundEnded(round=1))
+    full = ev.read_run(tmp_path)
+    assert [u.update for u in full.of(ev.RatingUpdated)] == list(range(1, 1001)) and full.update_stride == 1
+    some = ev.read_run(tmp_path, keep_updates=50)
+    got = [u.update for u in some.of(ev.RatingUpdated)]
+    assert some.update_count == 1000 and some.rated_ids == full.rated_ids and len(some.rated_ids) == 167
+    assert some.update_stride == 32 and len(got) <= 50 + len(players)
+    sample = list(range(1, 1001, 32))
+    assert [u for u in got if u in sample] == sample  # evenly spaced, in order
+    last = {n: max(u.update for u in updates if n in (u.a, u.b)) for n in players}
+    assert set(last.values()) <= set(got) and got == sorted(got)  # each player's last update, in place
+    assert [type(e) for e in some.events] == [ev.RunStarted, ev.RoundEnded]  # held apart from the rest
+    none = ev.read_run(tmp_path, keep_updates=0)
+    assert none.of(ev.RatingUpdated) == [] and none.update_count == 1000 and none.rated_ids == full.rated_ids
+    with pytest.raises(ValueError, match="keep_updates=-1"):
+        ev.read_run(tmp_path, keep_updates=-1)

@@ -42,6 +42,23 @@ def test_the_page_names_every_player_and_embeds_every_plot(stored_run):
     assert "Example task, highest variance" in text
 
 
+def test_a_long_game_plots_a_sample_of_its_rating_updates_ending_at_the_final_ratings(stored_run, monkeypatch):
+    """The report holds at most KEEP_UPDATES rating updates (a 50-player, 50-round game logs 3
+    million); the plot says so, and each player's curve still ends at its last update."""
+    import skate.report.data as data
+
+    out, _ = stored_run
+    rating = [e for e in read_events(out) if e["event"] == "rating"]
+    monkeypatch.setattr(data, "KEEP_UPDATES", 10)
+    d = data.load_run(out)
+    assert d.update_count == len(rating) == 54 and d.update_stride == 8
+    last = {n: max((r for r in rating if n in (r["a"], r["b"])), key=lambda r: r["update"]) for n in d.players}
+    assert {r["update"] for r in last.values()} <= set(d.updates["update"])
+    assert len(d.updates) <= 10 + 3
+    text = build_report(out, data=d).read_text()
+    assert "after one update in 8 of 54 (and each player&#x27;s last)" in text
+
+
 def test_the_task_by_player_table_is_exported_as_parquet_and_csv(stored_run):
     out, _ = stored_run
     build_report(out)

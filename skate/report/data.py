@@ -18,6 +18,12 @@ import pandas as pd
 from skate.events import Estimated, RatingUpdated, RunLogError, StageEnded, TaskSet, read_run
 
 
+# The rating updates the report holds: an evenly spaced sample of at most this many (plus each
+# player's last), whatever the log's length. A 50-player, 50-round game logs 3 million; the
+# rating plot needs a few hundred points per player.
+KEEP_UPDATES = 20_000
+
+
 class ReportError(RunLogError):
     """The folder cannot be reported on; the message says why."""
 
@@ -31,12 +37,16 @@ class RunData:
     tasks: pd.DataFrame  # task_id, round, setter, answer, prompt, order
     p: pd.DataFrame  # task × player p(correct) (NaN = void / not answered)
     n: pd.DataFrame  # task × player samples
-    updates: pd.DataFrame  # update, a, b, result, mu_a, sigma_a, mu_b, sigma_b (TrueSkill) ...
+    # update, a, b, result, mu_a, sigma_a, mu_b, sigma_b (TrueSkill) ...: every update_stride-th
+    # rating update (all of them in a short game; see KEEP_UPDATES) and each player's last
+    updates: pd.DataFrame
     ratings: list[dict[str, Any]]
     summary: dict[str, Any] = field(default_factory=dict)
     usage: dict[str, Any] | None = None
     finished: bool = True
     stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
+    update_count: int = 0  # rating updates in the log (``updates`` may hold a sample of them)
+    update_stride: int = 1
     pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
     # task × group key (index task_id, one column per key, values as text), only the tasks whose
     # event carries a ``groups`` dict; no rows and no columns when none does
@@ -56,7 +66,7 @@ class RunData:
 def load_run(run_dir: str | Path) -> RunData:
     run_dir = Path(run_dir)
     try:
-        run = read_run(run_dir, "a run (or a sweep)")
+        run = read_run(run_dir, "a run (or a sweep)", keep_updates=KEEP_UPDATES)
     except RunLogError as exc:
         raise ReportError(str(exc)) from None
     players = run.players
@@ -81,7 +91,8 @@ def load_run(run_dir: str | Path) -> RunData:
     config = run.start.config
     return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
-                   stages=stages, pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
+                   stages=stages, update_count=run.update_count, update_stride=run.update_stride,
+                   pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
                    groups=_groups(run.of(TaskSet)))
 
 

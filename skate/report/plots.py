@@ -40,7 +40,9 @@ def rating_evolution(d: RunData, out: Path) -> tuple[str, str] | None:
         ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.15, color=line.get_color())
     ax.set(xlabel="rating update", ylabel="TrueSkill μ ± σ", title="Ratings over the game")
     ax.legend(fontsize=8, ncol=2)
-    return _save(fig, out, "rating_evolution.png"), "TrueSkill μ ± σ of every player after each update."
+    every = ("each update" if d.update_stride == 1 else
+             f"one update in {d.update_stride} of {d.update_count:,} (and each player's last)")
+    return _save(fig, out, "rating_evolution.png"), f"TrueSkill μ ± σ of every player after {every}."
 
 
 def final_ratings(d: RunData, out: Path) -> tuple[str, str] | None:
