@@ -240,6 +240,9 @@ class WandbLoggerConfig(ConsoleLoggerConfig):
     group: str = ""  # "" = the sweep, when the game is a sweep job
     name: str = ""  # "" = the job's overrides in a sweep, else W&B's own name
     tags: list[str] = field(default_factory=list)
+    # Rating curves: at most this many points per round (each with every player's μ/σ); a round
+    # with fewer rating updates logs each one. 50 players give 61,250 updates a round.
+    updates_per_round: int = 1000
 
 
 @dataclass

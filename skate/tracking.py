@@ -96,22 +96,34 @@ class ConsoleLogger(RunLogger):
             self._bar = None
 
 
+_CHART = (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/"))  # a rating line's keys, the chart's
+
+
 class WandbLogger(ConsoleLogger):
     """W&B, offline by default, one run per game inside the run folder, grouped by sweep."""
 
     def __init__(self, project: str = "skate", entity: str = "", mode: str = "offline", group: str = "",
-                 name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto") -> None:
+                 name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto",
+                 updates_per_round: int = 1000) -> None:
         super().__init__(every, progress)
         if mode not in ("offline", "online", "disabled"):
             raise ValueError(f"logger.mode={mode!r}: choose offline, online or disabled")
+        if updates_per_round < 1:
+            raise ValueError(f"logger.updates_per_round={updates_per_round}: give at least 1")
         self.project, self.entity, self.mode = project, entity or None, mode
         self.group, self.name, self.tags = group, name, list(tags or [])
+        self.updates_per_round = updates_per_round
         self.run = None
         self._out: Path | None = None
         self._config: dict[str, Any] = {}
         self._events: Path | None = None
         self._offset = 0
-        self._seen: list[ev.Event] = []  # every event read so far (the log is read once)
+        # What the final tables need, gathered as the log is read (never the events themselves:
+        # a long game logs millions of rating updates).
+        self._players: list[str] = []
+        self._tasks: list[tuple[str, int, str, str]] = []  # task_id, round, setter, answer
+        self._p: dict[str, dict[str, float | None]] = {}  # task_id -> player -> p(correct)
+        self._now: dict[str, float] = {}  # each player's latest mu/sigma/elo, keyed like the chart
 
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
         self._out, self._config, self._events = Path(out_dir), config, events
@@ -151,38 +163,53 @@ class WandbLogger(ConsoleLogger):
         for key in ("tasks", "attempts", "samples", "leader_mu"):
             self.run.define_metric(key, step_metric="round")
 
-    def _new_events(self) -> list[ev.Event]:
-        """The events written since the last call (whole lines only: a line being written waits)."""
+    def _read_new(self) -> list[tuple[int, dict[str, float]]]:
+        """Read the lines written since the last call (whole lines only: a line being written
+        waits), keep what the final tables need, and return the new rating updates as (update,
+        the chart values it set)."""
+        updates: list[tuple[int, dict[str, float]]] = []
         if self._events is None or not self._events.exists():
-            return []
-        new: list[ev.Event] = []
+            return updates
         with open(self._events, encoding="utf-8") as f:
             f.seek(self._offset)
             while (line := f.readline()).endswith("\n"):
                 self._offset = f.tell()
                 try:
-                    new.append(ev.parse(json.loads(line)))
+                    record = json.loads(line)
                 except json.JSONDecodeError:
                     continue
-        self._seen.extend(new)
-        return new
+                kind = record.get("event") if isinstance(record, dict) else None
+                if kind == ev.RatingUpdated.event:
+                    values = {prefix + str(record[side]): record[key + side]
+                              for side in ("a", "b") for key, prefix in _CHART if key + side in record}
+                    updates.append((int(record.get("update", 0)), values))
+                elif kind == ev.TaskSet.event:
+                    self._tasks.append((record.get("task_id", ""), record.get("round", 0), record.get("setter", ""),
+                                        record.get("answer", "")))
+                elif kind == ev.Estimated.event:
+                    self._p.setdefault(record.get("task_id", ""), {})[record.get("player", "")] = record.get("p")
+                elif kind == ev.RunStarted.event and not self._players:
+                    self._players = [p["name"] for p in record.get("players", [])]
+        return updates
 
-    def _log_updates(self, events: list[ev.Event]) -> None:
-        for e in ev.by_kind(events, ev.RatingUpdated):
-            row: dict[str, Any] = {"update": e.update}
-            for side in ("a", "b"):
-                p = getattr(e, side)
-                for key, prefix in (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/")):
-                    if key + side in e.extra:
-                        row[prefix + p] = e.extra[key + side]
-            self.run.log(row)
+    def _log_updates(self, updates: list[tuple[int, dict[str, float]]]) -> None:
+        """Each update as a point of the rating curves, or, when a round has more than
+        ``updates_per_round``, evenly spaced points (the round's last among them) each carrying
+        every player's latest values."""
+        stride = -(-len(updates) // self.updates_per_round)
+        for i, (number, values) in enumerate(updates):
+            self._now.update(values)
+            if stride == 1:
+                self.run.log({"update": number, **values})
+            elif (len(updates) - 1 - i) % stride == 0:
+                self.run.log({"update": number, **self._now})
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
                   table: list[dict[str, Any]]) -> None:
         super().round_end(round, rounds, summary, table)
         if self.run is None:
             return
-        self._log_updates(self._new_events())
+        self._log_updates(self._read_new())
         self.run.log({"round": round, "tasks": summary["tasks"], "attempts": summary["attempts"],
                       "samples": summary["samples"],
                       "leader_mu": table[0].get("score") if table else None})
@@ -192,7 +219,7 @@ class WandbLogger(ConsoleLogger):
             return
         import wandb
 
-        self._log_updates(self._new_events())
+        self._log_updates(self._read_new())
         cols = sorted({k for r in table for k in r}, key=lambda k: (k != "player", k != "rank", k))
         ratings = wandb.Table(columns=cols, data=[[r.get(c) for c in cols] for r in table])
         tasks_table = self._tasks_table(wandb)
@@ -226,15 +253,10 @@ class WandbLogger(ConsoleLogger):
                 self.run.summary[f"optimize/{r['player']}/{r['role']}/{key}"] = r.get(key)
 
     def _tasks_table(self, wandb):
-        events = self._seen
-        start = next(iter(ev.by_kind(events, ev.RunStarted)), None)
-        players = [p["name"] for p in start.players] if start else []
-        p: dict[str, dict[str, float | None]] = {}
-        for e in ev.by_kind(events, ev.Estimated):
-            p.setdefault(e.task_id, {})[e.player] = e.p
+        players = self._players
         return wandb.Table(columns=["task_id", "round", "setter", "answer", *players],
-                           data=[[t.task_id, t.round, t.setter, t.answer, *(p.get(t.task_id, {}).get(n) for n in players)]
-                                 for t in ev.by_kind(events, ev.TaskSet)])
+                           data=[[t, r, s, a, *(self._p.get(t, {}).get(n) for n in players)]
+                                 for t, r, s, a in self._tasks])
 
     def close(self, failed: bool = False) -> None:
         super().close(failed)

@@ -69,12 +69,15 @@ def _summarise(run_dir: Path) -> dict:
     files = sorted(Path(run_dir).glob("wandb/offline-run-*/run-*.wandb"))
     assert files, f"no offline W&B run under {run_dir}"
     out = {"kinds": {}, "history_keys": set(), "summary_keys": set(), "exit_code": None,
-           "group": None, "name": None, "files": files}
+           "group": None, "name": None, "files": files,
+           "rows": []}
     for rec in records(files[-1]):
         kind = rec.WhichOneof("record_type")
         out["kinds"][kind] = out["kinds"].get(kind, 0) + 1
         if kind == "history":
-            out["history_keys"] |= {i.key or "/".join(i.nested_key) for i in rec.history.item}
+            row = {i.key or "/".join(i.nested_key): i.value_json for i in rec.history.item}
+            out["history_keys"] |= set(row)
+            out["rows"].append(row)
         elif kind == "summary":
             out["summary_keys"] |= {i.key or "/".join(i.nested_key) for i in rec.summary.update}
         elif kind == "exit":
