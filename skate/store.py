@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -54,7 +55,12 @@ class EventLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._pending: list[tuple[dict[str, Any], int]] = []  # (record, byte offset after its line)
+        # Replay: the recorded lines are read one at a time (a long game's log does not fit in
+        # memory as objects). _head is the next recorded line not yet matched, with the byte
+        # offset after it; _reader reads the kept part of the log, up to _end.
+        self._head: tuple[dict[str, Any], int] | None = None
+        self._reader: Any = None
+        self._end = 0
         self.replayed = 0
         self._replayed_offset = 0
         self.diverged: int | None = None  # line number where a replay first differed
@@ -69,51 +75,58 @@ class EventLog:
     def _prepare_replay(self) -> None:
         if not self.path.exists():
             return
-        raw = self.path.read_bytes()
-        kept: list[bytes] = []
-        for line in raw.splitlines(keepends=True):
-            if not line.endswith(b"\n"):
-                break  # torn by a kill: everything before it is intact
-            try:
-                record = json.loads(line)
-            except ValueError:
-                break
-            if not isinstance(record, dict) or record.get("event") in TERMINAL:
-                break
-            kept.append(line)
+        end = 0  # the byte offset where the kept lines end
+        with open(self.path, "rb") as fh:
+            for line in fh:
+                if not line.endswith(b"\n"):
+                    break  # torn by a kill: everything before it is intact
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    break
+                if not isinstance(record, dict) or record.get("event") in TERMINAL:
+                    break
+                end += len(line)
         n = 1
         while (self.path.parent / f"events.interrupted-{n}.jsonl").exists():
             n += 1
         self.backup = self.path.parent / f"events.interrupted-{n}.jsonl"
-        self.backup.write_bytes(raw)
-        body = b"".join(kept)
-        tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(body)
+        shutil.copyfile(self.path, self.backup)
+        with open(self.path, "r+b") as fh:
+            fh.truncate(end)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
-        offset = 0
-        for line in kept:
-            offset += len(line)
-            record = json.loads(line)
+        self._end = end
+        self._reader = open(self.path, "rb")
+        self._advance()
+
+    def _advance(self) -> None:
+        """Move :attr:`_head` to the next recorded line (model-call void lines are skipped: they
+        depend on timing)."""
+        self._head = None
+        while self._reader is not None:
+            if self._reader.tell() >= self._end:
+                self._reader.close()
+                self._reader = None
+                return
+            record = json.loads(self._reader.readline())
             if record.get("event") != "llm_void":
-                self._pending.append((record, offset))
-        self._pending.reverse()  # pop() from the end: the next recorded line
+                self._head = (record, self._reader.tell())
+                return
 
     @property
     def replaying(self) -> bool:
-        return bool(self._pending)
+        return self._head is not None
 
     def write(self, event: Event) -> None:
         record = event.record(round(time.time(), 3))
         with self._lock:
-            if self._pending:
+            if self._head is not None:
                 if record.get("event") == "llm_void":
                     return  # the recorded ones stay; new ones during the replay are timing
-                old, offset = self._pending[-1]
+                old, offset = self._head
                 if comparable(old) == comparable(record):
-                    self._pending.pop()
+                    self._advance()
                     self.replayed += 1
                     self._replayed_offset = offset
                     return
@@ -135,15 +148,24 @@ class EventLog:
         """Put the resumed run's ``run_start`` (its config with the overrides) in place of the
         recorded one, keeping the recorded time."""
         self._fh.close()
-        raw = self.path.read_bytes()
-        first, _, rest = raw.partition(b"\n")
-        line = json.dumps({**new, "ts": old.get("ts")}, ensure_ascii=False, default=_jsonable).encode()
+        at = self._reader.tell() if self._reader is not None else self._end
+        line = json.dumps({**new, "ts": old.get("ts")}, ensure_ascii=False, default=_jsonable).encode() + b"\n"
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_bytes(line + b"\n" + rest)
+        with open(self.path, "rb") as src, open(tmp, "wb") as dst:
+            first = src.readline()
+            dst.write(line)
+            shutil.copyfileobj(src, dst, 1 << 20)
+            dst.flush()
+            os.fsync(dst.fileno())
         os.replace(tmp, self.path)
         delta = len(line) - len(first)
-        self._pending = [(r, off + delta) for r, off in self._pending[:-1]]
-        self._replayed_offset = len(line) + 1
+        self._end += delta
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = open(self.path, "rb")
+            self._reader.seek(at + delta)
+        self._advance()
+        self._replayed_offset = len(line)
         self.replayed += 1
         self._fh = open(self.path, "a", encoding="utf-8")
 
@@ -153,7 +175,10 @@ class EventLog:
         self._fh.flush()
         with open(self.path, "r+b") as fh:
             fh.truncate(self._replayed_offset)
-        self._pending.clear()
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self._head = None
 
     def sync(self) -> None:
         """Flush and fsync: what is written survives a power loss."""
@@ -168,6 +193,9 @@ class EventLog:
         with self._lock:
             if not self._fh.closed:
                 self._fh.close()
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def __enter__(self) -> EventLog:
         return self
