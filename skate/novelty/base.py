@@ -1,4 +1,4 @@
-"""Embeddings and the uniqueness test.
+"""Embedders and the uniqueness test (the hashing embedder, the index, the shared errors).
 
 A task is unique for its setter when its embedding distance (1 - cosine similarity) to every
 task the same setter set before is above the embedder's threshold. Thresholds belong to the
@@ -15,7 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from skate.config import ConfigError
+
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|[^\w\s]")
+
+
+class EmbedderUnavailable(ConfigError):
+    """The configured embedder cannot run here (a missing package, weights or key); the message
+    says what to install or set."""
 
 
 class Embedder(ABC):
@@ -85,3 +92,20 @@ class NoveltyIndex:
     def add(self, setter: str, vec: np.ndarray) -> None:
         with self._lock:
             self._banks.setdefault(setter, []).append(vec)
+
+
+def build_embedder(cfg: object) -> Embedder:
+    """Instantiate an embedder config (Hydra ``_target_``); an embedder that cannot run here, or
+    a bad setting, raises a one-line :class:`ConfigError` instead of Hydra's wrapped traceback."""
+    from hydra.errors import InstantiationException
+    from hydra.utils import instantiate
+
+    try:
+        return instantiate(cfg, _convert_="all")
+    except InstantiationException as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ConfigError):
+            raise cause from None
+        if isinstance(cause, (ValueError, TypeError)):
+            raise ConfigError(f"embedder: {cause}") from None
+        raise
