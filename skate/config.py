@@ -54,7 +54,9 @@ class OutcomeRuleConfig:
     """How p(correct) becomes pairwise outcomes: shared by every rating backend."""
 
     outcome: OutcomeRule = OutcomeRule.relative
-    draw_margin: float = 0.05  # relative rule: |p1 - p2| below this is a draw (the paper's sigma*)
+    # Relative rule: |p1 - p2| below this is a draw. A number, or tied to the estimator's
+    # stopping threshold: "sigma_star" (the paper's choice: draw margin = sigma*) or "<k>*sigma_star".
+    draw_margin: Any = 0.05
     p_thresh: float = 0.55  # absolute and setter_vs_solver rules: p(correct) at or above this passes
 
 
@@ -67,7 +69,7 @@ class TrueSkillConfig(OutcomeRuleConfig):
     tau: float = 25.0 / 300.0  # dynamics: variance added before each update
     draw_probability: Any = 0.10  # a number in [0, 1), or "auto": the observed draw rate
     orderings: int = 1  # > 1: final table = mean over this many random orderings of the outcomes
-    average_last: int = 0  # > 0: score = mean mu over the last N updates (the paper: 100)
+    average_last: int = 0  # > 0: mu, sigma (and score) = their means over the last N updates (the paper: 100)
     seed: int = 0  # for the orderings
 
 
@@ -160,6 +162,10 @@ class LLMPlayerConfig:
 class PlayersConfig:
     simulated: list[SimPlayerConfig] = field(default_factory=list)
     llm: list[LLMPlayerConfig] = field(default_factory=list)
+    # Parts players take in staged presets, which name players by role, not by name:
+    # {role: player}, e.g. {strongest: claude-sonnet-4, second: claude-3.5-sonnet}. An all-simulated
+    # cohort also has roles from its known skills (see cohort_roles); those given here win.
+    roles: dict[str, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- llm client
@@ -253,10 +259,91 @@ class NoLoggerConfig:
 # --------------------------------------------------------------------------- stages
 @dataclass
 class StageConfig:
+    """A stage of a staged game. ``join``, ``setters`` and ``answer_only`` name players by name or
+    by role (``players.roles``, or a simulated cohort's skill order: strongest, second, ..., weakest)."""
+
     name: str = MISSING
     join: list[str] = field(default_factory=list)  # who joins at the start (answers every earlier task)
     setters: Optional[list[str]] = None  # who sets tasks in this stage's rounds (None = every active player)
+    answer_only: list[str] = field(default_factory=list)  # or: every active player sets but these
     rounds: int = 0
+
+
+# Roles an all-simulated cohort has from its skills, strongest first ("weakest" is the last).
+SKILL_ROLES = ("strongest", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def cohort_roles(players: Any) -> dict[str, str]:
+    """Role -> player name for a cohort: ``players.roles``, over (for a cohort of simulated
+    players only) the roles from known skills: strongest, second, third, ..., and weakest
+    (equal skills keep roster order)."""
+    sims, llms = list(players.get("simulated") or []), list(players.get("llm") or [])
+    roles: dict[str, str] = {}
+    if sims and not llms:
+        order = sorted(range(len(sims)), key=lambda i: (-float(sims[i].skill), i))
+        roles.update({role: str(sims[i].name) for role, i in zip(SKILL_ROLES, order)})
+        roles["weakest"] = str(sims[order[-1]].name)
+    roles.update({str(k): str(v) for k, v in (players.get("roles") or {}).items()})
+    return roles
+
+
+def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
+    """The stages with every role replaced by its player and ``answer_only`` turned into
+    ``setters`` (the stage's active players less those): ``[{name, join, setters, rounds}]``.
+    Raises :class:`ConfigError` naming the stage and what to add or change."""
+    players = cfg.players
+    names = [str(p.name) for p in [*(players.get("simulated") or []), *(players.get("llm") or [])]]
+    roles = cohort_roles(players)
+    for role, who in roles.items():
+        _check(who in names, f"players.roles.{role}", who, f"names no player of this cohort ({names})")
+
+    def who(stage_key: str, field_name: str, items: Any) -> list[str]:
+        out = []
+        for item in items or []:
+            item = str(item)
+            if item in names:
+                out.append(item)
+            elif item in roles:
+                out.append(roles[item])
+            else:
+                raise ConfigError(
+                    f"{stage_key}.{field_name}: {item!r} is neither a player nor a role of this cohort "
+                    f"(players: {names}; roles: {sorted(roles) or 'none'}). Name a player, or give the cohort "
+                    f"the role: add `roles: {{{item}: <player>}}` to its conf/players/<cohort>.yaml, or "
+                    f"players.roles.{item}=<player> on the command line")
+        return out
+
+    stages = list(cfg.get("stages") or [])
+    resolved = []
+    for i, st in enumerate(stages):
+        key = f"stages[{i}] ({st.name})"
+        resolved.append({"name": str(st.name), "join": who(key, "join", st.join),
+                         "setters": None if st.get("setters") is None else who(key, "setters", st.setters),
+                         "answer_only": who(key, "answer_only", st.get("answer_only")),
+                         "rounds": int(st.rounds)})
+    later = {n for st in resolved for n in st["join"]}
+    active = [n for n in names if n not in later]
+    out = []
+    for i, st in enumerate(resolved):
+        key = f"stages[{i}] ({st['name']})"
+        _check(st["rounds"] >= 0, f"{key}.rounds", st["rounds"], "must be >= 0")
+        twice = sorted(set(st["join"]) & set(active))
+        _check(not twice, f"{key}.join", twice, "a player joins only once (and not if it plays from the start)")
+        active += st["join"]
+        if st["answer_only"]:
+            _check(st["setters"] is None, f"{key}.answer_only", st["answer_only"],
+                   "give setters or answer_only, not both")
+            absent = sorted(set(st["answer_only"]) - set(active))
+            _check(not absent, f"{key}.answer_only", absent, f"not in the game at this stage (active: {active})")
+            st["setters"] = [n for n in active if n not in st["answer_only"]]
+        if st["rounds"] and not any(s["rounds"] for s in out):
+            _check(len(active) >= 2, key, f"{len(active)} player(s) {active}",
+                   "the first stage that plays needs at least 2 players in the game: join fewer players later "
+                   "or use a larger cohort")
+        out.append({k: st[k] for k in ("name", "join", "setters", "rounds")})
+    if out:
+        _check(sum(st["rounds"] for st in out) >= 1, "stages", "0 rounds in all", "play at least one round")
+    return out
 
 
 # --------------------------------------------------------------------------- schedule
@@ -332,6 +419,10 @@ class SkateConfig:
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
     # A staged game (SKATE §6.1/§6.2): players join stage by stage; empty = one stage, game.rounds long.
     stages: list[StageConfig] = field(default_factory=list)
+    # After the game, rate its log again other ways: [{name, rating: <option>?, <rating key>: value, ...}],
+    # each from the game's own rating settings (or the named rating option's) plus these keys, e.g.
+    # [{name: absolute, outcome: absolute}]. Each gives ratings.<name>.json and run_end's rerated.<name>.
+    rerate: list[Any] = field(default_factory=list)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
 
 
@@ -451,17 +542,13 @@ def validate(cfg: DictConfig) -> None:
                 ModelSpec(**fields).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:
                 raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None
-    if cfg.get("stages"):
-        joined: list[str] = []
-        for i, st in enumerate(cfg.stages):
-            key = f"stages[{i}] ({st.name})"
-            for n in [*st.join, *(st.setters or [])]:
-                _check(n in names, key, n, f"names a player who is not in the game ({sorted(names)})")
-            _check(st.rounds >= 0, f"{key}.rounds", st.rounds, "must be >= 0")
-            twice = sorted(set(joined) & set(st.join))
-            _check(not twice, f"{key}.join", twice, "a player joins only once")
-            joined += list(st.join)
-        _check(sum(st.rounds for st in cfg.stages) >= 1, "stages", "0 rounds in all", "play at least one round")
+    resolve_stages(cfg)  # raises on a stage naming no player or role of this cohort
+    if isinstance(cfg.rating.get("draw_margin"), str):
+        draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
+    if cfg.get("rerate"):
+        from skate.rate import rerate_configs
+
+        rerate_configs(cfg.rerate, to_container(cfg.rating), cfg.estimator)
     validate_optimizer(cfg.optimizer, [p.name for p in llm_roster])
     lc = cfg.llm
     _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
@@ -502,7 +589,12 @@ def validate_rating(r: DictConfig) -> None:
     if "p_thresh" in r:
         _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
     if "draw_margin" in r:
-        _check(0.0 <= r.draw_margin < 1.0, "rating.draw_margin", r.draw_margin, "must lie in [0, 1)")
+        dm = r.draw_margin
+        if isinstance(dm, str):
+            _check(sigma_star_factor(dm) is not None, "rating.draw_margin", dm,
+                   "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
+        else:
+            _check(isinstance(dm, (int, float)) and 0.0 <= dm < 1.0, "rating.draw_margin", dm, "must lie in [0, 1)")
     for key in ("sigma", "beta"):
         if key in r:
             _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
@@ -526,6 +618,53 @@ def validate_rating(r: DictConfig) -> None:
             _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
     if "point" in r:
         _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
+
+
+def sigma_star_factor(value: Any) -> float | None:
+    """k when ``value`` ties the draw margin to the estimator's sigma* ("sigma_star" is k = 1,
+    "<k>*sigma_star" any k > 0); None when it does not."""
+    if not isinstance(value, str):
+        return None
+    text = value.replace(" ", "")
+    if text == "sigma_star":
+        return 1.0
+    k, sep, rest = text.partition("*")
+    if not sep or rest != "sigma_star":
+        return None
+    try:
+        factor = float(k)
+    except ValueError:
+        return None
+    return factor if factor > 0 else None
+
+
+def draw_margin_of(value: Any, estimator: Any, key: str = "rating.draw_margin") -> float:
+    """The relative rule's draw margin: ``value`` itself, or k × the estimator's sigma*."""
+    k = sigma_star_factor(value)
+    if k is None:
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool), key, value,
+               "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
+        return float(value)
+    sigma_star = (estimator or {}).get("sigma_star")
+    target = str((estimator or {}).get("_target_", "?")).rsplit(".", 1)[-1]
+    _check(sigma_star is not None, key, value,
+           f"ties the draw margin to the estimator's sigma_star, which {target} does not have: use "
+           "estimator=algorithm1 or estimator=decided, or give the margin as a number")
+    margin = k * float(sigma_star)
+    _check(0.0 <= margin < 1.0, key, value, f"gives {margin} with sigma_star={sigma_star}: must lie in [0, 1)")
+    return margin
+
+
+def prepare(cfg: DictConfig) -> None:
+    """Settle what the config leaves to the cohort and the estimator, in place, so that the run
+    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number,
+    and stages name players, not roles."""
+    if isinstance(cfg.rating.get("draw_margin"), str):
+        cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
+    if cfg.get("stages"):
+        resolved = resolve_stages(cfg)
+        for st, res in zip(cfg.stages, resolved):
+            st.join, st.setters, st.answer_only = res["join"], res["setters"], []
 
 
 def validate_sandbox(s: DictConfig) -> None:

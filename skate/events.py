@@ -238,6 +238,8 @@ class RunEnded(Event):
     event = "run_end"
     ratings: list[dict[str, Any]] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
+    # The same games rated other ways (the config's ``rerate``): {name: rows like ``ratings``}
+    rerated: dict[str, list[dict[str, Any]]] = UNSET
 
 
 @dataclass

@@ -15,10 +15,10 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate import events as ev
-from skate.config import ConfigError, to_container, validate
+from skate.config import ConfigError, prepare, to_container, validate
 from skate.engine import Engine, GameResult
 from skate.games import GameEnv
-from skate.novelty import NoveltyIndex
+from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
 from skate.records import Interrupted, Stage
 from skate.sandbox import Sandbox, SandboxUnavailable
@@ -62,7 +62,11 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     what comes after where it stopped (:class:`skate.store.EventLog` replay; with language-model
     players the response cache serves every call made before the stop).
     """
+    prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
     validate(cfg)
+    from skate.rate import rerate_configs, rerate_run
+
+    rerates = rerate_configs(cfg.get("rerate") or [], to_container(cfg.rating), cfg.estimator)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -75,7 +79,7 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     rating = instantiate(cfg.rating, _convert_="all")
     aug = instantiate(cfg.aug, _convert_="all")
     estimator = instantiate(cfg.estimator, _convert_="all")
-    embedder = instantiate(cfg.embedder, _convert_="all")
+    embedder = build_embedder(cfg.embedder)  # one line (ConfigError) when it cannot run here
     logger = instantiate(cfg.logger, _convert_="all")
     sandbox = build_sandbox(cfg.sandbox)
     refusal = game.check_sandbox(sandbox)
@@ -101,6 +105,15 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
 
         try:
             preflight(client, players)
+        except BaseException:
+            sandbox.close()
+            client.close()
+            raise
+
+    if getattr(embedder, "uses_client", False):  # embedder=openai: its calls are the run's (cache, usage, budget)
+        client = client or build_client(cfg.llm)
+        try:
+            connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))
         except BaseException:
             sandbox.close()
             client.close()
@@ -162,7 +175,13 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
             result.summary["usage"] = usage_summary(client)
             (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
         write_ratings(out_dir, rows)
-        log.write(ev.RunEnded(ratings=rows, summary=result.summary))
+        # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
+        rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}
+                                     if true_skill.get(row["player"]) is not None else {})} for row in table]
+                   for name, table in rerate_run(out_dir, rerates).items()}
+        for name, table in rerated.items():
+            (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
+        log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {})))
         if cfg.get("report", False):
             _report(out_dir)  # before the logger finishes, so that it can carry the plots too
         logger.finish(rows, result.summary)

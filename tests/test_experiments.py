@@ -52,12 +52,26 @@ def test_each_preset_composes_and_plays_a_tiny_game(name, tmp_path):
     assert result.table and all(r["rank"] for r in result.table)
 
 
-def test_the_augmentation_ablation_is_four_players_by_ten_settings():
+def test_the_augmentation_ablation_is_five_games_each_rated_relative_and_absolute():
     cfg = compose_preset("aug_ablation", hydra=True)
-    assert len(cfg.players.simulated) == 4
+    assert len(cfg.players.simulated) == 4 and not cfg.players.llm
     params = cfg.hydra.sweeper.params
-    assert params["aug"].split(",") == ["no_info", "hist_tasks", "hist_perf", "full_personal", "full_context"]
-    assert params["rating.outcome"].split(",") == ["relative", "absolute"]
+    assert dict(params) == {"aug": "no_info,hist_tasks,hist_perf,full_personal,full_context"}
+    assert cfg.rating.outcome == "relative" and cfg.rating.average_last == 100
+    assert [dict(r) for r in cfg.rerate] == [{"name": "relative", "outcome": "relative"},
+                                             {"name": "absolute", "outcome": "absolute"}]
+
+
+def test_the_four_player_presets_take_the_papers_four_whole(monkeypatch):
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(key, "x")
+    for preset in ("aug_ablation", "zerosumeval"):
+        cfg = compose_preset(preset, "players=paper_four")
+        validate(cfg)
+        assert not cfg.players.simulated  # not mixed with the preset's simulated four
+        assert [p.model for p in cfg.players.llm] == [
+            "anthropic/claude-3-haiku-20240307", "anthropic/claude-3-5-sonnet-20241022",
+            "gemini/gemini-2.0-flash", "openai/gpt-4o-2024-11-20"]
 
 
 def test_a_preset_takes_any_cohort_by_override(monkeypatch):
@@ -69,10 +83,18 @@ def test_a_preset_takes_any_cohort_by_override(monkeypatch):
     assert len(cfg.players.llm) == 6 and cfg.aug.strategy == "hist_perf"
 
 
-def test_the_ablation_sweep_runs_all_ten_games(tmp_path):
+def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
     res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *TINY,
                           f"hydra.sweep.dir={tmp_path}"], capture_output=True, text=True, cwd=ROOT, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
-    starts = [json.loads((tmp_path / str(i) / "events.jsonl").read_text().splitlines()[0]) for i in range(10)]
-    combos = {(s["aug"], s["config"]["rating"]["outcome"]) for s in starts}
-    assert len(combos) == 10 and all(len(s["players"]) == 4 for s in starts)
+    assert not (tmp_path / "5").exists()
+    for i in range(5):
+        lines = (tmp_path / str(i) / "events.jsonl").read_text().splitlines()
+        start, end = json.loads(lines[0]), json.loads(lines[-1])
+        assert start["aug"] == ["no_info", "hist_tasks", "hist_perf", "full_personal", "full_context"][i]
+        assert len(start["players"]) == 4 and end["event"] == "run_end"
+        assert set(end["rerated"]) == {"relative", "absolute"}
+        for name, rows in end["rerated"].items():
+            assert len(rows) == 4 and all({"mu", "sigma", "lo", "hi", "rank"} <= set(r) for r in rows)
+            assert json.loads((tmp_path / str(i) / f"ratings.{name}.json").read_text()) == rows
+        assert end["rerated"]["relative"] == end["ratings"]  # the game's own rule, rated again

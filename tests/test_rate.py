@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,55 @@ def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run):
     assert bad.returncode == 2 and "glicko" in bad.stderr
     bad_value = run_cli(str(out), "rating=bradley_terry", "rating.alpha=0")
     assert bad_value.returncode == 2 and "rating.alpha" in bad_value.stderr
+
+
+# ------------------------------------------------------------------ rerate: one game rated several ways as it ends
+REPLAY = "rerate=[{name: same}, {name: absolute, outcome: absolute, average_last: 20}, {name: bt, rating: elo}]"
+
+
+@pytest.fixture(scope="module")
+def rerated_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rerated")
+    result = run_game(config("seed=5", "game.rounds=8", REPLAY), out)
+    return out, result
+
+
+def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event(rerated_run):
+    out, result = rerated_run
+    end = json.loads((out / "events.jsonl").read_text().splitlines()[-1])
+    assert end["event"] == "run_end" and list(end["rerated"]) == ["same", "absolute", "bt"]
+    for name, rows in end["rerated"].items():
+        assert json.loads((out / f"ratings.{name}.json").read_text()) == rows
+        assert {"player", "score", "lo", "hi", "rank"} <= set(rows[0]) and "true_skill" in rows[0]
+    # the game's own settings again: the live table
+    assert end["rerated"]["same"] == pytest.approx(result.table)
+    # the absolute rule on the same games, mu and sigma over the last 20 updates, as skate.rate gives it
+    _, by_hand = rate_run(out, ["rating.outcome=absolute", "rating.average_last=20"])
+    absolute = {r["player"]: (r["mu"], r["sigma"]) for r in end["rerated"]["absolute"]}
+    assert absolute == pytest.approx({r["player"]: (r["mu"], r["sigma"]) for r in by_hand})
+    assert absolute != pytest.approx({r["player"]: (r["mu"], r["sigma"]) for r in result.table})
+    assert all("sigma_last" in r for r in end["rerated"]["absolute"])
+    # another backend, named by its rating option
+    _, elo = rate_run(out, ["rating=elo"])
+    assert end["rerated"]["bt"] == pytest.approx([{**r, "true_skill": t["true_skill"]}
+                                                  for r, t in zip(elo, end["rerated"]["bt"])])
+
+
+@pytest.mark.parametrize(("entries", "says"), [
+    ("[{outcome: absolute}]", "rerate[0].name"),
+    ("[{name: a}, {name: a, outcome: absolute}]", "another rerate entry"),
+    ("[{name: a, outcom: absolute}]", "outcom"),
+    ("[{name: a, outcome: sometimes}]", "rerate[0] (a)"),
+    ("[{name: a, rating: glicko}]", "glicko"),
+    ("[{name: a, draw_margin: sigma_star}]", None),
+])
+def test_bad_rerate_entries_say_what_to_fix(entries, says):
+    from skate.config import ConfigError, validate
+
+    cfg = config(f"rerate={entries}", "estimator=fixed_n")
+    if says is None:  # fixed_n has no sigma* to tie the margin to
+        with pytest.raises(ConfigError, match="sigma_star"):
+            validate(cfg)
+        return
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        validate(cfg)

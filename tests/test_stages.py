@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
-from skate.config import ConfigError, validate
+from skate.config import ConfigError, cohort_roles, compose_config, resolve_stages, validate
 from skate.runner import run_game
 from skate.store import read_events
 from tests.test_game import config
@@ -49,7 +52,7 @@ def test_setters_follow_the_stage(staged):
 
 
 @pytest.mark.parametrize(("override", "says"), [
-    ("stages=[{name: a, join: [nobody], rounds: 1}]", "not in the game"),
+    ("stages=[{name: a, join: [nobody], rounds: 1}]", "neither a player nor a role"),
     ("stages=[{name: a, join: [hi], rounds: 1}, {name: b, join: [hi], rounds: 1}]", "joins only once"),
     ("stages=[{name: a, rounds: 0}]", "at least one round"),
 ])
@@ -64,3 +67,102 @@ def test_the_report_shows_the_ranking_of_each_stage(staged):
     out, _, _ = staged
     page = build_report(out).read_text()
     assert "Rankings by stage" in page and "mid &gt; lo" in page
+
+
+# ------------------------------------------------------------------ players named by role
+ROOT = Path(__file__).resolve().parents[1]
+STAGED = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml") if "stages:" in p.read_text())
+KEYS = {"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "x", "GEMINI_API_KEY": "x"}
+STRONGEST_TWO = {"simulated": {"sim-ace", "sim-strong"}, "paper_six": {"claude-sonnet-4", "claude-3.5-sonnet"},
+                 "paper_four": {"claude-3.5-sonnet", "gemini-2.0-flash"}}
+
+
+def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win():
+    cfg = config()  # hi 0.85, mid 0.6, lo 0.35
+    assert cohort_roles(cfg.players) == {"strongest": "hi", "second": "mid", "third": "lo", "weakest": "lo"}
+    cfg = config("+players.roles={strongest: mid}")
+    assert cohort_roles(cfg.players)["strongest"] == "mid"
+
+
+def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting():
+    cfg = config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], answer_only: [strongest], rounds: 1},"
+                 " {name: c, answer_only: [weakest], rounds: 1}]")
+    validate(cfg)
+    assert resolve_stages(cfg) == [
+        {"name": "a", "join": [], "setters": None, "rounds": 1},
+        {"name": "b", "join": ["hi"], "setters": ["mid", "lo"], "rounds": 1},
+        {"name": "c", "join": [], "setters": ["mid", "hi"], "rounds": 1}]
+
+
+@pytest.mark.parametrize(("override", "says"), [
+    ("stages=[{name: a, rounds: 1}, {name: b, join: [fifth], rounds: 1}]",
+     "'fifth' is neither a player nor a role of this cohort"),
+    ("stages=[{name: a, rounds: 1}, {name: b, setters: [hi], answer_only: [lo], rounds: 1}]", "not both"),
+    ("stages=[{name: a, answer_only: [hi], rounds: 1}, {name: b, join: [hi], rounds: 1}]", "not in the game"),
+    ("stages=[{name: a, rounds: 1}, {name: b, join: [mid, lo], rounds: 1}]", "at least 2 players"),
+])
+def test_bad_roles_say_what_to_fix(override, says):
+    with pytest.raises(ConfigError, match=says):
+        validate(config(override))
+
+
+def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
+    for k, v in KEYS.items():
+        monkeypatch.setenv(k, os.environ.get(k, v))
+    cfg = compose_config(["experiment=added_models_xy", "players=paper_six"])
+    cfg.players.roles = {}  # a cohort of models that declares no roles
+    with pytest.raises(ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"):
+        validate(cfg)
+    cfg.players.roles = {"second": "gpt-4o", "strongest": "gemini-2.0-flash"}
+    assert [st["join"] for st in resolve_stages(cfg)] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
+    cfg = compose_config(["experiment=added_models_xy", "players=paper_six", "players.roles.second=gpt-5"])
+    with pytest.raises(ConfigError, match="players.roles.second='gpt-5'.*names no player"):
+        validate(cfg)
+
+
+def test_the_staged_presets_are_all_named_by_role():
+    assert {"added_models_xy", "added_models_yx", "weaker_judges"} <= set(STAGED)
+    for name in STAGED:
+        text = (ROOT / "conf" / "experiment" / f"{name}.yaml").read_text()
+        assert "sim-" not in text.split("stages:")[1], f"{name} names a simulated player in its stages"
+
+
+@pytest.mark.parametrize("cohort", ["simulated", "paper_six", "paper_four", "subset_b"])
+@pytest.mark.parametrize("preset", STAGED)
+def test_every_stage_preset_resolves_with_any_cohort(preset, cohort, monkeypatch):
+    for k, v in KEYS.items():
+        monkeypatch.setenv(k, os.environ.get(k, v))
+    cfg = compose_config([f"experiment={preset}", f"players={cohort}", "logger=none"])
+    validate(cfg)  # config composition only: no model is called
+    stages = resolve_stages(cfg)
+    joined = [n for st in stages for n in st["join"]]
+    names = [p.name for p in [*cfg.players.simulated, *cfg.players.llm]]
+    assert set(joined) <= set(names) and len(joined) == len(set(joined))
+    if cohort in STRONGEST_TWO:  # the paper's protocol: the two strongest join, the rest play first
+        assert set(joined) == STRONGEST_TWO[cohort]
+
+
+def test_the_added_models_presets_add_the_two_strongest_in_both_orders():
+    orders = {}
+    for preset in ("added_models_xy", "added_models_yx"):
+        cfg = compose_config([f"experiment={preset}", "players=simulated"])
+        orders[preset] = [n for st in resolve_stages(cfg) for n in st["join"]]
+    assert orders == {"added_models_xy": ["sim-strong", "sim-ace"], "added_models_yx": ["sim-ace", "sim-strong"]}
+
+
+def test_weaker_judges_lets_the_second_strongest_set_before_the_strongest():
+    cfg = compose_config(["experiment=weaker_judges", "players=simulated"])
+    stages = {st["name"]: st for st in resolve_stages(cfg)}
+    assert stages["strong_answer"]["setters"] == [] and set(stages["strong_answer"]["join"]) == {"sim-ace", "sim-strong"}
+    assert "sim-strong" in stages["second_sets"]["setters"] and "sim-ace" not in stages["second_sets"]["setters"]
+    assert stages["strongest_sets"]["setters"] is None
+
+
+def test_a_game_records_the_players_its_roles_named(tmp_path):
+    from skate.runner import run_game
+
+    out = tmp_path / "run"
+    run_game(config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], rounds: 1}]"), out)
+    events = read_events(out)
+    assert events[0]["config"]["stages"][1]["join"] == ["hi"]
+    assert next(e for e in events if e["event"] == "join")["players"] == ["hi"]

@@ -7,10 +7,11 @@ Options beyond the paper's setting:
 - ``orderings: K`` (> 1) makes the final table the mean over K random orderings of the same
   outcomes (seeded by ``seed``): TrueSkill is online, so its result depends on the order in
   which games happened to be played; averaging removes most of that.
-- ``average_last: N`` scores each player by the mean of its μ after each of the last N updates
-  (the paper reports the mean over the final 100 updates).
+- ``average_last: N`` reports each player's μ and σ as their means over the states after each of
+  the last N updates (the paper quotes the mean over the final 100 updates); the score is that
+  mean μ, and ``mu_last``/``sigma_last`` keep the final values.
 
-The table's interval is μ ± 2σ; ranks follow the score.
+The table's interval is μ ± 2σ (with ``average_last``, the means); ranks follow the score.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class TrueSkillRating(RatingBackend):
         self.ratings: dict[str, trueskill.Rating] = {}
         self.n_updates = 0
         self.draws = 0
-        self.trace: list[dict[str, float]] = []  # μ of every player after each update (average_last)
+        # (μ, σ) of every player after each of the last ``average_last`` updates
+        self.trace: list[dict[str, tuple[float, float]]] = []
 
     @property
     def keeps_history(self) -> bool:
@@ -79,7 +81,7 @@ class TrueSkillRating(RatingBackend):
         new_a, new_b = self._rate(self.env, self.ratings[o.a], self.ratings[o.b], o.result)
         self.ratings[o.a], self.ratings[o.b] = new_a, new_b
         if self.average_last:
-            self.trace.append({n: r.mu for n, r in self.ratings.items()})
+            self.trace.append({n: (r.mu, r.sigma) for n, r in self.ratings.items()})
             del self.trace[: -self.average_last]
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
                 "p_a": o.p_a, "p_b": o.p_b, "result": o.result,
@@ -106,9 +108,13 @@ class TrueSkillRating(RatingBackend):
                 mus = np.array([r[n].mu for r in runs])
                 mu[n], sigma[n] = float(mus.mean()), float(np.mean([r[n].sigma for r in runs]))
                 extra[n]["mu_spread"] = float(mus.std())
-        score = dict(mu)
         if self.average_last and self.trace:
-            score = {n: float(np.mean([t[n] for t in self.trace])) for n in self.players}
+            for n in self.players:
+                states = [t[n] for t in self.trace if n in t]
+                if states:
+                    extra[n].update(mu_last=mu[n], sigma_last=sigma[n])
+                    mu[n], sigma[n] = float(np.mean([m for m, _ in states])), float(np.mean([s for _, s in states]))
+        score = dict(mu)
         ranks = rank_by_score([(n, score[n]) for n in self.players])
         return sorted((RatingRow(n, score[n], score[n] - 2 * sigma[n], score[n] + 2 * sigma[n], ranks[n],
                                  {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0), **extra[n]})

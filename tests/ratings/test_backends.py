@@ -127,12 +127,22 @@ def test_trueskill_auto_draw_probability_follows_the_observed_rate():
         TrueSkillRating(draw_probability="sometimes")
 
 
-def test_trueskill_mean_over_the_last_updates():
+def test_trueskill_mean_over_the_last_updates_of_mu_and_sigma():
+    games = [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 0)]
+    plain = TrueSkillRating()
+    states = []  # (mu, sigma) of a after each update, by hand
+    plain.add_players(["a", "b"])
+    for task, a, b, result in games:
+        plain.apply(PairOutcome(task, a, b, 0.0, 0.0, result))
+        states.append((plain.ratings["a"].mu, plain.ratings["a"].sigma))
     ts = TrueSkillRating(average_last=2)
-    rows = feed(ts, ["a", "b"], [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 0)])
-    # after update 2 and after update 3, by hand from the trace
-    assert rows["a"].score == pytest.approx((ts.trace[0]["a"] + ts.trace[1]["a"]) / 2)
-    assert len(ts.trace) == 2 and rows["a"].score != rows["a"].mu
+    rows = feed(ts, ["a", "b"], games)
+    mu2, sigma2 = (states[1][0] + states[2][0]) / 2, (states[1][1] + states[2][1]) / 2
+    a = rows["a"]
+    assert (a.score, a.mu, a.sigma) == pytest.approx((mu2, mu2, sigma2))
+    assert (a.lo, a.hi) == pytest.approx((mu2 - 2 * sigma2, mu2 + 2 * sigma2))
+    assert (a.mu_last, a.sigma_last) == pytest.approx(states[2])  # the final state is kept
+    assert a.sigma != pytest.approx(a.sigma_last)
 
 
 def test_trueskill_orderings_average_is_seeded_and_replay_in_order_is_exact():

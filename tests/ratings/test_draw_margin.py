@@ -1,0 +1,52 @@
+"""The relative rule's draw margin tied to the estimator's sigma* (the paper draws below sigma*)."""
+
+from __future__ import annotations
+
+import pytest
+from hydra.utils import instantiate
+
+from skate.config import ConfigError, prepare, validate
+from skate.runner import run_game
+from skate.store import read_events
+from tests.test_game import config
+
+
+@pytest.mark.parametrize(("margin", "estimator", "expected"), [
+    ("sigma_star", ["estimator.sigma_star=0.08"], 0.08),
+    ("2*sigma_star", ["estimator.sigma_star=0.03"], 0.06),
+    ("0.5*sigma_star", ["estimator=decided", "estimator.sigma_star=0.1"], 0.05),
+    ("0.07", [], 0.07),
+])
+def test_the_margin_follows_sigma_star(margin, estimator, expected):
+    cfg = config(f"rating.draw_margin={margin}", *estimator)
+    validate(cfg)
+    prepare(cfg)
+    assert cfg.rating.draw_margin == pytest.approx(expected)
+    assert instantiate(cfg.rating).rule.draw_margin == pytest.approx(expected)
+    if "draw_margin" in cfg.estimator:  # the decided estimator settles the rating's own margin
+        assert cfg.estimator.draw_margin == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("margin", "estimator", "says"), [
+    ("sigma_star", "estimator=fixed_n", "FixedN does not have"),
+    ("sigma_sta", "estimator=algorithm1", "sigma_star .* or <k>\\*sigma_star"),
+    ("-1*sigma_star", "estimator=algorithm1", "or <k>\\*sigma_star"),
+    ("30*sigma_star", "estimator=algorithm1", "must lie in \\[0, 1\\)"),
+])
+def test_a_bad_tie_says_what_to_fix(margin, estimator, says):
+    cfg = config(f"rating.draw_margin='{margin}'", estimator)
+    with pytest.raises(ConfigError, match=f"rating.draw_margin.*{says}"):
+        validate(cfg)
+        prepare(cfg)
+
+
+def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
+    out = tmp_path / "run"
+    run_game(config("seed=3", "game.rounds=6", "rating.draw_margin=sigma_star", "estimator.sigma_star=0.15"), out)
+    events = read_events(out)
+    assert events[0]["config"]["rating"]["draw_margin"] == pytest.approx(0.15)  # recorded as the number
+    updates = [e for e in events if e["event"] == "rating"]
+    gaps = [(abs(e["p_a"] - e["p_b"]), e["result"]) for e in updates]
+    assert any(g < 0.15 for g, _ in gaps) and any(0.05 <= g for g, _ in gaps)
+    assert all((result == 0.5) == (g < 0.15) for g, result in gaps)
+    assert any(0.05 <= g < 0.15 and result == 0.5 for g, result in gaps)  # drawn only with the wider margin
