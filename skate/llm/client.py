@@ -14,6 +14,7 @@ estimate and rating.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import hashlib
 import json
@@ -21,6 +22,7 @@ import logging
 import random
 import threading
 import time
+from array import array
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,6 +48,16 @@ class CallFailed(Exception):
 
 class BudgetExceeded(StopRun):
     """The run's spending limit is reached: no new model calls are made."""
+
+
+class EmbeddingFailed(StopRun):
+    """Texts could not be embedded (a request that cannot succeed, or retries spent): the run
+    stops cleanly, since no uniqueness test can be made without the vectors. ``error`` is the
+    last :class:`CallFailed`."""
+
+    def __init__(self, message: str, error: CallFailed) -> None:
+        super().__init__(message)
+        self.error = error
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -127,6 +139,11 @@ class ResponseCache:
     def put(self, key: str, text: str) -> None:
         self._db.set(key, text)
 
+    @staticmethod
+    def embedding_key(spec: ModelSpec, text: str) -> str:
+        blob = json.dumps({"endpoint": spec.request_identity(), "embed": text}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
     def __len__(self) -> int:
         return len(self._db)
 
@@ -146,6 +163,17 @@ class Price:
 
 # ------------------------------------------------------------------------------------- client
 Transport = Callable[[ModelSpec, list[dict[str, Any]], int, int], Reply]
+# Embeddings: (spec, texts) -> (one vector per text, prompt tokens); raises CallFailed.
+EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
+
+
+def _pack(vector: Sequence[float]) -> str:
+    """A vector as float32 in base64: a cache value (a sixth of its JSON)."""
+    return base64.b64encode(array("f", vector).tobytes()).decode("ascii")
+
+
+def _unpack(text: str) -> list[float]:
+    return array("f", base64.b64decode(text)).tolist()
 
 
 @dataclass
@@ -286,18 +314,87 @@ class LLMClient:
                 self._charge(spec, usage, reply)
                 return [Completion(t, attempts=attempt) for t in reply.texts[:n]]
             except CallFailed as exc:
-                if not exc.retryable or attempt > self.retry.max_retries:
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
                     return self._void(spec, player, usage, samples, exc, attempt)
-                delay = min(self.retry.max_backoff_s, self.retry.backoff_s * 2 ** (attempt - 1))
-                delay *= 0.5 + self._rand.random() / 2  # jitter: callers that failed together spread out
-                if exc.retry_after is not None:
-                    if exc.retry_after > self.retry.max_retry_after_s:
-                        return self._void(spec, player, usage, samples, exc, attempt)
-                    delay = max(delay, exc.retry_after)
                 with self._lock:
                     usage.retries += 1
                 log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
                 time.sleep(delay)
+
+    def embed(self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport,
+              batch_size: int = 256) -> list[list[float]]:
+        """One embedding vector per text, through ``send`` (an :data:`EmbedTransport`).
+
+        Like :meth:`complete`: vectors come from the cache when there (keyed on the endpoint and
+        the text), the rest are asked for ``batch_size`` texts per request under the endpoint's
+        concurrency slot, retried by the same policy, counted in ``usage[player]`` (``samples``
+        texts, ``cached`` hits, ``calls`` requests, prompt tokens and cost at the model's price)
+        and held to the budget. Vectors are float32 values whether cached or not, so a re-run
+        from the cache gives the same numbers. A request that cannot succeed, or still fails
+        after the retries, raises :class:`EmbeddingFailed` (never a made-up vector).
+        """
+        usage = self._usage(player)
+        out: list[list[float] | None] = [None] * len(texts)
+        keys = [ResponseCache.embedding_key(spec, t) for t in texts] if self.cache is not None else []
+        missing: list[int] = []
+        for pos in range(len(texts)):
+            hit = self.cache.get(keys[pos]) if self.cache is not None else None
+            if hit is not None:
+                out[pos] = _unpack(hit)
+            else:
+                missing.append(pos)
+        with self._lock:
+            usage.samples += len(texts)
+            usage.cached += len(texts) - len(missing)
+        for start in range(0, len(missing), max(1, batch_size)):
+            if self.budget_usd is not None and self.spent_usd >= self.budget_usd:
+                raise BudgetExceeded(f"spent ${self.spent_usd:.4f} of the ${self.budget_usd:.4f} budget")
+            group = missing[start:start + max(1, batch_size)]
+            vectors = self._embed_request(spec, [texts[p] for p in group], player, send)
+            for pos, vec in zip(group, vectors, strict=True):
+                packed = _pack(vec)
+                out[pos] = _unpack(packed)
+                if self.cache is not None:
+                    self.cache.put(keys[pos], packed)
+        return out  # type: ignore[return-value]
+
+    def _embed_request(self, spec: ModelSpec, texts: list[str], player: str,
+                       send: EmbedTransport) -> list[list[float]]:
+        usage = self._usage(player)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with self._slot(spec):
+                    with self._lock:
+                        usage.calls += 1
+                    vectors, tokens = send(spec, texts)
+                if len(vectors) != len(texts):
+                    raise CallFailed("malformed", f"{len(vectors)} vectors for {len(texts)} texts", retryable=True)
+                self._charge(spec, usage, Reply([], tokens, 0))
+                return vectors
+            except CallFailed as exc:
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
+                    raise EmbeddingFailed(f"embeddings from {spec.model} failed after {attempt} attempt(s): "
+                                          f"{exc.kind}: {exc.detail}"[:400], exc) from exc
+                with self._lock:
+                    usage.retries += 1
+                log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
+                time.sleep(delay)
+
+    def _retry_delay(self, exc: CallFailed, attempt: int) -> float | None:
+        """How long to wait before trying again after ``exc`` on try ``attempt``; None: give up."""
+        if not exc.retryable or attempt > self.retry.max_retries:
+            return None
+        delay = min(self.retry.max_backoff_s, self.retry.backoff_s * 2 ** (attempt - 1))
+        delay *= 0.5 + self._rand.random() / 2  # jitter: callers that failed together spread out
+        if exc.retry_after is not None:
+            if exc.retry_after > self.retry.max_retry_after_s:
+                return None
+            delay = max(delay, exc.retry_after)
+        return delay
 
     def _charge(self, spec: ModelSpec, usage: Usage, reply: Reply) -> None:
         cost = self.price(spec).cost(reply.prompt_tokens, reply.completion_tokens)

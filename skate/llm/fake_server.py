@@ -88,6 +88,8 @@ class Stats:
     model_lists: int = 0  # GET /v1/models requests
     unknown_model: int = 0  # chat requests for a model not served (strict servers; answered 404)
     unauthorized: int = 0  # requests without the server's key (answered 401)
+    embedding_requests: int = 0  # POST /v1/embeddings requests (any outcome)
+    embedded_texts: int = 0  # texts given vectors
 
 
 _RESPOND = "Respond with the corresponding output fields"
@@ -325,6 +327,9 @@ class FakeLLMServer:
                 except ValueError:
                     self._send(400, b'{"error": {"message": "body is not JSON"}}')
                     return
+                if self.path.rstrip("/") == "/v1/embeddings":
+                    self._embeddings(body)
+                    return
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     with server._lock:
                         server.stats.not_found += 1
@@ -351,6 +356,53 @@ class FakeLLMServer:
                 finally:
                     with server._lock:
                         server.stats.in_flight -= 1
+
+            def _embeddings(self, body: dict[str, Any]) -> None:
+                """``POST /v1/embeddings``: a deterministic vector per input text, the hashing
+                embedder's (``dimensions`` wide, 256 by default); the key, ``strict`` and the
+                model's ``rate_limit``, ``server_error``/``down`` and ``malformed`` faults apply as
+                for chat requests. Counted in ``stats.embedding_requests`` / ``embedded_texts``."""
+                from skate.novelty import HashingEmbedder
+
+                name = str(body.get("model", ""))
+                texts = body.get("input")
+                texts = [texts] if isinstance(texts, str) else texts
+                with server._lock:
+                    server.stats.embedding_requests += 1
+                if not self._authorized():
+                    return
+                if not server.serves(name):
+                    with server._lock:
+                        server.stats.unknown_model += 1
+                    self._send(404, json.dumps({"error": {
+                        "message": f"The model `{name}` does not exist or you do not have access to it.",
+                        "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+                    return
+                if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+                    self._send(400, b'{"error": {"message": "input must be a string or a list of strings"}}')
+                    return
+                fault = server._pick_fault(name)
+                if fault:
+                    with server._lock:
+                        server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
+                if fault == "rate_limit":
+                    self._send(429, b'{"error": {"message": "slow down"}}', {"Retry-After": f"{server.retry_after_s:g}"})
+                    return
+                if fault in ("server_error", "down"):
+                    self._send(500, b'{"error": {"message": "internal error"}}')
+                    return
+                if fault == "malformed":
+                    self._send(200, b'{"data": [ this is not json')
+                    return
+                vectors = HashingEmbedder(dim=int(body.get("dimensions") or 256)).embed(texts)
+                tokens = sum(len(t) for t in texts) // 4 + len(texts)
+                with server._lock:
+                    server.stats.embedded_texts += len(texts)
+                out = {"object": "list", "model": name,
+                       "data": [{"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in v]}
+                                for i, v in enumerate(vectors)],
+                       "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+                self._send(200, json.dumps(out).encode())
 
             def _complete(self, body: dict[str, Any], name: str) -> None:
                 fault = server._pick_fault(name)

