@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from skate.events import Estimated, RatingUpdated, RunLogError, StageEnded, TaskSet, read_run
+from skate.events import AttemptMade, Estimated, RatingUpdated, RunLogError, StageEnded, TaskSet, read_run
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -51,6 +51,11 @@ class RunData:
     # task × group key (index task_id, one column per key, values as text), only the tasks whose
     # event carries a ``groups`` dict; no rows and no columns when none does
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # every attempt at setting a task: round, player, attempt, valid, reason, novelty_distance
+    # (the distance to the setter's nearest earlier task, for proposals tested for uniqueness)
+    attempts: pd.DataFrame = field(default_factory=pd.DataFrame)
+    novelty_threshold: float | None = None  # the run's embedder.threshold
+    rerated: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # run_end's other ratings
 
     @property
     def group_keys(self) -> list[str]:
@@ -89,11 +94,19 @@ def load_run(run_dir: str | Path) -> RunData:
     summary = end.summary if end else {}
     stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
     config = run.start.config
+    attempts = pd.DataFrame([{"round": a.round, "player": a.player, "attempt": a.attempt, "valid": a.valid,
+                              "reason": a.reason, "novelty_distance": a.get("novelty_distance")}
+                             for a in run.of(AttemptMade)],
+                            columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"])
+    threshold = (config.get("embedder") or {}).get("threshold")
+    rerated = end.get("rerated") if end is not None else None
     return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
                    stages=stages, update_count=run.update_count, update_stride=run.update_stride,
                    pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
-                   groups=_groups(run.of(TaskSet)))
+                   groups=_groups(run.of(TaskSet)), attempts=attempts,
+                   novelty_threshold=float(threshold) if threshold is not None else None,
+                   rerated=rerated if isinstance(rerated, dict) else {})
 
 
 def _groups(tasks: list[TaskSet]) -> pd.DataFrame:

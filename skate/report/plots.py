@@ -229,6 +229,85 @@ def accuracy_by_group_plot(d: RunData, out: Path) -> tuple[str, str] | None:
             + " and each ".join(key for key, _ in tables) + " (void estimates left out).")
 
 
+def novelty_distances(d: RunData, out: Path) -> tuple[str, str] | None:
+    """SKATE Figs. 7–8: how far each proposal was from its setter's nearest earlier task, for
+    accepted tasks and for those turned away as not unique, with the embedder's threshold."""
+    a = d.attempts.dropna(subset=["novelty_distance"]) if not d.attempts.empty else d.attempts
+    if a.empty:
+        return None
+    dist = a["novelty_distance"].astype(float)
+    rejected = a["reason"] == "not_unique"
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), width_ratios=[1, 1.3])
+    bins = np.linspace(0, max(1.0, float(dist.max())), 41)
+    axes[0].hist(dist[~rejected], bins=bins, alpha=0.7, label=f"accepted ({int((~rejected).sum())})")
+    if rejected.any():
+        axes[0].hist(dist[rejected], bins=bins, alpha=0.7, label=f"not unique ({int(rejected.sum())})")
+    setters = [p for p in d.players if (a["player"] == p).any()]
+    axes[1].boxplot([a.loc[a["player"] == p, "novelty_distance"].astype(float) for p in setters],
+                    tick_labels=setters)
+    axes[1].tick_params(axis="x", rotation=45, labelsize=8)
+    if d.novelty_threshold is not None:
+        for ax in axes:
+            (ax.axvline if ax is axes[0] else ax.axhline)(d.novelty_threshold, ls="--", c="k", lw=1,
+                                                          label=f"threshold {d.novelty_threshold:g}")
+    axes[0].set(xlabel="1 − cosine to the setter's nearest earlier task", ylabel="proposals",
+                title="Novelty distances")
+    axes[0].legend(fontsize=8)
+    axes[1].set(ylabel="1 − cosine to the nearest earlier task", title="by setter")
+    return (_save(fig, out, "novelty_distances.png"),
+            "Distance of each proposal to its setter's nearest earlier task (SKATE Figs. 7–8): accepted "
+            "against turned away as not unique, and by setter; the dashed line is the embedder's threshold.")
+
+
+def _stage_rows(d: RunData) -> list[tuple[str, dict[str, dict]]]:
+    """Each stage's name and its ratings by player (rows with μ and σ only)."""
+    out = []
+    for e in d.stages:
+        rows = {r["player"]: r for r in e["ratings"] if r.get("mu") is not None and r.get("sigma") is not None}
+        if rows:
+            out.append((e["stage"], rows))
+    return out
+
+
+def stage_panels(d: RunData, out: Path) -> tuple[str, str] | None:
+    """SKATE Fig. 5: μ ± σ of every player at the end of each stage, one panel per stage."""
+    stages = _stage_rows(d)
+    if not stages:
+        return None
+    fig, axes = plt.subplots(1, len(stages), figsize=(3.6 * len(stages) + 1, 0.35 * len(d.players) + 2.2),
+                             sharex=True, squeeze=False)
+    at = {p: i for i, p in enumerate(d.players[::-1])}  # the same row for a player in every panel
+    for ax, (name, rows) in zip(axes[0], stages, strict=True):
+        names = [p for p in d.players if p in rows]
+        ax.errorbar([rows[p]["mu"] for p in names], [at[p] for p in names], xerr=[rows[p]["sigma"] for p in names],
+                    fmt="o", capsize=3)
+        ax.set_yticks(range(len(at)), list(at), fontsize=8)
+        ax.set_ylim(-0.5, len(at) - 0.5)
+        ax.set(title=name, xlabel="μ ± σ")
+    return (_save(fig, out, "stage_panels.png"),
+            "μ ± σ of every player at the end of each stage (SKATE Fig. 5).")
+
+
+def mu_sigma_paths(d: RunData, out: Path) -> tuple[str, str] | None:
+    """SKATE Fig. 10: each player's (μ, σ) at the end of each stage, joined in stage order."""
+    stages = _stage_rows(d)
+    if len(stages) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for player in d.players:
+        pts = [(rows[player]["mu"], rows[player]["sigma"]) for _, rows in stages if player in rows]
+        if not pts:
+            continue
+        xs, ys = zip(*pts, strict=True)
+        line, = ax.plot(xs, ys, "-o", ms=3, label=player)
+        ax.annotate("", xy=pts[-1], xytext=pts[-2] if len(pts) > 1 else pts[-1],
+                    arrowprops={"arrowstyle": "->", "color": line.get_color()})
+    ax.set(xlabel="μ", ylabel="σ", title="μ and σ as players are added (stages: " + " → ".join(n for n, _ in stages) + ")")
+    ax.legend(fontsize=8, ncol=2)
+    return (_save(fig, out, "mu_sigma_paths.png"),
+            "Each player's μ and σ at the end of each stage, in stage order (SKATE Fig. 10).")
+
+
 PLOTS: list[Callable] = [rating_evolution, final_ratings, accuracy_by_group_plot, setter_progress,
                          self_preference_plot, variance_histogram, asking_vs_answering, recovered_vs_true,
-                         cost_per_player]
+                         cost_per_player, novelty_distances, stage_panels, mu_sigma_paths]
