@@ -55,3 +55,42 @@ def test_a_game_without_stages_draws_neither_stage_figure(tmp_path):
     run_game(config("game.rounds=1"), tmp_path)
     shown = figures(build_report(tmp_path))
     assert "rating_evolution.png" in shown and not {"stage_panels.png", "mu_sigma_paths.png"} & set(shown)
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """Two jobs, one per augmentation strategy, as a sweep folder holds them."""
+    root = tmp_path_factory.mktemp("sweep")
+    for i, aug in enumerate(("hist_perf", "no_info")):
+        run_game(config(f"aug={aug}", "game.rounds=2", "report=false"), root / str(i))
+        (root / str(i) / ".hydra").mkdir()
+        (root / str(i) / ".hydra" / "overrides.yaml").write_text(f"- aug={aug}\n")
+    return root
+
+
+def test_the_sweep_page_draws_the_strategy_grid_and_the_curves_side_by_side(sweep):
+    from skate.report import build_sweep_report
+    from skate.report.sweep import job_of, strategy_grid
+
+    shown = figures(build_sweep_report(sweep))
+    assert {"strategy_grid.png", "rating_curves.png"} <= set(shown)
+    assert "Fig. 2" in shown["strategy_grid.png"] and "Fig. 9" in shown["rating_curves.png"]
+    assert (sweep / "report" / "strategy_grid.png").stat().st_size > 5000
+    jobs = [job_of(load_run(sweep / str(i)), f"job{i}") for i in (0, 1)]
+    assert [(j.aug, j.rule) for j in jobs] == [("hist_perf", "relative"), ("no_info", "relative")]
+    assert strategy_grid(jobs[:1], sweep) is None  # one strategy, one rule: nothing to compare
+
+
+def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_path):
+    """run_end's ``rerated`` (rule -> final rows) is read as one more row of Fig. 2."""
+    import json
+
+    from skate.report.sweep import job_of
+
+    log = (sweep / "0" / "events.jsonl").read_text().splitlines()
+    end = json.loads(log[-1])
+    end["rerated"] = {"absolute": [{**r, "mu": r["mu"] + 1.0} for r in end["ratings"]]}
+    (tmp_path / "events.jsonl").write_text("\n".join([*log[:-1], json.dumps(end)]) + "\n")
+    job = job_of(load_run(tmp_path), "job")
+    assert list(job.ratings) == ["relative", "absolute"]
+    assert [r["mu"] - 1.0 for r in job.ratings["absolute"]] == pytest.approx([r["mu"] for r in job.ratings["relative"]])

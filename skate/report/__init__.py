@@ -8,7 +8,8 @@ players × values, mean p(correct) over the group's tasks with non-void estimate
 more keys also their combinations), a heat map, and ``accuracy_by_group.csv`` (long format, see
 :func:`skate.report.data.accuracy_by_group`); plots about setters are left out when no player
 set a task (a built benchmark). ``build_sweep_report(sweep_dir)`` reports every job and writes one
-page comparing them. Given a table of external benchmark scores (CSV with a ``player`` column
+page comparing them (``report.html``, its figures in ``sweep_dir/report/``: SKATE Figs. 2 and 9,
+see :mod:`skate.report.sweep`). Given a table of external benchmark scores (CSV with a ``player`` column
 and one column per benchmark), the report adds Pearson and Spearman correlations with the
 ratings (SKATE App. I).
 """
@@ -194,7 +195,9 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
                   key=lambda p: (len(p.name), p.name))
     if not jobs:
         raise ReportError(f"{sweep_dir} holds no job folders with an events.jsonl")
-    rows = []
+    from skate.report.sweep import SWEEP_PLOTS, job_of
+
+    rows, compared = [], []
     for job in jobs:
         d = load_run(job)
         page = job / "report" / "index.html"
@@ -202,6 +205,7 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
             build_report(job, benchmarks, data=d)
         overrides = (job / ".hydra" / "overrides.yaml")
         label = " ".join(x.strip("- ").strip() for x in overrides.read_text().splitlines()) if overrides.exists() else job.name
+        compared.append(job_of(d, label))
         order = [r["player"] for r in sorted(d.ratings, key=lambda r: r.get("rank") or 1e9)]
         truth = {k: v for k, v in d.true_skill.items() if v is not None}
         tau = None
@@ -214,9 +218,16 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
                      "overrides": html.escape(label), "finished": d.finished, "tasks": len(d.tasks),
                      "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau,
                      **({"rankings by stage": html.escape(stage_rankings)} if stage_rankings else {})})
+        del d
     df = pd.DataFrame(rows)
+    out = sweep_dir / "report"
+    out.mkdir(exist_ok=True)
+    figures = [got for plot in SWEEP_PLOTS if (got := plot(compared, out)) is not None]
+    parts = [f"<h1>skate sweep: {html.escape(str(sweep_dir))}</h1>",
+             df.to_html(index=False, escape=False, border=0, na_rep="–")]
+    parts += [f'<figure><img alt="{name}" src="{_img(out / name)}"><figcaption>{html.escape(caption)}'
+              "</figcaption></figure>" for name, caption in figures]
     page = sweep_dir / "report.html"
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>skate sweep</title>"
-                    f"<style>{CSS}</style></head><body><h1>skate sweep: {html.escape(str(sweep_dir))}</h1>"
-                    f"{df.to_html(index=False, escape=False, border=0, na_rep='–')}</body></html>", encoding="utf-8")
+                    f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>", encoding="utf-8")
     return page
