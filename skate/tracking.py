@@ -263,3 +263,32 @@ class WandbLogger(ConsoleLogger):
         if self.run is not None:
             self.run.finish(exit_code=1 if failed else 0)
             self.run = None
+
+
+def log_sweep(sweep_dir: Path, logger: dict[str, Any]) -> None:
+    """Put a finished sweep's figures and comparison table (``build_sweep_report``'s
+    ``report/``) in one W&B run of ``job_type="sweep"``, in the jobs' group, when the sweep's
+    logger is W&B and not disabled."""
+    if not str(logger.get("_target_", "")).endswith("WandbLogger") or logger.get("mode") == "disabled":
+        return
+    out = Path(sweep_dir) / "report"
+    plots = sorted(out.glob("*.png"))
+    if not plots and not (out / "jobs.csv").exists():
+        return
+    os.environ.setdefault("WANDB_SILENT", "true")
+    if logger.get("mode", "offline") == "offline":
+        os.environ["WANDB_MODE"] = "offline"
+    import pandas as pd
+    import wandb
+
+    group = logger.get("group") or str(sweep_dir).replace("/", "_").strip("_")
+    run = wandb.init(project=logger.get("project", "skate"), entity=logger.get("entity") or None,
+                     mode=logger.get("mode", "offline"), dir=str(sweep_dir), group=group, name="sweep report",
+                     job_type="sweep", tags=list(logger.get("tags") or []), reinit="finish_previous")
+    try:
+        record: dict[str, Any] = {f"sweep/{p.stem}": wandb.Image(str(p)) for p in plots}
+        if (out / "jobs.csv").exists():
+            record["sweep/jobs"] = wandb.Table(dataframe=pd.read_csv(out / "jobs.csv"))
+        run.log(record)
+    finally:
+        run.finish()

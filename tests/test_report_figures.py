@@ -94,3 +94,18 @@ def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_pa
     job = job_of(load_run(tmp_path), "job")
     assert list(job.ratings) == ["relative", "absolute"]
     assert [r["mu"] - 1.0 for r in job.ratings["absolute"]] == pytest.approx([r["mu"] for r in job.ratings["relative"]])
+
+
+def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep):
+    from skate.report import build_sweep_report
+    from skate.tracking import log_sweep
+    from tests.tracking.wandb_records import summarise
+
+    build_sweep_report(sweep)
+    log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "disabled"})
+    assert not (sweep / "wandb").exists()  # disabled: nothing written
+    log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "offline", "project": "skate"})
+    s = summarise(sweep)
+    assert s["exit_code"] == 0 and s["name"] == "sweep report"
+    assert s["group"] == str(sweep).replace("/", "_").strip("_")
+    assert {"sweep/strategy_grid/_type", "sweep/rating_curves/_type", "sweep/jobs/_type"} <= s["history_keys"]

@@ -222,6 +222,9 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
     df = pd.DataFrame(rows)
     out = sweep_dir / "report"
     out.mkdir(exist_ok=True)
+    plain = df.assign(job=[j.name for j in jobs]).apply(
+        lambda c: c.map(lambda v: html.unescape(v) if isinstance(v, str) else v))
+    plain.to_csv(out / "jobs.csv", index=False)  # the comparison table, for W&B and spreadsheets
     figures = [got for plot in SWEEP_PLOTS if (got := plot(compared, out)) is not None]
     parts = [f"<h1>skate sweep: {html.escape(str(sweep_dir))}</h1>",
              df.to_html(index=False, escape=False, border=0, na_rep="–")]

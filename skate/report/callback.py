@@ -23,3 +23,12 @@ class SweepReport(Callback):
             log.info("sweep report: %s", page)
         except (ReportError, OSError, ValueError) as exc:  # a report must never fail the sweep
             log.warning("no sweep report: %s", exc)
+            return
+        try:
+            from omegaconf import OmegaConf
+
+            from skate.tracking import log_sweep
+
+            log_sweep(Path(config.hydra.sweep.dir), OmegaConf.to_container(config.get("logger", {}), resolve=True))
+        except Exception as exc:  # noqa: BLE001 - W&B must never fail the sweep either
+            log.warning("sweep figures not sent to W&B: %s", exc)
