@@ -308,6 +308,39 @@ def mu_sigma_paths(d: RunData, out: Path) -> tuple[str, str] | None:
             "Each player's μ and σ at the end of each stage, in stage order (SKATE Fig. 10).")
 
 
+def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
+    """SKATE Fig. 6, from ``python -m skate.sensitivity`` (``sensitivity.csv`` in the run
+    folder): each probed task's fraction correct over different option sets (left) and over
+    orders of one option set (right), one row of panels per player."""
+    path = d.run_dir / "sensitivity.csv"
+    if not path.exists():
+        return None
+    t = pd.read_csv(path).dropna(subset=["fraction"])
+    if t.empty:
+        return None
+    players = list(dict.fromkeys(t["player"]))
+    fig, axes = plt.subplots(len(players), 2, figsize=(12, 2.8 * len(players) + 0.8), squeeze=False, sharey=True)
+    for r, player in enumerate(players):
+        for c, probe in enumerate(("option set", "ordering")):
+            ax = axes[r][c]
+            part = t[(t["player"] == player) & (t["probe"] == probe)]
+            ids = list(dict.fromkeys(part["task_id"]))
+            for k, tid in enumerate(ids):
+                ys = part.loc[part["task_id"] == tid, "fraction"].to_numpy()
+                xs = k + np.linspace(-0.25, 0.25, len(ys)) if len(ys) > 1 else [k]
+                ax.scatter(xs, ys, s=12, alpha=0.7)
+                ax.plot([k - 0.3, k + 0.3], [ys.mean()] * 2, c="k", lw=1)
+            ax.set_xticks(range(len(ids)), [str(i) for i in range(1, len(ids) + 1)], fontsize=8)
+            ax.set_ylim(-0.05, 1.05)
+            ax.set(title=f"{player}: {'different option sets' if probe == 'option set' else 'orders of one set'}",
+                   xlabel="task", ylabel="fraction correct" if c == 0 else None)
+    samples = int(t["samples"].max())
+    return (_save(fig, out, "mcqa_sensitivity.png"),
+            f"Fraction correct ({samples} answers each) on each probed task over different option sets and over "
+            "orders of one set; the black bar is the task's mean (SKATE Fig. 6; python -m skate.sensitivity).")
+
+
 PLOTS: list[Callable] = [rating_evolution, final_ratings, accuracy_by_group_plot, setter_progress,
                          self_preference_plot, variance_histogram, asking_vs_answering, recovered_vs_true,
-                         cost_per_player, novelty_distances, stage_panels, mu_sigma_paths]
+                         cost_per_player, novelty_distances, stage_panels, mu_sigma_paths,
+                         mcqa_sensitivity]
