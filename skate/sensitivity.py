@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--orders", type=int, default=10, help="orders of one option set per task (default 10)")
     ap.add_argument("--samples", type=int, default=10, help="answers per variant (default 10)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--wandb", nargs="?", const="run", choices=("run", "offline", "online"),
+                    help="also log the figure and table to W&B (the run's W&B settings, or this mode)")
     ap.add_argument("--set", dest="overrides", nargs="+", metavar="KEY=VALUE",
                     help="change the run's config for the probe, e.g. llm.budget_usd=2")
     args = ap.parse_args(argv)
@@ -182,6 +184,21 @@ def main(argv: list[str] | None = None) -> int:
     from skate.report import build_report
 
     print(f"report: {build_report(args.run_dir)}")
+    if args.wandb:  # a W&B run of its own beside the game's, with the figure and the table
+        from skate.tracking import log_figures
+
+        logger = dict(ev.read_run(args.run_dir, keep_updates=0).start.config.get("logger") or {})
+        if args.wandb != "run":  # asked for by mode: W&B even when the game logged elsewhere
+            if not str(logger.get("_target_", "")).endswith("WandbLogger"):
+                logger = {"_target_": "skate.tracking.WandbLogger"}
+            logger["mode"] = args.wandb
+        if log_figures(args.run_dir, logger, prefix="sensitivity", name=f"sensitivity {args.run_dir.name}",
+                       job_type="sensitivity", group=args.run_dir.name,
+                       figures=[args.run_dir / "report" / "mcqa_sensitivity.png"],
+                       tables={"table": args.run_dir / SENSITIVITY_FILE}):
+            print(f"W&B: {args.run_dir / 'wandb'}")
+        else:
+            print("W&B: not logged (the run's logger is not W&B)")
     return 0
 
 

@@ -265,30 +265,37 @@ class WandbLogger(ConsoleLogger):
             self.run = None
 
 
-def log_sweep(sweep_dir: Path, logger: dict[str, Any]) -> None:
-    """Put a finished sweep's figures and comparison table (``build_sweep_report``'s
-    ``report/``) in one W&B run of ``job_type="sweep"``, in the jobs' group, when the sweep's
-    logger is W&B and not disabled."""
+def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str, job_type: str, group: str,
+                figures: list[Path], tables: dict[str, Path] | None = None) -> bool:
+    """Put figures (PNG) and CSV tables in one W&B run of their own inside ``folder``, when
+    ``logger`` (a logger config) is W&B and not disabled; return whether it did."""
     if not str(logger.get("_target_", "")).endswith("WandbLogger") or logger.get("mode") == "disabled":
-        return
-    out = Path(sweep_dir) / "report"
-    plots = sorted(out.glob("*.png"))
-    if not plots and not (out / "jobs.csv").exists():
-        return
+        return False
+    tables = {k: v for k, v in (tables or {}).items() if v.exists()}
+    if not figures and not tables:
+        return False
     os.environ.setdefault("WANDB_SILENT", "true")
     if logger.get("mode", "offline") == "offline":
         os.environ["WANDB_MODE"] = "offline"
     import pandas as pd
     import wandb
 
-    group = logger.get("group") or str(sweep_dir).replace("/", "_").strip("_")
     run = wandb.init(project=logger.get("project", "skate"), entity=logger.get("entity") or None,
-                     mode=logger.get("mode", "offline"), dir=str(sweep_dir), group=group, name="sweep report",
-                     job_type="sweep", tags=list(logger.get("tags") or []), reinit="finish_previous")
+                     mode=logger.get("mode", "offline"), dir=str(folder), group=logger.get("group") or group,
+                     name=name, job_type=job_type, tags=list(logger.get("tags") or []), reinit="finish_previous")
     try:
-        record: dict[str, Any] = {f"sweep/{p.stem}": wandb.Image(str(p)) for p in plots}
-        if (out / "jobs.csv").exists():
-            record["sweep/jobs"] = wandb.Table(dataframe=pd.read_csv(out / "jobs.csv"))
+        record: dict[str, Any] = {f"{prefix}/{p.stem}": wandb.Image(str(p)) for p in figures}
+        record.update({f"{prefix}/{k}": wandb.Table(dataframe=pd.read_csv(v)) for k, v in tables.items()})
         run.log(record)
     finally:
         run.finish()
+    return True
+
+
+def log_sweep(sweep_dir: Path, logger: dict[str, Any]) -> None:
+    """A finished sweep's figures and comparison table (``build_sweep_report``'s ``report/``)
+    in one W&B run of ``job_type="sweep"``, in the jobs' group."""
+    out = Path(sweep_dir) / "report"
+    log_figures(Path(sweep_dir), logger, prefix="sweep", name="sweep report", job_type="sweep",
+                group=str(sweep_dir).replace("/", "_").strip("_"), figures=sorted(out.glob("*.png")),
+                tables={"jobs": out / "jobs.csv"})
