@@ -9,6 +9,10 @@ ratio to the paper-faithful configuration (Algorithm 1 + TrueSkill, relative rul
 
     .venv/bin/python bench/bench_ranking_cost.py                   # 2 cohorts x 4 seeds x 20 rounds
     .venv/bin/python bench/bench_ranking_cost.py --seeds 0 1 --rounds 12
+    .venv/bin/python bench/bench_ranking_cost.py --draws          # TrueSkill draw_probability 0.10 vs auto
+
+``--draws`` compares TrueSkill's draw probability fixed at 0.10 with ``auto`` (the observed draw
+rate) under both outcome rules, on the same games, and prints the share of outcomes drawn.
 """
 
 from __future__ import annotations
@@ -51,6 +55,12 @@ BACKENDS = {
     "bt_rel": lambda: BradleyTerryRating(outcome="relative", bootstrap=1),
     "elo_rel": lambda: EloRating(outcome="relative"),
 }
+DRAW_BACKENDS = {
+    "trueskill_rel_0.10": lambda: TrueSkillRating(outcome="relative", draw_probability=0.10),
+    "trueskill_rel_auto": lambda: TrueSkillRating(outcome="relative", draw_probability="auto"),
+    "trueskill_abs_0.10": lambda: TrueSkillRating(outcome="absolute", draw_probability=0.10),
+    "trueskill_abs_auto": lambda: TrueSkillRating(outcome="absolute", draw_probability="auto"),
+}
 TARGET = 0.9
 
 
@@ -80,12 +90,26 @@ def trajectory(game, make) -> list[tuple[int, float]]:
     return out
 
 
+def draw_share(game, rule: str) -> tuple[int, int]:
+    """(outcomes drawn, outcomes) of a game's tasks under one outcome rule."""
+    players, tasks, _, _ = game
+    backend = TrueSkillRating(outcome=rule)
+    backend.add_players(players)
+    for t, p in tasks:
+        backend.update(t, p)
+    return backend.draws, backend.n_updates
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--draws", action="store_true", help="TrueSkill draw_probability 0.10 vs auto")
     args = ap.parse_args()
+    backends = DRAW_BACKENDS if args.draws else BACKENDS
+    base_backend = "trueskill_rel_0.10" if args.draws else "trueskill_rel"
     t0 = time.perf_counter()
+    draws: dict[tuple[str, str], list[int]] = {}
     results: dict[tuple[str, str, str], list[list[tuple[int, float]]]] = {}
     for cohort, c_over in COHORTS.items():
         for est, e_over in ESTIMATORS.items():
@@ -94,15 +118,25 @@ def main() -> None:
                 out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
                 run_game(cfg, out)
                 game = load_game(out)  # read once; every backend rates the same games
-                for backend, make in BACKENDS.items():
+                for backend, make in backends.items():
                     results.setdefault((cohort, est, backend), []).append(trajectory(game, make))
+                if args.draws:
+                    for rule in ("relative", "absolute"):
+                        d, n = draw_share(game, rule)
+                        tally = draws.setdefault((cohort, rule), [0, 0])
+                        tally[0], tally[1] = tally[0] + d, tally[1] + n
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
           f"{args.rounds} rounds, {time.perf_counter() - t0:.0f} s\n")
+    if args.draws:
+        print("| cohort | outcome rule | outcomes drawn (all estimators and seeds) |\n|---|---|---:|")
+        for (cohort, rule), (d, n) in draws.items():
+            print(f"| {cohort} | {rule} | {d / max(n, 1):.1%} of {n} |")
+        print()
     for cohort in COHORTS:
         base = None
         rows = []
         for est in ESTIMATORS:
-            for backend in BACKENDS:
+            for backend in backends:
                 trajs = results[(cohort, est, backend)]
                 n_rounds = min(len(t) for t in trajs)
                 mean_tau = [np.mean([t[r][1] for t in trajs]) for r in range(n_rounds)]
@@ -110,17 +144,21 @@ def main() -> None:
                 # the first point from which the mean τ stays at or above the target
                 hit = next((r for r in range(n_rounds) if all(x >= TARGET for x in mean_tau[r:])), None)
                 cost = mean_spent[hit] if hit is not None else None
-                if (est, backend) == ("algorithm1", "trueskill_rel"):
+                if (est, backend) == ("algorithm1", base_backend):
                     base = cost
-                rows.append((est, backend, cost, hit, mean_tau[-1], mean_spent[-1]))
+                rows.append((est, backend, cost, hit, mean_tau[-1], mean_spent[-1], float(np.mean(mean_tau))))
         print(f"### cohort: {cohort}\n")
-        print("| estimator | backend | samples until mean τ stays ≥ 0.9 | tasks needed | ratio to Alg. 1 + TrueSkill rel. | final τ | samples, all rounds |")
-        print("|---|---|---:|---:|---:|---:|---:|")
-        for est, backend, cost, hit, final_tau, total in rows:
+        # --draws: also τ averaged over every task of the game (how good the ranking is throughout)
+        extra_head, extra_rule = (" mean τ, all tasks |", "---:|") if args.draws else ("", "")
+        print("| estimator | backend | samples until mean τ stays ≥ 0.9 | tasks needed | ratio to Alg. 1 + TrueSkill rel. "
+              f"| final τ | samples, all rounds |{extra_head}")
+        print(f"|---|---|---:|---:|---:|---:|---:|{extra_rule}")
+        for est, backend, cost, hit, final_tau, total, avg_tau in rows:
             ratio = f"{cost / base:.2f}" if cost is not None and base else "–"
-            print(f"| {est} | {backend} | {cost:.0f} | {hit + 1} | {ratio} | {final_tau:.2f} | {total:.0f} |"
+            extra = f" {avg_tau:.3f} |" if args.draws else ""
+            print(f"| {est} | {backend} | {cost:.0f} | {hit + 1} | {ratio} | {final_tau:.2f} | {total:.0f} |{extra}"
                   if cost is not None else
-                  f"| {est} | {backend} | not reached | – | – | {final_tau:.2f} | {total:.0f} |")
+                  f"| {est} | {backend} | not reached | – | – | {final_tau:.2f} | {total:.0f} |{extra}")
         print()
 
 
