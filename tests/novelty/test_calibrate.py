@@ -149,3 +149,20 @@ def test_near_duplicates_skip_copies_that_equal_the_original():
     src = "print(1)\n"
     kinds = near_duplicates(src, random.Random(0))
     assert "renamed" not in kinds and "reformatted" not in kinds and "constants" in kinds
+
+
+def test_the_threshold_sweep_is_on_the_default_embedders_scale():
+    """sensitivity_embedder sweeps hashing thresholds at rising false-rejection rates: on a
+    fresh sample of real programs each value rejects more distinct pairs than the one before,
+    and the one calibrated at 5 % rejects about that share."""
+    cfg = compose_config(["experiment=sensitivity_embedder"], return_hydra_config=True)
+    values = [float(v) for v in str(cfg.hydra.sweeper.params["embedder.threshold"]).split(",")]
+    assert cfg.embedder._target_.endswith("HashingEmbedder") and cfg.embedder.threshold in values
+    texts, pairs = build_pairs(RECORDS, programs=80, distinct=1500, seed=11)
+    from skate.novelty import HashingEmbedder
+
+    vec = HashingEmbedder().embed(texts)
+    dist = np.array([1 - vec[p.a] @ vec[p.b] for p in pairs if not p.near])
+    frr = [float(np.mean(dist <= v)) for v in sorted(values)]
+    assert all(a < b for a, b in zip(frr[1:], frr[2:])) and frr[0] <= frr[1]
+    assert 0.01 <= float(np.mean(dist <= 0.399)) <= 0.12
