@@ -83,7 +83,7 @@ class MiniLMEmbedder(Embedder):
     ``threads``: BLAS threads during a forward pass (0 = BLAS's own setting).
     """
 
-    def __init__(self, threshold: float = 0.3, model_dir: str = "", batch_size: int = 16, threads: int = 1) -> None:
+    def __init__(self, threshold: float = 0.334, model_dir: str = "", batch_size: int = 16, threads: int = 1) -> None:
         if batch_size < 1:
             raise ValueError(f"embedder.batch_size={batch_size} must be >= 1")
         if threads < 0:
