@@ -14,3 +14,5 @@ class COPConfig(GameConfig):
     n_distractors: int = 9  # wrong options a setter must supply, distinct after whitespace normalising
     n_options: int = 4  # options shown per answer sample: the answer plus n_options - 1 distractors
     determinism_runs: int = 2  # a program must print the same thing this many times
+    require_value: bool = True  # reject a program whose whole output is True/False (print a value)
+    reasoning: bool = False  # language-model answerers write their working before the letter

@@ -9,9 +9,10 @@ tree. :func:`skate.games.cop.distractors.make_distractors` writes the wrong opti
 It is only meant for programs produced by :func:`generate_program`; code written
 by a model must go through the sandbox instead.
 
-Generated programs only use builtins, print one value at the end, never depend
-on hash randomisation, object addresses or the clock, and finish in a few
-milliseconds at every difficulty.
+Generated programs only use builtins, print one value at the end (never only
+True/False: :func:`boolean_only` drafts are redrawn, as COP's ``require_value``
+rule would reject them), never depend on hash randomisation, object addresses
+or the clock, and finish in a few milliseconds at every difficulty.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 
-__all__ = ["KINDS", "generate_program", "kind_of", "predict_output"]
+__all__ = ["KINDS", "boolean_only", "generate_program", "kind_of", "predict_output"]
 
 KINDS: tuple[str, ...] = (
     "arithmetic",
@@ -2393,7 +2394,8 @@ class _LineBudget:
 
 
 def _acceptable(source: str) -> bool:
-    """Whether a draft runs cleanly, quickly, and prints a short, non-empty answer.
+    """Whether a draft runs cleanly, quickly, and prints a short, non-empty answer that is a
+    value (not only True/False).
 
     Templates are designed to terminate fast; the trace budget is a safety net
     so that an unlucky draft is redrawn instead of hanging the generator.
@@ -2406,7 +2408,14 @@ def _acceptable(source: str) -> bool:
         return False
     finally:
         sys.settrace(previous)
-    return 0 < len(output) <= _MAX_OUTPUT_CHARS and output.strip() != ""
+    return 0 < len(output) <= _MAX_OUTPUT_CHARS and output.strip() != "" and not boolean_only(output)
+
+
+def boolean_only(output: str) -> bool:
+    """Whether a program's output is nothing but the words True and False (a boolean, or a few
+    of them separated by whitespace), which COP does not accept as a task's answer."""
+    words = output.split()
+    return bool(words) and all(w in ("True", "False") for w in words)
 
 
 def _run_draft(source: str) -> str:

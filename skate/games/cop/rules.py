@@ -1,8 +1,9 @@
 """Code-output prediction (COP, SKATE): what does this Python program print?
 
 A proposal is a program plus wrong options. It is valid when the program runs in the sandbox
-without error within the limits, prints something, prints the same thing on every run, and the
-setter supplied enough wrong options that differ from each other and from the real output. Each
+without error within the limits, prints something, prints the same thing on every run, prints a
+value rather than only True/False (``require_value``, on by default), and the setter supplied
+enough wrong options that differ from each other and from the real output. Each
 answer sample shows the program with the real output and ``n_options - 1`` of the wrong options,
 shuffled (multiple choice).
 """
@@ -17,7 +18,7 @@ import numpy as np
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
 from skate.games.base import Checks, Game, GameEnv, GameSpec
 from skate.games.cop.config import COPConfig
-from skate.games.cop.generator import KINDS
+from skate.games.cop.generator import KINDS, boolean_only
 from skate.records import FailReason, Rejection, Task
 from skate.sandbox import Outcome
 
@@ -37,11 +38,14 @@ class COPGame(Game):
     config_schema = COPConfig
 
     def __init__(self, name: str = "cop", rounds: int = 50, attempts: int = 3, n_distractors: int = 9,
-                 n_options: int = 4, determinism_runs: int = 2) -> None:
+                 n_options: int = 4, determinism_runs: int = 2, require_value: bool = True,
+                 reasoning: bool = False) -> None:
         super().__init__(name, rounds, attempts)
         self.n_distractors = n_distractors
         self.n_options = n_options
         self.determinism_runs = determinism_runs
+        self.require_value = bool(require_value)  # reject programs that print only True/False
+        self.reasoning = bool(reasoning)  # language-model answerers reason before the letter
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -76,6 +80,11 @@ class COPGame(Game):
             return Rejection(FailReason.NOT_VERIFIABLE,
                              f"the program is not deterministic: {_first_difference(outputs)}")
         answer = outputs[0]
+        if self.require_value and boolean_only(answer):
+            return Rejection(FailReason.BREAKS_RULES,
+                             f"the program prints only {' '.join(answer.split())[:40]}, a boolean: make it print a "
+                             "value instead (a number, string, list, dict, ...), e.g. the quantity the "
+                             "condition is about (a rule of this game: game.require_value)")
         distractors, rejection = check_distractors(answer, proposal.distractors, self.n_distractors)
         if rejection is not None:
             return rejection
