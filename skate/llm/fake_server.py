@@ -24,8 +24,11 @@ field) gets "I do not understand the request."
 
 Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``server_error``
 (500), ``slow`` (sleeps past the client's timeout), ``malformed`` (a 200 whose body is not
-JSON), ``no_option`` (a reply that answers nothing), and ``down`` (every request fails with
-500). A ``latency_s`` delays every reply. The server counts requests and the most in flight.
+JSON), ``no_option`` (a reply that answers nothing), ``cut_reasoning`` (a reply with a
+``reasoning`` field is cut off halfway through it, with ``finish_reason`` "length", as when
+``max_tokens`` runs out while a model is still thinking; replies without one are whole), and
+``down`` (every request fails with 500). A ``latency_s`` delays every reply. The server counts
+requests and the most in flight.
 
 ``GET /v1/models`` lists the configured model names in OpenAI's format (``{"object": "list",
 "data": [{"id": name, "object": "model", ...}]}``); the ``"*"`` entry (any name is served) is not
@@ -192,6 +195,20 @@ def unclaimed_reply(model: str, user: str, seed: int, index: int) -> str:
         rng = seeded_random("unclaimed", model, seed, index, name, sorted(inputs.items()))
         parts.append(f"[[ ## {name} ## ]]\n{_value_for(name, types.get(name) or None, inputs, rng)}")
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
+_REASONING = re.compile(r"\[\[ ## reasoning ## \]\]\n")
+
+
+def cut_in_reasoning(text: str) -> str:
+    """``text`` cut off halfway through its ``reasoning`` section (the fault ``cut_reasoning``);
+    a reply without one is returned whole."""
+    m = _REASONING.search(text)
+    if m is None:
+        return text
+    end = text.find("[[ ##", m.end())
+    body = text[m.end():end if end >= 0 else len(text)]
+    return text[:m.end() + max(1, len(body) // 2)]
 
 
 class FakeBrain:
@@ -435,11 +452,16 @@ class FakeLLMServer:
                         texts.append("I am not sure; it could be several of these.")
                     else:
                         texts.append(server.brain.reply(name, messages, seed, i))
+                finish = "stop"
+                if fault == "cut_reasoning":
+                    cut = [cut_in_reasoning(t) for t in texts]
+                    finish = "length" if cut != texts else finish
+                    texts = cut
                 with server._lock:
                     server.stats.completion_choices += n
                 prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
                 out = {"id": f"fake-{seed}", "object": "chat.completion", "created": 0, "model": name,
-                       "choices": [{"index": i, "finish_reason": "stop",
+                       "choices": [{"index": i, "finish_reason": finish,
                                     "message": {"role": "assistant", "content": t}}
                                    for i, t in enumerate(texts)],
                        "usage": {"prompt_tokens": prompt_tokens,

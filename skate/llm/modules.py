@@ -78,14 +78,16 @@ def render_situation(ctx: SetterContext) -> str:
 
 
 def render_history(ctx: SetterContext) -> str:
+    """The history the strategy lets the setter see, each task with the scores it reveals (the
+    share of answer samples each player got right, as a percentage)."""
     if not ctx.history:
         return "(none)"
     out = []
     for item in ctx.history:
         head = f"Task #{item.number} (round {item.round}, set by {'you' if item.setter == ctx.player else item.setter})"
         if item.p_correct:
-            scores = ", ".join(f"{'you' if k == ctx.player else k} {v:.2f}" for k, v in item.p_correct.items())
-            head += f"; p(correct): {scores}"
+            scores = ", ".join(f"{'you' if k == ctx.player else k} {percent(v)}" for k, v in item.p_correct.items())
+            head += f"; answered correctly: {scores}"
         out.append(f"{head}\n{item.prompt}")
     return "\n\n".join(out)
 
@@ -93,6 +95,67 @@ def render_history(ctx: SetterContext) -> str:
 def percent(p: float) -> str:
     """0.55 -> '55%'."""
     return f"{round(p * 100, 1):g}%"
+
+
+# ------------------------------------------------------------------- setter guidance
+# How a setter should aim its task, by augmentation strategy (what the history shows it: see
+# skate.augment). Every strategy gets the common part; the rest depends on what it can see.
+# The points follow SKATE's setter prompt (App. J); the wording is the project's own.
+TARGET_BAND = (0.60, 0.80)  # the own score a setter should aim for, when it sees its own scores
+
+_COMMON = (
+    "Points come from the other players failing your task, so an easy task gains you nothing "
+    "over them: write the hardest task you can still answer correctly yourself most of the time. "
+    "Make each task original, and vary the idea and the form from one round to the next rather "
+    "than reworking a theme you have already used.")
+
+_CALIBRATE = (
+    "Each score is the share of answer samples that got the task right. Before you write, go "
+    "through your own scores task by task. A task you got right more than {high} of the time was "
+    "most likely easy for the others as well: make this one harder than those. A kind of task "
+    "you got right less than {low} of the time is beyond what you can answer reliably and does "
+    "not earn you its point: steer away from it. Aim for a task you would get right between "
+    "{band_low} and {band_high} of the time.")
+
+STRATEGY_GUIDANCE: dict[str, str] = {
+    "no_info": (
+        "You are shown no earlier tasks and no scores, so there is nothing to calibrate against: "
+        "judge the difficulty from your own sense of where careful solvers go wrong, and choose "
+        "an idea you would not expect the other players to pick."),
+    "hist_tasks": (
+        "The history lists your own earlier tasks without any scores, so it cannot tell you how "
+        "hard they turned out to be. Use it for variety: note which ideas you have already used "
+        "and build this round's task on one you have not."),
+    "hist_perf": (
+        "The history lists your own earlier tasks, each with your own score on it as a "
+        "percentage. " + _CALIBRATE),
+    "full_personal": (
+        "The history lists your own earlier tasks, each with every player's score on it as a "
+        "percentage. " + _CALIBRATE + " The other players' scores show where they are weak: a "
+        "task they scored well below you on has found a weakness of theirs, worth probing again "
+        "in a new form; one they scored as well as you on did not separate you from them."),
+    "full_context": (
+        "The history lists every player's earlier tasks, each with every player's score on it as "
+        "a percentage. " + _CALIBRATE + " Read the others' scores as well: kinds of task on which "
+        "they scored low while you scored high are their weaknesses, so aim at those; kinds you "
+        "scored low on are your own. Do not copy another player's task: take the weakness it "
+        "found, not its program."),
+}
+
+
+def render_guidance(strategy: str, pass_mark: float = 0.55) -> str:
+    """How a setter should aim its task under ``strategy`` (an augmentation strategy's name):
+    the part every strategy gets, then the strategy's own. ``pass_mark`` is where a task
+    becomes too hard (below it, its setter does not earn the task's answering point)."""
+    try:
+        own = STRATEGY_GUIDANCE[str(strategy)]
+    except KeyError:
+        raise ValueError(f"no setter guidance for augmentation strategy {strategy!r}: use one of "
+                         f"{', '.join(STRATEGY_GUIDANCE)}") from None
+    low = max(TARGET_BAND[0], pass_mark + 0.05)
+    high = min(0.95, max(TARGET_BAND[1], low + 0.1))
+    own = own.format(high=percent(high), low=percent(pass_mark), band_low=percent(low), band_high=percent(high))
+    return f"{_COMMON}\n\n{own}"
 
 
 # ---------------------------------------------------------------------------- base modules
@@ -130,7 +193,24 @@ class _Module(dspy.Module):
 class SetterModule(_Module):
     """Asks a model for a task: ``messages(ctx)`` out for a
     :class:`~skate.records.SetterContext`, ``parse(text)`` back into the game's proposal (an empty
-    proposal saying why, if the reply is unreadable)."""
+    proposal saying why, if the reply is unreadable).
+
+    Every game's setter signature has a ``guidance`` input (:func:`guidance_field`), filled by
+    :meth:`guidance` from the context's augmentation strategy: how to aim the task for what the
+    history shows (:func:`render_guidance`)."""
+
+    pass_mark: float = 0.55  # set by the game's setter: p(correct) that counts as solving a task
+
+    def guidance(self, ctx: SetterContext) -> str:
+        return render_guidance(ctx.strategy, self.pass_mark)
+
+
+# The setter signatures' guidance input field (every game's setter has one).
+GUIDANCE_DESC = "how to aim this round's task, given what the history shows you"
+
+
+def guidance_field() -> Any:
+    return dspy.InputField(desc=GUIDANCE_DESC)
 
 
 class AnswererModule(_Module):
@@ -152,6 +232,42 @@ class GameModules:
 
 
 # ------------------------------------------------------------------------ answer formats
+REASONING_DESC = "your working, step by step, before the answer"
+
+
+def with_reasoning(signature: type[dspy.Signature]) -> type[dspy.Signature]:
+    """``signature`` with a ``reasoning`` output before its others (chain of thought: the model
+    writes its working first; it is not graded)."""
+    return signature.prepend("reasoning", dspy.OutputField(desc=REASONING_DESC), type_=str)
+
+
+_CUE = r"(?i:\banswer\b)(?:\s*(?i:is|:|=|-))?(?:\s*(?i:option))?[\s(\[*\"'`]*"
+
+
+def read_choice(text: str, token: str, reasoning: bool) -> str | None:
+    """The option a reply names, leniently, when DSPy cannot parse it; ``token`` is a regex with
+    one group matching one option's name (a letter, a number).
+
+    - an ``answer`` section: the first option named in it;
+    - without ``reasoning``: else the last option named anywhere in the reply;
+    - with ``reasoning``: a reply with sections but no ``answer`` section was cut inside its
+      reasoning (or never concluded), and is unparsable (None); a reply with no sections at all
+      counts only through an explicit cue ("the answer is B", "Answer: (B)"), the last one,
+      since options named while reasoning are not the answer.
+    """
+    sec = sections(text)
+    if "answer" in sec:
+        found = re.findall(token, sec["answer"])
+        return found[0] if found else None
+    if not reasoning:
+        found = re.findall(token, text)
+        return found[-1] if found else None
+    if sec:
+        return None
+    found = re.findall(_CUE + token, text)
+    return found[-1] if found else None
+
+
 def render_options(options: tuple[str, ...] | list[str]) -> str:
     return "\n\n".join(f"{LETTERS[i]}:\n```\n{opt}\n```" for i, opt in enumerate(options))
 
@@ -160,14 +276,18 @@ class MultipleChoiceAnswerer(AnswererModule):
     """Multiple choice: the signature's ``answer`` output is one of the option letters.
 
     ``signature`` has an input for the task's text (``prompt_field``), an ``options`` input and
-    an ``answer`` output; its letters are narrowed to ``n_options``.
+    an ``answer`` output; its letters are narrowed to ``n_options``. With ``reasoning`` the
+    model first writes its working in a ``reasoning`` output (chain of thought), then the letter.
     """
 
-    def __init__(self, signature: type[dspy.Signature], n_options: int, prompt_field: str) -> None:
+    def __init__(self, signature: type[dspy.Signature], n_options: int, prompt_field: str,
+                 reasoning: bool = False) -> None:
         letters = tuple(LETTERS[:n_options])
-        super().__init__(signature.with_updated_fields("answer", type_=Literal[letters]))  # type: ignore[valid-type]
+        signature = signature.with_updated_fields("answer", type_=Literal[letters])  # type: ignore[valid-type]
+        super().__init__(with_reasoning(signature) if reasoning else signature)
         self.letters = letters
         self.prompt_field = prompt_field
+        self.reasoning = reasoning
 
     def inputs(self, query: Any) -> dict[str, Any]:
         return {self.prompt_field: query.prompt, "options": render_options(query.options)}
@@ -176,29 +296,24 @@ class MultipleChoiceAnswerer(AnswererModule):
         return {"answer": self.letters[int(reply)]}
 
     def parse(self, text: str) -> int | None:
-        """The chosen option's index, or None when the reply names no option."""
+        """The chosen option's index, or None when the reply names no option (or, with
+        reasoning, was cut before its answer: :func:`read_choice`)."""
         try:
-            letter = str(_ADAPTER.parse(self.predict.signature, text)["answer"]).strip()
+            letter: str | None = str(_ADAPTER.parse(self.predict.signature, text)["answer"]).strip()
         except Exception:  # noqa: BLE001 - lenient: a bare letter, or "answer: X"
-            sec = sections(text).get("answer", text)
-            found = re.findall(rf"(?<![A-Za-z])([{''.join(self.letters)}])(?![A-Za-z])", sec)
-            if not found:
-                return None
-            letter = found[0] if "answer" in sections(text) else found[-1]
+            letter = read_choice(text, rf"(?<![A-Za-z])([{''.join(self.letters)}])(?![A-Za-z])", self.reasoning)
         return self.letters.index(letter) if letter in self.letters else None
 
 
 class FreeFormAnswerer(AnswererModule):
     """A free-form answer: the signature's ``answer`` output, read by ``read`` (e.g. a number
     normaliser; ``None`` = unreadable). With ``reasoning``, the model first writes its reasoning
-    in a field of its own (chain of thought), which is not graded."""
+    in a field of its own (chain of thought), which is not graded; a reply with sections but no
+    ``answer`` section (cut inside its reasoning) is unreadable."""
 
     def __init__(self, signature: type[dspy.Signature], prompt_field: str, read: Callable[[str], Any],
                  reasoning: bool = False) -> None:
-        if reasoning:
-            signature = signature.prepend(
-                "reasoning", dspy.OutputField(desc="your working, step by step, before the answer"), type_=str)
-        super().__init__(signature)
+        super().__init__(with_reasoning(signature) if reasoning else signature)
         self.prompt_field = prompt_field
         self.read = read
         self.reasoning = reasoning

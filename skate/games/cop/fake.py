@@ -4,8 +4,11 @@ Asked to set a task (a request with the setter's ``rules``/``situation``/``histo
 fake model writes a program with the generator at a difficulty near its skill, plus wrong
 answers; asked to answer (``program`` and ``options`` fields) it finds the program's real output
 among the options (or, for CRUXEval's practice programs, the output the data records) and picks it with a probability that falls as the program gets harder than its
-skill, otherwise a random letter. Every choice is drawn from the request's seed and the choice's
-index, so the same request gives the same reply.
+skill, otherwise a random letter. When the request asks for a ``reasoning`` output (the
+answerer's chain of thought) it writes some working first, naming another option on the way, as a
+model thinking aloud does, before the letter in its ``answer`` section. Every choice is drawn from
+the request's seed and the choice's index, so the same request gives the same reply (the same
+letter with and without reasoning).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class FakeCOPPlayer(FakePlayer):
         self._lock = threading.Lock()
 
     def claims(self, inputs: Mapping[str, str]) -> bool:
-        return set(inputs) in ({"rules", "situation", "history"}, {"program", "options"})
+        return set(inputs) - {"guidance"} in ({"rules", "situation", "history"}, {"program", "options"})
 
     def reply(self, request: FakeRequest) -> str:
         return self._answer(request) if "options" in request.inputs else self._set(request)
@@ -80,4 +83,9 @@ class FakeCOPPlayer(FakePlayer):
             pick = right
         else:
             pick = rnd.choice(letters) if letters else "A"
-        return f"[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
+        head = ""
+        if "reasoning" in req.outputs:
+            other = next((letter for letter in letters if letter != pick), pick)
+            head = (f"[[ ## reasoning ## ]]\nAt first sight option {other} looks right, but tracing the program "
+                    f"line by line, keeping track of every value, gives what option {pick} shows.\n\n")
+        return f"{head}[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"

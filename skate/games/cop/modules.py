@@ -10,8 +10,8 @@ import dspy
 
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame, COPProposal
-from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule, adapter, percent,
-                               render_history, render_situation, sections, strip_fences)
+from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule, adapter, guidance_field,
+                               percent, render_history, render_situation, sections, strip_fences)
 from skate.records import SetterContext
 
 RULES = """\
@@ -29,18 +29,30 @@ Scoring: one point for each of your tasks that is accepted, and one point for ea
 or another player's) that you answer correctly at least {pass_mark} of the time. The best task is one \
 you can trace correctly yourself while the others are likely to get it wrong. A task is rejected \
 when the program fails or times out, prints nothing, prints different text on different runs, \
-has fewer than {n_distractors} distinct wrong answers, or is too similar to one of your own \
-earlier tasks."""
+{value_rejection}has fewer than {n_distractors} distinct wrong answers, or is too similar to one of your own \
+earlier tasks.
 
+What makes a good task here:
+- It turns on a real point of how Python behaves, not on a cheap trick: no trivial or deliberate \
+syntax error, and not plain bookkeeping of a few variables through straight-line code.
+- Its first line is a comment naming the concept it tests, e.g. `# generators: a generator is \
+exhausted after one pass`.
+- It prints a value (a number, string, list, tuple, dict, an object's repr, ...), not a bare True \
+or False{value_note}.
+- Nothing it prints depends on the machine or the moment: no clock, randomness, environment, \
+object addresses (id(), default reprs), string hash order or platform details."""
 
+VALUE_REJECTION = "prints only True or False (not a value), "
+VALUE_NOTE = ": such a program is rejected"
 class SetCOPTask(dspy.Signature):
     """Write your task for this round of a code-output-prediction tournament.
 
-    Follow the rules, learn from anything the history shows, and if earlier attempts this round
-    were rejected, fix what the rejection names. The program must print its result with print().
-    Every wrong answer must be text the program could plausibly print but does not."""
+    Follow the rules and the guidance, and if earlier attempts this round were rejected, fix what
+    the rejection names. The program must print its result with print(). Every wrong answer must
+    be text the program could plausibly print but does not."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
+    guidance: str = guidance_field()
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier tasks of the game you are allowed to see; may be empty")
     program: str = dspy.OutputField(desc="the complete Python program, without Markdown fences")
@@ -58,16 +70,20 @@ class AnswerCOP(dspy.Signature):
 
 class COPSetter(SetterModule):
     def __init__(self, n_distractors: int = 9, n_options: int = 4, timeout_s: float = 5.0,
-                 pass_mark: float = 0.55) -> None:
+                 pass_mark: float = 0.55, require_value: bool = True) -> None:
         super().__init__(SetCOPTask)
         self.n_distractors, self.n_options = n_distractors, n_options
         self.timeout_s, self.pass_mark = timeout_s, pass_mark
+        self.require_value = require_value
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         rules = RULES.format(n_players=len(ctx.players), timeout=self.timeout_s, n_distractors=self.n_distractors,
                              n_options=self.n_options, n_shown=self.n_options - 1,
-                             pass_mark=percent(self.pass_mark))
-        return {"rules": rules, "situation": render_situation(ctx), "history": render_history(ctx)}
+                             pass_mark=percent(self.pass_mark),
+                             value_rejection=VALUE_REJECTION if self.require_value else "",
+                             value_note=VALUE_NOTE if self.require_value else "")
+        return {"rules": rules, "guidance": self.guidance(ctx), "situation": render_situation(ctx),
+                "history": render_history(ctx)}
 
     def parse(self, text: str) -> COPProposal:
         try:
@@ -87,11 +103,12 @@ class COPSetter(SetterModule):
         return COPProposal(strip_fences(str(program)), [str(w) for w in wrong])
 
 
-def answerer(n_options: int = 4) -> MultipleChoiceAnswerer:
-    return MultipleChoiceAnswerer(AnswerCOP, n_options, prompt_field="program")
+def answerer(n_options: int = 4, reasoning: bool = False) -> MultipleChoiceAnswerer:
+    return MultipleChoiceAnswerer(AnswerCOP, n_options, prompt_field="program", reasoning=reasoning)
 
 
 def cop_modules(game: COPGame, env: GameEnv) -> GameModules:
     timeout: Any = env.sandbox.limits.timeout_s if env.sandbox is not None else 5.0
-    return GameModules(COPSetter(game.n_distractors, game.n_options, float(timeout), env.pass_mark),
-                       answerer(game.n_options))
+    return GameModules(COPSetter(game.n_distractors, game.n_options, float(timeout), env.pass_mark,
+                                 game.require_value),
+                       answerer(game.n_options, game.reasoning))

@@ -8,8 +8,8 @@ import dspy
 from skate.answers.exact import normalize_number
 from skate.games.base import GameEnv
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
-from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, percent, render_history,
-                               render_situation)
+from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, guidance_field, percent,
+                               render_history, render_situation)
 from skate.records import SetterContext
 
 RULES = """\
@@ -35,11 +35,12 @@ own earlier questions."""
 class SetMathQuestion(dspy.Signature):
     """Write your question for this round of a maths tournament.
 
-    Its answer must be exactly the target, which the question must not mention. Follow the rules,
-    learn from anything the history shows, and if earlier attempts this round were rejected, fix
-    what the rejection names."""
+    Its answer must be exactly the target, which the question must not mention. Follow the rules
+    and the guidance, and if earlier attempts this round were rejected, fix what the rejection
+    names."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
+    guidance: str = guidance_field()
     target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
@@ -60,8 +61,8 @@ class MathQuizSetter(SetterModule):
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars)
-        return {"rules": rules, "target": str(ctx.assignment["target"]), "situation": render_situation(ctx),
-                "history": render_history(ctx)}
+        return {"rules": rules, "guidance": self.guidance(ctx), "target": str(ctx.assignment["target"]),
+                "situation": render_situation(ctx), "history": render_history(ctx)}
 
     def parse(self, text: str) -> MathQuizProposal:
         question = self.field(text, "question")

@@ -30,4 +30,5 @@ class PyJailConfig(GameConfig):
     max_input_chars: int = 1000  # a longer input is cut to this length before it runs
     shown_chars: int = 600  # how much of a try's output the next try sees
     allow_unsafe_sandbox: bool = False  # true: play even with sandbox=subprocess (NOT isolated)
+    reasoning: bool = False  # language-model attackers write their working before each input
     limits: JailLimits = field(default_factory=JailLimits)

@@ -5,7 +5,9 @@ a fake model writes one with the generator at a strength a little under its skil
 input (``jail``/``earlier_tries``/``tries_left``) it reads the jail with the generator's reader
 and, with a probability that falls as the jail gets harder than its skill, sends an input that
 breaks it; otherwise an input from its repertoire. A jail the reader does not know gets
-repertoire inputs only. Every choice is drawn from the request's seed and the choice's index.
+repertoire inputs only. When the request asks for a ``reasoning`` output it writes a line of
+working before its input. Every choice is drawn from the request's seed and the choice's index
+(the same input with and without reasoning).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ ATTACK_FIELDS = {"jail", "earlier_tries", "tries_left"}
 
 class FakePyJailPlayer(FakePlayer):
     def claims(self, inputs: Mapping[str, str]) -> bool:
-        return set(inputs) in (SETTER_FIELDS, ATTACK_FIELDS)
+        return set(inputs) - {"guidance"} in (SETTER_FIELDS, ATTACK_FIELDS)
 
     def reply(self, request: FakeRequest) -> str:
         return self._attack(request) if "jail" in request.inputs else self._set(request)
@@ -44,4 +46,6 @@ class FakePyJailPlayer(FakePlayer):
         else:
             probes = gen.attack_inputs(req.skill, info, 3, rng)
             payload = probes[int(rng.integers(len(probes)))] if probes else "1"
-        return f"[[ ## input ## ]]\n{payload}\n\n[[ ## completed ## ]]"
+        head = ("[[ ## reasoning ## ]]\nI look at what the jail filters and what my earlier inputs gave, and "
+                "try a way around the filter.\n\n") if "reasoning" in req.outputs else ""
+        return f"{head}[[ ## input ## ]]\n{payload}\n\n[[ ## completed ## ]]"

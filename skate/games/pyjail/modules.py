@@ -13,8 +13,8 @@ import dspy
 
 from skate.games.base import GameEnv
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
-from skate.llm.modules import (AnswererModule, GameModules, SetterModule, percent, render_history,
-                               render_situation, strip_fences)
+from skate.llm.modules import (AnswererModule, GameModules, SetterModule, guidance_field, percent,
+                               render_history, render_situation, strip_fences, with_reasoning)
 from skate.records import SetterContext
 
 RULES = """\
@@ -44,11 +44,11 @@ class WriteJail(dspy.Signature):
     """Write your jail for this round of a capture-the-flag tournament.
 
     It must define `jail(user_input: str) -> str`, leave a way to reach the flag that you can
-    find again from the source alone, and block the easy ways. Follow the rules, learn from
-    anything the history shows, and if earlier attempts this round were rejected, fix what the
-    rejection names."""
+    find again from the source alone, and block the easy ways. Follow the rules and the
+    guidance, and if earlier attempts this round were rejected, fix what the rejection names."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
+    guidance: str = guidance_field()
     flag_location: str = dspy.InputField(desc="where the jail's process finds the flag at run time")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier jails of the game you are allowed to see; may be empty")
@@ -83,8 +83,8 @@ class PyJailSetter(SetterModule):
         rules = RULES.format(n_players=len(ctx.players), flag_location=FLAG_LOCATION, tries=g.tries,
                              source_note=note, pass_mark=percent(self.pass_mark),
                              max_chars=g.max_jail_chars, timeout=g.limits.timeout_s)
-        return {"rules": rules, "flag_location": FLAG_LOCATION, "situation": render_situation(ctx),
-                "history": render_history(ctx)}
+        return {"rules": rules, "guidance": self.guidance(ctx), "flag_location": FLAG_LOCATION,
+                "situation": render_situation(ctx), "history": render_history(ctx)}
 
     def parse(self, text: str) -> JailProposal:
         jail = self.field(text, "jail")
@@ -103,8 +103,13 @@ def render_tries(query: AttackQuery) -> str:
 
 
 class PyJailAttacker(AnswererModule):
-    def __init__(self) -> None:
-        super().__init__(AttackJail)
+    """One try of an attack session. With ``reasoning`` the model first writes its working in a
+    ``reasoning`` output (chain of thought), then the input; a reply cut before its ``input``
+    section sends nothing (unreadable)."""
+
+    def __init__(self, reasoning: bool = False) -> None:
+        super().__init__(with_reasoning(AttackJail) if reasoning else AttackJail)
+        self.reasoning = reasoning
 
     def inputs(self, query: AttackQuery) -> dict[str, str]:
         return {"jail": query.source if query.source is not None else "(hidden: you see only what it returns)",
@@ -118,4 +123,4 @@ class PyJailAttacker(AnswererModule):
 
 
 def pyjail_modules(game: PyJailGame, env: GameEnv) -> GameModules:
-    return GameModules(PyJailSetter(game, env.pass_mark), PyJailAttacker())
+    return GameModules(PyJailSetter(game, env.pass_mark), PyJailAttacker(game.reasoning))

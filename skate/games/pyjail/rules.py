@@ -171,8 +171,9 @@ class PyJailGame(Game):
     def __init__(self, name: str = "pyjail", rounds: int = 10, attempts: int = 3, tries: int = 5,
                  show_source: bool = True, max_jail_chars: int = 4000, max_input_chars: int = 1000,
                  shown_chars: int = 600, allow_unsafe_sandbox: bool = False,
-                 limits: Any = None) -> None:
+                 limits: Any = None, reasoning: bool = False) -> None:
         super().__init__(name, rounds, attempts)
+        self.reasoning = bool(reasoning)  # language-model attackers reason before each input
         self.tries, self.show_source = int(tries), bool(show_source)
         self.max_jail_chars, self.max_input_chars = int(max_jail_chars), int(max_input_chars)
         self.shown_chars = int(shown_chars)

@@ -46,3 +46,4 @@ class SCPConfig(GameConfig):
     max_distractor_similarity: float = 0.8  # player_set: a distractor this close to the truth is refused
     min_distractor_chars: int = 40  # player_set: shorter written distractors are refused
     max_distractor_chars: int = 2000
+    reasoning: bool = False  # language-model answerers write their working before the number

@@ -6,8 +6,10 @@ option the document says is right with a probability that falls as the question 
 than its skill, otherwise a random number. (Questions cut from another corpus cannot be found:
 it guesses.) Asked to set (``rules``/``documents``/``situation``/``history``) it picks a
 question type, the first shown passage that makes an acceptable fragment of it and, for
-prediction, three other shown paragraphs as the wrong continuations. Every choice is drawn from
-the request's seed and the choice's index.
+prediction, three other shown paragraphs as the wrong continuations. When the request asks for
+a ``reasoning`` output it writes some working first (naming another option on the way). Every
+choice is drawn from the request's seed and the choice's index (the same pick with and without
+reasoning).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def read_question(prompt: str, options: tuple[str, ...]) -> SCPQuery:
 
 class FakeSCPPlayer(FakePlayer):
     def claims(self, inputs: Mapping[str, str]) -> bool:
-        return set(inputs) in ({"rules", "documents", "situation", "history"}, {"question", "options"})
+        return set(inputs) - {"guidance"} in ({"rules", "documents", "situation", "history"}, {"question", "options"})
 
     def reply(self, request: FakeRequest) -> str:
         return self._answer(request) if "options" in request.inputs else self._set(request)
@@ -60,7 +62,12 @@ class FakeSCPPlayer(FakePlayer):
             pick = right + 1
         else:
             pick = rnd.randint(1, 4)
-        return f"[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
+        head = ""
+        if "reasoning" in req.outputs:
+            other = pick % 4 + 1
+            head = (f"[[ ## reasoning ## ]]\nOption {other} reads well at first, but following the text "
+                    f"closely, option {pick} is what the document says.\n\n")
+        return f"{head}[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
 
     def _set(self, req: FakeRequest) -> str:
         rnd = seeded_random("set", req.model, req.seed, req.index)

@@ -23,9 +23,12 @@ from skate.llm.modules import (
     GameModules,
     SetterModule,
     adapter,
+    guidance_field,
     percent,
+    read_choice,
     render_history,
     render_situation,
+    with_reasoning,
 )
 from skate.llm.sections import sections
 from skate.records import SetterContext
@@ -64,10 +67,11 @@ class SetSCPQuestion(dspy.Signature):
     """Choose this round's passage and question type in a reading tournament, and for a
     prediction question write three believable wrong continuations.
 
-    Follow the rules, learn from anything the history shows, and if earlier attempts this round
-    were rejected, fix what the rejection names."""
+    Follow the rules and the guidance, and if earlier attempts this round were rejected, fix what
+    the rejection names."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
+    guidance: str = guidance_field()
     documents: str = dspy.InputField(desc="the documents offered to you, each paragraph under its number")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
@@ -114,7 +118,7 @@ class SCPSetter(SetterModule):
                              cloze=sizes["cloze"][0], cloze_chars=sizes["cloze"][1],
                              pred=sizes["prediction"][0], pred_chars=sizes["prediction"][1],
                              min_chars=g.min_distractor_chars, max_chars=g.max_distractor_chars)
-        return {"rules": rules, "documents": render_documents(ctx.assignment),
+        return {"rules": rules, "guidance": self.guidance(ctx), "documents": render_documents(ctx.assignment),
                 "situation": render_situation(ctx), "history": render_history(ctx)}
 
     def parse(self, text: str) -> SCPProposal:
@@ -139,8 +143,12 @@ class SCPSetter(SetterModule):
 
 
 class SCPAnswerer(AnswererModule):
-    def __init__(self) -> None:
-        super().__init__(AnswerSCP)
+    """Names one of the four numbered options. With ``reasoning`` the model first writes its
+    working in a ``reasoning`` output (chain of thought), then the number."""
+
+    def __init__(self, reasoning: bool = False) -> None:
+        super().__init__(with_reasoning(AnswerSCP) if reasoning else AnswerSCP)
+        self.reasoning = reasoning
 
     def inputs(self, query: Any) -> dict[str, str]:
         return {"question": query.prompt, "options": render_numbered(query.options)}
@@ -149,13 +157,13 @@ class SCPAnswerer(AnswererModule):
         return {"answer": NUMBERS[int(reply)]}
 
     def parse(self, text: str) -> int | None:
-        """The chosen option's index, or None when the reply names no option."""
-        answer = self.field(text, "answer") or text
-        found = re.findall(r"(?<!\d)([1-4])(?!\d)", answer)
-        if not found:
-            return None
-        return NUMBERS.index(found[0] if self.field(text, "answer") else found[-1])
+        """The chosen option's index, or None when the reply names no option (or, with
+        reasoning, was cut before its answer: :func:`~skate.llm.modules.read_choice`)."""
+        answer = self.field(text, "answer")
+        token = r"(?<!\d)([1-4])(?!\d)"
+        found = read_choice(f"[[ ## answer ## ]]\n{answer}" if answer else text, token, self.reasoning)
+        return NUMBERS.index(found) if found in NUMBERS else None
 
 
 def scp_modules(game: SCPGame, env: GameEnv) -> GameModules:
-    return GameModules(SCPSetter(game, env.pass_mark), SCPAnswerer())
+    return GameModules(SCPSetter(game, env.pass_mark), SCPAnswerer(game.reasoning))

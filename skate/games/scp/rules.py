@@ -117,8 +117,10 @@ class SCPGame(Game):
                  per_doc: int = 4, questions: int | None = None, build_seed: int = 0,
                  fragments: Any = None, markup_threshold: float = 0.03, offer_docs: int = 2,
                  window: int = 12, max_distractor_similarity: float = 0.8, min_distractor_chars: int = 40,
-                 max_distractor_chars: int = 2000, distractor_embedder: Any = None) -> None:
+                 max_distractor_chars: int = 2000, distractor_embedder: Any = None,
+                 reasoning: bool = False) -> None:
         super().__init__(name, rounds, attempts)
+        self.reasoning = bool(reasoning)  # language-model answerers reason before the number
         if mode not in MODES:
             raise ValueError(f"game.mode={mode!r} is invalid: use one of {', '.join(MODES)}")
         self.mode = mode

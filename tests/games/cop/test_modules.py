@@ -34,7 +34,7 @@ def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_hist
                    "you can trace correctly yourself while the others are likely to get it wrong",
                    "Round 7 of 50", "attempt 2", "2 attempt(s) left",
                    "not_verifiable: the program printed different text on different runs",
-                   "print(random.random())", "Task #3 (round 2, set by mid)", "you 0.90, mid 0.40",
+                   "print(random.random())", "Task #3 (round 2, set by mid)", "answered correctly: you 90%, mid 40%",
                    "9 wrong answers", "3 of your wrong answers"):
         assert needed in text, needed
     bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3))
