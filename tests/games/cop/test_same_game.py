@@ -1,7 +1,9 @@
 """The default COP game is the same game after COP moved into its own package: same ratings
 table, same events (every attempt, task, estimate and rating update), same seed.
 
-The fingerprints in ``golden_games.json`` were made by the code before the move.
+The fingerprints in ``golden_games.json`` were made by the code before the move, and remade
+once when the program generator began redrawing drafts that print only True/False (COP's
+``require_value`` rule); its ``about`` says so.
 """
 
 from __future__ import annotations
