@@ -528,11 +528,12 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
     writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played."""
     from hydra.utils import instantiate
 
-    from skate.config import ConfigError, to_container, validate
+    from skate.config import ConfigError, prepare, to_container, validate
     from skate.players.llm import build_llm_players
     from skate.runner import build_client, build_sandbox, usage_summary
     from skate.store import EventLog
 
+    prepare(cfg)  # as a game does: a draw margin tied to sigma* becomes its number
     validate(cfg)
     if not cfg.players.get("llm"):
         raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
