@@ -129,3 +129,15 @@ def test_index_uses_the_endpoints_vectors(server, tmp_path):
     unique, dist, _ = idx.check("alice", TEXTS[0].replace("10", "99"))
     assert not unique and dist < 1e-6  # the hashing vectors fold numbers: a copy
     ResponseCache(tmp_path / "cache").close()
+
+
+def test_an_unreachable_server_is_one_clear_line(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = compose_config(["embedder=openai", f"embedder.api_base=http://127.0.0.1:{port}/v1",
+                          "embedder.model=openai/emb-small", f"llm.cache_dir={tmp_path / 'cache'}"])
+    with pytest.raises(EmbedderUnavailable, match=r"cannot reach the server .*check embedder.api_base"):
+        build_embedder(cfg.embedder).check()
