@@ -529,6 +529,7 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
     from hydra.utils import instantiate
 
     from skate.config import ConfigError, prepare, to_container, validate
+    from skate.novelty import build_embedder, connect_embedder
     from skate.players.llm import build_llm_players
     from skate.runner import build_client, build_sandbox, usage_summary
     from skate.store import EventLog
@@ -542,11 +543,12 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
         raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
     out_dir.mkdir(parents=True, exist_ok=True)
     game = instantiate(cfg.game, _convert_="all")
-    embedder = instantiate(cfg.embedder, _convert_="all")
+    embedder = build_embedder(cfg.embedder)  # one line (ConfigError) when it cannot run here
     sandbox = build_sandbox(cfg.sandbox)
     client = build_client(cfg.llm)
     log_ = EventLog(out_dir / "optimize.jsonl")
     try:
+        connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))  # embedder=openai
         env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
         players = build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
         config = to_container(cfg)
