@@ -78,7 +78,7 @@ def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     players = list(dict.fromkeys(p for j in jobs for p in j.players))
     at = {p: i for i, p in enumerate(players[::-1])}
     fig, axes = plt.subplots(len(rules), len(augs), figsize=(2.9 * len(augs) + 1.2, 0.32 * len(players) * len(rules) + 1.6 * len(rules)),
-                             squeeze=False, sharey=True, layout="constrained")
+                             squeeze=False, sharey=True, sharex="row", layout="constrained")
     for r, rule in enumerate(rules):
         for a, aug in enumerate(augs):
             ax = axes[r][a]
@@ -115,6 +115,7 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
     rows = -(-len(shown) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True,
                              layout="constrained")
+    common = set.intersection(*(set(j.label.split()) for j in shown))  # e.g. the preset, in every label
     for ax, j in zip(axes.flat, shown, strict=False):
         u = j.updates
         for player in j.players:
@@ -125,7 +126,7 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
                 continue
             ax.plot(s["update"], s["mu"], lw=1, color=colour[player], label=player)
             ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.12, color=colour[player])
-        ax.set_title(j.label, fontsize=8)
+        ax.set_title(" ".join(w for w in j.label.split() if w not in common) or j.label, fontsize=8)
         ax.set_xlabel("rating update", fontsize=8)
     for ax in list(axes.flat)[len(shown):]:
         ax.set_visible(False)
