@@ -188,6 +188,10 @@ class LLMConfig:
     # Before round 1, one cheap check of each distinct model and endpoint (a missing model, a
     # refused key or an unreachable server stops the run with one line); false skips it.
     preflight: bool = True
+    # Structured output: ask for each reply as a JSON object under a JSON schema
+    # (response_format), where the server takes one. auto: send it, and use the text format for
+    # a model whose server refuses it (one warning); on: a refusal stops the run; off: never.
+    structured: str = "auto"
 
 
 # --------------------------------------------------------------------------- sandbox
@@ -594,6 +598,9 @@ def validate(cfg: DictConfig) -> None:
                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
     if lc.budget_usd is not None:
         _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
+    _check(lc.get("structured", "auto") in ("auto", "on", "off"), "llm.structured", lc.get("structured"),
+           "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the run) "
+           "or off (the text format)")
 
 
 def validate_optimizer(o: DictConfig, llm_players: list[str]) -> None:

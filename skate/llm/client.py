@@ -5,6 +5,19 @@ of the same request; each sample has an index and a seed, and the cache keys on 
 request plus both, so repeated samples at temperature > 0 stay distinct while a re-run of the
 same game replays from the cache without a single model call. Errors are never cached.
 
+Structured output (``llm.structured``: ``auto``, ``on``, ``off``): a call may carry the
+request twice over, as text-format messages and as JSON-format messages with a JSON schema for
+``response_format`` (:meth:`LLMClient.complete`'s ``structured``). With ``auto`` and ``on`` the
+schema is sent; a server that refuses it (HTTP 400/422 naming ``response_format`` or the schema,
+as a server without JSON-schema support answers, or LiteLLM's unsupported-parameter error) is
+asked once in llama-cpp-python's form (``{"type": "json_object", "schema": ...}``), and if it
+refuses that too, ``auto`` remembers it for that model and endpoint for the rest of the run
+(one warning) and sends the text format from then on, while ``on`` stops the run
+(:class:`StructuredOutputRefused`). ``off`` never sends a schema. The response cache keys on
+the ``response_format`` sent, so a structured and a text reply to the same request never share
+an entry. Usage counts, per player, the calls sent with a schema (``structured``), the replies
+cut at ``max_tokens`` (``cut``, ``finish_reason`` "length") and the empty ones (``empty``).
+
 Failures are classified. Transport errors, timeouts, 429 (honouring ``Retry-After``), 5xx and
 malformed bodies are retried with exponential backoff and jitter up to ``max_retries``; what
 still fails, and what can never succeed (400, 401, 403, 404), comes back as a *void*
@@ -20,6 +33,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import threading
 import time
 from array import array
@@ -48,6 +62,41 @@ class CallFailed(Exception):
 
 class BudgetExceeded(StopRun):
     """The run's spending limit is reached: no new model calls are made."""
+
+
+class StructuredOutputRefused(StopRun):
+    """``llm.structured=on`` and a model's server refuses a JSON-schema ``response_format``."""
+
+
+class _Refused(Exception):
+    """A server refused the ``response_format`` a request carried (handled in ``complete``)."""
+
+    def __init__(self, error: CallFailed) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+STRUCTURED_MODES = ("auto", "on", "off")
+# The forms of structured output tried in turn: OpenAI's (vLLM, Ollama, llama.cpp's own server),
+# then llama-cpp-python's (its server takes a schema only inside a json_object format).
+FORMATS = ("json_schema", "json_object", "text")
+_REFUSAL = re.compile(r"response.?format|json.?schema|json_object|structured.?output|\bschema\b|"
+                      r"unsupported.?param", re.IGNORECASE)
+
+
+def is_format_refusal(exc: CallFailed) -> bool:
+    """Whether a failed request that carried a ``response_format`` was refused because of it."""
+    return exc.status in (400, 422) and bool(_REFUSAL.search(exc.detail)) or (
+        exc.kind == "error" and "UnsupportedParams" in exc.detail)
+
+
+def as_format(response_format: dict[str, Any], form: str) -> dict[str, Any] | None:
+    """``response_format`` (OpenAI's json_schema form) in ``form`` (one of :data:`FORMATS`)."""
+    if form == "json_schema":
+        return response_format
+    if form == "json_object":
+        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+    return None
 
 
 class EmbeddingFailed(StopRun):
@@ -84,6 +133,10 @@ class Reply:
     texts: list[str]
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    finish_reasons: list[str | None] | None = None  # per choice: "stop", "length" (cut at max_tokens), ...
+
+    def finish(self, i: int) -> str | None:
+        return self.finish_reasons[i] if self.finish_reasons and i < len(self.finish_reasons) else None
 
 
 @dataclass
@@ -94,10 +147,16 @@ class Completion:
     void: str | None = None  # why there is no text (after retries): never a wrong answer
     cached: bool = False
     attempts: int = 0
+    finish_reason: str | None = None  # "length": the reply was cut at max_tokens
+    structured: bool = False  # asked for with a JSON schema (the reply is a JSON object)
 
     @property
     def ok(self) -> bool:
         return self.void is None
+
+    @property
+    def cut(self) -> bool:
+        return self.finish_reason == "length"
 
 
 @dataclass
@@ -110,6 +169,9 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    structured: int = 0  # calls sent with a JSON schema (structured output)
+    cut: int = 0  # replies cut at max_tokens (finish_reason "length")
+    empty: int = 0  # replies with no text at all
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "cost_usd": round(self.cost_usd, 6)}
@@ -127,9 +189,13 @@ class ResponseCache:
         self._db = diskcache.Cache(str(self.folder))
 
     @staticmethod
-    def key(spec: ModelSpec, messages: Sequence[dict[str, Any]], index: int, seed: int) -> str:
-        blob = json.dumps({"endpoint": spec.request_identity(), "messages": list(messages),
-                           "sample": index, "seed": seed}, sort_keys=True, ensure_ascii=False)
+    def key(spec: ModelSpec, messages: Sequence[dict[str, Any]], index: int, seed: int,
+            response_format: dict[str, Any] | None = None) -> str:
+        request: dict[str, Any] = {"endpoint": spec.request_identity(), "messages": list(messages),
+                                   "sample": index, "seed": seed}
+        if response_format is not None:  # (absent otherwise: text-format keys are as they were)
+            request["response_format"] = response_format
+        blob = json.dumps(request, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def get(self, key: str) -> str | None:
@@ -138,6 +204,20 @@ class ResponseCache:
 
     def put(self, key: str, text: str) -> None:
         self._db.set(key, text)
+
+    def get_reply(self, key: str) -> tuple[str, str | None] | None:
+        """A cached completion: its text and finish reason (None: it finished normally)."""
+        value = self._db.get(key)
+        if isinstance(value, str):
+            return value, None
+        if isinstance(value, dict) and isinstance(value.get("text"), str):
+            return value["text"], value.get("finish_reason")
+        return None
+
+    def put_reply(self, key: str, text: str, finish_reason: str | None) -> None:
+        """Cache a completion; one cut at ``max_tokens`` keeps its finish reason, so a replay
+        reads it as the first run did."""
+        self._db.set(key, text if finish_reason in (None, "stop") else {"text": text, "finish_reason": finish_reason})
 
     @staticmethod
     def embedding_key(spec: ModelSpec, text: str) -> str:
@@ -190,7 +270,11 @@ class LLMClient:
     def __init__(self, cache: ResponseCache | None = None, retry: RetryPolicy | None = None,
                  concurrency: int = 8, endpoint_concurrency: dict[str, int] | None = None,
                  prices: dict[str, Price] | None = None, budget_usd: float | None = None,
-                 transport: Transport | None = None, on_void: Callable[[dict], None] | None = None) -> None:
+                 transport: Transport | None = None, on_void: Callable[[dict], None] | None = None,
+                 structured: str = "off") -> None:
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
+        self.structured = structured
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
@@ -206,6 +290,8 @@ class LLMClient:
         self._request_pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="llm-request")
         self._rand = random.Random()
         self._warned_prices: set[str] = set()
+        self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
+        self._warned: set[tuple[str, str, str]] = set()
 
     # -- bookkeeping
     def _usage(self, player: str) -> Usage:
@@ -249,18 +335,85 @@ class LLMClient:
 
         return send
 
+    # -- structured output
+    def _endpoint(self, spec: ModelSpec) -> tuple[str, str]:
+        return (spec.model, spec.base_url)
+
+    def wants_structured(self, spec: ModelSpec) -> bool:
+        """Whether calls to this model are sent with a JSON schema now (``llm.structured`` is
+        not off, and its server has not refused one this run)."""
+        if self.structured == "off":
+            return False
+        with self._lock:
+            return FORMATS[self._forms.get(self._endpoint(spec), 0)] != "text"
+
+    def structured_formats(self) -> dict[str, str]:
+        """Per model (and endpoint) called with structured output in mind: the form it takes
+        (json_schema, json_object) or "text" where it was refused."""
+        with self._lock:
+            return {f"{m} at {e}" if e else m: FORMATS[i] for (m, e), i in sorted(self._forms.items())}
+
+    def _refused(self, spec: ModelSpec, form: int, exc: CallFailed) -> None:
+        """A server refused structured output in ``FORMATS[form]``: try the next form, and after
+        the last, the text format (``auto``) or stop the run (``on``)."""
+        where = f"{spec.model} at {spec.base_url}" if spec.base_url else spec.model
+        with self._lock:
+            key = self._endpoint(spec)
+            if self._forms.get(key, 0) == form:
+                self._forms[key] = form + 1
+            now = self._forms[key]
+        if FORMATS[now] == "text" and self.structured == "on":
+            raise StructuredOutputRefused(
+                f"{where} refused structured output (a JSON-schema response_format): {exc.kind}: {exc.detail}"[:400]
+                + "; set llm.structured=auto (text where refused) or llm.structured=off")
+        if FORMATS[now] == "text":
+            self._warn_once(spec, "text", "%s refused structured output (%s); its calls use the text format for "
+                            "the rest of the run (llm.structured=auto)", where, exc.detail[:160])
+        else:
+            log.debug("%s refused response_format %s (%s); trying %s", where, FORMATS[form], exc.detail[:160],
+                      FORMATS[now])
+
+    def _warn_once(self, spec: ModelSpec, what: str, msg: str, *args: Any) -> None:
+        key = (spec.model, spec.base_url, what)
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning(msg, *args)
+
     # -- calls
     def complete(self, spec: ModelSpec, messages: list[dict[str, Any]],
-                 samples: Sequence[tuple[int, int]], player: str) -> list[Completion]:
-        """Get one completion per ``(index, seed)`` sample of the same request."""
+                 samples: Sequence[tuple[int, int]], player: str,
+                 structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None) -> list[Completion]:
+        """Get one completion per ``(index, seed)`` sample of the same request.
+
+        ``structured``, when given, is the same request for structured output: its JSON-format
+        messages and OpenAI's ``response_format`` (a JSON schema); it is sent instead of
+        ``messages`` while :meth:`wants_structured` (see the module's docstring for the
+        fallback). Each completion says whether it was asked for that way."""
+        if structured is None or self.structured == "off":
+            return self._complete(spec, messages, samples, player, None)
+        while True:
+            with self._lock:
+                form = self._forms.setdefault(self._endpoint(spec), 0)
+            rf = as_format(structured[1], FORMATS[form])
+            if rf is None:
+                return self._complete(spec, messages, samples, player, None)
+            try:
+                return self._complete(spec, structured[0], samples, player, rf)
+            except _Refused as exc:
+                self._refused(spec, form, exc.error)
+
+    def _complete(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: Sequence[tuple[int, int]],
+                  player: str, rf: dict[str, Any] | None) -> list[Completion]:
         usage = self._usage(player)
         out: list[Completion | None] = [None] * len(samples)
-        keys = [ResponseCache.key(spec, messages, i, s) for i, s in samples] if self.cache is not None else []
+        keys = [ResponseCache.key(spec, messages, i, s, rf) for i, s in samples] if self.cache is not None else []
         missing: list[int] = []
         for pos in range(len(samples)):
-            hit = self.cache.get(keys[pos]) if self.cache is not None else None
+            hit = self.cache.get_reply(keys[pos]) if self.cache is not None else None
             if hit is not None:
-                out[pos] = Completion(hit, cached=True)
+                out[pos] = Completion(hit[0], cached=True, finish_reason=hit[1], structured=rf is not None)
             else:
                 missing.append(pos)
         with self._lock:
@@ -273,27 +426,32 @@ class LLMClient:
                       else [[pos] for pos in missing])
             # The first group runs in this thread; any others on the request pool, whose tasks
             # never wait on other tasks (so the pools cannot starve each other).
-            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player)
+            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf)
                        for g in groups[1:]]
-            first = self._request(spec, messages, [samples[p] for p in groups[0]], player)
-            results = [first] + [f.result() for f in futures]
-            for group, got in zip(groups, results, strict=True):
+            try:
+                first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf)
+            finally:
+                results = [f.exception() or f.result() for f in futures]  # every group done, refused or not
+            for r in results:
+                if isinstance(r, BaseException):
+                    raise r
+            for group, got in zip(groups, [first, *results], strict=True):
                 for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
-                        self.cache.put(keys[pos], comp.text)
+                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason)
         return out  # type: ignore[return-value]
 
-    def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[list[dict[str, Any]], Sequence[tuple[int, int]]]],
-                      player: str) -> list[list[Completion]]:
-        """Several requests at once (e.g. every sample of a question), results in order."""
+    def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str) -> list[list[Completion]]:
+        """Several requests at once (e.g. every sample of a question), results in order; each is
+        ``(messages, samples)`` or ``(messages, samples, structured)`` as :meth:`complete` takes."""
         if len(requests) == 1:
-            return [self.complete(spec, requests[0][0], requests[0][1], player)]
-        futures = [self._pool.submit(self.complete, spec, m, s, player) for m, s in requests]
+            return [self.complete(spec, *requests[0][:2], player, *requests[0][2:])]
+        futures = [self._pool.submit(self.complete, spec, r[0], r[1], player, *r[2:]) for r in requests]
         return [f.result() for f in futures]
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]],
-                 samples: list[tuple[int, int]], player: str) -> list[Completion]:
+                 samples: list[tuple[int, int]], player: str, rf: dict[str, Any] | None = None) -> list[Completion]:
         """Send one request for these samples (n = len(samples)), retrying what may pass."""
         usage = self._usage(player)
         send = self._transport_for(spec)
@@ -305,15 +463,18 @@ class LLMClient:
                 with self._slot(spec):
                     with self._lock:
                         usage.calls += 1
-                    reply = send(spec, messages, n, seed)
-                if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
-                    got = [Completion(t, attempts=attempt) for t in reply.texts]
-                    rest = [c for s in samples[len(reply.texts):] for c in self._request(spec, messages, [s], player)]
-                    self._charge(spec, usage, reply)
-                    return got + rest
+                        usage.structured += rf is not None
+                    reply = send(spec, messages, n, seed, response_format=rf) if rf is not None else \
+                        send(spec, messages, n, seed)
+                got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None)
+                       for i, t in enumerate(reply.texts[:n])]
                 self._charge(spec, usage, reply)
-                return [Completion(t, attempts=attempt) for t in reply.texts[:n]]
+                if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
+                    got += [c for s in samples[len(reply.texts):] for c in self._request(spec, messages, [s], player, rf)]
+                return got
             except CallFailed as exc:
+                if rf is not None and is_format_refusal(exc):
+                    raise _Refused(exc) from exc
                 delay = self._retry_delay(exc, attempt)
                 if delay is None:
                     return self._void(spec, player, usage, samples, exc, attempt)
@@ -321,6 +482,24 @@ class LLMClient:
                     usage.retries += 1
                 log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
                 time.sleep(delay)
+
+    def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
+                    attempt: int, structured: bool) -> Completion:
+        """One choice of a reply, its cut or empty text counted (and logged once per model)."""
+        cut, empty = finish == "length", not text.strip()
+        if cut or empty:
+            with self._lock:
+                usage.cut += cut
+                usage.empty += empty
+        if empty:
+            self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason %s): read as unparsable. A "
+                            "local server whose chat template does not suit the model does this (e.g. "
+                            "llama.cpp needs --chat_format for some models)", player, spec.model, finish)
+        elif cut:
+            self._warn_once(spec, "cut", "%s (%s): a reply was cut at max_tokens=%d (finish_reason length): it "
+                            "counts only if its fields were complete; raise max_tokens if this recurs",
+                            player, spec.model, spec.max_tokens)
+        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured)
 
     def embed(self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport,
               batch_size: int = 256) -> list[list[float]]:

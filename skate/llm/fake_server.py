@@ -27,8 +27,24 @@ Faults are injected per model: ``rate_limit`` (429 with ``Retry-After``), ``serv
 JSON), ``no_option`` (a reply that answers nothing), ``cut_reasoning`` (a reply with a
 ``reasoning`` field is cut off halfway through it, with ``finish_reason`` "length", as when
 ``max_tokens`` runs out while a model is still thinking; replies without one are whole), and
-``down`` (every request fails with 500). A ``latency_s`` delays every reply. The server counts
-requests and the most in flight.
+``down`` (every request fails with 500). Three more show what real models do to the format:
+``cut`` (every reply is cut off halfway, ``finish_reason`` "length", as when ``max_tokens``
+runs out), ``empty`` (a 200 whose reply is the empty string, as a chat template that does not
+suit the model gives) and ``prose`` (the fields wrapped in chatter: "Sure! Here is my answer:"
+before, "Hope this helps!" after; a JSON reply also goes in a code fence). A ``latency_s``
+delays every reply. The server counts requests and the most in flight.
+
+**Structured output.** A request with a ``response_format`` carrying a JSON schema (OpenAI's
+``{"type": "json_schema", "json_schema": {"schema": ...}}`` or llama-cpp-python's
+``{"type": "json_object", "schema": ...}``) is answered with one JSON object of the schema's
+fields, in its order, each read from the section the fake player wrote (arrays and integers
+decoded), as a server enforcing the schema would; it reads the output fields a DSPy
+``JSONAdapter`` request asks for as well as ChatAdapter's. ``formats`` says which
+``response_format`` types the server takes (default both, as llama.cpp's server); a request
+with another one is refused with HTTP 400 naming ``response_format``, as a server without
+JSON-schema support answers (``formats=()``, ``--formats none``: none at all;
+``formats=("json_object",)``: like llama-cpp-python). Counted in ``stats.structured`` and
+``stats.refused_format``.
 
 ``GET /v1/models`` lists the configured model names in OpenAI's format (``{"object": "list",
 "data": [{"id": name, "object": "model", ...}]}``); the ``"*"`` entry (any name is served) is not
@@ -93,15 +109,79 @@ class Stats:
     unauthorized: int = 0  # requests without the server's key (answered 401)
     embedding_requests: int = 0  # POST /v1/embeddings requests (any outcome)
     embedded_texts: int = 0  # texts given vectors
+    structured: int = 0  # chat requests answered with a JSON object (a response_format schema)
+    refused_format: int = 0  # chat requests refused for their response_format (answered 400)
 
 
 _RESPOND = "Respond with the corresponding output fields"
+_RESPOND_JSON = "Respond with a JSON object in the following order of fields:"
 
 
 def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
-    """A DSPy chat request's input fields (name -> text) and the output fields it asks for."""
+    """A DSPy chat request's input fields (name -> text) and the output fields it asks for
+    (ChatAdapter's ``[[ ## name ## ]]`` list, or JSONAdapter's list of `name` s)."""
+    if _RESPOND not in user and _RESPOND_JSON in user:
+        head, _, tail = user.partition(_RESPOND_JSON)
+        return sections(head), tuple(re.findall(r"`(\w+)`", tail.split("\n", 1)[0]))
     head, _, tail = user.partition(_RESPOND)
     return sections(head), tuple(name for name in MARKER.findall(tail) if name != "completed")
+
+
+# ------------------------------------------------------------------------- structured output
+def response_schema(response_format: Any) -> dict[str, Any] | None:
+    """The JSON schema a ``response_format`` asks for (OpenAI's or llama-cpp-python's form), or
+    None (no schema: plain JSON mode, text, or none)."""
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+    else:
+        schema = response_format.get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def _typed(value: str, prop: dict[str, Any]) -> Any:
+    kind = prop.get("type")
+    try:
+        if kind == "array" or kind == "object":
+            return json.loads(value)
+        if kind == "integer":
+            return int(value.strip())
+        if kind == "number":
+            return float(value.strip())
+        if kind == "boolean":
+            return value.strip().lower() == "true"
+    except ValueError:
+        pass
+    return value
+
+
+def as_json_reply(text: str, schema: dict[str, Any] | None) -> str:
+    """A reply in ChatAdapter's sections as the one JSON object a server enforcing ``schema``
+    returns: its properties in order, each from its section (typed by the schema); without a
+    schema, every section but ``completed``. A reply with no sections (a fault's prose) is
+    returned as it is."""
+    found = sections(text)
+    if not found:
+        return text
+    props = (schema or {}).get("properties")
+    if isinstance(props, dict):
+        obj = {name: _typed(found.get(name, ""), prop if isinstance(prop, dict) else {})
+               for name, prop in props.items()}
+    else:
+        obj = {k: v for k, v in found.items() if k != "completed"}
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def cut_in_half(text: str) -> str:
+    """``text`` cut off halfway (the fault ``cut``)."""
+    return text[:max(0, len(text) // 2)] if len(text) > 1 else ""
+
+
+def wrap_in_prose(text: str, json_reply: bool) -> str:
+    """``text`` with chatter around it (the fault ``prose``); a JSON reply in a code fence."""
+    body = f"```json\n{text}\n```" if json_reply else text
+    return f"Sure! Here is my answer:\n\n{body}\n\nHope this helps! Let me know if you need anything else."
 
 
 def _last_user(messages: list[dict[str, Any]]) -> int | None:
@@ -198,17 +278,25 @@ def unclaimed_reply(model: str, user: str, seed: int, index: int) -> str:
 
 
 _REASONING = re.compile(r"\[\[ ## reasoning ## \]\]\n")
+_JSON_REASONING = re.compile(r'"reasoning":\s*"')
 
 
 def cut_in_reasoning(text: str) -> str:
-    """``text`` cut off halfway through its ``reasoning`` section (the fault ``cut_reasoning``);
-    a reply without one is returned whole."""
+    """``text`` cut off halfway through its ``reasoning`` section, or its JSON ``reasoning``
+    value (the fault ``cut_reasoning``); a reply without one is returned whole."""
     m = _REASONING.search(text)
+    if m is not None:
+        end = text.find("[[ ##", m.end())
+        body = text[m.end():end if end >= 0 else len(text)]
+        return text[:m.end() + max(1, len(body) // 2)]
+    m = _JSON_REASONING.search(text)
     if m is None:
         return text
-    end = text.find("[[ ##", m.end())
-    body = text[m.end():end if end >= 0 else len(text)]
-    return text[:m.end() + max(1, len(body) // 2)]
+    try:
+        value, end = json.JSONDecoder().raw_decode(text, m.end() - 1)
+    except ValueError:
+        return text
+    return text[:m.end() + max(1, (end - m.end()) // 2)]
 
 
 class FakeBrain:
@@ -237,8 +325,10 @@ class FakeLLMServer:
 
     def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
                  retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
-                 port: int = 0, fault_seed: int = 0, strict: bool = False, api_key: str | None = None) -> None:
+                 port: int = 0, fault_seed: int = 0, strict: bool = False, api_key: str | None = None,
+                 formats: tuple[str, ...] = ("json_schema", "json_object")) -> None:
         self.brain = FakeBrain(models or {"*": FakeModel()})
+        self.formats = tuple(formats)  # the response_format types taken (others: HTTP 400)
         self.strict = strict  # a chat request for a model name not configured gets 404 (unless "*")
         self.api_key = api_key  # when set, requests without "Authorization: Bearer <key>" get 401
         self.latency_s, self.retry_after_s, self.slow_s = latency_s, retry_after_s, slow_s
@@ -445,18 +535,39 @@ class FakeLLMServer:
                 if fault == "malformed":
                     self._send(200, b'{"choices": [ this is not json')
                     return
+                rf = body.get("response_format")
+                kind = rf.get("type") if isinstance(rf, dict) else None
+                if rf is not None and kind != "text" and kind not in server.formats:
+                    with server._lock:
+                        server.stats.refused_format += 1
+                    self._send(400, json.dumps({"error": {
+                        "message": f"response_format type {kind!r} is not supported by this server",
+                        "type": "invalid_request_error", "param": "response_format", "code": None}}).encode())
+                    return
+                json_reply = kind in ("json_schema", "json_object")
+                schema = response_schema(rf)
                 messages = body.get("messages") or []
                 texts = []
                 for i in range(n):
                     if fault == "no_option":
                         texts.append("I am not sure; it could be several of these.")
+                    elif fault == "empty":
+                        texts.append("")
                     else:
-                        texts.append(server.brain.reply(name, messages, seed, i))
+                        text = server.brain.reply(name, messages, seed, i)
+                        texts.append(as_json_reply(text, schema) if json_reply else text)
+                if json_reply:
+                    with server._lock:
+                        server.stats.structured += 1
                 finish = "stop"
                 if fault == "cut_reasoning":
                     cut = [cut_in_reasoning(t) for t in texts]
                     finish = "length" if cut != texts else finish
                     texts = cut
+                elif fault == "cut":
+                    texts, finish = [cut_in_half(t) for t in texts], "length"
+                elif fault == "prose":
+                    texts = [wrap_in_prose(t, json_reply) for t in texts]
                 with server._lock:
                     server.stats.completion_choices += n
                 prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
@@ -494,6 +605,9 @@ def arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--strict", action="store_true",
                     help="answer a chat request for a model name not served with HTTP 404")
     ap.add_argument("--api-key", default=None, help="answer requests without 'Authorization: Bearer KEY' with 401")
+    ap.add_argument("--formats", default="json_schema,json_object",
+                    help="response_format types taken, comma-separated (others get HTTP 400); 'none' refuses "
+                         "structured output like a server without JSON-schema support")
     ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
                     help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
                          "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); "
@@ -514,7 +628,9 @@ def parse_models(argv: list[str] | None = None) -> tuple[argparse.Namespace, dic
 
 def main(argv: list[str] | None = None) -> None:
     args, models = parse_models(argv)
-    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key)
+    formats = tuple(f for f in args.formats.split(",") if f and f != "none")
+    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key,
+                        formats=formats)
     print(f"fake LLM players {sorted(models)} at {srv.api_base}", flush=True)
     try:
         srv.httpd.serve_forever()

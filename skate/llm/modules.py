@@ -13,25 +13,39 @@ through DSPy's LM layer: a module turns its inputs into chat messages with DSPy'
 ``ChatAdapter`` (instructions, fields and any demos), skate's
 :class:`~skate.llm.client.LLMClient` sends them (cache, retries, void, accounting), and the
 module reads the reply back with the same adapter, leniently.
+
+**Structured output.** Where the model's server accepts a JSON schema for its reply
+(``response_format``: OpenAI, vLLM, Ollama, llama.cpp; ``llm.structured``), every module asks
+for its signature's output fields as one JSON object instead: :meth:`_Module.messages` with
+``structured=True`` formats the request with DSPy's ``JSONAdapter`` (the same instructions,
+inputs and demos, the outputs described as a JSON object), and :meth:`_Module.response_format`
+is the schema of the signature's output fields (their types; a ``Literal`` is an enum, so an
+answerer's letter can only be one of the options). :meth:`_Module.read` takes a reply in either
+format: a JSON object (bare, in a code fence or inside prose) is turned back into the fields'
+``[[ ## name ## ]]`` sections, so each game's ``parse`` reads both without a change.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
+import pydantic
 
-from skate.llm.sections import sections
+from skate.llm.sections import MARKER, sections
 from skate.records import SetterContext
 
 LETTERS = "ABCDEFGHIJ"
 
 _ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
+_JSON_ADAPTER = dspy.JSONAdapter()  # only its formatting is used: the requests go through skate's client
 
 
 def adapter() -> dspy.ChatAdapter:
@@ -39,13 +53,14 @@ def adapter() -> dspy.ChatAdapter:
 
 
 class _Formatter:
-    """``ChatAdapter.format`` with the system message and demos formatted once, not per call.
+    """``adapter.format`` with the system message and demos formatted once, not per call.
 
     They depend only on the predictor's signature (instructions included) and demos, which an
     optimiser may change: the cache is keyed on exactly those.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, adapter: dspy.ChatAdapter = _ADAPTER) -> None:
+        self.adapter = adapter
         self._key: tuple | None = None
         self._prefix: list[dict[str, Any]] = []
 
@@ -53,11 +68,97 @@ class _Formatter:
         sig, demos = predict.signature, predict.demos
         key = (id(sig), sig.instructions, id(demos), len(demos))
         if key != self._key:
-            full = _ADAPTER.format(sig, demos, inputs)
+            full = self.adapter.format(sig, demos, inputs)
             self._prefix, self._key = full[:-1], key
             return full
-        user = _ADAPTER.format_user_message_content(sig, inputs, main_request=True)
+        user = self.adapter.format_user_message_content(sig, inputs, main_request=True)
         return [*self._prefix, {"role": "user", "content": user}]
+
+
+# ------------------------------------------------------------------------ structured output
+def output_schema(signature: type[dspy.Signature]) -> dict[str, Any]:
+    """The JSON schema of a reply carrying exactly ``signature``'s output fields, in their order:
+    each field's type (``str`` a string, ``int`` an integer, ``list[str]`` an array of strings, a
+    ``Literal`` an enum of its values), every field required and no other allowed (what OpenAI's
+    strict mode asks; llama.cpp, vLLM and Ollama turn it into a grammar)."""
+    fields: dict[str, Any] = {}
+    for name, f in signature.output_fields.items():
+        if get_origin(f.annotation) is dict:
+            raise ValueError(f"output field {name!r} is an open mapping ({f.annotation}): no strict schema for it")
+        extra = f.json_schema_extra or {}
+        fields[name] = (f.annotation, pydantic.Field(description=extra.get("desc") or None))
+    model = pydantic.create_model("Reply", __config__=pydantic.ConfigDict(extra="forbid"), **fields)
+    schema = model.model_json_schema()
+
+    def close(part: Any) -> None:
+        if isinstance(part, dict):
+            part.pop("title", None)
+            if part.get("type") == "object":
+                part.setdefault("properties", {})
+                part["required"] = list(part["properties"])
+                part["additionalProperties"] = False
+            for key in ("properties", "$defs"):
+                for sub in (part.get(key) or {}).values():
+                    close(sub)
+            for key in ("items", "anyOf"):
+                for sub in (part.get(key) if isinstance(part.get(key), list) else [part.get(key)]):
+                    close(sub)
+
+    close(schema)
+    return schema
+
+
+def _schema_name(signature: type[dspy.Signature]) -> str:
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", signature.__name__)[:64]
+    return name if name and name != "StringSignature" else "reply"
+
+
+def find_json_object(text: str, fields: Any) -> tuple[dict[str, Any], bool] | None:
+    """The first JSON object in ``text`` with at least one of ``fields`` as a key, leniently:
+    bare, in a code fence or inside prose; a truncated or slightly broken one is repaired
+    (DSPy's JSON reader does the same). Returns the object and whether it was whole (parsed
+    without repair), or None when the text holds no such object."""
+    wanted = set(fields)
+    decoder = json.JSONDecoder(strict=False)  # raw newlines inside strings are common
+    starts = [m.start() for m in re.finditer(r"\{", text)]
+    for start in starts:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and wanted & set(obj):
+            return obj, True
+    if starts:
+        import json_repair  # DSPy's own lenient JSON reader (a dependency of dspy)
+
+        for start in starts[:3]:
+            try:
+                obj = json_repair.loads(text[start:])
+            except Exception:  # noqa: BLE001 - unreadable: no object
+                continue
+            if isinstance(obj, dict) and wanted & set(obj):
+                return obj, False
+    return None
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def json_to_sections(obj: dict[str, Any], fields: Any, whole: bool = True) -> str:
+    """A reply's fields as ChatAdapter's ``[[ ## name ## ]]`` sections (``fields`` in order;
+    those the object lacks are left out), ending with the ``completed`` marker when the object
+    was ``whole``: what the games' parsers read."""
+    parts = [f"[[ ## {name} ## ]]\n{_value_text(obj[name])}" for name in fields if name in obj]
+    if whole:
+        parts.append("[[ ## completed ## ]]")
+    return "\n\n".join(parts)
+
+
+def _has_output_sections(text: str, fields: Any) -> bool:
+    return any(name in fields for name in MARKER.findall(text))
 
 
 def strip_fences(code: str) -> str:
@@ -167,16 +268,56 @@ class _Module(dspy.Module):
         super().__init__()
         self.predict = dspy.Predict(signature)
         self._format = _Formatter()
+        self._format_json = _Formatter(_JSON_ADAPTER)
+        self._schema: tuple[Any, dict[str, Any]] | None = None
 
     @abstractmethod
     def inputs(self, x: Any) -> dict[str, Any]:
         """The signature's input fields for ``x``."""
 
-    def messages(self, x: Any) -> list[dict[str, Any]]:
-        return self._format(self.predict, self.inputs(x))
+    def messages(self, x: Any, structured: bool = False) -> list[dict[str, Any]]:
+        """The chat messages asking the model about ``x``: the output fields as
+        ``[[ ## name ## ]]`` sections, or (``structured``) as one JSON object."""
+        return (self._format_json if structured else self._format)(self.predict, self.inputs(x))
+
+    def response_format(self) -> dict[str, Any]:
+        """OpenAI's ``response_format`` asking for the signature's output fields as one JSON
+        object (:func:`output_schema`, strict)."""
+        sig = self.predict.signature
+        if self._schema is None or self._schema[0] is not sig:
+            rf = {"type": "json_schema", "json_schema": {"name": _schema_name(sig), "schema": output_schema(sig),
+                                                        "strict": True}}
+            self._schema = (sig, rf)
+        return self._schema[1]
 
     @abstractmethod
-    def parse(self, text: str) -> Any: ...
+    def parse(self, text: str) -> Any:
+        """The game's reading of a reply in ChatAdapter's ``[[ ## name ## ]]`` format."""
+
+    def sections_text(self, text: str) -> str:
+        """``text`` in ChatAdapter's format: as it is when it has an output field's section,
+        else the JSON object it holds (:func:`find_json_object`) turned into sections, else as
+        it is (for the game's lenient reading)."""
+        fields = self.predict.signature.output_fields
+        if _has_output_sections(text, fields):
+            return text
+        found = find_json_object(text, fields)
+        return json_to_sections(found[0], fields, found[1]) if found else text
+
+    def read(self, text: str) -> Any:
+        """A reply in either format (sections, or a JSON object even in a code fence or prose),
+        read by the game's :meth:`parse`."""
+        return self.parse(self.sections_text(text))
+
+    def finished(self, text: str) -> bool:
+        """Whether a reply holds its whole answer: ChatAdapter's ``[[ ## completed ## ]]``
+        marker after the fields, or a whole JSON object with every output field. (A reply cut
+        at the token limit counts only if it was already finished.)"""
+        fields = self.predict.signature.output_fields
+        if _has_output_sections(text, fields):
+            return "completed" in MARKER.findall(text)
+        found = find_json_object(text, fields)
+        return found is not None and found[1] and set(fields) <= set(found[0])
 
     def field(self, text: str, name: str) -> str:
         """One output field of a reply: DSPy's parse of the whole reply, else (leniently) that
@@ -203,6 +344,14 @@ class SetterModule(_Module):
 
     def guidance(self, ctx: SetterContext) -> str:
         return render_guidance(ctx.strategy, self.pass_mark)
+
+    def unreadable(self, why: str) -> Any:
+        """The game's empty proposal (what :meth:`parse` makes of an empty reply), its ``note``
+        saying ``why``: the game rejects it as malformed with that reason."""
+        empty = self.parse("")
+        if dataclasses.is_dataclass(empty) and any(f.name == "note" for f in dataclasses.fields(empty)):
+            return dataclasses.replace(empty, note=why)
+        return empty
 
 
 # The setter signatures' guidance input field (every game's setter has one).

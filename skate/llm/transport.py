@@ -5,6 +5,11 @@ services that speak the same protocol) get a plain JSON POST through ``urllib3``
 cost is about a quarter of a millisecond of CPU (less than half of httpx's; see BENCHMARKS.md).
 Every other provider goes through LiteLLM, imported only when such a model is used, with its own
 retries off: :class:`skate.llm.client.LLMClient` owns retrying.
+
+A ``response_format`` (structured output, see :mod:`skate.llm.modules`) is passed through as it
+is. Each reply carries every choice's ``finish_reason`` ("length" when ``max_tokens`` cut it),
+and a choice whose content is ``null`` is an empty reply (""), as a model whose chat template
+produces nothing gives: the game reads it as unparsable, it is not retried.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def send(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int) -> Reply:
+def send(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
+         response_format: dict[str, Any] | None = None) -> Reply:
     if spec.openai_compatible:
-        return _send_openai(spec, messages, n, seed)
-    return _send_litellm(spec, messages, n, seed)
+        return _send_openai(spec, messages, n, seed, response_format)
+    return _send_litellm(spec, messages, n, seed, response_format)
 
 
 # ------------------------------------------------------------------------------------- openai
@@ -43,7 +49,8 @@ def _pool(spec: ModelSpec):
         return pool
 
 
-def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int) -> Reply:
+def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
+                 response_format: dict[str, Any] | None = None) -> Reply:
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own
     request building costs more per call than everything else in the engine together."""
     import urllib3
@@ -52,6 +59,8 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
                             "max_tokens": spec.max_tokens, "seed": seed, **spec.extra_body}
     if n > 1:
         body["n"] = n
+    if response_format is not None:
+        body["response_format"] = response_format
     pool, url = _pool(spec)
     try:
         resp = pool.request("POST", url, body=json.dumps(body).encode())
@@ -67,13 +76,21 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
     try:
         data = json.loads(text)
         choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
-        texts = [c["message"]["content"] for c in choices]
+        texts = [_content(c["message"]) for c in choices]
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = data.get("usage") or {}
-        return Reply(texts, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+        return Reply(texts, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
+                     [c.get("finish_reason") for c in choices])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CallFailed("malformed", f"unreadable reply body ({exc}): {text[:120]!r}", retryable=True) from exc
+
+
+def _content(message: Any) -> Any:
+    """A choice's text; ``null`` content (no text at all) is an empty reply."""
+    if isinstance(message, dict) and "content" in message:
+        return "" if message["content"] is None else message["content"]
+    raise KeyError("content")
 
 
 def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed:
@@ -86,7 +103,8 @@ def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed
 
 
 # ------------------------------------------------------------------------------------ litellm
-def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int) -> Reply:
+def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
+                  response_format: dict[str, Any] | None = None) -> Reply:
     import skate.llm  # noqa: F401  (sets LiteLLM's offline price table before the import)
     import litellm
 
@@ -101,18 +119,21 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
         kwargs["api_key"] = spec.api_key()
     if spec.extra_headers:
         kwargs["extra_headers"] = dict(spec.extra_headers)
+    if response_format is not None:
+        kwargs["response_format"] = response_format
     kwargs.update(spec.extra_body)
     try:
         resp = litellm.completion(**kwargs)
     except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
         raise _litellm_error(exc, spec) from exc
     try:
-        texts = [c.message.content for c in resp.choices]
+        texts = ["" if c.message.content is None else c.message.content for c in resp.choices]
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = getattr(resp, "usage", None)
         return Reply(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                     int(getattr(usage, "completion_tokens", 0) or 0))
+                     int(getattr(usage, "completion_tokens", 0) or 0),
+                     [getattr(c, "finish_reason", None) for c in resp.choices])
     except (ValueError, AttributeError, TypeError) as exc:
         raise CallFailed("malformed", f"unreadable reply ({exc})", retryable=True) from exc
 

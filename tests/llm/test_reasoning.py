@@ -82,6 +82,12 @@ def test_the_reasoning_field_comes_before_the_answer_in_the_prompt():
 
 
 # ------------------------------------------------------------------- over the loopback server
+def _asks_reasoning(user):
+    """Whether a request asks for a reasoning output first: ChatAdapter's sections, or (structured
+    output, the default with the fake server) JSONAdapter's list of fields."""
+    return "[[ ## reasoning ## ]]" in user or "fields: `reasoning`, then" in user
+
+
 def _answer_requests(users, first_field):
     return [u for u in users if f"[[ ## {first_field} ## ]]" in u and "[[ ## options ## ]]" in u]
 
@@ -107,7 +113,7 @@ def test_a_cop_game_reads_the_same_p_correct_with_and_without_reasoning(tmp_path
     on_srv, on = _play(tmp_path, overrides, True)
     off_srv, off = _play(tmp_path, overrides, False)
     asked_on, asked_off = _answer_requests(on_srv.users, "program"), _answer_requests(off_srv.users, "program")
-    assert asked_on and all("[[ ## reasoning ## ]]" in u for u in asked_on)
+    assert asked_on and all(_asks_reasoning(u) for u in asked_on)
     assert asked_off and not any("reasoning" in u for u in asked_off)
     est_on, est_off = _estimates(on), _estimates(off)
     assert est_on and est_on == est_off
@@ -135,7 +141,7 @@ def test_a_built_scp_game_reads_the_same_p_correct_with_and_without_reasoning(tm
     on_srv, on = _play(tmp_path, overrides, True)
     off_srv, off = _play(tmp_path, overrides, False)
     asked_on, asked_off = _answer_requests(on_srv.users, "question"), _answer_requests(off_srv.users, "question")
-    assert asked_on and all("[[ ## reasoning ## ]]" in u for u in asked_on)
+    assert asked_on and all(_asks_reasoning(u) for u in asked_on)
     assert asked_off and not any("reasoning" in u for u in asked_off)
     assert _estimates(on) == _estimates(off) and all(e[5] == 0 for e in _estimates(on))
 
@@ -144,7 +150,7 @@ def test_a_pyjail_game_with_reasoning_attacks_through_it(tmp_path):
     overrides = ("game=pyjail", "game.rounds=1", "game.tries=2", "estimator.n=2")
     on_srv, on = _play(tmp_path, overrides, True)
     attacks = [u for u in on_srv.users if "[[ ## earlier_tries ## ]]" in u]
-    assert attacks and all("[[ ## reasoning ## ]]" in u for u in attacks)
+    assert attacks and all(_asks_reasoning(u) for u in attacks)
     events = read_events(on)
     assert [e for e in events if e["event"] == "task"]  # the setters' self-attacks read their inputs
     _, off = _play(tmp_path, overrides, False)
