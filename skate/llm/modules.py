@@ -20,7 +20,7 @@ for its signature's output fields as one JSON object instead: :meth:`_Module.mes
 ``structured=True`` formats the request with DSPy's ``JSONAdapter`` (the same instructions,
 inputs and demos, the outputs described as a JSON object), and :meth:`_Module.response_format`
 is the schema of the signature's output fields (their types; a ``Literal`` is an enum, so an
-answerer's letter can only be one of the options). :meth:`_Module.read` takes a reply in either
+answerer's letter can only be one of the options). :meth:`_Module.read_reply` takes a reply in either
 format: a JSON object (bare, in a code fence or inside prose) is turned back into the fields'
 ``[[ ## name ## ]]`` sections, so each game's ``parse`` reads both without a change.
 """
@@ -304,7 +304,7 @@ class _Module(dspy.Module):
         found = find_json_object(text, fields)
         return json_to_sections(found[0], fields, found[1]) if found else text
 
-    def read(self, text: str) -> Any:
+    def read_reply(self, text: str) -> Any:
         """A reply in either format (sections, or a JSON object even in a code fence or prose),
         read by the game's :meth:`parse`."""
         return self.parse(self.sections_text(text))

@@ -7,7 +7,7 @@ messages and a reply's text back into a proposal or a reply. Every call goes thr
 
 With structured output (``llm.structured``, see :mod:`skate.llm.client`) each call carries the
 module's JSON-format request and schema as well, and the client sends whichever the model's
-server takes; the module reads a reply in either format (:meth:`~skate.llm.modules._Module.read`).
+server takes; the module reads a reply in either format (:meth:`~skate.llm.modules._Module.read_reply`).
 
 What the game gets from a reply that is no answer:
 
@@ -62,7 +62,7 @@ class LLMPlayer(Player):
             return self.setter.unreadable(
                 f"the reply was cut off at the length limit (max_tokens={self.spec.max_tokens}, finish_reason "
                 f"length) before it was complete; it began: {text[:200]!r}")
-        return self.setter.read(text)
+        return self.setter.read_reply(text)
 
     def _read_answer(self, done: Completion) -> Any:
         if not done.ok:
@@ -70,7 +70,7 @@ class LLMPlayer(Player):
         text = done.text or ""
         if not text.strip() or (done.cut and not self.answerer.finished(text)):
             return None  # empty, or cut before its answer was complete: unparsable
-        return self.answerer.read(text)
+        return self.answerer.read_reply(text)
 
     def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         seeds = [int(s) for s in rng.integers(2**31 - 1, size=len(queries))]
