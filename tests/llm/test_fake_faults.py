@@ -1,0 +1,127 @@
+"""What real models do to the format, shown by the fake server's faults, and what the game does
+with each: replies cut at the token limit (``cut``), empty replies (``empty``) and prose around
+the fields (``prose``), with structured output and without. Whole games over loopback HTTP."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+import skate.runner as runner
+from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
+from skate.runner import run_game
+from skate.store import read_events
+from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
+from tests.llm.conftest import llm_config
+from tests.llm.test_structured import cop_answerer
+
+MODES = ["auto", "off"]  # structured output, and the text format
+
+
+@pytest.fixture
+def structured(monkeypatch):
+    real = runner.build_client
+
+    def use(mode):
+        def build(c):
+            client = real(c)
+            client.structured = mode
+            return client
+
+        monkeypatch.setattr(runner, "build_client", build)
+
+    return use
+
+
+def _play(tmp_path, fault, mode, replay=False):
+    """A 2-round COP game in which ``low`` shows ``fault`` on every reply; with ``replay``, the
+    same game again from the response cache (the number of requests it made is returned)."""
+    faults = {fault: 1.0} if fault else {}
+    models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, faults)}
+    with FakeLLMServer(models) as srv:
+        run = tmp_path / f"run-{fault}-{mode}"
+        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", "game.rounds=2", "estimator.n=4")
+        run_game(cfg, run)
+        if replay:
+            before = srv.stats.requests
+            run_game(cfg, tmp_path / f"again-{fault}-{mode}")
+            return srv, run, read_events(run), srv.stats.requests - before, read_events(tmp_path / f"again-{fault}-{mode}")
+    return srv, run, read_events(run)
+
+
+def _of(events, kind, player):
+    return [e for e in events if e["event"] == kind and e.get("player", e.get("setter")) == player]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_replies_cut_at_the_token_limit_are_unparsable_answers_and_rejected_attempts(mode, structured, tmp_path):
+    structured(mode)
+    srv, run, events, asked, again = _play(tmp_path, "cut", mode, replay=True)
+    assert srv.stats.by_fault["cut"] > 0
+    est = _of(events, "estimate", "low")
+    assert est and all(e["unparsable"] == e["n"] == 4 and e["p"] == 0 for e in est)  # every cut answer: wrong
+    attempts = _of(events, "attempt", "low")
+    assert attempts and not any(a["valid"] for a in attempts) and not _of(events, "task", "low")
+    assert all(a["reason"] == "malformed" and "cut off at the length limit" in a["detail"]
+               and "max_tokens=2048" in a["detail"] for a in attempts)
+    others = [e for e in events if e["event"] == "estimate" and e["player"] != "low"]
+    assert others and all(e["unparsable"] == 0 for e in others)
+    usage = json.loads((run / "usage.json").read_text())["players"]
+    assert usage["low"]["cut"] == usage["low"]["calls"] > 0 and usage["ace"]["cut"] == 0
+    # the finish reason is cached with the text: a replay reads the cut replies as cut
+    assert asked == 0  # all from the cache
+    assert [e["unparsable"] for e in _of(again, "estimate", "low")] == [e["unparsable"] for e in est]
+    assert [a["detail"] for a in _of(again, "attempt", "low")] == [a["detail"] for a in attempts]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_replies_are_unparsable_rejected_and_logged_never_a_crash(mode, structured, tmp_path, caplog):
+    structured(mode)
+    with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
+        srv, run, events = _play(tmp_path, "empty", mode)
+    assert srv.stats.by_fault["empty"] > 0 and [e for e in events if e["event"] == "run_end"]
+    est = _of(events, "estimate", "low")
+    assert est and all(e["unparsable"] == e["n"] and e["void"] == 0 for e in est)
+    attempts = _of(events, "attempt", "low")
+    assert attempts and all(a["reason"] == "malformed" and "the reply was empty" in a["detail"] for a in attempts)
+    usage = json.loads((run / "usage.json").read_text())["players"]
+    assert usage["low"]["empty"] == usage["low"]["calls"] > 0 and usage["mid"]["empty"] == 0
+    warned = [r.getMessage() for r in caplog.records if "empty reply" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith("low (openai/low)") and "chat template" in warned[0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_prose_around_the_fields_is_read_as_if_it_were_not_there(mode, structured, tmp_path):
+    structured(mode)
+    srv, _, chatty = _play(tmp_path, "prose", mode)
+    _, _, plain = _play(tmp_path, None, mode)
+    assert srv.stats.by_fault["prose"] > 0
+    assert (srv.stats.structured > 0) is (mode == "auto")
+
+    def seen(events):
+        return sorted((e["task_id"], e["player"], e["p"], e["unparsable"]) for e in events if e["event"] == "estimate")
+
+    assert seen(chatty) == seen(plain) and seen(chatty)
+    assert all(e[3] == 0 for e in seen(chatty))
+    assert [e["prompt"] for e in chatty if e["event"] == "task"] == [e["prompt"] for e in plain if e["event"] == "task"]
+    assert len(_of(chatty, "task", "low")) == 2  # its wrapped tasks were read and accepted
+
+
+def test_the_faults_shapes():
+    whole = '{"answer": "B"}'
+    assert cut_in_half(whole) == '{"answe' and cut_in_half("x") == ""
+    wrapped = wrap_in_prose(whole, json_reply=True)
+    assert wrapped.startswith("Sure!") and f"```json\n{whole}\n```" in wrapped and wrapped.endswith("else.")
+    assert cop_answerer(4).read_reply(wrapped) == 1
+    text = "[[ ## answer ## ]]\nB\n\n[[ ## completed ## ]]"
+    assert cop_answerer(4).read_reply(wrap_in_prose(text, json_reply=False)) == 1
+
+
+def test_a_cut_reply_whose_fields_were_complete_is_still_read():
+    """A model that finished its fields and went on writing until max_tokens: its answer stands."""
+    mc = cop_answerer(4)
+    assert mc.finished("[[ ## answer ## ]]\nB\n\n[[ ## completed ## ]]\nAnd another thing: the loop")
+    assert mc.finished('{"answer": "B"} and then some more words that were cut')
+    assert not mc.finished("[[ ## answer ## ]]\nB")  # no completed marker: perhaps "B or C"
