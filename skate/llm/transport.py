@@ -49,6 +49,16 @@ def _pool(spec: ModelSpec):
         return pool
 
 
+def close_pools() -> None:
+    """Close every kept-alive connection (e.g. between tests that each start a server on a new
+    port: otherwise each leaves its pool's sockets open for the life of the process)."""
+    with _clients_lock:
+        pools = list(_clients.values())
+        _clients.clear()
+    for pool, _ in pools:
+        pool.clear()
+
+
 def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
                  response_format: dict[str, Any] | None = None) -> Reply:
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own

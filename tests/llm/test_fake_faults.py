@@ -11,6 +11,7 @@ import pytest
 
 import skate.runner as runner
 from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
+from skate.llm.transport import close_pools
 from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
@@ -18,6 +19,14 @@ from tests.llm.conftest import llm_config
 from tests.llm.test_structured import cop_answerer
 
 MODES = ["auto", "off"]  # structured output, and the text format
+
+
+@pytest.fixture(autouse=True)
+def _close_connections():
+    """Each test starts its own servers on new ports: close the client's kept-alive connections
+    to them after it, so the session does not pile up open sockets."""
+    yield
+    close_pools()
 
 
 @pytest.fixture

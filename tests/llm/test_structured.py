@@ -23,12 +23,21 @@ from skate.games.scp.modules import SCPSetter
 from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy
 from skate.llm.client import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.transport import close_pools
 from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
+
+
+@pytest.fixture(autouse=True)
+def _close_connections():
+    """Each test starts its own servers on new ports: close the client's kept-alive connections
+    to them after it, so the session does not pile up open sockets."""
+    yield
+    close_pools()
 
 
 @pytest.fixture
