@@ -216,14 +216,16 @@ def build_client(c: DictConfig):
     prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
-                     budget_usd=c.budget_usd)
+                     budget_usd=c.budget_usd, structured=str(c.get("structured", "auto")))
 
 
 def usage_summary(client) -> dict[str, Any]:
     """Calls, cache hits, void samples, retries, tokens and cost: per player and for the run."""
     return {"players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
             "total": client.total().as_dict(),
-            "budget_usd": client.budget_usd}
+            "budget_usd": client.budget_usd,
+            # per model: json_schema / json_object (structured output), or text where refused
+            "structured_output": client.structured_formats()}
 
 
 def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:

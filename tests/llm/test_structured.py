@@ -269,3 +269,14 @@ def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(stru
     assert stopped and "StructuredOutputRefused" in stopped[0]["reason"]
     assert "llm.structured=auto" in stopped[0]["reason"] and "openai/" in stopped[0]["reason"]
     assert srv.stats.structured == 0
+
+
+@pytest.mark.parametrize("mode", ["auto", "on", "off"])
+def test_llm_structured_in_the_config_reaches_the_run_s_client(mode, tmp_path):
+    cfg = compose_config([f"llm.structured={mode}", f"llm.cache_dir={tmp_path}"])
+    client = runner.build_client(cfg.llm)
+    try:
+        assert client.structured == mode
+    finally:
+        client.close()
+    assert compose_config([]).llm.structured == "auto"  # the default

@@ -42,7 +42,8 @@ def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
         assert not any("[[ ## target ## ]]" in u for u in answer_prompts if t["prompt"] in u)
     # setters answered their own question (the self-check) through the answerer, reasoning first
     assert all(t["setter_answer"] == t["answer"] for t in tasks)
-    assert all("`[[ ## reasoning ## ]]`" in u for u in answer_prompts)
+    # (ChatAdapter's field markers, or the JSON field list of structured output, llm.structured)
+    assert all("`[[ ## reasoning ## ]]`" in u or "fields: `reasoning`, then `answer`" in u for u in answer_prompts)
     est = kinds(events, "estimate")
     assert len(est) == 3 * len(tasks) and all(e["n"] == 10 and e["void"] == 0 for e in est)
     usage = json.loads((tmp_path / "run" / "usage.json").read_text())
