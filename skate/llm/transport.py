@@ -63,26 +63,13 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
                  response_format: dict[str, Any] | None = None) -> Reply:
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own
     request building costs more per call than everything else in the engine together."""
-    import urllib3
-
     body: dict[str, Any] = {"model": spec.name, "messages": messages, "temperature": spec.temperature,
                             "max_tokens": spec.max_tokens, "seed": seed, **spec.extra_body}
     if n > 1:
         body["n"] = n
     if response_format is not None:
         body["response_format"] = response_format
-    pool, url = _pool(spec)
-    try:
-        resp = pool.request("POST", url, body=json.dumps(body).encode())
-    except urllib3.exceptions.NewConnectionError as exc:  # (a subclass of ConnectTimeoutError)
-        raise CallFailed("transport", f"cannot connect to {spec.base_url}: {exc}"[:200], retryable=True) from exc
-    except urllib3.exceptions.TimeoutError as exc:
-        raise CallFailed("timeout", f"no reply within {spec.timeout_s}s", retryable=True) from exc
-    except urllib3.exceptions.HTTPError as exc:
-        raise CallFailed("transport", f"{type(exc).__name__}: {exc}"[:200], retryable=True) from exc
-    text = resp.data.decode("utf-8", "replace")
-    if resp.status != 200:
-        raise _status_error(resp.status, resp.headers.get("retry-after"), text)
+    text = post_json(spec, _pool(spec)[1], body)
     try:
         data = json.loads(text)
         choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
@@ -94,6 +81,27 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
                      [c.get("finish_reason") for c in choices])
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CallFailed("malformed", f"unreadable reply body ({exc}): {text[:120]!r}", retryable=True) from exc
+
+
+def post_json(spec: ModelSpec, url: str, body: dict[str, Any]) -> str:
+    """POST ``body`` to ``url`` on the endpoint's connection pool and return the 200 reply's text;
+    a failure raises :class:`CallFailed`, classified (transport, timeout, status) for the retry
+    policy. Chat completions and embeddings both go through here."""
+    import urllib3
+
+    pool, _ = _pool(spec)
+    try:
+        resp = pool.request("POST", url, body=json.dumps(body).encode())
+    except urllib3.exceptions.NewConnectionError as exc:  # (a subclass of ConnectTimeoutError)
+        raise CallFailed("transport", f"cannot connect to {spec.base_url}: {exc}"[:200], retryable=True) from exc
+    except urllib3.exceptions.TimeoutError as exc:
+        raise CallFailed("timeout", f"no reply within {spec.timeout_s}s", retryable=True) from exc
+    except urllib3.exceptions.HTTPError as exc:
+        raise CallFailed("transport", f"{type(exc).__name__}: {exc}"[:200], retryable=True) from exc
+    text = resp.data.decode("utf-8", "replace")
+    if resp.status != 200:
+        raise _status_error(resp.status, resp.headers.get("retry-after"), text)
+    return text
 
 
 def _content(message: Any) -> Any:

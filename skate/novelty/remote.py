@@ -35,24 +35,11 @@ def send_embeddings(spec: Any, texts: list[str]) -> tuple[list[list[float]], int
 
 
 def _send_openai(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
-    import urllib3
-
     from skate.llm.client import CallFailed
-    from skate.llm.transport import _pool, _status_error
+    from skate.llm.transport import post_json
 
-    pool, _ = _pool(spec)  # the chat transport's connection pool (same key, headers, timeout)
     body = {"model": spec.name, "input": texts, "encoding_format": "float", **spec.extra_body}
-    try:
-        resp = pool.request("POST", spec.base_url + "/embeddings", body=json.dumps(body).encode())
-    except urllib3.exceptions.NewConnectionError as exc:
-        raise CallFailed("transport", f"cannot connect to {spec.base_url}: {exc}"[:200], retryable=True) from exc
-    except urllib3.exceptions.TimeoutError as exc:
-        raise CallFailed("timeout", f"no reply within {spec.timeout_s}s", retryable=True) from exc
-    except urllib3.exceptions.HTTPError as exc:
-        raise CallFailed("transport", f"{type(exc).__name__}: {exc}"[:200], retryable=True) from exc
-    text = resp.data.decode("utf-8", "replace")
-    if resp.status != 200:
-        raise _status_error(resp.status, resp.headers.get("retry-after"), text)
+    text = post_json(spec, spec.base_url + "/embeddings", body)  # the chat transport's pool and errors
     try:
         data = json.loads(text)
         rows = sorted(data["data"], key=lambda d: d.get("index", 0))
