@@ -84,7 +84,8 @@ def test_a_preset_takes_any_cohort_by_override(monkeypatch):
 
 
 def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *TINY,
+    tiny_with_report = [o for o in TINY if o != "report=false"]
+    res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *tiny_with_report,
                           f"hydra.sweep.dir={tmp_path}"], capture_output=True, text=True, cwd=ROOT, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     assert not (tmp_path / "5").exists()
@@ -98,19 +99,7 @@ def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
             assert len(rows) == 4 and all({"mu", "sigma", "lo", "hi", "rank"} <= set(r) for r in rows)
             assert json.loads((tmp_path / str(i) / f"ratings.{name}.json").read_text()) == rows
         assert end["rerated"]["relative"] == end["ratings"]  # the game's own rule, rated again
-
-
-def test_the_augmentation_ablation_sweep_draws_figs_2_and_9_on_its_page(tmp_path):
-    """The preset end to end (two rounds a game): five games, each re-rated relative and
-    absolute, and the sweep page with the strategy × rule grid and the curves side by side."""
-    res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", "game.rounds=2", "logger=none",
-                          "print_table=false", f"hydra.sweep.dir={tmp_path}"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=900)
-    assert res.returncode == 0, res.stderr[-2000:]
-    for job in range(5):
-        end = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[-1])
-        assert end["event"] == "run_end" and set(end["rerated"]) == {"relative", "absolute"}
-        assert (tmp_path / str(job) / "ratings.absolute.json").exists()
-    page = (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()  # the sweep page draws SKATE Figs. 2 and 9
     assert 'alt="strategy_grid.png"' in page and 'alt="rating_curves.png"' in page
     assert "Fig. 2" in page and "Fig. 9" in page
+
