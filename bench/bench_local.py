@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 import tempfile
 import threading
@@ -45,7 +46,7 @@ from skate.runner import run_game  # noqa: E402
 class RecordingProxy:
     """Forwards ``/v1/...`` to ``upstream`` and appends one record per chat call to ``calls``."""
 
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, refusal_as_400: bool = False) -> None:
         self.upstream = upstream.rstrip("/")
         self.calls: list[dict] = []
         lock = threading.Lock()
@@ -66,6 +67,11 @@ class RecordingProxy:
                 except urllib.error.HTTPError as e:
                     status, data = e.code, e.read()
                 took = time.perf_counter() - t0
+                if (refusal_as_400 and status == 500 and body and b"response_format" in body
+                        and b"response_format" in data):
+                    # llama-cpp-python 0.3.36 answers a response_format type it does not take
+                    # (json_schema) with a 500 naming it; an OpenAI-compatible server says 400.
+                    status = 400
                 if body and self.path.endswith("/chat/completions"):
                     record = {"s": took, "status": status, "request": json.loads(body)}
                     try:
@@ -109,9 +115,20 @@ def wanted_fields(request: dict) -> list[str]:
     return [f for f in re.findall(r"\[\[ ## (\w+) ## \]\]", tail) if f != "completed"]
 
 
+PERF = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens.*?\n.*?eval time =\s*([\d.]+) ms /\s*(\d+) runs"
+                  r".*?\n.*?total time =\s*([\d.]+) ms")
+
+
+def server_times(text: str) -> list[dict]:
+    """llama.cpp's own timing of each completion (its llama_perf_context_print lines)."""
+    return [{"prompt_ms": float(a), "prompt_tokens": int(b), "eval_ms": float(c), "eval_tokens": int(d),
+             "total_ms": float(e)} for a, b, c, d, e in PERF.findall(text)]
+
+
 def play(model: local.LocalModel, server: local.ServerProcess, structured: str, rounds: int, seed: int,
-         out_root: Path, extra: list[str]) -> dict:
-    proxy = RecordingProxy(server.base)
+         out_root: Path, extra: list[str], refusal_as_400: bool) -> dict:
+    proxy = RecordingProxy(server.base, refusal_as_400)
+    log_start = server.log.stat().st_size
     os.environ["LOCAL_LLM_API_BASE"] = proxy.base
     os.environ["LOCAL_LLM_MODEL"] = model.name
     out = out_root / f"{model.name}-structured-{structured}"
@@ -125,6 +142,9 @@ def play(model: local.LocalModel, server: local.ServerProcess, structured: str, 
     finally:
         wall = time.perf_counter() - t0
         proxy.close()
+    with server.log.open("rb") as f:
+        f.seek(log_start)
+        perf = server_times(f.read().decode(errors="replace"))
     with (out / "calls.jsonl").open("w") as f:
         for c in proxy.calls:
             f.write(json.dumps(c) + "\n")
@@ -146,7 +166,7 @@ def play(model: local.LocalModel, server: local.ServerProcess, structured: str, 
         "void": sum(e.void for e in estimates), "correct": sum(e.correct for e in estimates),
         "calls": len(calls), "usage_calls": usage.get("calls", 0),
         "prompt_tokens": usage.get("prompt_tokens", 0), "completion_tokens": usage.get("completion_tokens", 0),
-        "call_s": [c["s"] for c in calls], "finish": finish, "empty": empty,
+        "call_s": [p["total_ms"] / 1000 for p in perf], "perf": perf, "finish": finish, "empty": empty,
         "bad_attempts": [(a.reason, a.detail, a.text) for a in attempts if not a.valid],
         "answer_replies": [(ch["message"].get("content") or "", ch.get("finish_reason"))
                            for c in ok if wanted_fields(c["request"])[-1:] in (["answer"], ["letter"], ["choice"])
@@ -164,9 +184,11 @@ def row(r: dict) -> str:
     med = times[len(times) // 2] if times else 0
     reasons = ", ".join(f"{k} {v}" for k, v in r["reasons"].most_common()) or "–"
     finish = ", ".join(f"{k} {v}" for k, v in r["finish"].most_common())
+    ev_ms, ev_tok = sum(p["eval_ms"] for p in r["perf"]), sum(p["eval_tokens"] for p in r["perf"])
+    speed = f"{1000 * ev_tok / ev_ms:.0f}" if ev_ms else "–"
     return (f"| {r['model']} | {r['structured']} | {r['rounds']} | {pct(r['valid'], r['attempts'])} | {reasons} | "
             f"{pct(r['unparsable'], r['answer_samples'])} | {r['usage_calls']} | {r['prompt_tokens'] / n:,.0f} | "
-            f"{r['completion_tokens'] / n:,.0f} | {sum(times) / max(len(times), 1):.1f} / {med:.1f} | {finish} ({r['empty']} empty) | "
+            f"{r['completion_tokens'] / n:,.0f} | {sum(times) / max(len(times), 1):.1f} / {med:.1f} | {speed} | {finish} ({r['empty']} empty) | "
             f"{r['wall_s']:.0f} |")
 
 
@@ -178,6 +200,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int)
     ap.add_argument("--out", type=Path, help="where the run folders go (default: a temporary folder)")
+    ap.add_argument("--no-refusal-as-400", dest="refusal_as_400", action="store_false",
+                    help="pass llama-cpp-python's HTTP 500 for a response_format it does not take through "
+                         "as it is (by default the proxy makes it the 400 other servers give)")
     ap.add_argument("--examples", type=int, default=3, help="rejected attempts and answer replies shown per game")
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
@@ -190,14 +215,14 @@ def main() -> None:
         model = local.MODELS[name]
         with local.serving(root, model, threads=args.threads) as server:
             for s in args.structured:
-                r = play(model, server, s, args.rounds, args.seed, out_root, args.overrides)
+                r = play(model, server, s, args.rounds, args.seed, out_root, args.overrides, args.refusal_as_400)
                 r["rss_mb"] = server.rss_mb(peak=True)
                 results.append(r)
                 print(f"done: {name} structured={s} in {r['wall_s']:.0f} s, server peak {r['rss_mb']:.0f} MB resident",
                       flush=True)
     print("\n| model | llm.structured | rounds | valid tasks | rejected (reason) | unparsable answers | calls | "
-          "prompt tok/call | completion tok/call | s/call mean / median | finish_reason | game s |")
-    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|")
+          "prompt tok/call | completion tok/call | server s/call mean / median | completion tok/s | finish_reason | game s |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for r in results:
         print(row(r))
     for r in results:

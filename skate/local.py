@@ -453,9 +453,29 @@ def override_key(override: str) -> str:
     return key.removeprefix("override ").strip()
 
 
-def game_overrides(overrides: Sequence[str]) -> list[str]:
+# What llama-cpp-python 0.3.36's server answers a request whose response_format is OpenAI's
+# json_schema form (it takes a schema only inside {"type": "json_object", "schema": ...}): HTTP
+# 500, not the 400 other servers give.
+LLAMA_CPP_REFUSAL = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "
+                     "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
+                     "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}")
+
+
+def client_falls_back_on_llama_cpp() -> bool:
+    """Whether skate's client takes llama-cpp-python's answer to a json_schema response_format
+    (:data:`LLAMA_CPP_REFUSAL`) as a refusal, and so falls back to the json_object form."""
+    try:
+        from skate.llm.client import CallFailed, is_format_refusal
+    except ImportError:
+        return False
+    return bool(is_format_refusal(CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
+
+
+def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True) -> list[str]:
     """``players=local_tiny`` and :data:`PLAY_DEFAULTS`, except for keys the user set, then the
-    user's overrides."""
+    user's overrides. Where the client would not fall back from the json_schema form on this
+    server (``structured_falls_back`` false: every call would fail), ``llm.structured=off``
+    unless the user set it."""
     given = {override_key(o) for o in overrides}
 
     def set_by_user(key: str) -> bool:  # the key or its group (estimator for estimator.n)
@@ -464,6 +484,8 @@ def game_overrides(overrides: Sequence[str]) -> list[str]:
 
     out = [] if "players" in given else ["players=local_tiny"]
     out += [d for d in PLAY_DEFAULTS if not set_by_user(override_key(d))]
+    if not structured_falls_back and not set_by_user("llm.structured"):
+        out.append("llm.structured=off")
     return out + list(overrides)
 
 
@@ -473,7 +495,11 @@ def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | Non
 
 def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
     """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
-    cmd = [sys.executable, "-m", "skate", *game_overrides(overrides)]
+    falls_back = client_falls_back_on_llama_cpp()
+    if not falls_back:
+        say("this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
+            "response_format as a refusal: structured output off unless llm.structured is given")
+    cmd = [sys.executable, "-m", "skate", *game_overrides(overrides, falls_back)]
     say("playing: " + " ".join(cmd[1:]))
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=game_env(server, model), cwd=cwd)

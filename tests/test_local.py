@@ -59,6 +59,24 @@ def test_game_overrides_keep_the_users_values():
     assert local.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
 
 
+def test_structured_output_off_where_the_client_would_not_fall_back():
+    base = ["players=local_tiny", *local.PLAY_DEFAULTS]
+    assert local.game_overrides([], structured_falls_back=True) == base
+    assert local.game_overrides([], structured_falls_back=False) == [*base, "llm.structured=off"]
+    assert local.game_overrides(["llm.structured=on"], structured_falls_back=False) == [*base, "llm.structured=on"]
+
+
+def test_the_fallback_check_asks_the_clients_own_rule(monkeypatch):
+    import skate.llm.client as client
+
+    seen = []
+    monkeypatch.setattr(client, "is_format_refusal", lambda exc: seen.append(exc) or exc.status == 500)
+    assert local.client_falls_back_on_llama_cpp() is True
+    assert "'response_format', 'type'" in seen[0].detail and seen[0].status == 500
+    monkeypatch.setattr(client, "is_format_refusal", lambda exc: False)
+    assert local.client_falls_back_on_llama_cpp() is False
+
+
 def test_cache_root_order(monkeypatch, tmp_path):
     monkeypatch.delenv("SKATE_LOCAL_DIR", raising=False)
     monkeypatch.setenv("SKATE_CACHE_DIR", str(tmp_path / "c"))
