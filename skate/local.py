@@ -507,6 +507,10 @@ def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[s
         code = proc.wait()
     except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
         code = proc.wait()
+    except BaseException:  # SIGTERM (SystemExit) or an error here: stop the game as well
+        proc.terminate()
+        proc.wait()
+        raise
     rss = server.rss_mb(peak=True)
     say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
         + (f"; server peak {rss:,.0f} MB resident" if rss else ""))
@@ -562,8 +566,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)  # unwinds through the with-blocks, which stop the server
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, _terminated)
     root = cache_root(args.cache_dir)
     model = MODELS.get(getattr(args, "model", DEFAULT_MODEL))
     try:
