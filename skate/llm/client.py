@@ -84,9 +84,15 @@ _REFUSAL = re.compile(r"response.?format|json.?schema|json_object|structured.?ou
                       r"unsupported.?param", re.IGNORECASE)
 
 
+# llama-cpp-python's server answers a response_format type it does not take with HTTP 500 and
+# its request validator's message (a literal_error at ('body', 'response_format', 'type')).
+_VALIDATION_500 = re.compile(r"validation error.*response_format", re.IGNORECASE | re.DOTALL)
+
+
 def is_format_refusal(exc: CallFailed) -> bool:
     """Whether a failed request that carried a ``response_format`` was refused because of it."""
     return exc.status in (400, 422) and bool(_REFUSAL.search(exc.detail)) or (
+        exc.status == 500 and bool(_VALIDATION_500.search(exc.detail))) or (
         exc.kind == "error" and "UnsupportedParams" in exc.detail)
 
 

@@ -280,3 +280,17 @@ def test_llm_structured_in_the_config_reaches_the_run_s_client(mode, tmp_path):
     finally:
         client.close()
     assert compose_config([]).llm.structured == "auto"  # the default
+
+
+def test_llama_cpp_python_s_500_for_a_json_schema_is_a_refusal_but_other_500s_are_not():
+    """llama-cpp-python's server rejects OpenAI's json_schema form with an HTTP 500 carrying its
+    validator's message; auto must fall back to the json_object form there, and still retry a
+    plain server error."""
+    from skate.llm.client import CallFailed, is_format_refusal
+
+    llama = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "
+             "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
+             "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}")
+    assert is_format_refusal(CallFailed("server", llama, retryable=True, status=500))
+    assert not is_format_refusal(CallFailed("server", "HTTP 500: out of memory", retryable=True, status=500))
+    assert not is_format_refusal(CallFailed("server", "HTTP 503: response_format busy", retryable=True, status=503))
