@@ -8,8 +8,17 @@ import pytest
 
 from skate.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.transport import close_pools
 
 SKILLS = {"ace": 0.9, "mid": 0.6, "low": 0.3}
+
+
+@pytest.fixture(autouse=True)
+def _close_connections():
+    """Each test starts its own servers on new ports: close the client's kept-alive connections
+    to them after it, so the session does not pile up open sockets."""
+    yield
+    close_pools()
 
 
 def cohort(base: str, names=("ace", "mid", "low"), **extra) -> str:

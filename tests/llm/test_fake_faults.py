@@ -9,9 +9,7 @@ import logging
 
 import pytest
 
-import skate.runner as runner
 from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
-from skate.llm.transport import close_pools
 from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
@@ -21,29 +19,6 @@ from tests.llm.test_structured import cop_answerer
 MODES = ["auto", "off"]  # structured output, and the text format
 
 
-@pytest.fixture(autouse=True)
-def _close_connections():
-    """Each test starts its own servers on new ports: close the client's kept-alive connections
-    to them after it, so the session does not pile up open sockets."""
-    yield
-    close_pools()
-
-
-@pytest.fixture
-def structured(monkeypatch):
-    real = runner.build_client
-
-    def use(mode):
-        def build(c):
-            client = real(c)
-            client.structured = mode
-            return client
-
-        monkeypatch.setattr(runner, "build_client", build)
-
-    return use
-
-
 def _play(tmp_path, fault, mode, replay=False):
     """A 2-round COP game in which ``low`` shows ``fault`` on every reply; with ``replay``, the
     same game again from the response cache (the number of requests it made is returned)."""
@@ -51,7 +26,8 @@ def _play(tmp_path, fault, mode, replay=False):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, faults)}
     with FakeLLMServer(models) as srv:
         run = tmp_path / f"run-{fault}-{mode}"
-        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", "game.rounds=2", "estimator.n=4")
+        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", "game.rounds=2", "estimator.n=4",
+                         f"llm.structured={mode}")
         run_game(cfg, run)
         if replay:
             before = srv.stats.requests
@@ -65,8 +41,7 @@ def _of(events, kind, player):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_replies_cut_at_the_token_limit_are_unparsable_answers_and_rejected_attempts(mode, structured, tmp_path):
-    structured(mode)
+def test_replies_cut_at_the_token_limit_are_unparsable_answers_and_rejected_attempts(mode, tmp_path):
     srv, run, events, asked, again = _play(tmp_path, "cut", mode, replay=True)
     assert srv.stats.by_fault["cut"] > 0
     est = _of(events, "estimate", "low")
@@ -86,8 +61,7 @@ def test_replies_cut_at_the_token_limit_are_unparsable_answers_and_rejected_atte
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_empty_replies_are_unparsable_rejected_and_logged_never_a_crash(mode, structured, tmp_path, caplog):
-    structured(mode)
+def test_empty_replies_are_unparsable_rejected_and_logged_never_a_crash(mode, tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
         srv, run, events = _play(tmp_path, "empty", mode)
     assert srv.stats.by_fault["empty"] > 0 and [e for e in events if e["event"] == "run_end"]
@@ -102,8 +76,7 @@ def test_empty_replies_are_unparsable_rejected_and_logged_never_a_crash(mode, st
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_prose_around_the_fields_is_read_as_if_it_were_not_there(mode, structured, tmp_path):
-    structured(mode)
+def test_prose_around_the_fields_is_read_as_if_it_were_not_there(mode, tmp_path):
     srv, _, chatty = _play(tmp_path, "prose", mode)
     _, _, plain = _play(tmp_path, None, mode)
     assert srv.stats.by_fault["prose"] > 0

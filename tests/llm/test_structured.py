@@ -23,38 +23,12 @@ from skate.games.scp.modules import SCPSetter
 from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy
 from skate.llm.client import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.llm.transport import close_pools
 from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
-
-
-@pytest.fixture(autouse=True)
-def _close_connections():
-    """Each test starts its own servers on new ports: close the client's kept-alive connections
-    to them after it, so the session does not pile up open sockets."""
-    yield
-    close_pools()
-
-
-@pytest.fixture
-def structured(monkeypatch):
-    """``use(mode)``: games run by ``run_game`` get a client with ``llm.structured=mode`` (what
-    ``skate.runner.build_client`` passes from the config)."""
-    real = runner.build_client
-
-    def use(mode):
-        def build(c):
-            client = real(c)
-            client.structured = mode
-            return client
-
-        monkeypatch.setattr(runner, "build_client", build)
-
-    return use
 
 
 def game_modules(game, reasoning=False):
@@ -225,14 +199,13 @@ def _tasks(run):
 @pytest.mark.parametrize("game", [("game.rounds=2",), ("game=scp", "game.questions=8", "game.rounds=1"),
                                   ("game=mathquiz", "game.rounds=2"), ("game=pyjail", "game.rounds=1", "game.tries=2")],
                          ids=["cop", "scp", "mathquiz", "pyjail"])
-def test_a_game_plays_the_same_with_structured_output_as_without(game, structured, tmp_path):
+def test_a_game_plays_the_same_with_structured_output_as_without(game, tmp_path):
     """The fake players pick the same either way, so tasks and every p(correct) match; with
     structured output every call carried the schema and was answered in JSON."""
     runs = {}
     for mode in ("auto", "off"):
-        structured(mode)
         with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-            cfg = llm_config(srv.api_base, tmp_path / "cache", *game, "estimator.n=4")
+            cfg = llm_config(srv.api_base, tmp_path / "cache", *game, "estimator.n=4", f"llm.structured={mode}")
             run_game(cfg, tmp_path / mode)
             runs[mode] = srv
     assert _estimates(tmp_path / "auto") == _estimates(tmp_path / "off") and _estimates(tmp_path / "auto")
@@ -247,11 +220,11 @@ def test_a_game_plays_the_same_with_structured_output_as_without(game, structure
     assert json.loads((tmp_path / "off" / "usage.json").read_text())["total"]["structured"] == 0
 
 
-def test_a_game_falls_back_to_text_on_a_server_without_json_schema(structured, tmp_path, caplog):
-    structured("auto")
+def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
         with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-            run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4"), tmp_path / "run")
+            run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4", "llm.structured=auto"),
+                     tmp_path / "run")
     assert srv.stats.structured == 0 and srv.stats.refused_format >= 2 * len(SKILLS)
     assert srv.stats.refused_format < srv.stats.requests / 4  # remembered: a few refusals, then text
     est = _estimates(tmp_path / "run")
@@ -261,10 +234,9 @@ def test_a_game_falls_back_to_text_on_a_server_without_json_schema(structured, t
     assert not [e for e in read_events(tmp_path / "run") if e["event"] == "llm_void"]  # refusals are not void
 
 
-def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(structured, tmp_path):
-    structured("on")
+def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-        run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2"), tmp_path / "run")
+        run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "llm.structured=on"), tmp_path / "run")
     stopped = [e for e in read_events(tmp_path / "run") if e["event"] == "run_stopped"]
     assert stopped and "StructuredOutputRefused" in stopped[0]["reason"]
     assert "llm.structured=auto" in stopped[0]["reason"] and "openai/" in stopped[0]["reason"]
