@@ -415,6 +415,19 @@ class FakeLLMServer:
                     "param": None, "code": "invalid_api_key"}}).encode())
                 return False
 
+            def _admitted(self, name: str) -> bool:
+                """False (after answering 401 or 404) when the key is wrong or the model unknown."""
+                if not self._authorized():
+                    return False
+                if server.serves(name):
+                    return True
+                with server._lock:
+                    server.stats.unknown_model += 1
+                self._send(404, json.dumps({"error": {
+                    "message": f"The model `{name}` does not exist or you do not have access to it.",
+                    "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+                return False
+
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
                     with server._lock:
@@ -450,14 +463,7 @@ class FakeLLMServer:
                     name = str(body.get("model", ""))
                     st.by_model[name] = st.by_model.get(name, 0) + 1
                 try:
-                    if not self._authorized():
-                        return
-                    if not server.serves(name):
-                        with server._lock:
-                            server.stats.unknown_model += 1
-                        self._send(404, json.dumps({"error": {
-                            "message": f"The model `{name}` does not exist or you do not have access to it.",
-                            "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+                    if not self._admitted(name):
                         return
                     self._complete(body, name)
                 finally:
@@ -476,14 +482,7 @@ class FakeLLMServer:
                 texts = [texts] if isinstance(texts, str) else texts
                 with server._lock:
                     server.stats.embedding_requests += 1
-                if not self._authorized():
-                    return
-                if not server.serves(name):
-                    with server._lock:
-                        server.stats.unknown_model += 1
-                    self._send(404, json.dumps({"error": {
-                        "message": f"The model `{name}` does not exist or you do not have access to it.",
-                        "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+                if not self._admitted(name):
                     return
                 if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
                     self._send(400, b'{"error": {"message": "input must be a string or a list of strings"}}')
