@@ -481,13 +481,8 @@ class LLMClient:
             except CallFailed as exc:
                 if rf is not None and is_format_refusal(exc):
                     raise _Refused(exc) from exc
-                delay = self._retry_delay(exc, attempt)
-                if delay is None:
+                if not self._wait_to_retry(spec, player, usage, exc, attempt):
                     return self._void(spec, player, usage, samples, exc, attempt)
-                with self._lock:
-                    usage.retries += 1
-                log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
-                time.sleep(delay)
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool) -> Completion:
@@ -560,14 +555,21 @@ class LLMClient:
                 self._charge(spec, usage, Reply([], tokens, 0))
                 return vectors
             except CallFailed as exc:
-                delay = self._retry_delay(exc, attempt)
-                if delay is None:
+                if not self._wait_to_retry(spec, player, usage, exc, attempt):
                     raise EmbeddingFailed(f"embeddings from {spec.model} failed after {attempt} attempt(s): "
                                           f"{exc.kind}: {exc.detail}"[:400], exc) from exc
-                with self._lock:
-                    usage.retries += 1
-                log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
-                time.sleep(delay)
+
+    def _wait_to_retry(self, spec: ModelSpec, player: str, usage: Usage, exc: CallFailed, attempt: int) -> bool:
+        """After ``exc`` on try ``attempt``: wait out the backoff and count the retry (True), or
+        give up (False: not retryable, or out of tries)."""
+        delay = self._retry_delay(exc, attempt)
+        if delay is None:
+            return False
+        with self._lock:
+            usage.retries += 1
+        log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
+        time.sleep(delay)
+        return True
 
     def _retry_delay(self, exc: CallFailed, attempt: int) -> float | None:
         """How long to wait before trying again after ``exc`` on try ``attempt``; None: give up."""
