@@ -85,19 +85,7 @@ def peak_rss_mb() -> float:
 
 def descendants() -> set[int]:
     """Every process below this one (the sandbox's workers and what they run)."""
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    mine, frontier = set(), {os.getpid()}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier and p not in mine}
-        mine |= frontier
-    return mine
+    return descendants_of(os.getpid())
 
 
 def workers_usage() -> tuple[float, float]:
