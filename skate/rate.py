@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import re
-from collections.abc import Mapping, Sequence
 
 from hydra.errors import HydraException
 from hydra.utils import instantiate
