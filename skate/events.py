@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from skate.records import Sentinel
+from skate.records import BENCHMARK, Sentinel
 
 EVENTS_FILE = "events.jsonl"
 
@@ -135,6 +135,7 @@ class Estimated(Event):
     capped: bool = False
     void: int = 0
     joined: str = UNSET  # staged games: the stage a newcomer answers earlier tasks in
+    skipped: bool = UNSET  # true: the estimator asked this player nothing on this task
 
 
 @dataclass
@@ -158,6 +159,9 @@ class RoundEnded(Event):
     tasks: int = 0
     ratings: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = UNSET  # language-model cohorts: calls, tokens, cost so far
+    # Backends that can say how sure the ranking is: each adjacent pair of the ranking, best
+    # first, as {"above", "below", "confidence"} (the probability that "above" is the better).
+    order: list[dict[str, Any]] = UNSET
 
 
 @dataclass
@@ -240,6 +244,11 @@ class RunEnded(Event):
     summary: dict[str, Any] = field(default_factory=dict)
     # The same games rated other ways (the config's ``rerate``): {name: rows like ``ratings``}
     rerated: dict[str, list[dict[str, Any]]] = UNSET
+    # Why the game ended: "rounds" (it played every round), "settled" (stop.settled: every
+    # adjacent pair of the ranking was ordered at the stated confidence) or "stopped" (a
+    # signal, a spent budget: see run_stopped). Older logs leave it out.
+    ended: str = UNSET
+    ended_detail: str = UNSET
 
 
 @dataclass
@@ -368,6 +377,7 @@ class RunLog:
         attempts: dict[tuple[int, str], list[AttemptMade]] = {}
         tasks: dict[tuple[int, str], TaskSet] = {}
         scores: dict[str, dict[str, float]] = {}
+        counts: dict[str, dict[str, tuple[int, int]]] = {}
         for e in self.events:
             if isinstance(e, PlayersJoined):
                 active = [n for n in self.players if n in set(active) | set(e.players)]
@@ -375,6 +385,8 @@ class RunLog:
                 answerers[e.round] = list(e.answerers) if e.answerers is not UNSET else list(active)
             elif isinstance(e, (AttemptMade, TaskSet)):
                 who = e.player if isinstance(e, AttemptMade) else e.setter
+                if who == BENCHMARK:  # a built benchmark: many tasks a round, each its own slot
+                    who = e.task_id
                 order = setters.setdefault(e.round, [])
                 if who not in order:
                     order.append(who)
@@ -382,9 +394,11 @@ class RunLog:
                     attempts.setdefault((e.round, who), []).append(e)
                 else:
                     tasks[(e.round, who)] = e
-                    scores[e.task_id] = {}
+                    scores[e.task_id], counts[e.task_id] = {}, {}
             elif isinstance(e, Estimated) and e.p is not None and e.task_id in scores:
                 scores[e.task_id][e.player] = float(e.p)
+                if e.n > 0:
+                    counts[e.task_id][e.player] = (int(e.correct), int(e.n))
         out: list[RatedTask | Forfeit] = []
         for rnd, order in setters.items():
             if rnd in stopped:
@@ -393,7 +407,7 @@ class RunLog:
                 task = tasks.get((rnd, setter))
                 if task is not None:
                     if task.task_id in rated or rnd in finished:
-                        out.append(RatedTask(task.task_id, setter, scores[task.task_id]))
+                        out.append(RatedTask(task.task_id, task.setter, scores[task.task_id], counts[task.task_id]))
                 elif forfeited(attempts.get((rnd, setter), [])):
                     task_id = forfeit_id(rnd, setter)
                     if task_id in rated or rnd in finished:
@@ -425,14 +439,16 @@ def forfeit_id(round: int, setter: str) -> str:
 
 @dataclass(frozen=True)
 class RatedTask:
-    """A task the ratings were updated from: its setter and every non-void p(correct)."""
+    """A task the ratings were updated from: its setter, every non-void p(correct) and the
+    graded samples behind each (``counts``: player -> (correct, samples))."""
 
     task_id: str
     setter: str
     p_correct: dict[str, float]
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def apply(self, backend: Any) -> list[dict[str, Any]]:
-        return backend.update(self.task_id, self.p_correct, setter=self.setter)
+        return backend.update(self.task_id, self.p_correct, setter=self.setter, counts=self.counts)
 
 
 @dataclass(frozen=True)

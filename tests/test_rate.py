@@ -126,3 +126,17 @@ def test_bad_rerate_entries_say_what_to_fix(entries, says):
         return
     with pytest.raises(ConfigError, match=re.escape(says)):
         validate(cfg)
+
+
+def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
+    """A built SCP benchmark has many tasks a round, all set by the game itself: re-rating reads
+    each one (it once read only the last task of each round) and gives the live table."""
+    out = tmp_path / "scp"
+    result = run_game(config("game=scp", "game.rounds=2", "game.questions=12"), out)
+    from skate.events import read_run
+
+    stream = read_run(out).rating_stream()
+    assert len(stream) == result.summary["tasks"] == 12
+    assert all(len(t.counts) == len(t.p_correct) for t in stream)
+    _, rows = rate_run(out, [])
+    assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
