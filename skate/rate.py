@@ -30,8 +30,8 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.config import (CONF_DIR, BradleyTerryConfig, ConfigError, EloConfig, OutcomeRule, TrueSkillConfig,
-                          compose_config, draw_margin_of, sigma_star_factor, validate_rating)
+from skate.config import (CONF_DIR, BradleyTerryConfig, ConfigError, EloConfig, IRTConfig, OutcomeRule,
+                          TrueSkillConfig, compose_config, draw_margin_of, sigma_star_factor, validate_rating)
 from skate.events import Forfeit, RatedTask, RunLogError, read_run
 from skate.records import BENCHMARK
 
@@ -43,7 +43,8 @@ def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], di
     return run.players, run.rating_stream(), run.start.config
 
 
-BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo"}
+BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
+                   "IRTRating": "irt"}
 
 
 def _fmt(value: Any) -> str:
@@ -93,8 +94,10 @@ def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[Rat
 
 
 # ------------------------------------------------------------------ rerate: the game's log rated other ways
-SCHEMAS = {"trueskill_schema": TrueSkillConfig, "bradley_terry_schema": BradleyTerryConfig, "elo_schema": EloConfig}
-SCHEMA_OF_TARGET = {"TrueSkillRating": TrueSkillConfig, "BradleyTerryRating": BradleyTerryConfig, "EloRating": EloConfig}
+SCHEMAS = {"trueskill_schema": TrueSkillConfig, "bradley_terry_schema": BradleyTerryConfig, "elo_schema": EloConfig,
+           "irt_schema": IRTConfig}
+SCHEMA_OF_TARGET = {"TrueSkillRating": TrueSkillConfig, "BradleyTerryRating": BradleyTerryConfig, "EloRating": EloConfig,
+                    "IRTRating": IRTConfig}
 RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 

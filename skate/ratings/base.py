@@ -1,9 +1,11 @@
-"""The rating backend interface: consume pairwise outcomes, produce a ranked table."""
+"""The rating backend interface: consume each task's p(correct) per player (as pairwise outcomes,
+or as the graded samples behind them), produce a ranked table and say how sure its order is."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,6 +40,34 @@ class RatingRow:
                 "rank": self.rank, **self.extra}
 
 
+@dataclass(frozen=True)
+class OrderPair:
+    """Two players next to each other in the ranking, and the probability, under the backend's
+    model, that ``above`` is truly the better of the two."""
+
+    above: str
+    below: str
+    confidence: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"above": self.above, "below": self.below, "confidence": round(self.confidence, 6)}
+
+
+def adjacent_pairs(rows: Sequence[RatingRow], prob_above: Callable[[str, str], float]) -> list[OrderPair]:
+    """Each adjacent pair of the players of ``rows`` that have a score, ordered by score (best
+    first; ties by name), with ``prob_above(a, b)``: the probability that a is better than b."""
+    scored = [r for r in rows if r.score is not None and not r.extra.get("no_data")]
+    ranked = [r.player for r in sorted(scored, key=lambda r: (-r.score, r.player))]
+    return [OrderPair(a, b, float(prob_above(a, b))) for a, b in zip(ranked, ranked[1:])]
+
+
+def normal_above(mu_a: float, mu_b: float, var_diff: float) -> float:
+    """P(a > b) when a − b is normal with mean mu_a − mu_b and variance ``var_diff``."""
+    if var_diff <= 0:
+        return 1.0 if mu_a > mu_b else (0.5 if mu_a == mu_b else 0.0)
+    return 0.5 * math.erfc(-(mu_a - mu_b) / math.sqrt(2.0 * var_diff))
+
+
 def rank_by_score(rows: list[tuple[str, float | None]]) -> dict[str, int | None]:
     """Rank 1, 2, ... by score, best first (ties broken by name); no score, no rank."""
     scored = sorted((r for r in rows if r[1] is not None), key=lambda r: (-r[1], r[0]))
@@ -60,7 +90,16 @@ def rank_by_intervals(intervals: dict[str, tuple[float, float] | None]) -> dict[
 
 class RatingBackend(ABC):
     """Holds one rating per player; ``update`` takes one task's p(correct) for every player,
-    ``forfeit`` a setter that set no valid task in a round."""
+    ``forfeit`` a setter that set no valid task in a round.
+
+    Pairwise backends (TrueSkill, Bradley–Terry, Elo) turn each task into outcomes between
+    pairs of players by the outcome rule; a backend that models the answers themselves
+    (``uses_counts``: the item-response model) reads ``counts``, the graded samples behind each
+    p(correct), and overrides :meth:`update`.
+    """
+
+    uses_counts = False  # True: the backend rates from (correct, samples) per player, not outcomes
+    says_order = True  # False: order_confidence is None (no uncertainty, e.g. Elo)
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55) -> None:
@@ -89,11 +128,19 @@ class RatingBackend(ABC):
         return self.rule.task_outcomes(task_id, p_correct, self.players, setter=setter)
 
     def update(self, task_id: str, p_correct: Mapping[str, float],
-               involving: set[str] | None = None, setter: str | None = None) -> list[dict[str, Any]]:
+               involving: set[str] | None = None, setter: str | None = None,
+               counts: Mapping[str, tuple[int, int]] | None = None) -> list[dict[str, Any]]:
         """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
         when given); return one log record per update. ``setter`` (who set the task) is needed
-        by the setter_vs_solver rule and ignored by the others."""
+        by the setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,
+        samples)) by backends that rate the answers themselves."""
         return self._apply_all(self.outcomes(task_id, p_correct, setter), involving)
+
+    def order_confidence(self) -> list[OrderPair] | None:
+        """Each adjacent pair of the current ranking with the probability that its order is
+        right, or None for a backend without uncertainty (Elo). Players with no data are left
+        out."""
+        return None
 
     def forfeit(self, task_id: str, setter: str, answerers: Sequence[str]) -> list[dict[str, Any]]:
         """A setter that set no valid task this round loses to each of ``answerers`` under the

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from skate.config import BTPoint, BTScale, OutcomeRule
-from skate.ratings.base import RatingBackend, RatingRow, rank_by_intervals
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals
 from skate.ratings.outcomes import PairOutcome
 
 
@@ -112,6 +112,7 @@ class BradleyTerryRating(RatingBackend):
         self.alpha, self.n_boot, self.level, self.seed = alpha, int(bootstrap), level, seed
         self.n_updates = 0
         self._cache: tuple[int, list[RatingRow]] | None = None
+        self._boot: dict[str, np.ndarray] = {}  # each rated player's bootstrap scores (last table)
 
     def _add(self, name: str) -> None:
         pass
@@ -153,6 +154,7 @@ class BradleyTerryRating(RatingBackend):
                 theta = np.median(boot, axis=0)
             if self.scale is BTScale.zerosumeval:
                 theta, lo, hi = (zerosumeval_scale(x) for x in (theta, lo, hi))
+            self._boot = {n: boot[:, i] for i, n in enumerate(active)}
             for i, n in enumerate(active):
                 score[n], interval[n] = float(theta[i]), (float(lo[i]), float(hi[i]))
         ranks = rank_by_intervals(interval)
@@ -162,6 +164,16 @@ class BradleyTerryRating(RatingBackend):
         rows.sort(key=lambda r: (r.rank or 10**9, -(r.score or 0.0), r.player))
         self._cache = (len(self.history), rows)
         return rows
+
+    def order_confidence(self) -> list[OrderPair]:
+        """The share of task-bootstrap resamples in which the upper player of each adjacent pair
+        scores above the lower one (a tie counts half)."""
+        rows = self.table()
+        boot = self._boot
+
+        def above(a: str, b: str) -> float:
+            return float(np.mean(boot[a] > boot[b]) + 0.5 * np.mean(boot[a] == boot[b]))
+        return adjacent_pairs(rows, above)
 
     def bootstrap(self, per_task: np.ndarray, p: int, theta: np.ndarray) -> np.ndarray:
         """Scores refitted on ``bootstrap`` resamples of whole tasks: shape (resamples, players)."""

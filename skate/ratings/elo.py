@@ -14,6 +14,7 @@ from skate.ratings.outcomes import PairOutcome
 
 
 class EloRating(RatingBackend):
+    says_order = False  # no uncertainty: it cannot say how sure its order is
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, k: float = 16.0, scale: float = 400.0,
                  initial: float = 1500.0) -> None:

@@ -26,7 +26,7 @@ with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a do
     import trueskill
 
 from skate.config import OutcomeRule
-from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 DEFAULT_DRAW = 0.10
@@ -95,6 +95,13 @@ class TrueSkillRating(RatingBackend):
         for o in outcomes:
             ratings[o.a], ratings[o.b] = self._rate(env, ratings[o.a], ratings[o.b], o.result)
         return ratings
+
+    def order_confidence(self) -> list[OrderPair]:
+        """P(skill_a > skill_b) = Φ((μ_a − μ_b) / √(σ_a² + σ_b²)) for each adjacent pair (the
+        μ and σ of the table)."""
+        rows = {r.player: r for r in self.table()}
+        return adjacent_pairs(list(rows.values()), lambda a, b: normal_above(
+            rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2))
 
     def _table(self) -> list[RatingRow]:
         mu = {n: r.mu for n, r in self.ratings.items()}
