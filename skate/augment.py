@@ -15,7 +15,7 @@ orderings but can still tell which came first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,10 +25,12 @@ from skate.records import HistoryItem, Task
 
 @dataclass(frozen=True)
 class ScoredTask:
-    """A finished task with every player's p(correct)."""
+    """A finished task with every player's p(correct), and the graded samples behind each
+    (``counts``: player -> (correct, samples))."""
 
     task: Task
     p_correct: dict[str, float]
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 class Augmentation:

@@ -87,6 +87,22 @@ class BradleyTerryConfig(OutcomeRuleConfig):
 
 
 @dataclass
+class IRTConfig:
+    """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
+    jointly from the graded samples, not from pairwise outcomes (so it has no outcome rule)."""
+
+    _target_: str = "skate.ratings.irt.IRTRating"
+    guess: float = 0.0  # the guess floor c in P = c + (1 - c) sigmoid(theta - b); e.g. 0.25 for 4 options
+    prior_sd: float = 5.0  # a weak N(0, prior_sd^2) prior on each ability: all-right players stay finite
+    interval: str = "sandwich"  # sandwich (clustered by task) | hessian | bootstrap (whole tasks)
+    level: float = 0.95  # interval coverage
+    bootstrap: int = 200  # refits, for interval=bootstrap
+    grid: int = 121  # quadrature points over the task difficulties
+    seed: int = 0
+    p_thresh: float = 0.55  # the pass mark games use (a setter solving its own task); not a rating rule
+
+
+@dataclass
 class EloConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.elo.EloRating"
     k: float = 16.0
@@ -127,6 +143,21 @@ class DecidedConfig:
 
 
 @dataclass
+class AdaptiveConfig:
+    """Samples only where an answer can still change an uncertain comparison in the ranking so
+    far (skate.scoring.Adaptive); needs a rating that says how sure its order is."""
+
+    _target_: str = "skate.scoring.Adaptive"
+    first: int = 2  # samples each asked player gives on a task
+    step: int = 2  # then, where a pair disagrees, this many more at a time ...
+    max_samples: int = 2  # ... up to this many per player (= first: no top-up)
+    # An adjacent pair ordered with less than this probability is uncertain; null: stop.settled
+    # when the game stops once settled (so it samples until then), else 0.95.
+    confidence: Optional[float] = None
+    setter_answers: bool = False  # the setter always answers its own task
+
+
+@dataclass
 class FixedNConfig:
     _target_: str = "skate.scoring.FixedN"
     n: int = 20
@@ -144,6 +175,9 @@ class SimPlayerConfig:
     pitch: float = 0.0  # how much harder (+) or easier (-) than its own skill it first pitches tasks
     sloppiness: float = 0.15  # chance that an attempt carries a defect (crash, silence, ...)
     noise: float = 0.08  # spread of the per-task "blind spot" offset to its skill
+    # Chance that it answers wrongly a sample it knows (a slip: its success never reaches 1, so
+    # it answers off the logistic skill-against-difficulty rule).
+    slip: float = 0.0
 
 
 @dataclass
@@ -437,6 +471,17 @@ class OptimizerConfig:
     players: dict[str, Any] = field(default_factory=dict)
 
 
+# --------------------------------------------------------------------------- stopping early
+@dataclass
+class StopConfig:
+    """End the game before game.rounds once its ranking is settled."""
+
+    # A confidence in (0.5, 1): after a round, stop when every adjacent pair of the ranking is
+    # ordered with at least this probability under the rating's model. null: play every round.
+    settled: Optional[float] = None
+    min_rounds: int = 3  # never stop before this many rounds
+
+
 # --------------------------------------------------------------------------- top level
 @dataclass
 class SkateConfig:
@@ -460,6 +505,7 @@ class SkateConfig:
     # [{name: absolute, outcome: absolute}]. Each gives ratings.<name>.json and run_end's rerated.<name>.
     rerate: list[Any] = field(default_factory=list)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    stop: StopConfig = field(default_factory=StopConfig)
 
 
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
@@ -487,10 +533,12 @@ def register_configs() -> None:
     cs.store(group="rating", name="trueskill_schema", node=TrueSkillConfig)
     cs.store(group="rating", name="bradley_terry_schema", node=BradleyTerryConfig)
     cs.store(group="rating", name="elo_schema", node=EloConfig)
+    cs.store(group="rating", name="irt_schema", node=IRTConfig)
     cs.store(group="aug", name="aug_schema", node=AugConfig)
     cs.store(group="estimator", name="algorithm1_schema", node=Algorithm1Config)
     cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
     cs.store(group="estimator", name="decided_schema", node=DecidedConfig)
+    cs.store(group="estimator", name="adaptive_schema", node=AdaptiveConfig)
     cs.store(group="players", name="players_schema", node=PlayersConfig)
     cs.store(group="sandbox", name="subprocess_schema", node=SandboxConfig)
     cs.store(group="sandbox", name="jail_schema", node=JailConfig)
@@ -530,12 +578,14 @@ def validate(cfg: DictConfig) -> None:
         _check(cfg.schedule.mode != ScheduleMode.matches, "schedule.mode", str(cfg.schedule.mode),
                f"game={name} game.mode={cfg.game.get('mode')} has no setters to pair in matches: use rounds")
     if cfg.schedule.mode == ScheduleMode.matches:
-        _check(str(cfg.rating.outcome) == OutcomeRule.setter_vs_solver, "rating.outcome", cfg.rating.outcome,
-               "schedule.mode=matches has one answerer per task, so only rating.outcome=setter_vs_solver "
-               "rates it (or rating=zerosumeval)")
+        _check(str(cfg.rating.get("outcome")) == OutcomeRule.setter_vs_solver, "rating.outcome",
+               cfg.rating.get("outcome"), f"schedule.mode=matches has one answerer per task, so only "
+               f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(cfg.rating)}")
         _check(not cfg.stages, "stages", f"{len(cfg.stages)} stages",
                "schedule.mode=matches plays one stage: leave stages empty")
 
+    validate_estimator(cfg.estimator, cfg.rating)
+    validate_stop(cfg)
     e = cfg.estimator
     if "sigma_star" in e:
         _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
@@ -544,7 +594,7 @@ def validate(cfg: DictConfig) -> None:
                "must be >= estimator.n_step")
     if "n" in e:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
-    if "confidence" in e:
+    if "outcome" in e:
         _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
         _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,
                f"must be one of {', '.join(OutcomeRule)}")
@@ -567,6 +617,7 @@ def validate(cfg: DictConfig) -> None:
         _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
         _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
         _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+        _check(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")
         unknown = sorted(set(p.topic_skill) - known_kinds)
         _check(not unknown, f"{key}.topic_skill", unknown,
                f"no game has these kinds; {cfg.game.name} has {list(game.skill_keys(cfg.game))}")
@@ -601,6 +652,59 @@ def validate(cfg: DictConfig) -> None:
     _check(lc.get("structured", "auto") in ("auto", "on", "off"), "llm.structured", lc.get("structured"),
            "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the run) "
            "or off (the text format)")
+
+
+def rating_name(r: DictConfig) -> str:
+    """How the user names a rating config: rating=<option> (from its target)."""
+    target = str(r.get("_target_", "?")).rsplit(".", 1)[-1]
+    return "rating=" + {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
+                        "IRTRating": "irt"}.get(target, target)
+
+
+def _rating_class(r: DictConfig) -> Any:
+    from hydra.utils import get_class
+
+    try:
+        return get_class(str(r._target_))
+    except Exception as exc:  # noqa: BLE001 - an unknown target: say which
+        raise ConfigError(f"rating._target_={r.get('_target_')!r} is invalid: {exc}") from None
+
+
+def validate_estimator(e: DictConfig, r: DictConfig) -> None:
+    """What only the estimator and the rating together can say: an estimator that decides the
+    rating's pairwise outcomes needs a rating with an outcome rule; one that reads how sure the
+    ranking is needs a rating that can say."""
+    target = str(e.get("_target_", "")).rsplit(".", 1)[-1]
+    if target == "Decided" and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        raise ConfigError(f"estimator=decided settles the pairwise outcomes of the rating's outcome rule, and "
+                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator=adaptive, "
+                          "algorithm1 or fixed_n, or give estimator.outcome, estimator.draw_margin and "
+                          "estimator.p_thresh")
+    if target == "Adaptive":
+        _check(e.first >= 1, "estimator.first", e.first, "must be >= 1")
+        _check(e.step >= 1, "estimator.step", e.step, "must be >= 1")
+        _check(e.max_samples >= e.first, "estimator.max_samples", e.max_samples, "must be >= estimator.first")
+        if e.confidence is not None:
+            _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
+        if not _rating_class(r).says_order:
+            raise ConfigError(f"estimator=adaptive samples where the ranking is unsure, and {rating_name(r)} cannot "
+                              "say how sure it is (no uncertainty): use rating=irt, trueskill or bradley_terry "
+                              "(keys: estimator, rating)")
+
+
+def validate_stop(cfg: DictConfig) -> None:
+    st = cfg.stop
+    _check(st.min_rounds >= 1, "stop.min_rounds", st.min_rounds, "must be >= 1")
+    if st.settled is None:
+        return
+    _check(isinstance(st.settled, (int, float)) and 0.5 < st.settled < 1, "stop.settled", st.settled,
+           "give the confidence at which the ranking counts as settled, in (0.5, 1) (e.g. 0.99), or null")
+    _check(not cfg.stages, "stop.settled", st.settled,
+           "ends a game early, and a staged game (stages) plays every stage: leave one of them")
+    if not _rating_class(cfg.rating).says_order:
+        raise ConfigError(f"stop.settled={st.settled} stops once the ranking is sure, and {rating_name(cfg.rating)} "
+                          "cannot say how sure it is (no uncertainty): use rating=irt, trueskill or bradley_terry, "
+                          "or stop.settled=null (keys: stop.settled, rating)")
 
 
 def validate_optimizer(o: DictConfig, llm_players: list[str]) -> None:
@@ -659,6 +763,15 @@ def validate_rating(r: DictConfig) -> None:
             _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
     if "point" in r:
         _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
+    if "guess" in r:
+        _check(0.0 <= r.guess < 1.0, "rating.guess", r.guess, "the guess floor must lie in [0, 1)")
+    if "prior_sd" in r:
+        _check(r.prior_sd > 0, "rating.prior_sd", r.prior_sd, "must be > 0")
+    if "interval" in r:
+        _check(r.interval in ("sandwich", "hessian", "bootstrap"), "rating.interval", r.interval,
+               "must be one of sandwich, hessian, bootstrap")
+    if "grid" in r:
+        _check(r.grid >= 21, "rating.grid", r.grid, "must be >= 21 quadrature points")
 
 
 def sigma_star_factor(value: Any) -> float | None:
@@ -702,6 +815,10 @@ def prepare(cfg: DictConfig) -> None:
     and stages name players, not roles."""
     if isinstance(cfg.rating.get("draw_margin"), str):
         cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
+    if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
+        # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
+        settled = cfg.get("stop", {}).get("settled")
+        cfg.estimator.confidence = float(settled) if settled is not None else 0.95
     if cfg.get("stages"):
         resolved = resolve_stages(cfg)
         for st, res in zip(cfg.stages, resolved):

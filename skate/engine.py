@@ -43,7 +43,7 @@ from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Inter
                            Stage, StopRun,
                            Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
-from skate.scoring import Estimator, Sampler
+from skate.scoring import Estimator, Sampler, TaskContext
 from skate.store import EventLog
 from skate.tracking import RunLogger
 
@@ -87,7 +87,8 @@ class Engine:
     def __init__(self, game: Game, players: Sequence[Player], rating: RatingBackend,
                  aug: Augmentation, estimator: Estimator, sandbox: Sandbox, novelty: NoveltyIndex,
                  log: EventLog, logger: RunLogger | None = None, seed: int = 0,
-                 stages: Sequence[Stage] | None = None, schedule: str = "rounds") -> None:
+                 stages: Sequence[Stage] | None = None, schedule: str = "rounds",
+                 settled: float | None = None, min_rounds: int = 1) -> None:
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
@@ -104,6 +105,15 @@ class Engine:
                        "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
         self.stopped: str | None = None  # why the run ended early, if it did
         self.stopped_round = 0
+        # Stop once the ranking is settled: every adjacent pair ordered with at least this
+        # probability (the rating backend's), after at least min_rounds rounds.
+        if settled is not None and not 0.5 < settled < 1:
+            raise ValueError(f"stop.settled={settled}: give a confidence in (0.5, 1), or null")
+        if settled is not None and stages:
+            raise ValueError("stop.settled ends a game early, and a staged game plays every stage: leave one of them")
+        self.settled, self.min_rounds = settled, max(1, int(min_rounds))
+        self.ended, self.ended_detail = "rounds", ""
+        self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start
         self.rating.add_players(self.names)
         self.stages = list(stages or [])
         joiners = {n for st in self.stages for n in st.join}
@@ -200,36 +210,48 @@ class Engine:
         return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
 
     def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
-                          estimates: dict[tuple[int, int], Estimate]) -> list[dict[str, float]]:
-        """Log every estimate in a fixed order (task, then player); return p(correct) per task.
+                          estimates: dict[tuple[int, int], Estimate]
+                          ) -> list[tuple[dict[str, float], dict[str, tuple[int, int]]]]:
+        """Log every estimate in a fixed order (task, then player); return p(correct) and the
+        graded samples (correct, samples) per task.
 
-        Void estimates (no sample got through) are logged and left out of p(correct), so they
-        never count as a loss.
+        Void estimates (no sample got through) and skipped ones (not asked) are logged and left
+        out of p(correct), so they never count as a loss.
         """
-        out: list[dict[str, float]] = [{} for _ in tasks]
+        out: list[tuple[dict[str, float], dict[str, tuple[int, int]]]] = [({}, {}) for _ in tasks]
         for k, (idx, task) in enumerate(tasks):
             for j in self.answering:
-                self._log_estimate(task, round, self.names[j], estimates[(idx, j)], out[k])
+                self._log_estimate(task, round, self.names[j], estimates[(idx, j)], *out[k])
         return out
 
     def _log_estimate(self, task: Task, round: int, player: str, est: Estimate,
-                      p_correct: dict[str, float], joined: str = ev.UNSET) -> None:
-        """Count and log one estimate; a non-void one goes into ``p_correct``."""
+                      p_correct: dict[str, float], counts: dict[str, tuple[int, int]],
+                      joined: str = ev.UNSET) -> None:
+        """Count and log one estimate; a non-void one goes into ``p_correct`` and its graded
+        samples into ``counts``. A skipped one (not asked) is logged as such and counts as no
+        estimate."""
         self.counts["samples"] += est.n
-        self.counts["estimates"] += 1
         self.counts["void_samples"] += est.void
-        if est.is_void:
-            self.counts["void_estimates"] += 1
+        if est.skipped:
+            self.counts["skipped_estimates"] = self.counts.get("skipped_estimates", 0) + 1
         else:
+            self.counts["estimates"] += 1
+        if est.failed:
+            self.counts["void_estimates"] += 1
+        elif not est.is_void:
             p_correct[player] = est.p
+            counts[player] = (est.correct, est.n)
         self.log.write(ev.Estimated(task_id=task.task_id, round=round, player=player,
                                     p=None if est.is_void else est.p, n=est.n, correct=est.correct,
                                     std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                                    capped=est.capped, void=est.void, joined=joined))
+                                    capped=est.capped, void=est.void, joined=joined,
+                                    skipped=True if est.skipped else ev.UNSET))
 
-    def _rate(self, task: Task, p_correct: dict[str, float], involving: set[str] | None = None) -> None:
+    def _rate(self, task: Task, p_correct: dict[str, float], counts: dict[str, tuple[int, int]],
+              involving: set[str] | None = None) -> None:
         """Update the ratings from one task and log every update."""
-        self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter))
+        self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter,
+                                             counts=counts))
 
     def _forfeit(self, rnd: int, setter: str) -> None:
         """A setter that set no valid task this round loses to every other active player (under
@@ -314,8 +336,12 @@ class Engine:
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
         rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.answering]
-        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.answering], rngs, pmap=pmap)
+        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.answering], rngs, pmap=pmap,
+                                            context=self._context(task, self.answering))
         return {(setter_idx, j): e for j, e in zip(self.answering, ests, strict=True)}
+
+    def _context(self, task: Task, answering: Sequence[int]) -> TaskContext:
+        return TaskContext(players=tuple(self.names[j] for j in answering), setter=task.setter, order=self.order)
 
     def join(self, stage: str, names: Sequence[str]) -> None:
         """Players join: each answers every task set so far; only pairs with a newcomer are rated."""
@@ -325,11 +351,13 @@ class Engine:
         self.log.write(ev.PlayersJoined(stage=stage, players=list(names), tasks=len(self.archive)))
         for k, scored in enumerate(self.archive):
             rngs = [self.rng(_JOIN, k, j) for j in new]
-            ests = self.estimator.estimate_task([self._sampler(scored.task, j) for j in new], rngs)
+            # Newcomers have no place in the ranking: an estimator that reads it asks them all.
+            context = TaskContext(players=tuple(self.names[j] for j in new), setter=scored.task.setter, order=None)
+            ests = self.estimator.estimate_task([self._sampler(scored.task, j) for j in new], rngs, context=context)
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
-                                   joined=stage)
-            self._rate(scored.task, scored.p_correct, involving=joined)
+                                   scored.counts, joined=stage)
+            self._rate(scored.task, scored.p_correct, scored.counts, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The ratings table of the active players, ranked among themselves."""
@@ -353,14 +381,32 @@ class Engine:
                     for _ in range(stage.rounds):
                         rnd += 1
                         self._play_round(pool, rnd, start)
+                        if self._settled(rnd):
+                            break
                     if self.stages:
                         self.log.write(ev.StageEnded(stage=stage.name, round=rnd, ratings=self.snapshot()))
             except (StopRun, Interrupted) as exc:
                 # Stop cleanly: what finished is kept; the unfinished round changes no rating.
                 self.stopped = f"{type(exc).__name__}: {exc}"
                 self.stopped_round = rnd
+                self.ended, self.ended_detail = "stopped", self.stopped
                 self.log.write(ev.RunStopped(round=rnd, reason=self.stopped))
         return self.result(time.perf_counter() - start)
+
+    def _settled(self, rnd: int) -> bool:
+        """Whether the game ends after round ``rnd`` because its ranking is settled (stop.settled:
+        every adjacent pair ordered with at least that probability, after min_rounds)."""
+        if self.settled is None or rnd < self.min_rounds or rnd >= self.total_rounds:
+            return False
+        order = self.rating.order_confidence()
+        if not order or min(p.confidence for p in order) < self.settled:
+            return False
+        weakest = min(order, key=lambda p: p.confidence)
+        self.ended = "settled"
+        self.ended_detail = (f"settled after round {rnd} of {self.total_rounds}: every adjacent pair of the ranking "
+                             f"is ordered with probability >= {self.settled} (the least sure: {weakest.above} above "
+                             f"{weakest.below}, {weakest.confidence:.4f})")
+        return True
 
     def result(self, elapsed: float) -> GameResult:
         """The ratings table, the archive and the summary as they stand."""
@@ -378,6 +424,9 @@ class Engine:
         return pick
 
     def _play_round(self, pool: ThreadPoolExecutor, rnd: int, start: float) -> None:
+        # The ranking so far, for an estimator that samples where it is unsure (read once a round:
+        # the round's tasks are answered concurrently and rated after all of them).
+        self.order = tuple(self.rating.order_confidence() or ()) if self.estimator.uses_order else None
         provided = self.game.provided_tasks(rnd)
         if provided is not None:  # a built benchmark: every active player answers, no one sets
             self.round_setters, self.answering = [], list(self.active)
@@ -409,14 +458,17 @@ class Engine:
         scores = iter(self._record_estimates(tasks, rnd, estimates))
         for idx, res in results:  # in setter order: online backends depend on it
             if res.task is not None:
-                p_correct = next(scores)
-                self._rate(res.task, p_correct)
-                self.archive.append(ScoredTask(res.task, p_correct))
+                p_correct, counts = next(scores)
+                self._rate(res.task, p_correct, counts)
+                self.archive.append(ScoredTask(res.task, p_correct, counts))
             elif ev.forfeited(res.attempts):
                 self._forfeit(rnd, self.names[idx])
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
-        self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table, **self.extra_round_info()))
+        order = self.rating.order_confidence()
+        self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table,
+                                     order=[p.as_dict() for p in order] if order is not None else ev.UNSET,
+                                     **self.extra_round_info()))
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
         self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start), table)
@@ -426,7 +478,7 @@ class Engine:
         """Log (and record as ``player_void``) each player whose every model call this round failed."""
         attempts = {idx: res.attempts for idx, res in results}
         for j in sorted(set(self.answering) | set(attempts)):
-            mine = [e for (_, k), e in estimates.items() if k == j]
+            mine = [e for (_, k), e in estimates.items() if k == j and not e.skipped]
             tries = attempts.get(j, [])
             if not mine and not tries:
                 continue
@@ -447,6 +499,8 @@ class Engine:
         if self.stopped:
             out["stopped"] = self.stopped
             out["stopped_round"] = self.stopped_round
+        if self.ended == "settled":
+            out["settled"] = self.ended_detail
         return out
 
 

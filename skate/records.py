@@ -151,11 +151,25 @@ class Estimate:
     unparsable: int = 0  # samples whose reply could not be read (counted as wrong)
     capped: bool = False  # stopped by the sample cap rather than the stopping rule
     void: int = 0  # samples whose model call failed: not counted at all
+    # Not asked at all: the estimator spent no sample on this player for this task (its answer
+    # could not change an uncertain comparison). Like a void estimate it has no p(correct), but
+    # no call failed.
+    skipped: bool = False
 
     @property
     def is_void(self) -> bool:
-        """No sample got through: the player has no p(correct) for this task."""
+        """No sample got through: the player has no p(correct) for this task (skipped or void)."""
         return self.n == 0
+
+    @property
+    def failed(self) -> bool:
+        """Samples were asked for and every one's model call failed."""
+        return self.n == 0 and not self.skipped
+
+
+def skipped_estimate() -> Estimate:
+    """The estimate of a player the estimator did not ask (no sample, no p(correct))."""
+    return Estimate(float("nan"), 0, 0, float("inf"), skipped=True)
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,8 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
                         tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
                   for st in config.get("stages") or []]
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                        logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode))
+                        logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode),
+                        settled=cfg.stop.settled, min_rounds=cfg.stop.min_rounds)
         info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
@@ -154,6 +155,7 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
                 result = engine.run()
             except Interrupted as exc:  # before the first round (the engine handles its own)
                 engine.stopped = f"{type(exc).__name__}: {exc}"
+                engine.ended, engine.ended_detail = "stopped", engine.stopped
                 log.write(ev.RunStopped(round=0, reason=engine.stopped))
                 result = engine.result(0.0)
         except BaseException as exc:
@@ -181,7 +183,8 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
                    for name, table in rerate_run(out_dir, rerates).items()}
         for name, table in rerated.items():
             (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
-        log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {})))
+        log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {}),
+                              ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
         if cfg.get("report", False):
             _report(out_dir)  # before the logger finishes, so that it can carry the plots too
         logger.finish(rows, result.summary)

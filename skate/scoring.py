@@ -13,12 +13,14 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from skate.ratings.base import OrderPair
 from skate.ratings.outcomes import PairRule
-from skate.records import VOID, Estimate, Task
+from skate.records import VOID, Estimate, Task, skipped_estimate
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.games.base import Game
@@ -52,11 +54,24 @@ class Sampler:
         return correct, unreadable, void
 
 
+@dataclass(frozen=True)
+class TaskContext:
+    """What a joint estimator may know about the task it samples: who answers (in the order of
+    its samplers), who set it, and how sure the ranking is so far (each adjacent pair of the
+    current ranking with the probability that its order is right; None when the rating cannot
+    say, or has nothing yet)."""
+
+    players: tuple[str, ...]
+    setter: str | None = None
+    order: tuple[OrderPair, ...] | None = None
+
+
 class Estimator(ABC):
     joint = False  # True: estimates all players of a task together (estimate_task)
+    uses_order = False  # True: reads the ranking so far (TaskContext.order)
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
-                      pmap: Callable = map) -> list[Estimate]:
+                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
         """Every player's estimate on one task (independently, unless the estimator is joint)."""
         return list(pmap(lambda i: self.estimate(samples[i], rngs[i]), range(len(samples))))
 
@@ -151,7 +166,7 @@ class Decided(Estimator):
         return self.estimate_task([sample], [rng])[0]
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
-                      pmap: Callable = map) -> list[Estimate]:
+                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
         k = len(samples)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
         active = set(range(k))
@@ -172,6 +187,105 @@ class Decided(Estimator):
                     active.discard(i)
         out = []
         for i in range(k):
+            p = correct[i] / n[i] if n[i] else float("nan")
+            out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
+                                unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
+        return out
+
+
+class Adaptive(Estimator):
+    """Sample where an answer can still change the ranking (skate's cheapest estimator).
+
+    It reads the ranking so far (:class:`TaskContext`, from the rating backend): each adjacent
+    pair of players with the probability that their order is right. A pair below
+    ``confidence`` is *uncertain*. On each task:
+
+    1. Only the players of an uncertain pair answer (every player while there is no ranking yet,
+       and any player the ranking does not place; the setter too with ``setter_answers``). A
+       player whose place is already sure on both sides is not asked (its estimate is
+       ``skipped``: no sample, no p(correct), no call).
+    2. Each of them answers ``first`` samples.
+    3. A task that does not discriminate stops there: for each uncertain pair whose answers so
+       far are unanimous (both players right every time, or both wrong every time), the task
+       says nothing about their order. Where the two disagree, both are topped up, ``step`` at a
+       time, to ``max_samples``.
+
+    It assumes the backend's confidences are honest (a backend whose intervals are too narrow
+    stops asking players too soon), that tasks are what separates players (several tasks with a
+    few samples each tell more than one task with many, since a player's luck on one task is
+    shared by all its samples), and that answers to a task depend on the player, not on who else
+    is asked. Without a ranking (every player uncertain) it is a small fixed-N estimator that
+    skips non-discriminating tasks.
+    """
+
+    joint = True
+    uses_order = True
+
+    def __init__(self, first: int = 2, step: int = 2, max_samples: int = 2, confidence: float = 0.95,
+                 setter_answers: bool = False) -> None:
+        if first < 1 or step < 1 or max_samples < first:
+            raise ValueError(f"estimator: need first >= 1, step >= 1 and max_samples >= first "
+                             f"(got first={first}, step={step}, max_samples={max_samples})")
+        if not 0.5 < confidence < 1:
+            raise ValueError(f"estimator.confidence={confidence}: must lie in (0.5, 1)")
+        self.first, self.step, self.max_samples = int(first), int(step), int(max_samples)
+        self.confidence, self.setter_answers = float(confidence), bool(setter_answers)
+
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        return self.estimate_task([sample], [rng])[0]
+
+    def plan(self, context: TaskContext | None, k: int) -> tuple[set[int], list[tuple[int, int]]]:
+        """Who answers (indices into the task's players) and which pairs may be topped up."""
+        if context is None or not context.order:
+            everyone = set(range(k))
+            return everyone, [(i, j) for i in range(k) for j in range(i + 1, k)]
+        idx = {name: i for i, name in enumerate(context.players)}
+        ranked = {n for p in context.order for n in (p.above, p.below)}
+        pairs = [(idx[p.above], idx[p.below]) for p in context.order
+                 if p.confidence < self.confidence and p.above in idx and p.below in idx]
+        who = {i for pair in pairs for i in pair}
+        who |= {i for name, i in idx.items() if name not in ranked}  # no place in the ranking yet
+        if self.setter_answers and context.setter in idx:
+            who.add(idx[context.setter])
+        return who, pairs
+
+    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
+                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+        k = len(samples)
+        who, pairs = self.plan(context, k)
+        n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
+        dead: set[int] = set()  # every sample of a batch failed: the model is down now
+
+        def draw(steps: dict[int, int]) -> None:
+            order = sorted(steps)
+            results = list(pmap(lambda i: samples[i](steps[i], rngs[i]), order))
+            for i, (c, u, v) in zip(order, results, strict=True):
+                n[i] += steps[i] - v
+                correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v
+                if v == steps[i]:
+                    dead.add(i)
+
+        draw({i: self.first for i in sorted(who)})
+        while True:
+            more: dict[int, int] = {}
+            for i, j in pairs:
+                if i in dead or j in dead or not (n[i] and n[j]):
+                    continue
+                unanimous = {correct[i], correct[j]} == {0} or (correct[i] == n[i] and correct[j] == n[j])
+                if unanimous:
+                    continue
+                for x in (i, j):
+                    room = self.max_samples - n[x] - void[x]
+                    if room > 0:
+                        more[x] = min(self.step, room)
+            if not more:
+                break
+            draw(more)
+        out = []
+        for i in range(k):
+            if i not in who:
+                out.append(skipped_estimate())
+                continue
             p = correct[i] / n[i] if n[i] else float("nan")
             out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
                                 unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))

@@ -7,8 +7,9 @@ game lives here:
 * **answering by skill**: a sample is known outright with probability
   ``know = sigmoid((skill_eff - difficulty) / width)``, where ``difficulty`` is the game's measure
   of the task's text and ``skill_eff`` is the player's skill plus any per-kind offset
-  (``topic_skill``) plus a fixed per-task "blind spot" offset (``noise``). The game decides what
-  a player that does not know replies (a guess among the options, a slip, ...).
+  (``topic_skill``) plus a fixed per-task "blind spot" offset (``noise``), times ``1 - slip``
+  (a sloppy answerer gets wrong some samples it knows, so it answers off the logistic rule). The
+  game decides what a player that does not know replies (a guess among the options, ...).
 * **setting from its history**, as its augmentation strategy allows: with no history it picks
   kinds at random and pitches at ``skill + pitch``; with its own tasks it spreads over the kinds
   it has used least; with its own p(correct) it moves its difficulty towards the band it can
@@ -88,7 +89,7 @@ class Simulation(ABC):
 class SimulatedPlayer(Player):
     def __init__(self, name: str, skill: float, sim: Simulation, seed: int,
                  topic_skill: Mapping[str, float] | None = None, pitch: float = 0.0,
-                 sloppiness: float = 0.15, noise: float = 0.08) -> None:
+                 sloppiness: float = 0.15, noise: float = 0.08, slip: float = 0.0) -> None:
         unknown = sorted(set(topic_skill or {}) - set(sim.skill_keys))
         if unknown:
             raise ValueError(f"player {name!r}: unknown topic_skill kinds {unknown}; "
@@ -99,13 +100,17 @@ class SimulatedPlayer(Player):
         self.pitch = pitch
         self.sloppiness = sloppiness
         self.noise = noise
+        self.slip = slip
         self.sim = sim
         self.seed = seed
         self._difficulty: dict[str, float] = {}
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": "simulated", "true_skill": self.skill,
-                "topic_skill": self.topic_skill, "pitch": self.pitch, "sloppiness": self.sloppiness}
+        out = {"name": self.name, "kind": "simulated", "true_skill": self.skill,
+               "topic_skill": self.topic_skill, "pitch": self.pitch, "sloppiness": self.sloppiness}
+        if self.slip:
+            out["slip"] = self.slip
+        return out
 
     # ------------------------------------------------------------------ answering
     def difficulty(self, text: str) -> float:
@@ -122,8 +127,9 @@ class SimulatedPlayer(Player):
         return self.skill + offset + float(blind)
 
     def p_know(self, text: str) -> float:
-        """Probability of knowing the answer outright (before any guessing)."""
-        return know(self.effective_skill(text), self.difficulty(text), self.sim.know_width)
+        """Probability of knowing the answer outright (before any guessing), less the player's
+        slips."""
+        return know(self.effective_skill(text), self.difficulty(text), self.sim.know_width) * (1.0 - self.slip)
 
     def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         return self.sim.answer(self, queries, rng)
@@ -191,5 +197,6 @@ def build_simulated(roster: Sequence[Any], sim: Simulation, seed: int) -> list[P
     return [SimulatedPlayer(name=p.name, skill=float(p.skill), sim=sim, seed=seed,
                             topic_skill={str(k): float(v) for k, v in dict(p.topic_skill).items()
                                          if str(k) in sim.skill_keys},
-                            pitch=float(p.pitch), sloppiness=float(p.sloppiness), noise=float(p.noise))
+                            pitch=float(p.pitch), sloppiness=float(p.sloppiness), noise=float(p.noise),
+                            slip=float(p.get("slip", 0.0)))
             for p in roster]

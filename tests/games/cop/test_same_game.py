@@ -30,8 +30,12 @@ def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
             continue
         e = {k: v for k, v in e.items() if k != "ts"}
         if e["event"] == "run_end":
-            # elapsed time varies; the execution count was added to the summary after the golden run
+            # elapsed time varies; the execution count was added to the summary after the golden run,
+            # and why the game ended (ended, ended_detail) to run_end
             e["summary"] = {k: v for k, v in e["summary"].items() if k not in ("elapsed_s", "sandbox_executions")}
+            e = {k: v for k, v in e.items() if k not in ("ended", "ended_detail")}
+        if e["event"] == "round_end":
+            e.pop("order", None)  # how sure the ranking is: added to round_end after the golden run
         kinds[e["event"]] = kinds.get(e["event"], 0) + 1
         h.update(json.dumps(e, sort_keys=True).encode())
     return h.hexdigest(), kinds
