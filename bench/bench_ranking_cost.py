@@ -1,15 +1,27 @@
-"""The cost of a correct ranking: answer samples spent versus Kendall τ to the true skill order.
+"""The cost of a correct ranking: model calls spent versus Kendall τ to the true skill order.
 
-For each simulated cohort (one well separated, one close), estimator and seed, plays one game;
-then, after every task, rates the tasks so far with each backend and records the cumulative
-answer samples and Kendall τ between the ranking and the true skills. Per (estimator, backend)
-it reports the mean samples at the first task count from which the mean τ over seeds stays
-≥ 0.9, and the
-ratio to the paper-faithful configuration (Algorithm 1 + TrueSkill, relative rule).
+A model call is one answer sample or one setter attempt (what a hosted model bills); void
+samples count too. For each simulated cohort, configuration and seed this plays one game; then,
+after every task, it rates the tasks so far with each backend the configuration names and
+records the calls so far and Kendall τ between the ranking and the true skills (the attempts of
+a round are charged before its first task is answered). Per (configuration, backend) it reports
+the mean calls at the first task from which the mean τ over seeds stays ≥ 0.9 to the end of the
+game, and the ratio to a baseline. A game that stopped early keeps its last ranking and its
+calls from then on, so it is charged what it spent.
 
-    .venv/bin/python bench/bench_ranking_cost.py                   # 2 cohorts x 4 seeds x 20 rounds
-    .venv/bin/python bench/bench_ranking_cost.py --seeds 0 1 --rounds 12
-    .venv/bin/python bench/bench_ranking_cost.py --draws          # TrueSkill draw_probability 0.10 vs auto
+    .venv/bin/python bench/bench_ranking_cost.py                    # every cohort and configuration, seeds 0-7
+    .venv/bin/python bench/bench_ranking_cost.py --cohorts close --configs paper fewer_calls --seeds 0 1
+    .venv/bin/python bench/bench_ranking_cost.py --draws           # TrueSkill draw_probability 0.10 vs auto
+
+Cohorts (COP, the default game):
+
+- ``separated``: the default six players, skills 0.90 … 0.30.
+- ``close``: six players at 0.66, 0.64, … 0.56.
+- ``misspecified``: answers off the logistic rule the item-response model assumes. Two players
+  swap order between kinds of program (x-a is 0.12 better at half of COP's kinds and 0.12 worse at
+  the other half, x-b the other way round; the true order is their mean skill over the kinds),
+  two answer sloppily (they get wrong 10% of the samples they know), one has blind spots three
+  times as wide as the others', and three set tasks sloppily (40% of attempts carry a defect).
 
 ``--draws`` compares TrueSkill's draw probability fixed at 0.10 with ``auto`` (the observed draw
 rate) under both outcome rules, on the same games, and prints the share of outcomes drawn.
@@ -23,7 +35,10 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -32,28 +47,59 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.config import compose_config  # noqa: E402
+from skate.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
+from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.events import Estimated, read_run  # noqa: E402
+
+_HALF = ("arithmetic", "strings", "slicing", "dicts", "recursion", "closures")
+_OTHER = ("sorting", "bitwise", "generators", "exceptions", "classes", "comprehensions")
+
+
+def _swap(up: tuple[str, ...], down: tuple[str, ...], by: float) -> str:
+    return "{" + ", ".join([*(f"{k}: {by}" for k in up), *(f"{k}: {-by}" for k in down)]) + "}"
+
 
 COHORTS = {
     "separated": [],  # the default cohort: skills 0.90 ... 0.30
     "close": ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.64}, {name: c3, skill: 0.62},"
               " {name: c4, skill: 0.60}, {name: c5, skill: 0.58}, {name: c6, skill: 0.56}]"],
+    "misspecified": [
+        "players.simulated=["
+        "{name: x-ace, skill: 0.88, pitch: -0.2, slip: 0.1, sloppiness: 0.4},"
+        f" {{name: x-a, skill: 0.74, pitch: -0.1, topic_skill: {_swap(_HALF, _OTHER, 0.12)}}},"
+        f" {{name: x-b, skill: 0.66, pitch: -0.05, topic_skill: {_swap(_OTHER, _HALF, 0.12)}}},"
+        " {name: x-erratic, skill: 0.56, noise: 0.24, sloppiness: 0.4},"
+        " {name: x-weak, skill: 0.46, pitch: 0.1, slip: 0.1},"
+        " {name: x-novice, skill: 0.34, pitch: 0.2, sloppiness: 0.4}]"],
 }
-ESTIMATORS = {
-    "algorithm1": ["estimator=algorithm1"],
-    "fixed_n10": ["estimator=fixed_n", "estimator.n=10"],
-    "decided": ["estimator=decided"],
-    "decided_strict": ["estimator=decided", "estimator.confidence=0.95", "estimator.max_samples=200"],
+
+# A live configuration: the overrides of the game it plays, and the backends that rate its games
+# afterwards ("live" = the game's own rating, as it was configured).
+CONFIGS: dict[str, tuple[list[str], list[str]]] = {
+    "paper": (["estimator=algorithm1"], ["trueskill_rel", "bt_rel", "irt"]),
+    "fixed_n10": (["estimator=fixed_n", "estimator.n=10"], ["trueskill_rel", "bt_rel", "irt"]),
+    "decided": (["estimator=decided"], ["trueskill_abs", "bt_rel", "irt"]),
+    "fixed_n2": (["estimator=fixed_n", "estimator.n=2"], ["bt_rel", "irt"]),
+    "fixed_n1": (["estimator=fixed_n", "estimator.n=1"], ["irt", "irt_guess"]),
+    "fixed_n4": (["estimator=fixed_n", "estimator.n=4"], ["irt", "irt_guess"]),
+    "fewer_calls": (["experiment=fewer_calls"], ["live"]),
+    "ad113": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1", "estimator.max_samples=3",
+               "stop.settled=0.99"], ["live", "irt_guess"]),
+    "ad111": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1", "estimator.max_samples=1",
+               "stop.settled=0.99"], ["live", "irt_guess"]),
+    "ad113g": (["rating=irt", "rating.guess=0.25", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
+                "estimator.max_samples=3", "stop.settled=0.99"], ["live"]),
 }
-BACKENDS = {
+BACKENDS: dict[str, Callable[[], Any]] = {
     "trueskill_rel": lambda: TrueSkillRating(outcome="relative"),
     "trueskill_abs": lambda: TrueSkillRating(outcome="absolute"),
     "bt_rel": lambda: BradleyTerryRating(outcome="relative", bootstrap=1),
     "elo_rel": lambda: EloRating(outcome="relative"),
+    "irt": lambda: IRTRating(interval="hessian"),
+    "irt_guess": lambda: IRTRating(interval="hessian", guess=0.25),
 }
 DRAW_BACKENDS = {
     "trueskill_rel_0.10": lambda: TrueSkillRating(outcome="relative", draw_probability=0.10),
@@ -64,101 +110,133 @@ DRAW_BACKENDS = {
 TARGET = 0.9
 
 
-def load_game(run_dir: Path) -> tuple[list[str], list, list[float], dict[str, int]]:
-    """Players, each task's p(correct), the true skills, and the samples spent per task."""
-    run = read_run(run_dir)
-    players, tasks = run.players, run.rated_scores()
-    truth = [run.true_skill[n] for n in players]
-    samples_of: dict[str, int] = {}
-    for e in run.of(Estimated):
-        samples_of[e.task_id] = samples_of.get(e.task_id, 0) + e.n
-    return players, tasks, truth, samples_of
+def true_order(described: list[dict[str, Any]], kinds: tuple[str, ...]) -> dict[str, float]:
+    """Each simulated player's true skill: its base skill plus its mean offset over the game's kinds."""
+    return {d["name"]: d["true_skill"] + sum((d.get("topic_skill") or {}).get(k, 0.0) for k in kinds) / len(kinds)
+            for d in described}
 
 
-def trajectory(game, make) -> list[tuple[int, float]]:
-    """(cumulative samples, τ) after each task, in the order the game produced them."""
-    players, tasks, truth, samples_of = game
+def load_game(run_dir: Path) -> dict[str, Any]:
+    """Players, the rating stream, the true skills and the calls made up to each rated task."""
+    from skate.games import get_game
+
+    run = read_run(run_dir, keep_updates=0)
+    stream = [t for t in run.rating_stream() if isinstance(t, RatedTask)]
+    truth = true_order(run.start.players, get_game(run.start.game).spec.kinds)
+    calls_at: dict[str, int] = {}
+    spent = 0
+    for e in run.events:
+        if isinstance(e, AttemptMade):
+            spent += 1
+        elif isinstance(e, Estimated):
+            spent += e.n + e.void
+            calls_at[e.task_id] = spent
+    end = run.end
+    return {"players": run.players, "stream": stream, "truth": [truth[n] for n in run.players],
+            "calls_at": calls_at, "total": spent, "config": run.start.config,
+            "ended": end.get("ended", "rounds") if end else "unfinished"}
+
+
+def trajectory(game: dict[str, Any], make: Callable[[], Any]) -> list[tuple[int, float]]:
+    """(calls so far, τ) after each rated task, in the order the game rated them."""
+    players, truth = game["players"], game["truth"]
     backend = make()
     backend.add_players(players)
-    out, spent = [], 0
-    for t, p in tasks:
-        backend.update(t, p)
-        spent += samples_of.get(t, 0)
+    out = []
+    for t in game["stream"]:
+        t.apply(backend)
         scores = {row.player: row.score for row in backend.table()}
         tau = kendalltau([scores[n] if scores[n] is not None else -1e9 for n in players], truth).statistic
-        out.append((spent, float(tau) if tau == tau else 0.0))
+        out.append((game["calls_at"].get(t.task_id, 0), float(tau) if tau == tau else 0.0))
     return out
 
 
-def draw_share(game, rule: str) -> tuple[int, int]:
-    """(outcomes drawn, outcomes) of a game's tasks under one outcome rule."""
-    players, tasks, _, _ = game
-    backend = TrueSkillRating(outcome=rule)
-    backend.add_players(players)
-    for t, p in tasks:
-        backend.update(t, p)
-    return backend.draws, backend.n_updates
+def live_backend(game: dict[str, Any]) -> Callable[[], Any]:
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    rating = OmegaConf.create(game["config"]["rating"])
+    return lambda: instantiate(rating, _convert_="all")
+
+
+def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, str, int], dict[str, Any]]:
+    """One game; its trajectories for each backend and what it spent."""
+    cohort, config, seed, rounds, backends = job
+    overrides, _ = CONFIGS[config]
+    cfg = compose_config([*overrides, f"game.rounds={rounds}", "logger=none", "report=false", f"seed={seed}",
+                          *COHORTS[cohort]])
+    out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
+    run_game(cfg, out)
+    game = load_game(out)
+    table = {**BACKENDS, **DRAW_BACKENDS}
+    trajs = {b: trajectory(game, live_backend(game) if b == "live" else table[b]) for b in backends}
+    rounds_played = max((t.task_id for t in game["stream"]), default="r000")[1:4]
+    return (cohort, config, seed), {"trajs": trajs, "total": game["total"], "ended": game["ended"],
+                                    "rounds": int(rounds_played), "samples": sum(
+                                        n for t in game["stream"] for _, n in t.counts.values())}
+
+
+def summarise(runs: list[dict[str, Any]], backend: str) -> dict[str, Any]:
+    """Mean calls at the first task from which the seed-mean τ stays ≥ TARGET; final τ; totals."""
+    trajs = [r["trajs"][backend] for r in runs]
+    length = max(len(t) for t in trajs)
+    padded = [t + [t[-1]] * (length - len(t)) for t in trajs]  # a game that stopped keeps its end
+    mean_tau = [float(np.mean([t[i][1] for t in padded])) for i in range(length)]
+    mean_calls = [float(np.mean([t[i][0] for t in padded])) for i in range(length)]
+    hit = next((i for i in range(length) if all(x >= TARGET for x in mean_tau[i:])), None)
+    return {"cost": mean_calls[hit] if hit is not None else None, "tasks": hit + 1 if hit is not None else None,
+            "final_tau": mean_tau[-1], "min_final_tau": min(t[-1][1] for t in trajs),
+            "total": float(np.mean([r["total"] for r in runs])),
+            "rounds": float(np.mean([r["rounds"] for r in runs])),
+            "settled": sum(r["ended"] == "settled" for r in runs), "seeds": len(runs)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
-    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(range(8)))
+    ap.add_argument("--rounds", type=int, default=20, help="game.rounds of every configuration but fewer_calls")
+    ap.add_argument("--preset-rounds", type=int, default=None,
+                    help="game.rounds of fewer_calls (default: the preset's own)")
+    ap.add_argument("--cohorts", nargs="+", default=list(COHORTS), choices=list(COHORTS))
+    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--draws", action="store_true", help="TrueSkill draw_probability 0.10 vs auto")
     args = ap.parse_args()
-    backends = DRAW_BACKENDS if args.draws else BACKENDS
-    base_backend = "trueskill_rel_0.10" if args.draws else "trueskill_rel"
     t0 = time.perf_counter()
-    draws: dict[tuple[str, str], list[int]] = {}
-    results: dict[tuple[str, str, str], list[list[tuple[int, float]]]] = {}
-    for cohort, c_over in COHORTS.items():
-        for est, e_over in ESTIMATORS.items():
-            for seed in args.seeds:
-                cfg = compose_config([f"game.rounds={args.rounds}", "logger=none", f"seed={seed}", *c_over, *e_over])
-                out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
-                run_game(cfg, out)
-                game = load_game(out)  # read once; every backend rates the same games
-                for backend, make in backends.items():
-                    results.setdefault((cohort, est, backend), []).append(trajectory(game, make))
-                if args.draws:
-                    for rule in ("relative", "absolute"):
-                        d, n = draw_share(game, rule)
-                        tally = draws.setdefault((cohort, rule), [0, 0])
-                        tally[0], tally[1] = tally[0] + d, tally[1] + n
+    jobs = []
+    for cohort in args.cohorts:
+        for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):
+            backends = tuple(DRAW_BACKENDS) if args.draws else tuple(CONFIGS[config][1])
+            rounds = args.rounds
+            if config == "fewer_calls":
+                preset = compose_config(["experiment=fewer_calls"])
+                rounds = args.preset_rounds or int(preset.game.rounds)
+            jobs += [(cohort, config, seed, rounds, backends) for seed in args.seeds]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        done = dict(pool.map(play, jobs))
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
-          f"{args.rounds} rounds, {time.perf_counter() - t0:.0f} s\n")
-    if args.draws:
-        print("| cohort | outcome rule | outcomes drawn (all estimators and seeds) |\n|---|---|---:|")
-        for (cohort, rule), (d, n) in draws.items():
-            print(f"| {cohort} | {rule} | {d / max(n, 1):.1%} of {n} |")
-        print()
-    for cohort in COHORTS:
-        base = None
+          f"{args.rounds} rounds (fewer_calls: its own), {time.perf_counter() - t0:.0f} s\n")
+    for cohort in args.cohorts:
         rows = []
-        for est in ESTIMATORS:
-            for backend in backends:
-                trajs = results[(cohort, est, backend)]
-                n_rounds = min(len(t) for t in trajs)
-                mean_tau = [np.mean([t[r][1] for t in trajs]) for r in range(n_rounds)]
-                mean_spent = [np.mean([t[r][0] for t in trajs]) for r in range(n_rounds)]
-                # the first point from which the mean τ stays at or above the target
-                hit = next((r for r in range(n_rounds) if all(x >= TARGET for x in mean_tau[r:])), None)
-                cost = mean_spent[hit] if hit is not None else None
-                if (est, backend) == ("algorithm1", base_backend):
-                    base = cost
-                rows.append((est, backend, cost, hit, mean_tau[-1], mean_spent[-1], float(np.mean(mean_tau))))
+        for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):
+            runs = [done[(cohort, config, s)] for s in args.seeds]
+            for backend in runs[0]["trajs"]:
+                rows.append((config, backend, summarise(runs, backend)))
+        base = {(c, b): r for c, b, r in rows}
+        paper_ts = base.get(("paper", "trueskill_rel") if not args.draws else ("paper", "trueskill_rel_0.10"))
+        paper_bt = base.get(("paper", "bt_rel"))
         print(f"### cohort: {cohort}\n")
-        # --draws: also τ averaged over every task of the game (how good the ranking is throughout)
-        extra_head, extra_rule = (" mean τ, all tasks |", "---:|") if args.draws else ("", "")
-        print("| estimator | backend | samples until mean τ stays ≥ 0.9 | tasks needed | ratio to Alg. 1 + TrueSkill rel. "
-              f"| final τ | samples, all rounds |{extra_head}")
-        print(f"|---|---|---:|---:|---:|---:|---:|{extra_rule}")
-        for est, backend, cost, hit, final_tau, total, avg_tau in rows:
-            ratio = f"{cost / base:.2f}" if cost is not None and base else "–"
-            extra = f" {avg_tau:.3f} |" if args.draws else ""
-            print(f"| {est} | {backend} | {cost:.0f} | {hit + 1} | {ratio} | {final_tau:.2f} | {total:.0f} |{extra}"
-                  if cost is not None else
-                  f"| {est} | {backend} | not reached | – | – | {final_tau:.2f} | {total:.0f} |{extra}")
+        print("| configuration | backend | calls until mean τ stays ≥ 0.9 | tasks | × paper (TrueSkill) "
+              "| × paper (Bradley–Terry) | final τ (worst seed) | calls, whole game | rounds played (settled) |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for config, backend, r in rows:
+            def ratio(b: dict[str, Any] | None) -> str:
+                return f"{r['cost'] / b['cost']:.2f}" if r["cost"] is not None and b and b["cost"] else "–"
+            cost = f"{r['cost']:,.0f}" if r["cost"] is not None else "not reached"
+            tasks = r["tasks"] if r["tasks"] is not None else "–"
+            print(f"| {config} | {backend} | {cost} | {tasks} | {ratio(paper_ts)} | {ratio(paper_bt)} "
+                  f"| {r['final_tau']:.2f} ({r['min_final_tau']:.2f}) | {r['total']:,.0f} "
+                  f"| {r['rounds']:.1f} ({r['settled']}/{r['seeds']}) |")
         print()
 
 
