@@ -87,6 +87,24 @@ class BradleyTerryConfig(OutcomeRuleConfig):
 
 
 @dataclass
+class TTTConfig(OutcomeRuleConfig):
+    """TrueSkill Through Time (skate.ratings.ttt): TrueSkill's model fitted on every outcome at
+    once, so the table does not depend on the order of games."""
+
+    _target_: str = "skate.ratings.ttt.TrueSkillThroughTimeRating"
+    mu: float = 25.0  # prior mean skill (as TrueSkill)
+    sigma: float = 25.0 / 3.0  # prior sd of skill
+    beta: float = 25.0 / 6.0  # sd of one performance around the skill
+    gamma: float = 0.0  # skill drift (sd) per round elapsed, with time=round; 0 = skills fixed
+    # Sets the model's draw margin, as TrueSkill's; clamped to [0.01, 0.95] (the package fails on
+    # draws below about 0.01).
+    draw_probability: float = 0.10
+    time: str = "none"  # none: all outcomes one batch (order-free); round: each task's round is a time step
+    iterations: int = 30  # at most this many sweeps (time=round: backward-forward passes)
+    epsilon: float = 1e-4  # stop once no player's mu or sigma moves by this much in a sweep
+
+
+@dataclass
 class IRTConfig:
     """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
     jointly from the graded samples, not from pairwise outcomes (so it has no outcome rule)."""
@@ -155,6 +173,10 @@ class AdaptiveConfig:
     # when the game stops once settled (so it samples until then), else 0.95.
     confidence: Optional[float] = None
     setter_answers: bool = False  # the setter always answers its own task
+    # Ask this many of them first (spread over the ranking); if they all agree on every sample
+    # (all right, or all wrong), the task does not discriminate there and the rest are not asked.
+    # 0: everyone at once.
+    probe: int = 0
 
 
 @dataclass
@@ -534,6 +556,7 @@ def register_configs() -> None:
     cs.store(group="rating", name="bradley_terry_schema", node=BradleyTerryConfig)
     cs.store(group="rating", name="elo_schema", node=EloConfig)
     cs.store(group="rating", name="irt_schema", node=IRTConfig)
+    cs.store(group="rating", name="ttt_schema", node=TTTConfig)
     cs.store(group="aug", name="aug_schema", node=AugConfig)
     cs.store(group="estimator", name="algorithm1_schema", node=Algorithm1Config)
     cs.store(group="estimator", name="fixed_n_schema", node=FixedNConfig)
@@ -658,7 +681,7 @@ def rating_name(r: DictConfig) -> str:
     """How the user names a rating config: rating=<option> (from its target)."""
     target = str(r.get("_target_", "?")).rsplit(".", 1)[-1]
     return "rating=" + {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
-                        "IRTRating": "irt"}.get(target, target)
+                        "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}.get(target, target)
 
 
 def _rating_class(r: DictConfig) -> Any:
@@ -688,12 +711,14 @@ def validate_estimator(e: DictConfig, r: DictConfig) -> None:
             _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
         if not _rating_class(r).says_order:
             raise ConfigError(f"estimator=adaptive samples where the ranking is unsure, and {rating_name(r)} cannot "
-                              "say how sure it is (no uncertainty): use rating=irt, trueskill or bradley_terry "
+                              "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
                               "(keys: estimator, rating)")
 
 
 def validate_stop(cfg: DictConfig) -> None:
-    st = cfg.stop
+    st = cfg.get("stop")
+    if st is None:  # the config of a run played before stop existed
+        return
     _check(st.min_rounds >= 1, "stop.min_rounds", st.min_rounds, "must be >= 1")
     if st.settled is None:
         return
@@ -703,7 +728,7 @@ def validate_stop(cfg: DictConfig) -> None:
            "ends a game early, and a staged game (stages) plays every stage: leave one of them")
     if not _rating_class(cfg.rating).says_order:
         raise ConfigError(f"stop.settled={st.settled} stops once the ranking is sure, and {rating_name(cfg.rating)} "
-                          "cannot say how sure it is (no uncertainty): use rating=irt, trueskill or bradley_terry, "
+                          "cannot say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry, "
                           "or stop.settled=null (keys: stop.settled, rating)")
 
 
@@ -770,6 +795,9 @@ def validate_rating(r: DictConfig) -> None:
     if "interval" in r:
         _check(r.interval in ("sandwich", "hessian", "bootstrap"), "rating.interval", r.interval,
                "must be one of sandwich, hessian, bootstrap")
+    if "time" in r:
+        _check(r.time in ("none", "round"), "rating.time", r.time,
+               "give none (every outcome one batch) or round (each round a time step)")
     if "grid" in r:
         _check(r.grid >= 21, "rating.grid", r.grid, "must be >= 21 quadrature points")
 

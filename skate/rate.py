@@ -31,7 +31,8 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.config import (CONF_DIR, BradleyTerryConfig, ConfigError, EloConfig, IRTConfig, OutcomeRule,
-                          TrueSkillConfig, compose_config, draw_margin_of, sigma_star_factor, validate_rating)
+                          TrueSkillConfig, TTTConfig, compose_config, draw_margin_of, sigma_star_factor,
+                          validate_rating)
 from skate.events import Forfeit, RatedTask, RunLogError, read_run
 from skate.records import BENCHMARK
 
@@ -44,7 +45,7 @@ def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], di
 
 
 BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
-                   "IRTRating": "irt"}
+                   "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}
 
 
 def _fmt(value: Any) -> str:
@@ -95,9 +96,9 @@ def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[Rat
 
 # ------------------------------------------------------------------ rerate: the game's log rated other ways
 SCHEMAS = {"trueskill_schema": TrueSkillConfig, "bradley_terry_schema": BradleyTerryConfig, "elo_schema": EloConfig,
-           "irt_schema": IRTConfig}
+           "irt_schema": IRTConfig, "ttt_schema": TTTConfig}
 SCHEMA_OF_TARGET = {"TrueSkillRating": TrueSkillConfig, "BradleyTerryRating": BradleyTerryConfig, "EloRating": EloConfig,
-                    "IRTRating": IRTConfig}
+                    "IRTRating": IRTConfig, "TrueSkillThroughTimeRating": TTTConfig}
 RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
