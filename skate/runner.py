@@ -129,7 +129,8 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
                   for st in config.get("stages") or []]
         engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
                         logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode),
-                        settled=cfg.stop.settled, min_rounds=cfg.stop.min_rounds)
+                        settled=(cfg.get("stop") or {}).get("settled"),  # runs before stop existed: none
+                        min_rounds=(cfg.get("stop") or {}).get("min_rounds", 1))
         info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
                 "rating": type(rating).__name__, "aug": aug.strategy.value,
                 "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,

@@ -222,7 +222,7 @@ class Adaptive(Estimator):
     uses_order = True
 
     def __init__(self, first: int = 2, step: int = 2, max_samples: int = 2, confidence: float = 0.95,
-                 setter_answers: bool = False) -> None:
+                 setter_answers: bool = False, probe: int = 0) -> None:
         if first < 1 or step < 1 or max_samples < first:
             raise ValueError(f"estimator: need first >= 1, step >= 1 and max_samples >= first "
                              f"(got first={first}, step={step}, max_samples={max_samples})")
@@ -230,6 +230,7 @@ class Adaptive(Estimator):
             raise ValueError(f"estimator.confidence={confidence}: must lie in (0.5, 1)")
         self.first, self.step, self.max_samples = int(first), int(step), int(max_samples)
         self.confidence, self.setter_answers = float(confidence), bool(setter_answers)
+        self.probe = int(probe)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]
@@ -265,7 +266,20 @@ class Adaptive(Estimator):
                 if v == steps[i]:
                     dead.add(i)
 
-        draw({i: self.first for i in sorted(who)})
+        asked = sorted(who)
+        if 0 < self.probe < len(asked):
+            # A few players first, spread over the ranking; if they all agree (all right, or all
+            # wrong, every sample) the task does not discriminate at their level: stop there.
+            rank = {name: r for r, name in enumerate(_ranked(context))}
+            asked.sort(key=lambda i: (rank.get(context.players[i], -1) if context else i, i))
+            probe = [asked[round(x)] for x in np.linspace(0, len(asked) - 1, self.probe)]
+            draw({i: self.first for i in probe})
+            if all(correct[i] == n[i] for i in probe) or all(correct[i] == 0 for i in probe):
+                who = set(probe)
+            else:
+                draw({i: self.first for i in asked if i not in probe})
+        else:
+            draw({i: self.first for i in asked})
         while True:
             more: dict[int, int] = {}
             for i, j in pairs:
@@ -290,3 +304,12 @@ class Adaptive(Estimator):
             out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
                                 unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
         return out
+
+
+def _ranked(context: TaskContext | None) -> list[str]:
+    """The players of the ranking so far, best first (from its adjacent pairs)."""
+    if context is None or not context.order:
+        return []
+    out = [context.order[0].above]
+    out += [p.below for p in context.order]
+    return out
