@@ -52,6 +52,7 @@ from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
+from skate.ratings.ttt import TrueSkillThroughTimeRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 _HALF = ("arithmetic", "strings", "slicing", "dicts", "recursion", "closures")
@@ -79,7 +80,7 @@ COHORTS = {
 # A live configuration: the overrides of the game it plays, and the backends that rate its games
 # afterwards ("live" = the game's own rating, as it was configured).
 CONFIGS: dict[str, tuple[list[str], list[str]]] = {
-    "paper": (["estimator=algorithm1"], ["trueskill_rel", "bt_rel", "irt"]),
+    "paper": (["estimator=algorithm1"], ["trueskill_rel", "bt_rel", "ttt_rel", "irt"]),
     "fixed_n10": (["estimator=fixed_n", "estimator.n=10"], ["trueskill_rel", "bt_rel", "irt"]),
     "decided": (["estimator=decided"], ["trueskill_abs", "bt_rel", "irt"]),
     "fixed_n2": (["estimator=fixed_n", "estimator.n=2"], ["bt_rel", "irt"]),
@@ -90,6 +91,14 @@ CONFIGS: dict[str, tuple[list[str], list[str]]] = {
                "stop.settled=0.99"], ["live", "irt_guess"]),
     "ad111": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1", "estimator.max_samples=1",
                "stop.settled=0.99"], ["live", "irt_guess"]),
+    "ad111p3": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
+                 "estimator.max_samples=1", "estimator.probe=3", "stop.settled=0.99"], ["live", "irt_guess"]),
+    "c90": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
+             "stop.settled=0.9"], ["live"]),
+    "c95": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
+             "stop.settled=0.95"], ["live"]),
+    "c99": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
+             "stop.settled=0.99"], ["live"]),
     "ad113g": (["rating=irt", "rating.guess=0.25", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
                 "estimator.max_samples=3", "stop.settled=0.99"], ["live"]),
 }
@@ -100,6 +109,7 @@ BACKENDS: dict[str, Callable[[], Any]] = {
     "elo_rel": lambda: EloRating(outcome="relative"),
     "irt": lambda: IRTRating(interval="hessian"),
     "irt_guess": lambda: IRTRating(interval="hessian", guess=0.25),
+    "ttt_rel": lambda: TrueSkillThroughTimeRating(outcome="relative"),
 }
 DRAW_BACKENDS = {
     "trueskill_rel_0.10": lambda: TrueSkillRating(outcome="relative", draw_probability=0.10),
@@ -108,6 +118,9 @@ DRAW_BACKENDS = {
     "trueskill_abs_auto": lambda: TrueSkillRating(outcome="absolute", draw_probability="auto"),
 }
 TARGET = 0.9
+# Backends that refit everything at each table (seconds a fit): rated at the end of each round
+# only, the τ of a round's earlier tasks being the last round's.
+PER_ROUND = {"ttt_rel"}
 
 
 def true_order(described: list[dict[str, Any]], kinds: tuple[str, ...]) -> dict[str, float]:
@@ -137,17 +150,22 @@ def load_game(run_dir: Path) -> dict[str, Any]:
             "ended": end.get("ended", "rounds") if end else "unfinished"}
 
 
-def trajectory(game: dict[str, Any], make: Callable[[], Any]) -> list[tuple[int, float]]:
-    """(calls so far, τ) after each rated task, in the order the game rated them."""
+def trajectory(game: dict[str, Any], make: Callable[[], Any], per_round: bool = False) -> list[tuple[int, float]]:
+    """(calls so far, τ) after each rated task, in the order the game rated them (``per_round``:
+    τ from the table at each round's end, earlier tasks of a round keeping the last round's)."""
     players, truth = game["players"], game["truth"]
     backend = make()
     backend.add_players(players)
-    out = []
-    for t in game["stream"]:
+    out, tau = [], 0.0
+    stream = game["stream"]
+    for k, t in enumerate(stream):
         t.apply(backend)
-        scores = {row.player: row.score for row in backend.table()}
-        tau = kendalltau([scores[n] if scores[n] is not None else -1e9 for n in players], truth).statistic
-        out.append((game["calls_at"].get(t.task_id, 0), float(tau) if tau == tau else 0.0))
+        last_of_round = k + 1 == len(stream) or stream[k + 1].task_id[:4] != t.task_id[:4]
+        if not per_round or last_of_round:
+            scores = {row.player: row.score for row in backend.table()}
+            tau = kendalltau([scores[n] if scores[n] is not None else -1e9 for n in players], truth).statistic
+            tau = float(tau) if tau == tau else 0.0
+        out.append((game["calls_at"].get(t.task_id, 0), tau))
     return out
 
 
@@ -169,7 +187,8 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
     run_game(cfg, out)
     game = load_game(out)
     table = {**BACKENDS, **DRAW_BACKENDS}
-    trajs = {b: trajectory(game, live_backend(game) if b == "live" else table[b]) for b in backends}
+    trajs = {b: trajectory(game, live_backend(game) if b == "live" else table[b], per_round=b in PER_ROUND)
+             for b in backends}
     rounds_played = max((t.task_id for t in game["stream"]), default="r000")[1:4]
     return (cohort, config, seed), {"trajs": trajs, "total": game["total"], "ended": game["ended"],
                                     "rounds": int(rounds_played), "samples": sum(

@@ -101,3 +101,14 @@ def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(
     for key in keys:
         assert key in message
     assert not (tmp_path / "x").exists() or not any((tmp_path / "x").iterdir())
+
+
+def test_the_report_shows_how_sure_the_ranking_got_and_why_the_game_ended(settled_run, tmp_path):
+    from skate.report import build_report
+
+    run, _ = settled_run
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    page = build_report(copy).read_text()
+    assert "ranking_confidence.png" in page and (copy / "report" / "ranking_confidence.png").exists()
+    assert "The game ended early: settled after round" in page

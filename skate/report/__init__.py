@@ -145,6 +145,8 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
                  f"{s.get('rounds')} rounds; rating {html.escape(str(s.get('rating')))}, aug {s.get('aug')}, "
                  f"sandbox {s.get('sandbox')}, seed {s.get('seed')}"
                  f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>")
+    if d.ended == "settled":
+        parts.append(f"<p>The game ended early: {html.escape(d.ended_detail)}.</p>")
     parts.append("<h2>Ratings</h2>" + _table(pd.DataFrame(d.ratings)))
     if d.stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
         rows = [{"stage": e["stage"], "after round": e["round"],

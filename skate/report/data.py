@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from skate.events import AttemptMade, Estimated, RatingUpdated, RunLogError, StageEnded, TaskSet, read_run
+from skate.events import AttemptMade, Estimated, RatingUpdated, RoundEnded, RunLogError, StageEnded, TaskSet, read_run
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -56,6 +56,11 @@ class RunData:
     attempts: pd.DataFrame = field(default_factory=pd.DataFrame)
     novelty_threshold: float | None = None  # the run's embedder.threshold
     rerated: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # run_end's other ratings
+    # How sure the ranking was after each round (backends that say): round, above, below, confidence
+    order: pd.DataFrame = field(default_factory=pd.DataFrame)
+    ended: str = ""  # run_end's ended (rounds, settled, stopped) and its detail; "" for older logs
+    ended_detail: str = ""
+    settled_at: float | None = None  # the run's stop.settled
 
     @property
     def group_keys(self) -> list[str]:
@@ -100,13 +105,18 @@ def load_run(run_dir: str | Path) -> RunData:
                             columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"])
     threshold = (config.get("embedder") or {}).get("threshold")
     rerated = end.get("rerated") if end is not None else None
+    order = pd.DataFrame([{"round": e.round, **pair} for e in run.of(RoundEnded)
+                          for pair in (e.get("order") or [])], columns=["round", "above", "below", "confidence"])
     return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
                    stages=stages, update_count=run.update_count, update_stride=run.update_stride,
                    pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
                    groups=_groups(run.of(TaskSet)), attempts=attempts,
                    novelty_threshold=float(threshold) if threshold is not None else None,
-                   rerated=rerated if isinstance(rerated, dict) else {})
+                   rerated=rerated if isinstance(rerated, dict) else {}, order=order,
+                   ended=str(end.get("ended", "") or "") if end else "",
+                   ended_detail=str(end.get("ended_detail", "") or "") if end else "",
+                   settled_at=(config.get("stop") or {}).get("settled"))
 
 
 def _groups(tasks: list[TaskSet]) -> pd.DataFrame:

@@ -340,7 +340,34 @@ def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
             "orders of one set; the black bar is the task's mean (SKATE Fig. 6; python -m skate.sensitivity).")
 
 
-PLOTS: list[Callable] = [rating_evolution, final_ratings, accuracy_by_group_plot, setter_progress,
+def ranking_confidence(d: RunData, out: Path) -> tuple[str, str] | None:
+    """How sure the ranking was after each round: each adjacent pair's probability of being in
+    the right order (the rating's own model), and the level at which the game stops."""
+    o = d.order
+    if o.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    worst = o.groupby("round")["confidence"].min()
+    ax.plot(worst.index, worst.values, color="black", lw=2, label="least sure pair")
+    last = o[o["round"] == o["round"].max()]
+    for _, pair in last.iterrows():
+        s = o[(o["above"] == pair["above"]) & (o["below"] == pair["below"])]
+        ax.plot(s["round"], s["confidence"], lw=1, alpha=0.7, label=f"{pair['above']} > {pair['below']}")
+    if d.settled_at is not None:
+        ax.axhline(d.settled_at, ls="--", c="grey", lw=1)
+    ax.set(xlabel="round", ylabel="P(order right)", ylim=(0.45, 1.01),
+           title="How sure the ranking is (adjacent pairs of the final ranking)")
+    ax.legend(fontsize=7, ncol=2)
+    caption = ("After each round, each adjacent pair of the ranking with the probability, under the rating's "
+               "model, that its order is right; black: the least sure pair.")
+    if d.settled_at is not None:
+        caption += f" Dashed: stop.settled={d.settled_at}."
+    if d.ended_detail:
+        caption += f" The game ended {d.ended_detail}." if d.ended == "settled" else ""
+    return _save(fig, out, "ranking_confidence.png"), caption
+
+
+PLOTS: list[Callable] = [rating_evolution, ranking_confidence, final_ratings, accuracy_by_group_plot, setter_progress,
                          self_preference_plot, variance_histogram, asking_vs_answering, recovered_vs_true,
                          cost_per_player, novelty_distances, stage_panels, mu_sigma_paths,
                          mcqa_sensitivity]
