@@ -99,6 +99,10 @@ CONFIGS: dict[str, tuple[list[str], list[str]]] = {
              "stop.settled=0.95"], ["live"]),
     "c99": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
              "stop.settled=0.99"], ["live"]),
+    "b6": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
+            "estimator.per_task=6", "stop.settled=0.99"], ["live"]),
+    "b12": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
+             "estimator.per_task=12", "stop.settled=0.99"], ["live"]),
     "ad113g": (["rating=irt", "rating.guess=0.25", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
                 "estimator.max_samples=3", "stop.settled=0.99"], ["live"]),
 }

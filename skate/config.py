@@ -177,6 +177,9 @@ class AdaptiveConfig:
     # (all right, or all wrong), the task does not discriminate there and the rest are not asked.
     # 0: everyone at once.
     probe: int = 0
+    # Samples a task gets in all, shared among the players asked (at least `first` each): a task
+    # costs its setter's attempts however few answer it. 0: `first` each, however many are asked.
+    per_task: int = 0
 
 
 @dataclass

@@ -222,7 +222,7 @@ class Adaptive(Estimator):
     uses_order = True
 
     def __init__(self, first: int = 2, step: int = 2, max_samples: int = 2, confidence: float = 0.95,
-                 setter_answers: bool = False, probe: int = 0) -> None:
+                 setter_answers: bool = False, probe: int = 0, per_task: int = 0) -> None:
         if first < 1 or step < 1 or max_samples < first:
             raise ValueError(f"estimator: need first >= 1, step >= 1 and max_samples >= first "
                              f"(got first={first}, step={step}, max_samples={max_samples})")
@@ -231,6 +231,7 @@ class Adaptive(Estimator):
         self.first, self.step, self.max_samples = int(first), int(step), int(max_samples)
         self.confidence, self.setter_answers = float(confidence), bool(setter_answers)
         self.probe = int(probe)
+        self.per_task = int(per_task)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]
@@ -267,19 +268,22 @@ class Adaptive(Estimator):
                     dead.add(i)
 
         asked = sorted(who)
+        # A task costs its setter's attempts whoever answers it: with few players asked, each
+        # gives more samples (per_task shared among them, at least `first` each).
+        first = max(self.first, self.per_task // len(asked)) if self.per_task and asked else self.first
         if 0 < self.probe < len(asked):
             # A few players first, spread over the ranking; if they all agree (all right, or all
             # wrong, every sample) the task does not discriminate at their level: stop there.
             rank = {name: r for r, name in enumerate(_ranked(context))}
             asked.sort(key=lambda i: (rank.get(context.players[i], -1) if context else i, i))
             probe = [asked[round(x)] for x in np.linspace(0, len(asked) - 1, self.probe)]
-            draw({i: self.first for i in probe})
+            draw({i: first for i in probe})
             if all(correct[i] == n[i] for i in probe) or all(correct[i] == 0 for i in probe):
                 who = set(probe)
             else:
-                draw({i: self.first for i in asked if i not in probe})
+                draw({i: first for i in asked if i not in probe})
         else:
-            draw({i: self.first for i in asked})
+            draw({i: first for i in asked})
         while True:
             more: dict[int, int] = {}
             for i, j in pairs:
@@ -289,7 +293,7 @@ class Adaptive(Estimator):
                 if unanimous:
                     continue
                 for x in (i, j):
-                    room = self.max_samples - n[x] - void[x]
+                    room = max(self.max_samples, first) - n[x] - void[x]
                     if room > 0:
                         more[x] = min(self.step, room)
             if not more:
@@ -302,7 +306,7 @@ class Adaptive(Estimator):
                 continue
             p = correct[i] / n[i] if n[i] else float("nan")
             out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
-                                unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
+                                unparsable[i], capped=n[i] + void[i] >= max(self.max_samples, first), void=void[i]))
         return out
 
 

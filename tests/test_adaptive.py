@@ -103,3 +103,17 @@ def test_bad_settings_are_refused():
         Adaptive(first=3, max_samples=2)
     with pytest.raises(ValueError, match="estimator.confidence"):
         Adaptive(confidence=0.4)
+
+
+def test_a_per_task_budget_gives_the_few_players_asked_more_samples_each():
+    """A task costs its setter's attempts however few answer it: per_task shares a budget among
+    the players asked (at least `first` each)."""
+    players = {n: Player(p=0.5) for n in "abcdef"}
+    # only c and d are unsure of each other: 6 samples each
+    out = estimate(Adaptive(first=1, max_samples=1, per_task=12), players,
+                   chain("abcdef", [0.999, 0.999, 0.7, 0.999, 0.999]))
+    assert {n: e.n for n, e in out.items() if not e.skipped} == {"c": 6, "d": 6}
+    # everyone unsure: 12 // 6 = 2 each
+    players = {n: Player(p=0.5) for n in "abcdef"}
+    out = estimate(Adaptive(first=1, max_samples=1, per_task=12), players)
+    assert {e.n for e in out.values()} == {2}

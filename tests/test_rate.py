@@ -140,3 +140,17 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     assert all(len(t.counts) == len(t.p_correct) for t in stream)
     _, rows = rate_run(out, [])
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
+
+
+def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_free(stored_run):
+    """rating=irt reads the graded samples every estimate recorded (runs from before it existed
+    have them), rating=ttt the same outcomes as TrueSkill without their order."""
+    out, result = stored_run
+    truth = [r["player"] for r in sorted(result.table, key=lambda r: -r["true_skill"])]
+    name, irt = rate_run(out, ["rating=irt"])
+    assert name == "IRTRating"
+    assert [r["player"] for r in irt] == truth
+    assert all(r["lo"] < r["score"] < r["hi"] and r["samples"] > 0 for r in irt)
+    name, ttt = rate_run(out, ["rating=ttt"])
+    assert name == "TrueSkillThroughTimeRating"
+    assert [r["player"] for r in ttt] == truth
