@@ -9,7 +9,7 @@ the mean calls at the first task from which the mean τ over seeds stays ≥ 0.9
 game, and the ratio to a baseline. A game that stopped early keeps its last ranking and its
 calls from then on, so it is charged what it spent.
 
-    .venv/bin/python bench/bench_ranking_cost.py                    # every cohort and configuration, seeds 0-7
+    .venv/bin/python bench/bench_ranking_cost.py                    # every cohort and configuration, seeds 0-7 (≈ 40 min)
     .venv/bin/python bench/bench_ranking_cost.py --cohorts close --configs paper fewer_calls --seeds 0 1
     .venv/bin/python bench/bench_ranking_cost.py --draws           # TrueSkill draw_probability 0.10 vs auto
 
@@ -22,6 +22,16 @@ Cohorts (COP, the default game):
   the other half, x-b the other way round; the true order is their mean skill over the kinds),
   two answer sloppily (they get wrong 10% of the samples they know), one has blind spots three
   times as wide as the others', and three set tasks sloppily (40% of attempts carry a defect).
+
+Configurations (each plays its own games; the backends listed rate them afterwards, ``live``
+being the game's own rating as configured):
+
+- ``paper``: Algorithm 1, rated by TrueSkill (relative rule: the paper's configuration),
+  Bradley–Terry, TrueSkill Through Time and the item-response model (``irt``, curvature intervals);
+- ``fixed_n10`` (10 samples a player and task) and ``decided`` (skate's earlier estimator), the
+  cheapest configurations before ``fewer_calls``;
+- ``fewer_calls``: ``experiment=fewer_calls`` as shipped (its own ``game.rounds`` cap, 60);
+- ``fewer_calls_n2``: the same with two samples for each player asked.
 
 ``--draws`` compares TrueSkill's draw probability fixed at 0.10 with ``auto`` (the observed draw
 rate) under both outcome rules, on the same games, and prints the share of outcomes drawn.
@@ -83,28 +93,9 @@ CONFIGS: dict[str, tuple[list[str], list[str]]] = {
     "paper": (["estimator=algorithm1"], ["trueskill_rel", "bt_rel", "ttt_rel", "irt"]),
     "fixed_n10": (["estimator=fixed_n", "estimator.n=10"], ["trueskill_rel", "bt_rel", "irt"]),
     "decided": (["estimator=decided"], ["trueskill_abs", "bt_rel", "irt"]),
-    "fixed_n2": (["estimator=fixed_n", "estimator.n=2"], ["bt_rel", "irt"]),
-    "fixed_n1": (["estimator=fixed_n", "estimator.n=1"], ["irt", "irt_guess"]),
-    "fixed_n4": (["estimator=fixed_n", "estimator.n=4"], ["irt", "irt_guess"]),
     "fewer_calls": (["experiment=fewer_calls"], ["live"]),
-    "ad113": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1", "estimator.max_samples=3",
-               "stop.settled=0.99"], ["live", "irt_guess"]),
-    "ad111": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1", "estimator.max_samples=1",
-               "stop.settled=0.99"], ["live", "irt_guess"]),
-    "ad111p3": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
-                 "estimator.max_samples=1", "estimator.probe=3", "stop.settled=0.99"], ["live", "irt_guess"]),
-    "c90": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
-             "stop.settled=0.9"], ["live"]),
-    "c95": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
-             "stop.settled=0.95"], ["live"]),
-    "c99": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
-             "stop.settled=0.99"], ["live"]),
-    "b6": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
-            "estimator.per_task=6", "stop.settled=0.99"], ["live"]),
-    "b12": (["rating=irt", "estimator=adaptive", "estimator.first=1", "estimator.max_samples=1",
-             "estimator.per_task=12", "stop.settled=0.99"], ["live"]),
-    "ad113g": (["rating=irt", "rating.guess=0.25", "estimator=adaptive", "estimator.first=1", "estimator.step=1",
-                "estimator.max_samples=3", "stop.settled=0.99"], ["live"]),
+    # the preset with two samples a player: fewer rounds where players are far apart
+    "fewer_calls_n2": (["experiment=fewer_calls", "estimator.first=2", "estimator.max_samples=2"], ["live"]),
 }
 BACKENDS: dict[str, Callable[[], Any]] = {
     "trueskill_rel": lambda: TrueSkillRating(outcome="relative"),
@@ -112,7 +103,6 @@ BACKENDS: dict[str, Callable[[], Any]] = {
     "bt_rel": lambda: BradleyTerryRating(outcome="relative", bootstrap=1),
     "elo_rel": lambda: EloRating(outcome="relative"),
     "irt": lambda: IRTRating(interval="hessian"),
-    "irt_guess": lambda: IRTRating(interval="hessian", guess=0.25),
     "ttt_rel": lambda: TrueSkillThroughTimeRating(outcome="relative"),
 }
 DRAW_BACKENDS = {
@@ -219,7 +209,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(8)))
     ap.add_argument("--rounds", type=int, default=20, help="game.rounds of every configuration but fewer_calls")
     ap.add_argument("--preset-rounds", type=int, default=None,
-                    help="game.rounds of fewer_calls (default: the preset's own)")
+                    help="game.rounds of fewer_calls and its variant (default: the preset's own)")
     ap.add_argument("--cohorts", nargs="+", default=list(COHORTS), choices=list(COHORTS))
     ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -231,7 +221,7 @@ def main() -> None:
         for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):
             backends = tuple(DRAW_BACKENDS) if args.draws else tuple(CONFIGS[config][1])
             rounds = args.rounds
-            if config == "fewer_calls":
+            if config.startswith("fewer_calls"):
                 preset = compose_config(["experiment=fewer_calls"])
                 rounds = args.preset_rounds or int(preset.game.rounds)
             jobs += [(cohort, config, seed, rounds, backends) for seed in args.seeds]

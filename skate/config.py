@@ -611,6 +611,10 @@ def validate(cfg: DictConfig) -> None:
                "schedule.mode=matches plays one stage: leave stages empty")
 
     validate_estimator(cfg.estimator, cfg.rating)
+    if str(cfg.estimator.get("_target_", "")).endswith(".Adaptive"):
+        _check(cfg.schedule.mode != ScheduleMode.matches, "estimator", "adaptive",
+               "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
+               "estimator=algorithm1, fixed_n or decided (keys: estimator, schedule.mode)")
     validate_stop(cfg)
     e = cfg.estimator
     if "sigma_star" in e:

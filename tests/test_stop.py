@@ -92,6 +92,7 @@ def test_min_rounds_holds_the_game_and_without_stop_every_round_is_played(tmp_pa
     (["stop.min_rounds=0"], ["stop.min_rounds"]),
     (["experiment=added_models_xy", "stop.settled=0.99"], ["stop.settled", "stage"]),
     (["rating=irt", "schedule.mode=matches"], ["schedule.mode", "rating=irt"]),
+    (["experiment=zerosumeval", "estimator=adaptive"], ["estimator", "schedule.mode=matches"]),
 ])
 def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(tmp_path, overrides, keys):
     with pytest.raises(ConfigError) as err:

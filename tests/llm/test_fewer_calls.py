@@ -1,0 +1,31 @@
+"""experiment=fewer_calls with language-model players against the fake server: a player the
+estimator does not ask sends no request, and the game ends when its ranking is settled."""
+
+from __future__ import annotations
+
+import json
+
+from skate.config import compose_config
+from skate.runner import run_game
+from skate.store import read_events
+from tests.llm.conftest import cohort
+
+
+def test_the_preset_ranks_the_models_and_every_request_is_one_it_logged(server, tmp_path):
+    cfg = compose_config(["experiment=fewer_calls", "game.rounds=40", "estimator.first=2", "estimator.max_samples=2",
+                          "logger=none", "report=false", "players.simulated=[]",
+                          f"players.llm={cohort(server.api_base)}", f"llm.cache_dir={tmp_path / 'cache'}",
+                          "llm.preflight=false"])
+    result = run_game(cfg, tmp_path / "run")
+    assert [r["player"] for r in result.table] == ["ace", "mid", "low"]
+    events = read_events(tmp_path / "run")
+    end = events[-1]
+    assert end["event"] == "run_end" and end["ended"] == "settled"
+    estimates = [e for e in events if e["event"] == "estimate"]
+    skipped = [e for e in estimates if e.get("skipped")]
+    assert skipped, "once a pair is sure, its players are not asked"
+    attempts = sum(e["event"] == "attempt" for e in events)
+    usage = json.loads((tmp_path / "run" / "usage.json").read_text())["total"]
+    # every sample the log holds was one completion the server gave, and no skipped player asked
+    assert usage["samples"] == attempts + sum(e["n"] + e["void"] for e in estimates)
+    assert usage["calls"] == server.stats.requests
