@@ -30,8 +30,10 @@ being the game's own rating as configured):
   Bradley–Terry, TrueSkill Through Time and the item-response model (``irt``, curvature intervals);
 - ``fixed_n10`` (10 samples a player and task) and ``decided`` (skate's earlier estimator), the
   cheapest configurations before ``fewer_calls``;
-- ``fewer_calls``: ``experiment=fewer_calls`` as shipped (its own ``game.rounds`` cap, 60);
-- ``fewer_calls_n2``: the same with two samples for each player asked.
+- ``fewer_calls``: ``experiment=fewer_calls`` as shipped (its own ``game.rounds`` cap);
+- ``fewer_calls_1``, ``fewer_calls_2``: the same with one (two) samples for each player asked and
+  no top-up; ``--configs`` names further variants (``fewer_calls_4``, ``fewer_calls_6``,
+  ``fewer_calls_3to9``, ``fixed_n4``).
 
 ``--draws`` compares TrueSkill's draw probability fixed at 0.10 with ``auto`` (the observed draw
 rate) under both outcome rules, on the same games, and prints the share of outcomes drawn.
@@ -94,9 +96,17 @@ CONFIGS: dict[str, tuple[list[str], list[str]]] = {
     "fixed_n10": (["estimator=fixed_n", "estimator.n=10"], ["trueskill_rel", "bt_rel", "irt"]),
     "decided": (["estimator=decided"], ["trueskill_abs", "bt_rel", "irt"]),
     "fewer_calls": (["experiment=fewer_calls"], ["live"]),
-    # the preset with two samples a player: fewer rounds where players are far apart
-    "fewer_calls_n2": (["experiment=fewer_calls", "estimator.first=2", "estimator.max_samples=2"], ["live"]),
+    # the preset with a fixed number of samples for each player asked (no top-up)
+    "fewer_calls_1": (["experiment=fewer_calls", "estimator.first=1", "estimator.max_samples=1"], ["live"]),
+    "fewer_calls_2": (["experiment=fewer_calls", "estimator.first=2", "estimator.max_samples=2"], ["live"]),
+    # not in the default list: the other variants tried on the close cohort (--configs NAME ...)
+    "fewer_calls_4": (["experiment=fewer_calls", "estimator.first=4", "estimator.max_samples=4"], ["live"]),
+    "fewer_calls_6": (["experiment=fewer_calls", "estimator.first=6", "estimator.max_samples=6"], ["live"]),
+    "fewer_calls_3to9": (["experiment=fewer_calls", "estimator.first=3", "estimator.step=3",
+                          "estimator.max_samples=9"], ["live"]),
+    "fixed_n4": (["estimator=fixed_n", "estimator.n=4"], ["bt_rel", "irt"]),
 }
+DEFAULT_CONFIGS = ["paper", "fixed_n10", "decided", "fewer_calls", "fewer_calls_1", "fewer_calls_2"]
 BACKENDS: dict[str, Callable[[], Any]] = {
     "trueskill_rel": lambda: TrueSkillRating(outcome="relative"),
     "trueskill_abs": lambda: TrueSkillRating(outcome="absolute"),
@@ -185,8 +195,19 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
              for b in backends}
     rounds_played = max((t.task_id for t in game["stream"]), default="r000")[1:4]
     return (cohort, config, seed), {"trajs": trajs, "total": game["total"], "ended": game["ended"],
-                                    "rounds": int(rounds_played), "samples": sum(
-                                        n for t in game["stream"] for _, n in t.counts.values())}
+                                    "rounds": int(rounds_played), "draws": draw_share(game)}
+
+
+def draw_share(game: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """(outcomes drawn, outcomes) of a game's tasks under each symmetric outcome rule."""
+    out = {}
+    for rule in ("relative", "absolute"):
+        backend = TrueSkillRating(outcome=rule)
+        backend.add_players(game["players"])
+        for t in game["stream"]:
+            t.apply(backend)
+        out[rule] = (backend.draws, backend.n_updates)
+    return out
 
 
 def summarise(runs: list[dict[str, Any]], backend: str) -> dict[str, Any]:
@@ -211,7 +232,7 @@ def main() -> None:
     ap.add_argument("--preset-rounds", type=int, default=None,
                     help="game.rounds of fewer_calls and its variant (default: the preset's own)")
     ap.add_argument("--cohorts", nargs="+", default=list(COHORTS), choices=list(COHORTS))
-    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, choices=list(CONFIGS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--draws", action="store_true", help="TrueSkill draw_probability 0.10 vs auto")
     args = ap.parse_args()
@@ -229,6 +250,14 @@ def main() -> None:
         done = dict(pool.map(play, jobs))
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
           f"{args.rounds} rounds (fewer_calls: its own), {time.perf_counter() - t0:.0f} s\n")
+    if args.draws:
+        print("| cohort | outcome rule | outcomes drawn (all estimators and seeds) |\n|---|---|---:|")
+        for cohort in args.cohorts:
+            for rule in ("relative", "absolute"):
+                d = sum(r["draws"][rule][0] for (c, _, _), r in done.items() if c == cohort)
+                n = sum(r["draws"][rule][1] for (c, _, _), r in done.items() if c == cohort)
+                print(f"| {cohort} | {rule} | {d / max(n, 1):.1%} of {n} |")
+        print()
     for cohort in args.cohorts:
         rows = []
         for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):

@@ -167,8 +167,8 @@ class AdaptiveConfig:
 
     _target_: str = "skate.scoring.Adaptive"
     first: int = 2  # samples each asked player gives on a task
-    step: int = 2  # then, where a pair disagrees, this many more at a time ...
-    max_samples: int = 2  # ... up to this many per player (= first: no top-up)
+    step: int = 2  # then, where an unsure pair disagrees on the task, this many more at a time ...
+    max_samples: int = 6  # ... up to this many per player (= first: no top-up)
     # An adjacent pair ordered with less than this probability is uncertain; null: stop.settled
     # when the game stops once settled (so it samples until then), else 0.95.
     confidence: Optional[float] = None

@@ -221,7 +221,7 @@ class Adaptive(Estimator):
     joint = True
     uses_order = True
 
-    def __init__(self, first: int = 2, step: int = 2, max_samples: int = 2, confidence: float = 0.95,
+    def __init__(self, first: int = 2, step: int = 2, max_samples: int = 6, confidence: float = 0.95,
                  setter_answers: bool = False, probe: int = 0, per_task: int = 0) -> None:
         if first < 1 or step < 1 or max_samples < first:
             raise ValueError(f"estimator: need first >= 1, step >= 1 and max_samples >= first "
