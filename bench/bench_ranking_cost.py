@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -188,8 +189,11 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
     cfg = compose_config([*overrides, f"game.rounds={rounds}", "logger=none", "report=false", f"seed={seed}",
                           *COHORTS[cohort]])
     out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
-    run_game(cfg, out)
-    game = load_game(out)
+    try:
+        run_game(cfg, out)
+        game = load_game(out)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
     table = {**BACKENDS, **DRAW_BACKENDS}
     trajs = {b: trajectory(game, live_backend(game) if b == "live" else table[b], per_round=b in PER_ROUND)
              for b in backends}
