@@ -52,6 +52,7 @@ class TrueSkillRating(RatingBackend):
         self.draws = 0
         # (μ, σ) of every player after each of the last ``average_last`` updates
         self.trace: list[dict[str, tuple[float, float]]] = []
+        self._cached: tuple[tuple[int, int], list[RatingRow]] | None = None
 
     @property
     def keeps_history(self) -> bool:
@@ -104,6 +105,16 @@ class TrueSkillRating(RatingBackend):
             rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2))
 
     def _table(self) -> list[RatingRow]:
+        # The engine asks for the table and for its order's confidence at every round's end: with
+        # orderings > 1 a table replays the history K times, so it is made once per update.
+        key = (self.n_updates, len(self.players))
+        if self._cached is not None and self._cached[0] == key:
+            return self._cached[1]
+        rows = self._fresh_table()
+        self._cached = (key, rows)
+        return rows
+
+    def _fresh_table(self) -> list[RatingRow]:
         mu = {n: r.mu for n, r in self.ratings.items()}
         sigma = {n: r.sigma for n, r in self.ratings.items()}
         extra: dict[str, dict[str, Any]] = {n: {} for n in self.players}
