@@ -20,8 +20,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
 
 
-class ConfigError(ValueError):
-    """A config value is out of range or inconsistent; the message names the key."""
+from skate.errors import ConfigError  # noqa: E402  (re-exported: its home is skate.errors)
 
 
 class OutcomeRule(enum.StrEnum):

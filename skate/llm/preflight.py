@@ -80,7 +80,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from skate.config import ConfigError
+from skate.errors import ConfigError
 from skate.llm.client import CallFailed, LLMClient
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE, ModelConfigError, ModelSpec
 

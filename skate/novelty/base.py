@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from skate.config import ConfigError
+from skate.errors import ConfigError
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|[^\w\s]")
 
