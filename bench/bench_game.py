@@ -9,7 +9,8 @@ Runs the composed default config (plus any Hydra overrides) in temporary folders
 seed, and prints a Markdown table: wall time, valid tasks, attempts, answer samples, rating
 updates, sandbox executions per second of the game, Kendall's tau between the ranking and the true skills, how many pairs the ranking
 swaps (and whether each swap is of neighbours in the true order), and whether the ranking
-equals the true-skill order. Paste results into BENCHMARKS.md together with the command.
+equals the true-skill order. Paste results into docs/benchmarks/games.md (SCP: docs/benchmarks/scp.md)
+together with the command.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The game registry, and the recipe in the README: adding a game is one package and one YAML.
+"""The game registry, and the recipe in docs/adding-a-game.md: adding a game is one package and one YAML.
 
 The last test writes a whole new game (a package and its YAML) into a temporary folder, puts the
 folder on the game packages' path and Hydra's config search path, and plays it through the
