@@ -15,12 +15,27 @@ orderings but can still tell which came first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import enum
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from skate.config import Strategy
 from skate.records import HistoryItem, Task
+
+
+class Strategy(enum.StrEnum):
+    no_info = "no_info"
+    hist_tasks = "hist_tasks"
+    hist_perf = "hist_perf"
+    full_personal = "full_personal"
+    full_context = "full_context"
+
+
+@dataclass
+class AugConfig:
+    _target_: str = "skate.augment.Augmentation"
+    strategy: Strategy = Strategy.hist_perf
+    max_items: int = 0  # keep at most this many (most recent) history items; 0 = no cap
 
 
 @dataclass(frozen=True)

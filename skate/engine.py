@@ -21,20 +21,20 @@ spawn keys, so the same seed gives the same run even when players set tasks conc
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 import contextlib
+import enum
 import logging
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
+from omegaconf import MISSING
 
 from skate import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.config import ScheduleMode
 from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
@@ -48,6 +48,49 @@ from skate.store import EventLog
 from skate.tracking import RunLogger
 
 log = logging.getLogger(__name__)
+
+
+# The game loop's own settings (the schedule, stages and stop sections of the config).
+class ScheduleMode(enum.StrEnum):
+    rounds = "rounds"  # every round every active player sets a task and every one answers each
+    matches = "matches"  # ZeroSumEval: each round is one match, an ordered pair (setter, solver)
+
+
+@dataclass
+class ScheduleConfig:
+    """Who sets and who answers in each round.
+
+    ``rounds`` (default): everyone sets, everyone answers. ``matches`` (ZeroSumEval's protocol):
+    each round is one match between an ordered pair of players, the setter setting and the
+    solver alone answering; the pair is the least-played ordered pair so far (a round-robin over
+    ordered pairs, ties drawn from the run seed), and ``game.rounds`` is the number of matches.
+    """
+
+    mode: ScheduleMode = ScheduleMode.rounds
+
+
+@dataclass
+class StageConfig:
+    """A stage of a staged game. ``join``, ``setters`` and ``answer_only`` name players by name or
+    by role (``players.roles``, or a simulated cohort's skill order: strongest, second, ..., weakest)."""
+
+    name: str = MISSING
+    join: list[str] = field(default_factory=list)  # who joins at the start (answers every earlier task)
+    setters: Optional[list[str]] = None  # who sets tasks in this stage's rounds (None = every active player)
+    answer_only: list[str] = field(default_factory=list)  # or: every active player sets but these
+    rounds: int = 0
+
+
+
+@dataclass
+class StopConfig:
+    """End the game before game.rounds once its ranking is settled."""
+
+    # A confidence in (0.5, 1): after a round, stop when every adjacent pair of the ranking is
+    # ordered with at least this probability under the rating's model. null: play every round.
+    settled: Optional[float] = None
+    min_rounds: int = 3  # never stop before this many rounds
+
 
 # Stages in the spawn key of derived generators.
 _SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK, _PAIR = 1, 2, 3, 4, 5, 6, 7

@@ -41,113 +41,41 @@ import inspect
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import hydra
 import numpy as np
+from hydra.core.hydra_config import HydraConfig
+from hydra.utils import instantiate
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
 from skate import events as ev
+from skate.build import build_client, build_sandbox, usage_summary
+from skate.config import CONF_DIR, ConfigError, prepare, register_configs, to_container, validate
 from skate.games.base import Checks, Game, GameEnv
+from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import _ADAPTER, AnswererModule, SetterModule, _Module
+from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
+                                   Role, _split, check_plan, plans)
+from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
+from skate.players.llm import build_llm_players
 from skate.records import Rejection, SetterContext, Task
+from skate.sandbox import SandboxUnavailable
+from skate.store import EventLog
 
 log = logging.getLogger(__name__)
 
 # Bump when a role's metric changes meaning: stored programs compiled under the old one are stale.
 METRIC_VERSION = {"answerer": 1, "setter": 1}
-ROLES = ("answerer", "setter")
 OPTIMIZE_SUFFIX = "@optimize"  # the usage key of a player's optimisation calls
-
-
-class OptimizeError(ValueError):
-    """The optimiser's configuration cannot work; the message says what to fix."""
-
-
-@dataclass
-class Plan:
-    """What to do for one player and role."""
-
-    optimizer: str
-    settings: dict[str, Any]
-
-
-def plans(cfg: Any, player: str) -> dict[str, Plan]:
-    """Each role to optimise for ``player``: the run's optimiser and settings, overridden per role
-    (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``:
-    ``name``, ``roles``, ``settings``, ``setter``, ``answerer``)."""
-    def plain(x: Any) -> dict[str, Any]:
-        from omegaconf import DictConfig, OmegaConf
-
-        if isinstance(x, DictConfig):
-            return OmegaConf.to_container(x, resolve=True)  # type: ignore[return-value]
-        return dict(x or {})
-
-    mine = plain(plain(cfg.get("players", {})).get(player, {}))
-    unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
-    if unknown:
-        raise OptimizeError(f"optimizer.players.{player}: unknown keys {sorted(unknown)}; "
-                            "use name, roles, settings, setter, answerer")
-    name = str(mine.get("name", cfg.get("name", "none")))
-    roles = [str(r) for r in mine.get("roles", cfg.get("roles", ["answerer"]))]
-    bad = [r for r in roles if r not in ROLES]
-    if bad:
-        raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
-    if name == "none":
-        return {}
-    # A player that names another optimiser than the run's does not inherit the run's settings
-    # (they are that other optimiser's): only its own apply, over the optimiser's defaults.
-    inherit = name == str(cfg.get("name", "none"))
-    out = {}
-    for role in roles:
-        settings = {**(plain(cfg.get("settings")) if inherit else {}), **(plain(cfg.get(role)) if inherit else {}),
-                    **plain(mine.get("settings")), **plain(mine.get(role))}
-        out[role] = Plan(name, settings)
-        try:
-            check_plan(out[role])
-        except OptimizeError as exc:
-            where = f"optimizer.players.{player} ({role})" if mine else f"optimizer ({role})"
-            raise OptimizeError(f"{where}: {exc}") from None
-    return out
-
-
-# --------------------------------------------------------------------------- optimisers
-def _split(cls: type, settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Settings for the optimiser's constructor and for its ``compile``; unknown keys refused."""
-    init = set(inspect.signature(cls.__init__).parameters) - {"self", "metric", "prompt_model", "task_model"}
-    comp = set(inspect.signature(cls.compile).parameters) - {"self", "student", "trainset", "teacher", "valset"}
-    a = {k: v for k, v in settings.items() if k in init}
-    b = {k: v for k, v in settings.items() if k in comp and k not in init}
-    unknown = set(settings) - set(a) - set(b) - {"num_threads"}
-    if unknown:
-        raise OptimizeError(f"{cls.__name__} has no settings {sorted(unknown)}; it takes "
-                            f"{sorted((init | comp) - {'kwargs', 'args'})}")
-    return a, b
-
-
-OPTIMIZERS = {"bootstrap_fewshot": "BootstrapFewShot", "bootstrap_fewshot_random_search": "BootstrapFewShotWithRandomSearch",
-              "mipro_v2": "MIPROv2"}
-
-
-def check_plan(plan: Plan) -> None:
-    """Refuse a plan whose optimiser or settings cannot work (before any model call)."""
-    if plan.optimizer not in OPTIMIZERS:
-        raise OptimizeError(f"optimizer.name={plan.optimizer!r} is invalid: use none, {', '.join(OPTIMIZERS)}")
-    cls = getattr(dspy, OPTIMIZERS[plan.optimizer])
-    _split(cls, plan.settings)
-    if plan.optimizer == "mipro_v2":
-        auto = plan.settings.get("auto", "light")
-        if auto not in ("light", "medium", "heavy", None):
-            raise OptimizeError(f"settings.auto={auto!r} is invalid: use light, medium, heavy or null")
-        if auto is None and "num_trials" not in plan.settings:
-            raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
 
 
 @contextlib.contextmanager
@@ -400,9 +328,6 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
     ``targets``, default all) as ``cfg`` (the ``optimizer`` config) says; return one event per
     player and role, each also passed to ``write``. Stops early, keeping what is done, when the
     budget runs out."""
-    from skate.llm.bridge import SkateLM
-    from skate.novelty import NoveltyIndex
-
     store = ProgramStore(str(cfg.store))
     names = tuple(p.name for p in players)
     out: list[ev.Optimized] = []
@@ -526,14 +451,6 @@ def compare_table(table: Sequence[Mapping[str, Any]], suffix: str) -> list[dict[
 def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
     """``python -m skate.optimize``: build the run's language-model players and optimise them,
     writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played."""
-    from hydra.utils import instantiate
-
-    from skate.config import ConfigError, prepare, to_container, validate
-    from skate.novelty import build_embedder, connect_embedder
-    from skate.players.llm import build_llm_players
-    from skate.runner import build_client, build_sandbox, usage_summary
-    from skate.store import EventLog
-
     prepare(cfg)  # as a game does: a draw margin tied to sigma* becomes its number
     validate(cfg)
     if not cfg.players.get("llm"):
@@ -564,14 +481,6 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
 
 
 def main() -> None:
-    import sys
-
-    import hydra
-    from hydra.core.hydra_config import HydraConfig
-
-    from skate.config import CONF_DIR, ConfigError, register_configs
-    from skate.sandbox import SandboxUnavailable
-
     register_configs()
 
     @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")

@@ -19,51 +19,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hydra.errors import HydraException
-from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
 
-from skate.config import (CONF_DIR, BradleyTerryConfig, ConfigError, EloConfig, IRTConfig, OutcomeRule,
-                          TrueSkillConfig, TTTConfig, compose_config, draw_margin_of, sigma_star_factor,
-                          validate_rating)
-from skate.events import Forfeit, RatedTask, RunLogError, read_run
-from skate.records import BENCHMARK
-
-
-def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
-    """Players (roster order), what the ratings were updated from (each rated task with its
-    setter and p(correct) by player, and each forfeit, in live order), the run's config."""
-    run = read_run(run_dir, keep_updates=0)  # re-rating needs which tasks were rated, not the updates
-    return run.players, run.rating_stream(), run.start.config
-
-
-BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
-                   "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
-    """Hydra overrides that rebuild a run's rating settings."""
-    option = BACKEND_OPTIONS.get(str(rating.get("_target_", "")).rsplit(".", 1)[-1])
-    if option is None:
-        return []
-    return [f"rating={option}", *(f"rating.{k}={_fmt(v)}" for k, v in rating.items() if k != "_target_")]
+from skate.config import compose_config
+from skate.errors import ConfigError
+from skate.events import RunLogError
+from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
+# The library this tool is a front for (importable from here, as before it moved).
+from skate.ratings.rerate import (BACKEND_OPTIONS, RERATE_NAME, SCHEMA_OF_TARGET, SCHEMAS, load_stream,  # noqa: F401
+                                  rate_stream, rating_options, rerate_configs, rerate_run, run_rating_overrides)
+from skate.store import format_table
 
 
 def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, Any]]]:
@@ -78,99 +47,6 @@ def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, A
     validate_rating(cfg.rating)
     name = cfg.rating._target_.rsplit(".", 1)[-1]
     return name, rate_stream(cfg.rating, players, stream)
-
-
-def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[RatedTask | Forfeit]) -> list[dict[str, Any]]:
-    """The table of a fresh backend built from ``rating`` fed a run's rating stream."""
-    if str(rating.get("outcome", "")) == OutcomeRule.setter_vs_solver and any(
-            getattr(item, "setter", None) == BENCHMARK for item in stream):
-        raise ConfigError("rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
-                          f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
-                          "or absolute")
-    backend = instantiate(rating, _convert_="all")
-    backend.add_players(players)
-    for item in stream:
-        item.apply(backend)
-    return [r.as_dict() for r in backend.table()]
-
-
-# ------------------------------------------------------------------ rerate: the game's log rated other ways
-SCHEMAS = {"trueskill_schema": TrueSkillConfig, "bradley_terry_schema": BradleyTerryConfig, "elo_schema": EloConfig,
-           "irt_schema": IRTConfig, "ttt_schema": TTTConfig}
-SCHEMA_OF_TARGET = {"TrueSkillRating": TrueSkillConfig, "BradleyTerryRating": BradleyTerryConfig, "EloRating": EloConfig,
-                    "IRTRating": IRTConfig, "TrueSkillThroughTimeRating": TTTConfig}
-RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
-def rating_options() -> list[str]:
-    return sorted(p.stem for p in (Path(CONF_DIR) / "rating").glob("*.yaml"))
-
-
-def _option_config(option: str, key: str) -> DictConfig:
-    """A rating option's settings (conf/rating/<option>.yaml) over its schema."""
-    if option not in rating_options():
-        raise ConfigError(f"{key}.rating={option!r} is invalid: give one of {rating_options()}")
-    raw = OmegaConf.load(Path(CONF_DIR) / "rating" / f"{option}.yaml")
-    schema = next((SCHEMAS[d] for d in raw.pop("defaults", []) if d in SCHEMAS), None)
-    if schema is None:
-        raise ConfigError(f"{key}.rating={option!r}: conf/rating/{option}.yaml names no rating schema")
-    return OmegaConf.merge(OmegaConf.structured(schema), raw)
-
-
-def rerate_configs(entries: Sequence[Any], rating: Mapping[str, Any],
-                   estimator: Any = None) -> list[tuple[str, DictConfig]]:
-    """``(name, rating config)`` for each entry of the config's ``rerate`` list.
-
-    An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
-    rating settings (``rating``), or with ``rating:`` that option's defaults
-    (``conf/rating/<option>.yaml``), with the entry's keys over them. A draw margin tied to sigma*
-    takes the estimator's. Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
-    out: list[tuple[str, DictConfig]] = []
-    for i, entry in enumerate(entries):
-        key = f"rerate[{i}]"
-        if not isinstance(entry, Mapping):
-            raise ConfigError(f"{key}={entry!r} is invalid: give {{name: <name>, <rating key>: <value>, ...}}, "
-                              "e.g. {name: absolute, outcome: absolute}")
-        fields = {str(k): v for k, v in entry.items()}
-        name = str(fields.pop("name", "") or "")
-        if not RERATE_NAME.fullmatch(name):
-            raise ConfigError(f"{key}.name={name!r} is invalid: give each entry a name of letters, digits, _ . - "
-                              "(it names ratings.<name>.json)")
-        if name in {n for n, _ in out}:
-            raise ConfigError(f"{key}.name={name!r} is invalid: another rerate entry has this name")
-        key = f"rerate[{i}] ({name})"
-        option = fields.pop("rating", None)
-        if option is not None:
-            base = _option_config(str(option), key)
-        else:
-            target = str(rating.get("_target_", "")).rsplit(".", 1)[-1]
-            schema = SCHEMA_OF_TARGET.get(target)
-            if schema is None:
-                raise ConfigError(f"{key}: the game's rating {target or '?'} cannot be re-rated: name an option "
-                                  f"with rating: <one of {rating_options()}>")
-            base = OmegaConf.merge(OmegaConf.structured(schema), dict(rating))
-        try:
-            cfg = OmegaConf.merge(base, fields)
-        except OmegaConfBaseException as exc:
-            msg = str(exc).splitlines()[0]
-            raise ConfigError(f"{key}: {msg} (an entry's keys are the rating's: "
-                              f"{sorted(k for k in base if k != '_target_')})") from None
-        if sigma_star_factor(cfg.get("draw_margin")) is not None:
-            cfg.draw_margin = draw_margin_of(cfg.draw_margin, estimator, f"{key}.draw_margin")
-        try:
-            validate_rating(cfg)
-        except ConfigError as exc:
-            raise ConfigError(f"{key}: {exc}") from None
-        out.append((name, cfg))
-    return out
-
-
-def rerate_run(run_dir: Path, configs: Sequence[tuple[str, DictConfig]]) -> dict[str, list[dict[str, Any]]]:
-    """Each named rating config's table for the run in ``run_dir`` (its log read once)."""
-    if not configs:
-        return {}
-    players, stream, _ = load_stream(run_dir)
-    return {name: rate_stream(rating, players, stream) for name, rating in configs}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows))
     else:
-        from skate.runner import format_table
-
         print(format_table(rows))
         print(f"\n{name} over {args.run_dir}; saved {out}")
     return 0

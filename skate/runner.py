@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -15,14 +16,26 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate import events as ev
+from skate.build import DEFAULT_SUFFIX, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, prepare, to_container, validate
 from skate.engine import Engine, GameResult
 from skate.games import GameEnv
+from skate.llm.preflight import preflight
 from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
+from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
-from skate.sandbox import Sandbox, SandboxUnavailable
-from skate.store import EVENTS_FILE, EventLog, LogWriteError, write_ratings
+from skate.report import build_report
+from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
+
+
+def _dspy_side() -> tuple[Any, Any]:
+    """The modules that load DSPy (heavy: about a second), loaded only for language-model players:
+    :mod:`skate.players.llm` and :mod:`skate.optimize`."""
+    from skate import optimize
+    from skate.players import llm
+
+    return llm, optimize
 
 
 def _versions() -> dict[str, str]:
@@ -35,25 +48,6 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def build_sandbox(sandbox_cfg: DictConfig) -> Sandbox:
-    """Instantiate the configured sandbox; a sandbox that cannot run here raises SandboxUnavailable."""
-    try:
-        return instantiate(sandbox_cfg, _convert_="all")
-    except Exception as exc:
-        cause: BaseException | None = exc
-        while cause is not None:
-            if isinstance(cause, SandboxUnavailable):
-                raise cause from None
-            if isinstance(cause, (ValueError, TypeError)) and cause is not exc:
-                raise ConfigError(f"sandbox: {cause}") from None
-            cause = cause.__cause__
-        raise
-
-
-# A model's twin with its default prompts, when optimizer.compare is on.
-DEFAULT_SUFFIX = "-default"
-
-
 def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult:
     """Validate the config, build every component, play the game, write the results.
 
@@ -64,8 +58,6 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     """
     prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
     validate(cfg)
-    from skate.rate import rerate_configs, rerate_run
-
     rerates = rerate_configs(cfg.get("rerate") or [], to_container(cfg.rating), cfg.estimator)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -91,8 +83,7 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     client = None
     if cfg.players.get("llm"):
         client = build_client(cfg.llm)
-        from skate.players.llm import build_llm_players
-
+        build_llm_players = _dspy_side()[0].build_llm_players
         llm_configs = to_container(cfg.players)["llm"]
         if cfg.optimizer.compare:  # each model also plays with its default prompts, as <name>-default
             llm_configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in llm_configs]
@@ -101,8 +92,6 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     if client is not None and cfg.llm.get("preflight", True):
         # One cheap call per distinct model and endpoint: a dead one stops the run now, not
         # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
-        from skate.llm.preflight import preflight
-
         try:
             preflight(client, players)
         except BaseException:
@@ -144,8 +133,7 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
         try:
             try:
                 if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
-                    from skate.optimize import optimize_players
-
+                    optimize_players = _dspy_side()[1].optimize_players
                     llm = [p for p in players if getattr(p, "io_bound", False)]
                     targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
                                if cfg.optimizer.compare else None)
@@ -171,8 +159,7 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
         if optimized:
             result.summary["optimization"] = [r.fields() for r in optimized]
         if cfg.optimizer.compare:
-            from skate.optimize import compare_table
-
+            compare_table = _dspy_side()[1].compare_table
             result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
         if client is not None:
             result.summary["usage"] = usage_summary(client)
@@ -200,62 +187,8 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
 
 def _report(out_dir: Path) -> None:
     """The run's report; a failure here is logged, never fatal to a finished game."""
-    import logging
-
     try:
-        from skate.report import build_report
-
         page = build_report(out_dir)
         logging.getLogger("skate").info("report: %s", page)
     except Exception as exc:  # noqa: BLE001
         logging.getLogger("skate").warning("no report for %s: %s", out_dir, exc)
-
-
-def build_client(c: DictConfig):
-    """The one model client every LLM player of the run shares."""
-    from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
-
-    cache = ResponseCache(c.cache_dir) if c.cache else None
-    retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
-    prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
-    return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
-                     endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
-                     budget_usd=c.budget_usd, structured=str(c.get("structured", "auto")))
-
-
-def usage_summary(client) -> dict[str, Any]:
-    """Calls, cache hits, void samples, retries, tokens and cost: per player and for the run."""
-    return {"players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
-            "total": client.total().as_dict(),
-            "budget_usd": client.budget_usd,
-            # per model: json_schema / json_object (structured output), or text where refused
-            "structured_output": client.structured_formats()}
-
-
-def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
-    """The ratings table as plain text, best first: score, interval, and the backend's extras."""
-    def num(x: Any, width: int, nd: int = 2) -> str:
-        return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
-
-    has_truth = any("true_skill" in r for r in rows)
-    has_sigma = any("sigma" in r for r in rows)
-    header = f"{'rank':>4}  {'player':<20} {'score':>8} {'interval':>17}"
-    header += f" {'sigma':>6}" if has_sigma else ""
-    header += f" {'true_skill':>10}" if has_truth else ""
-    header += f" {'tasks set':>9}" if summary else ""
-    lines = [header, "-" * len(header)]
-    for r in rows:
-        rank = r.get("rank")
-        iv = (f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None
-              else "-")
-        line = f"{rank if rank is not None else '-':>4}  {r['player']:<20} {num(r.get('score'), 8)} {iv:>17}"
-        if r.get("no_data"):  # no rated game: its prior score means nothing
-            line = f"{'-':>4}  {r['player']:<20} {'no data':>8} {'-':>17}"
-        if has_sigma:
-            line += f" {num(r.get('sigma'), 6)}"
-        if has_truth:
-            line += f" {num(r.get('true_skill'), 10)}"
-        if summary:
-            line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
-        lines.append(line)
-    return "\n".join(lines)

@@ -14,11 +14,15 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+from omegaconf import DictConfig, OmegaConf
 
+from skate.errors import ConfigError
+from skate.errors import check as _check
 from skate.ratings.base import OrderPair
+from skate.ratings.config import OutcomeRule, rating_class, rating_name
 from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task, skipped_estimate
 
@@ -317,3 +321,90 @@ def _ranked(context: TaskContext | None) -> list[str]:
     out = [context.order[0].above]
     out += [p.below for p in context.order]
     return out
+
+
+# --------------------------------------------------------------------------- estimator
+@dataclass
+class Algorithm1Config:
+    """The paper's adaptive estimator: sample until sqrt(p(1-p)/N) < sigma_star."""
+
+    _target_: str = "skate.scoring.Algorithm1"
+    sigma_star: float = 0.05
+    n_step: int = 10  # samples per batch; the stopping rule is checked after each batch
+    max_samples: int = 200  # hard cap per (task, player)
+
+
+@dataclass
+class DecidedConfig:
+    _target_: str = "skate.scoring.Decided"
+    n_step: int = 10
+    max_samples: int = 40  # a near-tie that 40 samples cannot settle rarely moves a ranking
+    sigma_star: float = 0.05  # also stop, as Algorithm 1 does, once the standard error is below this
+    confidence: float = 0.8  # of the Wilson intervals that decide outcomes
+    # The outcome rule to decide: the rating's own, by default.
+    outcome: str = "${rating.outcome}"
+    draw_margin: float = "${rating.draw_margin}"  # type: ignore[assignment]
+    p_thresh: float = "${rating.p_thresh}"  # type: ignore[assignment]
+
+
+@dataclass
+class AdaptiveConfig:
+    """Samples only where an answer can still change an uncertain comparison in the ranking so
+    far (skate.scoring.Adaptive); needs a rating that says how sure its order is."""
+
+    _target_: str = "skate.scoring.Adaptive"
+    first: int = 2  # samples each asked player gives on a task
+    step: int = 2  # then, where an unsure pair disagrees on the task, this many more at a time ...
+    max_samples: int = 6  # ... up to this many per player (= first: no top-up)
+    # An adjacent pair ordered with less than this probability is uncertain; null: stop.settled
+    # when the game stops once settled (so it samples until then), else 0.95.
+    confidence: Optional[float] = None
+    setter_answers: bool = False  # the setter always answers its own task
+    # Ask this many of them first (spread over the ranking); if they all agree on every sample
+    # (all right, or all wrong), the task does not discriminate there and the rest are not asked.
+    # 0: everyone at once.
+    probe: int = 0
+    # Samples a task gets in all, shared among the players asked (at least `first` each): a task
+    # costs its setter's attempts however few answer it. 0: `first` each, however many are asked.
+    per_task: int = 0
+
+
+@dataclass
+class FixedNConfig:
+    _target_: str = "skate.scoring.FixedN"
+    n: int = 20
+
+
+
+
+def validate_estimator(e: DictConfig, r: DictConfig) -> None:
+    """The estimator's range checks, and what only the estimator and the rating together can say: an estimator that decides the
+    rating's pairwise outcomes needs a rating with an outcome rule; one that reads how sure the
+    ranking is needs a rating that can say."""
+    target = str(e.get("_target_", "")).rsplit(".", 1)[-1]
+    if target == "Decided" and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        raise ConfigError(f"estimator=decided settles the pairwise outcomes of the rating's outcome rule, and "
+                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator=adaptive, "
+                          "algorithm1 or fixed_n, or give estimator.outcome, estimator.draw_margin and "
+                          "estimator.p_thresh")
+    if target == "Adaptive":
+        _check(e.first >= 1, "estimator.first", e.first, "must be >= 1")
+        _check(e.step >= 1, "estimator.step", e.step, "must be >= 1")
+        _check(e.max_samples >= e.first, "estimator.max_samples", e.max_samples, "must be >= estimator.first")
+        if e.confidence is not None:
+            _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
+        if not rating_class(r).says_order:
+            raise ConfigError(f"estimator=adaptive samples where the ranking is unsure, and {rating_name(r)} cannot "
+                              "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
+                              "(keys: estimator, rating)")
+    if "sigma_star" in e:
+        _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
+        _check(e.n_step >= 1, "estimator.n_step", e.n_step, "must be >= 1")
+        _check(e.max_samples >= e.n_step, "estimator.max_samples", e.max_samples,
+               "must be >= estimator.n_step")
+    if "n" in e:
+        _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
+    if "outcome" in e:
+        _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
+        _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,
+               f"must be one of {', '.join(OutcomeRule)}")

@@ -224,3 +224,32 @@ def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
     tmp.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
+    """The ratings table as plain text, best first: score, interval, and the backend's extras."""
+    def num(x: Any, width: int, nd: int = 2) -> str:
+        return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
+
+    has_truth = any("true_skill" in r for r in rows)
+    has_sigma = any("sigma" in r for r in rows)
+    header = f"{'rank':>4}  {'player':<20} {'score':>8} {'interval':>17}"
+    header += f" {'sigma':>6}" if has_sigma else ""
+    header += f" {'true_skill':>10}" if has_truth else ""
+    header += f" {'tasks set':>9}" if summary else ""
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        rank = r.get("rank")
+        iv = (f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None
+              else "-")
+        line = f"{rank if rank is not None else '-':>4}  {r['player']:<20} {num(r.get('score'), 8)} {iv:>17}"
+        if r.get("no_data"):  # no rated game: its prior score means nothing
+            line = f"{'-':>4}  {r['player']:<20} {'no data':>8} {'-':>17}"
+        if has_sigma:
+            line += f" {num(r.get('sigma'), 6)}"
+        if has_truth:
+            line += f" {num(r.get('true_skill'), 10)}"
+        if summary:
+            line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
+        lines.append(line)
+    return "\n".join(lines)

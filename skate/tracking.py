@@ -17,10 +17,39 @@ import json
 import logging
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skate import events as ev
+
+
+# The logger group's schemas (conf/logger/*.yaml).
+@dataclass
+class ConsoleLoggerConfig:
+    _target_: str = "skate.tracking.ConsoleLogger"
+    every: int = 10  # plain progress: a line every this many rounds
+    progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
+
+
+@dataclass
+class WandbLoggerConfig(ConsoleLoggerConfig):
+    _target_: str = "skate.tracking.WandbLogger"
+    project: str = "skate"
+    entity: str = ""
+    mode: str = "offline"  # offline (files in the run folder; `wandb sync` later), online, disabled
+    group: str = ""  # "" = the sweep, when the game is a sweep job
+    name: str = ""  # "" = the job's overrides in a sweep, else W&B's own name
+    tags: list[str] = field(default_factory=list)
+    # Rating curves: at most this many points per round (each with every player's μ/σ); a round
+    # with fewer rating updates logs each one. 50 players give 61,250 updates a round.
+    updates_per_round: int = 1000
+
+
+@dataclass
+class NoLoggerConfig:
+    _target_: str = "skate.tracking.NullLogger"
+
 
 log = logging.getLogger("skate")
 

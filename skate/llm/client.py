@@ -28,7 +28,6 @@ estimate and rating.
 from __future__ import annotations
 
 import base64
-import email.utils
 import hashlib
 import json
 import logging
@@ -44,22 +43,14 @@ from pathlib import Path
 from typing import Any
 
 from skate.llm.spec import ModelSpec
+from skate.llm.transport import send
+from skate.llm.wire import CallFailed, Reply, parse_retry_after  # noqa: F401  (re-exported)
 from skate.records import StopRun
 
 log = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------------------------- errors
-class CallFailed(Exception):
-    """One request failed. ``retryable`` says whether trying again can help."""
-
-    def __init__(self, kind: str, detail: str, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None) -> None:
-        super().__init__(f"{kind}: {detail}")
-        self.kind, self.detail, self.retryable = kind, detail, retryable
-        self.retry_after, self.status = retry_after, status
-
-
 class BudgetExceeded(StopRun):
     """The run's spending limit is reached: no new model calls are made."""
 
@@ -115,36 +106,7 @@ class EmbeddingFailed(StopRun):
         self.error = error
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 # ------------------------------------------------------------------------------------ results
-@dataclass
-class Reply:
-    """What a provider returned for one request: one text per choice, and the token counts."""
-
-    texts: list[str]
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reasons: list[str | None] | None = None  # per choice: "stop", "length" (cut at max_tokens), ...
-
-    def finish(self, i: int) -> str | None:
-        return self.finish_reasons[i] if self.finish_reasons and i < len(self.finish_reasons) else None
-
-
 @dataclass
 class Completion:
     """One sample's outcome: a text, or void with the reason."""
@@ -337,8 +299,6 @@ class LLMClient:
     def _transport_for(self, spec: ModelSpec) -> Transport:
         if self._transport is not None:
             return self._transport
-        from skate.llm.transport import send
-
         return send
 
     # -- structured output

@@ -18,8 +18,8 @@ import json
 import threading
 from typing import Any
 
-from skate.llm.client import CallFailed, Reply, parse_retry_after
 from skate.llm.spec import ModelSpec
+from skate.llm.wire import CallFailed, Reply, parse_retry_after
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
@@ -123,8 +123,7 @@ def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed
 # ------------------------------------------------------------------------------------ litellm
 def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
                   response_format: dict[str, Any] | None = None) -> Reply:
-    import skate.llm  # noqa: F401  (sets LiteLLM's offline price table before the import)
-    import litellm
+    import litellm  # skate.llm (this module's package) has set its offline price table
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banner on stdout per error
 

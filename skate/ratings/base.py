@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skate.config import OutcomeRule
+from skate.ratings.config import OutcomeRule
 from skate.ratings.outcomes import PairOutcome, PairRule
 
 

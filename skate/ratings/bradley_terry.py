@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from skate.config import BTPoint, BTScale, OutcomeRule
+from skate.ratings.config import BTPoint, BTScale, OutcomeRule
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals
 from skate.ratings.outcomes import PairOutcome
 

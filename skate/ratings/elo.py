@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skate.config import OutcomeRule
+from skate.ratings.config import OutcomeRule
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 

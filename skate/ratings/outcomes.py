@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from skate.config import OutcomeRule
+from skate.ratings.config import OutcomeRule
 
 Interval = tuple[float, float]
 

@@ -25,7 +25,7 @@ with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a do
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
-from skate.config import OutcomeRule
+from skate.ratings.config import OutcomeRule
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import trueskillthroughtime as ttt
 
-from skate.config import OutcomeRule
+from skate.ratings.config import OutcomeRule
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 

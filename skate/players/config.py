@@ -1,0 +1,101 @@
+"""The player cohort's config schema (``conf/players/*.yaml``), its checks, and the roles a
+cohort's players take in staged presets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+from skate.errors import ConfigError
+from skate.errors import check as _check
+from skate.llm.spec import ModelConfigError, ModelSpec
+
+
+@dataclass
+class SimPlayerConfig:
+    """A simulated player with known latent skill (the ground truth for tests and benchmarks)."""
+
+    name: str = MISSING
+    skill: float = MISSING  # answering skill on the game's difficulty scale [0, 1]
+    # Offsets added to skill per kind of task; a game uses the offsets for its own kinds.
+    topic_skill: dict[str, float] = field(default_factory=dict)
+    pitch: float = 0.0  # how much harder (+) or easier (-) than its own skill it first pitches tasks
+    sloppiness: float = 0.15  # chance that an attempt carries a defect (crash, silence, ...)
+    noise: float = 0.08  # spread of the per-task "blind spot" offset to its skill
+    # Chance that it answers wrongly a sample it knows (a slip: its success never reaches 1, so
+    # it answers off the logistic skill-against-difficulty rule).
+    slip: float = 0.0
+
+
+@dataclass
+class LLMPlayerConfig:
+    name: str = MISSING
+    model: str = MISSING  # "provider/model", e.g. "openai/gpt-4o-2024-11-20"
+    api_base: str = ""  # OpenAI-compatible server, e.g. "http://localhost:8000/v1"
+    api_key_env: str = ""  # variable holding the key ("" = the provider's usual one)
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    timeout_s: float = 120.0
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    supports_n: Optional[bool] = None  # can one request return several samples? None = guess
+
+
+@dataclass
+class PlayersConfig:
+    simulated: list[SimPlayerConfig] = field(default_factory=list)
+    llm: list[LLMPlayerConfig] = field(default_factory=list)
+    # Parts players take in staged presets, which name players by role, not by name:
+    # {role: player}, e.g. {strongest: claude-sonnet-4, second: claude-3.5-sonnet}. An all-simulated
+    # cohort also has roles from its known skills (see cohort_roles); those given here win.
+    roles: dict[str, str] = field(default_factory=dict)
+
+
+# Roles an all-simulated cohort has from its skills, strongest first ("weakest" is the last).
+SKILL_ROLES = ("strongest", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def cohort_roles(players: Any) -> dict[str, str]:
+    """Role -> player name for a cohort: ``players.roles``, over (for a cohort of simulated
+    players only) the roles from known skills: strongest, second, third, ..., and weakest
+    (equal skills keep roster order)."""
+    sims, llms = list(players.get("simulated") or []), list(players.get("llm") or [])
+    roles: dict[str, str] = {}
+    if sims and not llms:
+        order = sorted(range(len(sims)), key=lambda i: (-float(sims[i].skill), i))
+        roles.update({role: str(sims[i].name) for role, i in zip(SKILL_ROLES, order)})
+        roles["weakest"] = str(sims[order[-1]].name)
+    roles.update({str(k): str(v) for k, v in (players.get("roles") or {}).items()})
+    return roles
+
+
+def validate_players(players: DictConfig, known_kinds: Iterable[str], game: str, game_kinds: Iterable[str]) -> None:
+    """At least two players, unique names, simulated players' skills in range (``topic_skill``
+    naming only kinds some game has: ``known_kinds``), and every language-model player's
+    model spec complete (a hosted model's key present)."""
+    roster = list(players.get("simulated", []))
+    llm_roster = list(players.get("llm", []))
+    _check(len(roster) + len(llm_roster) >= 2, "players", f"{len(roster) + len(llm_roster)} players",
+           "a game needs at least 2 players")
+    names = [p.name for p in roster] + [p.name for p in llm_roster]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    _check(not dupes, "players", dupes, "player names must be unique")
+    known = set(known_kinds)
+    for i, p in enumerate(roster):
+        key = f"players.simulated[{i}]"
+        _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
+        _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
+        _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
+        _check(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")
+        unknown = sorted(set(p.topic_skill) - known)
+        _check(not unknown, f"{key}.topic_skill", unknown, f"no game has these kinds; {game} has {list(game_kinds)}")
+    for i, p in enumerate(llm_roster):
+        try:
+            fields = OmegaConf.to_container(p, resolve=True)
+            fields.pop("name")
+            ModelSpec(**fields).api_key()  # a hosted model without its key fails here
+        except ModelConfigError as exc:
+            raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None

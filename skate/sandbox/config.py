@@ -1,0 +1,51 @@
+"""The sandbox's config schemas (``conf/sandbox/*.yaml``) and their checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from omegaconf import DictConfig
+
+from skate.errors import check as _check
+
+
+@dataclass
+class SandboxConfig:
+    _target_: str = "skate.sandbox.SubprocessSandbox"
+    workers: int = 0  # concurrent executions; 0 = number of CPU cores
+    python: str = ""  # interpreter that runs the programs; "" = the one running skate
+    limits: dict[str, Any] = field(
+        default_factory=lambda: {"timeout_s": 5.0, "cpu_s": 5, "memory_mb": 512,
+                                 "max_output_bytes": 65536, "max_processes": 8}
+    )
+
+
+@dataclass
+class JailSettingsConfig(SandboxConfig):
+    """What every hardened sandbox takes, whether named or chosen by ``auto``."""
+
+    tmp_mb: int = 64  # size of each jail's private /tmp
+    uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
+    startup_timeout_s: float = 20.0
+
+
+@dataclass
+class JailConfig(JailSettingsConfig):
+    _target_: str = "skate.sandbox.NsjailSandbox"
+    binary: str = ""  # path of the jail program; "" = find it
+
+
+@dataclass
+class AutoSandboxConfig(JailSettingsConfig):
+    _target_: str = "skate.sandbox.auto_sandbox"
+    prefer: list[str] = field(default_factory=lambda: ["nsjail", "bwrap"])
+
+
+def validate_sandbox(s: DictConfig) -> None:
+    _check(s.workers >= 0, "sandbox.workers", s.workers, "must be >= 0 (0 = one per CPU core)")
+    for key, value in s.limits.items():
+        _check(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+               f"sandbox.limits.{key}", value, "must be a positive number")
+    if "tmp_mb" in s:
+        _check(s.tmp_mb >= 1, "sandbox.tmp_mb", s.tmp_mb, "must be >= 1")
