@@ -25,7 +25,14 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from skate.config import CONF_DIR, ConfigError, register_configs
+from skate import events as ev
+from skate.config import CONF_DIR, ConfigError, compose_config, register_configs
+from skate.events import iter_records
+from skate.llm.optimizers import format_results
+from skate.records import Interrupted
+from skate.runner import format_table, run_game
+from skate.sandbox import SandboxUnavailable
+from skate.store import LogWriteError
 
 register_configs()
 
@@ -43,8 +50,6 @@ class _Signals:
 
     @classmethod
     def handler(cls, signum: int, frame: Any) -> None:
-        from skate.records import Interrupted
-
         if cls.received is not None:
             os._exit(128 + signum)
         cls.received = signum
@@ -62,8 +67,6 @@ def _stoppable() -> Iterator[None]:
 
 
 def _report(result: Any, out_dir: Path, print_table: bool) -> None:
-    from skate.runner import format_table
-
     if print_table:
         print(format_table(result.table, result.summary))
         s = result.summary
@@ -78,9 +81,6 @@ def _report(result: Any, out_dir: Path, print_table: bool) -> None:
                   f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in, "
                   f"{u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
         if s.get("optimization"):
-            from skate import events as ev
-            from skate.optimize import format_results
-
             print("\nprompt optimisation before the game:")
             print(format_results([ev.Optimized(**dict(r)) for r in s["optimization"]]))
         if s.get("prompt_optimization"):
@@ -107,11 +107,6 @@ def _finish(result: Any) -> None:
 
 @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
 def _app(cfg: DictConfig) -> None:
-    from skate.runner import run_game
-    from skate.sandbox import SandboxUnavailable
-
-    from skate.store import LogWriteError
-
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
     try:
@@ -136,10 +131,6 @@ def _app(cfg: DictConfig) -> None:
 def resume(run_dir: str, overrides: list[str]) -> int:
     """Continue the run in ``run_dir`` with its own config plus ``overrides`` (only the keys in
     :data:`RESUMABLE`); return the exit status."""
-    from skate.events import iter_records
-    from skate.runner import run_game
-    from skate.sandbox import SandboxUnavailable
-
     folder = Path(run_dir).expanduser()
     try:
         records = list(iter_records(folder)) if (folder / "events.jsonl").exists() else []
@@ -163,13 +154,9 @@ def resume(run_dir: str, overrides: list[str]) -> int:
                   f"(you may change: {', '.join(RESUMABLE)})", file=sys.stderr)
             return 2
         if key == "logger":
-            from skate.config import compose_config
-
             cfg.logger = compose_config([f"logger={value}"]).logger
         else:
             OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=True)
-    from skate.store import LogWriteError
-
     try:
         with _stoppable():
             result = run_game(cfg, folder, resume=True)

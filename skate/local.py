@@ -45,6 +45,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
+
 # The server, pinned; its extras (uvicorn, fastapi, ...) resolve at install time.
 SERVER_PIN = "llama-cpp-python[server]==0.3.36"
 SERVER_MODULE = "llama_cpp.server"
@@ -464,11 +466,7 @@ LLAMA_CPP_REFUSAL = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n
 def client_falls_back_on_llama_cpp() -> bool:
     """Whether skate's client takes llama-cpp-python's answer to a json_schema response_format
     (:data:`LLAMA_CPP_REFUSAL`) as a refusal, and so falls back to the json_object form."""
-    try:
-        from skate.llm.client import CallFailed, is_format_refusal
-    except ImportError:
-        return False
-    return bool(is_format_refusal(CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
+    return bool(llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
 
 
 def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True) -> list[str]:

@@ -64,7 +64,7 @@ from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import _ADAPTER, AnswererModule, SetterModule, _Module
 from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
-                                   Role, _split, check_plan, plans)
+                                   Role, _split, check_plan, compare_table, format_results, plans)
 from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.llm import build_llm_players
 from skate.records import Rejection, SetterContext, Task
@@ -407,47 +407,6 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
     return out
 
 
-def format_results(records: Sequence[ev.Optimized]) -> str:
-    """The before/after table, one line per player and role."""
-    def num(x: Any) -> str:
-        return f"{x:.3f}" if isinstance(x, (int, float)) else "-"
-
-    head = (f"{'player':<16} {'role':<9} {'optimizer':<32} {'train':>5} {'val':>4} {'before':>7} {'after':>7} "
-            f"{'demos':>5} {'calls':>6} {'tokens':>9} {'s':>6}  note")
-    lines = [head, "-" * len(head)]
-    for r in records:
-        note = "reused" if r.reused else (r.stopped or "")
-        lines.append(f"{r.player:<16} {r.role:<9} {r.optimizer:<32} {r.train:>5} {r.val:>4} {num(r.metric_before):>7} "
-                     f"{num(r.metric_after):>7} {r.demos:>5} {r.calls:>6} {r.prompt_tokens + r.completion_tokens:>9} "
-                     f"{r.elapsed_s:>6.1f}  {note}")
-    return "\n".join(lines)
-
-
-def compare_table(table: Sequence[Mapping[str, Any]], suffix: str) -> list[dict[str, Any]]:
-    """Rating change per model from its default-prompt twin (``<name><suffix>``): the optimised
-    player's score minus the twin's, with a 95% interval from their sigmas (or intervals)."""
-    rows = {r["player"]: r for r in table}
-    out = []
-    for name, r in rows.items():
-        twin = rows.get(name + suffix)
-        if name.endswith(suffix) or twin is None:
-            continue
-        gain = float(r["score"]) - float(twin["score"])
-
-        def spread(row: Mapping[str, Any]) -> float:
-            if row.get("sigma") is not None:
-                return float(row["sigma"])
-            if row.get("lo") is not None and row.get("hi") is not None:
-                return (float(row["hi"]) - float(row["lo"])) / (2 * 1.96)
-            return 0.0
-
-        half = 1.96 * float(np.hypot(spread(r), spread(twin)))
-        out.append({"model": name, "optimized": round(float(r["score"]), 4), "default": round(float(twin["score"]), 4),
-                    "gain": round(gain, 4), "lo": round(gain - half, 4), "hi": round(gain + half, 4)})
-    return out
-
-
-# --------------------------------------------------------------------------- command line
 def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
     """``python -m skate.optimize``: build the run's language-model players and optimise them,
     writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played."""

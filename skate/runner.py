@@ -20,6 +20,7 @@ from skate.build import DEFAULT_SUFFIX, build_client, build_sandbox, usage_summa
 from skate.config import ConfigError, prepare, to_container, validate
 from skate.engine import Engine, GameResult
 from skate.games import GameEnv
+from skate.llm.optimizers import compare_table
 from skate.llm.preflight import preflight
 from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
@@ -159,7 +160,6 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
         if optimized:
             result.summary["optimization"] = [r.fields() for r in optimized]
         if cfg.optimizer.compare:
-            compare_table = _dspy_side()[1].compare_table
             result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
         if client is not None:
             result.summary["usage"] = usage_summary(client)

@@ -25,11 +25,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
 
 from skate import events as ev
 from skate.answers.choice import ChoiceQuery
+from skate.build import build_client, build_sandbox
+from skate.config import to_container
+from skate.games import GameEnv
 from skate.games.base import VOID, Game, ask
+from skate.players.simulated import build_simulated
 from skate.records import Task
+from skate.report import build_report
+from skate.tracking import log_figures
 
 SENSITIVITY_FILE = "sensitivity.csv"
 COLUMNS = ["player", "task_id", "probe", "variant", "correct", "samples", "unreadable", "void", "fraction"]
@@ -95,14 +103,6 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
               orders: int = 10, samples: int = 10, seed: int = 0, task_ids: list[str] | None = None,
               overrides: list[str] | None = None) -> pd.DataFrame:
     """Probe a finished run; write ``sensitivity.csv`` in it and return the table."""
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    from skate.config import to_container
-    from skate.games import GameEnv
-    from skate.players.simulated import build_simulated
-    from skate.runner import build_client, build_sandbox
-
     run_dir = Path(run_dir)
     try:
         log = ev.read_run(run_dir, "a finished game", keep_updates=0)
@@ -126,7 +126,7 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
         env = GameEnv(sandbox=sandbox, seed=int(cfg.seed), pass_mark=float(cfg.rating.p_thresh))
         cast = build_simulated(cfg.players.simulated, game.simulation(env), int(cfg.seed)) if cfg.players.simulated else []
         if cfg.players.get("llm"):
-            from skate.players.llm import build_llm_players
+            from skate.players.llm import build_llm_players  # loads DSPy: only for language-model players
 
             client = build_client(cfg.llm)
             cast += build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
@@ -181,12 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(spread(table).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"\nsaved {args.run_dir / SENSITIVITY_FILE}")
-    from skate.report import build_report
-
     print(f"report: {build_report(args.run_dir)}")
     if args.wandb:  # a W&B run of its own beside the game's, with the figure and the table
-        from skate.tracking import log_figures
-
         logger = dict(ev.read_run(args.run_dir, keep_updates=0).start.config.get("logger") or {})
         if args.wandb != "run":  # asked for by mode: W&B even when the game logged elsewhere
             if not str(logger.get("_target_", "")).endswith("WandbLogger"):

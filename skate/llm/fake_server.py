@@ -78,6 +78,7 @@ from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 from skate.llm.sections import MARKER, sections
+from skate.novelty import HashingEmbedder
 
 
 @dataclass
@@ -475,8 +476,6 @@ class FakeLLMServer:
                 embedder's (``dimensions`` wide, 256 by default); the key, ``strict`` and the
                 model's ``rate_limit``, ``server_error``/``down`` and ``malformed`` faults apply as
                 for chat requests. Counted in ``stats.embedding_requests`` / ``embedded_texts``."""
-                from skate.novelty import HashingEmbedder
-
                 name = str(body.get("model", ""))
                 texts = body.get("input")
                 texts = [texts] if isinstance(texts, str) else texts

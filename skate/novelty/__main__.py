@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from skate.novelty.calibrate import main as calibrate
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -11,8 +13,6 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m skate.novelty calibrate [--embedders hashing minilm openai] [--frr 0.05] "
               "[--runs RUN_DIR ...] [--out DIR]  (calibrate --help for every option)", file=sys.stderr)
         return 2
-    from skate.novelty.calibrate import main as calibrate
-
     return calibrate(args[1:] if argv is not None else None)
 
 

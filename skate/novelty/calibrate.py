@@ -41,6 +41,13 @@ from typing import Any
 
 import numpy as np
 
+# A tool inside the novelty package (python -m skate.novelty calibrate): it composes the
+# project's config to build each embedder as a game would.
+from skate.config import ConfigError, compose_config
+from skate.events import RunLogError, TaskSet, read_run
+from skate.novelty.base import build_embedder
+from skate.records import StopRun
+
 NEAR_KINDS = ("renamed", "reformatted", "constants", "renamed+constants", "renamed+reformatted+constants")
 _NEW_NAMES = ("data", "items", "value", "result", "text", "count", "index", "acc", "buf", "temp", "key", "seq",
               "total", "parts", "out", "word", "num", "elem", "chars", "mapping", "step", "left", "right", "cur",
@@ -52,12 +59,12 @@ _NEW_FUNCS = ("solve", "process", "transform", "compute", "helper", "run", "calc
 def load_cruxeval(path: str | Path | None = None) -> list[dict[str, str]]:
     """CRUXEval records (``code``, ``input``, ``id``); the copy shipped with skate by default."""
     if path is None:
-        text = (importlib.resources.files("skate") / "data" / "cruxeval.jsonl").read_text()
+        text = (importlib.resources.files("skate") / "games" / "cop" / "data" / "cruxeval.jsonl").read_text()
     else:
         text = Path(path).read_text()
     records = [json.loads(line) for line in text.splitlines() if line.strip()]
     if not records or not all("code" in r and "input" in r for r in records):
-        raise ValueError(f"{path or 'skate/data/cruxeval.jsonl'}: expected JSON lines with 'code' and 'input'")
+        raise ValueError(f"{path or 'skate/games/cop/data/cruxeval.jsonl'}: expected JSON lines with 'code' and 'input'")
     return records
 
 
@@ -172,8 +179,6 @@ def near_duplicates(src: str, rng: random.Random) -> dict[str, str]:
 
 def run_tasks(run_dirs: Sequence[str | Path]) -> list[tuple[str, str]]:
     """(id, text) of every task the given finished runs set."""
-    from skate.events import TaskSet, read_run
-
     out = []
     for run_dir in run_dirs:
         log = read_run(Path(run_dir), keep_updates=0)
@@ -373,9 +378,6 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 # ------------------------------------------------------------------------- the command
 def build(name: str, sets: Sequence[str]) -> Any:
     """The embedder ``embedder=name`` of the project's config, with ``NAME.key=value`` settings."""
-    from skate.config import ConfigError, compose_config
-    from skate.novelty import build_embedder
-
     overrides = [f"embedder={name}"]
     for item in sets:
         target, _, rest = item.partition(".")
@@ -443,10 +445,6 @@ def arg_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from skate.config import ConfigError
-    from skate.events import RunLogError
-    from skate.records import StopRun
-
     ap = arg_parser()
     args = ap.parse_args(sys.argv[2:] if argv is None else argv)
     args.record_argv = argv is None

@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from skate.llm.client import CallFailed, EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
+from skate.llm.spec import ModelConfigError, ModelSpec
+from skate.llm.transport import _litellm_error, post_json
 from skate.novelty.base import Embedder, EmbedderUnavailable
 
 log = logging.getLogger(__name__)
@@ -35,9 +38,6 @@ def send_embeddings(spec: Any, texts: list[str]) -> tuple[list[list[float]], int
 
 
 def _send_openai(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
-    from skate.llm.client import CallFailed
-    from skate.llm.transport import post_json
-
     body = {"model": spec.name, "input": texts, "encoding_format": "float", **spec.extra_body}
     text = post_json(spec, spec.base_url + "/embeddings", body)  # the chat transport's pool and errors
     try:
@@ -51,13 +51,8 @@ def _send_openai(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
 
 
 def _send_litellm(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
-    import importlib
-
-    importlib.import_module("skate.llm")  # LiteLLM's offline price table, set before its import
+    # skate.llm (imported above) has set LiteLLM's offline price table before this import
     import litellm
-
-    from skate.llm.client import CallFailed
-    from skate.llm.transport import _litellm_error
 
     litellm.suppress_debug_info = True
     kwargs: dict[str, Any] = {"model": spec.model, "input": texts, "timeout": spec.timeout_s, **spec.extra_body}
@@ -95,7 +90,6 @@ class OpenAIEmbedder(Embedder):
                  api_base: str = "", api_key_env: str = "", dimensions: int | None = None,
                  batch_size: int = 256, price_per_mtok: float = 0.02, timeout_s: float = 60.0,
                  cache: bool = True, cache_dir: str = "~/.cache/skate/responses", max_retries: int = 4) -> None:
-        from skate.llm.spec import ModelConfigError, ModelSpec
 
         if batch_size < 1:
             raise ValueError(f"embedder.batch_size={batch_size} must be >= 1")
@@ -126,7 +120,6 @@ class OpenAIEmbedder(Embedder):
     def connect(self, client: Any, check: bool = True) -> None:
         """Use ``client`` (the run's) for every call; ``check``: one uncached probe now, so that a
         refused key, a missing model or a dead server stops the run with one line before round 1."""
-        from skate.llm.client import Price
 
         client.prices.setdefault(self.spec.model, Price(self.price_per_mtok, 0.0))
         with self._lock:
@@ -137,7 +130,6 @@ class OpenAIEmbedder(Embedder):
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
-                from skate.llm.client import LLMClient, Price, ResponseCache, RetryPolicy
 
                 cache, cache_dir, retries = self._own
                 self._client = LLMClient(cache=ResponseCache(cache_dir) if cache else None,
@@ -155,7 +147,6 @@ class OpenAIEmbedder(Embedder):
     def check(self) -> None:
         """One request, outside the cache and the usage count; raises :class:`EmbedderUnavailable`
         when it cannot succeed (refused key, unknown model, unreachable server, bad request)."""
-        from skate.llm.client import CallFailed
 
         try:
             send_embeddings(self.spec, [PROBE])
@@ -180,7 +171,6 @@ class OpenAIEmbedder(Embedder):
 
     # ---------------------------------------------------------------- embedding
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        from skate.llm.client import EmbeddingFailed
 
         if not len(texts):
             return np.zeros((0, 0))

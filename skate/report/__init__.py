@@ -26,6 +26,8 @@ from typing import Any
 import pandas as pd
 
 from skate.report.data import ReportError, RunData, accuracy_by_group, group_accuracy, load_run
+from skate.report.plots import PLOTS
+from skate.report.sweep import SWEEP_PLOTS, job_of
 
 __all__ = ["ReportError", "accuracy_by_group", "build_report", "build_sweep_report", "correlations",
            "group_tables", "load_run"]
@@ -120,8 +122,6 @@ def _img(path: Path) -> str:
 
 def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data: RunData | None = None) -> Path:
     """Write ``run_dir/report/``; ``data`` saves reading the log again when the caller has it."""
-    from skate.report.plots import PLOTS
-
     d: RunData = data or load_run(run_dir)
     out = d.run_dir / "report"
     out.mkdir(exist_ok=True)
@@ -197,8 +197,6 @@ def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = No
                   key=lambda p: (len(p.name), p.name))
     if not jobs:
         raise ReportError(f"{sweep_dir} holds no job folders with an events.jsonl")
-    from skate.report.sweep import SWEEP_PLOTS, job_of
-
     rows, compared = [], []
     for job in jobs:
         d = load_run(job)

@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
+
+from skate.report import ReportError, build_sweep_report
+from skate.tracking import log_sweep
 
 log = logging.getLogger("skate")
 
@@ -16,8 +19,6 @@ class SweepReport(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not config.get("report", True):
             return
-        from skate.report import ReportError, build_sweep_report
-
         try:
             page = build_sweep_report(Path(config.hydra.sweep.dir))
             log.info("sweep report: %s", page)
@@ -25,10 +26,6 @@ class SweepReport(Callback):
             log.warning("no sweep report: %s", exc)
             return
         try:
-            from omegaconf import OmegaConf
-
-            from skate.tracking import log_sweep
-
             log_sweep(Path(config.hydra.sweep.dir), OmegaConf.to_container(config.get("logger", {}), resolve=True))
         except Exception as exc:  # noqa: BLE001 - W&B must never fail the sweep either
             log.warning("sweep figures not sent to W&B: %s", exc)

@@ -19,6 +19,7 @@ from pathlib import Path
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
+from skate.build import build_sandbox
 from skate.config import ConfigError, compose_config, validate_sandbox
 from skate.sandbox.base import Outcome
 from skate.sandbox.jail import SandboxUnavailable
@@ -49,8 +50,6 @@ def main(argv: list[str] | None = None) -> int:
     except (HydraException, ConfigError, ValueError) as exc:
         print(f"skate.sandbox: config error: {exc}", file=sys.stderr)
         return 2
-
-    from skate.runner import build_sandbox
 
     try:
         sandbox = build_sandbox(cfg.sandbox)

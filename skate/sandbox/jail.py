@@ -35,7 +35,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from skate.sandbox import policy
+import skate.sandbox.policy as policy
 from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxError,
                                 SandboxUnavailable, classify, cpu_seconds, interpreter)
 
