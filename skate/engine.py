@@ -25,7 +25,7 @@ import contextlib
 import enum
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -316,9 +316,7 @@ class Engine:
         draws from its own derived generator and everything is logged afterwards in a fixed
         order, so the event log does not depend on timing.
         """
-        n = len(self.players)
         setters = self.round_setters
-        joint = getattr(self.estimator, "joint", False)
         if not any(self.players[i].io_bound for i in self.active):
             results = list(zip(setters, pool.map(lambda i: self._set_one(rnd, i), setters), strict=True))
             estimates: dict[tuple[int, int], Estimate] = {}
@@ -326,29 +324,21 @@ class Engine:
                 if res.task is not None:
                     estimates.update(self._task_estimates(res.task, rnd, i))
             return results, estimates
-        with pool_of(ANSWER_WORKERS, "answer") as answers, pool_of(n, "task") as per_task:
-            setting = {pool.submit(self._set_one, rnd, i): i for i in setters}
-            pending: dict[tuple[int, int], Any] = {}
-            joint_pending: list[Any] = []
-            try:
-                for fut in as_completed(setting):
-                    i, res = setting[fut], fut.result()
-                    if res.task is None:
-                        continue
-                    if joint:  # one job per task; its players' batches go to the answer pool
-                        joint_pending.append(per_task.submit(self._task_estimates, res.task, rnd, i, answers.map))
-                    else:
-                        for j in self.answering:
-                            pending[(i, j)] = answers.submit(self._estimate, res.task, rnd, i, j)
-                results = [(i, f.result()) for f, i in setting.items()]
-                estimates = {key: f.result() for key, f in pending.items()}
-                for f in joint_pending:
-                    estimates.update(f.result())
-            except BaseException:  # a spent budget, a signal: cancel what has not started
-                for f in [*setting, *pending.values(), *joint_pending]:
-                    f.cancel()
-                raise
-        return results, estimates
+        setting = {pool.submit(self._set_one, rnd, i): i for i in setters}
+
+        def valid_tasks() -> Iterator[tuple[int, Task]]:  # each valid task as soon as its setter is done
+            for fut in as_completed(setting):
+                res = fut.result()
+                if res.task is not None:
+                    yield setting[fut], res.task
+
+        try:
+            estimates = self._answer_concurrently(rnd, valid_tasks())
+        except BaseException:  # a spent budget, a signal: cancel the setting that has not started
+            for f in setting:
+                f.cancel()
+            raise
+        return [(i, f.result()) for f, i in setting.items()], estimates
 
     def _answer_provided(self, rnd: int, tasks: Sequence[Task]) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
         """Every active player answers every task the game built for this round (no one sets);
@@ -359,21 +349,33 @@ class Engine:
             for k, task in enumerate(tasks):
                 estimates.update(self._task_estimates(task, rnd, k))
             return results, estimates
+        return results, self._answer_concurrently(rnd, enumerate(tasks))
+
+    def _answer_concurrently(self, rnd: int, tasks: Iterable[tuple[int, Task]]) -> dict[tuple[int, int], Estimate]:
+        """Every answering player's estimate of each ``(key, task)`` as ``tasks`` yields it, all
+        in flight at once (players that wait on the network); estimates are keyed ``(key, player)``.
+        A joint estimator gets one job per task, its players' batches going to the answer pool.
+        On a stop (a spent budget, a signal) what has not started is cancelled."""
         joint = getattr(self.estimator, "joint", False)
+        estimates: dict[tuple[int, int], Estimate] = {}
+        futures: list[Any] = []
         with pool_of(ANSWER_WORKERS, "answer") as answers, pool_of(len(self.players), "task") as per_task:
-            if joint:
-                futures = [per_task.submit(self._task_estimates, t, rnd, k, answers.map) for k, t in enumerate(tasks)]
-            else:
-                futures = [answers.submit(lambda k, t, j: {(k, j): self._estimate(t, rnd, k, j)}, k, t, j)
-                           for k, t in enumerate(tasks) for j in self.answering]
             try:
+                for k, task in tasks:
+                    if joint:
+                        futures.append(per_task.submit(self._task_estimates, task, rnd, k, answers.map))
+                    else:
+                        futures += [answers.submit(self._keyed_estimate, task, rnd, k, j) for j in self.answering]
                 for f in futures:
                     estimates.update(f.result())
             except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
-        return results, estimates
+        return estimates
+
+    def _keyed_estimate(self, task: Task, rnd: int, k: int, j: int) -> dict[tuple[int, int], Estimate]:
+        return {(k, j): self._estimate(task, rnd, k, j)}
 
     def _task_estimates(self, task: Task, round: int, setter_idx: int,
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
