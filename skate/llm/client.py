@@ -422,27 +422,42 @@ class LLMClient:
         usage = self._usage(player)
         send = self._transport_for(spec)
         n, seed = len(samples), samples[0][1]
+
+        def once(attempt: int) -> list[Completion]:
+            with self._slot(spec):
+                with self._lock:
+                    usage.calls += 1
+                    usage.structured += rf is not None
+                try:
+                    reply = send(spec, messages, n, seed, response_format=rf) if rf is not None else \
+                        send(spec, messages, n, seed)
+                except CallFailed as exc:
+                    if rf is not None and is_format_refusal(exc):
+                        raise _Refused(exc) from exc
+                    raise
+            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None)
+                   for i, t in enumerate(reply.texts[:n])]
+            self._charge(spec, usage, reply)
+            if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
+                got += [c for s in samples[len(reply.texts):] for c in self._request(spec, messages, [s], player, rf)]
+            return got
+
+        return self._retrying(spec, player, usage, once,
+                              lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt))
+
+    def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
+                  give_up: Callable[[CallFailed, int], Any]) -> Any:
+        """``once(attempt)`` for attempt 1, 2, ... until it returns, waiting out the retry policy's
+        backoff after each :class:`CallFailed` that may pass; ``give_up(exc, attempts)`` when one
+        cannot (not retryable, or out of tries). Chat requests and embeddings share it."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                with self._slot(spec):
-                    with self._lock:
-                        usage.calls += 1
-                        usage.structured += rf is not None
-                    reply = send(spec, messages, n, seed, response_format=rf) if rf is not None else \
-                        send(spec, messages, n, seed)
-                got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None)
-                       for i, t in enumerate(reply.texts[:n])]
-                self._charge(spec, usage, reply)
-                if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
-                    got += [c for s in samples[len(reply.texts):] for c in self._request(spec, messages, [s], player, rf)]
-                return got
+                return once(attempt)
             except CallFailed as exc:
-                if rf is not None and is_format_refusal(exc):
-                    raise _Refused(exc) from exc
                 if not self._wait_to_retry(spec, player, usage, exc, attempt):
-                    return self._void(spec, player, usage, samples, exc, attempt)
+                    return give_up(exc, attempt)
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool) -> Completion:
@@ -502,22 +517,22 @@ class LLMClient:
     def _embed_request(self, spec: ModelSpec, texts: list[str], player: str,
                        send: EmbedTransport) -> list[list[float]]:
         usage = self._usage(player)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                with self._slot(spec):
-                    with self._lock:
-                        usage.calls += 1
-                    vectors, tokens = send(spec, texts)
-                if len(vectors) != len(texts):
-                    raise CallFailed("malformed", f"{len(vectors)} vectors for {len(texts)} texts", retryable=True)
-                self._charge(spec, usage, Reply([], tokens, 0))
-                return vectors
-            except CallFailed as exc:
-                if not self._wait_to_retry(spec, player, usage, exc, attempt):
-                    raise EmbeddingFailed(f"embeddings from {spec.model} failed after {attempt} attempt(s): "
-                                          f"{exc.kind}: {exc.detail}"[:400], exc) from exc
+
+        def once(attempt: int) -> list[list[float]]:
+            with self._slot(spec):
+                with self._lock:
+                    usage.calls += 1
+                vectors, tokens = send(spec, texts)
+            if len(vectors) != len(texts):
+                raise CallFailed("malformed", f"{len(vectors)} vectors for {len(texts)} texts", retryable=True)
+            self._charge(spec, usage, Reply([], tokens, 0))
+            return vectors
+
+        def give_up(exc: CallFailed, attempt: int) -> list[list[float]]:
+            raise EmbeddingFailed(f"embeddings from {spec.model} failed after {attempt} attempt(s): "
+                                  f"{exc.kind}: {exc.detail}"[:400], exc) from exc
+
+        return self._retrying(spec, player, usage, once, give_up)
 
     def _wait_to_retry(self, spec: ModelSpec, player: str, usage: Usage, exc: CallFailed, attempt: int) -> bool:
         """After ``exc`` on try ``attempt``: wait out the backoff and count the retry (True), or
