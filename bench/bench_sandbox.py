@@ -1,6 +1,6 @@
 """Sandbox throughput: executions per second through each sandbox versus bare ``python -c``.
 
-The snippets are CRUXEval programs (``skate/data/cruxeval.jsonl``), each printing ``f(input)``:
+The snippets are CRUXEval programs (``skate/games/cop/data/cruxeval.jsonl``), each printing ``f(input)``:
 short, realistic code-output-prediction programs. The baseline runs every snippet as
 ``python -c SNIPPET`` in a plain subprocess with its output captured, with as many in flight as
 the sandboxes get (``--workers``, default one per core). Jail start-up is measured separately and
@@ -33,7 +33,7 @@ LIMITS = Limits(timeout_s=10, cpu_s=10, memory_mb=512, max_output_bytes=65536)
 
 
 def snippets(n: int) -> list[str]:
-    text = files("skate.data").joinpath("cruxeval.jsonl").read_text(encoding="utf-8")
+    text = files("skate.games.cop").joinpath("data", "cruxeval.jsonl").read_text(encoding="utf-8")
     items = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [f"{it['code']}\nprint(repr(f({it['input']})))\n" for it in items[:n]]
 

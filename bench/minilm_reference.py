@@ -25,7 +25,7 @@ OUT = ROOT / "tests" / "data" / "minilm_reference.json"
 
 
 def texts() -> list[str]:
-    records = [json.loads(line) for line in (ROOT / "skate" / "data" / "cruxeval.jsonl").open()]
+    records = [json.loads(line) for line in (ROOT / "skate" / "games" / "cop" / "data" / "cruxeval.jsonl").open()]
     programs = [records[i]["code"] for i in (0, 7, 42, 123, 400, 777)]
     cop = [f"{records[i]['code']}\nassert f({records[i]['input']}) == ??" for i in (5, 250)]
     renamed = records[7]["code"].replace("f(", "transform(").replace("text", "s")

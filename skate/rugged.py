@@ -65,6 +65,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from skate.games.scp import SCPGame
+from skate.report.data import group_accuracy, load_run
+
 COLUMNS = ("model", "benchmark", "kind", "domain", "score")
 KINDS = ("public", "private")
 OUTPUT_COLUMNS = ("model", "rs1_abs", "rs1_rel", "rs2", "rs2_norm")
@@ -150,7 +153,8 @@ def read_scores(path: str | Path, require_private: bool = True) -> pd.DataFrame:
         raise ValueError(f"{path}: {exc}") from None
 
 
-GROUP_KEYS = ("type", "domain")  # the task groups an SCP run's tasks carry
+GAME = SCPGame.spec.name
+GROUP_KEYS = SCPGame.spec.groups  # the task groups an SCP run's tasks carry: question type, document domain
 
 
 def private_from_run(run_dir: str | Path) -> pd.DataFrame:
@@ -160,8 +164,6 @@ def private_from_run(run_dir: str | Path) -> pd.DataFrame:
     player's mean p(correct) over that group's tasks (void estimates left out). Players in
     roster order, then groups sorted by type and domain. ``ValueError`` when the folder is not a
     finished run or its tasks carry no type and domain groups (not an SCP run)."""
-    from skate.report.data import group_accuracy, load_run
-
     run_dir = Path(run_dir)
     what = "give the folder of a finished SCP run (game=scp)"
     if not (run_dir / "events.jsonl").is_file():
@@ -180,7 +182,7 @@ def private_from_run(run_dir: str | Path) -> pd.DataFrame:
     if acc.empty:
         raise ValueError(f"{run_dir}: no task with type and domain has a non-void estimate; {what}")
     return pd.DataFrame({"model": acc["player"].astype(str),
-                         "benchmark": "scp-" + acc["type"].astype(str) + "/" + acc["domain"].astype(str),
+                         "benchmark": f"{GAME}-" + acc[list(GROUP_KEYS)].astype(str).agg("/".join, axis=1),
                          "kind": "private", "domain": acc["domain"].astype(str),
                          "score": acc["accuracy"].astype(float)}, columns=list(COLUMNS)).reset_index(drop=True)
 

@@ -1,8 +1,9 @@
 """The game registry: every package under ``skate/games/`` is a game.
 
 A game package registers its :class:`~skate.games.base.Game` subclass with :func:`register` when
-it is imported; :func:`load_games` imports every package in this folder, so adding a game means
-adding its package (and its YAML under ``conf/game/``), with no edit anywhere else.
+it is imported, together with how its players are made (:class:`~skate.games.base.GameParts`);
+:func:`load_games` imports every package in this folder, so adding a game means adding its
+package (and its YAML under ``conf/game/``), with no edit anywhere else.
 """
 
 from __future__ import annotations
@@ -12,18 +13,33 @@ import pkgutil
 import sys
 import threading
 
-from skate.games.base import (Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameSpec,
+from collections.abc import Callable
+from typing import Any
+
+from skate.games.base import (Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameParts, GameSpec,
                               seeded_random)
 
-__all__ = ["Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameSpec",
+__all__ = ["Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameParts", "GameSpec",
            "get_game", "load_games", "register", "seeded_random"]
 
 _GAMES: dict[str, type[Game]] = {}
 _LOCK = threading.Lock()
 
 
-def register(cls: type[Game]) -> type[Game]:
-    """Class decorator: make a game known under ``cls.spec.name``."""
+def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, modules: str | None = None,
+             fake_player: Callable[[], FakePlayer] | None = None,
+             practice: Callable[..., Any] | None = None) -> type[Game]:
+    """Make a game known under ``cls.spec.name`` (usable as a class decorator).
+
+    Its package passes how its players are made (:class:`~skate.games.base.GameParts`):
+    ``simulation(game, env)``, ``modules`` as ``"package.module:function"`` (imported on first
+    use), ``fake_player()`` and, if it has practice tasks, ``practice(game, n, rng)``. A game
+    class that defines those methods itself passes none of them.
+    """
+    if simulation is not None or modules is not None or fake_player is not None or practice is not None:
+        if simulation is None or modules is None or fake_player is None:
+            raise ValueError(f"{cls.__name__}: register simulation, modules and fake_player together")
+        cls.parts = GameParts(simulation=simulation, modules=modules, fake_player=fake_player, practice=practice)
     name = cls.spec.name
     known = _GAMES.get(name)
     if known is not None and known is not cls:

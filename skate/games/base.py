@@ -20,14 +20,26 @@ answering
 players
     :meth:`Game.simulation` (how simulated players of known skill set and answer this game),
     :meth:`Game.modules` (the DSPy setter and answerer for language-model players) and
-    :meth:`Game.fake_player` (what the project's fake OpenAI-compatible server says when it plays).
+    :meth:`Game.fake_player` (what the project's fake OpenAI-compatible server says when it plays),
+    with :meth:`Game.practice_tasks` (tasks with known answers, for prompt optimisation).
+
+A game is built from its config (:attr:`Game.config_schema`, a dataclass that is the one place
+its defaults live): ``COPGame(COPConfig(...))``, or the config's keys as keyword arguments
+(``COPGame(n_options=6)``, as Hydra builds it from ``game.*``).
+
+The game's rules (its :class:`Game` subclass) import none of its players: the game's package
+registers them with the class (:class:`GameParts`, :func:`skate.games.register`), so within a
+game the imports run one way (package -> players -> rules), and the DSPy modules, named by a
+dotted path, are imported only when a language-model player needs them.
 
 The engine, estimators, ratings, augmentation, LLM client and report import no game.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib
 import json
 import random
 from abc import ABC, abstractmethod
@@ -65,6 +77,9 @@ class GameSpec:
     score_bounds: tuple[float, float] = (0.0, 1.0)  # range of one graded sample
     roles: tuple[str, ...] = ("setter", "answerer")
     description: str = ""
+    # the groups its tasks carry (keys of a task's data["groups"]), which the report breaks
+    # accuracy down by (e.g. SCP's question type and document domain)
+    groups: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,6 +89,21 @@ class GameConfig:
     name: str = "game"
     rounds: int = 50  # every player sets one task per round
     attempts: int = 3  # tries a setter gets per round to produce a valid, unique task
+
+
+@dataclass(frozen=True)
+class GameParts:
+    """How a game's players are made, registered with its class by its package
+    (:func:`skate.games.register`) so that the rules import none of them.
+
+    ``modules`` is a dotted path, ``"package.module:function"``, imported on first use (it loads
+    DSPy, which is heavy); the others are the callables themselves.
+    """
+
+    simulation: Callable[[Any, GameEnv], Simulation]  # (game, env) -> how simulated players play
+    modules: str  # -> a (game, env) -> GameModules function: the DSPy setter and answerer
+    fake_player: Callable[[], FakePlayer]  # () -> how the fake OpenAI-compatible server plays
+    practice: Callable[[Any, int, np.random.Generator], list[Task]] | None = None  # (game, n, rng)
 
 
 @dataclass(frozen=True)
@@ -112,17 +142,28 @@ class Checks:
 
 class Game(ABC):
     """One task family. Subclasses set :attr:`spec` and :attr:`config_schema`, and register with
-    :func:`skate.games.register`."""
+    :func:`skate.games.register` (with their :class:`GameParts`, or defining :meth:`simulation`,
+    :meth:`modules` and :meth:`fake_player` themselves)."""
 
     spec: ClassVar[GameSpec]
     config_schema: ClassVar[type[GameConfig]] = GameConfig
     # True: the uniqueness test runs on the proposal's text before validate (for games whose
     # checks are costly; the task's novelty text must then be the proposal's text).
     novelty_first: ClassVar[bool] = False
+    # How its players are made (set by skate.games.register from the game's package).
+    parts: ClassVar[GameParts | None] = None
 
-    def __init__(self, name: str = "", rounds: int = 50, attempts: int = 3) -> None:
-        self.rounds = rounds
-        self.attempts = attempts
+    def __init__(self, *args: Any, **values: Any) -> None:
+        """Build the game from its config: an instance of :attr:`config_schema` (``values``
+        replace some of its keys), or the schema's keys as arguments, every key left out taking
+        the schema's default."""
+        if len(args) == 1 and isinstance(args[0], GameConfig):
+            config = dataclasses.replace(args[0], **values) if values else args[0]
+        else:
+            config = self.config_schema(*args, **values)
+        self.config = config
+        self.rounds = config.rounds
+        self.attempts = config.attempts
 
     @property
     def name(self) -> str:
@@ -200,23 +241,32 @@ class Game(ABC):
 
     def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
         """Up to ``n`` valid tasks with known answers, made without any player, for optimising an
-        answerer's prompts: every one answerable through this game's make_query/grade. Games with
-        no such source return [] (the default)."""
-        return []
+        answerer's prompts: every one answerable through this game's make_query/grade (its
+        registered ``practice`` part). Games with no such source return [] (the default)."""
+        practice = self.parts.practice if self.parts is not None else None
+        return practice(self, n, rng) if practice is not None else []
 
     # ------------------------------------------------------------------ players
-    @abstractmethod
     def simulation(self, env: GameEnv) -> Simulation:
         """How simulated players set and answer this game (one per run, shared by them)."""
+        return self._parts().simulation(self, env)
 
-    @abstractmethod
     def modules(self, env: GameEnv) -> GameModules:
         """The DSPy setter and answerer modules a language-model player uses."""
+        module, _, function = self._parts().modules.partition(":")
+        return getattr(importlib.import_module(module), function)(self, env)
 
     @classmethod
-    @abstractmethod
     def fake_player(cls) -> FakePlayer:
         """How the fake OpenAI-compatible server plays this game (one per server)."""
+        return cls._parts().fake_player()
+
+    @classmethod
+    def _parts(cls) -> GameParts:
+        if cls.parts is None:
+            raise NotImplementedError(f"{cls.__name__} has no players: register it with its GameParts "
+                                      "(skate.games.register) or define simulation, modules and fake_player")
+        return cls.parts
 
 
 @dataclass(frozen=True)

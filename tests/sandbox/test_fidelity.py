@@ -14,7 +14,7 @@ from skate.sandbox import Limits, Outcome
 
 
 def cruxeval() -> list[dict]:
-    text = files("skate.data").joinpath("cruxeval.jsonl").read_text(encoding="utf-8")
+    text = files("skate.games.cop").joinpath("data", "cruxeval.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 

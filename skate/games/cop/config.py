@@ -1,4 +1,4 @@
-"""The ``game=cop`` config schema (``conf/game/cop.yaml`` extends it)."""
+"""The ``game=cop`` config schema: every key and its default (``conf/game/cop.yaml`` selects it)."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ from skate.games.base import FakePlayer, FakeRequest, seeded_random
 from skate.games.cop.difficulty import code_difficulty
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, generate_program, predict_output
+from skate.games.cop.practice import usable
 from skate.players.simulated import know
 
 _N_WRONG = re.compile(r"you give (\d+) wrong answers")
@@ -34,8 +35,6 @@ _N_WRONG = re.compile(r"you give (\d+) wrong answers")
 @functools.cache
 def practice_outputs() -> dict[str, str]:
     """What each CRUXEval practice program prints (known from the data, never run here)."""
-    from skate.games.cop.practice import usable
-
     return {normalize_program(program): answer for _, program, answer in usable()}
 
 

@@ -1,7 +1,7 @@
 """COP practice items: CRUXEval's programs as multiple-choice tasks with known answers.
 
-CRUXEval (facebookresearch/cruxeval, MIT; shipped as ``skate/data/cruxeval.jsonl`` with its
-licence beside it) pairs a function ``f`` with an input and the ``repr`` of ``f(<input>)``. Each
+CRUXEval (facebookresearch/cruxeval, MIT; shipped as ``skate/games/cop/data/cruxeval.jsonl``
+with its licence beside it) pairs a function ``f`` with an input and the ``repr`` of ``f(<input>)``. Each
 record becomes a COP program, the record's code followed by ``print(f(<input>))``, so its answer
 is what that program prints: ``str()`` of the output, which for a string is the bare text, not
 its ``repr``. The answer is worked out from the recorded output literal (``ast.literal_eval``),
@@ -23,6 +23,7 @@ import numpy as np
 
 from skate.answers.choice import normalize_text
 from skate.games.cop.distractors import make_distractors
+from skate.games.cop.rules import COPGame
 from skate.records import Task
 
 PRACTICE_SETTER = "practice"
@@ -63,7 +64,7 @@ def printed(output: str) -> str | None:
 @cache
 def records() -> tuple[dict[str, str], ...]:
     """All CRUXEval records, in file order."""
-    text = files("skate.data").joinpath("cruxeval.jsonl").read_text(encoding="utf-8")
+    text = files("skate.games.cop").joinpath("data", "cruxeval.jsonl").read_text(encoding="utf-8")
     return tuple(json.loads(line) for line in text.splitlines() if line.strip())
 
 
@@ -89,3 +90,10 @@ def practice_tasks(n: int, n_distractors: int, rng: np.random.Generator) -> list
                           answer=answer, data={"distractors": tuple(make_distractors(answer, n_distractors, rng)),
                                                "source": f"{SOURCE}/{source_id}"}))
     return tasks
+
+
+def practice(game: COPGame, n: int, rng: np.random.Generator) -> list[Task]:
+    """COP's practice tasks (its registered ``practice`` part): up to ``n`` CRUXEval programs as
+    COP tasks, from distinct records, each with the game's ``n_distractors`` wrong options from
+    its own writer."""
+    return practice_tasks(n, game.n_distractors, rng)

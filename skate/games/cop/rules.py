@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
-from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.base import Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.generator import KINDS, boolean_only
 from skate.records import FailReason, Rejection, Task
@@ -37,15 +37,16 @@ class COPGame(Game):
         description="code-output prediction: a Python program, the answer is what it prints")
     config_schema = COPConfig
 
-    def __init__(self, name: str = "cop", rounds: int = 50, attempts: int = 3, n_distractors: int = 9,
-                 n_options: int = 4, determinism_runs: int = 2, require_value: bool = True,
-                 reasoning: bool = False) -> None:
-        super().__init__(name, rounds, attempts)
-        self.n_distractors = n_distractors
-        self.n_options = n_options
-        self.determinism_runs = determinism_runs
-        self.require_value = bool(require_value)  # reject programs that print only True/False
-        self.reasoning = bool(reasoning)  # language-model answerers reason before the letter
+    config: COPConfig
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        super().__init__(*args, **values)
+        cfg = self.config
+        self.n_distractors = cfg.n_distractors
+        self.n_options = cfg.n_options
+        self.determinism_runs = cfg.determinism_runs
+        self.require_value = bool(cfg.require_value)  # reject programs that print only True/False
+        self.reasoning = bool(cfg.reasoning)  # language-model answerers reason before the letter
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -90,37 +91,12 @@ class COPGame(Game):
             return rejection
         return checks.task(prompt=code, answer=answer, distractors=distractors)
 
-    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Up to ``n`` CRUXEval programs as COP tasks, from distinct records, each with
-        ``n_distractors`` wrong options from the game's own writer
-        (:mod:`skate.games.cop.practice`)."""
-        from skate.games.cop.practice import practice_tasks
-
-        return practice_tasks(n, self.n_distractors, rng)
-
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ChoiceQuery:
         return draw_choice(task.prompt, task.answer, task.data["distractors"], self.n_options, rng)
 
     def grade(self, task: Task, query: ChoiceQuery, reply: Any) -> bool:
         return grade_choice(query, task.answer, reply)
-
-    # ------------------------------------------------------------------ players
-    def simulation(self, env: GameEnv):
-        from skate.games.cop.simulated import COPSimulation
-
-        return COPSimulation(self, env)
-
-    def modules(self, env: GameEnv):
-        from skate.games.cop.modules import cop_modules
-
-        return cop_modules(self, env)
-
-    @classmethod
-    def fake_player(cls):
-        from skate.games.cop.fake import FakeCOPPlayer
-
-        return FakeCOPPlayer()
 
 
 def _first_difference(outputs: list[str]) -> str:

@@ -113,3 +113,8 @@ class COPSimulation(Simulation):
             else:
                 picks.append(int(rng.integers(len(q.options))))
         return picks
+
+
+def simulation(game: COPGame, env: GameEnv) -> COPSimulation:
+    """How simulated players play COP in one run (its registered ``simulation`` part)."""
+    return COPSimulation(game, env)

@@ -1,4 +1,4 @@
-"""The ``game=mathquiz`` config schema (``conf/game/mathquiz.yaml`` extends it)."""
+"""The ``game=mathquiz`` config schema: every key and its default (``conf/game/mathquiz.yaml`` selects it)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from skate.games.mathquiz.generator import KINDS, generate_question, kind_of, question_difficulty, solve
+from skate.games.mathquiz.rules import MathQuizGame, states_number
 from skate.records import Task
 
 PRACTICE_SETTER = "practice"
@@ -22,8 +23,6 @@ _TRIES_PER_ITEM = 5
 def practice_tasks(n: int, target_min: int, target_max: int, max_question_chars: int,
                    rng: np.random.Generator) -> list[Task]:
     """Up to ``n`` MathQuiz tasks with known answers (deterministic in ``rng``)."""
-    from skate.games.mathquiz.rules import states_number
-
     n = max(0, n)
     slots = rng.permutation(n)  # item k aims at difficulty slice slots[k] of n
     kinds: list[str] = []
@@ -46,3 +45,10 @@ def practice_tasks(n: int, target_min: int, target_max: int, max_question_chars:
                               data={"kind": kind_of(question), "difficulty": round(question_difficulty(question), 4)}))
             break
     return tasks
+
+
+def practice(game: MathQuizGame, n: int, rng: np.random.Generator) -> list[Task]:
+    """MathQuiz's practice tasks (its registered ``practice`` part): up to ``n`` generated
+    questions whose answer is a random target in the game's range, kinds and difficulties
+    spread, each read back to its target by the generator's solver."""
+    return practice_tasks(n, game.target_min, game.target_max, game.max_question_chars, rng)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
-from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.base import Checks, Game, GameSpec
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
 from skate.records import VOID, FailReason, Rejection, Task
@@ -41,12 +41,14 @@ class MathQuizGame(Game):
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
 
-    def __init__(self, name: str = "mathquiz", rounds: int = 50, attempts: int = 3, target_min: int = 1,
-                 target_max: int = 1000, reasoning: bool = True, max_question_chars: int = 2000) -> None:
-        super().__init__(name, rounds, attempts)
-        self.target_min, self.target_max = target_min, target_max
-        self.reasoning = reasoning
-        self.max_question_chars = max_question_chars
+    config: MathQuizConfig
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        super().__init__(*args, **values)
+        cfg = self.config
+        self.target_min, self.target_max = cfg.target_min, cfg.target_max
+        self.reasoning = cfg.reasoning
+        self.max_question_chars = cfg.max_question_chars
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -89,34 +91,9 @@ class MathQuizGame(Game):
                                                   "must lead to the target, and you must be able to solve it")
         return checks.task(prompt=question, answer=str(target), setter_answer=reply)
 
-    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Up to ``n`` generated questions whose answer is a random target in the game's range,
-        kinds and difficulties spread, each read back to its target by the generator's solver
-        (:mod:`skate.games.mathquiz.practice`)."""
-        from skate.games.mathquiz.practice import practice_tasks
-
-        return practice_tasks(n, self.target_min, self.target_max, self.max_question_chars, rng)
-
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ExactQuery:
         return ExactQuery(task.prompt)
 
     def grade(self, task: Task, query: ExactQuery, reply: Any) -> bool:
         return grade_number(task.answer, reply)
-
-    # ------------------------------------------------------------------ players
-    def simulation(self, env: GameEnv):
-        from skate.games.mathquiz.simulated import MathQuizSimulation
-
-        return MathQuizSimulation()
-
-    def modules(self, env: GameEnv):
-        from skate.games.mathquiz.modules import mathquiz_modules
-
-        return mathquiz_modules(self, env)
-
-    @classmethod
-    def fake_player(cls):
-        from skate.games.mathquiz.fake import FakeMathQuizPlayer
-
-        return FakeMathQuizPlayer()

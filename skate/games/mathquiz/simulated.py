@@ -22,8 +22,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from skate.answers.exact import ExactQuery
+from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, kind_of, question_difficulty, solve, wrong_answers
-from skate.games.mathquiz.rules import MathQuizProposal
+from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
 from skate.players.simulated import SimulatedPlayer, Simulation
 from skate.records import SetterContext
 
@@ -87,3 +88,8 @@ class MathQuizSimulation(Simulation):
                 value = slips[int(rng.integers(len(slips)))]
             out.append(FORMS[int(rng.integers(len(FORMS)))].format(value))
         return out
+
+
+def simulation(game: MathQuizGame, env: GameEnv) -> MathQuizSimulation:
+    """How simulated players play MathQuiz in one run (its registered ``simulation`` part)."""
+    return MathQuizSimulation()

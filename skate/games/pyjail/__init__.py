@@ -11,12 +11,17 @@ capture the flag).
 | ``fake`` | how the fake OpenAI-compatible server plays |
 
 Every jail and every input runs in the configured sandbox (never in the evaluator's process).
+The rules import none of the players: this package registers them with the game (the DSPy
+modules by name, imported when a language-model player first needs them).
 """
 
 from skate.games import register
 from skate.games.pyjail.config import PyJailConfig
+from skate.games.pyjail.fake import FakePyJailPlayer
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame, Try, TryVerdict
+from skate.games.pyjail.simulated import simulation
 
-register(PyJailGame)
+register(PyJailGame, simulation=simulation, modules="skate.games.pyjail.modules:pyjail_modules",
+         fake_player=FakePyJailPlayer)
 
 __all__ = ["AttackQuery", "JailProposal", "PyJailConfig", "PyJailGame", "Try", "TryVerdict"]

@@ -1,4 +1,4 @@
-"""The ``game=pyjail`` config schema (``conf/game/pyjail.yaml`` extends it)."""
+"""The ``game=pyjail`` config schema: every key and its default (``conf/game/pyjail.yaml`` selects it)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class JailLimits:
 class PyJailConfig(GameConfig):
     _target_: str = "skate.games.pyjail.PyJailGame"
     name: str = "pyjail"
-    rounds: int = 10
+    rounds: int = 10  # each round about 25 s on 2 cores with the simulated cohort
     tries: int = 5  # k: inputs per session, for the setter's proof and for every attack session
     show_source: bool = True  # attackers see the jail's source (ZeroSumEval's setting)
     max_jail_chars: int = 4000  # longer jails are rejected
@@ -31,4 +31,4 @@ class PyJailConfig(GameConfig):
     shown_chars: int = 600  # how much of a try's output the next try sees
     allow_unsafe_sandbox: bool = False  # true: play even with sandbox=subprocess (NOT isolated)
     reasoning: bool = False  # language-model attackers write their working before each input
-    limits: JailLimits = field(default_factory=JailLimits)
+    limits: JailLimits = field(default_factory=JailLimits)  # one execution of the jail with one input

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from skate.games.base import FakePlayer, FakeRequest, seeded_random
-from skate.games.pyjail import generator as gen
+import skate.games.pyjail.generator as gen
 from skate.players.simulated import know
 
 SETTER_FIELDS = {"rules", "flag_location", "situation", "history"}

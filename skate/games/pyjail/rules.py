@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from skate.games.pyjail.config import JailLimits, PyJailConfig
-from skate.games.base import Answer, Checks, Game, GameEnv, GameSpec, Verdict, ask
+from skate.games.base import Answer, Checks, Game, GameSpec, Verdict, ask
 from skate.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -168,17 +168,18 @@ class PyJailGame(Game):
     config_schema = PyJailConfig
     novelty_first = True  # the proof is an attack session: a copy is turned away before it
 
-    def __init__(self, name: str = "pyjail", rounds: int = 10, attempts: int = 3, tries: int = 5,
-                 show_source: bool = True, max_jail_chars: int = 4000, max_input_chars: int = 1000,
-                 shown_chars: int = 600, allow_unsafe_sandbox: bool = False,
-                 limits: Any = None, reasoning: bool = False) -> None:
-        super().__init__(name, rounds, attempts)
-        self.reasoning = bool(reasoning)  # language-model attackers reason before each input
-        self.tries, self.show_source = int(tries), bool(show_source)
-        self.max_jail_chars, self.max_input_chars = int(max_jail_chars), int(max_input_chars)
-        self.shown_chars = int(shown_chars)
-        self.allow_unsafe_sandbox = bool(allow_unsafe_sandbox)
-        self.limits = Limits(**dict(limits if limits is not None else asdict(JailLimits())))
+    config: PyJailConfig
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        super().__init__(*args, **values)
+        cfg = self.config
+        self.reasoning = bool(cfg.reasoning)  # language-model attackers reason before each input
+        self.tries, self.show_source = int(cfg.tries), bool(cfg.show_source)
+        self.max_jail_chars, self.max_input_chars = int(cfg.max_jail_chars), int(cfg.max_input_chars)
+        self.shown_chars = int(cfg.shown_chars)
+        self.allow_unsafe_sandbox = bool(cfg.allow_unsafe_sandbox)
+        limits = cfg.limits  # a JailLimits, or its keys (as Hydra passes them)
+        self.limits = Limits(**(asdict(limits) if isinstance(limits, JailLimits) else dict(limits)))
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -305,23 +306,6 @@ class PyJailGame(Game):
                     continue  # not the attacker's fault: the try is asked again
                 s.add(result, self.tries)
         return [s.verdict for s in sessions]
-
-    # ------------------------------------------------------------------ players
-    def simulation(self, env: GameEnv):
-        from skate.games.pyjail.simulated import PyJailSimulation
-
-        return PyJailSimulation(self)
-
-    def modules(self, env: GameEnv):
-        from skate.games.pyjail.modules import pyjail_modules
-
-        return pyjail_modules(self, env)
-
-    @classmethod
-    def fake_player(cls):
-        from skate.games.pyjail.fake import FakePyJailPlayer
-
-        return FakePyJailPlayer()
 
 
 _OPEN: Any = Sentinel("_OPEN", __name__)  # a session still being played

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from skate.games.pyjail import generator as gen
+import skate.games.pyjail.generator as gen
+from skate.games.base import GameEnv
 from skate.games.pyjail.rules import GIVE_UP, AttackQuery, JailProposal, PyJailGame
 from skate.players.simulated import SimulatedPlayer, Simulation
 from skate.records import SetterContext
@@ -105,3 +106,8 @@ class PyJailSimulation(Simulation):
             t = len(q.tries)
             out.append(plan[t] if t < len(plan) else GIVE_UP)
         return out
+
+
+def simulation(game: PyJailGame, env: GameEnv) -> PyJailSimulation:
+    """How simulated players play PyJail in one run (its registered ``simulation`` part)."""
+    return PyJailSimulation(game)

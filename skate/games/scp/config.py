@@ -1,4 +1,4 @@
-"""The ``game=scp`` config schema (``conf/game/scp.yaml`` extends it)."""
+"""The ``game=scp`` config schema: every key and its default (``conf/game/scp.yaml`` selects it)."""
 
 from __future__ import annotations
 
@@ -36,14 +36,14 @@ class SCPConfig(GameConfig):
     per_doc: int = 4  # built: questions of each type per document, at most
     questions: int | None = None  # built: play a seeded sample of this many (null: all of them)
     build_seed: int = 0  # the benchmark's seed (provenance of every question)
-    fragments: FragmentSizes = field(default_factory=FragmentSizes)
-    markup_threshold: float = 0.03
+    fragments: FragmentSizes = field(default_factory=FragmentSizes)  # ArxivRoll's fragment sizes
+    markup_threshold: float = 0.03  # fragments with more markup/code/formula characters than this are skipped
     # built: how prediction distractors are ranked by similarity to the context: null = TF-IDF
     # over the document's paragraphs; '${embedder}' = the run's embedder (or any embedder config)
-    distractor_embedder: Any = None  # fragments with more markup characters than this are skipped
+    distractor_embedder: Any = None
     offer_docs: int = 2  # player_set: documents offered to a setter each round
     window: int = 12  # player_set: consecutive paragraphs shown of each offered document
     max_distractor_similarity: float = 0.8  # player_set: a distractor this close to the truth is refused
     min_distractor_chars: int = 40  # player_set: shorter written distractors are refused
-    max_distractor_chars: int = 2000
+    max_distractor_chars: int = 2000  # player_set: and longer ones
     reasoning: bool = False  # language-model answerers write their working before the number

@@ -12,14 +12,16 @@ initials, decimals and version numbers.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from skate.games.scp.config import FragmentSizes, SCPConfig
 from skate.games.scp.corpus import Document
 
-# ArxivRoll's fragment sizes: (number of paragraphs, minimum total characters).
-DEFAULT_SIZES = {"sequencing": (2, 250), "cloze": (5, 400), "prediction": (1, 100)}
+# ArxivRoll's fragment sizes, (number of paragraphs, minimum total characters) per question type,
+# and the markup threshold: the defaults of the game's config (game.fragments, game.markup_threshold).
+DEFAULT_SIZES = {qtype: (size["paragraphs"], size["min_chars"]) for qtype, size in asdict(FragmentSizes()).items()}
 MARKUP_CHARS = frozenset("`*|_={}[]<>\\#~^$+")
-MARKUP_THRESHOLD = 0.03
+MARKUP_THRESHOLD = SCPConfig.markup_threshold
 
 
 @dataclass(frozen=True)

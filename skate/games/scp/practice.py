@@ -11,15 +11,11 @@ in random order), so a short list still mixes them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from skate.games.scp.questions import Question, build, stem
+from skate.games.scp.rules import SCPGame, task_data
 from skate.records import Task
-
-if TYPE_CHECKING:  # pragma: no cover
-    from skate.games.scp.rules import SCPGame
 
 PRACTICE_SETTER = "practice"
 
@@ -32,9 +28,9 @@ def paragraphs_of(q: Question, sizes: dict[str, tuple[int, int]]) -> set[tuple[s
 
 
 def practice_tasks(game: SCPGame, n: int, rng: np.random.Generator) -> list[Task]:
-    """Up to ``n`` SCP tasks with known answers (deterministic in ``rng``)."""
-    from skate.games.scp.rules import task_data
-
+    """SCP's practice tasks (its registered ``practice`` part): up to ``n`` questions built from
+    the game's corpus with a seed drawn from ``rng``, as tasks like the built benchmark's; in
+    ``built`` mode none overlaps a played question's paragraphs (deterministic in ``rng``)."""
     if n <= 0:
         return []
     seed = int(rng.integers(2**31))

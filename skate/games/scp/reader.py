@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skate.answers.choice import ChoiceQuery
-from skate.games.scp.corpus import Document
+from skate.games.scp.corpus import Document, shipped_corpus
 from skate.games.scp.fragments import paragraphs
 from skate.games.scp.questions import LETTERS, normalise
 
@@ -187,6 +187,4 @@ def difficulty(q: SCPQuery, right: int | None) -> float:
 @functools.lru_cache(maxsize=8)
 def shipped_reader() -> Reader:
     """A reader over the corpus that ships with the package (built once per process)."""
-    from skate.games.scp.corpus import shipped_corpus
-
     return Reader(shipped_corpus())

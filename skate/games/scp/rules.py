@@ -26,6 +26,7 @@ names one option, so p(correct) is the fraction of samples that pick the origina
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import grade_choice, normalize_text
-from skate.games.base import Checks, Game, GameEnv, GameSpec
+from skate.games.base import Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
@@ -49,6 +50,8 @@ MODES = ("built", "player_set")
 # The shipped corpus's domains (see skate/games/scp/data/peps/index.tsv): simulated players may
 # carry a topic_skill offset for each, as for each question type.
 SHIPPED_DOMAINS = ("governance", "language", "packaging", "process", "typing")
+# The groups every task carries (its data["groups"]), which the report breaks accuracy down by.
+GROUPS = ("type", "domain")
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def task_data(q: Question) -> dict[str, Any]:
     record.pop("question")
     record.pop("answer")
     record["question_id"] = record.pop("id")
-    record["groups"] = {"type": q.type, "domain": q.domain}
+    record["groups"] = {key: getattr(q, key) for key in GROUPS}
     return record
 
 
@@ -109,37 +112,35 @@ def question_of(task: Task) -> Question:
 
 class SCPGame(Game):
     spec = GameSpec(name="scp", answer_format="multiple_choice", kinds=TYPES + SHIPPED_DOMAINS,
-                    description="sequencing, cloze and prediction questions from documents; four options")
+                    description="sequencing, cloze and prediction questions from documents; four options",
+                    groups=GROUPS)
     config_schema = SCPConfig
 
-    def __init__(self, name: str = "scp", rounds: int = 10, attempts: int = 3, mode: str = "built",
-                 docs: str = "shipped", benchmark: str | None = None, types: Sequence[str] = TYPES,
-                 per_doc: int = 4, questions: int | None = None, build_seed: int = 0,
-                 fragments: Any = None, markup_threshold: float = 0.03, offer_docs: int = 2,
-                 window: int = 12, max_distractor_similarity: float = 0.8, min_distractor_chars: int = 40,
-                 max_distractor_chars: int = 2000, distractor_embedder: Any = None,
-                 reasoning: bool = False) -> None:
-        super().__init__(name, rounds, attempts)
-        self.reasoning = bool(reasoning)  # language-model answerers reason before the number
-        if mode not in MODES:
-            raise ValueError(f"game.mode={mode!r} is invalid: use one of {', '.join(MODES)}")
-        self.mode = mode
-        self.types = tuple(types)
-        self.sizes = _sizes(fragments or {})
-        self.threshold = markup_threshold
-        self.per_doc, self.build_seed = per_doc, build_seed
-        self.offer_docs, self.window = offer_docs, window
-        self.max_similarity = max_distractor_similarity
-        self.min_distractor_chars, self.max_distractor_chars = min_distractor_chars, max_distractor_chars
-        self.docs_dir = docs_folder(docs)
+    config: SCPConfig
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        super().__init__(*args, **values)
+        cfg = self.config
+        self.reasoning = bool(cfg.reasoning)  # language-model answerers reason before the number
+        if cfg.mode not in MODES:
+            raise ValueError(f"game.mode={cfg.mode!r} is invalid: use one of {', '.join(MODES)}")
+        self.mode = cfg.mode
+        self.types = tuple(cfg.types)
+        self.sizes = _sizes(cfg.fragments or {})
+        self.threshold = cfg.markup_threshold
+        self.per_doc, self.build_seed = cfg.per_doc, cfg.build_seed
+        self.offer_docs, self.window = cfg.offer_docs, cfg.window
+        self.max_similarity = cfg.max_distractor_similarity
+        self.min_distractor_chars, self.max_distractor_chars = cfg.min_distractor_chars, cfg.max_distractor_chars
+        self.docs_dir = docs_folder(cfg.docs)
         self.docs: list[Document] = load_folder(self.docs_dir)
         self.by_id = {d.id: d for d in self.docs}
         self._paras: dict[str, list[str]] = {}
-        self.embedder = distractor_embedder  # None: TF-IDF
+        self.embedder = cfg.distractor_embedder  # None: TF-IDF
         self.benchmark: list[Question] = []
         self.schedule: list[list[int]] = []
-        if mode == "built":
-            self._build(benchmark, questions)
+        if self.mode == "built":
+            self._build(cfg.benchmark, cfg.questions)
 
     # ------------------------------------------------------------------ config
     @classmethod
@@ -223,14 +224,6 @@ class SCPGame(Game):
             tasks.append(Task(task_id=f"r{round:03d}-q{int(k):04d}", round=round, setter=BENCHMARK,
                               prompt=stem(q), answer=q.options[q.answer], data=task_data(q)))
         return tasks
-
-    def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
-        """Up to ``n`` questions built from the game's corpus with a seed drawn from ``rng``, as
-        tasks like the built benchmark's; in ``built`` mode none overlaps a played question's
-        paragraphs (:mod:`skate.games.scp.practice`)."""
-        from skate.games.scp.practice import practice_tasks
-
-        return practice_tasks(self, n, rng)
 
     # ------------------------------------------------------------------ player-set
     def paragraphs_of(self, doc_id: str) -> list[str]:
@@ -370,23 +363,6 @@ class SCPGame(Game):
     def grade(self, task: Task, query: SCPQuery, reply: Any) -> bool:
         return grade_choice(query, task.answer, reply)
 
-    # ------------------------------------------------------------------ players
-    def simulation(self, env: GameEnv):
-        from skate.games.scp.simulated import SCPSimulation
-
-        return SCPSimulation(self)
-
-    def modules(self, env: GameEnv):
-        from skate.games.scp.modules import scp_modules
-
-        return scp_modules(self, env)
-
-    @classmethod
-    def fake_player(cls):
-        from skate.games.scp.fake import FakeSCPPlayer
-
-        return FakeSCPPlayer()
-
 
 _QUESTIONS: dict[str, Question] = {}
 
@@ -405,8 +381,6 @@ def question_of_cached(task: Task) -> Question:
 def read_benchmark(path: str | Path) -> list[Question]:
     """The questions of a JSONL benchmark (``python -m skate.scp build``); a ValueError names the
     first bad line."""
-    import json
-
     out = []
     with open(Path(path).expanduser(), encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):

@@ -18,18 +18,18 @@ window, a repeated distractor or no distractors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
+from skate.games.base import GameEnv
 from skate.games.scp.fragments import Fragment, acceptable
 from skate.games.scp.questions import N_OPTIONS, TYPES, cloze, sequencing, similar
 from skate.games.scp.reader import Reader, SCPQuery, difficulty
+from skate.games.scp.rules import SHIPPED_DOMAINS, SCPGame, SCPProposal, query_of
 from skate.players.simulated import SimulatedPlayer, Simulation
 from skate.records import SetterContext
-
-if TYPE_CHECKING:  # pragma: no cover
-    from skate.games.scp.rules import SCPGame
 
 FLAWS = ("not_offered", "outside_window", "repeated_distractor", "no_distractors")
 CANDIDATES = 10  # fragments a setter looks at per attempt
@@ -43,8 +43,6 @@ def key_of(q: SCPQuery) -> str:
 
 class SCPSimulation(Simulation):
     def __init__(self, game: SCPGame) -> None:
-        from skate.games.scp.rules import SHIPPED_DOMAINS
-
         self.game = game
         self.reader = Reader(game.docs)
         self.kinds = tuple(game.types)
@@ -94,8 +92,6 @@ class SCPSimulation(Simulation):
     # ------------------------------------------------------------------ setting
     def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
               rng: np.random.Generator) -> Any:
-        from skate.games.scp.rules import SCPProposal, query_of
-
         game = self.game
         # The kind it picked first; if no shown paragraph makes a fragment of that kind, another.
         for choice in [kind, *[k for k in self.kinds if k != kind]]:
@@ -149,8 +145,6 @@ class SCPSimulation(Simulation):
         return best[1]
 
     def flaw(self, player: SimulatedPlayer, ctx: SetterContext, proposal: Any, rng: np.random.Generator) -> Any:
-        from dataclasses import replace
-
         flaw = str(rng.choice(FLAWS))
         if flaw == "not_offered":
             return replace(proposal, doc="pep-9999.rst")
@@ -161,3 +155,8 @@ class SCPSimulation(Simulation):
         if flaw == "repeated_distractor" and proposal.distractors:
             return replace(proposal, distractors=(proposal.distractors[0],) * 3)
         return replace(proposal, distractors=(), note="the reply has no [[ ## distractors ## ]] section")
+
+
+def simulation(game: SCPGame, env: GameEnv) -> SCPSimulation:
+    """How simulated players play SCP in one run (its registered ``simulation`` part)."""
+    return SCPSimulation(game)
