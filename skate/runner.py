@@ -6,7 +6,6 @@ import contextlib
 import json
 import logging
 import platform
-import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -74,16 +73,23 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     estimator = instantiate(cfg.estimator, _convert_="all")
     embedder = build_embedder(cfg.embedder)  # one line (ConfigError) when it cannot run here
     logger = instantiate(cfg.logger, _convert_="all")
-    sandbox = build_sandbox(cfg.sandbox)
+    with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
+        sandbox = build_sandbox(cfg.sandbox)
+        cleanup.callback(sandbox.close)
+        return _play(cfg, out_dir, resume, cleanup, game, rating, aug, estimator, embedder, logger, sandbox, rerates)
+
+
+def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack, game: Any, rating: Any,
+          aug: Any, estimator: Any, embedder: Any, logger: Any, sandbox: Any, rerates: list) -> GameResult:
     refusal = game.check_sandbox(sandbox)
     if refusal:
-        sandbox.close()
         raise ConfigError(refusal)
     env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
     players = build_simulated(cfg.players.simulated, game.simulation(env), cfg.seed) if cfg.players.simulated else []
     client = None
     if cfg.players.get("llm"):
         client = build_client(cfg.llm)
+        cleanup.callback(client.close)
         build_llm_players = _dspy_side()[0].build_llm_players
         llm_configs = to_container(cfg.players)["llm"]
         if cfg.optimizer.compare:  # each model also plays with its default prompts, as <name>-default
@@ -93,96 +99,82 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     if client is not None and cfg.llm.get("preflight", True):
         # One cheap call per distinct model and endpoint: a dead one stops the run now, not
         # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
-        try:
-            preflight(client, players)
-        except BaseException:
-            sandbox.close()
-            client.close()
-            raise
-
+        preflight(client, players)
     if getattr(embedder, "uses_client", False):  # embedder=openai: its calls are the run's (cache, usage, budget)
-        client = client or build_client(cfg.llm)
-        try:
-            connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))
-        except BaseException:
-            sandbox.close()
-            client.close()
-            raise
+        if client is None:
+            client = build_client(cfg.llm)
+            cleanup.callback(client.close)
+        connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))
 
     log = EventLog(out_dir / EVENTS_FILE, replay=resume)
+    cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
+    cleanup.callback(log.close)
     if client is not None:
         client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
+    config = to_container(cfg)
+    stages = [Stage(st["name"], tuple(st.get("join") or ()),
+                    tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
+              for st in config.get("stages") or []]
+    engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
+                    logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode),
+                    settled=(cfg.get("stop") or {}).get("settled"),  # runs before stop existed: none
+                    min_rounds=(cfg.get("stop") or {}).get("min_rounds", 1))
+    info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
+            "rating": type(rating).__name__, "aug": aug.strategy.value,
+            "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
+            "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
+    log.write(ev.RunStarted(**info, config=config, versions=_versions()))
+    logger.bind(out_dir, config, out_dir / EVENTS_FILE)
+    logger.start(info)
+    optimized = []
+    if client is not None:
+        engine.extra_round_info = lambda: {"usage": usage_summary(client)}
     try:
-        config = to_container(cfg)
-        stages = [Stage(st["name"], tuple(st.get("join") or ()),
-                        tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
-                  for st in config.get("stages") or []]
-        engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                        logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode),
-                        settled=(cfg.get("stop") or {}).get("settled"),  # runs before stop existed: none
-                        min_rounds=(cfg.get("stop") or {}).get("min_rounds", 1))
-        info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
-                "rating": type(rating).__name__, "aug": aug.strategy.value,
-                "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
-                "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
-        log.write(ev.RunStarted(**info, config=config, versions=_versions()))
-        logger.bind(out_dir, config, out_dir / EVENTS_FILE)
-        logger.start(info)
-        optimized = []
-        if client is not None:
-            engine.extra_round_info = lambda: {"usage": usage_summary(client)}
         try:
-            try:
-                if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
-                    optimize_players = _dspy_side()[1].optimize_players
-                    llm = [p for p in players if getattr(p, "io_bound", False)]
-                    targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
-                               if cfg.optimizer.compare else None)
-                    optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder,
-                                                 game_config=config["game"], strategy=aug.strategy.value,
-                                                 write=log.write, targets=targets)
-                    logger.optimized([r.fields() for r in optimized])
-                result = engine.run()
-            except Interrupted as exc:  # before the first round (the engine handles its own)
-                engine.stopped = f"{type(exc).__name__}: {exc}"
-                engine.ended, engine.ended_detail = "stopped", engine.stopped
-                log.write(ev.RunStopped(round=0, reason=engine.stopped))
-                result = engine.result(0.0)
-        except BaseException as exc:
-            with contextlib.suppress(LogWriteError):  # a full disk cannot take the failure either
-                log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
-            raise
-        true_skill = {d["name"]: d.get("true_skill") for d in described}
-        rows = [{**row, **({"true_skill": true_skill[row["player"]]}
-                           if true_skill.get(row["player"]) is not None else {})}
-                for row in result.table]
-        result.table = rows
-        if optimized:
-            result.summary["optimization"] = [r.fields() for r in optimized]
-        if cfg.optimizer.compare:
-            result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
-        if client is not None:
-            result.summary["usage"] = usage_summary(client)
-            (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
-        write_ratings(out_dir, rows)
-        # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
-        rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}
-                                     if true_skill.get(row["player"]) is not None else {})} for row in table]
-                   for name, table in rerate_run(out_dir, rerates).items()}
-        for name, table in rerated.items():
-            (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
-        log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {}),
-                              ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
-        if cfg.get("report", False):
-            _report(out_dir)  # before the logger finishes, so that it can carry the plots too
-        logger.finish(rows, result.summary)
-        return result
-    finally:
-        log.close()
-        logger.close(failed=sys.exc_info()[0] is not None)
-        sandbox.close()
-        if client is not None:
-            client.close()
+            if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
+                optimize_players = _dspy_side()[1].optimize_players
+                llm = [p for p in players if getattr(p, "io_bound", False)]
+                targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
+                           if cfg.optimizer.compare else None)
+                optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder,
+                                             game_config=config["game"], strategy=aug.strategy.value,
+                                             write=log.write, targets=targets)
+                logger.optimized([r.fields() for r in optimized])
+            result = engine.run()
+        except Interrupted as exc:  # before the first round (the engine handles its own)
+            engine.stopped = f"{type(exc).__name__}: {exc}"
+            engine.ended, engine.ended_detail = "stopped", engine.stopped
+            log.write(ev.RunStopped(round=0, reason=engine.stopped))
+            result = engine.result(0.0)
+    except BaseException as exc:
+        with contextlib.suppress(LogWriteError):  # a full disk cannot take the failure either
+            log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
+        raise
+    true_skill = {d["name"]: d.get("true_skill") for d in described}
+    rows = [{**row, **({"true_skill": true_skill[row["player"]]}
+                       if true_skill.get(row["player"]) is not None else {})}
+            for row in result.table]
+    result.table = rows
+    if optimized:
+        result.summary["optimization"] = [r.fields() for r in optimized]
+    if cfg.optimizer.compare:
+        result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
+    if client is not None:
+        result.summary["usage"] = usage_summary(client)
+        (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
+    write_ratings(out_dir, rows)
+    # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
+    rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}
+                                 if true_skill.get(row["player"]) is not None else {})} for row in table]
+               for name, table in rerate_run(out_dir, rerates).items()}
+    for name, table in rerated.items():
+        (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
+    log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {}),
+                          ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
+    if cfg.get("report", False):
+        _report(out_dir)  # before the logger finishes, so that it can carry the plots too
+    logger.finish(rows, result.summary)
+    return result
 
 
 def _report(out_dir: Path) -> None:
