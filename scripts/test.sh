@@ -10,7 +10,14 @@ if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
 fi
 parallel=(-n auto)
+# Tests that read one expensive fixture (marked @pytest.mark.xdist_group) go to one worker, so
+# that it is made once; the others are spread one by one as with the default --dist load.
+dist=(--dist loadgroup)
 for arg in "$@"; do
-    case "$arg" in -n|-n*|--numprocesses*|no:xdist) parallel=() ;; esac
+    case "$arg" in
+        -n|-n*|--numprocesses*) parallel=() ;;
+        no:xdist) parallel=(); dist=() ;;
+        -d|--dist*) dist=() ;;
+    esac
 done
-exec .venv/bin/python -m pytest "${parallel[@]}" "$@"
+exec .venv/bin/python -m pytest "${parallel[@]}" "${dist[@]}" "$@"

@@ -7,25 +7,36 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from skate.rate import main as rate_main
+
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["game.rounds=2", "logger=none", "print_table=false", "report=false"]
+# The sweep tests read one sweep (tests/conftest.py's games_sweep, with test_wandb's grouping
+# test): on one xdist worker, so that it is played once.
+GROUP = pytest.mark.xdist_group("games_sweep")
 
 
-def sweep(tmp_path, *args, launcher=None):
-    cmd = [sys.executable, "-m", "skate", "-m", *FAST, *args, f"hydra.sweep.dir={tmp_path}"]
+def sweep(tmp_path, *args, launcher=None, logger=False):
+    """``python -m skate -m`` over FAST and ``args`` into ``tmp_path`` (logger=True: the default
+    logger, W&B offline, instead of logger=none)."""
+    fast = [o for o in FAST if not (logger and o == "logger=none")]
+    cmd = [sys.executable, "-m", "skate", "-m", *fast, *args, f"hydra.sweep.dir={tmp_path}"]
     if launcher:
         cmd.append(f"hydra/launcher={launcher}")
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
-def test_a_two_job_sweep_runs_in_parallel_through_joblib(tmp_path):
-    res = sweep(tmp_path, "aug=no_info,hist_tasks")
+@GROUP
+def test_a_two_job_sweep_runs_in_parallel_through_joblib(games_sweep):
+    tmp_path, res = games_sweep
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Joblib.Parallel(n_jobs=2" in res.stdout + res.stderr
-    for job, strategy in ((0, "no_info"), (1, "hist_tasks")):
+    for job, game in ((0, "cop"), (1, "mathquiz")):  # each job played its own override
         rows = json.loads((tmp_path / str(job) / "ratings.json").read_text())
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
-        assert len(rows) == 6 and start["aug"] == strategy
+        assert len(rows) == 6 and start["game"] == game
     assert (tmp_path / "multirun.yaml").exists()
 
 
@@ -45,8 +56,9 @@ def test_the_submitit_launcher_runs_the_same_grid(tmp_path):
         assert len(json.loads((tmp_path / str(job) / "ratings.json").read_text())) == 6
 
 
-def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(tmp_path):
-    res = sweep(tmp_path, "game=cop,mathquiz", "report=true")
+@GROUP
+def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(games_sweep, capsys):
+    tmp_path, res = games_sweep
     assert res.returncode == 0, res.stderr[-2000:]
     page = (tmp_path / "report.html").read_text()
     assert 'href="0/report/index.html"' in page and 'href="1/report/index.html"' in page
@@ -54,8 +66,8 @@ def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(tmp_path):
     for job, game in ((0, "cop"), (1, "mathquiz")):
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
         assert start["game"] == game and (tmp_path / str(job) / "report" / "index.html").exists()
-        rated = subprocess.run([sys.executable, "-m", "skate.rate", str(tmp_path / str(job)), "--json"],
-                               capture_output=True, text=True, cwd=ROOT, timeout=300)
-        assert rated.returncode == 0, rated.stderr[-2000:]
-        assert [r["player"] for r in json.loads(rated.stdout)] == [
+        # each job's folder is a run skate.rate reads (its command line: tests/test_rate.py)
+        capsys.readouterr()
+        assert rate_main([str(tmp_path / str(job)), "--json"]) == 0
+        assert [r["player"] for r in json.loads(capsys.readouterr().out)] == [
             r["player"] for r in json.loads((tmp_path / str(job) / "ratings.json").read_text())]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +12,6 @@ from skate.sandbox import SandboxError
 from skate.tracking import ConsoleLogger
 from tests.test_game import config
 from tests.tracking.wandb_records import summarise
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
@@ -67,16 +62,15 @@ def test_logger_none_writes_no_wandb_run(tmp_path):
     assert not (tmp_path / "quiet" / "wandb").exists()
 
 
-def test_sweep_jobs_are_grouped_by_sweep(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "skate", "-m", "aug=no_info,hist_perf", "game.rounds=2",
-                          "print_table=false", f"hydra.sweep.dir={tmp_path}"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+@pytest.mark.xdist_group("games_sweep")  # the sweep tests' sweep (tests/conftest.py), played once
+def test_sweep_jobs_are_grouped_by_sweep(games_sweep):
+    tmp_path, res = games_sweep  # python -m skate -m game=cop,mathquiz, the default logger (W&B offline)
     assert res.returncode == 0, res.stderr[-2000:]
     jobs = [summarise(tmp_path / str(i)) for i in (0, 1)]
     assert all(j["exit_code"] == 0 for j in jobs)
     assert jobs[0]["group"] == jobs[1]["group"] and str(tmp_path).strip("/").replace("/", "_") in jobs[0]["group"]
-    assert jobs[0]["name"].startswith("job0: ") and "aug=no_info" in jobs[0]["name"]
-    assert jobs[1]["name"].startswith("job1: ") and "aug=hist_perf" in jobs[1]["name"]
+    assert jobs[0]["name"].startswith("job0: ") and "game=cop" in jobs[0]["name"]
+    assert jobs[1]["name"].startswith("job1: ") and "game=mathquiz" in jobs[1]["name"]
 
 
 def test_plain_progress_lines_without_a_terminal(caplog):
