@@ -10,8 +10,9 @@ if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
 fi
 parallel=(-n auto)
-# Tests that read one expensive fixture (marked @pytest.mark.xdist_group) go to one worker, so
-# that it is made once; the others are spread one by one as with the default --dist load.
+# Work is handed out a test file at a time (tests/conftest.py's pytest_xdist_make_scheduler), so
+# a file's module-scoped games are played once; tests marked with one xdist_group (a session
+# fixture they share, e.g. the sweep) go to one worker together.
 dist=(--dist loadgroup)
 for arg in "$@"; do
     case "$arg" in

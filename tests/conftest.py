@@ -38,3 +38,20 @@ def games_sweep(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("games_sweep")
     return out, sweep(out, "game=cop,mathquiz", "report=true", logger=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` (scripts/test.sh), a test file at a time: each worker takes whole files,
+    so a module-scoped fixture (a game the file's tests read) is made once, not once per worker;
+    tests marked with one ``xdist_group`` (a session fixture they share) go to one worker together."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ByGroupOrFile(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return scope if scope != nodeid else nodeid.split("::", 1)[0]
+
+    return ByGroupOrFile(config, log)

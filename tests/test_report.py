@@ -84,7 +84,9 @@ def test_correlations_with_external_benchmarks():
     assert corr.loc["sparse", "pearson"] is None or pd.isna(corr.loc["sparse", "pearson"])  # 2 pairs: too few
 
 
-def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path):
+def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path, capsys):
+    from skate.report.__main__ import main
+
     out, result = stored_run
     bench = tmp_path / "bench.csv"
     pd.DataFrame({"player": ["hi", "mid", "lo"], "truth": [0.85, 0.6, 0.35]}).to_csv(bench, index=False)
@@ -94,12 +96,10 @@ def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path):
     corr = pd.read_csv(out / "report" / "correlations.csv")
     assert corr.loc[0, "spearman"] == pytest.approx(1.0)
     assert "Correlation with external benchmarks" in (out / "report" / "index.html").read_text()
-    missing = subprocess.run([sys.executable, "-m", "skate.report", str(tmp_path / "nothing")],
-                             capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert missing.returncode == 2 and "events.jsonl" in missing.stderr
-    empty = subprocess.run([sys.executable, "-m", "skate.report", str(tmp_path)],
-                           capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert empty.returncode == 2 and "no job folders" in empty.stderr
+    # bad input: the same main() in this process (the command's exit status is its return value)
+    capsys.readouterr()
+    assert main([str(tmp_path / "nothing")]) == 2 and "events.jsonl" in capsys.readouterr().err
+    assert main([str(tmp_path)]) == 2 and "no job folders" in capsys.readouterr().err
 
 
 def test_every_game_ends_with_its_report(tmp_path):

@@ -177,12 +177,22 @@ def test_cli_outcomes_and_exit_status(tmp_path):
     assert "-- error in" in crashed.stderr
 
 
-def test_cli_bad_input_says_what_to_fix(tmp_path):
+def test_cli_bad_input_says_what_to_fix(tmp_path, capsys, monkeypatch):
+    import io
+
+    from skate.sandbox.__main__ import main
+
     missing = run_cli(str(tmp_path / "nope.py"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
-    bad_key = run_cli("-", "sandbox.limits.memory_gb=1", stdin="print(1)\n")
-    assert bad_key.returncode == 2 and "memory_gb" in bad_key.stderr
-    bad_value = run_cli("-", "sandbox.limits.timeout_s=-1", stdin="print(1)\n")
-    assert bad_value.returncode == 2 and "sandbox.limits.timeout_s" in bad_value.stderr
-    bad_choice = run_cli("-", "sandbox=docker", stdin="print(1)\n")
-    assert bad_choice.returncode == 2 and "docker" in bad_choice.stderr
+
+    def bad(*args):  # the same main() in this process, the program on stdin: (exit status, stderr)
+        monkeypatch.setattr("sys.stdin", io.StringIO("print(1)\n"))
+        capsys.readouterr()
+        return main(["-", *args]), capsys.readouterr().err
+
+    status, err = bad("sandbox.limits.memory_gb=1")
+    assert status == 2 and "memory_gb" in err
+    status, err = bad("sandbox.limits.timeout_s=-1")
+    assert status == 2 and "sandbox.limits.timeout_s" in err
+    status, err = bad("sandbox=docker")
+    assert status == 2 and "docker" in err

@@ -23,7 +23,7 @@ FOUR = ("players.simulated=[{name: ace, skill: 0.9}, {name: good, skill: 0.66}, 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     out = tmp_path_factory.mktemp("pyjail")
-    result = run_game(compose_config(["game=pyjail", "game.rounds=3", "seed=1", "logger=none", FOUR,
+    result = run_game(compose_config(["game=pyjail", "game.rounds=2", "seed=1", "logger=none", FOUR,
                                       "estimator=fixed_n", "estimator.n=6"]), out)
     return out, result, read_events(out)
 
