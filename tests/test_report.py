@@ -26,9 +26,15 @@ def stored_run(tmp_path_factory):
     return out, result
 
 
-def test_the_page_names_every_player_and_embeds_every_plot(stored_run):
+@pytest.fixture(scope="module")
+def stored_page(stored_run):
+    """The stored run's report (build_report), drawn once for the tests that read it."""
+    return build_report(stored_run[0])
+
+
+def test_the_page_names_every_player_and_embeds_every_plot(stored_run, stored_page):
     out, result = stored_run
-    page = build_report(out)
+    page = stored_page
     text = page.read_text()
     for player in ("hi", "mid", "lo"):
         assert player in text
@@ -59,9 +65,8 @@ def test_a_long_game_plots_a_sample_of_its_rating_updates_ending_at_the_final_ra
     assert "after one update in 8 of 54 (and each player&#x27;s last)" in text
 
 
-def test_the_task_by_player_table_is_exported_as_parquet_and_csv(stored_run):
+def test_the_task_by_player_table_is_exported_as_parquet_and_csv(stored_run, stored_page):
     out, _ = stored_run
-    build_report(out)
     pq = pd.read_parquet(out / "report" / "p_correct.parquet")
     csv = pd.read_csv(out / "report" / "p_correct.csv")
     assert list(pq.columns) == ["task_id", "round", "setter", "hi", "mid", "lo"]

@@ -28,7 +28,13 @@ def staged(tmp_path_factory):
     return out
 
 
-def test_novelty_distances_of_accepted_and_turned_away_proposals(staged):
+@pytest.fixture(scope="module")
+def staged_page(staged):
+    """The staged game's report page, drawn once for the tests that read its figures."""
+    return build_report(staged, data=load_run(staged))
+
+
+def test_novelty_distances_of_accepted_and_turned_away_proposals(staged, staged_page):
     events = read_events(staged)
     tested = [e for e in events if e["event"] == "attempt" and e.get("novelty_distance") is not None]
     turned_away = [e for e in tested if e["reason"] == "not_unique"]
@@ -37,16 +43,16 @@ def test_novelty_distances_of_accepted_and_turned_away_proposals(staged):
     assert d.novelty_threshold == 0.5
     assert d.attempts["novelty_distance"].notna().sum() == len(tested)
     assert (d.attempts["reason"] == "not_unique").sum() == len(turned_away)
-    shown = figures(build_report(staged, data=d))
+    shown = figures(staged_page)
     assert "novelty_distances.png" in shown and "Figs. 7–8" in shown["novelty_distances.png"]
     assert (staged / "report" / "novelty_distances.png").stat().st_size > 5000
 
 
-def test_stage_panels_and_mu_sigma_paths_from_the_stage_ends(staged):
+def test_stage_panels_and_mu_sigma_paths_from_the_stage_ends(staged, staged_page):
     d = load_run(staged)
     assert [e["stage"] for e in d.stages] == ["base", "watch", "play"]
     assert all({"mu", "sigma"} <= set(r) for e in d.stages for r in e["ratings"])
-    shown = figures(build_report(staged, data=d))
+    shown = figures(staged_page)
     assert {"stage_panels.png", "mu_sigma_paths.png"} <= set(shown)
     assert "Fig. 5" in shown["stage_panels.png"] and "Fig. 10" in shown["mu_sigma_paths.png"]
 
@@ -68,11 +74,18 @@ def sweep(tmp_path_factory):
     return root
 
 
-def test_the_sweep_page_draws_the_strategy_grid_and_the_curves_side_by_side(sweep):
+@pytest.fixture(scope="module")
+def sweep_page(sweep):
+    """The sweep's page (build_sweep_report: each job's report, then the comparison), drawn once."""
     from skate.report import build_sweep_report
+
+    return build_sweep_report(sweep)
+
+
+def test_the_sweep_page_draws_the_strategy_grid_and_the_curves_side_by_side(sweep, sweep_page):
     from skate.report.sweep import job_of, strategy_grid
 
-    shown = figures(build_sweep_report(sweep))
+    shown = figures(sweep_page)
     assert {"strategy_grid.png", "rating_curves.png"} <= set(shown)
     assert "Fig. 2" in shown["strategy_grid.png"] and "Fig. 9" in shown["rating_curves.png"]
     assert (sweep / "report" / "strategy_grid.png").stat().st_size > 5000
@@ -96,12 +109,10 @@ def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_pa
     assert [r["mu"] - 1.0 for r in job.ratings["absolute"]] == pytest.approx([r["mu"] for r in job.ratings["relative"]])
 
 
-def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep):
-    from skate.report import build_sweep_report
+def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep, sweep_page):
     from skate.tracking import log_sweep
     from tests.tracking.wandb_records import summarise
 
-    build_sweep_report(sweep)
     log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "disabled"})
     assert not (sweep / "wandb").exists()  # disabled: nothing written
     log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "offline", "project": "skate"})
