@@ -15,6 +15,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate import events as ev
+from skate import report
 from skate.build import DEFAULT_SUFFIX, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, prepare, to_container, validate
 from skate.engine import Engine, GameResult
@@ -25,7 +26,6 @@ from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
-from skate.report import build_report
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
 
 
@@ -180,7 +180,7 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
 def _report(out_dir: Path) -> None:
     """The run's report; a failure here is logged, never fatal to a finished game."""
     try:
-        page = build_report(out_dir)
+        page = report.build_report(out_dir)  # loads matplotlib and pandas only now
         logging.getLogger("skate").info("report: %s", page)
     except Exception as exc:  # noqa: BLE001
         logging.getLogger("skate").warning("no report for %s: %s", out_dir, exc)

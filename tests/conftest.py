@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 
@@ -8,6 +9,9 @@ import pytest
 from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
+# For programs meant never to end: stopped by the wall clock after half a second instead of
+# burning TEST_LIMITS' two seconds of CPU each.
+QUICK = dataclasses.replace(TEST_LIMITS, timeout_s=0.5)
 
 # Sandboxes that must work on this machine: CI (root, packages installed by scripts/setup.sh)
 # sets this so a missing jail fails the suite instead of quietly skipping its tests.

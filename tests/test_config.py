@@ -126,3 +126,4 @@ def test_topic_skill_of_another_game_s_kinds_is_accepted_and_left_out():
     cfg = compose("config", overrides=["game=mathquiz"])
     assert any(p.topic_skill for p in cfg.players.simulated)
     validate(cfg)
+

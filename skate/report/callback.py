@@ -9,7 +9,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from skate.report import ReportError, build_sweep_report
+from skate import report
 from skate.tracking import log_sweep
 
 log = logging.getLogger("skate")
@@ -20,9 +20,9 @@ class SweepReport(Callback):
         if not config.get("report", True):
             return
         try:
-            page = build_sweep_report(Path(config.hydra.sweep.dir))
+            page = report.build_sweep_report(Path(config.hydra.sweep.dir))
             log.info("sweep report: %s", page)
-        except (ReportError, OSError, ValueError) as exc:  # a report must never fail the sweep
+        except (report.ReportError, OSError, ValueError) as exc:  # a report must never fail the sweep
             log.warning("no sweep report: %s", exc)
             return
         try:

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from skate.sandbox import Limits, Outcome
+from tests.conftest import QUICK
 
 
 @pytest.mark.parametrize(
@@ -29,7 +30,9 @@ from skate.sandbox import Limits, Outcome
     ],
 )
 def test_outcomes(any_sandbox, code, outcome):
-    res = any_sandbox.run(code)
+    # A program that never ends is stopped after half a second (the wall clock, then the CPU
+    # limit's own tests below): the default limits would burn two seconds of CPU on each.
+    res = any_sandbox.run(code, QUICK if outcome is Outcome.TIMEOUT else None)
     assert res.outcome is outcome, res
 
 
@@ -91,7 +94,7 @@ def test_timeout_kills_children(any_sandbox):
     code = ("import subprocess, sys\n"
             "subprocess.Popen([sys.executable, '-I', '-S', '-c', 'import time; time.sleep(60)'])\n"
             "while True: pass\n")
-    res = any_sandbox.run(code)
+    res = any_sandbox.run(code, QUICK)
     assert res.outcome is Outcome.TIMEOUT
     assert any_sandbox.run("print('next')").stdout == "next\n"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -119,7 +120,7 @@ class _Template:
 
     op: str
     parts: tuple[tuple[str, object], ...]
-    regex: re.Pattern[str]
+    pattern: str  # the regular expression ``read`` matches, compiled when first read
     groups: tuple[str, ...]  # the slot behind each capturing group, in order
 
     @classmethod
@@ -138,8 +139,13 @@ class _Template:
                     out.append("(?:" + "|".join(pattern(alt) for alt in val) + ")")
             return "".join(out)
 
-        regex = re.compile(pattern(parts))
-        return cls(op, parts, regex, tuple(groups))
+        return cls(op, parts, pattern(parts), tuple(groups))
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        # Compiled on first use: a process that only writes questions (most games) never pays for
+        # the ~270 patterns.
+        return re.compile(self.pattern)
 
     def render(self, ctx: Mapping[str, str], rng: np.random.Generator) -> str:
         def walk(ps: tuple[tuple[str, object], ...]) -> str:
