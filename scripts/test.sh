@@ -9,6 +9,10 @@ bash scripts/setup.sh test
 if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
 fi
+# Bytecode is written (and read by every worker and every `python -m skate` the tests start), even
+# where the environment sets PYTHONDONTWRITEBYTECODE: compiling skate's modules again in each of
+# the ~100 processes a run starts costs more than the whole of some test files.
+unset PYTHONDONTWRITEBYTECODE
 parallel=(-n auto)
 # Work is handed out a test file at a time (tests/conftest.py's pytest_xdist_make_scheduler), so
 # a file's module-scoped games are played once; tests marked with one xdist_group (a session

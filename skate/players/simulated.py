@@ -104,6 +104,7 @@ class SimulatedPlayer(Player):
         self.sim = sim
         self.seed = seed
         self._difficulty: dict[str, float] = {}
+        self._skill: dict[str, float] = {}  # effective_skill by task text (a fixed function of it)
 
     def describe(self) -> dict[str, Any]:
         out = {"name": self.name, "kind": "simulated", "true_skill": self.skill,
@@ -120,11 +121,14 @@ class SimulatedPlayer(Player):
 
     def effective_skill(self, text: str) -> float:
         """Skill on this task: base + per-kind offsets + a fixed blind-spot offset for the task."""
+        if (known := self._skill.get(text)) is not None:
+            return known
         blind = np.random.default_rng(
             [self.seed, zlib.crc32(self.name.encode()), zlib.crc32(text.encode())]
         ).normal(0.0, self.noise) if self.noise > 0 else 0.0
         offset = sum(self.topic_skill.get(key, 0.0) for key in self.sim.kinds_of(text))
-        return self.skill + offset + float(blind)
+        self._skill[text] = skill = self.skill + offset + float(blind)
+        return skill
 
     def p_know(self, text: str) -> float:
         """Probability of knowing the answer outright (before any guessing), less the player's

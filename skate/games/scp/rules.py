@@ -357,25 +357,36 @@ class SCPGame(Game):
 
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> SCPQuery:
-        q = question_of_cached(task)
-        return query_of(q, [int(i) for i in rng.permutation(len(q.options))])
+        base = _base_query(task)  # query_of(question, order), with the stem rendered once per task
+        order = rng.permutation(len(base.options))
+        return SCPQuery(base.prompt, tuple(base.options[i] for i in order), type=base.type, parts=base.parts,
+                        masked=base.masked)
 
     def grade(self, task: Task, query: SCPQuery, reply: Any) -> bool:
         return grade_choice(query, task.answer, reply)
 
 
-_QUESTIONS: dict[str, Question] = {}
-
-
 def question_of_cached(task: Task) -> Question:
     """:func:`question_of`, once per task (a task is sampled many times)."""
+    return _cached(task)[0]
+
+
+_BASE: dict[str, tuple[Question, SCPQuery]] = {}
+
+
+def _cached(task: Task) -> tuple[Question, SCPQuery]:
     key = f"{task.task_id}\x00{task.prompt}\x00{task.answer}"
-    q = _QUESTIONS.get(key)
-    if q is None:
-        if len(_QUESTIONS) > 100_000:
-            _QUESTIONS.clear()
-        q = _QUESTIONS[key] = question_of(task)
-    return q
+    got = _BASE.get(key)
+    if got is None:
+        if len(_BASE) > 100_000:
+            _BASE.clear()
+        q = question_of(task)
+        got = _BASE[key] = (q, query_of(q))
+    return got
+
+
+def _base_query(task: Task) -> SCPQuery:
+    return _cached(task)[1]
 
 
 def read_benchmark(path: str | Path) -> list[Question]:
