@@ -28,8 +28,13 @@ def test_the_data_is_all_there():
     assert len({i["id"] for i in items}) == 800
 
 
-def test_every_recorded_output_is_reproduced(any_sandbox):
+def test_every_recorded_output_is_reproduced(any_sandbox, sandbox):
+    """All 800 in the sandbox games use here (``sandbox=auto``'s pick, tests/conftest.py); every
+    eighth item in the others, which run the same interpreter under other walls: 100 programs
+    each still catch a sandbox that breaks a kind of program (its filesystem, its limits)."""
     items = cruxeval()
+    if type(any_sandbox) is not type(sandbox):
+        items = items[::8]
     results = any_sandbox.run_many([program(i) for i in items], Limits(timeout_s=10, cpu_s=10,
                                                                         memory_mb=512))
     wrong = [(i["id"], r.outcome.value, (r.stdout + r.stderr).strip()[-200:])
