@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
@@ -144,11 +145,15 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
     register_configs()
     overrides = list(overrides)
     parsed = OverridesParser.create().parse_overrides(overrides)
+    groups, values = [], []
     if return_hydra_config or any(not _plain(o) for o in parsed):
-        groups, values = overrides, []
+        groups = overrides
     else:
-        groups = [o.input_line for o in parsed if _is_group(o.key_or_group)]
-        values = [o for o in parsed if not _is_group(o.key_or_group)]
+        for o in parsed:
+            if _is_group(o.key_or_group):
+                groups.append(o.input_line)
+            else:
+                values.append(o)
     cfg = copy.deepcopy(_composed(tuple(groups), return_hydra_config))
     ConfigLoaderImpl._apply_overrides_to_config(values, cfg)
     return cfg
@@ -189,16 +194,7 @@ _STORED: dict[tuple[str | None, str], type] = {}
 
 def _conf_stamp() -> tuple[tuple[str, int], ...]:
     """Each config file under conf/ with its modification time, so an edited file is read again."""
-    return tuple(sorted((e.path, e.stat().st_mtime_ns) for e in _scan(CONF_DIR)))
-
-
-def _scan(folder: str) -> Iterator[os.DirEntry]:
-    with os.scandir(folder) as it:
-        for entry in it:
-            if entry.is_dir():
-                yield from _scan(entry.path)
-            else:
-                yield entry
+    return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in Path(CONF_DIR).rglob("*.yaml")))
 
 
 def _store(cs: ConfigStore, group: str | None, name: str, node: type) -> None:

@@ -357,7 +357,7 @@ class SCPGame(Game):
 
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> SCPQuery:
-        base = _base_query(task)  # query_of(question, order), with the stem rendered once per task
+        base = _cached(task)[1]  # query_of(question), its stem rendered once per task
         order = rng.permutation(len(base.options))
         return SCPQuery(base.prompt, tuple(base.options[i] for i in order), type=base.type, parts=base.parts,
                         masked=base.masked)
@@ -383,10 +383,6 @@ def _cached(task: Task) -> tuple[Question, SCPQuery]:
         q = question_of(task)
         got = _BASE[key] = (q, query_of(q))
     return got
-
-
-def _base_query(task: Task) -> SCPQuery:
-    return _cached(task)[1]
 
 
 def read_benchmark(path: str | Path) -> list[Question]:
