@@ -13,6 +13,8 @@ second signal exits at once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import difflib
 import os
 import signal
 import sys
@@ -21,12 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import hydra
+import hydra._internal.utils as hydra_utils
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate import events as ev
-from skate.config import CONF_DIR, ConfigError, compose_config, register_configs
+from skate.config import CONF_DIR, ConfigError, compose_config, register_configs, unknown_key
 from skate.events import iter_records
 from skate.llm.optimizers import format_results
 from skate.records import Interrupted
@@ -105,8 +110,55 @@ def _finish(result: Any) -> None:
         os._exit(128 + _Signals.received)
 
 
+def describe_config_error(exc: BaseException) -> str:
+    """One line for a config Hydra could not compose: the key or option, and what to write
+    instead (Hydra's own report runs to several lines and suggests ``+key=`` for a misspelt key,
+    which a typed config refuses as well)."""
+    if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
+        group, _, name = exc.missing_cfg_file.rpartition("/")
+        options = sorted(o for o in exc.options or [] if not o.endswith("_schema"))  # not the typed schemas
+        near = difflib.get_close_matches(name, options, n=1)
+        hint = f"did you mean {group}={near[0]}? " if near else ""
+        return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
+    if isinstance(exc, OverrideParseException):
+        return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
+    cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and getattr(cause, "full_key", None) \
+            and dataclasses.is_dataclass(cause.object_type):
+        return unknown_key(cause.full_key, cause.object_type)
+    if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
+        return f"{cause.full_key}: {str(cause).splitlines()[0]}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _one_line_config_errors(run_and_report: Any) -> Any:
+    """Hydra's ``run_and_report``, with a config that cannot be composed reported in one
+    ``skate: config error: ...`` line and exit status 2, as skate's own config checks are.
+    Anything raised once a game has started is left to Hydra's report."""
+
+    def wrapped(func: Any) -> Any:
+        def composing() -> Any:
+            try:
+                return func()
+            except (ConfigCompositionException, MissingConfigException, OverrideParseException,
+                    OmegaConfBaseException) as exc:
+                if os.environ.get("HYDRA_FULL_ERROR") == "1" or _Started.game:
+                    raise
+                print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
+                sys.exit(2)
+
+        return run_and_report(composing)
+
+    return wrapped
+
+
+class _Started:
+    game = False  # set once Hydra has composed the config and called the app
+
+
 @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
 def _app(cfg: DictConfig) -> None:
+    _Started.game = True
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
     try:
@@ -178,6 +230,7 @@ def main() -> None:
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
         sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
+    hydra_utils.run_and_report = _one_line_config_errors(hydra_utils.run_and_report)
     _app()
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Sequence
+import dataclasses
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 
 # Every section's schema lives with its component; they are imported here to compose the
 # whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
@@ -240,9 +242,37 @@ _SCHEMAS: tuple[tuple[str, str, type], ...] = (
 
 
 # --------------------------------------------------------------------------- validation
+def unknown_key(path: str, kind: type) -> str:
+    """What to say of ``path``, a key that the schema ``kind`` (a dataclass) does not have."""
+    names = sorted(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
+    parent, _, last = path.rpartition(".")
+    near = difflib.get_close_matches(last, names, n=1)
+    hint = f" (did you mean {parent + '.' if parent else ''}{near[0]}?)" if near else ""
+    return f"{path} is not a setting of {kind.__name__}{hint}; its settings: {', '.join(names)}"
+
+
+def check_known_keys(node: Any, prefix: str = "") -> None:
+    """Every key of a typed section is a field of its schema: ``+game.x=1`` adds a key Hydra's
+    composition lets through (``+`` lifts the schema's guard), which the game could not take."""
+    if isinstance(node, (DictConfig, ListConfig)) and node._is_none():
+        return
+    if isinstance(node, DictConfig):
+        kind = OmegaConf.get_type(node)
+        names = {f.name for f in dataclasses.fields(kind)} if dataclasses.is_dataclass(kind) else None
+        for key in node.keys():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if names is not None and key not in names:
+                raise ConfigError(unknown_key(path, kind))
+            check_known_keys(node._get_node(key), path)
+    elif isinstance(node, ListConfig):
+        for i in range(len(node)):
+            check_known_keys(node._get_node(i), f"{prefix}[{i}]")
+
+
 def validate(cfg: DictConfig) -> None:
     """Range and consistency checks that types cannot express: each component checks its own
     section; what follows is only what needs two sections together."""
+    check_known_keys(cfg)
     try:
         game = get_game(cfg.game.name)
     except KeyError as exc:

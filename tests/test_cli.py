@@ -47,7 +47,19 @@ def test_out_of_range_value_exits_2_naming_the_key(tmp_path):
     assert "config error: game.rounds=0 is invalid" in res.stderr
 
 
-def test_misspelt_key_fails_before_running(tmp_path):
+def test_misspelt_key_fails_before_running_in_one_line(tmp_path):
     res = skate("rating.mue=3", f"hydra.run.dir={tmp_path / 'r'}", cwd=tmp_path)
-    assert res.returncode != 0 and "rating.mue" in res.stderr
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [
+        "skate: config error: rating.mue is not a setting of TrueSkillConfig (did you mean rating.mu?); its "
+        "settings: average_last, beta, draw_margin, draw_probability, mu, orderings, outcome, p_thresh, seed, "
+        "sigma, tau"]
     assert not (tmp_path / "r" / "events.jsonl").exists()
+
+
+def test_an_unknown_option_in_a_sweep_fails_in_one_line(tmp_path):
+    res = skate("-m", "rating=elo,trueskil", f"hydra.sweep.dir={tmp_path / 's'}", cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines()[-1] == (
+        "skate: config error: rating=trueskil is not an option of rating: did you mean rating=trueskill? choose "
+        "one of bradley_terry, elo, irt, trueskill, ttt, zerosumeval")

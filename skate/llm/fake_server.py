@@ -321,6 +321,14 @@ class FakeBrain:
         return unclaimed_reply(name, user, seed, index)
 
 
+class _Listener(ThreadingHTTPServer):
+    # The standard library listens with a backlog of 5: with dozens of connections opened at once
+    # (64 requests in flight), those beyond it wait for the client's SYN to be sent again (a second
+    # or more), a stall no real provider's listener causes.
+    request_queue_size = 512
+    daemon_threads = True
+
+
 class FakeLLMServer:
     """``with FakeLLMServer({...}) as srv:`` then point players at ``srv.api_base``."""
 
@@ -339,8 +347,7 @@ class FakeLLMServer:
         self._fault_rngs: dict[str, random.Random] = {}  # one stream per model
         self.log: list[dict[str, Any]] = []  # every request: model, n, seed, fault
         handler = self._handler()
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Listener((host, port), handler)
         self._thread: threading.Thread | None = None
 
     @property
