@@ -23,6 +23,7 @@ from skate.answers.exact import canonical_number, grade_number, normalize_number
     ("I first got 7. The answer is 8.", "8"),  # the last such phrase
     ("\\boxed{3} and later \\boxed{4}", "4"),  # the last box
     ("42 apples", "42"), ("$1,200", "1200"), ("42.", "42"),  # one number in the reply
+    ("\\boxed{\\frac{1}{2}}", "0.5"),  # a fraction is its value (tests/answers/test_exact_fractions.py)
 ])
 def test_readable_replies(reply, number):
     assert normalize_number(reply) == number
@@ -31,7 +32,7 @@ def test_readable_replies(reply, number):
 @pytest.mark.parametrize("reply", [
     "", "   ", None, "no idea", "12 or 120",  # no number, or two without saying which
     "x-5", "v2", "1.2.3",  # not numbers of their own
-    "\\boxed{\\frac{1}{2}}",  # a box with two numbers in it
+    "\\boxed{1 2}",  # a box with two numbers in it
 ])
 def test_unreadable_replies(reply):
     assert normalize_number(reply) is None
