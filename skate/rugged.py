@@ -26,17 +26,48 @@ the model looks better on public benchmarks than on private ones.
   NaN with fewer than two private benchmarks. ``rs2_norm`` = ``rs2`` / mean of those same
   accuracies (NaN when that mean is 0).
 
-Where this follows the issue rather than the paper (ArxivRoll section 2.3):
+Sources. ArxivRoll's rugged scores have two sources that do not always agree: the paper
+(section 2.3, eq. 1-2; "the paper" below) and the authors' code (``rs.py`` in
+github.com/liangzid/ArxivRoll, read at commit 012a4a0; "rs.py" below). Where they differ, each
+choice here names the source it follows and says what the other does. None of rs.py's own
+choices is offered as an option here (yet): the numbers are the ones described above.
 
-* The paper pairs single benchmarks and averages the unmatched ones benchmark by benchmark;
-  here benchmarks of one kind in one domain are averaged first, so N_p counts matched domains
-  and the unmatched means are means of per-domain values.
-* Eq. 2 in the paper is written as sqrt(sum of squared deviations) with no divisor (and its
-  mean as a plain sum, evidently a typo); the paper calls it a standard deviation, and here
-  it is the sample standard deviation with divisor n - 1, as the issue asks.
-* The paper leaves empty unmatched sets (a 0/0 second term) undefined; here that term is 0.
-* The paper does not say which way ranks run; here larger rank = better model.
-The 2/N_p factor and the factor 2 on the unmatched term are the same in both.
+* Pairing per domain: a domain's benchmarks of one kind are averaged first and N_p counts
+  matched domains. Follows rs.py, which averages each domain's public benchmarks and its
+  private (SCP) benchmarks into one pair per domain; the paper pairs single benchmarks (N_p
+  benchmark pairs). Unlike rs.py, a domain with no public score is unmatched here (rs.py still
+  pairs it, with 0 as its public value), and a benchmark has one domain (rs.py lists one public
+  benchmark under two domains).
+* Unmatched term: the means of the unmatched per-domain values. Follows neither: the paper and
+  rs.py average unmatched benchmarks one by one (and rs.py's own script leaves both unmatched
+  lists empty: it fills the public one, then replaces it with empty lists, so its published
+  scores have no unmatched term). With one benchmark per domain all three agree.
+* Degenerate cases, all this module's own: the second term is 0 when either unmatched side is
+  empty (the paper leaves 0/0 undefined; rs.py sets that term to 0 only when the unmatched
+  private mean is 0, so unmatched private benchmarks without unmatched public ones give it -2);
+  the first term is 0 without a matched domain and d(0, 0) is 0 (both undefined in the paper;
+  rs.py fails there with a division by zero).
+* The 2/N_p factor and the factor 2 on the unmatched term: the paper's, and rs.py's (it
+  averages doubled gaps).
+* ``rs1_rel``: ranks per benchmark, worst = 1, ties averaged, larger = better, then averaged
+  per domain. The paper lets the metric be a model's rank among all models on a benchmark,
+  which the per-benchmark ranks follow; it does not say which way ranks run, so the direction
+  is this module's (the one accuracy has). rs.py works on the per-domain averages and computes
+  no ranks: for each domain's averaged values it takes the argsort over models (row i then holds
+  1 + the index of the model in the i-th lowest place, not model i's rank), reverses the order
+  of the domains rather than of the models (apparently meant to put the best first), and
+  credits row i to model i, ties in argsort's order. Its relative RS-I is therefore not a
+  function of a model's own ranks, and ``rs1_rel`` does not reproduce it.
+* ``rs2`` over every private benchmark. Follows the paper (eq. 2 sums over the private
+  benchmarks); rs.py takes the standard deviation of the per-domain private means (with any
+  unmatched private benchmarks one by one). Divisor n - 1: follows rs.py (``ddof=1``); the
+  paper's text calls RS_II a "standard variance" and eq. 2 is the square root of the summed
+  squared deviations with no divisor, its mean written as a plain sum (evidently a typo).
+* ``rs2_norm`` = ``rs2`` / the mean of the same values: the paper's RS_II / mean. rs.py's
+  normalised RS-II differs: its two RS-II functions append the paired private values to the
+  same per-model lists, so the normalised one (run second in its script) sees every paired
+  value twice; the mean is unchanged but the deviation with divisor n - 1 is not, so its
+  normalised score is not its RS-II over its mean.
 
 The private side from an SCP run (``--private-run RUN_DIR``, :func:`private_from_run`): a
 finished ``game=scp`` run folder gives one private benchmark per question type and domain,
