@@ -5,8 +5,9 @@
 - ``wandb`` (the default): the console progress, plus one W&B run per game, offline unless
   configured otherwise, written inside the run folder and grouped by sweep. It follows the event
   log (the run's source of truth) rather than the engine: each round it logs the new rating
-  updates (μ/σ of both players at each update), and at the end the ratings table, every task
-  with each player's p(correct), the counts, the model cost and the report's plots. The run is finished in the
+  updates (μ/σ of both players at each update), and at the end the ratings table (with each
+  ``unbounded`` note), every task with each player's p(correct), the counts, the model cost, the
+  report's plots and its question-cluster table (SKATE Fig. 8, ``question_clusters``). The run is finished in the
   runner's ``finally``, so a crashed game still leaves a closed run (with a non-zero exit code).
 - ``none``: nothing.
 """
@@ -249,10 +250,7 @@ class WandbLogger(ConsoleLogger):
         import wandb
 
         self._log_updates(self._read_new())
-        cols = sorted({k for r in table for k in r}, key=lambda k: (k != "player", k != "rank", k))
-        ratings = wandb.Table(columns=cols, data=[[r.get(c) for c in cols] for r in table])
-        tasks_table = self._tasks_table(wandb)
-        self.run.log({"ratings": ratings, "tasks": tasks_table})
+        self.run.log({"ratings": ratings_table(wandb, table), "tasks": self._tasks_table(wandb)})
         for key, value in summary.items():
             if key != "usage" and not isinstance(value, dict):
                 self.run.summary[key] = value
@@ -267,6 +265,11 @@ class WandbLogger(ConsoleLogger):
         plots = sorted((self._out / "report").glob("*.png")) if self._out else []
         if plots:  # the report's figures (written just before, when report=true)
             self.run.log({f"plots/{p.stem}": wandb.Image(str(p)) for p in plots})
+        clusters = self._out / "report" / "question_clusters.csv" if self._out else None
+        if clusters is not None and clusters.exists():  # the report's Fig. 8 table (skate/report/clusters.py)
+            import pandas as pd
+
+            self.run.log({"question_clusters": wandb.Table(dataframe=pd.read_csv(clusters))})
 
     def optimized(self, records: list[dict[str, Any]]) -> None:
         super().optimized(records)
@@ -292,6 +295,15 @@ class WandbLogger(ConsoleLogger):
         if self.run is not None:
             self.run.finish(exit_code=1 if failed else 0)
             self.run = None
+
+
+def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
+    """The final ratings as a ``wandb.Table``: ``player``, ``rank``, the other fields in name
+    order, and last ``unbounded`` when any row carries that note (a player with no win or no
+    loss, held by the prior alone), empty in the rows without one."""
+    cols = sorted({k for r in table for k in r}, key=lambda k: (k != "player", k != "rank", k == "unbounded", k))
+    return wandb.Table(columns=cols, data=[[r.get(c) if c != "unbounded" else (r.get(c) or "") for c in cols]
+                                           for r in table])
 
 
 def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str, job_type: str, group: str,
@@ -322,9 +334,9 @@ def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str,
 
 
 def log_sweep(sweep_dir: Path, logger: dict[str, Any]) -> None:
-    """A finished sweep's figures and comparison table (``build_sweep_report``'s ``report/``)
-    in one W&B run of ``job_type="sweep"``, in the jobs' group."""
+    """A finished sweep's figures, comparison table and Fig. 9's curves (``build_sweep_report``'s
+    ``report/``) in one W&B run of ``job_type="sweep"``, in the jobs' group."""
     out = Path(sweep_dir) / "report"
     log_figures(Path(sweep_dir), logger, prefix="sweep", name="sweep report", job_type="sweep",
                 group=str(sweep_dir).replace("/", "_").strip("_"), figures=sorted(out.glob("*.png")),
-                tables={"jobs": out / "jobs.csv"})
+                tables={"jobs": out / "jobs.csv", "cumulative_p": out / "cumulative_p.csv"})

@@ -7,7 +7,9 @@ SCP's question type and domain), the page has a section "Accuracy by <key> and <
 players × values, mean p(correct) over the group's tasks with non-void estimates; with two or
 more keys also their combinations), a heat map, and ``accuracy_by_group.csv`` (long format, see
 :func:`skate.report.data.accuracy_by_group`); plots about setters are left out when no player
-set a task (a built benchmark). ``build_sweep_report(sweep_dir)`` reports every job and writes one
+set a task (a built benchmark). The page ends with the game's valid tasks in clusters, each
+setter's share of each (SKATE Fig. 8, :mod:`skate.report.clusters`; ``question_clusters.csv``,
+``task_clusters.csv``). ``build_sweep_report(sweep_dir)`` reports every job and writes one
 page comparing them (``report.html``, its figures in ``sweep_dir/report/``: SKATE Figs. 2 and 9,
 see :mod:`skate.report.sweep`). Given a table of external benchmark scores (CSV with a ``player`` column
 and one column per benchmark), the report adds Pearson and Spearman correlations with the
@@ -15,7 +17,7 @@ ratings (SKATE App. I).
 
 Importing this package is cheap: matplotlib and pandas (~0.75 s) load with :mod:`skate.report.page`
 when one of its names is first used, so a game played with ``report=false`` and the sweep callback
-Hydra builds for every run never pay for them.
+Hydra builds for every run never pay for them; scikit-learn loads only when tasks are clustered.
 """
 
 from __future__ import annotations

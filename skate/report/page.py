@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from skate.report.clusters import cluster_figure, cluster_section, export, shares_table, task_clusters
 from skate.report.data import ReportError, RunData, accuracy_by_group, group_accuracy, load_run
 from skate.report.plots import PLOTS
 from skate.report.sweep import SWEEP_PLOTS, job_of
@@ -22,7 +23,7 @@ CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}img{max-width:100%}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em}figure{margin:1.5em 0}
-figcaption{color:#555;font-size:.9em}"""
+figcaption{color:#555;font-size:.9em}ol.notes{font-size:.9em;color:#444}"""
 
 
 def correlations(ratings: list[dict[str, Any]], benchmarks: pd.DataFrame) -> pd.DataFrame:
@@ -88,6 +89,30 @@ def _table(df: pd.DataFrame, floats: int = 3) -> str:
     return df.to_html(index=False, float_format=lambda x: f"{x:.{floats}f}", na_rep="–", border=0)
 
 
+def ratings_table(rows: list[dict[str, Any]]) -> str:
+    """The ratings as HTML. A row carrying an ``unbounded`` note (a player with no win or no loss,
+    whose rating only the prior holds) gets a numbered marker after its player's name and the
+    note, under that number, below the table; rows without one are shown as they are."""
+    notes: list[tuple[str, str]] = []
+    shown = []
+    for row in rows:
+        row = dict(row)
+        note = row.pop("unbounded", None)
+        player = html.escape(str(row.get("player", "")))
+        if note:
+            notes.append((player, str(note)))
+            player += f'<sup><a href="#unbounded-{len(notes)}">{len(notes)}</a></sup>'
+        shown.append({**row, "player": player})
+    df = pd.DataFrame(shown)
+    for col in df.columns.drop("player", errors="ignore"):
+        df[col] = df[col].map(lambda v: html.escape(v) if isinstance(v, str) else v)
+    text = df.to_html(index=False, escape=False, float_format=lambda x: f"{x:.3f}", na_rep="–", border=0)
+    if notes:
+        text += '<ol class="notes">' + "".join(f'<li id="unbounded-{i}">{player}: {html.escape(note)}</li>'
+                                               for i, (player, note) in enumerate(notes, 1)) + "</ol>"
+    return text
+
+
 def _group_table(df: pd.DataFrame) -> str:
     """A table of :func:`group_tables` as HTML: task counts as integers, accuracies to 3 places."""
     def cell(row: pd.Series, col: str) -> str:
@@ -133,7 +158,7 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
                  f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>")
     if d.ended == "settled":
         parts.append(f"<p>The game ended early: {html.escape(d.ended_detail)}.</p>")
-    parts.append("<h2>Ratings</h2>" + _table(pd.DataFrame(d.ratings)))
+    parts.append("<h2>Ratings</h2>" + ratings_table(d.ratings))
     if d.stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
         rows = [{"stage": e["stage"], "after round": e["round"],
                  "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in d.stages]
@@ -166,6 +191,11 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
                      f"{html.escape(ex['setter'])})</h3><pre>{html.escape(ex['prompt'])}</pre>"
                      f"<p>answer: <code>{html.escape(str(ex['answer']))}</code>; p(correct): "
                      f"{html.escape(json.dumps(ex['p']))}</p>")
+    clusters = task_clusters(d)  # SKATE Fig. 8
+    image = cluster_figure(clusters, out)
+    exports += export(clusters, out)
+    parts.append(cluster_section(clusters, f'<img alt="{image}" src="{_img(out / image)}">' if image else None,
+                                 _table(shares_table(clusters))))
     parts.append("<p>Exports: <code>p_correct.csv</code>, <code>p_correct.parquet</code> (task × player)"
                  + "".join(f", <code>{name}</code>" for name in exports[2:]) + ".</p>")
     page = out / "index.html"

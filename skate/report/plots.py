@@ -230,7 +230,7 @@ def accuracy_by_group_plot(d: RunData, out: Path) -> tuple[str, str] | None:
 
 
 def novelty_distances(d: RunData, out: Path) -> tuple[str, str] | None:
-    """SKATE Figs. 7–8: how far each proposal was from its setter's nearest earlier task, for
+    """SKATE Fig. 7: how far each proposal was from its setter's nearest earlier task, for
     accepted tasks and for those turned away as not unique, with the embedder's threshold."""
     a = d.attempts.dropna(subset=["novelty_distance"]) if not d.attempts.empty else d.attempts
     if a.empty:
@@ -255,7 +255,7 @@ def novelty_distances(d: RunData, out: Path) -> tuple[str, str] | None:
     axes[0].legend(fontsize=8)
     axes[1].set(ylabel="1 − cosine to the nearest earlier task", title="by setter")
     return (_save(fig, out, "novelty_distances.png"),
-            "Distance of each proposal to its setter's nearest earlier task (SKATE Figs. 7–8): accepted "
+            "Distance of each proposal to its setter's nearest earlier task (SKATE Fig. 7): accepted "
             "against turned away as not unique, and by setter; the dashed line is the embedder's threshold.")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
+import pandas as pd
 import pytest
 
 from skate.runner import run_game
@@ -31,6 +32,16 @@ def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
     task_table = json.loads(tables[0].read_text())
     assert task_table["columns"][:4] == ["task_id", "round", "setter", "answer"]
     assert len(task_table["data"]) == 9 and set(task_table["columns"][4:]) == {"hi", "mid", "lo"}
+    # The report's question clusters (SKATE Fig. 8): the figure and its table, as the report wrote them.
+    assert {"plots/question_clusters/_type", "question_clusters/_type"} <= s["history_keys"]
+    tables = list((s["files"][-1].parent / "files" / "media" / "table").glob("question_clusters_*.table.json"))
+    clusters = json.loads(tables[0].read_text())
+    assert clusters["columns"] == ["cluster", "terms", "tasks", "example", "hi", "mid", "lo"]
+    assert sum(row[2] for row in clusters["data"]) == 9  # every valid task in one cluster
+    for j in (4, 5, 6):  # each setter's shares add up to 1
+        assert sum(row[j] for row in clusters["data"]) == pytest.approx(1.0)
+    report = pd.read_csv(out / "report" / "question_clusters.csv")
+    pd.testing.assert_frame_equal(pd.DataFrame(clusters["data"], columns=clusters["columns"]), report, check_dtype=False)
 
 
 def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(tmp_path):
