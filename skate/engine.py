@@ -296,11 +296,13 @@ class Engine:
         self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter,
                                              counts=counts))
 
-    def _forfeit(self, rnd: int, setter: str) -> None:
+    def _forfeit(self, rnd: int, setter: str, attempts: list[ev.AttemptMade]) -> None:
         """A setter that set no valid task this round loses to every other active player (under
-        the setter_vs_solver rule; no update under the others); log every update."""
+        the setter_vs_solver rule; no update under the others; a draw with each when its last
+        task was one it could not solve and rating.own_unsolved=tie); log every update."""
         answerers = [self.names[j] for j in self.answering if self.names[j] != setter]
-        self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers))
+        self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers,
+                                              ev.unsolved_own(attempts)))
 
     def _log_updates(self, records: list[dict[str, Any]]) -> None:
         for upd in records:
@@ -507,7 +509,7 @@ class Engine:
                 self._rate(res.task, p_correct, counts)
                 self.archive.append(ScoredTask(res.task, p_correct, counts))
             elif ev.forfeited(res.attempts):
-                self._forfeit(rnd, self.names[idx])
+                self._forfeit(rnd, self.names[idx], res.attempts)
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
         order = self.rating.order_confidence()

@@ -408,10 +408,11 @@ class RunLog:
                 if task is not None:
                     if task.task_id in rated or rnd in finished:
                         out.append(RatedTask(task.task_id, task.setter, scores[task.task_id], counts[task.task_id]))
-                elif forfeited(attempts.get((rnd, setter), [])):
+                elif forfeited(tried := attempts.get((rnd, setter), [])):
                     task_id = forfeit_id(rnd, setter)
                     if task_id in rated or rnd in finished:
-                        out.append(Forfeit(task_id, setter, [n for n in answerers.get(rnd, active) if n != setter]))
+                        out.append(Forfeit(task_id, setter, [n for n in answerers.get(rnd, active) if n != setter],
+                                           unsolved_own(tried)))
         return out
 
     def rated_scores(self) -> list[tuple[str, dict[str, float]]]:
@@ -430,6 +431,13 @@ def forfeited(attempts: Iterable[AttemptMade]) -> bool:
     failures)."""
     attempts = list(attempts)
     return not any(a.valid for a in attempts) and any(a.reason not in NOT_THE_SETTERS_FAULT for a in attempts)
+
+
+def unsolved_own(attempts: Iterable[AttemptMade]) -> bool:
+    """Whether a forfeiting setter's last attempt was a well-formed task it could not solve
+    itself (rejected as ``unsolved``): a tie rather than a loss under ``rating.own_unsolved=tie``."""
+    attempts = list(attempts)
+    return bool(attempts) and attempts[-1].reason == "unsolved"
 
 
 def forfeit_id(round: int, setter: str) -> str:
@@ -458,9 +466,10 @@ class Forfeit:
     task_id: str
     setter: str
     answerers: list[str]
+    unsolved: bool = False  # its last task was well-formed but unsolved by the setter (see unsolved_own)
 
     def apply(self, backend: Any) -> list[dict[str, Any]]:
-        return backend.forfeit(self.task_id, self.setter, self.answerers)
+        return backend.forfeit(self.task_id, self.setter, self.answerers, self.unsolved)
 
 
 def read_run(run_dir: Path, what: str = "a finished or stopped run",

@@ -251,5 +251,15 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
             line += f" {num(r.get('true_skill'), 10)}"
         if summary:
             line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
-        lines.append(line)
+        lines.append(line + (" *" if r.get("unbounded") else ""))
+    # Players whose maximum-likelihood rating does not exist (no wins or no losses), and
+    # bootstrap resamples where that happened: the numbers there are the prior's.
+    for r in rows:
+        if r.get("unbounded"):
+            lines.append(f"* {r['player']}: {r['unbounded']}")
+    boots = [r for r in rows if r.get("unbounded_resamples")]
+    if boots:
+        lines.append("no wins or no losses in some bootstrap resamples (where the interval ends rest on the prior): "
+                     + ", ".join(f"{r['player']} in {r['unbounded_resamples']} of {r.get('resamples', '?')}"
+                                 for r in boots))
     return "\n".join(lines)

@@ -52,7 +52,8 @@ def test_misspelt_key_fails_before_running_in_one_line(tmp_path):
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
         "skate: config error: rating.mue is not a setting of TrueSkillConfig (did you mean rating.mu?); its "
-        "settings: average_last, beta, draw_margin, draw_probability, mu, orderings, outcome, p_thresh, seed, "
+        "settings: average_last, beta, draw_margin, draw_probability, mu, orderings, outcome, own_unsolved, p_thresh, "
+        "seed, "
         "sigma, tau"]
     assert not (tmp_path / "r" / "events.jsonl").exists()
 

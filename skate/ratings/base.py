@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skate.ratings.config import OutcomeRule
+from skate.ratings.config import OutcomeRule, OwnUnsolved
 from skate.ratings.outcomes import PairOutcome, PairRule
 
 
@@ -102,8 +102,8 @@ class RatingBackend(ABC):
     says_order = True  # False: order_confidence is None (no uncertainty, e.g. Elo)
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55) -> None:
-        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh)
+                 p_thresh: float = 0.55, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss) -> None:
+        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh, OwnUnsolved(own_unsolved))
         self.players: list[str] = []
         self.games: dict[str, int] = {}
         # Every outcome applied, in order, when the backend needs it (see keeps_history): it
@@ -142,10 +142,12 @@ class RatingBackend(ABC):
         out."""
         return None
 
-    def forfeit(self, task_id: str, setter: str, answerers: Sequence[str]) -> list[dict[str, Any]]:
+    def forfeit(self, task_id: str, setter: str, answerers: Sequence[str], unsolved: bool = False) -> list[dict[str, Any]]:
         """A setter that set no valid task this round loses to each of ``answerers`` under the
-        setter_vs_solver rule (no outcome under the others); return one log record per update."""
-        return self._apply_all(self.rule.forfeit_outcomes(task_id, setter, answerers, self.players), None)
+        setter_vs_solver rule (no outcome under the others), or draws with each when its last
+        task was one it could not solve itself and the rule's ``own_unsolved`` is ``tie``;
+        return one log record per update."""
+        return self._apply_all(self.rule.forfeit_outcomes(task_id, setter, answerers, self.players, unsolved), None)
 
     def _apply_all(self, outcomes: list[PairOutcome], involving: set[str] | None) -> list[dict[str, Any]]:
         records = []

@@ -16,26 +16,51 @@
 - **Rank** = 1 + the number of players whose whole interval lies above this player's. Players
   with no games get no score, interval or rank.
 
-ZeroSumEval's variant (``conf/rating/zerosumeval.yaml``: ``scale: zerosumeval``, ``point:
-median``, ``outcome: setter_vs_solver``):
+- **Unbounded ratings.** A player with no wins (or no losses) has no maximum-likelihood rating:
+  the likelihood keeps rising as its score goes to −∞ (+∞). Only the prior holds it, so its
+  score says "below (above) everyone" and its number is the prior's doing. Its row says so
+  (``unbounded``: "rating unbounded: 0 wins in 49 matches; the prior ... holds it at 755"), and
+  every row counts the bootstrap resamples in which that player had no wins or no losses
+  (``unbounded_resamples``), where its interval end rests on the prior too.
+
+ZeroSumEval's variant (``conf/rating/zerosumeval.yaml``: ``outcome: setter_vs_solver``, ``scale:
+zerosumeval``, ``point: fit``, ``draws: zerosumeval``, ``seed: 1``), following ZeroSumEval's code
+(``zero_sum_eval/analysis/calculate_ratings.py`` in zero-sum-eval 0.3.0) and its paper (§3.5):
 
 - ``scale``: ``logit`` (default) reports θ as above. ``zerosumeval`` reports
   1000 + 100 × the log-10 odds coefficient, i.e. 1000 + 100 θ / ln 10: the players that played
   average 1000, and 100 points more means odds 10 times better (P(a beats b) =
   1 / (1 + 10^((s_b − s_a) / 100))). The transform is linear, so intervals and ranks are those
   of θ, rescaled.
-- ``point``: ``fit`` (default) is the fit on all the data; ``median`` is the median of the
-  task bootstrap (ZeroSumEval's point estimate), which always lies within the interval.
+- ``point``: ``fit`` (default, and ZeroSumEval's reported rating) is the fit on all the data;
+  ``median`` is the median of the bootstrap (ZeroSumEval's code uses it only to order its
+  bootstrap columns; earlier skate took it for the reported point).
+- ``draws``: ``tasks`` (default) resamples whole tasks; ``zerosumeval`` resamples single outcomes
+  (each one of ZeroSumEval's matches; in ``schedule.mode=matches`` a task *is* one match) exactly
+  as ZeroSumEval draws them: numpy's legacy global generator seeded once with ``seed`` (its code
+  uses 1), each resample ``choice(n, n)`` with replacement, as pandas' ``sample(frac=1,
+  replace=True)``; a player absent from a resample is left out of that refit. The interval is the
+  same central 2.5–97.5 % range at ``level: 0.95``.
+- ``role_weights`` (setter_vs_solver): what a win counts by the winner's role; a draw counts half
+  a win each way, unweighted. ZeroSumEval's code counts a win 2 × the role's weight and a tie 1
+  each way, the same ratio. Its published figures weight the setting role 2 (teacher, defender;
+  its ``paper/utils.py``); ``calculate_ratings`` defaults to equal weights, as skate does.
+- Where skate still differs: ZeroSumEval fits with an unpenalised logistic regression
+  (scikit-learn), skate with ``alpha`` pseudo-wins (0.01 each way): the same fit where every
+  player has a win and a loss, within rounding; where one has none, ZeroSumEval's optimiser stops
+  at an arbitrary large number (and shifts everyone else to keep the mean at 1000) while skate's
+  prior gives a finite one. Both are artefacts; skate flags them (above).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from skate.ratings.config import BTPoint, BTScale, OutcomeRule
+from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals
 from skate.ratings.outcomes import PairOutcome
 
@@ -89,6 +114,15 @@ def fit_bt(comp: np.ndarray, alpha: float, initial: np.ndarray | None = None) ->
     return theta - theta.mean()
 
 
+def zerosumeval_draws(n: int, resamples: int, seed: int) -> np.ndarray:
+    """The matches (row indices, shape (resamples, n)) of each bootstrap resample as ZeroSumEval
+    draws them: numpy's legacy global generator seeded once with ``seed``, then each resample
+    as pandas' ``DataFrame.sample(frac=1, replace=True)`` takes it, ``choice(n, n)`` with
+    replacement."""
+    rs = np.random.RandomState(seed)
+    return np.stack([rs.choice(n, size=n, replace=True) for _ in range(resamples)]) if n else np.zeros((resamples, 0), int)
+
+
 def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
     """θ (natural log-odds) on ZeroSumEval's scale: 1000 + 100 × the log-10 odds coefficient."""
     return 1000.0 + 100.0 * np.asarray(theta) / math.log(10.0)
@@ -98,13 +132,19 @@ class BradleyTerryRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, alpha: float = 0.01, bootstrap: int = 1000,
                  level: float = 0.95, seed: int = 0, scale: BTScale | str = BTScale.logit,
-                 point: BTPoint | str = BTPoint.fit) -> None:
-        super().__init__(outcome, draw_margin, p_thresh)
+                 point: BTPoint | str = BTPoint.fit,
+                 own_unsolved: str = "loss", draws: BTDraws | str = BTDraws.tasks,
+                 role_weights: Mapping[str, float] | None = None) -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
         try:
-            self.scale, self.point = BTScale(scale), BTPoint(point)
+            self.scale, self.point, self.draws = BTScale(scale), BTPoint(point), BTDraws(draws)
         except ValueError as exc:
-            raise ValueError(f"rating.scale / rating.point: {exc} (scale: {', '.join(BTScale)}; "
-                             f"point: {', '.join(BTPoint)})") from None
+            raise ValueError(f"rating.scale / rating.point / rating.draws: {exc} (scale: {', '.join(BTScale)}; "
+                             f"point: {', '.join(BTPoint)}; draws: {', '.join(BTDraws)})") from None
+        weights = {"setter": 1.0, "solver": 1.0, **dict(role_weights or {})}
+        if set(weights) != {"setter", "solver"} or min(weights.values()) <= 0:
+            raise ValueError(f"rating.role_weights={dict(role_weights or {})}: give {{setter: w, solver: w}}, each > 0")
+        self.role_weights = {k: float(v) for k, v in weights.items()}
         if alpha <= 0:
             raise ValueError(f"rating.alpha={alpha}: must be > 0 so that unbeaten players stay finite")
         if not 0 < level < 1:
@@ -123,19 +163,37 @@ class BradleyTerryRating(RatingBackend):
                 "p_a": o.p_a, "p_b": o.p_b, "result": o.result}
 
     def task_matrices(self, active: list[str]) -> np.ndarray:
-        """One win-count matrix per task, flattened: shape (tasks, players²)."""
+        """One win-count matrix per task (per outcome with ``draws=zerosumeval``: each is one of
+        ZeroSumEval's matches), flattened: shape (tasks, players²). A win counts the weight of the
+        winner's role (``role_weights``, setter_vs_solver only); a draw half a win each way."""
         idx = {n: i for i, n in enumerate(active)}
-        tasks: dict[str, int] = {}
+        groups: dict[Any, int] = {}
         p = len(active)
         rows: list[np.ndarray] = []
-        for o in self.history:
-            t = tasks.setdefault(o.task_id, len(tasks))
+        weighted = self.role_weights != {"setter": 1.0, "solver": 1.0}
+        for k, o in enumerate(self.history):
+            t = groups.setdefault(k if self.draws is BTDraws.zerosumeval else o.task_id, len(groups))
             if t == len(rows):
                 rows.append(np.zeros(p * p))
             a, b = idx[o.a], idx[o.b]
+            if weighted and o.setter is not None and o.result != 0.5:
+                win, lose, winner = (a, b, o.a) if o.result == 1.0 else (b, a, o.b)
+                rows[t][win * p + lose] += self.role_weights["setter" if winner == o.setter else "solver"]
+                continue
             rows[t][a * p + b] += o.result
             rows[t][b * p + a] += 1.0 - o.result
         return np.array(rows) if rows else np.zeros((0, p * p))
+
+    def win_loss(self, active: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each player's outcomes won and lost outright (draws are neither)."""
+        idx = {n: i for i, n in enumerate(active)}
+        wins, losses = np.zeros(len(active), dtype=int), np.zeros(len(active), dtype=int)
+        for o in self.history:
+            if o.result != 0.5:
+                win, lose = (o.a, o.b) if o.result == 1.0 else (o.b, o.a)
+                wins[idx[win]] += 1
+                losses[idx[lose]] += 1
+        return wins, losses
 
     def _table(self) -> list[RatingRow]:
         if self._cache is not None and self._cache[0] == len(self.history):
@@ -143,27 +201,50 @@ class BradleyTerryRating(RatingBackend):
         active = [n for n in self.players if self.games.get(n, 0) > 0]
         score: dict[str, float | None] = {n: None for n in self.players}
         interval: dict[str, tuple[float, float] | None] = {n: None for n in self.players}
+        notes: dict[str, dict[str, Any]] = {}
         if len(active) >= 2:
             per_task = self.task_matrices(active)
             p = len(active)
             theta = fit_bt(per_task.sum(axis=0).reshape(p, p), self.alpha)
-            boot = self.bootstrap(per_task, p, theta)
+            boot, unbounded = self.bootstrap(per_task, p, theta)
             tail = (1 - self.level) / 2 * 100
-            lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
+            lo, hi = np.nanpercentile(boot, [tail, 100 - tail], axis=0)
             if self.point is BTPoint.median:
-                theta = np.median(boot, axis=0)
+                theta = np.nanmedian(boot, axis=0)
             if self.scale is BTScale.zerosumeval:
                 theta, lo, hi = (zerosumeval_scale(x) for x in (theta, lo, hi))
             self._boot = {n: boot[:, i] for i, n in enumerate(active)}
             for i, n in enumerate(active):
                 score[n], interval[n] = float(theta[i]), (float(lo[i]), float(hi[i]))
+            notes = self._unbounded_notes(active, score, unbounded)
         ranks = rank_by_intervals(interval)
         rows = [RatingRow(n, score[n], interval[n][0] if interval[n] else None,
-                          interval[n][1] if interval[n] else None, ranks[n], {"games": self.games.get(n, 0)})
+                          interval[n][1] if interval[n] else None, ranks[n],
+                          {"games": self.games.get(n, 0), **notes.get(n, {})})
                 for n in self.players]
         rows.sort(key=lambda r: (r.rank or 10**9, -(r.score or 0.0), r.player))
         self._cache = (len(self.history), rows)
         return rows
+
+    def _unbounded_notes(self, active: list[str], score: Mapping[str, float | None],
+                         unbounded: np.ndarray) -> dict[str, dict[str, Any]]:
+        """What the table says of players whose maximum-likelihood rating does not exist: no
+        wins (or no losses) in the data, so only the prior ``alpha`` holds the fit finite; and,
+        for every player, in how many bootstrap resamples that happened."""
+        wins, losses = self.win_loss(active)
+        out: dict[str, dict[str, Any]] = {}
+        for i, n in enumerate(active):
+            note: dict[str, Any] = {}
+            if wins[i] == 0 or losses[i] == 0:
+                what = f"{wins[i]} wins" if wins[i] == 0 else f"{losses[i]} losses"
+                note["unbounded"] = (f"rating unbounded: {what} in {self.games.get(n, 0)} matches; the prior "
+                                     f"(rating.alpha={self.alpha:g} pseudo-wins each way) holds it at "
+                                     f"{score[n]:.{0 if self.scale is BTScale.zerosumeval else 2}f}")
+            if unbounded[i]:
+                note["unbounded_resamples"], note["resamples"] = int(unbounded[i]), self.n_boot
+            if note:
+                out[n] = note
+        return out
 
     def order_confidence(self) -> list[OrderPair]:
         """The share of task-bootstrap resamples in which the upper player of each adjacent pair
@@ -172,15 +253,31 @@ class BradleyTerryRating(RatingBackend):
         boot = self._boot
 
         def above(a: str, b: str) -> float:
-            return float(np.mean(boot[a] > boot[b]) + 0.5 * np.mean(boot[a] == boot[b]))
+            both = ~(np.isnan(boot[a]) | np.isnan(boot[b]))  # resamples in which both played
+            x, y = boot[a][both], boot[b][both]
+            return float(np.mean(x > y) + 0.5 * np.mean(x == y)) if len(x) else 0.5
         return adjacent_pairs(rows, above)
 
-    def bootstrap(self, per_task: np.ndarray, p: int, theta: np.ndarray) -> np.ndarray:
-        """Scores refitted on ``bootstrap`` resamples of whole tasks: shape (resamples, players)."""
-        n_tasks = len(per_task)
-        rng = np.random.default_rng(self.seed)
-        picks = rng.integers(n_tasks, size=(self.n_boot, n_tasks))
-        weights = np.zeros((self.n_boot, n_tasks))
-        np.add.at(weights, (np.arange(self.n_boot)[:, None], picks), 1.0)
-        mats = weights @ per_task  # (resamples, p²): the win counts of each resample
-        return fit_bt_many(mats.reshape(-1, p, p), self.alpha, initial=theta)
+    def bootstrap(self, per_task: np.ndarray, p: int, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores refitted on ``bootstrap`` resamples of whole tasks (``draws=tasks``) or of single
+        outcomes (``draws=zerosumeval``): shape (resamples, players), NaN for a player absent
+        from a resample under ``zerosumeval`` (ZeroSumEval leaves it out of that refit); and, per
+        player, the number of resamples in which it had no wins or no losses."""
+        n = len(per_task)
+        if self.draws is BTDraws.zerosumeval:
+            weights = np.stack([np.bincount(row, minlength=n) for row in zerosumeval_draws(n, self.n_boot, self.seed)])
+            weights = weights.astype(float)
+        else:
+            rng = np.random.default_rng(self.seed)
+            picks = rng.integers(n, size=(self.n_boot, n))
+            weights = np.zeros((self.n_boot, n))
+            np.add.at(weights, (np.arange(self.n_boot)[:, None], picks), 1.0)
+        mats = (weights @ per_task).reshape(-1, p, p)  # the win counts of each resample
+        boot = fit_bt_many(mats, self.alpha, initial=theta)
+        won, lost = mats.sum(axis=2), mats.sum(axis=1)
+        played = (won + lost) > 0
+        unbounded = (played & ((won == 0) | (lost == 0))).sum(axis=0)
+        if self.draws is BTDraws.zerosumeval and not played.all():
+            boot = np.where(played, boot, np.nan)
+            boot -= np.nanmean(boot, axis=1, keepdims=True)  # centred over the players present
+        return boot, unbounded

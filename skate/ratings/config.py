@@ -7,7 +7,7 @@ raising :class:`~skate.errors.ConfigError` naming the key.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hydra.utils import get_class
@@ -21,6 +21,22 @@ class OutcomeRule(enum.StrEnum):
     relative = "relative"  # |p1 - p2| < draw_margin is a draw, else the higher p wins
     absolute = "absolute"  # pass/fail at p_thresh; same verdict is a draw
     setter_vs_solver = "setter_vs_solver"  # ZeroSumEval: setter vs each answerer; solving (p >= p_thresh) wins
+
+
+class OwnUnsolved(enum.StrEnum):
+    """Setter_vs_solver: the outcome of a round whose setter's last task was well-formed but
+    unsolved by the setter itself (a jail its own input could not break, a question it answered
+    wrong)."""
+
+    loss = "loss"  # skate's rule: the setter forfeits, losing to every answerer
+    tie = "tie"  # ZeroSumEval's PyJail: a jail its own defender cannot break scores 0-0
+
+
+class BTDraws(enum.StrEnum):
+    """Which resamples the Bradley–Terry bootstrap draws."""
+
+    tasks = "tasks"  # whole tasks (a task's outcomes are correlated), numpy's default_rng(seed)
+    zerosumeval = "zerosumeval"  # single outcomes (ZeroSumEval's matches), as its code draws them
 
 
 class BTScale(enum.StrEnum):
@@ -43,6 +59,9 @@ class OutcomeRuleConfig:
     # stopping threshold: "sigma_star" (the paper's choice: draw margin = sigma*) or "<k>*sigma_star".
     draw_margin: Any = 0.05
     p_thresh: float = 0.55  # absolute and setter_vs_solver rules: p(correct) at or above this passes
+    # setter_vs_solver: a round whose setter's last task was well-formed but unsolved by the setter:
+    # loss (it forfeits to every answerer) or tie (a draw with each; ZeroSumEval's PyJail)
+    own_unsolved: OwnUnsolved = OwnUnsolved.loss
 
 
 @dataclass
@@ -69,6 +88,10 @@ class BradleyTerryConfig(OutcomeRuleConfig):
     seed: int = 0
     scale: BTScale = BTScale.logit  # logit: θ; zerosumeval: 1000 + 100 θ / ln 10
     point: BTPoint = BTPoint.fit  # fit: the full-data fit; median: the bootstrap median
+    draws: BTDraws = BTDraws.tasks  # tasks: whole tasks; zerosumeval: single outcomes, drawn as ZeroSumEval does
+    # setter_vs_solver: what a win counts, by the winner's role (a draw is half a win each way,
+    # unweighted, as in ZeroSumEval); ZeroSumEval's published figures weight setters 2 (teacher, defender)
+    role_weights: dict[str, float] = field(default_factory=lambda: {"setter": 1.0, "solver": 1.0})
 
 
 @dataclass
@@ -147,6 +170,17 @@ def validate_rating(r: DictConfig) -> None:
             _check(r.scale in set(BTScale), "rating.scale", r.scale, f"must be one of {', '.join(BTScale)}")
         else:  # Elo: rating points per factor 10 of odds
             _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
+    if "own_unsolved" in r:
+        _check(str(r.own_unsolved) in set(OwnUnsolved), "rating.own_unsolved", r.own_unsolved,
+               f"must be one of {', '.join(OwnUnsolved)}")
+    if "draws" in r:
+        _check(str(r.draws) in set(BTDraws), "rating.draws", r.draws, f"must be one of {', '.join(BTDraws)}")
+    if "role_weights" in r:
+        weights = r.role_weights
+        _check(set(weights) == {"setter", "solver"}, "rating.role_weights", dict(weights),
+               "give a weight for each role: {setter: w, solver: w}")
+        _check(all(isinstance(w, (int, float)) and w > 0 for w in weights.values()), "rating.role_weights",
+               dict(weights), "weights must be > 0")
     if "point" in r:
         _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
     if "guess" in r:

@@ -17,8 +17,9 @@ class EloRating(RatingBackend):
     says_order = False  # no uncertainty: it cannot say how sure its order is
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, k: float = 16.0, scale: float = 400.0,
-                 initial: float = 1500.0) -> None:
-        super().__init__(outcome, draw_margin, p_thresh)
+                 initial: float = 1500.0,
+                 own_unsolved: str = "loss") -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
         if k <= 0 or scale <= 0:
             raise ValueError(f"rating.k={k} and rating.scale={scale} must both be > 0")
         self.k, self.scale, self.initial = k, scale, initial

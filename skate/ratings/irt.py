@@ -162,7 +162,7 @@ class IRTRating(RatingBackend):
         self._version += 1
         return []
 
-    def forfeit(self, task_id: str, setter: str, answerers: Any) -> list[dict[str, Any]]:
+    def forfeit(self, task_id: str, setter: str, answerers: Any, unsolved: bool = False) -> list[dict[str, Any]]:
         return []  # no answers, nothing to rate
 
     # ------------------------------------------------------------------ the fit

@@ -13,8 +13,11 @@ confidence intervals of p(correct)).
   wins otherwise; no draws. The setter's own p(correct) decides nothing (it is recorded as the
   setter's ``p`` when measured). A setter that made a real attempt but set no valid task in a
   round *forfeits*: it loses to every answerer of the round (:meth:`PairRule.forfeit_outcomes`;
-  ZeroSumEval: the student wins when the teacher fails). The other rules make no outcome of a
-  forfeit.
+  ZeroSumEval: the student wins when the teacher fails). With ``own_unsolved=tie`` a round whose
+  setter's last task was well-formed but not solved by the setter itself (rejected as
+  ``unsolved``) is a draw with every answerer instead (ZeroSumEval's PyJail: a jail its own
+  defender cannot break scores 0-0; its MathQuiz scores a wrong teacher answer as the student's
+  win, which is ``loss``). The other rules make no outcome of a forfeit.
 
 Outcomes name their two players ``a``/``b`` in roster order, whatever the rule.
 """
@@ -25,7 +28,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from skate.ratings.config import OutcomeRule
+from skate.ratings.config import OutcomeRule, OwnUnsolved
 
 Interval = tuple[float, float]
 
@@ -38,6 +41,7 @@ class PairOutcome:
     p_a: float | None  # None: not measured (a setter's own p under setter_vs_solver, a forfeit)
     p_b: float | None
     result: float  # 1.0 a wins, 0.0 b wins, 0.5 draw
+    setter: str | None = None  # setter_vs_solver: which of a and b set the task (for role weights)
 
     @property
     def drawn(self) -> bool:
@@ -51,9 +55,11 @@ class PairRule:
     outcome: OutcomeRule = OutcomeRule.relative
     draw_margin: float = 0.05  # relative: closer than this is a draw
     p_thresh: float = 0.55  # absolute and setter_vs_solver: the pass mark
+    own_unsolved: OwnUnsolved = OwnUnsolved.loss  # setter_vs_solver: a setter's own unsolved task
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "outcome", OutcomeRule(self.outcome))
+        object.__setattr__(self, "own_unsolved", OwnUnsolved(self.own_unsolved))
 
     @property
     def needs_setter(self) -> bool:
@@ -107,18 +113,20 @@ class PairRule:
         return _versus(task_id, setter, solved, p_correct, order)
 
     def forfeit_outcomes(self, task_id: str, setter: str, answerers: Sequence[str],
-                         order: Sequence[str]) -> list[PairOutcome]:
+                         order: Sequence[str], unsolved: bool = False) -> list[PairOutcome]:
         """A setter that set no valid task loses to every answerer (setter_vs_solver only; the
-        other rules give no outcome). Pairs in ``order``."""
+        other rules give no outcome), or draws with each when its last task was one it could not
+        solve itself (``unsolved``) and ``own_unsolved`` is ``tie``. Pairs in ``order``."""
         if not self.needs_setter:
             return []
-        return _versus(task_id, setter, dict.fromkeys(answerers, 1.0), {}, order)
+        result = 0.5 if unsolved and self.own_unsolved is OwnUnsolved.tie else 1.0
+        return _versus(task_id, setter, dict.fromkeys(answerers, result), {}, order)
 
 
 def _versus(task_id: str, setter: str, solved: Mapping[str, float], p_correct: Mapping[str, float],
             order: Sequence[str]) -> list[PairOutcome]:
     """The setter against each other player in ``solved`` (1.0: that player solved the task and
-    wins; 0.0: the setter wins), in ``order``; a/b in ``order`` too."""
+    wins; 0.0: the setter wins; 0.5: a draw), in ``order``; a/b in ``order`` too."""
     rank = {n: i for i, n in enumerate(order)}
     if setter not in rank:
         raise ValueError(f"task {task_id}: its setter {setter!r} is not a rated player")
@@ -130,5 +138,5 @@ def _versus(task_id: str, setter: str, solved: Mapping[str, float], p_correct: M
             a, b, result = setter, n, 1.0 - solved[n]
         else:
             a, b, result = n, setter, solved[n]
-        out.append(PairOutcome(task_id, a, b, p_correct.get(a), p_correct.get(b), result))
+        out.append(PairOutcome(task_id, a, b, p_correct.get(a), p_correct.get(b), result, setter))
     return out

@@ -42,6 +42,10 @@ def _fmt(value: Any) -> str:
         return "null"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, Mapping):  # Hydra's own syntax: {key: value, ...}
+        return "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 

@@ -38,8 +38,9 @@ class TrueSkillRating(RatingBackend):
                  p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
                  draw_probability: float | str = DEFAULT_DRAW, orderings: int = 1,
-                 average_last: int = 0, seed: int = 0) -> None:
-        super().__init__(outcome, draw_margin, p_thresh)
+                 average_last: int = 0, seed: int = 0,
+                 own_unsolved: str = "loss") -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
         if isinstance(draw_probability, str) and draw_probability != "auto":
             raise ValueError(f"rating.draw_probability={draw_probability!r}: give a number in [0, 1) or 'auto'")
         self.auto_draw = draw_probability == "auto"

@@ -85,8 +85,9 @@ class TrueSkillThroughTimeRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, gamma: float = 0.0, draw_probability: float = 0.10,
-                 time: str = "none", iterations: int = 30, epsilon: float = 1e-4) -> None:
-        super().__init__(outcome, draw_margin, p_thresh)
+                 time: str = "none", iterations: int = 30, epsilon: float = 1e-4,
+                 own_unsolved: str = "loss") -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
         self.mu = _number("mu", mu, "a finite number", lambda x: True)
         self.sigma = _number("sigma", sigma, "a number > 0", lambda x: x > 0)
         self.beta = _number("beta", beta, "a number > 0", lambda x: x > 0)

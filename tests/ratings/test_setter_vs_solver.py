@@ -151,10 +151,10 @@ def test_the_stream_derives_forfeits_from_attempts_with_who_was_in_the_round(tmp
             log.write(e)
     run = ev.read_run(tmp_path)
     assert run.rating_stream() == [
-        ev.Forfeit("r001-b", "b", ["a", "c"]),
+        ev.Forfeit("r001-b", "b", ["a", "c"]),  # malformed: a loss under every own_unsolved
         ev.RatedTask("r001-a", "a", {"a": 0.5, "b": 0.7, "late": 0.2}),
-        ev.Forfeit("r002-a", "a", ["b", "late", "c"]),
-        ev.Forfeit("r003-c", "c", ["late"]),
+        ev.Forfeit("r002-a", "a", ["b", "late", "c"], unsolved=True),  # its own task, unsolved
+        ev.Forfeit("r003-c", "c", ["late"], unsolved=True),
     ]
     assert run.rated_scores() == [("r001-a", {"a": 0.5, "b": 0.7, "late": 0.2})]
     # the new round fields are left out of the line until set
@@ -216,7 +216,8 @@ def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
 # ------------------------------------------------------------------------------ config
 def test_the_schema_takes_the_new_values_and_names_a_bad_one():
     cfg = compose_config(["rating=zerosumeval"])
-    assert (cfg.rating.outcome, cfg.rating.scale, cfg.rating.point) == ("setter_vs_solver", "zerosumeval", "median")
+    assert (cfg.rating.outcome, cfg.rating.scale, cfg.rating.point, cfg.rating.draws, cfg.rating.seed) == (
+        "setter_vs_solver", "zerosumeval", "fit", "zerosumeval", 1)
     validate_rating(cfg.rating)
     for key, bad in (("outcome", "teacher"), ("scale", "elo"), ("point", "mean")):
         with pytest.raises(Exception, match=f"rating.{key}={bad}"):

@@ -1,5 +1,5 @@
-"""Bradley–Terry on ZeroSumEval's scale (1000 + 100 × log-10 odds) with the bootstrap median as
-the point estimate, checked by hand on tiny win matrices."""
+"""Bradley–Terry on ZeroSumEval's scale (1000 + 100 × log-10 odds), with the full fit or the
+bootstrap median as the point estimate, checked by hand on tiny win matrices."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_the_median_point_is_the_bootstrap_median_and_lies_in_the_interval():
     rows = feed(r, ["a", "b", "c"], CYCLE)
     fit = feed(BradleyTerryRating(bootstrap=300, scale="zerosumeval", seed=4), ["a", "b", "c"], CYCLE)
     per_task = r.task_matrices(["a", "b", "c"])
-    boot = zerosumeval_scale(r.bootstrap(per_task, 3, np.zeros(3)))
+    boot = zerosumeval_scale(r.bootstrap(per_task, 3, np.zeros(3))[0])
     for i, n in enumerate("abc"):
         assert rows[n].lo <= rows[n].score <= rows[n].hi
         assert (rows[n].lo, rows[n].hi) == (fit[n].lo, fit[n].hi)  # same resamples, same interval

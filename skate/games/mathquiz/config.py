@@ -15,3 +15,6 @@ class MathQuizConfig(GameConfig):
     target_max: int = 1000
     reasoning: bool = True  # language-model answerers reason step by step before answering
     max_question_chars: int = 2000  # longer questions are rejected
+    # Answers per sample: a sample is correct once one of up to `tries` fresh answers is (each
+    # try asked anew, as ZeroSumEval's student, who gets max_player_attempts = 3 tries a match).
+    tries: int = 1

@@ -6,7 +6,10 @@ whose answer is the target without stating it. Then, in a fresh context that sho
 target nor the history, the setter answers its own question; the question is valid only if
 that answer equals the target. Every player answers every valid question with a free-form
 answer, compared with the target after normalising (:mod:`skate.answers.exact`), so
-p(correct) is the fraction of sampled answers equal to the target.
+p(correct) is the fraction of sampled answers equal to the target. With ``game.tries`` = k > 1 a
+sample is a session of up to k answers, each asked anew, correct once one of them is
+(ZeroSumEval's student gets several tries a match); p(correct) is then the fraction of sessions
+won.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
-from skate.games.base import Checks, Game, GameSpec
+from skate.games.base import Answer, Checks, Game, GameSpec, Verdict, ask
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
 from skate.records import VOID, FailReason, Rejection, Task
@@ -49,6 +52,7 @@ class MathQuizGame(Game):
         self.target_min, self.target_max = cfg.target_min, cfg.target_max
         self.reasoning = cfg.reasoning
         self.max_question_chars = cfg.max_question_chars
+        self.tries = cfg.tries
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -57,6 +61,8 @@ class MathQuizGame(Game):
             problems.append(("target_min", cfg.target_min, f"must be <= game.target_max ({cfg.target_max})"))
         if max(abs(cfg.target_min), abs(cfg.target_max)) > 10**9:
             problems.append(("target_max", cfg.target_max, "targets must lie within ±10^9"))
+        if not 1 <= cfg.tries <= 20:
+            problems.append(("tries", cfg.tries, "give the answers per sample, from 1 to 20"))
         if cfg.max_question_chars < 20:
             problems.append(("max_question_chars", cfg.max_question_chars, "must be >= 20"))
         return problems
@@ -92,6 +98,31 @@ class MathQuizGame(Game):
         return checks.task(prompt=question, answer=str(target), setter_answer=reply)
 
     # ------------------------------------------------------------------ answering
+    def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
+             sandbox: Any = None) -> list[Verdict]:
+        """``n`` samples; with ``tries`` > 1 each is a session of up to ``tries`` fresh answers,
+        the still-open sessions asked together, correct once one answer is right (a failed model
+        call ends its session as void: left out of p(correct), never a wrong answer)."""
+        if self.tries == 1:
+            return super().play(task, answer, n, rng, sandbox)
+        verdicts: list[Verdict] = [False] * n
+        still = list(range(n))
+        for _ in range(self.tries):
+            queries = [self.make_query(task, rng) for _ in still]
+            replies = ask(answer, queries, rng)
+            wrong = []
+            for i, query, reply in zip(still, queries, replies, strict=True):
+                if reply is VOID:
+                    verdicts[i] = VOID
+                elif reply is not None and self.grade(task, query, reply):
+                    verdicts[i] = True
+                else:
+                    wrong.append(i)
+            still = wrong
+            if not still:
+                break
+        return verdicts
+
     def make_query(self, task: Task, rng: np.random.Generator) -> ExactQuery:
         return ExactQuery(task.prompt)
 
