@@ -59,4 +59,4 @@ def test_the_zerosumeval_preset_composes(game):
     validate(cfg)
     assert cfg.schedule.mode == "matches" and cfg.game.rounds == 100 and len(cfg.players.simulated) == 4
     assert cfg.rating.outcome == "setter_vs_solver" and cfg.rating.scale == "zerosumeval"
-    assert cfg.rating.point == "median"
+    assert cfg.rating.point == "fit" and cfg.rating.draws == "zerosumeval"

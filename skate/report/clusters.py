@@ -29,6 +29,9 @@ from skate.novelty import Embedder, HashingEmbedder, build_embedder  # noqa: E40
 from skate.report.data import RunData  # noqa: E402
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
+# Fewer valid tasks than this are shown as one group: a dozen tasks split into up to 8 clusters
+# say nothing about what the setters ask (and a short game's report skips loading scikit-learn).
+MIN_TASKS = 20
 RANDOM_STATE = 0
 SILHOUETTE_SAMPLE = 2000  # above this many tasks the silhouette is computed on a fixed sample
 TERMS = 4  # terms naming a cluster
@@ -166,12 +169,13 @@ def task_clusters(d: RunData, max_k: int = MAX_K, embedder: tuple[Embedder, str]
                         0, None, named, note="The game has no valid task: nothing to cluster.")
     texts = [str(t) for t in tasks["prompt"]]
     vectors = np.asarray(emb.embed(texts), dtype=float)
-    labels, silhouette, tried = choose_k(vectors, max_k)
+    few = len(texts) < MIN_TASKS
+    labels, silhouette, tried = (np.zeros(len(texts), dtype=int), None, []) if few else choose_k(vectors, max_k)
     k = int(labels.max()) + 1
     note = ""
-    if len(texts) < 3:
-        note = (f"Only {len(texts)} valid task{'s' if len(texts) > 1 else ''}: too few to cluster (3 are needed), "
-                "shown as one group.")
+    if few:
+        note = (f"Only {len(texts)} valid task{'s' if len(texts) > 1 else ''}: too few to cluster ({MIN_TASKS} are "
+                "needed), shown as one group.")
     elif silhouette is None:
         note = "The tasks' embeddings are all alike: one group."
     if not d.set_by_players:
@@ -182,7 +186,7 @@ def task_clusters(d: RunData, max_k: int = MAX_K, embedder: tuple[Embedder, str]
     xy = _projection(vectors)
     placed = tasks[["task_id", "round", "setter"]].reset_index(drop=True).assign(cluster=labels + 1, x=xy[:, 0],
                                                                                   y=xy[:, 1])
-    terms = cluster_terms(texts, labels)
+    terms = [[]] if few else cluster_terms(texts, labels)
     counts = pd.crosstab(placed["cluster"], placed["setter"]).reindex(index=range(1, k + 1), columns=setters,
                                                                        fill_value=0)
     shares = counts / counts.sum(axis=0)

@@ -30,10 +30,19 @@ from tests.ratings.test_backends import feed
 
 ROOT = Path(__file__).resolve().parents[2]
 ZSE_PYTHON = ROOT / ".venv" / "zse" / "bin" / "python"
-# Four players close enough that, over 100 matches, each wins and loses and no resample of 200
+# Four players close enough that, over 100 matches, each wins and loses and no resample of 100
 # has a player without a win or a loss: where the maximum-likelihood fit exists everywhere.
+RESAMPLES = 100
 CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false", "seed=0",
-         "players.simulated.0.skill=0.75", "players.simulated.3.skill=0.45", "rating.bootstrap=200"]
+         "players.simulated.0.skill=0.75", "players.simulated.3.skill=0.45", f"rating.bootstrap={RESAMPLES}"]
+
+
+@pytest.fixture(scope="module")
+def close_run(tmp_path_factory) -> Path:
+    """The preset's 100 MathQuiz matches on the close cohort, played once for this file."""
+    run = tmp_path_factory.mktemp("zse") / "run"
+    run_game(compose_config(CLOSE), run)
+    return run
 
 
 def zse_ratings(matches: Path, resamples: int, weights: dict[str, float]) -> dict[str, dict]:
@@ -46,13 +55,12 @@ def zse_ratings(matches: Path, resamples: int, weights: dict[str, float]) -> dic
     return {r["player"]: r for r in json.loads(res.stdout)}
 
 
-def test_skate_rates_the_matches_as_zerosumevals_own_code_does(tmp_path):
+def test_skate_rates_the_matches_as_zerosumevals_own_code_does(close_run, tmp_path):
     cfg = compose_config(CLOSE)
     assert dict(cfg.rating.role_weights) == {"setter": 2.0, "solver": 1.0} and cfg.game.tries == 3
-    run_game(cfg, tmp_path / "run")
-    assert write_matches(tmp_path / "run", tmp_path / "matches") == 100
-    theirs = zse_ratings(tmp_path / "matches", 200, dict(cfg.rating.role_weights))
-    ours = json.loads((tmp_path / "run" / "ratings.json").read_text())
+    assert write_matches(close_run, tmp_path / "matches") == 100
+    theirs = zse_ratings(tmp_path / "matches", RESAMPLES, dict(cfg.rating.role_weights))
+    ours = json.loads((close_run / "ratings.json").read_text())
     assert {r["player"] for r in ours} == set(theirs)
     for r in ours:
         assert "unbounded" not in r and "unbounded_resamples" not in r, r  # the fit exists everywhere
@@ -61,13 +69,12 @@ def test_skate_rates_the_matches_as_zerosumevals_own_code_does(tmp_path):
         assert abs(r["lo"] - z["lo"]) <= 10 and abs(r["hi"] - z["hi"]) <= 10, (r, z)  # the same resamples
 
 
-def test_the_matches_are_every_setter_vs_solver_outcome_in_rating_order(tmp_path):
-    run_game(compose_config([*CLOSE, "game.rounds=12"]), tmp_path / "run")
-    matches = run_matches(tmp_path / "run")
-    updates = ev.read_run(tmp_path / "run").of(ev.RatingUpdated)
+def test_the_matches_are_every_setter_vs_solver_outcome_in_rating_order(close_run, tmp_path):
+    matches = run_matches(close_run)
+    updates = ev.read_run(close_run).of(ev.RatingUpdated)
     assert [(m.task_id, m.a, m.b, m.result) for m in matches] == [(u.task_id, u.a, u.b, u.result) for u in updates]
-    write_matches(tmp_path / "run", tmp_path / "m")
-    first = json.loads((tmp_path / "m" / "matches" / "00" / "scores.json").read_text())
+    write_matches(close_run, tmp_path / "m")
+    first = json.loads((tmp_path / "m" / "matches" / "000" / "scores.json").read_text())
     m = matches[0]
     assert first == {m.a: {"score": int(m.result == 1.0), "role": "setter" if m.setter == m.a else "solver", "attempts": 0},
                      m.b: {"score": int(m.result == 0.0), "role": "setter" if m.setter == m.b else "solver", "attempts": 0}}
