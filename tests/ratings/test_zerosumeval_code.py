@@ -30,9 +30,9 @@ from tests.ratings.test_backends import feed
 
 ROOT = Path(__file__).resolve().parents[2]
 ZSE_PYTHON = ROOT / ".venv" / "zse" / "bin" / "python"
-# Four players close enough that, over 100 matches, each wins and loses and no resample of 100
+# Four players close enough that, over 100 matches, each wins and loses and no resample of 50
 # has a player without a win or a loss: where the maximum-likelihood fit exists everywhere.
-RESAMPLES = 100
+RESAMPLES = 50
 CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false", "seed=0",
          "players.simulated.0.skill=0.75", "players.simulated.3.skill=0.45", f"rating.bootstrap={RESAMPLES}"]
 
