@@ -41,7 +41,8 @@ from skate.ratings.config import (BradleyTerryConfig, BTPoint, BTScale, EloConfi
 from skate.ratings.rerate import rerate_configs
 from skate.sandbox.config import (AutoSandboxConfig, JailConfig, JailSettingsConfig, SandboxConfig,  # noqa: F401
                                   validate_sandbox)
-from skate.scoring import AdaptiveConfig, Algorithm1Config, DecidedConfig, FixedNConfig, validate_estimator
+from skate.scoring import (AdaptiveConfig, Algorithm1Config, DecidedConfig, FixedNConfig, GreedyConfig,
+                            validate_estimator)
 from skate.tracking import ConsoleLoggerConfig, NoLoggerConfig, WandbLoggerConfig
 
 
@@ -225,6 +226,7 @@ _SCHEMAS: tuple[tuple[str, str, type], ...] = (
     ("aug", "aug_schema", AugConfig),
     ("estimator", "algorithm1_schema", Algorithm1Config),
     ("estimator", "fixed_n_schema", FixedNConfig),
+    ("estimator", "greedy_schema", GreedyConfig),
     ("estimator", "decided_schema", DecidedConfig),
     ("estimator", "adaptive_schema", AdaptiveConfig),
     ("players", "players_schema", PlayersConfig),
@@ -294,6 +296,10 @@ def validate(cfg: DictConfig) -> None:
         _check(not cfg.stages, "stages", f"{len(cfg.stages)} stages",
                "schedule.mode=matches plays one stage: leave stages empty")
     validate_estimator(cfg.estimator, cfg.rating)
+    if str(cfg.estimator.get("_target_", "")).endswith(".Greedy"):
+        _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", "greedy",
+               f"scores one answer to one query, and game={cfg.game.name}'s answers are "
+               f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
     if str(cfg.estimator.get("_target_", "")).endswith(".Adaptive"):
         _check(cfg.schedule.mode != ScheduleMode.matches, "estimator", "adaptive",
                "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "

@@ -247,7 +247,8 @@ class Engine:
     # ------------------------------------------------------------------ answering
     def _sampler(self, task: Task, j: int) -> Sampler:
         """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
-        return Sampler(self.game, task, self.players[j].answer, self.sandbox)
+        return Sampler(self.game, task, self.players[j].answer, self.sandbox,
+                       fixed_queries=getattr(self.estimator, "fixed_queries", False))
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
         return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))

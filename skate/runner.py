@@ -92,6 +92,11 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
         cleanup.callback(client.close)
         build_llm_players = _dspy_side()[0].build_llm_players
         llm_configs = to_container(cfg.players)["llm"]
+        if str(cfg.estimator.get("_target_", "")).endswith(".Greedy"):  # one greedy answer per task
+            for c in llm_configs:
+                c["temperature"] = float(cfg.estimator.llm_temperature)
+                if cfg.estimator.max_tokens is not None:
+                    c["max_tokens"] = int(cfg.estimator.max_tokens)
         if cfg.optimizer.compare:  # each model also plays with its default prompts, as <name>-default
             llm_configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in llm_configs]
         players += build_llm_players(llm_configs, client, lambda: game.modules(env))

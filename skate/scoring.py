@@ -10,6 +10,7 @@ Algorithm 1's stopping rule applies to any Bernoulli outcome.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -40,11 +41,15 @@ class Sampler:
 
     def __init__(self, game: Game, task: Task,
                  answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
-                 sandbox: Any = None) -> None:
+                 sandbox: Any = None, fixed_queries: bool = False) -> None:
         self.game, self.task, self.answer, self.sandbox = game, task, answer, sandbox
+        self.fixed_queries = fixed_queries
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
-        verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox)
+        if self.fixed_queries:  # every player sees the same query (options in one order), drawn from the task alone
+            verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox, query_rng=task_rng(self.task))
+        else:
+            verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox)
         if len(verdicts) != n:
             raise RuntimeError(f"the game graded {len(verdicts)} samples for {n} asked")
         correct = unreadable = void = 0
@@ -56,6 +61,13 @@ class Sampler:
             elif verdict:
                 correct += 1
         return correct, unreadable, void
+
+
+def task_rng(task: Task) -> np.random.Generator:
+    """A generator seeded by the task alone: the same query (the same options in the same order)
+    for every player and every run of the task."""
+    digest = hashlib.sha256(task.task_id.encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
 
 
 @dataclass(frozen=True)
@@ -129,6 +141,25 @@ class FixedN(Estimator):
         n = self.n - void
         p = correct / n if n else float("nan")
         return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void)
+
+
+class Greedy(Estimator):
+    """One answer per (task, player), as ArxivRoll scores its benchmarks: every player sees the
+    same query (for multiple choice, the options in one order drawn from the task alone, not
+    reshuffled per sample), language models answer at temperature 0 (``llm_temperature``; the
+    runner sets it on every model player) within ``max_tokens`` when given, and p(correct) is 1 or
+    0. A void answer (the call failed) is void, never wrong. Averaged over tasks it is accuracy."""
+
+    fixed_queries = True
+
+    def __init__(self, llm_temperature: float = 0.0, max_tokens: int | None = None) -> None:
+        self.llm_temperature, self.max_tokens = llm_temperature, max_tokens
+
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        correct, unparsable, void = sample(1, rng)
+        n = 1 - void
+        p = float(correct) if n else float("nan")
+        return Estimate(p, n, correct, 0.0 if n else float("inf"), unparsable, void=void)
 
 
 def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -375,6 +406,13 @@ class FixedNConfig:
     n: int = 20
 
 
+@dataclass
+class GreedyConfig:
+    _target_: str = "skate.scoring.Greedy"
+    llm_temperature: float = 0.0  # set on every language-model player (greedy decoding)
+    max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)
+
+
 
 
 def validate_estimator(e: DictConfig, r: DictConfig) -> None:
@@ -404,6 +442,9 @@ def validate_estimator(e: DictConfig, r: DictConfig) -> None:
                "must be >= estimator.n_step")
     if "n" in e:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
+    if target == "Greedy":
+        _check(0.0 <= e.llm_temperature <= 2.0, "estimator.llm_temperature", e.llm_temperature, "must lie in [0, 2]")
+        _check(e.max_tokens is None or e.max_tokens >= 1, "estimator.max_tokens", e.max_tokens, "must be >= 1 or null")
     if "outcome" in e:
         _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
         _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,

@@ -80,7 +80,7 @@ def test_the_page_has_the_section_the_csv_and_the_plot(scp_run):
     assert (scp_run / "report" / "accuracy_by_group.png").stat().st_size > 5000
     assert "<code>accuracy_by_group.csv</code>" in text
     csv = pd.read_csv(scp_run / "report" / "accuracy_by_group.csv")
-    assert list(csv.columns) == ["player", "key", "value", "type", "domain", "tasks", "accuracy"]
+    assert list(csv.columns) == ["player", "key", "value", "type", "domain", "tasks", "accuracy", "se"]
     assert set(csv["key"]) == {"type", "domain", "type×domain"}
 
 

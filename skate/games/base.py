@@ -220,13 +220,14 @@ class Game(ABC):
 
     # ------------------------------------------------------------------ answering
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Sandbox | None = None) -> list[Verdict]:
+             sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
         """``n`` graded samples of one player on ``task``: one verdict per sample.
 
         The default asks one query per sample (all ``n`` at once, so a model client can send
-        them together) and grades each reply.
+        them together) and grades each reply. ``query_rng``, when given, draws the queries (the
+        same for every player: estimator=greedy); ``rng`` the rest.
         """
-        queries = [self.make_query(task, rng) for _ in range(n)]
+        queries = [self.make_query(task, query_rng or rng) for _ in range(n)]
         replies = ask(answer, queries, rng)
         return [reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
                 for query, reply in zip(queries, replies, strict=True)]

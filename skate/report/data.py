@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from skate.events import AttemptMade, Estimated, RatingUpdated, RoundEnded, RunLogError, StageEnded, TaskSet, read_run
@@ -139,11 +140,13 @@ def _groups(tasks: list[TaskSet]) -> pd.DataFrame:
 def group_accuracy(d: RunData, keys: Sequence[str]) -> pd.DataFrame:
     """Each player's mean p(correct) over the tasks of each combination of values of ``keys``
     (void estimates left out). Columns: ``player``, one per key, ``tasks`` (the player's
-    non-void estimates in the group) and ``accuracy`` (NaN when ``tasks`` is 0); players in
+    non-void estimates in the group), ``accuracy`` (NaN when ``tasks`` is 0) and ``se``, its
+    standard error over the group's tasks (sd / sqrt(tasks); with one answer per task,
+    estimator=greedy, the binomial sqrt(acc (1 - acc) / (tasks - 1)); NaN under two tasks); players in
     roster order, then the groups sorted by value. Tasks lacking one of ``keys`` are left out;
     no rows when no task has them all."""
     keys = list(keys)
-    columns = ["player", *keys, "tasks", "accuracy"]
+    columns = ["player", *keys, "tasks", "accuracy", "se"]
     if d.p.empty or not keys or any(k not in d.groups.columns for k in keys):
         return pd.DataFrame(columns=columns)
     g = d.groups.loc[d.groups.index.intersection(d.p.index), keys].dropna()
@@ -156,7 +159,8 @@ def group_accuracy(d: RunData, keys: Sequence[str]) -> pd.DataFrame:
             values = values if isinstance(values, tuple) else (values,)
             got = p.loc[block.index].dropna()
             rows.append({"player": player, **dict(zip(keys, values, strict=True)), "tasks": len(got),
-                         "accuracy": float(got.mean()) if len(got) else float("nan")})
+                         "accuracy": float(got.mean()) if len(got) else float("nan"),
+                         "se": float(got.std(ddof=1) / np.sqrt(len(got))) if len(got) > 1 else float("nan")})
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -165,11 +169,11 @@ def accuracy_by_group(d: RunData) -> pd.DataFrame:
     for all of them combined: ``player, key, value`` (e.g. ``type``, ``cloze``; combined
     ``type×domain``, ``cloze×typing``), then one column per key holding that row's value of it
     (empty when the row does not group by it; left out for a key named like a fixed column),
-    then ``tasks, accuracy``. No rows when no task carries groups."""
+    then ``tasks, accuracy, se``. No rows when no task carries groups."""
     keys = d.group_keys
-    fixed = ["player", "key", "value", "tasks", "accuracy"]
+    fixed = ["player", "key", "value", "tasks", "accuracy", "se"]
     own = [k for k in keys if k not in fixed]
-    columns = ["player", "key", "value", *own, "tasks", "accuracy"]
+    columns = ["player", "key", "value", *own, "tasks", "accuracy", "se"]
     parts = []
     for by in [[k] for k in keys] + ([keys] if len(keys) >= 2 else []):
         part = group_accuracy(d, by)

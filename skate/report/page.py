@@ -27,8 +27,8 @@ figcaption{color:#555;font-size:.9em}ol.notes{font-size:.9em;color:#444}"""
 
 
 def correlations(ratings: list[dict[str, Any]], benchmarks: pd.DataFrame) -> pd.DataFrame:
-    """Pearson and Spearman correlation of the rating score with each benchmark column."""
-    from scipy.stats import pearsonr, spearmanr
+    """Pearson, Spearman and Kendall correlation of the rating score with each benchmark column."""
+    from scipy.stats import kendalltau, pearsonr, spearmanr
 
     if "player" not in benchmarks.columns:
         raise ReportError("the benchmark table needs a 'player' column naming the players as in the run")
@@ -38,12 +38,12 @@ def correlations(ratings: list[dict[str, Any]], benchmarks: pd.DataFrame) -> pd.
         pairs = [(score[p], float(v)) for p, v in zip(benchmarks["player"], benchmarks[col], strict=True)
                  if p in score and score[p] is not None and pd.notna(v)]
         if len(pairs) < 3:
-            rows.append({"benchmark": col, "players": len(pairs), "pearson": None, "spearman": None})
+            rows.append({"benchmark": col, "players": len(pairs), "pearson": None, "spearman": None, "kendall": None})
             continue
         x, y = zip(*pairs, strict=True)
         rows.append({"benchmark": col, "players": len(pairs), "pearson": float(pearsonr(x, y).statistic),
-                     "spearman": float(spearmanr(x, y).statistic)})
-    return pd.DataFrame(rows, columns=["benchmark", "players", "pearson", "spearman"])
+                     "spearman": float(spearmanr(x, y).statistic), "kendall": float(kendalltau(x, y).statistic)})
+    return pd.DataFrame(rows, columns=["benchmark", "players", "pearson", "spearman", "kendall"])
 
 
 GROUP_TASKS = "(tasks)"  # the row of a per-key table counting each value's tasks
@@ -76,6 +76,49 @@ def group_tables(d: RunData) -> list[tuple[str, pd.DataFrame]]:
             wide.columns.name = None
             out.append((f"by {' × '.join(keys)}", wide.reset_index()))
     return out
+
+
+def with_se(d: RunData, title: str, wide: pd.DataFrame) -> pd.DataFrame:
+    """A per-key table of :func:`group_tables` (``by <key>``) with each player's cells written
+    ``accuracy ± standard error`` (for the page; the numbers are in accuracy_by_group.csv)."""
+    key = title.removeprefix("by ")
+    if key not in d.group_keys:
+        return wide
+    acc = group_accuracy(d, [key])
+    cell = {(r["player"], str(r[key])): (r["accuracy"], r["se"]) for r in acc.to_dict("records")}
+    out = wide.astype(object).copy()
+    for i, player in enumerate(out["player"]):
+        for col in out.columns[1:-1]:
+            a, se = cell.get((player, str(col)), (float("nan"), float("nan")))
+            if pd.notna(a):
+                out.iat[i, out.columns.get_loc(col)] = f"{a:.3f} ± {se:.3f}" if pd.notna(se) else f"{a:.3f}"
+    return out
+
+
+def value_correlations(d: RunData) -> pd.DataFrame:
+    """How the values of each group key agree across players (e.g. SCP's three question types):
+    for each pair of values, the Pearson, Spearman and Kendall correlations of the players'
+    accuracy on one with their accuracy on the other (players with both; empty under three
+    players or when one side does not vary)."""
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    rows = []
+    for key in d.group_keys:
+        acc = group_accuracy(d, [key])
+        if acc.empty:
+            continue
+        wide = acc.pivot(index="player", columns=key, values="accuracy")
+        values = list(wide.columns)
+        for i, a in enumerate(values):
+            for b in values[i + 1:]:
+                both = wide[[a, b]].dropna()
+                row: dict[str, Any] = {"key": key, "a": a, "b": b, "players": len(both)}
+                if len(both) >= 3 and both[a].nunique() > 1 and both[b].nunique() > 1:
+                    x, y = both[a].to_numpy(), both[b].to_numpy()
+                    row |= {"pearson": float(pearsonr(x, y).statistic), "spearman": float(spearmanr(x, y).statistic),
+                            "kendall": float(kendalltau(x, y).statistic)}
+                rows.append(row)
+    return pd.DataFrame(rows, columns=["key", "a", "b", "players", "pearson", "spearman", "kendall"])
 
 
 def _task_counts(d: RunData, keys: list[str]) -> pd.Series:
@@ -169,10 +212,18 @@ def build_report(run_dir: str | Path, benchmarks: str | Path | None = None, data
         accuracy_by_group(d).to_csv(out / "accuracy_by_group.csv", index=False)
         exports.append("accuracy_by_group.csv")
         parts.append(f"<h2>Accuracy by {html.escape(' and '.join(d.group_keys))}</h2>"
-                     "<p>Mean p(correct) over each group's tasks, void estimates left out; "
+                     "<p>Mean p(correct) over each group's tasks ± its standard error over those tasks, "
+                     "void estimates left out (with estimator=greedy, one answer a task: accuracy); "
                      f"<code>tasks</code>: the estimates it averages (row <code>{GROUP_TASKS}</code>: "
                      "the group's tasks).</p>")
-        parts += [f"<h3>{html.escape(title)}</h3>" + _group_table(t) for title, t in tables]
+        parts += [f"<h3>{html.escape(title)}</h3>" + _group_table(with_se(d, title, t)) for title, t in tables]
+        agree = value_correlations(d)
+        if not agree.empty:
+            agree.to_csv(out / "group_correlations.csv", index=False)
+            exports.append("group_correlations.csv")
+            parts.append("<h3>How the groups agree</h3><p>For each pair of values of a key (e.g. two question "
+                         "types), the correlation across players of their accuracy on one with their accuracy on "
+                         "the other.</p>" + _table(agree))
     if d.summary:
         counts = {k: v for k, v in d.summary.items() if not isinstance(v, dict)}
         parts.append("<h2>Counts</h2>" + _table(pd.DataFrame([counts])))

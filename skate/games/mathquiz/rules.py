@@ -99,16 +99,16 @@ class MathQuizGame(Game):
 
     # ------------------------------------------------------------------ answering
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Any = None) -> list[Verdict]:
+             sandbox: Any = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
         """``n`` samples; with ``tries`` > 1 each is a session of up to ``tries`` fresh answers,
         the still-open sessions asked together, correct once one answer is right (a failed model
         call ends its session as void: left out of p(correct), never a wrong answer)."""
         if self.tries == 1:
-            return super().play(task, answer, n, rng, sandbox)
+            return super().play(task, answer, n, rng, sandbox, query_rng)
         verdicts: list[Verdict] = [False] * n
         still = list(range(n))
         for _ in range(self.tries):
-            queries = [self.make_query(task, rng) for _ in still]
+            queries = [self.make_query(task, query_rng or rng) for _ in still]
             replies = ask(answer, queries, rng)
             wrong = []
             for i, query, reply in zip(still, queries, replies, strict=True):

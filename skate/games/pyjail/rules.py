@@ -273,7 +273,7 @@ class PyJailGame(Game):
         return []
 
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Sandbox | None = None) -> list[Verdict]:
+             sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
         """``n`` attack sessions, advanced together one try at a time (so a model client can
         send a try of every open session at once, and the sandbox runs them side by side)."""
         if sandbox is None:
