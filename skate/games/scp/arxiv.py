@@ -9,6 +9,9 @@ folder :func:`skate.games.scp.corpus.load_folder` reads: one ``<id>.txt`` per pa
 as provenance, ``arxiv_id``, ``version``, ``submitted`` (the first version's date),
 ``updated``, ``url`` (the abstract page), ``html_url``, ``categories`` and ``chars``. Rows of an
 existing ``index.tsv`` for other files are kept, so several categories may share one folder.
+``submitted`` is each document's date when the folder is read (``index.tsv:submitted``): the day
+the paper first became public, from which a benchmark's age is counted (benchmarks expire, see
+:mod:`skate.games.scp.rules`).
 
 Politeness, as arXiv asks: at most one request every ``delay_s`` seconds (default 3), a
 User-Agent naming skate, and only the standard library (``urllib.request``). The network being

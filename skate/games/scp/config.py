@@ -47,3 +47,6 @@ class SCPConfig(GameConfig):
     min_distractor_chars: int = 40  # player_set: shorter written distractors are refused
     max_distractor_chars: int = 2000  # player_set: and longer ones
     reasoning: bool = False  # language-model answerers write their working before the number
+    # Benchmarks expire (ArxivRoll: six months): warn when the documents questions come from are
+    # older than this many days on the day the game is played; null: no check
+    max_doc_age_days: int | None = 183

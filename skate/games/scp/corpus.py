@@ -6,11 +6,25 @@ blank line; needs the optional extra ``skate[pdf]``). A domain comes from a side
 ``index.tsv`` in the folder (tab-separated, a header naming at least ``file`` and ``domain``,
 optionally ``title``; other columns are ignored), else from the name of the subfolder holding
 the file, else ``"general"``.
+
+Every document has a date (``Document.date``, ``YYYY-MM-DD``), and ``Document.date_source`` says
+where it came from, first found of:
+
+* ``index.tsv:<column>``: the index's ``date`` column, else ``submitted`` (the first version's
+  date in a folder ``python -m skate.scp arxiv`` wrote), ``published`` or ``created``; a value
+  that is not a date is an error naming the file;
+* ``header:<Field>``: the document's own header block, RFC 822 style as PEPs open
+  (``Created: 13-Jul-2000``; ``Created`` or ``Date``), or a Markdown front matter between
+  ``---`` lines (``date:`` or ``created:``);
+* ``mtime``: the file's modification time (UTC), which says when the copy was made, not when it
+  was written: give dates in ``index.tsv`` where it matters.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
+import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -33,6 +47,8 @@ class Document:
     title: str
     text: str
     path: str
+    date: str = ""  # YYYY-MM-DD; "" for documents not read by load_folder
+    date_source: str = ""  # where the date came from: index.tsv:<column>, header:<Field> or mtime
 
 
 _BLOCK_TAGS = {"p", "div", "section", "article", "br", "li", "ul", "ol", "table", "tr",
@@ -115,6 +131,78 @@ def _title_from_text(text: str, fallback: str) -> str:
     return fallback
 
 
+DATE_COLUMNS = ("date", "submitted", "published", "created")  # index.tsv, first one set wins
+HEADER_DATE_FIELDS = ("created", "date")
+_DATE_FORMATS = ("%Y-%m-%d", "%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y/%m/%d",
+                 "%d-%B-%Y")
+_ISO_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ]")
+_HEADER_LINE = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
+
+
+def parse_date(value: str) -> dt.date | None:
+    """A date written as YYYY-MM-DD (a timestamp after it allowed), 13-Jul-2000, 13 July 2000,
+    July 13, 2000 or YYYY/MM/DD; None when it is none of these."""
+    text = " ".join(str(value).split())
+    iso = _ISO_PREFIX.match(text)
+    if iso:
+        text = iso[1]
+    for fmt in _DATE_FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            pass
+    return None
+
+
+def header_date(text: str) -> tuple[dt.date, str] | None:
+    """(date, field) from a document's own header: the block of ``Field: value`` lines it opens
+    with (as PEPs and e-mails do; indented lines continue a field), or a Markdown front matter
+    between ``---`` lines. Only ``Created`` and ``Date`` count, the first that parses."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if lines and lines[0].strip() == "---":
+        block = []
+        for line in lines[1:]:
+            if line.strip() == "---":
+                break
+            block.append(line)
+        else:
+            block = []
+    else:
+        block = []
+        for line in lines:
+            if not line.strip():
+                break
+            if line[0] in " \t" and block:
+                continue
+            if not _HEADER_LINE.match(line):
+                return None  # prose, not a header block
+            block.append(line)
+    for line in block:
+        m = _HEADER_LINE.match(line.strip())
+        if m and m[1].lower() in HEADER_DATE_FIELDS:
+            day = parse_date(m[2].strip().strip("'\""))
+            if day is not None:
+                return day, m[1]
+    return None
+
+
+def _date_of(file: Path, text: str, row: dict[str, str], index_path: Path) -> tuple[str, str]:
+    """(YYYY-MM-DD, source) of one document: its index row, its own header, else its mtime."""
+    for column in DATE_COLUMNS:
+        value = (row.get(column) or "").strip()
+        if value:
+            day = parse_date(value)
+            if day is None:
+                raise ValueError(f"{index_path}: {row.get('file')} has {column} {value!r}, which is not a "
+                                 "date: write it as YYYY-MM-DD")
+            return day.isoformat(), f"{INDEX_NAME}:{column}"
+    found = header_date(text)
+    if found is not None:
+        return found[0].isoformat(), f"header:{found[1]}"
+    mtime = dt.datetime.fromtimestamp(file.stat().st_mtime, tz=dt.UTC).date()
+    return mtime.isoformat(), "mtime"
+
+
 def pdf_to_text(file: Path) -> str:
     """The text of a PDF, page by page (pypdf's extraction), pages separated by a blank line."""
     try:
@@ -168,7 +256,9 @@ def load_folder(path: str | Path) -> list[Document]:
         else:
             domain = DEFAULT_DOMAIN
         title = (row.get("title") or "").strip() or html_title or _title_from_text(text, file.stem)
-        docs.append(Document(id=rel, domain=domain, title=title, text=text, path=str(file)))
+        date, date_source = _date_of(file, text, row, folder / INDEX_NAME)
+        docs.append(Document(id=rel, domain=domain, title=title, text=text, path=str(file), date=date,
+                             date_source=date_source))
     return docs
 
 

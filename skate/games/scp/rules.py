@@ -22,11 +22,22 @@ Two ways to play (``game.mode``):
 
 Every answer sample shows the question and its four options in a fresh random order; a reply
 names one option, so p(correct) is the fraction of samples that pick the original's option.
+
+Benchmarks expire (ArxivRoll's are one-time pads: released, used, retired). Every task carries its
+document's date and where that date came from (``doc_date``, ``doc_date_source``: see
+:mod:`skate.games.scp.corpus`) and, built, the benchmark's build date (``built``); a benchmark
+read from a file keeps the dates ``python -m skate.scp build`` wrote into it. When questions come
+from documents older than ``game.max_doc_age_days`` (183, ArxivRoll's six months; null: no check)
+on the day the game is played, the game logs one warning saying how many, and each such task
+carries ``expired: true`` in its ``task`` event.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import logging
+import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +49,7 @@ import numpy as np
 from skate.answers.choice import grade_choice, normalize_text
 from skate.games.base import Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
-from skate.games.scp.corpus import Document, docs_folder, load_folder
+from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
 from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, PredictionQuestion, Question,
                                        SequencingQuestion, build, check, cloze, from_json, passage_ok,
@@ -52,6 +63,51 @@ MODES = ("built", "player_set")
 SHIPPED_DOMAINS = ("governance", "language", "packaging", "process", "typing")
 # The groups every task carries (its data["groups"]), which the report breaks accuracy down by.
 GROUPS = ("type", "domain")
+# What a built benchmark records of its question's dates: in each JSONL record and task's data.
+DATE_FIELDS = ("doc_date", "doc_date_source", "built")
+
+log = logging.getLogger(__name__)
+_WARNED: set[str] = set()  # expiry warnings already logged by this process (a sweep's games share one)
+
+
+def build_date() -> str:
+    """The day a benchmark is built, YYYY-MM-DD (UTC): today, or the day of ``SOURCE_DATE_EPOCH``
+    when that is set (reproducible builds: the same arguments then give the same file any day)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
+    return today()
+
+
+def today() -> str:
+    """The day a game is played, YYYY-MM-DD (UTC)."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def doc_dates(doc: Document | None) -> dict[str, str]:
+    """``doc_date`` and ``doc_date_source`` of a question's document ({} when it has no date)."""
+    if doc is None or not doc.date:
+        return {}
+    return {"doc_date": doc.date, "doc_date_source": doc.date_source}
+
+
+def expiry_warning(dates: Sequence[str | None], max_age_days: int, on: str, shipped: bool = False) -> str | None:
+    """The warning for questions whose documents (``dates``, one per question, None where
+    unknown) are more than ``max_age_days`` old on day ``on``; None when none is."""
+    played = dt.date.fromisoformat(on)
+    old = sorted(d for d in dates if d and (played - dt.date.fromisoformat(d)).days > max_age_days)
+    if not old:
+        return None
+    known = sorted(d for d in dates if d)
+    where = ("game.docs=shipped is skate's demo corpus of Python Enhancement Proposals, public for years: "
+             if shipped else "")
+    undated = len(dates) - len(known)
+    return (f"game=scp: {where}{len(old)} of {len(dates)} questions come from documents more than "
+            f"{max_age_days} days old on {on} (game.max_doc_age_days; documents dated {known[0]} to "
+            f"{known[-1]}{f', {undated} undated' if undated else ''}). Models may have read them in training, so "
+            "they test recall as much as reading; ArxivRoll retires a private benchmark after six months. Build "
+            "from fresh documents (python -m skate.scp arxiv ...), or set game.max_doc_age_days=null to silence "
+            "this.")
 
 
 @dataclass(frozen=True)
@@ -138,9 +194,13 @@ class SCPGame(Game):
         self._paras: dict[str, list[str]] = {}
         self.embedder = cfg.distractor_embedder  # None: TF-IDF
         self.benchmark: list[Question] = []
+        self.dated: list[dict[str, str]] = []  # per benchmark question: DATE_FIELDS it has
         self.schedule: list[list[int]] = []
+        self.max_doc_age_days = cfg.max_doc_age_days
+        self.played_on = today()
         if self.mode == "built":
             self._build(cfg.benchmark, cfg.questions)
+        self.expired = self._check_age()  # benchmark question indices (built) or document ids (player_set)
 
     # ------------------------------------------------------------------ config
     @classmethod
@@ -160,6 +220,9 @@ class SCPGame(Game):
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
         problems = super().check_config(cfg)
+        age = cfg.get("max_doc_age_days")
+        if age is not None and age < 1:
+            problems.append(("max_doc_age_days", age, "must be >= 1 (days), or null for no check"))
         if cfg.mode not in MODES:
             problems.append(("mode", cfg.mode, f"use one of {', '.join(MODES)}"))
         types = list(cfg.types)
@@ -195,13 +258,19 @@ class SCPGame(Game):
     # ------------------------------------------------------------------ the built benchmark
     def _build(self, path: str | None, questions: int | None) -> None:
         if path is not None:
-            self.benchmark = read_benchmark(path)
+            records = read_records(path)
+            self.benchmark = [q for q, _ in records]
+            # dates the file records; one built before it recorded them: the corpus's, by document id
+            self.dated = [{k: r[k] for k in DATE_FIELDS if r.get(k)} or doc_dates(self.by_id.get(q.doc))
+                          for q, r in records]
         else:
             embed = getattr(self.embedder, "embed", None)
             if self.embedder is not None and embed is None:
                 raise ValueError("game.distractor_embedder must be an embedder config (e.g. '${embedder}') or null")
             self.benchmark = build(self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold,
                                    embed=embed)
+            built = build_date()
+            self.dated = [{**doc_dates(self.by_id.get(q.doc)), "built": built} for q in self.benchmark]
         if not self.benchmark:
             raise ValueError(f"no question could be built from the documents in {self.docs_dir}: add longer "
                              "prose documents, or lower game.fragments.*.min_chars")
@@ -215,14 +284,39 @@ class SCPGame(Game):
                              "benchmark: lower game.rounds")
         self.schedule = [list(part) for part in np.array_split(np.array(order), self.rounds)]
 
+    def _check_age(self) -> set:
+        """What is older than ``max_doc_age_days`` today: the played questions' indices (built) or
+        the corpus's document ids (player_set); the warning logged once per process."""
+        if self.max_doc_age_days is None:
+            return set()
+        if self.mode == "built":
+            keys: list = sorted(int(k) for part in self.schedule for k in part)
+            dates = [self.dated[k].get("doc_date") for k in keys]
+        else:
+            keys = [d.id for d in self.docs]
+            dates = [d.date or None for d in self.docs]
+        limit = int(self.max_doc_age_days)
+        warning = expiry_warning(dates, limit, self.played_on, shipped=self.docs_dir == SHIPPED_DIR)
+        if warning is None:
+            return set()
+        if self.mode == "player_set":
+            warning = warning.replace("questions come from documents", "documents of the corpus are", 1)
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            log.warning(warning)
+        played = dt.date.fromisoformat(self.played_on)
+        return {k for k, d in zip(keys, dates, strict=True)
+                if d and (played - dt.date.fromisoformat(d)).days > limit}
+
     def provided_tasks(self, round: int) -> list[Task] | None:
         if self.mode != "built":
             return None
         tasks = []
         for k in self.schedule[round - 1]:
             q = self.benchmark[int(k)]
+            data = {**task_data(q), **self.dated[int(k)], **({"expired": True} if int(k) in self.expired else {})}
             tasks.append(Task(task_id=f"r{round:03d}-q{int(k):04d}", round=round, setter=BENCHMARK,
-                              prompt=stem(q), answer=q.options[q.answer], data=task_data(q)))
+                              prompt=stem(q), answer=q.options[q.answer], data=data))
         return tasks
 
     # ------------------------------------------------------------------ player-set
@@ -299,7 +393,8 @@ class SCPGame(Game):
         problems = check(q)
         if problems:  # the builders make sound questions; this is a last line of defence
             return Rejection(FailReason.BREAKS_RULES, "; ".join(problems))
-        return checks.task(prompt=stem(q), answer=q.options[q.answer], **task_data(q))
+        return checks.task(prompt=stem(q), answer=q.options[q.answer], **task_data(q),
+                           **doc_dates(self.by_id.get(q.doc)), **({"expired": True} if q.doc in self.expired else {}))
 
     def _why_not(self, run: list[str], min_chars: int, qtype: str, n: int) -> str:
         """Why a run of paragraphs is not an acceptable fragment (the checks of
@@ -388,13 +483,20 @@ def _cached(task: Task) -> tuple[Question, SCPQuery]:
 def read_benchmark(path: str | Path) -> list[Question]:
     """The questions of a JSONL benchmark (``python -m skate.scp build``); a ValueError names the
     first bad line."""
+    return [q for q, _ in read_records(path)]
+
+
+def read_records(path: str | Path) -> list[tuple[Question, dict[str, Any]]]:
+    """Each question of a JSONL benchmark with its record (which also holds what the question
+    does not, e.g. its :data:`DATE_FIELDS`); a ValueError names the first bad line."""
     out = []
     with open(Path(path).expanduser(), encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                out.append(from_json(json.loads(line)))
+                record = json.loads(line)
+                out.append((from_json(record), record))
             except ValueError as exc:
                 raise ValueError(f"{path}, line {lineno}: {exc}") from None
     return out

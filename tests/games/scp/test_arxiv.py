@@ -240,6 +240,10 @@ def test_index_records_provenance(server, tmp_path):
     assert row["html_url"] == f"{base}/html/2609.11873v2"
     assert row["categories"] == "cs.LG cs.CL" and row["domain"] == "cs.LG"
     assert int(row["chars"]) == len((tmp_path / "2609.11873v2.txt").read_text().strip())
+    # the documents' dates: each paper's first version, from the index (benchmarks expire)
+    dates = {d.id: (d.date, d.date_source) for d in load_folder(tmp_path)}
+    assert dates == {"2609.11873v2.txt": ("2026-09-14", "index.tsv:submitted"),
+                     "2610.04417v1.txt": ("2026-10-28", "index.tsv:submitted")}
 
 
 def test_query_names_category_window_sort_and_pages(server, tmp_path):
