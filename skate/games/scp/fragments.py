@@ -2,11 +2,12 @@
 
 :func:`paragraphs` turns a document's text (plain, Markdown or reStructuredText) into clean prose
 paragraphs, one line each: headings, directives and their bodies, comments, literal and fenced
-code blocks, tables, field lists and bullet lists are left out. :func:`fragments` then offers the
-runs of consecutive paragraphs a question may be cut from, following ArxivRoll's rules (never the
-first fragment of a document, long enough, not heavy with markup, not starting mid-sentence or
-with a caption). :func:`sentences` is a small regex splitter aware of common abbreviations,
-initials, decimals and version numbers.
+code blocks, tables, field lists and bullet lists are left out. :func:`paragraph_runs` groups them
+into runs that are continuous prose in the source: whatever was left out ends a run (issue 25).
+:func:`fragments` then offers the spans of consecutive paragraphs within one run a question may
+be cut from, following ArxivRoll's rules (never the first paragraph of a document, long enough,
+not heavy with markup, not starting mid-sentence or with a caption). :func:`sentences` is a
+small regex splitter aware of common abbreviations, initials, decimals and version numbers.
 """
 
 from __future__ import annotations
@@ -63,10 +64,31 @@ def _indented(line: str) -> bool:
     return bool(line) and line[0] in " \t"
 
 
-def _blocks(text: str) -> list[list[str]]:
-    """Blank-line separated blocks of lines, with code and directive regions removed."""
+def _adornment(lines: list[str], k: int, current: list[str]) -> bool:
+    """Whether ``lines[k]`` (a run of ``~`` or backticks, which could open a Markdown fence) is a
+    reStructuredText section title's underline or overline instead: right under a one-line
+    title (and its overline, if any), or above a one-line title with the same line under it;
+    either at least as long as the title."""
+    line = lines[k].rstrip()
+    if not _UNDERLINE.match(line):
+        return False
+    if current:  # under a title, or under an overline and its title
+        title = current[-1].strip()
+        return (len(current) == 1 or (len(current) == 2 and current[0].rstrip() == line)) \
+            and len(line) >= len(title)
+    return (k + 2 < len(lines) and bool(lines[k + 1].strip()) and lines[k + 2].rstrip() == line
+            and len(line) >= len(lines[k + 1].strip()))
+
+
+def _blocks(text: str) -> list[list[str] | None]:
+    """Blank-line separated blocks of lines, with code and directive regions removed.
+
+    Where a region was removed (a directive or comment with its body, a literal block after
+    ``::``, a fenced code block) the list holds ``None``, so that the paragraphs on either side
+    are not taken for neighbours.
+    """
     lines = text.replace("\r\n", "\n").replace("\t", "    ").split("\n")
-    blocks: list[list[str]] = []
+    blocks: list[list[str] | None] = []
     current: list[str] = []
     skip_indented = False  # inside a directive body or a literal block
     in_fence = False
@@ -78,16 +100,18 @@ def _blocks(text: str) -> list[list[str]]:
             last = current[-1].rstrip()
             if last.endswith("::"):
                 skip_indented = True
+                blocks.append(None)
         current = []
 
-    for line in lines:
+    for k, line in enumerate(lines):
         if in_fence:
             if _FENCE.match(line):
                 in_fence = False
             continue
-        if _FENCE.match(line):
+        if _FENCE.match(line) and not _adornment(lines, k, current):
             close()
             in_fence = True
+            blocks.append(None)
             continue
         if skip_indented:
             if not line.strip() or _indented(line):
@@ -99,6 +123,7 @@ def _blocks(text: str) -> list[list[str]]:
         if not current and _DIRECTIVE.match(line):
             # A directive or comment: the line itself and its indented body go.
             skip_indented = True
+            blocks.append(None)
             continue
         current.append(line.rstrip())
     close()
@@ -127,19 +152,34 @@ def _is_prose(block: list[str], first: bool) -> bool:
         return False
     if _FIELD.match(head) or _MD_HEADING.match(head) or _BULLET.match(head):
         return False
+    if head.startswith("__ "):
+        return False  # anonymous hyperlink targets (``__ https://...``), a directive's short form
     # An RFC-822 style header such as a PEP's preamble is not prose either.
     return not (first and all(_HEADER_FIELD.match(line) or _indented(line) for line in block))
 
 
+def paragraph_runs(text: str) -> list[list[str]]:
+    """The prose paragraphs of ``text`` in runs a reader sees as continuous prose.
+
+    Each run is a list of paragraphs (unwrapped onto one line) that follow each other in the
+    source with nothing between them but blank lines; a heading, a list, a table, a field list,
+    a block quote, a code or literal block, a directive or a comment ends the run.
+    """
+    runs: list[list[str]] = [[]]
+    blocks = _blocks(text)
+    first = next((b for b in blocks if b is not None), None)  # may be a header, not prose
+    for block in blocks:
+        para = _unwrap(block) if block is not None and _is_prose(block, block is first) else ""
+        if para:
+            runs[-1].append(para)
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if run]
+
+
 def paragraphs(text: str) -> list[str]:
-    """The prose paragraphs of ``text``, each unwrapped onto one line."""
-    out = []
-    for i, block in enumerate(_blocks(text)):
-        if _is_prose(block, first=(i == 0)):
-            para = _unwrap(block)
-            if para:
-                out.append(para)
-    return out
+    """The prose paragraphs of ``text``, each unwrapped onto one line (all runs, in order)."""
+    return [p for run in paragraph_runs(text) for p in run]
 
 
 # --------------------------------------------------------------------------- sentences
@@ -217,14 +257,27 @@ def acceptable(paragraphs_: tuple[str, ...] | list[str], min_chars: int,
 
 def fragments(doc: Document, n_paragraphs: int, min_chars: int,
               threshold: float = MARKUP_THRESHOLD,
-              paras: list[str] | None = None) -> list[Fragment]:
-    """Every acceptable run of ``n_paragraphs`` consecutive paragraphs, the first run excluded."""
+              runs: list[list[str]] | None = None, follow: int = 0) -> list[Fragment]:
+    """Every acceptable span of ``n_paragraphs`` consecutive paragraphs, never starting at the
+    document's first paragraph.
+
+    A fragment never reaches across a heading, list, code block or anything else that is not
+    prose: its paragraphs, and the ``follow`` paragraphs after it (a prediction's continuation),
+    lie in one of :func:`paragraph_runs`. ``runs`` are the document's runs when already known;
+    a fragment's ``position`` counts paragraphs over the whole document (:func:`paragraphs`).
+    """
     if n_paragraphs < 1:
         raise ValueError("a fragment needs at least one paragraph")
-    paras = paragraphs(doc.text) if paras is None else paras
+    if follow < 0:
+        raise ValueError("follow counts paragraphs after a fragment; it cannot be negative")
+    runs = paragraph_runs(doc.text) if runs is None else runs
     out = []
-    for pos in range(1, len(paras) - n_paragraphs + 1):
-        run = tuple(paras[pos:pos + n_paragraphs])
-        if acceptable(run, min_chars, threshold):
-            out.append(Fragment(doc.id, doc.domain, pos, run))
+    start = 0  # index of the run's first paragraph in the document
+    for paras in runs:
+        for offset in range(len(paras) - n_paragraphs - follow + 1):
+            pos = start + offset
+            run = tuple(paras[offset:offset + n_paragraphs])
+            if pos >= 1 and acceptable(run, min_chars, threshold):
+                out.append(Fragment(doc.id, doc.domain, pos, run))
+        start += len(paras)
     return out

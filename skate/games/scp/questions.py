@@ -22,7 +22,7 @@ import numpy as np
 
 from skate.games.scp.corpus import Document
 from skate.games.scp.fragments import (DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment, fragments,
-                                       markup_density, paragraphs, sentences,
+                                       markup_density, paragraph_runs, sentences,
                                        starts_badly)
 
 TYPES = ("sequencing", "cloze", "prediction")
@@ -193,6 +193,11 @@ def sequencing(frag: Fragment, seed: int) -> SequencingQuestion | None:
     sents = [s for p in frag.paragraphs for s in sentences(p)]
     chunks = split_in_three(sents)
     if chunks is None or len({normalise(c) for c in chunks}) < 3:
+        return None
+    # A chunk that recurs inside another (a paragraph's closing sentence repeated word for word
+    # in the next one) cannot be told apart by reading where it stands in the source.
+    norm = [normalise(c) for c in chunks]
+    if any(i != j and a in b for i, a in enumerate(norm) for j, b in enumerate(norm)):
         return None
     rng = _rng(seed, "sequencing", frag.doc_id, frag.position)
     perm = _derangement_like(rng, 3)          # shown[k] = chunks[perm[k]]
@@ -397,8 +402,10 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
 
     ``sizes`` maps a type to (paragraphs per fragment, minimum characters); ArxivRoll's values
     by default; ``embed`` ranks prediction distractors by embedding instead of TF-IDF
-    (:func:`similar`). Fragments of one type and document do not overlap; questions that fail
-    :func:`check` are dropped.
+    (:func:`similar`). A question's pieces are one run of continuous prose in the source
+    (:func:`~skate.games.scp.fragments.paragraph_runs`: a heading, list, code block or directive
+    ends a run), a prediction's true continuation included. Fragments of one type and document
+    do not overlap; questions that fail :func:`check` are dropped.
     """
     unknown = set(types) - set(TYPES)
     if unknown:
@@ -406,10 +413,12 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
     sizes = {**DEFAULT_SIZES, **(sizes or {})}
     out: list[Question] = []
     for doc in sorted(docs, key=lambda d: d.id):
-        paras = paragraphs(doc.text)
+        runs = paragraph_runs(doc.text)
+        paras = [p for run in runs for p in run]
         for qtype in types:
             n, min_chars = sizes[qtype]
-            pool = fragments(doc, n, min_chars, threshold, paras=paras)
+            # A prediction's continuation follows its context in the same run of prose.
+            pool = fragments(doc, n, min_chars, threshold, runs=runs, follow=int(qtype == "prediction"))
             rng = _rng(seed, "pick", qtype, doc.id)
             rng.shuffle(pool)
             used: set[int] = set()

@@ -177,7 +177,7 @@ def test_a_benchmark_file_is_played_question_by_question(tmp_path, bench_file):
     lines = [json.loads(x) for x in bench_file.read_text(encoding="utf-8").splitlines() if x.strip()]
     run_game(config(f"game.benchmark={bench_file}", "game.rounds=3", "estimator.n=2", TWO), tmp_path)
     tasks = kinds(read_events(tmp_path), "task")
-    assert len(tasks) == len(lines) >= 100
+    assert len(tasks) == len(lines) >= 90  # 98 at one question of each type per document (issue 25)
     by_id = {r["id"]: r for r in lines}
     assert {t["question_id"] for t in tasks} == set(by_id)
     for t in tasks:
