@@ -1,5 +1,7 @@
 """Rugged Scores (skate.rugged): hand-worked values on a tiny table, the private side from an SCP
-run folder, and the CLI's bad-input errors."""
+run folder, the CLI's bad-input errors, each choice between the paper's and rs.py's way
+(--pairing, --unmatched, --rank, --rs2-over, --rs2-divisor, --rs2-norm) on a hand-worked example,
+and the plot."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.rugged import main, private_from_run, read_scores, rugged_scores
+from skate.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
 from tests.test_report_groups import RUN_TASKS, write_run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -325,3 +327,120 @@ def test_cli_private_run_bad_input_exits_2_with_one_line(tmp_path, capsys, case,
     assert message in lines[0]
     if case == "stranger":
         assert "model names must match the run's players (A, B, C)" in lines[0]
+
+
+# ------------------------------------------------------------- the choices (paper / rs.py)
+def scores_with(rows=ROWS, **choices) -> dict[str, dict]:
+    return {r["model"]: r for r in rugged_scores(table(rows), Choices(**choices)).to_dict("records")}
+
+
+def test_the_defaults_are_the_first_value_of_each_choice_and_change_nothing(tmp_path, capsys):
+    assert Choices() == Choices(**{name: values[0] for name, values in CHOICES.items()})
+    assert Choices().changed() == {}
+    pd.testing.assert_frame_equal(rugged_scores(table()), rugged_scores(table(), Choices()))
+    src = write_csv(tmp_path / "scores.csv", ROWS)
+    assert main([str(src), "--out", str(tmp_path / "plain.csv")]) == 0
+    plain = capsys.readouterr().out
+    spelled = [f"--{name.replace('_', '-')}={values[0]}" for name, values in CHOICES.items()]
+    assert main([str(src), "--out", str(tmp_path / "spelled.csv"), *spelled]) == 0
+    assert capsys.readouterr().out == plain.replace("plain.csv", "spelled.csv")  # no "choices:" line
+    assert (tmp_path / "plain.csv").read_text() == (tmp_path / "spelled.csv").read_text()
+
+
+def test_pairing_benchmark_pairs_every_public_with_every_private_benchmark_of_a_domain():
+    rs = scores_with(pairing="benchmark")
+    # A: pairs (gsm, p_math) d(0.8, 0.5) = 3/13, (mathq, p_math) d(0.6, 0.5) = 1/11,
+    #    (hum, p_code) d(0.6, 0.6) = 0: N_p = 3 -> 2/3 * (3/13 + 1/11); unmatched as by default, 1.
+    assert rs["A"]["rs1_abs"] == pytest.approx(2 / 3 * (3 / 13 + 1 / 11) + 1)
+    # B: (gsm, p_math) 1/11, (mathq, p_math) 1/11, (hum, p_code) d(0.4, 0.2) = 1/3; unmatched 0.
+    assert rs["B"]["rs1_abs"] == pytest.approx(2 / 3 * (2 / 11 + 1 / 3))
+    # Ranks as in test_rs1_rel_...: A's pairs (2, 1.5) -> 1/7, (1.5, 1.5) and (2, 2) -> 0;
+    # unmatched 2 vs 1 -> 2/3.
+    assert rs["A"]["rs1_rel"] == pytest.approx(2 / 3 * (1 / 7) + 2 / 3)
+    assert rs["A"]["rs2"] == by_model()["A"]["rs2"]  # RS_II does not pair
+
+
+def test_unmatched_benchmarks_averages_unmatched_benchmarks_one_by_one():
+    rows = [("A", "pl", "public", "law", 0.6), ("A", "cb", "private", "bio", 0.2),
+            ("A", "cb2", "private", "bio", 0.4), ("A", "cc", "private", "cs", 0.9)]
+    # domains (default): bio (0.2 + 0.4)/2 = 0.3 and cs 0.9 -> 0.6; d(0.6, 0.6) = 0.
+    assert by_model(rows)["A"]["rs1_abs"] == pytest.approx(0)
+    # benchmarks: (0.2 + 0.4 + 0.9)/3 = 0.5 -> 2 * d(0.6, 0.5) = 2 * 0.1/1.1.
+    assert scores_with(rows, unmatched="benchmarks")["A"]["rs1_abs"] == pytest.approx(2 / 11)
+
+
+# Three models, two matched domains d1, d2 (in this order), unmatched law (public) and bio (private):
+# model: pub1/d1, pri1/d1, pub2/d2, pri2/d2, u_pub/law, u_pri/bio.
+ARGSORT = {"X": (0.9, 0.3, 0.2, 0.6, 0.5, 0.4), "Y": (0.5, 0.8, 0.6, 0.1, 0.9, 0.2),
+           "Z": (0.7, 0.5, 0.4, 0.9, 0.1, 0.6)}
+ARGSORT_ROWS = [row for m, v in ARGSORT.items() for row in (
+    (m, "pub1", "public", "d1", v[0]), (m, "pri1", "private", "d1", v[1]), (m, "pub2", "public", "d2", v[2]),
+    (m, "pri2", "private", "d2", v[3]), (m, "u_pub", "public", "law", v[4]), (m, "u_pri", "private", "bio", v[5]))]
+
+
+def test_rank_argsort_reproduces_rs_py_positions_not_ranks():
+    rs = scores_with(ARGSORT_ROWS, rank="argsort")
+    # 1 + argsort (models X=0, Y=1, Z=2 from the lowest value up), per column:
+    #   public d1 (.9 .5 .7) -> Y Z X -> 2 3 1;  public d2 (.2 .6 .4) -> X Z Y -> 1 3 2
+    #   private d1 (.3 .8 .5) -> X Z Y -> 1 3 2; private d2 (.6 .1 .9) -> Y X Z -> 2 1 3
+    #   law (.5 .9 .1) -> Z X Y -> 3 1 2;        bio (.4 .2 .6) -> Y X Z -> 2 1 3
+    # The columns are reversed (d2 first) and row i goes to model i:
+    #   X: pairs (1, 2), (2, 1) -> -1/3 + 1/3 = 0; unmatched 2 * d(3, 2) = 2/5.
+    #   Y: pairs (3, 1), (3, 3) -> 2 * (1/2 + 0)/2 = 1/2; unmatched d(1, 1) = 0.
+    #   Z: pairs (2, 3), (1, 2) -> 2 * (-1/5 - 1/3)/2 = -8/15; unmatched 2 * d(2, 3) = -2/5.
+    assert [rs[m]["rs1_rel"] for m in "XYZ"] == pytest.approx([2 / 5, 1 / 2, -8 / 15 - 2 / 5])
+    # With ranks, X (best public on d1 and law, worst private on d1) is the most overestimated:
+    # d1 3 vs 1 -> 1/2, d2 1 vs 2 -> -1/3, law 2 vs 2 -> 0 => 2/2 * (1/2 - 1/3) + 0 = 1/6.
+    ranked = scores_with(ARGSORT_ROWS)
+    assert ranked["X"]["rs1_rel"] == pytest.approx(1 / 6)
+    assert [rs[m]["rs1_abs"] for m in "XYZ"] == pytest.approx([ranked[m]["rs1_abs"] for m in "XYZ"])
+
+
+def test_rs2_over_domains_and_divisor_none():
+    rows = [("C", "p1", "private", "cs", 0.2), ("C", "p2", "private", "cs", 0.4),
+            ("C", "p3", "private", "bio", 0.9), ("D", "p1", "private", "cs", 0.4)]
+    # domains: cs (0.2 + 0.4)/2 = 0.3, bio 0.9 -> sample std 0.6/sqrt(2), mean 0.6.
+    over_domains = scores_with(rows, rs2_over="domains")
+    assert over_domains["C"]["rs2"] == pytest.approx(0.6 / math.sqrt(2))
+    assert over_domains["C"]["rs2_norm"] == pytest.approx(1 / math.sqrt(2))
+    # no divisor (eq. 2 as printed): [0.2, 0.4, 0.9], mean 0.5, squared deviations .09 + .01 + .16.
+    printed = scores_with(rows, rs2_divisor="none")
+    assert printed["C"]["rs2"] == pytest.approx(math.sqrt(0.26))
+    assert printed["C"]["rs2_norm"] == pytest.approx(math.sqrt(0.26) / 0.5)
+    assert printed["D"]["rs2"] == 0 and printed["D"]["rs2_norm"] == 0  # one value: no spread, not NaN
+
+
+def test_rs2_norm_twice_counts_the_matched_domains_private_values_twice():
+    rs = scores_with(rs2_norm="twice")
+    # A's private: math 0.5 and code 0.6 (matched, twice), bio 0.3 (unmatched, once):
+    # [0.5, 0.6, 0.3, 0.5, 0.6], mean 0.5, squared deviations 0 + .01 + .04 + 0 + .01 = .06, / 4.
+    assert rs["A"]["rs2_norm"] == pytest.approx(math.sqrt(0.015) / 0.5)
+    assert rs["A"]["rs2"] == pytest.approx(math.sqrt(7 / 300))  # rs2 itself unchanged
+
+
+def test_the_plot_is_written_beside_the_csv(tmp_path, capsys):
+    src = write_csv(tmp_path / "scores.csv", ROWS)
+    assert main([str(src), "--out", str(tmp_path / "rs.csv"), "--plot", "--rs2-over", "domains"]) == 0
+    png = tmp_path / "rs.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    out = capsys.readouterr().out
+    assert f"saved {png}" in out and out.rstrip().endswith("choices: --rs2-over domains")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--pairing", "domains"], "argument --pairing: invalid choice: 'domains' (choose from 'domain', 'benchmark')"),
+    (["--rank", "ranks"], "argument --rank: invalid choice: 'ranks'"),
+    (["--rs2-divisor", "n"], "argument --rs2-divisor: invalid choice: 'n' (choose from 'n-1', 'none')"),
+    (["--plot"], "--plot without a file name needs --out"),
+    (["--plot", "rs.jpg"], "--plot rs.jpg: the file must end in .png, .pdf, .svg"),
+    (["--rank", "argsort"], "--rank argsort needs every model to have the same pairs and unmatched benchmarks"),
+])
+def test_bad_choices_exit_2_with_one_line(tmp_path, capsys, args, message):
+    rows = ROWS[:-1]  # B without p_bio: not the complete table --rank argsort needs
+    assert main([str(write_csv(tmp_path / "scores.csv", rows)), *args]) == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skate.rugged: "), err
+    assert message in lines[0]
+    with pytest.raises(ValueError, match="--rs2-norm must be once or twice, got 'double'"):
+        Choices(rs2_norm="double")
