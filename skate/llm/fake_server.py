@@ -9,7 +9,12 @@ a request (the ``[[ ## name ## ]]`` sections of its last user message, before DS
 with" line) and hands it to the game whose fake player claims those fields
 (:meth:`skate.games.base.Game.fake_player`): every registered game is played, and what a fake
 model writes or answers is that game's business. Every choice is drawn from the request's
-``seed`` (and the choice index when ``n`` > 1), so the same request gives the same reply.
+``seed`` (and the choice index when ``n`` > 1), so the same request gives the same reply; at
+``temperature`` 0 (greedy decoding) from the request's input fields alone (:func:`greedy_draw`),
+so a question gets the same reply whatever seed or prompt template carries it: skate's own
+``estimator=greedy`` request and the same task exported by :mod:`skate.export` and asked by
+lm-evaluation-harness or Inspect (whose prompt holds the same ``[[ ## name ## ]]`` fields before
+a "Respond with the corresponding output fields" line) are answered alike.
 
 Demonstrations can be made to help, so that a test can watch a prompt optimiser improve a
 metric: a model with a ``demo_gain`` plays a request that carries at least one few-shot
@@ -300,6 +305,20 @@ def cut_in_reasoning(text: str) -> str:
     return text[:m.end() + max(1, (end - m.end()) // 2)]
 
 
+def greedy_draw(messages: list[dict[str, Any]]) -> tuple[int, int]:
+    """The seed and choice index a request at temperature 0 is played with: drawn from the input
+    fields of its last user message alone (its text, when it has none), not from the request's
+    ``seed``, its choice index or the rest of the prompt (system message, instructions, the line
+    asking for the answer). So greedy decoding answers a question the same way whoever asks it:
+    skate's own answerer (``estimator=greedy``) and an exported task (:mod:`skate.export`) run by
+    another harness, whose prompt holds the same fields, get the same reply."""
+    last = _last_user(messages)
+    user = str(messages[last].get("content", "")) if last is not None else ""
+    inputs, _ = read_request(user)
+    key: Any = sorted(inputs.items()) if inputs else user
+    return seeded_random("greedy", key).getrandbits(31), 0
+
+
 class FakeBrain:
     """Decides what each fake model says, through every registered game's fake player."""
 
@@ -552,6 +571,8 @@ class FakeLLMServer:
                 json_reply = kind in ("json_schema", "json_object")
                 schema = response_schema(rf)
                 messages = body.get("messages") or []
+                temperature = body.get("temperature")
+                greedy = isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 0
                 texts = []
                 for i in range(n):
                     if fault == "no_option":
@@ -559,7 +580,7 @@ class FakeLLMServer:
                     elif fault == "empty":
                         texts.append("")
                     else:
-                        text = server.brain.reply(name, messages, seed, i)
+                        text = server.brain.reply(name, messages, *(greedy_draw(messages) if greedy else (seed, i)))
                         texts.append(as_json_reply(text, schema) if json_reply else text)
                 if json_reply:
                     with server._lock:
