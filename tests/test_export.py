@@ -102,8 +102,12 @@ def test_jsonl_holds_every_task_as_a_solver_sees_it_with_a_schema(cop_run, tmp_p
 
 
 def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
-    bench, _ = scp_bench
+    bench, scp_run = scp_bench
     export(bench, "jsonl", tmp_path / "s")
+    export(scp_run, "jsonl", tmp_path / "r")  # the game played on it: the same tasks, shown the same way
+    same = ("id", "prompt", "options", "answer", "setter", "round")
+    assert sorted(({k: r[k] for k in same} for r in _records(tmp_path / "r")), key=lambda r: r["id"]) == \
+        [{k: r[k] for k in same} for r in _records(tmp_path / "s")]
     built = [json.loads(line) for line in bench.read_text().splitlines()]
     records = _records(tmp_path / "s")
     assert [r["provenance"]["question_id"] for r in records] == [q["id"] for q in built]

@@ -196,8 +196,8 @@ def {scorer}():
 
 @task
 def {name}():
-    return Task(dataset=MemoryDataset(samples(), name="{name}"), solver=generate(temperature=0.0, max_tokens=256), scorer={scorer}(),
-                config=GenerateConfig(temperature=0.0, max_tokens=256))
+    return Task(dataset=MemoryDataset(samples(), name="{name}"), solver=generate(temperature=0.0, max_tokens=256),
+                scorer={scorer}(), config=GenerateConfig(temperature=0.0, max_tokens=256))
 '''
 
 

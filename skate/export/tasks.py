@@ -125,8 +125,9 @@ def from_run(run_dir: Path) -> Collected:
     from omegaconf import OmegaConf
 
     game_cfg = dict(start.config.get("game") or {})
-    if start.game == "scp" and game_cfg.get("mode") == "built":
+    if start.game == "scp":
         game_cfg["mode"] = "player_set"  # the tasks carry their questions: no need to build again
+        game_cfg["max_doc_age_days"] = None  # the run warned about old documents when it was played
     game = instantiate(OmegaConf.create(game_cfg), _convert_="all")
     renderer = Renderer(game)
     for t in tasks:
