@@ -106,6 +106,7 @@ def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
     export(bench, "jsonl", tmp_path / "s")
     export(scp_run, "jsonl", tmp_path / "r")  # the game played on it: the same tasks, shown the same way
     same = ("id", "prompt", "options", "answer", "setter", "round")
+    assert all(r["provenance"].get("doc_date") for r in _records(tmp_path / "r"))
     assert sorted(({k: r[k] for k in same} for r in _records(tmp_path / "r")), key=lambda r: r["id"]) == \
         [{k: r[k] for k in same} for r in _records(tmp_path / "s")]
     built = [json.loads(line) for line in bench.read_text().splitlines()]
@@ -114,6 +115,9 @@ def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
     for r, q in zip(records, built, strict=True):
         assert r["labels"] == ["1", "2", "3", "4"] and r["options"][int(r["answer"]) - 1] == q["options"][q["answer"]]
         assert (r["provenance"]["doc"], r["provenance"]["build_seed"], r["setter"]) == (q["doc"], q["seed"], "(benchmark)")
+        # the benchmark's dates travel with it: it expires as its documents age
+        assert (r["provenance"]["doc_date"], r["provenance"]["doc_date_source"], r["provenance"]["built"]) == (
+            q["doc_date"], q["doc_date_source"], q["built"])
         assert f"[[ ## question ## ]]\n{stem(from_json(q))}\n\n[[ ## options ## ]]\n1. " in r["prompt"]
     cfg = compose_config(["game=mathquiz", "game.rounds=1", "logger=none", "report=false", "estimator=greedy"])
     run_game(cfg, tmp_path / "mq")

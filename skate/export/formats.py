@@ -51,6 +51,11 @@ SCHEMA = {
                 "build_seed": {"type": ["integer", "null"], "description": "the SCP benchmark's build seed"},
                 "domain": {"type": ["string", "null"]},
                 "type": {"type": ["string", "null"]},
+                "doc_date": {"type": ["string", "null"], "description": "SCP: the source document's date "
+                             "(ISO); a benchmark expires as its documents age (game.max_doc_age_days)"},
+                "doc_date_source": {"type": ["string", "null"], "description": "where that date came from "
+                                    "(index, the document's header, the file's mtime)"},
+                "built": {"type": ["string", "null"], "description": "SCP: the date the benchmark was built"},
             },
         },
     },

@@ -135,8 +135,8 @@ def from_run(run_dir: Path) -> Collected:
         prov: dict[str, Any] = {"run": str(Path(run_dir).resolve()), "game": start.game, "seed": start.seed,
                                 "task_id": t.task_id}
         if start.game == "scp":
-            prov.update({k: task.data[k] for k in ("question_id", "doc", "position", "seed", "domain", "type")
-                         if k in task.data})
+            prov.update({k: task.data[k] for k in ("question_id", "doc", "position", "seed", "domain", "type",
+                                                   "doc_date", "doc_date_source", "built") if k in task.data})
             if "seed" in prov:
                 prov["build_seed"] = prov.pop("seed")
                 prov["seed"] = start.seed
@@ -161,7 +161,8 @@ def from_benchmark(path: Path) -> Collected:
         prov = {"benchmark": str(Path(path).resolve()), "game": "scp", "task_id": task.task_id,
                 "question_id": task.data.get("question_id"), "doc": task.data.get("doc"),
                 "position": task.data.get("position"), "build_seed": task.data.get("seed"),
-                "domain": task.data.get("domain"), "type": task.data.get("type")}
+                "domain": task.data.get("domain"), "type": task.data.get("type"),
+                **{k: task.data[k] for k in ("doc_date", "doc_date_source", "built") if k in task.data}}
         out.tasks.append(_exported(renderer, task, "scp", prov))
     return out
 
