@@ -58,3 +58,13 @@ case ",${extras}," in
         VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python \
             "numpy==2.3.5" "pandas==3.1.1" "scikit-learn==1.9.1" "pyyaml==6.0.4" "tqdm==4.70.1" ;;
 esac
+
+# Inspect (inspect-ai) for tests/test_export.py, in its own throwaway environment (.venv/inspect):
+# it needs openai >= 3.1 and aioboto3, which skate's pins (openai 2, litellm's boto3) exclude.
+# An exported Inspect task runs there, as a user runs it in their own Inspect install.
+case ",${extras}," in
+    *,test,*)
+        [ -x .venv/inspect/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/inspect
+        VIRTUAL_ENV="$PWD/.venv/inspect" .venv/bin/uv pip install --quiet --python .venv/inspect/bin/python \
+            "inspect-ai==0.3.285" "openai==3.57.0" ;;
+esac

@@ -5,8 +5,9 @@ estimator=greedy does on the same tasks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import os
+import subprocess
 import logging
 import runpy
 import sys
@@ -188,30 +189,28 @@ def test_lm_eval_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_be
     assert greedy_scores(cop_run)["ace"] > greedy_scores(cop_run)["low"]  # the fake knows its programs
 
 
-def _inspect_task(folder: Path):
-    file = next(folder.glob("skate_*.py"))
-    spec = importlib.util.spec_from_file_location(file.stem, file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, file.stem)()
+INSPECT_PYTHON = Path(__file__).resolve().parents[1] / ".venv" / "inspect" / "bin" / "python"
 
 
-def test_inspect_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_bench, tmp_path, monkeypatch):
-    pytest.importorskip("inspect_ai")
-    from inspect_ai import eval as inspect_eval
-
+def test_inspect_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_bench, tmp_path):
+    if not INSPECT_PYTHON.exists():
+        pytest.skip("Inspect is not installed in .venv/inspect: run bash scripts/setup.sh test")
     bench, scp_run = scp_bench
     export(cop_run, "inspect", tmp_path / "cop")
     export(bench, "inspect", tmp_path / "scp")
     # inspect-ai's openai/<name> sends no temperature for a model name it does not know (it takes it for a
-    # new frontier model); openai-api/<service>/<name> is its provider for any OpenAI-compatible server
-    monkeypatch.setenv("SKATE_BASE_URL", server.api_base)
-    monkeypatch.setenv("SKATE_API_KEY", "unused")
-    logs = inspect_eval([_inspect_task(tmp_path / "cop"), _inspect_task(tmp_path / "scp")],
-                        model=[f"openai-api/skate/{m}" for m in MODELS], display="none", log_dir=str(tmp_path / "logs"))
-    assert [log.status for log in logs] == ["success"] * 4
-    got = {(log.eval.model.rsplit("/", 1)[1], log.eval.task.rsplit("/", 1)[-1].split("_")[1]):
-           log.results.scores[0].metrics["accuracy"].value for log in logs}
+    # new frontier model); openai-api/<service>/<name> is its provider for any OpenAI-compatible server.
+    # Task files go by relative path: inspect-ai refuses an absolute one.
+    files = [str(next((tmp_path / g).glob("skate_*.py")).relative_to(tmp_path)) for g in ("cop", "scp")]
+    env = {**os.environ, "SKATE_BASE_URL": server.api_base, "SKATE_API_KEY": "unused"}
+    res = subprocess.run([str(INSPECT_PYTHON), str(Path(__file__).with_name("inspect_driver.py")),
+                          str(tmp_path / "logs"), ",".join(f"openai-api/skate/{m}" for m in MODELS), *files],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    logs = json.loads(res.stdout.strip().splitlines()[-1])
+    assert [log["status"] for log in logs] == ["success"] * 4
+    got = {(log["model"].rsplit("/", 1)[1], log["task"].rsplit("/", 1)[-1].split("_")[1]): log["accuracy"]
+           for log in logs}
     for model in MODELS:
         want = {"cop": greedy_scores(cop_run)[model], "scp": greedy_scores(scp_run)[model]}
         print(f"inspect {model}: cop {got[model, 'cop']:.3f} (skate greedy {want['cop']:.3f}), "
