@@ -158,6 +158,7 @@ def test_bad_input_gets_one_line_status_2_and_writes_nothing(cop_run, tmp_path, 
 
 def test_python_dash_m_runs_the_tool(cop_run, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["skate.export", str(cop_run), "--to", "lm-eval", "--out", str(tmp_path / "x")])
+    monkeypatch.delitem(sys.modules, "skate.export.__main__", raising=False)  # run afresh, as python -m does
     with pytest.raises(SystemExit) as exit_:
         runpy.run_module("skate.export", run_name="__main__")
     assert exit_.value.code == 0
