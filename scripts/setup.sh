@@ -53,9 +53,9 @@ esac
 case ",${extras}," in
     *,test,*)
         [ -x .venv/zse/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/zse
-        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python --no-deps \
-            "zero-sum-eval==0.3.0"
-        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python \
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/zse/bin/python \
+            --no-deps "zero-sum-eval==0.3.0"
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/zse/bin/python \
             "numpy==2.3.5" "pandas==3.1.1" "scikit-learn==1.9.1" "pyyaml==6.0.4" "tqdm==4.70.1" ;;
 esac
 
@@ -65,6 +65,10 @@ esac
 case ",${extras}," in
     *,test,*)
         [ -x .venv/inspect/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/inspect
-        VIRTUAL_ENV="$PWD/.venv/inspect" .venv/bin/uv pip install --quiet --python .venv/inspect/bin/python \
+        VIRTUAL_ENV="$PWD/.venv/inspect" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/inspect/bin/python \
             "inspect-ai==0.3.285" "openai==3.57.0" ;;
 esac
+
+# skate's own modules (an editable install) and the tests, compiled once here: otherwise the
+# first of the ~100 processes a test run starts (xdist workers, python -m skate) each compile them.
+.venv/bin/python -m compileall -q -j 0 skate tests >/dev/null
