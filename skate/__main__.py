@@ -149,6 +149,7 @@ def _one_line_config_errors(run_and_report: Any) -> Any:
 
         return run_and_report(composing)
 
+    wrapped.skate_one_line = True  # type: ignore[attr-defined]
     return wrapped
 
 
@@ -230,7 +231,8 @@ def main() -> None:
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
         sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
-    hydra_utils.run_and_report = _one_line_config_errors(hydra_utils.run_and_report)
+    if not getattr(hydra_utils.run_and_report, "skate_one_line", False):  # once per process
+        hydra_utils.run_and_report = _one_line_config_errors(hydra_utils.run_and_report)
     _app()
 
 
