@@ -127,6 +127,9 @@ class _Worker:
     def __init__(self, argv: list[str], pass_fds: Sequence[int], startup_timeout: float,
                  host_uid: int = -1) -> None:
         self.host_uid = host_uid  # the worker's own host uid (root mode), swept at close
+        # Set before the jail is killed: a reply that still arrives (its supervisor reporting the
+        # program the kill took down) is the infrastructure's failure, not the program's.
+        self.killed = False
         self._log = tempfile.TemporaryFile(prefix="skate-jail-")
         self._on_close: list[int] = []  # fds to close with the worker (its uid slot lock)
         self._buf = b""
@@ -202,6 +205,7 @@ class _Worker:
         from a process without privileges over the new uid is dropped), but every process with
         the worker's own uid belongs to this worker.
         """
+        self.killed = True
         proc = getattr(self, "proc", None)
         if proc is not None and proc.poll() is None:
             try:
@@ -342,6 +346,10 @@ class JailSandbox(Sandbox):
             self._retire(worker)
             return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
                               time.perf_counter() - start)
+        if worker.killed:  # the jail was killed while the program ran: whatever the reply says
+            self._retire(worker)
+            return ExecResult(Outcome.SANDBOX_ERROR, "", "sandbox failed: the jail was killed while the program ran",
+                              None, time.perf_counter() - start)
         if reply["clean"] and worker.proc.poll() is None:
             with self._lock:
                 if not self._closed:
