@@ -9,8 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hydra.errors import HydraException
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from skate.answers.exact import normalize_number
+from skate.config import compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import Game, GameEnv, load_games
+from skate.ratings.rerate import override_value
 from skate.records import Task
 from skate.scoring import task_rng
 
@@ -94,8 +102,6 @@ class Renderer:
             note = f"{self.answer_desc}: one of {', '.join(labels)}"
             pattern = r"(?<![A-Za-z0-9])(" + "|".join(labels) + r")(?![A-Za-z0-9])"
             return render_prompt(self.instructions, fields, note), options, labels, answer, pattern
-        from skate.answers.exact import normalize_number
-
         answer = normalize_number(task.answer) or task.answer.strip()
         return render_prompt(self.instructions, fields, self.answer_desc), [], [], answer, NUMBER_PATTERN
 
@@ -121,9 +127,6 @@ def from_run(run_dir: Path) -> Collected:
     if executed(start.game):
         out.left_out[start.game] += len(tasks)
         return out
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
     game_cfg = dict(start.config.get("game") or {})
     if start.game == "scp":
         game_cfg["mode"] = "player_set"  # the tasks carry their questions: no need to build again
@@ -135,11 +138,7 @@ def from_run(run_dir: Path) -> Collected:
         prov: dict[str, Any] = {"run": str(Path(run_dir).resolve()), "game": start.game, "seed": start.seed,
                                 "task_id": t.task_id}
         if start.game == "scp":
-            prov.update({k: task.data[k] for k in ("question_id", "doc", "position", "seed", "domain", "type",
-                                                   "doc_date", "doc_date_source", "built") if k in task.data})
-            if "seed" in prov:
-                prov["build_seed"] = prov.pop("seed")
-                prov["seed"] = start.seed
+            prov.update(_scp_provenance(task))
         out.tasks.append(_exported(renderer, task, start.game, prov))
     return out
 
@@ -147,24 +146,33 @@ def from_run(run_dir: Path) -> Collected:
 def from_benchmark(path: Path) -> Collected:
     """Every question of a built SCP benchmark, as the tasks of a one-round built game
     (``game=scp game.mode=built game.benchmark=PATH game.rounds=1``: ids ``r001-qNNNN``)."""
-    from skate.games.scp.config import SCPConfig
-    from skate.games.scp.rules import SCPGame
-
     try:
-        game = SCPGame(SCPConfig(mode="built", benchmark=str(path), rounds=1, max_doc_age_days=None))
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"{path} is not a built SCP benchmark ({exc}): give the .jsonl file that "
+        cfg = compose_config(["game=scp", "game.mode=built", f"game.benchmark={override_value(str(path))}",
+                              "game.rounds=1", "game.max_doc_age_days=null"])
+        game = instantiate(cfg.game, _convert_="all")
+    except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
+        cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
+        raise UsageError(f"{path} is not a built SCP benchmark ({cause}): give the .jsonl file that "
                          "python -m skate.scp build wrote") from None
     renderer = Renderer(game)
     out = Collected(str(path))
     for task in sorted(game.provided_tasks(1) or [], key=lambda t: t.task_id):  # in the file's order
         prov = {"benchmark": str(Path(path).resolve()), "game": "scp", "task_id": task.task_id,
-                "question_id": task.data.get("question_id"), "doc": task.data.get("doc"),
-                "position": task.data.get("position"), "build_seed": task.data.get("seed"),
-                "domain": task.data.get("domain"), "type": task.data.get("type"),
-                **{k: task.data[k] for k in ("doc_date", "doc_date_source", "built") if k in task.data}}
+                **_scp_provenance(task)}
         out.tasks.append(_exported(renderer, task, "scp", prov))
     return out
+
+
+SCP_PROVENANCE = ("question_id", "doc", "position", "domain", "type", "doc_date", "doc_date_source", "built")
+
+
+def _scp_provenance(task: Task) -> dict[str, Any]:
+    """Where an SCP question came from: its question id, document and place, the benchmark's
+    build seed, its groups, and the dates a benchmark expires by (those the task carries)."""
+    prov = {k: task.data[k] for k in SCP_PROVENANCE if k in task.data}
+    if "seed" in task.data:
+        prov["build_seed"] = task.data["seed"]
+    return prov
 
 
 def _exported(renderer: Renderer, task: Task, game: str, prov: dict[str, Any]) -> Exported:

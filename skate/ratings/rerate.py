@@ -35,7 +35,8 @@ BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradle
                    "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}
 
 
-def _fmt(value: Any) -> str:
+def override_value(value: Any) -> str:
+    """``value`` written in Hydra's override syntax (strings quoted and escaped)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -43,9 +44,9 @@ def _fmt(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, Mapping):  # Hydra's own syntax: {key: value, ...}
-        return "{" + ", ".join(f"{k}: {_fmt(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {override_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+        return "[" + ", ".join(override_value(v) for v in value) + "]"
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -54,7 +55,7 @@ def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
     option = BACKEND_OPTIONS.get(str(rating.get("_target_", "")).rsplit(".", 1)[-1])
     if option is None:
         return []
-    return [f"rating={option}", *(f"rating.{k}={_fmt(v)}" for k, v in rating.items() if k != "_target_")]
+    return [f"rating={option}", *(f"rating.{k}={override_value(v)}" for k, v in rating.items() if k != "_target_")]
 
 
 def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[RatedTask | Forfeit]) -> list[dict[str, Any]]:

@@ -57,6 +57,7 @@ from skate.games.scp.questions import TYPES, build, check
 from skate.games.scp.rules import SCPGame, build_date, doc_dates, query_of, question_of_cached
 from skate.games.scp.simulated import key_of
 from skate.players.simulated import build_simulated
+from skate.runner import run_game
 from skate.sandbox import SandboxUnavailable
 
 PROG = "skate.scp"
@@ -199,8 +200,6 @@ def stability(docs_dir: str, seeds: int = 32, per_doc: int = SCPConfig.per_doc,
     answer per question. Raises :class:`UsageError` (one line) for bad input, a cohort that
     cannot be composed or a model that cannot be reached.
     """
-    from skate.runner import run_game  # loads the engine; only this subcommand needs it
-
     if seeds < 2:
         raise UsageError(f"--seeds must be at least 2 to measure a spread, got {seeds}")
     if per_doc < 1:
