@@ -56,23 +56,59 @@ class _Formatter:
     """``adapter.format`` with the system message and demos formatted once, not per call.
 
     They depend only on the predictor's signature (instructions included) and demos, which an
-    optimiser may change: the cache is keyed on exactly those.
+    optimiser may change: the cache is keyed on exactly those. The user message is formatted
+    per call; where every input is a ``str`` (every game's are), it is put together here, as
+    DSPy's ``format_user_message_content`` does (a string field's value is the string itself:
+    DSPy serialises it through a pydantic ``TypeAdapter`` built per field and call, which was
+    most of the formatting's CPU), with the output-requirements line formatted once per key.
+    The first call for each key checks that this gives DSPy's own message, and uses DSPy's
+    formatting for that key if not.
     """
 
     def __init__(self, adapter: dspy.ChatAdapter = _ADAPTER) -> None:
         self.adapter = adapter
-        self._key: tuple | None = None
-        self._prefix: list[dict[str, Any]] = []
+        # (signature, key, messages before the user's, input field names, output requirements
+        # line; the names are None where the user message is left to DSPy), swapped as one.
+        self._cached: tuple[Any, tuple, list[dict[str, Any]], tuple[str, ...] | None, str | None] | None = None
 
     def __call__(self, predict: dspy.Predict, inputs: dict[str, Any]) -> list[dict[str, Any]]:
         sig, demos = predict.signature, predict.demos
         key = (id(sig), sig.instructions, id(demos), len(demos))
-        if key != self._key:
+        cached = self._cached
+        if cached is None or cached[0] is not sig or cached[1] != key:
             full = self.adapter.format(sig, demos, inputs)
-            self._prefix, self._key = full[:-1], key
+            self._cached = (sig, key, full[:-1], *self._own_user_message(sig, inputs, full[-1]))
             return full
-        user = self.adapter.format_user_message_content(sig, inputs, main_request=True)
-        return [*self._prefix, {"role": "user", "content": user}]
+        _, _, prefix, names, requirements = cached
+        if names is not None and all(type(v) is str for v in inputs.values()):
+            user = _user_message(names, inputs, requirements)
+        else:
+            user = self.adapter.format_user_message_content(sig, inputs, main_request=True)
+        return [*prefix, {"role": "user", "content": user}]
+
+    def _own_user_message(self, sig: type[dspy.Signature], inputs: dict[str, Any],
+                          user: dict[str, Any]) -> tuple[tuple[str, ...] | None, str | None]:
+        """The input field names and output-requirements line :func:`_user_message` needs to
+        give ``user`` (DSPy's user message for ``inputs``), or ``(None, None)`` where it cannot
+        be checked (an input that is not a string) or does not match."""
+        if not all(type(v) is str for v in inputs.values()):
+            return None, None
+        names = tuple(sig.input_fields)
+        requirements = self.adapter.user_message_output_requirements(sig)
+        if user != {"role": "user", "content": _user_message(names, inputs, requirements)}:
+            return None, None
+        return names, requirements
+
+
+def _user_message(names: tuple[str, ...], inputs: dict[str, str], requirements: str | None) -> str:
+    """ChatAdapter's ``format_user_message_content(signature, inputs, main_request=True)`` for
+    string inputs: each field's ``[[ ## name ## ]]`` section in the signature's order, then the
+    output requirements."""
+    parts = ["", *(f"[[ ## {k} ## ]]\n{inputs[k]}" for k in names if k in inputs)]
+    if requirements is not None:
+        parts.append(requirements)
+    parts.append("")
+    return "\n\n".join(parts).strip()
 
 
 # ------------------------------------------------------------------------ structured output

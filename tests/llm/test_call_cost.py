@@ -1,0 +1,78 @@
+"""What a model call costs the engine (issue 26) without changing what is sent: the modules'
+own user-message formatting gives DSPy's messages exactly."""
+
+from __future__ import annotations
+
+import dspy
+import pytest
+from hydra.utils import instantiate
+
+from skate.answers.choice import ChoiceQuery
+from skate.config import compose_config
+from skate.games import load_games
+from skate.games.base import GameEnv
+from skate.games.cop.modules import answerer as cop_answerer
+from skate.llm.modules import _ADAPTER, _JSON_ADAPTER, _Formatter
+
+QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
+
+
+def game_modules(game, reasoning=False):
+    quick = ["game.mode=player_set"] if game == "scp" else []
+    cfg = compose_config([f"game={game}", *quick, f"game.reasoning={str(reasoning).lower()}"])
+    return instantiate(cfg.game, _convert_="all").modules(GameEnv(sandbox=None))
+
+
+def _inputs(signature, i):
+    """String inputs with what DSPy's formatting could trip on: blank values, leading and
+    trailing whitespace (the message is stripped), markers, braces, non-ASCII text."""
+    values = ["", "  padded  \n", "{x}\n[[ ## not a field ## ]]\n", "naïve — ünïcode ✓", f"call {i}\n\nline"]
+    return {name: values[(i + k) % len(values)] for k, name in enumerate(signature.input_fields)}
+
+
+@pytest.mark.parametrize("game", sorted(load_games()))
+@pytest.mark.parametrize("reasoning", [False, True])
+@pytest.mark.parametrize("adapter", [_ADAPTER, _JSON_ADAPTER], ids=["text", "json"])
+def test_every_game_s_requests_are_dspy_s_messages_call_after_call(game, reasoning, adapter):
+    mods = game_modules(game, reasoning)
+    for module in (mods.setter, mods.answerer):
+        fmt, predict = _Formatter(adapter), module.predict
+        for i in range(6):  # the first call checks the formatter's own user message; the rest use it
+            inputs = _inputs(predict.signature, i)
+            assert fmt(predict, inputs) == adapter.format(predict.signature, predict.demos, inputs)
+        assert fmt._cached[3] is not None  # the check passed: the formatter's own user message is in use
+
+
+def test_demos_an_optimiser_sets_and_other_signatures_are_formatted_afresh():
+    mc = cop_answerer(4)
+    fmt, predict = _Formatter(), mc.predict
+    inputs = mc.inputs(QUERY)
+    assert fmt(predict, inputs) == _ADAPTER.format(predict.signature, [], inputs)
+    predict.demos = [dspy.Example(**mc.inputs(QUERY), answer="A").with_inputs(*inputs)]
+    assert fmt(predict, inputs) == _ADAPTER.format(predict.signature, predict.demos, inputs)
+    assert fmt(predict, inputs) == _ADAPTER.format(predict.signature, predict.demos, inputs)
+    predict.signature = predict.signature.with_instructions("Answer quickly.")
+    assert fmt(predict, inputs) == _ADAPTER.format(predict.signature, predict.demos, inputs)
+    assert "Answer quickly." in fmt(predict, inputs)[0]["content"]
+
+
+def test_an_input_that_is_not_a_string_is_left_to_dspy():
+    mc = cop_answerer(4)
+    fmt, sig = _Formatter(), mc.predict.signature
+    odd = {"program": ["a", "b"], "options": 7}  # DSPy renders a list as a numbered list, a number as JSON
+    for inputs in (odd, mc.inputs(QUERY), odd):
+        assert fmt(mc.predict, inputs) == _ADAPTER.format(sig, [], inputs)
+    assert fmt._cached[3] is None  # not checked on its first call: DSPy's formatting for that key
+
+
+def test_an_adapter_whose_user_message_differs_is_used_as_it_is():
+    class Shouting(dspy.ChatAdapter):
+        def format_user_message_content(self, signature, inputs, prefix="", suffix="", main_request=False):
+            return super().format_user_message_content(signature, inputs, prefix, suffix, main_request).upper()
+
+    adapter, mc = Shouting(), cop_answerer(4)
+    fmt = _Formatter(adapter)
+    for _ in range(3):
+        got = fmt(mc.predict, mc.inputs(QUERY))
+        assert got == adapter.format(mc.predict.signature, [], mc.inputs(QUERY)) and got[-1]["content"].isupper()
+    assert fmt._cached[3] is None  # the check failed: DSPy's formatting
