@@ -211,6 +211,12 @@ class Price:
 
 # ------------------------------------------------------------------------------------- client
 Transport = Callable[[ModelSpec, list[dict[str, Any]], int, int], Reply]
+# A request's chat messages, or a function that makes them (called only if they are sent).
+Messages = list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]
+
+
+def _made(messages: Messages) -> list[dict[str, Any]]:
+    return messages() if callable(messages) else messages
 # Embeddings: (spec, texts) -> (one vector per text, prompt tokens); raises CallFailed.
 EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
 
@@ -348,7 +354,7 @@ class LLMClient:
         log.warning(msg, *args)
 
     # -- calls
-    def complete(self, spec: ModelSpec, messages: list[dict[str, Any]],
+    def complete(self, spec: ModelSpec, messages: Messages,
                  samples: Sequence[tuple[int, int]], player: str,
                  structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None) -> list[Completion]:
         """Get one completion per ``(index, seed)`` sample of the same request.
@@ -356,15 +362,16 @@ class LLMClient:
         ``structured``, when given, is the same request for structured output: its JSON-format
         messages and OpenAI's ``response_format`` (a JSON schema); it is sent instead of
         ``messages`` while :meth:`wants_structured` (see the module's docstring for the
-        fallback). Each completion says whether it was asked for that way."""
+        fallback). Each completion says whether it was asked for that way. ``messages`` may be
+        a function that makes them: it is called only when the text format is sent."""
         if structured is None or self.structured == "off":
-            return self._complete(spec, messages, samples, player, None)
+            return self._complete(spec, _made(messages), samples, player, None)
         while True:
             with self._lock:
                 form = self._forms.setdefault(self._endpoint(spec), 0)
             rf = as_format(structured[1], FORMATS[form])
             if rf is None:
-                return self._complete(spec, messages, samples, player, None)
+                return self._complete(spec, _made(messages), samples, player, None)
             try:
                 return self._complete(spec, structured[0], samples, player, rf)
             except _Refused as exc:

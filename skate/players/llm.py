@@ -43,10 +43,12 @@ class LLMPlayer(Player):
     def _request(self, module: SetterModule | AnswererModule, x: Any) -> tuple[Any, ...]:
         """``(messages, structured)`` for :meth:`LLMClient.complete`: the text-format request,
         and the JSON-format one with its schema while the client sends structured output to
-        this model (else None)."""
+        this model (else None). With structured output the text-format request is made only if
+        the client falls back to it (a server refusing the schema mid-call): until then it is a
+        function that makes it, not DSPy formatting done on every call for nothing."""
         if not self.client.wants_structured(self.spec):
             return module.messages(x), None
-        return module.messages(x), (module.messages(x, structured=True), module.response_format())
+        return (lambda: module.messages(x)), (module.messages(x, structured=True), module.response_format())
 
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any:
         seed = int(rng.integers(2**31 - 1))

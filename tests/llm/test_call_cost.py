@@ -1,9 +1,11 @@
 """What a model call costs the engine (issue 26) without changing what is sent: the modules'
-own user-message formatting gives DSPy's messages exactly."""
+own user-message formatting gives DSPy's messages exactly, and with structured output the
+text-format request is made only when the client falls back to it."""
 
 from __future__ import annotations
 
 import dspy
+import numpy as np
 import pytest
 from hydra.utils import instantiate
 
@@ -12,7 +14,10 @@ from skate.config import compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
-from skate.llm.modules import _ADAPTER, _JSON_ADAPTER, _Formatter
+from skate.llm import LLMClient, ModelSpec, RetryPolicy
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.modules import _ADAPTER, _JSON_ADAPTER, GameModules, _Formatter
+from skate.players.llm import LLMPlayer
 
 QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
 
@@ -76,3 +81,44 @@ def test_an_adapter_whose_user_message_differs_is_used_as_it_is():
         got = fmt(mc.predict, mc.inputs(QUERY))
         assert got == adapter.format(mc.predict.signature, [], mc.inputs(QUERY)) and got[-1]["content"].isupper()
     assert fmt._cached[3] is None  # the check failed: DSPy's formatting
+
+
+# ------------------------------------------------------------------- the text-format request
+class _Counting(GameModules):
+    """A game's modules, counting the answerer's text- and JSON-format requests made."""
+
+    def __init__(self, mods):
+        super().__init__(mods.setter, mods.answerer)
+        self.made = {False: 0, True: 0}
+        messages = mods.answerer.messages
+
+        def counted(x, structured=False):
+            self.made[structured] += 1
+            return messages(x, structured)
+
+        mods.answerer.messages = counted
+
+
+def _player(srv, mode):
+    client = LLMClient(retry=RetryPolicy(max_retries=1, backoff_s=0.01, max_backoff_s=0.02), structured=mode)
+    spec = ModelSpec("openai/ace", api_base=srv.api_base, api_key_env="SKATE_TEST_NO_KEY")
+    mods = _Counting(GameModules(game_modules("cop").setter, cop_answerer(4)))
+    return LLMPlayer("ace", spec, client, mods), mods
+
+
+@pytest.mark.parametrize(("mode", "formats", "text_made", "json_made"), [
+    ("auto", ("json_schema", "json_object"), 0, 8),  # the schema is taken: the text request is never made
+    ("off", ("json_schema", "json_object"), 8, 0),
+    ("auto", (), 8, 2),  # refused (twice, in both forms) on the first call: text from then on
+])
+def test_the_text_request_is_made_only_when_it_is_sent(mode, formats, text_made, json_made):
+    with FakeLLMServer({"ace": FakeModel(0.9)}, formats=formats) as srv:
+        player, mods = _player(srv, mode)
+        rng = np.random.default_rng(0)
+        for k in range(4):  # two distinct queries a batch: two requests each
+            q2 = ChoiceQuery(QUERY.prompt, QUERY.options[::-1])
+            picks = player.answer([QUERY, q2, QUERY], rng)
+            assert all(p in range(4) for p in picks)
+        player.client.close()
+    assert mods.made == {False: text_made, True: json_made}
+    assert srv.stats.structured == (json_made if formats else 0)
