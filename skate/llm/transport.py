@@ -69,7 +69,8 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
         body["n"] = n
     if response_format is not None:
         body["response_format"] = response_format
-    text = post_json(spec, _pool(spec)[1], body)
+    pool, url = _pool(spec)
+    text = _post(spec, pool, url, body)
     try:
         data = json.loads(text)
         choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
@@ -87,9 +88,13 @@ def post_json(spec: ModelSpec, url: str, body: dict[str, Any]) -> str:
     """POST ``body`` to ``url`` on the endpoint's connection pool and return the 200 reply's text;
     a failure raises :class:`CallFailed`, classified (transport, timeout, status) for the retry
     policy. Chat completions and embeddings both go through here."""
+    return _post(spec, _pool(spec)[0], url, body)
+
+
+def _post(spec: ModelSpec, pool: Any, url: str, body: dict[str, Any]) -> str:
+    """:func:`post_json` on the endpoint's pool, looked up once per request by the caller."""
     import urllib3
 
-    pool, _ = _pool(spec)
     try:
         resp = pool.request("POST", url, body=json.dumps(body).encode())
     except urllib3.exceptions.NewConnectionError as exc:  # (a subclass of ConnectTimeoutError)
