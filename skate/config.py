@@ -25,7 +25,7 @@ from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 # Every section's schema lives with its component; they are imported here to compose the
 # whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
 from skate.augment import AugConfig, Strategy  # noqa: F401
-from skate.engine import ScheduleConfig, ScheduleMode, StageConfig, StopConfig
+from skate.engine import EventsConfig, ScheduleConfig, ScheduleMode, StageConfig, StopConfig
 from skate.errors import ConfigError
 from skate.errors import check as _check
 from skate.games import get_game, load_games
@@ -129,6 +129,7 @@ class SkateConfig:
     rerate: list[Any] = field(default_factory=list)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     stop: StopConfig = field(default_factory=StopConfig)
+    events: EventsConfig = field(default_factory=EventsConfig)
 
 
 

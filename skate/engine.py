@@ -38,7 +38,7 @@ from skate.augment import Augmentation, ScoredTask
 from skate.games.base import Checks, Game
 from skate.novelty import NoveltyIndex
 from skate.players.base import Player
-from skate.ratings.base import RatingBackend
+from skate.ratings.base import Applied, RatingBackend
 from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, SetterContext,
                            Stage, StopRun,
                            Task, VoidProposal)
@@ -67,6 +67,23 @@ class ScheduleConfig:
     """
 
     mode: ScheduleMode = ScheduleMode.rounds
+
+
+class RatingLog(enum.StrEnum):
+    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
+    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
+
+
+@dataclass
+class EventsConfig:
+    """What the event log keeps of the ratings. ``task`` (default): one ``rated`` event per task
+    (and per forfeit) with the count of pairwise updates it made and each moved player's numbers
+    after them (TrueSkill's μ and σ, Elo's rating): the log grows with tasks × players. ``pair``:
+    one ``rating`` event per pairwise update, as runs before it were logged (tasks × players²:
+    a 50-player game writes 61,250 a round). Either way every update is made; a run resumed from
+    a log of the other kind continues in that log's kind."""
+
+    rating_updates: RatingLog = RatingLog.task
 
 
 @dataclass
@@ -305,10 +322,19 @@ class Engine:
         self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers,
                                               ev.unsolved_own(attempts)))
 
-    def _log_updates(self, records: list[dict[str, Any]]) -> None:
-        for upd in records:
-            self.log.write(ev.parse({"event": ev.RatingUpdated.event, **upd}))
-            self.counts["updates"] += 1
+    def _log_updates(self, applied: Applied) -> None:
+        """Log what one task or forfeit did to the ratings: each pairwise update (the backend
+        records them, ``events.rating_updates=pair``), else one ``rated`` event."""
+        if not applied.updates:
+            return
+        self.counts["updates"] += applied.updates
+        if self.rating.record_pairs:
+            for upd in applied.pairs:
+                self.log.write(ev.parse({"event": ev.RatingUpdated.event, **upd}))
+            return
+        state = self.rating.state(applied.players)
+        self.log.write(ev.TaskRated(task_id=applied.task_id, updates=applied.updates, update=applied.last,
+                                    state=state or ev.UNSET))
 
     def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
                         ) -> tuple[list[_SetResult], dict[tuple[int, int], Estimate]]:

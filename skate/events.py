@@ -153,6 +153,22 @@ class RatingUpdated(Event):
 
 
 @dataclass
+class TaskRated(Event):
+    """What one task (or forfeit) did to the ratings: ``updates`` pairwise updates, the last of
+    them number ``update`` of the run, and, for a backend whose ratings move with each update,
+    the numbers of every player they moved, after them (``state``: name -> player -> value,
+    e.g. ``{"mu": {...}, "sigma": {...}}`` for TrueSkill, ``{"elo": {...}}`` for Elo). The log's
+    default (``events.rating_updates=task``); the single updates are ``rating`` events in a log
+    written with ``events.rating_updates=pair`` and in runs from before it."""
+
+    event = "rated"
+    task_id: str = ""
+    updates: int = 0
+    update: int = 0
+    state: dict[str, dict[str, float]] = UNSET
+
+
+@dataclass
 class RoundEnded(Event):
     event = "round_end"
     round: int = 0
@@ -269,7 +285,7 @@ class UnknownEvent(Event):
 
 
 KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
-    RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, RoundEnded, ModelCallVoid,
+    RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, TaskRated, RoundEnded, ModelCallVoid,
     Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
@@ -314,10 +330,13 @@ class RunLogError(ValueError):
 class RunLog:
     """One run's events, typed, with the views the tools built on the log need.
 
-    The rating updates (one per pair of players per task: millions in a long game with many
-    players) are held apart from the other events, in :attr:`updates`: all of them, or an evenly
-    spaced sample when read with ``keep_updates`` (see :func:`read_run`). :attr:`update_count`
-    and :attr:`rated_ids` always cover every one."""
+    A log written per task (``events.rating_updates=task``, the default) has one ``rated`` event
+    per task (:class:`TaskRated`, among :attr:`events`). A log written per pair (and every run
+    from before that option) has one ``rating`` event per pair of players per task, millions in a
+    long game with many players: those are held apart from the other events, in
+    :attr:`updates`: all of them, or an evenly spaced sample when read with ``keep_updates``
+    (see :func:`read_run`). :attr:`update_count` and :attr:`rated_ids` always cover every
+    update of either kind; :meth:`rating_trace` gives the ratings over the game from either."""
 
     run_dir: Path
     events: list[Event]  # every event but the rating updates, in order
@@ -354,6 +373,29 @@ class RunLog:
             return self.end.ratings
         last = next((e for e in reversed(self.events) if isinstance(e, RoundEnded)), None)
         return last.ratings if last else []
+
+    def rating_trace(self, keep: int | None = None) -> list[dict[str, Any]]:
+        """Each player's numbers after each task (or single update) that moved them, in order:
+        rows ``{"update", "task_id", "player", <value>: ...}`` (TrueSkill: mu, sigma; Elo: elo),
+        from the ``rated`` events, or from the pair updates read (two rows each, one per side) in
+        a log written per pair. ``keep`` bounds the ``rated`` events used to an evenly spaced
+        sample of at most that many (always with the last); a pair log is thinned when read."""
+        rows: list[dict[str, Any]] = []
+        rated = [e for e in self.events if isinstance(e, TaskRated) and e.state is not UNSET and e.state]
+        if keep is not None and len(rated) > keep > 0:
+            stride = -(-len(rated) // keep)
+            rated = [e for i, e in enumerate(rated) if i % stride == 0 or i == len(rated) - 1]
+        for e in rated:
+            names = list(e.state)
+            for player in e.state[names[0]]:
+                rows.append({"update": e.update, "task_id": e.task_id, "player": player,
+                             **{k: e.state[k].get(player) for k in names}})
+        for u in self.updates:
+            values = u.extra
+            for side in ("a", "b"):
+                rows.append({"update": u.update, "task_id": u.task_id, "player": getattr(u, side),
+                             **{k[:-2]: v for k, v in values.items() if k.endswith("_" + side)}})
+        return rows
 
     def rating_stream(self) -> list[RatedTask | Forfeit]:
         """What the ratings were updated from, in live order: each round's setters in the order
@@ -491,7 +533,11 @@ def read_run(run_dir: Path, what: str = "a finished or stopped run",
     count, stride = 0, 1
     last: dict[str, tuple[int, dict[str, Any]]] = {}  # each player's last update (thinned reads)
     for record in iter_records(run_dir):
-        if record.get("event") != RatingUpdated.event:
+        kind = record.get("event")
+        if kind != RatingUpdated.event:
+            if kind == TaskRated.event:
+                count += int(record.get("updates") or 0)
+                rated.add(str(record.get("task_id", "")))
             events.append(parse(record))
             continue
         count += 1

@@ -28,6 +28,8 @@ from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
 
+RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
+
 
 def _dspy_side() -> tuple[Any, Any]:
     """The modules that load DSPy (heavy: about a second), loaded only for language-model players:
@@ -112,6 +114,9 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
         connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))
 
     log = EventLog(out_dir / EVENTS_FILE, replay=resume)
+    # One event per task, or one per pairwise update; a resumed run goes on as its log began.
+    rating.record_pairs = (ev.RatingUpdated.event in log.kept_kinds if log.kept_kinds & RATING_KINDS
+                           else str((cfg.get("events") or {}).get("rating_updates", "task")) == "pair")
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
     cleanup.callback(log.close)
     if client is not None:

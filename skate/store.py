@@ -65,6 +65,7 @@ class EventLog:
         self._replayed_offset = 0
         self.diverged: int | None = None  # line number where a replay first differed
         self.backup: Path | None = None
+        self.kept_kinds: set[str] = set()  # replay: the event kinds of the lines kept
         if replay:
             self._prepare_replay()
         try:
@@ -86,6 +87,7 @@ class EventLog:
                     break
                 if not isinstance(record, dict) or record.get("event") in TERMINAL:
                     break
+                self.kept_kinds.add(str(record.get("event")))
                 end += len(line)
         n = 1
         while (self.path.parent / f"events.interrupted-{n}.jsonl").exists():

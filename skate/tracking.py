@@ -209,7 +209,13 @@ class WandbLogger(ConsoleLogger):
                 except json.JSONDecodeError:
                     continue
                 kind = record.get("event") if isinstance(record, dict) else None
-                if kind == ev.RatingUpdated.event:
+                if kind == ev.TaskRated.event:  # the ratings after a task: a point per task
+                    state = record.get("state") or {}
+                    values = {f"{name}/{player}": value for name, per in state.items() if isinstance(per, dict)
+                              for player, value in per.items()}
+                    if values:
+                        updates.append((int(record.get("update", 0)), values))
+                elif kind == ev.RatingUpdated.event:
                     values = {prefix + str(record[side]): record[key + side]
                               for side in ("a", "b") for key, prefix in _CHART if key + side in record}
                     updates.append((int(record.get("update", 0)), values))

@@ -113,8 +113,9 @@ def test_everyone_answers_every_task_and_ratings_update_per_pair(tmp_path):
         est = [e for e in events if e["event"] == "estimate" and e["task_id"] == t["task_id"]]
         assert sorted(e["player"] for e in est) == ["p0", "p1", "p2"]  # the setter answers too
         assert all(e["n"] == 10 for e in est)
-        ups = [e for e in events if e["event"] == "rating" and e["task_id"] == t["task_id"]]
-        assert [(u["a"], u["b"]) for u in ups] == list(combinations(["p0", "p1", "p2"], 2))
+        rated = [e for e in events if e["event"] == "rated" and e["task_id"] == t["task_id"]]
+        assert len(rated) == 1 and rated[0]["updates"] == len(list(combinations(["p0", "p1", "p2"], 2)))
+        assert list(rated[0]["state"]["mu"]) == ["p0", "p1", "p2"]
     assert [row["player"] for row in result.table] == ["p0", "p1", "p2"]
     kinds = [e["event"] for e in events]
     assert kinds.count("round_start") == kinds.count("round_end") == 3

@@ -73,9 +73,13 @@ def test_event_log_records_the_whole_game(small_run):
     estimates = [e for e in events if e["event"] == "estimate"]
     assert len(estimates) == 3 * len(tasks)
     assert all(e["n"] >= 10 and 0 <= e["p"] <= 1 for e in estimates)
-    updates = [e for e in events if e["event"] == "rating"]
-    assert len(updates) == 3 * len(tasks)  # 3 unique pairs per task
-    assert [u["update"] for u in updates] == list(range(1, len(updates) + 1))
+    rated = [e for e in events if e["event"] == "rated"]  # the ratings once per task
+    assert [r["task_id"] for r in rated] == [t["task_id"] for t in tasks] and not any(e["event"] == "rating" for e in events)
+    assert all(r["updates"] == 3 for r in rated)  # 3 unique pairs per task
+    assert [r["update"] for r in rated] == list(range(3, 3 * len(tasks) + 1, 3))
+    assert all(set(r["state"]) == {"mu", "sigma"} and list(r["state"]["mu"]) == ["hi", "mid", "lo"] for r in rated)
+    final = {row["player"]: row["mu"] for row in result.table}
+    assert rated[-1]["state"]["mu"] == final  # the last task's numbers are the table's
     assert events[-1]["ratings"] == result.table
 
 

@@ -48,19 +48,38 @@ def test_the_page_names_every_player_and_embeds_every_plot(stored_run, stored_pa
     assert "Example task, highest variance" in text
 
 
-def test_a_long_game_plots_a_sample_of_its_rating_updates_ending_at_the_final_ratings(stored_run, monkeypatch):
-    """The report holds at most KEEP_UPDATES rating updates (a 50-player, 50-round game logs 3
-    million); the plot says so, and each player's curve still ends at its last update."""
+def test_a_long_game_plots_a_sample_of_its_tasks_ending_at_the_final_ratings(stored_run, monkeypatch):
+    """The report holds the ratings after at most KEEP_UPDATES / players tasks, evenly spaced and
+    the last among them; the plot says so, and each curve ends at the final ratings."""
     import skate.report.data as data
 
-    out, _ = stored_run
+    out, result = stored_run
+    rated = [e for e in read_events(out) if e["event"] == "rated"]
+    monkeypatch.setattr(data, "KEEP_UPDATES", 10)  # 3 players: the ratings after 3 tasks, and the last
+    d = data.load_run(out)
+    assert len(rated) == 18 and d.per_task and d.update_count == 54 and d.update_stride == 6
+    assert sorted(set(d.updates["update"])) == [rated[i]["update"] for i in (0, 6, 12, 17)]
+    ends = d.updates.sort_values("update").groupby("player")["mu"].last().to_dict()
+    assert ends == {r["player"]: r["mu"] for r in result.table}
+    text = build_report(out, data=d).read_text()
+    assert "after one task in 6 (and the last) (54 pairwise updates in all)" in text
+
+
+def test_a_long_game_logged_per_pair_plots_a_sample_of_its_rating_updates(tmp_path, monkeypatch):
+    """A log per pair (events.rating_updates=pair, and runs from before it): at most
+    KEEP_UPDATES single updates (a 50-player, 50-round game logs 3 million), and each player's
+    curve still ends at its last update."""
+    import skate.report.data as data
+
+    out = tmp_path / "run"
+    run_game(config("seed=3", "game.rounds=6", "events.rating_updates=pair", "report=false"), out)
     rating = [e for e in read_events(out) if e["event"] == "rating"]
     monkeypatch.setattr(data, "KEEP_UPDATES", 10)
     d = data.load_run(out)
     assert d.update_count == len(rating) == 54 and d.update_stride == 8
     last = {n: max((r for r in rating if n in (r["a"], r["b"])), key=lambda r: r["update"]) for n in d.players}
     assert {r["update"] for r in last.values()} <= set(d.updates["update"])
-    assert len(d.updates) <= 10 + 3
+    assert len(d.updates) <= 2 * (10 + 3) and not d.per_task  # two rows (a and b) per update
     text = build_report(out, data=d).read_text()
     assert "after one update in 8 of 54 (and each player&#x27;s last)" in text
 

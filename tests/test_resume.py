@@ -217,3 +217,24 @@ def test_the_log_is_synced_and_appended(tmp_path):
     log.sync()
     log.close()
     assert json.loads((tmp_path / "events.jsonl").read_text())["event"] == "run_stopped"
+
+
+def test_a_run_logged_per_pair_before_the_option_existed_resumes_per_pair(short_reference, tmp_path):
+    """A run from before events.rating_updates (its config has no such key, its log one `rating`
+    line per pairwise update) is resumed in its own kind of log: the result is the log an
+    uninterrupted run per pair writes, line for line."""
+    pair = tmp_path / "pair"
+    run_game(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2",
+                             "events.rating_updates=pair"]), pair)
+    lines = (pair / "events.jsonl").read_bytes().splitlines(keepends=True)
+    start = json.loads(lines[0])
+    del start["config"]["events"]  # as an old run recorded its config
+    old = json.dumps(start).encode() + b"\n"
+    kinds = [json.loads(line)["event"] for line in lines]
+    cut = len(kinds) - 1 - kinds[::-1].index("rating") - 2  # inside the last task's updates
+    run = tmp_path / "old"
+    run.mkdir()
+    (run / "events.jsonl").write_bytes(old + b"".join(lines[1:cut]))
+    assert resume(str(run), []) == 0
+    assert events(run)[1:] == events(pair)[1:]
+    assert ratings(run) == ratings(pair) == ratings(short_reference)  # per task or per pair: the same table

@@ -40,6 +40,19 @@ class RatingRow:
                 "rank": self.rank, **self.extra}
 
 
+@dataclass
+class Applied:
+    """What one task (or one forfeit) did to the ratings: how many pairwise updates it made,
+    the running count after them, the players those updates moved (roster order), and one
+    record per update when the backend was asked for them (:attr:`RatingBackend.record_pairs`)."""
+
+    task_id: str
+    updates: int = 0
+    last: int = 0
+    players: list[str] = field(default_factory=list)
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class OrderPair:
     """Two players next to each other in the ranking, and the probability, under the backend's
@@ -100,6 +113,9 @@ class RatingBackend(ABC):
 
     uses_counts = False  # True: the backend rates from (correct, samples) per player, not outcomes
     says_order = True  # False: order_confidence is None (no uncertainty, e.g. Elo)
+    # True: update and forfeit return one record per pairwise update (Applied.pairs), for a log
+    # that keeps them (events.rating_updates=pair); building them costs more than a TrueSkill update.
+    record_pairs = False
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss) -> None:
@@ -109,6 +125,7 @@ class RatingBackend(ABC):
         # Every outcome applied, in order, when the backend needs it (see keeps_history): it
         # grows with tasks × players², so a backend that never reads it does not keep it.
         self.history: list[PairOutcome] = []
+        self.applied = 0  # pairwise updates applied so far
 
     @property
     def keeps_history(self) -> bool:
@@ -129,12 +146,12 @@ class RatingBackend(ABC):
 
     def update(self, task_id: str, p_correct: Mapping[str, float],
                involving: set[str] | None = None, setter: str | None = None,
-               counts: Mapping[str, tuple[int, int]] | None = None) -> list[dict[str, Any]]:
+               counts: Mapping[str, tuple[int, int]] | None = None) -> Applied:
         """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
-        when given); return one log record per update. ``setter`` (who set the task) is needed
-        by the setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,
+        when given); say what changed. ``setter`` (who set the task) is needed by the
+        setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,
         samples)) by backends that rate the answers themselves."""
-        return self._apply_all(self.outcomes(task_id, p_correct, setter), involving)
+        return self._apply_all(task_id, self.outcomes(task_id, p_correct, setter), involving)
 
     def order_confidence(self) -> list[OrderPair] | None:
         """Each adjacent pair of the current ranking with the probability that its order is
@@ -142,24 +159,47 @@ class RatingBackend(ABC):
         out."""
         return None
 
-    def forfeit(self, task_id: str, setter: str, answerers: Sequence[str], unsolved: bool = False) -> list[dict[str, Any]]:
+    def state(self, players: Sequence[str]) -> dict[str, dict[str, float]]:
+        """The numbers of these players that move with every update, by name, for the log's
+        per-task record (TrueSkill: ``{"mu": {player: μ}, "sigma": {...}}``; Elo: ``{"elo": ...}``);
+        empty for a backend whose ratings wait for the table (a fit)."""
+        return {}
+
+    def forfeit(self, task_id: str, setter: str, answerers: Sequence[str], unsolved: bool = False) -> Applied:
         """A setter that set no valid task this round loses to each of ``answerers`` under the
         setter_vs_solver rule (no outcome under the others), or draws with each when its last
-        task was one it could not solve itself and the rule's ``own_unsolved`` is ``tie``;
-        return one log record per update."""
-        return self._apply_all(self.rule.forfeit_outcomes(task_id, setter, answerers, self.players, unsolved), None)
+        task was one it could not solve itself and the rule's ``own_unsolved`` is ``tie``; say
+        what changed."""
+        return self._apply_all(task_id, self.rule.forfeit_outcomes(task_id, setter, answerers, self.players, unsolved),
+                               None)
 
-    def _apply_all(self, outcomes: list[PairOutcome], involving: set[str] | None) -> list[dict[str, Any]]:
-        records = []
+    def _apply_all(self, task_id: str, outcomes: list[PairOutcome], involving: set[str] | None) -> Applied:
+        done = Applied(task_id)
+        moved: set[str] = set()
+        keep, record = self.keeps_history, self.record_pairs
+        step = self.apply if record else self._step
+        games = self.games
         for o in outcomes:
             if involving is not None and o.a not in involving and o.b not in involving:
                 continue
-            self.games[o.a] += 1
-            self.games[o.b] += 1
-            if self.keeps_history:
+            games[o.a] += 1
+            games[o.b] += 1
+            moved.add(o.a)
+            moved.add(o.b)
+            if keep:
                 self.history.append(o)
-            records.append(self.apply(o))
-        return records
+            rec = step(o)
+            if record:
+                done.pairs.append(rec)
+            done.updates += 1
+        self.applied += done.updates
+        done.last = self.applied
+        done.players = [n for n in self.players if n in moved]
+        return done
+
+    def _step(self, outcome: PairOutcome) -> Any:
+        """Apply one pairwise outcome without a record (a backend may do it faster than apply)."""
+        return self.apply(outcome)
 
     @abstractmethod
     def _add(self, name: str) -> None: ...

@@ -6,6 +6,7 @@ no uncertainty, so the table's interval is empty (None); ranks follow the rating
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from skate.ratings.config import OutcomeRule
@@ -36,11 +37,17 @@ class EloRating(RatingBackend):
     def expected(self, a: str, b: str) -> float:
         return 1.0 / (1.0 + 10 ** ((self.ratings[b] - self.ratings[a]) / self.scale))
 
-    def apply(self, o: PairOutcome) -> dict[str, Any]:
+    def _step(self, o: PairOutcome) -> None:
         e = self.expected(o.a, o.b)
         self.ratings[o.a] += self.k * (o.result - e)
         self.ratings[o.b] -= self.k * (o.result - e)
         self.n_updates += 1
+
+    def state(self, players: Sequence[str]) -> dict[str, dict[str, float]]:
+        return {"elo": {n: self.ratings[n] for n in players}}
+
+    def apply(self, o: PairOutcome) -> dict[str, Any]:
+        self._step(o)
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b, "p_a": o.p_a,
                 "p_b": o.p_b, "result": o.result, "elo_a": self.ratings[o.a], "elo_b": self.ratings[o.b]}
 

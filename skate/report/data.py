@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skate.events import AttemptMade, Estimated, RatingUpdated, RoundEnded, RunLogError, StageEnded, TaskSet, read_run
+from skate.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -38,8 +38,9 @@ class RunData:
     tasks: pd.DataFrame  # task_id, round, setter, answer, prompt, order
     p: pd.DataFrame  # task × player p(correct) (NaN = void / not answered)
     n: pd.DataFrame  # task × player samples
-    # update, a, b, result, mu_a, sigma_a, mu_b, sigma_b (TrueSkill) ...: every update_stride-th
-    # rating update (all of them in a short game; see KEEP_UPDATES) and each player's last
+    # update, task_id, player, mu, sigma (TrueSkill) or elo (Elo): each player's numbers after each
+    # task that moved them (a log per task), or after each single update (a log per pair), every
+    # update_stride-th (all of them in a short game; see KEEP_UPDATES), and the last
     updates: pd.DataFrame
     ratings: list[dict[str, Any]]
     summary: dict[str, Any] = field(default_factory=dict)
@@ -48,6 +49,7 @@ class RunData:
     stages: list[dict[str, Any]] = field(default_factory=list)  # stage_end events of a staged game
     update_count: int = 0  # rating updates in the log (``updates`` may hold a sample of them)
     update_stride: int = 1
+    per_task: bool = False  # the log keeps the ratings once per task (``rated``), not per update
     pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
     # task × group key (index task_id, one column per key, values as text), only the tasks whose
     # event carries a ``groups`` dict; no rows and no columns when none does
@@ -95,7 +97,10 @@ def load_run(run_dir: str | Path) -> RunData:
     order = [t for t in tasks["task_id"] if t in p.index]
     p = p.reindex(index=order, columns=players).astype(float)
     n = n.reindex(index=order, columns=players)
-    updates = pd.DataFrame([u.fields() for u in run.of(RatingUpdated)])
+    rated = run.of(TaskRated)
+    keep = max(1, KEEP_UPDATES // max(1, len(players)))  # rated events: each holds a row per player
+    updates = pd.DataFrame(run.rating_trace(keep=keep))
+    stride = -(-len(rated) // keep) if len(rated) > keep else 1
     end = run.end
     summary = end.summary if end else {}
     stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
@@ -110,7 +115,8 @@ def load_run(run_dir: str | Path) -> RunData:
                           for pair in (e.get("order") or [])], columns=["round", "above", "below", "confidence"])
     return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
-                   stages=stages, update_count=run.update_count, update_stride=run.update_stride,
+                   stages=stages, update_count=run.update_count,
+                   update_stride=stride if rated else run.update_stride, per_task=bool(rated),
                    pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
                    groups=_groups(run.of(TaskSet)), attempts=attempts,
                    novelty_threshold=float(threshold) if threshold is not None else None,

@@ -23,25 +23,25 @@ def _save(fig, out: Path, name: str) -> str:
 
 
 def rating_evolution(d: RunData, out: Path) -> tuple[str, str] | None:
-    """μ ± σ of every player after each rating update (TrueSkill runs)."""
+    """μ ± σ of every player after each task (or rating update) that moved it (TrueSkill runs)."""
     u = d.updates
-    if u.empty or "mu_a" not in u:
+    if u.empty or "mu" not in u:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for player in d.players:
-        rows = []
-        for side in ("a", "b"):
-            part = u[u[side] == player][["update", f"mu_{side}", f"sigma_{side}"]]
-            rows.append(part.set_axis(["update", "mu", "sigma"], axis=1))
-        s = pd.concat(rows).sort_values("update")
+        s = u[u["player"] == player].sort_values("update", kind="stable")
         if s.empty:
             continue
         line, = ax.plot(s["update"], s["mu"], label=player, lw=1.2)
         ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.15, color=line.get_color())
     ax.set(xlabel="rating update", ylabel="TrueSkill μ ± σ", title="Ratings over the game")
     ax.legend(fontsize=8, ncol=2)
-    every = ("each update" if d.update_stride == 1 else
-             f"one update in {d.update_stride} of {d.update_count:,} (and each player's last)")
+    if d.per_task:
+        every = ("each task" if d.update_stride == 1 else f"one task in {d.update_stride} (and the last)")
+        every += f" ({d.update_count:,} pairwise updates in all)"
+    else:
+        every = ("each update" if d.update_stride == 1 else
+                 f"one update in {d.update_stride} of {d.update_count:,} (and each player's last)")
     return _save(fig, out, "rating_evolution.png"), f"TrueSkill μ ± σ of every player after {every}."
 
 

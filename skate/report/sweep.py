@@ -224,7 +224,7 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
 def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str, str] | None:
     """Every job's μ ± σ curves side by side (one panel per job, the same colour for a player
     throughout), so the jobs' games can be compared at a glance."""
-    shown = [j for j in jobs if not j.updates.empty and "mu_a" in j.updates][:max_panels]
+    shown = [j for j in jobs if not j.updates.empty and "mu" in j.updates][:max_panels]
     if len(shown) < 2:
         return None
     players = list(dict.fromkeys(p for j in shown for p in j.players))
@@ -237,9 +237,7 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
     for ax, j in zip(axes.flat, shown, strict=False):
         u = j.updates
         for player in j.players:
-            parts = [u[u[side] == player][["update", f"mu_{side}", f"sigma_{side}"]].set_axis(["update", "mu", "sigma"], axis=1)
-                     for side in ("a", "b")]
-            s = pd.concat(parts).sort_values("update")
+            s = u[u["player"] == player].sort_values("update", kind="stable")
             if s.empty:
                 continue
             ax.plot(s["update"], s["mu"], lw=1, color=colour[player], label=player)

@@ -62,7 +62,7 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
     assert low_attempts and all(a["reason"] == "void" for a in low_attempts)
     low_estimates = [e for e in kinds(events, "estimate") if e["player"] == "low"]
     assert low_estimates and all(e["p"] is None and e["n"] == 0 and e["void"] > 0 for e in low_estimates)
-    assert all("low" not in (r["a"], r["b"]) for r in kinds(events, "rating"))
+    assert all("low" not in r["state"]["mu"] for r in kinds(events, "rated"))
     low_row = next(r for r in result.table if r["player"] == "low")
     assert (low_row["mu"], round(low_row["sigma"], 3)) == (25.0, 8.333)
     voids = kinds(events, "llm_void")
@@ -75,7 +75,9 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
     assert usage["ace"]["retries"] > 0 and usage["mid"]["void"] == 0
     # Every valid task was rated between the players that answered it.
     tasks = kinds(events, "task")
-    assert len(kinds(events, "rating")) == len(tasks)  # one pair (ace, mid) per task
+    rated = kinds(events, "rated")  # one pair (ace, mid) per task
+    assert [r["task_id"] for r in rated] == [t["task_id"] for t in tasks]
+    assert all(r["updates"] == 1 and list(r["state"]["mu"]) == ["ace", "mid"] for r in rated)
 
 
 def test_a_finished_run_replays_from_the_cache_without_a_model_call(tmp_path):

@@ -20,13 +20,13 @@ from skate.events import (
     Estimated,
     ModelCallVoid,
     PlayerVoid,
-    RatingUpdated,
     RoundEnded,
     RoundStarted,
     RunEnded,
     RunFailed,
     RunStarted,
     RunStopped,
+    TaskRated,
     TaskSet,
     UnknownEvent,
     read_run,
@@ -103,10 +103,12 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     assert result.summary["void_estimates"] == sum(1 for e in estimates if e.p is None) <= 2
 
     # Every valid task was rated, once per pair of players with a p(correct) for it.
-    ratings = run.of(RatingUpdated)
+    rated = {e.task_id: e for e in run.of(TaskRated)}  # the ratings once per task
     for t in tasks:
         measured = {e.player for e in estimates if e.task_id == t.task_id and e.p is not None}
-        pairs = {frozenset((r.a, r.b)) for r in ratings if r.task_id == t.task_id}
-        assert len(pairs) == len(measured) * (len(measured) - 1) // 2
-        assert all(p <= measured for p in pairs)
-    assert len(ratings) == result.summary["updates"]
+        if len(measured) < 2:
+            assert t.task_id not in rated
+            continue
+        assert rated[t.task_id].updates == len(measured) * (len(measured) - 1) // 2
+        assert set(rated[t.task_id].state["mu"]) == measured
+    assert sum(r.updates for r in rated.values()) == run.update_count == result.summary["updates"]

@@ -42,7 +42,8 @@ def test_a_bad_tie_says_what_to_fix(margin, estimator, says):
 
 def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     out = tmp_path / "run"
-    run_game(config("seed=3", "game.rounds=6", "rating.draw_margin=sigma_star", "estimator.sigma_star=0.15"), out)
+    run_game(config("seed=3", "game.rounds=6", "rating.draw_margin=sigma_star", "estimator.sigma_star=0.15",
+                    "events.rating_updates=pair"), out)  # every single update logged
     events = read_events(out)
     assert events[0]["config"]["rating"]["draw_margin"] == pytest.approx(0.15)  # recorded as the number
     updates = [e for e in events if e["event"] == "rating"]

@@ -31,7 +31,7 @@ def fitted(names, data, **kw):
     r = IRTRating(**kw)
     r.add_players(names)
     for task, counts in data:
-        assert r.update(task, {}, counts=counts) == []  # no pairwise updates to log
+        assert r.update(task, {}, counts=counts).updates == 0  # no pairwise updates to log
     return r, {row.player: row for row in r.table()}
 
 

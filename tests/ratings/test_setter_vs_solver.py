@@ -70,9 +70,10 @@ def test_settled_is_the_absolute_rules():
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_setter_against_solver(name):
     r = BACKENDS[name](outcome="setter_vs_solver")
+    r.record_pairs = True
     r.add_players(["s", "x", "y"])
     for i in range(6):  # x solves s's tasks, y does not
-        records = r.update(f"t{i}", {"s": 1.0, "x": 0.9, "y": 0.1}, setter="s")
+        records = r.update(f"t{i}", {"s": 1.0, "x": 0.9, "y": 0.1}, setter="s").pairs
         assert [(u["a"], u["b"], u["result"]) for u in records] == [("s", "x", 0.0), ("s", "y", 1.0)]
     score = {row.player: row.score for row in r.table()}
     assert score["x"] > score["s"] > score["y"]
@@ -82,9 +83,10 @@ def test_every_backend_rates_setter_against_solver(name):
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_a_forfeit_as_answerer_wins(name):
     r = BACKENDS[name](outcome="setter_vs_solver")
+    r.record_pairs = True
     r.add_players(["x", "s", "y"])
     for i in range(4):
-        records = r.forfeit(f"r{i:03d}-s", "s", ["x", "y"])
+        records = r.forfeit(f"r{i:03d}-s", "s", ["x", "y"]).pairs
         assert [(u["a"], u["b"], u["result"]) for u in records] == [("x", "s", 1.0), ("s", "y", 0.0)]
     score = {row.player: row.score for row in r.table()}
     assert score["x"] > score["s"] and score["y"] > score["s"]
@@ -95,13 +97,14 @@ def test_forfeits_change_nothing_under_the_other_rules(name):
     for outcome in ("relative", "absolute"):
         r = BACKENDS[name](outcome=outcome)
         r.add_players(["x", "s"])
-        assert r.forfeit("r001-s", "s", ["x"]) == [] and r.history == [] and r.games == {"x": 0, "s": 0}
+        assert r.forfeit("r001-s", "s", ["x"]).updates == 0 and r.history == [] and r.games == {"x": 0, "s": 0}
 
 
 def test_join_re_rating_keeps_only_the_newcomers_games():
     r = EloRating(outcome="setter_vs_solver")
     r.add_players(["s", "x", "new"])
-    records = r.update("t", {"s": 0.9, "x": 0.9, "new": 0.1}, involving={"new"}, setter="s")
+    r.record_pairs = True
+    records = r.update("t", {"s": 0.9, "x": 0.9, "new": 0.1}, involving={"new"}, setter="s").pairs
     assert [(u["a"], u["b"], u["result"]) for u in records] == [("s", "new", 1.0)]
 
 
@@ -173,6 +176,7 @@ def strip(table):
 
 
 def forfeit_updates(out):
+    """The forfeits of a run, and the single updates they made (a run logged per pair)."""
     run = ev.read_run(out)
     forfeits = {f.task_id: f.setter for f in run.rating_stream() if isinstance(f, ev.Forfeit)}
     return forfeits, [u for u in run.of(ev.RatingUpdated) if u.task_id in forfeits]
@@ -181,12 +185,32 @@ def forfeit_updates(out):
 @pytest.mark.parametrize("rating", ["trueskill", "elo", "zerosumeval"])
 def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
     result = run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4", f"rating={rating}",
-                                      "rating.outcome=setter_vs_solver"]), tmp_path)
+                                      "rating.outcome=setter_vs_solver", "events.rating_updates=pair"]), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits, "the sloppy players should forfeit some rounds"
     # a forfeit is a win for every answerer of the round: the setter loses each game
     assert len(updates) == 2 * len(forfeits)
     assert all((u.a == forfeits[u.task_id]) == (u.result == 0.0) for u in updates)
+    _, rows = rate_run(tmp_path, [])
+    assert rows == strip(result.table)
+
+
+def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tmp_path):
+    result = run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4", "rating.outcome=setter_vs_solver"]),
+                      tmp_path)
+    run = ev.read_run(tmp_path)
+    forfeits = {f.task_id: f for f in run.rating_stream() if isinstance(f, ev.Forfeit)}
+    assert forfeits and not run.updates  # one `rated` event per task, no single updates
+    rated = {e.task_id: e for e in run.of(ev.TaskRated)}
+    before: dict[str, float] = {}
+    for e in run.of(ev.TaskRated):  # each player's mu after its last task so far
+        if e.task_id in forfeits:
+            f = forfeits[e.task_id]
+            assert e.updates == len(f.answerers) and set(e.state["mu"]) == {f.setter, *f.answerers}
+            assert e.state["mu"][f.setter] < before.get(f.setter, 25.0)
+            assert all(e.state["mu"][n] > before.get(n, 25.0) for n in f.answerers)
+        before.update(e.state["mu"])
+    assert sum(e.updates for e in rated.values()) == run.update_count == result.summary["updates"]
     _, rows = rate_run(tmp_path, [])
     assert rows == strip(result.table)
 
@@ -204,7 +228,7 @@ def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
     stages = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
               " {name: play, rounds: 2}]")
     result = run_game(compose_config([*SLOPPY, "seed=1", stages, "rating=zerosumeval",
-                                      "rating.bootstrap=100"]), tmp_path)
+                                      "rating.bootstrap=100", "events.rating_updates=pair"]), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     early = [t for t in forfeits if int(t[1:4]) <= 3]
     assert early, "a forfeit before hi joins"

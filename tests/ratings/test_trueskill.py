@@ -21,9 +21,11 @@ def test_starts_at_paper_defaults():
 
 def test_updates_once_per_unique_pair():
     r = make()
-    records = r.update("t1", {"a": 0.9, "b": 0.5, "c": 0.1})
-    assert [(x["a"], x["b"]) for x in records] == [("a", "b"), ("a", "c"), ("b", "c")]
-    assert r.n_updates == 3
+    r.record_pairs = True
+    applied = r.update("t1", {"a": 0.9, "b": 0.5, "c": 0.1})
+    assert [(x["a"], x["b"]) for x in applied.pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert r.n_updates == 3 and (applied.updates, applied.last, applied.players) == (3, 3, ["a", "b", "c"])
+    assert r.update("t2", {"a": 0.9, "c": 0.1}).last == 4
 
 
 def test_matches_trueskill_package_by_hand():

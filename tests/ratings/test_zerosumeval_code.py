@@ -41,7 +41,7 @@ CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false
 def close_run(tmp_path_factory) -> Path:
     """The preset's 100 MathQuiz matches on the close cohort, played once for this file."""
     run = tmp_path_factory.mktemp("zse") / "run"
-    run_game(compose_config(CLOSE), run)
+    run_game(compose_config([*CLOSE, "events.rating_updates=pair"]), run)  # every single update logged
     return run
 
 

@@ -45,15 +45,16 @@ def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
 
 
 def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(tmp_path):
-    """logger.updates_per_round=2: each round's 9 updates become 2 points, each carrying every
-    player's latest μ and σ, the round's last among them (so the curves end at the final ratings)."""
+    """logger.updates_per_round=2: each round's 3 tasks (9 updates) become 2 points, each carrying
+    every player's latest μ and σ, the round's last among them (so the curves end at the final
+    ratings)."""
     out = tmp_path / "run"
     run_game(config("game.rounds=3", "logger=wandb", "logger.progress=plain", "logger.updates_per_round=2"), out)
     s = summarise(out)
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    rating = [e for e in events if e["event"] == "rating"]
+    rated = [e for e in events if e["event"] == "rated"]
     points = [r for r in s["rows"] if "update" in r]
-    assert len(rating) == 27 and [int(r["update"]) for r in points] == [4, 9, 13, 18, 22, 27]
+    assert len(rated) == 9 and [int(r["update"]) for r in points] == [3, 9, 12, 18, 21, 27]
     assert all({f"{k}/{n}" for k in ("mu", "sigma") for n in ("hi", "mid", "lo")} <= set(r) for r in points)
     final = {r["player"]: r["mu"] for r in events[-1]["ratings"]}
     assert {n: json.loads(points[-1][f"mu/{n}"]) for n in final} == pytest.approx(final)

@@ -4,12 +4,18 @@ table, same events (every attempt, task, estimate and rating update), same seed.
 The fingerprints in ``golden_games.json`` were made by the code before the move, and remade
 once when the program generator began redrawing drafts that print only True/False (COP's
 ``require_value`` rule); its ``about`` says so.
+
+The ratings enter the fingerprint as each task's ``rated`` record (updates made, running count,
+every moved player's numbers after them), whichever way the log keeps them: a log per pair
+(``events.rating_updates=pair``, and the golden games' own logs) is folded into the same
+records, so both kinds of log must give the same fingerprint, bit for bit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,11 +27,45 @@ from skate.store import read_events
 GOLDEN = json.loads((Path(__file__).parent / "golden_games.json").read_text())["games"]
 
 
+def canonical(events: list[dict]) -> Iterator[dict]:
+    """The events with the ratings as one ``rated`` record per task: a run of ``rating`` lines
+    (one per pairwise update) becomes the record the per-task log writes for it."""
+    roster = [p["name"] for p in events[0].get("players", [])] if events and events[0]["event"] == "run_start" else []
+    pending: list[dict] = []
+
+    def fold() -> dict:
+        last: dict[str, dict[str, float]] = {}
+        for u in pending:
+            for side in ("a", "b"):
+                last[u[side]] = {k[:-2]: v for k, v in u.items() if k.endswith("_" + side) and k != "p_" + side}
+        names = [n for n in roster if n in last]
+        keys = list(last[names[0]])
+        state = {k: {n: last[n][k] for n in names} for k in keys}
+        out = {"event": "rated", "task_id": pending[0]["task_id"], "updates": len(pending), "update": pending[-1]["update"]}
+        if keys:
+            out["state"] = state
+        pending.clear()
+        return out
+
+    for e in events:
+        if e["event"] == "rating":
+            if pending and pending[-1]["task_id"] != e["task_id"]:
+                yield fold()
+            pending.append(e)
+            continue
+        if pending:
+            yield fold()
+        yield e
+    if pending:
+        yield fold()
+
+
 def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
-    """SHA-256 over every event but run_start (keys sorted; no timestamps or elapsed time)."""
+    """SHA-256 over every event but run_start (keys sorted; no timestamps or elapsed time), the
+    ratings as per-task records (:func:`canonical`)."""
     h = hashlib.sha256()
     kinds: dict[str, int] = {}
-    for e in read_events(run_dir):
+    for e in canonical(read_events(run_dir)):
         if e["event"] == "run_start":
             continue
         e = {k: v for k, v in e.items() if k != "ts"}
@@ -50,3 +90,16 @@ def test_the_game_is_unchanged(tmp_path, name):
     digest, kinds = fingerprint(tmp_path)
     assert kinds == golden["kinds"]
     assert digest == golden["digest"]
+
+
+def test_a_log_per_pair_folds_into_the_same_fingerprint(tmp_path):
+    """The same short game logged per task and per pair: the same ratings and fingerprint."""
+    prints = []
+    for kind in ("task", "pair"):
+        out = tmp_path / kind
+        run_game(compose_config(["seed=1", "game.rounds=3", "logger=none", "report=false",
+                                 f"events.rating_updates={kind}"]), out)
+        prints.append((json.loads((out / "ratings.json").read_text()), fingerprint(out)))
+        kinds = {e["event"] for e in read_events(out)}
+        assert ("rating" in kinds, "rated" in kinds) == ((False, True) if kind == "task" else (True, False))
+    assert prints[0] == prints[1]
