@@ -59,12 +59,23 @@ class COPSimulation(Simulation):
     def __init__(self, game: COPGame, env: GameEnv, oracle: SandboxOracle | None = None) -> None:
         self.n_distractors = game.n_distractors
         self.oracle = oracle or SandboxOracle(env.sandbox)
+        # Memos shared by every player of the run (each task is read by all of them, and each
+        # option shown in thousands of samples): a program's difficulty, an option's key.
+        self._difficulty: dict[str, float] = {}
+        self._keys: dict[str, str] = {}
 
     def kind_of(self, text: str) -> str | None:
         return kind_of(text)
 
     def difficulty(self, text: str) -> float:
-        return code_difficulty(text)
+        if (known := self._difficulty.get(text)) is None:
+            known = self._difficulty[text] = code_difficulty(text)
+        return known
+
+    def _key(self, option: str) -> str:
+        if (key := self._keys.get(option)) is None:
+            key = self._keys[option] = normalize_text(option)
+        return key
 
     # ------------------------------------------------------------------ setting
     def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
@@ -107,7 +118,7 @@ class COPSimulation(Simulation):
                 truth = self.oracle(q.prompt)
                 seen[q.prompt] = (player.p_know(q.prompt), normalize_text(truth) if truth is not None else None)
             know, key = seen[q.prompt]
-            right = [i for i, o in enumerate(q.options) if normalize_text(o) == key]
+            right = [i for i, o in enumerate(q.options) if self._key(o) == key]
             if right and rng.random() < know:
                 picks.append(right[0])
             else:
