@@ -151,6 +151,9 @@ class RatingBackend(ABC):
         when given); say what changed. ``setter`` (who set the task) is needed by the
         setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,
         samples)) by backends that rate the answers themselves."""
+        if involving is None and self._quick and not self.record_pairs and not self.keeps_history \
+                and not self.rule.needs_setter:
+            return self._apply_results(task_id, self.rule.task_results(p_correct, self.players))
         return self._apply_all(task_id, self.outcomes(task_id, p_correct, setter), involving)
 
     def order_confidence(self) -> list[OrderPair] | None:
@@ -196,6 +199,17 @@ class RatingBackend(ABC):
         done.last = self.applied
         done.players = [n for n in self.players if n in moved]
         return done
+
+    @property
+    def _quick(self) -> bool:
+        """Whether :meth:`_apply_results` may apply a task's outcomes as bare (a, b, result)
+        triples (when no record, history or player filter is asked for)."""
+        return False
+
+    def _apply_results(self, task_id: str, results: list[tuple[str, str, float]]) -> Applied:
+        """Apply one task's outcomes given as (a, b, result): what :meth:`_apply_all` does, in
+        one tight loop, for a backend whose :attr:`_quick` is true."""
+        raise NotImplementedError
 
     def _step(self, outcome: PairOutcome) -> Any:
         """Apply one pairwise outcome without a record (a backend may do it faster than apply)."""

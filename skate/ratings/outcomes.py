@@ -98,6 +98,28 @@ class PairRule:
                 return False
         return True
 
+    def task_results(self, p_correct: Mapping[str, float], order: Sequence[str]) -> list[tuple[str, str, float]]:
+        """The (a, b, result) of each pair of :meth:`task_outcomes` under the relative and
+        absolute rules, without the outcome objects (a 200-player task has 19,900 pairs)."""
+        present = [name for name in order if name in p_correct]
+        out: list[tuple[str, str, float]] = []
+        if self.outcome is OutcomeRule.relative:
+            margin = self.draw_margin
+            for i, a in enumerate(present):
+                p_a = p_correct[a]
+                for b in present[i + 1:]:
+                    d = p_a - p_correct[b]  # |p_a - p_b| < margin: a draw; else p_a > p_b: a wins
+                    out.append((a, b, 0.5 if abs(d) < margin else 1.0 if d > 0 else 0.0))
+        elif self.outcome is OutcomeRule.absolute:
+            passed = [p_correct[n] >= self.p_thresh for n in present]
+            for i, a in enumerate(present):
+                pass_a = passed[i]
+                for j in range(i + 1, len(present)):
+                    out.append((a, present[j], 0.5 if pass_a == passed[j] else 1.0 if pass_a else 0.0))
+        else:
+            raise ValueError("the setter_vs_solver rule scores a setter against a solver: use task_outcomes")
+        return out
+
     def task_outcomes(self, task_id: str, p_correct: Mapping[str, float],
                       order: Sequence[str], setter: str | None = None) -> list[PairOutcome]:
         """One task's outcomes, pairs in ``order``. Relative and absolute: every unique pair among

@@ -27,7 +27,7 @@ import numpy as np
 
 from skate.ratings import trueskill_math as tsm
 from skate.ratings.config import OutcomeRule
-from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 DEFAULT_DRAW = 0.10
@@ -105,6 +105,36 @@ class TrueSkillRating(RatingBackend):
             self.trace.append(dict(self.ratings))
             del self.trace[: -self.average_last]
         return new_a, new_b
+
+    @property
+    def _quick(self) -> bool:
+        return not self.average_last
+
+    def _apply_results(self, task_id: str, results: list[tuple[str, str, float]]) -> Applied:
+        ratings, games, rate = self.ratings, self.games, tsm.rate_1vs1
+        env = self.env
+        n, draws, auto = self.n_updates, self.draws, self.auto_draw
+        moved: set[str] = set()
+        for a, b, result in results:
+            n += 1
+            if result == 0.5:
+                draws += 1
+            if auto and n > MIN_OUTCOMES_FOR_AUTO:
+                self.env = env = self._env(draws / n)
+            ra, rb = ratings[a], ratings[b]
+            if result == 0.0:
+                mb, sb, ma, sa = rate(rb[0], rb[1], ra[0], ra[1], False, env.beta, env.tau, env.margin)
+            else:
+                ma, sa, mb, sb = rate(ra[0], ra[1], rb[0], rb[1], result == 0.5, env.beta, env.tau, env.margin)
+            ratings[a], ratings[b] = Skill(ma, sa), Skill(mb, sb)
+            games[a] += 1
+            games[b] += 1
+            moved.add(a)
+            moved.add(b)
+        done = len(results)
+        self.n_updates, self.draws = n, draws
+        self.applied += done
+        return Applied(task_id, done, self.applied, [p for p in self.players if p in moved])
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
         new_a, new_b = self._step(o)

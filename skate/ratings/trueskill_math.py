@@ -30,14 +30,7 @@ with warnings.catch_warnings():  # trueskill 0.4.5 has an invalid escape in a do
 MIN_DELTA = trueskill.DELTA  # the library's convergence threshold for the truncation loop
 _SQRT2 = math.sqrt(2)
 _PDF_C = 1 / math.sqrt(2 * math.pi) * 1  # the library's pdf constant (times |σ| = 1)
-
-
-def _cdf(x: float) -> float:
-    return 0.5 * erfc(-x / _SQRT2)
-
-
-def _pdf(x: float) -> float:
-    return _PDF_C * math.exp(-(x ** 2 / 2))
+_sqrt, _exp, _INF = math.sqrt, math.exp, math.inf
 
 
 def _pi1(x: float) -> float:
@@ -74,14 +67,14 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
     Raises FloatingPointError where the library does (an upset too large for float precision)."""
     beta2 = beta ** 2
     # Down: prior (with τ), likelihood, team performance; for each player.
-    s = math.sqrt(sigma_w ** 2 + tau ** 2)
+    s = _sqrt(sigma_w ** 2 + tau ** 2)
     vpi0 = s ** -2
     vtau0 = vpi0 * mu_w
     a = 1. / (1. + beta2 * vpi0)
     ppi0, ptau0 = a * vpi0, a * vtau0
     tpi0 = _pi1(ppi0)
     ttau0 = tpi0 * (ptau0 / ppi0)
-    s = math.sqrt(sigma_l ** 2 + tau ** 2)
+    s = _sqrt(sigma_l ** 2 + tau ** 2)
     vpi1 = s ** -2
     vtau1 = vpi1 * mu_l
     a = 1. / (1. + beta2 * vpi1)
@@ -99,28 +92,30 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
         if i:  # the sum factor sends the same message again: the variable is re-divided and re-multiplied
             dp, dt = (dp - sp) + sp, (dt - st) + st
         cp, ct = dp - mp, dt - mt
-        sqrt_pi = math.sqrt(cp)
+        sqrt_pi = _sqrt(cp)
         diff, m = ct / sqrt_pi, margin * sqrt_pi
+        # The library's V and W of the truncated Gaussian, with its cdf and pdf (inlined).
         if drawn:
             abs_diff = abs(diff)
             lo, hi = m - abs_diff, -m - abs_diff
-            denom = _cdf(lo) - _cdf(hi)
+            denom = 0.5 * erfc(-lo / _SQRT2) - 0.5 * erfc(-hi / _SQRT2)
             if not denom:
                 raise _floating_point_error()
-            ratio = (_pdf(hi) - _pdf(lo)) / denom
+            pdf_lo, pdf_hi = _PDF_C * _exp(-(lo ** 2 / 2)), _PDF_C * _exp(-(hi ** 2 / 2))
+            ratio = (pdf_hi - pdf_lo) / denom
             v = ratio * (-1 if diff < 0 else +1)
-            w = (ratio ** 2) + (lo * _pdf(lo) - hi * _pdf(hi)) / denom
+            w = (ratio ** 2) + (lo * pdf_lo - hi * pdf_hi) / denom
         else:
             x = diff - m
-            denom = _cdf(x)
-            v = (_pdf(x) / denom) if denom else -x
+            denom = 0.5 * erfc(-x / _SQRT2)
+            v = (_PDF_C * _exp(-(x ** 2 / 2)) / denom) if denom else -x
             w = v * (v + x)
             if not 0 < w < 1:
                 raise _floating_point_error()
         den = 1. - w
         npi, ntau = cp / den, (ct + sqrt_pi * v) / den
         pi_delta = abs(dp - npi)
-        delta = 0. if pi_delta == math.inf else max(abs(dt - ntau), math.sqrt(pi_delta))
+        delta = 0. if pi_delta == _INF else max(abs(dt - ntau), _sqrt(pi_delta))
         mp, mt = (npi + mp) - dp, (ntau + mt) - dt
         dp, dt = npi, ntau
         if delta <= MIN_DELTA:
@@ -136,9 +131,10 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
     u1p = _pi2(bp, ap)
     u1t = u1p * mu
     n1p, n1t = tpi1 + u1p, ttau1 + u1t
-    # Up: team performance to performance, likelihood to rating.
-    return (*_rating_up(n0p, n0t, tpi0, ttau0, ppi0, ptau0, vpi0, vtau0, beta2),
-            *_rating_up(n1p, n1t, tpi1, ttau1, ppi1, ptau1, vpi1, vtau1, beta2))
+    # Up: team performance to performance, likelihood to rating; for each player.
+    mu_0, sigma_0 = _rating_up(n0p, n0t, tpi0, ttau0, ppi0, ptau0, vpi0, vtau0, beta2)
+    mu_1, sigma_1 = _rating_up(n1p, n1t, tpi1, ttau1, ppi1, ptau1, vpi1, vtau1, beta2)
+    return mu_0, sigma_0, mu_1, sigma_1
 
 
 def _rating_up(np_: float, nt: float, tpi: float, ttau: float, ppi: float, ptau: float,
@@ -150,4 +146,8 @@ def _rating_up(np_: float, nt: float, tpi: float, ttau: float, ppi: float, ptau:
     mgp, mgt = (ppi + xp) - ppi, (ptau + xt) - ptau
     a = 1. / (1. + beta2 * mgp)
     rp, rt = vpi + a * mgp, vtau + a * mgt
-    return reported(float(rt / rp if rp else rp), float(math.sqrt(1 / rp) if rp else math.inf))
+    # The new Rating(μ, σ), and what it reports (see reported)
+    mu, sigma = float(rt / rp if rp else rp), float(_sqrt(1 / rp) if rp else _INF)
+    pi = sigma ** -2
+    tau = pi * mu
+    return (pi and tau / pi), (_sqrt(1 / pi) if pi else _INF)

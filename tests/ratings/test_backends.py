@@ -189,3 +189,24 @@ def test_the_outcome_history_is_kept_only_by_backends_that_read_it():
         assert updates == 6 and backend.games == {"a": 4, "b": 4, "c": 4}
         keeps[name] = len(backend.history)
     assert keeps == {"ts": 0, "ts_k": 6, "elo": 0, "bt": 6}
+
+
+@pytest.mark.parametrize("make", [lambda: TrueSkillRating(), lambda: TrueSkillRating(draw_probability="auto"),
+                                  lambda: TrueSkillRating(outcome="absolute", p_thresh=0.5), lambda: EloRating()],
+                         ids=["trueskill", "trueskill-auto", "trueskill-absolute", "elo"])
+def test_the_quick_path_is_the_one_update_at_a_time_path(make):
+    """A task's outcomes applied as bare triples in one loop (no records asked for) leave exactly
+    the numbers that applying each outcome object in turn leaves (records asked for)."""
+    rng = np.random.default_rng(5)
+    players = [f"p{i}" for i in range(7)]
+    quick, slow = make(), make()
+    slow.record_pairs = True
+    for backend in (quick, slow):
+        backend.add_players(players)
+    for t in range(40):
+        scores = {n: float(rng.choice([0.0, 0.3, 0.32, 0.5, 0.9, 1.0])) for n in players if rng.random() < 0.9}
+        a, b = quick.update(f"t{t}", scores), slow.update(f"t{t}", scores)
+        assert (a.updates, a.last, a.players) == (b.updates, b.last, b.players) and len(b.pairs) == b.updates
+        assert not a.pairs
+    assert quick.ratings == slow.ratings and quick.games == slow.games
+    assert [r.as_dict() for r in quick.table()] == [r.as_dict() for r in slow.table()]
