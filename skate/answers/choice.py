@@ -35,10 +35,9 @@ class ChoiceQuery:
 def draw_choice(prompt: str, answer: str, distractors: Sequence[str], n_options: int,
                 rng: np.random.Generator) -> ChoiceQuery:
     """The answer plus ``n_options - 1`` distractors drawn without replacement, shuffled."""
-    picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False)]
+    picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False).tolist()]
     options = [answer, *picked]
-    order = rng.permutation(len(options))
-    return ChoiceQuery(prompt, tuple(options[i] for i in order))
+    return ChoiceQuery(prompt, tuple([options[i] for i in rng.permutation(len(options)).tolist()]))
 
 
 def grade_choice(query: ChoiceQuery, answer: str, reply: Any) -> bool:
