@@ -12,20 +12,43 @@ For each program it makes a fresh working folder, forks a child that applies the
 stdin at an in-memory file holding the request's input, stdout/stderr at in-memory files, and
 execs a fresh ``python -I -S main.py`` with only the request's environment variables. Afterwards it kills every process left in the jail (as the
 namespace's init it can, and the kernel shields it from its children's signals), reaps them,
-and wipes the temporary folder. The jail's ``argv``: ``PYTHON UID GID`` (UID/GID -1 = keep).
+and wipes the temporary folder. The jail's ``argv``: ``PYTHON UID GID [ZYGOTE]`` (UID/GID -1 =
+keep).
+
+Warm (``ZYGOTE`` given: the source of ``_zygote.py``): at start it also runs two zygotes, clean
+interpreters that have imported what programs commonly use, and a program is then forked from
+one of them (alternately, so that a program run twice in a row sees two hash seeds and address
+layouts) instead of exec'd: the zygote clones the child as a sibling, so it is still this
+supervisor's child, timed, killed and reaped as above. The zygotes stay up, so what is left of a
+program is killed by its process group, which its processes cannot leave (the child's seccomp
+filter, see ``_zygote.py``), instead of by ``kill(-1)``. A request whose environment names a
+variable the interpreter reads at start-up (locale, time zone, dynamic linker, allocator) is run
+cold, as is everything if the zygotes cannot start (the ready line says why).
 """
 
 import json
+import marshal
 import os
 import resource
 import select
 import shutil
 import signal
+import socket
 import sys
 import time
 
 TMP = "/tmp"
 RUN = "/tmp/run"
+SHIELDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+            signal.SIGQUIT, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+ZYGOTES = 2
+ZYGOTE_START_S = 30.0
+REPLY_S = 10.0  # how long a zygote may take to fork
+SWEEP_S = 10.0  # how long killing a program's leftovers may take before the jail gives up
+# Variables the interpreter (or the C library under it) reads once, at start-up: a zygote started
+# without them cannot honour them, so a request that sets one runs cold.
+COLD_NAMES = frozenset({"LANG", "LANGUAGE", "TZ"})
+COLD_PREFIXES = ("LC_", "LD_", "MALLOC_", "GLIBC_", "PYTHON")
 
 
 def _drop_privileges(uid, gid):
@@ -40,8 +63,7 @@ def _drop_privileges(uid, gid):
 
 def _shield_self():
     # Signals that have a handler can reach init from inside its namespace; ignore them all.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-                signal.SIGQUIT, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+    for sig in SHIELDED:
         signal.signal(sig, signal.SIG_IGN)
     import ctypes
 
@@ -127,6 +149,25 @@ def _read_back(fd, cap):
     return data, size
 
 
+def _wait(pid, timeout):
+    """Wait for our child ``pid`` at most ``timeout`` seconds, then kill it; (rc, timed out, CPU s)."""
+    pidfd = os.pidfd_open(pid)
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        if select.select([pidfd], [], [], left)[0]:
+            break
+    os.close(pidfd)
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), timed_out, usage.ru_utime + usage.ru_stime
+
+
 def _run_one(python, req):
     os.mkdir(RUN, 0o700)
     with open(os.path.join(RUN, "main.py"), "w", encoding="utf-8") as f:
@@ -141,22 +182,7 @@ def _run_one(python, req):
     if pid == 0:
         _child(python, req, out_fd, err_fd, stdin_r)
     os.close(stdin_r)
-    pidfd = os.pidfd_open(pid)
-    deadline = time.monotonic() + req["timeout"]
-    timed_out = False
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            timed_out = True
-            break
-        if select.select([pidfd], [], [], left)[0]:
-            break
-    os.close(pidfd)
-    if timed_out:
-        os.kill(pid, signal.SIGKILL)
-    _, status, usage = os.wait4(pid, 0)
-    rc = os.waitstatus_to_exitcode(status)
-    cpu_used = usage.ru_utime + usage.ru_stime
+    rc, timed_out, cpu_used = _wait(pid, req["timeout"])
     _reap_all()
     cap = req["fsize"]
     out, out_bytes = _read_back(out_fd, cap)
@@ -166,19 +192,202 @@ def _run_one(python, req):
             "out_bytes": out_bytes, "err": err.decode("utf-8", "replace"), "clean": clean}
 
 
+# --------------------------------------------------------------------------------------- warm
+class Zygote:
+    """One zygote (``_zygote.py``), spoken to over a SOCK_SEQPACKET socket."""
+
+    def __init__(self, python, source):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # Its stdin, stdout and stderr: empty memfds, the files a program's are (it never writes
+        # to them; what CPython says if it fails to start is read back from the last).
+        stdio = [_anon_file(name) for name in ("stdin", "stdout", "stderr")]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                fd = theirs.fileno()
+                if fd != 3:
+                    os.dup2(fd, 3)
+                os.set_inheritable(3, True)
+                for target, memfd in enumerate(stdio):
+                    os.dup2(memfd, target)
+                os.closerange(4, 1 << 16)
+                for sig in SHIELDED + (signal.SIGPIPE, signal.SIGXFSZ):
+                    signal.signal(sig, signal.SIG_DFL)
+                os.execve(python, [python, "-I", "-S", "-c", source, "3"], {})
+            finally:
+                os._exit(127)
+        theirs.close()
+        os.close(stdio[0])
+        os.close(stdio[1])
+        self.pid, self.sock = pid, ours
+        ours.settimeout(ZYGOTE_START_S)
+        try:
+            hello = ours.recv(64)
+        except OSError as exc:
+            hello = repr(exc).encode()
+        said = os.pread(stdio[2], 2000, 0).decode("utf-8", "replace").strip()
+        os.close(stdio[2])
+        if hello != b"ready":
+            self.close()
+            raise RuntimeError(f"the zygote did not start ({hello[:100]!r}): {said[-600:]}")
+        ours.settimeout(REPLY_S)
+
+    def fork(self, fds, protected):
+        """A child for one program (the memfds: request, stdin, stdout, stderr); its pid."""
+        msg = ("fork " + " ".join(str(p) for p in protected)).encode()
+        socket.send_fds(self.sock, [msg], fds)
+        reply = self.sock.recv(256)
+        if not reply.startswith(b"pid "):
+            raise RuntimeError(f"the zygote failed: {reply[:200]!r}")
+        return int(reply[4:])
+
+    def close(self):
+        """Hang up, and make sure it is gone (and reaped: a zombie still counts in RLIMIT_NPROC)."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+class Warm:
+    """The zygotes of a warm jail."""
+
+    def __init__(self, python, source):
+        self.python, self.source = python, source
+        self.zygotes = []
+        self.turn = 0
+        self.start()
+
+    def start(self):
+        try:
+            self.zygotes = [Zygote(self.python, self.source) for _ in range(ZYGOTES)]
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        """Stop the zygotes (before a cold program, which is swept with kill(-1))."""
+        for z in self.zygotes:
+            z.close()
+        self.zygotes = []
+
+    def protected(self):
+        return [1] + [z.pid for z in self.zygotes]
+
+    def next(self):
+        z = self.zygotes[self.turn % len(self.zygotes)]
+        self.turn += 1
+        return z
+
+
+def wants_cold(env):
+    return any(name in COLD_NAMES or name.startswith(COLD_PREFIXES) for name in env)
+
+
+def _sweep(pgid):
+    """Kill and reap every process in the program's group (every process it started: they
+    cannot leave it); True once none is left, not even a zombie."""
+    deadline = time.monotonic() + SWEEP_S
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return True
+        try:
+            os.waitpid(-pgid, 0)  # orphans come to init, and so to us
+        except ChildProcessError:
+            time.sleep(0.001)  # a member whose parent is still dying: it comes to us next
+    return False
+
+
+def _clear_run():
+    """Empty /tmp in the common case, a program that left nothing but ordinary files in RUN, with
+    a few calls rather than a walk; True if it did, False if it is a case for _wipe_tmp."""
+    try:
+        with os.scandir(TMP) as it:
+            if [e.name for e in it] != ["run"]:
+                return False
+        files = []
+        with os.scandir(RUN) as it:
+            for e in it:
+                if not e.is_file(follow_symlinks=False):
+                    return False
+                files.append(e.path)
+        for path in files:
+            os.unlink(path)
+        os.rmdir(RUN)
+    except OSError:  # a folder it made unreadable, a file it could not lose, ...
+        return False
+    return True
+
+
+def _run_warm(warm, req):
+    os.mkdir(RUN, 0o700)
+    fd = os.open(os.path.join(RUN, "main.py"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        data = req["code"].encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+    out_fd, err_fd = _anon_file("stdout"), _anon_file("stderr")
+    stdin_fd, req_fd = _anon_file("stdin"), _anon_file("request")
+    given = req.get("stdin") or ""
+    if given:
+        os.write(stdin_fd, given.encode("utf-8", "surrogateescape"))
+        os.lseek(stdin_fd, 0, os.SEEK_SET)
+    # The zygote only passes these on: what is in them is read by the child alone.
+    os.write(req_fd, marshal.dumps({"env": req.get("env") or {}, "cpu": req["cpu"], "mem": req["mem"],
+                                    "fsize": req["fsize"], "nproc": req["nproc"] + len(warm.zygotes)}))
+    try:
+        pid = warm.next().fork([req_fd, stdin_fd, out_fd, err_fd], warm.protected())
+    finally:
+        os.close(req_fd)
+        os.close(stdin_fd)
+    rc, timed_out, cpu_used = _wait(pid, req["timeout"])
+    swept = _sweep(pid)
+    cap = req["fsize"]
+    out, out_bytes = _read_back(out_fd, cap)
+    err, _ = _read_back(err_fd, cap)
+    clean = (_clear_run() or _wipe_tmp()) and swept
+    return {"rc": rc, "timed_out": timed_out, "cpu_s": cpu_used, "out": out.decode("utf-8", "replace"),
+            "out_bytes": out_bytes, "err": err.decode("utf-8", "replace"), "clean": clean}
+
+
 def main():
     python, uid, gid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    zygote_source = sys.argv[4] if len(sys.argv) > 4 else ""
     _drop_privileges(uid, gid)
     _shield_self()
     os.umask(0o077)
     _wipe_tmp()
+    warm, warm_error = None, None
+    if zygote_source:
+        try:
+            warm = Warm(python, zygote_source)
+        except Exception as exc:  # noqa: BLE001 - this jail runs cold; the host says so
+            warm_error = f"{type(exc).__name__}: {exc}"
     reply = sys.stdout
     reply.write(json.dumps({"ready": True, "uid": os.getuid(), "pid": os.getpid(),
-                            "python": python}) + "\n")
+                            "python": python, "warm": warm is not None,
+                            "warm_error": warm_error}) + "\n")
     reply.flush()
     for line in sys.stdin:
         try:
-            result = _run_one(python, json.loads(line))
+            req = json.loads(line)
+            if warm is None:
+                result = _run_one(python, req)
+            elif not wants_cold(req.get("env") or {}):
+                result = _run_warm(warm, req)
+            else:
+                warm.stop()
+                result = _run_one(python, req)
+                warm.start()
         except Exception as exc:  # noqa: BLE001 - the host classifies this as a sandbox error
             _reap_all()
             result = {"fatal": f"{type(exc).__name__}: {exc}"}

@@ -28,6 +28,7 @@ class JailSettingsConfig(SandboxConfig):
     tmp_mb: int = 64  # size of each jail's private /tmp
     uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
     startup_timeout_s: float = 20.0
+    warm: bool = True  # fork each program from a clean interpreter kept in the jail; false: exec one
 
 
 @dataclass

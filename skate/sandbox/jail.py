@@ -42,6 +42,7 @@ from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxErr
 log = logging.getLogger(__name__)
 
 SUPERVISOR = (Path(__file__).with_name("_supervisor.py")).read_text(encoding="utf-8")
+ZYGOTE = (Path(__file__).with_name("_zygote.py")).read_text(encoding="utf-8")
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 REPLY_GRACE_S = 10.0  # how long past the program's own time limit the supervisor may take to reply
@@ -149,6 +150,8 @@ class _Worker:
             self.close()
             raise SandboxUnavailable(f"{Path(argv[0]).name} did not start: {hello}")
         self.uid = hello.get("uid")
+        self.warm = bool(hello.get("warm"))  # programs are forked from zygotes (sandbox.warm)
+        self.warm_error = hello.get("warm_error")
 
     def stderr_tail(self, n: int = 600) -> str:
         try:
@@ -249,10 +252,12 @@ class JailSandbox(Sandbox):
     isolated = True
     def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
                  python: str = "", tmp_mb: int = 64, uid_base: int = 700_000,
-                 startup_timeout_s: float = 20.0, binary: str = "") -> None:
+                 startup_timeout_s: float = 20.0, binary: str = "", warm: bool = True) -> None:
         super().__init__(limits, workers)
         self.python, self.prefix = interpreter(python)
         self.tmp_mb = int(tmp_mb)
+        self.warm = bool(warm)
+        self._warned_cold = False
         self.startup_timeout_s = startup_timeout_s
         self._uids = UidSlots(uid_base) if os.geteuid() == 0 else None
         self._idle: list[_Worker] = []
@@ -279,7 +284,8 @@ class JailSandbox(Sandbox):
         """argv that starts one jailed supervisor, and the fds it must inherit."""
 
     def supervisor_argv(self, uid: int, gid: int) -> list[str]:
-        return [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid)]
+        argv = [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid)]
+        return argv + [ZYGOTE] if self.warm else argv
 
     # -- pool
     def _spawn(self) -> _Worker:
@@ -303,6 +309,10 @@ class JailSandbox(Sandbox):
             shutil.rmtree(workdir, ignore_errors=True)
             for fd in fds:  # read by the jail at start-up
                 os.close(fd)
+        if self.warm and not worker.warm and not self._warned_cold:
+            self._warned_cold = True
+            log.warning("%s: sandbox.warm is on but this jail runs every program cold: %s",
+                        self.name, worker.warm_error)
         with self._lock:
             self._all.add(worker)
         return worker
@@ -390,7 +400,8 @@ class JailSandbox(Sandbox):
             w.kill()
 
     def describe(self) -> str:
-        return f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}"
+        start = "warm" if self.warm else "cold"
+        return f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start"
 
 
 # ------------------------------------------------------------------------------------- nsjail
