@@ -33,6 +33,7 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import skate.sandbox.policy as policy
@@ -265,6 +266,11 @@ class JailSandbox(Sandbox):
         self._lock = threading.Lock()
         self._closed = False
         self.binary = self.find_binary(binary)
+        # Every jail is started from one of these threads, which live as long as the sandbox: a
+        # jail program may die with the thread that started it (bubblewrap's --die-with-parent is
+        # a parent-death signal, and those follow the thread), so not from a caller's thread,
+        # which may be a pool's that ends after one batch.
+        self._spawner = ThreadPoolExecutor(max(1, self.workers), thread_name_prefix=f"{self.name}-spawn")
 
     def find_binary(self, setting: str = "") -> str:
         """The jail program: ``sandbox.binary`` when given, else the implementation's own."""
@@ -328,7 +334,11 @@ class JailSandbox(Sandbox):
             if worker.proc.poll() is None:
                 return worker
             self._retire(worker)  # died while idle
-        return self._spawn()
+        try:
+            spawning = self._spawner.submit(self._spawn)
+        except RuntimeError as exc:  # shut down: the sandbox closed meanwhile
+            raise SandboxError(f"the {self.name} sandbox is closed") from exc
+        return spawning.result()
 
     def _retire(self, worker: _Worker) -> None:
         with self._lock:
@@ -336,10 +346,17 @@ class JailSandbox(Sandbox):
         worker.close()
 
     def start(self) -> None:
-        """Build every worker's jail now rather than on first use (raises if the jail cannot run)."""
-        workers = [self._checkout() for _ in range(self.workers)]
+        """Build every worker's jail now rather than on first use (raises if the jail cannot run).
+        The jails are built side by side: most of a jail's start is its interpreters' imports."""
+        with ThreadPoolExecutor(self.workers) as pool:
+            futures = [pool.submit(self._checkout) for _ in range(self.workers)]
+            wait(futures)
+        workers = [f.result() for f in futures if f.exception() is None]
         with self._lock:
             self._idle.extend(workers)
+        for f in futures:
+            if f.exception() is not None:
+                raise f.exception()
 
     def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
                  ) -> ExecResult:
@@ -385,6 +402,7 @@ class JailSandbox(Sandbox):
             workers, self._all, self._idle = list(self._all), set(), []
         for w in workers:
             w.close()
+        self._spawner.shutdown(wait=False)
 
     def jail_pids(self) -> list[int]:
         """Host pids of the running jails (one per started worker)."""

@@ -88,6 +88,21 @@ def test_a_jail_killed_mid_run_is_a_sandbox_error_and_is_replaced(jail):
         assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
+def test_a_jail_outlives_the_thread_that_needed_it(jail):
+    """A jail is started from the sandbox's own threads: bubblewrap's --die-with-parent follows
+    the thread that started it, and callers' threads (a run_many pool's) end."""
+    sb = type(jail)(TEST_LIMITS, workers=1)
+    try:
+        runner = threading.Thread(target=lambda: sb.run("print(1)"))
+        runner.start()
+        runner.join()
+        time.sleep(0.3)
+        pids = sb.jail_pids()
+        assert len(pids) == 1 and sb.run("print(2)").stdout == "2\n" and sb.jail_pids() == pids
+    finally:
+        sb.close()
+
+
 def test_closing_leaves_no_jail_behind(built):
     name = next((n for n in ("bwrap", "nsjail") if not isinstance(built[n], str)), None)
     if name is None:
