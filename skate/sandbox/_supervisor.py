@@ -194,7 +194,8 @@ def _run_one(python, req):
 
 # --------------------------------------------------------------------------------------- warm
 class Zygote:
-    """One zygote (``_zygote.py``), spoken to over a SOCK_SEQPACKET socket."""
+    """One zygote (``_zygote.py``), spoken to over a SOCK_SEQPACKET socket: started by the
+    constructor, ready once ``wait_ready`` returns."""
 
     def __init__(self, python, source):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -219,18 +220,19 @@ class Zygote:
         theirs.close()
         os.close(stdio[0])
         os.close(stdio[1])
-        self.pid, self.sock = pid, ours
-        ours.settimeout(ZYGOTE_START_S)
+        self.pid, self.sock, self.stderr = pid, ours, stdio[2]
+
+    def wait_ready(self):
+        self.sock.settimeout(ZYGOTE_START_S)
         try:
-            hello = ours.recv(64)
+            hello = self.sock.recv(64)
         except OSError as exc:
             hello = repr(exc).encode()
-        said = os.pread(stdio[2], 2000, 0).decode("utf-8", "replace").strip()
-        os.close(stdio[2])
+        said = os.pread(self.stderr, 2000, 0).decode("utf-8", "replace").strip()
+        os.close(self.stderr)
         if hello != b"ready":
-            self.close()
             raise RuntimeError(f"the zygote did not start ({hello[:100]!r}): {said[-600:]}")
-        ours.settimeout(REPLY_S)
+        self.sock.settimeout(REPLY_S)
 
     def fork(self, fds, protected):
         """A child for one program (the memfds: request, stdin, stdout, stderr); its pid."""
@@ -243,10 +245,11 @@ class Zygote:
 
     def close(self):
         """Hang up, and make sure it is gone (and reaped: a zombie still counts in RLIMIT_NPROC)."""
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        for close in (self.sock.close, lambda: os.close(self.stderr)):
+            try:
+                close()
+            except OSError:
+                pass
         try:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
@@ -265,7 +268,10 @@ class Warm:
 
     def start(self):
         try:
-            self.zygotes = [Zygote(self.python, self.source) for _ in range(ZYGOTES)]
+            for _ in range(ZYGOTES):  # all at once: they import side by side
+                self.zygotes.append(Zygote(self.python, self.source))
+            for z in self.zygotes:
+                z.wait_ready()
         except BaseException:
             self.stop()
             raise

@@ -52,6 +52,7 @@ _SHIELDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signa
 _FRESH_PATH = tuple(sys.path)  # what a fresh `python -I -S` has, before anything changes it
 
 # What the zygote itself needs.
+import _signal  # noqa: E402
 import _socket  # noqa: E402
 import atexit  # noqa: E402
 import builtins  # noqa: E402
@@ -282,7 +283,7 @@ _DEFAULT_EXCEPTHOOK = sys.__excepthook__
 _run_exitfuncs = atexit._run_exitfuncs
 _collect, _gc_enabled = gc.collect, gc.isenabled
 _os_exit, _write, _kill, _getpid = os._exit, os.write, os.kill, os.getpid
-_signal, _SIGINT, _SIG_DFL = signal.signal, signal.SIGINT, signal.SIG_DFL
+_set_handler, _SIGINT, _SIG_DFL = signal.signal, signal.SIGINT, signal.SIG_DFL
 _getattr, _isinstance, _int, _str, _type, _list = getattr, isinstance, int, str, type, list
 _BaseException, _SystemExit, _KeyboardInterrupt = BaseException, SystemExit, KeyboardInterrupt
 
@@ -315,7 +316,7 @@ def _child_setup(fds, fprog):
     os.dup2(err_fd, 2)
     req = marshal.loads(os.pread(req_fd, os.fstat(req_fd).st_size, 0))
     os.closerange(3, 1 << 16)  # the zygote's socket and the memfds included
-    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    _signal.pthread_sigmask(signal.SIG_SETMASK, ())  # (signal's own wraps the answer in enums)
     cpu, mem, fsize, nproc = req["cpu"], req["mem"], req["fsize"], req["nproc"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -471,7 +472,7 @@ def _finish(status, main):
         if not _flush_std(report=False):
             status = 120
         if status is None:  # an uncaught KeyboardInterrupt: die of SIGINT, as CPython does
-            _signal(_SIGINT, _SIG_DFL)
+            _set_handler(_SIGINT, _SIG_DFL)
             _kill(_getpid(), _SIGINT)
             status = 130
     except _BaseException:  # noqa: BLE001 - whatever happens here, the process ends now
