@@ -60,13 +60,13 @@ import ctypes  # noqa: E402
 import marshal  # noqa: E402
 import resource  # noqa: E402
 
-# What programs commonly import (PyJail's jails: ast, contextlib, io, os, re; sandboxed calls: os,
-# sys; short programs: the rest), so that they pay none of it. Kept to modules whose import has
-# no lasting effect beyond themselves (no threads, no atexit handlers, no files, no environment)
-# and that need no fixing up after a fork: random (it reseeds itself) and threading are left to
-# the programs that use them, which pay for them as a cold program does.
+# What programs commonly import (PyJail's jails: ast, contextlib, io, os, re, unicodedata;
+# sandboxed calls: os, sys; short programs: the rest), so that they pay none of it. Kept to
+# modules whose import has no lasting effect beyond themselves (no threads, no atexit handlers,
+# no files, no environment) and that need no fixing up after a fork: random (it reseeds itself)
+# and threading are left to the programs that use them, which pay for them as a cold program does.
 PRELOADED = ("ast", "collections", "contextlib", "functools", "heapq", "itertools", "json", "math",
-             "operator", "re", "string", "typing")
+             "operator", "re", "string", "typing", "unicodedata")
 for _name in PRELOADED:
     __import__(_name)
 del _name
