@@ -46,9 +46,11 @@ ZYGOTE_START_S = 30.0
 REPLY_S = 10.0  # how long a zygote may take to fork
 SWEEP_S = 10.0  # how long killing a program's leftovers may take before the jail gives up
 # Variables the interpreter (or the C library under it) reads once, at start-up: a zygote started
-# without them cannot honour them, so a request that sets one runs cold.
-COLD_NAMES = frozenset({"LANG", "LANGUAGE", "TZ"})
-COLD_PREFIXES = ("LC_", "LD_", "MALLOC_", "GLIBC_", "PYTHON")
+# without them cannot honour them, so a request that sets one runs cold. (The locale it starts in
+# comes from LC_ALL, LC_CTYPE and LANG; `time` reads TZ when it is set up; the dynamic linker and
+# the allocator read theirs at exec. With -I it reads no PYTHON* variable at all.)
+COLD_NAMES = frozenset({"LC_ALL", "LC_CTYPE", "LANG", "TZ"})
+COLD_PREFIXES = ("LD_", "MALLOC_", "GLIBC_")
 
 
 def _drop_privileges(uid, gid):

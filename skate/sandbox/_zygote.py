@@ -334,7 +334,8 @@ def _child_setup(fds, fprog):
         environ["LC_CTYPE"] = "C.UTF-8"  # what CPython's C-locale coercion adds (PEP 538)
     # sys.stdin/stdout/stderr: the zygote's own, built by CPython on memfds like these, unused.
     sys.argv = ["main.py"]
-    sys.orig_argv = [sys.executable, "-I", "-S", "main.py"]
+    if hasattr(sys, "orig_argv"):  # 3.10 on
+        sys.orig_argv = [sys.executable, "-I", "-S", "main.py"]
     sys.path = list(_FRESH_PATH)
     main = _MODULE("__main__")
     d = main.__dict__
