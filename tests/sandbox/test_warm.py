@@ -327,6 +327,47 @@ def test_a_program_cannot_reach_the_zygotes_or_the_supervisor(pair):
     assert warm.jail_pids() == jail_pid
 
 
+def test_a_zygote_that_dies_costs_one_sandbox_error_and_the_jail_is_replaced(pair):
+    """Killed from outside the jail (nothing inside can): the run it was due to fork is the
+    infrastructure's failure, and the next run gets a new jail."""
+    import os
+    import signal
+
+    warm, _ = pair
+    if os.geteuid() != 0:
+        pytest.skip("needs to signal the jail's zygotes from the host (root)")
+    before = warm.jail_pids()
+    assert warm.run("print(1)").ok
+    zygote = None
+    for entry in os.listdir("/proc"):
+        try:  # python -I -S -c ZYGOTE_SOURCE FD, inside this jail
+            argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if argv[3:4] == [b"-c"] and argv[4].startswith(b'"""The zygote') and _in_jail(int(entry), before):
+            zygote = int(entry)
+    assert zygote is not None
+    os.kill(zygote, signal.SIGKILL)
+    outcomes = [warm.run("print(2)").outcome for _ in range(2)]  # one of them is its turn
+    assert sorted(outcomes) == sorted([Outcome.SANDBOX_ERROR, Outcome.OK])
+    assert warm.run("print(3)").stdout == "3\n" and warm.jail_pids() != before
+
+
+def _in_jail(pid, jail_pids):
+    """Whether ``pid`` descends from one of ``jail_pids``."""
+    import os
+
+    while pid > 1:
+        if pid in jail_pids:
+            return True
+        try:
+            stat = open(f"/proc/{pid}/stat").read()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return False
+
+
 SCAN = r"""
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
