@@ -320,7 +320,12 @@ class JailSandbox(Sandbox):
             log.warning("%s: sandbox.warm is on but this jail runs every program cold: %s",
                         self.name, worker.warm_error)
         with self._lock:
-            self._all.add(worker)
+            closed = self._closed
+            if not closed:
+                self._all.add(worker)
+        if closed:  # closed while this jail was being built: nobody would ever close it
+            worker.close()
+            raise SandboxError(f"the {self.name} sandbox is closed")
         return worker
 
     def _checkout(self) -> _Worker:
