@@ -3,7 +3,8 @@
 Programs keep everything ordinary Python needs. What they lose are the calls that reach past the
 jail or widen the kernel's attack surface: tracing other processes, new namespaces (and so new
 user namespaces with capabilities in them), mounts, kernel keyrings, BPF, perf, module loading,
-and the like. Denied calls fail with EPERM, so Python raises ``PermissionError`` and the program's
+and the like; and System V IPC and POSIX message queues, whose objects belong to the jail's IPC
+namespace and so would outlive a program, to be read by the next one in its jail. Denied calls fail with EPERM, so Python raises ``PermissionError`` and the program's
 outcome is an ordinary error rather than a mysterious kill. ``clone3`` answers ENOSYS, which makes
 the C library fall back to ``clone``, whose flags a filter can inspect.
 """
@@ -22,6 +23,9 @@ DENIED = (
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
     "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm",
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup",
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl", "ipc",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )
 
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET

@@ -297,6 +297,23 @@ def test_no_process_outlives_its_program(jail):
     assert host_processes_with(marker) == []
 
 
+def test_ipc_objects_are_refused_they_would_outlive_the_program(jail):
+    """System V shared memory, message queues and semaphores, and POSIX message queues live in
+    the jail's IPC namespace, past the program that made them: refused, so that no program can
+    leave its flag there for the next."""
+    code = ("import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "NR_MQ_OPEN = {'x86_64': 240, 'aarch64': 180}[os.uname().machine]\n"
+            "calls = [lambda: libc.shmget(0x5ca7e, 4096, 0o1000 | 0o600),\n"
+            "         lambda: libc.msgget(0x5ca7e, 0o1000 | 0o600),\n"
+            "         lambda: libc.semget(0x5ca7e, 1, 0o1000 | 0o600),\n"
+            "         lambda: libc.syscall(NR_MQ_OPEN, b'skateq', 0o100 | 2, 0o600, None)]\n"
+            "for call in calls:\n"
+            "    print(call(), ctypes.get_errno())\n")
+    res = jail.run(code)
+    assert res.ok and res.stdout == "-1 1\n" * 4, res  # EPERM
+
+
 def test_files_left_in_tmp_do_not_reach_the_next_program(jail):
     first = jail.run("import os\nos.makedirs('/tmp/a/b', exist_ok=True)\nopen('/tmp/a/b/f', 'w').write('x')\n"
                      "os.chmod('/tmp/a/b', 0)\nos.chmod('/tmp/a', 0)\nprint('ok')")
