@@ -345,6 +345,7 @@ class RunLog:
     update_count: int = 0  # rating updates in the log
     rated_ids: set[str] = field(default_factory=set)  # the task ids the ratings were updated from
     update_stride: int = 1  # 1: updates holds every rating update
+    rated_stride: int = 1  # a log per task read with keep_updates: every rated_stride-th task's numbers are held
 
     def of(self, cls: type[E]) -> list[E]:
         if cls is RatingUpdated:
@@ -521,7 +522,10 @@ def read_run(run_dir: Path, what: str = "a finished or stopped run",
     ``keep_updates`` bounds the rating updates held in memory: ``None`` keeps every one; ``N``
     keeps an evenly spaced sample of at most ``N`` (every ``update_stride``-th, the stride
     doubling as the log grows) plus each player's last update, enough to plot the ratings over
-    a game of any length; ``0`` keeps none. Counts and rated task ids are exact either way."""
+    a game of any length; ``0`` keeps none. In a log per task it bounds the players' numbers held
+    likewise: those of every ``rated_stride``-th task's ``rated`` event (about ``N`` numbers in
+    all) and of the last one; the others' ``state`` is unset. Counts and rated task ids are
+    exact either way."""
     run_dir = Path(run_dir)
     if not (run_dir / EVENTS_FILE).exists():
         raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
@@ -532,13 +536,32 @@ def read_run(run_dir: Path, what: str = "a finished or stopped run",
     rated: set[str] = set()
     count, stride = 0, 1
     last: dict[str, tuple[int, dict[str, Any]]] = {}  # each player's last update (thinned reads)
+    # A log per task: with keep_updates, the players' numbers (state) are held for an evenly
+    # spaced sample of the tasks, about keep_updates numbers in all, and for the last task.
+    with_state: list[TaskRated] = []
+    rated_stride, n_rated, held = 1, 0, 0
+    last_rated: tuple[TaskRated, Any] | None = None
     for record in iter_records(run_dir):
         kind = record.get("event")
         if kind != RatingUpdated.event:
+            event = parse(record)
+            events.append(event)
             if kind == TaskRated.event:
                 count += int(record.get("updates") or 0)
                 rated.add(str(record.get("task_id", "")))
-            events.append(parse(record))
+                if keep_updates is not None and isinstance(event, TaskRated) and event.state is not UNSET:
+                    last_rated = (event, event.state)
+                    if keep_updates and n_rated % rated_stride == 0:
+                        with_state.append(event)
+                        held += _state_size(event.state)
+                        while held > keep_updates and len(with_state) > 1:  # halve the sample
+                            for dropped in with_state[1::2]:
+                                dropped.state = UNSET
+                            with_state, rated_stride = with_state[::2], rated_stride * 2
+                            held = sum(_state_size(e.state) for e in with_state)
+                    else:
+                        event.state = UNSET
+                    n_rated += 1
             continue
         count += 1
         rated.add(str(record.get("task_id", "")))
@@ -559,10 +582,17 @@ def read_run(run_dir: Path, what: str = "a finished or stopped run",
             merged = [(i * stride + 1, u) for i, u in enumerate(updates)]
             merged += [(i, parse(r)) for i, r in extra.items()]  # type: ignore[misc]
             updates = [u for _, u in sorted(merged, key=lambda t: t[0])]  # type: ignore[misc]
+    if keep_updates and last_rated is not None:
+        last_rated[0].state = last_rated[1]  # the ratings after the last task, always
     start = next((e for e in events if isinstance(e, RunStarted)), None)
     if start is None:
         raise RunLogError(f"{run_dir / EVENTS_FILE} has no run_start event")
-    return RunLog(run_dir, events, start, updates, count, rated, stride)
+    return RunLog(run_dir, events, start, updates, count, rated, stride, rated_stride)
+
+
+def _state_size(state: Any) -> int:
+    """How many numbers a ``rated`` event's state holds."""
+    return sum(len(v) for v in state.values() if isinstance(v, dict)) if isinstance(state, dict) else 0
 
 
 def by_kind(events: Iterable[Event], cls: type[E]) -> list[E]:

@@ -49,20 +49,20 @@ def test_the_page_names_every_player_and_embeds_every_plot(stored_run, stored_pa
 
 
 def test_a_long_game_plots_a_sample_of_its_tasks_ending_at_the_final_ratings(stored_run, monkeypatch):
-    """The report holds the ratings after at most KEEP_UPDATES / players tasks, evenly spaced and
-    the last among them; the plot says so, and each curve ends at the final ratings."""
+    """The report holds about KEEP_UPDATES of the players' numbers: those after evenly spaced
+    tasks, and after the last; the plot says so, and each curve ends at the final ratings."""
     import skate.report.data as data
 
     out, result = stored_run
     rated = [e for e in read_events(out) if e["event"] == "rated"]
-    monkeypatch.setattr(data, "KEEP_UPDATES", 10)  # 3 players: the ratings after 3 tasks, and the last
+    monkeypatch.setattr(data, "KEEP_UPDATES", 30)  # 3 players x (mu, sigma): 5 tasks' numbers
     d = data.load_run(out)
-    assert len(rated) == 18 and d.per_task and d.update_count == 54 and d.update_stride == 6
-    assert sorted(set(d.updates["update"])) == [rated[i]["update"] for i in (0, 6, 12, 17)]
+    assert len(rated) == 18 and d.per_task and d.update_count == 54 and d.update_stride == 4
+    assert sorted(set(d.updates["update"])) == [rated[i]["update"] for i in (0, 4, 8, 12, 16, 17)]
     ends = d.updates.sort_values("update").groupby("player")["mu"].last().to_dict()
     assert ends == {r["player"]: r["mu"] for r in result.table}
     text = build_report(out, data=d).read_text()
-    assert "after one task in 6 (and the last) (54 pairwise updates in all)" in text
+    assert "after one task in 4 (and the last) (54 pairwise updates in all)" in text
 
 
 def test_a_long_game_logged_per_pair_plots_a_sample_of_its_rating_updates(tmp_path, monkeypatch):

@@ -98,9 +98,8 @@ def load_run(run_dir: str | Path) -> RunData:
     p = p.reindex(index=order, columns=players).astype(float)
     n = n.reindex(index=order, columns=players)
     rated = run.of(TaskRated)
-    keep = max(1, KEEP_UPDATES // max(1, len(players)))  # rated events: each holds a row per player
-    updates = pd.DataFrame(run.rating_trace(keep=keep))
-    stride = -(-len(rated) // keep) if len(rated) > keep else 1
+    updates = pd.DataFrame(run.rating_trace())  # the numbers read_run held: about KEEP_UPDATES
+    stride = run.rated_stride
     end = run.end
     summary = end.summary if end else {}
     stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
