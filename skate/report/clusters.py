@@ -15,6 +15,7 @@ game played with ``report=false``) never loads it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
 MIN_TASKS = 20
 RANDOM_STATE = 0
 SILHOUETTE_SAMPLE = 2000  # above this many tasks the silhouette is computed on a fixed sample
+WORKING_MB = 16  # sklearn's working memory for the silhouette's pairwise distances, in MB
 TERMS = 4  # terms naming a cluster
 # Words of two or more letters (digits allowed after the first): names, keywords, English words.
 TOKEN_PATTERN = r"(?u)\b[A-Za-z_][A-Za-z0-9_]+\b"
@@ -82,17 +84,20 @@ def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM
     """k-means labels for the ``k`` in 2..``max_k`` with the highest mean silhouette (cosine;
     the smaller ``k`` on a tie), that silhouette, and the ``k`` tried. All zeros (one cluster)
     and no silhouette when fewer than three tasks, or fewer than two distinct vectors."""
+    from sklearn import config_context
     from sklearn.cluster import KMeans
     from sklearn.metrics import silhouette_score
     from threadpoolctl import threadpool_limits
 
     n = len(vectors)
-    distinct = len(np.unique(np.round(vectors, 9), axis=0)) if n else 0
+    distinct = _distinct_rows(vectors)
     tried = list(range(2, min(max_k, distinct, n - 1) + 1))
     best: tuple[float, np.ndarray] | None = None
     # One thread: a game's few hundred tasks cluster faster so than with OpenMP's threads
     # waiting on one another (several times faster on a busy machine), and the result is the same.
-    with threadpool_limits(limits=1):
+    # ... and the silhouette's distances in chunks of a few MB (sklearn's default working memory,
+    # 1 GB, held a 2,000 x 2,000 matrix and its copies at once: 90 MB for a 50-round, 50-player game).
+    with threadpool_limits(limits=1), config_context(working_memory=WORKING_MB):
         for k in tried:
             labels = KMeans(n_clusters=k, n_init=10, random_state=random_state).fit_predict(vectors)
             if len(set(labels.tolist())) < 2:
@@ -104,6 +109,16 @@ def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM
     if best is None:
         return np.zeros(n, dtype=int), None, tried
     return _by_size(best[1]), best[0], tried
+
+
+def _distinct_rows(vectors: np.ndarray, block: int = 256) -> int:
+    """How many different rows (to 9 decimals), a block at a time (np.unique sorted a rounded
+    copy of the whole matrix)."""
+    seen = set()
+    for start in range(0, len(vectors), block):
+        for row in np.round(vectors[start:start + block], 9):
+            seen.add(hashlib.blake2b((row + 0.0).tobytes(), digest_size=16).digest())  # + 0.0: -0.0 is 0.0
+    return len(seen)
 
 
 def _by_size(labels: np.ndarray) -> np.ndarray:
@@ -143,8 +158,12 @@ def _projection(vectors: np.ndarray) -> np.ndarray:
     if len(vectors) < 2:
         return np.zeros((len(vectors), 2))
     centred = vectors - vectors.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    axes = vt[:2]
+    if len(vectors) <= vectors.shape[1]:
+        axes = np.linalg.svd(centred, full_matrices=False)[2][:2]
+    else:  # more tasks than dimensions: the covariance's eigenvectors (the SVD's workspace of a
+        # 2,500-task game was 120 MB)
+        values, vectors_ = np.linalg.eigh(centred.T @ centred)
+        axes = vectors_[:, np.argsort(-values, kind="stable")[:2]].T
     sign = np.sign(axes[np.arange(len(axes)), np.abs(axes).argmax(axis=1)])
     axes = axes * np.where(sign == 0, 1.0, sign)[:, None]
     xy = centred @ axes.T
