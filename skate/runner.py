@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import gc
 import json
 import logging
 import platform
@@ -181,10 +183,26 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
         (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
     log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {}),
                           ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
+    # The game's own state (the players' memos, the uniqueness index, the archive of tasks) is
+    # done with: the report reuses its memory instead of adding to it.
+    del engine, players
+    _release_memory()
     if cfg.get("report", False):
         _report(out_dir)  # before the logger finishes, so that it can carry the plots too
+        _release_memory()  # what the report held, before the logger builds its tables
     logger.finish(rows, result.summary)
     return result
+
+
+def _release_memory() -> None:
+    """Collect what is unreachable and hand the C heap's free pages back to the system (glibc's
+    ``malloc_trim``, where there is one): after a wide game and its report, the next part of the
+    run (the W&B logger's tables) would otherwise start on top of memory no longer used."""
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _report(out_dir: Path) -> None:
