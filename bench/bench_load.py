@@ -221,7 +221,14 @@ def run_sim(args: argparse.Namespace) -> None:
               f"{mean_s(last - q + 1, last, key):.1f}; round 1 {by[1][key]:.1f}")
     s = result.summary
     print(f"tasks {s['tasks']}, attempts {s['attempts']}, samples {s['samples']}, estimates {s['estimates']}, "
-          f"rating updates {s['updates']}, sandbox executions {s.get('sandbox_executions', 0)}")
+          f"rating updates {s['updates']}, sandbox executions {s.get('sandbox_executions', 0)}; "
+          f"events.jsonl {rows[-1]['events_mb']:.1f} MB")
+    from scipy.stats import kendalltau, spearmanr
+
+    true = {p["name"]: p["skill"] for p in players}
+    scored = [(true[r["player"]], r["score"]) for r in result.table if r.get("score") is not None]
+    tau, rho = kendalltau(*zip(*scored))[0], spearmanr(*zip(*scored))[0]
+    print(f"the ranking against true skill: Kendall tau {tau:.3f}, Spearman rho {rho:.3f} ({len(scored)} players)")
     if prof is not None:
         print_profile(prof)
     if args.trace and len(meter_cls.last.snapshots) == 2:
@@ -240,7 +247,7 @@ def run_sim(args: argparse.Namespace) -> None:
 PROFILED = [  # (what, file, function): the engine's main thread, where simulated players answer
     ("the whole game (Engine.run)", "skate/engine.py", "run"),
     ("rating updates and their log lines (Engine._rate)", "skate/engine.py", "_rate"),
-    ("  TrueSkill updates (TrueSkillRating.apply)", "skate/ratings/trueskill_backend.py", "apply"),
+    ("  TrueSkill updates (TrueSkillRating._apply_results)", "skate/ratings/trueskill_backend.py", "_apply_results"),
     ("  their log lines (Engine._log_updates)", "skate/engine.py", "_log_updates"),
     ("estimates (Engine._task_estimates)", "skate/engine.py", "_task_estimates"),
     ("every event line (EventLog.write)", "skate/store.py", "write"),
@@ -360,7 +367,7 @@ def run_llm(args: argparse.Namespace) -> None:
         AttemptMade,
         Estimated,
         ModelCallVoid,
-        RatingUpdated,
+        TaskRated,
         TaskSet,
         read_run,
     )
@@ -392,7 +399,7 @@ def run_llm(args: argparse.Namespace) -> None:
     voids = run.of(ModelCallVoid)
     ests = run.of(Estimated)
     tasks = run.of(TaskSet)
-    ratings = run.of(RatingUpdated)
+    rated = {r.task_id: r for r in run.of(TaskRated)}  # the ratings once per task
     void_attempts = sum(1 for a in run.of(AttemptMade) if a.reason == "void")
     s = result.summary
     rows = [
@@ -407,7 +414,7 @@ def run_llm(args: argparse.Namespace) -> None:
         ("samples asked for", usage["samples"]),
         ("valid tasks / attempts (void attempts)", f"{len(tasks)} / {s['attempts']} ({void_attempts})"),
         ("estimates (void)", f"{len(ests)} ({sum(1 for e in ests if e.p is None)})"),
-        ("rating updates", len(ratings)),
+        ("rating updates", run.update_count),
         ("peak RSS MB", f"{peak_rss_mb():.0f}"),
     ]
     print("| measure | value |\n|---|---:|")
@@ -425,11 +432,11 @@ def run_llm(args: argparse.Namespace) -> None:
         problems.append(f"{len(ests)} estimates for {len(tasks)} tasks x {args.players} players")
     if fixed and any(e.n + e.void != args.n for e in ests):
         problems.append("an estimate whose samples and void samples do not add up to n")
-    by_task = Counter(r.task_id for r in ratings)
     for t in tasks:
         k = sum(1 for e in ests if e.task_id == t.task_id and e.p is not None)
-        if by_task[t.task_id] != k * (k - 1) // 2:
-            problems.append(f"task {t.task_id}: {by_task[t.task_id]} updates for {k} players with a p(correct)")
+        made = rated[t.task_id].updates if t.task_id in rated else 0
+        if made != k * (k - 1) // 2:
+            problems.append(f"task {t.task_id}: {made} updates for {k} players with a p(correct)")
     print("\nnothing lost: " + ("yes (every fault retried or a logged void call; every (task, player) estimated; "
                                 "every valid task rated)" if not problems else "NO: " + "; ".join(problems[:5])))
     print("order (best first): " + " ".join(r["player"] for r in result.table))
