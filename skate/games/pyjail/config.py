@@ -23,7 +23,7 @@ class JailLimits:
 class PyJailConfig(GameConfig):
     _target_: str = "skate.games.pyjail.PyJailGame"
     name: str = "pyjail"
-    rounds: int = 10  # each round about 25 s on 2 cores with the simulated cohort
+    rounds: int = 10  # a round takes about 4 s on 2 cores with the simulated cohort (warm jails; 20 rounds: 80-90 s)
     tries: int = 5  # k: inputs per session, for the setter's proof and for every attack session
     show_source: bool = True  # attackers see the jail's source (ZeroSumEval's setting)
     max_jail_chars: int = 4000  # longer jails are rejected
