@@ -14,6 +14,12 @@ import pandas as pd  # noqa: E402
 
 from skate.report.data import RunData, group_accuracy  # noqa: E402
 
+# Per-player figures with a row and a column per player: names on the axes up to this many
+# players, each cell's number written in it up to this many (a 200-player game's 80,000 cell
+# labels took minutes to draw and hundreds of MB, and could not be read).
+MAX_LABELLED = 60
+MAX_ANNOTATED = 20
+
 
 def _save(fig, out: Path, name: str) -> str:
     fig.tight_layout()
@@ -94,10 +100,18 @@ def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
             ids = [t for t in ids if d.p.loc[t, setter] >= d.pass_mark]
         if not len(ids):
             continue
-        block = d.p.loc[ids]
-        for player in d.players:
-            rest = block.drop(columns=player).mean(axis=1)
-            out.loc[setter, player] = float((block[player] - rest).mean())
+        block = d.p.loc[ids, d.players].to_numpy(dtype=float)  # tasks x players, NaN: no estimate
+        seen = ~np.isnan(block)
+        total, count = np.where(seen, block, 0.0).sum(axis=1, keepdims=True), seen.sum(axis=1, keepdims=True)
+        # each player's p minus the mean of the others' p on the same task (all players at once)
+        others = count - seen
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rest = np.where(others > 0, (total - np.where(seen, block, 0.0)) / others, np.nan)
+            diff = block - rest
+        kept = ~np.isnan(diff)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.loc[setter, :] = np.where(kept.any(axis=0), np.where(kept, diff, 0.0).sum(axis=0) / kept.sum(axis=0),
+                                          np.nan)
     return out
 
 
@@ -108,15 +122,17 @@ def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
     for ax, filtered in zip(axes, (False, True), strict=True):
         m = self_preference(d, filtered)
         im = ax.imshow(m.values.astype(float), cmap="RdBu", vmin=-0.5, vmax=0.5)
-        ax.set_xticks(range(len(d.players)), d.players, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
+        if len(d.players) <= MAX_LABELLED:
+            ax.set_xticks(range(len(d.players)), d.players, rotation=45, ha="right", fontsize=8)
+            ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
         ax.set(xlabel="player", ylabel="setter's tasks",
                title="all tasks" if not filtered else f"setter p(correct) ≥ {d.pass_mark:g}")
-        for i in range(len(d.players)):
-            for j in range(len(d.players)):
-                v = m.values[i, j]
-                if v == v:
-                    ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
+        if len(d.players) <= MAX_ANNOTATED:  # beyond that the numbers cannot be read (and cost minutes)
+            for i in range(len(d.players)):
+                for j in range(len(d.players)):
+                    v = m.values[i, j]
+                    if v == v:
+                        ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
     fig.colorbar(im, ax=axes, shrink=0.8, label="p(correct) − mean of the others")
     fig.savefig(out / "self_preference.png", dpi=110)
     plt.close(fig)
