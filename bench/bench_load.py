@@ -247,7 +247,7 @@ def run_sim(args: argparse.Namespace) -> None:
 PROFILED = [  # (what, file, function): the engine's main thread, where simulated players answer
     ("the whole game (Engine.run)", "skate/engine.py", "run"),
     ("rating updates and their log lines (Engine._rate)", "skate/engine.py", "_rate"),
-    ("  TrueSkill updates (TrueSkillRating._apply_results)", "skate/ratings/trueskill_backend.py", "_apply_results"),
+    ("  TrueSkill updates (TrueSkillRating._pair)", "skate/ratings/trueskill_backend.py", "_pair"),
     ("  their log lines (Engine._log_updates)", "skate/engine.py", "_log_updates"),
     ("estimates (Engine._task_estimates)", "skate/engine.py", "_task_estimates"),
     ("every event line (EventLog.write)", "skate/store.py", "write"),

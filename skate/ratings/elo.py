@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from skate.ratings.config import OutcomeRule
-from skate.ratings.base import Applied, RatingBackend, RatingRow, rank_by_score
+from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 
 class EloRating(RatingBackend):
     says_order = False  # no uncertainty: it cannot say how sure its order is
+    quick_pairs = True
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, k: float = 16.0, scale: float = 400.0,
                  initial: float = 1500.0,
@@ -37,36 +38,17 @@ class EloRating(RatingBackend):
     def expected(self, a: str, b: str) -> float:
         return 1.0 / (1.0 + 10 ** ((self.ratings[b] - self.ratings[a]) / self.scale))
 
-    def _step(self, o: PairOutcome) -> None:
-        e = self.expected(o.a, o.b)
-        self.ratings[o.a] += self.k * (o.result - e)
-        self.ratings[o.b] -= self.k * (o.result - e)
+    def _pair(self, a: str, b: str, result: float) -> None:
+        e = self.expected(a, b)
+        self.ratings[a] += self.k * (result - e)
+        self.ratings[b] -= self.k * (result - e)
         self.n_updates += 1
-
-    @property
-    def _quick(self) -> bool:
-        return True
-
-    def _apply_results(self, task_id: str, results: list[tuple[str, str, float]]) -> Applied:
-        ratings, games, k, scale = self.ratings, self.games, self.k, self.scale
-        moved: set[str] = set()
-        for a, b, result in results:  # what _step does, inline
-            e = 1.0 / (1.0 + 10 ** ((ratings[b] - ratings[a]) / scale))
-            ratings[a] += k * (result - e)
-            ratings[b] -= k * (result - e)
-            games[a] += 1
-            games[b] += 1
-            moved.add(a)
-            moved.add(b)
-        self.n_updates += len(results)
-        self.applied += len(results)
-        return Applied(task_id, len(results), self.applied, [p for p in self.players if p in moved])
 
     def state(self, players: Sequence[str]) -> dict[str, dict[str, float]]:
         return {"elo": {n: self.ratings[n] for n in players}}
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
-        self._step(o)
+        self._pair(o.a, o.b, o.result)
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b, "p_a": o.p_a,
                 "p_b": o.p_b, "result": o.result, "elo_a": self.ratings[o.a], "elo_b": self.ratings[o.b]}
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from skate.ratings import trueskill_math as tsm
 from skate.ratings.config import OutcomeRule
-from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
 from skate.ratings.outcomes import PairOutcome
 
 DEFAULT_DRAW = 0.10
@@ -51,6 +51,8 @@ class _Env(NamedTuple):
 
 
 class TrueSkillRating(RatingBackend):
+    quick_pairs = True
+
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
@@ -94,50 +96,21 @@ class TrueSkillRating(RatingBackend):
                                            env.margin)
         return Skill(ma, sa), Skill(mb, sb)
 
-    def _step(self, o: PairOutcome) -> tuple[Skill, Skill]:
+    def _pair(self, a: str, b: str, result: float) -> tuple[Skill, Skill]:
         self.n_updates += 1
-        self.draws += o.result == 0.5
+        self.draws += result == 0.5
         if self.auto_draw and self.n_updates > MIN_OUTCOMES_FOR_AUTO:
             self.env = self._env(self.draws / self.n_updates)
-        new_a, new_b = self._rate(self.env, self.ratings[o.a], self.ratings[o.b], o.result)
-        self.ratings[o.a], self.ratings[o.b] = new_a, new_b
+        ratings = self.ratings
+        new_a, new_b = self._rate(self.env, ratings[a], ratings[b], result)
+        ratings[a], ratings[b] = new_a, new_b
         if self.average_last:
-            self.trace.append(dict(self.ratings))
+            self.trace.append(dict(ratings))
             del self.trace[: -self.average_last]
         return new_a, new_b
 
-    @property
-    def _quick(self) -> bool:
-        return not self.average_last
-
-    def _apply_results(self, task_id: str, results: list[tuple[str, str, float]]) -> Applied:
-        ratings, games, rate = self.ratings, self.games, tsm.rate_1vs1
-        env = self.env
-        n, draws, auto = self.n_updates, self.draws, self.auto_draw
-        moved: set[str] = set()
-        for a, b, result in results:
-            n += 1
-            if result == 0.5:
-                draws += 1
-            if auto and n > MIN_OUTCOMES_FOR_AUTO:
-                self.env = env = self._env(draws / n)
-            ra, rb = ratings[a], ratings[b]
-            if result == 0.0:
-                mb, sb, ma, sa = rate(rb[0], rb[1], ra[0], ra[1], False, env.beta, env.tau, env.margin)
-            else:
-                ma, sa, mb, sb = rate(ra[0], ra[1], rb[0], rb[1], result == 0.5, env.beta, env.tau, env.margin)
-            ratings[a], ratings[b] = Skill(ma, sa), Skill(mb, sb)
-            games[a] += 1
-            games[b] += 1
-            moved.add(a)
-            moved.add(b)
-        done = len(results)
-        self.n_updates, self.draws = n, draws
-        self.applied += done
-        return Applied(task_id, done, self.applied, [p for p in self.players if p in moved])
-
     def apply(self, o: PairOutcome) -> dict[str, Any]:
-        new_a, new_b = self._step(o)
+        new_a, new_b = self._pair(o.a, o.b, o.result)
         return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
                 "p_a": o.p_a, "p_b": o.p_b, "result": o.result,
                 "mu_a": new_a.mu, "sigma_a": new_a.sigma, "mu_b": new_b.mu, "sigma_b": new_b.sigma}
