@@ -66,21 +66,8 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
     environment with this β and τ and draw margin ``margin`` (:func:`draw_margin`) gives them.
     Raises FloatingPointError where the library does (an upset too large for float precision)."""
     beta2 = beta ** 2
-    # Down: prior (with τ), likelihood, team performance; for each player.
-    s = _sqrt(sigma_w ** 2 + tau ** 2)
-    vpi0 = s ** -2
-    vtau0 = vpi0 * mu_w
-    a = 1. / (1. + beta2 * vpi0)
-    ppi0, ptau0 = a * vpi0, a * vtau0
-    tpi0 = _pi1(ppi0)
-    ttau0 = tpi0 * (ptau0 / ppi0)
-    s = _sqrt(sigma_l ** 2 + tau ** 2)
-    vpi1 = s ** -2
-    vtau1 = vpi1 * mu_l
-    a = 1. / (1. + beta2 * vpi1)
-    ppi1, ptau1 = a * vpi1, a * vtau1
-    tpi1 = _pi1(ppi1)
-    ttau1 = tpi1 * (ptau1 / ppi1)
+    vpi0, vtau0, ppi0, ptau0, tpi0, ttau0 = _down(mu_w, sigma_w, tau, beta2)
+    vpi1, vtau1, ppi1, ptau1, tpi1, ttau1 = _down(mu_l, sigma_l, tau, beta2)
     # The difference of the two performances: its sum-factor message (sp, st).
     m1 = ttau1 / tpi1 if tpi1 else tpi1
     mu = (ttau0 / tpi0 if tpi0 else tpi0) + -1 * m1
@@ -135,6 +122,18 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
     mu_0, sigma_0 = _rating_up(n0p, n0t, tpi0, ttau0, ppi0, ptau0, vpi0, vtau0, beta2)
     mu_1, sigma_1 = _rating_up(n1p, n1t, tpi1, ttau1, ppi1, ptau1, vpi1, vtau1, beta2)
     return mu_0, sigma_0, mu_1, sigma_1
+
+
+def _down(mu: float, sigma: float, tau: float, beta2: float) -> tuple[float, float, float, float, float, float]:
+    """One player's messages down the graph: the prior with τ added (its π, τ), the performance
+    after the likelihood (β²), and the one-player team's performance."""
+    s = _sqrt(sigma ** 2 + tau ** 2)
+    vpi = s ** -2
+    vtau = vpi * mu
+    a = 1. / (1. + beta2 * vpi)
+    ppi, ptau = a * vpi, a * vtau
+    tpi = _pi1(ppi)
+    return vpi, vtau, ppi, ptau, tpi, tpi * (ptau / ppi)
 
 
 def _rating_up(np_: float, nt: float, tpi: float, ttau: float, ppi: float, ptau: float,
