@@ -375,17 +375,13 @@ class RunLog:
         last = next((e for e in reversed(self.events) if isinstance(e, RoundEnded)), None)
         return last.ratings if last else []
 
-    def rating_trace(self, keep: int | None = None) -> list[dict[str, Any]]:
+    def rating_trace(self) -> list[dict[str, Any]]:
         """Each player's numbers after each task (or single update) that moved them, in order:
         rows ``{"update", "task_id", "player", <value>: ...}`` (TrueSkill: mu, sigma; Elo: elo),
-        from the ``rated`` events, or from the pair updates read (two rows each, one per side) in
-        a log written per pair. ``keep`` bounds the ``rated`` events used to an evenly spaced
-        sample of at most that many (always with the last); a pair log is thinned when read."""
+        from the ``rated`` events that hold them, or from the pair updates read (two rows each,
+        one per side) in a log written per pair; :func:`read_run`'s ``keep_updates`` thins both."""
         rows: list[dict[str, Any]] = []
         rated = [e for e in self.events if isinstance(e, TaskRated) and e.state is not UNSET and e.state]
-        if keep is not None and len(rated) > keep > 0:
-            stride = -(-len(rated) // keep)
-            rated = [e for i, e in enumerate(rated) if i % stride == 0 or i == len(rated) - 1]
         for e in rated:
             names = list(e.state)
             for player in e.state[names[0]]:
