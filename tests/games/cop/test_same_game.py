@@ -97,7 +97,7 @@ def test_a_log_per_pair_folds_into_the_same_fingerprint(tmp_path):
     prints = []
     for kind in ("task", "pair"):
         out = tmp_path / kind
-        run_game(compose_config(["seed=1", "game.rounds=3", "logger=none", "report=false",
+        run_game(compose_config(["seed=1", "game.rounds=2", "logger=none", "report=false",
                                  f"events.rating_updates={kind}"]), out)
         prints.append((json.loads((out / "ratings.json").read_text()), fingerprint(out)))
         kinds = {e["event"] for e in read_events(out)}
