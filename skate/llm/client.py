@@ -140,9 +140,10 @@ class Usage:
     structured: int = 0  # calls sent with a JSON schema (structured output)
     cut: int = 0  # replies cut at max_tokens (finish_reason "length")
     empty: int = 0  # replies with no text at all
+    seconds: float = 0.0  # wall time of the requests sent (in flight, the server's queue included)
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "cost_usd": round(self.cost_usd, 6)}
+        return {**self.__dict__, "cost_usd": round(self.cost_usd, 6), "seconds": round(self.seconds, 3)}
 
 
 # -------------------------------------------------------------------------------------- cache
@@ -435,6 +436,7 @@ class LLMClient:
                 with self._lock:
                     usage.calls += 1
                     usage.structured += rf is not None
+                t0 = time.monotonic()
                 try:
                     reply = send(spec, messages, n, seed, response_format=rf) if rf is not None else \
                         send(spec, messages, n, seed)
@@ -442,6 +444,9 @@ class LLMClient:
                     if rf is not None and is_format_refusal(exc):
                         raise _Refused(exc) from exc
                     raise
+                finally:
+                    with self._lock:
+                        usage.seconds += time.monotonic() - t0
             got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None)
                    for i, t in enumerate(reply.texts[:n])]
             self._charge(spec, usage, reply)

@@ -1,0 +1,194 @@
+"""Real models playing skate: the local cohort (``players=local_cohort``) on this CPU.
+
+Serves each model of the cohort with llama.cpp (``python -m skate.local``'s install and cache;
+one server per model), puts a recording proxy on loopback in front of each (it times every call
+and keeps its request, reply, ``finish_reason`` and token counts: ``calls-<model>.jsonl`` in the
+run folder), plays one game among them in this process, and prints per model:
+
+- setting: attempts, the share that became tasks, each rejection reason, replies that did not
+  parse (rejected as malformed), replies cut at ``max_tokens``;
+- answering: samples, accuracy (correct / samples, void ones left out), unparsable answers;
+- calls: count, seconds and completion tokens per call, generation speed (tokens/s, from
+  llama.cpp's own timing lines) and prompt speed;
+
+then examples of valid and rejected tasks per model. ``--json`` writes every number.
+
+    .venv/bin/python bench/bench_cohort.py                                  # COP, all four, fewer_calls, 3 rounds
+    .venv/bin/python bench/bench_cohort.py --models qwen2.5-coder-1.5b,qwen2.5-coder-0.5b game=mathquiz
+    .venv/bin/python bench/bench_cohort.py --out /tmp/cohort-cop --json /tmp/cohort-cop.json game.rounds=2
+    .venv/bin/python bench/bench_cohort.py --table RUN_DIR                  # the table of a finished run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_local import RecordingProxy, server_times, wanted_fields  # noqa: E402
+
+from skate import local  # noqa: E402
+from skate.config import compose_config  # noqa: E402
+from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
+from skate.runner import run_game  # noqa: E402
+
+SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value"}
+
+
+def _role(request: dict) -> str:
+    fields = set(wanted_fields(request))
+    return "set" if fields & SETTER_FIELDS and "answer" not in fields else "answer"
+
+
+def summarise(run: Path, perf: dict[str, list[dict]] | None = None) -> dict[str, dict]:
+    """Per player: setting, answering and call numbers from a finished run folder (its
+    ``events.jsonl``, ``usage.json`` and, where the bench recorded them, ``calls-<player>.jsonl``)."""
+    log = read_run(run)
+    usage = json.loads((run / "usage.json").read_text())["players"] if (run / "usage.json").exists() else {}
+    out: dict[str, dict] = {}
+    for p in log.start.players:
+        me = p["name"]
+        attempts = [a for a in log.of(AttemptMade) if a.player == me]
+        estimates = [e for e in log.of(Estimated) if e.player == me and e.p is not None]
+        calls_file = run / f"calls-{me}.jsonl"
+        calls = [json.loads(line) for line in calls_file.read_text().splitlines()] if calls_file.exists() else []
+        by_role: dict[str, list[dict]] = {"set": [], "answer": []}
+        for c in calls:
+            by_role[_role(c["request"])].append(c)
+        u = usage.get(me, {})
+        n_samples = sum(e.n for e in estimates)
+        parse_fail = [a for a in attempts if not a.valid and a.reason == "malformed"]
+        cut = [a for a in attempts if not a.valid and "cut off at the length limit" in (a.detail or "")]
+        row = {
+            "attempts": len(attempts), "valid": sum(a.valid for a in attempts),
+            "reasons": dict(Counter(str(a.reason) for a in attempts if not a.valid).most_common()),
+            "parse_failures": len(parse_fail), "cut_attempts": len(cut),
+            "answer_samples": n_samples, "correct": sum(e.correct for e in estimates),
+            "unparsable": sum(e.unparsable for e in estimates), "void": sum(e.void for e in log.of(Estimated) if e.player == me),
+            "calls": u.get("calls", len(calls)), "cut_replies": u.get("cut", 0), "empty_replies": u.get("empty", 0),
+            "prompt_tokens": u.get("prompt_tokens", 0), "completion_tokens": u.get("completion_tokens", 0),
+            "seconds": u.get("seconds", 0.0),
+        }
+        for role, cs in by_role.items():
+            row[f"{role}_calls"] = len(cs)
+            row[f"{role}_s"] = sum(c["s"] for c in cs)
+            row[f"{role}_completion_tokens"] = sum(
+                (c["response"].get("usage") or {}).get("completion_tokens", 0) for c in cs if isinstance(c["response"], dict))
+        pf = (perf or {}).get(me) or []
+        row["eval_tokens"] = sum(x["eval_tokens"] for x in pf)
+        row["eval_s"] = sum(x["eval_ms"] for x in pf) / 1000
+        row["prompt_eval_tokens"] = sum(x["prompt_tokens"] for x in pf)
+        row["prompt_eval_s"] = sum(x["prompt_ms"] for x in pf) / 1000
+        row["examples_valid"] = [a.text for a in attempts if a.valid][:3]
+        row["examples_rejected"] = [(str(a.reason), a.detail, a.text) for a in attempts if not a.valid][:6]
+        out[me] = row
+    out["_tasks"] = {"count": len(log.of(TaskSet))}
+    return out
+
+
+def pct(a: int, b: int) -> str:
+    return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "–"
+
+
+def table(summary: dict[str, dict]) -> str:
+    lines = ["| model | attempts valid | rejected (reason) | unparsed | cut | answer accuracy | unparsable answers | "
+             "calls | s/call (set / answer) | completion tok/call (set / answer) | gen tok/s | prompt tok/s |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for me, r in summary.items():
+        if me.startswith("_"):
+            continue
+        reasons = ", ".join(f"{k} {v}" for k, v in r["reasons"].items()) or "–"
+        per = lambda a, b: f"{a / b:.1f}" if b else "–"  # noqa: E731
+        gen = f"{r['eval_tokens'] / r['eval_s']:.1f}" if r["eval_s"] else "–"
+        pp = f"{r['prompt_eval_tokens'] / r['prompt_eval_s']:.0f}" if r["prompt_eval_s"] else "–"
+        lines.append(
+            f"| {me} | {pct(r['valid'], r['attempts'])} | {reasons} | {r['parse_failures']} | {r['cut_attempts']} | "
+            f"{pct(r['correct'], r['answer_samples'])} | {r['unparsable']} | {r['calls']} | "
+            f"{per(r['set_s'], r['set_calls'])} / {per(r['answer_s'], r['answer_calls'])} | "
+            f"{per(r['set_completion_tokens'], r['set_calls'])} / {per(r['answer_completion_tokens'], r['answer_calls'])} | "
+            f"{gen} | {pp} |")
+    return "\n".join(lines)
+
+
+def examples(summary: dict[str, dict], n: int = 2) -> str:
+    out = []
+    for me, r in summary.items():
+        if me.startswith("_"):
+            continue
+        out.append(f"\n### {me}")
+        for t in r["examples_valid"][:n]:
+            out.append(f"- valid:\n```python\n{t[:600]}\n```")
+        for reason, detail, t in r["examples_rejected"][:n * 2]:
+            out.append(f"- rejected ({reason}): {detail[:200]}\n```\n{t[:400]}\n```")
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default="cohort", help="comma-separated, or 'cohort' (all four)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
+    ap.add_argument("--json", type=Path, help="write every number here")
+    ap.add_argument("--table", type=Path, help="only print the table of this finished run folder")
+    ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: experiment=fewer_calls game.rounds=3)")
+    args = ap.parse_args()
+    if args.table:
+        s = summarise(args.table)
+        print(table(s))
+        print(examples(s))
+        return
+    models = local.parse_models(args.models)
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-cohort-")) / "run"
+    root = local.cache_root()
+    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
+          f"{local.SERVER_PIN}; run in {out}", flush=True)
+    with local.serving_many(root, models, threads=args.threads) as servers:
+        proxies = {name: RecordingProxy(s.base, refusal_as_400=False) for name, s in servers.items()}
+        log_start = {name: s.log.stat().st_size for name, s in servers.items()}
+        # The game talks to the proxies: players=local_cohort reads their addresses from the
+        # environment (all four) or gets them in players.llm (a subset).
+        os.environ.update(local.cohort_env(proxies, {}))  # type: ignore[arg-type]
+        overrides = local.game_overrides(
+            ["logger=none", "llm.cache=false", f"seed={args.seed}", *args.overrides],
+            local.client_falls_back_on_llama_cpp(), local.cohort_players(list(servers)),
+            local.COHORT_DEFAULTS)
+        print("overrides: " + " ".join(overrides), flush=True)
+        cfg = compose_config(overrides)
+        t0 = time.perf_counter()
+        try:
+            run_game(cfg, out)
+        finally:
+            wall = time.perf_counter() - t0
+            for p in proxies.values():
+                p.close()
+        perf = {}
+        for name, s in servers.items():
+            with s.log.open("rb") as f:
+                f.seek(log_start[name])
+                perf[name] = server_times(f.read().decode(errors="replace"))
+            with (out / f"calls-{name}.jsonl").open("w") as f:
+                for c in proxies[name].calls:
+                    f.write(json.dumps(c) + "\n")
+        rss = {name: s.rss_mb(peak=True) for name, s in servers.items()}
+    s = summarise(out, perf)
+    s["_run"] = {"wall_s": wall, "overrides": overrides, "rss_mb": rss, "out": str(out)}
+    print(f"\ngame: {wall:.0f} s, {s['_tasks']['count']} tasks; servers' peak RSS (MB): {rss}\n")
+    print(table(s))
+    print(examples(s))
+    if args.json:
+        args.json.write_text(json.dumps(s, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
