@@ -372,7 +372,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
             # Its own usage key: the run's usage shows what optimising cost each player.
             bridge = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=int(cfg.seed))
             try:
-                with dspy.context(lm=bridge, adapter=_ADAPTER):
+                with dspy.context(lm=bridge, adapter=module.adapter):
                     if saved is not None:
                         module.predict.load_state(saved["state"])
                         record.reused = True

@@ -82,6 +82,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
+from skate.llm import plain
 from skate.llm.sections import MARKER, sections
 from skate.novelty import HashingEmbedder
 
@@ -125,7 +126,11 @@ _RESPOND_JSON = "Respond with a JSON object in the following order of fields:"
 
 def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
     """A DSPy chat request's input fields (name -> text) and the output fields it asks for
-    (ChatAdapter's ``[[ ## name ## ]]`` list, or JSONAdapter's list of `name` s)."""
+    (ChatAdapter's ``[[ ## name ## ]]`` list, JSONAdapter's list of `name` s, or the plain
+    format's template: :mod:`skate.llm.plain`)."""
+    if plain.REPLY_LINE in user and _RESPOND not in user:
+        head = user.rsplit(plain.REPLY_LINE, 1)[0]
+        return sections(head), tuple(plain.template_fields(user))
     if _RESPOND not in user and _RESPOND_JSON in user:
         head, _, tail = user.partition(_RESPOND_JSON)
         return sections(head), tuple(re.findall(r"`(\w+)`", tail.split("\n", 1)[0]))
@@ -177,6 +182,16 @@ def as_json_reply(text: str, schema: dict[str, Any] | None) -> str:
     else:
         obj = {k: v for k, v in found.items() if k != "completed"}
     return json.dumps(obj, ensure_ascii=False)
+
+
+def as_plain_reply(text: str, kinds: dict[str, str]) -> str:
+    """A reply in ChatAdapter's sections as a model asked for the plain format writes it (each
+    field under its heading, a program fenced, a list numbered: :mod:`skate.llm.plain`). A reply
+    with no sections (a fault's prose) is returned as it is."""
+    found = sections(text)
+    if not found:
+        return text
+    return plain.render_reply([(name, kind, found[name]) for name, kind in kinds.items() if name in found])
 
 
 def cut_in_half(text: str) -> str:
@@ -336,7 +351,9 @@ class FakeBrain:
         for player in self.games.values():
             if player.claims(inputs):
                 skill = self.model(name).skill_for(count_demos(messages))
-                return player.reply(FakeRequest(name, skill, inputs, outputs, seed, index))
+                text = player.reply(FakeRequest(name, skill, inputs, outputs, seed, index))
+                kinds = plain.template_fields(user)
+                return as_plain_reply(text, kinds) if kinds else text
         return unclaimed_reply(name, user, seed, index)
 
 

@@ -39,6 +39,7 @@ import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 import pydantic
 
+from skate.llm import plain
 from skate.llm.sections import MARKER, sections
 from skate.records import SetterContext
 
@@ -197,6 +198,75 @@ def _has_output_sections(text: str, fields: Any) -> bool:
     return any(name in fields for name in MARKER.findall(text))
 
 
+# ------------------------------------------------------------------------- the plain format
+def field_kind(info: Any, kinds: dict[str, str] | None = None, name: str = "") -> str:
+    """A field's kind in the plain format (:mod:`skate.llm.plain`): ``kinds[name]`` where given
+    (``code`` for a program), else from its type: a list is ``list``, a ``Literal`` ``choice``,
+    a number ``number``, anything else ``text``."""
+    if kinds and name in kinds:
+        return kinds[name]
+    ann = info.annotation
+    if get_origin(ann) is list:
+        return "list"
+    if get_origin(ann) is Literal:
+        return "choice"
+    if ann in (int, float):
+        return "number"
+    return "text"
+
+
+class PlainAdapter(dspy.ChatAdapter):
+    """DSPy's ChatAdapter with the replies in the plain format (:mod:`skate.llm.plain`): the
+    system message is the signature's instructions alone (no field listing, no template with
+    ``{placeholders}``), the inputs are ``[[ ## name ## ]]`` sections as usual, and the request
+    ends with :data:`skate.llm.plain.REPLY_LINE` and a template of the reply (a heading per
+    output field; a program in a fenced block, a list numbered). Demonstrations are written in
+    the same form, and :meth:`parse` reads it back, leniently. ``kinds`` names the fields whose
+    kind the type does not tell (``{"program": "code"}``)."""
+
+    def __init__(self, kinds: dict[str, str] | None = None, counts: dict[str, int] | None = None) -> None:
+        super().__init__(use_json_adapter_fallback=False)
+        self.kinds = dict(kinds or {})
+        self.counts = dict(counts or {})  # how many items a list field needs (numbered in the template)
+
+    def field_kinds(self, signature: type[dspy.Signature]) -> dict[str, str]:
+        return {k: field_kind(v, self.kinds, k) for k, v in signature.output_fields.items()}
+
+    def format_system_message(self, signature: type[dspy.Signature]) -> str:
+        import textwrap
+
+        return textwrap.dedent(signature.instructions).strip()
+
+    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
+        fields = []
+        for name, info in signature.output_fields.items():
+            kind = field_kind(info, self.kinds, name)
+            hint = str((info.json_schema_extra or {}).get("desc") or "").strip()
+            hint = "" if hint.startswith("${") else hint  # DSPy's default desc is "${name}"
+            choices = tuple(str(a) for a in getattr(info.annotation, "__args__", ())) if kind == "choice" else ()
+            fields.append((name, kind, hint, choices, self.counts.get(name, 0)))
+        return plain.request_block(fields)
+
+    def format_assistant_message_content(self, signature: type[dspy.Signature], outputs: dict[str, Any],
+                                         missing_field_message: str | None = None) -> str:
+        kinds = self.field_kinds(signature)
+        return plain.render_reply([(k, kinds[k], outputs.get(k, missing_field_message)) for k in signature.output_fields])
+
+    def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
+        from dspy.adapters.utils import parse_value
+        from dspy.utils.exceptions import AdapterParseError
+
+        found, _ = plain.read_reply(completion, self.field_kinds(signature))
+        if set(found) != set(signature.output_fields):
+            raise AdapterParseError(adapter_name="PlainAdapter", signature=signature, lm_response=completion,
+                                    parsed_result=found)
+        out = {}
+        for name, info in signature.output_fields.items():
+            value = found[name]
+            out[name] = value if isinstance(value, list) else parse_value(value, info.annotation)
+        return out
+
+
 def strip_fences(code: str) -> str:
     m = re.search(r"```(?:python|py)?\s*\n(.*?)```", code, flags=re.DOTALL)
     return (m.group(1) if m else code).strip("\n")
@@ -300,12 +370,27 @@ class _Module(dspy.Module):
     """One ``dspy.Predict`` over a signature: ``messages(x)`` formats what the model is asked,
     ``parse(text)`` reads its reply back."""
 
-    def __init__(self, signature: type[dspy.Signature]) -> None:
+    # Where set, the module asks for its replies in the plain format (:class:`PlainAdapter`,
+    # with these field kinds, e.g. {"program": "code"}) and never for structured output.
+    plain_kinds: dict[str, str] | None = None
+
+    def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:
         super().__init__()
         self.predict = dspy.Predict(signature)
-        self._format = _Formatter()
+        self.adapter: dspy.ChatAdapter = (PlainAdapter(self.plain_kinds, plain_counts) if self.plain_kinds is not None
+                                          else _ADAPTER)
+        self._format = _Formatter(self.adapter)
         self._format_json = _Formatter(_JSON_ADAPTER)
         self._schema: tuple[Any, dict[str, Any]] | None = None
+
+    @property
+    def plain(self) -> bool:
+        return self.plain_kinds is not None
+
+    @property
+    def structured_ok(self) -> bool:
+        """Whether the module may ask for structured output (not in the plain format)."""
+        return not self.plain
 
     @abstractmethod
     def inputs(self, x: Any) -> dict[str, Any]:
@@ -314,7 +399,7 @@ class _Module(dspy.Module):
     def messages(self, x: Any, structured: bool = False) -> list[dict[str, Any]]:
         """The chat messages asking the model about ``x``: the output fields as
         ``[[ ## name ## ]]`` sections, or (``structured``) as one JSON object."""
-        return (self._format_json if structured else self._format)(self.predict, self.inputs(x))
+        return (self._format_json if structured and not self.plain else self._format)(self.predict, self.inputs(x))
 
     def response_format(self) -> dict[str, Any]:
         """OpenAI's ``response_format`` asking for the signature's output fields as one JSON
@@ -337,6 +422,10 @@ class _Module(dspy.Module):
         fields = self.predict.signature.output_fields
         if _has_output_sections(text, fields):
             return text
+        if self.plain:
+            got, whole = plain.read_reply(text, self.adapter.field_kinds(self.predict.signature))
+            if got:
+                return json_to_sections(got, fields, whole)
         found = find_json_object(text, fields)
         return json_to_sections(found[0], fields, found[1]) if found else text
 
@@ -352,6 +441,19 @@ class _Module(dspy.Module):
         fields = self.predict.signature.output_fields
         if _has_output_sections(text, fields):
             return "completed" in MARKER.findall(text)
+        if self.plain:
+            # Only the text says where a plain reply ends: a cut one is finished when every field
+            # is there, programs fenced, and its last field is one whose end is known: a list that
+            # has the items it needs, a number, a choice (a text or a list of no known length may
+            # have been cut inside).
+            kinds = self.adapter.field_kinds(self.predict.signature)
+            got, whole = plain.read_reply(text, kinds)
+            if not got:
+                return False
+            counts, last = self.adapter.counts, list(fields)[-1]
+            lists_full = all(len(got.get(k, ())) >= counts[k] for k in kinds if kinds[k] == "list" and k in counts)
+            last_known = kinds[last] in ("code", "number", "choice") or (kinds[last] == "list" and last in counts)
+            return whole and lists_full and last_known
         found = find_json_object(text, fields)
         return found is not None and found[1] and set(fields) <= set(found[0])
 

@@ -46,7 +46,7 @@ class LLMPlayer(Player):
         this model (else None). With structured output the text-format request is made only if
         the client falls back to it (a server refusing the schema mid-call): until then it is a
         function that makes it, not DSPy formatting done on every call for nothing."""
-        if not self.client.wants_structured(self.spec):
+        if not module.structured_ok or not self.client.wants_structured(self.spec):
             return module.messages(x), None
         return (lambda: module.messages(x)), (module.messages(x, structured=True), module.response_format())
 

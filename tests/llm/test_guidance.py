@@ -94,11 +94,12 @@ def test_an_unknown_strategy_says_which_exist():
 
 def test_cop_rules_carry_cop_s_own_points():
     rules = COPSetter().inputs(_ctx("no_info"))["rules"]
-    for point in ("Its first line is a comment naming the concept it tests",
-                  "prints a value (a number, string, list", "not a bare True or False",
-                  "no trivial or deliberate syntax error", "not plain bookkeeping of a few variables",
-                  "depends on the machine or the moment", "clock, randomness, environment",
-                  "object addresses"):
+    for point in ("its first line is a comment naming the point of Python it tests",
+                  "prints a value with print() (a number, string, list", "not a bare True or False",
+                  "not a deliberate syntax error", "not plain bookkeeping of a few variables",
+                  "the same text every time it runs", "no randomness, clock, environment",
+                  "id() or default object reprs", "a function it defines does nothing until the program calls it",
+                  "written exactly as print() would show it"):
         assert point in rules, point
 
 

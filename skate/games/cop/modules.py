@@ -15,48 +15,51 @@ from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule
 from skate.records import SetterContext
 
 RULES = """\
-You are one of {n_players} players in a tournament in which the players examine each other. In \
-every round each player writes one code-output-prediction task, and then every player, the \
-author included, answers every task.
+The tournament has {n_players} players. Each round every player writes one task, and then every \
+player, the author included, answers every task.
 
-A task is a short, self-contained Python 3 program that uses only the standard library, reads \
-no input, files or network, finishes in well under {timeout:g} seconds, and prints the same text \
-every time it runs. That printed text is the answer. With the program you give {n_distractors} \
-wrong answers that look believable. A solver sees the program and {n_options} options, the true \
-output plus {n_shown} of your wrong answers in random order, and must pick the true one.
+Your task is a Python 3 program:
+- 4 to 20 lines, standard library only; it reads no input, files or network, and finishes in \
+well under {timeout:g} seconds;
+- it runs from top to bottom as a script: a function it defines does nothing until the program \
+calls it;
+- it prints a value with print() (a number, string, list, tuple, dict, ...), not a bare True or \
+False{value_note}, and the same text every time it runs: no randomness, clock, environment, id() or default object \
+reprs, set or hash order, platform details;
+- its first line is a comment naming the point of Python it tests;
+- what it prints turns on a real point of how Python behaves (slicing, aliasing and mutation, \
+default arguments, scoping, integer and float arithmetic, string methods, sorting, generators, \
+exceptions, ...), so that a careless reader predicts it wrongly; not a deliberate syntax error \
+or crash, and not plain bookkeeping of a few variables through straight-line code.
+
+Your wrong answers: {n_distractors} different outputs a careless reader might expect, each \
+written exactly as print() would show it (an output, not code and not a description), none \
+equal to the true output. A solver sees the program and {n_options} options, the true output \
+and {n_shown} of your wrong answers in random order, and picks one.
 
 Scoring: one point for each of your tasks that is accepted, and one point for each task (yours \
-or another player's) that you answer correctly at least {pass_mark} of the time. The best task is one \
-you can trace correctly yourself while the others are likely to get it wrong. A task is rejected \
-when the program fails or times out, prints nothing, prints different text on different runs, \
-{value_rejection}has fewer than {n_distractors} distinct wrong answers, or is too similar to one of your own \
-earlier tasks.
-
-What makes a good task here:
-- It turns on a real point of how Python behaves, not on a cheap trick: no trivial or deliberate \
-syntax error, and not plain bookkeeping of a few variables through straight-line code.
-- Its first line is a comment naming the concept it tests, e.g. `# generators: a generator is \
-exhausted after one pass`.
-- It prints a value (a number, string, list, tuple, dict, an object's repr, ...), not a bare True \
-or False{value_note}.
-- Nothing it prints depends on the machine or the moment: no clock, randomness, environment, \
-object addresses (id(), default reprs), string hash order or platform details."""
+or another player's) that you answer correctly at least {pass_mark} of the time. The best task is \
+one you can trace correctly yourself while the others are likely to get it wrong. A task is \
+rejected when the program fails or times out, prints nothing, prints different text on \
+different runs, {value_rejection}has fewer than {n_distractors} distinct wrong answers, or is too \
+similar to one of your own earlier tasks."""
 
 VALUE_REJECTION = "prints only True or False (not a value), "
-VALUE_NOTE = ": such a program is rejected"
-class SetCOPTask(dspy.Signature):
-    """Write your task for this round of a code-output-prediction tournament.
+VALUE_NOTE = " (such a program is rejected)"
 
-    Follow the rules and the guidance, and if earlier attempts this round were rejected, fix what
-    the rejection names. The program must print its result with print(). Every wrong answer must
-    be text the program could plausibly print but does not."""
+
+class SetCOPTask(dspy.Signature):
+    """You are a player in a tournament of Python code-output-prediction tasks: each task is a
+    short program, and the question is what it prints. Write your task for this round, following
+    the rules and the guidance. If an earlier attempt this round was rejected, the situation says
+    why: fix exactly that."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier tasks of the game you are allowed to see; may be empty")
-    program: str = dspy.OutputField(desc="the complete Python program, without Markdown fences")
-    wrong_answers: list[str] = dspy.OutputField(desc="the wrong answers, as a JSON list of strings")
+    program: str = dspy.OutputField(desc="the whole program, ending with its print()")
+    wrong_answers: list[str] = dspy.OutputField(desc="a wrong output")
 
 
 class AnswerCOP(dspy.Signature):
@@ -69,9 +72,11 @@ class AnswerCOP(dspy.Signature):
 
 
 class COPSetter(SetterModule):
+    plain_kinds = {"program": "code"}  # the plain reply format: the program in a fenced block
+
     def __init__(self, n_distractors: int = 9, n_options: int = 4, timeout_s: float = 5.0,
                  pass_mark: float = 0.55, require_value: bool = True) -> None:
-        super().__init__(SetCOPTask)
+        super().__init__(SetCOPTask, plain_counts={"wrong_answers": n_distractors})
         self.n_distractors, self.n_options = n_distractors, n_options
         self.timeout_s, self.pass_mark = timeout_s, pass_mark
         self.require_value = require_value
@@ -93,7 +98,8 @@ class COPSetter(SetterModule):
             sec = sections(text)
             program, wrong = sec.get("program", ""), sec.get("wrong_answers", "")
             if not program:
-                return COPProposal("", [], note="the reply has no [[ ## program ## ]] section")
+                return COPProposal("", [], note="the reply has no program: write it under a PROGRAM: heading, "
+                                                "in a ```python fenced block")
             try:
                 wrong = json.loads(wrong)
             except ValueError:

@@ -10,6 +10,7 @@ shuffled (multiple choice).
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +77,7 @@ class COPGame(Game):
                 return Rejection(FailReason.NOT_VERIFIABLE, f"the program did not run cleanly: {res.summary()}")
         outputs = [r.stdout.rstrip("\n") for r in results]
         if not normalize_text(outputs[0]):
-            return Rejection(FailReason.NOT_VERIFIABLE, "the program printed nothing")
+            return Rejection(FailReason.NOT_VERIFIABLE, "the program printed nothing" + silent_hint(code))
         if len({normalize_text(o) for o in outputs}) > 1:
             return Rejection(FailReason.NOT_VERIFIABLE,
                              f"the program is not deterministic: {_first_difference(outputs)}")
@@ -97,6 +98,31 @@ class COPGame(Game):
 
     def grade(self, task: Task, query: ChoiceQuery, reply: Any) -> bool:
         return grade_choice(query, task.answer, reply)
+
+
+def silent_hint(code: str) -> str:
+    """Why a program that ran cleanly printed nothing, where its syntax tree shows it: functions
+    defined and never called, or no print() at all (what small models do most)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ""
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    uncalled = [f for f in defined if f not in called]
+    top_level = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                                              ast.Import, ast.ImportFrom))
+                 and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    if uncalled and not top_level:
+        first = next(n for n in tree.body if getattr(n, "name", None) == uncalled[0])
+        prints = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+                     for n in ast.walk(first))
+        call = f"{uncalled[0]}()" if prints else f"print({uncalled[0]}())"
+        return (f": it defines {', '.join(f'{f}()' for f in uncalled[:3])} but never calls "
+                f"{'it' if len(uncalled) == 1 else 'them'}; end the program with a call, e.g. {call}")
+    if "print" not in called:
+        return ": it never calls print(); print the value the task is about"
+    return ": its print() calls never ran (check the conditions and loops around them)"
 
 
 def _first_difference(outputs: list[str]) -> str:

@@ -35,7 +35,7 @@ def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_hist
                    "Round 7 of 50", "attempt 2", "2 attempt(s) left",
                    "not_verifiable: the program printed different text on different runs",
                    "print(random.random())", "Task #3 (round 2, set by mid)", "answered correctly: you 90%, mid 40%",
-                   "9 wrong answers", "3 of your wrong answers"):
+                   "9 different outputs", "3 of your wrong answers", "9. <a wrong output>"):
         assert needed in text, needed
     bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3))
     assert bare["history"] == "(none)" and "rejected" not in bare["situation"]
@@ -56,6 +56,12 @@ def test_setter_reads_replies_leniently():
     assert setter.parse(numbers).distractors == ["5", "6"]
     lines = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n5\n6\n"
     assert setter.parse(lines).distractors == ["5", "6"]
+    # the plain format, as the setter asks for it (read_reply), with the slips small models make
+    plain = ("Sure!\n\n**Program:**\n```python\nprint([1, 2][::-1])\n```\n\nWRONG ANSWERS:\n1. [1, 2]\n"
+             "2. `[2]`\n3.\n```\n2\n1\n```\n\nHope this helps!")
+    p = setter.read_reply(plain)
+    assert p.code == "print([1, 2][::-1])" and p.distractors == ["[1, 2]", "[2]", "2\n1"]
+    assert setter.read_reply("```python\nprint(3)\n```\nWrong answers:\n- 4\n- 5").distractors == ["4", "5"]
     empty = setter.parse("Sure! Here is a fun program.")
     assert empty.code == "" and "program" in empty.note
 
