@@ -17,6 +17,7 @@ then examples of valid and rejected tasks per model. ``--json`` writes every num
     .venv/bin/python bench/bench_cohort.py --models qwen2.5-coder-1.5b,qwen2.5-coder-0.5b game=mathquiz
     .venv/bin/python bench/bench_cohort.py --out /tmp/cohort-cop --json /tmp/cohort-cop.json game.rounds=2
     .venv/bin/python bench/bench_cohort.py --table RUN_DIR                  # the table of a finished run
+    .venv/bin/python bench/bench_cohort.py --speed 1 2                      # tokens/s per model, 1 and 2 threads
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_local import RecordingProxy, server_times, wanted_fields  # noqa: E402
 
 from skate import local  # noqa: E402
+from skate.llm import plain  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
@@ -46,7 +48,9 @@ SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answ
 
 
 def _role(request: dict) -> str:
-    fields = set(wanted_fields(request))
+    user = next((str(m.get("content", "")) for m in request["messages"] if m.get("role") == "user"
+                 and "[[ ##" in str(m.get("content", ""))), "")
+    fields = set(plain.template_fields(user)) or set(wanted_fields(request))
     return "set" if fields & SETTER_FIELDS and "answer" not in fields else "answer"
 
 
@@ -133,6 +137,72 @@ def examples(summary: dict[str, dict], n: int = 2) -> str:
     return "\n".join(out)
 
 
+SPEED_PROMPT = ("Write a Python function that returns the n-th Fibonacci number, iteratively, with a short "
+                "docstring, then three lines that call it and print the results. " * 1
+                + "Here is the style to follow. " + " ".join(f"Rule {i}: keep names short and clear." for i in range(40)))
+
+
+def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 128) -> list[dict]:
+    """Each model alone (and, for each thread count, all of them at once): prompt and generation
+    speed from llama.cpp's own timing of one greedy completion, after a warm-up request."""
+    import threading
+    import urllib.request
+
+    def ask(server: local.ServerProcess, name: str, out: list, prompt: str = SPEED_PROMPT) -> None:
+        body = {"model": name, "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
+                "temperature": 0, "seed": 0}
+        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(req, timeout=1800) as r:
+            usage = json.loads(r.read())["usage"]
+        out.append((time.perf_counter() - t0, usage))
+
+    rows = []
+    root = local.cache_root()
+    for n in threads:
+        with local.serving_many(root, models, threads=n) as servers:
+            for name, server in servers.items():  # warm-up: the weights into memory (another prompt:
+                ask(server, name, [], "Say hello.")  # the measured one is not in the prompt cache)
+            for together in (False, True):
+                for name, server in servers.items():  # a prompt of its own between: no prefix cached
+                    ask(server, name, [], f"Count to {3 + together}.")
+                marks = {name: s.log.stat().st_size for name, s in servers.items()}
+                results: dict[str, list] = {name: [] for name in servers}
+                if together:
+                    ts = [threading.Thread(target=ask, args=(s, name, results[name])) for name, s in servers.items()]
+                    t0 = time.perf_counter()
+                    for t in ts:
+                        t.start()
+                    for t in ts:
+                        t.join()
+                    wall = time.perf_counter() - t0
+                else:
+                    wall = 0.0
+                    for name, s in servers.items():
+                        t0 = time.perf_counter()
+                        ask(s, name, results[name])
+                        wall += time.perf_counter() - t0
+                for name, s in servers.items():
+                    with s.log.open("rb") as f:
+                        f.seek(marks[name])
+                        perf = server_times(f.read().decode(errors="replace"))
+                    p = perf[-1] if perf else {}
+                    rows.append({"model": name, "threads": n, "together": together, "wall_s": wall,
+                                 "s": results[name][0][0], "prompt_tokens": p.get("prompt_tokens"),
+                                 "prompt_tok_s": 1000 * p["prompt_tokens"] / p["prompt_ms"] if p.get("prompt_ms") else None,
+                                 "gen_tokens": p.get("eval_tokens"),
+                                 "gen_tok_s": 1000 * p["eval_tokens"] / p["eval_ms"] if p.get("eval_ms") else None,
+                                 "rss_mb": s.rss_mb()})
+    print("| model | threads | alone or all at once | prompt tokens | prompt tok/s | generated | gen tok/s | s | wall s (all) |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        f = lambda v: f"{v:.1f}" if isinstance(v, float) else str(v)  # noqa: E731
+        print(f"| {r['model']} | {r['threads']} | {'all at once' if r['together'] else 'alone'} | {r['prompt_tokens']} | "
+              f"{f(r['prompt_tok_s'])} | {r['gen_tokens']} | {f(r['gen_tok_s'])} | {r['s']:.1f} | {r['wall_s']:.1f} |")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="cohort", help="comma-separated, or 'cohort' (all four)")
@@ -141,6 +211,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, help="write every number here")
     ap.add_argument("--table", type=Path, help="only print the table of this finished run folder")
+    ap.add_argument("--speed", nargs="*", type=int, metavar="THREADS",
+                    help="only measure each model's speed (alone and all at once) with these llama.cpp thread counts")
     ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: experiment=fewer_calls game.rounds=3)")
     args = ap.parse_args()
     if args.table:
@@ -149,11 +221,16 @@ def main() -> None:
         print(examples(s))
         return
     models = local.parse_models(args.models)
+    if args.speed is not None:
+        rows = speed(models, args.speed or [2])
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+        return
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-cohort-")) / "run"
     root = local.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
           f"{local.SERVER_PIN}; run in {out}", flush=True)
-    with local.serving_many(root, models, threads=args.threads) as servers:
+    with local.serving_many(root, models, threads=args.threads or local.COHORT_THREADS) as servers:
         proxies = {name: RecordingProxy(s.base, refusal_as_400=False) for name, s in servers.items()}
         log_start = {name: s.log.stat().st_size for name, s in servers.items()}
         # The game talks to the proxies: players=local_cohort reads their addresses from the

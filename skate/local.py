@@ -122,6 +122,12 @@ DEFAULT_MODEL = "gemma3-270m"
 # players=local_cohort: the four models, largest first (the order their sizes predict).
 COHORT = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")
 COHORT_PORT = 8081  # the cohort's servers listen on 8081, 8082, ... in COHORT's order
+# llama.cpp threads per server (generation and prompts) when several serve at once, measured on 2
+# cores (docs/real-models.md, "Real models on this machine"): the game's calls to the four run
+# together, and one thread each gives the machine's whole throughput (the four at once in 40 s,
+# the same as one at a time with two threads), where the server's default (two threads for
+# prompts) oversubscribes the cores and took 6.6x as long.
+COHORT_THREADS = 1
 
 
 def base_env(name: str) -> str:
@@ -403,8 +409,8 @@ def server_command(python: Path | str, model: LocalModel, path: Path, port: int,
            "--host", host, "--port", str(port), "--n_ctx", str(model.n_ctx)]
     if model.chat_format:
         cmd += ["--chat_format", model.chat_format]
-    if threads:
-        cmd += ["--n_threads", str(threads)]
+    if threads:  # generation and prompt processing alike (the server's default for prompts is every core)
+        cmd += ["--n_threads", str(threads), "--n_threads_batch", str(threads)]
     return cmd
 
 
@@ -720,7 +726,7 @@ def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[st
                          "players use play --model NAME")
     # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
     # keys on a request's api_base, so a resumed game finds the replies it already had.
-    with serving_many(root, models, threads=threads, first_port=port or COHORT_PORT) as servers:
+    with serving_many(root, models, threads=threads or COHORT_THREADS, first_port=port or COHORT_PORT) as servers:
         code = play_cohort_against(servers, overrides)
         say("stopping the servers")
     return code
@@ -823,7 +829,7 @@ def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, thr
                   "python -m skate players=local_tiny", flush=True)
             _wait_for(server)
         return
-    with serving_many(root, models, threads=threads, first_port=port or COHORT_PORT) as servers:
+    with serving_many(root, models, threads=threads or COHORT_THREADS, first_port=port or COHORT_PORT) as servers:
         for name, server in servers.items():
             print(f"{base_env(name)}={server.base}", flush=True)
         print("try: (export the lines above, then) python -m skate "

@@ -223,8 +223,19 @@ def count_demos(messages: list[dict[str, Any]]) -> int:
     message. (The turns of a ``dspy.History`` input field, which come after the demos, are laid
     out the same way and count too; no skate signature has one.)
     """
-    last = _last_user(messages)
+    last = _request_user(messages)
     return 0 if last is None else sum(1 for m in messages[:last] if m.get("role") == "assistant")
+
+
+def _request_user(messages: list[dict[str, Any]]) -> int | None:
+    """The request's own user message: the last one with input sections (a setter asked again
+    after a rejection gets the rejection as a further user message, after its first reply: a
+    plain-format setter's repair turns, :meth:`skate.llm.modules.SetterModule.messages`), else
+    the last user message."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user" and MARKER.search(str(messages[i].get("content", ""))):
+            return i
+    return _last_user(messages)
 
 
 # ------------------------------------------------------------------ unclaimed DSPy requests
@@ -345,7 +356,7 @@ class FakeBrain:
         return self.models.get(name) or self.models.get("*") or FakeModel()
 
     def reply(self, name: str, messages: list[dict[str, Any]], seed: int, index: int) -> str:
-        last = _last_user(messages)
+        last = _request_user(messages)
         user = str(messages[last].get("content", "")) if last is not None else ""
         inputs, outputs = read_request(user)
         for player in self.games.values():

@@ -480,8 +480,45 @@ class SetterModule(_Module):
 
     pass_mark: float = 0.55  # set by the game's setter: p(correct) that counts as solving a task
 
+    def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:
+        super().__init__(signature, plain_counts)
+        self._replies: dict[tuple[int, int], str] = {}  # (round, attempt) -> the model's reply
+
     def guidance(self, ctx: SetterContext) -> str:
         return render_guidance(ctx.strategy, self.pass_mark)
+
+    def remember(self, ctx: SetterContext, text: str) -> None:
+        """Keep the model's reply to ``ctx``: a plain-format setter shows it its own reply when it
+        asks again after a rejection (:meth:`messages`)."""
+        if self.plain:
+            self._replies = {k: v for k, v in self._replies.items() if k[0] == ctx.round}
+            self._replies[(ctx.round, ctx.attempt)] = text
+
+    def messages(self, x: Any, structured: bool = False) -> list[dict[str, Any]]:
+        """As :meth:`_Module.messages`; for a plain-format setter asked again after rejections, a
+        conversation: the round's first request, then for each rejected attempt the model's own
+        reply to it and a user message saying why it was rejected and asking for the whole task
+        again. (Small models shown a rejected program inside the request copy it unchanged;
+        answering their own reply, they fix it: measured in ``docs/real-models.md``.)"""
+        ctx = x
+        if not (self.plain and isinstance(ctx, SetterContext) and ctx.failed):
+            return super().messages(x, structured)
+        first = ctx.failed[0].attempt
+        opening = dataclasses.replace(ctx, failed=(), attempt=first, attempts_left=ctx.attempts_left + ctx.attempt - first)
+        out = super().messages(opening)
+        kinds = self.adapter.field_kinds(self.predict.signature)
+        heads = ", then ".join(plain.heading(n) + ":" for n in kinds)
+        for i, f in enumerate(ctx.failed):
+            after = ctx.failed[i + 1].attempt if i + 1 < len(ctx.failed) else ctx.attempt
+            reply = self._replies.get((ctx.round, f.attempt))
+            if reply is None:  # not kept (another process made it): the rejected text as its reply
+                reply = plain.render_reply([(next(iter(kinds)), next(iter(kinds.values())), f.text)])
+            left = ctx.attempts_left + ctx.attempt - after
+            out.append({"role": "assistant", "content": reply})
+            out.append({"role": "user", "content": (
+                f"That attempt was rejected ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
+                f"fixed, in the same form ({heads}). Counting this one you have {left} attempt(s) left this round.")})
+        return out
 
     def unreadable(self, why: str) -> Any:
         """The game's empty proposal (what :meth:`parse` makes of an empty reply), its ``note``

@@ -57,6 +57,7 @@ class LLMPlayer(Player):
         if not done.ok:
             return VoidProposal(done.void or "void")
         text = done.text or ""
+        self.setter.remember(ctx, text)
         if not text.strip():
             return self.setter.unreadable(f"the reply was empty (finish_reason {done.finish_reason}): the model "
                                           "wrote nothing")

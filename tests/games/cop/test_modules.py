@@ -32,13 +32,32 @@ def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_hist
     text = "\n".join(m["content"] for m in setter.messages(ctx()))
     for needed in ("one point for each of your tasks that is accepted", "at least 55%",
                    "you can trace correctly yourself while the others are likely to get it wrong",
-                   "Round 7 of 50", "attempt 2", "2 attempt(s) left",
-                   "not_verifiable: the program printed different text on different runs",
+                   "Round 7 of 50", "attempt 1", "2 attempt(s) left",
+                   "rejected (not_verifiable): the program printed different text on different runs",
                    "print(random.random())", "Task #3 (round 2, set by mid)", "answered correctly: you 90%, mid 40%",
                    "9 different outputs", "3 of your wrong answers", "9. <a wrong output>"):
         assert needed in text, needed
     bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3))
     assert bare["history"] == "(none)" and "rejected" not in bare["situation"]
+
+
+def test_after_a_rejection_the_setter_answers_its_own_reply():
+    """Asked again, a plain-format setter sees the round's first request, its own reply to it
+    (as it wrote it, where kept) and the rejection as the next user message."""
+    setter = COPSetter()
+    reply = "PROGRAM:\n```python\nprint(random.random())\n```\n\nWRONG ANSWERS:\n1. 0.5"
+    setter.remember(ctx(attempt=1, attempts_left=3, failed=()), reply)
+    msgs = setter.messages(ctx())
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user"]
+    assert "This is attempt 1; counting it you have 3 attempt(s) left" in msgs[1]["content"]
+    assert msgs[2]["content"] == reply
+    assert msgs[3]["content"].startswith("That attempt was rejected (not_verifiable): the program printed different")
+    assert "(PROGRAM:, then WRONG ANSWERS:)" in msgs[3]["content"] and "2 attempt(s) left" in msgs[3]["content"]
+    # a reply not kept (another process made it): the rejected program stands in for it
+    assert COPSetter().messages(ctx())[2]["content"] == "PROGRAM:\n```python\nprint(random.random())\n```"
+    # another round's replies are let go
+    setter.remember(ctx(round=8, attempt=1, failed=()), "x")
+    assert set(setter._replies) == {(8, 1)}
 
 
 def test_the_pass_mark_in_the_rules_is_the_configured_one():
