@@ -36,7 +36,12 @@ JSON), ``no_option`` (a reply that answers nothing), ``cut_reasoning`` (a reply 
 ``cut`` (every reply is cut off halfway, ``finish_reason`` "length", as when ``max_tokens``
 runs out), ``empty`` (a 200 whose reply is the empty string, as a chat template that does not
 suit the model gives) and ``prose`` (the fields wrapped in chatter: "Sure! Here is my answer:"
-before, "Hope this helps!" after; a JSON reply also goes in a code fence). A ``latency_s``
+before, "Hope this helps!" after; a JSON reply also goes in a code fence). Four more are what real
+small models did to the plain reply format (:mod:`skate.llm.plain`) when they played COP:
+``uncalled`` (the program inside ``def main():``, never called), ``placeholder`` (every numbered
+item the template's ``...``), ``unclosed_fence`` (the other fields written inside the program's
+fence, closed only at the end) and ``echo`` (the request's own text written back until the token
+limit: cut, ``finish_reason`` "length"). A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
 **Structured output.** A request with a ``response_format`` carrying a JSON schema (OpenAI's
@@ -194,6 +199,41 @@ def as_plain_reply(text: str, kinds: dict[str, str]) -> str:
     return plain.render_reply([(name, kind, found[name]) for name, kind in kinds.items() if name in found])
 
 
+# What real small models did to the plain format (Qwen2.5-Coder 1.5B and 0.5B, Gemma 3 270M,
+# SmolLM2 135M playing COP: docs/real-models.md), as faults of a fake model. Each rewrites a
+# plain-format reply (other replies pass unchanged), except ``echo``.
+def uncalled_main(text: str) -> str:
+    """The program put inside ``def main():`` and never called (``uncalled``)."""
+    def wrap(m: re.Match) -> str:
+        body = "\n".join("    " + line for line in m.group(2).splitlines())
+        return f"{m.group(1)}def main():\n{body}\n```"
+    return re.sub(r"(```python\n)(.*?)\n```", wrap, text, count=1, flags=re.DOTALL)
+
+
+def placeholder_items(text: str) -> str:
+    """Every numbered item the template's placeholder, copied as it was (``placeholder``)."""
+    return re.sub(r"(?m)^(\d+\.) .*$", r"\1 ...", text)
+
+
+def unclosed_fence(text: str) -> str:
+    """The program's fence closed only at the end of the reply, the other fields inside it
+    (``unclosed_fence``)."""
+    m = re.search(r"```python\n.*?\n```", text, flags=re.DOTALL)
+    if not m:
+        return text
+    return text[:m.end() - 3].rstrip("\n") + "\n" + text[m.end():].lstrip("\n") + "\n```"
+
+
+def echo_request(user: str) -> str:
+    """The request's own text written back, cut off halfway (``echo``, with ``finish_reason``
+    "length"): a tiny model that starts copying its input sections."""
+    return cut_in_half(user)
+
+
+SMALL_MODEL_SLIPS = {"uncalled": uncalled_main, "placeholder": placeholder_items, "unclosed_fence": unclosed_fence,
+                     "echo": echo_request}
+
+
 def cut_in_half(text: str) -> str:
     """``text`` cut off halfway (the fault ``cut``)."""
     return text[:max(0, len(text) // 2)] if len(text) > 1 else ""
@@ -228,14 +268,13 @@ def count_demos(messages: list[dict[str, Any]]) -> int:
 
 
 def _request_user(messages: list[dict[str, Any]]) -> int | None:
-    """The request's own user message: the last one with input sections (a setter asked again
-    after a rejection gets the rejection as a further user message, after its first reply: a
-    plain-format setter's repair turns, :meth:`skate.llm.modules.SetterModule.messages`), else
-    the last user message."""
+    """The request's own user message: the last one that is no repair turn (a plain-format setter
+    asked again after a rejection gets its reply and then the rejection as a further user message,
+    :data:`skate.llm.plain.REPAIR_PREFIX`: :meth:`skate.llm.modules.SetterModule.messages`)."""
     for i in range(len(messages) - 1, -1, -1):
-        if messages[i].get("role") == "user" and MARKER.search(str(messages[i].get("content", ""))):
+        if messages[i].get("role") == "user" and not str(messages[i].get("content", "")).startswith(plain.REPAIR_PREFIX):
             return i
-    return _last_user(messages)
+    return None
 
 
 # ------------------------------------------------------------------ unclaimed DSPy requests
@@ -622,6 +661,13 @@ class FakeLLMServer:
                     texts, finish = [cut_in_half(t) for t in texts], "length"
                 elif fault == "prose":
                     texts = [wrap_in_prose(t, json_reply) for t in texts]
+                elif fault in SMALL_MODEL_SLIPS:
+                    if fault == "echo":  # the request written back until the token limit ran out
+                        last = _request_user(messages)
+                        texts, finish = [echo_request(str(messages[last]["content"]) if last is not None else "")
+                                         for _ in texts], "length"
+                    else:
+                        texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
                 with server._lock:
                     server.stats.completion_choices += n
                 prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4

@@ -516,7 +516,7 @@ class SetterModule(_Module):
             left = ctx.attempts_left + ctx.attempt - after
             out.append({"role": "assistant", "content": reply})
             out.append({"role": "user", "content": (
-                f"That attempt was rejected ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
+                f"{plain.REPAIR_PREFIX} ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
                 f"fixed, in the same form ({heads}). Counting this one you have {left} attempt(s) left this round.")})
         return out
 

@@ -37,6 +37,9 @@ from collections.abc import Mapping, Sequence
 
 KINDS = ("code", "list", "text", "number", "choice")
 REPLY_LINE = "Reply in exactly this form:"
+# How a setter's repair turn begins: the user message after its rejected reply
+# (skate.llm.modules.SetterModule.messages); the request itself is the user message before.
+REPAIR_PREFIX = "That attempt was rejected"
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
 _ITEM = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•])(?:\s+(.*))?$")
 

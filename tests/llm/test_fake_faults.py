@@ -107,3 +107,36 @@ def test_a_cut_reply_whose_fields_were_complete_is_still_read():
     assert mc.finished("[[ ## answer ## ]]\nB\n\n[[ ## completed ## ]]\nAnd another thing: the loop")
     assert mc.finished('{"answer": "B"} and then some more words that were cut')
     assert not mc.finished("[[ ## answer ## ]]\nB")  # no completed marker: perhaps "B or C"
+
+
+# ------------------------------------------------------------- what real small models did
+def test_a_program_never_called_is_rejected_saying_so_and_asked_again_as_a_conversation(tmp_path):
+    srv, run, events = _play(tmp_path, "uncalled", "auto")
+    attempts = _of(events, "attempt", "low")
+    assert attempts and not _of(events, "task", "low")
+    assert all(a["reason"] == "not_verifiable" and "it defines main() but never calls it" in a["detail"]
+               and "main()" in a["detail"].rsplit("e.g.", 1)[1] for a in attempts)
+    assert max(a["attempt"] for a in attempts) == 3  # every attempt of the round used
+    assert len(_of(events, "task", "ace")) == 2  # the others unaffected
+
+
+def test_placeholder_items_leave_too_few_wrong_answers(tmp_path):
+    srv, run, events = _play(tmp_path, "placeholder", "auto")
+    attempts = _of(events, "attempt", "low")
+    assert attempts and all(a["reason"] == "too_few_distractors" and "only 1 distinct wrong options" in a["detail"]
+                            for a in attempts)
+
+
+def test_fields_written_inside_the_programs_fence_are_still_read(tmp_path):
+    srv, run, events = _play(tmp_path, "unclosed_fence", "off")
+    assert srv.stats.by_fault["unclosed_fence"] > 0
+    assert len(_of(events, "task", "low")) == len(_of(events, "task", "ace")) == 2
+
+
+def test_a_model_that_echoes_its_request_is_cut_and_rejected(tmp_path):
+    srv, run, events = _play(tmp_path, "echo", "auto")
+    attempts = _of(events, "attempt", "low")
+    assert attempts and all(a["reason"] == "malformed" and "cut off at the length limit" in a["detail"]
+                            and "[[ ## rules ## ]]" in a["detail"] for a in attempts)
+    est = _of(events, "estimate", "low")
+    assert est and all(e["unparsable"] == e["n"] for e in est)  # echoed answers are unreadable
