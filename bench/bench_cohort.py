@@ -50,7 +50,9 @@ SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answ
 def _role(request: dict) -> str:
     user = next((str(m.get("content", "")) for m in request["messages"] if m.get("role") == "user"
                  and "[[ ##" in str(m.get("content", ""))), "")
-    fields = set(plain.template_fields(user)) or set(wanted_fields(request))
+    fmt = request.get("response_format") or {}
+    schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {}  # llama-cpp's form, OpenAI's
+    fields = set(plain.template_fields(user)) or set(schema.get("properties") or ()) or set(wanted_fields(request))
     return "set" if fields & SETTER_FIELDS and "answer" not in fields else "answer"
 
 

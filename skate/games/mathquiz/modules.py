@@ -18,6 +18,11 @@ maths questions. Every round each player is given a secret whole number, its tar
 one question whose answer is exactly that number: a word problem or a calculation that takes \
 several steps of arithmetic to solve.
 
+The target is the answer, never a number in the question. For example, with the target 42 you \
+might write: "A baker fills 6 trays with 7 rolls each. How many rolls are there in all?" (6 × 7 \
+= 42, and 42 appears nowhere in it); "What is 42 divided by 6?" would be rejected, as it states \
+the target. Write your own question, not this one.
+
 The question must not state the target or give it away. Before it counts, you will be asked to \
 answer it yourself in a new conversation that shows neither the target nor these instructions; \
 the question is accepted only if your answer there equals the target. Then every player, you \
@@ -55,6 +60,8 @@ class AnswerMathQuestion(dspy.Signature):
 
 
 class MathQuizSetter(SetterModule):
+    plain_kinds: dict[str, str] = {}  # the plain reply format: QUESTION: and the question under it
+
     def __init__(self, pass_mark: float = 0.55, max_chars: int = 2000) -> None:
         super().__init__(SetMathQuestion)
         self.pass_mark, self.max_chars = pass_mark, max_chars
@@ -67,7 +74,7 @@ class MathQuizSetter(SetterModule):
     def parse(self, text: str) -> MathQuizProposal:
         question = self.field(text, "question")
         if not question:
-            return MathQuizProposal("", note="the reply has no [[ ## question ## ]] section")
+            return MathQuizProposal("", note="the reply has no question: write it under a QUESTION: heading")
         return MathQuizProposal(question.strip())
 
 
