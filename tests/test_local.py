@@ -6,6 +6,7 @@ outside CI -- the real thing."""
 from __future__ import annotations
 
 import hashlib
+import contextlib
 import json
 import os
 import socket
@@ -355,6 +356,26 @@ def test_play_against_a_stand_in_server(tmp_path):
     assert sorted(names) == ["gemma3-270m", "sim-good", "sim-weak"]
     usage = json.loads((run / "usage.json").read_text())
     assert usage["players"]["gemma3-270m"]["calls"] > 0
+
+
+def test_a_cohort_game_against_stand_in_servers(tmp_path):
+    """The game `skate.local cohort --models a,b` plays: a server per model (skate's fake server
+    in llama.cpp's place), the cohort cut down to them, each reading its server's address."""
+    run = tmp_path / "run"
+    names = ["qwen2.5-coder-1.5b", "smollm2-135m"]
+    servers = {n: _fake_server(tmp_path / n, f"{n}={skill}") for n, skill in zip(names, (0.8, 0.3))}
+    with contextlib.ExitStack() as stack:
+        for s in servers.values():
+            stack.enter_context(s).wait(timeout_s=60)
+        code = local.play_cohort_against(servers, ["game.rounds=1", "logger=none", "report=false",
+                                                   "llm.cache=false", f"hydra.run.dir={run}"])
+    assert code == 0
+    log = read_run(run)
+    assert [p["name"] for p in log.start.players] == names
+    assert log.start.config["estimator"]["_target_"].endswith("Adaptive")  # experiment=fewer_calls
+    usage = json.loads((run / "usage.json").read_text())["players"]
+    assert all(usage[n]["calls"] > 0 for n in names)
+    assert [p["api_base"] for p in log.start.players] == [s.base for s in servers.values()]
 
 
 # ------------------------------------------------------------------------------------ the real model
