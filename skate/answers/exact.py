@@ -80,6 +80,11 @@ _TRAIL = re.compile(r"[ \t]*(?:[\^×·÷±]|(?:\*\*|[-+*/:]|\\(?:times|cdot|div|
 # After the answer a cue points at: another number, directly or through a connective.
 _ANOTHER = re.compile(r"[ \t]*(?:,|,?[ \t]*(?:or|to|and|x|times|plus|minus|mod|over|divided by|multiplied by)"
                       r"[ \t]+)?[-+]?(?:\d|" + _FRAC + ")", re.IGNORECASE)
+# After the answer a cue points at: "of" and another number ("1/3 of 12", "50% of 8", "3 out of
+# 4"): a part of a calculation, not the answer; the answer is then what an "=" later on that line
+# gives, if anything.
+_OF = re.compile(r"[ \t]*%?[ \t]*(?:out[ \t]+)?of[ \t]+[-+]?(?:\d|" + _FRAC + ")", re.IGNORECASE)
+_EQ_LATER = re.compile(r"[^\n=]*=[ \t]*")
 _CALL = re.compile(r"(?:(\\)([A-Za-z]+)[ \t]*[({]?|(?<![\\A-Za-z])([A-Za-z]+)\(|[√∛∜±∓])[ \t]*\Z")
 # LaTeX commands that only format, space or lead to what follows (a number after any other
 # command, such as \sqrt, \times, \pm or \log, is part of a calculation: unreadable, not read).
@@ -257,7 +262,10 @@ def normalize_number(text: Any) -> str | None:
     if not cues:
         return _only_answer(text)
     read = _answer_at(text, cues[-1].end())
-    if read is None or read[1] is None or _ANOTHER.match(text, read[0]):
+    if read is not None and _OF.match(text, read[0]):  # "1/3 of 12": a calculation; "... = 4" gives 4
+        later = _EQ_LATER.match(text, read[0])
+        read = _answer_at(text, later.end()) if later else None
+    if read is None or read[1] is None or _ANOTHER.match(text, read[0]) or _OF.match(text, read[0]):
         return None
     return canonical_value(read[1])
 

@@ -55,3 +55,16 @@ def test_every_form_of_the_same_number_matches(reply):
 def test_canonical_numbers():
     assert canonical_number("007") == "7" and canonical_number("1,000.000") == "1000"
     assert canonical_number("0.10") == "0.1" and canonical_number("abc") is None
+
+
+@pytest.mark.parametrize("reply, value", [
+    ("The answer is 1/3 of 12", None),          # a part of the calculation, not the answer
+    ("The answer is 1/3 of 12 = 4", "4"),       # ... whose result the same line gives
+    ("The answer is 50% of 8", None),
+    ("The answer is 50% of 8 = 4.", "4"),
+    ("answer: 3 out of 4", None),
+    ("The answer is 4 of the apples", "4"),     # "of" and no number: the answer stands
+    ("The answer is 1/3.", "1/3"),
+])
+def test_a_fraction_of_a_number_after_the_cue_is_a_calculation(reply, value):
+    assert normalize_number(reply) == value
