@@ -110,33 +110,47 @@ def test_a_cut_reply_whose_fields_were_complete_is_still_read():
 
 
 # ------------------------------------------------------------- what real small models did
-def test_a_program_never_called_is_rejected_saying_so_and_asked_again_as_a_conversation(tmp_path):
-    srv, run, events = _play(tmp_path, "uncalled", "auto")
-    attempts = _of(events, "attempt", "low")
-    assert attempts and not _of(events, "task", "low")
+SLIPS = ("uncalled", "placeholder", "unclosed_fence", "echo")
+
+
+@pytest.fixture(scope="module")
+def slips(tmp_path_factory):
+    """One 2-round COP game: ``ace`` plays well, and each of the other four shows one slip on
+    every reply (what real small models did to the plain format)."""
+    tmp = tmp_path_factory.mktemp("slips")
+    models = {"ace": FakeModel(0.9), **{f: FakeModel(0.6, {f: 1.0}) for f in SLIPS}}
+    with FakeLLMServer(models) as srv:
+        cfg = llm_config(srv.api_base, tmp / "cache", "game.rounds=2", "estimator.n=2", names=("ace", *SLIPS))
+        run_game(cfg, tmp / "run")
+    return srv, read_events(tmp / "run")
+
+
+def test_a_program_never_called_is_rejected_saying_so_and_asked_again(slips):
+    srv, events = slips
+    attempts = _of(events, "attempt", "uncalled")
+    assert attempts and not _of(events, "task", "uncalled")
     assert all(a["reason"] == "not_verifiable" and "it defines main() but never calls it" in a["detail"]
                and "main()" in a["detail"].rsplit("e.g.", 1)[1] for a in attempts)
-    assert max(a["attempt"] for a in attempts) == 3  # every attempt of the round used
+    assert max(a["attempt"] for a in attempts) == 3  # every attempt of the round used (and read: a repair turn)
     assert len(_of(events, "task", "ace")) == 2  # the others unaffected
 
 
-def test_placeholder_items_leave_too_few_wrong_answers(tmp_path):
-    srv, run, events = _play(tmp_path, "placeholder", "auto")
-    attempts = _of(events, "attempt", "low")
+def test_placeholder_items_leave_too_few_wrong_answers(slips):
+    attempts = _of(slips[1], "attempt", "placeholder")
     assert attempts and all(a["reason"] == "too_few_distractors" and "only 1 distinct wrong options" in a["detail"]
                             for a in attempts)
 
 
-def test_fields_written_inside_the_programs_fence_are_still_read(tmp_path):
-    srv, run, events = _play(tmp_path, "unclosed_fence", "off")
+def test_fields_written_inside_the_programs_fence_are_still_read(slips):
+    srv, events = slips
     assert srv.stats.by_fault["unclosed_fence"] > 0
-    assert len(_of(events, "task", "low")) == len(_of(events, "task", "ace")) == 2
+    assert len(_of(events, "task", "unclosed_fence")) == 2
 
 
-def test_a_model_that_echoes_its_request_is_cut_and_rejected(tmp_path):
-    srv, run, events = _play(tmp_path, "echo", "auto")
-    attempts = _of(events, "attempt", "low")
+def test_a_model_that_echoes_its_request_is_cut_and_rejected(slips):
+    events = slips[1]
+    attempts = _of(events, "attempt", "echo")
     assert attempts and all(a["reason"] == "malformed" and "cut off at the length limit" in a["detail"]
                             and "[[ ## rules ## ]]" in a["detail"] for a in attempts)
-    est = _of(events, "estimate", "low")
+    est = _of(events, "estimate", "echo")
     assert est and all(e["unparsable"] == e["n"] for e in est)  # echoed answers are unreadable
