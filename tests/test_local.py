@@ -407,3 +407,26 @@ def test_real_model_serves_and_answers(model_name, tmp_path):
             reply = json.loads(r.read())["choices"][0]["message"]["content"]
         assert reply.strip()  # a chat template that works gives a non-empty reply
     assert server.proc.returncode is not None
+
+
+@pytest.mark.slow
+def test_a_real_model_writes_a_cop_task_in_the_plain_format(tmp_path):
+    """Qwen2.5-Coder 1.5B, asked for a COP task as skate asks (greedy): the reply is read into a
+    program and wrong answers (its format followed; whether the task is valid is the model's)."""
+    import urllib.request
+
+    from skate.games.cop.modules import COPSetter
+    from skate.records import SetterContext
+
+    root, model = _real("qwen2.5-coder-1.5b")
+    setter = COPSetter()
+    ctx = SetterContext(player="q", players=("q", "r"), round=1, rounds=3, attempt=1, attempts_left=3, failed=(),
+                        history=(), strategy="hist_perf")
+    with local.serving(root, model, threads=2) as server:
+        body = {"model": model.name, "messages": setter.messages(ctx), "max_tokens": 700, "temperature": 0}
+        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=600) as r:
+            reply = json.loads(r.read())["choices"][0]["message"]["content"]
+    proposal = setter.read_reply(reply)
+    assert proposal.code.strip() and proposal.distractors, reply
