@@ -32,9 +32,11 @@ from skate import local  # noqa: E402
 from skate.games.cop.practice import records  # noqa: E402
 
 SYSTEM = "You predict exactly what Python code returns. Reply with the value only, as a Python literal."
+# No example values in the prompt: Qwen2.5-Coder 0.5B answered the first example ("3") to most
+# items when the prompt listed some (the 2026-11-26 run in docs/real-models.md).
 USER = ("Here is a Python function:\n\n```python\n{code}\n```\n\nWhat does `f({input})` return? Reply with the "
-        "returned value only, written as a Python literal (for example 3, 'abc', [1, 2] or {{'a': 1}}), and "
-        "nothing else.")
+        "returned value only, written as a Python literal (a number, a quoted string, a list, a tuple, a dict, "
+        "True, False or None), and nothing else.")
 
 
 def literal(text: str) -> object:
