@@ -14,7 +14,7 @@ from skate.config import ConfigError, compose_config, validate
 @pytest.mark.parametrize("override, line", [
     ("game=nope", "game=nope is not an option of game: choose one of cop, mathquiz, pyjail, scp"),
     ("players=paper_fuor", "players=paper_fuor is not an option of players: did you mean players=paper_four? "
-                           "choose one of fake_local, local, local_tiny, paper_four, paper_six, simulated, "
+                           "choose one of fake_local, local, local_cohort, local_tiny, paper_four, paper_six, simulated, "
                            "simulated_four, subset_a, subset_b, subset_c, subset_d"),
     ("game.roundz=3", "game.roundz is not a setting of COPConfig (did you mean game.rounds?); its settings: "
                       "attempts, determinism_runs, n_distractors, n_options, name, reasoning, require_value, rounds"),

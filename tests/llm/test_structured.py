@@ -230,7 +230,10 @@ def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, cap
             run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4", "llm.structured=auto"),
                      tmp_path / "run")
     assert srv.stats.structured == 0 and srv.stats.refused_format >= 2 * len(SKILLS)
-    assert srv.stats.refused_format < srv.stats.requests / 4  # remembered: a few refusals, then text
+    # remembered: a few refusals, then text. The first requests that carry a schema are answers
+    # (setters ask in the plain format), sent together: up to the in-flight limit (8 per server)
+    # may each be refused in both forms before the first refusal is remembered.
+    assert srv.stats.refused_format <= 2 * 8 * len(SKILLS) and srv.stats.refused_format < srv.stats.requests / 3
     est = _estimates(tmp_path / "run")
     assert est and all(e[5] == 0 for e in est) and len(_tasks(tmp_path / "run")) == 2 * len(SKILLS)
     warned = [r.getMessage() for r in caplog.records if "refused structured output" in r.getMessage()]
