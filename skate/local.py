@@ -1,4 +1,4 @@
-"""``python -m skate.local``: try a real (tiny) model on this machine, with no key and no GPU.
+"""``python -m skate.local``: try real (small) models on this machine, with no key and no GPU.
 
 One command installs llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, pinned in
 :data:`SERVER_PIN`, built from source) into a virtual environment of its own, fetches a tiny GGUF
@@ -14,6 +14,9 @@ on later runs::
     python -m skate.local install                          # only build the server (~4 min on 2 cores)
     python -m skate.local fetch --model smollm2-135m       # only download and check a model
     python -m skate.local serve --port 8080                # serve until Ctrl-C; prints the api_base
+    python -m skate.local cohort                           # four models, a server each, play each other
+    python -m skate.local cohort --models qwen2.5-coder-1.5b,smollm2-135m game=mathquiz
+    python -m skate.local serve --models cohort            # serve the four on 8081-8084 (players=local_cohort)
 
 The server runs in its own process group and is stopped when the game ends, fails or is
 interrupted. The game runs as ``python -m skate players=local_tiny ...`` with
@@ -665,16 +668,20 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     with_models.add_argument("--models", help="several models, comma-separated, or 'cohort' for all four "
                              f"({', '.join(COHORT)}); instead of --model")
     with_server = argparse.ArgumentParser(add_help=False)
-    with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one)")
+    with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one; with "
+                             f"several models the first of theirs, default {COHORT_PORT})")
     with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: its own choice)")
     overrides = argparse.ArgumentParser(add_help=False)
     overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("play", parents=[common, with_model, with_server, overrides],
                    help="install, fetch, serve, play a short game beside two simulated players, stop (the default)")
-    p = sub.add_parser("cohort", parents=[common, with_server, overrides],
+    p = sub.add_parser("cohort", parents=[common, overrides],
                        help="serve several models (all four by default) and play a game among them (players=local_cohort)")
     p.add_argument("--models", default="cohort", help="comma-separated model names (default: all four)")
+    p.add_argument("--port", type=int, help=f"the first of the servers' ports (default {COHORT_PORT}: "
+                   f"{COHORT_PORT}-{COHORT_PORT + len(COHORT) - 1}, one per model, what players=local_cohort reads)")
+    p.add_argument("--threads", type=int, help=f"llama.cpp threads per server (default {COHORT_THREADS})")
     sub.add_parser("install", parents=[common], help=f"build {SERVER_PIN} into its own venv")
     sub.add_parser("fetch", parents=[common, with_model, with_models], help="download models and check their sha256")
     sub.add_parser("serve", parents=[common, with_model, with_models, with_server],
