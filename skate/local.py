@@ -670,7 +670,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     with_server = argparse.ArgumentParser(add_help=False)
     with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one; with "
                              f"several models the first of theirs, default {COHORT_PORT})")
-    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: its own choice)")
+    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: its own choice; "
+                             f"with several models {COHORT_THREADS})")
     overrides = argparse.ArgumentParser(add_help=False)
     overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
     sub = ap.add_subparsers(dest="command", required=True)
