@@ -132,7 +132,7 @@ def main() -> None:
     acc = {name: sum(r["right"] for r in rows) / len(rows) for name, rows in result["models"].items()}
     order = sorted(acc, key=lambda m: -acc[m])
     print(f"CRUXEval-O, {result['n']} items (seed {result['seed']}), greedy, one answer"
-          + (f"; {result['wall_s'] / 60:.1f} min for the four at once" if "wall_s" in result else ""))
+          + (f"; {result['wall_s'] / 60:.1f} min, the models at once" if "wall_s" in result else ""))
     print("| model | accuracy | s/item | completion tokens/item |")
     print("|---|---:|---:|---:|")
     for m in order:
