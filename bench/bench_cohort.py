@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_local import RecordingProxy, server_times, wanted_fields  # noqa: E402
+from bench_local import RecordingProxy, server_times_since, wanted_fields  # noqa: E402
 
 from skate import local  # noqa: E402
 from skate.llm import plain  # noqa: E402
@@ -186,9 +186,7 @@ def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 
                         ask(s, name, results[name])
                         wall += time.perf_counter() - t0
                 for name, s in servers.items():
-                    with s.log.open("rb") as f:
-                        f.seek(marks[name])
-                        perf = server_times(f.read().decode(errors="replace"))
+                    perf = server_times_since(s, marks[name])
                     p = perf[-1] if perf else {}
                     rows.append({"model": name, "threads": n, "together": together, "wall_s": wall,
                                  "s": results[name][0][0], "prompt_tokens": p.get("prompt_tokens"),
@@ -253,9 +251,7 @@ def main() -> None:
                 p.close()
         perf = {}
         for name, s in servers.items():
-            with s.log.open("rb") as f:
-                f.seek(log_start[name])
-                perf[name] = server_times(f.read().decode(errors="replace"))
+            perf[name] = server_times_since(s, log_start[name])
             with (out / f"calls-{name}.jsonl").open("w") as f:
                 for c in proxies[name].calls:
                     f.write(json.dumps(c) + "\n")

@@ -125,6 +125,13 @@ def server_times(text: str) -> list[dict]:
              "total_ms": float(e)} for a, b, c, d, e in PERF.findall(text)]
 
 
+def server_times_since(server: local.ServerProcess, start: int) -> list[dict]:
+    """:func:`server_times` of what ``server`` logged after byte ``start`` of its log."""
+    with server.log.open("rb") as f:
+        f.seek(start)
+        return server_times(f.read().decode(errors="replace"))
+
+
 def play(model: local.LocalModel, server: local.ServerProcess, structured: str, rounds: int, seed: int,
          out_root: Path, extra: list[str], refusal_as_400: bool) -> dict:
     proxy = RecordingProxy(server.base, refusal_as_400)
@@ -142,9 +149,7 @@ def play(model: local.LocalModel, server: local.ServerProcess, structured: str, 
     finally:
         wall = time.perf_counter() - t0
         proxy.close()
-    with server.log.open("rb") as f:
-        f.seek(log_start)
-        perf = server_times(f.read().decode(errors="replace"))
+    perf = server_times_since(server, log_start)
     with (out / "calls.jsonl").open("w") as f:
         for c in proxy.calls:
             f.write(json.dumps(c) + "\n")

@@ -51,9 +51,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omegaconf import OmegaConf
+
 from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
 from skate.local_models import (COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS,  # noqa: F401
                                 LocalError, LocalModel, Part, base_env, parse_models)
+from skate.paths import CONF_DIR
 
 # The server, pinned; its extras (uvicorn, fastapi, ...) resolve at install time.
 SERVER_PIN = "llama-cpp-python[server]==0.3.36"
@@ -514,10 +517,6 @@ def cohort_players(names: Sequence[str]) -> list[str]:
     model's api_base is read from its :func:`base_env` variable either way."""
     if list(names) == list(COHORT):
         return ["players=local_cohort"]
-    from omegaconf import OmegaConf
-
-    from skate.paths import CONF_DIR
-
     entries = {e["name"]: e for e in OmegaConf.to_container(
         OmegaConf.load(Path(CONF_DIR) / "players" / "local_cohort.yaml"))["llm"]}
     items = []

