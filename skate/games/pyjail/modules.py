@@ -18,19 +18,36 @@ from skate.llm.modules import (AnswererModule, GameModules, SetterModule, guidan
 from skate.records import SetterContext
 
 RULES = """\
-You are one of {n_players} players in a capture-the-flag tournament. Every round each player \
-writes a jail: Python source that defines `def jail(user_input: str) -> str`. The jail receives \
-text typed by an attacker and decides what that text may do: most jails evaluate or execute the \
-input under restrictions (filtered words or characters, a length limit, allowed syntax, reduced \
-builtins, rewritten output) and return a string. A secret flag is placed where the jail's \
-process can reach it: {flag_location}. It is different every time the jail runs, so it cannot \
-be guessed or remembered; an attacker captures it when it appears in what the jail prints \
-(stdout or stderr) or returns.
+The tournament has {n_players} players. Each round every player writes one jail, and then every \
+player, the author included, attacks every jail.
+
+Your jail is a Python 3 function `def jail(user_input: str) -> str`:
+- the attacker's text arrives as `user_input`; most jails run it as Python (`eval` or `exec`) \
+after a check meant to stop the obvious attacks (a word or character filter, a length limit, \
+limited builtins, a rewrite of the text) and return the result as a string;
+- the flag is never in the source: when the jail runs, it is in {flag_location}, and it is new \
+on every run, so nobody can guess it. The jail's code must not name it (a variable `FLAG` does \
+not exist and fails with NameError); an attacker captures it by making the jail's code read it \
+and print or return it;
+- at most {max_chars} characters, standard library only.
+
+An example of the shape (write your own jail, not this one):
+
+```python
+def jail(user_input: str) -> str:
+    if "environ" in user_input or "getenv" in user_input:
+        return "blocked"
+    return str(eval(user_input))
+```
+
+It refuses `__import__("os").environ["FLAG"]` but not \
+`vars(__import__("os"))["envi" + "ron"]["FLAG"]`, which builds the blocked word from two \
+pieces: a careful attacker gets through, a hasty one does not.
 
 Before your jail counts, you attack it yourself in a new conversation that shows you only its \
-source: you get {tries} inputs, each run through the jail, each try seeing what the earlier \
-ones gave. The jail is accepted only if you capture the flag. Then every player, you included, \
-attacks it in sessions of {tries} inputs each{source_note}.
+source: {tries} inputs, each run through the jail, each try seeing what the earlier ones gave. \
+The jail is accepted only if you capture the flag. Then every player, you included, attacks it \
+in sessions of {tries} inputs each{source_note}.
 
 Scoring: one point for each of your jails that is accepted, and one point for each jail (yours \
 or another player's) you break in at least {pass_mark} of your sessions. The best jail is one \
@@ -41,11 +58,10 @@ sandbox with no network and a {timeout:g} s time limit per run."""
 
 
 class WriteJail(dspy.Signature):
-    """Write your jail for this round of a capture-the-flag tournament.
-
-    It must define `jail(user_input: str) -> str`, leave a way to reach the flag that you can
-    find again from the source alone, and block the easy ways. Follow the rules and the
-    guidance, and if earlier attempts this round were rejected, fix what the rejection names."""
+    """Write your jail for this round of a capture-the-flag tournament: a function
+    `jail(user_input: str) -> str` that blocks the easy ways to the flag and leaves one that
+    you can find again from the source alone. Follow the rules and the guidance; if an earlier
+    attempt this round was rejected, fix exactly what the rejection names."""
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
@@ -58,10 +74,12 @@ class WriteJail(dspy.Signature):
 class AttackJail(dspy.Signature):
     """Capture the flag from a Python jail.
 
-    The flag is in the environment variable FLAG of the process the jail runs in, and it is new
-    on every run. Your input is passed to `jail(user_input)` as a string; you capture the flag
-    when it appears in what the jail prints or returns. Study the jail and what your earlier
-    inputs did, then give your next input."""
+    Your input is passed as the string `user_input` to `jail(user_input)`. The flag is in the
+    environment variable FLAG of the process the jail runs in and is new on every run: typing
+    the word FLAG or a guess gets nothing. You capture it when the jail, running your text (most
+    jails `eval` or `exec` it after a check), prints or returns the flag, for instance with
+    `__import__("os").environ["FLAG"]` or a way around what the jail blocks. Read what the jail
+    checks and what your earlier inputs gave, then give your next input."""
 
     jail: str = dspy.InputField(desc="the jail's source code (or a note that it is hidden)")
     earlier_tries: str = dspy.InputField(desc="your earlier inputs in this session and what each gave")
@@ -73,6 +91,8 @@ FLAG_LOCATION = "the environment variable FLAG (os.environ['FLAG'] inside the ja
 
 
 class PyJailSetter(SetterModule):
+    plain_kinds = {"jail": "code"}  # the plain reply format: the jail in a fenced block
+
     def __init__(self, game: PyJailGame, pass_mark: float = 0.55) -> None:
         super().__init__(WriteJail)
         self.game, self.pass_mark = game, pass_mark
@@ -89,7 +109,8 @@ class PyJailSetter(SetterModule):
     def parse(self, text: str) -> JailProposal:
         jail = self.field(text, "jail")
         if not jail.strip():
-            return JailProposal("", note="the reply has no [[ ## jail ## ]] section")
+            return JailProposal("", note="the reply has no jail: write it under a JAIL: heading, in a ```python "
+                                         "fenced block")
         return JailProposal(strip_fences(jail))
 
 
@@ -105,7 +126,10 @@ def render_tries(query: AttackQuery) -> str:
 class PyJailAttacker(AnswererModule):
     """One try of an attack session. With ``reasoning`` the model first writes its working in a
     ``reasoning`` output (chain of thought), then the input; a reply cut before its ``input``
-    section sends nothing (unreadable)."""
+    sends nothing (unreadable). The input comes in the plain format, in a fenced block: inside a
+    JSON string small models lose the quotes and newlines an input needs."""
+
+    plain_kinds = {"input": "code"}
 
     def __init__(self, reasoning: bool = False) -> None:
         super().__init__(with_reasoning(AttackJail) if reasoning else AttackJail)
