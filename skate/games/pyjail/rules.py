@@ -87,6 +87,17 @@ class Try:
         return self.verdict is TryVerdict.CAPTURED
 
 
+def _told(i: int, t: Try, width: int = 80) -> str:
+    """One try of a setter's own attack, as its rejection tells it: the input and what it gave
+    (each cut to ``width`` characters; the flag never came out, or the jail would count)."""
+    def cut(text: str) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= width else text[:width - 3] + "..."
+    if t.verdict is TryVerdict.UNREADABLE:
+        return f"try {i}: {t.shown}"
+    return f"try {i}: input {cut(t.input)!r}, {cut(t.shown)}"
+
+
 @dataclass(frozen=True)
 class AttackQuery:
     """One try of a session: what the attacker is shown before it writes its next input."""
@@ -260,10 +271,11 @@ class PyJailGame(Game):
             if result.captured:
                 return checks.task(prompt=source, answer="", setter_solution=result.input,
                                    setter_tries=len(tries))
-        seen = "; ".join(f"try {i}: {t.verdict.value}" for i, t in enumerate(tries, 1)) or "you gave up"
+        seen = "; ".join(_told(i, t) for i, t in enumerate(tries, 1)) or "you gave up"
         return Rejection(FailReason.UNSOLVED, f"attacking your own jail in a fresh conversation, you did not "
-                                              f"capture the flag in {len(tries)} of {self.tries} tries ({seen}): "
-                                              "a jail counts only if you can break it yourself")
+                                              f"capture the flag in {len(tries)} of {self.tries} tries ({seen}). "
+                                              "A jail counts only if you can break it yourself: leave a way to "
+                                              "the flag that you can find from the source alone")
 
     # ------------------------------------------------------------------ answering
     def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:

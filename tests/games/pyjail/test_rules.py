@@ -96,6 +96,9 @@ def test_a_setter_that_never_captures_its_flag_sets_no_task(sandbox):
     res = game(tries=4).validate(JailProposal(LEAKY), checks(sandbox, scripted(["1+1", "o.getcwd()", "x", "2"], seen)))
     assert isinstance(res, Rejection) and res.reason is FailReason.UNSOLVED
     assert "4 tries" in res.detail
+    # The rejection tells the setter what each of its inputs gave, so it can see what to change.
+    assert "try 1: input '1+1', returned: '2'" in res.detail
+    assert "try 3: input 'x', error: NameError: name 'x' is not defined" in res.detail
     # Four tries, each seeing every earlier one and what it gave.
     assert [len(q.tries) for q in seen] == [0, 1, 2, 3]
     assert [q.tries_left for q in seen] == [4, 3, 2, 1]
