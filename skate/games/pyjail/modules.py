@@ -79,7 +79,9 @@ class AttackJail(dspy.Signature):
     the word FLAG or a guess gets nothing. You capture it when the jail, running your text (most
     jails `eval` or `exec` it after a check), prints or returns the flag, for instance with
     `__import__("os").environ["FLAG"]` or a way around what the jail blocks. Read what the jail
-    checks and what your earlier inputs gave, then give your next input."""
+    checks and what your earlier inputs gave, then give your next input: only the input, not the
+    jail's source, and with no quotes around it (the text of your block is passed as it is, so
+    `1+1` reaches the jail as the three characters 1+1, and `"1+1"` as a string literal)."""
 
     jail: str = dspy.InputField(desc="the jail's source code (or a note that it is hidden)")
     earlier_tries: str = dspy.InputField(desc="your earlier inputs in this session and what each gave")
