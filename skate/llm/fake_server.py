@@ -36,12 +36,13 @@ JSON), ``no_option`` (a reply that answers nothing), ``cut_reasoning`` (a reply 
 ``cut`` (every reply is cut off halfway, ``finish_reason`` "length", as when ``max_tokens``
 runs out), ``empty`` (a 200 whose reply is the empty string, as a chat template that does not
 suit the model gives) and ``prose`` (the fields wrapped in chatter: "Sure! Here is my answer:"
-before, "Hope this helps!" after; a JSON reply also goes in a code fence). Four more are what real
-small models did to the plain reply format (:mod:`skate.llm.plain`) when they played COP:
-``uncalled`` (the program inside ``def main():``, never called), ``placeholder`` (every numbered
-item the template's ``...``), ``unclosed_fence`` (the other fields written inside the program's
-fence, closed only at the end) and ``echo`` (the request's own text written back until the token
-limit: cut, ``finish_reason`` "length"). A ``latency_s``
+before, "Hope this helps!" after; a JSON reply also goes in a code fence). Five more are what real
+small models did to the plain reply format (:mod:`skate.llm.plain`) when they played COP and
+PyJail: ``uncalled`` (the program inside ``def main():``, never called), ``placeholder`` (every
+numbered item the template's ``...``), ``unclosed_fence`` (the other fields written inside the
+program's fence, closed only at the end), ``quoted`` (the fenced text sent as a string literal,
+quotes and all) and ``echo`` (the request's own text written back until the token limit: cut,
+``finish_reason`` "length"). A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
 **Structured output.** A request with a ``response_format`` carrying a JSON schema (OpenAI's
@@ -210,7 +211,7 @@ def _unfenced(value: str) -> str:
 
 
 # What real small models did to the plain format (Qwen2.5-Coder 1.5B and 0.5B, Gemma 3 270M,
-# SmolLM2 135M playing COP: docs/real-models.md), as faults of a fake model. Each rewrites a
+# SmolLM2 135M playing COP and PyJail: docs/real-models.md), as faults of a fake model. Each rewrites a
 # plain-format reply (other replies pass unchanged), except ``echo``.
 def uncalled_main(text: str) -> str:
     """The program put inside ``def main():`` and never called (``uncalled``)."""
@@ -234,6 +235,13 @@ def unclosed_fence(text: str) -> str:
     return text[:m.end() - 3].rstrip("\n") + "\n" + text[m.end():].lstrip("\n") + "\n```"
 
 
+def quoted_code(text: str) -> str:
+    """The fenced block's text sent as a Python string literal, quotes and all (``quoted``): the
+    1.5B put its PyJail inputs in quotes, so they reached ``eval`` as strings."""
+    return re.sub(r"(```python\n)(.*?)\n```", lambda m: f"{m.group(1)}{m.group(2)!r}\n```", text, count=1,
+                  flags=re.DOTALL)
+
+
 def echo_request(user: str) -> str:
     """The request's own text written back, cut off halfway (``echo``, with ``finish_reason``
     "length"): a tiny model that starts copying its input sections."""
@@ -241,7 +249,7 @@ def echo_request(user: str) -> str:
 
 
 SMALL_MODEL_SLIPS = {"uncalled": uncalled_main, "placeholder": placeholder_items, "unclosed_fence": unclosed_fence,
-                     "echo": echo_request}
+                     "quoted": quoted_code, "echo": echo_request}
 
 
 def cut_in_half(text: str) -> str:

@@ -56,3 +56,24 @@ def test_the_attacker_reads_an_input_and_shows_the_session():
     assert a.parse("I will not answer.") is None
     hidden = AttackQuery(None, (), 3, 1)
     assert "hidden" in a.messages(hidden)[-1]["content"]
+    # the plain format it asks for: the input in a fenced block, exactly as written
+    assert a.read_reply('INPUT:\n```python\nvars(__import__("os"))["environ"]["FLAG"]\n```') \
+        == 'vars(__import__("os"))["environ"]["FLAG"]'
+    assert "INPUT:\n```python" in user.split("Reply in exactly this form:")[1]
+
+
+def test_text_sent_in_quotes_reaches_the_game_as_a_string(tmp_path):
+    """The 1.5B's slip (fake fault ``quoted``: the fenced text sent as a string literal): its jail
+    is a string, not a function, and is rejected saying so; its inputs reach the jail as strings,
+    so it never captures a flag, where the same model without the slip does."""
+    with Recording({"ace": FakeModel(0.9), "quoted": FakeModel(0.9, {"quoted": 1.0})}) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=1", "game.tries=2",
+                         "estimator.n=4", names=("ace", "quoted"))
+        run_game(cfg, tmp_path / "run")
+    assert srv.stats.by_fault["quoted"] > 0
+    events = read_events(tmp_path / "run")
+    mine = [e for e in events if e["event"] == "attempt" and e["player"] == "quoted"]
+    assert mine and all(a["reason"] == "malformed" and "defines no top-level function" in a["detail"] for a in mine)
+    assert all(a["text"].startswith(("'", '"')) for a in mine)
+    est = {e["player"]: e for e in events if e["event"] == "estimate"}
+    assert est["quoted"]["p"] == 0.0 and est["ace"]["p"] > 0.0
