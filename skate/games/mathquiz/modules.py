@@ -18,10 +18,11 @@ maths questions. Every round each player is given a secret whole number, its tar
 one question whose answer is exactly that number: a word problem or a calculation that takes \
 several steps of arithmetic to solve.
 
-The target is the answer, never a number in the question. For example, with the target 42 you \
-might write: "A baker fills 6 trays with 7 rolls each. How many rolls are there in all?" (6 × 7 \
-= 42, and 42 appears nowhere in it); "What is 42 divided by 6?" would be rejected, as it states \
-the target. Write your own question, not this one.
+The target is the answer, never a number in the question: choose numbers that combine to it \
+and build the question around them, with a step or two more than a single sum. For your target \
+{target} you could start from {starts}; {target} itself must not appear anywhere in the question \
+("What is {target} divided by 1?" would be rejected). Check your arithmetic before you send it: \
+work the question out and make sure the result is {target}.
 
 The question must not state the target or give it away. Before it counts, you will be asked to \
 answer it yourself in a new conversation that shows neither the target nor these instructions; \
@@ -59,6 +60,19 @@ class AnswerMathQuestion(dspy.Signature):
     answer: str = dspy.OutputField(desc="the answer: one number, with no units or words")
 
 
+def starting_points(target: int) -> str:
+    """Two ways to reach ``target`` in numbers that do not state it (a product of two factors
+    when it has them, and a sum), for the rules: small models given a finished example question
+    copied it whatever their target; given numbers, they write their own question around them."""
+    ways = []
+    a = max((d for d in range(2, int(abs(target) ** 0.5) + 1) if target % d == 0), default=None)
+    if a is not None and target:
+        ways.append(f"{a} × {target // a} = {target}")
+    big = round(target * 0.6) or 1
+    ways.append(f"{big} + {target - big} = {target}")
+    return " or ".join(ways)
+
+
 class MathQuizSetter(SetterModule):
     plain_kinds: dict[str, str] = {}  # the plain reply format: QUESTION: and the question under it
 
@@ -67,7 +81,9 @@ class MathQuizSetter(SetterModule):
         self.pass_mark, self.max_chars = pass_mark, max_chars
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
-        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars)
+        target = int(ctx.assignment["target"])
+        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars,
+                             target=target, starts=starting_points(target))
         return {"rules": rules, "guidance": self.guidance(ctx), "target": str(ctx.assignment["target"]),
                 "situation": render_situation(ctx), "history": render_history(ctx)}
 
