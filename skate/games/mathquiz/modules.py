@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
@@ -73,6 +75,16 @@ def starting_points(target: int) -> str:
     return " or ".join(ways)
 
 
+def headless_question(text: str, max_chars: int) -> str:
+    """A reply with no heading that is itself a question ("Can you find how many rolls 24 trays
+    of 24 hold?": the 0.5B wrote 4 of its 6 so in one game): the whole reply, when it has a
+    number in it and fits the length limit; prose without a number is no question."""
+    body = text.strip()
+    if not body or len(body) > max_chars or body.startswith("{") or "[[ ##" in body or not re.search(r"\d", body):
+        return ""
+    return body
+
+
 class MathQuizSetter(SetterModule):
     plain_kinds: dict[str, str] = {}  # the plain reply format: QUESTION: and the question under it
 
@@ -88,7 +100,7 @@ class MathQuizSetter(SetterModule):
                 "situation": render_situation(ctx), "history": render_history(ctx)}
 
     def parse(self, text: str) -> MathQuizProposal:
-        question = self.field(text, "question")
+        question = self.field(text, "question") or headless_question(text, self.max_chars)
         if not question:
             return MathQuizProposal("", note="the reply has no question: write it under a QUESTION: heading")
         return MathQuizProposal(question.strip())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from skate.games.mathquiz.generator import solve
+from skate.games.mathquiz.modules import MathQuizSetter
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import run_game
 from skate.store import read_events
@@ -70,3 +71,14 @@ def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
     assert low and all(a["reason"] == "void" for a in low)
     assert all("low" not in (r["a"], r["b"]) for r in kinds(events, "rating"))
     assert next(r for r in result.table if r["player"] == "low")["mu"] == 25.0
+
+
+def test_a_question_written_with_no_heading_is_read_but_prose_is_not():
+    """The 0.5B often wrote its question bare, with no QUESTION: heading."""
+    setter = MathQuizSetter(max_chars=80)
+    assert setter.read_reply("Can you find how many rolls 24 trays of 24 rolls hold?\n").question \
+        == "Can you find how many rolls 24 trays of 24 rolls hold?"
+    assert setter.read_reply("QUESTION: What is 3 + 4?").question == "What is 3 + 4?"
+    for prose in ("I am not sure; it could be several of these.", "x" * 80 + "1", '{"answer": 1}', ""):
+        proposal = setter.read_reply(prose)
+        assert proposal.question == "" and "QUESTION:" in proposal.note
