@@ -44,7 +44,7 @@ from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
-SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value"}
+SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value", "question_type", "distractors"}
 
 
 def _role(request: dict) -> str:

@@ -52,11 +52,12 @@ three wrong continuations you write. They must read like the document, {min_char
 characters each, and must not say what the true next paragraph says (then they would be right \
 too). For sequencing and cloze, write no wrong continuations.
 
-Name the fragment by its document id and the number of the paragraph it starts at. The whole \
-fragment (and, for prediction, the paragraph after it) must be among the paragraphs shown. A \
-fragment is refused when it is too short, starts mid-sentence or with a caption, ends a \
-paragraph with a colon (introducing code or a list that is not shown), or is heavy with markup, \
-code or formulas; a question is also refused when it is too similar to one of your earlier ones.
+Name the fragment by its document id (as written after "Document", e.g. {example_doc}) and the \
+number of the paragraph it starts at. Under each document a line lists, for each kind of \
+question, the paragraphs a fragment can start at: choose one of those. Any other start is \
+refused (a fragment too short, starting mid-sentence or with a caption, ending with a colon, \
+heavy with markup, code or formulas, or running past the paragraphs shown); a question is also \
+refused when it is too similar to one of your earlier ones.
 
 Scoring: one point for each of your questions that is accepted, and one point for each question \
 (yours or another player's) that you answer correctly at least {pass_mark} of the time. A good \
@@ -97,6 +98,9 @@ def render_documents(assignment: dict[str, Any]) -> str:
     for shown in assignment.get("documents", []):
         lines = [f"Document {shown['doc']} (domain: {shown['domain']}): {shown['title']}"]
         lines += [f"[{shown['first'] + i}] {p}" for i, p in enumerate(shown["paragraphs"])]
+        if "starts" in shown:
+            can = "; ".join(f"{t} at {', '.join(map(str, at)) if at else 'none'}" for t, at in shown["starts"].items())
+            lines.append(f"Questions this document can give, by the paragraph they start at: {can}.")
         blocks.append("\n\n".join(lines))
     return "\n\n\n".join(blocks)
 
@@ -117,7 +121,8 @@ class SCPSetter(SetterModule):
                              seq=sizes["sequencing"][0], seq_chars=sizes["sequencing"][1],
                              cloze=sizes["cloze"][0], cloze_chars=sizes["cloze"][1],
                              pred=sizes["prediction"][0], pred_chars=sizes["prediction"][1],
-                             min_chars=g.min_distractor_chars, max_chars=g.max_distractor_chars)
+                             min_chars=g.min_distractor_chars, max_chars=g.max_distractor_chars,
+                             example_doc=next((d["doc"] for d in ctx.assignment.get("documents", [])), "doc-1"))
         return {"rules": rules, "guidance": self.guidance(ctx), "documents": render_documents(ctx.assignment),
                 "situation": render_situation(ctx), "history": render_history(ctx)}
 

@@ -192,6 +192,7 @@ class SCPGame(Game):
         self.docs: list[Document] = load_folder(self.docs_dir)
         self.by_id = {d.id: d for d in self.docs}
         self._paras: dict[str, list[str]] = {}
+        self._starts: dict[str, dict[str, set[int]]] = {}  # document -> type -> paragraphs a fragment can start at
         self.embedder = cfg.distractor_embedder  # None: TF-IDF
         self.benchmark: list[Question] = []
         self.dated: list[dict[str, str]] = []  # per benchmark question: DATE_FIELDS it has
@@ -337,10 +338,55 @@ class SCPGame(Game):
         for i in sorted(int(x) for x in picked):
             doc = self.by_id[usable[i]]
             paras = self.paragraphs_of(doc.id)
-            first = int(rng.integers(1, max(1, len(paras) - self.window) + 1))
+            first = self._window(doc.id, int(rng.integers(1, max(1, len(paras) - self.window) + 1)))
+            shown = paras[first:first + self.window]
             offered.append({"doc": doc.id, "domain": doc.domain, "title": doc.title, "first": first,
-                            "paragraphs": paras[first:first + self.window]})
+                            "paragraphs": shown, "starts": self.fragment_starts(doc.id, first, len(shown))})
         return {"documents": offered}
+
+    def fragment_starts(self, doc_id: str, first: int, count: int) -> dict[str, list[int]]:
+        """For each question type, the paragraphs among ``count`` shown from ``first`` that a
+        fragment of that type can start at: the whole fragment (and a prediction's continuation)
+        shown, and every check :meth:`validate` makes of the text passed. The setter is shown
+        them (left to find them, the cohort's Qwen models picked a refused start in 11 of 12
+        attempts)."""
+        last = first + count - 1
+        return {t: [k for k in sorted(at) if first <= k <= last - (self.sizes[t][0] + (t == "prediction")) + 1]
+                for t, at in self._valid_starts(doc_id).items()}
+
+    def _valid_starts(self, doc_id: str) -> dict[str, set[int]]:
+        """Every paragraph of a document a fragment of each type can start at (cached)."""
+        if doc_id in self._starts:
+            return self._starts[doc_id]
+        paras = self.paragraphs_of(doc_id)
+        out: dict[str, set[int]] = {}
+        for qtype in self.types:
+            n, min_chars = self.sizes[qtype]
+            ok = set()
+            for start in range(len(paras) - n - (qtype == "prediction") + 1):
+                run = paras[start:start + n]
+                if not acceptable(run, min_chars, self.threshold):
+                    continue
+                if qtype == "prediction" and not passage_ok(paras[start + 1], self.threshold):
+                    continue
+                frag = Fragment(doc_id, "", start, tuple(run))
+                if (qtype == "sequencing" and sequencing(frag, 0) is None) or (qtype == "cloze" and cloze(frag, 0) is None):
+                    continue
+                ok.add(start)
+            out[qtype] = ok
+        self._starts[doc_id] = out
+        return out
+
+    def _window(self, doc_id: str, drawn: int) -> int:
+        """The first paragraph shown of a document: ``drawn``, or, when no question can start in
+        that window, the nearest window where one can (so a setter is never offered nothing)."""
+        n_paras = len(self.paragraphs_of(doc_id))
+        firsts = range(1, max(1, n_paras - self.window) + 1)
+        for first in sorted(firsts, key=lambda f: (abs(f - drawn), f)):
+            count = len(self.paragraphs_of(doc_id)[first:first + self.window])
+            if any(self.fragment_starts(doc_id, first, count).values()):
+                return first
+        return drawn
 
     def proposal_text(self, proposal: SCPProposal) -> str:
         if not isinstance(proposal, SCPProposal):

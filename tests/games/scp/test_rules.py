@@ -9,12 +9,12 @@ import re
 import numpy as np
 import pytest
 
-from skate.games.base import Checks
+from skate.games.base import Checks, GameEnv
 from skate.games.scp.corpus import shipped_corpus
 from skate.games.scp.fragments import markup_density
 from skate.games.scp.questions import build, check, from_json, normalise
 from skate.games.scp.rules import SCPGame, SCPProposal, question_of, read_benchmark
-from skate.records import FailReason, Rejection, Task
+from skate.records import FailReason, Rejection, SetterContext, Task
 
 DOC = "science/lab.txt"
 
@@ -207,6 +207,24 @@ def test_valid_sequencing_and_cloze_proposals_restore_the_fragment(game, qtype, 
     assert check(q) == []
     assert normalise(q.original) == normalise(" ".join(PARAS[start:start + n]))
     assert q.options[q.answer] == task.answer and len(set(q.options)) == 4
+
+
+def test_the_setter_is_shown_exactly_the_starts_that_validate(game):
+    """The starts listed under a document are those validate accepts, type by type; every
+    other start in the window is refused."""
+    starts = game.fragment_starts(DOC, FIRST, LAST - FIRST + 1)
+    assert set(starts) == {"sequencing", "cloze", "prediction"} and all(starts.values())
+    for qtype, listed in starts.items():
+        for start in range(FIRST, LAST + 1):
+            out = game.validate(SCPProposal(DOC, start, qtype, WRONG if qtype == "prediction" else ()), checks())
+            assert isinstance(out, Task) == (start in listed), (qtype, start, out)
+    # the setter's prompt lists them under the document
+    setter = game.modules(GameEnv(sandbox=None)).setter
+    text = setter.inputs(SetterContext(player="ann", players=("ann",), round=1, rounds=1, attempt=1, attempts_left=3,
+                                       failed=(), history=(), strategy="no_info",
+                                       assignment={"documents": [{**assignment()["documents"][0], "starts": starts}]}))
+    line = f"cloze at {', '.join(map(str, starts['cloze']))}"
+    assert line in text["documents"] and DOC in text["rules"]
 
 
 def test_sequencing_and_cloze_ignore_written_distractors(game):
