@@ -20,11 +20,9 @@ maths questions. Every round each player is given a secret whole number, its tar
 one question whose answer is exactly that number: a word problem or a calculation that takes \
 several steps of arithmetic to solve.
 
-The target is the answer, never a number in the question: choose numbers that combine to it \
+The target is the answer and never appears in the question: choose numbers that combine to it \
 and build the question around them, with a step or two more than a single sum. For your target \
-{target} you could start from {starts}; {target} itself must not appear anywhere in the question \
-("What is {target} divided by 1?" would be rejected). Check your arithmetic before you send it: \
-work the question out and make sure the result is {target}.
+you could start from {starts}. Work the question out before you send it.
 
 The question must not state the target or give it away. Before it counts, you will be asked to \
 answer it yourself in a new conversation that shows neither the target nor these instructions; \
@@ -64,14 +62,16 @@ class AnswerMathQuestion(dspy.Signature):
 
 def starting_points(target: int) -> str:
     """Two ways to reach ``target`` in numbers that do not state it (a product of two factors
-    when it has them, and a sum), for the rules: small models given a finished example question
-    copied it whatever their target; given numbers, they write their own question around them."""
+    when it has them, and a sum), for the rules. Small models copy what the rules show: a
+    finished example question whatever their target, a question stating the target when the
+    rules said such a question is rejected; so the rules give numbers only, and the target
+    nowhere but in its own field."""
     ways = []
     a = max((d for d in range(2, int(abs(target) ** 0.5) + 1) if target % d == 0), default=None)
     if a is not None and target:
-        ways.append(f"{a} × {target // a} = {target}")
+        ways.append(f"{a} × {target // a}")
     big = round(target * 0.6) or 1
-    ways.append(f"{big} + {target - big} = {target}")
+    ways.append(f"{big} + {target - big}")
     return " or ".join(ways)
 
 
@@ -95,7 +95,7 @@ class MathQuizSetter(SetterModule):
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         target = int(ctx.assignment["target"])
         rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars,
-                             target=target, starts=starting_points(target))
+                             starts=starting_points(target))
         return {"rules": rules, "guidance": self.guidance(ctx), "target": str(ctx.assignment["target"]),
                 "situation": render_situation(ctx), "history": render_history(ctx)}
 
