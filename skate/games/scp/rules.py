@@ -34,11 +34,13 @@ carries ``expired: true`` in its ``task`` event.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
 import os
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,6 +166,19 @@ def question_of(task: Task) -> Question:
     options = list(record["options"])
     record.update(id=task.data["question_id"], question="", answer=options.index(task.answer))
     return from_json(record)
+
+
+def offered_id(name: str, offered: Sequence[str]) -> str:
+    """The offered document ``name`` means: itself, or the one it names up to case, punctuation
+    and the file extension ("PEP-0729", "Pep-0514.rst" and ">(pep-0514.rst)," for pep-0729.rst and
+    pep-0514.rst: what the cohort's small models wrote); else ``name`` unchanged."""
+    if name in offered:
+        return name
+    def key(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", "", text.lower())
+    want = key(name)
+    found = [d for d in offered if want and want in (key(d), key(Path(d).stem))]
+    return found[0] if len(found) == 1 else name
 
 
 class SCPGame(Game):
@@ -404,6 +419,7 @@ class SCPGame(Game):
             return Rejection(FailReason.MALFORMED, f"unknown question type {proposal.type!r}: "
                                                    f"use one of {', '.join(self.types)}")
         offered = {d["doc"]: d for d in checks.assignment.get("documents", [])}
+        proposal = dataclasses.replace(proposal, doc=offered_id(proposal.doc, offered))
         if proposal.doc not in offered:
             return Rejection(FailReason.BREAKS_RULES, f"document {proposal.doc!r} was not offered to you this "
                                                       f"round; choose one of {', '.join(offered)}")

@@ -13,7 +13,7 @@ from skate.games.base import Checks, GameEnv
 from skate.games.scp.corpus import shipped_corpus
 from skate.games.scp.fragments import markup_density
 from skate.games.scp.questions import build, check, from_json, normalise
-from skate.games.scp.rules import SCPGame, SCPProposal, question_of, read_benchmark
+from skate.games.scp.rules import SCPGame, SCPProposal, offered_id, question_of, read_benchmark
 from skate.records import FailReason, Rejection, SetterContext, Task
 
 DOC = "science/lab.txt"
@@ -225,6 +225,17 @@ def test_the_setter_is_shown_exactly_the_starts_that_validate(game):
                                        assignment={"documents": [{**assignment()["documents"][0], "starts": starts}]}))
     line = f"cloze at {', '.join(map(str, starts['cloze']))}"
     assert line in text["documents"] and DOC in text["rules"]
+
+
+def test_a_document_named_up_to_case_punctuation_or_extension_is_the_offered_one(game):
+    """What the cohort's small models wrote for pep-0514.rst and pep-0729.rst."""
+    offered = ["pep-0514.rst", "pep-0729.rst"]
+    for name, meant in (("Pep-0514.rst", "pep-0514.rst"), (">(PEP-0514.rst),", "pep-0514.rst"),
+                        ("PEP-0729", "pep-0729.rst"), ("pep-0729.rst", "pep-0729.rst"), ("pep-0730", "pep-0730"),
+                        ("", ""), ("Document", "Document")):
+        assert offered_id(name, offered) == meant, name
+    task = game.validate(SCPProposal(f"**{DOC.upper()}**", 1, "sequencing"), checks())
+    assert isinstance(task, Task) and task.data["doc"] == DOC
 
 
 def test_sequencing_and_cloze_ignore_written_distractors(game):
