@@ -168,6 +168,16 @@ def question_of(task: Task) -> Question:
     return from_json(record)
 
 
+def _listed(shown: Mapping[str, Any], qtype: str) -> str:
+    """The starts the setter was shown for ``qtype`` in a document, for a rejection ("" when the
+    assignment has none: an older run's)."""
+    starts = (shown.get("starts") or {}).get(qtype)
+    if starts is None:
+        return ""
+    where = ", ".join(map(str, starts)) if starts else "nowhere in this document"
+    return f" (listed for {qtype} in {shown['doc']}: {where})"
+
+
 def offered_id(name: str, offered: Sequence[str]) -> str:
     """The offered document ``name`` means: itself, or the one it names up to case, punctuation
     and the file extension ("PEP-0729", "Pep-0514.rst" and ">(pep-0514.rst)," for pep-0729.rst and
@@ -433,11 +443,12 @@ class SCPGame(Game):
             return Rejection(FailReason.BREAKS_RULES,
                              f"a {proposal.type} fragment is {what}, all within the paragraphs shown "
                              f"({first}-{last}), so it must start between {first} and {last - span + 1}; "
-                             f"you gave {start}")
+                             f"you gave {start}{_listed(shown, proposal.type)}")
         paras = self.paragraphs_of(proposal.doc)
         run = paras[start:start + n]
         if not acceptable(run, min_chars, self.threshold):
-            return Rejection(FailReason.BREAKS_RULES, self._why_not(run, min_chars, proposal.type, n))
+            return Rejection(FailReason.BREAKS_RULES,
+                             self._why_not(run, min_chars, proposal.type, n) + _listed(shown, proposal.type))
         seed = int(checks.rng.integers(2**31))
         frag = Fragment(proposal.doc, self.by_id[proposal.doc].domain, start, tuple(run))
         if proposal.type == "prediction":

@@ -225,6 +225,12 @@ def test_the_setter_is_shown_exactly_the_starts_that_validate(game):
                                        assignment={"documents": [{**assignment()["documents"][0], "starts": starts}]}))
     line = f"cloze at {', '.join(map(str, starts['cloze']))}"
     assert line in text["documents"] and DOC in text["rules"]
+    # a start off the list is refused with the list
+    listed = Checks(round=2, setter="ann", assignment={"documents": [{**assignment()["documents"][0], "starts": starts}]},
+                    sandbox=None, rng=np.random.default_rng(0), solve=None)  # type: ignore[arg-type]
+    off = next(k for k in range(FIRST, LAST + 1) if k not in starts["cloze"])
+    out = game.validate(SCPProposal(DOC, off, "cloze"), listed)
+    assert isinstance(out, Rejection) and f"(listed for cloze in {DOC}: {', '.join(map(str, starts['cloze']))})" in out.detail
 
 
 def test_a_document_named_up_to_case_punctuation_or_extension_is_the_offered_one(game):
