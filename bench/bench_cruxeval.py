@@ -25,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -78,7 +80,6 @@ def ask(base: str, model: str, item: dict, max_tokens: int) -> tuple[str, dict, 
 
 
 def sample(n: int, seed: int) -> list[dict]:
-    import numpy as np
 
     recs = list(records())
     idx = np.random.default_rng(seed).permutation(len(recs))[:n]

@@ -20,8 +20,8 @@ import re
 from collections.abc import Mapping
 
 from skate.games.base import FakePlayer, FakeRequest, seeded_random
-from skate.games.scp.fragments import DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment, acceptable
-from skate.games.scp.questions import TYPES, cloze, passage_ok, sequencing, similar
+from skate.games.scp.fragments import DEFAULT_SIZES, MARKUP_THRESHOLD
+from skate.games.scp.questions import TYPES, can_start, similar
 from skate.games.scp.reader import SCPQuery, difficulty, shipped_reader
 from skate.players.simulated import know
 
@@ -87,14 +87,8 @@ class FakeSCPPlayer(FakePlayer):
                 rnd.shuffle(starts)  # a retry looks elsewhere
                 for start in starts:
                     run = [paras.get(start + k) for k in range(n + (qtype == "prediction"))]
-                    if any(p is None for p in run) or not acceptable(run[:n], min_chars):
-                        continue
-                    if qtype == "prediction" and not passage_ok(run[1], MARKUP_THRESHOLD):
-                        continue
-                    frag = Fragment(doc, "", start, tuple(run[:n]))
-                    if qtype == "sequencing" and sequencing(frag, 0) is None:
-                        continue
-                    if qtype == "cloze" and cloze(frag, 0) is None:
+                    if any(p is None for p in run) or not can_start(run, qtype, doc, start, min_chars,  # type: ignore[arg-type]
+                                                                    MARKUP_THRESHOLD):
                         continue
                     wrong: list[str] = []
                     if qtype == "prediction":

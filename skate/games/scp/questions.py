@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 import math
 import random
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from skate.games.scp.corpus import Document
-from skate.games.scp.fragments import (DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment, fragments,
+from skate.games.scp.fragments import (DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment, acceptable, fragments,
                                        markup_density, paragraph_runs, sentences,
                                        starts_badly)
 
@@ -301,6 +301,21 @@ def passage_ok(text: str, threshold: float) -> bool:
     sentence and does not end by introducing something (code, a list) that was removed."""
     return (len(text) >= 40 and markup_density(text) <= threshold and not starts_badly(text)
             and not text.rstrip().endswith(":"))
+
+
+def can_start(run: Sequence[str], qtype: str, doc: str, start: int, min_chars: int, threshold: float) -> bool:
+    """Whether a question of ``qtype`` can be cut from ``run``, the paragraphs from ``start`` of a
+    document (for prediction the fragment and the paragraph after it, its true continuation):
+    the fragment passes :func:`~skate.games.scp.fragments.acceptable`, a prediction's
+    continuation :func:`passage_ok`, and a sequencing or cloze question can be built from it."""
+    n = len(run) - (qtype == "prediction")
+    if not acceptable(run[:n], min_chars, threshold):
+        return False
+    if qtype == "prediction":
+        return passage_ok(run[n], threshold)
+    frag = Fragment(doc, "", start, tuple(run[:n]))
+    builder = sequencing if qtype == "sequencing" else cloze
+    return builder(frag, 0) is not None
 
 
 def prediction(frag: Fragment, doc_paras: list[str], seed: int,

@@ -54,7 +54,7 @@ from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
 from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, PredictionQuestion, Question,
-                                       SequencingQuestion, build, check, cloze, from_json, passage_ok,
+                                       SequencingQuestion, build, can_start, check, cloze, from_json, passage_ok,
                                        prediction_stem, sequencing, stem)
 from skate.games.scp.reader import SCPQuery, cosine
 from skate.records import BENCHMARK, FailReason, Rejection, Task
@@ -387,18 +387,9 @@ class SCPGame(Game):
         out: dict[str, set[int]] = {}
         for qtype in self.types:
             n, min_chars = self.sizes[qtype]
-            ok = set()
-            for start in range(len(paras) - n - (qtype == "prediction") + 1):
-                run = paras[start:start + n]
-                if not acceptable(run, min_chars, self.threshold):
-                    continue
-                if qtype == "prediction" and not passage_ok(paras[start + 1], self.threshold):
-                    continue
-                frag = Fragment(doc_id, "", start, tuple(run))
-                if (qtype == "sequencing" and sequencing(frag, 0) is None) or (qtype == "cloze" and cloze(frag, 0) is None):
-                    continue
-                ok.add(start)
-            out[qtype] = ok
+            span = n + (qtype == "prediction")
+            out[qtype] = {start for start in range(len(paras) - span + 1)
+                          if can_start(paras[start:start + span], qtype, doc_id, start, min_chars, self.threshold)}
         self._starts[doc_id] = out
         return out
 
@@ -408,8 +399,7 @@ class SCPGame(Game):
         n_paras = len(self.paragraphs_of(doc_id))
         firsts = range(1, max(1, n_paras - self.window) + 1)
         for first in sorted(firsts, key=lambda f: (abs(f - drawn), f)):
-            count = len(self.paragraphs_of(doc_id)[first:first + self.window])
-            if any(self.fragment_starts(doc_id, first, count).values()):
+            if any(self.fragment_starts(doc_id, first, min(self.window, n_paras - first)).values()):
                 return first
         return drawn
 
