@@ -73,6 +73,7 @@ class RunStarted(Event):
     sandbox: str = ""
     sandbox_isolated: bool = False
     sandbox_detail: str = ""
+    sandbox_bounds: dict[str, str] = field(default_factory=dict)  # what bounds a program: memory, /tmp, calls
     seed: int = 0
     config: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)

@@ -134,7 +134,7 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
     info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
             "rating": type(rating).__name__, "aug": aug.strategy.value,
             "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
-            "sandbox_detail": sandbox.describe(), "seed": cfg.seed}
+            "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": cfg.seed}
     log.write(ev.RunStarted(**info, config=config, versions=_versions()))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
     logger.start(info)

@@ -1,7 +1,7 @@
 """The zygote: a clean interpreter inside a jail that forks one child per program (``sandbox.warm``).
 
 This file is not imported by the host to run anything: its source text is handed to the jail's
-supervisor (``_supervisor.py``), which starts it with ``python -I -S -c SOURCE FD`` (an empty
+supervisor (``_supervisor.py``), which starts it with ``python -I -S -c SOURCE FD FILTER`` (an empty
 environment, its signals at their defaults, fds 0-2 on three empty memfds: the files a program's
 stdin, stdout and stderr are, so that the standard streams CPython builds for the zygote at its
 start are exactly the ones it would build for a program, and are reused). It imports what
@@ -10,11 +10,15 @@ input, an environment variable or an output, and never writes to its standard st
 channel, a ``SOCK_SEQPACKET`` socket on fd ``FD`` shared with the supervisor, carries::
 
     zygote -> supervisor   b"ready"                                      once, after the imports
-    supervisor -> zygote   b"fork ID ID ..."  + 4 fds (SCM_RIGHTS)       one per program
+    supervisor -> zygote   b"fork ID ID ..."  + 5 or 6 fds (SCM_RIGHTS)  one per program
     zygote -> supervisor   b"pid N"  or  b"error ..."
 
-The four fds are memfds made by the supervisor: the request (marshal: the environment and the
-rlimits), stdin, stdout and stderr. The IDs are the pids a program must not reach (1, the
+The fds are memfds made by the supervisor: the request (marshal: the environment and the
+rlimits), stdin, stdout, stderr and setup (where the child says why it could not start the
+program; closed before the program's code runs, so the program cannot write there); then, when
+the host gave the jail a memory cgroup, its ``cgroup.procs``, which the child joins first.
+FILTER is the program's own seccomp filter (classic BPF in hex, from the host), which the child
+installs after its own. The IDs are the pids a program must not reach (1, the
 zygotes). For each ``fork`` the zygote clones a child with ``CLONE_PARENT``, so that the child is
 the supervisor's own child (its parent pid is 1, as for a fresh interpreter, and the supervisor
 times, reaps and measures it exactly as it does a cold one), and answers with its pid.
@@ -227,6 +231,18 @@ def _clone_sibling(nr_clone):
 
 
 # ------------------------------------------------------------------------------------- zygote
+def _from_hex(hex_text):
+    """The ``prctl`` arguments that install a classic-BPF program given in hex (or None)."""
+    if hex_text in ("", "-"):
+        return None
+    data = bytes.fromhex(hex_text)
+    array = (_SockFilter * (len(data) // 8)).from_buffer_copy(data)
+    prog = _SockFprog(len(array), array)
+    prog.keep = array
+    return (ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
+            ctypes.pointer(prog), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
 def _serve(fd):
     """Answer fork requests until the supervisor hangs up; return only in a child."""
     machine = os.uname().machine
@@ -257,7 +273,7 @@ def _serve(fd):
         pid, reply = None, b""
         try:
             words = msg.split()
-            if words[0] != b"fork" or len(fds) != 4 or flags & _socket.MSG_CTRUNC:
+            if words[0] != b"fork" or len(fds) not in (5, 6) or flags & _socket.MSG_CTRUNC:
                 raise ValueError(f"bad request {msg[:60]!r} with {len(fds)} fds")
             protected = tuple(sorted({int(w) for w in words[1:]}))
             if protected not in filters:
@@ -307,19 +323,24 @@ def _unraisable_args_type():
 _UnraisableHookArgs = _unraisable_args_type()
 
 
-def _child_setup(fds, fprog):
-    """Make this fresh child of the zygote what ``python -I -S main.py`` would be in its place."""
-    req_fd, in_fd, out_fd, err_fd = fds
+def _child_setup(fds, fprog, program_fprog):
+    """Make this fresh child of the zygote what ``python -I -S main.py`` would be in its place;
+    the setup memfd stays open (the caller closes it) so that a failure can still be reported."""
+    req_fd, in_fd, out_fd, err_fd, setup_fd = fds[:5]
     os.setsid()
+    if len(fds) > 5:
+        os.write(fds[5], b"0")  # join the program's memory cgroup before touching anything
     os.dup2(in_fd, 0)
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
     req = marshal.loads(os.pread(req_fd, os.fstat(req_fd).st_size, 0))
-    os.closerange(3, 1 << 16)  # the zygote's socket and the memfds included
+    os.closerange(3, setup_fd)  # the zygote's socket and the other memfds included
+    os.closerange(setup_fd + 1, 1 << 16)
     _signal.pthread_sigmask(signal.SIG_SETMASK, ())  # (signal's own wraps the answer in enums)
     cpu, mem, fsize, nproc = req["cpu"], req["mem"], req["fsize"], req["nproc"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    if mem >= 0:  # -1: the memory cgroup bounds the program instead
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -355,7 +376,9 @@ def _child_setup(fds, fprog):
     gc.enable()
     if _PRCTL(*fprog) != 0:
         raise OSError(ctypes.get_errno(), "seccomp")
-    return main, b"".join(chunks)
+    if program_fprog is not None and _PRCTL(*program_fprog) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp (the program's filter)")
+    return main, b"".join(chunks), setup_fd
 
 
 def _compile(source):
@@ -482,16 +505,18 @@ def _finish(status, main):
 
 
 if __name__ == "__main__":
+    _program_fprog = _from_hex(sys.argv[2] if len(sys.argv) > 2 else "")
     _fds, _fprog = _serve(int(sys.argv[1]))
     # -- from here on, a child: one program, then exit
     try:
-        _main, _source = _child_setup(_fds, _fprog)
+        _main, _source, _setup = _child_setup(_fds, _fprog, _program_fprog)
+        os.close(_setup)  # from here on, what goes wrong is the program's
     except BaseException as _exc:  # noqa: BLE001
         try:
-            os.write(2, f"sandbox: could not start the program: {_exc!r}\n".encode())
+            os.write(_fds[4], f"could not start the program: {_exc!r}".encode("utf-8", "replace"))
         finally:
             os._exit(125)
-    del _fds, _fprog
+    del _fds, _fprog, _program_fprog, _setup
     _error = None
     try:
         _code = _compile(_source)

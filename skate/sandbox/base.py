@@ -1,9 +1,9 @@
 """The sandbox interface: run untrusted Python source and say what happened.
 
 Every implementation returns an :class:`ExecResult` whose :class:`Outcome` separates the
-code's own failures (exception, time limit, memory limit, output too large) from a failure of
-the sandbox itself (``SANDBOX_ERROR``), which is an infrastructure problem and never the
-player's fault.
+code's own failures (exception, time limit, memory limit, output too large, a jail it broke) from
+a failure of the sandbox itself (``SANDBOX_ERROR``), which is an infrastructure problem and never
+the player's fault.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ class Outcome(enum.StrEnum):
     TIMEOUT = "timeout"  # wall-clock or CPU limit
     MEMORY = "memory"  # memory limit
     OUTPUT_LIMIT = "output_limit"  # printed more than the output cap
-    SANDBOX_ERROR = "sandbox_error"  # the sandbox itself failed: not the code's fault
+    BROKE_JAIL = "broke_jail"  # its jail failed while it ran, and a fresh one runs a known-good program
+    SANDBOX_ERROR = "sandbox_error"  # the sandbox failed a health check: not the code's fault
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class Limits:
     cpu_s: int = 5
     memory_mb: int = 512
     max_output_bytes: int = 64 * 1024
-    max_processes: int = 8  # at once, itself included; worst-case memory is this × memory_mb
+    max_processes: int = 8  # at once, itself included
+    # memory_mb bounds all of a program's processes together (and the kernel memory they pin) in a
+    # jail with a memory cgroup; elsewhere each process's address space (so up to max_processes ×)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,16 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_STDIN_BYTES = 1 << 20
 
 
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text`` whatever it holds: surrogate escapes (``\udc80``-``\udcff``)
+    become the bytes they stand for, and any other lone surrogate (valid in a JSON string) its
+    UTF-8-like encoding, so that a program given one fails on its own, not the sandbox."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def check_io(stdin: str, env: Mapping[str, str] | None) -> dict[str, str]:
     """Validate what an execution is given besides its code; the environment as a plain dict.
 
@@ -80,7 +93,7 @@ def check_io(stdin: str, env: Mapping[str, str] | None) -> dict[str, str]:
             raise ValueError(f"environment variable {name} must be a string without NUL bytes")
     if not isinstance(stdin, str):
         raise ValueError(f"stdin must be a string, not {type(stdin).__name__}")
-    if len(stdin.encode("utf-8", "surrogateescape")) > MAX_STDIN_BYTES:
+    if len(encode_text(stdin)) > MAX_STDIN_BYTES:
         raise ValueError(f"stdin is over {MAX_STDIN_BYTES} bytes")
     return env
 
@@ -157,6 +170,12 @@ class Sandbox(ABC):
     def describe(self) -> str:
         return f"{self.name}, {self.workers} workers"
 
+    @property
+    def bounds(self) -> dict[str, str]:
+        """What bounds a program here, in words (``run_start.sandbox_bounds``)."""
+        return {"memory": "address-space rlimit per process", "tmp": "none of its own",
+                "system_calls": "all allowed"}
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release long-lived resources (workers, temp folders)."""
 
@@ -167,12 +186,19 @@ def cpu_seconds(lim: Limits) -> int:
 
 
 def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str,
-             cpu_used: float | None = None, cpu_limit: float | None = None) -> Outcome:
+             cpu_used: float | None = None, cpu_limit: float | None = None,
+             out_of_memory: bool | None = None) -> Outcome:
     """Map how a program ended to an :class:`Outcome` (shared by every implementation).
 
     A SIGKILL is the CPU limit's hard stop, unless the CPU time the program used says otherwise
     (when the implementation knows it): then the program killed itself, which is an error.
+    ``out_of_memory`` is the kernel's word (an OOM kill counted in the program's memory cgroup);
+    given (True or False), it alone decides ``MEMORY``. Only where nobody can say (None: the
+    subprocess sandbox, which is no security boundary) is a last stderr line ``MemoryError``,
+    which a program can print itself, taken for it.
     """
+    if out_of_memory:
+        return Outcome.MEMORY
     if timed_out or rc == -signal.SIGXCPU:
         return Outcome.TIMEOUT
     if rc == -signal.SIGKILL:
@@ -182,7 +208,7 @@ def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str
     if too_much_output or rc == -signal.SIGXFSZ:
         return Outcome.OUTPUT_LIMIT
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
-    if last.startswith("MemoryError") or "Cannot allocate memory" in last:
+    if out_of_memory is None and (last.startswith("MemoryError") or "Cannot allocate memory" in last):
         return Outcome.MEMORY
     if rc == 0:
         return Outcome.OK

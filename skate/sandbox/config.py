@@ -26,6 +26,8 @@ class JailSettingsConfig(SandboxConfig):
     """What every hardened sandbox takes, whether named or chosen by ``auto``."""
 
     tmp_mb: int = 64  # size of each jail's private /tmp
+    tmp_inodes: int = 8192  # files and folders it can hold at once (bounds a flood and its cleanup)
+    memory_bound: str = "auto"  # auto: a memory cgroup per jail where possible, else rlimit; cgroup; rlimit
     uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
     startup_timeout_s: float = 20.0
     warm: bool = True  # fork each program from a clean interpreter kept in the jail; false: exec one
@@ -50,3 +52,8 @@ def validate_sandbox(s: DictConfig) -> None:
                f"sandbox.limits.{key}", value, "must be a positive number")
     if "tmp_mb" in s:
         _check(s.tmp_mb >= 1, "sandbox.tmp_mb", s.tmp_mb, "must be >= 1")
+    if "tmp_inodes" in s:
+        _check(s.tmp_inodes >= 16, "sandbox.tmp_inodes", s.tmp_inodes, "must be >= 16")
+    if "memory_bound" in s:
+        _check(s.memory_bound in ("auto", "cgroup", "rlimit"), "sandbox.memory_bound", s.memory_bound,
+               "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit")

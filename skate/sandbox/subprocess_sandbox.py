@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds,
+from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds, encode_text,
                                 interpreter)
 
 # Runs inside the child: apply limits, then execute the program file as __main__.
@@ -92,7 +92,7 @@ class SubprocessSandbox(Sandbox):
         prog = tmp / "main.py"
         prog.write_text(code, encoding="utf-8")
         in_path = tmp / "stdin"
-        in_path.write_bytes(stdin.encode("utf-8", "surrogateescape"))
+        in_path.write_bytes(encode_text(stdin))
         out_path, err_path = tmp / "stdout", tmp / "stderr"
         # stdout goes to a file capped by RLIMIT_FSIZE (cap + 1 byte so "exactly at the cap" is legal
         # and one byte more is detectable); stderr is capped the same way.

@@ -305,7 +305,7 @@ for p in range(1, 40):
     attempt(f'kill-high-bits {p}', lambda: syscall(L(NR['kill']), L((1 << 32) | p), L(signal.SIGKILL)))
 attempt('kill -1', lambda: os.kill(-1, signal.SIGKILL))
 attempt('nice-user', lambda: os.setpriority(os.PRIO_USER, 0, 19))
-s = socket.socket()
+s, _ = os.pipe()
 attempt('F_SETOWN', lambda: fcntl.fcntl(s, fcntl.F_SETOWN, 2))
 attempt('FIOSETOWN', lambda: fcntl.ioctl(s, 0x8901, b'\x02\x00\x00\x00'))
 attempt('own limits', lambda: resource.prlimit(0, resource.RLIMIT_CORE, (0, 0)))
@@ -327,9 +327,9 @@ def test_a_program_cannot_reach_the_zygotes_or_the_supervisor(pair):
     assert warm.jail_pids() == jail_pid
 
 
-def test_a_zygote_that_dies_costs_one_sandbox_error_and_the_jail_is_replaced(pair):
-    """Killed from outside the jail (nothing inside can): the run it was due to fork is the
-    infrastructure's failure, and the next run gets a new jail."""
+def test_a_zygote_that_dies_costs_nothing_and_the_jail_is_replaced(pair):
+    """Killed from outside the jail (nothing inside can): the run it was due to fork fails
+    before the program starts, so it runs again on a new jail: no run is lost or blamed."""
     import os
     import signal
 
@@ -348,8 +348,8 @@ def test_a_zygote_that_dies_costs_one_sandbox_error_and_the_jail_is_replaced(pai
             zygote = int(entry)
     assert zygote is not None
     os.kill(zygote, signal.SIGKILL)
-    outcomes = [warm.run("print(2)").outcome for _ in range(2)]  # one of them is its turn
-    assert sorted(outcomes) == sorted([Outcome.SANDBOX_ERROR, Outcome.OK])
+    runs = [warm.run("print(2)") for _ in range(2)]  # one of them is its turn
+    assert [(r.outcome, r.stdout) for r in runs] == [(Outcome.OK, "2\n")] * 2, runs
     assert warm.run("print(3)").stdout == "3\n" and warm.jail_pids() != before
 
 
@@ -382,10 +382,10 @@ seen, chunks = set(), []
 for anchor in (id(None), id(sys), id(os.environ), ctypes.addressof(buf), id(b'y' * 300000)):
     base = (anchor - SPAN // 2) & ~(PAGE - 1)
     for page in range(max(base, PAGE), base + SPAN, PAGE):
-        if page in seen or libc.mincore(page, PAGE, vec) != 0:
+        if page in seen:
             continue
         seen.add(page)
-        if libc.write(w_end, page, PAGE) == PAGE:  # the kernel reads it: EFAULT, not a crash
+        if libc.write(w_end, page, PAGE) == PAGE:  # the kernel reads it: EFAULT if unmapped, not a crash
             chunks.append(os.read(r_end, PAGE))
 memory = b''.join(chunks)
 print(len(memory) >> 20, [s for s in sys.stdin.read().split('|') if s.encode() in memory])

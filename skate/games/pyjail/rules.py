@@ -71,7 +71,8 @@ class TryVerdict(enum.StrEnum):
 
 _BY_OUTCOME = {Outcome.OK: TryVerdict.HELD, Outcome.ERROR: TryVerdict.JAIL_ERROR,
                Outcome.TIMEOUT: TryVerdict.JAIL_TIMEOUT, Outcome.MEMORY: TryVerdict.JAIL_MEMORY,
-               Outcome.OUTPUT_LIMIT: TryVerdict.JAIL_OUTPUT, Outcome.SANDBOX_ERROR: TryVerdict.INFRASTRUCTURE}
+               Outcome.OUTPUT_LIMIT: TryVerdict.JAIL_OUTPUT, Outcome.BROKE_JAIL: TryVerdict.JAIL_ERROR,
+               Outcome.SANDBOX_ERROR: TryVerdict.INFRASTRUCTURE}
 
 
 @dataclass(frozen=True)

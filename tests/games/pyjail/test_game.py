@@ -32,6 +32,7 @@ def test_every_jail_falls_to_its_setters_recorded_input(game, sandbox):
     _, _, events = game
     start = events[0]
     assert start["game"] == "pyjail" and start["sandbox_detail"]
+    assert set(start["sandbox_bounds"]) == {"memory", "tmp", "system_calls"}
     tasks = [e for e in events if e["event"] == "task"]
     assert len(tasks) >= 6
     g = PyJailGame()

@@ -330,3 +330,10 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     assert all(e.get("novelty_distance") == 0.0 for e in attempts if e.get("reason") == "not_unique")
     # round 1 only: two proofs of one try each, and 2 tasks x 2 players x 2 sessions of one try
     assert sandbox.executions - before == 2 + 8
+
+
+def test_every_sandbox_outcome_has_a_verdict():
+    from skate.games.pyjail.rules import _BY_OUTCOME
+    from skate.sandbox import Outcome
+
+    assert set(_BY_OUTCOME) == set(Outcome)
