@@ -55,6 +55,7 @@ ZYGOTE_START_S = 30.0
 REPLY_S = 10.0  # how long a zygote may take to fork
 SWEEP_S = 10.0  # how long killing a program's leftovers may take before the jail gives up
 WIPE_S = 5.0  # how long emptying /tmp may take before the jail gives up (its inodes are capped)
+NOFILE = 1024  # open descriptors per process, for the supervisor and every program
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 # Variables the interpreter (or the C library under it) reads once, at start-up: a zygote started
 # without them cannot honour them, so a request that sets one runs cold. (The locale it starts in
@@ -100,7 +101,14 @@ class Cgroup:
     def __init__(self, text):
         self.procs, self.limit, self.events = (int(x) for x in text.split(","))
         self.limit_set = None
-        self.kills()  # readable, or the jail does not start
+        self.seen = self.kills()  # readable, or the jail does not start
+
+    def killed_since(self):
+        """Whether the kernel OOM-killed in the cgroup since the last call (only programs are
+        ever in it, one at a time, so one read per program is enough)."""
+        now = self.kills()
+        killed, self.seen = now > self.seen, now
+        return killed
 
     def kills(self):
         for line in os.pread(self.events, 4096, 0).decode().splitlines():
@@ -332,14 +340,12 @@ def _stdin_file(req):
 
 
 def _prepare(req):
-    """Before a program: its memory limit, and the OOM kills counted so far."""
-    if CGROUP is None:
-        return None
-    CGROUP.set_limit(req["mem"])
-    return CGROUP.kills()
+    """Before a program: its memory limit."""
+    if CGROUP is not None:
+        CGROUP.set_limit(req["mem"])
 
 
-def _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, kills_before, clean):
+def _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, clean):
     cap = req["fsize"]
     out, out_bytes = _read_back(out_fd, cap)
     err, _ = _read_back(err_fd, cap)
@@ -347,14 +353,14 @@ def _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, kills_before
     return {"rc": rc, "timed_out": timed_out, "cpu_s": cpu_used, "out": out.decode("utf-8", "replace"),
             "out_bytes": out_bytes, "err": err.decode("utf-8", "replace"), "clean": clean,
             "setup_error": said.decode("utf-8", "replace") or None,
-            "oom": None if kills_before is None else CGROUP.kills() > kills_before}
+            "oom": None if CGROUP is None else CGROUP.killed_since()}
 
 
 def _run_one(python, req):
     _write_main(req["code"])
     out_fd, err_fd, setup_fd = _anon_file("stdout"), _anon_file("stderr"), _anon_file("setup")
     stdin_r = _stdin_file(req)
-    kills = _prepare(req)
+    _prepare(req)
     pid = os.fork()
     if pid == 0:
         _child(python, req, out_fd, err_fd, stdin_r, setup_fd)
@@ -363,7 +369,7 @@ def _run_one(python, req):
     rc, timed_out, cpu_used = _wait(pid, req["timeout"])
     _reap_all()
     clean = _wipe_tmp()
-    return _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, kills, clean)
+    return _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, clean)
 
 
 # --------------------------------------------------------------------------------------- warm
@@ -515,7 +521,7 @@ def _run_warm(warm, req):
     mem = -1 if CGROUP is not None else req["mem"]  # the cgroup bounds memory: no rlimit then
     os.write(req_fd, marshal.dumps({"env": req.get("env") or {}, "cpu": req["cpu"], "mem": mem,
                                     "fsize": req["fsize"], "nproc": req["nproc"] + len(warm.zygotes)}))
-    kills = _prepare(req)
+    _prepare(req)
     fds = [req_fd, stdin_fd, out_fd, err_fd, setup_fd] + ([CGROUP.procs] if CGROUP is not None else [])
     try:
         pid = warm.next().fork(fds, warm.protected())
@@ -526,7 +532,7 @@ def _run_warm(warm, req):
     rc, timed_out, cpu_used = _wait(pid, req["timeout"])
     swept = _sweep(pid)
     clean = (_clear_run() or _wipe_tmp()) and swept
-    return _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, kills, clean)
+    return _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, clean)
 
 
 def main():
@@ -539,6 +545,10 @@ def main():
     _drop_privileges(uid, gid)
     _shield_self()
     os.umask(0o077)
+    # Every jail the same (bubblewrap passes the host's own limit on, nsjail sets 1024): kernel
+    # objects held through descriptors (pipes above all) scale with it.
+    nofile = min(NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+    resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
     _wipe_tmp()
     warm, warm_error = None, None
     if zygote_source:
