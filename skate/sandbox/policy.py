@@ -5,9 +5,30 @@ Programs keep everything ordinary Python needs. What they lose are the calls tha
 jail or widen the kernel's attack surface: tracing other processes, new namespaces (and so new
 user namespaces with capabilities in them), mounts, kernel keyrings, BPF, perf, module loading,
 and the like; and System V IPC and POSIX message queues, whose objects belong to the jail's IPC
-namespace and so would outlive a program, to be read by the next one in its jail. Denied calls fail with EPERM, so Python raises ``PermissionError`` and the program's
-outcome is an ordinary error rather than a mysterious kill. ``clone3`` answers ENOSYS, which makes
-the C library fall back to ``clone``, whose flags a filter can inspect.
+namespace and so would outlive a program, to be read by the next one in its jail. Denied calls
+fail with EPERM, so Python raises ``PermissionError`` and the program's outcome is an ordinary
+error rather than a mysterious kill. ``clone3`` answers ENOSYS, which makes the C library fall
+back to ``clone``, whose flags a filter can inspect.
+
+Two more groups are refused because their only use in these games is an attack:
+
+- calls that pin kernel memory no rlimit counts, or reach a pool the host shares: sockets of
+  every family (``socket``: a loopback TCP socket draws on the host's single TCP memory pool),
+  ``io_uring``, ``memfd_secret``; and, for programs only (the supervisor needs them for itself),
+  ``socketpair`` (unix-socket buffers) and ``memfd_create`` (memory files outside the output cap);
+- calls that watch the host or signal another jail through it: ``inotify``, ``fanotify`` and
+  ``F_NOTIFY`` (file activity on the shared read-only folders), ``sysinfo`` and ``statfs`` (the
+  host's free memory, load and process count, its file systems' free space), the page-cache
+  oracles and levers (``mincore``, ``cachestat``, ``preadv2`` with ``RWF_NOWAIT``,
+  ``fadvise64``, ``readahead``, ``madvise`` cold/pageout, ``process_madvise``) and file locks and
+  leases (``flock``, ``fcntl`` lock commands: a lock on a shared read-only file is seen from
+  another jail).
+
+The jail's filter (:func:`kafel`, :func:`bpf_file`) holds every process in the jail, the
+supervisor included; the program's filter (:func:`program_bpf`) adds the calls the supervisor
+itself needs and the checks on arguments, and is installed in each program's process before its
+code runs. It also allows only the native system-call convention: a program that calls the
+kernel the 32-bit way (``int 0x80``) or through x32 is killed (``SIGSYS``).
 """
 
 from __future__ import annotations
@@ -33,7 +54,12 @@ DENIED = (
     "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
     "mincore", "cachestat", "fadvise64", "readahead", "process_madvise", "flock",
 )
-PROGRAM_DENIED = ("socketpair", "memfd_create")  # the supervisor uses both; programs may not
+PROGRAM_DENIED = (
+    "socketpair", "memfd_create",  # the supervisor uses both; programs may not
+    # the host's free memory, load and process count (sysinfo), and the free space of its file
+    # systems (statfs): they move with what the host and other jails do
+    "sysinfo", "statfs", "fstatfs",
+)
 
 # Refused by argument, in programs (F_* and MADV_* from the kernel's uapi headers).
 F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 5, 6, 7, 36, 37, 38

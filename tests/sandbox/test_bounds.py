@@ -242,6 +242,9 @@ out = {
  'fcntl_setlk': call(72, fd, 6, ctypes.addressof(ctypes.create_string_buffer(32))),
  'fcntl_setlk_high_bits': call(72, fd, (1 << 32) | 6, ctypes.addressof(ctypes.create_string_buffer(32))),
  'fcntl_notify': call(72, os.open('/usr', os.O_RDONLY), 1026, 1),
+ 'sysinfo': call(99, ctypes.addressof(ctypes.create_string_buffer(256))),
+ 'statfs': call(137, ctypes.addressof(ctypes.create_string_buffer(b'/usr')), ctypes.addressof(buf)),
+ 'fstatfs': call(138, fd, ctypes.addressof(buf)),
 }
 print(sorted(name for name, err in out.items() if err != 1))
 print(call(327, fd, ctypes.addressof(iov), 1, 0, 0, 0))
@@ -249,8 +252,9 @@ print(call(327, fd, ctypes.addressof(iov), 1, 0, 0, 0))
 
 
 def test_a_program_sees_nothing_of_the_hosts_file_activity_or_cache(jail):
-    """inotify, fanotify, dnotify, io_uring, every page-cache probe and lever, and locks on the
-    shared read-only files all fail with EPERM; an ordinary preadv2 still works."""
+    """inotify, fanotify, dnotify, io_uring, every page-cache probe and lever, the host's free
+    memory and disk space, and locks on the shared read-only files all fail with EPERM; an
+    ordinary preadv2 still works."""
     if os.uname().machine != "x86_64":
         pytest.skip("the probe names x86-64 system call numbers")
     res = jail.run(WATCH)
@@ -276,3 +280,21 @@ def test_without_a_cgroup_memory_is_an_rlimit_and_memory_error_proves_nothing(bu
                                    "    print('errno', e.errno)").stdout
     finally:
         sb.close()
+
+
+INT80 = r"""
+import ctypes, mmap
+# the 32-bit convention on a 64-bit kernel: eax=359 (i386 socket), ebx=AF_INET, ecx=SOCK_STREAM
+code = (bytes([0x53, 0xB8]) + (359).to_bytes(4, "little") + bytes([0xBB]) + (2).to_bytes(4, "little")
+        + bytes([0xB9]) + (1).to_bytes(4, "little") + bytes([0x31, 0xD2, 0xCD, 0x80, 0x5B, 0xC3]))
+m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(code)
+print("made socket", ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))())
+"""
+
+
+def test_the_32_bit_system_call_convention_does_not_get_round_the_filters(jail):
+    if os.uname().machine != "x86_64":
+        pytest.skip("x86-64 only")
+    res = jail.run(INT80)
+    assert res.outcome is Outcome.ERROR and res.returncode == -31 and "made socket" not in res.stdout, res
