@@ -14,6 +14,7 @@ default, ``sandbox.warm=true``: programs forked from a zygote in the jail) and c
     .venv/bin/python bench/bench_sandbox.py              # all sandboxes, 400 snippets, 3 repeats
     .venv/bin/python bench/bench_sandbox.py --n 800 --repeats 5 --json results.json
     .venv/bin/python bench/bench_sandbox.py --starts warm  # the jails warm only
+    .venv/bin/python bench/bench_sandbox.py --memory-bound rlimit  # no memory cgroup
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--starts", default="warm,cold", help="jail starts to measure: warm, cold or both")
+    ap.add_argument("--memory-bound", default="auto", choices=["auto", "cgroup", "rlimit"],
+                    help="what bounds a program's memory in the jails (sandbox.memory_bound)")
     args = ap.parse_args()
     starts = [s for s in args.starts.split(",") if s]
     programs = snippets(args.n)
@@ -103,7 +106,7 @@ def main() -> None:
     startup: dict[str, float] = {}
     startup_cpu: dict[str, float] = {}  # what building the jails (and warming them up) cost
     sandboxes = {}
-    kinds = [(f"{name} ({start})", cls, {"warm": start == "warm"})
+    kinds = [(f"{name} ({start})", cls, {"warm": start == "warm", "memory_bound": args.memory_bound})
              for name, cls in (("nsjail", NsjailSandbox), ("bwrap", BwrapSandbox)) for start in starts]
     for name, cls, settings in kinds + [("subprocess", SubprocessSandbox, {})]:
         try:

@@ -17,8 +17,9 @@ The fds are memfds made by the supervisor: the request (marshal: the environment
 rlimits), stdin, stdout, stderr and setup (where the child says why it could not start the
 program; closed before the program's code runs, so the program cannot write there); then, when
 the host gave the jail a memory cgroup, its ``cgroup.procs``, which the child joins first.
-FILTER is the program's own seccomp filter (classic BPF in hex, from the host), which the child
-installs after its own. The IDs are the pids a program must not reach (1, the
+FILTER is the program's own seccomp filter (classic BPF in hex, from the host), which the zygote
+installs on itself once it has started (it needs none of what the filter refuses), so that every
+child has it from its first instruction. The IDs are the pids a program must not reach (1, the
 zygotes). For each ``fork`` the zygote clones a child with ``CLONE_PARENT``, so that the child is
 the supervisor's own child (its parent pid is 1, as for a fresh interpreter, and the supervisor
 times, reaps and measures it exactly as it does a cold one), and answers with its pid.
@@ -243,8 +244,11 @@ def _from_hex(hex_text):
             ctypes.pointer(prog), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
-def _serve(fd):
-    """Answer fork requests until the supervisor hangs up; return only in a child."""
+def _serve(fd, program_fprog=None):
+    """Answer fork requests until the supervisor hangs up; return only in a child.
+
+    ``program_fprog``, the program's own filter, is installed here, once, on the zygote itself
+    (which needs none of what it refuses), so that every child inherits it already compiled."""
     machine = os.uname().machine
     if machine not in ARCHES:
         raise SystemExit(f"zygote: no seccomp table for {machine}")
@@ -253,6 +257,8 @@ def _serve(fd):
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_DUMPABLE, 0)  # no ptrace, no process_vm_*: not even by the same uid
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if program_fprog is not None and _PRCTL(*program_fprog) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp (the program's filter)")
     signal.pthread_sigmask(signal.SIG_BLOCK, _SHIELDED)
     sock = _socket.socket(fileno=fd)
     filters = {}
@@ -323,7 +329,7 @@ def _unraisable_args_type():
 _UnraisableHookArgs = _unraisable_args_type()
 
 
-def _child_setup(fds, fprog, program_fprog):
+def _child_setup(fds, fprog):
     """Make this fresh child of the zygote what ``python -I -S main.py`` would be in its place;
     the setup memfd stays open (the caller closes it) so that a failure can still be reported."""
     req_fd, in_fd, out_fd, err_fd, setup_fd = fds[:5]
@@ -376,8 +382,6 @@ def _child_setup(fds, fprog, program_fprog):
     gc.enable()
     if _PRCTL(*fprog) != 0:
         raise OSError(ctypes.get_errno(), "seccomp")
-    if program_fprog is not None and _PRCTL(*program_fprog) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp (the program's filter)")
     return main, b"".join(chunks), setup_fd
 
 
@@ -505,18 +509,17 @@ def _finish(status, main):
 
 
 if __name__ == "__main__":
-    _program_fprog = _from_hex(sys.argv[2] if len(sys.argv) > 2 else "")
-    _fds, _fprog = _serve(int(sys.argv[1]))
+    _fds, _fprog = _serve(int(sys.argv[1]), _from_hex(sys.argv[2] if len(sys.argv) > 2 else ""))
     # -- from here on, a child: one program, then exit
     try:
-        _main, _source, _setup = _child_setup(_fds, _fprog, _program_fprog)
+        _main, _source, _setup = _child_setup(_fds, _fprog)
         os.close(_setup)  # from here on, what goes wrong is the program's
     except BaseException as _exc:  # noqa: BLE001
         try:
             os.write(_fds[4], f"could not start the program: {_exc!r}".encode("utf-8", "replace"))
         finally:
             os._exit(125)
-    del _fds, _fprog, _program_fprog, _setup
+    del _fds, _fprog, _setup
     _error = None
     try:
         _code = _compile(_source)
