@@ -56,6 +56,7 @@ REPLY_S = 10.0  # how long a zygote may take to fork
 SWEEP_S = 10.0  # how long killing a program's leftovers may take before the jail gives up
 WIPE_S = 5.0  # how long emptying /tmp may take before the jail gives up (its inodes are capped)
 NOFILE = 1024  # open descriptors per process, for the supervisor and every program
+SIGPENDING = 1024  # signals queued (and POSIX timers) per uid
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 # Variables the interpreter (or the C library under it) reads once, at start-up: a zygote started
 # without them cannot honour them, so a request that sets one runs cold. (The locale it starts in
@@ -549,6 +550,9 @@ def main():
     # objects held through descriptors (pipes above all) scale with it.
     nofile = min(NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    # Queued signals, POSIX timers included, each hold kernel memory (the default is sized to the
+    # host's RAM: ~100,000 here).
+    resource.setrlimit(resource.RLIMIT_SIGPENDING, (SIGPENDING, SIGPENDING))
     _wipe_tmp()
     warm, warm_error = None, None
     if zygote_source:

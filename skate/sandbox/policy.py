@@ -14,7 +14,8 @@ Two more groups are refused because their only use in these games is an attack:
 
 - calls that pin kernel memory no rlimit counts, or reach a pool the host shares: sockets of
   every family (``socket``: a loopback TCP socket draws on the host's single TCP memory pool),
-  ``io_uring``, ``memfd_secret``; and, for programs only (the supervisor needs them for itself),
+  ``io_uring``, ``memfd_secret``, and the old asynchronous I/O (``io_setup``: its contexts come
+  out of a quota the whole host shares); and, for programs only (the supervisor needs them for itself),
   ``socketpair`` (unix-socket buffers) and ``memfd_create`` (memory files outside the output cap);
 - calls that watch the host or signal another jail through it: ``inotify``, ``fanotify`` and
   ``F_NOTIFY`` (file activity on the shared read-only folders), ``sysinfo`` and ``statfs`` (the
@@ -50,6 +51,8 @@ DENIED = (
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
     # kernel memory outside the program's limit, and the host's shared network pools
     "socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_secret",
+    # asynchronous I/O contexts draw on a host-wide quota (fs.aio-max-nr) every process shares
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
     # the host's file activity and page cache; locks on shared inodes
     "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
     "mincore", "cachestat", "fadvise64", "readahead", "process_madvise", "flock",

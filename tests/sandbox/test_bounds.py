@@ -246,6 +246,7 @@ out = {
  'sysinfo': call(99, ctypes.addressof(ctypes.create_string_buffer(256))),
  'statfs': call(137, ctypes.addressof(ctypes.create_string_buffer(b'/usr')), ctypes.addressof(buf)),
  'fstatfs': call(138, fd, ctypes.addressof(buf)),
+ 'io_setup': call(206, 64, ctypes.addressof(ctypes.c_ulong(0))),
 }
 print(sorted(name for name, err in out.items() if err != 1))
 print(call(327, fd, ctypes.addressof(iov), 1, 0, 0, 0))
@@ -263,7 +264,8 @@ def test_a_program_sees_nothing_of_the_hosts_file_activity_or_cache(jail):
 
 
 def test_the_ready_line_and_describe_say_which_memory_bound_is_in_force(jail):
-    assert jail.run("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE))").stdout == "(1024, 1024)\n"
+    assert jail.run("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE), "
+                    "resource.getrlimit(resource.RLIMIT_SIGPENDING))").stdout == "(1024, 1024) (1024, 1024)\n"
     (worker,) = jail._all
     assert worker.bounds["memory"] == ("cgroup" if getattr(jail, "cgroup_parent", None) is not None else "rlimit")
     assert worker.bounds["tmp_inodes"] == getattr(jail, "tmp_inodes", 8192) and worker.bounds["program_filter"] is True
