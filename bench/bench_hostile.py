@@ -25,6 +25,7 @@ Programs stop on their own at ``--cap-mb`` (4096 MiB default; TCP stays under ha
     .venv/bin/python bench/bench_hostile.py                        # nsjail and bwrap, warm and cold
     .venv/bin/python bench/bench_hostile.py --kinds nsjail --starts warm --programs tcp_loopback
     .venv/bin/python bench/bench_hostile.py --memory-mb 128 --json hostile.json
+    .venv/bin/python bench/bench_hostile.py --memory-bound rlimit      # no memory cgroup (as without root)
     # another checkout's skate (PYTHONPATH also wins when --repo is not given):
     cd OTHER_CHECKOUT && PYTHONPATH=. /path/to/skate/.venv/bin/python /path/to/skate/bench/bench_hostile.py
 """
@@ -734,6 +735,8 @@ def main() -> None:
     ap.add_argument("--starts", default="warm,cold", help="jail starts: warm, cold or both")
     ap.add_argument("--programs", default=",".join(PROGRAMS), help=f"some of {', '.join(PROGRAMS)}")
     ap.add_argument("--memory-mb", type=int, default=None, help="the limit (default: Limits()'s)")
+    ap.add_argument("--memory-bound", default="", choices=["", "auto", "cgroup", "rlimit"],
+                    help="sandbox.memory_bound for the jails (default: the sandbox's own default)")
     ap.add_argument("--timeout", type=float, default=4.0, help="each program's wall-clock limit, s")
     ap.add_argument("--cap-mb", type=int, default=4096,
                     help="a program stops pinning at this much (the machine's safety, not the jail's)")
@@ -783,7 +786,8 @@ def main() -> None:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    sb = classes[kind](limits, workers=1, warm=start == "warm")
+                    extra = {"memory_bound": args.memory_bound} if args.memory_bound else {}
+                    sb = classes[kind](limits, workers=1, warm=start == "warm", **extra)
                 t = time.perf_counter()
                 sb.start()
                 startup_ms = (time.perf_counter() - t) * 1000
