@@ -134,10 +134,12 @@ def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
 def test_tmp_is_capped_in_inodes_and_a_flood_is_emptied(jail):
     flood = ("import os\nn = 0\ntry:\n    while True:\n        os.mkdir(f'/tmp/d{n}')\n        n += 1\n"
              "except OSError as e:\n    print(n, e.errno)\n")
+    pids = jail.jail_pids()
     res = jail.run(flood)
     made, errno = res.stdout.split()
     assert int(made) < getattr(jail, "tmp_inodes", 8192) and errno == "28", res  # ENOSPC: out of inodes
     assert jail.run("import os\nprint(os.listdir('/tmp'), os.listdir('.'))").stdout == "['run'] ['main.py']\n"
+    assert jail.jail_pids() == pids  # emptied in place: the flood did not cost the jail
 
 
 def test_memory_cgroups_are_removed_with_their_jails(built):
