@@ -490,10 +490,12 @@ class JailSandbox(Sandbox):
                           (reply or {}).get("rc"), duration)
 
     def health_check(self) -> str | None:
-        """Run a known-good program in a jail (a fresh one when a jail has just been retired);
-        None if it ran as it must, else what went wrong."""
+        """Build a fresh jail and run a known-good program in it (the jail then joins the pool,
+        in place of the one just retired); None if it ran as it must, else what went wrong."""
         try:
-            worker = self._checkout()
+            worker = self._spawner.submit(self._spawn).result()
+        except RuntimeError as exc:  # the spawner is shut down: the sandbox closed meanwhile
+            return f"the sandbox is closed: {exc}"
         except SandboxError as exc:
             return f"no jail could start: {exc}"
         try:
