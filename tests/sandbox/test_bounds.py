@@ -101,9 +101,8 @@ time.sleep(0.6)
 """
 
 
-def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
-    """Socket buffers, memfds, io_uring, /tmp inodes and pipe buffers: refused, capped or charged
-    to the program's own memory, measured from the host while the program holds what it got."""
+def held_while(run) -> tuple[int, object]:
+    """The largest fall of the host's MemAvailable (MiB) while ``run()`` runs, and its result."""
     before = mem_available_mib()
     lowest = [before]
     done = threading.Event()
@@ -116,18 +115,34 @@ def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        res = jail.run(PIN_EVERYTHING)
+        res = run()
     finally:
         done.set()
         watcher.join()
-    got = dict(line.split(": ", 1) for line in res.stdout.splitlines())
-    assert {k: got.get(k) for k in ("socketpair", "tcp", "memfd", "io_uring")} == {
-        "socketpair": "errno 1", "tcp": "errno 1", "memfd": "errno 1", "io_uring": "-1"}, res
-    assert got["tmp"].endswith("errno 28") and int(got["tmp"].split()[0]) < getattr(jail, "tmp_inodes", 8192), res  # ENOSPC
-    # The pipes end with the fd limit, or (memory cgroup) with the kernel ending the program.
-    assert res.outcome is (Outcome.MEMORY if "pipes" not in got else Outcome.OK), res
-    bound = BOUNDED.memory_mb if getattr(jail, "cgroup_parent", None) is not None else BOUNDED.memory_mb + 128  # pipes: per-user cap
-    assert before - lowest[0] < bound + 96, (before, lowest[0], res)  # 96 MiB: the host's own noise
+    return before - lowest[0], res
+
+
+def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
+    """Socket buffers, memfds, io_uring, /tmp inodes and pipe buffers: refused, capped or charged
+    to the program's own memory, measured from the host while the program holds what it got.
+    Other work on the machine (the tests running beside this one) only ever adds to the fall, so
+    the program gets three tries to stay under the bound: memory it really pins shows every time."""
+    cgroup = getattr(jail, "cgroup_parent", None) is not None
+    bound = BOUNDED.memory_mb + (0 if cgroup else 128) + 96  # rlimit: pipes' per-user cap; 96: noise
+    falls = []
+    for _ in range(3):
+        fall, res = held_while(lambda: jail.run(PIN_EVERYTHING))
+        got = dict(line.split(": ", 1) for line in res.stdout.splitlines())
+        assert {k: got.get(k) for k in ("socketpair", "tcp", "memfd", "io_uring")} == {
+            "socketpair": "errno 1", "tcp": "errno 1", "memfd": "errno 1", "io_uring": "-1"}, res
+        assert got["tmp"].endswith("errno 28"), res  # ENOSPC: /tmp's inodes
+        assert int(got["tmp"].split()[0]) < getattr(jail, "tmp_inodes", 8192), res
+        # The pipes end with the fd limit, or (memory cgroup) with the kernel ending the program.
+        assert res.outcome is (Outcome.MEMORY if "pipes" not in got else Outcome.OK), res
+        falls.append(fall)
+        if fall < bound:
+            break
+    assert min(falls) < bound, (falls, bound)
     assert jail.run("print(1)").stdout == "1\n"
 
 
