@@ -219,13 +219,13 @@ def test_a_jail_that_dies_under_a_program_is_its_outcome_unless_the_sandbox_is_b
         (worker,) = sb._all
         # Everything of the worker's uid, the supervisor included (not through the worker's own
         # kill(), which marks it killed by the host).
-        threading.Timer(0.5, jail_module.kill_uid, (worker.host_uid,)).start()
+        threading.Timer(0.3, jail_module.kill_uid, (worker.host_uid,)).start()
         res = sb.run("import time\ntime.sleep(3)")
         assert res.outcome is Outcome.BROKE_JAIL, res
         assert sb.run("print(2)").stdout == "2\n"
         (worker,) = sb._all
         sb.binary = "/bin/false"  # from now on no jail can start
-        threading.Timer(0.5, jail_module.kill_uid, (worker.host_uid,)).start()
+        threading.Timer(0.3, jail_module.kill_uid, (worker.host_uid,)).start()
         res = sb.run("import time\ntime.sleep(3)")
         assert res.outcome is Outcome.SANDBOX_ERROR and "known-good" in res.stderr, res
     finally:
