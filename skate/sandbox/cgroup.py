@@ -21,6 +21,7 @@ neither is writable, :func:`find_parent` says why and the jails bound memory per
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import signal
 import threading
@@ -29,8 +30,7 @@ from dataclasses import dataclass
 
 FOLDER = "skate"  # every jail's cgroup lives in this folder of the hierarchy
 
-_serial = 0
-_serial_lock = threading.Lock()
+_serial = itertools.count(1)  # names jail cgroups within this process
 
 
 @dataclass(frozen=True)
@@ -161,10 +161,7 @@ class Jail:
 
     @classmethod
     def create(cls, parent: Parent, limit_bytes: int) -> Jail:
-        global _serial
-        with _serial_lock:
-            _serial += 1
-            name = f"{os.getpid()}-{_serial}"
+        name = f"{os.getpid()}-{next(_serial)}"
         path = os.path.join(parent.path, FOLDER, name)
         os.mkdir(path)
         fds: list[int] = []

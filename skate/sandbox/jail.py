@@ -417,6 +417,16 @@ class JailSandbox(Sandbox):
             self._all.discard(worker)
         worker.close()
 
+    def _give_back(self, worker: _Worker, usable: bool = True) -> None:
+        """After a run: back to the idle pool if it is ``usable`` and its jail program still runs
+        (and the sandbox is open); otherwise retired, to be replaced."""
+        if usable and worker.proc.poll() is None:
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(worker)
+                    return
+        self._retire(worker)
+
     def start(self) -> None:
         """Build every worker's jail now rather than on first use (raises if the jail cannot run).
         The jails are built side by side: most of a jail's start is its interpreters' imports."""
@@ -452,13 +462,7 @@ class JailSandbox(Sandbox):
                 failure, started = f"the jail {reply['setup_error']}", False
             elif reply is not None and not reply["clean"]:
                 failure = "the jail could not kill the program's processes or empty its /tmp in time"
-            if failure is None and worker.proc.poll() is None:
-                with self._lock:
-                    if not self._closed:
-                        self._idle.append(worker)
-                        worker = None
-            if worker is not None:
-                self._retire(worker)  # the jail broke or the sandbox closed meanwhile: replace it
+            self._give_back(worker, usable=failure is None)
             if failure is None:
                 break
             if started or attempt == 2:
@@ -503,15 +507,11 @@ class JailSandbox(Sandbox):
         except _WorkerFailed as exc:
             self._retire(worker)
             return str(exc)
-        if reply["rc"] != 0 or reply["out"] != "42\n" or reply["setup_error"] or not reply["clean"]:
-            self._retire(worker)
-            return f"it gave status {reply['rc']}, {reply['setup_error'] or reply['err'][-200:]!r}"
-        with self._lock:
-            if not self._closed:
-                self._idle.append(worker)
-                return None
-        self._retire(worker)
-        return None
+        healthy = (reply["rc"] == 0 and reply["out"] == "42\n" and not reply["setup_error"]
+                   and reply["clean"])
+        self._give_back(worker, usable=healthy)
+        return None if healthy else (f"it gave status {reply['rc']}, "
+                                     f"{reply['setup_error'] or reply['err'][-200:]!r}")
 
     def close(self) -> None:
         with self._lock:
