@@ -31,19 +31,17 @@ from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig, validate_llm
 from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
-from skate.novelty.config import HashingEmbedderConfig, MiniLMEmbedderConfig, OpenAIEmbedderConfig, validate_embedder
+from skate.novelty.config import embedder, validate_embedder
 from skate.paths import CONF_DIR
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
                                   cohort_roles, validate_players)
-from skate.ratings.config import (BradleyTerryConfig, BTPoint, BTScale, EloConfig, IRTConfig,  # noqa: F401
-                                  OutcomeRule, OutcomeRuleConfig, TrueSkillConfig, TTTConfig, draw_margin_of,
-                                  rating_class, rating_name, sigma_star_factor, validate_rating)
+from skate.ratings.base import rating, rating_class, rating_name
+from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig,  # noqa: F401
+                                  draw_margin_of, sigma_star_factor, validate_rating)
 from skate.ratings.rerate import rerate_configs
-from skate.sandbox.config import (AutoSandboxConfig, JailConfig, JailSettingsConfig, SandboxConfig,  # noqa: F401
-                                  validate_sandbox)
-from skate.scoring import (AdaptiveConfig, Algorithm1Config, DecidedConfig, FixedNConfig, GreedyConfig,
-                            validate_estimator)
-from skate.tracking import ConsoleLoggerConfig, NoLoggerConfig, WandbLoggerConfig
+from skate.sandbox.config import sandbox, validate_sandbox
+from skate.scoring import estimator, validate_estimator
+from skate.tracking import logger
 
 
 def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
@@ -214,32 +212,20 @@ def register_configs() -> None:
     _store(cs, None, "skate_schema", SkateConfig)
     for name, game in load_games().items():
         _store(cs, "game", f"{name}_schema", game.config_schema)
+    for registry in REGISTRIES:
+        for entry in registry:
+            _store(cs, registry.group, f"{entry.name}_schema", entry.schema)
     for group, name, node in _SCHEMAS:
         _store(cs, group, name, node)
 
 
+# The groups whose options build different components: each group's registry names them, with
+# their schemas (stored as <name>_schema) and capabilities.
+REGISTRIES = (rating, estimator, sandbox, embedder, logger)
+# The groups with one schema each.
 _SCHEMAS: tuple[tuple[str, str, type], ...] = (
-    ("rating", "trueskill_schema", TrueSkillConfig),
-    ("rating", "bradley_terry_schema", BradleyTerryConfig),
-    ("rating", "elo_schema", EloConfig),
-    ("rating", "irt_schema", IRTConfig),
-    ("rating", "ttt_schema", TTTConfig),
     ("aug", "aug_schema", AugConfig),
-    ("estimator", "algorithm1_schema", Algorithm1Config),
-    ("estimator", "fixed_n_schema", FixedNConfig),
-    ("estimator", "greedy_schema", GreedyConfig),
-    ("estimator", "decided_schema", DecidedConfig),
-    ("estimator", "adaptive_schema", AdaptiveConfig),
     ("players", "players_schema", PlayersConfig),
-    ("sandbox", "subprocess_schema", SandboxConfig),
-    ("sandbox", "jail_schema", JailConfig),
-    ("sandbox", "auto_schema", AutoSandboxConfig),
-    ("embedder", "hashing_schema", HashingEmbedderConfig),
-    ("embedder", "minilm_schema", MiniLMEmbedderConfig),
-    ("embedder", "openai_schema", OpenAIEmbedderConfig),
-    ("logger", "console_schema", ConsoleLoggerConfig),
-    ("logger", "wandb_schema", WandbLoggerConfig),
-    ("logger", "none_schema", NoLoggerConfig),
     ("optimizer", "optimizer_schema", OptimizerConfig),
 )
 
@@ -297,12 +283,13 @@ def validate(cfg: DictConfig) -> None:
         _check(not cfg.stages, "stages", f"{len(cfg.stages)} stages",
                "schedule.mode=matches plays one stage: leave stages empty")
     validate_estimator(cfg.estimator, cfg.rating)
-    if str(cfg.estimator.get("_target_", "")).endswith(".Greedy"):
-        _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", "greedy",
+    kind = estimator.of(cfg.estimator)
+    if kind.component.greedy_decoding:
+        _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", kind.name,
                f"scores one answer to one query, and game={cfg.game.name}'s answers are "
                f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
-    if str(cfg.estimator.get("_target_", "")).endswith(".Adaptive"):
-        _check(cfg.schedule.mode != ScheduleMode.matches, "estimator", "adaptive",
+    if kind.component.picks_answerers:
+        _check(cfg.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
                "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
                "estimator=algorithm1, fixed_n or decided (keys: estimator, schedule.mode)")
     validate_stop(cfg)

@@ -28,10 +28,11 @@ from hydra.errors import HydraException
 from skate.config import compose_config
 from skate.errors import ConfigError
 from skate.events import RunLogError
+from skate.ratings.base import rating_class
 from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
 # The library this tool is a front for (importable from here, as before it moved).
-from skate.ratings.rerate import (BACKEND_OPTIONS, RERATE_NAME, SCHEMA_OF_TARGET, SCHEMAS, load_stream,  # noqa: F401
-                                  rate_stream, rating_options, rerate_configs, rerate_run, run_rating_overrides)
+from skate.ratings.rerate import (RERATE_NAME, load_stream, rate_stream, rating_options,  # noqa: F401
+                                  rerate_configs, rerate_run, run_rating_overrides)
 from skate.store import format_table
 
 
@@ -45,7 +46,7 @@ def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, A
     if sigma_star_factor(cfg.rating.get("draw_margin")) is not None:  # tied to the run's estimator's sigma*
         cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, run_config.get("estimator"))
     validate_rating(cfg.rating)
-    name = cfg.rating._target_.rsplit(".", 1)[-1]
+    name = rating_class(cfg.rating).__name__
     return name, rate_stream(cfg.rating, players, stream)
 
 

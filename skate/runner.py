@@ -28,6 +28,7 @@ from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
+from skate.scoring import estimator as estimator_registry
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
 
 RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
@@ -96,7 +97,7 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
         cleanup.callback(client.close)
         build_llm_players = _dspy_side()[0].build_llm_players
         llm_configs = to_container(cfg.players)["llm"]
-        if str(cfg.estimator.get("_target_", "")).endswith(".Greedy"):  # one greedy answer per task
+        if estimator_registry.of(cfg.estimator).component.greedy_decoding:  # one greedy answer per task
             for c in llm_configs:
                 c["temperature"] = float(cfg.estimator.llm_temperature)
                 if cfg.estimator.max_tokens is not None:

@@ -22,10 +22,11 @@ from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError
 from skate.errors import check as _check
-from skate.ratings.base import OrderPair
-from skate.ratings.config import OutcomeRule, rating_class, rating_name
+from skate.ratings.base import OrderPair, rating_class, rating_name
+from skate.ratings.config import OutcomeRule
 from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task, skipped_estimate
+from skate.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.games.base import Game
@@ -83,8 +84,14 @@ class TaskContext:
 
 
 class Estimator(ABC):
+    """An estimator's capabilities are these class attributes (the config checks read them from
+    the :data:`estimator` registry, never from a ``_target_`` string)."""
+
     joint = False  # True: estimates all players of a task together (estimate_task)
-    uses_order = False  # True: reads the ranking so far (TaskContext.order)
+    uses_order = False  # True: reads the ranking so far (TaskContext.order): the rating must say how sure it is
+    picks_answerers = False  # True: chooses who answers each task (not for schedule.mode=matches)
+    greedy_decoding = False  # True: one greedy answer per query (sets every model player's temperature)
+    decides_outcomes = False  # True: settles the rating rule's pairwise outcomes (needs a rating with a rule)
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
                       pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
@@ -151,6 +158,7 @@ class Greedy(Estimator):
     0. A void answer (the call failed) is void, never wrong. Averaged over tasks it is accuracy."""
 
     fixed_queries = True
+    greedy_decoding = True
 
     def __init__(self, llm_temperature: float = 0.0, max_tokens: int | None = None) -> None:
         self.llm_temperature, self.max_tokens = llm_temperature, max_tokens
@@ -187,6 +195,7 @@ class Decided(Estimator):
     """
 
     joint = True
+    decides_outcomes = True
 
     def __init__(self, n_step: int = 10, max_samples: int = 200, sigma_star: float = 0.05,
                  confidence: float = 0.95, outcome: str = "relative", draw_margin: float = 0.05,
@@ -255,6 +264,7 @@ class Adaptive(Estimator):
 
     joint = True
     uses_order = True
+    picks_answerers = True
 
     def __init__(self, first: int = 2, step: int = 2, max_samples: int = 6, confidence: float = 0.95,
                  setter_answers: bool = False, probe: int = 0, per_task: int = 0) -> None:
@@ -413,28 +423,37 @@ class GreedyConfig:
     max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)
 
 
+# The estimator group's registry (conf/estimator/<name>.yaml selects <name>_schema).
+estimator: Registry[type[Estimator]] = Registry("estimator", __name__)
+estimator.register("algorithm1", Algorithm1Config)(Algorithm1)
+estimator.register("decided", DecidedConfig)(Decided)
+estimator.register("adaptive", AdaptiveConfig)(Adaptive)
+estimator.register("fixed_n", FixedNConfig)(FixedN)
+estimator.register("greedy", GreedyConfig)(Greedy)
+
+
 
 
 def validate_estimator(e: DictConfig, r: DictConfig) -> None:
     """The estimator's range checks, and what only the estimator and the rating together can say: an estimator that decides the
     rating's pairwise outcomes needs a rating with an outcome rule; one that reads how sure the
     ranking is needs a rating that can say."""
-    target = str(e.get("_target_", "")).rsplit(".", 1)[-1]
-    if target == "Decided" and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
-        raise ConfigError(f"estimator=decided settles the pairwise outcomes of the rating's outcome rule, and "
+    kind = estimator.of(e)
+    if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
                           f"{rating_name(r)} has none (it rates the answers themselves): use estimator=adaptive, "
                           "algorithm1 or fixed_n, or give estimator.outcome, estimator.draw_margin and "
                           "estimator.p_thresh")
-    if target == "Adaptive":
+    if kind.component.uses_order and not rating_class(r).says_order:
+        raise ConfigError(f"{kind.option} samples where the ranking is unsure, and {rating_name(r)} cannot "
+                          "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
+                          "(keys: estimator, rating)")
+    if "first" in e:  # adaptive
         _check(e.first >= 1, "estimator.first", e.first, "must be >= 1")
         _check(e.step >= 1, "estimator.step", e.step, "must be >= 1")
         _check(e.max_samples >= e.first, "estimator.max_samples", e.max_samples, "must be >= estimator.first")
         if e.confidence is not None:
             _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
-        if not rating_class(r).says_order:
-            raise ConfigError(f"estimator=adaptive samples where the ranking is unsure, and {rating_name(r)} cannot "
-                              "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
-                              "(keys: estimator, rating)")
     if "sigma_star" in e:
         _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
         _check(e.n_step >= 1, "estimator.n_step", e.n_step, "must be >= 1")
@@ -442,7 +461,7 @@ def validate_estimator(e: DictConfig, r: DictConfig) -> None:
                "must be >= estimator.n_step")
     if "n" in e:
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
-    if target == "Greedy":
+    if "llm_temperature" in e:  # greedy
         _check(0.0 <= e.llm_temperature <= 2.0, "estimator.llm_temperature", e.llm_temperature, "must lie in [0, 2]")
         _check(e.max_tokens is None or e.max_tokens >= 1, "estimator.max_tokens", e.max_tokens, "must be >= 1 or null")
     if "outcome" in e:

@@ -37,7 +37,8 @@ from skate.games.base import VOID, Game, ask
 from skate.players.simulated import build_simulated
 from skate.records import Task
 from skate.report import build_report
-from skate.tracking import log_figures
+from skate.tracking import log_figures, logs_to_wandb
+from skate.tracking import logger as logger_registry
 
 SENSITIVITY_FILE = "sensitivity.csv"
 COLUMNS = ["player", "task_id", "probe", "variant", "correct", "samples", "unreadable", "void", "fraction"]
@@ -185,8 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.wandb:  # a W&B run of its own beside the game's, with the figure and the table
         logger = dict(ev.read_run(args.run_dir, keep_updates=0).start.config.get("logger") or {})
         if args.wandb != "run":  # asked for by mode: W&B even when the game logged elsewhere
-            if not str(logger.get("_target_", "")).endswith("WandbLogger"):
-                logger = {"_target_": "skate.tracking.WandbLogger"}
+            if not logs_to_wandb(logger):
+                logger = {"_target_": logger_registry.get("wandb").target}
             logger["mode"] = args.wandb
         if log_figures(args.run_dir, logger, prefix="sensitivity", name=f"sensitivity {args.run_dir.name}",
                        job_type="sensitivity", group=args.run_dir.name,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from skate import events as ev
+from skate.registry import Registry
 
 
 # The logger group's schemas (conf/logger/*.yaml).
@@ -57,6 +58,8 @@ log = logging.getLogger("skate")
 
 class RunLogger:
     """Hooks the runner and engine call; the base class does nothing."""
+
+    logs_to_wandb = False  # a capability: True for a logger whose figures can go to a W&B run of their own
 
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
         """Where the run writes, its whole config, and its event log (before ``start``)."""
@@ -131,6 +134,8 @@ _CHART = (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/"))  # a rating li
 
 class WandbLogger(ConsoleLogger):
     """W&B, offline by default, one run per game inside the run folder, grouped by sweep."""
+
+    logs_to_wandb = True
 
     def __init__(self, project: str = "skate", entity: str = "", mode: str = "offline", group: str = "",
                  name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto",
@@ -303,6 +308,22 @@ class WandbLogger(ConsoleLogger):
             self.run = None
 
 
+# The logger group's registry (conf/logger/<name>.yaml selects <name>_schema).
+logger: Registry[type[RunLogger]] = Registry("logger", __name__)
+logger.register("console", ConsoleLoggerConfig)(ConsoleLogger)
+logger.register("wandb", WandbLoggerConfig)(WandbLogger)
+logger.register("none", NoLoggerConfig)(NullLogger)
+
+
+def logs_to_wandb(settings: Any) -> bool:
+    """Whether a logger's settings (a config section, or a run's recorded ones) log to W&B."""
+    if isinstance(settings, dict):
+        entry = logger.of_target(str(settings.get("_target_", "")))
+    else:
+        entry = logger.of(settings)
+    return entry is not None and entry.component.logs_to_wandb
+
+
 def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
     """The final ratings as a ``wandb.Table``: ``player``, ``rank``, the other fields in name
     order, and last ``unbounded`` when any row carries that note (a player with no win or no
@@ -316,7 +337,7 @@ def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str,
                 figures: list[Path], tables: dict[str, Path] | None = None) -> bool:
     """Put figures (PNG) and CSV tables in one W&B run of their own inside ``folder``, when
     ``logger`` (a logger config) is W&B and not disabled; return whether it did."""
-    if not str(logger.get("_target_", "")).endswith("WandbLogger") or logger.get("mode") == "disabled":
+    if not logs_to_wandb(logger) or logger.get("mode") == "disabled":
         return False
     tables = {k: v for k, v in (tables or {}).items() if v.exists()}
     if not figures and not tables:

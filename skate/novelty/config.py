@@ -8,6 +8,7 @@ from typing import Optional
 from omegaconf import DictConfig
 
 from skate.errors import check as _check
+from skate.registry import Registry
 
 
 @dataclass
@@ -45,6 +46,14 @@ class OpenAIEmbedderConfig:
     cache: bool = "${llm.cache}"  # type: ignore[assignment]
     cache_dir: str = "${llm.cache_dir}"
     max_retries: int = "${llm.max_retries}"  # type: ignore[assignment]
+
+
+# The embedder group's registry (conf/embedder/<name>.yaml selects <name>_schema); the embedders
+# themselves are imported when one is built (MiniLM and OpenAI's load more than the package).
+embedder: Registry[type] = Registry("embedder", __name__)
+embedder.register("hashing", HashingEmbedderConfig, "skate.novelty.base:HashingEmbedder")
+embedder.register("minilm", MiniLMEmbedderConfig, "skate.novelty.minilm:MiniLMEmbedder")
+embedder.register("openai", OpenAIEmbedderConfig, "skate.novelty.remote:OpenAIEmbedder")
 
 
 def validate_embedder(e: DictConfig) -> None:

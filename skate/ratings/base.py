@@ -11,6 +11,7 @@ from typing import Any
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved
 from skate.ratings.outcomes import PairOutcome, PairRule
+from skate.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -252,3 +253,18 @@ class RatingBackend(ABC):
         if ranks == list(range(1, len(rows) + 1)):  # positional ranks: close the gaps
             played = [replace(r, rank=i) for i, r in enumerate(played, 1)]
         return played + [replace(r, rank=None, extra={**r.extra, "no_data": True}) for r in idle]
+
+
+# The rating group's registry: each backend registers itself (with its settings schema) in its own
+# module; its capabilities are the class attributes above (says_order, uses_counts, ...).
+rating: Registry[type[RatingBackend]] = Registry("rating", "skate.ratings")
+
+
+def rating_name(r: Any) -> str:
+    """How the user names a rating config: ``rating=<name>`` (from its schema's registry entry)."""
+    return rating.of(r).option
+
+
+def rating_class(r: Any) -> type[RatingBackend]:
+    """The backend class a rating section builds (its capabilities are class attributes)."""
+    return rating.of(r).component

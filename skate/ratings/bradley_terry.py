@@ -54,14 +54,15 @@ zerosumeval``, ``point: fit``, ``draws: zerosumeval``, ``seed: 1``), following Z
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule
-from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals
+from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
 from skate.ratings.outcomes import PairOutcome
 
 
@@ -128,6 +129,23 @@ def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
     return 1000.0 + 100.0 * np.asarray(theta) / math.log(10.0)
 
 
+# The settings (conf/rating/bradley_terry.yaml selects them as bradley_terry_schema).
+@dataclass
+class BradleyTerryConfig(OutcomeRuleConfig):
+    _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"
+    alpha: float = 0.01  # regularisation: pseudo-wins each way, keeps unbeaten players finite
+    bootstrap: int = 1000  # resamples of whole tasks for the intervals
+    level: float = 0.95  # interval coverage
+    seed: int = 0
+    scale: BTScale = BTScale.logit  # logit: θ; zerosumeval: 1000 + 100 θ / ln 10
+    point: BTPoint = BTPoint.fit  # fit: the full-data fit; median: the bootstrap median
+    draws: BTDraws = BTDraws.tasks  # tasks: whole tasks; zerosumeval: single outcomes, drawn as ZeroSumEval does
+    # setter_vs_solver: what a win counts, by the winner's role (a draw is half a win each way,
+    # unweighted, as in ZeroSumEval); ZeroSumEval's published figures weight setters 2 (teacher, defender)
+    role_weights: dict[str, float] = field(default_factory=lambda: {"setter": 1.0, "solver": 1.0})
+
+
+@rating.register("bradley_terry", BradleyTerryConfig)
 class BradleyTerryRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, alpha: float = 0.01, bootstrap: int = 1000,

@@ -10,7 +10,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from hydra.utils import get_class
 from omegaconf import DictConfig
 
 from skate.errors import ConfigError
@@ -64,76 +63,9 @@ class OutcomeRuleConfig:
     own_unsolved: OwnUnsolved = OwnUnsolved.loss
 
 
-@dataclass
-class TrueSkillConfig(OutcomeRuleConfig):
-    _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
-    mu: float = 25.0
-    sigma: float = 25.0 / 3.0
-    beta: float = 25.0 / 6.0
-    tau: float = 25.0 / 300.0  # dynamics: variance added before each update
-    # A number in [0, 1), or "auto": the observed draw rate. 0.10 by measurement: auto ranked no
-    # better on the ranking-cost benchmark (BENCHMARKS.md, bench_ranking_cost.py --draws).
-    draw_probability: Any = 0.10
-    orderings: int = 1  # > 1: final table = mean over this many random orderings of the outcomes
-    average_last: int = 0  # > 0: mu, sigma (and score) = their means over the last N updates (the paper: 100)
-    seed: int = 0  # for the orderings
 
 
-@dataclass
-class BradleyTerryConfig(OutcomeRuleConfig):
-    _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"
-    alpha: float = 0.01  # regularisation: pseudo-wins each way, keeps unbeaten players finite
-    bootstrap: int = 1000  # resamples of whole tasks for the intervals
-    level: float = 0.95  # interval coverage
-    seed: int = 0
-    scale: BTScale = BTScale.logit  # logit: θ; zerosumeval: 1000 + 100 θ / ln 10
-    point: BTPoint = BTPoint.fit  # fit: the full-data fit; median: the bootstrap median
-    draws: BTDraws = BTDraws.tasks  # tasks: whole tasks; zerosumeval: single outcomes, drawn as ZeroSumEval does
-    # setter_vs_solver: what a win counts, by the winner's role (a draw is half a win each way,
-    # unweighted, as in ZeroSumEval); ZeroSumEval's published figures weight setters 2 (teacher, defender)
-    role_weights: dict[str, float] = field(default_factory=lambda: {"setter": 1.0, "solver": 1.0})
 
-
-@dataclass
-class TTTConfig(OutcomeRuleConfig):
-    """TrueSkill Through Time (skate.ratings.ttt): TrueSkill's model fitted on every outcome at
-    once, so the table does not depend on the order of games."""
-
-    _target_: str = "skate.ratings.ttt.TrueSkillThroughTimeRating"
-    mu: float = 25.0  # prior mean skill (as TrueSkill)
-    sigma: float = 25.0 / 3.0  # prior sd of skill
-    beta: float = 25.0 / 6.0  # sd of one performance around the skill
-    gamma: float = 0.0  # skill drift (sd) per round elapsed, with time=round; 0 = skills fixed
-    # Sets the model's draw margin, as TrueSkill's; clamped to [0.01, 0.95] (the package fails on
-    # draws below about 0.01).
-    draw_probability: float = 0.10
-    time: str = "none"  # none: all outcomes one batch (order-free); round: each task's round is a time step
-    iterations: int = 30  # at most this many sweeps (time=round: backward-forward passes)
-    epsilon: float = 1e-4  # stop once no player's mu or sigma moves by this much in a sweep
-
-
-@dataclass
-class IRTConfig:
-    """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
-    jointly from the graded samples, not from pairwise outcomes (so it has no outcome rule)."""
-
-    _target_: str = "skate.ratings.irt.IRTRating"
-    guess: float = 0.0  # the guess floor c in P = c + (1 - c) sigmoid(theta - b); e.g. 0.25 for 4 options
-    prior_sd: float = 5.0  # a weak N(0, prior_sd^2) prior on each ability: all-right players stay finite
-    interval: str = "sandwich"  # sandwich (clustered by task) | hessian | bootstrap (whole tasks)
-    level: float = 0.95  # interval coverage
-    bootstrap: int = 200  # refits, for interval=bootstrap
-    grid: int = 121  # quadrature points over the task difficulties
-    seed: int = 0
-    p_thresh: float = 0.55  # the pass mark games use (a setter solving its own task); not a rating rule
-
-
-@dataclass
-class EloConfig(OutcomeRuleConfig):
-    _target_: str = "skate.ratings.elo.EloRating"
-    k: float = 16.0
-    scale: float = 400.0
-    initial: float = 1500.0
 
 
 def validate_rating(r: DictConfig) -> None:
@@ -223,24 +155,10 @@ def draw_margin_of(value: Any, estimator: Any, key: str = "rating.draw_margin") 
                "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
         return float(value)
     sigma_star = (estimator or {}).get("sigma_star")
-    target = str((estimator or {}).get("_target_", "?")).rsplit(".", 1)[-1]
+    settings = ", ".join(sorted(str(k) for k in (estimator or {}) if k != "_target_")) or "none"
     _check(sigma_star is not None, key, value,
-           f"ties the draw margin to the estimator's sigma_star, which {target} does not have: use "
-           "estimator=algorithm1 or estimator=decided, or give the margin as a number")
+           f"ties the draw margin to the estimator's sigma_star, and this estimator has none (its settings: "
+           f"{settings}): use estimator=algorithm1 or estimator=decided, or give the margin as a number")
     margin = k * float(sigma_star)
     _check(0.0 <= margin < 1.0, key, value, f"gives {margin} with sigma_star={sigma_star}: must lie in [0, 1)")
     return margin
-
-
-def rating_name(r: DictConfig) -> str:
-    """How the user names a rating config: rating=<option> (from its target)."""
-    target = str(r.get("_target_", "?")).rsplit(".", 1)[-1]
-    return "rating=" + {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
-                        "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}.get(target, target)
-
-
-def rating_class(r: DictConfig) -> Any:
-    try:
-        return get_class(str(r._target_))
-    except Exception as exc:  # noqa: BLE001 - an unknown target: say which
-        raise ConfigError(f"rating._target_={r.get('_target_')!r} is invalid: {exc}") from None

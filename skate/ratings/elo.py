@@ -6,14 +6,25 @@ no uncertainty, so the table's interval is empty (None); ranks follow the rating
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any
 
-from skate.ratings.config import OutcomeRule
-from skate.ratings.base import RatingBackend, RatingRow, rank_by_score
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
 
+# The settings (conf/rating/elo.yaml selects them as elo_schema).
+@dataclass
+class EloConfig(OutcomeRuleConfig):
+    _target_: str = "skate.ratings.elo.EloRating"
+    k: float = 16.0
+    scale: float = 400.0
+    initial: float = 1500.0
+
+
+@rating.register("elo", EloConfig)
 class EloRating(RatingBackend):
     says_order = False  # no uncertainty: it cannot say how sure its order is
     quick_pairs = True

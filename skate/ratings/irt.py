@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
-from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
@@ -103,6 +103,24 @@ def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: 
     return lse, np.column_stack([g_theta, g_logs]), post
 
 
+# The settings (conf/rating/irt.yaml selects them as irt_schema).
+@dataclass
+class IRTConfig:
+    """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
+    jointly from the graded samples, not from pairwise outcomes (so it has no outcome rule)."""
+
+    _target_: str = "skate.ratings.irt.IRTRating"
+    guess: float = 0.0  # the guess floor c in P = c + (1 - c) sigmoid(theta - b); e.g. 0.25 for 4 options
+    prior_sd: float = 5.0  # a weak N(0, prior_sd^2) prior on each ability: all-right players stay finite
+    interval: str = "sandwich"  # sandwich (clustered by task) | hessian | bootstrap (whole tasks)
+    level: float = 0.95  # interval coverage
+    bootstrap: int = 200  # refits, for interval=bootstrap
+    grid: int = 121  # quadrature points over the task difficulties
+    seed: int = 0
+    p_thresh: float = 0.55  # the pass mark games use (a setter solving its own task); not a rating rule
+
+
+@rating.register("irt", IRTConfig)
 class IRTRating(RatingBackend):
     uses_counts = True
 

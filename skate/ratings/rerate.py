@@ -19,8 +19,8 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.errors import ConfigError
 from skate.events import Forfeit, RatedTask, read_run
 from skate.paths import CONF_DIR
-from skate.ratings.config import (BradleyTerryConfig, EloConfig, IRTConfig, OutcomeRule, TrueSkillConfig, TTTConfig,
-                                  draw_margin_of, sigma_star_factor, validate_rating)
+from skate.ratings.base import rating as rating_registry
+from skate.ratings.config import OutcomeRule, draw_margin_of, sigma_star_factor, validate_rating
 from skate.records import BENCHMARK
 
 
@@ -29,10 +29,6 @@ def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], di
     setter and p(correct) by player, and each forfeit, in live order), the run's config."""
     run = read_run(run_dir, keep_updates=0)  # re-rating needs which tasks were rated, not the updates
     return run.players, run.rating_stream(), run.start.config
-
-
-BACKEND_OPTIONS = {"TrueSkillRating": "trueskill", "BradleyTerryRating": "bradley_terry", "EloRating": "elo",
-                   "IRTRating": "irt", "TrueSkillThroughTimeRating": "ttt"}
 
 
 def override_value(value: Any) -> str:
@@ -52,10 +48,10 @@ def override_value(value: Any) -> str:
 
 def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
     """Hydra overrides that rebuild a run's rating settings."""
-    option = BACKEND_OPTIONS.get(str(rating.get("_target_", "")).rsplit(".", 1)[-1])
-    if option is None:
+    entry = rating_registry.of_target(str(rating.get("_target_", "")))
+    if entry is None:
         return []
-    return [f"rating={option}", *(f"rating.{k}={override_value(v)}" for k, v in rating.items() if k != "_target_")]
+    return [f"rating={entry.name}", *(f"rating.{k}={override_value(v)}" for k, v in rating.items() if k != "_target_")]
 
 
 def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[RatedTask | Forfeit]) -> list[dict[str, Any]]:
@@ -73,10 +69,6 @@ def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[Rat
 
 
 # ------------------------------------------------------------------ rerate: the game's log rated other ways
-SCHEMAS = {"trueskill_schema": TrueSkillConfig, "bradley_terry_schema": BradleyTerryConfig, "elo_schema": EloConfig,
-           "irt_schema": IRTConfig, "ttt_schema": TTTConfig}
-SCHEMA_OF_TARGET = {"TrueSkillRating": TrueSkillConfig, "BradleyTerryRating": BradleyTerryConfig, "EloRating": EloConfig,
-                    "IRTRating": IRTConfig, "TrueSkillThroughTimeRating": TTTConfig}
 RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -89,7 +81,8 @@ def _option_config(option: str, key: str) -> DictConfig:
     if option not in rating_options():
         raise ConfigError(f"{key}.rating={option!r} is invalid: give one of {rating_options()}")
     raw = OmegaConf.load(Path(CONF_DIR) / "rating" / f"{option}.yaml")
-    schema = next((SCHEMAS[d] for d in raw.pop("defaults", []) if d in SCHEMAS), None)
+    schemas = {f"{e.name}_schema": e.schema for e in rating_registry}
+    schema = next((schemas[d] for d in raw.pop("defaults", []) if d in schemas), None)
     if schema is None:
         raise ConfigError(f"{key}.rating={option!r}: conf/rating/{option}.yaml names no rating schema")
     return OmegaConf.merge(OmegaConf.structured(schema), raw)
@@ -121,12 +114,12 @@ def rerate_configs(entries: Sequence[Any], rating: Mapping[str, Any],
         if option is not None:
             base = _option_config(str(option), key)
         else:
-            target = str(rating.get("_target_", "")).rsplit(".", 1)[-1]
-            schema = SCHEMA_OF_TARGET.get(target)
-            if schema is None:
-                raise ConfigError(f"{key}: the game's rating {target or '?'} cannot be re-rated: name an option "
-                                  f"with rating: <one of {rating_options()}>")
-            base = OmegaConf.merge(OmegaConf.structured(schema), dict(rating))
+            entry = (rating_registry.of(rating) if isinstance(rating, DictConfig)
+                     else rating_registry.of_target(str(rating.get("_target_", ""))))
+            if entry is None:
+                raise ConfigError(f"{key}: the game's rating {rating.get('_target_') or '?'} cannot be re-rated: "
+                                  f"name an option with rating: <one of {rating_options()}>")
+            base = OmegaConf.merge(OmegaConf.structured(entry.schema), dict(rating))
         try:
             cfg = OmegaConf.merge(base, fields)
         except OmegaConfBaseException as exc:

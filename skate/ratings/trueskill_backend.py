@@ -20,14 +20,15 @@ the last bit at a twentieth of its cost (the library stays the reference in the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from skate.ratings import trueskill_math as tsm
-from skate.ratings.config import OutcomeRule
-from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
 DEFAULT_DRAW = 0.10
@@ -50,6 +51,23 @@ class _Env(NamedTuple):
     margin: float
 
 
+# The settings (conf/rating/trueskill.yaml selects them as trueskill_schema).
+@dataclass
+class TrueSkillConfig(OutcomeRuleConfig):
+    _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    tau: float = 25.0 / 300.0  # dynamics: variance added before each update
+    # A number in [0, 1), or "auto": the observed draw rate. 0.10 by measurement: auto ranked no
+    # better on the ranking-cost benchmark (BENCHMARKS.md, bench_ranking_cost.py --draws).
+    draw_probability: Any = 0.10
+    orderings: int = 1  # > 1: final table = mean over this many random orderings of the outcomes
+    average_last: int = 0  # > 0: mu, sigma (and score) = their means over the last N updates (the paper: 100)
+    seed: int = 0  # for the orderings
+
+
+@rating.register("trueskill", TrueSkillConfig)
 class TrueSkillRating(RatingBackend):
     quick_pairs = True
 

@@ -44,6 +44,7 @@ Measured (one fit, six players): 1,800 outcomes (a 20-round game) 0.6 s with ``t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import re
 import time as _time
@@ -53,8 +54,8 @@ from typing import Any
 import numpy as np
 import trueskillthroughtime as ttt
 
-from skate.ratings.config import OutcomeRule
-from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
 TIMES = ("none", "round")
@@ -81,6 +82,26 @@ def _number(key: str, value: Any, ok: str, test) -> float:
     return x
 
 
+# The settings (conf/rating/ttt.yaml selects them as ttt_schema).
+@dataclass
+class TTTConfig(OutcomeRuleConfig):
+    """TrueSkill Through Time (skate.ratings.ttt): TrueSkill's model fitted on every outcome at
+    once, so the table does not depend on the order of games."""
+
+    _target_: str = "skate.ratings.ttt.TrueSkillThroughTimeRating"
+    mu: float = 25.0  # prior mean skill (as TrueSkill)
+    sigma: float = 25.0 / 3.0  # prior sd of skill
+    beta: float = 25.0 / 6.0  # sd of one performance around the skill
+    gamma: float = 0.0  # skill drift (sd) per round elapsed, with time=round; 0 = skills fixed
+    # Sets the model's draw margin, as TrueSkill's; clamped to [0.01, 0.95] (the package fails on
+    # draws below about 0.01).
+    draw_probability: float = 0.10
+    time: str = "none"  # none: all outcomes one batch (order-free); round: each task's round is a time step
+    iterations: int = 30  # at most this many sweeps (time=round: backward-forward passes)
+    epsilon: float = 1e-4  # stop once no player's mu or sigma moves by this much in a sweep
+
+
+@rating.register("ttt", TTTConfig)
 class TrueSkillThroughTimeRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,

@@ -27,6 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from skate.novelty import Embedder, HashingEmbedder, build_embedder  # noqa: E402
+from skate.novelty.config import embedder as embedder_registry  # noqa: E402
 from skate.report.data import RunData  # noqa: E402
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
@@ -69,7 +70,8 @@ def embedder_of(d: RunData) -> tuple[Embedder, str]:
     section = config.get("embedder") if isinstance(config, dict) else None
     if not isinstance(section, dict) or not section.get("_target_"):
         return HashingEmbedder(), "the hashing embedder (the run's config names no embedder)"
-    name = str(section["_target_"]).rsplit(".", 1)[-1]
+    entry = embedder_registry.of_target(str(section["_target_"]))
+    name = entry.component.__name__ if entry is not None else str(section["_target_"])
     try:
         embedder = build_embedder(section)
     except Exception as exc:  # noqa: BLE001 - whatever stops it here, the report falls back and says why

@@ -8,6 +8,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from skate.errors import check as _check
+from skate.registry import Registry
 
 
 @dataclass
@@ -40,9 +41,28 @@ class JailConfig(JailSettingsConfig):
 
 
 @dataclass
+class NsjailConfig(JailConfig):
+    _target_: str = "skate.sandbox.NsjailSandbox"
+
+
+@dataclass
+class BwrapConfig(JailConfig):
+    _target_: str = "skate.sandbox.BwrapSandbox"
+
+
+@dataclass
 class AutoSandboxConfig(JailSettingsConfig):
     _target_: str = "skate.sandbox.auto_sandbox"
     prefer: list[str] = field(default_factory=lambda: ["nsjail", "bwrap"])
+
+
+# The sandbox group's registry (conf/sandbox/<name>.yaml selects <name>_schema); the sandboxes
+# themselves are imported when one is built.
+sandbox: Registry[type] = Registry("sandbox", __name__)
+sandbox.register("subprocess", SandboxConfig, "skate.sandbox.subprocess_sandbox:SubprocessSandbox")
+sandbox.register("nsjail", NsjailConfig, "skate.sandbox.jail:NsjailSandbox")
+sandbox.register("bwrap", BwrapConfig, "skate.sandbox.jail:BwrapSandbox")
+sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
 
 
 def validate_sandbox(s: DictConfig) -> None:

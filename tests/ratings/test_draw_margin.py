@@ -28,7 +28,7 @@ def test_the_margin_follows_sigma_star(margin, estimator, expected):
 
 
 @pytest.mark.parametrize(("margin", "estimator", "says"), [
-    ("sigma_star", "estimator=fixed_n", "FixedN does not have"),
+    ("sigma_star", "estimator=fixed_n", "this estimator has none \\(its settings: n\\)"),
     ("sigma_sta", "estimator=algorithm1", "sigma_star .* or <k>\\*sigma_star"),
     ("-1*sigma_star", "estimator=algorithm1", "or <k>\\*sigma_star"),
     ("30*sigma_star", "estimator=algorithm1", "must lie in \\[0, 1\\)"),

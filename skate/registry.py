@@ -1,0 +1,161 @@
+"""A registry per config group: which component each option builds, and what that component can do.
+
+Every config group whose options build different components (``rating``, ``estimator``,
+``logger``, ``embedder``, ``sandbox``; games have their own registry in :mod:`skate.games`) has one
+:class:`Registry`, named like the group and defined in the group's package. A component joins it
+with a class decorator in its own module, beside its settings schema::
+
+    @rating.register("trueskill", TrueSkillConfig)
+    class TrueSkillRating(RatingBackend):
+        says_order = True      # a capability: a class attribute, declared here, read by the checks
+
+The registry imports every module of its package the first time it is asked, so adding a
+component is one module plus its YAML (``conf/<group>/<option>.yaml``, ``defaults:
+[<name>_schema, _self_]``): the composition stores each registered schema in Hydra's config store as
+``<name>_schema``, and the checks find the component (and its capabilities) from the schema of a
+config section, never from its ``_target_`` string.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from skate.errors import ConfigError
+
+T = TypeVar("T", bound=type)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered component: the option name users give (``rating=<name>``), its settings
+    schema (a dataclass), and the class built from those settings (whose class attributes are its
+    capabilities). A component with heavy imports (an embedder's model, a jail) may be registered
+    beside its schema by import path, ``"package.module:Class"``, and is imported on first use."""
+
+    group: str
+    name: str
+    schema: type
+    ref: Any  # the class, or "package.module:Class"
+
+    @property
+    def component(self) -> type:
+        if isinstance(self.ref, str):
+            module, _, qualname = self.ref.partition(":")
+            obj: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            return obj
+        return self.ref
+
+    @property
+    def option(self) -> str:
+        """How a user selects it: ``<group>=<name>``."""
+        return f"{self.group}={self.name}"
+
+    @property
+    def target(self) -> str:
+        """The component's import path (what its schema's ``_target_`` holds)."""
+        if isinstance(self.ref, str):
+            return self.ref.replace(":", ".")
+        return f"{self.ref.__module__}.{self.ref.__qualname__}"
+
+
+class Registry(Generic[T]):
+    """The components of one config group (see the module's docstring)."""
+
+    def __init__(self, group: str, package: str) -> None:
+        self.group = group
+        self.package = package  # its modules are imported (once) before the first lookup
+        self._entries: dict[str, Entry] = {}
+        self._loaded = False
+
+    def register(self, name: str, schema: type, component: str | None = None) -> Callable[[T], T]:
+        """A class decorator: the class is built from settings of type ``schema``. Or, with
+        ``component="package.module:Class"``, a call that registers a class imported on first use."""
+        if not dataclasses.is_dataclass(schema):
+            raise TypeError(f"{self.group}={name}: its schema {schema!r} is not a dataclass")
+
+        def add(ref: Any) -> Any:
+            entry = Entry(self.group, name, schema, ref)
+            old = self._entries.get(name)
+            if old is not None and old.target != entry.target:  # (the same module imported again is fine)
+                raise ValueError(f"{self.group}={name} is registered twice: {old.target} and {entry.target}")
+            self._entries[name] = entry
+            return ref
+
+        if component is not None:
+            add(component)
+        return add
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        pkg = importlib.import_module(self.package)
+        for mod in pkgutil.iter_modules(getattr(pkg, "__path__", []), self.package + "."):
+            if not mod.name.rsplit(".", 1)[-1].startswith("_"):
+                importlib.import_module(mod.name)
+
+    def entries(self) -> list[Entry]:
+        self._load()
+        return list(self._entries.values())
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries())
+
+    def names(self) -> list[str]:
+        return sorted(e.name for e in self.entries())
+
+    def get(self, name: str) -> Entry:
+        self._load()
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise ConfigError(f"{self.group}={name!r} is not a registered {self.group}: "
+                              f"choose one of {', '.join(self.names())}") from None
+
+    def of(self, section: Any) -> Entry:
+        """The entry whose schema ``section`` has: a composed section (``DictConfig``), a schema
+        instance, or a schema class. A section of no registered schema raises :class:`ConfigError`."""
+        self._load()
+        kind = _schema_of(section)
+        for entry in self._entries.values():
+            if entry.schema is kind:
+                return entry
+        for entry in self._entries.values():  # a subclass of a registered schema (a user's own)
+            if isinstance(kind, type) and issubclass(kind, entry.schema):
+                return entry
+        name = getattr(kind, "__name__", repr(kind))
+        raise ConfigError(f"{self.group}: settings of type {name} belong to no registered {self.group} "
+                          f"(registered: {', '.join(self.names())})")
+
+    def of_target(self, target: str) -> Entry | None:
+        """The entry a recorded ``_target_`` names (for records of runs made before group choices
+        were recorded: :mod:`skate.settings` migrates them), or None."""
+        self._load()
+        for entry in self._entries.values():
+            if entry.target == target or _default_target(entry.schema) == target:
+                return entry
+        return None
+
+
+def _schema_of(section: Any) -> Any:
+    if isinstance(section, type):
+        return section
+    from omegaconf import DictConfig, OmegaConf
+
+    if isinstance(section, DictConfig):
+        return OmegaConf.get_type(section)
+    return type(section)
+
+
+def _default_target(schema: type) -> str | None:
+    for f in dataclasses.fields(schema):
+        if f.name == "_target_" and isinstance(f.default, str):
+            return f.default
+    return None
