@@ -31,17 +31,18 @@ from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig, validate_llm
 from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
-from skate.novelty.config import embedder, validate_embedder
+from skate.games.base import GameConfig
+from skate.novelty.config import EmbedderConfig, embedder, validate_embedder
 from skate.paths import CONF_DIR
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
                                   cohort_roles, validate_players)
 from skate.ratings.base import rating, rating_class, rating_name
-from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig,  # noqa: F401
+from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, RatingConfig,  # noqa: F401
                                   draw_margin_of, sigma_star_factor, validate_rating)
 from skate.ratings.rerate import rerate_configs
-from skate.sandbox.config import sandbox, validate_sandbox
-from skate.scoring import estimator, validate_estimator
-from skate.tracking import logger
+from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
+from skate.scoring import EstimatorConfig, estimator, validate_estimator
+from skate.tracking import LoggerConfig, logger
 
 
 def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
@@ -106,15 +107,20 @@ def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- top level
 @dataclass
 class SkateConfig:
+    """The whole config, and once composed and checked (:func:`build_settings`), a run's typed
+    settings: each section an instance of its group's schema (``settings.rating`` a
+    ``TrueSkillConfig``, ``settings.estimator`` an ``Algorithm1Config``, ...), each typed here by
+    the base schema its group's options extend."""
+
     seed: int = 0
-    game: Any = MISSING
-    rating: Any = MISSING
-    aug: Any = MISSING
-    estimator: Any = MISSING
-    players: Any = MISSING
-    sandbox: Any = MISSING
-    embedder: Any = MISSING
-    logger: Any = MISSING
+    game: GameConfig = MISSING  # type: ignore[assignment]
+    rating: RatingConfig = MISSING  # type: ignore[assignment]
+    aug: AugConfig = MISSING  # type: ignore[assignment]
+    estimator: EstimatorConfig = MISSING  # type: ignore[assignment]
+    players: PlayersConfig = MISSING  # type: ignore[assignment]
+    sandbox: SandboxConfig = MISSING  # type: ignore[assignment]
+    embedder: EmbedderConfig = MISSING  # type: ignore[assignment]
+    logger: LoggerConfig = MISSING  # type: ignore[assignment]
     optimizer: OptimizerConfig = MISSING  # type: ignore[assignment]
     llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
@@ -337,6 +343,21 @@ def prepare(cfg: DictConfig) -> None:
         resolved = resolve_stages(cfg)
         for st, res in zip(cfg.stages, resolved):
             st.join, st.setters, st.answer_only = res["join"], res["setters"], []
+
+
+def build_settings(cfg: DictConfig) -> SkateConfig:
+    """The run's settings from a composed config: settled (:func:`prepare`), checked
+    (:func:`validate`), then typed once (``OmegaConf.to_object``: every section an instance of its
+    schema). Everything that plays or prepares a game takes these; only the command-line layer
+    sees the composed config. ``cfg`` itself is settled in place."""
+    prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
+    validate(cfg)
+    return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+
+
+def record_of(settings: Any) -> dict[str, Any]:
+    """The settings as plain data, as a run records them (``run_start.config``)."""
+    return OmegaConf.to_container(OmegaConf.structured(settings), resolve=True, enum_to_str=True)  # type: ignore[return-value]
 
 
 def to_container(cfg: DictConfig) -> dict[str, Any]:

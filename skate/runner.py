@@ -12,35 +12,20 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from hydra.errors import InstantiationException
-from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate import events as ev
 from skate import report
-from skate.build import DEFAULT_SUFFIX, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
-from skate.config import ConfigError, prepare, to_container, validate
-from skate.engine import Engine, GameResult
-from skate.games import GameEnv
+from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
+from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
+from skate.engine import Engine, GameResult, RatingLog
 from skate.llm.optimizers import compare_table
-from skate.llm.preflight import preflight
-from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
-from skate.players.simulated import build_simulated
+from skate.novelty import NoveltyIndex
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
-from skate.scoring import estimator as estimator_registry
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
 
 RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
-
-
-def _dspy_side() -> tuple[Any, Any]:
-    """The modules that load DSPy (heavy: about a second), loaded only for language-model players:
-    :mod:`skate.players.llm` and :mod:`skate.optimize`."""
-    from skate import optimize
-    from skate.players import llm
-
-    return llm, optimize
 
 
 def _versions() -> dict[str, str]:
@@ -53,89 +38,47 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult:
-    """Validate the config, build every component, play the game, write the results.
+def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False) -> GameResult:
+    """Settle and check the config, build every part of the run, play the game, write the results.
 
-    ``resume``: ``out_dir`` holds a run that did not finish (stopped, crashed, killed); play it
-    again from its start with the same config and seed, keeping its event log and writing only
-    what comes after where it stopped (:class:`skate.store.EventLog` replay; with language-model
-    players the response cache serves every call made before the stop).
+    ``cfg``: a composed config (made into settings here, once: :func:`skate.config.build_settings`)
+    or settings already made. ``resume``: ``out_dir`` holds a run that did not finish (stopped,
+    crashed, killed); play it again from its start with the same settings and seed, keeping its
+    event log and writing only what comes after where it stopped (:class:`skate.store.EventLog`
+    replay; with language-model players the response cache serves every call made before the stop).
     """
-    prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
-    validate(cfg)
-    rerates = rerate_configs(cfg.get("rerate") or [], to_container(cfg.rating), cfg.estimator)
+    settings = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
+    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        game = instantiate(cfg.game, _convert_="all")
-    except InstantiationException as exc:  # e.g. a corpus with no documents: say what to fix
-        cause = exc.__cause__
-        if isinstance(cause, (ValueError, OSError)):
-            raise ConfigError(f"game={cfg.game.name}: {cause}") from None
-        raise
-    rating = instantiate(cfg.rating, _convert_="all")
-    aug = instantiate(cfg.aug, _convert_="all")
-    estimator = instantiate(cfg.estimator, _convert_="all")
-    embedder = build_embedder(cfg.embedder)  # one line (ConfigError) when it cannot run here
-    logger = instantiate(cfg.logger, _convert_="all")
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
-        sandbox = build_sandbox(cfg.sandbox)
-        cleanup.callback(sandbox.close)
-        return _play(cfg, out_dir, resume, cleanup, game, rating, aug, estimator, embedder, logger, sandbox, rerates)
+        parts = assemble(settings, cleanup)
+        return _play(settings, parts, out_dir, resume, cleanup, rerates)
 
 
-def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack, game: Any, rating: Any,
-          aug: Any, estimator: Any, embedder: Any, logger: Any, sandbox: Any, rerates: list) -> GameResult:
-    refusal = game.check_sandbox(sandbox)
-    if refusal:
-        raise ConfigError(refusal)
-    env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
-    players = build_simulated(cfg.players.simulated, game.simulation(env), cfg.seed) if cfg.players.simulated else []
-    client = None
-    if cfg.players.get("llm"):
-        client = build_client(cfg.llm)
-        cleanup.callback(client.close)
-        build_llm_players = _dspy_side()[0].build_llm_players
-        llm_configs = to_container(cfg.players)["llm"]
-        if estimator_registry.of(cfg.estimator).component.greedy_decoding:  # one greedy answer per task
-            for c in llm_configs:
-                c["temperature"] = float(cfg.estimator.llm_temperature)
-                if cfg.estimator.max_tokens is not None:
-                    c["max_tokens"] = int(cfg.estimator.max_tokens)
-        if cfg.optimizer.compare:  # each model also plays with its default prompts, as <name>-default
-            llm_configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in llm_configs]
-        players += build_llm_players(llm_configs, client, lambda: game.modules(env))
+def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack,
+          rerates: list) -> GameResult:
+    game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
+                                                            parts.sandbox, parts.client, parts.logger)
     described = [p.describe() for p in players]
-    if client is not None and cfg.llm.get("preflight", True):
-        # One cheap call per distinct model and endpoint: a dead one stops the run now, not
-        # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
-        preflight(client, players)
-    if getattr(embedder, "uses_client", False):  # embedder=openai: its calls are the run's (cache, usage, budget)
-        if client is None:
-            client = build_client(cfg.llm)
-            cleanup.callback(client.close)
-        connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))
-
     log = EventLog(out_dir / EVENTS_FILE, replay=resume)
     # One event per task, or one per pairwise update; a resumed run goes on as its log began.
     rating.record_pairs = (ev.RatingUpdated.event in log.kept_kinds if log.kept_kinds & RATING_KINDS
-                           else str((cfg.get("events") or {}).get("rating_updates", "task")) == "pair")
+                           else s.events.rating_updates == RatingLog.pair)
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
     cleanup.callback(log.close)
     if client is not None:
         client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
-    config = to_container(cfg)
-    stages = [Stage(st["name"], tuple(st.get("join") or ()),
-                    tuple(st["setters"]) if st.get("setters") is not None else None, int(st.get("rounds", 0)))
-              for st in config.get("stages") or []]
-    engine = Engine(game, players, rating, aug, estimator, sandbox, NoveltyIndex(embedder), log,
-                    logger, seed=cfg.seed, stages=stages, schedule=str(cfg.schedule.mode),
-                    settled=(cfg.get("stop") or {}).get("settled"),  # runs before stop existed: none
-                    min_rounds=(cfg.get("stop") or {}).get("min_rounds", 1))
+    config = record_of(s)
+    stages = [Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None, st.rounds)
+              for st in s.stages]
+    engine = Engine(game, players, rating, aug, parts.estimator, sandbox, NoveltyIndex(parts.embedder), log,
+                    logger, seed=s.seed, stages=stages, schedule=str(s.schedule.mode),
+                    settled=s.stop.settled, min_rounds=s.stop.min_rounds)
     info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
             "rating": type(rating).__name__, "aug": aug.strategy.value,
             "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
-            "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": cfg.seed}
+            "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": s.seed}
     log.write(ev.RunStarted(**info, config=config, versions=_versions()))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
     logger.start(info)
@@ -144,12 +87,13 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
         engine.extra_round_info = lambda: {"usage": usage_summary(client)}
     try:
         try:
-            if client is not None and (cfg.optimizer.name != "none" or cfg.optimizer.players):
-                optimize_players = _dspy_side()[1].optimize_players
+            if client is not None and (s.optimizer.name != "none" or s.optimizer.players):
+                from skate.optimize import optimize_players  # loads DSPy: only for language-model players
+
                 llm = [p for p in players if getattr(p, "io_bound", False)]
                 targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
-                           if cfg.optimizer.compare else None)
-                optimized = optimize_players(game, llm, client, cfg.optimizer, env, embedder,
+                           if s.optimizer.compare else None)
+                optimized = optimize_players(game, llm, client, s.optimizer, parts.env, parts.embedder,
                                              game_config=config["game"], strategy=aug.strategy.value,
                                              write=log.write, targets=targets)
                 logger.optimized([r.fields() for r in optimized])
@@ -170,7 +114,7 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
     result.table = rows
     if optimized:
         result.summary["optimization"] = [r.fields() for r in optimized]
-    if cfg.optimizer.compare:
+    if s.optimizer.compare:
         result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
     if client is not None:
         result.summary["usage"] = usage_summary(client)
@@ -188,7 +132,7 @@ def _play(cfg: DictConfig, out_dir: Path, resume: bool, cleanup: contextlib.Exit
     # done with: the report reuses its memory instead of adding to it.
     del engine, players
     _release_memory()
-    if cfg.get("report", False):
+    if s.report:
         _report(out_dir)  # before the logger finishes, so that it can carry the plots too
         _release_memory()  # what the report held, before the logger builds its tables
     logger.finish(rows, result.summary)

@@ -366,7 +366,13 @@ def _ranked(context: TaskContext | None) -> list[str]:
 
 # --------------------------------------------------------------------------- estimator
 @dataclass
-class Algorithm1Config:
+class EstimatorConfig:
+    """What every estimator's settings are (the ``estimator`` section's type); each estimator's
+    schema extends it (see :data:`estimator`, the group's registry)."""
+
+
+@dataclass
+class Algorithm1Config(EstimatorConfig):
     """The paper's adaptive estimator: sample until sqrt(p(1-p)/N) < sigma_star."""
 
     _target_: str = "skate.scoring.Algorithm1"
@@ -376,7 +382,7 @@ class Algorithm1Config:
 
 
 @dataclass
-class DecidedConfig:
+class DecidedConfig(EstimatorConfig):
     _target_: str = "skate.scoring.Decided"
     n_step: int = 10
     max_samples: int = 40  # a near-tie that 40 samples cannot settle rarely moves a ranking
@@ -389,7 +395,7 @@ class DecidedConfig:
 
 
 @dataclass
-class AdaptiveConfig:
+class AdaptiveConfig(EstimatorConfig):
     """Samples only where an answer can still change an uncertain comparison in the ranking so
     far (skate.scoring.Adaptive); needs a rating that says how sure its order is."""
 
@@ -411,13 +417,13 @@ class AdaptiveConfig:
 
 
 @dataclass
-class FixedNConfig:
+class FixedNConfig(EstimatorConfig):
     _target_: str = "skate.scoring.FixedN"
     n: int = 20
 
 
 @dataclass
-class GreedyConfig:
+class GreedyConfig(EstimatorConfig):
     _target_: str = "skate.scoring.Greedy"
     llm_temperature: float = 0.0  # set on every language-model player (greedy decoding)
     max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)

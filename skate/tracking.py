@@ -28,7 +28,13 @@ from skate.registry import Registry
 
 # The logger group's schemas (conf/logger/*.yaml).
 @dataclass
-class ConsoleLoggerConfig:
+class LoggerConfig:
+    """What every logger's settings are (the ``logger`` section's type); each logger's schema
+    extends it (see :data:`logger`, the group's registry)."""
+
+
+@dataclass
+class ConsoleLoggerConfig(LoggerConfig):
     _target_: str = "skate.tracking.ConsoleLogger"
     every: int = 10  # plain progress: a line every this many rounds
     progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
@@ -49,7 +55,7 @@ class WandbLoggerConfig(ConsoleLoggerConfig):
 
 
 @dataclass
-class NoLoggerConfig:
+class NoLoggerConfig(LoggerConfig):
     _target_: str = "skate.tracking.NullLogger"
 
 

@@ -12,14 +12,20 @@ from skate.registry import Registry
 
 
 @dataclass
-class HashingEmbedderConfig:
+class EmbedderConfig:
+    """What every embedder's settings are (the ``embedder`` section's type); each embedder's schema
+    extends it (see :data:`embedder`, the group's registry)."""
+
+
+@dataclass
+class HashingEmbedderConfig(EmbedderConfig):
     _target_: str = "skate.novelty.HashingEmbedder"
     dim: int = 1024
     threshold: float = 0.2  # unique = 1 - cosine above this against all of the setter's earlier tasks
 
 
 @dataclass
-class MiniLMEmbedderConfig:
+class MiniLMEmbedderConfig(EmbedderConfig):
     """all-MiniLM-L6-v2 with numpy (optional install: bash scripts/setup.sh minilm)."""
 
     _target_: str = "skate.novelty.MiniLMEmbedder"
@@ -30,7 +36,7 @@ class MiniLMEmbedderConfig:
 
 
 @dataclass
-class OpenAIEmbedderConfig:
+class OpenAIEmbedderConfig(EmbedderConfig):
     """text-embedding-3-small (the paper's) or any /v1/embeddings endpoint, via the run's model client."""
 
     _target_: str = "skate.novelty.OpenAIEmbedder"

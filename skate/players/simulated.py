@@ -202,5 +202,5 @@ def build_simulated(roster: Sequence[Any], sim: Simulation, seed: int) -> list[P
                             topic_skill={str(k): float(v) for k, v in dict(p.topic_skill).items()
                                          if str(k) in sim.skill_keys},
                             pitch=float(p.pitch), sloppiness=float(p.sloppiness), noise=float(p.noise),
-                            slip=float(p.get("slip", 0.0)))
+                            slip=float(p.slip))
             for p in roster]

@@ -50,7 +50,13 @@ class BTPoint(enum.StrEnum):
 
 # --------------------------------------------------------------------------- rating
 @dataclass
-class OutcomeRuleConfig:
+class RatingConfig:
+    """What every rating backend's settings are (the ``rating`` section's type): each backend's
+    schema extends it (see the ``rating`` registry in :mod:`skate.ratings.base`)."""
+
+
+@dataclass
+class OutcomeRuleConfig(RatingConfig):
     """How p(correct) becomes pairwise outcomes: shared by every rating backend."""
 
     outcome: OutcomeRule = OutcomeRule.relative

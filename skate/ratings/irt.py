@@ -52,6 +52,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit, logsumexp
 
 from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
+from skate.ratings.config import RatingConfig
 from skate.ratings.outcomes import PairOutcome
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
@@ -105,7 +106,7 @@ def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: 
 
 # The settings (conf/rating/irt.yaml selects them as irt_schema).
 @dataclass
-class IRTConfig:
+class IRTConfig(RatingConfig):
     """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
     jointly from the graded samples, not from pairwise outcomes (so it has no outcome rule)."""
 

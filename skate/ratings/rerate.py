@@ -88,7 +88,7 @@ def _option_config(option: str, key: str) -> DictConfig:
     return OmegaConf.merge(OmegaConf.structured(schema), raw)
 
 
-def rerate_configs(entries: Sequence[Any], rating: Mapping[str, Any],
+def rerate_configs(entries: Sequence[Any], rating: Any,
                    estimator: Any = None) -> list[tuple[str, DictConfig]]:
     """``(name, rating config)`` for each entry of the config's ``rerate`` list.
 
@@ -114,12 +114,14 @@ def rerate_configs(entries: Sequence[Any], rating: Mapping[str, Any],
         if option is not None:
             base = _option_config(str(option), key)
         else:
-            entry = (rating_registry.of(rating) if isinstance(rating, DictConfig)
-                     else rating_registry.of_target(str(rating.get("_target_", ""))))
-            if entry is None:
-                raise ConfigError(f"{key}: the game's rating {rating.get('_target_') or '?'} cannot be re-rated: "
-                                  f"name an option with rating: <one of {rating_options()}>")
-            base = OmegaConf.merge(OmegaConf.structured(entry.schema), dict(rating))
+            if isinstance(rating, Mapping):  # a run's recorded rating settings
+                entry = rating_registry.of_target(str(rating.get("_target_", "")))
+                if entry is None:
+                    raise ConfigError(f"{key}: the game's rating {rating.get('_target_') or '?'} cannot be re-rated: "
+                                      f"name an option with rating: <one of {rating_options()}>")
+                base = OmegaConf.merge(OmegaConf.structured(entry.schema), dict(rating))
+            else:  # the settings of the game's rating
+                base = OmegaConf.structured(rating)
         try:
             cfg = OmegaConf.merge(base, fields)
         except OmegaConfBaseException as exc:
