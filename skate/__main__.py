@@ -27,13 +27,14 @@ import hydra._internal.utils as hydra_utils
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate import events as ev
-from skate.config import CONF_DIR, ConfigError, compose_config, register_configs, unknown_key
+from skate.config import CONF_DIR, ConfigError, register_configs, unknown_key
 from skate.events import iter_records
 from skate.llm.optimizers import format_results
+from skate.recorded import load_settings
 from skate.records import Interrupted
 from skate.runner import format_table, run_game
 from skate.sandbox import SandboxUnavailable
@@ -164,7 +165,9 @@ def _app(cfg: DictConfig) -> None:
     out_dir = Path(hc.runtime.output_dir)
     try:
         with _stoppable():
-            result = run_game(cfg, out_dir)
+            result = run_game(cfg, out_dir, made_from={
+                "choices": {k: str(v) for k, v in hc.runtime.choices.items() if v is not None and not k.startswith("hydra")},
+                "overrides": list(hc.overrides.task)})
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
               f"python -m skate resume={out_dir}", file=sys.stderr)
@@ -198,7 +201,6 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         print(f"skate: the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)",
               file=sys.stderr)
         return 0
-    cfg = OmegaConf.create(records[0]["config"])
     for item in overrides:
         key, sep, value = item.partition("=")
         key = key.lstrip("+")
@@ -206,13 +208,10 @@ def resume(run_dir: str, overrides: list[str]) -> int:
             print(f"skate: cannot change {key!r} when resuming: the resumed game must be the one already played "
                   f"(you may change: {', '.join(RESUMABLE)})", file=sys.stderr)
             return 2
-        if key == "logger":
-            cfg.logger = compose_config([f"logger={value}"]).logger
-        else:
-            OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=True)
     try:
+        settings = load_settings(records[0]["config"], records[0].get("config_version"), overrides)
         with _stoppable():
-            result = run_game(cfg, folder, resume=True)
+            result = run_game(settings, folder, resume=True)
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again",
               file=sys.stderr)
@@ -221,7 +220,7 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         print(f"skate: {'config error' if isinstance(exc, ConfigError) else 'no usable sandbox'}: {exc}",
               file=sys.stderr)
         return 2
-    _report(result, folder, bool(cfg.get("print_table", True)))
+    _report(result, folder, settings.print_table)
     _finish(result)
     return 0
 

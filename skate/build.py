@@ -7,47 +7,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
-from skate.augment import Augmentation
 from skate.errors import ConfigError
 from skate.games import GameEnv
+from skate.engine import Parts
 from skate.games.base import Game
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.preflight import preflight
-from skate.novelty import Embedder, build_embedder, connect_embedder
-from skate.players.base import Player
+from skate.novelty import build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
-from skate.ratings.base import RatingBackend
 from skate.sandbox import Sandbox, SandboxUnavailable
-from skate.scoring import Estimator
 from skate.scoring import estimator as estimator_registry
-from skate.tracking import RunLogger
 
 
 # A model's twin with its default prompts, when optimizer.compare is on.
 DEFAULT_SUFFIX = "-default"
-
-
-@dataclass
-class Parts:
-    """What a run is made of, built from its settings by :func:`assemble`."""
-
-    game: Game
-    sandbox: Sandbox
-    env: GameEnv
-    embedder: Embedder
-    players: list[Player] = field(default_factory=list)
-    client: LLMClient | None = None  # when a player (or the embedder) calls a model
-    # A game's own parts (``for_game``): the rating, the setters' history and the estimator.
-    rating: RatingBackend | None = None
-    aug: Augmentation | None = None
-    estimator: Estimator | None = None
-    logger: RunLogger | None = None
 
 
 def assemble(settings: Any, cleanup: contextlib.ExitStack, *, for_game: bool = True, simulated: bool = True,

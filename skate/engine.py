@@ -22,10 +22,11 @@ spawn keys, so the same seed gives the same run even when players set tasks conc
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import logging
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -35,8 +36,8 @@ from omegaconf import MISSING
 
 from skate import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.games.base import Checks, Game
-from skate.novelty import NoveltyIndex
+from skate.games.base import Checks, Game, GameEnv
+from skate.novelty import Embedder, NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
 from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, SetterContext,
@@ -137,27 +138,117 @@ class _SetResult:
 
 
 @dataclass
+class Parts:
+    """What a run is made of (:func:`skate.build.assemble` builds them from the settings): the game
+    and its environment, the sandbox, the embedder, the players and the model client they share,
+    and for a game, the rating backend, the setters' augmentation, the estimator and the logger."""
+
+    game: Game
+    sandbox: Sandbox
+    env: GameEnv | None
+    embedder: Embedder
+    players: list[Player] = field(default_factory=list)
+    client: Any = None  # the LLMClient, when a player (or the embedder) calls a model
+    rating: RatingBackend | None = None
+    aug: Augmentation | None = None
+    estimator: Estimator | None = None
+    logger: RunLogger | None = None
+
+
+@dataclass(frozen=True)
+class Loop:
+    """The loop's own settings: the run seed, the stages, the schedule and when to stop early."""
+
+    seed: int = 0
+    stages: tuple[Stage, ...] = ()  # empty: one stage, game.rounds long
+    schedule: ScheduleMode = ScheduleMode.rounds
+    settled: float | None = None  # stop once every adjacent pair is ordered with this probability
+    min_rounds: int = 1  # ... but not before this many rounds
+
+    @classmethod
+    def of(cls, settings: Any) -> Loop:
+        """From a run's settings (their seed and their stages, schedule and stop sections)."""
+        stages = tuple(Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None,
+                             int(st.rounds)) for st in settings.stages)
+        return cls(seed=settings.seed, stages=stages, schedule=ScheduleMode(settings.schedule.mode),
+                   settled=settings.stop.settled, min_rounds=settings.stop.min_rounds)
+
+
+_COUNTS = ("attempts", "tasks", "samples", "estimates", "updates", "void_attempts", "void_samples", "void_estimates")
+
+
+@dataclass
+class Summary(Mapping[str, Any]):
+    """What a game did: counts, the tasks each player set, the time, how it ended; and what the
+    runner adds (model usage, prompt optimisation). It reads as the mapping ``run_end.summary``
+    records (:meth:`as_dict`)."""
+
+    attempts: int = 0
+    tasks: int = 0
+    samples: int = 0
+    estimates: int = 0
+    updates: int = 0
+    void_attempts: int = 0
+    void_samples: int = 0
+    void_estimates: int = 0
+    skipped_estimates: int | None = None  # estimates an estimator chose not to make (adaptive)
+    tasks_by_setter: dict[str, int] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    sandbox_executions: int = 0
+    stopped: str | None = None  # why the game stopped early (a signal, a spent budget)
+    stopped_round: int | None = None
+    settled: str | None = None  # why the game ended early because its ranking was settled
+    optimization: list[dict[str, Any]] | None = None
+    prompt_optimization: list[dict[str, Any]] | None = None
+    usage: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+
+    def __getitem__(self, key: str) -> Any:
+        value = getattr(self, key, None) if key in self._names() else None
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def __len__(self) -> int:
+        return len(self.as_dict())
+
+    @classmethod
+    def _names(cls) -> frozenset[str]:
+        return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+@dataclass
 class GameResult:
     table: list[dict[str, Any]]
     archive: list[ScoredTask]
-    summary: dict[str, Any]
+    summary: Summary
 
 
 class Engine:
-    def __init__(self, game: Game, players: Sequence[Player], rating: RatingBackend,
-                 aug: Augmentation, estimator: Estimator, sandbox: Sandbox, novelty: NoveltyIndex,
-                 log: EventLog, logger: RunLogger | None = None, seed: int = 0,
-                 stages: Sequence[Stage] | None = None, schedule: str = "rounds",
-                 settled: float | None = None, min_rounds: int = 1) -> None:
+    def __init__(self, parts: Parts, log: EventLog, loop: Loop | None = None,
+                 round_info: Callable[[], dict[str, Any]] | None = None) -> None:
+        """``parts`` with its rating, augmentation and estimator (and, optionally, a logger);
+        ``round_info``: what else each ``round_end`` records (the runner's model usage)."""
+        loop = loop or Loop()
+        game, players, rating = parts.game, parts.players, parts.rating
+        if rating is None or parts.aug is None or parts.estimator is None:
+            raise ValueError("the engine needs a game's parts: a rating, an augmentation and an estimator")
+        seed, stages, schedule, settled, min_rounds = loop.seed, loop.stages, loop.schedule, loop.settled, loop.min_rounds
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
         if BENCHMARK in names:
             raise ValueError(f"{BENCHMARK!r} names the benchmark's own tasks; rename that player")
         self.game, self.players, self.rating = game, list(players), rating
-        self.aug, self.estimator, self.sandbox = aug, estimator, sandbox
-        self.novelty, self.log = novelty, log
-        self.logger = logger or RunLogger()
+        self.aug, self.estimator, self.sandbox = parts.aug, parts.estimator, parts.sandbox
+        self.novelty, self.log = NoveltyIndex(parts.embedder), log
+        self.logger = parts.logger or RunLogger()
+        self._round_info = round_info
         self.seed = seed
         self.names = tuple(names)
         self.archive: list[ScoredTask] = []
@@ -461,11 +552,15 @@ class Engine:
                         self.log.write(ev.StageEnded(stage=stage.name, round=rnd, ratings=self.snapshot()))
             except (StopRun, Interrupted) as exc:
                 # Stop cleanly: what finished is kept; the unfinished round changes no rating.
-                self.stopped = f"{type(exc).__name__}: {exc}"
-                self.stopped_round = rnd
-                self.ended, self.ended_detail = "stopped", self.stopped
-                self.log.write(ev.RunStopped(round=rnd, reason=self.stopped))
+                self.stop(exc, rnd)
         return self.result(time.perf_counter() - start)
+
+    def stop(self, why: BaseException, rnd: int = 0) -> None:
+        """Record that the game stopped after round ``rnd`` (0: before its first), and why."""
+        self.stopped = f"{type(why).__name__}: {why}"
+        self.stopped_round = rnd
+        self.ended, self.ended_detail = "stopped", self.stopped
+        self.log.write(ev.RunStopped(round=rnd, reason=self.stopped))
 
     def _settled(self, rnd: int) -> bool:
         """Whether the game ends after round ``rnd`` because its ranking is settled (stop.settled:
@@ -545,7 +640,7 @@ class Engine:
                                      **self.extra_round_info()))
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
-        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start), table)
+        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start).as_dict(), table)
 
     def _report_void_players(self, rnd: int, results: list[tuple[int, _SetResult]],
                              estimates: dict[tuple[int, int], Estimate]) -> None:
@@ -563,19 +658,15 @@ class Engine:
                 self.log.write(ev.PlayerVoid(round=rnd, player=name, estimates=len(mine), attempts=len(tries)))
 
     def extra_round_info(self) -> dict[str, Any]:
-        """Hook for what else a round's end should record (the runner adds model usage)."""
-        return {}
+        """What else a round's end records (``round_info``: the runner adds model usage)."""
+        return self._round_info() if self._round_info is not None else {}
 
-    def summary(self, elapsed: float) -> dict[str, Any]:
+    def summary(self, elapsed: float) -> Summary:
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
-        out = {**self.counts, "tasks_by_setter": per_player, "elapsed_s": round(elapsed, 2),
-               "sandbox_executions": getattr(self.sandbox, "executions", 0)}
-        if self.stopped:
-            out["stopped"] = self.stopped
-            out["stopped_round"] = self.stopped_round
-        if self.ended == "settled":
-            out["settled"] = self.ended_detail
-        return out
+        return Summary(**self.counts, tasks_by_setter=per_player, elapsed_s=round(elapsed, 2),
+                       sandbox_executions=getattr(self.sandbox, "executions", 0),
+                       stopped=self.stopped or None, stopped_round=self.stopped_round if self.stopped else None,
+                       settled=self.ended_detail if self.ended == "settled" else None)
 
 
 def round_(x: float, nd: int = 4) -> float:

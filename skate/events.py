@@ -77,6 +77,12 @@ class RunStarted(Event):
     seed: int = 0
     config: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    # How the settings were recorded and made (runs before them carry none): the version of
+    # ``config``'s layout (skate.recorded reads every version), each config group's option and
+    # the command line's overrides.
+    config_version: int = UNSET
+    choices: dict[str, str] = UNSET
+    overrides: list[str] = UNSET
 
 
 @dataclass
@@ -316,6 +322,17 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
                 continue  # a line cut short by a crash: everything before it is intact
             if isinstance(record, dict):
                 yield record
+
+
+def read_start(run_dir: Path, what: str = "a run") -> RunStarted:
+    """A run folder's first event (its ``run_start``), or :class:`RunLogError` saying what is wrong."""
+    run_dir = Path(run_dir)
+    if not (run_dir / EVENTS_FILE).exists():
+        raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
+    first = next(iter_records(run_dir), None)
+    if first is None or first.get("event") != RunStarted.event:
+        raise RunLogError(f"{run_dir}/{EVENTS_FILE} does not start with run_start: give the folder of {what}")
+    return parse(first)  # type: ignore[return-value]
 
 
 def read_events(path: Path) -> list[Event]:

@@ -51,22 +51,21 @@ from typing import Any
 import hydra
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
-from hydra.utils import instantiate
+from omegaconf import DictConfig
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
 from skate import events as ev
-from skate.build import build_client, build_sandbox, usage_summary
-from skate.config import CONF_DIR, ConfigError, prepare, register_configs, to_container, validate
+from skate.build import assemble, usage_summary
+from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
 from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
-from skate.llm.modules import _ADAPTER, AnswererModule, SetterModule, _Module
+from skate.llm.modules import AnswererModule, SetterModule, _Module
 from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
                                    Role, _split, check_plan, compare_table, format_results, plans)
-from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
-from skate.players.llm import build_llm_players
+from skate.novelty import NoveltyIndex
 from skate.records import Rejection, SetterContext, Task
 from skate.sandbox import SandboxUnavailable
 from skate.store import EventLog
@@ -409,34 +408,26 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
 
 def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
     """``python -m skate.optimize``: build the run's language-model players and optimise them,
-    writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played."""
-    prepare(cfg)  # as a game does: a draw margin tied to sigma* becomes its number
-    validate(cfg)
-    if not cfg.players.get("llm"):
+    writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played. ``cfg``: a
+    composed config, or settings already made."""
+    s = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
+    if not s.players.llm:
         raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
                           "can be optimised (simulated players have none)")
-    if cfg.optimizer.name == "none" and not cfg.optimizer.players:
+    if s.optimizer.name == "none" and not s.optimizer.players:
         raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
     out_dir.mkdir(parents=True, exist_ok=True)
-    game = instantiate(cfg.game, _convert_="all")
-    embedder = build_embedder(cfg.embedder)  # one line (ConfigError) when it cannot run here
-    sandbox = build_sandbox(cfg.sandbox)
-    client = build_client(cfg.llm)
-    log_ = EventLog(out_dir / "optimize.jsonl")
-    try:
-        connect_embedder(embedder, client, check=bool(cfg.llm.get("preflight", True)))  # embedder=openai
-        env = GameEnv(sandbox=sandbox, seed=cfg.seed, pass_mark=float(cfg.rating.p_thresh))
-        players = build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
-        config = to_container(cfg)
-        log_.write(ev.RunStarted(game=game.name, rounds=0, players=[p.describe() for p in players], config=config))
-        records = optimize_players(game, players, client, cfg.optimizer, env, embedder, game_config=config["game"],
-                                   write=log_.write)
-        (out_dir / "usage.json").write_text(json.dumps(usage_summary(client), indent=2) + "\n")
+    with contextlib.ExitStack() as cleanup:
+        parts = assemble(s, cleanup, for_game=False, simulated=False, check_models=False)
+        log_ = EventLog(out_dir / "optimize.jsonl")
+        cleanup.callback(log_.close)
+        config = record_of(s)
+        log_.write(ev.RunStarted(game=parts.game.name, rounds=0, players=[p.describe() for p in parts.players],
+                                 config=config))
+        records = optimize_players(parts.game, parts.players, parts.client, s.optimizer, parts.env, parts.embedder,
+                                   game_config=config["game"], write=log_.write)
+        (out_dir / "usage.json").write_text(json.dumps(usage_summary(parts.client), indent=2) + "\n")
         return records
-    finally:
-        log_.close()
-        sandbox.close()
-        client.close()
 
 
 def main() -> None:

@@ -25,26 +25,26 @@ from typing import Any
 
 from hydra.errors import HydraException
 
-from skate.config import compose_config
 from skate.errors import ConfigError
-from skate.events import RunLogError
+from skate.events import RunLogError, read_start
 from skate.ratings.base import rating_class
 from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
 # The library this tool is a front for (importable from here, as before it moved).
 from skate.ratings.rerate import (RERATE_NAME, load_stream, rate_stream, rating_options,  # noqa: F401
-                                  rerate_configs, rerate_run, run_rating_overrides)
+                                  rerate_configs, rerate_run)
+from skate.recorded import apply_overrides, recorded_config
 from skate.store import format_table
 
 
 def rate_run(run_dir: Path, overrides: list[str]) -> tuple[str, list[dict[str, Any]]]:
     """The table a backend gives for a stored run; returns (backend name, rows)."""
-    players, stream, run_config = load_stream(run_dir)
-    if not any(o.split("=")[0].lstrip("+~") == "rating" for o in overrides) and run_config.get("rating"):
-        # No backend named: the run's own rating settings first, then the overrides.
-        overrides = [*run_rating_overrides(run_config["rating"]), *overrides]
-    cfg = compose_config(overrides)
+    players, stream, _ = load_stream(run_dir)
+    start = read_start(run_dir)
+    # The run's own settings (its rating, unless a rating=<option> names another), then the overrides.
+    cfg = recorded_config(start.config, start.get("config_version"))
+    apply_overrides(cfg, overrides)
     if sigma_star_factor(cfg.rating.get("draw_margin")) is not None:  # tied to the run's estimator's sigma*
-        cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, run_config.get("estimator"))
+        cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
     validate_rating(cfg.rating)
     name = rating_class(cfg.rating).__name__
     return name, rate_stream(cfg.rating, players, stream)

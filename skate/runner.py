@@ -9,6 +9,7 @@ import json
 import logging
 import platform
 from importlib.metadata import PackageNotFoundError, version
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,11 @@ from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
-from skate.engine import Engine, GameResult, RatingLog
+from skate.engine import Engine, GameResult, Loop, RatingLog
 from skate.llm.optimizers import compare_table
-from skate.novelty import NoveltyIndex
 from skate.ratings.rerate import rerate_configs, rerate_run
-from skate.records import Interrupted, Stage
+from skate.records import Interrupted
+from skate.recorded import CONFIG_VERSION
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
 
 RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
@@ -38,7 +39,8 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False) -> GameResult:
+def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
+             made_from: Mapping[str, Any] | None = None) -> GameResult:
     """Settle and check the config, build every part of the run, play the game, write the results.
 
     ``cfg``: a composed config (made into settings here, once: :func:`skate.config.build_settings`)
@@ -46,6 +48,9 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False)
     crashed, killed); play it again from its start with the same settings and seed, keeping its
     event log and writing only what comes after where it stopped (:class:`skate.store.EventLog`
     replay; with language-model players the response cache serves every call made before the stop).
+    ``made_from``: how the config was composed, recorded in ``run_start`` for whoever reads the
+    run later: ``{"choices": {group: option}, "overrides": [...]}`` (``python -m skate`` gives
+    Hydra's).
     """
     settings = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
     rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator))
@@ -53,11 +58,11 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False)
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
         parts = assemble(settings, cleanup)
-        return _play(settings, parts, out_dir, resume, cleanup, rerates)
+        return _play(settings, parts, out_dir, resume, cleanup, rerates, dict(made_from or {}))
 
 
 def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack,
-          rerates: list) -> GameResult:
+          rerates: list, made_from: dict[str, Any]) -> GameResult:
     game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
                                                             parts.sandbox, parts.client, parts.logger)
     described = [p.describe() for p in players]
@@ -70,21 +75,17 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
     if client is not None:
         client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
     config = record_of(s)
-    stages = [Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None, st.rounds)
-              for st in s.stages]
-    engine = Engine(game, players, rating, aug, parts.estimator, sandbox, NoveltyIndex(parts.embedder), log,
-                    logger, seed=s.seed, stages=stages, schedule=str(s.schedule.mode),
-                    settled=s.stop.settled, min_rounds=s.stop.min_rounds)
+    engine = Engine(parts, log, Loop.of(s),
+                    round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)
     info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
             "rating": type(rating).__name__, "aug": aug.strategy.value,
             "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
             "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": s.seed}
-    log.write(ev.RunStarted(**info, config=config, versions=_versions()))
+    log.write(ev.RunStarted(**info, config=config, versions=_versions(), config_version=CONFIG_VERSION,
+                            **{k: made_from[k] for k in ("choices", "overrides") if k in made_from}))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
     logger.start(info)
     optimized = []
-    if client is not None:
-        engine.extra_round_info = lambda: {"usage": usage_summary(client)}
     try:
         try:
             if client is not None and (s.optimizer.name != "none" or s.optimizer.players):
@@ -99,13 +100,11 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
                 logger.optimized([r.fields() for r in optimized])
             result = engine.run()
         except Interrupted as exc:  # before the first round (the engine handles its own)
-            engine.stopped = f"{type(exc).__name__}: {exc}"
-            engine.ended, engine.ended_detail = "stopped", engine.stopped
-            log.write(ev.RunStopped(round=0, reason=engine.stopped))
+            engine.stop(exc)
             result = engine.result(0.0)
     except BaseException as exc:
         with contextlib.suppress(LogWriteError):  # a full disk cannot take the failure either
-            log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0)))
+            log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0).as_dict()))
         raise
     true_skill = {d["name"]: d.get("true_skill") for d in described}
     rows = [{**row, **({"true_skill": true_skill[row["player"]]}
@@ -113,12 +112,12 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
             for row in result.table]
     result.table = rows
     if optimized:
-        result.summary["optimization"] = [r.fields() for r in optimized]
+        result.summary.optimization = [r.fields() for r in optimized]
     if s.optimizer.compare:
-        result.summary["prompt_optimization"] = compare_table(rows, DEFAULT_SUFFIX)
+        result.summary.prompt_optimization = compare_table(rows, DEFAULT_SUFFIX)
     if client is not None:
-        result.summary["usage"] = usage_summary(client)
-        (out_dir / "usage.json").write_text(json.dumps(result.summary["usage"], indent=2) + "\n")
+        result.summary.usage = usage_summary(client)
+        (out_dir / "usage.json").write_text(json.dumps(result.summary.usage, indent=2) + "\n")
     write_ratings(out_dir, rows)
     # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
     rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}
@@ -126,7 +125,7 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
                for name, table in rerate_run(out_dir, rerates).items()}
     for name, table in rerated.items():
         (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
-    log.write(ev.RunEnded(ratings=rows, summary=result.summary, **({"rerated": rerated} if rerated else {}),
+    log.write(ev.RunEnded(ratings=rows, summary=result.summary.as_dict(), **({"rerated": rerated} if rerated else {}),
                           ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
     # The game's own state (the players' memos, the uniqueness index, the archive of tasks) is
     # done with: the report reuses its memory instead of adding to it.
@@ -135,7 +134,7 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
     if s.report:
         _report(out_dir)  # before the logger finishes, so that it can carry the plots too
         _release_memory()  # what the report held, before the logger builds its tables
-    logger.finish(rows, result.summary)
+    logger.finish(rows, result.summary.as_dict())
     return result
 
 

@@ -18,6 +18,7 @@ client (its cache and budget; every variant × sample is a model call, counted b
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,16 +26,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from skate import events as ev
 from skate.answers.choice import ChoiceQuery
-from skate.build import build_client, build_sandbox
-from skate.config import to_container
-from skate.games import GameEnv
+from skate.build import assemble
 from skate.games.base import VOID, Game, ask
-from skate.players.simulated import build_simulated
+from skate.recorded import load_settings
 from skate.records import Task
 from skate.report import build_report
 from skate.tracking import log_figures, logs_to_wandb
@@ -109,9 +106,7 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
         log = ev.read_run(run_dir, "a finished game", keep_updates=0)
     except ev.RunLogError as exc:
         raise SensitivityError(str(exc)) from None
-    cfg = OmegaConf.create(log.start.config)
-    if overrides:
-        cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist(overrides))
+    settings = load_settings(log.start.config, log.start.get("config_version"), overrides or ())
     tasks = [Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra)) for t in log.of(ev.TaskSet)]
     if not tasks:
         raise SensitivityError(f"{run_dir} has no valid task to probe")
@@ -120,17 +115,9 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
             raise SensitivityError(f"{what}={n}: give at least 1")
     rng = np.random.default_rng(seed)
     chosen = choose_tasks(tasks, n_tasks, rng, task_ids)
-    game = instantiate(cfg.game, _convert_="all")
-    sandbox = build_sandbox(cfg.sandbox)
-    client = None
-    try:
-        env = GameEnv(sandbox=sandbox, seed=int(cfg.seed), pass_mark=float(cfg.rating.p_thresh))
-        cast = build_simulated(cfg.players.simulated, game.simulation(env), int(cfg.seed)) if cfg.players.simulated else []
-        if cfg.players.get("llm"):
-            from skate.players.llm import build_llm_players  # loads DSPy: only for language-model players
-
-            client = build_client(cfg.llm)
-            cast += build_llm_players(to_container(cfg.players)["llm"], client, lambda: game.modules(env))
+    with contextlib.ExitStack() as cleanup:  # the run's players, as the game built them (no model check)
+        parts = assemble(settings, cleanup, for_game=False, check_models=False)
+        game, cast = parts.game, parts.players
         names = [p.name for p in cast]
         unknown = [p for p in players or [] if p not in names]
         if unknown:
@@ -141,10 +128,6 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
             for task in chosen:
                 rows += probe(game, task, player, sets, orders, samples,
                               np.random.default_rng([seed, names.index(player.name), tasks.index(task)]))
-    finally:
-        sandbox.close()
-        if client is not None:
-            client.close()
     table = pd.DataFrame(rows, columns=COLUMNS)
     table.to_csv(run_dir / SENSITIVITY_FILE, index=False)
     return table

@@ -8,9 +8,9 @@ from itertools import combinations
 import numpy as np
 
 from skate.augment import Augmentation
-from skate.engine import Engine
+from skate.engine import Engine, Loop, Parts
 from skate.games.cop import COPGame, COPProposal
-from skate.novelty import HashingEmbedder, NoveltyIndex
+from skate.novelty import HashingEmbedder
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.records import FailReason
@@ -55,8 +55,9 @@ def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
     log = EventLog(tmp_path / "events.jsonl")
     from skate.sandbox import SubprocessSandbox
 
-    engine = Engine(game, players, TrueSkillRating(), Augmentation(strategy), FixedN(n=10),
-                    SubprocessSandbox(), NoveltyIndex(HashingEmbedder(threshold=0.2)), log, seed=seed)
+    parts = Parts(game=game, sandbox=SubprocessSandbox(), env=None, embedder=HashingEmbedder(threshold=0.2),
+                  players=list(players), rating=TrueSkillRating(), aug=Augmentation(strategy), estimator=FixedN(n=10))
+    engine = Engine(parts, log, Loop(seed=seed))
     result = engine.run()
     log.close()
     return result, read_events(tmp_path)
@@ -131,9 +132,10 @@ def test_setter_context_follows_the_augmentation_strategy(tmp_path):
 
 
 def test_rng_streams_do_not_depend_on_order(tmp_path):
-    engine = Engine(COPGame(rounds=1), [Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
-                    TrueSkillRating(), Augmentation(), FixedN(), None, NoveltyIndex(HashingEmbedder()),  # type: ignore[arg-type]
-                    EventLog(tmp_path / "e.jsonl"), seed=5)
+    parts = Parts(game=COPGame(rounds=1), sandbox=None, env=None, embedder=HashingEmbedder(),  # type: ignore[arg-type]
+                  players=[Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
+                  rating=TrueSkillRating(), aug=Augmentation(), estimator=FixedN())
+    engine = Engine(parts, EventLog(tmp_path / "e.jsonl"), Loop(seed=5))
     x = engine.rng(1, 2, 3).random()
     engine.rng(9).random()
     assert engine.rng(1, 2, 3).random() == x

@@ -11,14 +11,15 @@ from typing import Any
 
 from hydra.errors import HydraException
 from hydra.utils import instantiate
-from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.answers.exact import normalize_number
-from skate.config import compose_config
+from skate.build import build_game
+from skate.config import ConfigError, compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
+from skate.recorded import recorded_config
 from skate.records import Task
 from skate.scoring import task_rng
 
@@ -127,11 +128,14 @@ def from_run(run_dir: Path) -> Collected:
     if executed(start.game):
         out.left_out[start.game] += len(tasks)
         return out
-    game_cfg = dict(start.config.get("game") or {})
+    try:
+        game_cfg = recorded_config(start.config, start.get("config_version")).game  # the run's game settings
+    except ConfigError as exc:
+        raise UsageError(f"{run_dir}: {exc}") from None
     if start.game == "scp":
-        game_cfg["mode"] = "player_set"  # the tasks carry their questions: no need to build again
-        game_cfg["max_doc_age_days"] = None  # the run warned about old documents when it was played
-    game = instantiate(OmegaConf.create(game_cfg), _convert_="all")
+        game_cfg.mode = "player_set"  # the tasks carry their questions: no need to build again
+        game_cfg.max_doc_age_days = None  # the run warned about old documents when it was played
+    game = build_game(game_cfg)
     renderer = Renderer(game)
     for t in tasks:
         task = Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra))

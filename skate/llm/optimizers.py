@@ -78,13 +78,13 @@ def plans(cfg: Any, player: str) -> dict[str, Plan]:
             return OmegaConf.to_container(x, resolve=True)  # type: ignore[return-value]
         return dict(x or {})
 
-    mine = plain(plain(cfg.get("players", {})).get(player, {}))
+    mine = plain(plain(getattr(cfg, "players", {})).get(player, {}))
     unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
     if unknown:
         raise OptimizeError(f"optimizer.players.{player}: unknown keys {sorted(unknown)}; "
                             "use name, roles, settings, setter, answerer")
-    name = str(mine.get("name", cfg.get("name", "none")))
-    roles = [str(r) for r in mine.get("roles", cfg.get("roles", ["answerer"]))]
+    name = str(mine.get("name", getattr(cfg, "name", "none")))
+    roles = [str(r) for r in mine.get("roles", getattr(cfg, "roles", ["answerer"]))]
     bad = [r for r in roles if r not in ROLES]
     if bad:
         raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
@@ -92,10 +92,10 @@ def plans(cfg: Any, player: str) -> dict[str, Plan]:
         return {}
     # A player that names another optimiser than the run's does not inherit the run's settings
     # (they are that other optimiser's): only its own apply, over the optimiser's defaults.
-    inherit = name == str(cfg.get("name", "none"))
+    inherit = name == str(getattr(cfg, "name", "none"))
     out = {}
     for role in roles:
-        settings = {**(plain(cfg.get("settings")) if inherit else {}), **(plain(cfg.get(role)) if inherit else {}),
+        settings = {**(plain(getattr(cfg, "settings", None)) if inherit else {}), **(plain(getattr(cfg, role, None)) if inherit else {}),
                     **plain(mine.get("settings")), **plain(mine.get(role))}
         out[role] = Plan(name, settings)
         try:

@@ -7,12 +7,11 @@ raising :class:`~skate.errors.ConfigError` naming the key.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig
 
-from skate.errors import ConfigError
 from skate.errors import check as _check
 
 

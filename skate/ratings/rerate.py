@@ -46,14 +46,6 @@ def override_value(value: Any) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def run_rating_overrides(rating: dict[str, Any]) -> list[str]:
-    """Hydra overrides that rebuild a run's rating settings."""
-    entry = rating_registry.of_target(str(rating.get("_target_", "")))
-    if entry is None:
-        return []
-    return [f"rating={entry.name}", *(f"rating.{k}={override_value(v)}" for k, v in rating.items() if k != "_target_")]
-
-
 def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[RatedTask | Forfeit]) -> list[dict[str, Any]]:
     """The table of a fresh backend built from ``rating`` fed a run's rating stream."""
     if str(rating.get("outcome", "")) == OutcomeRule.setter_vs_solver and any(

@@ -297,8 +297,8 @@ def test_an_unisolated_sandbox_is_refused_unless_allowed(sandbox):
 # ---------------------------------------------------------------------------- in the engine
 def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, sandbox):
     from skate.augment import Augmentation
-    from skate.engine import Engine
-    from skate.novelty import HashingEmbedder, NoveltyIndex
+    from skate.engine import Engine, Parts
+    from skate.novelty import HashingEmbedder
     from skate.players.base import Player
     from skate.ratings.trueskill_backend import TrueSkillRating
     from skate.scoring import FixedN
@@ -319,8 +319,9 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     a, b = Same("a"), Same("b")
     before = sandbox.executions
     log = EventLog(tmp_path / "events.jsonl")
-    Engine(game(rounds=2, attempts=2), [a, b], TrueSkillRating(), Augmentation("hist_perf"), FixedN(n=2),
-           sandbox, NoveltyIndex(HashingEmbedder(threshold=0.2)), log).run()
+    Engine(Parts(game=game(rounds=2, attempts=2), sandbox=sandbox, env=None, embedder=HashingEmbedder(threshold=0.2),
+                 players=[a, b], rating=TrueSkillRating(), aug=Augmentation("hist_perf"), estimator=FixedN(n=2)),
+           log).run()
     log.close()
     events = read_events(tmp_path)
     attempts = [e for e in events if e["event"] == "attempt"]
