@@ -21,6 +21,7 @@ from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the
 # whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
@@ -41,16 +42,16 @@ from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConf
                                   draw_margin_of, sigma_star_factor, validate_rating)
 from skate.ratings.rerate import rerate_configs
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
-from skate.scoring import EstimatorConfig, estimator, validate_estimator
+from skate.scoring import EstimatorConfig, check_links, estimator, validate_estimator
 from skate.tracking import LoggerConfig, logger
 
 
-def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
+def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
     """The stages with every role replaced by its player and ``answer_only`` turned into
     ``setters`` (the stage's active players less those): ``[{name, join, setters, rounds}]``.
     Raises :class:`ConfigError` naming the stage and what to add or change."""
     players = cfg.players
-    names = [str(p.name) for p in [*(players.get("simulated") or []), *(players.get("llm") or [])]]
+    names = [str(p.name) for p in [*players.simulated, *players.llm]]
     roles = cohort_roles(players)
     for role, who in roles.items():
         _check(who in names, f"players.roles.{role}", who, f"names no player of this cohort ({names})")
@@ -71,13 +72,13 @@ def resolve_stages(cfg: DictConfig) -> list[dict[str, Any]]:
                     f"players.roles.{item}=<player> on the command line")
         return out
 
-    stages = list(cfg.get("stages") or [])
+    stages = list(cfg.stages or [])
     resolved = []
     for i, st in enumerate(stages):
         key = f"stages[{i}] ({st.name})"
         resolved.append({"name": str(st.name), "join": who(key, "join", st.join),
-                         "setters": None if st.get("setters") is None else who(key, "setters", st.setters),
-                         "answer_only": who(key, "answer_only", st.get("answer_only")),
+                         "setters": None if st.setters is None else who(key, "setters", st.setters),
+                         "answer_only": who(key, "answer_only", st.answer_only),
                          "rounds": int(st.rounds)})
     later = {n for st in resolved for n in st["join"]}
     active = [n for n in names if n not in later]
@@ -264,67 +265,72 @@ def check_known_keys(node: Any, prefix: str = "") -> None:
             check_known_keys(node._get_node(i), f"{prefix}[{i}]")
 
 
-def validate(cfg: DictConfig) -> None:
-    """Range and consistency checks that types cannot express: each component checks its own
-    section; what follows is only what needs two sections together."""
-    check_known_keys(cfg)
+def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
+    """Range and consistency checks that types cannot express, on a composed config (checked
+    after settling a copy of it, as :func:`build_settings` settles the config itself) or on
+    settings: each component checks its own section; what follows is only what needs two
+    sections together. Returns the settings checked."""
+    if isinstance(cfg, DictConfig):
+        check_known_keys(cfg)
+        cfg = copy.deepcopy(cfg)
+        prepare(cfg)
+        return validate(_typed(cfg))
+    s = cfg
     try:
-        game = get_game(cfg.game.name)
+        game = get_game(s.game.name)
     except KeyError as exc:
-        raise ConfigError(f"game.name={cfg.game.name!r} is invalid: {exc.args[0]}") from None
-    for key, value, need in game.check_config(cfg.game):
+        raise ConfigError(f"game.name={s.game.name!r} is invalid: {exc.args[0]}") from None
+    for key, value, need in game.check_config(s.game):
         _check(False, f"game.{key}", value, need)
-    validate_rating(cfg.rating)
-    if not game.players_set(cfg.game):
-        name = cfg.game.name
-        _check(str(cfg.rating.get("outcome", "")) != OutcomeRule.setter_vs_solver, "rating.outcome",
-               str(cfg.rating.get("outcome")), f"game={name} game.mode={cfg.game.get('mode')} builds its own tasks, so "
-               "there are no setters to rate: use a pairwise rule (rating.outcome=relative or absolute)")
-        _check(cfg.schedule.mode != ScheduleMode.matches, "schedule.mode", str(cfg.schedule.mode),
-               f"game={name} game.mode={cfg.game.get('mode')} has no setters to pair in matches: use rounds")
-    if cfg.schedule.mode == ScheduleMode.matches:
-        _check(str(cfg.rating.get("outcome")) == OutcomeRule.setter_vs_solver, "rating.outcome",
-               cfg.rating.get("outcome"), f"schedule.mode=matches has one answerer per task, so only "
-               f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(cfg.rating)}")
-        _check(not cfg.stages, "stages", f"{len(cfg.stages)} stages",
+    validate_rating(s.rating)
+    outcome = getattr(s.rating, "outcome", None)
+    if not game.players_set(s.game):
+        name, mode = s.game.name, getattr(s.game, "mode", None)
+        _check(outcome != OutcomeRule.setter_vs_solver, "rating.outcome", str(outcome),
+               f"game={name} game.mode={mode} builds its own tasks, so there are no setters to rate: use a "
+               "pairwise rule (rating.outcome=relative or absolute)")
+        _check(s.schedule.mode != ScheduleMode.matches, "schedule.mode", str(s.schedule.mode),
+               f"game={name} game.mode={mode} has no setters to pair in matches: use rounds")
+    if s.schedule.mode == ScheduleMode.matches:
+        _check(outcome == OutcomeRule.setter_vs_solver, "rating.outcome", outcome,
+               f"schedule.mode=matches has one answerer per task, so only "
+               f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(s.rating)}")
+        _check(not s.stages, "stages", f"{len(s.stages)} stages",
                "schedule.mode=matches plays one stage: leave stages empty")
-    validate_estimator(cfg.estimator, cfg.rating)
-    kind = estimator.of(cfg.estimator)
+    validate_estimator(s.estimator, s.rating)
+    kind = estimator.of(s.estimator)
     if kind.component.greedy_decoding:
         _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", kind.name,
-               f"scores one answer to one query, and game={cfg.game.name}'s answers are "
+               f"scores one answer to one query, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
     if kind.component.picks_answerers:
-        _check(cfg.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
+        _check(s.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
                "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
                "estimator=algorithm1, fixed_n or decided (keys: estimator, schedule.mode)")
-    validate_stop(cfg)
-    validate_sandbox(cfg.sandbox)
-    validate_embedder(cfg.embedder)
-    known_kinds = {k for g in load_games().values() for k in g.spec.kinds} | set(game.skill_keys(cfg.game))
-    validate_players(cfg.players, known_kinds, cfg.game.name, game.skill_keys(cfg.game))
-    resolve_stages(cfg)  # raises on a stage naming no player or role of this cohort
-    if isinstance(cfg.rating.get("draw_margin"), str):
-        draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
-    if cfg.get("rerate"):
-        rerate_configs(cfg.rerate, to_container(cfg.rating), cfg.estimator)
-    validate_optimizer(cfg.optimizer, [p.name for p in cfg.players.get("llm", [])])
-    validate_llm(cfg.llm)
+    validate_stop(s)
+    validate_sandbox(s.sandbox)
+    validate_embedder(s.embedder)
+    known_kinds = {k for g in load_games().values() for k in g.spec.kinds} | set(game.skill_keys(s.game))
+    validate_players(s.players, known_kinds, s.game.name, game.skill_keys(s.game))
+    resolve_stages(s)  # raises on a stage naming no player or role of this cohort
+    if s.rerate:
+        rerate_configs(s.rerate, s.rating, record_of(s.estimator))
+    validate_optimizer(s.optimizer, [p.name for p in s.players.llm])
+    validate_llm(s.llm)
+    return s
 
 
-def validate_stop(cfg: DictConfig) -> None:
-    st = cfg.get("stop")
-    if st is None:  # the config of a run played before stop existed
-        return
+def validate_stop(s: SkateConfig) -> None:
+    st = s.stop
     _check(st.min_rounds >= 1, "stop.min_rounds", st.min_rounds, "must be >= 1")
     if st.settled is None:
         return
     _check(isinstance(st.settled, (int, float)) and 0.5 < st.settled < 1, "stop.settled", st.settled,
            "give the confidence at which the ranking counts as settled, in (0.5, 1) (e.g. 0.99), or null")
-    _check(not cfg.stages, "stop.settled", st.settled,
+    _check(not s.stages, "stop.settled", st.settled,
            "ends a game early, and a staged game (stages) plays every stage: leave one of them")
-    if not rating_class(cfg.rating).says_order:
-        raise ConfigError(f"stop.settled={st.settled} stops once the ranking is sure, and {rating_name(cfg.rating)} "
+    if not rating_class(s.rating).says_order:
+        raise ConfigError(f"stop.settled={st.settled} stops once the ranking is sure, and {rating_name(s.rating)} "
                           "cannot say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry, "
                           "or stop.settled=null (keys: stop.settled, rating)")
 
@@ -332,27 +338,36 @@ def validate_stop(cfg: DictConfig) -> None:
 def prepare(cfg: DictConfig) -> None:
     """Settle what the config leaves to the cohort and the estimator, in place, so that the run
     records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number,
-    and stages name players, not roles."""
+    and stages name players, not roles. Also what can only be checked before the config is typed:
+    an estimator's settings that refer to a rating key the rating does not have."""
+    check_links(cfg.estimator, cfg.rating)
     if isinstance(cfg.rating.get("draw_margin"), str):
         cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
     if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
         # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
-        settled = cfg.get("stop", {}).get("settled")
-        cfg.estimator.confidence = float(settled) if settled is not None else 0.95
-    if cfg.get("stages"):
+        cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
+    if cfg.stages:
         resolved = resolve_stages(cfg)
         for st, res in zip(cfg.stages, resolved):
             st.join, st.setters, st.answer_only = res["join"], res["setters"], []
 
 
 def build_settings(cfg: DictConfig) -> SkateConfig:
-    """The run's settings from a composed config: settled (:func:`prepare`), checked
-    (:func:`validate`), then typed once (``OmegaConf.to_object``: every section an instance of its
-    schema). Everything that plays or prepares a game takes these; only the command-line layer
-    sees the composed config. ``cfg`` itself is settled in place."""
+    """The run's settings from a composed config: settled (:func:`prepare`, in place), typed once
+    (``OmegaConf.to_object``: every section an instance of its schema), then checked
+    (:func:`validate`). Everything that plays or prepares a game takes these; only the
+    command-line layer sees the composed config."""
+    check_known_keys(cfg)
     prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
-    validate(cfg)
-    return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+    return validate(_typed(cfg))
+
+
+def _typed(cfg: DictConfig) -> SkateConfig:
+    try:
+        return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
 
 
 def record_of(settings: Any) -> dict[str, Any]:

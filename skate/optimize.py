@@ -319,24 +319,24 @@ def _usage(client: LLMClient) -> dict[str, float]:
             "cost_usd": u.cost_usd}
 
 
-def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg: Any, env: GameEnv,
+def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt: OptimizerConfig, env: GameEnv,
                      embedder: Any, game_config: Mapping[str, Any] | None = None,
                      strategy: str = "hist_perf", write: Callable[[ev.Event], None] | None = None,
                      targets: Sequence[str] | None = None) -> list[ev.Optimized]:
     """Optimise the modules of each language-model player in ``players`` (those named in
-    ``targets``, default all) as ``cfg`` (the ``optimizer`` config) says; return one event per
+    ``targets``, default all) as ``opt`` (the ``optimizer`` settings) say; return one event per
     player and role, each also passed to ``write``. Stops early, keeping what is done, when the
     budget runs out."""
-    store = ProgramStore(str(cfg.store))
+    store = ProgramStore(str(opt.store))
     names = tuple(p.name for p in players)
     out: list[ev.Optimized] = []
     stopped = ""
     for player in players:
         if targets is not None and player.name not in targets:
             continue
-        for role, plan in plans(cfg, player.name).items():
+        for role, plan in plans(opt, player.name).items():
             module: _Module = player.answerer if role == "answerer" else player.setter
-            rng = np.random.default_rng([int(cfg.seed), len(out)])
+            rng = np.random.default_rng([opt.seed, len(out)])
             started, before_usage = time.perf_counter(), _usage(client)
             record = ev.Optimized(player=player.name, model=player.spec.model, role=role, optimizer=plan.optimizer)
             if stopped:
@@ -347,16 +347,16 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
                 continue
             threads = int(plan.settings.get("num_threads", 4) or 1)
             if role == "answerer":
-                items = answerer_items(game, module, int(cfg.train), int(cfg.val), list(cfg.runs), rng)
+                items = answerer_items(game, module, opt.train, opt.val, list(opt.runs), rng)
                 metric = answerer_metric(game, module, items)
             else:
-                items = setter_items(game, module, player.name, names, strategy, int(cfg.train), int(cfg.val), rng)
+                items = setter_items(game, module, player.name, names, strategy, opt.train, opt.val, rng)
                 novelty = NoveltyIndex(embedder)
-                for t in game.practice_tasks(int(cfg.train), np.random.default_rng(int(cfg.seed))):
+                for t in game.practice_tasks(opt.train, np.random.default_rng(opt.seed)):
                     _, _, vec = novelty.check(player.name, game.novelty_text(t))
                     novelty.add(player.name, vec)
                 others = [p for p in players if p.name != player.name]
-                metric = setter_metric(game, module, player, others, items, env, novelty, int(cfg.seed))
+                metric = setter_metric(game, module, player, others, items, env, novelty, opt.seed)
             record.train, record.val = len(items.train), len(items.val)
             if not items.train:
                 record.stopped = f"no training items for the {role} of {game.name}"
@@ -369,7 +369,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
             record.key = key
             saved = store.load(key)
             # Its own usage key: the run's usage shows what optimising cost each player.
-            bridge = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=int(cfg.seed))
+            bridge = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=opt.seed)
             try:
                 with dspy.context(lm=bridge, adapter=module.adapter):
                     if saved is not None:
@@ -381,7 +381,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, cfg:
                         record.metric_before = evaluate(module, items.val, metric, threads)
                         with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
                             compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
-                                                       int(cfg.seed))
+                                                       opt.seed)
                         state = compiled.predict.dump_state()
                         module.predict.load_state(state)
                         record.metric_after = evaluate(module, items.val, metric, threads)

@@ -440,37 +440,43 @@ estimator.register("greedy", GreedyConfig)(Greedy)
 
 
 
-def validate_estimator(e: DictConfig, r: DictConfig) -> None:
-    """The estimator's range checks, and what only the estimator and the rating together can say: an estimator that decides the
-    rating's pairwise outcomes needs a rating with an outcome rule; one that reads how sure the
-    ranking is needs a rating that can say."""
+def check_links(e: DictConfig, r: DictConfig) -> None:
+    """What only the composed config can say (before it is typed): an estimator that decides the
+    rating's pairwise outcomes, whose outcome rule follows the rating's (``${rating.outcome}``),
+    needs a rating that has one."""
     kind = estimator.of(e)
     if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
         raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
                           f"{rating_name(r)} has none (it rates the answers themselves): use estimator=adaptive, "
                           "algorithm1 or fixed_n, or give estimator.outcome, estimator.draw_margin and "
                           "estimator.p_thresh")
+
+
+def validate_estimator(e: EstimatorConfig, r: Any) -> None:
+    """The estimator's range checks, and what only the estimator and the rating together can say:
+    one that reads how sure the ranking is needs a rating that can say."""
+    kind = estimator.of(e)
     if kind.component.uses_order and not rating_class(r).says_order:
         raise ConfigError(f"{kind.option} samples where the ranking is unsure, and {rating_name(r)} cannot "
                           "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
                           "(keys: estimator, rating)")
-    if "first" in e:  # adaptive
+    if hasattr(e, "first"):  # adaptive
         _check(e.first >= 1, "estimator.first", e.first, "must be >= 1")
         _check(e.step >= 1, "estimator.step", e.step, "must be >= 1")
         _check(e.max_samples >= e.first, "estimator.max_samples", e.max_samples, "must be >= estimator.first")
         if e.confidence is not None:
             _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
-    if "sigma_star" in e:
+    if hasattr(e, "sigma_star"):
         _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
         _check(e.n_step >= 1, "estimator.n_step", e.n_step, "must be >= 1")
         _check(e.max_samples >= e.n_step, "estimator.max_samples", e.max_samples,
                "must be >= estimator.n_step")
-    if "n" in e:
+    if hasattr(e, "n"):
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
-    if "llm_temperature" in e:  # greedy
+    if hasattr(e, "llm_temperature"):  # greedy
         _check(0.0 <= e.llm_temperature <= 2.0, "estimator.llm_temperature", e.llm_temperature, "must lie in [0, 2]")
         _check(e.max_tokens is None or e.max_tokens >= 1, "estimator.max_tokens", e.max_tokens, "must be >= 1 or null")
-    if "outcome" in e:
+    if hasattr(e, "outcome"):
         _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
         _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,
                f"must be one of {', '.join(OutcomeRule)}")

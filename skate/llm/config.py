@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
-
-from omegaconf import DictConfig
 
 from skate.errors import check as _check
 
@@ -33,16 +32,16 @@ class LLMConfig:
     structured: str = "auto"
 
 
-def validate_llm(lc: DictConfig) -> None:
+def validate_llm(lc: Any) -> None:
     _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
     _check(lc.concurrency >= 1, "llm.concurrency", lc.concurrency, "must be >= 1")
     for model, price in lc.prices.items():
-        ok = (isinstance(price, DictConfig) and set(price) <= {"input_per_mtok", "output_per_mtok"}
+        ok = (isinstance(price, Mapping) and set(price) <= {"input_per_mtok", "output_per_mtok"}
               and all(isinstance(v, (int, float)) and v >= 0 for v in price.values()))
         _check(ok, f"llm.prices.{model}", price,
                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
     if lc.budget_usd is not None:
         _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
-    _check(lc.get("structured", "auto") in ("auto", "on", "off"), "llm.structured", lc.get("structured"),
+    _check(lc.structured in ("auto", "on", "off"), "llm.structured", lc.structured,
            "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the run) "
            "or off (the text format)")

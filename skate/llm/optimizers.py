@@ -140,7 +140,7 @@ def check_plan(plan: Plan) -> None:
             raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
 
 
-def validate_optimizer(o: DictConfig, llm_players: list[str]) -> None:
+def validate_optimizer(o: Any, llm_players: list[str]) -> None:
     _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
     _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
     unknown = sorted(set(o.players) - set(llm_players))

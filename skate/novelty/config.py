@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-from omegaconf import DictConfig
 
 from skate.errors import check as _check
 from skate.registry import Registry
@@ -62,6 +61,6 @@ embedder.register("minilm", MiniLMEmbedderConfig, "skate.novelty.minilm:MiniLMEm
 embedder.register("openai", OpenAIEmbedderConfig, "skate.novelty.remote:OpenAIEmbedder")
 
 
-def validate_embedder(e: DictConfig) -> None:
+def validate_embedder(e: Any) -> None:
     _check(0.0 < e.threshold < 2.0, "embedder.threshold", e.threshold,
            "a cosine distance threshold must lie in (0, 2)")

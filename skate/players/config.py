@@ -3,11 +3,12 @@ cohort's players take in staged presets."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING
 
 from skate.errors import ConfigError
 from skate.errors import check as _check
@@ -62,22 +63,21 @@ def cohort_roles(players: Any) -> dict[str, str]:
     """Role -> player name for a cohort: ``players.roles``, over (for a cohort of simulated
     players only) the roles from known skills: strongest, second, third, ..., and weakest
     (equal skills keep roster order)."""
-    sims, llms = list(players.get("simulated") or []), list(players.get("llm") or [])
+    sims, llms = list(players.simulated or []), list(players.llm or [])
     roles: dict[str, str] = {}
     if sims and not llms:
         order = sorted(range(len(sims)), key=lambda i: (-float(sims[i].skill), i))
         roles.update({role: str(sims[i].name) for role, i in zip(SKILL_ROLES, order)})
         roles["weakest"] = str(sims[order[-1]].name)
-    roles.update({str(k): str(v) for k, v in (players.get("roles") or {}).items()})
+    roles.update({str(k): str(v) for k, v in (players.roles or {}).items()})
     return roles
 
 
-def validate_players(players: DictConfig, known_kinds: Iterable[str], game: str, game_kinds: Iterable[str]) -> None:
+def validate_players(players: PlayersConfig, known_kinds: Iterable[str], game: str, game_kinds: Iterable[str]) -> None:
     """At least two players, unique names, simulated players' skills in range (``topic_skill``
     naming only kinds some game has: ``known_kinds``), and every language-model player's
     model spec complete (a hosted model's key present)."""
-    roster = list(players.get("simulated", []))
-    llm_roster = list(players.get("llm", []))
+    roster, llm_roster = list(players.simulated), list(players.llm)
     _check(len(roster) + len(llm_roster) >= 2, "players", f"{len(roster) + len(llm_roster)} players",
            "a game needs at least 2 players")
     names = [p.name for p in roster] + [p.name for p in llm_roster]
@@ -94,7 +94,7 @@ def validate_players(players: DictConfig, known_kinds: Iterable[str], game: str,
         _check(not unknown, f"{key}.topic_skill", unknown, f"no game has these kinds; {game} has {list(game_kinds)}")
     for i, p in enumerate(llm_roster):
         try:
-            fields = OmegaConf.to_container(p, resolve=True)
+            fields = dataclasses.asdict(p)
             fields.pop("name")
             ModelSpec(**fields).api_key()  # a hosted model without its key fails here
         except ModelConfigError as exc:

@@ -10,7 +10,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from omegaconf import DictConfig
 
 from skate.errors import check as _check
 
@@ -73,13 +72,14 @@ class OutcomeRuleConfig(RatingConfig):
 
 
 
-def validate_rating(r: DictConfig) -> None:
-    if "outcome" in r:
+def validate_rating(r: Any) -> None:
+    """A rating's range checks (its settings, or a composed ``rating`` section)."""
+    if hasattr(r, "outcome"):
         _check(str(r.outcome) in set(OutcomeRule), "rating.outcome", r.outcome,
                f"must be one of {', '.join(OutcomeRule)}")
-    if "p_thresh" in r:
+    if hasattr(r, "p_thresh"):
         _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
-    if "draw_margin" in r:
+    if hasattr(r, "draw_margin"):
         dm = r.draw_margin
         if isinstance(dm, str):
             _check(sigma_star_factor(dm) is not None, "rating.draw_margin", dm,
@@ -87,50 +87,50 @@ def validate_rating(r: DictConfig) -> None:
         else:
             _check(isinstance(dm, (int, float)) and 0.0 <= dm < 1.0, "rating.draw_margin", dm, "must lie in [0, 1)")
     for key in ("sigma", "beta"):
-        if key in r:
-            _check(r[key] > 0, f"rating.{key}", r[key], "must be > 0")
-    if "draw_probability" in r:
+        if hasattr(r, key):
+            _check(getattr(r, key) > 0, f"rating.{key}", getattr(r, key), "must be > 0")
+    if hasattr(r, "draw_probability"):
         dp = r.draw_probability
         _check(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
                "rating.draw_probability", dp, "give a number in [0, 1) or auto")
     for key, low in (("orderings", 1), ("average_last", 0), ("bootstrap", 1)):
-        if key in r:
-            _check(r[key] >= low, f"rating.{key}", r[key], f"must be >= {low}")
-    if "alpha" in r:
+        if hasattr(r, key):
+            _check(getattr(r, key) >= low, f"rating.{key}", getattr(r, key), f"must be >= {low}")
+    if hasattr(r, "alpha"):
         _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
-    if "level" in r:
+    if hasattr(r, "level"):
         _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
-    if "k" in r:
+    if hasattr(r, "k"):
         _check(r.k > 0, "rating.k", r.k, "must be > 0")
-    if "scale" in r:
+    if hasattr(r, "scale"):
         if isinstance(r.scale, str):  # Bradley–Terry: which units
             _check(r.scale in set(BTScale), "rating.scale", r.scale, f"must be one of {', '.join(BTScale)}")
         else:  # Elo: rating points per factor 10 of odds
             _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
-    if "own_unsolved" in r:
+    if hasattr(r, "own_unsolved"):
         _check(str(r.own_unsolved) in set(OwnUnsolved), "rating.own_unsolved", r.own_unsolved,
                f"must be one of {', '.join(OwnUnsolved)}")
-    if "draws" in r:
+    if hasattr(r, "draws"):
         _check(str(r.draws) in set(BTDraws), "rating.draws", r.draws, f"must be one of {', '.join(BTDraws)}")
-    if "role_weights" in r:
+    if hasattr(r, "role_weights"):
         weights = r.role_weights
         _check(set(weights) == {"setter", "solver"}, "rating.role_weights", dict(weights),
                "give a weight for each role: {setter: w, solver: w}")
         _check(all(isinstance(w, (int, float)) and w > 0 for w in weights.values()), "rating.role_weights",
                dict(weights), "weights must be > 0")
-    if "point" in r:
+    if hasattr(r, "point"):
         _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
-    if "guess" in r:
+    if hasattr(r, "guess"):
         _check(0.0 <= r.guess < 1.0, "rating.guess", r.guess, "the guess floor must lie in [0, 1)")
-    if "prior_sd" in r:
+    if hasattr(r, "prior_sd"):
         _check(r.prior_sd > 0, "rating.prior_sd", r.prior_sd, "must be > 0")
-    if "interval" in r:
+    if hasattr(r, "interval"):
         _check(r.interval in ("sandwich", "hessian", "bootstrap"), "rating.interval", r.interval,
                "must be one of sandwich, hessian, bootstrap")
-    if "time" in r:
+    if hasattr(r, "time"):
         _check(r.time in ("none", "round"), "rating.time", r.time,
                "give none (every outcome one batch) or round (each round a time step)")
-    if "grid" in r:
+    if hasattr(r, "grid"):
         _check(r.grid >= 21, "rating.grid", r.grid, "must be >= 21 quadrature points")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from omegaconf import DictConfig
 
 from skate.errors import check as _check
 from skate.registry import Registry
@@ -65,15 +64,15 @@ sandbox.register("bwrap", BwrapConfig, "skate.sandbox.jail:BwrapSandbox")
 sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
 
 
-def validate_sandbox(s: DictConfig) -> None:
+def validate_sandbox(s: Any) -> None:
     _check(s.workers >= 0, "sandbox.workers", s.workers, "must be >= 0 (0 = one per CPU core)")
     for key, value in s.limits.items():
         _check(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
                f"sandbox.limits.{key}", value, "must be a positive number")
-    if "tmp_mb" in s:
+    if hasattr(s, "tmp_mb"):
         _check(s.tmp_mb >= 1, "sandbox.tmp_mb", s.tmp_mb, "must be >= 1")
-    if "tmp_inodes" in s:
+    if hasattr(s, "tmp_inodes"):
         _check(s.tmp_inodes >= 16, "sandbox.tmp_inodes", s.tmp_inodes, "must be >= 16")
-    if "memory_bound" in s:
+    if hasattr(s, "memory_bound"):
         _check(s.memory_bound in ("auto", "cgroup", "rlimit"), "sandbox.memory_bound", s.memory_bound,
                "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit")

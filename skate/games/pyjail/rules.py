@@ -206,7 +206,8 @@ class PyJailGame(Game):
             problems.append(("shown_chars", cfg.shown_chars, "must be >= 20"))
         lim = cfg.limits
         if lim.timeout_s <= 0 or lim.cpu_s < 1 or lim.memory_mb < 32:
-            problems.append(("limits", dict(lim), "need timeout_s > 0, cpu_s >= 1, memory_mb >= 32"))
+            problems.append(("limits", {k: getattr(lim, k) for k in ("timeout_s", "cpu_s", "memory_mb")},
+                             "need timeout_s > 0, cpu_s >= 1, memory_mb >= 32"))
         return problems
 
     def check_sandbox(self, sandbox: Sandbox) -> str | None:

@@ -246,7 +246,7 @@ class SCPGame(Game):
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
         problems = super().check_config(cfg)
-        age = cfg.get("max_doc_age_days")
+        age = cfg.max_doc_age_days
         if age is not None and age < 1:
             problems.append(("max_doc_age_days", age, "must be >= 1 (days), or null for no check"))
         if cfg.mode not in MODES:
@@ -261,8 +261,8 @@ class SCPGame(Game):
             problems.append(("benchmark", cfg.benchmark,
                              "no such file: give a JSONL written by python -m skate.scp build, or null"))
         for key, low in (("per_doc", 1), ("offer_docs", 1), ("min_distractor_chars", 1)):
-            if cfg[key] < low:
-                problems.append((key, cfg[key], f"must be >= {low}"))
+            if getattr(cfg, key) < low:
+                problems.append((key, getattr(cfg, key), f"must be >= {low}"))
         if cfg.questions is not None and cfg.questions < 1:
             problems.append(("questions", cfg.questions, "must be >= 1, or null for every question"))
         if cfg.max_distractor_chars < cfg.min_distractor_chars:
