@@ -28,7 +28,7 @@ import pandas as pd  # noqa: E402
 
 from skate.novelty import Embedder, HashingEmbedder, build_embedder  # noqa: E402
 from skate.novelty.config import embedder as embedder_registry  # noqa: E402
-from skate.report.data import RunData  # noqa: E402
+from skate.report.data import RunData, run_settings_or_none  # noqa: E402
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
 # Fewer valid tasks than this are shown as one group: a dozen tasks split into up to 8 clusters
@@ -66,12 +66,11 @@ class Clusters:
 def embedder_of(d: RunData) -> tuple[Embedder, str]:
     """The run's embedder, built from the run's config as the runner builds it, and a phrase
     naming it; the hashing embedder when the run's cannot run here or calls a model."""
-    config = d.start.get("config")
-    section = config.get("embedder") if isinstance(config, dict) else None
-    if not isinstance(section, dict) or not section.get("_target_"):
+    settings = run_settings_or_none(d.start)
+    if settings is None:
         return HashingEmbedder(), "the hashing embedder (the run's config names no embedder)"
-    entry = embedder_registry.of_target(str(section["_target_"]))
-    name = entry.component.__name__ if entry is not None else str(section["_target_"])
+    section = settings.embedder
+    name = embedder_registry.of(section).component.__name__
     try:
         embedder = build_embedder(section)
     except Exception as exc:  # noqa: BLE001 - whatever stops it here, the report falls back and says why

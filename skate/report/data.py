@@ -15,8 +15,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
+from skate.errors import ConfigError
 from skate.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
+from skate.recorded import recorded_config
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -103,12 +107,12 @@ def load_run(run_dir: str | Path) -> RunData:
     end = run.end
     summary = end.summary if end else {}
     stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
-    config = run.start.config
+    settings = run_settings_or_none(run.start)
     attempts = pd.DataFrame([{"round": a.round, "player": a.player, "attempt": a.attempt, "valid": a.valid,
                               "reason": a.reason, "novelty_distance": a.get("novelty_distance")}
                              for a in run.of(AttemptMade)],
                             columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"])
-    threshold = (config.get("embedder") or {}).get("threshold")
+    threshold = settings.embedder.threshold if settings is not None else None
     rerated = end.get("rerated") if end is not None else None
     order = pd.DataFrame([{"round": e.round, **pair} for e in run.of(RoundEnded)
                           for pair in (e.get("order") or [])], columns=["round", "above", "below", "confidence"])
@@ -116,13 +120,26 @@ def load_run(run_dir: str | Path) -> RunData:
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
                    stages=stages, update_count=run.update_count,
                    update_stride=stride if rated else run.update_stride, per_task=bool(rated),
-                   pass_mark=float(config.get("rating", {}).get("p_thresh", 0.55)),
+                   pass_mark=float(settings.rating.p_thresh) if settings is not None else 0.55,
                    groups=_groups(run.of(TaskSet)), attempts=attempts,
                    novelty_threshold=float(threshold) if threshold is not None else None,
                    rerated=rerated if isinstance(rerated, dict) else {}, order=order,
                    ended=str(end.get("ended", "") or "") if end else "",
                    ended_detail=str(end.get("ended_detail", "") or "") if end else "",
-                   settled_at=(config.get("stop") or {}).get("settled"))
+                   settled_at=settings.stop.settled if settings is not None else None)
+
+
+def run_settings_or_none(start: Any) -> Any:
+    """The run's settings as :mod:`skate.recorded` reads them (typed, defaults filled), or None
+    when it recorded none, or none this skate can read (the report then leaves out what they
+    would add: the pass mark's default stands, no threshold or stopping line is drawn)."""
+    config = start.get("config") if hasattr(start, "get") else None
+    if not config:
+        return None
+    try:
+        return OmegaConf.to_object(recorded_config(config, start.get("config_version")))
+    except (ConfigError, ValueError, OmegaConfBaseException):
+        return None
 
 
 def _groups(tasks: list[TaskSet]) -> pd.DataFrame:

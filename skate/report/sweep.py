@@ -25,7 +25,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from skate.report.data import RunData  # noqa: E402
+from skate.report.data import RunData, run_settings_or_none  # noqa: E402
 
 # The paper's order of the augmentation strategies (least to most context); others follow.
 AUG_ORDER = ("no_info", "hist_tasks", "hist_perf", "full_personal", "full_context")
@@ -62,8 +62,8 @@ def setter_steps(d: RunData) -> pd.DataFrame:
 
 
 def job_of(d: RunData, label: str) -> Job:
-    rating = d.start.get("config", {}).get("rating", {}) if isinstance(d.start.get("config"), dict) else {}
-    rule = str(rating.get("outcome", "relative"))
+    settings = run_settings_or_none(d.start)
+    rule = str(getattr(settings.rating, "outcome", "relative")) if settings is not None else "relative"
     ratings = {rule: d.ratings, **{str(k): v for k, v in d.rerated.items() if isinstance(v, list)}}
     return Job(label, str(d.start.get("aug", "")), rule, list(d.players), ratings, d.updates, setter_steps(d),
                d.pass_mark)
