@@ -41,6 +41,15 @@ def store(group: str | None, name: str, node: type) -> None:
         _STORED[(group, name)] = node
 
 
+def forget(group: str | None, name: str) -> None:
+    """Take ``group/name`` out of Hydra's ConfigStore again (a test's game leaving with its folder)."""
+    if _STORED.pop((group, name), None) is not None:
+        node = ConfigStore.instance().repo
+        for part in (group or "").split("/") if group else []:
+            node = node.get(part, {})
+        node.pop(f"{name}.yaml", None)
+
+
 def compose(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
     """The config ``python -m skate`` composes with these overrides (a fresh copy each call)."""
     overrides = list(overrides)
