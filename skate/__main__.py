@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-import hydra._internal.utils as hydra_utils
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from hydra.types import RunMode
@@ -132,26 +131,31 @@ def describe_config_error(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def _one_line_config_errors(run_and_report: Any) -> Any:
-    """Hydra's ``run_and_report``, with a config that cannot be composed reported in one
-    ``skate: config error: ...`` line and exit status 2, as skate's own config checks are.
-    Anything raised once a game has started is left to Hydra's report."""
+_COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException,
+                    OmegaConfBaseException)
 
-    def wrapped(func: Any) -> Any:
-        def composing() -> Any:
-            try:
-                return func()
-            except (ConfigCompositionException, MissingConfigException, OverrideParseException,
-                    OmegaConfBaseException) as exc:
-                if os.environ.get("HYDRA_FULL_ERROR") == "1" or _Started.game:
-                    raise
-                print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
-                sys.exit(2)
 
-        return run_and_report(composing)
-
-    wrapped.skate_one_line = True  # type: ignore[attr-defined]
-    return wrapped
+@contextlib.contextmanager
+def _one_line_config_errors() -> Iterator[None]:
+    """Around the Hydra app: a config that cannot be composed is reported in one ``skate: config
+    error: ...`` line with exit status 2, as skate's own config checks are. Hydra prints its own
+    report of an error unless ``HYDRA_FULL_ERROR=1`` (its documented switch), which lets the error
+    through to here; anything raised once a game has started, or when the user set that switch,
+    goes on with its traceback (exit status 1, as Hydra's report)."""
+    full = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        yield
+    except _COMPOSING_ERRORS as exc:
+        if full == "1" or _Started.game:
+            raise
+        print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
+        sys.exit(2)
+    finally:
+        if full is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = full
 
 
 class _Started:
@@ -230,9 +234,8 @@ def main() -> None:
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
         sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
-    if not getattr(hydra_utils.run_and_report, "skate_one_line", False):  # once per process
-        hydra_utils.run_and_report = _one_line_config_errors(hydra_utils.run_and_report)
-    _app()
+    with _one_line_config_errors():
+        _app()
 
 
 if __name__ == "__main__":

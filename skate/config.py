@@ -2,7 +2,8 @@
 
 Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``defaults: [<x>_schema]``),
 so a misspelt key or a value of the wrong type fails while Hydra composes the config, naming the
-key. Every game registers its own schema (``<name>_schema`` in the ``game`` group) from its package.
+key. Every registered game's schema is the option ``game=<name>`` (``<name>_schema`` when a YAML
+``conf/game/<name>.yaml`` overrides something in it).
 Range checks that types cannot express live in :func:`validate` (a game's own in its
 ``check_config``), which runs before anything else and raises :class:`ConfigError` naming the
 offending key and what to change.
@@ -11,21 +12,19 @@ offending key and what to change.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Sequence
 import dataclasses
 import difflib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the
 # whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
 from skate.augment import AugConfig, Strategy  # noqa: F401
+from skate.compose import compose, store, yaml_options
 from skate.engine import EventsConfig, ScheduleConfig, ScheduleMode, StageConfig, StopConfig
 from skate.errors import ConfigError
 from skate.errors import check as _check
@@ -34,7 +33,7 @@ from skate.llm.config import LLMConfig, validate_llm
 from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
 from skate.games.base import GameConfig
 from skate.novelty.config import EmbedderConfig, embedder, validate_embedder
-from skate.paths import CONF_DIR
+from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
                                   cohort_roles, validate_players)
 from skate.ratings.base import rating, rating_class, rating_name
@@ -141,89 +140,27 @@ class SkateConfig:
 
 def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
     """The config ``python -m skate`` would compose with these overrides (for tools, benchmarks
-    and tests that run outside the Hydra app).
-
-    Composing takes Hydra about a quarter of a second. Within one process the config made from the
-    same group choices (``game=mathquiz``, ``+experiment=...``) is composed once, while the files under
-    ``conf/`` and the registered games stay the same; value overrides (``game.rounds=2``,
-    ``seed=3``) are then applied to a deep copy of it by Hydra's own override step, as Hydra applies
-    them after composing, so the result and every error are Hydra's."""
-    from hydra._internal.config_loader_impl import ConfigLoaderImpl
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
+    and tests that run outside the Hydra app); each set of group choices is composed by Hydra once
+    per process and value overrides go to a copy (:mod:`skate.compose`), so the result and every
+    error are Hydra's."""
     register_configs()
-    overrides = list(overrides)
-    parsed = OverridesParser.create().parse_overrides(overrides)
-    groups, values = [], []
-    if return_hydra_config or any(not _plain(o) for o in parsed):
-        groups = overrides
-    else:
-        for o in parsed:
-            if _is_group(o.key_or_group):
-                groups.append(o.input_line)
-            else:
-                values.append(o)
-    cfg = copy.deepcopy(_composed(tuple(groups), return_hydra_config))
-    ConfigLoaderImpl._apply_overrides_to_config(values, cfg)
-    return cfg
-
-
-def _plain(o: Any) -> bool:
-    """An override the fast path may take: no sweep, no package, not Hydra's own settings."""
-    return not o.is_sweep_override() and o.package is None and not o.key_or_group.startswith("hydra")
-
-
-def _is_group(key: str) -> bool:
-    if "/" in key:
-        return True
-    if "." in key:
-        return False
-    return os.path.isdir(os.path.join(CONF_DIR, key)) or isinstance(ConfigStore.instance().repo.get(key), dict)
-
-
-def _composed(overrides: tuple[str, ...], return_hydra_config: bool) -> DictConfig:
-    from hydra import compose, initialize_config_dir
-
-    key = (overrides, return_hydra_config, _conf_stamp(), tuple(_STORED.items()),
-           os.getcwd() if return_hydra_config else None)
-    if key not in _COMPOSED:
-        with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides),
-                          return_hydra_config=return_hydra_config)
-        if len(_COMPOSED) >= 64:
-            _COMPOSED.pop(next(iter(_COMPOSED)))
-        _COMPOSED[key] = cfg
-    return _COMPOSED[key]
-
-
-_COMPOSED: dict[tuple, DictConfig] = {}
-# What register_configs has put in Hydra's ConfigStore: (group, name) -> schema.
-_STORED: dict[tuple[str | None, str], type] = {}
-
-
-def _conf_stamp() -> tuple[tuple[str, int], ...]:
-    """Each config file under conf/ with its modification time, so an edited file is read again."""
-    return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in Path(CONF_DIR).rglob("*.yaml")))
-
-
-def _store(cs: ConfigStore, group: str | None, name: str, node: type) -> None:
-    if _STORED.get((group, name)) is not node:
-        cs.store(group=group, name=name, node=node)
-        _STORED[(group, name)] = node
+    return compose(overrides, return_hydra_config)
 
 
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
-    again, and a game registered since the last call is added)."""
-    cs = ConfigStore.instance()
-    _store(cs, None, "skate_schema", SkateConfig)
+    again, and a game registered since the last call is added). A game with no YAML under
+    ``conf/game/`` is the option ``game=<name>`` as its schema stands; one with a YAML (which
+    overrides something) gets its schema as ``<name>_schema``, for the YAML's defaults list."""
+    store(None, "skate_schema", SkateConfig)
+    with_yaml = yaml_options("game")
     for name, game in load_games().items():
-        _store(cs, "game", f"{name}_schema", game.config_schema)
+        store("game", f"{name}_schema" if name in with_yaml else name, game.config_schema)
     for registry in REGISTRIES:
         for entry in registry:
-            _store(cs, registry.group, f"{entry.name}_schema", entry.schema)
+            store(registry.group, f"{entry.name}_schema", entry.schema)
     for group, name, node in _SCHEMAS:
-        _store(cs, group, name, node)
+        store(group, name, node)
 
 
 # The groups whose options build different components: each group's registry names them, with

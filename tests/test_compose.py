@@ -11,6 +11,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from skate import compose as skate_compose
 from skate import config as skate_config
 from skate.config import CONF_DIR, compose_config
 
@@ -50,9 +51,9 @@ def test_compose_config_fails_as_hydra_does(overrides):
 def test_compose_config_reads_an_edited_config_file_again(tmp_path, monkeypatch):
     conf = tmp_path / "conf"
     shutil.copytree(CONF_DIR, conf)
-    monkeypatch.setattr(skate_config, "CONF_DIR", str(conf))
-    assert skate_config.compose_config(["game=cop"]).game.rounds == 50
-    path = conf / "game" / "cop.yaml"
-    path.write_text(path.read_text() + "\nrounds: 7\n")
+    monkeypatch.setattr(skate_compose, "CONF_DIR", str(conf))
+    assert skate_config.compose_config(["game=cop"]).seed == 0
+    path = conf / "config.yaml"
+    path.write_text(path.read_text().replace("\nseed: 0\n", "\nseed: 7\n"))
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
-    assert skate_config.compose_config(["game=cop"]).game.rounds == 7
+    assert skate_config.compose_config(["game=cop"]).seed == 7

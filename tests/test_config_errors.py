@@ -4,6 +4,11 @@ instead (skate.__main__.describe_config_error), for every way Hydra refuses one;
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
@@ -39,3 +44,35 @@ def test_a_key_added_with_plus_that_no_schema_has_is_refused():
                                           r"\(did you mean players\.simulated\[1\]\.skill\?\)"):
         validate(compose_config(["+players.simulated.1.skil=0.5"]))
     validate(compose_config(["game=scp", "game.rounds=2"]))  # every key of a real config is known
+
+
+# ------------------------------------------------------------------ python -m skate, through Hydra's public switches
+def test_around_the_app_a_composing_error_is_one_line_and_hydra_s_switch_is_put_back(monkeypatch, capsys):
+    from skate.__main__ import _one_line_config_errors
+
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    with pytest.raises(SystemExit) as done, _one_line_config_errors():
+        assert os.environ["HYDRA_FULL_ERROR"] == "1"  # Hydra lets the error through to skate
+        compose_config(["game=copp"])
+    assert done.value.code == 2 and "HYDRA_FULL_ERROR" not in os.environ
+    assert capsys.readouterr().err == ("skate: config error: game=copp is not an option of game: did you mean "
+                                       "game=cop? choose one of cop, mathquiz, pyjail, scp\n")
+    with pytest.raises(RuntimeError, match="a game crashed"), _one_line_config_errors():
+        raise RuntimeError("a game crashed")  # not a config error: its traceback goes on
+    assert "HYDRA_FULL_ERROR" not in os.environ
+
+
+def test_hydra_full_error_set_by_the_user_still_shows_hydra_s_whole_error(tmp_path):
+    env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
+    res = subprocess.run([sys.executable, "-m", "skate", "game=copp", f"hydra.run.dir={tmp_path / 'r'}"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 1
+    assert "Traceback" in res.stderr and "MissingConfigException" in res.stderr and "skate: config error" not in res.stderr
+
+
+def test_skate_uses_no_private_hydra_api():
+    """Hydra's private modules change between releases without notice: skate composes, parses
+    overrides and reports errors through Hydra's public API (skate/compose.py, skate/__main__.py)."""
+    root = Path(__file__).resolve().parents[1] / "skate"
+    users = [str(p.relative_to(root.parent)) for p in sorted(root.rglob("*.py")) if "hydra._internal" in p.read_text()]
+    assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/compose.py)"

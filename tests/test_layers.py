@@ -9,9 +9,11 @@ each layer holds.
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -27,7 +29,7 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).parent / "lint-imports"
     assert exe.exists(), "import-linter is not installed: bash scripts/setup.sh test"
     return subprocess.run([str(exe), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": os.pathsep.join([str(cwd), str(ROOT)]), "PATH": "/usr/bin:/bin"})
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -131,6 +133,26 @@ def test_an_upward_import_breaks_the_layers_and_names_its_line(tmp_path):
     assert done.returncode != 0
     assert "skate.records -> skate.runner" in done.stdout, done.stdout[-3000:]
     assert f"l.{len(lines) + 2}" in done.stdout, done.stdout[-3000:]
+
+
+def test_a_new_game_is_held_to_the_game_contracts_without_naming_it(tmp_path):
+    """The game contracts read the registry: a fifth game package, added as docs/adding-a-game.md
+    says (and .importlinter left as it is), may not import another game, nor the engine it."""
+    from tests.games.test_registry import GAME
+
+    shutil.copytree(PACKAGE, tmp_path / "skate", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    echo = tmp_path / "skate" / "games" / "echo"
+    echo.mkdir()
+    (echo / "__init__.py").write_text(textwrap.dedent(GAME) + "\nimport skate.games.cop.rules  # noqa\n")
+    engine = tmp_path / "skate" / "engine.py"
+    engine.write_text(engine.read_text() + "\n\ndef _reach():\n    import skate.games.echo  # noqa\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0
+    out = " ".join(done.stdout.split())  # import-linter wraps long lines
+    assert "Games do not import each other (the registered games: cop, echo, mathquiz, pyjail, scp) BROKEN" in out, out
+    assert "skate.games.echo is not allowed to import skate.games.cop" in out, out
+    assert "skate.engine is not allowed to import skate.games.echo" in out, out
 
 
 def test_no_import_cycle_even_inside_functions():

@@ -9,7 +9,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from skate.export.tasks import DATA_FILE, SCHEMA_FILE, Collected, Exported
+from skate.export.tasks import DATA_FILE, SCHEMA_FILE, Collected, Exported, executed
+from skate.games import load_games
 
 SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -23,7 +24,7 @@ SCHEMA = {
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "description": "<game>/<task id>, unique within the export"},
-        "game": {"type": "string", "enum": ["cop", "mathquiz", "scp"]},
+        "game": {"type": "string", "enum": []},  # filled by schema(): the registry's exportable games
         "prompt": {"type": "string", "description": "the whole question as a solver sees it: the answerer's "
                    "instructions, its input fields in [[ ## name ## ]] sections (options in one fixed order, "
                    "drawn from the task alone as estimator=greedy draws it), a line asking for the answer"},
@@ -62,6 +63,19 @@ SCHEMA = {
 }
 
 
+def exportable_games() -> list[str]:
+    """The registered games whose tasks export: every one whose answer is read from a reply
+    (not one whose sample runs code, as PyJail's flag capture does)."""
+    return sorted(name for name in load_games() if not executed(name))
+
+
+def schema() -> dict:
+    """The JSON schema of an exported task, its ``game`` enum from the game registry."""
+    out = json.loads(json.dumps(SCHEMA))
+    out["properties"]["game"]["enum"] = exportable_games()
+    return out
+
+
 def write_jsonl(tasks: list[Exported], folder: Path) -> None:
     with open(folder / DATA_FILE, "w", encoding="utf-8") as fh:
         for t in tasks:
@@ -76,7 +90,7 @@ def task_name(got: Collected) -> str:
 
 def write_plain(got: Collected, folder: Path, out: Path) -> list[str]:
     write_jsonl(got.tasks, folder)
-    (folder / SCHEMA_FILE).write_text(json.dumps(SCHEMA, indent=2) + "\n", encoding="utf-8")
+    (folder / SCHEMA_FILE).write_text(json.dumps(schema(), indent=2) + "\n", encoding="utf-8")
     return [f"records: {out / DATA_FILE} (schema: {out / SCHEMA_FILE})"]
 
 

@@ -3,7 +3,9 @@
 A game package registers its :class:`~skate.games.base.Game` subclass with :func:`register` when
 it is imported, together with how its players are made (:class:`~skate.games.base.GameParts`);
 :func:`load_games` imports every package in this folder, so adding a game means adding its
-package (and its YAML under ``conf/game/``), with no edit anywhere else.
+package, with no edit anywhere else: its config schema is the option ``game=<name>``
+(:func:`skate.config.register_configs`), and the import contracts' game lists come from here
+(``tests/game_contracts.py``).
 """
 
 from __future__ import annotations

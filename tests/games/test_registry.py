@@ -1,19 +1,26 @@
-"""The game registry, and the recipe in docs/adding-a-game.md: adding a game is one package and one YAML.
+"""The game registry, and the recipe in docs/adding-a-game.md: adding a game is one package.
 
-The last test writes a whole new game (a package and its YAML) into a temporary folder, puts the
-folder on the game packages' path and Hydra's config search path, and plays it through the
-unchanged engine, estimators, ratings, event log, ``skate.rate`` and report, with simulated
-players and with language-model players served by the fake server.
+The tests below write a whole new game (one package, nothing else: no YAML, no edit to
+``.importlinter`` or the docs' nav) into a temporary folder, put the folder on the game packages'
+path (where ``skate/games/`` is) and play it as ``python -m skate game=echo`` does, then through
+the unchanged engine, estimators, ratings, event log, ``skate.rate``, report and export, with
+simulated players and with language-model players served by the fake server.
+tests/test_layers.py holds the same package to the import contracts.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 import skate.games
+from skate.compose import forget
 from skate.config import compose_config
 from skate.games import get_game, load_games
 
@@ -39,6 +46,7 @@ WORDS = ("ox", "cat", "lamp", "table", "garden", "kangaroo", "blackboard", "hipp
 class EchoConfig(GameConfig):
     _target_: str = "skate.games.echo.EchoGame"
     name: str = "echo"
+    rounds: int = 4  # a short game (the schema is the one place its defaults live)
     max_len: int = 20
 
 
@@ -135,15 +143,16 @@ class FakeEcho(FakePlayer):
         return f"[[ ## answer ## ]]\\n{word[::-1] if right else word}\\n\\n[[ ## completed ## ]]"
 '''
 
-YAML = '''
-defaults:
-  - echo_schema
-  - _self_
+PLAYERS = "players.simulated=[{name: hi, skill: 0.9}, {name: mid, skill: 0.55}, {name: lo, skill: 0.2}]"
 
-rounds: 4
-attempts: 2
-max_len: 20
-'''
+# python -m skate, with the temporary folder among the game packages' folders.
+MAIN = """
+import sys
+import skate.games
+skate.games.__path__.append(sys.argv.pop(1))
+from skate.__main__ import main
+main()
+"""
 
 
 def test_the_registry_finds_every_game_package():
@@ -154,6 +163,14 @@ def test_the_registry_finds_every_game_package():
         assert cls.spec.answer_format and cls.spec.kinds
 
 
+def test_a_game_gone_is_no_option_any_more(echo_game):
+    assert compose_config(["game=echo"]).game.name == "echo"
+    skate.games._GAMES.pop("echo")
+    forget("game", "echo")
+    with pytest.raises(Exception, match="Could not find 'game/echo'"):
+        compose_config(["game=echo"])
+
+
 def test_an_unknown_game_is_a_clear_error():
     with pytest.raises(KeyError, match="no game called 'chess'; known games"):
         get_game("chess")
@@ -161,27 +178,51 @@ def test_an_unknown_game_is_a_clear_error():
 
 @pytest.fixture
 def echo_game(tmp_path, monkeypatch):
+    """The new game as docs/adding-a-game.md says: one package beside the others, and nothing else."""
     pkg = tmp_path / "games" / "echo"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(textwrap.dedent(GAME))
-    conf = tmp_path / "conf" / "game"
-    conf.mkdir(parents=True)
-    (conf / "echo.yaml").write_text(YAML)
     monkeypatch.setattr(skate.games, "__path__", [*skate.games.__path__, str(tmp_path / "games")])
-    yield f"hydra.searchpath=[file://{tmp_path / 'conf'}]"
+    yield tmp_path / "games"
     skate.games._GAMES.pop("echo", None)  # the game leaves with its folder
     sys.modules.pop("skate.games.echo", None)
+    forget("game", "echo")
+    forget("game", "echo_schema")
 
 
-def test_a_new_game_is_one_package_and_one_yaml(echo_game, tmp_path):
+def skate_main(games: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", MAIN, str(games), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_python_dash_m_skate_plays_a_new_game_from_its_package_alone(echo_game, tmp_path):
+    run = tmp_path / "run"
+    res = skate_main(echo_game, "game=echo", "game.rounds=3", PLAYERS, "logger=none", "report=false",
+                     "estimator=fixed_n", f"hydra.run.dir={run}", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "rank  player" in res.stdout and str(run) in res.stdout
+    start = json.loads((run / "events.jsonl").read_text().splitlines()[0])
+    assert start["game"] == "echo" and start["config"]["game"]["max_len"] == 20
+    assert {r["player"] for r in json.loads((run / "ratings.json").read_text())} == {"hi", "mid", "lo"}
+    res = skate_main(echo_game, "game=ech", f"hydra.run.dir={tmp_path / 'r2'}", cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "skate: config error: game=ech is not an option of game: did you mean game=echo? choose one of cop, echo, "
+        "mathquiz, pyjail, scp"]
+    res = skate_main(echo_game, "--help", cwd=tmp_path)
+    assert "game: cop, echo, mathquiz, pyjail, scp\n" in res.stdout  # no echo_schema beside echo
+
+
+def test_a_new_game_is_one_package(echo_game, tmp_path):
+    import jsonschema
+
+    from skate.export.__main__ import main as export
     from skate.rate import rate_run
     from skate.report import build_report
     from skate.runner import run_game
     from skate.store import read_events
 
-    players = "players.simulated=[{name: hi, skill: 0.9}, {name: mid, skill: 0.55}, {name: lo, skill: 0.2}]"
-    cfg = compose_config([echo_game, "game=echo", players, "logger=none", "report=false", "estimator=fixed_n"])
-    assert cfg.game.max_len == 20 and "echo" in load_games()
+    cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
+    assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
     result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["hi", "mid", "lo"]
     events = read_events(tmp_path / "run")
@@ -189,6 +230,28 @@ def test_a_new_game_is_one_package_and_one_yaml(echo_game, tmp_path):
     _, rows = rate_run(tmp_path / "run", ["rating=bradley_terry", "rating.bootstrap=20"])
     assert {r["player"] for r in rows} == {"hi", "mid", "lo"}
     assert build_report(tmp_path / "run").exists()
+    assert export([str(tmp_path / "run"), "--to", "jsonl", "--out", str(tmp_path / "x")]) == 0
+    schema = json.loads((tmp_path / "x" / "tasks.schema.json").read_text())
+    assert schema["properties"]["game"]["enum"] == ["cop", "echo", "mathquiz", "scp"]  # pyjail's tasks run code
+    records = [json.loads(line) for line in (tmp_path / "x" / "tasks.jsonl").read_text().splitlines()]
+    assert records and {r["game"] for r in records} == {"echo"}
+    for r in records:
+        jsonschema.validate(r, schema)
+
+
+def test_a_game_yaml_is_needed_only_to_override_its_schema(echo_game, tmp_path, monkeypatch):
+    from skate import compose as skate_compose
+    from skate.paths import CONF_DIR
+
+    conf = tmp_path / "conf"
+    shutil.copytree(CONF_DIR, conf)
+    (conf / "game").mkdir(exist_ok=True)
+    (conf / "game" / "echo.yaml").write_text("defaults:\n  - echo_schema\n  - _self_\n\nmax_len: 7\n")
+    monkeypatch.setattr(skate_compose, "CONF_DIR", str(conf))
+    cfg = compose_config(["game=echo", "game.rounds=2"])
+    assert cfg.game.max_len == 7 and cfg.game.rounds == 2 and cfg.game.name == "echo"
+    with pytest.raises(Exception, match="game.max_lenn"):
+        compose_config(["game=echo", "game.max_lenn=3"])  # the YAML's option is typed by the schema
 
 
 def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_game, tmp_path):
@@ -197,7 +260,7 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
     from tests.llm.conftest import llm_config
 
     with FakeLLMServer({"ace": FakeModel(0.95), "low": FakeModel(0.2)}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", echo_game, "game=echo", names=("ace", "low"))
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
         result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
     assert result.summary["tasks"] >= 4

@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``config`` | the config schema (``conf/game/cop.yaml``) |
+| ``config`` | the config schema (the option ``game=cop``) |
 | ``rules`` | :class:`COPGame`: validity, queries (multiple choice), grading |
 | ``generator`` | programs of twelve kinds at a chosen difficulty, for simulated setters |
 | ``difficulty`` | how hard any program is to trace, from its syntax tree |

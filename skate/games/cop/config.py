@@ -1,4 +1,9 @@
-"""The ``game=cop`` config schema: every key and its default (``conf/game/cop.yaml`` selects it)."""
+"""The ``game=cop`` config schema: every key and its default, the one place they live (the
+option ``game=cop`` is this schema as registered; override any key on the command line, e.g.
+``game.n_options=6``).
+
+Code-output prediction (SKATE): the setter writes a Python program; the answer is what it prints.
+"""
 
 from __future__ import annotations
 

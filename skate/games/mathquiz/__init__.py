@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``config`` | the config schema (``conf/game/mathquiz.yaml``) |
+| ``config`` | the config schema (the option ``game=mathquiz``) |
 | ``rules`` | :class:`MathQuizGame`: targets, validity (the setter answers its own question), grading |
 | ``generator`` | multi-step arithmetic word problems for a target at a chosen difficulty; a reader that solves them; their difficulty |
 | ``practice`` | generated questions with known answers |

@@ -1,4 +1,12 @@
-"""The ``game=mathquiz`` config schema: every key and its default (``conf/game/mathquiz.yaml`` selects it)."""
+"""The ``game=mathquiz`` config schema: every key and its default, the one place they live (the
+option ``game=mathquiz`` is this schema as registered; override any key on the command line, e.g.
+``game.target_max=100``).
+
+MathQuiz (ZeroSumEval): each round every setter gets a secret target integer and writes a
+question whose answer is that target, without stating it. The setter then answers its own
+question in a fresh context; only a question it solves is valid. Every player answers every
+valid question with a free-form number (normalised: separators, ``\\boxed{}``, "the answer is ...").
+"""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ capture the flag).
 
 | module | what it holds |
 |---|---|
-| ``config`` | the config schema (``conf/game/pyjail.yaml``) |
+| ``config`` | the config schema (the option ``game=pyjail``) |
 | ``rules`` | :class:`PyJailGame`: jail checks, the setter's proof, attack sessions, fresh flags |
 | ``generator`` | jails of known strength (filters on names, characters, length, AST nodes, output rewriting) and the attacks that break them |
 | ``simulated`` | how a simulated player of known skill sets and attacks |

@@ -1,4 +1,15 @@
-"""The ``game=pyjail`` config schema: every key and its default (``conf/game/pyjail.yaml`` selects it)."""
+"""The ``game=pyjail`` config schema: every key and its default, the one place they live (the
+option ``game=pyjail`` is this schema as registered; override any key on the command line, e.g.
+``game.tries=3 game.limits.timeout_s=1``).
+
+PyJail (ZeroSumEval's capture the flag): each round every setter writes a jail, Python source
+defining ``def jail(user_input: str) -> str``. A fresh random flag exists only in the environment
+variable FLAG of each sandboxed execution. The setter must capture its own flag in a fresh
+context within ``tries`` inputs; then every player attacks every valid jail in sessions of up to
+``tries`` tries, and p(correct) is the fraction of sessions that capture the flag. Jails run in
+the configured sandbox; ``sandbox=subprocess`` is refused unless ``allow_unsafe_sandbox=true``
+(trusted simulated players only).
+"""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 
 | module | what it holds |
 |---|---|
-| ``config`` | the config schema (``conf/game/scp.yaml``) |
+| ``config`` | the config schema (the option ``game=scp``) |
 | ``rules`` | :class:`SCPGame`: the built benchmark, player-set validity, queries and grading |
 | ``corpus`` | documents from a folder (text, Markdown, reStructuredText, HTML, PDF), and the shipped PEPs |
 | ``arxiv`` | recent arXiv papers of a category and date window, written as such a folder |

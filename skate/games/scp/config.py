@@ -1,4 +1,14 @@
-"""The ``game=scp`` config schema: every key and its default (``conf/game/scp.yaml`` selects it)."""
+"""The ``game=scp`` config schema: every key and its default, the one place they live (the
+option ``game=scp`` is this schema as registered; override any key on the command line, e.g.
+``game.mode=player_set game.docs=papers/``).
+
+SCP (ArxivRoll): sequencing, cloze and prediction questions cut from documents, whose answer is
+known because the original text is. Every question has 4 options and exactly one right one.
+
+- ``mode=built``: the framework builds the benchmark; every player answers every question.
+- ``mode=player_set``: each round every setter picks a fragment and a type (and, for prediction,
+  writes the 3 wrong continuations) from paragraphs of documents offered to it.
+"""
 
 from __future__ import annotations
 
