@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_embedders.py [--texts 200]
 
 Each embedder is measured in a fresh process (peak RSS from ``resource.getrusage``, which
-includes the interpreter and numpy: the line ``baseline`` is a process that imports skate.novelty
+includes the interpreter and numpy: the line ``baseline`` is a process that imports skate.embedders
 and nothing else). ``one text`` is the engine's case (one task checked at a time), ``batch`` the
 calibration's (every text in one call). Texts are CRUXEval programs as COP tasks show them.
 """
@@ -17,7 +17,7 @@ import sys
 
 CHILD = r"""
 import json, resource, sys, time
-from skate.novelty.calibrate import load_cruxeval, task_text
+from skate.embedders.calibrate import load_cruxeval, task_text
 texts = [task_text(r) for r in load_cruxeval()][:int(sys.argv[2])]
 name = sys.argv[1]
 t0 = time.perf_counter()
@@ -25,7 +25,7 @@ if name == "baseline":
     emb = None
 else:
     from skate.config import compose_config
-    from skate.novelty import build_embedder
+    from skate.embedders import build_embedder
     emb = build_embedder(compose_config([f"embedder={name}"]).embedder)
 load = time.perf_counter() - t0
 out = {"embedder": name, "load_s": round(load, 3)}

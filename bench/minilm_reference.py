@@ -1,4 +1,4 @@
-"""Reference vectors for the numpy all-MiniLM-L6-v2 (skate.novelty.minilm), made by the real
+"""Reference vectors for the numpy all-MiniLM-L6-v2 (skate.embedders.minilm), made by the real
 sentence-transformers model from the same weight files.
 
 Run it with an interpreter that has sentence-transformers and torch (never the project's
@@ -9,7 +9,7 @@ environment: the test suite must not need torch), e.g.::
     /tmp/refenv/bin/python bench/minilm_reference.py
 
 It writes ``tests/data/minilm_reference.json``: the texts, the library versions and one vector
-per text (rounded to 6 decimals), which ``tests/novelty/test_minilm.py`` compares with the
+per text (rounded to 6 decimals), which ``tests/embedders/test_minilm.py`` compares with the
 numpy forward pass. The texts cover short sentences, CRUXEval programs (as COP tasks show
 them), an identifier-renamed copy, non-ASCII text, an empty string and texts longer than the
 model's 256 word pieces (so the truncation is checked too).

@@ -18,10 +18,10 @@ from skate.engine import Parts
 from skate.games.base import Game
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.preflight import preflight
-from skate.novelty import build_embedder, connect_embedder
+from skate.embedders import build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
 from skate.sandbox import Sandbox, SandboxUnavailable
-from skate.scoring import estimator as estimator_registry
+from skate.estimators import estimator as estimator_registry
 
 
 # A model's twin with its default prompts, when optimizer.compare is on.

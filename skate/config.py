@@ -12,11 +12,12 @@ offending key and what to change.
 from __future__ import annotations
 
 import copy
+import enum
 from collections.abc import Sequence
 import dataclasses
 import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -25,14 +26,14 @@ from omegaconf.errors import OmegaConfBaseException
 # whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
 from skate.augment import AugConfig, Strategy  # noqa: F401
 from skate.compose import compose, store, yaml_options
-from skate.engine import EventsConfig, ScheduleConfig, ScheduleMode, StageConfig, StopConfig
+from skate.records import ScheduleMode
 from skate.errors import ConfigError
 from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig, validate_llm
 from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
 from skate.games.base import GameConfig
-from skate.novelty.config import EmbedderConfig, embedder, validate_embedder
+from skate.embedders.config import EmbedderConfig, embedder, validate_embedder
 from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
                                   cohort_roles, validate_players)
@@ -41,8 +42,8 @@ from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConf
                                   draw_margin_of, sigma_star_factor, validate_rating)
 from skate.ratings.rerate import rerate_configs
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
-from skate.scoring import EstimatorConfig, check_links, estimator, validate_estimator
-from skate.tracking import LoggerConfig, logger
+from skate.estimators import EstimatorConfig, check_links, estimator, validate_estimator
+from skate.loggers import LoggerConfig, logger
 
 
 def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
@@ -102,6 +103,64 @@ def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
     if out:
         _check(sum(st["rounds"] for st in out) >= 1, "stages", "0 rounds in all", "play at least one round")
     return out
+
+
+# --------------------------------------------------------------------------- the top level's own sections
+# The game loop's settings (the schedule, stages, stop and events sections): the engine takes them
+# as its Loop (skate.engine.Loop.of).
+
+
+@dataclass
+class ScheduleConfig:
+    """Who sets and who answers in each round.
+
+    ``rounds`` (default): everyone sets, everyone answers. ``matches`` (ZeroSumEval's protocol):
+    each round is one match between an ordered pair of players, the setter setting and the
+    solver alone answering; the pair is the least-played ordered pair so far (a round-robin over
+    ordered pairs, ties drawn from the run seed), and ``game.rounds`` is the number of matches.
+    """
+
+    mode: ScheduleMode = ScheduleMode.rounds
+
+
+class RatingLog(enum.StrEnum):
+    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
+    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
+
+
+@dataclass
+class EventsConfig:
+    """What the event log keeps of the ratings. ``task`` (default): one ``rated`` event per task
+    (and per forfeit) with the count of pairwise updates it made and each moved player's numbers
+    after them (TrueSkill's μ and σ, Elo's rating): the log grows with tasks × players. ``pair``:
+    one ``rating`` event per pairwise update, as runs before it were logged (tasks × players²:
+    a 50-player game writes 61,250 a round). Either way every update is made; a run resumed from
+    a log of the other kind continues in that log's kind."""
+
+    rating_updates: RatingLog = RatingLog.task
+
+
+@dataclass
+class StageConfig:
+    """A stage of a staged game. ``join``, ``setters`` and ``answer_only`` name players by name or
+    by role (``players.roles``, or a simulated cohort's skill order: strongest, second, ..., weakest)."""
+
+    name: str = MISSING
+    join: list[str] = field(default_factory=list)  # who joins at the start (answers every earlier task)
+    setters: Optional[list[str]] = None  # who sets tasks in this stage's rounds (None = every active player)
+    answer_only: list[str] = field(default_factory=list)  # or: every active player sets but these
+    rounds: int = 0
+
+
+
+@dataclass
+class StopConfig:
+    """End the game before game.rounds once its ranking is settled."""
+
+    # A confidence in (0.5, 1): after a round, stop when every adjacent pair of the ranking is
+    # ordered with at least this probability under the rating's model. null: play every round.
+    settled: Optional[float] = None
+    min_rounds: int = 3  # never stop before this many rounds
 
 
 # --------------------------------------------------------------------------- top level

@@ -12,7 +12,7 @@ log as it happens.
 The engine knows no game. It asks the game (:class:`~skate.games.base.Game`) for a setter's
 private inputs (``assignment``), to check a proposal (``validate``, with a
 :class:`~skate.games.base.Checks`), for the text the uniqueness test embeds, and, through the
-estimator's :class:`~skate.scoring.Sampler`, for each answer sample's query and its grade.
+estimator's :class:`~skate.estimators.Sampler`, for each answer sample's query and its grade.
 
 Randomness: one run seed. Every random decision draws from a generator derived from that seed
 and the decision's coordinates (stage, round, player, attempt) with numpy's ``SeedSequence``
@@ -23,91 +23,29 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
-from omegaconf import MISSING
 
 from skate import events as ev
 from skate.augment import Augmentation, ScoredTask
 from skate.games.base import Checks, Game, GameEnv
-from skate.novelty import Embedder, NoveltyIndex
+from skate.embedders import Embedder, NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
-from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, SetterContext,
-                           Stage, StopRun,
-                           Task, VoidProposal)
+from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
+                           SetterContext, Stage, StopRun, Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
-from skate.scoring import Estimator, Sampler, TaskContext
+from skate.estimators import Estimator, Sampler, TaskContext
 from skate.store import EventLog
-from skate.tracking import RunLogger
+from skate.loggers import RunLogger
 
 log = logging.getLogger(__name__)
-
-
-# The game loop's own settings (the schedule, stages and stop sections of the config).
-class ScheduleMode(enum.StrEnum):
-    rounds = "rounds"  # every round every active player sets a task and every one answers each
-    matches = "matches"  # ZeroSumEval: each round is one match, an ordered pair (setter, solver)
-
-
-@dataclass
-class ScheduleConfig:
-    """Who sets and who answers in each round.
-
-    ``rounds`` (default): everyone sets, everyone answers. ``matches`` (ZeroSumEval's protocol):
-    each round is one match between an ordered pair of players, the setter setting and the
-    solver alone answering; the pair is the least-played ordered pair so far (a round-robin over
-    ordered pairs, ties drawn from the run seed), and ``game.rounds`` is the number of matches.
-    """
-
-    mode: ScheduleMode = ScheduleMode.rounds
-
-
-class RatingLog(enum.StrEnum):
-    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
-    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
-
-
-@dataclass
-class EventsConfig:
-    """What the event log keeps of the ratings. ``task`` (default): one ``rated`` event per task
-    (and per forfeit) with the count of pairwise updates it made and each moved player's numbers
-    after them (TrueSkill's μ and σ, Elo's rating): the log grows with tasks × players. ``pair``:
-    one ``rating`` event per pairwise update, as runs before it were logged (tasks × players²:
-    a 50-player game writes 61,250 a round). Either way every update is made; a run resumed from
-    a log of the other kind continues in that log's kind."""
-
-    rating_updates: RatingLog = RatingLog.task
-
-
-@dataclass
-class StageConfig:
-    """A stage of a staged game. ``join``, ``setters`` and ``answer_only`` name players by name or
-    by role (``players.roles``, or a simulated cohort's skill order: strongest, second, ..., weakest)."""
-
-    name: str = MISSING
-    join: list[str] = field(default_factory=list)  # who joins at the start (answers every earlier task)
-    setters: Optional[list[str]] = None  # who sets tasks in this stage's rounds (None = every active player)
-    answer_only: list[str] = field(default_factory=list)  # or: every active player sets but these
-    rounds: int = 0
-
-
-
-@dataclass
-class StopConfig:
-    """End the game before game.rounds once its ranking is settled."""
-
-    # A confidence in (0.5, 1): after a round, stop when every adjacent pair of the ranking is
-    # ordered with at least this probability under the rating's model. null: play every round.
-    settled: Optional[float] = None
-    min_rounds: int = 3  # never stop before this many rounds
 
 
 # Stages in the spawn key of derived generators.

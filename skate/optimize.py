@@ -65,7 +65,7 @@ from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import AnswererModule, SetterModule, _Module
 from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
                                    Role, _split, check_plan, compare_table, format_results, plans)
-from skate.novelty import NoveltyIndex
+from skate.embedders import NoveltyIndex
 from skate.records import Rejection, SetterContext, Task
 from skate.sandbox import SandboxUnavailable
 from skate.store import EventLog

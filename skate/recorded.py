@@ -26,15 +26,31 @@ from skate.errors import ConfigError
 from skate.games import get_game
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
-# 1: runs made before the version was recorded. Their records differ from version 2 only by keys
-# added since (stop, events, llm.structured, players.simulated[].slip, ...), which the schemas'
-# defaults fill, so migrating them is the identity.
+# 1: runs made before the version was recorded (see _v1_to_v2).
 CONFIG_VERSION = 2
+
+# Modules renamed to follow their config group's name (version 2), as recorded _target_ prefixes.
+_RENAMED = {"skate.scoring.": "skate.estimators.", "skate.tracking.": "skate.loggers.",
+            "skate.novelty.": "skate.embedders."}
+
+
+def _v1_to_v2(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 named the estimators, loggers and embedders by their old modules (skate.scoring,
+    skate.tracking, skate.novelty). Keys added since (stop, events, llm.structured,
+    players.simulated[].slip, ...) are left to the schemas' defaults."""
+    for section in record.values():
+        target = section.get("_target_") if isinstance(section, dict) else None
+        if isinstance(target, str):
+            for old, new in _RENAMED.items():
+                if target.startswith(old):
+                    section["_target_"] = new + target[len(old):]
+    return record
+
 
 # version -> the function that turns a record of that version into one of the next. A change of
 # the settings that renames or removes a key adds a step here (and raises CONFIG_VERSION).
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    1: lambda record: record,
+    1: _v1_to_v2,
 }
 
 

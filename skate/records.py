@@ -185,3 +185,8 @@ class Stage:
     join: tuple[str, ...] = ()
     setters: tuple[str, ...] | None = None
     rounds: int = 0
+
+
+class ScheduleMode(enum.StrEnum):
+    rounds = "rounds"  # every round every active player sets a task and every one answers each
+    matches = "matches"  # ZeroSumEval: each round is one match, an ordered pair (setter, solver)

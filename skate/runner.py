@@ -19,7 +19,8 @@ from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
-from skate.engine import Engine, GameResult, Loop, RatingLog
+from skate.config import RatingLog
+from skate.engine import Engine, GameResult, Loop
 from skate.llm.optimizers import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,16 +27,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 
 from skate import events as ev
 from skate.answers.choice import ChoiceQuery
 from skate.build import assemble
 from skate.games.base import VOID, Game, ask
-from skate.recorded import load_settings
+from skate.recorded import load_settings, recorded_config
 from skate.records import Task
 from skate.report import build_report
-from skate.tracking import log_figures, logs_to_wandb
-from skate.tracking import logger as logger_registry
+from skate.loggers import WandbLoggerConfig, log_figures, logs_to_wandb
 
 SENSITIVITY_FILE = "sensitivity.csv"
 COLUMNS = ["player", "task_id", "probe", "variant", "correct", "samples", "unreadable", "void", "fraction"]
@@ -167,11 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nsaved {args.run_dir / SENSITIVITY_FILE}")
     print(f"report: {build_report(args.run_dir)}")
     if args.wandb:  # a W&B run of its own beside the game's, with the figure and the table
-        logger = dict(ev.read_run(args.run_dir, keep_updates=0).start.config.get("logger") or {})
+        start = ev.read_start(args.run_dir)
+        logger = OmegaConf.to_object(recorded_config(start.config, start.get("config_version")).logger)
         if args.wandb != "run":  # asked for by mode: W&B even when the game logged elsewhere
-            if not logs_to_wandb(logger):
-                logger = {"_target_": logger_registry.get("wandb").target}
-            logger["mode"] = args.wandb
+            logger = (dataclasses.replace(logger, mode=args.wandb) if logs_to_wandb(logger)
+                      else WandbLoggerConfig(mode=args.wandb))
         if log_figures(args.run_dir, logger, prefix="sensitivity", name=f"sensitivity {args.run_dir.name}",
                        job_type="sensitivity", group=args.run_dir.name,
                        figures=[args.run_dir / "report" / "mcqa_sensitivity.png"],

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skate.ratings.base import OrderPair
-from skate.scoring import Adaptive, TaskContext
+from skate.estimators import Adaptive, TaskContext
 
 
 class Player:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skate.runner import run_game
-from skate.scoring import Decided, wilson
+from skate.estimators import Decided, wilson
 from skate.store import read_events
 from tests.test_game import config
 

@@ -10,11 +10,11 @@ import numpy as np
 from skate.augment import Augmentation
 from skate.engine import Engine, Loop, Parts
 from skate.games.cop import COPGame, COPProposal
-from skate.novelty import HashingEmbedder
+from skate.embedders import HashingEmbedder
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.records import FailReason
-from skate.scoring import FixedN
+from skate.estimators import FixedN
 from skate.store import EventLog, read_events
 
 NINE = [f"wrong-{i}" for i in range(9)]

@@ -29,7 +29,7 @@ from skate.games.mathquiz.generator import KINDS, generate_question, solve
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.mathquiz.rules import MathQuizGame
 from skate.llm.fake_server import FakeLLMServer, FakeModel, count_demos, read_request
-from skate.novelty import HashingEmbedder, NoveltyIndex
+from skate.embedders import HashingEmbedder, NoveltyIndex
 from skate.optimize import (
     OPTIMIZE_SUFFIX,
     Plan,

@@ -18,7 +18,7 @@ from skate.config import CONF_DIR, REGISTRIES, ConfigError, compose_config, regi
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
-from skate.scoring import estimator
+from skate.estimators import estimator
 
 
 @pytest.mark.parametrize("registry", REGISTRIES, ids=lambda r: r.group)
@@ -139,3 +139,26 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypat
     table = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert [r["rank"] for r in table] == [1, 2, 3, 4]
     assert sum(r["score"] for r in table) > 0 and all(r["score"] % 2 == 0 for r in table)
+
+
+def _named_after(module: str, group: str) -> bool:
+    return any(part.startswith(group) for part in module.split(".")[1:])
+
+
+def test_each_sections_schema_and_registry_live_in_a_module_named_after_its_group(monkeypatch):
+    """settings.<group> is typed by a schema from skate.<group>... (skate.estimators for estimator,
+    skate.loggers for logger, skate.embedders for embedder, ...); the top level's own sections
+    (stop, schedule, events, stages) live with the top-level schema in skate.config."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    settings = validate(compose_config([]))
+    for name in vars(settings):
+        section = getattr(settings, name)
+        kinds = [type(s) for s in section] if isinstance(section, list) else [type(section)]
+        for kind in kinds:
+            if kind.__module__ == "builtins":
+                continue
+            assert _named_after(kind.__module__, name) or kind.__module__ == "skate.config", (name, kind)
+    for registry in REGISTRIES:
+        assert _named_after(registry.package, registry.group), registry.package
+        for entry in registry:
+            assert _named_after(entry.schema.__module__, registry.group), (entry.name, entry.schema.__module__)

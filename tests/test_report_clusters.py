@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from skate.events import Estimated, RunEnded, RunStarted, TaskSet
-from skate.novelty import HashingEmbedder
+from skate.embedders import HashingEmbedder
 from skate.records import BENCHMARK
 from skate.report import build_report
 from skate.report.clusters import choose_k, embedder_of, task_clusters
@@ -23,7 +23,7 @@ from skate.report.page import ratings_table
 from skate.store import EventLog
 
 PLAYERS = ("ann", "bob", "cy")
-HASHING = {"_target_": "skate.novelty.HashingEmbedder", "dim": 1024, "threshold": 0.2}
+HASHING = {"_target_": "skate.embedders.HashingEmbedder", "dim": 1024, "threshold": 0.2}
 NOTE = "rating unbounded: 0 wins in 12 matches; the prior (rating.alpha=0.01) holds it at 755"
 
 
@@ -198,11 +198,11 @@ def test_the_run_s_embedder_is_built_from_its_config_and_one_that_calls_a_model_
     emb, named = embedder_of(d)
     assert isinstance(emb, HashingEmbedder) and emb.dim == 64 and named == "the run's embedder (HashingEmbedder)"
     monkeypatch.setenv("SKATE_TEST_EMBEDDING_KEY", "not-a-key")  # built (no call is made), then set aside
-    d.start["config"]["embedder"] = {"_target_": "skate.novelty.OpenAIEmbedder", "model": "openai/text-embedding-3-small",
+    d.start["config"]["embedder"] = {"_target_": "skate.embedders.OpenAIEmbedder", "model": "openai/text-embedding-3-small",
                                      "threshold": 0.336, "api_key_env": "SKATE_TEST_EMBEDDING_KEY"}
     emb, named = embedder_of(d)
     assert isinstance(emb, HashingEmbedder) and "calls a model" in named
-    d.start["config"]["embedder"] = {"_target_": "skate.novelty.HashingEmbedder", "dim": 4}  # too small: refused
+    d.start["config"]["embedder"] = {"_target_": "skate.embedders.HashingEmbedder", "dim": 4}  # too small: refused
     emb, named = embedder_of(d)
     assert isinstance(emb, HashingEmbedder) and "cannot run here" in named and "embedder.dim=4" in named
     d.start["config"] = {}
@@ -213,7 +213,7 @@ def test_the_run_s_embedder_is_built_from_its_config_and_one_that_calls_a_model_
 def test_the_wandb_ratings_table_puts_the_unbounded_note_last_and_leaves_the_others_empty():
     import wandb
 
-    from skate.tracking import ratings_table as wandb_ratings
+    from skate.loggers import ratings_table as wandb_ratings
 
     t = wandb_ratings(wandb, [{"player": "a", "rank": 1, "score": 3.0},
                               {"player": "b", "rank": 2, "score": 1.0, "unbounded": NOTE}])
@@ -241,9 +241,9 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
 
 def test_a_minilm_run_is_clustered_with_minilm(tmp_path):
     """embedder=minilm (when its weights are installed here): the report embeds with it too."""
-    from skate.novelty import EmbedderUnavailable, build_embedder
+    from skate.embedders import EmbedderUnavailable, build_embedder
 
-    minilm = {"_target_": "skate.novelty.MiniLMEmbedder", "threshold": 0.334, "model_dir": "", "batch_size": 16,
+    minilm = {"_target_": "skate.embedders.MiniLMEmbedder", "threshold": 0.334, "model_dir": "", "batch_size": 16,
               "threads": 1}
     try:
         build_embedder(minilm)

@@ -179,12 +179,13 @@ def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_pa
 
 
 def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep, sweep_page):
-    from skate.tracking import log_sweep
-    from tests.tracking.wandb_records import summarise
+    from skate.loggers import ConsoleLoggerConfig, WandbLoggerConfig, log_sweep
+    from tests.loggers.wandb_records import summarise
 
-    log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "disabled"})
-    assert not (sweep / "wandb").exists()  # disabled: nothing written
-    log_sweep(sweep, {"_target_": "skate.tracking.WandbLogger", "mode": "offline", "project": "skate"})
+    log_sweep(sweep, WandbLoggerConfig(mode="disabled"))
+    log_sweep(sweep, ConsoleLoggerConfig())
+    assert not (sweep / "wandb").exists()  # disabled, or not W&B: nothing written
+    log_sweep(sweep, WandbLoggerConfig(mode="offline", project="skate"))
     s = summarise(sweep)
     assert s["exit_code"] == 0 and s["name"] == "sweep report"
     assert s["group"] == str(sweep).replace("/", "_").strip("_")

@@ -10,7 +10,7 @@ import pytest
 
 from skate.games.base import Game, GameSpec
 from skate.records import VOID, Task
-from skate.scoring import Algorithm1, FixedN, Sampler
+from skate.estimators import Algorithm1, FixedN, Sampler
 
 TASK = Task("r001-p", 1, "p", "what is 6 x 7?", "42")
 

@@ -8,7 +8,7 @@ import pytest
 from skate.runner import run_game
 from skate.sensitivity import SensitivityError, main, run_probe, variants
 from tests.test_game import config
-from tests.tracking.wandb_records import summarise
+from tests.loggers.wandb_records import summarise
 
 
 @pytest.fixture(scope="module")

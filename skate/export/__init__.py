@@ -13,7 +13,7 @@ its answer, setter, round and provenance:
 Each record's ``prompt`` is the question as a solver sees it, the same text skate's own answerer
 sends a language model (its input fields in DSPy's ``[[ ## name ## ]]`` sections, with one fixed
 option order drawn from the task alone, as ``estimator=greedy`` draws it:
-:func:`skate.scoring.task_rng` and the game's ``make_query``), after the answerer's instructions
+:func:`skate.estimators.task_rng` and the game's ``make_query``), after the answerer's instructions
 and before a line asking for the answer alone.
 
 PyJail's tasks are left out: a jail's flag is captured by running code in a sandbox, which no

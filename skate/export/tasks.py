@@ -21,7 +21,7 @@ from skate.games import Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
 from skate.recorded import recorded_config
 from skate.records import Task
-from skate.scoring import task_rng
+from skate.estimators import task_rng
 
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"

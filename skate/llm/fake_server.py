@@ -90,7 +90,7 @@ from typing import Any
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 from skate.llm import plain
 from skate.llm.sections import MARKER, sections
-from skate.novelty import HashingEmbedder
+from skate.embedders import HashingEmbedder
 
 
 @dataclass

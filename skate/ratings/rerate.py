@@ -106,14 +106,7 @@ def rerate_configs(entries: Sequence[Any], rating: Any,
         if option is not None:
             base = _option_config(str(option), key)
         else:
-            if isinstance(rating, Mapping):  # a run's recorded rating settings
-                entry = rating_registry.of_target(str(rating.get("_target_", "")))
-                if entry is None:
-                    raise ConfigError(f"{key}: the game's rating {rating.get('_target_') or '?'} cannot be re-rated: "
-                                      f"name an option with rating: <one of {rating_options()}>")
-                base = OmegaConf.merge(OmegaConf.structured(entry.schema), dict(rating))
-            else:  # the settings of the game's rating
-                base = OmegaConf.structured(rating)
+            base = OmegaConf.structured(rating)  # the game's rating settings
         try:
             cfg = OmegaConf.merge(base, fields)
         except OmegaConfBaseException as exc:

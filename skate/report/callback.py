@@ -10,7 +10,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from skate import report
-from skate.tracking import log_sweep
+from skate.loggers import log_sweep
 
 log = logging.getLogger("skate")
 
@@ -26,6 +26,6 @@ class SweepReport(Callback):
             log.warning("no sweep report: %s", exc)
             return
         try:
-            log_sweep(Path(config.hydra.sweep.dir), OmegaConf.to_container(config.get("logger", {}), resolve=True))
+            log_sweep(Path(config.hydra.sweep.dir), OmegaConf.to_object(config.logger))
         except Exception as exc:  # noqa: BLE001 - W&B must never fail the sweep either
             log.warning("sweep figures not sent to W&B: %s", exc)

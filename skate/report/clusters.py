@@ -26,8 +26,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from skate.novelty import Embedder, HashingEmbedder, build_embedder  # noqa: E402
-from skate.novelty.config import embedder as embedder_registry  # noqa: E402
+from skate.embedders import Embedder, HashingEmbedder, build_embedder  # noqa: E402
+from skate.embedders.config import embedder as embedder_registry  # noqa: E402
 from skate.report.data import RunData, run_settings_or_none  # noqa: E402
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table

@@ -15,7 +15,7 @@ from skate.ratings.elo import EloRating
 from skate.ratings.outcomes import PairRule
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import run_game
-from skate.scoring import Decided
+from skate.estimators import Decided
 from skate.store import EventLog
 
 SVS = PairRule("setter_vs_solver", p_thresh=0.55)

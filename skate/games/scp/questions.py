@@ -261,7 +261,7 @@ def similar(doc_paragraphs: list[str], query: str, k: int,
 
     The vocabulary and document frequencies come from ``doc_paragraphs``; paragraphs whose index
     is in ``exclude`` are never returned; ties go to the earlier paragraph. With ``embed`` (texts
-    to an array of vectors, e.g. a :class:`skate.novelty.Embedder`'s ``embed``) the cosine of
+    to an array of vectors, e.g. a :class:`skate.embedders.Embedder`'s ``embed``) the cosine of
     those vectors is used instead.
     """
     if embed is not None:

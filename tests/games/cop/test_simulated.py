@@ -14,7 +14,7 @@ from skate.games.cop.distractors import make_distractors
 from skate.games.cop.simulated import FLAWS, COPSimulation, SandboxOracle
 from skate.players.simulated import SimulatedPlayer
 from skate.records import FailedAttempt, FailReason, HistoryItem, Rejection, SetterContext, Task
-from skate.scoring import Sampler
+from skate.estimators import Sampler
 
 
 @pytest.fixture(scope="module")

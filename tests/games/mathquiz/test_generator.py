@@ -14,7 +14,7 @@ import pytest
 from skate.games.mathquiz import generator as mq
 from skate.games.mathquiz.generator import (KINDS, generate_question, kind_of, question_difficulty, solve,
                                             wrong_answers)
-from skate.novelty import HashingEmbedder, NoveltyIndex
+from skate.embedders import HashingEmbedder, NoveltyIndex
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))
 COUNT_KINDS = ("shopping", "inventory", "sharing", "recipes", "travel", "geometry", "comparison")

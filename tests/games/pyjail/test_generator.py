@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from skate.games.pyjail import generator as gen
-from skate.novelty import HashingEmbedder
+from skate.embedders import HashingEmbedder
 from skate.sandbox import Outcome
 from skate.sandbox.call import call_function
 

@@ -161,7 +161,7 @@ def test_similar_can_rank_by_an_embedder():
 
 
 def test_prediction_distractors_follow_the_configured_embedder():
-    from skate.novelty import HashingEmbedder
+    from skate.embedders import HashingEmbedder
 
     docs = shipped_corpus()[:8]
     tfidf = build(docs, 2, 0, types=("prediction",))

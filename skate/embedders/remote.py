@@ -4,7 +4,7 @@ any OpenAI-compatible ``/v1/embeddings`` endpoint, and other providers through L
 Calls go through the run's :class:`skate.llm.client.LLMClient` (:meth:`~LLMClient.embed`):
 the same response cache (vectors keyed on the endpoint and the text), retries, concurrency
 slots, budget, and usage under the name ``@embedder`` in the run's usage summary. Outside a run
-(``python -m skate.novelty calibrate``) the embedder makes a client of its own from the same
+(``python -m skate.embedders calibrate``) the embedder makes a client of its own from the same
 settings.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 from skate.llm.client import CallFailed, EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.transport import _litellm_error, post_json
-from skate.novelty.base import Embedder, EmbedderUnavailable
+from skate.embedders.base import Embedder, EmbedderUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.novelty import HashingEmbedder, NoveltyIndex
+from skate.embedders import HashingEmbedder, NoveltyIndex
 
 LOOP = "total = 0\nfor i in range(10):\n    total += i * i\nprint(total)\n"
 STRINGS = "word = 'banana'\nprint(word[::-1].upper().count('A'))\n"

@@ -3,7 +3,7 @@
 A task is unique for its setter when its embedding distance (1 - cosine similarity) to every
 task the same setter set before is above the embedder's threshold. Thresholds belong to the
 embedder: a distance scale is a property of one embedding model, and each embedder's default
-comes from ``python -m skate.novelty calibrate`` (:mod:`skate.novelty.calibrate`).
+comes from ``python -m skate.embedders calibrate`` (:mod:`skate.embedders.calibrate`).
 
 Embedders: :class:`HashingEmbedder` (the fast, dependency-free default), :class:`MiniLMEmbedder`
 (all-MiniLM-L6-v2 with numpy, an optional install) and :class:`OpenAIEmbedder`
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from skate.novelty.base import (Embedder, EmbedderUnavailable, HashingEmbedder, NoveltyIndex, build_embedder,
+from skate.embedders.base import (Embedder, EmbedderUnavailable, HashingEmbedder, NoveltyIndex, build_embedder,
                                 cosine_distances)
 
 __all__ = ["Embedder", "EmbedderUnavailable", "HashingEmbedder", "MiniLMEmbedder", "NoveltyIndex", "OpenAIEmbedder",
            "build_embedder", "connect_embedder", "cosine_distances"]
 
-_LAZY = {"MiniLMEmbedder": "skate.novelty.minilm", "OpenAIEmbedder": "skate.novelty.remote",
-         "connect_embedder": "skate.novelty.remote"}
+_LAZY = {"MiniLMEmbedder": "skate.embedders.minilm", "OpenAIEmbedder": "skate.embedders.remote",
+         "connect_embedder": "skate.embedders.remote"}
 
 
 def __getattr__(name: str) -> Any:
@@ -30,4 +30,4 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'skate.novelty' has no attribute {name!r}")
+    raise AttributeError(f"module 'skate.embedders' has no attribute {name!r}")

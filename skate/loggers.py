@@ -35,14 +35,14 @@ class LoggerConfig:
 
 @dataclass
 class ConsoleLoggerConfig(LoggerConfig):
-    _target_: str = "skate.tracking.ConsoleLogger"
+    _target_: str = "skate.loggers.ConsoleLogger"
     every: int = 10  # plain progress: a line every this many rounds
     progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
 
 
 @dataclass
 class WandbLoggerConfig(ConsoleLoggerConfig):
-    _target_: str = "skate.tracking.WandbLogger"
+    _target_: str = "skate.loggers.WandbLogger"
     project: str = "skate"
     entity: str = ""
     mode: str = "offline"  # offline (files in the run folder; `wandb sync` later), online, disabled
@@ -56,7 +56,7 @@ class WandbLoggerConfig(ConsoleLoggerConfig):
 
 @dataclass
 class NoLoggerConfig(LoggerConfig):
-    _target_: str = "skate.tracking.NullLogger"
+    _target_: str = "skate.loggers.NullLogger"
 
 
 log = logging.getLogger("skate")
@@ -322,12 +322,8 @@ logger.register("none", NoLoggerConfig)(NullLogger)
 
 
 def logs_to_wandb(settings: Any) -> bool:
-    """Whether a logger's settings (a config section, or a run's recorded ones) log to W&B."""
-    if isinstance(settings, dict):
-        entry = logger.of_target(str(settings.get("_target_", "")))
-    else:
-        entry = logger.of(settings)
-    return entry is not None and entry.component.logs_to_wandb
+    """Whether a logger's settings (typed, or a composed ``logger`` section) log to W&B."""
+    return bool(logger.of(settings).component.logs_to_wandb)
 
 
 def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
@@ -339,24 +335,24 @@ def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
                                            for r in table])
 
 
-def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str, job_type: str, group: str,
+def log_figures(folder: Path, settings: LoggerConfig, *, prefix: str, name: str, job_type: str, group: str,
                 figures: list[Path], tables: dict[str, Path] | None = None) -> bool:
     """Put figures (PNG) and CSV tables in one W&B run of their own inside ``folder``, when
-    ``logger`` (a logger config) is W&B and not disabled; return whether it did."""
-    if not logs_to_wandb(logger) or logger.get("mode") == "disabled":
+    ``settings`` (a logger's) are W&B's and not disabled; return whether it did."""
+    if not logs_to_wandb(settings) or settings.mode == "disabled":  # type: ignore[attr-defined]
         return False
+    w: WandbLoggerConfig = settings  # type: ignore[assignment]
     tables = {k: v for k, v in (tables or {}).items() if v.exists()}
     if not figures and not tables:
         return False
     os.environ.setdefault("WANDB_SILENT", "true")
-    if logger.get("mode", "offline") == "offline":
+    if w.mode == "offline":
         os.environ["WANDB_MODE"] = "offline"
     import pandas as pd
     import wandb
 
-    run = wandb.init(project=logger.get("project", "skate"), entity=logger.get("entity") or None,
-                     mode=logger.get("mode", "offline"), dir=str(folder), group=logger.get("group") or group,
-                     name=name, job_type=job_type, tags=list(logger.get("tags") or []), reinit="finish_previous")
+    run = wandb.init(project=w.project, entity=w.entity or None, mode=w.mode, dir=str(folder), group=w.group or group,
+                     name=name, job_type=job_type, tags=list(w.tags), reinit="finish_previous")
     try:
         record: dict[str, Any] = {f"{prefix}/{p.stem}": wandb.Image(str(p)) for p in figures}
         record.update({f"{prefix}/{k}": wandb.Table(dataframe=pd.read_csv(v)) for k, v in tables.items()})
@@ -366,10 +362,10 @@ def log_figures(folder: Path, logger: dict[str, Any], *, prefix: str, name: str,
     return True
 
 
-def log_sweep(sweep_dir: Path, logger: dict[str, Any]) -> None:
+def log_sweep(sweep_dir: Path, settings: LoggerConfig) -> None:
     """A finished sweep's figures, comparison table and Fig. 9's curves (``build_sweep_report``'s
     ``report/``) in one W&B run of ``job_type="sweep"``, in the jobs' group."""
     out = Path(sweep_dir) / "report"
-    log_figures(Path(sweep_dir), logger, prefix="sweep", name="sweep report", job_type="sweep",
+    log_figures(Path(sweep_dir), settings, prefix="sweep", name="sweep report", job_type="sweep",
                 group=str(sweep_dir).replace("/", "_").strip("_"), figures=sorted(out.glob("*.png")),
                 tables={"jobs": out / "jobs.csv", "cumulative_p": out / "cumulative_p.csv"})

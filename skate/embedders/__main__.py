@@ -1,16 +1,16 @@
-"""``python -m skate.novelty calibrate [options]``: see :mod:`skate.novelty.calibrate`."""
+"""``python -m skate.embedders calibrate [options]``: see :mod:`skate.embedders.calibrate`."""
 
 from __future__ import annotations
 
 import sys
 
-from skate.novelty.calibrate import main as calibrate
+from skate.embedders.calibrate import main as calibrate
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] != "calibrate":
-        print("usage: python -m skate.novelty calibrate [--embedders hashing minilm openai] [--frr 0.05] "
+        print("usage: python -m skate.embedders calibrate [--embedders hashing minilm openai] [--frr 0.05] "
               "[--runs RUN_DIR ...] [--out DIR]  (calibrate --help for every option)", file=sys.stderr)
         return 2
     return calibrate(args[1:] if argv is not None else None)

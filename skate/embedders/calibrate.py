@@ -1,4 +1,4 @@
-"""Calibrating an embedder's uniqueness threshold (``python -m skate.novelty calibrate``).
+"""Calibrating an embedder's uniqueness threshold (``python -m skate.embedders calibrate``).
 
 The paper set 0.336 for text-embedding-3-small from the distributions of distances between
 near-duplicate and distinct tasks (its Figs. 7-8). This does the same for any embedder:
@@ -41,11 +41,11 @@ from typing import Any
 
 import numpy as np
 
-# A tool inside the novelty package (python -m skate.novelty calibrate): it composes the
+# A tool inside the novelty package (python -m skate.embedders calibrate): it composes the
 # project's config to build each embedder as a game would.
 from skate.config import ConfigError, compose_config
 from skate.events import RunLogError, TaskSet, read_run
-from skate.novelty.base import build_embedder
+from skate.embedders.base import build_embedder
 from skate.records import StopRun
 
 NEAR_KINDS = ("renamed", "reformatted", "constants", "renamed+constants", "renamed+reformatted+constants")
@@ -415,7 +415,7 @@ def calibrate(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         results[name] = summarise(name, dists[name], pairs, args.frr, default, seconds, len(texts))
     plot(results, dists, pairs, out)
     write_tables(results, dists, pairs, out)
-    summary = {"command": "python -m skate.novelty calibrate " + " ".join(sys.argv[2:]) if args.record_argv else None,
+    summary = {"command": "python -m skate.embedders calibrate " + " ".join(sys.argv[2:]) if args.record_argv else None,
                "programs": args.programs, "distinct": args.distinct, "seed": args.seed, "frr": args.frr,
                "runs": [str(r) for r in args.runs], "texts": len(texts), "pairs": len(pairs),
                "embedders": results}
@@ -424,7 +424,7 @@ def calibrate(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def arg_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m skate.novelty calibrate",
+    ap = argparse.ArgumentParser(prog="python -m skate.embedders calibrate",
                                  description="Measure each embedder's distances between near-duplicate and distinct "
                                              "tasks, and the uniqueness threshold at a false-rejection rate.")
     ap.add_argument("--embedders", nargs="+", default=["hashing"], metavar="NAME",
@@ -455,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         results = calibrate(args)
     except (ConfigError, RunLogError, StopRun, ValueError, OSError) as exc:
-        print(f"skate.novelty calibrate: {exc}", file=sys.stderr)
+        print(f"skate.embedders calibrate: {exc}", file=sys.stderr)
         return 2
     print(table(results))
     print(f"\nplots, CSV and calibration.json in {args.out}")
