@@ -66,3 +66,17 @@ def test_overrides_change_values_and_whole_groups(run):
         run_settings(run, ["game.roundz=5"])
     with pytest.raises(ConfigError, match="game.rounds=0 is invalid"):
         run_settings(run, ["game.rounds=0"])  # checked as a new run's settings are
+
+
+def test_a_version_1_record_names_the_old_modules_and_loads(run):
+    """Runs before version 2 recorded skate.scoring, skate.tracking and skate.novelty targets."""
+    config = json.loads((run / "events.jsonl").read_text().splitlines()[0])["config"]
+    config["estimator"]["_target_"] = "skate.scoring.FixedN"
+    config["logger"]["_target_"] = "skate.tracking.NullLogger"
+    config["embedder"]["_target_"] = "skate.novelty.HashingEmbedder"
+    settings = load_settings(config, 1)
+    assert type(settings.estimator).__name__ == "FixedNConfig" and settings.estimator.n == 4
+    assert type(settings.logger).__name__ == "NoLoggerConfig"
+    assert settings.embedder._target_ == "skate.embedders.HashingEmbedder"
+    with pytest.raises(RecordError, match="estimator 'skate.scoring.FixedN' is not one this skate has"):
+        load_settings(config, CONFIG_VERSION)  # the same names in a version 2 record are not migrated
