@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from hydra.errors import HydraException
-from hydra.utils import instantiate
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.answers.exact import normalize_number
@@ -153,7 +152,7 @@ def from_benchmark(path: Path) -> Collected:
     try:
         cfg = compose_config(["game=scp", "game.mode=built", f"game.benchmark={override_value(str(path))}",
                               "game.rounds=1", "game.max_doc_age_days=null"])
-        game = instantiate(cfg.game, _convert_="all")
+        game = build_game(cfg.game)
     except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
         cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
         raise UsageError(f"{path} is not a built SCP benchmark ({cause}): give the .jsonl file that "
