@@ -35,7 +35,7 @@ from skate.config import CONF_DIR, ConfigError, compose_config, register_configs
 from skate.events import iter_records
 from skate.llm.optimizers import format_results
 from skate.records import Interrupted
-from skate.runner import format_table, run_game
+from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
 from skate.store import LogWriteError
 
@@ -162,21 +162,26 @@ def _app(cfg: DictConfig) -> None:
     _Started.game = True
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
+    sweep = hc.mode == RunMode.MULTIRUN
     try:
         with _stoppable():
-            result = run_game(cfg, out_dir)
+            # A sweep run again into its folder keeps its finished jobs and resumes the others.
+            result = run_sweep_job(cfg, out_dir) if sweep else run_game(cfg, out_dir)
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
               f"python -m skate resume={out_dir}", file=sys.stderr)
         sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
-        what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
-        print(f"skate: {what}: {exc}", file=sys.stderr)
-        if hc.mode == RunMode.MULTIRUN:
+        what = "" if isinstance(exc, RunExists) else \
+            "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
+        print(f"skate: {what}{exc}", file=sys.stderr)
+        if sweep:
             # In a sweep, exiting would take the launcher (and the other jobs) down with it:
             # fail this job only; the sweep reports it once the others have finished.
             raise
         sys.exit(2)
+    if result is None:  # a finished job of a sweep run again: kept as it was
+        return
     _report(result, out_dir, cfg.print_table)
     _finish(result)
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import ctypes
 import gc
 import json
 import logging
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from skate.novelty import NoveltyIndex, build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted, Stage
-from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
+from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
 
 RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
 
@@ -52,18 +54,64 @@ def _versions() -> dict[str, str]:
     return out
 
 
+class RunExists(ConfigError):
+    """A new run was asked for in a folder that already holds one (or, in a sweep, one of another
+    config)."""
+
+
+def run_sweep_job(cfg: DictConfig, out_dir: Path) -> GameResult | None:
+    """One job of a sweep (``-m``), in its folder ``out_dir``, so that a sweep run again with the
+    same ``hydra.sweep.dir`` ends as if it had never been stopped: a folder with no run plays it
+    fresh; one holding a finished run keeps it (returns None); one holding an unfinished run
+    (stopped, crashed, killed) resumes it, as ``python -m skate resume=<out_dir>`` does. The job's
+    config must be the one its run was started with, else the job is refused (:class:`RunExists`).
+    """
+    held = held_run(out_dir)
+    if held is None:
+        return run_game(cfg, out_dir)
+    mine = copy.deepcopy(cfg)
+    prepare(mine)
+    differ = _differences(held.config or {}, to_container(mine))
+    if differ:
+        raise RunExists(f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
+                        f"{', ...' if len(differ) > 4 else ''} differ): the sweep's overrides changed; "
+                        f"sweep into another hydra.sweep.dir, or resume this job alone: python -m skate resume={out_dir}")
+    if held.finished:
+        print(f"skate: {out_dir} already holds this job's finished run; kept", file=sys.stderr)
+        return None
+    print(f"skate: {out_dir} holds this job's run, {held.describe()}; resuming it", file=sys.stderr)
+    return run_game(cfg, out_dir, resume=True)
+
+
+def _differences(old: Any, new: Any, key: str = "") -> list[str]:
+    """The dotted keys where two configs differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [d for k in sorted(set(old) | set(new), key=str)
+                for d in _differences(old.get(k, _MISSING), new.get(k, _MISSING), f"{key}.{k}" if key else str(k))]
+    return [] if old == new else [key or "config"]
+
+
+_MISSING = object()
+
+
 def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult:
     """Validate the config, build every component, play the game, write the results.
 
     ``resume``: ``out_dir`` holds a run that did not finish (stopped, crashed, killed); play it
     again from its start with the same config and seed, keeping its event log and writing only
     what comes after where it stopped (:class:`skate.store.EventLog` replay; with language-model
-    players the response cache serves every call made before the stop).
+    players the response cache serves every call made before the stop). Without ``resume``, a
+    folder that already holds a run is refused (:class:`RunExists`): its log is left as it is.
     """
     prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
     validate(cfg)
     rerates = rerate_configs(cfg.get("rerate") or [], to_container(cfg.rating), cfg.estimator)
     out_dir = Path(out_dir)
+    held = None if resume else held_run(out_dir)
+    if held is not None:  # a folder holds one run: a second would be rated as part of the first
+        more = "" if not held.finished else " game.rounds=<more>"
+        raise RunExists(f"{out_dir} already holds a run ({held.describe()}); to continue it: "
+                        f"python -m skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         game = instantiate(cfg.game, _convert_="all")
