@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hydra.errors import InstantiationException
+from hydra.experimental.callback import Callback
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
@@ -57,6 +58,32 @@ def _versions() -> dict[str, str]:
 class RunExists(ConfigError):
     """A new run was asked for in a folder that already holds one (or, in a sweep, one of another
     config)."""
+
+
+def _held_refusal(out_dir: Path) -> str | None:
+    """Why a new run cannot go into ``out_dir`` (it holds one), or None."""
+    held = held_run(out_dir)
+    if held is None:
+        return None
+    more = " game.rounds=<more>" if held.finished else ""
+    return (f"{out_dir} already holds a run ({held.describe()}); to continue it: "
+            f"python -m skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
+
+
+class OneRunPerFolder(Callback):
+    """Hydra callback (conf/config.yaml): a single run (not a sweep) into a folder that already
+    holds one is refused before Hydra writes its ``.hydra/`` files and its log there, so that the
+    folder is left exactly as it was (:func:`run_game` refuses it too, for every other caller)."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            folder = Path(str(config.hydra.run.dir)).absolute()
+        except Exception:  # noqa: BLE001  (resolved only inside the job: run_game checks it there)
+            return
+        refusal = _held_refusal(folder)
+        if refusal:
+            print(f"skate: {refusal}", file=sys.stderr)
+            sys.exit(2)
 
 
 def run_sweep_job(cfg: DictConfig, out_dir: Path) -> GameResult | None:
@@ -107,11 +134,9 @@ def run_game(cfg: DictConfig, out_dir: Path, resume: bool = False) -> GameResult
     validate(cfg)
     rerates = rerate_configs(cfg.get("rerate") or [], to_container(cfg.rating), cfg.estimator)
     out_dir = Path(out_dir)
-    held = None if resume else held_run(out_dir)
-    if held is not None:  # a folder holds one run: a second would be rated as part of the first
-        more = "" if not held.finished else " game.rounds=<more>"
-        raise RunExists(f"{out_dir} already holds a run ({held.describe()}); to continue it: "
-                        f"python -m skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
+    refusal = None if resume else _held_refusal(out_dir)
+    if refusal:  # a folder holds one run: a second would be rated as part of the first
+        raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         game = instantiate(cfg.game, _convert_="all")

@@ -56,6 +56,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
     done = tmp_path / "done"
     shutil.copytree(reference[1], done)
     before = (done / "events.jsonl").read_bytes()
+    files = sorted(done.rglob("*"))
     res = subprocess.run([sys.executable, "-m", "skate", *TINY, f"game.rounds={ROUNDS}", "seed=1",
                           f"hydra.run.dir={done}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
@@ -63,6 +64,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
         f"skate: {done} already holds a run (finished); to continue it: python -m skate resume={done} "
         f"game.rounds=<more>; for a new run choose another hydra.run.dir"]
     assert (done / "events.jsonl").read_bytes() == before
+    assert sorted(done.rglob("*")) == files  # refused before Hydra writes .hydra/ and its log there
     # every caller of run_game is refused, and an unfinished run is named by where it stopped
     killed = tmp_path / "killed"
     cut_after_round(reference[1], killed, 2)
