@@ -53,6 +53,8 @@ def held_run(folder: Path) -> HeldRun | None:
     """The run in ``folder``'s ``events.jsonl``, or None when there is no log or no record in it.
     Only its first line and the round and end lines are read as JSON."""
     path = Path(folder) / EVENTS_FILE
+    if not path.is_file():  # none, or not a file to read (a device: /dev/full in a test of a full disk)
+        return None
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
