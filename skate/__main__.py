@@ -2,7 +2,10 @@
 
 ``python -m skate resume=RUN_DIR [game.rounds=N] [llm.budget_usd=X] ...`` continues a run that
 did not finish (stopped by a signal or its budget, crashed, killed) from its event log, with the
-config it was started with (see :func:`resume`).
+config it was started with (see :func:`resume`). A new run into a folder that already holds one
+is refused (exit status 2). A sweep (``-m``) run again with the same ``hydra.sweep.dir`` keeps each
+job's finished run, resumes each unfinished one and plays the jobs not yet begun
+(:func:`skate.runner.run_sweep_job`).
 
 SIGINT (Ctrl-C) and SIGTERM stop a game cleanly: in-flight work is abandoned, the run folder gets a
 ``run_stopped`` event, ``ratings.json`` and the report for everything rated so far, one line says
@@ -134,7 +137,9 @@ def describe_config_error(exc: BaseException) -> str:
 def _one_line_config_errors(run_and_report: Any) -> Any:
     """Hydra's ``run_and_report``, with a config that cannot be composed reported in one
     ``skate: config error: ...`` line and exit status 2, as skate's own config checks are.
-    Anything raised once a game has started is left to Hydra's report."""
+    A job of a sweep refused by skate's own checks (its line printed) ends the sweep with status 2,
+    once the other jobs are done. Anything else raised once a game has started is left to Hydra's
+    report."""
 
     def wrapped(func: Any) -> Any:
         def composing() -> Any:
@@ -145,6 +150,12 @@ def _one_line_config_errors(run_and_report: Any) -> Any:
                 if os.environ.get("HYDRA_FULL_ERROR") == "1" or _Started.game:
                     raise
                 print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
+                sys.exit(2)
+            except (ConfigError, SandboxUnavailable):
+                # A sweep's job refused (it printed its one line; the other jobs went on): the
+                # sweep fails with status 2, without a traceback of the job.
+                if os.environ.get("HYDRA_FULL_ERROR") == "1":
+                    raise
                 sys.exit(2)
 
         return run_and_report(composing)

@@ -138,6 +138,14 @@ def test_a_killed_sweep_run_again_ends_as_an_uninterrupted_one(reference, tmp_pa
         assert (tmp_path / str(j) / "events.jsonl").read_bytes() == before
         assert f"{tmp_path / str(j)} already holds this job's finished run; kept" in err
     assert f"{tmp_path / str(job)} holds this job's run, stopped after round {rounds}; resuming it" in err
+    if launcher == "basic":  # the sweep's overrides changed: each job refused in one line, its log kept
+        logs = {j: (tmp_path / str(j) / "events.jsonl").read_bytes() for j in range(len(SEEDS))}
+        cmd = [a if not a.startswith("game.rounds=") else "game.rounds=5" for a in _sweep(tmp_path, launcher)]
+        res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        refused = [ln for ln in res.stderr.splitlines() if "holds a run of another config (game.rounds differ)" in ln]
+        assert len(refused) == len(SEEDS)
+        assert {j: (tmp_path / str(j) / "events.jsonl").read_bytes() for j in range(len(SEEDS))} == logs
 
 
 def test_a_sweep_through_submitit_keeps_a_finished_job_and_resumes_a_killed_one(reference, tmp_path):
