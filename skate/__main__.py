@@ -2,7 +2,10 @@
 
 ``python -m skate resume=RUN_DIR [game.rounds=N] [llm.budget_usd=X] ...`` continues a run that
 did not finish (stopped by a signal or its budget, crashed, killed) from its event log, with the
-config it was started with (see :func:`resume`).
+config it was started with (see :func:`resume`). A new run into a folder that already holds one
+is refused (exit status 2). A sweep (``-m``) run again with the same ``hydra.sweep.dir`` keeps each
+job's finished run, resumes each unfinished one and plays the jobs not yet begun
+(:func:`skate.runner.run_sweep_job`).
 
 SIGINT (Ctrl-C) and SIGTERM stop a game cleanly: in-flight work is abandoned, the run folder gets a
 ``run_stopped`` event, ``ratings.json`` and the report for everything rated so far, one line says
@@ -35,7 +38,7 @@ from skate.events import iter_records
 from skate.llm.optimizers import format_results
 from skate.recorded import load_settings
 from skate.records import Interrupted
-from skate.runner import format_table, run_game
+from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
 from skate.store import LogWriteError
 
@@ -151,6 +154,12 @@ def _one_line_config_errors() -> Iterator[None]:
             raise
         print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
         sys.exit(2)
+    except (ConfigError, SandboxUnavailable):
+        # A sweep's job refused (it printed its one line; the other jobs went on): the sweep
+        # fails with status 2, without a traceback of the job.
+        if full == "1":
+            raise
+        sys.exit(2)
     finally:
         if full is None:
             os.environ.pop("HYDRA_FULL_ERROR", None)
@@ -167,23 +176,30 @@ def _app(cfg: DictConfig) -> None:
     _Started.game = True
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
+    sweep = hc.mode == RunMode.MULTIRUN
     try:
         with _stoppable():
-            result = run_game(cfg, out_dir, made_from={
-                "choices": {k: str(v) for k, v in hc.runtime.choices.items() if v is not None and not k.startswith("hydra")},
-                "overrides": list(hc.overrides.task)})
+            made_from = {"choices": {k: str(v) for k, v in hc.runtime.choices.items()
+                                     if v is not None and not k.startswith("hydra")},
+                         "overrides": list(hc.overrides.task)}
+            # A sweep run again into its folder keeps its finished jobs and resumes the others.
+            result = (run_sweep_job(cfg, out_dir, made_from) if sweep
+                      else run_game(cfg, out_dir, made_from=made_from))
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
               f"python -m skate resume={out_dir}", file=sys.stderr)
         sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
-        what = "config error" if isinstance(exc, ConfigError) else "no usable sandbox"
-        print(f"skate: {what}: {exc}", file=sys.stderr)
-        if hc.mode == RunMode.MULTIRUN:
+        what = "" if isinstance(exc, RunExists) else \
+            "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
+        print(f"skate: {what}{exc}", file=sys.stderr)
+        if sweep:
             # In a sweep, exiting would take the launcher (and the other jobs) down with it:
             # fail this job only; the sweep reports it once the others have finished.
             raise
         sys.exit(2)
+    if result is None:  # a finished job of a sweep run again: kept as it was
+        return
     _report(result, out_dir, cfg.print_table)
     _finish(result)
 

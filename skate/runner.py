@@ -8,11 +8,13 @@ import gc
 import json
 import logging
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from skate import events as ev
@@ -25,7 +27,7 @@ from skate.llm.optimizers import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted
 from skate.recorded import CONFIG_VERSION
-from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, write_ratings  # noqa: F401  (format_table: re-exported)
+from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
 
 RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
 
@@ -40,6 +42,71 @@ def _versions() -> dict[str, str]:
     return out
 
 
+class RunExists(ConfigError):
+    """A new run was asked for in a folder that already holds one (or, in a sweep, one of another
+    config)."""
+
+
+def _held_refusal(out_dir: Path) -> str | None:
+    """Why a new run cannot go into ``out_dir`` (it holds one), or None."""
+    held = held_run(out_dir)
+    if held is None:
+        return None
+    more = " game.rounds=<more>" if held.finished else ""
+    return (f"{out_dir} already holds a run ({held.describe()}); to continue it: "
+            f"python -m skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
+
+
+class OneRunPerFolder(Callback):
+    """Hydra callback (conf/config.yaml): a single run (not a sweep) into a folder that already
+    holds one is refused before Hydra writes its ``.hydra/`` files and its log there, so that the
+    folder is left exactly as it was (:func:`run_game` refuses it too, for every other caller)."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            folder = Path(str(config.hydra.run.dir)).absolute()
+        except Exception:  # noqa: BLE001  (resolved only inside the job: run_game checks it there)
+            return
+        refusal = _held_refusal(folder)
+        if refusal:
+            print(f"skate: {refusal}", file=sys.stderr)
+            sys.exit(2)
+
+
+def run_sweep_job(cfg: DictConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None) -> GameResult | None:
+    """One job of a sweep (``-m``), in its folder ``out_dir``, so that a sweep run again with the
+    same ``hydra.sweep.dir`` ends as if it had never been stopped: a folder with no run plays it
+    fresh; one holding a finished run keeps it (returns None); one holding an unfinished run
+    (stopped, crashed, killed) resumes it, as ``python -m skate resume=<out_dir>`` does. The job's
+    config must be the one its run was started with, else the job is refused (:class:`RunExists`).
+    """
+    held = held_run(out_dir)
+    if held is None:
+        return run_game(cfg, out_dir, made_from=made_from)
+    settings = build_settings(cfg)
+    differ = _differences(held.config or {}, record_of(settings))
+    if differ:
+        raise RunExists(f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
+                        f"{', ...' if len(differ) > 4 else ''} differ): the sweep's overrides changed; "
+                        f"sweep into another hydra.sweep.dir, or resume this job alone: python -m skate resume={out_dir}")
+    if held.finished:
+        print(f"skate: {out_dir} already holds this job's finished run; kept", file=sys.stderr)
+        return None
+    print(f"skate: {out_dir} holds this job's run, {held.describe()}; resuming it", file=sys.stderr)
+    return run_game(settings, out_dir, resume=True)
+
+
+def _differences(old: Any, new: Any, key: str = "") -> list[str]:
+    """The dotted keys where two configs differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [d for k in sorted(set(old) | set(new), key=str)
+                for d in _differences(old.get(k, _MISSING), new.get(k, _MISSING), f"{key}.{k}" if key else str(k))]
+    return [] if old == new else [key or "config"]
+
+
+_MISSING = object()
+
+
 def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
              made_from: Mapping[str, Any] | None = None) -> GameResult:
     """Settle and check the config, build every part of the run, play the game, write the results.
@@ -51,11 +118,15 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
     replay; with language-model players the response cache serves every call made before the stop).
     ``made_from``: how the config was composed, recorded in ``run_start`` for whoever reads the
     run later: ``{"choices": {group: option}, "overrides": [...]}`` (``python -m skate`` gives
-    Hydra's).
+    Hydra's). Without ``resume``, a folder that already holds a run is refused
+    (:class:`RunExists`): its log is left as it is.
     """
     settings = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
     rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator))
     out_dir = Path(out_dir)
+    refusal = None if resume else _held_refusal(out_dir)
+    if refusal:  # a folder holds one run: a second would be rated as part of the first
+        raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
         parts = assemble(settings, cleanup)

@@ -7,6 +7,7 @@ import os
 import shutil
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from skate.events import EVENTS_FILE, Event, iter_records
 
 RATINGS_FILE = "ratings.json"
 
-__all__ = ["EVENTS_FILE", "RATINGS_FILE", "EventLog", "read_events", "write_ratings"]
+__all__ = ["EVENTS_FILE", "RATINGS_FILE", "EventLog", "HeldRun", "held_run", "read_events", "write_ratings"]
 
 
 # Where a run ends (or ended before it was resumed): a resumed run's log is cut before the first.
@@ -34,6 +35,58 @@ def comparable(record: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("summary"), dict):
         out["summary"] = {k: v for k, v in out["summary"].items() if k not in VOLATILE}
     return out
+
+
+@dataclass(frozen=True)
+class HeldRun:
+    """The run a folder's event log holds (:func:`held_run`)."""
+
+    finished: bool  # it ended (run_end) without a stop or an error
+    rounds: int  # the last round it finished (round_end)
+    config: dict[str, Any] | None  # the config it was started with (run_start)
+
+    def describe(self) -> str:
+        return "finished" if self.finished else f"stopped after round {self.rounds}"
+
+
+def held_run(folder: Path) -> HeldRun | None:
+    """The run in ``folder``'s ``events.jsonl``, or None when there is no log or no record in it.
+    Only its first line and the round and end lines are read as JSON."""
+    path = Path(folder) / EVENTS_FILE
+    if not path.is_file():  # none, or not a file to read (a device: /dev/full in a test of a full disk)
+        return None
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        return None
+    first: dict[str, Any] | None = None
+    kinds: set[str] = set()
+    rounds = 0
+    with fh:
+        for line in fh:
+            head = line[:32]
+            if first is not None and not any(k in head for k in _ENDS):
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line torn by a kill
+            if not isinstance(record, dict):
+                continue
+            if first is None:
+                first = record
+            kind = str(record.get("event"))
+            kinds.add(kind)
+            if kind == "round_end":
+                rounds = max(rounds, int(record.get("round") or 0))
+    if first is None:
+        return None
+    config = first.get("config") if first.get("event") == "run_start" else None
+    return HeldRun(finished="run_end" in kinds and not kinds & {"run_stopped", "run_error"},
+                   rounds=rounds, config=config if isinstance(config, dict) else None)
+
+
+_ENDS = tuple(f'"{kind}"'.encode() for kind in ("round_end", *TERMINAL))
 
 
 class EventLog:

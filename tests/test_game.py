@@ -7,7 +7,7 @@ import json
 import pytest
 
 from skate.config import compose_config
-from skate.runner import format_table, run_game
+from skate.runner import RunExists, format_table, run_game
 from skate.store import read_events
 
 SMALL = ["game.rounds=12", "logger=none", "report=false",
@@ -102,8 +102,9 @@ def test_other_strategies_and_absolute_rule_play_through(tmp_path, strategy):
     assert {e["n"] for e in est} == {20}
 
 
-def test_an_existing_log_is_appended_to_not_overwritten(tmp_path):
+def test_an_existing_log_is_neither_overwritten_nor_appended_to(tmp_path):
+    """A folder holds one run (tests/test_one_run.py): a second is refused, the log kept."""
     (tmp_path / "events.jsonl").write_text('{"event": "earlier"}\n')
-    run_game(config("game.rounds=1"), tmp_path)
-    events = read_events(tmp_path)
-    assert events[0] == {"event": "earlier"} and events[1]["event"] == "run_start"
+    with pytest.raises(RunExists, match="already holds a run"):
+        run_game(config("game.rounds=1"), tmp_path)
+    assert read_events(tmp_path) == [{"event": "earlier"}]
