@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import RecordingProxy, server_times_since, wanted_fields  # noqa: E402
 
-from skate import local  # noqa: E402
+from skate.cli import local  # noqa: E402
 from skate.llm import plain  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402

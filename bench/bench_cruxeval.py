@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate import local  # noqa: E402
+from skate.cli import local  # noqa: E402
 from skate.games.cop.practice import records  # noqa: E402
 
 SYSTEM = "You predict exactly what Python code returns. Reply with the value only, as a Python literal."

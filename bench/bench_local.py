@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate import local  # noqa: E402
+from skate.cli import local  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from skate.config import compose_config  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.optimize import run_optimize  # noqa: E402
+from skate.cli.optimize import run_optimize  # noqa: E402
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, demo_gain=0.5)}
 

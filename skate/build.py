@@ -1,6 +1,6 @@
 """The one assembly: a run's parts built from its settings (:func:`assemble`), for every tool
 that plays or prepares a game (:mod:`skate.runner`, :mod:`skate.optimize`,
-:mod:`skate.sensitivity`), and the builders it uses (``python -m skate.sandbox`` builds a sandbox
+:mod:`skate.cli.sensitivity`), and the builders it uses (``python -m skate.sandbox`` builds a sandbox
 alone)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The models ``python -m skate.local`` knows: GGUF files shipped in PyPI packages, each checked by
 its sha256, and the four that make the local cohort (``players=local_cohort``).
 
-Imports nothing of skate's: :mod:`skate.local` (the command) and the benches read it.
+Imports nothing of skate's: :mod:`skate.cli.local` (the command) and the benches read it.
 """
 
 from __future__ import annotations

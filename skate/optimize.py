@@ -41,24 +41,18 @@ import inspect
 import json
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import hydra
 import numpy as np
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
 from skate import events as ev
-from skate.build import assemble, usage_summary
-from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
 from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
@@ -67,8 +61,6 @@ from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerCon
                                    Role, _split, check_plan, compare_table, format_results, plans)
 from skate.embedders import NoveltyIndex
 from skate.records import Rejection, SetterContext, Task
-from skate.sandbox import SandboxUnavailable
-from skate.store import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -406,53 +398,11 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
     return out
 
 
-def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
-    """``python -m skate.optimize``: build the run's language-model players and optimise them,
-    writing ``optimize.jsonl`` and ``usage.json`` into ``out_dir``; no game is played. ``cfg``: a
-    composed config, or settings already made."""
-    s = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
-    if not s.players.llm:
-        raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
-                          "can be optimised (simulated players have none)")
-    if s.optimizer.name == "none" and not s.optimizer.players:
-        raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with contextlib.ExitStack() as cleanup:
-        parts = assemble(s, cleanup, for_game=False, simulated=False, check_models=False)
-        log_ = EventLog(out_dir / "optimize.jsonl")
-        cleanup.callback(log_.close)
-        config = record_of(s)
-        log_.write(ev.RunStarted(game=parts.game.name, rounds=0, players=[p.describe() for p in parts.players],
-                                 config=config))
-        records = optimize_players(parts.game, parts.players, parts.client, s.optimizer, parts.env, parts.embedder,
-                                   game_config=config["game"], write=log_.write)
-        (out_dir / "usage.json").write_text(json.dumps(usage_summary(parts.client), indent=2) + "\n")
-        return records
-
-
-def main() -> None:
-    register_configs()
-
-    @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
-    def app(cfg: Any) -> None:
-        out_dir = Path(HydraConfig.get().runtime.output_dir)
-        try:
-            records = run_optimize(cfg, out_dir)
-        except (ConfigError, OptimizeError, SandboxUnavailable) as exc:
-            print(f"skate.optimize: {exc}", file=sys.stderr)
-            sys.exit(2)
-        print(format_results(records))
-        total = json.loads((out_dir / "usage.json").read_text())["total"]
-        print(f"\nmodel calls: {total['calls']} ({total['cached']} from the cache); tokens "
-              f"{total['prompt_tokens']} in, {total['completion_tokens']} out; cost ${total['cost_usd']:.4f}")
-        print(f"programs: {Path(str(cfg.optimizer.store)).expanduser()}; results: {out_dir}")
-
-    app()
-
-
 __all__ = ["METRIC_VERSION", "OptimizeError", "ProgramStore", "compare_table", "compile_program", "format_results",
            "optimize_players", "plans", "render_prediction"]
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m skate.optimize: a thin alias of `skate optimize`
+    from skate.cli.optimize import main
+
     main()

@@ -89,8 +89,11 @@ def recorded_config(record: Mapping[str, Any], version: int | None = None) -> Di
                 raise RecordError(f"the run's {registry.group} {section['_target_']!r} is not one this skate has "
                                   f"(its {registry.group}s: {', '.join(registry.names())})")
             cfg[registry.group] = OmegaConf.structured(entry.schema)
-    try:
-        return OmegaConf.merge(cfg, data)  # type: ignore[return-value]
+    OmegaConf.set_struct(cfg, False)  # a dict-typed setting (llm.prices, ...) takes the record's keys;
+    try:                              # a schema's node still refuses a key it does not have
+        merged = OmegaConf.merge(cfg, data)
+        OmegaConf.set_struct(merged, True)
+        return merged  # type: ignore[return-value]
     except OmegaConfBaseException as exc:
         where = f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
         raise RecordError(f"the run's recorded settings do not fit this skate's ({where}"

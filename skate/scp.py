@@ -1,11 +1,9 @@
-"""``python -m skate.scp``: the SCP game's command line, kept under its old name; it lives in its
-game's package, :mod:`skate.games.scp.cli`."""
+"""``python -m skate.scp``: a thin alias of ``skate scp`` (:mod:`skate.games.scp.cli`, the SCP game's
+command line)."""
 
 import sys
 
-from skate.games.scp.cli import PROG, UsageError, build_benchmark, format_stability, main, stability
-
-__all__ = ["PROG", "UsageError", "build_benchmark", "format_stability", "main", "stability"]
+from skate.games.scp.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

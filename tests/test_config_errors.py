@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
-from skate.__main__ import describe_config_error
+from skate.cli.play import describe_config_error
 from skate.config import ConfigError, compose_config, validate
 
 
@@ -48,7 +48,7 @@ def test_a_key_added_with_plus_that_no_schema_has_is_refused():
 
 # ------------------------------------------------------------------ python -m skate, through Hydra's public switches
 def test_around_the_app_a_composing_error_is_one_line_and_hydra_s_switch_is_put_back(monkeypatch, capsys):
-    from skate.__main__ import _one_line_config_errors
+    from skate.cli.play import _one_line_config_errors
 
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
     with pytest.raises(SystemExit) as done, _one_line_config_errors():

@@ -19,7 +19,7 @@ import pytest
 from skate.config import compose_config
 from skate.events import Estimated, TaskSet, read_run
 from skate.export import EXECUTED_NOTE, export
-from skate.export.__main__ import main
+from skate.cli.export import main
 from skate.games.cop.rules import COPGame
 from skate.games.scp.questions import from_json, stem
 from skate.llm.fake_server import FakeLLMServer, FakeModel
@@ -158,7 +158,7 @@ def test_bad_input_gets_one_line_status_2_and_writes_nothing(cop_run, tmp_path, 
 
 def test_python_dash_m_runs_the_tool(cop_run, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["skate.export", str(cop_run), "--to", "lm-eval", "--out", str(tmp_path / "x")])
-    monkeypatch.delitem(sys.modules, "skate.export.__main__", raising=False)  # run afresh, as python -m does
+    monkeypatch.delitem(sys.modules, "skate.cli.export", raising=False)  # run afresh, as python -m does
     with pytest.raises(SystemExit) as exit_:
         runpy.run_module("skate.export", run_name="__main__")
     assert exit_.value.code == 0

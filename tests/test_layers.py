@@ -60,6 +60,8 @@ def import_edges(package: Path) -> tuple[dict[str, set[str]], list[str]]:
 
         def visit(node: ast.AST, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
+                if _main_guard(child):  # `if __name__ == "__main__":` runs only as python -m: no import of the module
+                    continue
                 inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 targets: list[str] = []
                 if isinstance(child, ast.Import):
@@ -79,6 +81,12 @@ def import_edges(package: Path) -> tuple[dict[str, set[str]], list[str]]:
 
         visit(ast.parse(path.read_text(encoding="utf-8")), False)
     return edges, in_functions
+
+
+def _main_guard(node: ast.AST) -> bool:
+    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in node.test.comparators))
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from skate import local
+from skate.cli import local
 from skate.config import compose_config
 from skate.events import read_run
-from skate.local import LocalError, LocalModel, Part, ServerProcess
+from skate.cli.local import LocalError, LocalModel, Part, ServerProcess
 
 
 # ------------------------------------------------------------------------------------ arguments

@@ -37,10 +37,10 @@ from skate.optimize import (
     compare_table,
     plans,
     render_prediction,
-    run_optimize,
     setter_items,
     setter_metric,
 )
+from skate.cli.optimize import run_optimize
 from skate.runner import run_game
 from skate.store import read_events
 from tests.llm.conftest import llm_config

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.rate import rate_run
+from skate.cli.rate import rate_run
 from skate.runner import run_game
 from tests.test_game import config
 
@@ -67,7 +67,7 @@ def test_cli_prints_and_saves_the_table(stored_run):
 
 
 def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run, capsys):
-    from skate.rate import main
+    from skate.cli.rate import main
 
     missing = run_cli(str(tmp_path / "nowhere"))
     assert missing.returncode == 3 and "events.jsonl" in missing.stderr

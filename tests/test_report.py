@@ -110,7 +110,7 @@ def test_correlations_with_external_benchmarks():
 
 
 def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path, capsys):
-    from skate.report.__main__ import main
+    from skate.cli.report import main
 
     out, result = stored_run
     bench = tmp_path / "bench.csv"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.__main__ import resume
+from skate.cli.play import resume
 from skate.config import compose_config
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import format_table, run_game

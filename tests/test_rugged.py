@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
+from skate.games.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
 from tests.test_report_groups import RUN_TASKS, write_run
 
 REPO = Path(__file__).resolve().parents[1]

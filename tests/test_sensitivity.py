@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from skate.runner import run_game
-from skate.sensitivity import SensitivityError, main, run_probe, variants
+from skate.cli.sensitivity import SensitivityError, main, run_probe, variants
 from tests.test_game import config
 from tests.loggers.wandb_records import summarise
 

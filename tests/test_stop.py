@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.__main__ import resume
+from skate.cli.play import resume
 from skate.config import ConfigError, compose_config
-from skate.rate import rate_run
+from skate.cli.rate import rate_run
 from skate.runner import run_game
 from skate.store import comparable
 

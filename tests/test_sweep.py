@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.rate import main as rate_main
+from skate.cli.rate import main as rate_main
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["game.rounds=2", "logger=none", "print_table=false", "report=false"]

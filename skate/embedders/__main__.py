@@ -1,20 +1,8 @@
-"""``python -m skate.embedders calibrate [options]``: see :mod:`skate.embedders.calibrate`."""
-
-from __future__ import annotations
+"""``python -m skate.embedders calibrate``: a thin alias of ``skate calibrate`` (:mod:`skate.cli.calibrate`)."""
 
 import sys
 
-from skate.embedders.calibrate import main as calibrate
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] != "calibrate":
-        print("usage: python -m skate.embedders calibrate [--embedders hashing minilm openai] [--frr 0.05] "
-              "[--runs RUN_DIR ...] [--out DIR]  (calibrate --help for every option)", file=sys.stderr)
-        return 2
-    return calibrate(args[1:] if argv is not None else None)
-
+from skate.cli.embedders import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,33 +1,8 @@
-"""``python -m skate.export RUN_DIR|BENCH.jsonl --to jsonl|lm-eval|inspect --out DIR``."""
+"""``python -m skate.export``: a thin alias of ``skate export`` (:mod:`skate.cli.export`)."""
 
-from __future__ import annotations
-
-import argparse
 import sys
 
-from skate.export import FORMATS, UsageError, export
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
-        print(f"python -m skate.export: {message}; see --help", file=sys.stderr)
-        sys.exit(2)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="python -m skate.export",
-                 description="Export a finished game's tasks, or a built SCP benchmark, for other harnesses.")
-    ap.add_argument("source", help="a finished run folder (with events.jsonl) or a built SCP benchmark (.jsonl)")
-    ap.add_argument("--to", required=True, help=f"the format: {', '.join(FORMATS)}")
-    ap.add_argument("--out", required=True, help="a new folder to write (it must not exist)")
-    args = ap.parse_args(argv)
-    try:
-        print(export(args.source, args.to, args.out))
-    except UsageError as exc:
-        print(f"python -m skate.export: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
+from skate.cli.export import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,7 +2,7 @@
 live rating saw (each rated task and each forfeit, in order) fed to a fresh backend; and the
 config's ``rerate`` list (the same games rated other ways as a game ends).
 
-``python -m skate.rate`` (:mod:`skate.rate`) is the command-line tool over this.
+``skate rate`` (:mod:`skate.cli.rate`) is the command-line tool over this.
 """
 
 from __future__ import annotations

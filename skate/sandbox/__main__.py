@@ -1,84 +1,8 @@
-"""``python -m skate.sandbox FILE [overrides...]``: run one program through the configured sandbox.
+"""``python -m skate.sandbox``: a thin alias of ``skate sandbox`` (:mod:`skate.cli.sandbox`)."""
 
-Prints what the program printed (stdout to stdout, stderr to stderr), then one line on stderr
-with the outcome, the time and the sandbox used. Takes the same Hydra overrides as ``python -m
-skate``, e.g. ``sandbox=bwrap sandbox.limits.timeout_s=2``. ``FILE`` may be ``-`` for stdin.
-
-Exit status: 0 the program ran fine; 1 it failed (error, time, memory or output limit);
-2 bad usage or configuration; 3 the sandbox itself failed or is unavailable.
-"""
-
-from __future__ import annotations
-
-import argparse
-import json
-import logging
 import sys
-from pathlib import Path
 
-from hydra.errors import HydraException
-from omegaconf import OmegaConf
-
-from skate.build import build_sandbox
-from skate.config import ConfigError, compose_config, validate_sandbox
-from skate.sandbox.base import Outcome
-from skate.sandbox.jail import SandboxUnavailable
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m skate.sandbox",
-        description="Run a Python file through the configured sandbox and report what happened.")
-    parser.add_argument("file", help="the program to run ('-' reads it from stdin)")
-    parser.add_argument("overrides", nargs="*",
-                        help="Hydra overrides, e.g. sandbox=bwrap sandbox.limits.timeout_s=2")
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log which sandbox is chosen")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-
-    try:
-        code = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"skate.sandbox: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
-
-    try:
-        cfg = compose_config(args.overrides)
-        validate_sandbox(cfg.sandbox)
-    except (HydraException, ConfigError, ValueError) as exc:
-        print(f"skate.sandbox: config error: {exc}", file=sys.stderr)
-        return 2
-
-    try:
-        sandbox = build_sandbox(cfg.sandbox)
-    except SandboxUnavailable as exc:
-        print(f"skate.sandbox: no usable sandbox: {exc}", file=sys.stderr)
-        return 3
-    except ValueError as exc:
-        print(f"skate.sandbox: config error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        res = sandbox.run(code)
-    finally:
-        sandbox.close()
-
-    if args.json:
-        print(json.dumps({"outcome": res.outcome.value, "stdout": res.stdout, "stderr": res.stderr,
-                          "returncode": res.returncode, "duration_s": round(res.duration_s, 6),
-                          "sandbox": sandbox.name, "limits": OmegaConf.to_container(cfg.sandbox.limits)}))
-    else:
-        sys.stdout.write(res.stdout)
-        sys.stdout.flush()
-        if res.stderr:
-            sys.stderr.write(res.stderr if res.stderr.endswith("\n") else res.stderr + "\n")
-        print(f"-- {res.outcome.value} in {res.duration_s:.3f} s "
-              f"(sandbox {sandbox.name}, exit status {res.returncode})", file=sys.stderr)
-    if res.outcome is Outcome.OK:
-        return 0
-    return 3 if res.outcome is Outcome.SANDBOX_ERROR else 1
-
+from skate.cli.sandbox import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,8 +15,8 @@ import pytest
 from skate.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.embedders import minilm
-from skate.embedders.__main__ import main as novelty_main
-from skate.embedders.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, main, near_duplicates,
+from skate.cli.embedders import main as novelty_main
+from skate.cli.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, main, near_duplicates,
                                      reformat, rename, roc, task_text, threshold_at)
 
 RECORDS = load_cruxeval()

@@ -43,13 +43,13 @@ from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from skate.__main__ import resume
+from skate.cli.play import resume
 from skate.config import ConfigError, compose_config
 from skate.games import Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.players.simulated import build_simulated
-from skate.rate import rate_run
+from skate.cli.rate import rate_run
 from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
 from skate.store import comparable, read_events

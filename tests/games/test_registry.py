@@ -208,15 +208,15 @@ def test_python_dash_m_skate_plays_a_new_game_from_its_package_alone(echo_game, 
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
         "skate: config error: game=ech is not an option of game: did you mean game=echo? choose one of cop, echo, "
         "mathquiz, pyjail, scp"]
-    res = skate_main(echo_game, "--help", cwd=tmp_path)
+    res = skate_main(echo_game, "play", "--help", cwd=tmp_path)
     assert "game: cop, echo, mathquiz, pyjail, scp\n" in res.stdout  # no echo_schema beside echo
 
 
 def test_a_new_game_is_one_package(echo_game, tmp_path):
     import jsonschema
 
-    from skate.export.__main__ import main as export
-    from skate.rate import rate_run
+    from skate.cli.export import main as export
+    from skate.cli.rate import rate_run
     from skate.report import build_report
     from skate.runner import run_game
     from skate.store import read_events

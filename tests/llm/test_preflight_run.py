@@ -46,7 +46,7 @@ def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
 def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_path):
     """The calls made before the stop come from the response cache; the resumed run ends as
     the same game played in one go (with a budget large enough)."""
-    from skate.__main__ import resume
+    from skate.cli.play import resume
     from skate.store import comparable
 
     prices = [f"+llm.prices.{n}={{input_per_mtok: 100.0, output_per_mtok: 100.0}}" for n in SKILLS]

@@ -195,7 +195,7 @@ def test_cli_outcomes_and_exit_status(tmp_path):
 def test_cli_bad_input_says_what_to_fix(tmp_path, capsys, monkeypatch):
     import io
 
-    from skate.sandbox.__main__ import main
+    from skate.cli.sandbox import main
 
     missing = run_cli(str(tmp_path / "nope.py"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr

@@ -31,7 +31,7 @@ Exit status: 0 done; 2 bad input, a model or arXiv unreachable (one line ``skate
 stderr, no traceback).
 """
 
-# The SCP game's command-line tool; ``skate/scp.py`` keeps its old name, ``python -m skate.scp``.
+# The SCP game's command-line tool: ``skate scp`` (``python -m skate.scp``, its old name, is an alias).
 from __future__ import annotations
 
 import argparse

@@ -1,0 +1,55 @@
+"""``skate <command>``: one console entry (skate/cli/), every tool listed by ``--help``, and the
+``python -m skate.<tool>`` aliases users already type."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skate.cli import COMMANDS, command_of, run
+
+SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
+
+
+def test_skate_help_lists_every_command_and_a_wrong_word_gets_the_list():
+    out = subprocess.run([str(SKATE), "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    block = out.stdout.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    listed = [line.split()[0] for line in block.splitlines()]
+    assert listed == list(COMMANDS)
+    bad = subprocess.run([str(SKATE), "rat", "RUN"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("skate: 'rat' is not a command") and "rate " in bad.stderr
+
+
+@pytest.mark.parametrize("name", [n for n in COMMANDS if n not in ("play", "optimize")])
+def test_every_command_answers_help(name, capsys):
+    with pytest.raises(SystemExit) as exc:
+        run(name, ["--help"])
+    assert exc.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_overrides_and_hydra_flags_play_a_game():
+    assert command_of(["game=cop", "seed=2"]) == ("play", ["game=cop", "seed=2"])
+    assert command_of(["-m", "seed=1,2"]) == ("play", ["-m", "seed=1,2"])
+    assert command_of([]) == ("play", [])
+    assert command_of(["rate", "RUN"]) == ("rate", ["RUN"])
+
+
+@pytest.mark.parametrize(("alias", "command"), [
+    ("skate.rate", "rate"), ("skate.sensitivity", "sensitivity"), ("skate.local", "local"),
+    ("skate.rugged", "rugged"), ("skate.scp", "scp"), ("skate.export.__main__", "export"),
+    ("skate.report.__main__", "report"), ("skate.sandbox.__main__", "sandbox"),
+])
+def test_python_dash_m_aliases_run_the_commands(alias, command):
+    module, _, function = COMMANDS[command][0].partition(":")
+    assert importlib.import_module(alias).main is getattr(importlib.import_module(module), function)
+
+
+def test_skate_play_help_shows_the_config_groups():
+    out = subprocess.run([str(SKATE), "play", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "rating: " in out.stdout and "game: cop, mathquiz, pyjail, scp" in out.stdout
