@@ -68,7 +68,7 @@ case ",${extras}," in
             "numpy==2.3.5" "pandas==3.1.1" "scikit-learn==1.9.1" "pyyaml==6.0.4" "tqdm==4.70.1" ;;
 esac
 
-# Inspect (inspect-ai) for tests/test_export.py, in its own throwaway environment (.venv/inspect):
+# Inspect (inspect-ai) for tests/export/test_export.py, in its own throwaway environment (.venv/inspect):
 # it needs openai >= 3.1 and aioboto3, which skate's pins (openai 2, litellm's boto3) exclude.
 # An exported Inspect task runs there, as a user runs it in their own Inspect install.
 case ",${extras}," in

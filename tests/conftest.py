@@ -37,8 +37,8 @@ def sandbox() -> Sandbox:
 def games_sweep(tmp_path_factory):
     """One two-job sweep as a user runs it (``python -m skate -m game=cop,mathquiz``, the joblib
     launcher, W&B offline and the report on), read by every test of what a sweep leaves behind
-    (tests/test_sweep.py, tests/loggers/test_wandb.py): (sweep folder, finished process)."""
-    from tests.test_sweep import sweep
+    (tests/cli/test_play_sweep.py, tests/test_loggers_wandb.py): (sweep folder, finished process)."""
+    from tests.cli.test_play_sweep import sweep
 
     out = tmp_path_factory.mktemp("games_sweep")
     return out, sweep(out, "game=cop,mathquiz", "report=true", logger=True)

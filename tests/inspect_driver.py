@@ -2,7 +2,7 @@
 
 Runs in Inspect's own environment (``.venv/inspect``, made by ``scripts/setup.sh test``), never
 in skate's: ``.venv/inspect/bin/python tests/inspect_driver.py LOG_DIR MODEL[,MODEL] FILE...``.
-Not a test module: tests/test_export.py starts it.
+Not a test module: tests/export/test_export.py starts it.
 """
 
 import json

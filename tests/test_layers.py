@@ -190,3 +190,35 @@ def test_few_imports_of_skate_inside_functions():
 def test_no_module_over_800_lines(path):
     n = len(path.read_text(encoding="utf-8").splitlines())
     assert n <= MAX_LINES, f"{path.relative_to(ROOT)} has {n} lines: split it into modules named for what they hold"
+
+
+# ------------------------------------------------------------------ the tests mirror the package
+# Tests of the repository as a whole rather than of one module: the docs build, the import layers.
+REPOSITORY_TESTS = {"test_docs.py", "test_layers.py"}
+
+
+def test_the_tests_mirror_the_package():
+    """tests/<path>/test_<name>.py tests skate/<path>/: <name> is one of that package's modules
+    (or the package itself), optionally followed by _<topic> (test_engine_stop.py: engine.py's
+    stopping rule); every test folder is a package's. A misplaced file fails here naming where it
+    belongs."""
+    tests = Path(__file__).resolve().parent
+    wrong = []
+    for f in sorted(tests.rglob("test_*.py")):
+        rel = f.relative_to(tests)
+        if str(rel) in REPOSITORY_TESTS:
+            continue
+        package = PACKAGE / rel.parent
+        if not package.is_dir():
+            wrong.append(f"tests/{rel}: skate/{rel.parent} is no package (put it beside the tests of its module)")
+            continue
+        names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"} | {package.name} | {
+            p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        stem = f.stem.removeprefix("test_")
+        if not any(stem == n or stem.startswith(n + "_") for n in names):
+            wrong.append(f"tests/{rel}: names no module of skate/{rel.parent} ({', '.join(sorted(names))})")
+    assert not wrong, "\n".join(wrong)
+    empty = [str(d.relative_to(tests)) for d in tests.rglob("*")
+             if d.is_dir() and d.name not in ("__pycache__", "data") and "__pycache__" not in d.parts
+             and not any(d.rglob("test_*.py"))]
+    assert not empty, f"test folders with no test: {empty}"

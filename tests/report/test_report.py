@@ -15,9 +15,9 @@ from skate.report import build_report, correlations
 from skate.report.plots import rating_evolution
 from skate.runner import run_game
 from skate.store import read_events
-from tests.test_game import config
+from tests.test_runner_game import config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -233,7 +233,7 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
             f"run_game(compose_config(['game.rounds=1', 'logger=none', 'report=false']), {str(tmp_path / 'run')!r})\n"
             "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[1])
+                         cwd=Path(__file__).resolve().parents[2])
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "run" / "events.jsonl").exists() and not (tmp_path / "run" / "report").exists()

@@ -11,7 +11,7 @@ import pytest
 
 from skate.cli.rate import main as rate_main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = ["game.rounds=2", "logger=none", "print_table=false", "report=false"]
 # The sweep tests read one sweep (tests/conftest.py's games_sweep, with test_wandb's grouping
 # test): on one xdist worker, so that it is played once.
@@ -66,7 +66,7 @@ def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(games_sweep, cap
     for job, game in ((0, "cop"), (1, "mathquiz")):
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
         assert start["game"] == game and (tmp_path / str(job) / "report" / "index.html").exists()
-        # each job's folder is a run skate.rate reads (its command line: tests/test_rate.py)
+        # each job's folder is a run skate.rate reads (its command line: tests/cli/test_rate.py)
         capsys.readouterr()
         assert rate_main([str(tmp_path / str(job)), "--json"]) == 0
         assert [r["player"] for r in json.loads(capsys.readouterr().out)] == [

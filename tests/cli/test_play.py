@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import REQUIRED_SANDBOXES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def skate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ from skate.report import build_report, group_tables
 from skate.report.data import load_run
 from skate.runner import run_game
 from skate.store import EventLog, read_events
-from tests.test_game import config as cop_config
+from tests.test_runner_game import config as cop_config
 
 SCP = ["game=scp", "game.questions=30", "game.rounds=2", "estimator=fixed_n", "estimator.n=4", "logger=none"]
 SETTER_PLOTS = ("setter_progress.png", "self_preference.png", "asking_vs_answering.png")

@@ -190,7 +190,7 @@ def test_lm_eval_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_be
     assert greedy_scores(cop_run)["ace"] > greedy_scores(cop_run)["low"]  # the fake knows its programs
 
 
-INSPECT_PYTHON = Path(__file__).resolve().parents[1] / ".venv" / "inspect" / "bin" / "python"
+INSPECT_PYTHON = Path(__file__).resolve().parents[2] / ".venv" / "inspect" / "bin" / "python"
 
 
 def test_inspect_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_bench, tmp_path):

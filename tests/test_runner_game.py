@@ -103,7 +103,7 @@ def test_other_strategies_and_absolute_rule_play_through(tmp_path, strategy):
 
 
 def test_an_existing_log_is_neither_overwritten_nor_appended_to(tmp_path):
-    """A folder holds one run (tests/test_one_run.py): a second is refused, the log kept."""
+    """A folder holds one run (tests/test_runner_one_run.py): a second is refused, the log kept."""
     (tmp_path / "events.jsonl").write_text('{"event": "earlier"}\n')
     with pytest.raises(RunExists, match="already holds a run"):
         run_game(config("game.rounds=1"), tmp_path)

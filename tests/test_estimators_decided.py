@@ -8,7 +8,7 @@ import pytest
 from skate.runner import run_game
 from skate.estimators import Decided, wilson
 from skate.store import read_events
-from tests.test_game import config
+from tests.test_runner_game import config
 
 
 def always(right: bool):

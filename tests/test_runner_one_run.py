@@ -1,6 +1,6 @@
 """A run folder holds one run: a second run into it is refused, and a sweep run again into its
 folder keeps its finished jobs, resumes the unfinished ones and plays the missing ones, so that it
-ends as the same sweep played without a stop (tests/test_resume.py: resuming one run)."""
+ends as the same sweep played without a stop (tests/cli/test_play_resume.py: resuming one run)."""
 
 from __future__ import annotations
 

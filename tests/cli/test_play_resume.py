@@ -19,7 +19,7 @@ from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import format_table, run_game
 from skate.store import EventLog, LogWriteError, comparable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GAME = ["game=mathquiz", "game.rounds=4", "logger=none", "report=false", "seed=5"]
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from skate.runner import run_game
 from skate.cli.sensitivity import SensitivityError, main, run_probe, variants
-from tests.test_game import config
-from tests.loggers.wandb_records import summarise
+from tests.test_runner_game import config
+from tests.wandb_records import summarise
 
 
 @pytest.fixture(scope="module")

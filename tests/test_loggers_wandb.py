@@ -11,8 +11,8 @@ import pytest
 from skate.runner import run_game
 from skate.sandbox import SandboxError
 from skate.loggers import ConsoleLogger
-from tests.test_game import config
-from tests.loggers.wandb_records import summarise
+from tests.test_runner_game import config
+from tests.wandb_records import summarise
 
 
 def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from skate.games.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
-from tests.test_report_groups import RUN_TASKS, write_run
+from tests.report.test_data_groups import RUN_TASKS, write_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 # Domains: math (two public benchmarks, averaged; one private) and code are matched;
 # law is public only and bio private only. Models A and B tie on mathq and on p_math.
@@ -116,7 +116,7 @@ def test_no_matched_domain_leaves_only_the_unmatched_term():
 
 
 # ----------------------------------------------------------------- the private side from a run
-# RUN_TASKS (tests/test_report_groups.py): a built SCP benchmark written by hand.
+# RUN_TASKS (tests/report/test_data_groups.py): a built SCP benchmark written by hand.
 # Each player's mean over the group's non-void estimates (A has only a void one in
 # sequencing/bio, so no row there; B's void t2 is left out of cloze/law).
 RUN_PRIVATE = [

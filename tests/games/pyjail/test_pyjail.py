@@ -13,7 +13,7 @@ from skate.games.pyjail import PyJailGame, TryVerdict
 from skate.cli.rate import rate_run
 from skate.runner import run_game
 from skate.store import read_events
-from tests.test_cli import skate
+from tests.cli.test_play import skate
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")
 FOUR = ("players.simulated=[{name: ace, skill: 0.9}, {name: good, skill: 0.66}, {name: fair, skill: 0.5},"

@@ -8,7 +8,7 @@ from hydra.utils import instantiate
 from skate.config import ConfigError, prepare, validate
 from skate.runner import run_game
 from skate.store import read_events
-from tests.test_game import config
+from tests.test_runner_game import config
 
 
 @pytest.mark.parametrize(("margin", "estimator", "expected"), [

@@ -84,8 +84,8 @@ def test_a_preset_takes_any_cohort_by_override(monkeypatch):
 
 
 def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
-    # report=false: the sweep page's Figs. 2 and 9 from such a folder are tests/test_report_figures.py's,
-    # the callback that draws it after a sweep is tests/test_sweep.py's.
+    # report=false: the sweep page's Figs. 2 and 9 from such a folder are tests/report/test_plots.py's,
+    # the callback that draws it after a sweep is tests/cli/test_play_sweep.py's.
     res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *TINY,
                           f"hydra.sweep.dir={tmp_path}"], capture_output=True, text=True, cwd=ROOT, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]

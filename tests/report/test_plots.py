@@ -12,7 +12,7 @@ from skate.report import build_report
 from skate.report.data import load_run
 from skate.runner import run_game
 from skate.store import read_events
-from tests.test_game import config
+from tests.test_runner_game import config
 
 STAGES = ("stages=[{name: base, rounds: 2}, {name: watch, join: [hi], setters: [], rounds: 0},"
           " {name: play, rounds: 2}]")
@@ -180,7 +180,7 @@ def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_pa
 
 def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep, sweep_page):
     from skate.loggers import ConsoleLoggerConfig, WandbLoggerConfig, log_sweep
-    from tests.loggers.wandb_records import summarise
+    from tests.wandb_records import summarise
 
     log_sweep(sweep, WandbLoggerConfig(mode="disabled"))
     log_sweep(sweep, ConsoleLoggerConfig())

@@ -10,7 +10,7 @@ import pytest
 from skate.config import ConfigError, cohort_roles, compose_config, resolve_stages, validate
 from skate.runner import run_game
 from skate.store import read_events
-from tests.test_game import config
+from tests.test_runner_game import config
 
 STAGES = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
           " {name: play, rounds: 2}]")

@@ -12,9 +12,9 @@ import pytest
 
 from skate.cli.rate import rate_run
 from skate.runner import run_game
-from tests.test_game import config
+from tests.test_runner_game import config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
