@@ -14,7 +14,3 @@ def main(argv: list[str] | None = None) -> int:
               "[--runs RUN_DIR ...] [--out DIR]  (calibrate --help for every option)", file=sys.stderr)
         return 2
     return calibrate(args[1:] if argv is not None else None)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

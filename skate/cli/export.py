@@ -27,7 +27,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m skate.export: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -770,7 +770,3 @@ def _wait_for(server: ServerProcess, block: bool = True) -> None:
     code = server.proc.poll()
     if code not in (None, 0, -signal.SIGTERM):
         raise LocalError(f"the server stopped with status {code}\n{tail(server.log)}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

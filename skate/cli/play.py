@@ -252,7 +252,3 @@ def main() -> None:
         sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
     with _one_line_config_errors():
         _app()
-
-
-if __name__ == "__main__":
-    main()

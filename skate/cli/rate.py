@@ -74,7 +74,3 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(rows))
         print(f"\n{name} over {args.run_dir}; saved {out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

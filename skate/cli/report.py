@@ -37,7 +37,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"report: {page}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -78,7 +78,3 @@ def main(argv: list[str] | None = None) -> int:
     if res.outcome is Outcome.OK:
         return 0
     return 3 if res.outcome is Outcome.SANDBOX_ERROR else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -181,7 +181,3 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print("W&B: not logged (the run's logger is not W&B)")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -375,7 +375,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(summary)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -589,7 +589,3 @@ def main(argv: list[str] | None = None) -> int:
     if choices.changed():
         print("\nchoices: " + ", ".join(f"{k} {v}" for k, v in choices.changed().items()))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
