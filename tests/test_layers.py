@@ -146,7 +146,7 @@ def test_an_upward_import_breaks_the_layers_and_names_its_line(tmp_path):
 def test_a_new_game_is_held_to_the_game_contracts_without_naming_it(tmp_path):
     """The game contracts read the registry: a fifth game package, added as docs/adding-a-game.md
     says (and .importlinter left as it is), may not import another game, nor the engine it."""
-    from tests.games.test_registry import GAME
+    from tests.games.test_games_registry import GAME
 
     shutil.copytree(PACKAGE, tmp_path / "skate", ignore=shutil.ignore_patterns("__pycache__", "data"))
     shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")

@@ -14,7 +14,7 @@ from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import llm_config
-from tests.llm.test_structured import cop_answerer
+from tests.llm.test_llm_structured import cop_answerer
 
 MODES = ["auto", "off"]  # structured output, and the text format
 

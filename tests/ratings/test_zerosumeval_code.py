@@ -26,7 +26,7 @@ from skate.ratings.zerosumeval import run_matches, write_matches
 from skate.records import VOID, Task
 from skate.runner import run_game
 from skate.store import format_table
-from tests.ratings.test_backends import feed
+from tests.ratings.test_ratings_backends import feed
 
 ROOT = Path(__file__).resolve().parents[2]
 ZSE_PYTHON = ROOT / ".venv" / "zse" / "bin" / "python"

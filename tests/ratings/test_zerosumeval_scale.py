@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_scale
-from tests.ratings.test_backends import feed
+from tests.ratings.test_ratings_backends import feed
 
 THREE_TO_ONE = [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 1), ("t4", "a", "b", 0)]
 CYCLE = [("t1", "a", "b", 1), ("t2", "b", "c", 1), ("t3", "a", "c", 1), ("t4", "c", "a", 0.5),

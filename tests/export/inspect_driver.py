@@ -1,7 +1,7 @@
 """Run exported Inspect tasks and print each log's model, task and accuracy as JSON.
 
 Runs in Inspect's own environment (``.venv/inspect``, made by ``scripts/setup.sh test``), never
-in skate's: ``.venv/inspect/bin/python tests/inspect_driver.py LOG_DIR MODEL[,MODEL] FILE...``.
+in skate's: ``.venv/inspect/bin/python tests/export/inspect_driver.py LOG_DIR MODEL[,MODEL] FILE...``.
 Not a test module: tests/export/test_export.py starts it.
 """
 
