@@ -9,7 +9,9 @@ each layer holds.
 from __future__ import annotations
 
 import ast
+import configparser
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -222,3 +224,16 @@ def test_the_tests_mirror_the_package():
              if d.is_dir() and d.name not in ("__pycache__", "data") and "__pycache__" not in d.parts
              and not any(d.rglob("test_*.py"))]
     assert not empty, f"test folders with no test: {empty}"
+
+
+def test_the_architecture_page_names_every_layer_of_the_contracts():
+    """docs/architecture.md's layer table names each module of .importlinter's layers contract."""
+    contracts = configparser.ConfigParser()
+    contracts.read(ROOT / ".importlinter")
+    listed = {m.strip().removeprefix("skate.") for line in contracts["importlinter:contract:layers"]["layers"].split("\n")
+              for m in line.split("|") if m.strip()}
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page.split("| layer | modules | what it is |", 1)[1].split("\n\n", 1)[0]
+    named = {cell for row in table.splitlines()[2:] for cell in re.findall(r"`([a-z_]+)`", re.split(r"(?<!\\)\|", row)[2])}
+    assert named == listed, f"in the contracts, not the page: {sorted(listed - named)}; " \
+                            f"on the page, not in the contracts: {sorted(named - listed)}"
