@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import sys
 import warnings
 
 import pytest
@@ -36,13 +37,14 @@ def sandbox() -> Sandbox:
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_jail_pool_per_sandbox_config():
-    """Games played in this process (``run_game``) with one sandbox config share one real jail
-    pool, started, probed and chosen by ``sandbox=auto`` for the first of them, instead of each
-    starting (and probing) its own: two warm jails, ~0.25 s of CPU and ~0.6 s, per game, where
-    most games of the suite never run a program. Only a working jailed sandbox is kept; a config
-    that fails to build still fails each time, and ``python -m skate`` subprocesses (tests/test_cli.py)
-    build their own, as users do. The jails still wipe /tmp and fork a clean interpreter per
-    program, so a game sees what a fresh pool gives it."""
+    """Games played in this process (``run_game``, and skate.optimize's and skate.sensitivity's
+    in-process runs) with one sandbox config share one real jail pool, started, probed and chosen
+    by ``sandbox=auto`` for the first of them, instead of each starting (and probing) its own: two
+    warm jails, ~0.25 s of CPU and ~0.6 s, per game, where most games of the suite never run a
+    program. Only a working jailed sandbox is kept; a config that fails to build still fails each
+    time, and ``python -m skate`` subprocesses (tests/test_cli.py) build their own, as users do.
+    The jails still wipe /tmp and fork a clean interpreter per program, so a game sees what a
+    fresh pool gives it."""
     from omegaconf import OmegaConf
 
     from skate import runner
@@ -65,6 +67,9 @@ def _one_jail_pool_per_sandbox_config():
 
     mp = pytest.MonkeyPatch()
     mp.setattr(runner, "build_sandbox", shared)  # raises if runner stops importing the name
+    for tool in ("skate.optimize", "skate.sensitivity"):  # in-process tools, when a test imported them
+        if hasattr(sys.modules.get(tool), "build_sandbox"):
+            mp.setattr(sys.modules[tool], "build_sandbox", shared)
     yield
     mp.undo()
     for sb, _ in pools.values():
