@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
+import sys
 import warnings
 
 import pytest
@@ -33,6 +35,47 @@ def sandbox() -> Sandbox:
     sb.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_jail_pool_per_sandbox_config():
+    """Games played in this process (``run_game``, and skate.optimize's and skate.sensitivity's
+    in-process runs) with one sandbox config share one real jail pool, started, probed and chosen
+    by ``sandbox=auto`` for the first of them, instead of each starting (and probing) its own: two
+    warm jails, ~0.25 s of CPU and ~0.6 s, per game, where most games of the suite never run a
+    program. Only a working jailed sandbox is kept; a config that fails to build still fails each
+    time, and ``python -m skate`` subprocesses (tests/test_cli.py) build their own, as users do.
+    The jails still wipe /tmp and fork a clean interpreter per program, so a game sees what a
+    fresh pool gives it."""
+    from omegaconf import OmegaConf
+
+    from skate import runner
+    from skate.sandbox.jail import JailSandbox
+
+    pools: dict[str, tuple[JailSandbox, int]] = {}
+    real = runner.build_sandbox
+
+    def shared(sandbox_cfg):
+        key = OmegaConf.to_yaml(sandbox_cfg, resolve=True)
+        sb, probed = pools.get(key, (None, 0))
+        if sb is not None and not sb._closed:
+            sb.executions = probed  # a game's summary counts its programs as a fresh pool's would
+            return sb
+        sb = real(sandbox_cfg)
+        if isinstance(sb, JailSandbox):
+            sb.close = lambda: None  # run_game closes its sandbox; this one closes at the end
+            pools[key] = sb, sb.executions
+        return sb
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(runner, "build_sandbox", shared)  # raises if runner stops importing the name
+    for tool in ("skate.optimize", "skate.sensitivity"):  # in-process tools, when a test imported them
+        if hasattr(sys.modules.get(tool), "build_sandbox"):
+            mp.setattr(sys.modules[tool], "build_sandbox", shared)
+    yield
+    mp.undo()
+    for sb, _ in pools.values():
+        JailSandbox.close(sb)
+
+
 @pytest.fixture(scope="session")
 def games_sweep(tmp_path_factory):
     """One two-job sweep as a user runs it (``python -m skate -m game=cop,mathquiz``, the joblib
@@ -59,3 +102,27 @@ def pytest_xdist_make_scheduler(config, log):
             return scope if scope != nodeid else nodeid.split("::", 1)[0]
 
     return ByGroupOrFile(config, log)
+
+
+def _freeze_what_is_alive() -> None:
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_collection_finish(session):
+    """Everything alive once the tests are collected (skate, hydra, numpy, pytest and every test
+    module) is moved out of the garbage collector's sight (``gc.freeze``): every game ends with a
+    full collection (skate.runner's ``_release_memory``), and a full collection in a test process
+    walks ~500k objects (0.15-0.3 s) when the libraries are loaded, most of them modules' own.
+    Reference counting still frees them; only cycles among them are never collected."""
+    _freeze_what_is_alive()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Again as each test file starts (its module fixtures not yet made, the last file's torn
+    down): what the file before it loaded for good (matplotlib, pandas, scipy, DSPy) is frozen too."""
+    path = item.nodeid.split("::", 1)[0]
+    if getattr(item.session, "_skate_frozen_at", None) != path:
+        item.session._skate_frozen_at = path
+        _freeze_what_is_alive()
