@@ -3,7 +3,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
-import sys
 import warnings
 
 import pytest
@@ -37,24 +36,24 @@ def sandbox() -> Sandbox:
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_jail_pool_per_sandbox_config():
-    """Games played in this process (``run_game``, and skate.optimize's and skate.sensitivity's
-    in-process runs) with one sandbox config share one real jail pool, started, probed and chosen
+    """Games played in this process (every run assembled by ``skate.build.assemble``: ``run_game``,
+    skate optimize's and skate sensitivity's in-process runs) with one sandbox config share one real jail pool, started, probed and chosen
     by ``sandbox=auto`` for the first of them, instead of each starting (and probing) its own: two
     warm jails, ~0.25 s of CPU and ~0.6 s, per game, where most games of the suite never run a
     program. Only a working jailed sandbox is kept; a config that fails to build still fails each
-    time, and ``python -m skate`` subprocesses (tests/test_cli.py) build their own, as users do.
+    time, and ``python -m skate`` subprocesses (tests/cli/test_play.py) build their own, as users do.
     The jails still wipe /tmp and fork a clean interpreter per program, so a game sees what a
     fresh pool gives it."""
     from omegaconf import OmegaConf
 
-    from skate import runner
+    from skate import build
     from skate.sandbox.jail import JailSandbox
 
     pools: dict[str, tuple[JailSandbox, int]] = {}
-    real = runner.build_sandbox
+    real = build.build_sandbox
 
     def shared(sandbox_cfg):
-        key = OmegaConf.to_yaml(sandbox_cfg, resolve=True)
+        key = OmegaConf.to_yaml(OmegaConf.structured(sandbox_cfg), resolve=True)
         sb, probed = pools.get(key, (None, 0))
         if sb is not None and not sb._closed:
             sb.executions = probed  # a game's summary counts its programs as a fresh pool's would
@@ -66,10 +65,7 @@ def _one_jail_pool_per_sandbox_config():
         return sb
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(runner, "build_sandbox", shared)  # raises if runner stops importing the name
-    for tool in ("skate.optimize", "skate.sensitivity"):  # in-process tools, when a test imported them
-        if hasattr(sys.modules.get(tool), "build_sandbox"):
-            mp.setattr(sys.modules[tool], "build_sandbox", shared)
+    mp.setattr(build, "build_sandbox", shared)  # raises if skate.build stops having the name
     yield
     mp.undo()
     for sb, _ in pools.values():
