@@ -23,6 +23,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from skate.config import REGISTRIES, SkateConfig, build_settings, compose_config
 from skate.errors import ConfigError
+from skate.events import read_start
 from skate.games import get_game
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
@@ -112,7 +113,7 @@ def load_settings(record: Mapping[str, Any], version: int | None = None,
 
 def run_settings(run_dir: str | Path, overrides: Sequence[str] = ()) -> SkateConfig:
     """The settings of the run in ``run_dir`` (its events.jsonl's run_start)."""
-    from skate.events import read_start
+
 
     start = read_start(Path(run_dir))
     return load_settings(start.config, start.get("config_version"), overrides)

@@ -48,8 +48,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import expit, log_expit, logsumexp
 
 from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.config import RatingConfig
@@ -57,6 +55,26 @@ from skate.ratings.outcomes import PairOutcome
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
 LOG_S_BOUNDS = (math.log(0.05), math.log(20.0))
+
+
+# scipy is imported when a fit first needs it: the rating registry imports every backend's module
+# whenever a config is composed, and scipy.optimize alone takes about half a second to import.
+def expit(x: Any) -> Any:
+    from scipy.special import expit as f
+
+    return f(x)
+
+
+def log_expit(x: Any) -> Any:
+    from scipy.special import log_expit as f
+
+    return f(x)
+
+
+def logsumexp(x: Any, axis: int | None = None) -> Any:
+    from scipy.special import logsumexp as f
+
+    return f(x, axis=axis)
 
 
 @dataclass
@@ -210,6 +228,8 @@ class IRTRating(RatingBackend):
 
         # BFGS (the spread's log is clipped to LOG_S_BOUNDS inside the likelihood): with a
         # handful of parameters it takes a third of L-BFGS-B's time here.
+        from scipy.optimize import minimize
+
         res = minimize(objective, start, jac=True, method="BFGS", options={"maxiter": 1000, "gtol": 1e-6})
         x = res.x.copy()
         x[p] = min(max(x[p], LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1])
