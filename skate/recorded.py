@@ -113,8 +113,6 @@ def load_settings(record: Mapping[str, Any], version: int | None = None,
 
 def run_settings(run_dir: str | Path, overrides: Sequence[str] = ()) -> SkateConfig:
     """The settings of the run in ``run_dir`` (its events.jsonl's run_start)."""
-
-
     start = read_start(Path(run_dir))
     return load_settings(start.config, start.get("config_version"), overrides)
 
