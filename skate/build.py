@@ -41,24 +41,23 @@ def assemble(settings: Any, cleanup: contextlib.ExitStack, *, for_game: bool = T
     s = settings
     game = build_game(s.game)
     embedder = build_embedder(s.embedder)  # one line (ConfigError) when it cannot run here
-    parts = Parts(game=game, sandbox=None, env=None, embedder=embedder)  # type: ignore[arg-type]
-    if for_game:
-        parts.rating = instantiate(s.rating, _convert_="all")
-        parts.aug = instantiate(s.aug, _convert_="all")
-        parts.estimator = instantiate(s.estimator, _convert_="all")
-        parts.logger = instantiate(s.logger, _convert_="all")
-    parts.sandbox = build_sandbox(s.sandbox)
-    cleanup.callback(parts.sandbox.close)
-    refusal = game.check_sandbox(parts.sandbox)
+    own = ({"rating": instantiate(s.rating, _convert_="all"), "aug": instantiate(s.aug, _convert_="all"),
+            "estimator": instantiate(s.estimator, _convert_="all"), "logger": instantiate(s.logger, _convert_="all")}
+           if for_game else {})
+    sandbox = build_sandbox(s.sandbox)
+    cleanup.callback(sandbox.close)
+    refusal = game.check_sandbox(sandbox)
     if refusal:
         raise ConfigError(refusal)
-    parts.env = env = GameEnv(sandbox=parts.sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh))
+    env = GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh))
+    players: list[Any] = []
+    client: LLMClient | None = None
     if simulated and s.players.simulated:
-        parts.players += build_simulated(s.players.simulated, game.simulation(env), s.seed)
+        players += build_simulated(s.players.simulated, game.simulation(env), s.seed)
     if llm and s.players.llm:
         from skate.players.llm import build_llm_players  # loads DSPy (about a second): only for model players
 
-        parts.client = client_of(s.llm, cleanup)
+        client = client_of(s.llm, cleanup)
         configs = [dataclasses.asdict(c) for c in s.players.llm]
         if for_game and estimator_registry.of(s.estimator).component.greedy_decoding:  # one greedy answer a task
             for c in configs:
@@ -67,16 +66,16 @@ def assemble(settings: Any, cleanup: contextlib.ExitStack, *, for_game: bool = T
                     c["max_tokens"] = int(s.estimator.max_tokens)
         if for_game and compare and s.optimizer.compare:  # each model also plays with its default prompts
             configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in configs]
-        parts.players += build_llm_players(configs, parts.client, lambda: game.modules(env))
+        players += build_llm_players(configs, client, lambda: game.modules(env))
         if check_models and s.llm.preflight:
             # One cheap call per distinct model and endpoint: a dead one stops the run now, not
             # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
-            preflight(parts.client, parts.players)
+            preflight(client, players)
     if getattr(embedder, "uses_client", False):  # embedder=openai: its calls are the run's (cache, usage, budget)
-        if parts.client is None:
-            parts.client = client_of(s.llm, cleanup)
-        connect_embedder(embedder, parts.client, check=bool(s.llm.preflight))
-    return parts
+        if client is None:
+            client = client_of(s.llm, cleanup)
+        connect_embedder(embedder, client, check=bool(s.llm.preflight))
+    return Parts(game=game, sandbox=sandbox, env=env, embedder=embedder, players=players, client=client, **own)
 
 
 def client_of(llm: Any, cleanup: contextlib.ExitStack) -> LLMClient:
@@ -117,14 +116,10 @@ def build_client(c: Any) -> LLMClient:
     """The one model client every LLM player of the run shares."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
-    prices = {k: Price(_get(v, "input_per_mtok", 0.0), _get(v, "output_per_mtok", 0.0)) for k, v in c.prices.items()}
+    prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
                      budget_usd=c.budget_usd, structured=str(c.structured))
-
-
-def _get(section: Any, key: str, default: Any) -> Any:
-    return section.get(key, default) if hasattr(section, "get") else getattr(section, key, default)
 
 
 def usage_summary(client) -> dict[str, Any]:

@@ -267,10 +267,7 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
     settings: each component checks its own section; what follows is only what needs two
     sections together. Returns the settings checked."""
     if isinstance(cfg, DictConfig):
-        check_known_keys(cfg)
-        cfg = copy.deepcopy(cfg)
-        prepare(cfg)
-        return validate(_typed(cfg))
+        return build_settings(copy.deepcopy(cfg))
     s = cfg
     try:
         game = get_game(s.game.name)
