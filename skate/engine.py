@@ -144,7 +144,7 @@ class Summary(Mapping[str, Any]):
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
 
     def __getitem__(self, key: str) -> Any:
-        value = getattr(self, key, None) if key in self._names() else None
+        value = getattr(self, key) if key in self.__dataclass_fields__ else None
         if value is None:
             raise KeyError(key)
         return value
@@ -154,10 +154,6 @@ class Summary(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.as_dict())
-
-    @classmethod
-    def _names(cls) -> frozenset[str]:
-        return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 @dataclass
