@@ -8,6 +8,8 @@ deterministic in its seed.
 
 from __future__ import annotations
 
+import functools
+
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
@@ -255,6 +257,24 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+@functools.lru_cache(maxsize=16)
+def _tfidf(doc_paragraphs: tuple[str, ...]) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+    """A document's TF-IDF matrix (vocabulary, idf, rows, row norms), made once for all the
+    queries a build asks of one document."""
+    docs = [_tokens(p) for p in doc_paragraphs]
+    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
+    tf = np.zeros((len(docs), len(vocab)))
+    for r, d in enumerate(docs):
+        for w, c in Counter(d).items():
+            tf[r, vocab[w]] = c
+    df = (tf > 0).sum(axis=0)
+    idf = np.log((1 + len(docs)) / (1 + df)) + 1.0
+    mat = tf * idf
+    for a in (idf, mat):
+        a.flags.writeable = False  # shared by every query of the document
+    return vocab, idf, mat, np.linalg.norm(mat, axis=1)
+
+
 def similar(doc_paragraphs: list[str], query: str, k: int,
             exclude: set[int] | frozenset[int] = frozenset(), embed: Embed | None = None) -> list[int]:
     """Indices of the ``k`` paragraphs most similar to ``query`` by TF-IDF cosine, best first.
@@ -273,24 +293,18 @@ def similar(doc_paragraphs: list[str], query: str, k: int,
         scores = np.divide(mat @ q, norms, out=np.zeros(len(mat)), where=norms > 0)
         order = sorted(range(len(mat)), key=lambda i: (-scores[i], i))
         return [i for i in order if i not in exclude][:k]
-    docs = [_tokens(p) for p in doc_paragraphs]
-    vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}
-    if not vocab or k <= 0:
+    if k <= 0:
         return []
-    n = len(docs)
-    tf = np.zeros((n, len(vocab)))
-    for r, d in enumerate(docs):
-        for w, c in Counter(d).items():
-            tf[r, vocab[w]] = c
-    df = (tf > 0).sum(axis=0)
-    idf = np.log((1 + n) / (1 + df)) + 1.0
-    mat = tf * idf
+    vocab, idf, mat, row_norms = _tfidf(tuple(doc_paragraphs))
+    if not vocab:
+        return []
+    n = len(mat)
     q = np.zeros(len(vocab))
     for w, c in Counter(_tokens(query)).items():
         if w in vocab:
             q[vocab[w]] = c
     q *= idf
-    norms = np.linalg.norm(mat, axis=1) * (np.linalg.norm(q) or 1.0)
+    norms = row_norms * (np.linalg.norm(q) or 1.0)
     scores = np.divide(mat @ q, norms, out=np.zeros(n), where=norms > 0)
     order = sorted(range(n), key=lambda i: (-scores[i], i))
     return [i for i in order if i not in exclude][:k]

@@ -311,3 +311,21 @@ def test_read_benchmark_names_the_bad_line(tmp_path):
     path.write_text(json.dumps({k: v for k, v in q.items() if k != "original"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"line 1: .*needs the fields \['original'\]"):
         read_benchmark(path)
+
+
+def test_markup_density_is_the_share_of_markup_among_the_visible_characters():
+    """Against the definition, one character at a time (spaces of every kind left out)."""
+    import random
+
+    from skate.games.scp.fragments import MARKUP_CHARS
+
+    def by_definition(text):
+        visible = [c for c in text if not c.isspace()]
+        return sum(c in MARKUP_CHARS for c in visible) / len(visible) if visible else 0.0
+
+    alphabet = "ab c\t\n\r\x0b\x0c`*|_={}[]<>\\#~^$+\u00a0\u2003\u3000\x85\x1c\u2028é"
+    rng = random.Random(0)
+    texts = ["", "   ", "`x`", "a_b c", *("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+                                          for _ in range(2000))]
+    for text in texts:
+        assert markup_density(text) == pytest.approx(by_definition(text), abs=1e-12), repr(text)
