@@ -8,6 +8,8 @@ player's mean p(correct) per group. Nothing here knows any game.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,12 +134,22 @@ def load_run(run_dir: str | Path) -> RunData:
 def run_settings_or_none(start: Any) -> Any:
     """The run's settings as :mod:`skate.recorded` reads them (typed, defaults filled), or None
     when it recorded none, or none this skate can read (the report then leaves out what they
-    would add: the pass mark's default stands, no threshold or stopping line is drawn)."""
+    would add: the pass mark's default stands, no threshold or stopping line is drawn).
+
+    Read-only: one report asks for a run's settings in several places (the pass mark, the
+    clusters' embedder, a sweep's outcome rule), so the settings of one recorded config are read
+    once and shared (keyed on the record's content, not the object holding it)."""
     config = start.get("config") if hasattr(start, "get") else None
     if not config:
         return None
+    version = start.get("config_version")
+    return _settings_of(json.dumps(config, sort_keys=True, default=str), version)
+
+
+@functools.lru_cache(maxsize=64)
+def _settings_of(config_json: str, version: Any) -> Any:
     try:
-        return OmegaConf.to_object(recorded_config(config, start.get("config_version")))
+        return OmegaConf.to_object(recorded_config(json.loads(config_json), version))
     except (ConfigError, ValueError, OmegaConfBaseException):
         return None
 
