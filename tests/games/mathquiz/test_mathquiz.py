@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from scipy.stats import kendalltau
 
 from skate.config import compose_config
 from skate.games.mathquiz.generator import solve
@@ -22,6 +21,8 @@ def game(tmp_path_factory):
 
 
 def test_the_ranking_recovers_the_true_skills(game):
+    from scipy.stats import kendalltau  # scipy.stats takes 1.6 s to import: only in the worker that runs this
+
     _, result, _ = game
     rows = result.table
     tau = kendalltau([r["score"] for r in rows], [r["true_skill"] for r in rows]).statistic
