@@ -14,7 +14,7 @@ from skate.games import load_games
 
 OPTIONS = [[]] + [[f"game={g}"] for g in sorted(load_games())] + [
     [f"{group}={o}"] for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
-    for o in yaml_options(group)]
+    for o in sorted(yaml_options(group))]
 
 
 @pytest.mark.parametrize("overrides", OPTIONS, ids=lambda o: o[0] if o else "defaults")
