@@ -20,7 +20,7 @@ from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.preflight import preflight
 from skate.embedders import build_embedder, connect_embedder
 from skate.players.simulated import build_simulated
-from skate.sandbox import Sandbox, SandboxUnavailable
+from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.estimators import estimator as estimator_registry
 
 
@@ -44,7 +44,7 @@ def assemble(settings: Any, cleanup: contextlib.ExitStack, *, for_game: bool = T
     own = ({"rating": instantiate(s.rating, _convert_="all"), "aug": instantiate(s.aug, _convert_="all"),
             "estimator": instantiate(s.estimator, _convert_="all"), "logger": instantiate(s.logger, _convert_="all")}
            if for_game else {})
-    sandbox = build_sandbox(s.sandbox)
+    sandbox = build_sandbox(s.sandbox) if game.runs_programs else NoSandbox()
     cleanup.callback(sandbox.close)
     refusal = game.check_sandbox(sandbox)
     if refusal:

@@ -150,6 +150,9 @@ class Game(ABC):
     # True: the uniqueness test runs on the proposal's text before validate (for games whose
     # checks are costly; the task's novelty text must then be the proposal's text).
     novelty_first: ClassVar[bool] = False
+    # False: no task of this game runs a program, so a run builds no sandbox for it (sandbox=auto
+    # would start and probe two jails that never run anything).
+    runs_programs: ClassVar[bool] = True
     # How its players are made (set by skate.games.register from the game's package).
     parts: ClassVar[GameParts | None] = None
 

@@ -6,10 +6,10 @@ strongest that works here; ``subprocess`` is an unisolated last resort that warn
 
 from skate.sandbox import auto
 from skate.sandbox.auto import auto_sandbox, probe
-from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, SandboxError
+from skate.sandbox.base import ExecResult, Limits, NoSandbox, Outcome, Sandbox, SandboxError
 from skate.sandbox.jail import BwrapSandbox, JailSandbox, NsjailSandbox, SandboxUnavailable
 from skate.sandbox.subprocess_sandbox import SubprocessSandbox, UnsafeSandboxWarning
 
-__all__ = ["BwrapSandbox", "auto", "ExecResult", "JailSandbox", "Limits", "NsjailSandbox", "Outcome",
+__all__ = ["BwrapSandbox", "auto", "ExecResult", "JailSandbox", "Limits", "NoSandbox", "NsjailSandbox", "Outcome",
            "Sandbox", "SandboxError", "SandboxUnavailable", "SubprocessSandbox",
            "UnsafeSandboxWarning", "auto_sandbox", "probe"]

@@ -180,6 +180,27 @@ class Sandbox(ABC):
         """Release long-lived resources (workers, temp folders)."""
 
 
+class NoSandbox(Sandbox):
+    """What a game that runs no program plays with (``Game.runs_programs`` False): no jail is
+    started; asked to run a program anyway, it raises :class:`SandboxError`."""
+
+    name = "none"
+
+    def __init__(self) -> None:
+        super().__init__(workers=1)
+
+    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None
+                 ) -> ExecResult:
+        raise SandboxError("this game runs no program, so its run has no sandbox")
+
+    def describe(self) -> str:
+        return "none (the game runs no program)"
+
+    @property
+    def bounds(self) -> dict[str, str]:
+        return {"memory": "no program runs", "tmp": "no program runs", "system_calls": "no program runs"}
+
+
 def cpu_seconds(lim: Limits) -> int:
     """RLIMIT_CPU counts whole seconds: round up, and never below one."""
     return max(1, math.ceil(lim.cpu_s))

@@ -43,6 +43,7 @@ class MathQuizGame(Game):
     spec = GameSpec(name="mathquiz", answer_format="exact_match", kinds=KINDS,
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
+    runs_programs = False  # questions are solved and checked in-process
 
     config: MathQuizConfig
 

@@ -196,6 +196,7 @@ class SCPGame(Game):
                     description="sequencing, cloze and prediction questions from documents; four options",
                     groups=GROUPS)
     config_schema = SCPConfig
+    runs_programs = False  # multiple-choice questions over documents
 
     config: SCPConfig
 

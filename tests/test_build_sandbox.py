@@ -1,0 +1,38 @@
+"""A game that runs no program (mathquiz, SCP) is played without a sandbox: none is started, so
+a sandbox that cannot work here does not stop it, and its record says no program ran. A game that
+runs programs still gets the configured sandbox and still fails in one line without one."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from skate.build import assemble
+from skate.config import build_settings, compose_config
+from skate.events import read_start
+from skate.games import load_games
+from skate.runner import run_game
+from skate.sandbox import NoSandbox, SandboxError, SandboxUnavailable
+
+BROKEN = ["sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail"]
+
+
+@pytest.mark.parametrize("game", ["mathquiz", "scp"])
+def test_a_game_without_programs_plays_where_no_sandbox_works(game, tmp_path):
+    run_game(compose_config([f"game={game}", "game.rounds=1", "logger=none", "report=false", *BROKEN]), tmp_path)
+    start = read_start(tmp_path)
+    assert start.sandbox == "none" and start.sandbox_detail == "none (the game runs no program)"
+    assert (tmp_path / "ratings.json").exists()
+
+
+def test_a_game_with_programs_still_needs_its_sandbox():
+    with contextlib.ExitStack() as cleanup, pytest.raises(SandboxUnavailable, match="/nonexistent/nsjail"):
+        assemble(build_settings(compose_config(["game=cop", *BROKEN])), cleanup)
+
+
+def test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none():
+    assert {name: cls.runs_programs for name, cls in load_games().items()} == {
+        "cop": True, "pyjail": True, "mathquiz": False, "scp": False}
+    with pytest.raises(SandboxError, match="runs no program"):
+        NoSandbox().run("print(1)")
