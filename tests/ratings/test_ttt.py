@@ -13,20 +13,9 @@ from skate.ratings.base import rank_by_intervals
 from skate.ratings.outcomes import PairOutcome
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.ratings.ttt import TrueSkillThroughTimeRating, task_round
+from tests.ratings.test_ratings_backends import feed
 
 BETA = 25.0 / 6.0
-
-
-def feed(backend, players, games):
-    """games: (task_id, a, b, result) with result 1 = a wins, 0 = b wins, 0.5 = draw."""
-    backend.add_players(players)
-    for task, a, b, result in games:
-        backend.games[a] += 1
-        backend.games[b] += 1
-        o = PairOutcome(task, a, b, 0.0, 0.0, result)
-        backend.history.append(o)
-        backend.apply(o)
-    return {r.player: r for r in backend.table()}
 
 
 def simulate(skills, n, seed, rounds=1, p_draw=0.10):
