@@ -8,9 +8,8 @@ deterministic in its seed.
 
 from __future__ import annotations
 
-import functools
-
 import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -270,9 +269,10 @@ def _tfidf(doc_paragraphs: tuple[str, ...]) -> tuple[dict[str, int], np.ndarray,
     df = (tf > 0).sum(axis=0)
     idf = np.log((1 + len(docs)) / (1 + df)) + 1.0
     mat = tf * idf
-    for a in (idf, mat):
+    norms = np.linalg.norm(mat, axis=1)
+    for a in (idf, mat, norms):
         a.flags.writeable = False  # shared by every query of the document
-    return vocab, idf, mat, np.linalg.norm(mat, axis=1)
+    return vocab, idf, mat, norms
 
 
 def similar(doc_paragraphs: list[str], query: str, k: int,
