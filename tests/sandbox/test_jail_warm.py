@@ -355,8 +355,6 @@ def test_a_zygote_that_dies_costs_nothing_and_the_jail_is_replaced(pair):
 
 def _in_jail(pid, jail_pids):
     """Whether ``pid`` descends from one of ``jail_pids``."""
-    import os
-
     while pid > 1:
         if pid in jail_pids:
             return True
