@@ -57,3 +57,38 @@ def test_compose_config_reads_an_edited_config_file_again(tmp_path, monkeypatch)
     path.write_text(path.read_text().replace("\nseed: 0\n", "\nseed: 7\n"))
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
     assert skate_config.compose_config(["game=cop"]).seed == 7
+
+
+def _nodes(tree: dict, prefix: str = "") -> dict[str, str]:
+    """Every node of a ConfigStore repository, as YAML, by path."""
+    out = {}
+    for name, value in tree.items():
+        if isinstance(value, dict):
+            out.update(_nodes(value, f"{prefix}{name}/"))
+        else:
+            out[prefix + name] = OmegaConf.to_yaml(value.node)
+    return out
+
+
+def test_hydra_shares_the_config_store_and_composing_leaves_it_as_it_was():
+    """skate.compose lets Hydra's copies of its ConfigStore be the store itself (Hydra deep-copies
+    the whole store each time it opens a repository); composing, with Hydra or compose_config,
+    and listing every group's options must then leave every stored node as it was."""
+    import copy
+
+    from hydra.core.config_store import ConfigStore
+    from hydra.core.global_hydra import GlobalHydra
+
+    skate_config.register_configs()
+    store = ConfigStore.instance()
+    assert copy.deepcopy(store) is store
+    before = _nodes(store.repo)
+    assert len(before) > 20 and "rating/trueskill_schema.yaml" in before
+    for overrides in (["game=mathquiz", "rating=elo"], ["game=scp", "estimator=greedy"], ["players=simulated_four"]):
+        compose_config(overrides)
+        hydra_compose(overrides)
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        assert "trueskill" in loader.get_group_options("rating")
+        assert "cop" in loader.get_group_options("game")
+    assert _nodes(store.repo) == before
