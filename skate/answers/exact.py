@@ -48,6 +48,7 @@ never matches ``5``, ``12.5`` never matches ``12`` and ``5/2`` never matches ``5
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -254,7 +255,14 @@ def normalize_number(text: Any) -> str | None:
     the rule."""
     if text is None:
         return None
-    text = str(text).translate(_MINUS)
+    return _normalized(str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str) -> str | None:
+    """:func:`normalize_number` of a string, read once: a game grades the same known answer, and
+    simulated players' same few replies, thousands of times."""
+    text = text.translate(_MINUS)
     boxed = _last_box(text)
     if boxed is not None:
         return _only_answer(boxed)

@@ -7,6 +7,7 @@ roughly for others.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -115,6 +116,13 @@ def _read_as(fam: Family, sentences: list[str]) -> _Problem | None:
 def _parse(text: str) -> _Problem | None:
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
         return None
+    return _parse_text(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(text: str) -> _Problem | None:
+    """What ``text`` says, read once: a game reads each question many times (its difficulty for
+    every player, its answer, its slips, its kind), and the result is immutable."""
     sentences = _SENTENCE_BREAK.split(text.strip())
     if len(sentences) < 2:
         return None
