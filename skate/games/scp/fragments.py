@@ -12,6 +12,7 @@ small regex splitter aware of common abbreviations, initials, decimals and versi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 
@@ -165,6 +166,13 @@ def paragraph_runs(text: str) -> list[list[str]]:
     source with nothing between them but blank lines; a heading, a list, a table, a field list,
     a block quote, a code or literal block, a directive or a comment ends the run.
     """
+    return [list(run) for run in _runs(text)]
+
+
+@functools.lru_cache(maxsize=256)
+def _runs(text: str) -> tuple[tuple[str, ...], ...]:
+    """:func:`paragraph_runs`, found once per text: a game's build, its reader and its setters each
+    split the same documents."""
     runs: list[list[str]] = [[]]
     blocks = _blocks(text)
     first = next((b for b in blocks if b is not None), None)  # may be a header, not prose
@@ -174,7 +182,7 @@ def paragraph_runs(text: str) -> list[list[str]]:
             runs[-1].append(para)
         elif runs[-1]:
             runs.append([])
-    return [run for run in runs if run]
+    return tuple(tuple(run) for run in runs if run)
 
 
 def paragraphs(text: str) -> list[str]:
