@@ -15,6 +15,15 @@ fi
 # where the environment sets PYTHONDONTWRITEBYTECODE: compiling skate's modules again in each of
 # the ~100 processes a run starts costs more than the whole of some test files.
 unset PYTHONDONTWRITEBYTECODE
+# Nothing is compiled at install time (scripts/setup.sh). In a fresh environment one process
+# collects the tests first, so that the workers, which start together, read the bytecode it writes
+# instead of each compiling the same ~2,700 modules: 34 s of CPU for three cold workers, 24 s with
+# this (12 s of it here). Once per environment and pyproject.toml.
+stamp=".venv/.tests-collected-$(sha1sum pyproject.toml | cut -c1-12)"
+if [ ! -e "$stamp" ]; then
+    .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider -p no:xdist tests >/dev/null 2>&1 || true
+    touch "$stamp"
+fi
 parallel=(-n "$(( $(nproc) + 1 ))")
 # Work is handed out a test file at a time (tests/conftest.py's pytest_xdist_make_scheduler), so
 # a file's module-scoped games are played once; tests marked with one xdist_group (a session
