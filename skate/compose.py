@@ -152,7 +152,7 @@ def _composed(overrides: tuple[str, ...], return_hydra_config: bool) -> DictConf
         with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
             cfg = hydra_compose(config_name="config", overrides=list(overrides),
                                 return_hydra_config=return_hydra_config)
-        if len(_COMPOSED) >= 64:
+        if len(_COMPOSED) >= 256:
             _COMPOSED.pop(next(iter(_COMPOSED)))
         _COMPOSED[key] = cfg
     return _COMPOSED[key]

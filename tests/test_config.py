@@ -5,20 +5,30 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
 from skate.config import CONF_DIR as CONF
-from skate.config import ConfigError, register_configs, validate
+from skate.config import ConfigError, compose_config, register_configs, validate
+# This file, tests/test_registry.py and tests/test_config_record.py compose every option of every
+# group: on one xdist worker, so that each is composed once (compose_config's cache).
+pytestmark = pytest.mark.xdist_group("every_option")
+
 # game's options are the registered games' schemas, not YAML files (see the registered-game test below)
 GROUPS = ["rating", "aug", "estimator", "players", "sandbox", "embedder", "logger"]
 
 
 @pytest.fixture(scope="module", autouse=True)
-def hydra_ctx():
+def _registered():
     register_configs()
+
+
+def compose(name: str, overrides: list[str] = ()):
+    """Hydra's own compose (compose_config's errors and results are checked against it in
+    tests/test_compose.py)."""
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        yield
+        return hydra_compose(name, overrides=list(overrides))
 
 
 def test_default_config_composes_and_validates():
@@ -35,8 +45,8 @@ def test_every_option_of_every_group_composes(group, monkeypatch):
         monkeypatch.setenv(key, "test-key")
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"config group {group} has no options"
-    for opt in options:
-        validate(compose("config", overrides=[f"{group}={opt}"]))
+    for opt in options:  # compose_config: Hydra's compose, once per process for the group checks below
+        validate(compose_config([f"{group}={opt}"]))
 
 
 def test_a_hosted_cohort_without_its_keys_says_which_variable_to_set(monkeypatch):
@@ -103,7 +113,7 @@ def test_unknown_option_names_the_group():
     ],
 )
 def test_out_of_range_values_name_the_key(override, named):
-    cfg = compose("config", overrides=[override])
+    cfg = compose_config([override])
     with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
         validate(cfg)
 

@@ -12,6 +12,8 @@ from skate.compose import yaml_options
 from skate.config import build_settings, compose_config, record_of
 from skate.games import load_games
 
+pytestmark = pytest.mark.xdist_group("every_option")  # with tests/test_config.py: see there
+
 OPTIONS = [[]] + [[f"game={g}"] for g in sorted(load_games())] + [
     [f"{group}={o}"] for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
     for o in sorted(yaml_options(group))]

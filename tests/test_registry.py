@@ -20,6 +20,8 @@ from skate.registry import Registry
 from skate.runner import run_game
 from skate.estimators import estimator
 
+pytestmark = pytest.mark.xdist_group("every_option")  # with tests/test_config.py: see there
+
 
 @pytest.mark.parametrize("registry", REGISTRIES, ids=lambda r: r.group)
 def test_every_option_of_a_group_is_a_registered_component(registry, monkeypatch):
