@@ -8,6 +8,7 @@ deterministic in its seed.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import itertools
@@ -440,6 +441,22 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
     if unknown:
         raise ValueError(f"unknown question types {sorted(unknown)}; known: {TYPES}")
     sizes = {**DEFAULT_SIZES, **(sizes or {})}
+    if embed is not None:
+        return _build(docs, per_doc, seed, tuple(types), sizes, threshold, embed)
+    # The same documents and settings give the same questions: built once per process (each
+    # game, and each job of a sweep run in one process, builds its benchmark), a fresh copy each call.
+    made = _built(tuple(docs), per_doc, seed, tuple(types), tuple(sorted((k, tuple(v)) for k, v in sizes.items())), threshold)
+    return copy.deepcopy(list(made))
+
+
+@functools.lru_cache(maxsize=8)
+def _built(docs: tuple[Document, ...], per_doc: int, seed: int, types: tuple[str, ...],
+           sizes: tuple[tuple[str, tuple[int, int]], ...], threshold: float) -> tuple[Question, ...]:
+    return tuple(_build(list(docs), per_doc, seed, types, dict(sizes), threshold, None))
+
+
+def _build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...], sizes: dict[str, tuple[int, int]],
+           threshold: float, embed: Embed | None) -> list[Question]:
     out: list[Question] = []
     for doc in sorted(docs, key=lambda d: d.id):
         runs = paragraph_runs(doc.text)
