@@ -67,12 +67,19 @@ def cosine(a: str, b: str) -> float:
     return dot / norm if norm else 0.0
 
 
+@functools.lru_cache(maxsize=256)
+def _flat(text: str) -> str:
+    """A document's prose as one whitespace-normalised line (once per text: every game's reader
+    reads the same documents)."""
+    return " ".join(normalise(p) for p in paragraphs(text))
+
+
 class Reader:
     """Finds shown text in a corpus (whitespace-insensitive) and answers questions from it."""
 
     def __init__(self, docs: Sequence[Document]) -> None:
         self.docs = {d.id: d for d in docs}
-        self.texts = {d.id: " ".join(normalise(p) for p in paragraphs(d.text)) for d in docs}
+        self.texts = {d.id: _flat(d.text) for d in docs}
         self._cache: dict[tuple[str, str | None, int], tuple[str, int] | None] = {}
         self._holders: dict[str, frozenset[str]] = {}
 
