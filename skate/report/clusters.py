@@ -19,16 +19,15 @@ import hashlib
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib
+import numpy as np
+import pandas as pd
 
 from skate.embedders import Embedder, HashingEmbedder, build_embedder  # noqa: E402
 from skate.embedders.config import embedder as embedder_registry  # noqa: E402
 from skate.report.data import RunData, run_settings_or_none  # noqa: E402
+from skate.report.plots import figure, save_png  # noqa: E402
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
 # Fewer valid tasks than this are shown as one group: a dozen tasks split into up to 8 clusters
@@ -240,9 +239,9 @@ def cluster_figure(c: Clusters, out: Path, name: str = "question_clusters.png") 
     """Draw Fig. 8 into ``out/name``; None when there is no task."""
     if c.tasks.empty:
         return None
-    colour = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(1, 2, figsize=(13, max(4.4, 0.42 * len(c.setters) + 2.4)), width_ratios=[1.15, 1],
-                             layout="constrained")
+    colour = matplotlib.colormaps["tab10"]
+    fig, axes = figure(1, 2, figsize=(13, max(4.4, 0.42 * len(c.setters) + 2.4)), width_ratios=[1.15, 1],
+                       layout="constrained")
     label = {int(r["cluster"]): f"{int(r['cluster'])}: {r['terms']}" for _, r in c.table.iterrows()}
     for i, setter in enumerate(c.setters):
         for cluster in range(1, c.k + 1):
@@ -267,8 +266,7 @@ def cluster_figure(c: Clusters, out: Path, name: str = "question_clusters.png") 
     axes[1].set(xlim=(0, 1), xlabel="share of the setter's tasks", title="each setter's tasks by cluster")
     axes[1].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(c.k, 2), title="cluster: terms",
                    title_fontsize=7)
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
+    save_png(fig, out / name)
     return name
 
 
