@@ -31,6 +31,7 @@ measured in one session, alternating.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -104,7 +105,15 @@ def cold(run: Path, times: int, scratch: Path) -> dict:
 
 
 def parts(run: Path, repeat: int, scratch: Path) -> list[tuple[str, float]]:
-    """Warm CPU of each part of the report, in the order build_report does them."""
+    """Warm CPU of each part of the report, in the order build_report does them (under the
+    thread limits build_report sets, where the tree measured has them)."""
+    from skate.report import page
+
+    with getattr(page, "one_thread", contextlib.nullcontext)():
+        return _parts(run, repeat, scratch)
+
+
+def _parts(run: Path, repeat: int, scratch: Path) -> list[tuple[str, float]]:
     from skate.report import clusters as cl
     from skate.report.data import load_run
     from skate.report.plots import PLOTS
