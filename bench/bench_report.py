@@ -14,8 +14,8 @@ on the code measured here, so a before/after comparison reports on the very same
 
 All numbers are CPU seconds (``time.process_time``: this process, user + system), never wall time:
 
-* ``cold``: a fresh ``python`` process that first imports what ``python -m skate`` has loaded
-  before the report (``skate.runner``), then imports the report and builds it once: what a game
+* ``cold``: a fresh ``python`` process that first loads what ``python -m skate`` has loaded
+  before the report (``skate.runner``, a composed config), then imports the report and builds it once: what a game
   with ``report=true`` pays at its end (imports included). Median of ``--cold`` processes.
 * ``warm``: ``build_report`` again in this process (after one call that warms the imports and
   the caches), median of ``--repeat`` calls: what each further call of the test suite pays.
@@ -80,8 +80,10 @@ def cpu(fn, repeat: int) -> tuple[float, object]:
 def child_cold(run: Path) -> None:
     """In a fresh process: the report's imports and its first build, in CPU seconds (printed as JSON)."""
     t0 = time.process_time()
-    import skate.runner  # noqa: F401 - what python -m skate has loaded before the report
+    import skate.runner  # noqa: F401 - what python -m skate has loaded before the report ...
+    from skate.config import compose_config
 
+    compose_config([])  # ... and its composed config (every game's modules: reading the run's config needs them)
     t1 = time.process_time()
     from skate.report import build_report
     from skate.report import page  # noqa: F401 - the report's own imports (skate.report is lazy)
