@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from skate.report.data import RunData, run_settings_or_none  # noqa: E402
+from skate.report.data import RunData, run_settings_or_none
+from skate.report.plots import figure, save_png
 
 # The paper's order of the augmentation strategies (least to most context); others follow.
 AUG_ORDER = ("no_info", "hist_tasks", "hist_perf", "full_personal", "full_context")
@@ -75,8 +74,7 @@ def _augs(jobs: list[Job]) -> list[str]:
 
 
 def _save(fig, out: Path, name: str) -> str:
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
+    save_png(fig, out / name)
     return name
 
 
@@ -104,8 +102,8 @@ def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     rules = [r for r in rules if any((r, a) in cells for a in augs)]
     players = list(dict.fromkeys(p for j in jobs for p in j.players))
     at = {p: i for i, p in enumerate(players[::-1])}
-    fig, axes = plt.subplots(len(rules), len(augs), figsize=(2.9 * len(augs) + 1.2, 0.32 * len(players) * len(rules) + 1.6 * len(rules)),
-                             squeeze=False, sharey=True, sharex="row", layout="constrained")
+    fig, axes = figure(len(rules), len(augs), figsize=(2.9 * len(augs) + 1.2, 0.32 * len(players) * len(rules) + 1.6 * len(rules)),
+                       squeeze=False, sharey=True, sharex="row", layout="constrained")
     for r, rule in enumerate(rules):
         for a, aug in enumerate(augs):
             ax = axes[r][a]
@@ -185,9 +183,10 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     curves.to_csv(out / "cumulative_p.csv", index=False)
     panels = list(dict.fromkeys(curves["panel"]))
     setters = list(dict.fromkeys(p for j in jobs for p in j.players if p in set(curves["setter"])))
-    colour = {p: plt.get_cmap("tab10" if len(setters) <= 10 else "tab20")(i % 20) for i, p in enumerate(setters)}
-    fig, axes = plt.subplots(2, len(panels), figsize=(3.2 * len(panels) + 1.2, 6.2), squeeze=False, sharey=True,
-                             sharex=True, layout="constrained")
+    cmap = matplotlib.colormaps["tab10" if len(setters) <= 10 else "tab20"]
+    colour = {p: cmap(i % 20) for i, p in enumerate(setters)}
+    fig, axes = figure(2, len(panels), figsize=(3.2 * len(panels) + 1.2, 6.2), squeeze=False, sharey=True,
+                       sharex=True, layout="constrained")
     marks = {j.pass_mark for j in jobs}
     for c, panel in enumerate(panels):
         for r, solvers in enumerate(SOLVERS):
@@ -208,7 +207,7 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
                 ax.set_xlabel("tasks set (the setter's k-th)", fontsize=8)
             if c == 0:
                 ax.set_ylabel(f"cumulative mean p(correct)\nof {SOLVERS[solvers]}", fontsize=8)
-    handles = [plt.Line2D([], [], color=colour[p], label=p) for p in setters]
+    handles = [Line2D([], [], color=colour[p], label=p) for p in setters]
     fig.legend(handles=handles, loc="outside lower center", ncol=min(len(setters), 8), fontsize=8, title="setter")
     fig.suptitle("Cumulative average p(correct) on each setter's tasks, by augmentation strategy")
     averaged = curves["jobs"].max() > 1
@@ -228,11 +227,12 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
     if len(shown) < 2:
         return None
     players = list(dict.fromkeys(p for j in shown for p in j.players))
-    colour = {p: plt.get_cmap("tab10" if len(players) <= 10 else "tab20")(i % 20) for i, p in enumerate(players)}
+    cmap = matplotlib.colormaps["tab10" if len(players) <= 10 else "tab20"]
+    colour = {p: cmap(i % 20) for i, p in enumerate(players)}
     cols = min(len(shown), 5 if len(shown) != 6 else 3)
     rows = -(-len(shown) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True,
-                             layout="constrained")
+    fig, axes = figure(rows, cols, figsize=(3.4 * cols + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True,
+                       layout="constrained")
     short = _short(shown)  # the labels without what every job shares (e.g. the preset)
     for ax, j in zip(axes.flat, shown, strict=False):
         u = j.updates
@@ -247,7 +247,7 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
     for ax in list(axes.flat)[len(shown):]:
         ax.set_visible(False)
     axes[0][0].set_ylabel("TrueSkill μ ± σ")
-    handles = [plt.Line2D([], [], color=colour[p], label=p) for p in players]
+    handles = [Line2D([], [], color=colour[p], label=p) for p in players]
     fig.legend(handles=handles, loc="outside lower center", ncol=min(len(players), 8), fontsize=8)
     return (_save(fig, out, "rating_curves.png"),
             "TrueSkill μ ± σ over each job's game, one panel per job"
