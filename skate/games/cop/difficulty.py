@@ -8,6 +8,7 @@ programs at a difficulty on the same scale.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -316,6 +317,7 @@ def _squash(raw: float) -> float:
     return 1.0 / (1.0 + math.exp(-_SQUASH_SLOPE * (raw - _SQUASH_CENTER)))
 
 
+@functools.lru_cache(maxsize=2048)
 def code_difficulty(code: str) -> float:
     """Estimate how hard it is to predict what a Python program prints.
 
@@ -328,7 +330,8 @@ def code_difficulty(code: str) -> float:
     methods, ...).  The total goes through a logistic squash into ``[0, 1]``:
     a trivial one-line print scores about 0.05-0.1, the generator's easiest
     programs about 0.25, its hardest about 0.85-0.9, and long, nested, tricky
-    programs approach 1.  Text that does not parse scores 0.5.
+    programs approach 1.  Text that does not parse scores 0.5.  The last 2,048 texts measured are
+    remembered (a game measures its drafts, then each task again for every player).
     """
     try:
         tree = ast.parse(code)
