@@ -182,11 +182,8 @@ def one_thread() -> Iterator[None]:
     are small (a few hundred tasks): their threads spent more CPU waiting on one another than
     working (the clusters' projection, a 300 x 1,024 SVD, took 0.24 s of CPU on two threads of a
     busy machine and 0.04 s on one), and the results are the same."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # scikit-learn's dependency, so normally here; without it nothing is limited
-        yield
-        return
+    from threadpoolctl import threadpool_limits  # scikit-learn's dependency, as the clusters' choose_k has it
+
     with threadpool_limits(limits=1):
         yield
 

@@ -445,8 +445,8 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
         return _build(docs, per_doc, seed, tuple(types), sizes, threshold, embed)
     # The same documents and settings give the same questions: built once per process (each
     # game, and each job of a sweep run in one process, builds its benchmark), a fresh copy each call.
-    made = _built(tuple(docs), per_doc, seed, tuple(types), tuple(sorted((k, tuple(v)) for k, v in sizes.items())), threshold)
-    return copy.deepcopy(list(made))
+    key_sizes = tuple(sorted((t, tuple(size)) for t, size in sizes.items()))
+    return copy.deepcopy(list(_built(tuple(docs), per_doc, seed, tuple(types), key_sizes, threshold)))
 
 
 @functools.lru_cache(maxsize=8)
