@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Set up .venv (idempotent) and run the test suite. Extra arguments go to pytest.
-# The tests run in one worker more than there are cores (pytest-xdist): many tests wait on a
-# sandbox, a loopback server or a child process, and the extra worker fills those waits (on 2
-# cores, 3 workers finish the suite about a sixth sooner than 2). -n on the command line overrides
-# it (-n 0 runs them in this process, -n 1 in one worker).
+# The tests run in one worker per core (pytest-xdist). An extra worker to fill the waits on
+# sandboxes, loopback servers and child processes no longer pays: on 2 cores, measured in
+# alternating runs (BENCHMARKS.md, "Test suite CPU"), 3 workers took 618-633 s of CPU and
+# 330-339 s, 2 workers 484-548 s and 290-319 s. -n on the command line overrides it (-n 0 runs
+# them in this process, -n 1 in one worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -24,7 +25,7 @@ if [ ! -e "$stamp" ]; then
     .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider -p no:xdist tests >/dev/null 2>&1 || true
     touch "$stamp"
 fi
-parallel=(-n "$(( $(nproc) + 1 ))")
+parallel=(-n "$(nproc)")
 # Work is handed out a test file at a time (tests/conftest.py's pytest_xdist_make_scheduler), so
 # a file's module-scoped games are played once; tests marked with one xdist_group (a session
 # fixture they share, e.g. the sweep) go to one worker together.
