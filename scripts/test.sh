@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Set up .venv (idempotent) and run the test suite. Extra arguments go to pytest.
 # The tests run in one worker per core (pytest-xdist). An extra worker to fill the waits on
-# sandboxes, loopback servers and child processes no longer pays: on 2 cores, measured in
-# alternating runs (BENCHMARKS.md, "Test suite CPU"), 3 workers took 618-633 s of CPU and
-# 330-339 s, 2 workers 484-548 s and 290-319 s. -n on the command line overrides it (-n 0 runs
-# them in this process, -n 1 in one worker).
+# sandboxes, loopback servers and child processes no longer pays: on 2 cores, in alternating
+# in-tree runs (BENCHMARKS.md, "Workers per core"), 3 workers took 618-633 s of CPU and 330-339 s,
+# 2 workers 484-549 s and 290-319 s. -n on the command line overrides it (-n 0 runs them in this
+# process, -n 1 in one worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
