@@ -122,3 +122,17 @@ def pytest_runtest_setup(item):
     if getattr(item.session, "_skate_frozen_at", None) != path:
         item.session._skate_frozen_at = path
         _freeze_what_is_alive()
+
+
+@pytest.fixture(scope="session")
+def runs_to_bank(tmp_path_factory):
+    """Two finished six-round MathQuiz games of the simulated cohort (known skills), for the
+    leaderboard's tests (tests/leaderboard/, tests/cli/test_leaderboard.py) to bank."""
+    from skate.config import compose_config
+    from skate.runner import run_game
+
+    base = tmp_path_factory.mktemp("runs_to_bank")
+    game = ["game=mathquiz", "game.rounds=6", "logger=none", "report=false", "print_table=false"]
+    for seed in (0, 1):
+        run_game(compose_config([*game, f"seed={seed}"]), base / f"r{seed}")
+    return [base / "r0", base / "r1"]

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "optimize": ("skate.cli.optimize:main", "DSPy prompt optimisation of a cohort's models, with no game"),
     "local": ("skate.cli.local:main", "fetch, serve and play small local models (llama.cpp) on loopback"),
     "sandbox": ("skate.cli.sandbox:main", "run one program through the configured sandbox"),
+    "leaderboard": ("skate.cli.leaderboard:main", "a standing board: bank finished runs' tasks, refit, show the table"),
     "calibrate": ("skate.cli.calibrate:main", "calibrate an embedder's uniqueness threshold"),
     "scp": ("skate.games.scp.cli:main", "the SCP game's tools: build a benchmark, its stability, arXiv sources"),
     "rugged": ("skate.games.scp.rugged:main", "Rugged Scores (ArxivRoll) from public and private accuracies"),

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
@@ -88,6 +88,7 @@ class Fit:
     boot: np.ndarray | None  # bootstrap thetas (resamples × players), interval=bootstrap
     loglik: float
     difficulty: dict[str, float]  # each task's posterior mean difficulty
+    difficulty_sd: dict[str, float] = field(default_factory=dict)  # ... and its posterior sd
 
 
 class Grid:
@@ -255,7 +256,9 @@ class IRTRating(RatingBackend):
         params, loglik = self._solve(K, F, start)
         lse, scores, post = _terms(params, K, F, self.grid, self.guess)
         s = math.exp(params[p])
-        difficulty = dict(zip(ids, (post @ (s * self.grid.x)).tolist(), strict=True))
+        mean = post @ (s * self.grid.x)
+        sd = np.sqrt(np.maximum(post @ (s * self.grid.x) ** 2 - mean ** 2, 0.0))
+        difficulty = dict(zip(ids, mean.tolist(), strict=True))
         hess = self._hessian(params, K, F)
         hess_inv = np.linalg.pinv(hess)
         cov = hess_inv[:p, :p]
@@ -278,7 +281,7 @@ class IRTRating(RatingBackend):
             for b in range(self.n_boot):
                 pick = rng.integers(j, size=j)
                 boot[b] = self._solve(K[pick], F[pick], params)[0][:p]
-        return Fit(players, params[:p], s, cov, boot, loglik, difficulty)
+        return Fit(players, params[:p], s, cov, boot, loglik, difficulty, dict(zip(ids, sd.tolist(), strict=True)))
 
     def _hessian(self, params: np.ndarray, K: np.ndarray, F: np.ndarray, eps: float = 1e-5) -> np.ndarray:
         """The curvature of the penalised negative log-likelihood, by central differences of

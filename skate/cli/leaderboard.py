@@ -1,0 +1,134 @@
+"""``skate leaderboard <import|refit|show> ...``: a standing board of models over the tasks
+players wrote (:mod:`skate.leaderboard`).
+
+``--store`` (or ``SKATE_LEADERBOARD``) names the board: a file path (SQLite, made on first use;
+default ``leaderboard.db``) or a database URL (``postgresql://user@host/db``).
+
+Exit status: 0 done; 2 bad usage or a store or run that cannot be used (one line saying why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from skate.errors import ConfigError
+from skate.leaderboard.settings import AddSettings
+
+DEFAULT_STORE = "leaderboard.db"
+
+
+def _store_arg(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--store", default=os.environ.get("SKATE_LEADERBOARD", DEFAULT_STORE),
+                    help="the board: a path (SQLite) or a database URL (default: $SKATE_LEADERBOARD or "
+                         f"{DEFAULT_STORE})")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="skate leaderboard", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{import,add,refit,show}")
+    imp = sub.add_parser("import", help="bank the tasks and responses of finished runs, then refit")
+    imp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    imp.add_argument("--no-refit", action="store_true", help="bank only; refit later with skate leaderboard refit")
+    _store_arg(imp)
+    add = sub.add_parser("add", help="place a new model: banked tasks chosen for it, then tasks of its own",
+                         description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
+                                     "Overrides (key=value) change the game's settings or the model client's "
+                                     "(llm.api_base=..., llm.cache_dir=...).")
+    add.add_argument("model")
+    add.add_argument("overrides", nargs="*", help="e.g. llm.cache_dir=cache")
+    add.add_argument("--name", default=None, help="its name on the board (default: the model's last part)")
+    add.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
+    d = AddSettings()
+    add.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
+    add.add_argument("--confidence", type=float, default=d.confidence,
+                     help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
+    add.add_argument("--samples", type=int, default=d.samples, help=f"answer samples per banked task (default {d.samples})")
+    add.add_argument("--set-rounds", type=int, default=d.set_rounds,
+                     help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)")
+    add.add_argument("--neighbours", type=int, default=d.neighbours,
+                     help=f"incumbents nearest it that answer its tasks (default {d.neighbours})")
+    add.add_argument("--set-samples", type=int, default=d.set_samples,
+                     help=f"answer samples per player on each of its tasks (default {d.set_samples})")
+    add.add_argument("--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})")
+    add.add_argument("--seed", type=int, default=d.seed)
+    _store_arg(add)
+    ref = sub.add_parser("refit", help="fit every model and task again (anchored to the last board)")
+    _store_arg(ref)
+    show = sub.add_parser("show", help="print the board, overall or for one game")
+    show.add_argument("--game", default=None, help="one game's board (default: overall, then each game)")
+    _store_arg(show)
+    return ap
+
+
+def format_board(title: str, rows: list[dict[str, Any]]) -> str:
+    header = f"{'rank':>4}  {'model':<24} {'score':>7} {'interval':>17} {'tasks':>6}"
+    lines = [title, header, "-" * len(header)]
+    for r in rows:
+        iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r["lo"] is not None and r["hi"] is not None else "-"
+        score = f"{r['score']:>7.2f}" if r["score"] is not None else f"{'-':>7}"
+        lines.append(f"{r['rank'] if r['rank'] is not None else '-':>4}  {r['model']:<24} {score} {iv:>17} "
+                     f"{r['tasks']:>6}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # SQLAlchemy and the store load only for this command.
+    from skate.leaderboard.bank import import_run
+    from skate.leaderboard.fit import refit
+    from skate.leaderboard.store import OVERALL, Store, StoreError
+
+    try:
+        with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
+            if args.command == "import":
+                changed = False
+                for run_dir in args.runs:
+                    got = import_run(store, run_dir)
+                    if got.already:
+                        print(f"{run_dir}: on the board already, nothing changed")
+                        continue
+                    changed = True
+                    new = f"; new models: {', '.join(got.models)}" if got.models else ""
+                    print(f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
+                if changed and not args.no_refit:
+                    refit(store)
+                    print(f"refitted the board in {args.store}")
+            elif args.command == "add":
+                from skate.leaderboard.place import add
+
+                got = add(store, args.model, args.name,
+                          AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
+                                      samples=args.samples, set_rounds=args.set_rounds, neighbours=args.neighbours,
+                                      set_samples=args.set_samples,
+                                      seed=args.seed, runs_dir=args.runs_dir), args.overrides)
+                if got.already:
+                    print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked")
+                else:
+                    print(f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
+                          f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
+                          f"{got.set_tasks} tasks of its own banked)")
+            elif args.command == "refit":
+                refit(store)
+                print(f"refitted the board in {args.store}")
+            else:
+                games = [args.game] if args.game else [OVERALL, *store.games()]
+                shown = 0
+                for game in games:
+                    snap, rows = store.board(game)
+                    if snap is None:
+                        continue
+                    shown += 1
+                    title = f"{game or 'overall'}: {snap['fit'].get('tasks', 0)} tasks"
+                    print(format_board(title, rows) + "\n")
+                if not shown:
+                    raise StoreError(f"no board in {args.store} yet" + (f" for game {args.game!r}" if args.game else "")
+                                     + ": import a finished run with skate leaderboard import RUN_DIR")
+    except (StoreError, ConfigError) as exc:
+        print(f"skate leaderboard: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,78 @@
+"""Banking a finished run: its rated tasks, its players as models, their graded samples.
+
+A run's tasks are banked as its ``task`` events recorded them (prompt, answer and the game's own
+data: enough to ask and grade them again with the game built from the run's settings); its
+responses are the graded samples behind each p(correct) that the ratings used (the run's
+:meth:`~skate.events.RunLog.rating_stream`, so a round cut off by a stop adds nothing). The run
+is keyed by a digest of its first line: importing it again, from any path, changes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skate.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
+from skate.leaderboard.store import Imported, Store, StoreError, digest
+
+
+def run_key(run_dir: Path) -> str:
+    """The digest of a run's first event line (its ``run_start``: settings and start time)."""
+    with open(Path(run_dir) / EVENTS_FILE, "rb") as fh:
+        return digest(fh.readline().strip())
+
+
+def player_specs(config: dict[str, Any], described: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each player's (kind, spec): its entry of ``players.simulated`` or ``players.llm`` in the
+    run's config (what plays it again), else what the run's start said of it."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    players = config.get("players") or {}
+    for kind in ("simulated", "llm"):
+        for entry in players.get(kind) or []:
+            out[entry["name"]] = (kind, dict(entry))
+    for d in described:
+        if d["name"] not in out:
+            out[d["name"]] = ("simulated" if d.get("kind") == "simulated" else "llm", dict(d))
+    return out
+
+
+def import_run(store: Store, run_dir: Path) -> Imported:
+    """Bank one finished run (:class:`StoreError` saying why not: no log, not finished)."""
+    run_dir = Path(run_dir)
+    try:
+        run = read_run(run_dir, what="a finished run")
+    except RunLogError as exc:
+        raise StoreError(str(exc)) from None
+    if not run.finished:
+        raise StoreError(f"{run_dir} holds a run that has not finished (no run_end): finish it with "
+                         f"python -m skate resume={run_dir}, then import it")
+    start = run.start
+    key = run_key(run_dir)
+    stream = [t for t in run.rating_stream() if isinstance(t, RatedTask)]
+    events = {e.task_id: e for e in run.of(TaskSet)}
+    specs = player_specs(start.config, start.players)
+    with store.transaction() as conn:
+        if store.run_key(conn, key) is not None:
+            return Imported(str(run_dir), start.game, 0, 0, [], already=True)
+        run_id = store.add_run(conn, key, str(run_dir.resolve()), start.game, start.config,
+                               start.get("config_version"), start.ts)
+        ids: dict[str, int] = {}
+        added: list[str] = []
+        n_tasks = n_resp = 0
+        for rated in stream:
+            task = events.get(rated.task_id)
+            if task is None or not rated.counts:
+                continue
+            body = task.fields()
+            row = store.add_task(conn, run_id, start.game, task.task_id, task.setter,
+                                 float(task.ts if task.ts is not None else start.ts or 0.0), body)
+            n_tasks += 1
+            for player, (k, n) in rated.counts.items():
+                if player not in ids:
+                    known = store.model_id(conn, player)
+                    kind, spec = specs.get(player, ("llm", {"name": player}))
+                    ids[player] = store.ensure_model(conn, player, kind, spec, "import")
+                    if known is None:
+                        added.append(player)
+                n_resp += store.record(conn, ids[player], row, k, n, "run")
+    return Imported(str(run_dir), start.game, n_tasks, n_resp, added)

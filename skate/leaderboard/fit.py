@@ -1,0 +1,136 @@
+"""The board's ratings: the item-response model of ``rating=irt`` over the bank, on an anchored
+scale, and one model's ability against fixed task difficulties.
+
+**Full refit** (:func:`refit`): for each game, and overall (every task of every game), the
+Rasch model with random task difficulty (:class:`skate.ratings.irt.IRTRating`) fitted on every
+response in the bank: each model's ability θ with its interval, each task's posterior mean
+difficulty b and its sd (stored with the task, on its game's scale).
+
+**Anchoring.** The Rasch scale has no origin of its own: a fit puts the typical task at 0, so
+adding a model (and its tasks) would move every score a little. Each refit is therefore shifted
+so that the models of the previous snapshot keep their mean score (and the task difficulties
+move with them): what a model added changes is the incumbents' order and spread as the data
+say, not the board's zero. The first fit sets the zero: the typical task of the bank.
+
+**Placing one model** (:func:`ability`): with the task difficulties held fixed, one model's
+ability is a one-dimensional fit (Newton's method on the binomial log-likelihood, with the same
+weak N(0, prior_sd²) prior as the full model); its sd is the larger of the model's (the inverse
+square root of the information) and the sandwich's (each task's samples one cluster), as for the
+board's own intervals. The incumbents do not move while a model is placed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+from skate.leaderboard.store import OVERALL, Store
+from skate.ratings.irt import IRTRating
+
+PRIOR_SD = 5.0
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Ability:
+    theta: float
+    sd: float
+    tasks: int
+    samples: int
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
+
+
+def ability(items: Sequence[tuple[float, int, int]], prior_sd: float = PRIOR_SD, start: float = 0.0) -> Ability:
+    """One model's ability from ``items`` (difficulty b, correct k, samples n), the difficulties
+    fixed: the posterior mode under N(0, prior_sd²), and its sd."""
+    theta, prec = start, 1.0 / prior_sd ** 2
+    info = prec
+    for _ in range(100):
+        grad, info = -prec * theta, prec
+        for b, k, n in items:
+            p = _sigmoid(theta - b)
+            grad += k - n * p
+            info += n * p * (1.0 - p)
+        step = grad / info
+        theta += max(-2.0, min(2.0, step))
+        if abs(step) < 1e-9:
+            break
+    info = prec + sum(n * _sigmoid(theta - b) * (1.0 - _sigmoid(theta - b)) for b, _, n in items)
+    # As the board's own intervals (rating.interval=sandwich): the samples of one task are one
+    # cluster, so a task's samples that agree beyond the model (a blind spot) do not count as
+    # independent evidence; the larger of the two variances is kept.
+    meat = sum((k - n * _sigmoid(theta - b)) ** 2 for b, k, n in items)
+    m = len(items)
+    var = max(1.0 / info, meat * (m / (m - 1) if m > 1 else 1.0) / info ** 2)
+    return Ability(theta, math.sqrt(var), m, sum(n for _, _, n in items))
+
+
+def above(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """P(a's ability above b's), each (θ, sd), taken as independent normals."""
+    sd = math.hypot(a[1], b[1])
+    if sd == 0:
+        return 0.5 if a[0] == b[0] else float(a[0] > b[0])
+    return NormalDist().cdf((a[0] - b[0]) / sd)
+
+
+def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
+    """Fit every game and the whole bank again, anchored to the last snapshots; store each
+    game's task difficulties and a snapshot of each table. Returns the tables by game
+    (``""``: overall)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    responses = store.responses()
+    game_of = {t.id: t.game for t in store.tasks()}
+    for game in [*store.games(), OVERALL]:
+        cells = [r for r in responses if game == OVERALL or game_of[r.task] == game]
+        backend = IRTRating()
+        backend.add_players(sorted({r.model for r in cells}))
+        by_task: dict[int, dict[str, tuple[int, int]]] = {}
+        for r in cells:
+            by_task.setdefault(r.task, {})[r.model] = (r.correct, r.samples)
+        for task, counts in by_task.items():
+            backend.update(str(task), {m: k / n for m, (k, n) in counts.items()}, counts=counts)
+        fit = backend.fit()
+        if fit is None:
+            continue
+        _, previous = store.board(game)
+        shift = _anchor({r["model"]: r["score"] for r in previous if r["score"] is not None},
+                        dict(zip(fit.players, fit.theta.tolist(), strict=True)))
+        rows = []
+        for row in backend.table():
+            tasks_of = sum(1 for counts in by_task.values() if row.player in counts)
+            rows.append({"model": row.player, "score": _plus(row.score, shift), "lo": _plus(row.lo, shift),
+                         "hi": _plus(row.hi, shift), "sd": row.extra.get("sd"), "rank": row.rank, "tasks": tasks_of})
+        with store.transaction() as conn:
+            if game != OVERALL:
+                store.set_difficulty(conn, {int(t): (b + shift, fit.difficulty_sd.get(t))
+                                            for t, b in fit.difficulty.items()})
+            store.snapshot(conn, game, why, {"tasks": len(by_task), "difficulty_sd": fit.s, "shift": shift,
+                                             "loglik": fit.loglik}, rows)
+        out[game] = rows
+    return out
+
+
+def _anchor(previous: dict[str, float], now: dict[str, float]) -> float:
+    """The shift that gives the models of the previous snapshot their previous mean score."""
+    common = [m for m in now if m in previous]
+    if not common:
+        return 0.0
+    return sum(previous[m] - now[m] for m in common) / len(common)
+
+
+def _plus(x: float | None, shift: float) -> float | None:
+    return None if x is None else x + shift
+
+
+def difficulty(items: Sequence[tuple[float, int, int]], spread: float) -> tuple[float, float]:
+    """One task's difficulty (and sd) from ``items`` (ability θ, correct k, samples n) of models
+    whose abilities are fixed, under the N(0, spread²) the game's tasks are drawn from:
+    P(correct) = σ(θ − b) = σ(−b − (−θ)), so it is :func:`ability` with the signs turned."""
+    got = ability([(-theta, k, n) for theta, k, n in items], prior_sd=max(spread, 1e-3))
+    return -got.theta, got.sd

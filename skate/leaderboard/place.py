@@ -1,0 +1,292 @@
+"""``skate leaderboard add``: place a new model on a game's board for a few percent of a
+tournament's calls.
+
+1. **Banked tasks, chosen adaptively.** With every banked task's difficulty fixed (the last
+   fit's), the newcomer's ability is re-estimated after each task
+   (:func:`skate.leaderboard.fit.ability`), and the next task is drawn at random among the
+   :attr:`AddSettings.pick_among` unretired tasks nearest that estimate in difficulty (the most
+   informative for a Rasch item), of those shown to fewer than :attr:`AddSettings.max_placed`
+   models being added: no task becomes the whole test of every newcomer.
+2. **It stops** once its order against the incumbent just above and the one just below it is
+   settled at :attr:`AddSettings.confidence` (after at least :attr:`AddSettings.min_tasks`
+   tasks), or when the next task would pass its budget of calls (answer samples plus setter
+   attempts), or when the bank has no task left for it.
+3. **Its own tasks.** It then sets tasks in the usual way (a short staged game in which only it
+   sets, answered by itself and the :attr:`AddSettings.neighbours` incumbents nearest to it),
+   which are banked: each new task's difficulty is estimated from the incumbents' answers with
+   their abilities fixed, and the newcomer's ability is estimated once more over every task it
+   answered.
+4. The board gains a snapshot with its row; the incumbents' scores do not move (a full
+   ``skate leaderboard refit`` refits everyone, anchored to the board's scale).
+
+Every response is stored as it comes, so an interrupted add, run again, goes on where it stopped
+(its setting game resumes from its run folder); two adds at once only share the store's rows
+through its transactions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from skate.build import assemble
+from skate.config import StageConfig, build_settings, record_of
+from skate.estimators import Sampler
+from skate.leaderboard.bank import import_run
+from skate.leaderboard.settings import AddSettings
+from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty
+from skate.leaderboard.store import Store, StoreError, digest
+from skate.players.config import LLMPlayerConfig, SimPlayerConfig
+from skate.recorded import apply_overrides, recorded_config
+from skate.records import Task
+from skate.runner import run_game
+from skate.store import held_run
+
+
+@dataclass
+class Placed:
+    model: str
+    game: str
+    theta: float
+    sd: float
+    rank: int
+    tasks: int
+    calls: int
+    stopped: str  # why placement ended
+    set_tasks: int = 0
+    already: bool = False
+
+
+def model_entry(model: str, name: str | None) -> tuple[str, dict[str, Any]]:
+    """The player entry (kind, config) of ``model``: ``provider/model`` (a language model) or
+    ``simulated:SKILL`` (a simulated player of that skill, for trying the board)."""
+    if model.startswith("simulated:"):
+        try:
+            skill = float(model.split(":", 1)[1])
+        except ValueError:
+            skill = math.nan
+        if not 0.0 <= skill <= 1.0:
+            raise StoreError(f"{model!r}: give simulated:SKILL with a skill in [0, 1], e.g. simulated:0.6")
+        return "simulated", {"name": name or f"sim-{skill:g}", "skill": skill}
+    if "/" not in model or model.startswith("/") or model.endswith("/"):
+        raise StoreError(f"unknown model {model!r}: give provider/model (e.g. hosted_vllm/qwen2.5-coder-1.5b) "
+                         "or simulated:SKILL")
+    return "llm", {"name": name or model.rsplit("/", 1)[1], "model": model}
+
+
+def _game_of(store: Store, game: str | None) -> str:
+    games = store.games()
+    if not games:
+        raise StoreError(f"the board in {store.where} has no tasks: import a finished run first")
+    if game is None:
+        if len(games) > 1:
+            raise StoreError(f"the board has several games ({', '.join(games)}): name one with --game")
+        return games[0]
+    if game not in games:
+        raise StoreError(f"the board has no task of game {game!r} (it has {', '.join(games)})")
+    return game
+
+
+def _settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]], overrides: list[str],
+              stages: list[dict[str, Any]] | None = None) -> Any:
+    """Settings to play ``game`` as its last imported run did, with these players only."""
+    run_id = store.latest_run(game)
+    assert run_id is not None
+    record, version = store.run_config(run_id)
+    cfg = recorded_config(record, version)
+    schema = {"simulated": SimPlayerConfig, "llm": LLMPlayerConfig}
+    for kind in schema:
+        try:
+            cfg.players[kind] = [OmegaConf.merge(OmegaConf.structured(schema[kind]), e) for k, e in entries if k == kind]
+        except OmegaConfBaseException as exc:
+            raise StoreError(f"a {kind} player of the board does not fit this skate's settings: "
+                             f"{str(exc).splitlines()[0]}") from None
+    cfg.players.roles = {}
+    cfg.stages = [OmegaConf.merge(OmegaConf.structured(StageConfig), st) for st in stages or []]
+    cfg.stop.settled = None
+    cfg.report = False
+    cfg.print_table = False
+    apply_overrides(cfg, ["logger=none", *overrides])
+    return build_settings(cfg)
+
+
+def _board(store: Store, game: str, without: str) -> list[dict[str, Any]]:
+    snap, rows = store.board(game)
+    if snap is None:
+        raise StoreError(f"the board has no fit of game {game!r} yet: run skate leaderboard refit")
+    return [r for r in rows if r["model"] != without and r["score"] is not None]
+
+
+def _neighbours(est: Ability, board: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The incumbent just above the estimate and the one just below (one at either end)."""
+    higher = [r for r in board if r["score"] >= est.theta]
+    lower = [r for r in board if r["score"] < est.theta]
+    out = []
+    if higher:
+        out.append(min(higher, key=lambda r: r["score"]))
+    if lower:
+        out.append(max(lower, key=lambda r: r["score"]))
+    return out
+
+
+def settled(est: Ability, board: list[dict[str, Any]], confidence: float) -> bool:
+    return all(max(p := above((est.theta, est.sd), (r["score"], r["sd"] or 0.0)), 1 - p) >= confidence
+               for r in _neighbours(est, board))
+
+
+def setting_cost(game_settings: Any, add: AddSettings) -> int:
+    """The most calls its setting game may make: every attempt of every round, and every sample
+    of each of its tasks by it and its neighbours."""
+    return add.set_rounds * (int(game_settings.attempts) + (add.neighbours + 1) * add.set_samples)
+
+
+def add(store: Store, model: str, name: str | None = None, settings: AddSettings = AddSettings(),
+        overrides: list[str] | None = None) -> Placed:
+    """Place ``model`` on the board of ``settings.game`` (see the module's docstring)."""
+    game = _game_of(store, settings.game)
+    kind, entry = model_entry(model, name)
+    name = entry["name"]
+    overrides = list(overrides or [])
+    board = _board(store, game, without=name)
+    if not board:
+        raise StoreError(f"the board of {game} has no rated model to place {name} against")
+    # A game's settings need two players: the incumbent in the board's middle stands by (never asked).
+    specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
+    s = _settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
+    spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
+    reserve = setting_cost(s.game, settings)
+    floor = settings.min_tasks * settings.samples + reserve
+    if settings.budget < floor:
+        raise StoreError(f"a budget of {settings.budget} calls cannot place anyone here: {settings.min_tasks} "
+                         f"banked tasks of {settings.samples} samples and its setting game need {floor}; "
+                         f"give --budget {floor} or more")
+    state = store.add_state(name, game)
+    if state is not None and state["status"] == "done":
+        snap_rows = store.board(game)[1]
+        row = next((r for r in snap_rows if r["model"] == name), None)
+        return Placed(name, game, row["score"] if row else math.nan, row["sd"] if row else math.nan,
+                      row["rank"] if row else 0, row["tasks"] if row else 0, int(state["calls"]),
+                      state["detail"], already=True)
+    with store.transaction() as conn:
+        mid = store.ensure_model(conn, name, kind, spec, "add")
+        store.start_add(conn, mid, game, settings.budget)
+    calls = int((store.add_state(name, game) or {}).get("calls", 0))
+    stopped = "placed"
+    with contextlib.ExitStack() as cleanup:
+        parts = assemble(s, cleanup, for_game=False)
+        player = next(p for p in parts.players if p.name == name)
+        rng = np.random.default_rng([settings.seed, int(digest(f"{game}/{name}")[:8], 16)])
+        if (state or {}).get("status", "placing") == "placing":
+            stopped, calls = _place(store, game, mid, name, parts, player, board, settings, calls,
+                                    settings.budget - reserve, rng)
+            with store.transaction() as conn:
+                store.update_add(conn, mid, game, status="setting", detail=stopped)
+        else:
+            stopped = state["detail"] if state else stopped
+    set_tasks = 0
+    if settings.set_rounds:
+        set_tasks, spent = _set_tasks(store, game, name, (kind, entry), board, settings, overrides)
+        calls += spent
+        with store.transaction() as conn:
+            store.update_add(conn, mid, game, calls=spent)
+    est = _estimate(store, name, game)
+    rank = _snapshot(store, game, name, est, board)
+    with store.transaction() as conn:
+        store.update_add(conn, mid, game, status="done")
+    return Placed(name, game, est.theta, est.sd, rank, est.tasks, calls, stopped, set_tasks)
+
+
+def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any, board: list[dict[str, Any]],
+           settings: AddSettings, calls: int, budget: int, rng: np.random.Generator) -> tuple[str, int]:
+    """The adaptive loop over banked tasks; (why it stopped, calls so far)."""
+    tried: set[int] = set()
+    while True:
+        est = _estimate(store, name, game)
+        if est.tasks >= settings.min_tasks and settled(est, board, settings.confidence):
+            return f"order against its neighbours settled at {settings.confidence:g}", calls
+        if calls + settings.samples > budget:
+            return f"budget: {calls} calls", calls
+        cands = [t for t in store.candidates(game, name, est.theta, settings.max_placed,
+                                             settings.pick_among + len(tried)) if t.id not in tried]
+        cands = cands[:settings.pick_among]
+        if not cands:
+            return "no banked task left for it", calls
+        t = cands[int(rng.integers(len(cands)))]
+        tried.add(t.id)
+        body = t.body
+        task = Task(body["task_id"], int(body.get("round", 0)), body["setter"], body["prompt"], body["answer"],
+                    {k: v for k, v in body.items() if k not in ("task_id", "round", "setter", "prompt", "answer",
+                                                                 "attempts")})
+        correct, _, void = Sampler(parts.game, task, player.answer, parts.sandbox)(settings.samples, rng)
+        calls += settings.samples
+        with store.transaction() as conn:
+            if settings.samples - void > 0:
+                store.record(conn, mid, t.id, correct, settings.samples - void, "add", settings.max_placed)
+            store.update_add(conn, mid, game, calls=settings.samples)
+
+
+def _estimate(store: Store, name: str, game: str) -> Ability:
+    items = [(b, k, n) for _, k, n, b in store.model_responses(name, game) if b is not None]
+    return ability(items)
+
+
+def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, Any]], board: list[dict[str, Any]],
+               settings: AddSettings, overrides: list[str]) -> tuple[int, int]:
+    """Its setting game: it sets, it and its nearest incumbents answer; the run is banked and
+    its tasks' difficulties estimated. Returns (tasks banked, calls made)."""
+    est = _estimate(store, name, game)
+    near = sorted(board, key=lambda r: abs(r["score"] - est.theta))[:settings.neighbours]
+    specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
+    entries = [entry, *(specs[r["model"]] for r in near)]
+    stage = [{"name": "add", "join": [], "setters": [name], "rounds": settings.set_rounds}]
+    s = _settings(store, game, entries, [f"seed={settings.seed}", "estimator=fixed_n",
+                                         f"estimator.n={settings.set_samples}", *overrides], stages=stage)
+    folder = Path(settings.runs_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{game}"
+    held = held_run(folder)
+    if held is None or not held.finished:
+        run_game(s, folder, resume=held is not None)
+    got = import_run(store, folder)
+    calls = _run_calls(folder)
+    # New tasks: difficulty from the incumbents' answers, their abilities fixed.
+    theta = {r["model"]: r["score"] for r in board}
+    spread = float((store.board(game)[0] or {}).get("fit", {}).get("difficulty_sd") or 1.0)
+    fresh = [t for t in store.tasks(game) if t.difficulty is None]
+    answers: dict[int, list[tuple[float, int, int]]] = {}
+    for r in store.responses(game):
+        if r.model in theta and r.task in {t.id for t in fresh}:
+            answers.setdefault(r.task, []).append((theta[r.model], r.correct, r.samples))
+    with store.transaction() as conn:
+        store.set_difficulty(conn, {t: difficulty(items, spread) for t, items in answers.items()})
+    return got.tasks, calls
+
+
+def _run_calls(folder: Path) -> int:
+    """Answer samples and setter attempts a run made (voids included: each was a call)."""
+    from skate.events import AttemptMade, Estimated, read_run
+
+    run = read_run(folder)
+    return len(run.of(AttemptMade)) + sum(int(e.n) + int(e.void or 0) for e in run.of(Estimated))
+
+
+def _snapshot(store: Store, game: str, name: str, est: Ability, board: list[dict[str, Any]]) -> int:
+    """The game's board with its row added (the incumbents' as they were); its rank."""
+    z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
+    rows = [dict(r) for r in board]
+    rows.append({"model": name, "score": est.theta, "lo": est.theta - z * est.sd, "hi": est.theta + z * est.sd,
+                 "sd": est.sd, "tasks": est.tasks})
+    rows.sort(key=lambda r: -r["score"])
+    for i, r in enumerate(rows, 1):
+        r["rank"] = i
+    snap = store.board(game)[0] or {}
+    with store.transaction() as conn:
+        store.snapshot(conn, game, f"add:{name}", {**snap.get("fit", {}), "added": name}, rows)
+    return next(r["rank"] for r in rows if r["model"] == name)

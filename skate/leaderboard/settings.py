@@ -1,0 +1,22 @@
+"""The settings of ``skate leaderboard add`` (light: the command line reads its defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class AddSettings:
+    game: str | None = None  # the game to place it in (None: the bank's only game)
+    budget: int = 600  # calls at most: answer samples plus setter attempts
+    confidence: float = 0.95  # stop once its order against both neighbours is this sure
+    samples: int = 2  # answer samples per banked task
+    min_tasks: int = 8  # banked tasks before it may stop
+    pick_among: int = 5  # the next task is drawn among this many nearest its estimate
+    max_placed: int = 4  # a banked task is shown to at most this many models being added
+    set_rounds: int = 2  # rounds in which it sets tasks of its own (0: none)
+    neighbours: int = 2  # incumbents nearest it that answer its tasks
+    set_samples: int = 8  # answer samples per player on each of its tasks (estimator=fixed_n)
+    seed: int = 0
+    runs_dir: Path = Path("leaderboard-runs")  # where its setting games are played

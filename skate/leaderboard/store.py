@@ -1,0 +1,480 @@
+"""The leaderboard's store: models, the bank of tasks, responses and rating snapshots, in a SQL
+database reached through SQLAlchemy Core.
+
+Where it lives: a path is a SQLite file (made on first use); a URL names any database SQLAlchemy
+reaches (``postgresql://user@host/db`` for a board shared by several machines, through psycopg).
+Every write is one transaction, so two processes adding to one board leave it consistent; on
+SQLite a writer takes the file's write lock when its transaction starts (``BEGIN IMMEDIATE``) and
+waits up to :data:`BUSY_TIMEOUT_S` for another writer to finish.
+
+Tables (:data:`metadata`):
+
+``meta``
+    ``schema_version`` (:data:`SCHEMA_VERSION`): a store made by a newer skate is refused.
+``models``
+    one row per model on the board: its name (unique), what plays it (``spec``, JSON: the player's
+    entry of the config, ``players.simulated`` or ``players.llm``), when it was added and how.
+``runs``
+    each imported run, keyed by a digest of its first event (the same run imported again, from
+    any path, is the same row), with the settings it was recorded with (to ask its tasks again).
+``tasks``
+    each banked task: its game, run, id in the run, setter, when it was set, ``body`` (JSON: what
+    its ``task`` event recorded, enough to ask and grade it again), fitted difficulty, exposure
+    (how many models have answered it) and whether it is retired.
+``responses``
+    one per model and task: ``correct`` of ``samples`` graded answer samples.
+``adds``
+    each placement of a model on a game's board (``skate leaderboard add``): where it is, the calls
+    it has made and its budget, so that an interrupted add goes on where it stopped.
+``snapshots`` / ``ratings``
+    each fit's table, per game and overall (``game`` ``""``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 60
+OVERALL = ""  # the game name of an overall snapshot
+WRITE = "skate_write"  # the execution option of a connection that writes (store.transaction)
+
+metadata = sa.MetaData()
+
+meta = sa.Table("meta", metadata,
+                sa.Column("key", sa.String(64), primary_key=True),
+                sa.Column("value", sa.Text, nullable=False))
+
+models = sa.Table("models", metadata,
+                  sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+                  sa.Column("name", sa.String(200), nullable=False, unique=True),
+                  sa.Column("kind", sa.String(32), nullable=False),  # simulated | llm
+                  sa.Column("spec", sa.Text, nullable=False),  # JSON: the player's config entry
+                  sa.Column("added", sa.Float, nullable=False),  # unix time
+                  sa.Column("how", sa.String(16), nullable=False))  # import | add
+
+runs = sa.Table("runs", metadata,
+                sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+                sa.Column("key", sa.String(64), nullable=False, unique=True),
+                sa.Column("path", sa.Text, nullable=False),
+                sa.Column("game", sa.String(64), nullable=False),
+                sa.Column("config", sa.Text, nullable=False),  # JSON: the run's recorded config
+                sa.Column("config_version", sa.Integer, nullable=True),
+                sa.Column("played", sa.Float, nullable=True),  # when it started (unix time)
+                sa.Column("imported", sa.Float, nullable=False))
+
+tasks = sa.Table("tasks", metadata,
+                 sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+                 sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
+                 sa.Column("game", sa.String(64), nullable=False),
+                 sa.Column("task_id", sa.String(200), nullable=False),
+                 sa.Column("setter", sa.String(200), nullable=False),
+                 sa.Column("created", sa.Float, nullable=False),  # unix time it was set
+                 sa.Column("body", sa.Text, nullable=False),  # JSON: the task event's fields
+                 sa.Column("difficulty", sa.Float, nullable=True),  # logits, on the game's board scale
+                 sa.Column("difficulty_sd", sa.Float, nullable=True),
+                 sa.Column("exposure", sa.Integer, nullable=False, server_default="0"),  # models that answered it
+                 sa.Column("placed", sa.Integer, nullable=False, server_default="0"),  # ... of them while being added
+                 sa.Column("retired", sa.Boolean, nullable=False, server_default=sa.false()),
+                 sa.UniqueConstraint("run_id", "task_id"),
+                 sa.Index("tasks_pick", "game", "retired", "difficulty"))
+
+responses = sa.Table("responses", metadata,
+                     sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+                     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+                     sa.Column("correct", sa.Integer, nullable=False),
+                     sa.Column("samples", sa.Integer, nullable=False),
+                     sa.Column("at", sa.Float, nullable=False),
+                     sa.Column("how", sa.String(16), nullable=False),  # run | add
+                     sa.Index("responses_task", "task_id"))
+
+snapshots = sa.Table("snapshots", metadata,
+                     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+                     sa.Column("at", sa.Float, nullable=False),
+                     sa.Column("game", sa.String(64), nullable=False),  # "" = overall
+                     sa.Column("why", sa.String(64), nullable=False),  # refit | add:<model>
+                     sa.Column("fit", sa.Text, nullable=False),  # JSON: the fit's own numbers
+                     sa.Index("snapshots_game", "game", "id"))
+
+ratings = sa.Table("ratings", metadata,
+                   sa.Column("snapshot_id", sa.Integer, sa.ForeignKey("snapshots.id"), primary_key=True),
+                   sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+                   sa.Column("score", sa.Float, nullable=True),
+                   sa.Column("lo", sa.Float, nullable=True),
+                   sa.Column("hi", sa.Float, nullable=True),
+                   sa.Column("sd", sa.Float, nullable=True),
+                   sa.Column("rank", sa.Integer, nullable=True),
+                   sa.Column("tasks", sa.Integer, nullable=False))
+
+
+adds = sa.Table("adds", metadata,
+                sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+                sa.Column("game", sa.String(64), primary_key=True),
+                sa.Column("status", sa.String(16), nullable=False),  # placing | setting | done
+                sa.Column("calls", sa.Integer, nullable=False, server_default="0"),  # answer samples and setter attempts
+                sa.Column("budget", sa.Integer, nullable=False),
+                sa.Column("started", sa.Float, nullable=False),
+                sa.Column("ended", sa.Float, nullable=True),
+                sa.Column("detail", sa.Text, nullable=False, server_default=""))  # why it stopped
+
+
+class StoreError(ValueError):
+    """The store cannot be used as asked; the message says what to do instead."""
+
+
+def url_of(where: str | os.PathLike[str]) -> str:
+    """The database URL of ``where``: a URL as given (``postgresql://`` through psycopg), a path
+    as a SQLite file."""
+    text = os.fspath(where)
+    if "://" not in text:
+        return f"sqlite:///{Path(text).expanduser().resolve()}"
+    scheme, _, rest = text.partition("://")
+    if scheme in ("postgresql", "postgres"):
+        return f"postgresql+psycopg://{rest}"
+    return text
+
+
+def _sqlite_engine(url: str) -> Engine:
+    engine = sa.create_engine(url)
+
+    @sa.event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # transactions begin below, not in the driver
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA journal_mode = WAL")  # readers do not wait for a writer
+        cur.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # A writer takes the write lock now, not at its first write (two writers that both read
+        # first would otherwise deadlock); a reader takes none (WAL: it reads a snapshot).
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
+
+    return engine
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What one import added (all zero: the run was on the board already)."""
+
+    run: str
+    game: str
+    tasks: int
+    responses: int
+    models: list[str]
+    already: bool = False
+
+
+@dataclass(frozen=True)
+class Response:
+    model: str
+    task: int  # the task's row id
+    correct: int
+    samples: int
+
+
+@dataclass(frozen=True)
+class BankedTask:
+    """A task of the bank as stored: its row id, game, run, id in the run, setter and body."""
+
+    id: int
+    game: str
+    run_id: int
+    task_id: str
+    setter: str
+    created: float
+    body: dict[str, Any]
+    difficulty: float | None
+    exposure: int
+    placed: int
+    retired: bool
+
+
+class Store:
+    """One leaderboard database. Open it with :meth:`open`."""
+
+    def __init__(self, engine: Engine, where: str) -> None:
+        self.engine, self.where = engine, where
+
+    @classmethod
+    def open(cls, where: str | os.PathLike[str], create: bool = True) -> Store:
+        """The store at ``where`` (a path or a URL), made (tables and version) when new and
+        ``create``. A store made by a newer skate, or a file that is not a store, is refused."""
+        url = url_of(where)
+        if url.startswith("sqlite:"):
+            path = Path(url.removeprefix("sqlite:///"))
+            if not path.exists() and not create:
+                raise StoreError(f"no leaderboard at {path}: make one with skate leaderboard import RUN_DIR")
+            if path.exists() and path.is_dir():
+                raise StoreError(f"{path} is a folder: give the leaderboard's file (e.g. {path / 'board.db'})")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            engine = _sqlite_engine(url)
+        else:
+            try:
+                engine = sa.create_engine(url, pool_pre_ping=True)
+            except (ImportError, sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
+                raise StoreError(f"cannot open the leaderboard at {where}: {exc}") from None
+        store = cls(engine, os.fspath(where))
+        store._prepare(create)
+        return store
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ schema and version
+    def _prepare(self, create: bool) -> None:
+        try:
+            with self.engine.connect() as conn:
+                names = set(sa.inspect(conn).get_table_names())
+        except sa.exc.DatabaseError as exc:
+            raise StoreError(f"{self.where} is not a leaderboard store ({type(exc.orig).__name__}: "
+                             f"{str(exc.orig).strip()})") from None
+        except sa.exc.OperationalError as exc:  # pragma: no cover - a server that cannot be reached
+            raise StoreError(f"cannot reach the leaderboard at {self.where}: {str(exc.orig).strip()}") from None
+        if "meta" in names:
+            self._check_version()
+            return
+        if names - {"meta"} and not names & set(metadata.tables):
+            raise StoreError(f"{self.where} holds other tables ({', '.join(sorted(names)[:5])}): "
+                             "give a new file or an empty database for the leaderboard")
+        if not create:
+            raise StoreError(f"{self.where} is not a leaderboard store yet: make one with skate leaderboard import")
+        with self.transaction() as conn:
+            metadata.create_all(conn, checkfirst=True)
+            if conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first() is None:
+                conn.execute(meta.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                                             {"key": "created", "value": repr(time.time())}])
+
+    def _check_version(self) -> None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
+        version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.where} was made by a newer skate (store version {version}; this skate reads "
+                             f"up to {SCHEMA_VERSION}): upgrade skate to use it")
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One write transaction: committed when the block ends, rolled back if it raises.
+        Read through ``conn`` inside it, not through the store's own reading methods (on SQLite
+        those would wait for this transaction's lock)."""
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE: True})
+            with conn.begin():
+                yield conn
+
+    # ------------------------------------------------------------------ models
+    def model_id(self, conn: Connection, name: str) -> int | None:
+        row = conn.execute(sa.select(models.c.id).where(models.c.name == name)).first()
+        return int(row[0]) if row else None
+
+    def ensure_model(self, conn: Connection, name: str, kind: str, spec: Mapping[str, Any], how: str) -> int:
+        """The model's row id, adding it if new; a model of that name with another spec is refused."""
+        text = canonical(spec)
+        row = conn.execute(sa.select(models.c.id, models.c.spec).where(models.c.name == name)).first()
+        if row is not None:
+            if row[1] != text:
+                raise StoreError(f"the board's model {name!r} is played by {row[1]}, not {text}: give the new "
+                                 "one another name")
+            return int(row[0])
+        return int(conn.execute(models.insert().values(name=name, kind=kind, spec=text, added=time.time(),
+                                                       how=how)).inserted_primary_key[0])
+
+    def models(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(models).order_by(models.c.id)).mappings().all()
+        return [{**r, "spec": json.loads(r["spec"])} for r in rows]
+
+    # ------------------------------------------------------------------ runs and tasks
+    def run_key(self, conn: Connection, key: str) -> int | None:
+        row = conn.execute(sa.select(runs.c.id).where(runs.c.key == key)).first()
+        return int(row[0]) if row else None
+
+    def add_run(self, conn: Connection, key: str, path: str, game: str, config: Mapping[str, Any],
+                config_version: int | None, played: float | None) -> int:
+        return int(conn.execute(runs.insert().values(key=key, path=path, game=game, config=canonical(config),
+                                                     config_version=config_version, played=played,
+                                                     imported=time.time())).inserted_primary_key[0])
+
+    def run_config(self, run_id: int) -> tuple[dict[str, Any], int | None]:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(runs.c.config, runs.c.config_version).where(runs.c.id == run_id)).one()
+        return json.loads(row[0]), row[1]
+
+    def add_task(self, conn: Connection, run_id: int, game: str, task_id: str, setter: str, created: float,
+                 body: Mapping[str, Any]) -> int:
+        return int(conn.execute(tasks.insert().values(run_id=run_id, game=game, task_id=task_id, setter=setter,
+                                                      created=created, body=canonical(body))
+                                ).inserted_primary_key[0])
+
+    def games(self) -> list[str]:
+        with self.engine.connect() as conn:
+            return [r[0] for r in conn.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
+
+    def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
+              retired: bool | None = None) -> list[BankedTask]:
+        q = sa.select(tasks)
+        if game is not None:
+            q = q.where(tasks.c.game == game)
+        if ids is not None:
+            q = q.where(tasks.c.id.in_(list(ids)))
+        if retired is not None:
+            q = q.where(tasks.c.retired == retired)
+        with self.engine.connect() as conn:
+            rows = conn.execute(q.order_by(tasks.c.id)).mappings().all()
+        return [_banked(r) for r in rows]
+
+    def candidates(self, game: str, model: str, theta: float, max_placed: int, limit: int) -> list[BankedTask]:
+        """Up to ``limit`` tasks of ``game`` that ``model`` has not answered, neither retired nor
+        shown to ``max_placed`` models being added already, nearest in difficulty to ``theta``
+        first (for a Rasch item, the nearest is the most informative)."""
+        answered = (sa.select(responses.c.task_id).join(models, models.c.id == responses.c.model_id)
+                    .where(models.c.name == model))
+        q = (sa.select(tasks).where(tasks.c.game == game, tasks.c.retired == sa.false(),
+                                    tasks.c.difficulty.is_not(None), tasks.c.placed < max_placed,
+                                    tasks.c.id.not_in(answered))
+             .order_by(sa.func.abs(tasks.c.difficulty - theta), tasks.c.id).limit(limit))
+        with self.engine.connect() as conn:
+            return [_banked(r) for r in conn.execute(q).mappings()]
+
+    def set_difficulty(self, conn: Connection, values: Mapping[int, tuple[float, float | None]]) -> None:
+        """Each task's fitted difficulty (and its sd), by row id."""
+        if values:
+            conn.execute(sa.update(tasks).where(tasks.c.id == sa.bindparam("tid"))
+                         .values(difficulty=sa.bindparam("b"), difficulty_sd=sa.bindparam("sd")),
+                         [{"tid": t, "b": b, "sd": sd} for t, (b, sd) in values.items()])
+
+    # ------------------------------------------------------------------ responses
+    def record(self, conn: Connection, model_id: int, task: int, correct: int, samples: int, how: str,
+               max_placed: int | None = None) -> bool:
+        """One model's graded samples on one task; False (nothing changed) if it had answered it,
+        or, for a model being added (``how="add"``), if ``max_placed`` others being added had
+        answered it already (another add took the last place meanwhile). The task's ``exposure``
+        counts the models that answered it, ``placed`` those of them being added."""
+        if conn.execute(sa.select(responses.c.task_id).where(responses.c.model_id == model_id,
+                                                              responses.c.task_id == task)).first() is not None:
+            return False
+        bump = {"exposure": tasks.c.exposure + 1}
+        where = [tasks.c.id == task]
+        if how == "add":
+            bump["placed"] = tasks.c.placed + 1
+            if max_placed is not None:
+                where.append(tasks.c.placed < max_placed)
+        if conn.execute(sa.update(tasks).where(*where).values(**bump)).rowcount != 1:
+            return False
+        conn.execute(responses.insert().values(model_id=model_id, task_id=task, correct=int(correct),
+                                               samples=int(samples), at=time.time(), how=how))
+        return True
+
+    def responses(self, game: str | None = None) -> list[Response]:
+        q = (sa.select(models.c.name, responses.c.task_id, responses.c.correct, responses.c.samples)
+             .join(models, models.c.id == responses.c.model_id))
+        if game is not None:
+            q = q.join(tasks, tasks.c.id == responses.c.task_id).where(tasks.c.game == game)
+        with self.engine.connect() as conn:
+            return [Response(*r) for r in conn.execute(q.order_by(responses.c.task_id, models.c.name))]
+
+    def model_responses(self, model: str, game: str | None = None) -> list[tuple[int, int, int, float | None]]:
+        """(task row id, correct, samples, the task's difficulty) of each task ``model`` answered."""
+        q = (sa.select(responses.c.task_id, responses.c.correct, responses.c.samples, tasks.c.difficulty)
+             .join(models, models.c.id == responses.c.model_id).join(tasks, tasks.c.id == responses.c.task_id)
+             .where(models.c.name == model))
+        if game is not None:
+            q = q.where(tasks.c.game == game)
+        with self.engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(q.order_by(responses.c.task_id))]  # type: ignore[misc]
+
+    def latest_run(self, game: str) -> int | None:
+        """The row id of the last run of ``game`` imported (whose settings an add plays with)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(runs.c.id).where(runs.c.game == game).order_by(runs.c.id.desc())).first()
+        return int(row[0]) if row else None
+
+    # ------------------------------------------------------------------ adds
+    def add_state(self, model: str, game: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(adds).join(models, models.c.id == adds.c.model_id)
+                               .where(models.c.name == model, adds.c.game == game)).mappings().first()
+        return dict(row) if row else None
+
+    def start_add(self, conn: Connection, model_id: int, game: str, budget: int) -> None:
+        if conn.execute(sa.select(adds.c.status).where(adds.c.model_id == model_id, adds.c.game == game)).first():
+            conn.execute(sa.update(adds).where(adds.c.model_id == model_id, adds.c.game == game).values(budget=budget))
+            return
+        conn.execute(adds.insert().values(model_id=model_id, game=game, status="placing", calls=0, budget=budget,
+                                          started=time.time(), detail=""))
+
+    def update_add(self, conn: Connection, model_id: int, game: str, calls: int = 0, **values: Any) -> None:
+        """Add ``calls`` to the add's count and set any other column given."""
+        if values.get("status") == "done":
+            values.setdefault("ended", time.time())
+        conn.execute(sa.update(adds).where(adds.c.model_id == model_id, adds.c.game == game)
+                     .values(calls=adds.c.calls + int(calls), **values))
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self, conn: Connection, game: str, why: str, fit: Mapping[str, Any],
+                 rows: Iterable[Mapping[str, Any]]) -> int:
+        """A fit's table (``rows``: model, score, lo, hi, sd, rank, tasks) for ``game``."""
+        sid = int(conn.execute(snapshots.insert().values(at=time.time(), game=game, why=why,
+                                                         fit=canonical(fit))).inserted_primary_key[0])
+        ids = dict(conn.execute(sa.select(models.c.name, models.c.id)).all())
+        values = [{"snapshot_id": sid, "model_id": ids[r["model"]], **{k: r.get(k) for k in
+                   ("score", "lo", "hi", "sd", "rank")}, "tasks": int(r.get("tasks") or 0)} for r in rows]
+        if values:
+            conn.execute(ratings.insert(), values)
+        return sid
+
+    def board(self, game: str = OVERALL) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The latest snapshot of ``game`` (``""``: overall): its record and its rows by rank."""
+        with self.engine.connect() as conn:
+            snap = conn.execute(sa.select(snapshots).where(snapshots.c.game == game)
+                                .order_by(snapshots.c.id.desc()).limit(1)).mappings().first()
+            if snap is None:
+                return None, []
+            rows = conn.execute(sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.lo, ratings.c.hi,
+                                          ratings.c.sd, ratings.c.rank, ratings.c.tasks)
+                                .join(models, models.c.id == ratings.c.model_id)
+                                .where(ratings.c.snapshot_id == snap["id"])).mappings().all()
+        out = sorted((dict(r) for r in rows), key=lambda r: (r["rank"] is None, r["rank"] or 0, r["model"]))
+        return {**snap, "fit": json.loads(snap["fit"])}, out
+
+    def counts(self) -> dict[str, int]:
+        """How many rows each table holds (models, runs, tasks, responses, snapshots)."""
+        with self.engine.connect() as conn:
+            return {t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
+                    for t in (models, runs, tasks, responses, snapshots, adds)}
+
+
+def canonical(value: Any) -> str:
+    """JSON with sorted keys: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def digest(text: str | bytes) -> str:
+    return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:32]
+
+
+def _banked(r: Mapping[str, Any]) -> BankedTask:
+    return BankedTask(id=int(r["id"]), game=r["game"], run_id=int(r["run_id"]), task_id=r["task_id"],
+                      setter=r["setter"], created=float(r["created"]), body=json.loads(r["body"]),
+                      difficulty=r["difficulty"], exposure=int(r["exposure"]), placed=int(r["placed"]),
+                      retired=bool(r["retired"]))

@@ -1,0 +1,41 @@
+"""skate leaderboard: import, add, refit and show from the command line, and its one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from skate.cli import COMMANDS, usage
+from skate.cli.leaderboard import main
+
+
+def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
+    store = str(tmp_path / "board.db")
+    assert "leaderboard" in COMMANDS and "leaderboard" in usage()
+    assert main(["import", str(runs_to_bank[0]), str(runs_to_bank[1]), "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert out.count("mathquiz,") == 2 and "refitted" in out
+    assert main(["import", str(runs_to_bank[0]), "--store", store]) == 0
+    assert "on the board already, nothing changed" in capsys.readouterr().out
+    assert main(["add", "simulated:0.05", "--name", "last", "--store", store, "--runs-dir", str(tmp_path / "adds"),
+                 "--set-rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("last: rank 7 on the mathquiz board")  # weaker than the six (sim-novice: 0.3)
+    assert main(["show", "--store", store, "--game", "mathquiz"]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert table[0].startswith("mathquiz: ") and table[-1].split()[1] == "last"
+    assert main(["refit", "--store", store]) == 0
+    assert main(["show", "--store", store]) == 0
+    shown = capsys.readouterr().out
+    assert shown.count("rank  model") == 2 and "overall:" in shown and "last" in shown
+
+
+@pytest.mark.parametrize("args, message", [
+    (["show"], "no leaderboard at"),
+    (["add", "simulated:0.5"], "no leaderboard at"),
+    (["import", "nowhere"], "no events.jsonl"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("skate leaderboard: ") and message in err and "\n" not in err

@@ -1,0 +1,78 @@
+"""Placing a newcomer: adaptive banked tasks, its own tasks banked, a budget, resume, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from skate.leaderboard import place
+from skate.leaderboard.bank import import_run
+from skate.leaderboard.fit import refit
+from skate.leaderboard.place import AddSettings, add
+from skate.leaderboard.store import Store, StoreError
+
+
+@pytest.fixture
+def board(runs_to_bank, tmp_path):
+    store = Store.open(tmp_path / "b.db")
+    for r in runs_to_bank:
+        import_run(store, r)
+    refit(store)
+    return store
+
+
+def test_a_newcomer_is_placed_for_few_calls_and_its_tasks_join_the_bank(board, tmp_path):
+    before = board.counts()
+    got = add(board, "simulated:0.95", "top", AddSettings(runs_dir=tmp_path / "adds", budget=300))
+    assert got.rank == 1  # stronger than the whole cohort (sim-ace: 0.9)
+    assert got.calls <= 300 and got.set_tasks >= 1
+    after = board.counts()
+    assert after["models"] == before["models"] + 1
+    assert after["tasks"] == before["tasks"] + got.set_tasks
+    new = [t for t in board.tasks() if t.setter == "top"]
+    assert len(new) == got.set_tasks and all(t.difficulty is not None for t in new)
+    snap, rows = board.board("mathquiz")
+    assert snap["why"] == "add:top" and rows[0]["model"] == "top"
+    incumbents = {r["model"]: r["score"] for r in rows if r["model"] != "top"}
+    again = add(board, "simulated:0.95", "top", AddSettings(runs_dir=tmp_path / "adds"))
+    assert again.already and board.counts() == after
+    # the incumbents keep the last fit's scores while a model is placed
+    assert incumbents == {r["model"]: r["score"] for r in board.board("mathquiz")[1] if r["model"] != "top"}
+    fitted = {r["model"]: r["score"] for r in board.board("mathquiz")[1]}
+    assert incumbents == {m: v for m, v in fitted.items() if m != "top"}
+
+
+def test_an_interrupted_add_goes_on_where_it_stopped(board, tmp_path, monkeypatch):
+    asked = []
+    real = place.Sampler
+
+    class Stopping(real):
+        def __call__(self, n, rng):
+            asked.append(self.task.task_id)
+            if len(asked) == 5:
+                raise KeyboardInterrupt
+            return super().__call__(n, rng)
+
+    monkeypatch.setattr(place, "Sampler", Stopping)
+    settings = AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, budget=200)
+    with pytest.raises(KeyboardInterrupt):
+        add(board, "simulated:0.5", "mid", settings)
+    kept = board.model_responses("mid")
+    assert len(kept) == 4 and board.add_state("mid", "mathquiz")["status"] == "placing"
+    monkeypatch.setattr(place, "Sampler", real)
+    got = add(board, "simulated:0.5", "mid", settings)
+    answered = board.model_responses("mid")
+    assert set(kept) <= set(answered)  # nothing recorded before the stop was lost or asked again
+    assert len({t for t, *_ in answered}) == len(answered)
+    assert got.calls == sum(n for _, _, n, _ in answered) <= 200
+
+
+def test_bad_input_is_one_line_and_stores_nothing(board, tmp_path):
+    before = board.counts()
+    for model, match in [("gpt4", "unknown model 'gpt4'"), ("simulated:2", "skill in \\[0, 1\\]")]:
+        with pytest.raises(StoreError, match=match):
+            add(board, model, settings=AddSettings(runs_dir=tmp_path))
+    with pytest.raises(StoreError, match="cannot place anyone here.*give --budget"):
+        add(board, "simulated:0.5", settings=AddSettings(runs_dir=tmp_path, budget=5))
+    with pytest.raises(StoreError, match="no task of game 'cop'"):
+        add(board, "simulated:0.5", settings=AddSettings(runs_dir=tmp_path, game="cop"))
+    assert board.counts() == before
