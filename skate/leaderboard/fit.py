@@ -13,8 +13,9 @@ move with them): what a model added changes is the incumbents' order and spread 
 say, not the board's zero. The first fit sets the zero: the typical task of the bank.
 
 **Placing one model** (:func:`ability`): with the task difficulties held fixed, one model's
-ability is a one-dimensional fit (Newton's method on the binomial log-likelihood, with the same
-weak N(0, prior_sd²) prior as the full model); its sd is the larger of the model's (the inverse
+ability is a one-dimensional fit (Newton's method on the binomial log-likelihood, under a normal
+prior: while a model is placed, the board's own spread of abilities, so that its first few
+answers, all right or all wrong, do not throw it past the whole board); its sd is the larger of the model's (the inverse
 square root of the information) and the sandwich's (each task's samples one cluster), as for the
 board's own intervals. The incumbents do not move while a model is placed.
 """
@@ -46,13 +47,13 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
 
 
-def ability(items: Sequence[tuple[float, int, int]], prior_sd: float = PRIOR_SD, start: float = 0.0) -> Ability:
+def ability(items: Sequence[tuple[float, int, int]], prior_sd: float = PRIOR_SD, prior_mean: float = 0.0) -> Ability:
     """One model's ability from ``items`` (difficulty b, correct k, samples n), the difficulties
-    fixed: the posterior mode under N(0, prior_sd²), and its sd."""
-    theta, prec = start, 1.0 / prior_sd ** 2
+    fixed: the posterior mode under N(prior_mean, prior_sd²), and its sd."""
+    theta, prec = prior_mean, 1.0 / prior_sd ** 2
     info = prec
     for _ in range(100):
-        grad, info = -prec * theta, prec
+        grad, info = -prec * (theta - prior_mean), prec
         for b, k, n in items:
             p = _sigmoid(theta - b)
             grad += k - n * p

@@ -198,7 +198,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
         calls += spent
         with store.transaction() as conn:
             store.update_add(conn, mid, game, calls=spent)
-    est = _estimate(store, name, game)
+    est = _estimate(store, name, game, board)
     rank = _snapshot(store, game, name, est, board)
     with store.transaction() as conn:
         store.update_add(conn, mid, game, status="done")
@@ -210,7 +210,7 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
     """The adaptive loop over banked tasks; (why it stopped, calls so far)."""
     tried: set[int] = set()
     while True:
-        est = _estimate(store, name, game)
+        est = _estimate(store, name, game, board)
         if est.tasks >= settings.min_tasks and settled(est, board, settings.confidence):
             return f"order against its neighbours settled at {settings.confidence:g}", calls
         if calls + settings.samples > budget:
@@ -234,16 +234,21 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
             store.update_add(conn, mid, game, calls=settings.samples)
 
 
-def _estimate(store: Store, name: str, game: str) -> Ability:
+def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:
+    """Its ability from every task it answered whose difficulty is known, under the board's
+    spread of abilities as the prior (the population prior of adaptive testing)."""
     items = [(b, k, n) for _, k, n, b in store.model_responses(name, game) if b is not None]
-    return ability(items)
+    scores = [r["score"] for r in board]
+    mean = sum(scores) / len(scores)
+    spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, len(scores) - 1)) if len(scores) > 1 else 1.0
+    return ability(items, prior_sd=max(spread, 0.5), prior_mean=mean)
 
 
 def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, Any]], board: list[dict[str, Any]],
                settings: AddSettings, overrides: list[str]) -> tuple[int, int]:
     """Its setting game: it sets, it and its nearest incumbents answer; the run is banked and
     its tasks' difficulties estimated. Returns (tasks banked, calls made)."""
-    est = _estimate(store, name, game)
+    est = _estimate(store, name, game, board)
     near = sorted(board, key=lambda r: abs(r["score"] - est.theta))[:settings.neighbours]
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
     entries = [entry, *(specs[r["model"]] for r in near)]

@@ -12,7 +12,7 @@ class AddSettings:
     budget: int = 600  # calls at most: answer samples plus setter attempts
     confidence: float = 0.95  # stop once its order against both neighbours is this sure
     samples: int = 2  # answer samples per banked task
-    min_tasks: int = 8  # banked tasks before it may stop
+    min_tasks: int = 20  # banked tasks before it may stop
     pick_among: int = 5  # the next task is drawn among this many nearest its estimate
     max_placed: int = 4  # a banked task is shown to at most this many models being added
     set_rounds: int = 2  # rounds in which it sets tasks of its own (0: none)
