@@ -57,12 +57,12 @@ def board(runs_to_bank, tmp_path_factory):
 def browser():
     """One headless Chromium for the module's tests."""
     exe = shutil.which("chromium")
+    why = None if exe else "no chromium on PATH (apt-get install chromium)"
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        exe = None
-    if exe is None:
-        why = "no chromium (apt-get install chromium) or no playwright (bash scripts/setup.sh test)"
+        why = "playwright is not installed (bash scripts/setup.sh test)"
+    if why:
         if REQUIRED:
             pytest.fail(f"SKATE_REQUIRE_BROWSER is set but the page cannot be opened: {why}")
         pytest.skip(why)
