@@ -1,4 +1,4 @@
-"""``skate leaderboard <import|refit|show> ...``: a standing board of models over the tasks
+"""``skate leaderboard <import|add|refit|show> ...``: a standing board of models over the tasks
 players wrote (:mod:`skate.leaderboard`).
 
 ``--store`` (or ``SKATE_LEADERBOARD``) names the board: a file path (SQLite, made on first use;
@@ -61,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
     _store_arg(ref)
     show = sub.add_parser("show", help="print the board, overall or for one game")
     show.add_argument("--game", default=None, help="one game's board (default: overall, then each game)")
+    show.add_argument("--html", type=Path, default=None, metavar="OUT_DIR",
+                      help="also write the whole board (every game) as one static page, OUT_DIR/index.html")
     _store_arg(show)
     return ap
 
@@ -128,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
                 if not shown:
                     raise StoreError(f"no board in {args.store} yet" + (f" for game {args.game!r}" if args.game else "")
                                      + ": import a finished run with skate leaderboard import RUN_DIR")
+                if args.html is not None:
+                    from skate.leaderboard.page import write_page
+
+                    print(f"wrote {write_page(store, args.html)}")
     except (StoreError, ConfigError) as exc:
         print(f"skate leaderboard: {exc}", file=sys.stderr)
         return 2

@@ -27,6 +27,11 @@ def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     assert main(["show", "--store", store]) == 0
     shown = capsys.readouterr().out
     assert shown.count("rank  model") == 2 and "overall:" in shown and "last" in shown
+    # --html also writes the whole board as one page (tests/leaderboard/test_page.py opens it)
+    assert main(["show", "--store", store, "--game", "mathquiz", "--html", str(tmp_path / "page")]) == 0
+    page = tmp_path / "page" / "index.html"
+    assert capsys.readouterr().out.splitlines()[-1] == f"wrote {page}"
+    assert page.read_text().count('<tr data-model="last">') == 2  # overall and mathquiz
 
 
 @pytest.mark.parametrize("args, message", [
