@@ -8,7 +8,7 @@ plus setter attempts, counted the same way from each run's events), and how far 
 after it moves the incumbents (against their interval widths). At the end, the board's Kendall
 τ to the true skills against a replay of the game with all 25 players.
 
-    python bench/bench_leaderboard.py place [--games 3] [--rounds 6] [--game mathquiz] [--budget 600]
+    python bench/bench_leaderboard.py place [--games 3] [--rounds 6] [--game mathquiz] [--budget N] [--confidence P]
 
 Numbers go to docs/benchmarks/leaderboard.md.
 """
@@ -81,13 +81,14 @@ def place_bench(args: argparse.Namespace) -> None:
         print("Ranks are among the 20 incumbents and the newcomer (truth: by true skill; board: the board's "
               "scores; replay: the replay's).\n")
         print("| newcomer | true skill | true rank | board rank | board interval | add calls | replay rank "
-              "| replay interval | replay calls | add/replay | refit drift / interval width |")
-        print("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|", flush=True)
+              "| replay interval | replay calls | add/replay | refit drift / interval width | the add stopped |")
+        print("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|", flush=True)
         names = {p["name"] for p in incumbents}
         for k, new in enumerate(newcomers):
             spec = f"simulated:{new['skill']}"
             before = {r["model"]: r for r in store.board(args.game)[1]}
-            got = add(store, spec, new["name"], AddSettings(budget=args.budget, runs_dir=tmp / "adds", seed=k),
+            got = add(store, spec, new["name"], AddSettings(budget=args.budget, confidence=args.confidence,
+                                                             runs_dir=tmp / "adds", seed=k),
                       overrides=[f"players.simulated.0.pitch={new['pitch']}",
                                  f"players.simulated.0.sloppiness={new['sloppiness']}"])
             row = next(r for r in store.board(args.game)[1] if r["model"] == new["name"])
@@ -117,7 +118,8 @@ def place_bench(args: argparse.Namespace) -> None:
             true_rank = 1 + sum(truth[m] > new["skill"] for m in names)
             print(f"| {new['name']} | {new['skill']} | {true_rank} | {rank(board_now)} | [{row['lo']:.2f}, {row['hi']:.2f}] "
                   f"| {got.calls} | {rank({m: r['score'] for m, r in replayed.items()})} "
-                  f"| [{rb['lo']:.2f}, {rb['hi']:.2f}] | {calls} | {got.calls / calls:.1%} | {drift:.2f} |", flush=True)
+                  f"| [{rb['lo']:.2f}, {rb['hi']:.2f}] | {calls} | {got.calls / calls:.1%} | {drift:.2f} | {got.stopped} |",
+                  flush=True)
         final = {r["model"]: r["score"] for r in store.board(args.game)[1]}
         everyone = Store.open(tmp / "replay-all.db")
         all_calls = 0
@@ -132,13 +134,16 @@ def place_bench(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    from skate.leaderboard.settings import AddSettings
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
     p = sub.add_parser("place")
     p.add_argument("--game", default="mathquiz")
     p.add_argument("--games", type=int, default=3)
     p.add_argument("--rounds", type=int, default=6)
-    p.add_argument("--budget", type=int, default=600)
+    p.add_argument("--budget", type=int, default=AddSettings().budget)
+    p.add_argument("--confidence", type=float, default=AddSettings().confidence)
     args = ap.parse_args()
     place_bench(args)
 

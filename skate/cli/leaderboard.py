@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
     add.add_argument("--confidence", type=float, default=d.confidence,
                      help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
-    add.add_argument("--samples", type=int, default=d.samples, help=f"answer samples per banked task (default {d.samples})")
+    add.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
     add.add_argument("--set-rounds", type=int, default=d.set_rounds,
                      help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)")
     add.add_argument("--neighbours", type=int, default=d.neighbours,

@@ -40,7 +40,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from skate.build import assemble
 from skate.config import StageConfig, build_settings, record_of
-from skate.estimators import Sampler
+from skate.estimators import FixedN, Sampler
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty
@@ -164,10 +164,10 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     s = _settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
     spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
     reserve = setting_cost(s.game, settings)
-    floor = settings.min_tasks * settings.samples + reserve
+    floor = settings.min_tasks * (settings.samples or 1) + reserve
     if settings.budget < floor:
         raise StoreError(f"a budget of {settings.budget} calls cannot place anyone here: {settings.min_tasks} "
-                         f"banked tasks of {settings.samples} samples and its setting game need {floor}; "
+                         f"banked tasks of {settings.samples or 1} samples at least and its setting game need {floor}; "
                          f"give --budget {floor} or more")
     state = store.add_state(name, game)
     if state is not None and state["status"] == "done":
@@ -182,7 +182,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     calls = int((store.add_state(name, game) or {}).get("calls", 0))
     stopped = "placed"
     with contextlib.ExitStack() as cleanup:
-        parts = assemble(s, cleanup, for_game=False)
+        parts = assemble(s, cleanup, for_game=not settings.samples)  # for_game: the game's own estimator
         player = next(p for p in parts.players if p.name == name)
         rng = np.random.default_rng([settings.seed, int(digest(f"{game}/{name}")[:8], 16)])
         if (state or {}).get("status", "placing") == "placing":
@@ -209,29 +209,39 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
            settings: AddSettings, calls: int, budget: int, rng: np.random.Generator) -> tuple[str, int]:
     """The adaptive loop over banked tasks; (why it stopped, calls so far)."""
     tried: set[int] = set()
+    estimator = FixedN(settings.samples) if settings.samples else parts.estimator
+    most = settings.samples or _most_samples(estimator)
     while True:
         est = _estimate(store, name, game, board)
         if est.tasks >= settings.min_tasks and settled(est, board, settings.confidence):
             return f"order against its neighbours settled at {settings.confidence:g}", calls
-        if calls + settings.samples > budget:
+        if calls + most > budget:
             return f"budget: {calls} calls", calls
         cands = [t for t in store.candidates(game, name, est.theta, settings.max_placed,
                                              settings.pick_among + len(tried)) if t.id not in tried]
-        cands = cands[:settings.pick_among]
+        cands = [t for t in cands[:settings.pick_among] if abs((t.difficulty or 0.0) - est.theta) <= settings.window]
         if not cands:
-            return "no banked task left for it", calls
+            return f"no banked task left within {settings.window:g} of its estimate", calls
         t = cands[int(rng.integers(len(cands)))]
         tried.add(t.id)
         body = t.body
         task = Task(body["task_id"], int(body.get("round", 0)), body["setter"], body["prompt"], body["answer"],
                     {k: v for k, v in body.items() if k not in ("task_id", "round", "setter", "prompt", "answer",
                                                                  "attempts")})
-        correct, _, void = Sampler(parts.game, task, player.answer, parts.sandbox)(settings.samples, rng)
-        calls += settings.samples
+        got = estimator.estimate(Sampler(parts.game, task, player.answer, parts.sandbox), rng)
+        calls += got.n + got.void
         with store.transaction() as conn:
-            if settings.samples - void > 0:
-                store.record(conn, mid, t.id, correct, settings.samples - void, "add", settings.max_placed)
-            store.update_add(conn, mid, game, calls=settings.samples)
+            if got.n > 0:
+                store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed)
+            store.update_add(conn, mid, game, calls=got.n + got.void)
+
+
+def _most_samples(estimator: Any) -> int:
+    """The most samples ``estimator`` may draw on one task (a cap it declares, else its n)."""
+    for key in ("max_samples", "n"):
+        if isinstance(getattr(estimator, key, None), int):
+            return int(getattr(estimator, key))
+    return 1
 
 
 def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:

@@ -9,11 +9,17 @@ from pathlib import Path
 @dataclass(frozen=True)
 class AddSettings:
     game: str | None = None  # the game to place it in (None: the bank's only game)
-    budget: int = 600  # calls at most: answer samples plus setter attempts
+    budget: int = 4000  # calls at most: answer samples plus setter attempts
     confidence: float = 0.95  # stop once its order against both neighbours is this sure
-    samples: int = 2  # answer samples per banked task
+    # Answer samples per banked task; 0: as many as the game's own estimator draws (recorded with
+    # the bank's runs), so that the newcomer is measured on each task as the incumbents were.
+    samples: int = 0
     min_tasks: int = 20  # banked tasks before it may stop
     pick_among: int = 5  # the next task is drawn among this many nearest its estimate
+    # Tasks farther than this (logits) from its estimate are not asked: one it is nearly sure to
+    # answer (or to miss) tells almost nothing (information p(1-p) < 0.05), and under a model that
+    # fits only roughly it would pull the estimate the way the easy (or hard) tasks lean.
+    window: float = 3.0
     max_placed: int = 4  # a banked task is shown to at most this many models being added
     set_rounds: int = 2  # rounds in which it sets tasks of its own (0: none)
     neighbours: int = 2  # incumbents nearest it that answer its tasks
