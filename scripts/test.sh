@@ -8,9 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
-# As root, setup installs what both jails need, so the jail tests must run rather than skip.
+# As root, setup installs what both jails and the PostgreSQL server need, so the jail tests and
+# the leaderboard's PostgreSQL tests must run rather than skip.
 if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
+    export SKATE_REQUIRE_POSTGRES="${SKATE_REQUIRE_POSTGRES-1}"
 fi
 # Bytecode is written (and read by every worker and every `python -m skate` the tests start), even
 # where the environment sets PYTHONDONTWRITEBYTECODE: compiling skate's modules again in each of
