@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/system-deps.sh
+# Debian packages, for the runtime and the extras asked for (default: test; see below).
+bash scripts/system-deps.sh "${1:-test}"
 
 find_python() {
     local cand

@@ -8,11 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
-# As root, setup installs what both jails need, so the jail tests must run rather than skip; and
-# Debian's chromium (scripts/system-deps.sh), so the browser tests of the leaderboard's page
-# (tests/leaderboard/test_page.py) must run too.
+# As root, setup installs what both jails, the PostgreSQL server and Debian's chromium need
+# (scripts/system-deps.sh), so the jail tests, the leaderboard's PostgreSQL tests and the browser
+# tests of its page (tests/leaderboard/test_page.py) must run rather than skip.
 if [ "$(id -u)" -eq 0 ]; then
     export SKATE_REQUIRE_SANDBOXES="${SKATE_REQUIRE_SANDBOXES-nsjail bwrap}"
+    export SKATE_REQUIRE_POSTGRES="${SKATE_REQUIRE_POSTGRES-1}"
     export SKATE_REQUIRE_BROWSER="${SKATE_REQUIRE_BROWSER-1}"
 fi
 # Bytecode is written (and read by every worker and every `python -m skate` the tests start), even

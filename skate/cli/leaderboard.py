@@ -48,6 +48,8 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--confidence", type=float, default=d.confidence,
                      help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
     add.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
+    add.add_argument("--max-placed", type=int, default=d.max_placed,
+                     help=f"a banked task is shown to at most this many models being added (default {d.max_placed})")
     add.add_argument("--set-rounds", type=int, default=d.set_rounds,
                      help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)")
     add.add_argument("--neighbours", type=int, default=d.neighbours,
@@ -105,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
                 got = add(store, args.model, args.name,
                           AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
-                                      samples=args.samples, set_rounds=args.set_rounds, neighbours=args.neighbours,
-                                      set_samples=args.set_samples,
+                                      samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
+                                      neighbours=args.neighbours, set_samples=args.set_samples,
                                       seed=args.seed, runs_dir=args.runs_dir), args.overrides)
                 if got.already:
                     print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked")

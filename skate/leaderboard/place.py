@@ -16,7 +16,8 @@ tournament's calls.
    which are banked: each new task's difficulty is estimated from the incumbents' answers with
    their abilities fixed, and the newcomer's ability is estimated once more over every task it
    answered.
-4. The board gains a snapshot with its row; the incumbents' scores do not move (a full
+4. The board gains a snapshot with its row: the latest board's (with the rows of models added
+   meanwhile by other adds) plus its own; the incumbents' scores do not move (a full
    ``skate leaderboard refit`` refits everyone, anchored to the board's scale).
 
 Every response is stored as it comes, so an interrupted add, run again, goes on where it stopped
@@ -199,7 +200,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
         with store.transaction() as conn:
             store.update_add(conn, mid, game, calls=spent)
     est = _estimate(store, name, game, board)
-    rank = _snapshot(store, game, name, est, board)
+    rank = _snapshot(store, game, name, est)
     with store.transaction() as conn:
         store.update_add(conn, mid, game, status="done")
     return Placed(name, game, est.theta, est.sd, rank, est.tasks, calls, stopped, set_tasks)
@@ -292,16 +293,21 @@ def _run_calls(folder: Path) -> int:
     return len(run.of(AttemptMade)) + sum(int(e.n) + int(e.void or 0) for e in run.of(Estimated))
 
 
-def _snapshot(store: Store, game: str, name: str, est: Ability, board: list[dict[str, Any]]) -> int:
-    """The game's board with its row added (the incumbents' as they were); its rank."""
+def _snapshot(store: Store, game: str, name: str, est: Ability) -> int:
+    """The game's latest board with its row added (every other row as it is); its rank."""
     z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
-    rows = [dict(r) for r in board]
-    rows.append({"model": name, "score": est.theta, "lo": est.theta - z * est.sd, "hi": est.theta + z * est.sd,
-                 "sd": est.sd, "tasks": est.tasks})
-    rows.sort(key=lambda r: -r["score"])
-    for i, r in enumerate(rows, 1):
-        r["rank"] = i
-    snap = store.board(game)[0] or {}
     with store.transaction() as conn:
-        store.snapshot(conn, game, f"add:{name}", {**snap.get("fit", {}), "added": name}, rows)
-    return next(r["rank"] for r in rows if r["model"] == name)
+        # The latest board read in the write transaction, not the one this add started from:
+        # another add may have put its row there meanwhile, and this snapshot must keep it.
+        snap, latest = store.board(game, conn)
+        rows = [dict(r) for r in latest if r["model"] != name]
+        rows.append({"model": name, "score": est.theta, "lo": est.theta - z * est.sd,
+                     "hi": est.theta + z * est.sd, "sd": est.sd, "tasks": est.tasks})
+        rated = sorted((r for r in rows if r["score"] is not None), key=lambda r: -r["score"])
+        for i, r in enumerate(rated, 1):
+            r["rank"] = i
+        for r in rows:
+            if r["score"] is None:
+                r["rank"] = None
+        store.snapshot(conn, game, f"add:{name}", {**(snap or {}).get("fit", {}), "added": name}, rows)
+    return next(r["rank"] for r in rated if r["model"] == name)

@@ -3,9 +3,10 @@ database reached through SQLAlchemy Core.
 
 Where it lives: a path is a SQLite file (made on first use); a URL names any database SQLAlchemy
 reaches (``postgresql://user@host/db`` for a board shared by several machines, through psycopg).
-Every write is one transaction, so two processes adding to one board leave it consistent; on
-SQLite a writer takes the file's write lock when its transaction starts (``BEGIN IMMEDIATE``) and
-waits up to :data:`BUSY_TIMEOUT_S` for another writer to finish.
+Every write is one transaction, so two processes adding to one board leave it consistent. Writers
+take turns, readers never wait: on SQLite a writer takes the file's write lock when its
+transaction starts (``BEGIN IMMEDIATE``), on PostgreSQL the board's own transaction-level advisory
+lock (:data:`WRITE_LOCK`); either waits up to :data:`BUSY_TIMEOUT_S` for another writer to finish.
 
 Tables (:data:`metadata`):
 
@@ -49,6 +50,9 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60
 OVERALL = ""  # the game name of an overall snapshot
 WRITE = "skate_write"  # the execution option of a connection that writes (store.transaction)
+# PostgreSQL: the advisory lock each write transaction holds (advisory locks are per database: one
+# board per database). Any fixed key that fits a signed 64-bit integer.
+WRITE_LOCK = int.from_bytes(b"skate-lb", "big")
 
 metadata = sa.MetaData()
 
@@ -245,11 +249,14 @@ class Store:
         try:
             with self.engine.connect() as conn:
                 names = set(sa.inspect(conn).get_table_names())
+        except sa.exc.OperationalError as exc:
+            # First: OperationalError is a DatabaseError. A server that cannot be reached (or a
+            # SQLite file that cannot be opened); psycopg's message spans lines, the error is one.
+            raise StoreError(f"cannot reach the leaderboard at {self.where}: {' '.join(str(exc.orig).split())}"
+                             ) from None
         except sa.exc.DatabaseError as exc:
             raise StoreError(f"{self.where} is not a leaderboard store ({type(exc.orig).__name__}: "
                              f"{str(exc.orig).strip()})") from None
-        except sa.exc.OperationalError as exc:  # pragma: no cover - a server that cannot be reached
-            raise StoreError(f"cannot reach the leaderboard at {self.where}: {str(exc.orig).strip()}") from None
         if "meta" in names:
             self._check_version()
             return
@@ -280,6 +287,16 @@ class Store:
         with self.engine.connect() as conn:
             conn.execution_options(**{WRITE: True})
             with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    # One writer at a time, as SQLite's BEGIN IMMEDIATE: a write reads before it
+                    # writes (the latest snapshot that an add's extends, whether a run is banked
+                    # already), and under READ COMMITTED two writers would both read the same rows
+                    # and the second's write would drop the first's. Each statement after the lock
+                    # sees every earlier writer's commit. (SERIALIZABLE would raise instead, to be
+                    # retried, and every caller's block would have to be replayable: the writes
+                    # here are short, so taking turns costs little.) Readers never wait on it.
+                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{BUSY_TIMEOUT_S}s'")
+                    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
                 yield conn
 
     # ------------------------------------------------------------------ models
@@ -443,17 +460,21 @@ class Store:
             conn.execute(ratings.insert(), values)
         return sid
 
-    def board(self, game: str = OVERALL) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        """The latest snapshot of ``game`` (``""``: overall): its record and its rows by rank."""
-        with self.engine.connect() as conn:
-            snap = conn.execute(sa.select(snapshots).where(snapshots.c.game == game)
-                                .order_by(snapshots.c.id.desc()).limit(1)).mappings().first()
-            if snap is None:
-                return None, []
-            rows = conn.execute(sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.lo, ratings.c.hi,
-                                          ratings.c.sd, ratings.c.rank, ratings.c.tasks)
-                                .join(models, models.c.id == ratings.c.model_id)
-                                .where(ratings.c.snapshot_id == snap["id"])).mappings().all()
+    def board(self, game: str = OVERALL, conn: Connection | None = None
+              ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The latest snapshot of ``game`` (``""``: overall): its record and its rows by rank
+        (read through ``conn``, a write transaction's, when given)."""
+        if conn is None:
+            with self.engine.connect() as own:
+                return self.board(game, own)
+        snap = conn.execute(sa.select(snapshots).where(snapshots.c.game == game)
+                            .order_by(snapshots.c.id.desc()).limit(1)).mappings().first()
+        if snap is None:
+            return None, []
+        rows = conn.execute(sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.lo, ratings.c.hi,
+                                      ratings.c.sd, ratings.c.rank, ratings.c.tasks)
+                            .join(models, models.c.id == ratings.c.model_id)
+                            .where(ratings.c.snapshot_id == snap["id"])).mappings().all()
         out = sorted((dict(r) for r in rows), key=lambda r: (r["rank"] is None, r["rank"] or 0, r["model"]))
         return {**snap, "fit": json.loads(snap["fit"])}, out
 

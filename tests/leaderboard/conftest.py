@@ -1,0 +1,145 @@
+"""A real PostgreSQL server for the leaderboard's tests, started once per test session (per xdist
+worker that needs it): Debian's ``postgresql`` binaries (/usr/lib/postgresql/<version>/bin, which
+scripts/system-deps.sh installs for the tests), a throwaway cluster in a temporary folder, reached
+through a unix socket in that folder (no port to collide with), stopped at the end, or when the
+test process dies without stopping it.
+
+PostgreSQL refuses to run as root: as root (CI), initdb and the server run as Debian's
+``postgres`` user (``setpriv``), in a folder it owns. Without the binaries the tests that need the
+server skip, unless ``SKATE_REQUIRE_POSTGRES`` is set (scripts/test.sh sets it as root), when
+they fail.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REQUIRE_POSTGRES = bool(os.environ.get("SKATE_REQUIRE_POSTGRES"))
+# A throwaway server: nothing it writes needs to survive a crash, and the tests open few connections.
+SERVER_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+                   "listen_addresses": "", "max_connections": "40", "shared_buffers": "16MB",
+                   "max_wal_size": "64MB", "autovacuum": "off", "log_min_messages": "warning"}
+
+
+def _bin_dir() -> Path | None:
+    """The newest installed server's bin folder (Debian's layout), else wherever initdb is on PATH."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parent.parent.name)
+                   if Path(p).parent.parent.name.isdigit() else 0)
+    if found:
+        return Path(found[-1]).parent
+    on_path = shutil.which("initdb")
+    return Path(on_path).resolve().parent if on_path else None
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRE_POSTGRES:
+        pytest.fail(f"SKATE_REQUIRE_POSTGRES is set but {reason}")
+    pytest.skip(f"{reason} (install Debian's postgresql package, e.g. bash scripts/system-deps.sh test as root)")
+
+
+class PostgresServer:
+    """A running throwaway server: :meth:`database` makes a new empty database and gives its URL."""
+
+    def __init__(self, socket_dir: Path, user: str) -> None:
+        self.socket_dir, self.user = socket_dir, user
+
+    def url(self, database: str) -> str:
+        return f"postgresql://{self.user}@/{database}?host={self.socket_dir}"
+
+    def database(self, prefix: str = "board") -> str:
+        import sqlalchemy as sa
+
+        name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+        engine = sa.create_engine(self.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
+                                  isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        finally:
+            engine.dispose()
+        return self.url(name)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        _unavailable("no PostgreSQL server binaries (initdb, postgres) are installed")
+    try:
+        import psycopg
+    except ImportError:
+        _unavailable("psycopg is not installed (the postgres extra: bash scripts/setup.sh test)")
+    as_root = os.geteuid() == 0
+    # The server is this process's child, and is sent SIGQUIT (its immediate shutdown) should this
+    # process die without stopping it (--pdeathsig): a killed test run leaves no server behind.
+    prefix = ["setpriv", "--pdeathsig", "QUIT"] if shutil.which("setpriv") else []
+    if as_root:
+        try:
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            _unavailable("the tests run as root and there is no postgres user to run the server as")
+        if not prefix:
+            _unavailable("the tests run as root and there is no setpriv to run the server as postgres")
+        prefix += ["--reuid", "postgres", "--regid", "postgres", "--init-groups"]
+    prefix += ["--"] if prefix else []
+    # Not under pytest's tmp_path: its folders are root's alone (0700), where postgres cannot go.
+    # A short path, too: the socket's must fit in 107 bytes.
+    root = Path(tempfile.mkdtemp(prefix="skate-pg-"))
+    data, log_path = root / "data", root / "server.log"
+    if as_root:
+        os.chown(root, owner.pw_uid, owner.pw_gid)
+
+    def log_tail() -> str:
+        return log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+
+    server = None
+    try:
+        got = subprocess.run([*prefix, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                              "--no-sync", "--encoding=UTF8", "--locale=C", "--no-instructions"],
+                             capture_output=True, text=True, cwd=root)
+        if got.returncode != 0:
+            pytest.fail(f"initdb failed ({got.returncode}): {got.stderr.strip()[-2000:]}")
+        settings = [a for k, v in {**SERVER_SETTINGS, "unix_socket_directories": str(root)}.items()
+                    for a in ("-c", f"{k}={v}")]
+        with open(log_path, "wb") as log:
+            server = subprocess.Popen([*prefix, str(bin_dir / "postgres"), "-D", str(data), *settings],
+                                      stdout=log, stderr=subprocess.STDOUT, cwd=root)
+        deadline = time.monotonic() + 60
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"the PostgreSQL server stopped ({server.returncode}):\n{log_tail()}")
+            try:
+                psycopg.connect(host=str(root), user="postgres", dbname="postgres", connect_timeout=5).close()
+                break
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the PostgreSQL server did not start in 60 s:\n{log_tail()}")
+                time.sleep(0.05)
+        yield PostgresServer(root, "postgres")
+    finally:
+        if server is not None and server.poll() is None:
+            server.send_signal(signal.SIGINT)  # its fast shutdown: ends the sessions, no checkpoint wait
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """A new empty database on the session's server, for one test: its URL."""
+    return postgres_server.database()
