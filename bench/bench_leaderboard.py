@@ -10,6 +10,12 @@ after it moves the incumbents (against their interval widths). At the end, the b
 
     python bench/bench_leaderboard.py place [--games 3] [--rounds 6] [--game mathquiz] [--budget N] [--confidence P]
 
+``store``: the store's queries (pick the next task, record a response, refit one newcomer, show
+the board) on a synthetic bank of 50,000 tasks and 200 models, in SQLite through skate's store
+and in DuckDB with the same tables and SQL (DuckDB is not a dependency: pip install duckdb==1.4.3).
+
+    python bench/bench_leaderboard.py store [--tasks 50000] [--models 200] [--per-task 20]
+
 Numbers go to docs/benchmarks/leaderboard.md.
 """
 
@@ -133,6 +139,167 @@ def place_bench(args: argparse.Namespace) -> None:
               f"{time.perf_counter() - t0:.0f} s in all")
 
 
+# ------------------------------------------------------------------------------------- store
+DUCKDB_SCHEMA = """
+CREATE SEQUENCE seq_models; CREATE SEQUENCE seq_tasks;
+CREATE TABLE models (id INTEGER PRIMARY KEY DEFAULT nextval('seq_models'), name VARCHAR UNIQUE NOT NULL,
+                     kind VARCHAR, spec VARCHAR, added DOUBLE, how VARCHAR);
+CREATE TABLE tasks (id INTEGER PRIMARY KEY DEFAULT nextval('seq_tasks'), run_id INTEGER, game VARCHAR,
+                    task_id VARCHAR, setter VARCHAR, created DOUBLE, body VARCHAR, difficulty DOUBLE,
+                    difficulty_sd DOUBLE, exposure INTEGER DEFAULT 0, placed INTEGER DEFAULT 0,
+                    retired BOOLEAN DEFAULT false);
+CREATE TABLE responses (model_id INTEGER, task_id INTEGER, correct INTEGER, samples INTEGER, "at" DOUBLE,
+                        how VARCHAR, PRIMARY KEY (model_id, task_id));
+CREATE TABLE ratings (snapshot_id INTEGER, model_id INTEGER, score DOUBLE, lo DOUBLE, hi DOUBLE, sd DOUBLE,
+                      rank INTEGER, tasks INTEGER);
+"""
+
+
+def _timed(fn: Any, repeat: int) -> float:
+    """Median wall time of ``fn()`` in milliseconds."""
+    import statistics
+
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def synthetic(n_tasks: int, n_models: int, per_task: int, seed: int = 0) -> tuple[Any, Any, list[tuple[int, int, int]]]:
+    """Abilities, difficulties and responses (model index, task index, correct of 10) of a
+    synthetic bank: each task answered by ``per_task`` models drawn at random."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(0, 1.5, n_models), rng.normal(0, 1.6, n_tasks)
+    rows = []
+    for j in range(n_tasks):
+        for i in rng.choice(n_models, size=per_task, replace=False):
+            rows.append((int(i), j, int(rng.binomial(10, 1 / (1 + np.exp(-(theta[i] - b[j])))))))
+    return theta, b, rows
+
+
+def store_bench(args: argparse.Namespace) -> None:
+    import json as _json
+
+    import sqlalchemy as sa
+
+    from skate.leaderboard import store as st
+    from skate.leaderboard.fit import ability
+
+    theta, b, rows = synthetic(args.tasks, args.models, args.per_task)
+    body = _json.dumps({"prompt": "x" * 400, "answer": "42", "setter": "m", "task_id": "t"})
+    print(f"{args.tasks} tasks x {args.models} models, {len(rows)} responses ({args.per_task} models a task); "
+          f"median of {args.repeat} runs of each query, ms\n")
+    results: dict[str, dict[str, float]] = {}
+    newcomer = args.models  # answers the first 100 tasks, then asks for more
+    with tempfile.TemporaryDirectory(prefix="bench-lb-store-") as tmp:
+        # SQLite, through skate's own store
+        t0 = time.perf_counter()
+        store = st.Store.open(Path(tmp) / "board.db")
+        with store.transaction() as conn:
+            conn.execute(st.models.insert(), [{"name": f"m{i}", "kind": "simulated", "spec": "{}", "added": 0.0,
+                                               "how": "import"} for i in range(args.models + 1)])
+            run = store.add_run(conn, "k", "/x", "cop", {}, 2, 0.0)
+            conn.execute(st.tasks.insert(), [{"run_id": run, "game": "cop", "task_id": f"t{j}", "setter": "m0",
+                                              "created": 0.0, "body": body, "difficulty": float(b[j]),
+                                              "exposure": args.per_task} for j in range(args.tasks)])
+            conn.execute(st.responses.insert(), [{"model_id": i + 1, "task_id": j + 1, "correct": k, "samples": 10,
+                                                  "at": 0.0, "how": "run"} for i, j, k in rows]
+                         + [{"model_id": newcomer + 1, "task_id": j + 1, "correct": 5, "samples": 10, "at": 0.0,
+                             "how": "add"} for j in range(100)])
+            store.snapshot(conn, "cop", "refit", {}, [{"model": f"m{i}", "score": float(theta[i]), "lo": 0.0,
+                                                      "hi": 0.0, "sd": 0.1, "rank": i + 1, "tasks": 1}
+                                                     for i in range(args.models)])
+        build = time.perf_counter() - t0
+        free = iter(range(101, args.tasks))
+
+        def record() -> None:
+            with store.transaction() as conn:
+                store.record(conn, newcomer + 1, next(free), 1, 2, "add", 4)
+
+        def refit_one() -> None:
+            resp = store.model_responses(f"m{newcomer}", "cop")
+            ability([(d, k, n) for _, k, n, d in resp])
+
+        results["SQLite (skate's store)"] = {
+            "build": build * 1000,
+            "pick the next task": _timed(lambda: store.candidates("cop", f"m{newcomer}", 0.3, 4, 5), args.repeat),
+            "record a response": _timed(record, args.repeat),
+            "refit one newcomer": _timed(refit_one, args.repeat),
+            "show the board": _timed(lambda: store.board("cop"), args.repeat)}
+        store.close()
+        size_sqlite = sum(f.stat().st_size for f in Path(tmp).glob("board.db*"))
+        # DuckDB, the same tables and queries in its own SQL
+        try:
+            import duckdb
+        except ImportError:
+            print("DuckDB: not installed (pip install duckdb==1.4.3 to measure it)")
+            duckdb = None
+        if duckdb is not None:
+            t0 = time.perf_counter()
+            db = duckdb.connect(str(Path(tmp) / "board.duckdb"))
+            db.execute(DUCKDB_SCHEMA)
+            db.executemany("INSERT INTO models (name, kind, spec, added, how) VALUES (?, 'simulated', '{}', 0, 'import')",
+                           [(f"m{i}",) for i in range(args.models + 1)])
+            import pyarrow as pa
+
+            n = args.tasks
+            tasks_df = pa.table({"id": list(range(1, n + 1)), "run_id": [1] * n, "game": ["cop"] * n,  # noqa: F841
+                                 "task_id": [f"t{j}" for j in range(n)], "setter": ["m0"] * n, "created": [0.0] * n,
+                                 "body": [body] * n, "difficulty": b.tolist(), "difficulty_sd": [None] * n,
+                                 "exposure": [args.per_task] * n, "placed": [0] * n, "retired": [False] * n})
+            db.execute("INSERT INTO tasks SELECT * FROM tasks_df")
+            every = [(i + 1, j + 1, k) for i, j, k in rows] + [(newcomer + 1, j + 1, 5) for j in range(100)]
+            resp_df = pa.table({"model_id": [r[0] for r in every], "task_id": [r[1] for r in every],  # noqa: F841
+                                "correct": [r[2] for r in every], "samples": [10] * len(every),
+                                "at": [0.0] * len(every), "how": ["run"] * len(every)})
+            db.execute("INSERT INTO responses SELECT * FROM resp_df")
+            db.executemany("INSERT INTO ratings VALUES (1, ?, ?, 0, 0, 0.1, ?, 1)",
+                           [(i + 1, float(theta[i]), i + 1) for i in range(args.models)])
+            build = time.perf_counter() - t0
+            free = iter(range(101, args.tasks))
+            mid = newcomer + 1
+
+            def d_pick() -> None:
+                db.execute("SELECT * FROM tasks WHERE game = 'cop' AND NOT retired AND difficulty IS NOT NULL AND "
+                           "placed < 4 AND id NOT IN (SELECT task_id FROM responses WHERE model_id = ?) "
+                           "ORDER BY abs(difficulty - 0.3), id LIMIT 5", [mid]).fetchall()
+
+            def d_record() -> None:
+                t = next(free)
+                db.execute("BEGIN TRANSACTION")
+                db.execute("UPDATE tasks SET exposure = exposure + 1, placed = placed + 1 WHERE id = ? AND placed < 4",
+                           [t])
+                db.execute("INSERT INTO responses VALUES (?, ?, 1, 2, 0, 'add')", [mid, t])
+                db.execute("COMMIT")
+
+            def d_refit() -> None:
+                got = db.execute("SELECT r.correct, r.samples, t.difficulty FROM responses r JOIN tasks t "
+                                 "ON t.id = r.task_id WHERE r.model_id = ? AND t.game = 'cop'", [mid]).fetchall()
+                ability([(d, k, n) for k, n, d in got])
+
+            def d_board() -> None:
+                db.execute("SELECT m.name, r.* FROM ratings r JOIN models m ON m.id = r.model_id "
+                           "WHERE r.snapshot_id = 1 ORDER BY r.rank").fetchall()
+
+            results["DuckDB (same SQL)"] = {"build": build * 1000, "pick the next task": _timed(d_pick, args.repeat),
+                                            "record a response": _timed(d_record, args.repeat),
+                                            "refit one newcomer": _timed(d_refit, args.repeat),
+                                            "show the board": _timed(d_board, args.repeat)}
+            db.close()
+            size_duck = (Path(tmp) / "board.duckdb").stat().st_size
+        names = list(next(iter(results.values())))
+        print("| database | " + " | ".join(names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for db_name, r in results.items():
+            print(f"| {db_name} | " + " | ".join(f"{r[n]:,.1f}" for n in names) + " |")
+        print(f"\nfile size: SQLite {size_sqlite / 1e6:.0f} MB"
+              + (f", DuckDB {size_duck / 1e6:.0f} MB" if duckdb is not None else ""))
+
+
 def main() -> None:
     from skate.leaderboard.settings import AddSettings
 
@@ -144,8 +311,13 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--budget", type=int, default=AddSettings().budget)
     p.add_argument("--confidence", type=float, default=AddSettings().confidence)
+    q = sub.add_parser("store")
+    q.add_argument("--tasks", type=int, default=50_000)
+    q.add_argument("--models", type=int, default=200)
+    q.add_argument("--per-task", type=int, default=20)
+    q.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
-    place_bench(args)
+    place_bench(args) if args.what == "place" else store_bench(args)
 
 
 if __name__ == "__main__":

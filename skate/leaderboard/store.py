@@ -366,12 +366,16 @@ class Store:
         first (for a Rasch item, the nearest is the most informative)."""
         answered = (sa.select(responses.c.task_id).join(models, models.c.id == responses.c.model_id)
                     .where(models.c.name == model))
-        q = (sa.select(tasks).where(tasks.c.game == game, tasks.c.retired == sa.false(),
-                                    tasks.c.difficulty.is_not(None), tasks.c.placed < max_placed,
-                                    tasks.c.id.not_in(answered))
-             .order_by(sa.func.abs(tasks.c.difficulty - theta), tasks.c.id).limit(limit))
+        usable = (tasks.c.game == game, tasks.c.retired == sa.false(), tasks.c.placed < max_placed,
+                  tasks.c.id.not_in(answered))
+        # The nearest above and the nearest below, each a walk along the (game, retired, difficulty)
+        # index from theta, then merged: ordering by |difficulty - theta| would read every task.
+        up = sa.select(tasks).where(*usable, tasks.c.difficulty >= theta).order_by(tasks.c.difficulty, tasks.c.id)
+        down = sa.select(tasks).where(*usable, tasks.c.difficulty < theta).order_by(tasks.c.difficulty.desc(),
+                                                                                    tasks.c.id)
         with self.engine.connect() as conn:
-            return [_banked(r) for r in conn.execute(q).mappings()]
+            found = [_banked(r) for q in (up, down) for r in conn.execute(q.limit(limit)).mappings()]
+        return sorted(found, key=lambda t: (abs(t.difficulty - theta), t.id))[:limit]  # type: ignore[operator]
 
     def set_difficulty(self, conn: Connection, values: Mapping[int, tuple[float, float | None]]) -> None:
         """Each task's fitted difficulty (and its sd), by row id."""
