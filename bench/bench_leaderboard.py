@@ -45,9 +45,9 @@ def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, se
 
 
 def run_calls(folder: Path) -> int:
-    from skate.leaderboard.place import _run_calls
+    from skate.leaderboard.place import run_calls as _rc
 
-    return _run_calls(folder)
+    return _rc(folder)
 
 
 def tau(scores: dict[str, float], truth: dict[str, float]) -> float:
@@ -183,8 +183,6 @@ def synthetic(n_tasks: int, n_models: int, per_task: int, seed: int = 0) -> tupl
 
 def store_bench(args: argparse.Namespace) -> None:
     import json as _json
-
-    import sqlalchemy as sa
 
     from skate.leaderboard import store as st
     from skate.leaderboard.fit import ability

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skate.errors import ConfigError
-from skate.leaderboard.settings import AddSettings
+from skate.leaderboard.settings import AddSettings, RefreshSettings
 
 DEFAULT_STORE = "leaderboard.db"
 
@@ -30,7 +30,7 @@ def _store_arg(ap: argparse.ArgumentParser) -> None:
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="skate leaderboard", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="command", required=True, metavar="{import,add,refit,show}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="{import,add,refresh,refit,show}")
     imp = sub.add_parser("import", help="bank the tasks and responses of finished runs, then refit")
     imp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     imp.add_argument("--no-refit", action="store_true", help="bank only; refit later with skate leaderboard refit")
@@ -59,6 +59,26 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})")
     add.add_argument("--seed", type=int, default=d.seed)
     _store_arg(add)
+    rd = RefreshSettings()
+    fresh = sub.add_parser("refresh", help="retire old or over-exposed tasks; play a short game where the bank runs low",
+                           description="Retire the game's tasks that are too old or answered by too many models, "
+                                       "then, for each one-logit band of ability with too few tasks left to ask, "
+                                       "play a short game among the incumbents nearest it, bank it and refit. "
+                                       "Overrides (key=value) change the game's settings.")
+    fresh.add_argument("overrides", nargs="*")
+    fresh.add_argument("--game", default=None, help="the game's bank (default: the bank's only game)")
+    fresh.add_argument("--max-age-days", type=float, default=rd.max_age_days,
+                       help=f"tasks older than this retire (default {rd.max_age_days:g})")
+    fresh.add_argument("--max-exposure", type=int, default=rd.max_exposure,
+                       help=f"tasks answered by this many models retire (default {rd.max_exposure})")
+    fresh.add_argument("--min-per-band", type=int, default=rd.min_per_band,
+                       help=f"a band with fewer tasks left to ask is thin (default {rd.min_per_band})")
+    fresh.add_argument("--players", type=int, default=rd.players,
+                       help=f"incumbents that play a thin band's game (default {rd.players})")
+    fresh.add_argument("--rounds", type=int, default=rd.rounds, help=f"rounds of that game (default {rd.rounds})")
+    fresh.add_argument("--runs-dir", type=Path, default=rd.runs_dir, help=f"where its games go (default {rd.runs_dir})")
+    fresh.add_argument("--seed", type=int, default=rd.seed)
+    _store_arg(fresh)
     ref = sub.add_parser("refit", help="fit every model and task again (anchored to the last board)")
     _store_arg(ref)
     show = sub.add_parser("show", help="print the board, overall or for one game")
@@ -116,6 +136,14 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
                           f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
                           f"{got.set_tasks} tasks of its own banked)")
+            elif args.command == "refresh":
+                from skate.leaderboard.renew import describe, refresh
+
+                got = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
+                                                     max_exposure=args.max_exposure, min_per_band=args.min_per_band,
+                                                     players=args.players, rounds=args.rounds, seed=args.seed,
+                                                     runs_dir=args.runs_dir), args.overrides)
+                print("\n".join(describe(got)))
             elif args.command == "refit":
                 refit(store)
                 print(f"refitted the board in {args.store}")

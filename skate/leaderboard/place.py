@@ -84,7 +84,7 @@ def model_entry(model: str, name: str | None) -> tuple[str, dict[str, Any]]:
     return "llm", {"name": name or model.rsplit("/", 1)[1], "model": model}
 
 
-def _game_of(store: Store, game: str | None) -> str:
+def game_of(store: Store, game: str | None) -> str:
     games = store.games()
     if not games:
         raise StoreError(f"the board in {store.where} has no tasks: import a finished run first")
@@ -97,7 +97,7 @@ def _game_of(store: Store, game: str | None) -> str:
     return game
 
 
-def _settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]], overrides: list[str],
+def game_settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]], overrides: list[str],
               stages: list[dict[str, Any]] | None = None) -> Any:
     """Settings to play ``game`` as its last imported run did, with these players only."""
     run_id = store.latest_run(game)
@@ -153,7 +153,7 @@ def setting_cost(game_settings: Any, add: AddSettings) -> int:
 def add(store: Store, model: str, name: str | None = None, settings: AddSettings = AddSettings(),
         overrides: list[str] | None = None) -> Placed:
     """Place ``model`` on the board of ``settings.game`` (see the module's docstring)."""
-    game = _game_of(store, settings.game)
+    game = game_of(store, settings.game)
     kind, entry = model_entry(model, name)
     name = entry["name"]
     overrides = list(overrides or [])
@@ -162,7 +162,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
         raise StoreError(f"the board of {game} has no rated model to place {name} against")
     # A game's settings need two players: the incumbent in the board's middle stands by (never asked).
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
-    s = _settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
+    s = game_settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
     spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
     reserve = setting_cost(s.game, settings)
     floor = settings.min_tasks * (settings.samples or 1) + reserve
@@ -264,14 +264,14 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
     entries = [entry, *(specs[r["model"]] for r in near)]
     stage = [{"name": "add", "join": [], "setters": [name], "rounds": settings.set_rounds}]
-    s = _settings(store, game, entries, [f"seed={settings.seed}", "estimator=fixed_n",
+    s = game_settings(store, game, entries, [f"seed={settings.seed}", "estimator=fixed_n",
                                          f"estimator.n={settings.set_samples}", *overrides], stages=stage)
     folder = Path(settings.runs_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{game}"
     held = held_run(folder)
     if held is None or not held.finished:
         run_game(s, folder, resume=held is not None)
     got = import_run(store, folder)
-    calls = _run_calls(folder)
+    calls = run_calls(folder)
     # New tasks: difficulty from the incumbents' answers, their abilities fixed.
     theta = {r["model"]: r["score"] for r in board}
     spread = float((store.board(game)[0] or {}).get("fit", {}).get("difficulty_sd") or 1.0)
@@ -285,7 +285,7 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
     return got.tasks, calls
 
 
-def _run_calls(folder: Path) -> int:
+def run_calls(folder: Path) -> int:
     """Answer samples and setter attempts a run made (voids included: each was a call)."""
     from skate.events import AttemptMade, Estimated, read_run
 

@@ -1,4 +1,5 @@
-"""The settings of ``skate leaderboard add`` (light: the command line reads its defaults)."""
+"""The settings of ``skate leaderboard add`` and ``refresh`` (light: the command line reads their
+defaults). Why each default is what it is: :mod:`skate.leaderboard.place`, :mod:`skate.leaderboard.renew`."""
 
 from __future__ import annotations
 
@@ -26,3 +27,16 @@ class AddSettings:
     set_samples: int = 8  # answer samples per player on each of its tasks (estimator=fixed_n)
     seed: int = 0
     runs_dir: Path = Path("leaderboard-runs")  # where its setting games are played
+
+
+@dataclass(frozen=True)
+class RefreshSettings:
+    game: str | None = None  # the game's bank (None: the bank's only game)
+    max_age_days: float = 180.0  # tasks older than this retire
+    max_exposure: int = 50  # tasks answered by this many models retire
+    min_per_band: int = 20  # a one-logit band of ability with fewer askable tasks is thin
+    players: int = 6  # incumbents nearest a thin band that play its game
+    rounds: int = 2  # rounds of that game
+    max_placed: int = AddSettings.max_placed  # add's cap: tasks shown to this many adds cannot be asked
+    seed: int = 0
+    runs_dir: Path = Path("leaderboard-runs")

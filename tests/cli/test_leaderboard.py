@@ -23,6 +23,10 @@ def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     assert main(["show", "--store", store, "--game", "mathquiz"]) == 0
     table = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert table[0].startswith("mathquiz: ") and table[-1].split()[1] == "last"
+    assert main(["refresh", "--store", store, "--min-per-band", "0", "--runs-dir", str(tmp_path / "fresh")]) == 0
+    assert capsys.readouterr().out.splitlines() == ["mathquiz: 0 tasks retired",
+                                                    "mathquiz: every band of ability has enough tasks to ask; "
+                                                    "no game played"]
     assert main(["refit", "--store", store]) == 0
     assert main(["show", "--store", store]) == 0
     shown = capsys.readouterr().out
