@@ -110,9 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
             if args.command == "import":
-                changed = False
+                changed, refused = False, 0
                 for run_dir in args.runs:
-                    got = import_run(store, run_dir)
+                    try:
+                        got = import_run(store, run_dir)
+                    except StoreError as exc:  # one line; the other runs are still banked
+                        print(f"skate leaderboard: {exc}", file=sys.stderr)
+                        refused += 1
+                        continue
                     if got.already:
                         print(f"{run_dir}: on the board already, nothing changed")
                         continue
@@ -122,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
                 if changed and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
+                if refused:
+                    return 2
             elif args.command == "add":
                 from skate.leaderboard.place import add
 

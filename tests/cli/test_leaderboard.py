@@ -14,8 +14,11 @@ def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     assert main(["import", str(runs_to_bank[0]), str(runs_to_bank[1]), "--store", store]) == 0
     out = capsys.readouterr().out
     assert out.count("mathquiz,") == 2 and "refitted" in out
-    assert main(["import", str(runs_to_bank[0]), "--store", store]) == 0
-    assert "on the board already, nothing changed" in capsys.readouterr().out
+    # a folder that holds no run is refused in one line; the runs beside it are still looked at
+    assert main(["import", str(tmp_path), str(runs_to_bank[0]), "--store", store]) == 2
+    out, err = capsys.readouterr()
+    assert "on the board already, nothing changed" in out
+    assert err.strip().startswith("skate leaderboard: ") and "no events.jsonl" in err and err.count("\n") == 1
     assert main(["add", "simulated:0.05", "--name", "last", "--store", store, "--runs-dir", str(tmp_path / "adds"),
                  "--set-rounds", "1"]) == 0
     out = capsys.readouterr().out
