@@ -139,6 +139,60 @@ def place_bench(args: argparse.Namespace) -> None:
               f"{time.perf_counter() - t0:.0f} s in all")
 
 
+# ------------------------------------------------------------------------------------- fake
+def fake_bench(args: argparse.Namespace) -> None:
+    """One add against one replay, counted by the fake OpenAI-compatible server itself."""
+    from skate.config import compose_config
+    from skate.leaderboard.bank import import_run
+    from skate.leaderboard.fit import refit
+    from skate.leaderboard.place import add
+    from skate.leaderboard.settings import AddSettings
+    from skate.leaderboard.store import Store
+    from skate.llm.fake_server import FakeLLMServer, FakeModel
+    from skate.runner import run_game
+
+    skills = {f"m{i}": round(0.9 - 0.6 * i / (args.players - 1), 3) for i in range(args.players)}
+    new, incumbents = "m-new", list(skills)
+    skills[new] = args.new_skill
+
+    def cohort(base: str, names: list[str]) -> str:
+        return "[" + ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_NO_KEY}}"
+                               for n in names) + "]"
+
+    def game(base: str, names: list[str], folder: Path, cache: Path) -> None:
+        run_game(compose_config([f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false",
+                                 "print_table=false", "players.simulated=[]", f"players.llm={cohort(base, names)}",
+                                 f"llm.cache_dir={cache}", "llm.preflight=false", f"estimator=fixed_n",
+                                 f"estimator.n={args.n}"]), folder)
+
+    with tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp, \
+            FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
+        tmp = Path(tmp)
+        game(srv.api_base, incumbents, tmp / "bank", tmp / "cache-bank")
+        bank_requests = srv.stats.requests
+        store = Store.open(tmp / "board.db")
+        import_run(store, tmp / "bank")
+        refit(store)
+        before = srv.stats.requests
+        got = add(store, f"openai/{new}", new, AddSettings(runs_dir=tmp / "adds", budget=args.budget),
+                  [f"llm.cache_dir={tmp / 'cache-add'}", "llm.preflight=false"], api_base=srv.api_base,
+                  api_key_env="SKATE_NO_KEY")
+        add_requests = srv.stats.requests - before
+        before = srv.stats.requests
+        game(srv.api_base, [*incumbents, new], tmp / "replay", tmp / "cache-replay")
+        replay_requests = srv.stats.requests - before
+        bank_calls, replay_calls = run_calls(tmp / "bank"), run_calls(tmp / "replay")
+    print(f"{args.game}, {args.players} fake models through the fake server ({args.rounds} rounds, "
+          f"estimator=fixed_n n={args.n}); newcomer skill {args.new_skill}\n")
+    print("| | server requests | skate's count of calls |")
+    print("|---|---:|---:|")
+    print(f"| the bank's game ({args.players} models) | {bank_requests} | {bank_calls} |")
+    print(f"| add the newcomer (rank {got.rank}, stopped: {got.stopped}) | {add_requests} | {got.calls} |")
+    print(f"| replay with {args.players + 1} models | {replay_requests} | {replay_calls} |")
+    print(f"\nadd / replay: {add_requests / replay_requests:.1%} of the server's requests, "
+          f"{got.calls / replay_calls:.1%} of skate's count of calls")
+
+
 # ------------------------------------------------------------------------------------- store
 DUCKDB_SCHEMA = """
 CREATE SEQUENCE seq_models; CREATE SEQUENCE seq_tasks;
@@ -309,13 +363,20 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--budget", type=int, default=AddSettings().budget)
     p.add_argument("--confidence", type=float, default=AddSettings().confidence)
+    f = sub.add_parser("fake")
+    f.add_argument("--game", default="mathquiz")
+    f.add_argument("--players", type=int, default=8)
+    f.add_argument("--rounds", type=int, default=4)
+    f.add_argument("--n", type=int, default=6)
+    f.add_argument("--new-skill", type=float, default=0.55)
+    f.add_argument("--budget", type=int, default=AddSettings().budget)
     q = sub.add_parser("store")
     q.add_argument("--tasks", type=int, default=50_000)
     q.add_argument("--models", type=int, default=200)
     q.add_argument("--per-task", type=int, default=20)
     q.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
-    place_bench(args) if args.what == "place" else store_bench(args)
+    {"place": place_bench, "fake": fake_bench, "store": store_bench}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -38,10 +38,12 @@ def parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", help="place a new model: banked tasks chosen for it, then tasks of its own",
                          description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
                                      "Overrides (key=value) change the game's settings or the model client's "
-                                     "(llm.api_base=..., llm.cache_dir=...).")
+                                     "(llm.cache_dir=..., llm.budget_usd=...).")
     add.add_argument("model")
     add.add_argument("overrides", nargs="*", help="e.g. llm.cache_dir=cache")
     add.add_argument("--name", default=None, help="its name on the board (default: the model's last part)")
+    add.add_argument("--api-base", default=None, help="its OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    add.add_argument("--api-key-env", default=None, help="the variable holding its key (default: the provider's usual)")
     add.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
     d = AddSettings()
     add.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
@@ -136,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                           AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
                                       samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
                                       neighbours=args.neighbours, set_samples=args.set_samples,
-                                      seed=args.seed, runs_dir=args.runs_dir), args.overrides)
+                                      seed=args.seed, runs_dir=args.runs_dir), args.overrides,
+                          api_base=args.api_base, api_key_env=args.api_key_env)
                 if got.already:
                     print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked")
                 else:

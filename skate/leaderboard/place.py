@@ -67,9 +67,11 @@ class Placed:
     already: bool = False
 
 
-def model_entry(model: str, name: str | None) -> tuple[str, dict[str, Any]]:
-    """The player entry (kind, config) of ``model``: ``provider/model`` (a language model) or
-    ``simulated:SKILL`` (a simulated player of that skill, for trying the board)."""
+def model_entry(model: str, name: str | None, **fields: Any) -> tuple[str, dict[str, Any]]:
+    """The player entry (kind, config) of ``model``: ``provider/model`` (a language model, with
+    any other key of its ``players.llm`` entry in ``fields``: ``api_base``, ``api_key_env``, ...)
+    or ``simulated:SKILL`` (a simulated player of that skill, for trying the board)."""
+    fields = {k: v for k, v in fields.items() if v not in (None, "")}
     if model.startswith("simulated:"):
         try:
             skill = float(model.split(":", 1)[1])
@@ -77,11 +79,13 @@ def model_entry(model: str, name: str | None) -> tuple[str, dict[str, Any]]:
             skill = math.nan
         if not 0.0 <= skill <= 1.0:
             raise StoreError(f"{model!r}: give simulated:SKILL with a skill in [0, 1], e.g. simulated:0.6")
+        if fields:
+            raise StoreError(f"{', '.join(sorted(fields))}: a simulated player calls no model; leave them out")
         return "simulated", {"name": name or f"sim-{skill:g}", "skill": skill}
     if "/" not in model or model.startswith("/") or model.endswith("/"):
         raise StoreError(f"unknown model {model!r}: give provider/model (e.g. hosted_vllm/qwen2.5-coder-1.5b) "
                          "or simulated:SKILL")
-    return "llm", {"name": name or model.rsplit("/", 1)[1], "model": model}
+    return "llm", {"name": name or model.rsplit("/", 1)[1], "model": model, **fields}
 
 
 def game_of(store: Store, game: str | None) -> str:
@@ -151,10 +155,11 @@ def setting_cost(game_settings: Any, add: AddSettings) -> int:
 
 
 def add(store: Store, model: str, name: str | None = None, settings: AddSettings = AddSettings(),
-        overrides: list[str] | None = None) -> Placed:
-    """Place ``model`` on the board of ``settings.game`` (see the module's docstring)."""
+        overrides: list[str] | None = None, **fields: Any) -> Placed:
+    """Place ``model`` on the board of ``settings.game`` (see the module's docstring); ``fields``:
+    the rest of a language model's ``players.llm`` entry (``api_base``, ``api_key_env``, ...)."""
     game = game_of(store, settings.game)
-    kind, entry = model_entry(model, name)
+    kind, entry = model_entry(model, name, **fields)
     name = entry["name"]
     overrides = list(overrides or [])
     board = _board(store, game, without=name)

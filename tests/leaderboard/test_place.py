@@ -77,3 +77,33 @@ def test_bad_input_is_one_line_and_stores_nothing(board, tmp_path):
     with pytest.raises(StoreError, match="no task of game 'cop'"):
         add(board, "simulated:0.5", settings=AddSettings(runs_dir=tmp_path, game="cop"))
     assert board.counts() == before
+
+
+def test_a_language_model_is_placed_through_a_real_server(tmp_path):
+    """Incumbents and newcomer are models behind the project's fake OpenAI-compatible server on
+    loopback: the add's calls reach the server, its neighbours answer its tasks there too."""
+    from skate.config import compose_config
+    from skate.llm.fake_server import FakeLLMServer, FakeModel
+    from skate.runner import run_game
+    from tests.llm.conftest import cohort
+
+    skills = {"ace": 0.9, "mid": 0.6, "low": 0.3, "new": 0.75}
+    with FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
+        run_game(compose_config(["game=mathquiz", "game.rounds=3", "logger=none", "report=false", "print_table=false",
+                                 "players.simulated=[]", f"players.llm={cohort(srv.api_base)}", "estimator=fixed_n",
+                                 "estimator.n=4", f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"]),
+                 tmp_path / "bank")
+        store = Store.open(tmp_path / "b.db")
+        import_run(store, tmp_path / "bank")
+        refit(store)
+        before = srv.stats.requests
+        got = add(store, "openai/new", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=1, neighbours=2),
+                  overrides=[f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"], api_base=srv.api_base,
+                  api_key_env="SKATE_TEST_NO_KEY")
+        asked = srv.stats.requests - before
+    assert 0 < asked <= got.calls  # every call went to the server (several samples may share a request)
+    assert got.model == "new" and got.set_tasks == 1
+    assert store.models()[-1]["spec"]["api_base"] == srv.api_base
+    own = [t for t in store.tasks() if t.setter == "new"]
+    answered = {r.model for r in store.responses() if r.task == own[0].id}
+    assert "new" in answered and len(answered) == 3  # it and its two nearest incumbents
