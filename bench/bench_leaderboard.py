@@ -162,7 +162,7 @@ def fake_bench(args: argparse.Namespace) -> None:
     def game(base: str, names: list[str], folder: Path, cache: Path) -> None:
         run_game(compose_config([f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false",
                                  "print_table=false", "players.simulated=[]", f"players.llm={cohort(base, names)}",
-                                 f"llm.cache_dir={cache}", "llm.preflight=false", f"estimator=fixed_n",
+                                 f"llm.cache_dir={cache}", "llm.preflight=false", "estimator=fixed_n",
                                  f"estimator.n={args.n}"]), folder)
 
     with tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp, \
