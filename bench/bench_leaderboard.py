@@ -59,7 +59,7 @@ def tau(scores: dict[str, float], truth: dict[str, float]) -> float:
 
 def place_bench(args: argparse.Namespace) -> None:
     from skate.leaderboard.bank import import_run
-    from skate.leaderboard.fit import refit
+    from skate.leaderboard.fit import above, refit
     from skate.leaderboard.place import add
     from skate.leaderboard.settings import AddSettings
     from skate.leaderboard.store import Store
@@ -86,14 +86,19 @@ def place_bench(args: argparse.Namespace) -> None:
               f"{len(store.tasks())} tasks, {bank_calls} calls, {time.perf_counter() - t0:.0f} s\n")
         print("Ranks are among the 20 incumbents and the newcomer (truth: by true skill; board: the board's "
               "scores; replay: the replay's).\n")
+        print("Replay rank: its rank, then the ranks it allows (where it cannot separate the newcomer from a "
+              "neighbour at 0.95), and whether the board's rank is one of them.\n")
         print("| newcomer | true skill | true rank | board rank | board interval | add calls | replay rank "
               "| replay interval | replay calls | add/replay | refit drift / interval width | the add stopped |")
         print("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|", flush=True)
         names = {p["name"] for p in incumbents}
+        hits = 0
         for k, new in enumerate(newcomers):
             spec = f"simulated:{new['skill']}"
             before = {r["model"]: r for r in store.board(args.game)[1]}
             got = add(store, spec, new["name"], AddSettings(budget=args.budget, confidence=args.confidence,
+                                                             window=args.window, max_placed=args.max_placed,
+                                                             samples=args.samples,
                                                              runs_dir=tmp / "adds", seed=k),
                       overrides=[f"players.simulated.0.pitch={new['pitch']}",
                                  f"players.simulated.0.sloppiness={new['sloppiness']}"])
@@ -122,8 +127,15 @@ def place_bench(args: argparse.Namespace) -> None:
                 return 1 + sum(scores[m] > scores[new["name"]] for m in names)
 
             true_rank = 1 + sum(truth[m] > new["skill"] for m in names)
+            # The ranks the replay allows: it cannot separate the newcomer from an incumbent whose
+            # order against it is less sure than 0.95 (each ability a normal with its sd).
+            sure = {m: above((rb["score"], rb["sd"]), (replayed[m]["score"], replayed[m]["sd"])) for m in names}
+            allowed = (1 + sum(p <= 0.05 for p in sure.values()), 1 + sum(p < 0.95 for p in sure.values()))
+            ok = allowed[0] <= rank(board_now) <= allowed[1]
+            hits += ok
             print(f"| {new['name']} | {new['skill']} | {true_rank} | {rank(board_now)} | [{row['lo']:.2f}, {row['hi']:.2f}] "
                   f"| {got.calls} | {rank({m: r['score'] for m, r in replayed.items()})} "
+                  f"({allowed[0]}–{allowed[1]}: {'yes' if ok else 'no'}) "
                   f"| [{rb['lo']:.2f}, {rb['hi']:.2f}] | {calls} | {got.calls / calls:.1%} | {drift:.2f} | {got.stopped} |",
                   flush=True)
         final = {r["model"]: r["score"] for r in store.board(args.game)[1]}
@@ -134,7 +146,8 @@ def place_bench(args: argparse.Namespace) -> None:
             import_run(everyone, run)
             all_calls += run_calls(run)
         replay_scores = {r["model"]: r["score"] for r in refit(everyone)[args.game]}
-        print(f"\nKendall τ to the true skills over all 25: board {tau(final, truth):.3f}, "
+        print(f"\n{hits} of {len(newcomers)} newcomers at a rank the replay allows")
+        print(f"Kendall τ to the true skills over all 25: board {tau(final, truth):.3f}, "
               f"replay with all 25 {tau(replay_scores, truth):.3f} ({all_calls} calls); "
               f"{time.perf_counter() - t0:.0f} s in all")
 
@@ -274,7 +287,7 @@ def store_bench(args: argparse.Namespace) -> None:
 
         def refit_one() -> None:
             resp = store.model_responses(f"m{newcomer}", "cop")
-            ability([(d, k, n) for _, k, n, d in resp])
+            ability([(d, k, n, sd) for _, k, n, d, sd in resp])
 
         results["SQLite (skate's store)"] = {
             "build": build * 1000,
@@ -363,6 +376,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--budget", type=int, default=AddSettings().budget)
     p.add_argument("--confidence", type=float, default=AddSettings().confidence)
+    p.add_argument("--window", type=float, default=AddSettings().window)
+    p.add_argument("--samples", type=int, default=AddSettings().samples)
+    p.add_argument("--max-placed", type=int, default=AddSettings().max_placed)
     f = sub.add_parser("fake")
     f.add_argument("--game", default="mathquiz")
     f.add_argument("--players", type=int, default=8)

@@ -6,6 +6,13 @@ Rasch model with random task difficulty (:class:`skate.ratings.irt.IRTRating`) f
 response in the bank: each model's ability θ with its interval, each task's posterior mean
 difficulty b and its sd (stored with the task, on its game's scale).
 
+**How much a response counts.** A model's correct-of-n on a task enters every fit as its share
+right over at most :data:`EFFECTIVE_SAMPLES` samples (:func:`effective`). Without this, the tasks a
+game's adaptive estimator asked at length, up to 200 samples where a player was unsure, would
+outweigh the rest. A newcomer asked differently would then be measured on another scale: with
+every sample counted, newcomers came out one rank off their replay's, outwards
+(docs/benchmarks/leaderboard.md).
+
 **Anchoring.** The Rasch scale has no origin of its own: a fit puts the typical task at 0, so
 adding a model (and its tasks) would move every score a little. Each refit is therefore shifted
 so that the models of the previous snapshot keep their mean score (and the task difficulties
@@ -47,29 +54,69 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
 
 
-def ability(items: Sequence[tuple[float, int, int]], prior_sd: float = PRIOR_SD, prior_mean: float = 0.0) -> Ability:
-    """One model's ability from ``items`` (difficulty b, correct k, samples n), the difficulties
-    fixed: the posterior mode under N(prior_mean, prior_sd²), and its sd."""
-    theta, prec = prior_mean, 1.0 / prior_sd ** 2
-    info = prec
+def ability(items: Sequence[tuple[float, ...]], prior_sd: float = PRIOR_SD, prior_mean: float = 0.0) -> Ability:
+    """One model's ability from ``items``: (difficulty b, correct k, samples n[, b's sd]), the
+    difficulties fixed, each known to within its sd (its posterior from the board's fit: a task
+    every incumbent got right is known only to be easy, not how easy). Each task's likelihood is
+    averaged over its difficulty's normal (Gauss–Hermite, 9 points), so a barely known difficulty
+    does not pass for a precise one (plugging in the posterior mean, shrunk towards the typical
+    task, stretches a newcomer's ability outwards). The posterior mode under
+    N(prior_mean, prior_sd²), and its sd: the larger of the model's and the sandwich's, each task
+    one cluster, as for the board's own intervals."""
+    import numpy as np
+
+    if not items:
+        return Ability(prior_mean, prior_sd, 0, 0)
+    b = np.array([float(it[0]) for it in items])[:, None]
+    k = np.array([float(it[1]) for it in items])[:, None]
+    n = np.array([float(it[2]) for it in items])[:, None]
+    sd = np.array([float(it[3]) if len(it) > 3 and it[3] is not None else 0.0 for it in items])[:, None]
+    nodes, weights = np.polynomial.hermite_e.hermegauss(9)
+    logw = np.log(weights / weights.sum())[None, :]
+    shift = b + sd * nodes[None, :]  # (tasks, nodes): the difficulties each task may have
+    prec = 1.0 / prior_sd ** 2
+
+    def terms(theta: float) -> tuple[np.ndarray, np.ndarray]:
+        """Each task's score and curvature of its log-likelihood (averaged over its difficulty)."""
+        z = theta - shift
+        logp, logq = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+        ell = k * logp + (n - k) * logq + logw
+        r = np.exp(ell - ell.max(axis=1, keepdims=True))
+        r /= r.sum(axis=1, keepdims=True)  # the task's weights over its possible difficulties
+        p = np.exp(logp)
+        g, h = k - n * p, -n * p * (1.0 - p)
+        score = (r * g).sum(axis=1)
+        return score, (r * (h + g * g)).sum(axis=1) - score ** 2
+
+    theta = prior_mean
     for _ in range(100):
-        grad, info = -prec * (theta - prior_mean), prec
-        for b, k, n in items:
-            p = _sigmoid(theta - b)
-            grad += k - n * p
-            info += n * p * (1.0 - p)
-        step = grad / info
-        theta += max(-2.0, min(2.0, step))
+        score, curv = terms(theta)
+        grad = score.sum() - prec * (theta - prior_mean)
+        info = max(prec - curv.sum(), prec)
+        step = max(-1.0, min(1.0, grad / info))
+        theta += step
         if abs(step) < 1e-9:
             break
-    info = prec + sum(n * _sigmoid(theta - b) * (1.0 - _sigmoid(theta - b)) for b, _, n in items)
-    # As the board's own intervals (rating.interval=sandwich): the samples of one task are one
-    # cluster, so a task's samples that agree beyond the model (a blind spot) do not count as
-    # independent evidence; the larger of the two variances is kept.
-    meat = sum((k - n * _sigmoid(theta - b)) ** 2 for b, k, n in items)
+    score, curv = terms(theta)
+    info = max(prec - curv.sum(), prec)
     m = len(items)
-    var = max(1.0 / info, meat * (m / (m - 1) if m > 1 else 1.0) / info ** 2)
-    return Ability(theta, math.sqrt(var), m, sum(n for _, _, n in items))
+    meat = float((score ** 2).sum()) * (m / (m - 1) if m > 1 else 1.0)
+    var = max(1.0 / info, meat / info ** 2)
+    return Ability(float(theta), math.sqrt(var), m, int(n.sum()))
+
+
+# A response counts as at most this many samples (its share right kept). A model's samples of one
+# task agree far beyond independent draws, and models were asked different numbers of them (a
+# game's adaptive estimator asks up to 200 where a player is unsure, 10 where it is sure): counted
+# in full, a few tasks asked at length would outweigh the rest, and a newcomer asked differently
+# would be measured on another scale.
+EFFECTIVE_SAMPLES = 10
+
+
+def effective(correct: float, samples: float) -> tuple[float, float]:
+    """A response as the board's fits count it (:data:`EFFECTIVE_SAMPLES`)."""
+    m = min(float(samples), EFFECTIVE_SAMPLES)
+    return correct * m / samples, m
 
 
 def above(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -93,7 +140,7 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
         backend.add_players(sorted({r.model for r in cells}))
         by_task: dict[int, dict[str, tuple[int, int]]] = {}
         for r in cells:
-            by_task.setdefault(r.task, {})[r.model] = (r.correct, r.samples)
+            by_task.setdefault(r.task, {})[r.model] = effective(r.correct, r.samples)
         for task, counts in by_task.items():
             backend.update(str(task), {m: k / n for m, (k, n) in counts.items()}, counts=counts)
         fit = backend.fit()

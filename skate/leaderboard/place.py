@@ -44,7 +44,7 @@ from skate.config import StageConfig, build_settings, record_of
 from skate.estimators import FixedN, Sampler
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.settings import AddSettings
-from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty
+from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.store import Store, StoreError, digest
 from skate.players.config import LLMPlayerConfig, SimPlayerConfig
 from skate.recorded import apply_overrides, recorded_config
@@ -253,7 +253,7 @@ def _most_samples(estimator: Any) -> int:
 def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:
     """Its ability from every task it answered whose difficulty is known, under the board's
     spread of abilities as the prior (the population prior of adaptive testing)."""
-    items = [(b, k, n) for _, k, n, b in store.model_responses(name, game) if b is not None]
+    items = [(b, *effective(k, n), sd) for _, k, n, b, sd in store.model_responses(name, game) if b is not None]
     scores = [r["score"] for r in board]
     mean = sum(scores) / len(scores)
     spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, len(scores) - 1)) if len(scores) > 1 else 1.0
@@ -284,7 +284,7 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
     answers: dict[int, list[tuple[float, int, int]]] = {}
     for r in store.responses(game):
         if r.model in theta and r.task in {t.id for t in fresh}:
-            answers.setdefault(r.task, []).append((theta[r.model], r.correct, r.samples))
+            answers.setdefault(r.task, []).append((theta[r.model], *effective(r.correct, r.samples)))
     with store.transaction() as conn:
         store.set_difficulty(conn, {t: difficulty(items, spread) for t, items in answers.items()})
     return got.tasks, calls

@@ -414,9 +414,12 @@ class Store:
         with self.engine.connect() as conn:
             return [Response(*r) for r in conn.execute(q.order_by(responses.c.task_id, models.c.name))]
 
-    def model_responses(self, model: str, game: str | None = None) -> list[tuple[int, int, int, float | None]]:
-        """(task row id, correct, samples, the task's difficulty) of each task ``model`` answered."""
-        q = (sa.select(responses.c.task_id, responses.c.correct, responses.c.samples, tasks.c.difficulty)
+    def model_responses(self, model: str, game: str | None = None
+                        ) -> list[tuple[int, int, int, float | None, float | None]]:
+        """(task row id, correct, samples, the task's difficulty and its sd) of each task ``model``
+        answered."""
+        q = (sa.select(responses.c.task_id, responses.c.correct, responses.c.samples, tasks.c.difficulty,
+                       tasks.c.difficulty_sd)
              .join(models, models.c.id == responses.c.model_id).join(tasks, tasks.c.id == responses.c.task_id)
              .where(models.c.name == model))
         if game is not None:

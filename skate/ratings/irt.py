@@ -196,7 +196,7 @@ class IRTRating(RatingBackend):
                 continue
             if player not in cell:
                 self.games[player] += 1
-            cell[player] = (int(k), int(n))
+            cell[player] = (k, n)
         self._version += 1
         return Applied(task_id, last=self.applied)
 
