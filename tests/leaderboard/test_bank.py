@@ -43,6 +43,11 @@ def test_what_cannot_be_banked_is_refused_in_one_line_and_nothing_is_lost(runs_t
         import_run(store, unfinished)
     with pytest.raises(StoreError, match="no events.jsonl"):
         import_run(store, tmp_path)
+    other = tmp_path / "other"  # a log of another format: JSON lines, but no run_start first
+    other.mkdir()
+    (other / "events.jsonl").write_text('{"step": 1, "loss": 0.5}\n')
+    with pytest.raises(StoreError, match="has no run_start"):
+        import_run(store, other)
     # a player of the same name played by another model: refused, and the whole run left out
     clash = tmp_path / "clash"
     shutil.copytree(runs_to_bank[1], clash)
