@@ -143,3 +143,41 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """A new empty database on the session's server, for one test: its URL."""
     return postgres_server.database()
+
+
+def interrupt_then_resume(board, tmp_path: Path, monkeypatch, at: int) -> None:
+    """Add a model to ``board``, stop it (KeyboardInterrupt) as it asks its ``at``th banked task,
+    add it again, and check that it went on where it stopped: every response recorded before the
+    stop kept and none asked twice, the add done, its calls all its samples, its row on the board.
+    (The same test on SQLite, tests/leaderboard/test_place.py, and on PostgreSQL.)"""
+    from skate.leaderboard import place
+    from skate.leaderboard.place import add
+    from skate.leaderboard.settings import AddSettings
+
+    asked: list = []
+    real = place.Sampler
+
+    class Stopping(real):  # one sampler per banked task asked
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            asked.append(self)
+
+        def __call__(self, n, rng):
+            if len(asked) >= at and self is asked[at - 1]:
+                raise KeyboardInterrupt
+            return super().__call__(n, rng)
+
+    monkeypatch.setattr(place, "Sampler", Stopping)
+    settings = AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, budget=200, samples=2)
+    with pytest.raises(KeyboardInterrupt):
+        add(board, "simulated:0.5", "mid", settings)
+    game = board.games()[0]
+    kept = board.model_responses("mid")
+    assert len(kept) == at - 1 and board.add_state("mid", game)["status"] == "placing"
+    monkeypatch.setattr(place, "Sampler", real)
+    got = add(board, "simulated:0.5", "mid", settings)
+    answered = board.model_responses("mid")
+    assert set(kept) <= set(answered) and len({t for t, *_ in answered}) == len(answered)
+    assert board.add_state("mid", game)["status"] == "done"
+    assert got.calls == sum(n for _, _, n, *_ in answered) <= 200
+    assert got.model in {r["model"] for r in board.board(game)[1]}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from skate.leaderboard import place
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.place import AddSettings, add
 from skate.leaderboard.store import Store, StoreError
+from tests.leaderboard.conftest import interrupt_then_resume
 
 
 @pytest.fixture
@@ -42,31 +42,7 @@ def test_a_newcomer_is_placed_for_few_calls_and_its_tasks_join_the_bank(board, t
 
 
 def test_an_interrupted_add_goes_on_where_it_stopped(board, tmp_path, monkeypatch):
-    asked = []
-    real = place.Sampler
-
-    class Stopping(real):  # one sampler per banked task asked: the 5th stops the add
-        def __init__(self, *args, **kw):
-            super().__init__(*args, **kw)
-            asked.append(self)
-
-        def __call__(self, n, rng):
-            if len(asked) >= 5 and self is asked[4]:
-                raise KeyboardInterrupt
-            return super().__call__(n, rng)
-
-    monkeypatch.setattr(place, "Sampler", Stopping)
-    settings = AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, budget=200, samples=2)
-    with pytest.raises(KeyboardInterrupt):
-        add(board, "simulated:0.5", "mid", settings)
-    kept = board.model_responses("mid")
-    assert len(kept) == 4 and board.add_state("mid", "mathquiz")["status"] == "placing"
-    monkeypatch.setattr(place, "Sampler", real)
-    got = add(board, "simulated:0.5", "mid", settings)
-    answered = board.model_responses("mid")
-    assert set(kept) <= set(answered)  # nothing recorded before the stop was lost or asked again
-    assert len({t for t, *_ in answered}) == len(answered)
-    assert got.calls == sum(n for _, _, n, *_ in answered) <= 200
+    interrupt_then_resume(board, tmp_path, monkeypatch, at=5)
 
 
 def test_bad_input_is_one_line_and_stores_nothing(board, tmp_path):

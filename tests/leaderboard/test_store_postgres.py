@@ -13,12 +13,11 @@ import pytest
 import sqlalchemy as sa
 
 from skate.cli.leaderboard import main
-from skate.leaderboard import place
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
-from skate.leaderboard.place import AddSettings, add
 from skate.leaderboard.store import (SCHEMA_VERSION, Store, StoreError, adds, meta, models, ratings, responses,
                                      snapshots, tasks)
+from tests.leaderboard.conftest import interrupt_then_resume
 
 GAME = "mathquiz"
 
@@ -114,32 +113,7 @@ def pg_board(runs_to_bank, postgres_url):
 
 
 def test_an_interrupted_add_goes_on_where_it_stopped(pg_board, tmp_path, monkeypatch):
-    asked = []
-    real = place.Sampler
-
-    class Stopping(real):  # one sampler per banked task asked: the 4th stops the add
-        def __init__(self, *args, **kw):
-            super().__init__(*args, **kw)
-            asked.append(self)
-
-        def __call__(self, n, rng):
-            if len(asked) >= 4 and self is asked[3]:
-                raise KeyboardInterrupt
-            return super().__call__(n, rng)
-
-    monkeypatch.setattr(place, "Sampler", Stopping)
-    settings = AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, budget=200, samples=2)
-    with pytest.raises(KeyboardInterrupt):
-        add(pg_board, "simulated:0.5", "mid", settings)
-    kept = pg_board.model_responses("mid")
-    assert len(kept) == 3 and pg_board.add_state("mid", GAME)["status"] == "placing"
-    monkeypatch.setattr(place, "Sampler", real)
-    got = add(pg_board, "simulated:0.5", "mid", settings)
-    answered = pg_board.model_responses("mid")
-    assert set(kept) <= set(answered) and len({t for t, *_ in answered}) == len(answered)
-    assert pg_board.add_state("mid", GAME)["status"] == "done"
-    assert got.calls == sum(n for _, _, n, *_ in answered) <= 200
-    assert got.model in {r["model"] for r in pg_board.board(GAME)[1]}
+    interrupt_then_resume(pg_board, tmp_path, monkeypatch, at=4)
 
 
 # ------------------------------------------------------------------ several processes at once
