@@ -12,7 +12,8 @@ tournament's calls.
    tasks), or when the next task would pass its budget of calls (answer samples plus setter
    attempts), or when the bank has no task left for it.
 3. **Its own tasks.** It then sets tasks in the usual way (a short staged game in which only it
-   sets, answered by itself and the :attr:`AddSettings.neighbours` incumbents nearest to it),
+   sets, answered by itself and the :attr:`AddSettings.neighbours` incumbents nearest to it; none
+   in a game that builds its own tasks, such as SCP's built benchmark),
    which are banked: each new task's difficulty is estimated from the incumbents' answers with
    their abilities fixed, and the newcomer's ability is estimated once more over every task it
    answered.
@@ -42,6 +43,7 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.build import assemble
 from skate.config import StageConfig, build_settings, record_of
 from skate.estimators import FixedN, Sampler
+from skate.games import get_game
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
@@ -169,7 +171,9 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
     s = game_settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
     spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
-    reserve = setting_cost(s.game, settings)
+    # A game that builds its own tasks (SCP's built benchmark) has no setters: nothing of its own to set.
+    sets = bool(settings.set_rounds) and get_game(game).players_set(s.game)
+    reserve = setting_cost(s.game, settings) if sets else 0
     floor = settings.min_tasks * (settings.samples or 1) + reserve
     if settings.budget < floor:
         raise StoreError(f"a budget of {settings.budget} calls cannot place anyone here: {settings.min_tasks} "
@@ -199,7 +203,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
         else:
             stopped = state["detail"] if state else stopped
     set_tasks = 0
-    if settings.set_rounds:
+    if sets:
         set_tasks, spent = _set_tasks(store, game, name, (kind, entry), board, settings, overrides)
         calls += spent
         with store.transaction() as conn:

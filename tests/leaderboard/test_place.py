@@ -85,3 +85,21 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     own = [t for t in store.tasks() if t.setter == "new"]
     answered = {r.model for r in store.responses() if r.task == own[0].id}
     assert "new" in answered and len(answered) == 3  # it and its two nearest incumbents
+
+
+def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path):
+    """SCP's built benchmark: the newcomer answers banked questions and sets none (no setter in
+    that game), within its budget."""
+    from skate.config import compose_config
+    from skate.runner import run_game
+
+    run_game(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",
+                             "report=false", "print_table=false"]), tmp_path / "scp")
+    store = Store.open(tmp_path / "b.db")
+    import_run(store, tmp_path / "scp")
+    refit(store)
+    got = add(store, "simulated:0.6", settings=AddSettings(runs_dir=tmp_path / "adds", budget=200, samples=2),
+              overrides=["game.max_doc_age_days=null"])
+    assert got.set_tasks == 0 and 0 < got.calls <= 200
+    assert not (tmp_path / "adds").exists()  # no setting game was played
+    assert store.counts()["runs"] == 1
