@@ -69,6 +69,9 @@ class Placed:
     already: bool = False
 
 
+STANDBY = "(stand-by)"  # the placement's second player (a game needs two), never asked
+
+
 def model_entry(model: str, name: str | None, **fields: Any) -> tuple[str, dict[str, Any]]:
     """The player entry (kind, config) of ``model``: ``provider/model`` (a language model, with
     any other key of its ``players.llm`` entry in ``fields``: ``api_base``, ``api_key_env``, ...)
@@ -167,9 +170,10 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     board = _board(store, game, without=name)
     if not board:
         raise StoreError(f"the board of {game} has no rated model to place {name} against")
-    # A game's settings need two players: the incumbent in the board's middle stands by (never asked).
-    specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
-    s = game_settings(store, game, [(kind, entry), specs[board[len(board) // 2]["model"]]], overrides)
+    # A game's settings need two players: a simulated stand-in stands by, never asked. (Not an
+    # incumbent: building a language-model incumbent would call its endpoint, which this machine
+    # may not reach, for a placement that asks only the newcomer.)
+    s = game_settings(store, game, [(kind, entry), ("simulated", {"name": STANDBY, "skill": 0.5})], overrides)
     spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
     # A game that builds its own tasks (SCP's built benchmark) has no setters: nothing of its own to set.
     sets = bool(settings.set_rounds) and get_game(game).players_set(s.game)

@@ -85,6 +85,14 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     own = [t for t in store.tasks() if t.setter == "new"]
     answered = {r.model for r in store.responses() if r.task == own[0].id}
     assert "new" in answered and len(answered) == 3  # it and its two nearest incumbents
+    # The incumbents' server is gone now: placing another model without a setting game asks only
+    # it (its own endpoint checked by the preflight), never an incumbent's.
+    with FakeLLMServer({"late": FakeModel(0.5)}) as other:
+        late = add(store, "openai/late", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, samples=2),
+                   overrides=[f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=true"], api_base=other.api_base,
+                   api_key_env="SKATE_TEST_NO_KEY")
+        assert other.stats.requests > 0
+    assert late.tasks > 0 and late.model in {r["model"] for r in store.board("mathquiz")[1]}
 
 
 def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path):
