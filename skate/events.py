@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from skate.records import BENCHMARK, Sentinel
+from skate.records import BENCHMARK, Sentinel, Task
 
 EVENTS_FILE = "events.jsonl"
 
@@ -124,6 +124,10 @@ class TaskSet(Event):
     prompt: str = ""
     answer: str = ""
     attempts: int = 0
+
+    def task(self) -> Task:
+        """The task this event recorded, as its game asks and grades it again."""
+        return Task(self.task_id, self.round, self.setter, self.prompt, self.answer, dict(self.extra))
 
 
 @dataclass

@@ -152,7 +152,7 @@ def tasks_from_runs(runs: Sequence[str], game: Game) -> list[Task]:
         if log_.start.game != game.name:
             raise OptimizeError(f"optimizer.runs: {run} is a game of {log_.start.game}, not {game.name}")
         for t in log_.of(ev.TaskSet):
-            out.append(Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra)))
+            out.append(t.task())
     return out
 
 

@@ -1,4 +1,4 @@
-"""``skate leaderboard <import|add|refit|show> ...``: a standing board of models over the tasks
+"""``skate leaderboard <import|add|refresh|refit|show> ...``: a standing board of models over the tasks
 players wrote (:mod:`skate.leaderboard`).
 
 ``--store`` (or ``SKATE_LEADERBOARD``) names the board: a file path (SQLite, made on first use;
@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from skate.errors import ConfigError
+from skate.leaderboard.bank import import_run
+from skate.leaderboard.fit import refit
+from skate.leaderboard.page import write_page
+from skate.leaderboard.place import add
+from skate.leaderboard.renew import describe, refresh
 from skate.leaderboard.settings import AddSettings, RefreshSettings
+from skate.leaderboard.store import OVERALL, Store, StoreError
 
 DEFAULT_STORE = "leaderboard.db"
 
@@ -35,32 +41,32 @@ def parser() -> argparse.ArgumentParser:
     imp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     imp.add_argument("--no-refit", action="store_true", help="bank only; refit later with skate leaderboard refit")
     _store_arg(imp)
-    add = sub.add_parser("add", help="place a new model: banked tasks chosen for it, then tasks of its own",
+    placing = sub.add_parser("add", help="place a new model: banked tasks chosen for it, then tasks of its own",
                          description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
                                      "Overrides (key=value) change the game's settings or the model client's "
                                      "(llm.cache_dir=..., llm.budget_usd=...).")
-    add.add_argument("model")
-    add.add_argument("overrides", nargs="*", help="e.g. llm.cache_dir=cache")
-    add.add_argument("--name", default=None, help="its name on the board (default: the model's last part)")
-    add.add_argument("--api-base", default=None, help="its OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    add.add_argument("--api-key-env", default=None, help="the variable holding its key (default: the provider's usual)")
-    add.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
+    placing.add_argument("model")
+    placing.add_argument("overrides", nargs="*", help="e.g. llm.cache_dir=cache")
+    placing.add_argument("--name", default=None, help="its name on the board (default: the model's last part)")
+    placing.add_argument("--api-base", default=None, help="its OpenAI-compatible server, e.g. http://localhost:8000/v1")
+    placing.add_argument("--api-key-env", default=None, help="the variable holding its key (default: the provider's usual)")
+    placing.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
     d = AddSettings()
-    add.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
-    add.add_argument("--confidence", type=float, default=d.confidence,
+    placing.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
+    placing.add_argument("--confidence", type=float, default=d.confidence,
                      help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
-    add.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
-    add.add_argument("--max-placed", type=int, default=d.max_placed,
+    placing.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
+    placing.add_argument("--max-placed", type=int, default=d.max_placed,
                      help=f"a banked task is shown to at most this many models being added (default {d.max_placed})")
-    add.add_argument("--set-rounds", type=int, default=d.set_rounds,
+    placing.add_argument("--set-rounds", type=int, default=d.set_rounds,
                      help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)")
-    add.add_argument("--neighbours", type=int, default=d.neighbours,
+    placing.add_argument("--neighbours", type=int, default=d.neighbours,
                      help=f"incumbents nearest it that answer its tasks (default {d.neighbours})")
-    add.add_argument("--set-samples", type=int, default=d.set_samples,
+    placing.add_argument("--set-samples", type=int, default=d.set_samples,
                      help=f"answer samples per player on each of its tasks (default {d.set_samples})")
-    add.add_argument("--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})")
-    add.add_argument("--seed", type=int, default=d.seed)
-    _store_arg(add)
+    placing.add_argument("--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})")
+    placing.add_argument("--seed", type=int, default=d.seed)
+    _store_arg(placing)
     rd = RefreshSettings()
     fresh = sub.add_parser("refresh", help="retire old or over-exposed tasks; play a short game where the bank runs low",
                            description="Retire the game's tasks that are too old or answered by too many models, "
@@ -104,10 +110,6 @@ def format_board(title: str, rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # SQLAlchemy and the store load only for this command.
-    from skate.leaderboard.bank import import_run
-    from skate.leaderboard.fit import refit
-    from skate.leaderboard.store import OVERALL, Store, StoreError
 
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
@@ -132,8 +134,6 @@ def main(argv: list[str] | None = None) -> int:
                 if refused:
                     return 2
             elif args.command == "add":
-                from skate.leaderboard.place import add
-
                 got = add(store, args.model, args.name,
                           AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
                                       samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
@@ -147,8 +147,6 @@ def main(argv: list[str] | None = None) -> int:
                           f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
                           f"{got.set_tasks} tasks of its own banked)")
             elif args.command == "refresh":
-                from skate.leaderboard.renew import describe, refresh
-
                 got = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
                                                      max_exposure=args.max_exposure, min_per_band=args.min_per_band,
                                                      players=args.players, rounds=args.rounds, seed=args.seed,
@@ -171,8 +169,6 @@ def main(argv: list[str] | None = None) -> int:
                     raise StoreError(f"no board in {args.store} yet" + (f" for game {args.game!r}" if args.game else "")
                                      + ": import a finished run with skate leaderboard import RUN_DIR")
                 if args.html is not None:
-                    from skate.leaderboard.page import write_page
-
                     print(f"wrote {write_page(store, args.html)}")
     except (StoreError, ConfigError) as exc:
         print(f"skate leaderboard: {exc}", file=sys.stderr)

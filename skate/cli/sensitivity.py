@@ -108,7 +108,7 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
     except ev.RunLogError as exc:
         raise SensitivityError(str(exc)) from None
     settings = load_settings(log.start.config, log.start.get("config_version"), overrides or ())
-    tasks = [Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra)) for t in log.of(ev.TaskSet)]
+    tasks = [t.task() for t in log.of(ev.TaskSet)]
     if not tasks:
         raise SensitivityError(f"{run_dir} has no valid task to probe")
     for n, what in ((n_tasks, "--tasks"), (sets, "--sets"), (orders, "--orders"), (samples, "--samples")):

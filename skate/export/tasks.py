@@ -137,7 +137,7 @@ def from_run(run_dir: Path) -> Collected:
     game = build_game(game_cfg)
     renderer = Renderer(game)
     for t in tasks:
-        task = Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra))
+        task = t.task()
         prov: dict[str, Any] = {"run": str(Path(run_dir).resolve()), "game": start.game, "seed": start.seed,
                                 "task_id": t.task_id}
         if start.game == "scp":

@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 from skate.leaderboard.store import OVERALL, Store
+from skate.ratings.base import normal_above
 from skate.ratings.irt import IRTRating
 
 PRIOR_SD = 5.0
@@ -121,10 +121,7 @@ def effective(correct: float, samples: float) -> tuple[float, float]:
 
 def above(a: tuple[float, float], b: tuple[float, float]) -> float:
     """P(a's ability above b's), each (θ, sd), taken as independent normals."""
-    sd = math.hypot(a[1], b[1])
-    if sd == 0:
-        return 0.5 if a[0] == b[0] else float(a[0] > b[0])
-    return NormalDist().cdf((a[0] - b[0]) / sd)
+    return normal_above(a[0], b[0], a[1] ** 2 + b[1] ** 2)
 
 
 def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
@@ -132,10 +129,8 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
     game's task difficulties and a snapshot of each table. Returns the tables by game
     (``""``: overall)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    responses = store.responses()
-    game_of = {t.id: t.game for t in store.tasks()}
     for game in [*store.games(), OVERALL]:
-        cells = [r for r in responses if game == OVERALL or game_of[r.task] == game]
+        cells = store.responses(game or None)  # OVERALL: every game's
         backend = IRTRating()
         backend.add_players(sorted({r.model for r in cells}))
         by_task: dict[int, dict[str, tuple[int, int]]] = {}

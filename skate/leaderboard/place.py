@@ -43,14 +43,15 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.build import assemble
 from skate.config import StageConfig, build_settings, record_of
 from skate.estimators import FixedN, Sampler
+from skate.events import AttemptMade, Estimated, read_run
 from skate.games import get_game
 from skate.leaderboard.bank import import_run
-from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
+from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.store import Store, StoreError, digest
 from skate.players.config import LLMPlayerConfig, SimPlayerConfig
+from skate.ratings.base import rank_by_score
 from skate.recorded import apply_overrides, recorded_config
-from skate.records import Task
 from skate.runner import run_game
 from skate.store import held_run
 
@@ -149,14 +150,15 @@ def _neighbours(est: Ability, board: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 def settled(est: Ability, board: list[dict[str, Any]], confidence: float) -> bool:
+    """Whether its order against the incumbent just above and the one just below is this sure."""
     return all(max(p := above((est.theta, est.sd), (r["score"], r["sd"] or 0.0)), 1 - p) >= confidence
                for r in _neighbours(est, board))
 
 
-def setting_cost(game_settings: Any, add: AddSettings) -> int:
-    """The most calls its setting game may make: every attempt of every round, and every sample
-    of each of its tasks by it and its neighbours."""
-    return add.set_rounds * (int(game_settings.attempts) + (add.neighbours + 1) * add.set_samples)
+def setting_cost(game: Any, settings: AddSettings) -> int:
+    """The most calls its setting game may make (``game``: the game's settings): every attempt of
+    every round, and every sample of each of its tasks by it and its neighbours."""
+    return settings.set_rounds * (int(game.attempts) + (settings.neighbours + 1) * settings.set_samples)
 
 
 def add(store: Store, model: str, name: str | None = None, settings: AddSettings = AddSettings(),
@@ -225,8 +227,9 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
     tried: set[int] = set()
     estimator = FixedN(settings.samples) if settings.samples else parts.estimator
     most = settings.samples or _most_samples(estimator)
+    items, prior = _items(store, name, game), _prior(board)  # read once; each new answer is added below
     while True:
-        est = _estimate(store, name, game, board)
+        est = ability(items, **prior)
         if est.tasks >= settings.min_tasks and settled(est, board, settings.confidence):
             return f"order against its neighbours settled at {settings.confidence:g}", calls
         if calls + most > budget:
@@ -238,15 +241,11 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
             return f"no banked task left within {settings.window:g} of its estimate", calls
         t = cands[int(rng.integers(len(cands)))]
         tried.add(t.id)
-        body = t.body
-        task = Task(body["task_id"], int(body.get("round", 0)), body["setter"], body["prompt"], body["answer"],
-                    {k: v for k, v in body.items() if k not in ("task_id", "round", "setter", "prompt", "answer",
-                                                                 "attempts")})
-        got = estimator.estimate(Sampler(parts.game, task, player.answer, parts.sandbox), rng)
+        got = estimator.estimate(Sampler(parts.game, t.task(), player.answer, parts.sandbox), rng)
         calls += got.n + got.void
         with store.transaction() as conn:
-            if got.n > 0:
-                store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed)
+            if got.n > 0 and store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed):
+                items.append((t.difficulty, *effective(got.correct, got.n), t.difficulty_sd))
             store.update_add(conn, mid, game, calls=got.n + got.void)
 
 
@@ -258,14 +257,24 @@ def _most_samples(estimator: Any) -> int:
     return 1
 
 
-def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:
-    """Its ability from every task it answered whose difficulty is known, under the board's
-    spread of abilities as the prior (the population prior of adaptive testing)."""
-    items = [(b, *effective(k, n), sd) for _, k, n, b, sd in store.model_responses(name, game) if b is not None]
+def _items(store: Store, name: str, game: str) -> list[tuple[float, float, float, float | None]]:
+    """(difficulty, correct, samples as the fits count them, difficulty's sd) of every task it
+    answered whose difficulty is known."""
+    return [(b, *effective(k, n), sd) for _, k, n, b, sd in store.model_responses(name, game) if b is not None]
+
+
+def _prior(board: list[dict[str, Any]]) -> dict[str, float]:
+    """The board's spread of abilities, the newcomer's prior (the population prior of adaptive
+    testing): ``ability``'s prior_mean and prior_sd."""
     scores = [r["score"] for r in board]
     mean = sum(scores) / len(scores)
     spread = math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, len(scores) - 1)) if len(scores) > 1 else 1.0
-    return ability(items, prior_sd=max(spread, 0.5), prior_mean=mean)
+    return {"prior_mean": mean, "prior_sd": max(spread, 0.5)}
+
+
+def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:
+    """Its ability from every task it answered whose difficulty is known, under the board's prior."""
+    return ability(_items(store, name, game), **_prior(board))
 
 
 def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, Any]], board: list[dict[str, Any]],
@@ -288,10 +297,10 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
     # New tasks: difficulty from the incumbents' answers, their abilities fixed.
     theta = {r["model"]: r["score"] for r in board}
     spread = float((store.board(game)[0] or {}).get("fit", {}).get("difficulty_sd") or 1.0)
-    fresh = [t for t in store.tasks(game) if t.difficulty is None]
-    answers: dict[int, list[tuple[float, int, int]]] = {}
+    fresh = {t.id for t in store.tasks(game) if t.difficulty is None}
+    answers: dict[int, list[tuple[float, float, float]]] = {}
     for r in store.responses(game):
-        if r.model in theta and r.task in {t.id for t in fresh}:
+        if r.model in theta and r.task in fresh:
             answers.setdefault(r.task, []).append((theta[r.model], *effective(r.correct, r.samples)))
     with store.transaction() as conn:
         store.set_difficulty(conn, {t: difficulty(items, spread) for t, items in answers.items()})
@@ -300,8 +309,6 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
 
 def run_calls(folder: Path) -> int:
     """Answer samples and setter attempts a run made (voids included: each was a call)."""
-    from skate.events import AttemptMade, Estimated, read_run
-
     run = read_run(folder)
     return len(run.of(AttemptMade)) + sum(int(e.n) + int(e.void or 0) for e in run.of(Estimated))
 
@@ -316,11 +323,8 @@ def _snapshot(store: Store, game: str, name: str, est: Ability) -> int:
         rows = [dict(r) for r in latest if r["model"] != name]
         rows.append({"model": name, "score": est.theta, "lo": est.theta - z * est.sd,
                      "hi": est.theta + z * est.sd, "sd": est.sd, "tasks": est.tasks})
-        rated = sorted((r for r in rows if r["score"] is not None), key=lambda r: -r["score"])
-        for i, r in enumerate(rated, 1):
-            r["rank"] = i
+        ranks = rank_by_score([(r["model"], r["score"]) for r in rows])
         for r in rows:
-            if r["score"] is None:
-                r["rank"] = None
+            r["rank"] = ranks[r["model"]]
         store.snapshot(conn, game, f"add:{name}", {**(snap or {}).get("fit", {}), "added": name}, rows)
-    return next(r["rank"] for r in rated if r["model"] == name)
+    return int(ranks[name])  # type: ignore[arg-type]

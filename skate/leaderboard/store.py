@@ -46,6 +46,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from skate.events import TaskSet, parse
+from skate.records import Task
+
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60
 OVERALL = ""  # the game name of an overall snapshot
@@ -202,9 +205,15 @@ class BankedTask:
     created: float
     body: dict[str, Any]
     difficulty: float | None
+    difficulty_sd: float | None
     exposure: int
     placed: int
     retired: bool
+
+
+    def task(self) -> Task:
+        """The task as its game asks and grades it: its event's fields read by the event schema."""
+        return parse({"event": TaskSet.event, **self.body}).task()  # type: ignore[attr-defined]
 
 
 class Store:
@@ -504,5 +513,5 @@ def digest(text: str | bytes) -> str:
 def _banked(r: Mapping[str, Any]) -> BankedTask:
     return BankedTask(id=int(r["id"]), game=r["game"], run_id=int(r["run_id"]), task_id=r["task_id"],
                       setter=r["setter"], created=float(r["created"]), body=json.loads(r["body"]),
-                      difficulty=r["difficulty"], exposure=int(r["exposure"]), placed=int(r["placed"]),
+                      difficulty=r["difficulty"], difficulty_sd=r["difficulty_sd"], exposure=int(r["exposure"]), placed=int(r["placed"]),
                       retired=bool(r["retired"]))
