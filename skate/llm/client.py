@@ -59,6 +59,42 @@ class StructuredOutputRefused(StopRun):
     """``llm.structured=on`` and a model's server refuses a JSON-schema ``response_format``."""
 
 
+class _TooMany(Exception):
+    """A server refused ``n`` samples in one request, naming the most it takes (llama.cpp's
+    server: no more than its slots)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} samples per request")
+        self.limit = limit
+
+
+# llama.cpp's server refusing n above its slot count: "Field 'n': Value must be between 1 <= value <= 2".
+_N_LIMIT = re.compile(r"\bn\b'?\W+value must be between 1 <= value <= (\d+)", re.IGNORECASE)
+
+
+def n_limit(exc: CallFailed) -> int | None:
+    """The most samples per request a 400 refusal names (llama.cpp's server), else None."""
+    m = _N_LIMIT.search(exc.detail) if exc.status == 400 else None
+    return int(m.group(1)) if m else None
+
+
+class OptionRefused(Exception):
+    """A provider refused a request for one of its ``options`` (a 400 or 422 naming it, e.g.
+    ``logprobs`` where a model gives none): the caller does without it; nothing is void."""
+
+    def __init__(self, option: str, error: CallFailed) -> None:
+        super().__init__(f"{option} refused: {error}")
+        self.option, self.error = option, error
+
+
+def refused_option(exc: CallFailed, options: dict[str, Any] | None) -> str | None:
+    """The option a 400/422 refusal names (``logprobs``, ``top_logprobs``, ``stop``), if any."""
+    if not options or exc.status not in (400, 422):
+        return None
+    detail = exc.detail.lower()
+    return next((k for k in sorted(options, key=len, reverse=True) if k.lower() in detail), None)
+
+
 class _Refused(Exception):
     """A server refused the ``response_format`` a request carried (handled in ``complete``)."""
 
@@ -117,6 +153,7 @@ class Completion:
     attempts: int = 0
     finish_reason: str | None = None  # "length": the reply was cut at max_tokens
     structured: bool = False  # asked for with a JSON schema (the reply is a JSON object)
+    logprobs: list[dict] | None = None  # each generated token's log-probability and alternatives, when asked for
 
     @property
     def ok(self) -> bool:
@@ -135,6 +172,7 @@ class Usage:
     void: int = 0
     retries: int = 0
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, those the provider reused from its prompt cache
     completion_tokens: int = 0
     cost_usd: float = 0.0
     structured: int = 0  # calls sent with a JSON schema (structured output)
@@ -159,11 +197,13 @@ class ResponseCache:
 
     @staticmethod
     def key(spec: ModelSpec, messages: Sequence[dict[str, Any]], index: int, seed: int,
-            response_format: dict[str, Any] | None = None) -> str:
+            response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> str:
         request: dict[str, Any] = {"endpoint": spec.request_identity(), "messages": list(messages),
                                    "sample": index, "seed": seed}
         if response_format is not None:  # (absent otherwise: text-format keys are as they were)
             request["response_format"] = response_format
+        if options:  # stop sequences, log-probabilities, another max_tokens (absent: keys as they were)
+            request["options"] = options
         blob = json.dumps(request, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -174,19 +214,23 @@ class ResponseCache:
     def put(self, key: str, text: str) -> None:
         self._db.set(key, text)
 
-    def get_reply(self, key: str) -> tuple[str, str | None] | None:
-        """A cached completion: its text and finish reason (None: it finished normally)."""
+    def get_reply(self, key: str) -> tuple[str, str | None, list[dict] | None] | None:
+        """A cached completion: its text, finish reason (None: it finished normally) and token
+        log-probabilities (None: not asked for)."""
         value = self._db.get(key)
         if isinstance(value, str):
-            return value, None
+            return value, None, None
         if isinstance(value, dict) and isinstance(value.get("text"), str):
-            return value["text"], value.get("finish_reason")
+            return value["text"], value.get("finish_reason"), value.get("logprobs")
         return None
 
-    def put_reply(self, key: str, text: str, finish_reason: str | None) -> None:
-        """Cache a completion; one cut at ``max_tokens`` keeps its finish reason, so a replay
-        reads it as the first run did."""
-        self._db.set(key, text if finish_reason in (None, "stop") else {"text": text, "finish_reason": finish_reason})
+    def put_reply(self, key: str, text: str, finish_reason: str | None, logprobs: list[dict] | None = None) -> None:
+        """Cache a completion; one cut at ``max_tokens`` keeps its finish reason and one asked
+        for with log-probabilities keeps them, so a replay reads it as the first run did."""
+        if finish_reason in (None, "stop") and logprobs is None:
+            self._db.set(key, text)
+        else:
+            self._db.set(key, {"text": text, "finish_reason": finish_reason, "logprobs": logprobs})
 
     @staticmethod
     def embedding_key(spec: ModelSpec, text: str) -> str:
@@ -218,6 +262,12 @@ Messages = list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]
 
 def _made(messages: Messages) -> list[dict[str, Any]]:
     return messages() if callable(messages) else messages
+
+
+def _batches(positions: list[int], size: int | None) -> list[list[int]]:
+    """``positions`` in requests of at most ``size`` samples each (None: all in one)."""
+    size = max(1, size or len(positions) or 1)
+    return [positions[i:i + size] for i in range(0, len(positions), size)]
 # Embeddings: (spec, texts) -> (one vector per text, prompt tokens); raises CallFailed.
 EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
 
@@ -266,6 +316,7 @@ class LLMClient:
         self._rand = random.Random()
         self._warned_prices: set[str] = set()
         self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
+        self._max_n: dict[str, int] = {}  # endpoint -> the most samples per request it takes (learnt)
         self._warned: set[tuple[str, str, str]] = set()
 
     # -- bookkeeping
@@ -357,37 +408,44 @@ class LLMClient:
     # -- calls
     def complete(self, spec: ModelSpec, messages: Messages,
                  samples: Sequence[tuple[int, int]], player: str,
-                 structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None) -> list[Completion]:
+                 structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+                 options: dict[str, Any] | None = None) -> list[Completion]:
         """Get one completion per ``(index, seed)`` sample of the same request.
 
         ``structured``, when given, is the same request for structured output: its JSON-format
         messages and OpenAI's ``response_format`` (a JSON schema); it is sent instead of
         ``messages`` while :meth:`wants_structured` (see the module's docstring for the
         fallback). Each completion says whether it was asked for that way. ``messages`` may be
-        a function that makes them: it is called only when the text format is sent."""
+        a function that makes them: it is called only when the text format is sent.
+        ``options`` are further fields of the request (``stop``, ``logprobs``, ``top_logprobs``,
+        ``max_tokens``), sent as they are and part of the cache key; with ``logprobs`` each
+        completion carries its tokens' log-probabilities where the provider gave them. A
+        provider that refuses one of them (a 400 naming it) raises :class:`OptionRefused`:
+        the caller does without it, and nothing is void."""
         if structured is None or self.structured == "off":
-            return self._complete(spec, _made(messages), samples, player, None)
+            return self._complete(spec, _made(messages), samples, player, None, options)
         while True:
             with self._lock:
                 form = self._forms.setdefault(self._endpoint(spec), 0)
             rf = as_format(structured[1], FORMATS[form])
             if rf is None:
-                return self._complete(spec, _made(messages), samples, player, None)
+                return self._complete(spec, _made(messages), samples, player, None, options)
             try:
-                return self._complete(spec, structured[0], samples, player, rf)
+                return self._complete(spec, structured[0], samples, player, rf, options)
             except _Refused as exc:
                 self._refused(spec, form, exc.error)
 
     def _complete(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: Sequence[tuple[int, int]],
-                  player: str, rf: dict[str, Any] | None) -> list[Completion]:
+                  player: str, rf: dict[str, Any] | None, options: dict[str, Any] | None = None) -> list[Completion]:
         usage = self._usage(player)
         out: list[Completion | None] = [None] * len(samples)
-        keys = [ResponseCache.key(spec, messages, i, s, rf) for i, s in samples] if self.cache is not None else []
+        keys = [ResponseCache.key(spec, messages, i, s, rf, options) for i, s in samples] if self.cache is not None else []
         missing: list[int] = []
         for pos in range(len(samples)):
             hit = self.cache.get_reply(keys[pos]) if self.cache is not None else None
             if hit is not None:
-                out[pos] = Completion(hit[0], cached=True, finish_reason=hit[1], structured=rf is not None)
+                out[pos] = Completion(hit[0], cached=True, finish_reason=hit[1], structured=rf is not None,
+                                      logprobs=hit[2])
             else:
                 missing.append(pos)
         with self._lock:
@@ -396,14 +454,13 @@ class LLMClient:
         if missing:
             if self.budget_usd is not None and self.spent_usd >= self.budget_usd:
                 raise BudgetExceeded(f"spent ${self.spent_usd:.4f} of the ${self.budget_usd:.4f} budget")
-            groups = ([missing] if spec.can_batch_samples and len(missing) > 1
-                      else [[pos] for pos in missing])
+            groups = _batches(missing, self.max_n(spec))
             # The first group runs in this thread; any others on the request pool, whose tasks
             # never wait on other tasks (so the pools cannot starve each other).
-            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf)
-                       for g in groups[1:]]
+            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf,
+                                                 options) for g in groups[1:]]
             try:
-                first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf)
+                first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options)
             finally:
                 results = [f.exception() or f.result() for f in futures]  # every group done, refused or not
             for r in results:
@@ -413,8 +470,18 @@ class LLMClient:
                 for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
-                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason)
+                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs)
         return out  # type: ignore[return-value]
+
+    def max_n(self, spec: ModelSpec) -> int | None:
+        """The most samples one request to ``spec`` asks for: 1 where the provider takes no ``n``,
+        else the smaller of ``spec.max_n`` and what its server said it takes (None: any)."""
+        if not spec.can_batch_samples:
+            return 1
+        with self._lock:
+            learnt = self._max_n.get(spec.endpoint_key)
+        limits = [x for x in (spec.max_n, learnt) if x]
+        return min(limits) if limits else None
 
     def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str) -> list[list[Completion]]:
         """Several requests at once (e.g. every sample of a question), results in order; each is
@@ -424,8 +491,8 @@ class LLMClient:
         futures = [self._pool.submit(self.complete, spec, r[0], r[1], player, *r[2:]) for r in requests]
         return [f.result() for f in futures]
 
-    def _request(self, spec: ModelSpec, messages: list[dict[str, Any]],
-                 samples: list[tuple[int, int]], player: str, rf: dict[str, Any] | None = None) -> list[Completion]:
+    def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
+                 rf: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> list[Completion]:
         """Send one request for these samples (n = len(samples)), retrying what may pass."""
         usage = self._usage(player)
         send = self._transport_for(spec)
@@ -437,25 +504,43 @@ class LLMClient:
                     usage.calls += 1
                     usage.structured += rf is not None
                 t0 = time.monotonic()
+                extra: dict[str, Any] = {}
+                if rf is not None:
+                    extra["response_format"] = rf
+                if options:
+                    extra["options"] = options
                 try:
-                    reply = send(spec, messages, n, seed, response_format=rf) if rf is not None else \
-                        send(spec, messages, n, seed)
+                    reply = send(spec, messages, n, seed, **extra)
                 except CallFailed as exc:
                     if rf is not None and is_format_refusal(exc):
                         raise _Refused(exc) from exc
+                    limit = n_limit(exc) if n > 1 else None
+                    if limit is not None and limit < n:
+                        raise _TooMany(limit) from exc
+                    option = refused_option(exc, options)
+                    if option is not None:
+                        raise OptionRefused(option, exc) from exc
                     raise
                 finally:
                     with self._lock:
                         usage.seconds += time.monotonic() - t0
-            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None)
+            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None, reply.tokens(i))
                    for i, t in enumerate(reply.texts[:n])]
             self._charge(spec, usage, reply)
             if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
-                got += [c for s in samples[len(reply.texts):] for c in self._request(spec, messages, [s], player, rf)]
+                got += [c for s in samples[len(reply.texts):]
+                        for c in self._request(spec, messages, [s], player, rf, options)]
             return got
 
-        return self._retrying(spec, player, usage, once,
-                              lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt))
+        try:
+            return self._retrying(spec, player, usage, once,
+                                  lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt))
+        except _TooMany as exc:  # learn the server's limit, then ask in requests it takes
+            with self._lock:
+                self._max_n[spec.endpoint_key] = exc.limit
+            log.debug("%s (%s) takes at most %d samples per request", player, spec.model, exc.limit)
+            return [c for group in _batches(list(range(n)), exc.limit)
+                    for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options)]
 
     def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
                   give_up: Callable[[CallFailed, int], Any]) -> Any:
@@ -472,7 +557,7 @@ class LLMClient:
                     return give_up(exc, attempt)
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
-                    attempt: int, structured: bool) -> Completion:
+                    attempt: int, structured: bool, logprobs: list[dict] | None = None) -> Completion:
         """One choice of a reply, its cut or empty text counted (and logged once per model)."""
         cut, empty = finish == "length", not text.strip()
         if cut or empty:
@@ -487,7 +572,7 @@ class LLMClient:
             self._warn_once(spec, "cut", "%s (%s): a reply was cut at max_tokens=%d (finish_reason length): it "
                             "counts only if its fields were complete; raise max_tokens if this recurs",
                             player, spec.model, spec.max_tokens)
-        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured)
+        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured, logprobs=logprobs)
 
     def embed(self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport,
               batch_size: int = 256) -> list[list[float]]:
@@ -574,6 +659,7 @@ class LLMClient:
         cost = self.price(spec).cost(reply.prompt_tokens, reply.completion_tokens)
         with self._lock:
             usage.prompt_tokens += reply.prompt_tokens
+            usage.cached_prompt_tokens += reply.cached_prompt_tokens
             usage.completion_tokens += reply.completion_tokens
             usage.cost_usd += cost
 

@@ -45,6 +45,20 @@ quotes and all) and ``echo`` (the request's own text written back until the toke
 ``finish_reason`` "length"). A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
+**Log-probabilities.** A request that wants an option's label alone (the line
+:func:`skate.llm.plain.label_request` ends it with) is answered with the label, and with
+``logprobs`` its first token carries ``top_logprobs``: every label with how often the fake model
+answers it (:data:`skate.llm.fake_replies.LABEL_DRAWS` answers drawn), sharpened as a client at the request's temperature
+would undo (:func:`skate.llm.fake_replies.token_logprobs`), so a p(correct) read from them is what sampling the fake model
+finds. Four faults show a provider that cannot be read: ``no_logprobs`` (none in the reply),
+``refuse_logprobs`` (HTTP 400 naming ``logprobs``), ``few_logprobs`` (two alternatives only) and
+``chatty`` (the reply starts "The answer is", which holds nearly all the first token's probability).
+As a real server, it ends a reply before the first of the request's ``stop`` sequences
+(``finish_reason`` "stop", counted in ``stats.stopped``), reports the prompt tokens a prompt
+cache holding the model's last request would have reused (``usage.prompt_tokens_details.
+cached_tokens``), and with ``max_n`` refuses more than that many choices in one request with
+llama.cpp's server's 400.
+
 **Structured output.** A request with a ``response_format`` carrying a JSON schema (OpenAI's
 ``{"type": "json_schema", "json_schema": {"schema": ...}}`` or llama-cpp-python's
 ``{"type": "json_object", "schema": ...}``) is answered with one JSON object of the schema's
@@ -89,6 +103,8 @@ from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 from skate.llm import plain
+from skate.llm.fake_replies import (LABEL_DRAWS, SMALL_MODEL_SLIPS, cut_in_half, cut_in_reasoning,  # noqa: F401  (tests import some)
+                                    echo_request, label_request, token_logprobs, wrap_in_prose)
 from skate.llm.sections import MARKER, sections
 from skate.embedders import HashingEmbedder
 
@@ -124,6 +140,7 @@ class Stats:
     embedded_texts: int = 0  # texts given vectors
     structured: int = 0  # chat requests answered with a JSON object (a response_format schema)
     refused_format: int = 0  # chat requests refused for their response_format (answered 400)
+    stopped: int = 0  # replies ended at one of the request's stop sequences
 
 
 _RESPOND = "Respond with the corresponding output fields"
@@ -132,8 +149,11 @@ _RESPOND_JSON = "Respond with a JSON object in the following order of fields:"
 
 def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
     """A DSPy chat request's input fields (name -> text) and the output fields it asks for
-    (ChatAdapter's ``[[ ## name ## ]]`` list, JSONAdapter's list of `name` s, or the plain
-    format's template: :mod:`skate.llm.plain`)."""
+    (ChatAdapter's ``[[ ## name ## ]]`` list, JSONAdapter's list of `name` s, the plain
+    format's template: :mod:`skate.llm.plain`, or ``answer`` for a request that wants an option's
+    label alone)."""
+    if plain.LABEL_LINE in user and _RESPOND not in user:
+        return sections(user.rsplit(plain.LABEL_LINE, 1)[0]), ("answer",)
     if plain.REPLY_LINE in user and _RESPOND not in user:
         head = user.rsplit(plain.REPLY_LINE, 1)[0]
         return sections(head), tuple(plain.template_fields(user))
@@ -208,59 +228,6 @@ def _unfenced(value: str) -> str:
     """A program already in a fenced block (a game's fake writes its sections so), without it."""
     m = _FENCED.match(value)
     return m.group(1) if m else value
-
-
-# What real small models did to the plain format (Qwen2.5-Coder 1.5B and 0.5B, Gemma 3 270M,
-# SmolLM2 135M playing COP and PyJail: docs/real-models.md), as faults of a fake model. Each rewrites a
-# plain-format reply (other replies pass unchanged), except ``echo``.
-def uncalled_main(text: str) -> str:
-    """The program put inside ``def main():`` and never called (``uncalled``)."""
-    def wrap(m: re.Match) -> str:
-        body = "\n".join("    " + line for line in m.group(2).splitlines())
-        return f"{m.group(1)}def main():\n{body}\n```"
-    return re.sub(r"(```python\n)(.*?)\n```", wrap, text, count=1, flags=re.DOTALL)
-
-
-def placeholder_items(text: str) -> str:
-    """Every numbered item the template's placeholder, copied as it was (``placeholder``)."""
-    return re.sub(r"(?m)^(\d+\.) .*$", r"\1 ...", text)
-
-
-def unclosed_fence(text: str) -> str:
-    """The program's fence closed only at the end of the reply, the other fields inside it
-    (``unclosed_fence``)."""
-    m = re.search(r"```python\n.*?\n```", text, flags=re.DOTALL)
-    if not m:
-        return text
-    return text[:m.end() - 3].rstrip("\n") + "\n" + text[m.end():].lstrip("\n") + "\n```"
-
-
-def quoted_code(text: str) -> str:
-    """The fenced block's text sent as a Python string literal, quotes and all (``quoted``): the
-    1.5B put its PyJail inputs in quotes, so they reached ``eval`` as strings."""
-    return re.sub(r"(```python\n)(.*?)\n```", lambda m: f"{m.group(1)}{m.group(2)!r}\n```", text, count=1,
-                  flags=re.DOTALL)
-
-
-def echo_request(user: str) -> str:
-    """The request's own text written back, cut off halfway (``echo``, with ``finish_reason``
-    "length"): a tiny model that starts copying its input sections."""
-    return cut_in_half(user)
-
-
-SMALL_MODEL_SLIPS = {"uncalled": uncalled_main, "placeholder": placeholder_items, "unclosed_fence": unclosed_fence,
-                     "quoted": quoted_code, "echo": echo_request}
-
-
-def cut_in_half(text: str) -> str:
-    """``text`` cut off halfway (the fault ``cut``)."""
-    return text[:max(0, len(text) // 2)] if len(text) > 1 else ""
-
-
-def wrap_in_prose(text: str, json_reply: bool) -> str:
-    """``text`` with chatter around it (the fault ``prose``); a JSON reply in a code fence."""
-    body = f"```json\n{text}\n```" if json_reply else text
-    return f"Sure! Here is my answer:\n\n{body}\n\nHope this helps! Let me know if you need anything else."
 
 
 def _last_user(messages: list[dict[str, Any]]) -> int | None:
@@ -366,28 +333,6 @@ def unclaimed_reply(model: str, user: str, seed: int, index: int) -> str:
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])
 
 
-_REASONING = re.compile(r"\[\[ ## reasoning ## \]\]\n")
-_JSON_REASONING = re.compile(r'"reasoning":\s*"')
-
-
-def cut_in_reasoning(text: str) -> str:
-    """``text`` cut off halfway through its ``reasoning`` section, or its JSON ``reasoning``
-    value (the fault ``cut_reasoning``); a reply without one is returned whole."""
-    m = _REASONING.search(text)
-    if m is not None:
-        end = text.find("[[ ##", m.end())
-        body = text[m.end():end if end >= 0 else len(text)]
-        return text[:m.end() + max(1, len(body) // 2)]
-    m = _JSON_REASONING.search(text)
-    if m is None:
-        return text
-    try:
-        value, end = json.JSONDecoder().raw_decode(text, m.end() - 1)
-    except ValueError:
-        return text
-    return text[:m.end() + max(1, (end - m.end()) // 2)]
-
-
 def greedy_draw(messages: list[dict[str, Any]]) -> tuple[int, int]:
     """The seed and choice index a request at temperature 0 is played with: drawn from the input
     fields of its last user message alone (its text, when it has none), not from the request's
@@ -420,9 +365,33 @@ class FakeBrain:
             if player.claims(inputs):
                 skill = self.model(name).skill_for(count_demos(messages))
                 text = player.reply(FakeRequest(name, skill, inputs, outputs, seed, index))
+                if label_request(user):  # the label alone
+                    return sections(text).get("answer", text).strip()
                 kinds = plain.template_fields(user)
                 return as_plain_reply(text, kinds) if kinds else text
         return unclaimed_reply(name, user, seed, index)
+
+    def label_probabilities(self, name: str, messages: list[dict[str, Any]]) -> dict[str, float]:
+        """For a request that wants an option's label: how often the fake model answers each
+        label (:data:`skate.llm.fake_replies.LABEL_DRAWS` answers drawn from the request's input fields alone), every
+        label at least a trace; {} for any other request."""
+        last = _request_user(messages)
+        user = str(messages[last].get("content", "")) if last is not None else ""
+        labels = label_request(user)
+        if not labels:
+            return {}
+        inputs, _ = read_request(user)
+        draw = seeded_random("labels", sorted(inputs.items())).getrandbits(31)
+        counts = dict.fromkeys(labels, 0.0)
+        for i in range(LABEL_DRAWS):
+            got = self.reply(name, messages, draw, i).strip()
+            if got in counts:
+                counts[got] += 1
+        total = sum(counts.values()) or 1.0
+        floor = 1e-4
+        probs = {k: max(floor, v / total) for k, v in counts.items()}
+        norm = sum(probs.values())
+        return {k: v / norm for k, v in probs.items()}
 
 
 class _Listener(ThreadingHTTPServer):
@@ -439,9 +408,11 @@ class FakeLLMServer:
     def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
                  retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
                  port: int = 0, fault_seed: int = 0, strict: bool = False, api_key: str | None = None,
-                 formats: tuple[str, ...] = ("json_schema", "json_object")) -> None:
+                 formats: tuple[str, ...] = ("json_schema", "json_object"), max_n: int | None = None) -> None:
         self.brain = FakeBrain(models or {"*": FakeModel()})
         self.formats = tuple(formats)  # the response_format types taken (others: HTTP 400)
+        self.max_n = max_n  # the most choices one request may ask for (as llama.cpp's server: its slots)
+        self._last_prompt: dict[str, str] = {}  # model -> its last prompt (the prefix a cache would hold)
         self.strict = strict  # a chat request for a model name not configured gets 404 (unless "*")
         self.api_key = api_key  # when set, requests without "Authorization: Bearer <key>" get 401
         self.latency_s, self.retry_after_s, self.slow_s = latency_s, retry_after_s, slow_s
@@ -644,6 +615,15 @@ class FakeLLMServer:
                 if fault == "malformed":
                     self._send(200, b'{"choices": [ this is not json')
                     return
+                if fault == "refuse_logprobs" and body.get("logprobs"):  # a provider that takes none
+                    self._send(400, json.dumps({"error": {"message": "logprobs is not supported for this model",
+                                                          "type": "invalid_request_error", "param": "logprobs"}}).encode())
+                    return
+                if server.max_n is not None and n > server.max_n:  # llama.cpp's server's words
+                    self._send(400, json.dumps({"error": {
+                        "code": 400, "message": f"Field 'n': Value must be between 1 <= value <= {server.max_n}, "
+                                                f"but got {n}", "type": "invalid_request_error"}}).encode())
+                    return
                 rf = body.get("response_format")
                 kind = rf.get("type") if isinstance(rf, dict) else None
                 if rf is not None and kind != "text" and kind not in server.formats:
@@ -686,14 +666,38 @@ class FakeLLMServer:
                                          for _ in texts], "length"
                     else:
                         texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
+                logprobs = None
+                if body.get("logprobs") and fault != "no_logprobs":
+                    dist = server.brain.label_probabilities(name, messages)
+                    if fault == "chatty" and dist:
+                        texts = [f"The answer is {t}" for t in texts]
+                    t_req = float(temperature) if isinstance(temperature, (int, float)) and temperature else 1.0
+                    logprobs = [token_logprobs(t, dist, t_req, int(body.get("top_logprobs") or 0),
+                                               chatty=fault == "chatty", few=fault == "few_logprobs") for t in texts]
+                finishes = [finish] * len(texts)
+                stops = body.get("stop")
+                stops = [stops] if isinstance(stops, str) else [x for x in stops or () if isinstance(x, str) and x]
+                for i, t in enumerate(texts):  # as a real server: the reply ends before its first stop sequence
+                    at = min((t.find(x) for x in stops if x in t), default=-1)
+                    if at >= 0:
+                        texts[i], finishes[i] = t[:at], "stop"
+                        with server._lock:
+                            server.stats.stopped += 1
                 with server._lock:
                     server.stats.completion_choices += n
+                prompt = json.dumps(messages)
+                with server._lock:  # a prompt cache holding the model's last prompt: its common prefix is reused
+                    last = server._last_prompt.get(name, "")
+                    server._last_prompt[name] = prompt
+                common = next((i for i, (a, b) in enumerate(zip(prompt, last)) if a != b), min(len(prompt), len(last)))
                 prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
                 out = {"id": f"fake-{seed}", "object": "chat.completion", "created": 0, "model": name,
-                       "choices": [{"index": i, "finish_reason": finish,
-                                    "message": {"role": "assistant", "content": t}}
+                       "choices": [{"index": i, "finish_reason": finishes[i],
+                                    "message": {"role": "assistant", "content": t},
+                                    **({"logprobs": {"content": logprobs[i]}} if logprobs else {})}
                                    for i, t in enumerate(texts)],
                        "usage": {"prompt_tokens": prompt_tokens,
+                                 "prompt_tokens_details": {"cached_tokens": min(prompt_tokens, common // 4)},
                                  "completion_tokens": sum(len(t) for t in texts) // 4,
                                  "total_tokens": prompt_tokens + sum(len(t) for t in texts) // 4}}
                 try:

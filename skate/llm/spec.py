@@ -48,6 +48,7 @@ class ModelSpec:
     extra_body: dict[str, Any] = field(default_factory=dict)  # passed through to the provider
     timeout_s: float = 120.0  # per request
     supports_n: bool | None = None  # None = assume yes for OpenAI-compatible providers
+    max_n: int | None = None  # the most samples one request may ask for (llama-server: n <= its slots)
 
     def __post_init__(self) -> None:
         if "/" not in self.model or self.model.startswith("/") or self.model.endswith("/"):
@@ -58,6 +59,8 @@ class ModelSpec:
             raise ModelConfigError(f"model {self.model}: temperature={self.temperature} must be >= 0")
         if self.max_tokens < 1:
             raise ModelConfigError(f"model {self.model}: max_tokens={self.max_tokens} must be >= 1")
+        if self.max_n is not None and self.max_n < 1:
+            raise ModelConfigError(f"model {self.model}: max_n={self.max_n} must be >= 1 (or null: any)")
         if self.timeout_s <= 0:
             raise ModelConfigError(f"model {self.model}: timeout_s={self.timeout_s} must be > 0")
         if self.provider in LOCAL_PROVIDERS and not self.base_url:

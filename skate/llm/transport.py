@@ -19,17 +19,20 @@ import threading
 from typing import Any
 
 from skate.llm.spec import ModelSpec
-from skate.llm.wire import CallFailed, Reply, parse_retry_after
+from skate.llm.wire import CallFailed, Reply, compact_logprobs, parse_retry_after
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
 
 
 def send(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-         response_format: dict[str, Any] | None = None) -> Reply:
+         response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
+    """One chat request for ``n`` choices. ``options`` are further request fields, sent as they
+    are: ``stop`` (sequences that end a reply), ``logprobs``/``top_logprobs``, ``max_tokens``
+    (instead of the model's)."""
     if spec.openai_compatible:
-        return _send_openai(spec, messages, n, seed, response_format)
-    return _send_litellm(spec, messages, n, seed, response_format)
+        return _send_openai(spec, messages, n, seed, response_format, options)
+    return _send_litellm(spec, messages, n, seed, response_format, options)
 
 
 # ------------------------------------------------------------------------------------- openai
@@ -60,11 +63,11 @@ def close_pools() -> None:
 
 
 def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-                 response_format: dict[str, Any] | None = None) -> Reply:
+                 response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own
     request building costs more per call than everything else in the engine together."""
     body: dict[str, Any] = {"model": spec.name, "messages": messages, "temperature": spec.temperature,
-                            "max_tokens": spec.max_tokens, "seed": seed, **spec.extra_body}
+                            "max_tokens": spec.max_tokens, "seed": seed, **spec.extra_body, **(options or {})}
     if n > 1:
         body["n"] = n
     if response_format is not None:
@@ -78,8 +81,13 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = data.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
+        logprobs = [compact_logprobs((c.get("logprobs") or {}).get("content")) for c in choices] \
+            if options and options.get("logprobs") else None
         return Reply(texts, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                     [c.get("finish_reason") for c in choices])
+                     [c.get("finish_reason") for c in choices],
+                     cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+                     logprobs=logprobs)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CallFailed("malformed", f"unreadable reply body ({exc}): {text[:120]!r}", retryable=True) from exc
 
@@ -127,7 +135,7 @@ def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed
 
 # ------------------------------------------------------------------------------------ litellm
 def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-                  response_format: dict[str, Any] | None = None) -> Reply:
+                  response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
     import litellm  # skate.llm (this module's package) has set its offline price table
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banner on stdout per error
@@ -144,6 +152,7 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
     if response_format is not None:
         kwargs["response_format"] = response_format
     kwargs.update(spec.extra_body)
+    kwargs.update(options or {})
     try:
         resp = litellm.completion(**kwargs)
     except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
@@ -153,9 +162,19 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = getattr(resp, "usage", None)
+        details = getattr(usage, "prompt_tokens_details", None)
+        logprobs = None
+        if options and options.get("logprobs"):
+            logprobs = []
+            for c in resp.choices:
+                lp = getattr(c, "logprobs", None)
+                content = getattr(lp, "content", None) if lp is not None else None
+                logprobs.append(compact_logprobs([x.model_dump() if hasattr(x, "model_dump") else x
+                                                  for x in content] if content else None))
         return Reply(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
                      int(getattr(usage, "completion_tokens", 0) or 0),
-                     [getattr(c, "finish_reason", None) for c in resp.choices])
+                     [getattr(c, "finish_reason", None) for c in resp.choices],
+                     cached_prompt_tokens=int(getattr(details, "cached_tokens", 0) or 0), logprobs=logprobs)
     except (ValueError, AttributeError, TypeError) as exc:
         raise CallFailed("malformed", f"unreadable reply ({exc})", retryable=True) from exc
 

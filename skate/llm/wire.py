@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.utils
 import time
 from dataclasses import dataclass
+from typing import Any
 
 
 class CallFailed(Exception):
@@ -34,6 +35,12 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+# One generated token with its log-probability and the provider's most likely alternatives at
+# that position: {"token": str, "logprob": float, "top": [[token, logprob], ...]} (OpenAI's
+# ``choices[i].logprobs.content`` items, in a compact form that is cached as it is).
+TokenLogprobs = dict
+
+
 @dataclass
 class Reply:
     """What a provider returned for one request: one text per choice, and the token counts."""
@@ -42,6 +49,31 @@ class Reply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reasons: list[str | None] | None = None  # per choice: "stop", "length" (cut at max_tokens), ...
+    # Prompt tokens the provider took from its prompt cache (``usage.prompt_tokens_details.
+    # cached_tokens``: llama.cpp's server, OpenAI, vLLM with prefix caching); 0 when it says nothing.
+    cached_prompt_tokens: int = 0
+    logprobs: list[list[TokenLogprobs] | None] | None = None  # per choice, when asked for and given
 
     def finish(self, i: int) -> str | None:
         return self.finish_reasons[i] if self.finish_reasons and i < len(self.finish_reasons) else None
+
+    def tokens(self, i: int) -> list[TokenLogprobs] | None:
+        return self.logprobs[i] if self.logprobs and i < len(self.logprobs) else None
+
+
+def compact_logprobs(content: Any) -> list[TokenLogprobs] | None:
+    """OpenAI's ``logprobs.content`` (a list of ``{"token", "logprob", "top_logprobs": [{"token",
+    "logprob"}, ...]}``) in :data:`TokenLogprobs` form; None when there is none or it is not that
+    shape."""
+    if not isinstance(content, list) or not content:
+        return None
+    out = []
+    for item in content:
+        if not isinstance(item, dict) or not isinstance(item.get("token"), str):
+            return None
+        top = [[str(t.get("token")), float(t.get("logprob"))] for t in item.get("top_logprobs") or ()
+               if isinstance(t, dict) and isinstance(t.get("logprob"), (int, float))]
+        logprob = item.get("logprob")
+        out.append({"token": item["token"], "logprob": float(logprob) if isinstance(logprob, (int, float)) else None,
+                    "top": top})
+    return out

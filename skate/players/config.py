@@ -43,6 +43,7 @@ class LLMPlayerConfig:
     extra_headers: dict[str, str] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
     supports_n: Optional[bool] = None  # can one request return several samples? None = guess
+    max_n: Optional[int] = None  # the most samples one request may ask for (llama-server: its slots); None = any
 
 
 @dataclass

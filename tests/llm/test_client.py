@@ -170,3 +170,45 @@ def test_the_litellm_route_reaches_the_server_and_classifies_its_errors():
         with pytest.raises(CallFailed) as broken:
             _send_litellm(spec(srv, "broken"), MSGS, 1, 3)
         assert (broken.value.kind, broken.value.status) == ("server", 500)
+
+
+def test_a_server_that_takes_fewer_samples_a_request_is_asked_in_requests_it_takes():
+    """llama.cpp's server takes n up to its slot count and refuses more with a 400 naming it:
+    the client learns the limit, sends the samples in requests of that size, and the next call
+    to that server starts there."""
+    with FakeLLMServer({"m": FakeModel()}, max_n=2) as srv:
+        c = client(retries=0)
+        first = c.complete(spec(srv), MSGS, [(i, 10 + i) for i in range(5)], "p")
+        assert [e["n"] for e in srv.log] == [5, 2, 2, 1]  # refused once, then in requests it takes
+        assert all(done.ok for done in first)
+        assert c.max_n(spec(srv)) == 2
+        srv.log.clear()
+        c.complete(spec(srv), [{"role": "user", "content": "again"}], [(i, 20 + i) for i in range(3)], "p")
+        assert sorted(e["n"] for e in srv.log) == [1, 2]  # no refused try this time
+    assert c.usage["p"].void == 0
+
+
+def test_prompt_tokens_the_server_took_from_its_cache_are_counted():
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        c = client()
+        rules = [{"role": "system", "content": "The rules of the game, the same every round. " * 40}]
+        for word in ("first", "second"):
+            c.complete(spec(srv), [*rules, {"role": "user", "content": word}], [(0, 1)], "p")
+    u = c.usage["p"]
+    assert 0 < u.cached_prompt_tokens < u.prompt_tokens  # the second request's shared prefix
+    assert u.as_dict()["cached_prompt_tokens"] == u.cached_prompt_tokens
+
+
+def test_request_options_are_sent_kept_in_the_cache_key_and_replayed(tmp_path):
+    """``stop`` ends a reply where a real server would; ``logprobs`` come back per token and are
+    cached with the text; a request with options never shares a cache entry with one without."""
+    with FakeLLMServer({"m": FakeModel()}) as srv:
+        c = client(cache=ResponseCache(tmp_path))
+        (plain,) = c.complete(spec(srv), MSGS, [(0, 1)], "p")
+        (stopped,) = c.complete(spec(srv), MSGS, [(0, 1)], "p", options={"stop": ["understand"]})
+        assert stopped.text == plain.text.split("understand")[0] and stopped.finish_reason == "stop"
+        (with_lp,) = c.complete(spec(srv), MSGS, [(0, 1)], "p", options={"logprobs": True, "top_logprobs": 3})
+        assert with_lp.logprobs and with_lp.logprobs[0]["token"] and not with_lp.cached
+        sent = srv.stats.requests
+        (again,) = c.complete(spec(srv), MSGS, [(0, 1)], "p", options={"logprobs": True, "top_logprobs": 3})
+        assert srv.stats.requests == sent and again.cached and again.logprobs == with_lp.logprobs
