@@ -266,6 +266,32 @@ class PlainAdapter(dspy.ChatAdapter):
         return out
 
 
+class LabelAdapter(PlainAdapter):
+    """The plain format for a reply that is one option's label and nothing else (a label read:
+    :mod:`skate.llm.choices`): the signature's instructions, the inputs as sections, and the line
+    :func:`skate.llm.plain.label_request`; a demonstration's reply is its label alone. The reply's
+    first token is then where the labels' probabilities are."""
+
+    def __init__(self, labels: tuple[str, ...]) -> None:
+        super().__init__()
+        self.labels = labels
+
+    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
+        return plain.label_request(self.labels)
+
+    def format_assistant_message_content(self, signature: type[dspy.Signature], outputs: dict[str, Any],
+                                         missing_field_message: str | None = None) -> str:
+        return str(outputs.get("answer", missing_field_message))
+
+    def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
+        from skate.llm.choices import label_of
+
+        label = next((x for x in (label_of(t, self.labels) for t in completion.split()) if x), None)
+        if label is None:
+            raise AdapterParseError(adapter_name="LabelAdapter", signature=signature, lm_response=completion)
+        return {"answer": label}
+
+
 def strip_fences(code: str) -> str:
     m = re.search(r"```(?:python|py)?\s*\n(.*?)```", code, flags=re.DOTALL)
     return (m.group(1) if m else code).strip("\n")
@@ -399,6 +425,18 @@ class _Module(dspy.Module):
         """The chat messages asking the model about ``x``: the output fields as
         ``[[ ## name ## ]]`` sections, or (``structured``) as one JSON object."""
         return (self._format_json if structured and not self.plain else self._format)(self.predict, self.inputs(x))
+
+    def stop_sequences(self) -> list[str]:
+        """Where the server should stop a reply to this module (sent as ``stop``): for the plain
+        format, where a reply begins copying the request's sections or template, or has given
+        every field (:func:`skate.llm.plain.stop_sequences`); none for the other formats (a JSON
+        reply under a schema ends where its object does)."""
+        if not self.plain:
+            return []
+        sig = self.predict.signature
+        kinds = self.adapter.field_kinds(sig)
+        return plain.stop_sequences(list(kinds.items()), self.adapter.counts,
+                                    plain.opening_words(textwrap.dedent(sig.instructions)))
 
     def response_format(self) -> dict[str, Any]:
         """OpenAI's ``response_format`` asking for the signature's output fields as one JSON
@@ -538,7 +576,32 @@ def guidance_field() -> Any:
 
 class AnswererModule(_Module):
     """Asks a model to answer one query: ``messages(query)`` out, ``parse(text)`` back into a
-    reply (``None`` when the reply cannot be read)."""
+    reply (``None`` when the reply cannot be read).
+
+    An answer that names one of the query's options (``option_labels``, in the options' order)
+    can also be read from the model's probabilities: :meth:`label_messages` asks for the label
+    alone (:class:`LabelAdapter`), and :mod:`skate.llm.choices` reads each option's probability at
+    the reply's first token."""
+
+    option_labels: tuple[str, ...] = ()  # the options' labels, where the answer names an option
+    reasoning: bool = False  # the model writes its working before the answer
+
+    @property
+    def reads_labels(self) -> bool:
+        """Whether the answer can be read from the model's probabilities: it names an option, and
+        the model is not asked to reason first (then the label is not its reply's first token)."""
+        return bool(self.option_labels) and not self.reasoning
+
+    def label_messages(self, query: Any) -> list[dict[str, Any]]:
+        """The chat messages asking for the label of the option the model picks, and nothing
+        else (the same instructions, inputs and demonstrations as :meth:`messages`)."""
+        if not self.reads_labels:
+            raise ValueError(f"{type(self).__name__} cannot be read from probabilities: "
+                             + ("it reasons before its answer" if self.reasoning else "its answer names no option"))
+        fmt = getattr(self, "_format_label", None)
+        if fmt is None:
+            fmt = self._format_label = _Formatter(LabelAdapter(self.option_labels))
+        return fmt(self.predict, self.inputs(query))
 
     def label(self, reply: Any) -> dict[str, str]:
         """The output fields that give ``reply`` (the inverse of :meth:`parse`): a labelled
@@ -608,7 +671,7 @@ class MultipleChoiceAnswerer(AnswererModule):
         letters = tuple(LETTERS[:n_options])
         signature = signature.with_updated_fields("answer", type_=Literal[letters])  # type: ignore[valid-type]
         super().__init__(with_reasoning(signature) if reasoning else signature)
-        self.letters = letters
+        self.letters = self.option_labels = letters
         self.prompt_field = prompt_field
         self.reasoning = reasoning
 

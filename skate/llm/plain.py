@@ -37,6 +37,9 @@ from collections.abc import Mapping, Sequence
 
 KINDS = ("code", "list", "text", "number", "choice")
 REPLY_LINE = "Reply in exactly this form:"
+# How a request that wants an option's label alone ends (a label read: skate.llm.choices), e.g.
+# "Reply with nothing but the letter of the option you choose: A, B, C or D."
+LABEL_LINE = "Reply with nothing but the "
 # How a setter's repair turn begins: the user message after its rejected reply
 # (skate.llm.modules.SetterModule.messages); the request itself is the user message before.
 REPAIR_PREFIX = "That attempt was rejected"
@@ -108,6 +111,43 @@ def template_fields(user: str) -> dict[str, str]:
             kind = "text"
         out[name] = kind
     return out
+
+
+# Where a plain reply has gone wrong for good: it has begun copying the request's own input sections
+# (``[[ ## rules ## ]]``: what Gemma 3 270M did with every COP setter request, to the token limit).
+COPYING = "[[ ##"
+# Providers take a few stop sequences at most (OpenAI: 4).
+MAX_STOPS = 4
+
+
+def stop_sequences(fields: Sequence[tuple[str, str]], counts: Mapping[str, int] | None = None,
+                   opening: str = "") -> list[str]:
+    """Stop sequences for a plain request asking for ``fields`` (``(name, kind)`` in order): where a
+    reply begins copying the request (its ``[[ ##`` sections, the ``opening`` words of its
+    instructions, a rejection's :data:`REPAIR_PREFIX`: copies Gemma 3 270M wrote to the token
+    limit), and, where the last field is a list of a known length ``counts[name]``, the number of
+    the item after the last one asked for (``"\n10."`` after nine): a reply that has given every
+    field it was asked for stops there. At most :data:`MAX_STOPS`."""
+    out = [COPYING, *([opening] if opening else []), REPAIR_PREFIX]
+    if fields:
+        name, kind = fields[-1]
+        count = (counts or {}).get(name, 0)
+        if kind == "list" and count:
+            out.append(f"\n{count + 1}.")
+    return out[:MAX_STOPS]
+
+
+def label_request(labels: Sequence[str]) -> str:
+    """The last line of a request that wants one option's label and nothing else."""
+    kind = "number" if all(label.isdigit() for label in labels) else "letter"
+    listed = ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else "".join(labels)
+    return f"{LABEL_LINE}{kind} of the option you choose: {listed}."
+
+
+def opening_words(text: str, words: int = 8) -> str:
+    """The first ``words`` words of ``text`` (a request's instructions), as a stop sequence: a reply
+    that starts writing them is copying the request."""
+    return " ".join(text.split()[:words]) if len(text.split()) >= words else ""
 
 
 def render_value(kind: str, value: object) -> str:

@@ -21,16 +21,21 @@ What the game gets from a reply that is no answer:
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from skate.llm.client import Completion, LLMClient
+from skate.llm.choices import LABEL_TOKENS, TOP_LOGPROBS, ChoiceRead, option_probabilities
+from skate.llm.client import Completion, LLMClient, OptionRefused
 from skate.llm.modules import AnswererModule, GameModules, SetterModule
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
 from skate.records import VOID, SetterContext, VoidProposal
+
+log = logging.getLogger(__name__)
 
 
 class LLMPlayer(Player):
@@ -39,6 +44,9 @@ class LLMPlayer(Player):
     def __init__(self, name: str, spec: ModelSpec, client: LLMClient, modules: GameModules) -> None:
         self.name, self.spec, self.client = name, spec, client
         self.setter, self.answerer = modules.setter, modules.answerer
+        self._no_logprobs: ChoiceRead | None = None  # set when its provider gave no log-probabilities: no more reads
+        self._said: set[str] = set()  # kinds of failed read, each logged once
+        self._lock = threading.Lock()
 
     def _request(self, module: SetterModule | AnswererModule, x: Any) -> tuple[Any, ...]:
         """``(messages, structured)`` for :meth:`LLMClient.complete`: the text-format request,
@@ -53,12 +61,19 @@ class LLMPlayer(Player):
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any:
         seed = int(rng.integers(2**31 - 1))
         messages, structured = self._request(self.setter, ctx)
-        (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured)
+        stops = self.setter.stop_sequences() if structured is None else []
+        (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured,
+                                       {"stop": stops} if stops else None)
         if not done.ok:
             return VoidProposal(done.void or "void")
         text = done.text or ""
         self.setter.remember(ctx, text)
         if not text.strip():
+            if stops and done.finish_reason == "stop":
+                return self.setter.unreadable(
+                    "the reply was empty: it wrote nothing before it began to copy the request (its [[ ## ]] "
+                    "sections, its instructions or the rejection: a reply stops where it starts copying them); "
+                    "write only your reply's own headings and fields")
             return self.setter.unreadable(f"the reply was empty (finish_reason {done.finish_reason}): the model "
                                           "wrote nothing")
         if done.cut and not self.setter.finished(text):
@@ -92,6 +107,48 @@ class LLMPlayer(Player):
             for i, done in zip(idx, completions, strict=True):
                 out[i] = self._read_answer(done)
         return out
+
+    def read_choices(self, queries: Sequence[Any], rng: np.random.Generator, min_mass: float = 0.5) -> list[ChoiceRead]:
+        """Each query's options' probabilities from one call per query asking for the option's
+        label alone, with the provider's log-probabilities (:mod:`skate.llm.choices`), at this
+        model's temperature. A query that cannot be read so says why (the player's p(correct) is
+        then sampled: said once per model and reason); a provider that gives no log-probabilities
+        is not asked again this run."""
+        if not self.answerer.reads_labels:
+            why = ("its answerer reasons before the answer" if self.answerer.reasoning
+                   else "its answer names no option")
+            return [self._cannot_read(ChoiceRead(why=why, kind="answerer")) for _ in queries]
+        if self._no_logprobs:
+            return [self._cannot_read(self._no_logprobs) for _ in queries]
+        seeds = [int(s) for s in rng.integers(2**31 - 1, size=len(queries))]
+        options = {"logprobs": True, "top_logprobs": TOP_LOGPROBS, "max_tokens": LABEL_TOKENS}
+        requests = [(self.answerer.label_messages(q), [(0, seeds[i])], None, options) for i, q in enumerate(queries)]
+        out: list[ChoiceRead] = []
+        try:
+            replies = self.client.complete_many(self.spec, requests, self.name)
+        except OptionRefused as exc:  # a provider that takes no logprobs: sampled, never void
+            self._no_logprobs = ChoiceRead(why=f"the provider refused log-probabilities ({exc.error.detail[:120]})",
+                                           kind="no_logprobs")
+            return [self._cannot_read(self._no_logprobs) for _ in queries]
+        for (done,) in replies:
+            if not done.ok:
+                out.append(ChoiceRead(void=True, why=done.void or "void"))
+                continue
+            got = option_probabilities(done.logprobs, self.answerer.option_labels, self.spec.temperature, min_mass)
+            if not done.logprobs:
+                self._no_logprobs = got
+            out.append(got if got.ok else self._cannot_read(got))
+        return out
+
+    def _cannot_read(self, got: ChoiceRead) -> ChoiceRead:
+        """``got`` (a read that failed), said once per model and kind of failure."""
+        with self._lock:
+            first = got.kind not in self._said
+            self._said.add(got.kind)
+        if first:
+            log.warning("%s (%s): p(correct) sampled instead of read from its probabilities: %s",
+                        self.name, self.spec.model, got.why)
+        return got
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "kind": "LLMPlayer", "model": self.spec.model,

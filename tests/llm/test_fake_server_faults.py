@@ -147,10 +147,12 @@ def test_fields_written_inside_the_programs_fence_are_still_read(slips):
     assert len(_of(events, "task", "unclosed_fence")) == 2
 
 
-def test_a_model_that_echoes_its_request_is_cut_and_rejected(slips):
+def test_a_model_that_echoes_its_request_is_stopped_and_rejected(slips):
+    """A setter's reply that begins copying the request's sections ends there (a stop sequence,
+    no token spent on the copy) and is rejected saying so."""
     events = slips[1]
     attempts = _of(events, "attempt", "echo")
-    assert attempts and all(a["reason"] == "malformed" and "cut off at the length limit" in a["detail"]
-                            and "[[ ## rules ## ]]" in a["detail"] for a in attempts)
+    assert attempts and all(a["reason"] == "malformed" and "it wrote nothing before it began to copy the request" in a["detail"]
+                            for a in attempts)
     est = _of(events, "estimate", "echo")
     assert est and all(e["unparsable"] == e["n"] for e in est)  # echoed answers are unreadable

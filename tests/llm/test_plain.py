@@ -127,3 +127,28 @@ def test_the_fake_server_answers_a_plain_request_in_the_plain_format():
     assert text.startswith("PROGRAM:\n```python\n") and "[[ ##" not in text
     proposal = setter.read_reply(text)
     assert proposal.code and len(proposal.distractors) == 9
+
+
+def test_a_setter_s_reply_stops_where_it_copies_the_request_or_has_every_field():
+    stops = COPSetter().stop_sequences()
+    assert stops == ["[[ ##", "You are a player in a tournament of", plain.REPAIR_PREFIX, "\n10."]
+    assert len(stops) <= plain.MAX_STOPS  # what OpenAI takes
+    reply = plain.render_reply([("program", "code", "print(1)"), ("wrong_answers", "list", [str(i) for i in range(12)])])
+    at = min(reply.find(s) for s in stops if s in reply)
+    got, whole = plain.read_reply(reply[:at], COP)
+    assert whole and got["wrong_answers"] == [str(i) for i in range(9)]  # stopped after the nine asked for
+    # a list of unknown length, or a last field that is not a list: no count stop
+    assert plain.stop_sequences([("question", "text")], {}, "Write a question") == [
+        "[[ ##", "Write a question", plain.REPAIR_PREFIX]
+    assert plain.opening_words("Too short") == ""
+
+
+def test_a_label_request_names_its_labels_and_the_fake_server_reads_them():
+    from skate.llm.fake_server import label_request
+
+    assert plain.label_request(("A", "B", "C", "D")) == (
+        "Reply with nothing but the letter of the option you choose: A, B, C or D.")
+    assert plain.label_request(("1", "2", "3", "4")).endswith("the number of the option you choose: 1, 2, 3 or 4.")
+    user = "[[ ## program ## ]]\nprint(1)\n\n" + plain.label_request(("A", "B", "C"))
+    assert label_request(user) == ("A", "B", "C") and read_request(user) == ({"program": "print(1)"}, ("answer",))
+    assert label_request("[[ ## program ## ]]\nprint(1)") == ()

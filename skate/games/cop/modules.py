@@ -56,8 +56,8 @@ class SetCOPTask(dspy.Signature):
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
-    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier tasks of the game you are allowed to see; may be empty")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     program: str = dspy.OutputField(desc="the whole program, ending with its print()")
     wrong_answers: list[str] = dspy.OutputField(desc="a wrong output")
 

@@ -47,9 +47,9 @@ class SetMathQuestion(dspy.Signature):
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
+    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
     target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
-    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
     question: str = dspy.OutputField(desc="the question, as a solver will read it")
 
 

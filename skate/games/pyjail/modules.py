@@ -66,8 +66,8 @@ class WriteJail(dspy.Signature):
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
     flag_location: str = dspy.InputField(desc="where the jail's process finds the flag at run time")
-    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     history: str = dspy.InputField(desc="earlier jails of the game you are allowed to see; may be empty")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     jail: str = dspy.OutputField(desc="the jail's complete Python source, defining jail(user_input)")
 
 

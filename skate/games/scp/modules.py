@@ -73,9 +73,9 @@ class SetSCPQuestion(dspy.Signature):
 
     rules: str = dspy.InputField(desc="how the game is played and scored")
     guidance: str = guidance_field()
+    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
     documents: str = dspy.InputField(desc="the documents offered to you, each paragraph under its number")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
-    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
     document: str = dspy.OutputField(desc="the id of the document your passage comes from")
     paragraph: int = dspy.OutputField(desc="the number of the paragraph your passage starts at")
     question_type: Literal["sequencing", "cloze", "prediction"] = dspy.OutputField(desc="the kind of question")
@@ -150,6 +150,8 @@ class SCPSetter(SetterModule):
 class SCPAnswerer(AnswererModule):
     """Names one of the four numbered options. With ``reasoning`` the model first writes its
     working in a ``reasoning`` output (chain of thought), then the number."""
+
+    option_labels = NUMBERS
 
     def __init__(self, reasoning: bool = False) -> None:
         super().__init__(with_reasoning(AnswerSCP) if reasoning else AnswerSCP)
