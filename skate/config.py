@@ -296,6 +296,13 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
         _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", kind.name,
                f"scores one answer to one query, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
+    if kind.component.reads:
+        _check(game.spec.answer_format == "multiple_choice", "estimator", kind.name,
+               f"reads the probability of each option's label, and game={s.game.name}'s answers are "
+               f"{game.spec.answer_format}, not an option: use it with cop or scp, or estimator=adaptive")
+        _check(not getattr(s.game, "reasoning", False), "estimator", kind.name,
+               "reads the option's label as the reply's first token, and game.reasoning=true asks for the "
+               "working first: set game.reasoning=false or use another estimator")
     if kind.component.picks_answerers:
         _check(s.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
                "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "

@@ -130,6 +130,7 @@ class Summary(Mapping[str, Any]):
     void_samples: int = 0
     void_estimates: int = 0
     skipped_estimates: int | None = None  # estimates an estimator chose not to make (adaptive)
+    read_estimates: int | None = None  # p(correct) read from a model's probabilities, no sample drawn (logprobs)
     tasks_by_setter: dict[str, int] = field(default_factory=dict)
     elapsed_s: float = 0.0
     sandbox_executions: int = 0
@@ -289,8 +290,10 @@ class Engine:
     # ------------------------------------------------------------------ answering
     def _sampler(self, task: Task, j: int) -> Sampler:
         """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
-        return Sampler(self.game, task, self.players[j].answer, self.sandbox,
-                       fixed_queries=getattr(self.estimator, "fixed_queries", False))
+        player = self.players[j]
+        return Sampler(self.game, task, player.answer, self.sandbox,
+                       fixed_queries=getattr(self.estimator, "fixed_queries", False),
+                       read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None)
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
         return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
@@ -316,7 +319,10 @@ class Engine:
         """Count and log one estimate; a non-void one goes into ``p_correct`` and its graded
         samples into ``counts``. A skipped one (not asked) is logged as such and counts as no
         estimate."""
-        self.counts["samples"] += est.n
+        if est.read and not est.is_void:  # read from the model's probabilities: no sample drawn
+            self.counts["read_estimates"] = self.counts.get("read_estimates", 0) + 1
+        else:
+            self.counts["samples"] += est.n
         self.counts["void_samples"] += est.void
         if est.skipped:
             self.counts["skipped_estimates"] = self.counts.get("skipped_estimates", 0) + 1
@@ -331,7 +337,8 @@ class Engine:
                                     p=None if est.is_void else est.p, n=est.n, correct=est.correct,
                                     std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
                                     capped=est.capped, void=est.void, joined=joined,
-                                    skipped=True if est.skipped else ev.UNSET))
+                                    skipped=True if est.skipped else ev.UNSET,
+                                    read=ev.UNSET if est.read is None else est.read))
 
     def _rate(self, task: Task, p_correct: dict[str, float], counts: dict[str, tuple[int, int]],
               involving: set[str] | None = None) -> None:

@@ -42,9 +42,33 @@ class Sampler:
 
     def __init__(self, game: Game, task: Task,
                  answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
-                 sandbox: Any = None, fixed_queries: bool = False) -> None:
+                 sandbox: Any = None, fixed_queries: bool = False,
+                 read_choices: Callable[..., list[Any] | None] | None = None) -> None:
         self.game, self.task, self.answer, self.sandbox = game, task, answer, sandbox
         self.fixed_queries = fixed_queries
+        self.read_choices = read_choices  # the player's Player.read_choices, where it may be asked
+
+    def read(self, rng: np.random.Generator, min_mass: float = 0.5) -> Read:
+        """p(correct) read from the player's own probabilities for the task's query (the options
+        in one order, drawn from the task alone, the same for every player): the sum of the
+        probabilities of the options that are right. ``Read.p`` is None where it cannot be read
+        (``why`` says why: the player states no probabilities, the game's answers name no option,
+        ...) and ``void`` where the player's call failed."""
+        if self.read_choices is None:
+            return Read(why="the player states no probabilities")
+        if self.game.spec.answer_format != "multiple_choice":
+            return Read(why=f"{self.game.name}'s answers are {self.game.spec.answer_format}, not an option's label")
+        query = self.game.make_query(self.task, task_rng(self.task))
+        got = self.read_choices([query], rng, min_mass=min_mass)
+        if got is None:
+            return Read(why="the player states no probabilities")
+        (choice,) = got
+        if choice.void:
+            return Read(why=choice.why, void=True)
+        if not choice.ok:
+            return Read(why=choice.why)
+        p = sum(prob for i, prob in enumerate(choice.probs) if self.game.grade(self.task, query, i))
+        return Read(p=min(1.0, max(0.0, float(p))))
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
         if self.fixed_queries:  # every player sees the same query (options in one order), drawn from the task alone
@@ -62,6 +86,15 @@ class Sampler:
             elif verdict:
                 correct += 1
         return correct, unreadable, void
+
+
+@dataclass(frozen=True)
+class Read:
+    """p(correct) read from a player's probabilities (:meth:`Sampler.read`), or why not."""
+
+    p: float | None = None
+    why: str = ""
+    void: bool = False  # the player's call failed (left out, never wrong)
 
 
 def task_rng(task: Task) -> np.random.Generator:
@@ -92,6 +125,7 @@ class Estimator(ABC):
     picks_answerers = False  # True: chooses who answers each task (not for schedule.mode=matches)
     greedy_decoding = False  # True: one greedy answer per query (sets every model player's temperature)
     decides_outcomes = False  # True: settles the rating rule's pairwise outcomes (needs a rating with a rule)
+    reads = False  # True: reads p(correct) from the players' probabilities (multiple-choice games only)
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
                       pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
@@ -168,6 +202,48 @@ class Greedy(Estimator):
         n = 1 - void
         p = float(correct) if n else float("nan")
         return Estimate(p, n, correct, 0.0 if n else float("inf"), unparsable, void=void)
+
+
+class LogProbs(Estimator):
+    """p(correct) read from the model's own probabilities: one call per (player, task), no
+    sampling (for multiple-choice answers: COP, SCP).
+
+    Each player is asked once for the label of the option it picks, with the provider's
+    log-probabilities, on the task's query with the options in one order drawn from the task
+    alone (the same for every player, as ``greedy`` asks); p(correct) is the probability of the
+    right option at the player's answer temperature (:mod:`skate.llm.choices`). Where that cannot
+    be done (a provider that gives no log-probabilities or too few alternatives, a reply that
+    does not start with a label, a player that states no probabilities such as a simulated one,
+    an answerer that reasons first) the player's p(correct) is sampled instead: ``fallback``
+    samples of the game's own answer, on the same query (so a provider's prompt cache serves them
+    all, and a sampled estimate and a read see the same options in the same order).
+
+    For ratings that take the graded samples behind each p(correct) (``irt``), a read counts as
+    ``weight`` samples with p·weight of them right (the same weight as ``fallback`` samples, so a
+    read and a sampled estimate weigh alike)."""
+
+    reads = True
+    fixed_queries = True  # the fallback's samples show the task's one query, as the read does
+
+    def __init__(self, fallback: int = 4, weight: int = 4, min_mass: float = 0.5) -> None:
+        if fallback < 1 or weight < 1:
+            raise ValueError(f"estimator: need fallback >= 1 and weight >= 1 (got fallback={fallback}, weight={weight})")
+        if not 0.0 < min_mass <= 1.0:
+            raise ValueError(f"estimator.min_mass={min_mass}: must lie in (0, 1]")
+        self.fallback, self.weight, self.min_mass = int(fallback), int(weight), float(min_mass)
+
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        read = getattr(sample, "read", None)
+        got = read(rng, self.min_mass) if read is not None else Read(why="no reader")
+        if got.p is not None:
+            p = got.p
+            return Estimate(p, self.weight, p * self.weight, binomial_std(p, self.weight), read=True)
+        if got.void:
+            return Estimate(float("nan"), 0, 0, float("inf"), void=1, read=True)
+        correct, unparsable, void = sample(self.fallback, rng)
+        n = self.fallback - void
+        p = correct / n if n else float("nan")
+        return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void, read=False)
 
 
 def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -423,6 +499,17 @@ class FixedNConfig(EstimatorConfig):
 
 
 @dataclass
+class LogProbsConfig(EstimatorConfig):
+    """p(correct) read from the model's log-probabilities, one call per (player, task)
+    (skate.estimators.LogProbs); multiple-choice games only."""
+
+    _target_: str = "skate.estimators.LogProbs"
+    fallback: int = 4  # samples drawn where a read cannot be made (no log-probabilities, a reply not starting with a label)
+    weight: int = 4  # samples a read counts as, for ratings that take graded samples (irt)
+    min_mass: float = 0.5  # the least probability the labels must hold at the reply's first token
+
+
+@dataclass
 class GreedyConfig(EstimatorConfig):
     _target_: str = "skate.estimators.Greedy"
     llm_temperature: float = 0.0  # set on every language-model player (greedy decoding)
@@ -436,6 +523,7 @@ estimator.register("decided", DecidedConfig)(Decided)
 estimator.register("adaptive", AdaptiveConfig)(Adaptive)
 estimator.register("fixed_n", FixedNConfig)(FixedN)
 estimator.register("greedy", GreedyConfig)(Greedy)
+estimator.register("logprobs", LogProbsConfig)(LogProbs)
 
 
 
@@ -473,6 +561,10 @@ def validate_estimator(e: EstimatorConfig, r: Any) -> None:
                "must be >= estimator.n_step")
     if hasattr(e, "n"):
         _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
+    if hasattr(e, "min_mass"):  # logprobs
+        _check(e.fallback >= 1, "estimator.fallback", e.fallback, "must be >= 1")
+        _check(e.weight >= 1, "estimator.weight", e.weight, "must be >= 1")
+        _check(0.0 < e.min_mass <= 1.0, "estimator.min_mass", e.min_mass, "must lie in (0, 1]")
     if hasattr(e, "llm_temperature"):  # greedy
         _check(0.0 <= e.llm_temperature <= 2.0, "estimator.llm_temperature", e.llm_temperature, "must lie in [0, 2]")
         _check(e.max_tokens is None or e.max_tokens >= 1, "estimator.max_tokens", e.max_tokens, "must be >= 1 or null")

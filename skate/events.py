@@ -140,13 +140,16 @@ class Estimated(Event):
     player: str = ""
     p: float | None = None
     n: int = 0
-    correct: int = 0
+    correct: float = 0  # samples right (a read: p times the samples it counts as)
     std: float | None = None
     unparsable: int = 0
     capped: bool = False
     void: int = 0
     joined: str = UNSET  # staged games: the stage a newcomer answers earlier tasks in
     skipped: bool = UNSET  # true: the estimator asked this player nothing on this task
+    # estimator=logprobs: true when p was read from the model's probabilities (n and correct are
+    # then the samples the read counts as, and p times n), false when it fell back to sampling
+    read: bool = UNSET
 
 
 @dataclass
@@ -459,7 +462,8 @@ class RunLog:
             elif isinstance(e, Estimated) and e.p is not None and e.task_id in scores:
                 scores[e.task_id][e.player] = float(e.p)
                 if e.n > 0:
-                    counts[e.task_id][e.player] = (int(e.correct), int(e.n))
+                    k = e.correct if isinstance(e.correct, float) and not float(e.correct).is_integer() else int(e.correct)
+                    counts[e.task_id][e.player] = (k, int(e.n))
         out: list[RatedTask | Forfeit] = []
         for rnd, order in setters.items():
             if rnd in stopped:

@@ -145,8 +145,8 @@ class Estimate:
     """A player's estimated probability of answering a task correctly."""
 
     p: float
-    n: int  # answer samples drawn
-    correct: int
+    n: int  # answer samples drawn (a read: the samples it counts as)
+    correct: float  # of them right (an int when sampled; a read: p times n)
     std: float
     unparsable: int = 0  # samples whose reply could not be read (counted as wrong)
     capped: bool = False  # stopped by the sample cap rather than the stopping rule
@@ -155,6 +155,9 @@ class Estimate:
     # could not change an uncertain comparison). Like a void estimate it has no p(correct), but
     # no call failed.
     skipped: bool = False
+    # True: p was read from the model's probabilities (estimator=logprobs), no sample drawn; False:
+    # that estimator fell back to sampling; None: an estimator that only samples.
+    read: bool | None = None
 
     @property
     def is_void(self) -> bool:

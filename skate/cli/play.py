@@ -78,7 +78,8 @@ def _report(result: Any, out_dir: Path, print_table: bool) -> None:
     if print_table:
         print(format_table(result.table, result.summary))
         s = result.summary
-        print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {s['samples']} answer samples, "
+        reads = f"{s['read_estimates']} answers read from the models' probabilities, " if s.get("read_estimates") else ""
+        print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {reads}{s['samples']} answer samples, "
               f"{s['updates']} rating updates in {s['elapsed_s']:.1f}s")
         if s.get("sandbox_executions"):
             rate = s["sandbox_executions"] / max(s["elapsed_s"], 1e-9)
@@ -86,8 +87,9 @@ def _report(result: Any, out_dir: Path, print_table: bool) -> None:
         if "usage" in s:
             u = s["usage"]["total"]
             print(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "
-                  f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in, "
-                  f"{u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
+                  f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in"
+                  + (f" ({u['cached_prompt_tokens']} from the server's prompt cache)" if u.get("cached_prompt_tokens") else "")
+                  + f", {u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
         if s.get("optimization"):
             print("\nprompt optimisation before the game:")
             print(format_results([ev.Optimized(**dict(r)) for r in s["optimization"]]))

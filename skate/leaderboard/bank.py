@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skate.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
+from skate.leaderboard.fit import EFFECTIVE_SAMPLES
 from skate.leaderboard.store import Imported, Store, StoreError, digest
 
 
@@ -68,6 +69,8 @@ def import_run(store: Store, run_dir: Path) -> Imported:
                                  float(task.ts if task.ts is not None else start.ts or 0.0), body)
             n_tasks += 1
             for player, (k, n) in rated.counts.items():
+                if not float(k).is_integer():  # a read (estimator=logprobs): its share right, at the board's
+                    k, n = round(k / n * EFFECTIVE_SAMPLES), EFFECTIVE_SAMPLES  # largest weight, in whole samples
                 if player not in ids:
                     known = store.model_id(conn, player)
                     kind, spec = specs.get(player, ("llm", {"name": player}))

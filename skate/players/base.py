@@ -31,6 +31,12 @@ class Player(ABC):
     @abstractmethod
     def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> Sequence[Any]: ...
 
+    def read_choices(self, queries: Sequence[Any], rng: np.random.Generator, min_mass: float = 0.5) -> list[Any] | None:
+        """Its probability of picking each option of each multiple-choice query, read in one go
+        (a :class:`skate.llm.choices.ChoiceRead` per query), or None where this player cannot say
+        (the default: its p(correct) is then sampled)."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """What the run record should say about this player."""
         return {"name": self.name, "kind": type(self).__name__}

@@ -92,3 +92,29 @@ def test_no_network_at_import_or_with_local_players(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok ") and int(out.stdout.split()[1]) > 0
+
+
+def test_a_label_read_asks_for_the_option_s_label_alone_with_the_same_instructions_and_demos():
+    a = MultipleChoiceAnswerer(PickOne, 3, prompt_field="riddle")
+    q = ChoiceQuery("What has keys but no locks?", ("a piano", "a door", "a map"))
+    msgs = a.label_messages(q)
+    assert msgs[0]["role"] == "system" and msgs[0]["content"].startswith("Pick the option that answers the riddle.")
+    user = msgs[-1]["content"]
+    assert "[[ ## riddle ## ]]\nWhat has keys but no locks?" in user and "A:\n```\na piano\n```" in user
+    assert user.endswith("Reply with nothing but the letter of the option you choose: A, B or C.")
+    assert "[[ ## answer ## ]]" not in user  # no template of sections to answer in
+    a.predict.demos = [dspy.Example(riddle="What runs but never walks?", options="A:\n```\nwater\n```",
+                                    answer="A").with_inputs("riddle", "options")]
+    with_demo = a.label_messages(q)
+    assert [m["role"] for m in with_demo] == ["system", "user", "assistant", "user"]
+    assert with_demo[2]["content"] == "A"  # a demonstration's reply is its label alone
+    assert a.reads_labels and a.option_labels == ("A", "B", "C")
+
+
+def test_what_reasons_first_or_names_no_option_is_not_read():
+    thinking = MultipleChoiceAnswerer(PickOne, 2, prompt_field="riddle", reasoning=True)
+    assert not thinking.reads_labels
+    with pytest.raises(ValueError, match="reasons before its answer"):
+        thinking.label_messages(ChoiceQuery("r", ("x", "y")))
+    free = FreeFormAnswerer(Solve, "puzzle", normalize_number)
+    assert not free.reads_labels
