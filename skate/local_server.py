@@ -304,14 +304,14 @@ def settings_for(model: LocalModel, slots: int | None = None, threads: int | Non
     return s
 
 
-# Sampling defaults a request does not set. No repeat penalty (llama.cpp's own default): the 1.1 over
-# the last 64 tokens that llama-cpp-python's server applies counts the prompt's tokens too, so it
-# pushes a one-letter answer away from the options the request named last (Qwen2.5-Coder 1.5B on
-# one COP query: option A sampled 87% of the time, where its probabilities give 52%, and 53%
-# without the penalty). DRY instead keeps a reply from looping (a repeated run of tokens is
-# penalised, never a single token after a line break): without either, the Qwen models looped to
-# max_tokens in one COP setter reply in four.
-SAMPLING = ("--repeat-penalty", "1.0", "--dry-multiplier", "0.8")
+# Sampling defaults a request does not set: llama.cpp's own, no repeat penalty. The 1.1 over the last 64
+# tokens that llama-cpp-python's server applies counts the prompt's tokens too, so it pushes a
+# one-letter answer away from the options the request named last (Qwen2.5-Coder 1.5B on one COP
+# query: option A sampled 87% of the time where its probabilities give 52%, and 53% without the
+# penalty). The local cohort asks for it in its setting requests only (players.llm's
+# setter_extra_body in conf/players/local_cohort.yaml), where it keeps the Qwen models from
+# looping or copying the rules to max_tokens.
+SAMPLING = ("--repeat-penalty", "1.0")
 
 
 def command(binary: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",

@@ -105,7 +105,7 @@ def test_the_command_line_serves_each_model_as_measured():
     assert args["--threads"] == args["--threads-batch"] == "2" and args["--batch-size"] == "256"
     assert args["--cache-ram"] == "512" and args["--cache-reuse"] == "64" and args["--poll"] == "0"
     assert cmd[-3:] == ["--no-jinja", "--chat-template", "gemma"]  # a named template needs jinja off
-    assert args["--repeat-penalty"] == "1.0" and args["--dry-multiplier"] == "0.8" and "--no-webui" in cmd
+    assert args["--repeat-penalty"] == "1.0" and "--no-webui" in cmd
     for name in COHORT:  # every model of the cohort has settings the machine of the docs holds
         m = MODELS[name]
         assert local_server.memory_needed(m, m.server) < 4 * 2**30

@@ -122,6 +122,13 @@ def _quote(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _override_value(value: Any) -> str:
+    """``value`` (a mapping, a string, a number) as a Hydra override writes it."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_override_value(v)}" for k, v in value.items()) + "}"
+    return _quote(value) if isinstance(value, str) else str(value)
+
+
 def cohort_players(names: Sequence[str]) -> list[str]:
     """The overrides for a cohort of ``names``: ``players=local_cohort`` for all four, or that
     group with ``players.llm`` cut down to ``names`` (each entry as the group file has it). Each
@@ -133,7 +140,7 @@ def cohort_players(names: Sequence[str]) -> list[str]:
     items = []
     for name in names:
         e = {**entries[name], "api_base": "${oc.env:%s}" % base_env(name)}
-        items.append("{" + ",".join(f"{k}:{_quote(v) if isinstance(v, str) else v}" for k, v in e.items()) + "}")
+        items.append(_override_value(e))
     return ["players=local_cohort", "players.llm=[" + ",".join(items) + "]"]
 
 

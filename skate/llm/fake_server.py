@@ -597,6 +597,7 @@ class FakeLLMServer:
                 with server._lock:
                     server.log.append({"model": name, "n": n, "seed": seed, "fault": fault,
                                        "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
+                                       "fields": sorted(body),
                                        "headers": {k.lower(): v for k, v in self.headers.items()
                                                    if k.lower().startswith("x-")}})
                     if fault:

@@ -44,6 +44,10 @@ class LLMPlayerConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     supports_n: Optional[bool] = None  # can one request return several samples? None = guess
     max_n: Optional[int] = None  # the most samples one request may ask for (llama-server: its slots); None = any
+    # Request fields sent with its setting requests only, as they are (extra_body goes with every
+    # request): e.g. llama.cpp's repeat_penalty, which keeps small models' tasks from looping but
+    # would push a one-letter answer away from the options its request named last.
+    setter_extra_body: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,6 +101,7 @@ def validate_players(players: PlayersConfig, known_kinds: Iterable[str], game: s
         try:
             fields = dataclasses.asdict(p)
             fields.pop("name")
+            fields.pop("setter_extra_body")
             ModelSpec(**fields).api_key()  # a hosted model without its key fails here
         except ModelConfigError as exc:
             raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None

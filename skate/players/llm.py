@@ -41,8 +41,10 @@ log = logging.getLogger(__name__)
 class LLMPlayer(Player):
     io_bound = True
 
-    def __init__(self, name: str, spec: ModelSpec, client: LLMClient, modules: GameModules) -> None:
+    def __init__(self, name: str, spec: ModelSpec, client: LLMClient, modules: GameModules,
+                 setter_extra_body: dict[str, Any] | None = None) -> None:
         self.name, self.spec, self.client = name, spec, client
+        self.setter_extra_body = dict(setter_extra_body or {})  # request fields for setting requests only
         self.setter, self.answerer = modules.setter, modules.answerer
         self._no_logprobs: ChoiceRead | None = None  # set when its provider gave no log-probabilities: no more reads
         self._said: set[str] = set()  # kinds of failed read, each logged once
@@ -62,8 +64,9 @@ class LLMPlayer(Player):
         seed = int(rng.integers(2**31 - 1))
         messages, structured = self._request(self.setter, ctx)
         stops = self.setter.stop_sequences() if structured is None else []
+        options = {**self.setter_extra_body, **({"stop": stops} if stops else {})}
         (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured,
-                                       {"stop": stops} if stops else None)
+                                       options or None)
         if not done.ok:
             return VoidProposal(done.void or "void")
         text = done.text or ""
@@ -164,6 +167,7 @@ def build_llm_players(configs: Sequence[Any], client: LLMClient,
     for c in configs:
         c = dict(c)
         name = c.pop("name")
+        setter_extra_body = c.pop("setter_extra_body", None)
         spec = ModelSpec(**{k: v for k, v in c.items() if v is not None or k == "supports_n"})
-        players.append(LLMPlayer(name, spec, client, make_modules()))
+        players.append(LLMPlayer(name, spec, client, make_modules(), setter_extra_body))
     return players

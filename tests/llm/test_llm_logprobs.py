@@ -135,3 +135,17 @@ def test_simulated_players_are_sampled_beside_read_models(tmp_path):
 def test_where_it_does_not_apply_the_config_says_so(overrides, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
         validate(compose_config(["estimator=logprobs", *overrides]))
+
+
+def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
+    """players.llm's setter_extra_body (the local cohort's repeat penalty) is sent with each setting
+    request, never with an answer or a read."""
+    with FakeLLMServer({"ace": FakeModel(0.9), "mid": FakeModel(0.5)}) as srv:
+        cfg = logprobs_config(srv.api_base, tmp_path / "cache", "game.rounds=1", names=("ace", "mid"))
+        for p in cfg.players.llm:
+            p.setter_extra_body = {"repeat_penalty": 1.1}
+        run_game(cfg, tmp_path / "run")
+    setting = [e for e in srv.log if e["max_tokens"] != 4]
+    reading = [e for e in srv.log if e["max_tokens"] == 4]
+    assert setting and all("repeat_penalty" in e["fields"] and "stop" in e["fields"] for e in setting)
+    assert reading and not any("repeat_penalty" in e["fields"] for e in reading)

@@ -69,7 +69,12 @@ class COPGame(Game):
         code = getattr(proposal, "code", None)
         if not isinstance(code, str) or not code.strip():
             return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no program")
-        results = checks.sandbox.run_many([code] * self.determinism_runs)
+        # One run first: a program that fails, prints nothing or runs to the time limit (as small
+        # models' programs often do) is rejected without spending the other runs' CPU, which the
+        # model servers of a local game share.
+        results = checks.sandbox.run_many([code])
+        if results[0].ok and normalize_text(results[0].stdout) and self.determinism_runs > 1:
+            results += checks.sandbox.run_many([code] * (self.determinism_runs - 1))
         for res in results:
             if res.outcome is Outcome.SANDBOX_ERROR:
                 return Rejection(FailReason.INFRASTRUCTURE, res.summary())
