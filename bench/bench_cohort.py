@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_local import RecordingProxy, server_times_since, wanted_fields  # noqa: E402
+from bench_local import RecordingProxy, server_times_since, timings_of, wanted_fields  # noqa: E402
 
 from skate.cli import local  # noqa: E402
 from skate.llm import plain  # noqa: E402
@@ -90,7 +90,9 @@ def summarise(run: Path, perf: dict[str, list[dict]] | None = None) -> dict[str,
             row[f"{role}_s"] = sum(c["s"] for c in cs)
             row[f"{role}_completion_tokens"] = sum(
                 (c["response"].get("usage") or {}).get("completion_tokens", 0) for c in cs if isinstance(c["response"], dict))
-        pf = (perf or {}).get(me) or []
+        pf = (perf or {}).get(me) or timings_of(calls)
+        row["prompt_tokens_sent"] = sum(int(((c["response"].get("usage") or {}) if isinstance(c["response"], dict)
+                                             else {}).get("prompt_tokens") or 0) for c in calls)
         row["eval_tokens"] = sum(x["eval_tokens"] for x in pf)
         row["eval_s"] = sum(x["eval_ms"] for x in pf) / 1000
         row["prompt_eval_tokens"] = sum(x["prompt_tokens"] for x in pf)
@@ -102,8 +104,26 @@ def summarise(run: Path, perf: dict[str, list[dict]] | None = None) -> dict[str,
     return out
 
 
-def pct(a: int, b: int) -> str:
-    return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "–"
+def tokens_table(summary: dict[str, dict]) -> str:
+    """Per model: prompt tokens sent and processed (the share the server reused from its cache),
+    tokens generated, and the speeds llama.cpp measured."""
+    lines = ["| model | calls | prompt tokens sent | processed | reused | generated | prompt tok/s | gen tok/s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for me, r in summary.items():
+        if me.startswith("_"):
+            continue
+        sent, done = r.get("prompt_tokens_sent", 0), r["prompt_eval_tokens"]
+        reused = f"{100 * (1 - done / sent):.0f}%" if sent else "–"
+        pp = f"{r['prompt_eval_tokens'] / r['prompt_eval_s']:.0f}" if r["prompt_eval_s"] else "–"
+        gen = f"{r['eval_tokens'] / r['eval_s']:.1f}" if r["eval_s"] else "–"
+        lines.append(f"| {me} | {r['calls']} | {sent:,} | {done:,} | {reused} | {r['eval_tokens']:,} | {pp} | {gen} |")
+    return "\n".join(lines)
+
+
+def pct(a: float, b: float) -> str:
+    """``a/b (x%)``; a share read from probabilities (a float) with one decimal."""
+    shown = f"{a:.1f}" if isinstance(a, float) and not a.is_integer() else f"{a:g}"
+    return f"{shown}/{b:g} ({100 * a / b:.0f}%)" if b else "–"
 
 
 def table(summary: dict[str, dict]) -> str:
@@ -144,26 +164,34 @@ SPEED_PROMPT = ("Write a Python function that returns the n-th Fibonacci number,
                 + "Here is the style to follow. " + " ".join(f"Rule {i}: keep names short and clear." for i in range(40)))
 
 
-def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 128) -> list[dict]:
+def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 128,
+          server_kind: str = local.DEFAULT_SERVER, polls: list[int] | None = None) -> list[dict]:
     """Each model alone (and, for each thread count, all of them at once): prompt and generation
-    speed from llama.cpp's own timing of one greedy completion, after a warm-up request."""
+    speed from llama.cpp's own timing of one greedy completion, after a warm-up request (llama-server:
+    its prompt cache off for these requests, and each ``poll`` level in ``polls``)."""
     import threading
     import urllib.request
 
     def ask(server: local.ServerProcess, name: str, out: list, prompt: str = SPEED_PROMPT) -> None:
         body = {"model": name, "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
                 "temperature": 0, "seed": 0}
+        if server_kind == local.LLAMA_SERVER:
+            body["cache_prompt"] = False
         req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
         t0 = time.perf_counter()
         with urllib.request.urlopen(req, timeout=1800) as r:
-            usage = json.loads(r.read())["usage"]
-        out.append((time.perf_counter() - t0, usage))
+            data = json.loads(r.read())
+        out.append((time.perf_counter() - t0, data["usage"], data.get("timings")))
 
     rows = []
     root = local.cache_root()
-    for n in threads:
-        with local.serving_many(root, models, threads=n) as servers:
+    grid = [(n, poll) for n in threads for poll in (polls or [None])]
+    for n, poll in grid:
+        serving = local.serving_many(root, models, threads=n, server=server_kind,
+                                     tune={"poll": poll} if poll is not None else None)
+        servers = serving.__enter__()
+        try:
             for name, server in servers.items():  # warm-up: the weights into memory (another prompt:
                 ask(server, name, [], "Say hello.")  # the measured one is not in the prompt cache)
             for together in (False, True):
@@ -186,19 +214,26 @@ def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 
                         ask(s, name, results[name])
                         wall += time.perf_counter() - t0
                 for name, s in servers.items():
-                    perf = server_times_since(s, marks[name])
-                    p = perf[-1] if perf else {}
-                    rows.append({"model": name, "threads": n, "together": together, "wall_s": wall,
+                    timing = results[name][0][2]
+                    if timing:  # llama-server: its own timing, in the reply
+                        p = {"prompt_tokens": timing["prompt_n"], "prompt_ms": timing["prompt_ms"],
+                             "eval_tokens": timing["predicted_n"], "eval_ms": timing["predicted_ms"]}
+                    else:
+                        perf = server_times_since(s, marks[name])
+                        p = perf[-1] if perf else {}
+                    rows.append({"model": name, "threads": n, "poll": poll, "together": together, "wall_s": wall,
                                  "s": results[name][0][0], "prompt_tokens": p.get("prompt_tokens"),
                                  "prompt_tok_s": 1000 * p["prompt_tokens"] / p["prompt_ms"] if p.get("prompt_ms") else None,
                                  "gen_tokens": p.get("eval_tokens"),
                                  "gen_tok_s": 1000 * p["eval_tokens"] / p["eval_ms"] if p.get("eval_ms") else None,
                                  "rss_mb": s.rss_mb()})
-    print("| model | threads | alone or all at once | prompt tokens | prompt tok/s | generated | gen tok/s | s | wall s (all) |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+        finally:
+            serving.__exit__(None, None, None)
+    print("| model | threads | poll | alone or all at once | prompt tokens | prompt tok/s | generated | gen tok/s | s | wall s (all) |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         f = lambda v: f"{v:.1f}" if isinstance(v, float) else str(v)  # noqa: E731
-        print(f"| {r['model']} | {r['threads']} | {'all at once' if r['together'] else 'alone'} | {r['prompt_tokens']} | "
+        print(f"| {r['model']} | {r['threads']} | {r['poll']} | {'all at once' if r['together'] else 'alone'} | {r['prompt_tokens']} | "
               f"{f(r['prompt_tok_s'])} | {r['gen_tokens']} | {f(r['gen_tok_s'])} | {r['s']:.1f} | {r['wall_s']:.1f} |")
     return rows
 
@@ -208,29 +243,34 @@ def main() -> None:
     ap.add_argument("--models", default="cohort", help="comma-separated, or 'cohort' (all four)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--slots", type=int)
+    ap.add_argument("--server", choices=local.SERVERS, default=local.DEFAULT_SERVER)
+    ap.add_argument("--poll", nargs="*", type=int, help="with --speed: llama-server's poll levels to try")
     ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, help="write every number here")
     ap.add_argument("--table", type=Path, help="only print the table of this finished run folder")
     ap.add_argument("--speed", nargs="*", type=int, metavar="THREADS",
                     help="only measure each model's speed (alone and all at once) with these llama.cpp thread counts")
-    ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: experiment=fewer_calls game.rounds=3)")
+    ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: experiment=fewer_calls game.rounds=3, and for cop and scp estimator=logprobs)")
     args = ap.parse_args()
     if args.table:
         s = summarise(args.table)
         print(table(s))
+        print(tokens_table(s))
         print(examples(s))
         return
     models = local.parse_models(args.models)
     if args.speed is not None:
-        rows = speed(models, args.speed or [2])
+        rows = speed(models, args.speed or [2], server_kind=args.server, polls=args.poll)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-cohort-")) / "run"
     root = local.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
-          f"{local.SERVER_PIN}; run in {out}", flush=True)
-    with local.serving_many(root, models, threads=args.threads or local.COHORT_THREADS) as servers:
+          f"{args.server}; run in {out}", flush=True)
+    with local.serving_many(root, models, threads=local.cohort_threads(args.threads, args.server), server=args.server,
+                            slots=args.slots) as servers:
         proxies = {name: RecordingProxy(s.base, refusal_as_400=False) for name, s in servers.items()}
         log_start = {name: s.log.stat().st_size for name, s in servers.items()}
         # The game talks to the proxies: players=local_cohort reads their addresses from the
@@ -239,27 +279,39 @@ def main() -> None:
         overrides = local.game_overrides(
             ["logger=none", "llm.cache=false", f"seed={args.seed}", *args.overrides],
             local.client_falls_back_on_llama_cpp(), local.cohort_players(list(servers)),
-            local.COHORT_DEFAULTS)
+            local.cohort_defaults(args.overrides))
         print("overrides: " + " ".join(overrides), flush=True)
         cfg = compose_config(overrides)
+        import resource
+
+        cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
         t0 = time.perf_counter()
         try:
             run_game(cfg, out)
         finally:
             wall = time.perf_counter() - t0
+            # the game's own CPU (this process: engine, client, ratings) and its children's (the
+            # sandboxed programs; the servers are reaped only when they stop, after this)
+            cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+            game_cpu = [round(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime, 1) for a, b in zip(cpu0, cpu1)]
             for p in proxies.values():
                 p.close()
         perf = {}
         for name, s in servers.items():
-            perf[name] = server_times_since(s, log_start[name])
+            if args.server == local.PYTHON_SERVER:  # llama-server's timings are in its replies
+                perf[name] = server_times_since(s, log_start[name])
             with (out / f"calls-{name}.jsonl").open("w") as f:
                 for c in proxies[name].calls:
                     f.write(json.dumps(c) + "\n")
         rss = {name: s.rss_mb(peak=True) for name, s in servers.items()}
     s = summarise(out, perf)
-    s["_run"] = {"wall_s": wall, "overrides": overrides, "rss_mb": rss, "out": str(out)}
-    print(f"\ngame: {wall:.0f} s, {s['_tasks']['count']} tasks; servers' peak RSS (MB): {rss}\n")
+    s["_run"] = {"wall_s": wall, "overrides": overrides, "rss_mb": rss, "out": str(out), "server": args.server,
+                 "slots": args.slots, "threads": args.threads, "game_cpu_s": game_cpu[0], "sandbox_cpu_s": game_cpu[1]}
+    print(f"\ngame: {wall:.0f} s, {s['_tasks']['count']} tasks; the game's own CPU {game_cpu[0]} s, its sandboxed "
+          f"programs' {game_cpu[1]} s; servers' peak RSS (MB): {rss}\n")
     print(table(s))
+    print()
+    print(tokens_table(s))
     print(examples(s))
     if args.json:
         args.json.write_text(json.dumps(s, indent=1, default=str))

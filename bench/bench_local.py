@@ -49,6 +49,7 @@ class RecordingProxy:
     def __init__(self, upstream: str, refusal_as_400: bool = False) -> None:
         self.upstream = upstream.rstrip("/")
         self.calls: list[dict] = []
+        self.t0 = time.perf_counter()  # each call's "start" is seconds after this
         lock = threading.Lock()
         proxy = self
 
@@ -73,7 +74,7 @@ class RecordingProxy:
                     # (json_schema) with a 500 naming it; an OpenAI-compatible server says 400.
                     status = 400
                 if body and self.path.endswith("/chat/completions"):
-                    record = {"s": took, "status": status, "request": json.loads(body)}
+                    record = {"start": t0 - proxy.t0, "s": took, "status": status, "request": json.loads(body)}
                     try:
                         record["response"] = json.loads(data)
                     except ValueError:
@@ -125,6 +126,21 @@ def server_times(text: str) -> list[dict]:
              "total_ms": float(e)} for a, b, c, d, e in PERF.findall(text)]
 
 
+def timings_of(calls: list[dict]) -> list[dict]:
+    """llama-server's own timing of each recorded call (the ``timings`` of its reply), in the form
+    :func:`server_times` reads from llama-cpp-python's log, with the prompt tokens it took from its
+    cache (``cached_tokens``)."""
+    out = []
+    for c in calls:
+        t = c["response"].get("timings") if isinstance(c["response"], dict) else None
+        if t:
+            out.append({"prompt_ms": float(t.get("prompt_ms") or 0), "prompt_tokens": int(t.get("prompt_n") or 0),
+                        "eval_ms": float(t.get("predicted_ms") or 0), "eval_tokens": int(t.get("predicted_n") or 0),
+                        "total_ms": float(t.get("prompt_ms") or 0) + float(t.get("predicted_ms") or 0),
+                        "cached_tokens": int(t.get("cache_n") or 0)})
+    return out
+
+
 def server_times_since(server: local.ServerProcess, start: int) -> list[dict]:
     """:func:`server_times` of what ``server`` logged after byte ``start`` of its log."""
     with server.log.open("rb") as f:
@@ -149,7 +165,7 @@ def play(model: local.LocalModel, server: local.ServerProcess, structured: str, 
     finally:
         wall = time.perf_counter() - t0
         proxy.close()
-    perf = server_times_since(server, log_start)
+    perf = server_times_since(server, log_start) or timings_of(proxy.calls)  # llama-cpp-python's log, or llama-server's replies
     with (out / "calls.jsonl").open("w") as f:
         for c in proxy.calls:
             f.write(json.dumps(c) + "\n")
@@ -204,6 +220,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--server", choices=local.SERVERS, default=local.DEFAULT_SERVER)
     ap.add_argument("--out", type=Path, help="where the run folders go (default: a temporary folder)")
     ap.add_argument("--no-refusal-as-400", dest="refusal_as_400", action="store_false",
                     help="pass llama-cpp-python's HTTP 500 for a response_format it does not take through "
@@ -214,11 +231,11 @@ def main() -> None:
     out_root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
     root = local.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
-          f"{local.SERVER_PIN}, estimator=fixed_n n=4, overrides: {args.overrides or 'none'}; runs in {out_root}\n")
+          f"{args.server}, estimator=fixed_n n=4, overrides: {args.overrides or 'none'}; runs in {out_root}\n")
     results = []
     for name in args.model:
         model = local.MODELS[name]
-        with local.serving(root, model, threads=args.threads) as server:
+        with local.serving(root, model, threads=args.threads, server=args.server) as server:
             for s in args.structured:
                 r = play(model, server, s, args.rounds, args.seed, out_root, args.overrides, args.refusal_as_400)
                 r["rss_mb"] = server.rss_mb(peak=True)

@@ -105,18 +105,22 @@ def built(root: Path, cmake_args: str) -> bool:
     return binary_path(root).is_file() and mark.is_file() and mark.read_text().strip() == mark_text(cmake_args)
 
 
-def _say(msg: str) -> None:
+def say(msg: str) -> None:
     print(f"skate.local: {msg}", flush=True)
 
 
-def _tail(path: Path, lines: int = 25) -> str:
+def tail(path: Path, lines: int = 20) -> str:
+    """The last ``lines`` lines of a log, for an error message."""
     try:
-        return "\n".join(path.read_text(errors="replace").rstrip().splitlines()[-lines:]) or "(empty log)"
+        text = path.read_text(errors="replace")
     except OSError:
         return "(no log)"
+    return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
 
 
-def _run(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> int:
+def run_logged(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> int:
+    """Run ``cmd`` with its output appended to ``log``; its exit status."""
+    log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as out:
         out.write(f"\n$ {' '.join(map(str, cmd))}\n")
         out.flush()
@@ -142,11 +146,11 @@ def _cmake(root: Path, pip: Sequence[str], log: Path) -> str:
     tools = root / "build-tools"
     exe = tools / "bin" / "cmake"
     if not exe.exists():
-        _say(f"no cmake on PATH: installing {CMAKE_PIN} from PyPI into {tools}")
-        if _run([*pip, "install", "--quiet", "--disable-pip-version-check", "--target", str(tools / "lib"), CMAKE_PIN],
+        say(f"no cmake on PATH: installing {CMAKE_PIN} from PyPI into {tools}")
+        if run_logged([*pip, "install", "--quiet", "--disable-pip-version-check", "--target", str(tools / "lib"), CMAKE_PIN],
                 log):
             raise LocalError(f"no cmake on PATH and pip could not install {CMAKE_PIN} (Debian: apt-get install cmake)"
-                             f"\n--- last lines of {log} ---\n{_tail(log)}")
+                             f"\n--- last lines of {log} ---\n{tail(log)}")
         found_in = sorted((tools / "lib").glob("cmake/data/bin/cmake"))
         if not found_in:
             raise LocalError(f"{CMAKE_PIN} from PyPI has no cmake binary where expected (Debian: apt-get install cmake)")
@@ -155,7 +159,7 @@ def _cmake(root: Path, pip: Sequence[str], log: Path) -> str:
     return str(exe)
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     import hashlib
 
     h = hashlib.sha256()
@@ -171,12 +175,12 @@ def fetch_source(root: Path, pip: Sequence[str], log: Path) -> Path:
     sdist = folder / SOURCE_SDIST
     if not sdist.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        _say(f"downloading the source of {SOURCE_PIN} (76 MB, it vendors llama.cpp) from PyPI")
-        if _run([*pip, "--disable-pip-version-check", "download", "--no-deps", "--no-binary", ":all:",
+        say(f"downloading the source of {SOURCE_PIN} (76 MB, it vendors llama.cpp) from PyPI")
+        if run_logged([*pip, "--disable-pip-version-check", "download", "--no-deps", "--no-binary", ":all:",
                  "--no-cache-dir", "--dest", str(folder), SOURCE_PIN], log) or not sdist.exists():
             raise LocalError(f"pip could not download the source of {SOURCE_PIN}: is PyPI reachable from here "
-                             f"(proxy, PIP_INDEX_URL)?\n--- last lines of {log} ---\n{_tail(log)}")
-    got = _sha256(sdist)
+                             f"(proxy, PIP_INDEX_URL)?\n--- last lines of {log} ---\n{tail(log)}")
+    got = sha256_file(sdist)
     if got != SOURCE_SHA256:
         sdist.unlink()
         raise LocalError(f"checksum mismatch for {SOURCE_SDIST}: expected sha256 {SOURCE_SHA256}, got {got}; the "
@@ -200,7 +204,7 @@ def build(root: Path, cmake_args: str, pip: Sequence[str], jobs: int | None = No
     A failed build raises :class:`LocalError` with what is missing or the log's last lines, and
     leaves whatever was installed before (llama-cpp-python's server among it) as it was."""
     if built(root, cmake_args):
-        _say(f"server: {BINARY} already built in {server_dir(root)}")
+        say(f"server: {BINARY} already built in {server_dir(root)}")
         return binary_path(root)
     missing = missing_toolchain()
     if missing:
@@ -217,11 +221,11 @@ def build(root: Path, cmake_args: str, pip: Sequence[str], jobs: int | None = No
     try:
         src = _extract(sdist, work / "src")
         jobs = jobs or int(os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.cpu_count() or 1)
-        _say(f"building {BINARY} from the llama.cpp in {SOURCE_PIN} (4-8 min on 2 cores; log: {log})")
+        say(f"building {BINARY} from the llama.cpp in {SOURCE_PIN} (4-8 min on 2 cores; log: {log})")
         args = [*SERVER_CMAKE, *cmake_args.split()]
-        if _run([cmake, "-S", src, "-B", work / "build", *args], log):
+        if run_logged([cmake, "-S", src, "-B", work / "build", *args], log):
             raise _build_failure("configuring the build", log)
-        if _run([cmake, "--build", work / "build", "--target", BINARY, "-j", str(jobs)], log):
+        if run_logged([cmake, "--build", work / "build", "--target", BINARY, "-j", str(jobs)], log):
             raise _build_failure("compiling", log)
         exe = work / "build" / "bin" / BINARY
         if not exe.exists():
@@ -233,12 +237,12 @@ def build(root: Path, cmake_args: str, pip: Sequence[str], jobs: int | None = No
         (server_dir(root) / MARK).write_text(mark_text(cmake_args) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    _say(f"{BINARY} built in {time.monotonic() - t0:.0f} s; {dest.stat().st_size / 1e6:,.0f} MB at {dest}")
+    say(f"{BINARY} built in {time.monotonic() - t0:.0f} s; {dest.stat().st_size / 1e6:,.0f} MB at {dest}")
     return dest
 
 
 def _build_failure(what: str, log: Path) -> LocalError:
-    text = _tail(log, 30)
+    text = tail(log, 30)
     low = text.lower()
     if "no cmake_c_compiler" in low or "no cmake_cxx_compiler" in low:
         hint = "CMake found no C/C++ compiler (Debian/Ubuntu: apt-get install build-essential)"

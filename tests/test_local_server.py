@@ -59,7 +59,7 @@ def test_the_server_is_built_once_and_runs(source, tmp_path, monkeypatch):
     assert local_server.built(root, "-DGGML_NATIVE=OFF")
     assert not local_server.built(root, "-DGGML_NATIVE=ON")  # other flags: build again
     assert not (root / "llama-server-build").exists()  # the source and build tree are gone
-    monkeypatch.setattr(local_server, "_run", lambda *a, **k: pytest.fail("built again"))
+    monkeypatch.setattr(local_server, "run_logged", lambda *a, **k: pytest.fail("built again"))
     assert local_server.build(root, "-DGGML_NATIVE=OFF", []) == exe
 
 
