@@ -478,6 +478,7 @@ class Engine:
         start = time.perf_counter()
         stages = self.stages or [Stage("game", (), None, self.game.rounds)]
         rnd = 0
+        self._seed_novelty()
         with pool_of(len(self.players), "setter") as pool:
             try:
                 for stage in stages:
@@ -495,6 +496,20 @@ class Engine:
                 # Stop cleanly: what finished is kept; the unfinished round changes no rating.
                 self.stop(exc, rnd)
         return self.result(time.perf_counter() - start)
+
+    def _seed_novelty(self) -> None:
+        """Each setter's demonstrations (a prompt optimiser's, :meth:`skate.llm.modules.SetterModule.demonstrated`)
+        count as its earlier tasks for the uniqueness test: its prompt shows each as one of its own
+        replies, and a copy of one is not a task of its own."""
+        for player in self.players:
+            setter = getattr(player, "setter", None)
+            if setter is None or not getattr(getattr(setter, "predict", None), "demos", None):
+                continue
+            for proposal in setter.demonstrated():
+                text = self.game.proposal_text(proposal)
+                if text.strip():
+                    _, _, vec = self.novelty.check(player.name, text)
+                    self.novelty.add(player.name, vec)
 
     def stop(self, why: BaseException, rnd: int = 0) -> None:
         """Record that the game stopped after round ``rnd`` (0: before its first), and why."""

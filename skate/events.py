@@ -223,7 +223,18 @@ class Optimized(Event):
     val: int = 0
     metric_before: float | None = None  # mean metric on the held-out items, default prompts
     metric_after: float | None = None  # the same items, optimised prompts
+    # Setters, on the held-out items: the share that gave a valid, unique task, and of those the
+    # share that told the players apart (some right, some wrong), before and after.
+    valid_before: float | None = None
+    valid_after: float | None = None
+    separating_before: float | None = None
+    separating_after: float | None = None
+    labelled: int = 0  # training items that carried a labelled demonstration (setters: optimizer.demos)
+    # Setters: a few of the held-out items' valid tasks (else their rejections), before and after.
+    tasks_before: list[str] = field(default_factory=list)
+    tasks_after: list[str] = field(default_factory=list)
     demos: int = 0
+    demos_dropped: int = 0  # demonstrations left out to fit the model's context
     calls: int = 0  # model calls this step made (every player's: a setter's metric asks others)
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -44,6 +44,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,16 +57,20 @@ from skate import events as ev
 from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
-from skate.llm.modules import AnswererModule, SetterModule, _Module
-from skate.llm.optimizers import (OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
+from skate.llm.modules import ITEM_SEED, AnswererModule, SetterModule, _Module
+from skate.llm.optimizers import (DEMO_SOURCES, OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
                                    Role, _split, check_plan, compare_table, format_results, plans)
 from skate.embedders import NoveltyIndex
+from skate.players.simulated import SimulatedPlayer
 from skate.records import Rejection, SetterContext, Task
 
 log = logging.getLogger(__name__)
 
 # Bump when a role's metric changes meaning: stored programs compiled under the old one are stale.
-METRIC_VERSION = {"answerer": 1, "setter": 1}
+METRIC_VERSION = {"answerer": 1, "setter": 2}
+# What a stored program keeps of its optimisation's measures (reported again when it is reused).
+SAVED_MEASURES = ("metric_before", "metric_after", "valid_before", "valid_after", "separating_before",
+                  "separating_after", "labelled", "demos_dropped", "tasks_before", "tasks_after")
 OPTIMIZE_SUFFIX = "@optimize"  # the usage key of a player's optimisation calls
 
 
@@ -94,8 +99,10 @@ def quiet():
 
 
 def compile_program(name: str, settings: Mapping[str, Any], student: _Module, metric: Callable,
-                    trainset: list[dspy.Example], seed: int) -> _Module:
-    """``student`` compiled by the named DSPy optimiser (a new module; the student is untouched)."""
+                    trainset: list[dspy.Example], seed: int, prompt_lm: Any = None) -> _Module:
+    """``student`` compiled by the named DSPy optimiser (a new module; the student is untouched).
+    ``prompt_lm`` writes MIPROv2's instructions (default: the context's LM, which answers the
+    student's own calls)."""
     settings = dict(settings)
     threads = int(settings.get("num_threads", 1) or 1)
     if name == "bootstrap_fewshot":
@@ -114,7 +121,8 @@ def compile_program(name: str, settings: Mapping[str, Any], student: _Module, me
     if "num_threads" in inspect.signature(cls.__init__).parameters:
         init["num_threads"] = threads
     if name == "mipro_v2":  # else it captures the global LM when constructed, not the bridge
-        init["prompt_model"] = init["task_model"] = dspy.settings.lm
+        init["task_model"] = dspy.settings.lm
+        init["prompt_model"] = prompt_lm or dspy.settings.lm
     optimizer = cls(metric=metric, **init)
     kwargs: dict[str, Any] = {"trainset": trainset, **comp}
     params = inspect.signature(cls.compile).parameters
@@ -163,12 +171,19 @@ class Items:
         self.train: list[dspy.Example] = []
         self.val: list[dspy.Example] = []
         self.by_id: dict[str, Any] = {}
+        self.labelled = 0  # training items that carry a labelled reply (a demonstration)
 
-    def add(self, fields: dict[str, Any], labels: dict[str, Any], payload: Any, held_out: bool) -> None:
+    def add(self, fields: dict[str, Any], labels: dict[str, Any], payload: Any, held_out: bool,
+            seed: int | None = None) -> None:
+        """One example: its input ``fields``, its ``labels`` (a reply the metric accepts, or none),
+        what the metric needs (``payload``); ``seed`` gives its calls samples of their own
+        (:data:`~skate.llm.modules.ITEM_SEED`), for items whose inputs are the same."""
         key = str(len(self.by_id))
         self.by_id[key] = payload
+        fields = {**fields, ITEM_SEED: seed} if seed is not None else fields
         ex = dspy.Example(**fields, **labels, skate_id=key).with_inputs(*fields)
         (self.val if held_out else self.train).append(ex)
+        self.labelled += bool(labels) and not held_out
 
     def content(self) -> list[dict[str, Any]]:
         """What the training items say (the store key depends on it)."""
@@ -177,6 +192,10 @@ class Items:
 
 def answerer_items(game: Game, module: AnswererModule, n_train: int, n_val: int, runs: Sequence[str],
                    rng: np.random.Generator) -> Items:
+    if type(game).make_query is Game.make_query:  # an answer is a session of exchanges (PyJail's tries)
+        raise OptimizeError(f"game={game.name}: an answer is a session of exchanges, not one query with a known "
+                            "reply, so its answerer has no training items; optimise its setter only "
+                            "(optimizer.roles=[setter])")
     tasks = list(game.practice_tasks(n_train + n_val, rng))
     tasks += tasks_from_runs(runs, game)
     items = Items()
@@ -203,44 +222,178 @@ def answerer_metric(game: Game, module: AnswererModule, items: Items) -> Callabl
     return metric
 
 
+# A setter's labelled demonstrations (optimizer.demos, DEMO_SOURCES), in order of preference: valid
+# tasks of finished runs (optimizer.runs: any model's, a teacher's included), the game's practice
+# tasks (COP: CRUXEval's programs; MathQuiz: generated questions with their targets), and tasks the
+# game's simulated setter writes (every game), each checked by the game's own validate.
+TEACHER = "teacher"  # the simulated setter whose tasks become demonstrations
+
+
+@dataclass
+class Demo:
+    """A valid task as a setter would have sent it: the round's assignment and the proposal."""
+
+    assignment: dict[str, Any]
+    proposal: Any
+    source: str  # runs | practice | simulated
+
+
+def simulated_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator) -> list[Demo]:
+    """Up to ``n`` tasks the game's simulated setter writes (careless never, at a spread of
+    skills, aiming a little under its own) that pass the game's ``validate``, itself solving
+    where the game asks the setter to."""
+    sim = game.simulation(env)
+    out: list[Demo] = []
+    for _ in range(3 * n):
+        if len(out) >= n:
+            break
+        teacher = SimulatedPlayer(TEACHER, skill=float(rng.uniform(0.55, 0.9)), sim=sim, seed=env.seed,
+                                  pitch=-0.15, sloppiness=0.0, noise=0.0)
+        assignment = game.assignment(TEACHER, 1, rng)
+        ctx = SetterContext(player=TEACHER, players=(TEACHER,), round=1, rounds=game.rounds, attempt=1,
+                            attempts_left=game.attempts, failed=(), history=(), strategy="no_info",
+                            assignment=assignment)
+        proposal = teacher.set_task(ctx, rng)
+        checks = Checks(round=1, setter=TEACHER, assignment=assignment, sandbox=env.sandbox, rng=rng,
+                        solve=teacher.answer)
+        if isinstance(game.validate(proposal, checks), Task):
+            out.append(Demo(dict(assignment), proposal, "simulated"))
+    return out
+
+
+def setter_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator, runs: Sequence[str] = (),
+                 sources: Sequence[str] = DEMO_SOURCES) -> list[Demo]:
+    """Up to ``n`` labelled demonstrations for a setter, from ``sources`` in that order."""
+    out: list[Demo] = []
+
+    def take(tasks: Sequence[Task], source: str) -> None:
+        for t in tasks:
+            made = game.proposal_of(t) if len(out) < n else None
+            if made is not None:
+                out.append(Demo(dict(made[0]), made[1], source))
+
+    for source in sources:
+        if len(out) >= n:
+            break
+        if source == "runs" and runs:
+            tasks = tasks_from_runs(runs, game)
+            take([tasks[int(i)] for i in rng.permutation(len(tasks))], "runs")
+        elif source == "practice":
+            take(game.practice_tasks(n - len(out), rng), "practice")
+        elif source == "simulated":
+            out += simulated_demos(game, env, n - len(out), rng)
+    return out[:n]
+
+
 def setter_items(game: Game, module: SetterModule, player: str, names: tuple[str, ...], strategy: str,
-                 n_train: int, n_val: int, rng: np.random.Generator) -> Items:
+                 n_train: int, n_val: int, rng: np.random.Generator, demos: Sequence[Demo] = ()) -> Items:
+    """Round-1 situations: ``n_val`` held out, then ``n_train`` for training, the first of which
+    carry ``demos`` (each with its demonstration's assignment and, as its label, the proposal in
+    the setter's reply format). Every item samples on its own seed."""
     items = Items()
     for k in range(n_train + n_val):
         assignment = game.assignment(player, 1, np.random.default_rng([int(rng.integers(2**31)), k]))
+        held_out = k < n_val
+        demo = demos[k - n_val] if not held_out and k - n_val < len(demos) else None
         ctx = SetterContext(player=player, players=names, round=1, rounds=game.rounds, attempt=1,
                             attempts_left=game.attempts, failed=(), history=(), strategy=strategy,
-                            assignment=assignment)
-        items.add(module.inputs(ctx), {}, ctx, held_out=k < n_val)
+                            assignment=demo.assignment if demo else assignment)
+        items.add(module.inputs(ctx), module.label(demo.proposal) if demo else {}, ctx, held_out, seed=k)
     return items
 
 
-def setter_metric(game: Game, module: SetterModule, player: Any, others: Sequence[Any], items: Items,
-                  env: GameEnv, novelty: Any, seed: int) -> Callable:
-    lock = threading.Lock()
+@dataclass
+class SetterOutcome:
+    """What one setter item came to: a valid, unique task, and whether it told the players apart
+    (one sample each of the setter and the other model players: some right, some wrong)."""
 
-    def one(p: Any, task: Task, rng: np.random.Generator) -> float:
-        (verdict,) = game.play(task, p.answer, 1, rng, env.sandbox)
+    valid: bool = False
+    separates: bool = False
+    text: str = ""  # the task, as the game shows it (where valid) or the reason it was rejected
+
+
+class SetterMetric:
+    """A setter's metric: a valid, unique task scores 0.5, plus 0.5 × (the setter answers it
+    right) × (1 − the share of the other language-model players that do). :attr:`outcomes`
+    keeps each item's :class:`SetterOutcome` (the last scored), for the valid and separating
+    shares reported beside the metric."""
+
+    def __init__(self, game: Game, module: SetterModule, player: Any, others: Sequence[Any], items: Items,
+                 env: GameEnv, novelty: Any, seed: int) -> None:
+        self.game, self.module, self.player, self.others = game, module, player, list(others)
+        self.items, self.env, self.novelty, self.seed = items, env, novelty, seed
+        self.lock = threading.Lock()
+        self.outcomes: dict[str, SetterOutcome] = {}
+
+    def _demos(self) -> NoveltyIndex:
+        """The uniqueness index of the module's current demonstrations (rebuilt when they change)."""
+        demos = self.module.predict.demos
+        key = (id(demos), len(demos))
+        if getattr(self, "_demo_key", None) != key:
+            index = NoveltyIndex(self.novelty.embedder)
+            for proposal in self.module.demonstrated():
+                text = self.game.proposal_text(proposal)
+                if text.strip():
+                    _, _, vec = index.check(self.player.name, text)
+                    index.add(self.player.name, vec)
+            self._demo_index, self._demo_key = index, key
+        return self._demo_index
+
+    def one(self, p: Any, task: Task, rng: np.random.Generator) -> float:
+        (verdict,) = self.game.play(task, p.answer, 1, rng, self.env.sandbox)
         return 1.0 if verdict is True else 0.0
 
-    def metric(example: Any, pred: Any, trace: Any = None) -> float:
-        ctx: SetterContext = items.by_id[example.skate_id]
-        rng = np.random.default_rng([seed, int(example.skate_id)])
-        proposal = module.parse(render_prediction(pred))
-        checks = Checks(round=ctx.round, setter=player.name, assignment=ctx.assignment, sandbox=env.sandbox,
+    def __call__(self, example: Any, pred: Any, trace: Any = None) -> float:
+        game, player = self.game, self.player
+        ctx: SetterContext = self.items.by_id[example.skate_id]
+        rng = np.random.default_rng([self.seed, int(example.skate_id)])
+        proposal = self.module.parse(render_prediction(pred))
+        checks = Checks(round=ctx.round, setter=player.name, assignment=ctx.assignment, sandbox=self.env.sandbox,
                         rng=rng, solve=player.answer)
         result = game.validate(proposal, checks)
+        outcome = self.outcomes[example.skate_id] = SetterOutcome()
         if isinstance(result, Rejection) or not isinstance(result, Task):
+            outcome.text = f"rejected ({result.reason.value}): {result.detail}" if isinstance(result, Rejection) else ""
             return 0.0
-        with lock:
-            unique, _, _ = novelty.check(player.name, game.novelty_text(result))
+        with self.lock:
+            unique, _, _ = self.novelty.check(player.name, game.novelty_text(result))
+            if unique:  # nor a copy of one of the module's own demonstrations (the game rejects those too)
+                unique, _, _ = self._demos().check(player.name, game.novelty_text(result))
         if not unique:
+            outcome.text = "rejected (not unique): too like a practice task or a demonstration"
             return 0.0
-        own = one(player, result, rng)
-        rivals = [one(o, result, rng) for o in others]
+        outcome.text = game.novelty_text(result)
+        own = self.one(player, result, rng)
+        rivals = [self.one(o, result, rng) for o in self.others]
+        outcome.valid = True
+        outcome.separates = len({own, *rivals}) > 1
         return 0.5 + 0.5 * own * (1.0 - (sum(rivals) / len(rivals) if rivals else 0.0))
 
-    return metric
+    def failed(self, example: Any, exc: BaseException) -> None:
+        """An item whose reply never reached the metric (unreadable, or a failed call)."""
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        self.outcomes[example.skate_id] = SetterOutcome(text=f"no task read: {why[:300]}")
+
+    def shares(self, examples: Sequence[dspy.Example]) -> tuple[float | None, float | None]:
+        """Of ``examples`` (last scored): the share that gave a valid task, and of those the
+        share that separated the players (None where there are none)."""
+        got = [self.outcomes.get(ex.skate_id, SetterOutcome()) for ex in examples]
+        if not got:
+            return None, None
+        valid = [o for o in got if o.valid]
+        return (round(len(valid) / len(got), 4),
+                round(sum(o.separates for o in valid) / len(valid), 4) if valid else None)
+
+    def examples(self, examples: Sequence[dspy.Example], n: int = 3, chars: int = 600) -> list[str]:
+        """Up to ``n`` of the valid tasks ``examples`` gave (else their rejections), cut to ``chars``."""
+        got = [self.outcomes.get(ex.skate_id, SetterOutcome()) for ex in examples]
+        pick = [o for o in got if o.valid] or [o for o in got if o.text]
+        return [o.text[:chars] for o in pick[:n]]
+
+
+def setter_metric(game: Game, module: SetterModule, player: Any, others: Sequence[Any], items: Items,
+                  env: GameEnv, novelty: Any, seed: int) -> SetterMetric:
+    return SetterMetric(game, module, player, others, items, env, novelty, seed)
 
 
 def evaluate(program: _Module, examples: Sequence[dspy.Example], metric: Callable, threads: int) -> float | None:
@@ -256,6 +409,9 @@ def evaluate(program: _Module, examples: Sequence[dspy.Example], metric: Callabl
             raise
         except Exception as exc:  # noqa: BLE001 - a void call or an unreadable reply scores 0
             log.debug("evaluation of %s failed: %s", ex.get("skate_id"), exc)
+            failed = getattr(metric, "failed", None)
+            if failed is not None:
+                failed(ex, exc)
             return 0.0
 
     lm, adapter = dspy.settings.lm, dspy.settings.adapter  # the caller's context, for the workers
@@ -266,6 +422,36 @@ def evaluate(program: _Module, examples: Sequence[dspy.Example], metric: Callabl
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         return float(np.mean(list(pool.map(run, examples))))
+
+
+# --------------------------------------------------------------------------- context
+CHARS_PER_TOKEN = 3.0  # a cautious guess (English prose is about 4, code about 3): no tokenizer here
+
+
+def prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """About how many tokens ``messages`` take (rounded up; over-, not under-estimated)."""
+    return int(sum(len(str(m.get("content", ""))) + 8 for m in messages) / CHARS_PER_TOKEN) + 1
+
+
+def fit_demos(module: _Module, spec: Any, examples: Sequence[dspy.Example]) -> int:
+    """Drop ``module``'s last demonstrations until its longest request over ``examples`` leaves
+    room for a reply in the model's context (``spec.context_tokens``; nothing to do where it is
+    unknown). Returns how many were dropped."""
+    window = getattr(spec, "context_tokens", None)
+    if not window or not examples or not module.predict.demos:
+        return 0
+    room = int(window) - int(spec.max_tokens)
+    dropped = 0
+
+    def longest() -> int:
+        return max(prompt_tokens(module._format(module.predict, {k: v for k, v in ex.inputs().items()
+                                                                   if k != ITEM_SEED}))
+                   for ex in examples)
+
+    while module.predict.demos and longest() > room:
+        module.predict.demos = module.predict.demos[:-1]
+        dropped += 1
+    return dropped
 
 
 # --------------------------------------------------------------------------- the store
@@ -282,6 +468,9 @@ def program_key(spec: Any, role: str, game: Game, game_config: Mapping[str, Any]
                     "signature": {"instructions": sig.instructions, "fields": list(sig.fields)}})
 
 
+STORE_FORMAT = 2  # what a stored program's file holds; another is compiled anew
+
+
 class ProgramStore:
     """Compiled programs on disk, one JSON file per key."""
 
@@ -292,15 +481,27 @@ class ProgramStore:
         return self.folder / f"{key}.json"
 
     def load(self, key: str) -> dict[str, Any] | None:
+        """The program stored under ``key``; None when there is none, or (said in one line) when
+        the file cannot be read or another version of skate wrote it: it is compiled anew."""
+        path = self.path(key)
         try:
-            return json.loads(self.path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as exc:
+            log.warning("the stored program %s cannot be read (%s): compiling it anew over it", path, exc)
+            return None
+        if not isinstance(record, dict) or record.get("format") != STORE_FORMAT or not isinstance(record.get("state"), dict):
+            log.warning("the stored program %s was written by another version of skate: compiling it anew over it",
+                        path)
+            return None
+        return record
 
     def save(self, key: str, record: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.path(key).with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+        tmp.write_text(json.dumps({"format": STORE_FORMAT, **record}, indent=1, ensure_ascii=False, default=str),
+                       encoding="utf-8")
         tmp.replace(self.path(key))
 
 
@@ -338,17 +539,29 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                     write(record)
                 continue
             threads = int(plan.settings.get("num_threads", 4) or 1)
+            options: dict[str, Any] = {}
+            setter: SetterMetric | None = None
             if role == "answerer":
                 items = answerer_items(game, module, opt.train, opt.val, list(opt.runs), rng)
-                metric = answerer_metric(game, module, items)
+                metric: Callable = answerer_metric(game, module, items)
             else:
-                items = setter_items(game, module, player.name, names, strategy, opt.train, opt.val, rng)
+                demos = setter_demos(game, env, opt.train, np.random.default_rng([opt.seed, 7]), list(opt.runs),
+                                     [str(x) for x in opt.demos]) if opt.demos else []
+                items = setter_items(game, module, player.name, names, strategy, opt.train, opt.val, rng, demos)
+                record.labelled = items.labelled
                 novelty = NoveltyIndex(embedder)
-                for t in game.practice_tasks(opt.train, np.random.default_rng(opt.seed)):
-                    _, _, vec = novelty.check(player.name, game.novelty_text(t))
+                # The uniqueness test's history: the practice tasks, and the demonstrations (a
+                # setter that copies one back has written nothing new).
+                history = [*game.practice_tasks(opt.train, np.random.default_rng(opt.seed))]
+                texts = [game.novelty_text(t) for t in history] + [game.proposal_text(d.proposal) for d in demos]
+                for text in dict.fromkeys(texts):
+                    _, _, vec = novelty.check(player.name, text)
                     novelty.add(player.name, vec)
                 others = [p for p in players if p.name != player.name]
-                metric = setter_metric(game, module, player, others, items, env, novelty, opt.seed)
+                metric = setter = setter_metric(game, module, player, others, items, env, novelty, opt.seed)
+                # The game's setting requests: its stop sequences and sampling options.
+                stops = module.stop_sequences()
+                options = {**dict(getattr(player, "setter_extra_body", {}) or {}), **({"stop": stops} if stops else {})}
             record.train, record.val = len(items.train), len(items.val)
             if not items.train:
                 record.stopped = f"no training items for the {role} of {game.name}"
@@ -360,28 +573,55 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
             key = program_key(player.spec, role, game, game_config or {}, plan, items, module)
             record.key = key
             saved = store.load(key)
+            fresh = module.predict.dump_state()  # the default prompts, should a stored state not load
             # Its own usage key: the run's usage shows what optimising cost each player.
-            bridge = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=opt.seed)
+            bridge = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=opt.seed, options=options)
+            # MIPROv2's instruction writer answers in DSPy's own format: none of the role's stops.
+            proposer = SkateLM(client, player.spec, f"{player.name}{OPTIMIZE_SUFFIX}", seed=opt.seed)
             try:
                 with dspy.context(lm=bridge, adapter=module.adapter):
                     if saved is not None:
-                        module.predict.load_state(saved["state"])
+                        try:
+                            module.predict.load_state(saved["state"])
+                        except Exception as exc:  # noqa: BLE001 - DSPy's own check of a state it cannot take
+                            log.warning("the stored program %s does not fit this version (%s): compiling it anew",
+                                        store.path(key), exc)
+                            module.predict.load_state(fresh)
+                            saved = None
+                    if saved is not None:
                         record.reused = True
-                        record.metric_before = saved.get("metric_before")
-                        record.metric_after = saved.get("metric_after")
+                        for k in SAVED_MEASURES:
+                            if saved.get(k) is not None:
+                                setattr(record, k, saved[k])
                     else:
                         record.metric_before = evaluate(module, items.val, metric, threads)
+                        if setter is not None:
+                            record.valid_before, record.separating_before = setter.shares(items.val)
+                            record.tasks_before = setter.examples(items.val)
                         with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
                             compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
-                                                       opt.seed)
+                                                       opt.seed, prompt_lm=proposer)
                         state = compiled.predict.dump_state()
                         module.predict.load_state(state)
+                        record.demos_dropped = fit_demos(module, player.spec, [*items.val, *items.train])
+                        state = module.predict.dump_state()
                         record.metric_after = evaluate(module, items.val, metric, threads)
+                        if setter is not None:
+                            record.valid_after, record.separating_after = setter.shares(items.val)
+                            record.tasks_after = setter.examples(items.val)
                         store.save(key, {"key": key, "state": state, "player": player.name, "model": player.spec.model,
                                          "role": role, "game": game.name, "optimizer": plan.optimizer,
-                                         "settings": plan.settings, "metric_before": record.metric_before,
-                                         "metric_after": record.metric_after, "train": len(items.train),
-                                         "val": len(items.val)})
+                                         "settings": plan.settings, "train": len(items.train),
+                                         "val": len(items.val), **{k: getattr(record, k) for k in SAVED_MEASURES}})
+                    # A stored program compiled for a longer context than this model's: it must fit.
+                    late = fit_demos(module, player.spec, [*items.val, *items.train])
+                    if late:
+                        record.demos_dropped += late
+                    if record.demos_dropped:
+                        log.warning("%s: %d of the %s's demonstrations did not fit the model's context of %s tokens "
+                                    "and were dropped; lower optimizer.settings.max_bootstrapped_demos and "
+                                    "max_labeled_demos, or raise the player's context_tokens",
+                                    player.name, record.demos_dropped, role, player.spec.context_tokens)
             except BudgetExceeded as exc:
                 stopped = record.stopped = f"budget: {exc}"
                 log.warning("prompt optimisation stopped: %s", exc)

@@ -67,12 +67,12 @@ class MessageServer(FakeLLMServer):
 
 
 def config(srv: FakeLLMServer, root: Path, *overrides: str, optimizer: str = "bootstrap_fewshot",
-           names: tuple[str, ...] = ("ace", "mid", "low"), cache: str = "cache", store: str = "programs"):
+           names: tuple[str, ...] = ("ace", "mid", "low"), cache: str = "cache", store: str = "programs", **extra: Any):
     """A small MathQuiz run of fake models whose prompt store and response cache live in ``root``
     (no preflight call: the tests count the server's requests)."""
     return llm_config(srv.api_base, root / cache, "game=mathquiz", "game.rounds=1", "estimator=fixed_n",
                       "estimator.n=2", "llm.preflight=false", f"optimizer={optimizer}", "optimizer.train=8",
-                      "optimizer.val=8", f"optimizer.store={root / store}", *overrides, names=names)
+                      "optimizer.val=8", f"optimizer.store={root / store}", *overrides, names=names, **extra)
 
 
 def events_of(run: Path, kind: str) -> list[dict[str, Any]]:
@@ -221,6 +221,42 @@ def test_a_reused_program_with_a_cold_cache_asks_only_game_questions(shared, tmp
                 assert count_demos(messages) == len(saved) and all(d["question"] in before for d in saved)
 
 
+@pytest.mark.parametrize("damage", ["another version", "not json", "a state DSPy refuses"])
+def test_a_stored_program_another_version_wrote_is_compiled_anew_saying_so(shared, tmp_path, caplog, damage):
+    """A store file of another format, an unreadable one, or a state the module cannot take: one
+    line naming the file, and the program is compiled again (the game is played as before)."""
+    import shutil
+
+    srv: MessageServer = shared["srv"]
+    store_dir = tmp_path / "programs"
+    shutil.copytree(shared["root"] / "programs", store_dir)
+    first = {e["player"]: e for e in events_of(shared["run"], "optimize")}
+    path = store_dir / f"{first['ace']['key']}.json"
+    record = json.loads(path.read_text())
+    if damage == "another version":
+        path.write_text(json.dumps({k: v for k, v in record.items() if k != "format"}))
+    elif damage == "not json":
+        path.write_text("{ torn")
+    else:
+        path.write_text(json.dumps({**record, "state": {"demos": 7}}))
+    cfg = config(srv, shared["root"], "+optimizer.players.mid.name=none", store=str(store_dir))
+    with caplog.at_level("WARNING", logger="skate.optimize"):
+        run_game(cfg, tmp_path / "run")
+    lines = [r.getMessage() for r in caplog.records if str(path) in r.getMessage()]
+    assert len(lines) == 1 and "anew" in lines[0]
+    again = {e["player"]: e for e in events_of(tmp_path / "run", "optimize")}
+    assert again["ace"]["reused"] is False and again["low"]["reused"] is True
+    assert json.loads(path.read_text())["format"] == record["format"]  # written again, whole
+
+
+def test_an_answerer_whose_answers_are_sessions_is_refused_in_one_line(tmp_path):
+    with FakeLLMServer(MODELS) as srv:
+        cfg = config(srv, tmp_path, "game=pyjail", "optimizer.roles=[answerer]", names=("ace", "mid"))
+        with pytest.raises(ConfigError) as exc:
+            run_optimize(cfg, tmp_path / "out")
+    assert "optimizer.roles=[setter]" in str(exc.value) and "\n" not in str(exc.value)
+
+
 # ------------------------------------------------------------------------- recompilation
 def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
     with FakeLLMServer(MODELS) as srv:
@@ -326,6 +362,95 @@ def test_the_setters_are_optimised_on_mathquiz(tmp_path):
         assert not r.stopped and r.calls > 0 and (r.train, r.val) == (4, 4)
         assert 0 <= r.metric_before <= 1 and 0 <= r.metric_after <= 1
     assert (tmp_path / "out" / "optimize.jsonl").exists()
+
+
+def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_path):
+    """A setter's training items carry the game's valid tasks as labelled replies (MathQuiz: the
+    generator's questions, each with its own target); the compiled setter's requests show each
+    demonstration as its target and situation and a reply in the plain format, never the rules
+    again; the optimisation's setting requests carry the game's stop sequences and setter options;
+    the event reports the valid and separating shares before and after."""
+    with MessageServer(MODELS) as srv:
+        cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=3", "optimizer.val=2",
+                     "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=2",
+                     names=("ace", "mid"), setter_extra_body="{repeat_penalty: 1.1}")
+        records = run_optimize(cfg, tmp_path / "out")
+        log = list(srv.log)
+    assert [(r.player, r.labelled, r.demos) for r in records] == [("ace", 3, 2), ("mid", 3, 2)]
+    for r in records:
+        assert r.valid_before is not None and r.valid_after is not None
+        assert 0 <= r.valid_before <= 1 and 0 <= r.valid_after <= 1
+    saved = [json.loads(p.read_text()) for p in (tmp_path / "programs").glob("*.json")]
+    demos = [d for rec in saved for d in rec["state"]["demos"]]
+    assert len(demos) == 4
+    for d in demos:  # each a valid question for its own target, from the generator
+        assert solve(d["question"]) == int(d["target"])
+    # the setting requests that carried them: demonstrations are target + situation -> question
+    with_demos = [m for _, m in srv.requests if "[[ ## rules ## ]]" in last_user(m)
+                  and sum(x["role"] == "assistant" for x in m) == 2]
+    assert with_demos, "no setting request carried the compiled demonstrations"
+    messages = with_demos[0]
+    shown = [m["content"] for m in messages[1:-1]]
+    for user, reply in zip(shown[::2], shown[1::2], strict=True):
+        assert "[[ ## target ## ]]" in user and "[[ ## situation ## ]]" in user
+        assert "[[ ## rules ## ]]" not in user and "[[ ## guidance ## ]]" not in user
+        assert reply.startswith("QUESTION:")
+    # the optimisation's setting requests are sent as the game sends them; answers are not
+    setting = [e for e in log if "stop" in e["fields"]]
+    assert setting and all("repeat_penalty" in e["fields"] for e in setting)
+    assert any("stop" not in e["fields"] for e in log)  # the metric's answers
+    event = next(e for e in map(json.loads, (tmp_path / "out" / "optimize.jsonl").read_text().splitlines())
+                 if e["event"] == "optimize")
+    assert {"valid_before", "valid_after", "separating_before", "separating_after", "labelled"} <= set(event)
+
+
+def test_a_setter_that_copies_its_demonstrations_writes_nothing_new(tmp_path):
+    """The Qwen models copied a demonstration word for word (the fake fault ``copy_demo``): the
+    metric scores a copy 0, and in the game (COP: a copied program runs as well as its original)
+    a copy of one of the setter's demonstrations, which its prompt shows as one of its own
+    replies, is not unique."""
+    models = {**MODELS, "copier": FakeModel(0.9, faults={"copy_demo": 1.0})}
+    with FakeLLMServer(models) as srv:
+        cfg = config(srv, tmp_path, "game=cop", "optimizer.roles=[setter]", "optimizer.train=2", "optimizer.val=2",
+                     "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=2",
+                     "+optimizer.players.ace.name=none", names=("ace", "copier"))
+        run_game(cfg, tmp_path / "run")
+    (record,) = events_of(tmp_path / "run", "optimize")
+    assert record["player"] == "copier" and record["demos"] >= 1
+    assert record["valid_before"] > 0 and record["valid_after"] == 0
+    attempts = [a for a in events_of(tmp_path / "run", "attempt") if a["player"] == "copier"]
+    assert attempts and all(a["reason"] == "not_unique" for a in attempts)
+    assert any(a["valid"] for a in events_of(tmp_path / "run", "attempt") if a["player"] == "ace")
+
+
+def test_items_with_the_same_inputs_are_samples_of_their_own(tmp_path):
+    """COP's setters have no assignment: every round-1 item asks the same thing. Each item is its
+    own sample (its own seed), so the held-out items are not one cached reply scored again."""
+    with MessageServer(MODELS) as srv:
+        cfg = config(srv, tmp_path, "game=cop", "optimizer.roles=[setter]", "optimizer.train=1",
+                     "optimizer.val=3", "optimizer.settings.max_bootstrapped_demos=1",
+                     "optimizer.settings.max_labeled_demos=0", "+optimizer.players.mid.name=none",
+                     names=("ace", "mid"))
+        run_optimize(cfg, tmp_path / "out")
+        seeds = [e["seed"] for e in srv.log if "stop" in e["fields"]]
+    assert len(seeds) >= 4 and len(set(seeds)) == len(seeds)
+
+
+def test_demonstrations_that_do_not_fit_the_context_are_dropped_saying_so(tmp_path, caplog):
+    with FakeLLMServer(MODELS) as srv:
+        cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=3", "optimizer.val=1",
+                     "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=3",
+                     "+optimizer.players.mid.name=none", names=("ace", "mid"), max_tokens=64, context_tokens=1500)
+        with caplog.at_level("WARNING", logger="skate.optimize"):
+            (record,) = run_optimize(cfg, tmp_path / "out")
+    assert record.demos_dropped >= 1 and record.demos == 3 - record.demos_dropped
+    warned = [r.getMessage() for r in caplog.records if "did not fit" in r.getMessage()]
+    assert len(warned) == 1 and "context_tokens" in warned[0] and "ace" in warned[0]
+
+
+def test_bad_demonstration_sources_are_refused():
+    msg = refused("optimizer.demos=[practice, teachers]")
+    assert "optimizer.demos" in msg and "simulated" in msg
 
 
 class StubPlayer:

@@ -221,6 +221,12 @@ class Game(ABC):
         """The text embedded for the uniqueness test."""
         return task.prompt
 
+    def proposal_of(self, task: Task) -> tuple[dict[str, Any], Any] | None:
+        """The assignment and proposal a setter would have sent to make ``task`` (the inverse of
+        :meth:`validate`): a valid task shown to a setter as a demonstration of what to write
+        (:mod:`skate.optimize`). None (the default) where the task does not tell."""
+        return None
+
     # ------------------------------------------------------------------ answering
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
              sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:

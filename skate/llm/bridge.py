@@ -110,7 +110,8 @@ class SkateLM(dspy.BaseLM):
     (requests, retries, tokens, cost); :meth:`summary` has both, for a log line or an event.
     """
 
-    def __init__(self, client: LLMClient, spec: ModelSpec, player: str, seed: int = 0) -> None:
+    def __init__(self, client: LLMClient, spec: ModelSpec, player: str, seed: int = 0,
+                 options: dict[str, Any] | None = None) -> None:
         # DSPy's cache and retries stay off: the client has its own, and the same for every call.
         super().__init__(model=spec.model, model_type="chat", temperature=spec.temperature,
                          max_tokens=spec.max_tokens, cache=False, num_retries=0)
@@ -118,6 +119,9 @@ class SkateLM(dspy.BaseLM):
         self.spec = spec
         self.player = player
         self.seed = int(seed)
+        # Request fields sent with every call, as the game sends them for this role (a setter's
+        # stop sequences and sampling options: skate.players.llm.LLMPlayer.set_task).
+        self.options = dict(options or {})
         self._shared = _Shared(client, player)
 
     # -- DSPy's calls
@@ -146,7 +150,8 @@ class SkateLM(dspy.BaseLM):
 
         ``temperature`` and ``max_tokens`` (or ``max_completion_tokens``) set this call's spec,
         so they are part of its identity in the cache; ``rollout_id`` and ``seed`` pick the
-        samples; other DSPy options (``response_format``, ``stop``...) are not sent.
+        samples; other DSPy options (``response_format``, ``stop``...) are not sent: the
+        bridge's own :attr:`options` are (the game's, for the role it optimises).
         """
         opts = {**self.kwargs, **kwargs}
         shared = self._shared
@@ -160,7 +165,8 @@ class SkateLM(dspy.BaseLM):
         n = int(opts.get("n") or opts.get("num_generations") or 1)
         seeds = self.seeds(msgs, n, opts.get("rollout_id"), opts.get("seed"))
         try:
-            got = self.client.complete(spec, msgs, list(enumerate(seeds)), self.player)
+            got = self.client.complete(spec, msgs, list(enumerate(seeds)), self.player,
+                                       options=self.options or None)
         except BudgetExceeded as exc:
             with shared.lock:
                 shared.budget_error = shared.budget_error or exc

@@ -42,7 +42,9 @@ PyJail: ``uncalled`` (the program inside ``def main():``, never called), ``place
 numbered item the template's ``...``), ``unclosed_fence`` (the other fields written inside the
 program's fence, closed only at the end), ``quoted`` (the fenced text sent as a string literal,
 quotes and all) and ``echo`` (the request's own text written back until the token limit: cut,
-``finish_reason`` "length"). A ``latency_s``
+``finish_reason`` "length"). ``copy_demo`` is what the Qwen models did with demonstrations: a
+request that carries some is answered with the last one's reply, word for word (others as usual).
+A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
 **Log-probabilities.** A request that wants an option's label alone (the line
@@ -250,6 +252,12 @@ def count_demos(messages: list[dict[str, Any]]) -> int:
     """
     last = _request_user(messages)
     return 0 if last is None else sum(1 for m in messages[:last] if m.get("role") == "assistant")
+
+
+def copied_demo(messages: list[dict[str, Any]]) -> str:
+    """The reply of a request's last demonstration, word for word (the fault ``copy_demo``)."""
+    last = _request_user(messages)
+    return next(str(m.get("content", "")) for m in reversed(messages[:last]) if m.get("role") == "assistant")
 
 
 def _request_user(messages: list[dict[str, Any]]) -> int | None:
@@ -645,6 +653,8 @@ class FakeLLMServer:
                         texts.append("I am not sure; it could be several of these.")
                     elif fault == "empty":
                         texts.append("")
+                    elif fault == "copy_demo" and count_demos(messages):
+                        texts.append(copied_demo(messages))
                     else:
                         text = server.brain.reply(name, messages, *(greedy_draw(messages) if greedy else (seed, i)))
                         texts.append(as_json_reply(text, schema) if json_reply else text)

@@ -47,6 +47,7 @@ from skate.llm.sections import MARKER, sections
 from skate.records import SetterContext
 
 LETTERS = "ABCDEFGHIJ"
+ITEM_SEED = "skate_seed"  # an optimiser's item's own sample seed (an input _Module.forward takes off)
 
 _ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
 _JSON_ADAPTER = dspy.JSONAdapter()  # only its formatting is used: the requests go through skate's client
@@ -218,7 +219,40 @@ def field_kind(info: Any, kinds: dict[str, str] | None = None, name: str = "") -
     return "text"
 
 
-class PlainAdapter(dspy.ChatAdapter):
+class CompactDemos:
+    """Demonstrations that show only the inputs that make each one what it is: the fields named
+    in ``demo_skip`` (a setter's rules, guidance and history: the same long text in every
+    demonstration, and in the request itself) are left out of each demonstration's user message.
+    Four demonstrations of a setter then cost their replies and a line each, not four copies of
+    the rules. With no ``demo_skip``, DSPy's own formatting."""
+
+    demo_skip: tuple[str, ...] = ()
+
+    def format_demos(self, signature: type[dspy.Signature], demos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not self.demo_skip:
+            return super().format_demos(signature, demos)  # type: ignore[misc]
+        out: list[dict[str, Any]] = []
+        for demo in demos:
+            outputs = {k: demo.get(k) for k in signature.output_fields}
+            if any(v is None for v in outputs.values()):
+                continue  # a demonstration without its whole reply shows nothing to copy
+            shown = {k: demo[k] for k in signature.input_fields if k not in self.demo_skip and demo.get(k) is not None}
+            user = self.format_user_message_content(signature, shown) or "Write this round's task."  # type: ignore[attr-defined]
+            out.append({"role": "user", "content": user})
+            out.append({"role": "assistant",
+                        "content": self.format_assistant_message_content(signature, outputs)})  # type: ignore[attr-defined]
+        return out
+
+
+class CompactChatAdapter(CompactDemos, dspy.ChatAdapter):
+    """DSPy's ChatAdapter with compact demonstrations (:class:`CompactDemos`)."""
+
+    def __init__(self, demo_skip: tuple[str, ...] = ()) -> None:
+        super().__init__(use_json_adapter_fallback=False)
+        self.demo_skip = tuple(demo_skip)
+
+
+class PlainAdapter(CompactDemos, dspy.ChatAdapter):
     """DSPy's ChatAdapter with the replies in the plain format (:mod:`skate.llm.plain`): the
     system message is the signature's instructions alone (no field listing, no template with
     ``{placeholders}``), the inputs are ``[[ ## name ## ]]`` sections as usual, and the request
@@ -227,8 +261,10 @@ class PlainAdapter(dspy.ChatAdapter):
     the same form, and :meth:`parse` reads it back, leniently. ``kinds`` names the fields whose
     kind the type does not tell (``{"program": "code"}``)."""
 
-    def __init__(self, kinds: dict[str, str] | None = None, counts: dict[str, int] | None = None) -> None:
+    def __init__(self, kinds: dict[str, str] | None = None, counts: dict[str, int] | None = None,
+                 demo_skip: tuple[str, ...] = ()) -> None:
         super().__init__(use_json_adapter_fallback=False)
+        self.demo_skip = tuple(demo_skip)
         self.kinds = dict(kinds or {})
         self.counts = dict(counts or {})  # how many items a list field needs (numbered in the template)
 
@@ -398,12 +434,15 @@ class _Module(dspy.Module):
     # Where set, the module asks for its replies in the plain format (:class:`PlainAdapter`,
     # with these field kinds, e.g. {"program": "code"}) and never for structured output.
     plain_kinds: dict[str, str] | None = None
+    # Inputs a demonstration leaves out (:class:`CompactDemos`): the same long text in every one.
+    demo_skip: tuple[str, ...] = ()
 
     def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:
         super().__init__()
         self.predict = dspy.Predict(signature)
-        self.adapter: dspy.ChatAdapter = (PlainAdapter(self.plain_kinds, plain_counts) if self.plain_kinds is not None
-                                          else _ADAPTER)
+        self.adapter: dspy.ChatAdapter = (PlainAdapter(self.plain_kinds, plain_counts, self.demo_skip)
+                                          if self.plain_kinds is not None
+                                          else CompactChatAdapter(self.demo_skip) if self.demo_skip else _ADAPTER)
         self._format = _Formatter(self.adapter)
         self._format_json = _Formatter(_JSON_ADAPTER)
         self._schema: tuple[Any, dict[str, Any]] | None = None
@@ -503,7 +542,17 @@ class _Module(dspy.Module):
             return sections(text).get(name, "")
 
     def forward(self, **inputs: Any) -> dspy.Prediction:  # for DSPy tooling with its own LM
-        return self.predict(**inputs)
+        """DSPy's call of the module. An optimiser's item may carry :data:`ITEM_SEED`: its calls
+        are then samples of their own (a rollout of that seed), as a game's setting requests are
+        per round, so items whose inputs are the same (every COP setter's round-1 situation) are
+        not one cached reply."""
+        seed = inputs.pop(ITEM_SEED, None)
+        if seed is None:
+            return self.predict(**inputs)
+        lm = dspy.settings.lm  # an optimiser's own rollout (a fresh round of samples) is kept
+        outer = getattr(lm, "kwargs", {}).get("rollout_id") if lm is not None else None
+        rollout = f"item-{seed}" if outer is None else f"item-{seed}/{outer}"
+        return self.predict(**inputs, config={"rollout_id": rollout})
 
 
 class SetterModule(_Module):
@@ -516,6 +565,7 @@ class SetterModule(_Module):
     history shows (:func:`render_guidance`)."""
 
     pass_mark: float = 0.55  # set by the game's setter: p(correct) that counts as solving a task
+    demo_skip = ("rules", "guidance", "history")  # a demonstration shows its situation (and assignment)
 
     def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:
         super().__init__(signature, plain_counts)
@@ -555,6 +605,24 @@ class SetterModule(_Module):
             out.append({"role": "user", "content": (
                 f"{plain.REPAIR_PREFIX} ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
                 f"fixed, in the same form ({heads}). Counting this one you have {left} attempt(s) left this round.")})
+        return out
+
+    def label(self, proposal: Any) -> dict[str, Any]:
+        """The output fields that give ``proposal`` (the inverse of :meth:`parse`): a labelled
+        demonstration's reply, for prompt optimisers."""
+        raise NotImplementedError(f"{type(self).__name__} cannot write a proposal as its reply")
+
+    def demonstrated(self) -> list[Any]:
+        """The proposals this module's demonstrations show (an optimiser's compiled demos, the
+        model's own bootstrapped replies and labelled ones alike), read back as its replies are.
+        To the model each is one of its own earlier replies: a task that copies one is no new task."""
+        sig = self.predict.signature
+        out = []
+        for demo in self.predict.demos:
+            outputs = {k: demo.get(k) for k in sig.output_fields}
+            if any(v is None for v in outputs.values()):
+                continue
+            out.append(self.read_reply(self.adapter.format_assistant_message_content(sig, outputs)))
         return out
 
     def unreadable(self, why: str) -> Any:

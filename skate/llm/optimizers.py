@@ -20,6 +20,7 @@ from skate.errors import ConfigError
 from skate.errors import check as _check
 
 ROLES = ("answerer", "setter")
+DEMO_SOURCES = ("runs", "practice", "simulated")  # where setters' labelled demonstrations come from
 
 
 class OptimizerName(enum.StrEnum):
@@ -47,7 +48,11 @@ class OptimizerConfig:
     roles: list[Role] = field(default_factory=lambda: [Role.answerer])
     train: int = 24  # training items per player and role
     val: int = 12  # held-out items: the metric before and after optimising
-    runs: list[str] = field(default_factory=list)  # finished runs whose valid tasks join the answerer's items
+    runs: list[str] = field(default_factory=list)  # finished runs whose valid tasks join the items (and setters' demos)
+    # Where a setter's labelled demonstrations come from, in this order (skate.optimize.DEMO_SOURCES):
+    # runs (the valid tasks of `runs`), practice (the game's practice tasks), simulated (tasks the
+    # game's simulated setter writes); [] for none (the model's own bootstrapped replies only).
+    demos: list[str] = field(default_factory=lambda: ["runs", "practice", "simulated"])
     seed: int = 0  # which items are drawn, and the optimiser's own randomness
     store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
     compare: bool = False  # also play each model with its default prompts, as '<name>-default'
@@ -57,7 +62,7 @@ class OptimizerConfig:
     players: dict[str, Any] = field(default_factory=dict)
 
 
-class OptimizeError(ValueError):
+class OptimizeError(ConfigError):
     """The optimiser's configuration cannot work; the message says what to fix."""
 
 
@@ -143,6 +148,8 @@ def check_plan(plan: Plan) -> None:
 def validate_optimizer(o: Any, llm_players: list[str]) -> None:
     _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
     _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
+    bad = [str(x) for x in o.demos if str(x) not in DEMO_SOURCES]
+    _check(not bad, "optimizer.demos", list(o.demos), f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []")
     unknown = sorted(set(o.players) - set(llm_players))
     _check(not unknown, "optimizer.players", unknown,
            f"names no language-model player of this cohort ({llm_players or 'none'})")
@@ -164,14 +171,22 @@ def format_results(records: Sequence[ev.Optimized]) -> str:
     def num(x: Any) -> str:
         return f"{x:.3f}" if isinstance(x, (int, float)) else "-"
 
+    def pair(a: Any, b: Any) -> str:
+        return f"{num(a)}>{num(b)}" if a is not None or b is not None else "-"
+
     head = (f"{'player':<16} {'role':<9} {'optimizer':<32} {'train':>5} {'val':>4} {'before':>7} {'after':>7} "
-            f"{'demos':>5} {'calls':>6} {'tokens':>9} {'s':>6}  note")
+            f"{'valid':>11} {'separating':>11} {'demos':>5} {'calls':>6} {'tokens':>9} {'s':>6}  note")
     lines = [head, "-" * len(head)]
     for r in records:
-        note = "reused" if r.reused else (r.stopped or "")
+        notes = ["reused"] if r.reused else ([r.stopped] if r.stopped else [])
+        if r.labelled:
+            notes.append(f"{r.labelled} labelled")
+        if r.demos_dropped:
+            notes.append(f"{r.demos_dropped} demos over the context dropped")
         lines.append(f"{r.player:<16} {r.role:<9} {r.optimizer:<32} {r.train:>5} {r.val:>4} {num(r.metric_before):>7} "
-                     f"{num(r.metric_after):>7} {r.demos:>5} {r.calls:>6} {r.prompt_tokens + r.completion_tokens:>9} "
-                     f"{r.elapsed_s:>6.1f}  {note}")
+                     f"{num(r.metric_after):>7} {pair(r.valid_before, r.valid_after):>11} "
+                     f"{pair(r.separating_before, r.separating_after):>11} {r.demos:>5} {r.calls:>6} "
+                     f"{r.prompt_tokens + r.completion_tokens:>9} {r.elapsed_s:>6.1f}  {'; '.join(notes)}")
     return "\n".join(lines)
 
 

@@ -49,6 +49,7 @@ class ModelSpec:
     timeout_s: float = 120.0  # per request
     supports_n: bool | None = None  # None = assume yes for OpenAI-compatible providers
     max_n: int | None = None  # the most samples one request may ask for (llama-server: n <= its slots)
+    context_tokens: int | None = None  # the model's context window, where known (None: unknown)
 
     def __post_init__(self) -> None:
         if "/" not in self.model or self.model.startswith("/") or self.model.endswith("/"):
@@ -59,6 +60,9 @@ class ModelSpec:
             raise ModelConfigError(f"model {self.model}: temperature={self.temperature} must be >= 0")
         if self.max_tokens < 1:
             raise ModelConfigError(f"model {self.model}: max_tokens={self.max_tokens} must be >= 1")
+        if self.context_tokens is not None and self.context_tokens <= self.max_tokens:
+            raise ModelConfigError(f"model {self.model}: context_tokens={self.context_tokens} must be more than "
+                                   f"max_tokens={self.max_tokens} (or null: unknown)")
         if self.max_n is not None and self.max_n < 1:
             raise ModelConfigError(f"model {self.model}: max_n={self.max_n} must be >= 1 (or null: any)")
         if self.timeout_s <= 0:

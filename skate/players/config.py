@@ -44,6 +44,9 @@ class LLMPlayerConfig:
     extra_body: dict[str, Any] = field(default_factory=dict)
     supports_n: Optional[bool] = None  # can one request return several samples? None = guess
     max_n: Optional[int] = None  # the most samples one request may ask for (llama-server: its slots); None = any
+    # The model's context window in tokens, where known: prompt optimisation keeps a compiled
+    # program's demonstrations within it (a request that does not fit fails at the server). None = unknown.
+    context_tokens: Optional[int] = None
     # Request fields sent with its setting requests only, as they are (extra_body goes with every
     # request): e.g. llama.cpp's repeat_penalty, which keeps small models' tasks from looping but
     # would push a one-letter answer away from the options its request named last.

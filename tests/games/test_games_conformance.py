@@ -31,6 +31,7 @@ model run per game and mode), and kept tiny: 3 players, 2 rounds, a few samples.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from skate.config import ConfigError, compose_config
 from skate.games import Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
+from skate.optimize import setter_demos
 from skate.players.simulated import build_simulated
 from skate.cli.rate import rate_run
 from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
@@ -288,6 +290,39 @@ def test_every_malformed_proposal_is_rejected_as_malformed_with_a_reason(setting
         assert result.detail.strip(), what
         assert isinstance(game.proposal_text(proposal), str), what
     assert why in game.validate(bad["the setter's unreadable proposal"], checks(setting, player, ctx)).detail
+
+
+def _stripped(proposal: Any) -> Any:
+    """A proposal as its reply gives it back: no note, text fields without a trailing newline."""
+    texts = {f.name: getattr(proposal, f.name).rstrip("\n") for f in dataclasses.fields(proposal)
+             if isinstance(getattr(proposal, f.name), str)}
+    return dataclasses.replace(proposal, **{**texts, "note": ""})
+
+
+def test_a_setters_demonstration_reads_back_as_the_valid_task_it_shows(setting):
+    """What prompt optimisation shows a setter as a labelled demonstration (a practice task or a
+    simulated setter's task, written in the setter's reply format by its ``label``) is read back
+    by the setter's ``parse`` as the same proposal, and that proposal is valid for its assignment."""
+    game, env = setting.game, setting.env
+    if not game.players_set(setting.cfg.game):
+        pytest.skip("the game builds its own tasks: no setter to show one")
+    demos = setter_demos(game, env, 2, np.random.default_rng(0), sources=("practice", "simulated"))
+    assert len(demos) == 2, "the game gave no demonstration for its setters"
+    module = game.modules(env).setter
+    strong = build_simulated(compose_config([SIM_PLAYERS]).players.simulated[:1], game.simulation(env), 0)[0]
+    for demo in demos:
+        reply = module.adapter.format_assistant_message_content(module.predict.signature, module.label(demo.proposal))
+        back = module.read_reply(reply)
+        assert _stripped(back) == _stripped(demo.proposal), reply
+        if demo.source == "practice":  # a simulated one was validated as it was made
+            ctx = SetterContext(player=strong.name, players=(strong.name,), round=1, rounds=1, attempt=1,
+                                attempts_left=1, failed=(), history=(), strategy="no_info",
+                                assignment=demo.assignment)
+            right = replying(game, Task("t", 1, strong.name, "", str(demo.assignment.get("target", ""))), right_reply)
+            solve = right if game.spec.answer_format == "exact_match" else strong.answer
+            result = game.validate(back, Checks(round=1, setter=strong.name, assignment=demo.assignment,
+                                                sandbox=env.sandbox, rng=np.random.default_rng(0), solve=solve))
+            assert isinstance(result, Task), (result, ctx)
 
 
 def test_it_answers_with_simulated_players_and_grades_each_sample(setting):

@@ -109,6 +109,10 @@ class COPSetter(SetterModule):
         return COPProposal(strip_fences(str(program)), [str(w) for w in wrong])
 
 
+    def label(self, proposal: COPProposal) -> dict[str, Any]:
+        return {"program": proposal.code, "wrong_answers": list(proposal.distractors)}
+
+
 def answerer(n_options: int = 4, reasoning: bool = False) -> MultipleChoiceAnswerer:
     return MultipleChoiceAnswerer(AnswerCOP, n_options, prompt_field="program", reasoning=reasoning)
 

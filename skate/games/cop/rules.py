@@ -65,6 +65,10 @@ class COPGame(Game):
     def proposal_text(self, proposal: COPProposal) -> str:
         return str(getattr(proposal, "code", proposal))
 
+    def proposal_of(self, task: Task) -> tuple[dict[str, Any], COPProposal] | None:
+        wrong = task.data.get("distractors")
+        return ({}, COPProposal(task.prompt, [str(w) for w in wrong])) if wrong else None
+
     def validate(self, proposal: COPProposal, checks: Checks) -> Task | Rejection:
         code = getattr(proposal, "code", None)
         if not isinstance(code, str) or not code.strip():

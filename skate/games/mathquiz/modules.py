@@ -105,6 +105,9 @@ class MathQuizSetter(SetterModule):
             return MathQuizProposal("", note="the reply has no question: write it under a QUESTION: heading")
         return MathQuizProposal(question.strip())
 
+    def label(self, proposal: MathQuizProposal) -> dict[str, str]:
+        return {"question": proposal.question}
+
 
 def answerer(reasoning: bool = True) -> FreeFormAnswerer:
     return FreeFormAnswerer(AnswerMathQuestion, "question", normalize_number, reasoning=reasoning)

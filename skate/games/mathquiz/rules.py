@@ -75,6 +75,13 @@ class MathQuizGame(Game):
     def proposal_text(self, proposal: MathQuizProposal) -> str:
         return str(getattr(proposal, "question", proposal))
 
+    def proposal_of(self, task: Task) -> tuple[dict[str, Any], MathQuizProposal] | None:
+        try:
+            target = int(task.answer)
+        except ValueError:
+            return None
+        return {"target": target}, MathQuizProposal(task.prompt)
+
     def validate(self, proposal: MathQuizProposal, checks: Checks) -> Task | Rejection:
         target = int(checks.assignment["target"])
         question = str(getattr(proposal, "question", "") or "").strip()

@@ -115,6 +115,9 @@ class PyJailSetter(SetterModule):
                                          "fenced block")
         return JailProposal(strip_fences(jail))
 
+    def label(self, proposal: JailProposal) -> dict[str, str]:
+        return {"jail": proposal.source}
+
 
 def render_tries(query: AttackQuery) -> str:
     if not query.tries:

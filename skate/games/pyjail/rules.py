@@ -240,6 +240,9 @@ class PyJailGame(Game):
     def proposal_text(self, proposal: JailProposal) -> str:
         return str(getattr(proposal, "source", proposal))
 
+    def proposal_of(self, task: Task) -> tuple[dict[str, Any], JailProposal] | None:
+        return ({}, JailProposal(task.prompt)) if task.prompt.strip() else None
+
     def validate(self, proposal: JailProposal, checks: Checks) -> Task | Rejection:
         source = str(getattr(proposal, "source", "") or "")
         if not source.strip():

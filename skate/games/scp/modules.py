@@ -146,6 +146,10 @@ class SCPSetter(SetterModule):
             wrong = [wrong]
         return SCPProposal(doc, int(found.group()) if found else None, qtype, tuple(str(w) for w in wrong))
 
+    def label(self, proposal: SCPProposal) -> dict[str, Any]:
+        return {"document": proposal.doc, "paragraph": proposal.paragraph, "question_type": proposal.type,
+                "distractors": list(proposal.distractors)}
+
 
 class SCPAnswerer(AnswererModule):
     """Names one of the four numbered options. With ``reasoning`` the model first writes its
