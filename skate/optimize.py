@@ -459,10 +459,25 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def model_identity(spec: Any) -> dict[str, Any]:
+    """The model a program is compiled for: its request identity, with a server on this machine
+    named by the model alone, not its port (``skate local`` serves each model on a free port, a
+    new one every time)."""
+    identity = dict(spec.request_identity())
+    base = str(identity.get("api_base") or "")
+    host = base.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+    if host in LOOPBACK:
+        identity["api_base"] = "loopback"
+    return identity
+
+
 def program_key(spec: Any, role: str, game: Game, game_config: Mapping[str, Any], plan: Plan,
                 items: Items, module: _Module) -> str:
     sig = module.predict.signature
-    return _digest({"model": spec.request_identity(), "role": role, "game": game.name, "game_config": game_config,
+    return _digest({"model": model_identity(spec), "role": role, "game": game.name, "game_config": game_config,
                     "optimizer": plan.optimizer, "settings": plan.settings, "train": items.content(),
                     "val": len(items.val), "metric": METRIC_VERSION[role],
                     "signature": {"instructions": sig.instructions, "fields": list(sig.fields)}})

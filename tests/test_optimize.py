@@ -257,6 +257,20 @@ def test_an_answerer_whose_answers_are_sessions_is_refused_in_one_line(tmp_path)
     assert "optimizer.roles=[setter]" in str(exc.value) and "\n" not in str(exc.value)
 
 
+def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_path):
+    """``skate local`` serves each model on a free port, a new one every time: a program compiled
+    against the model on one port is the same model's on the next (a provider's address is kept)."""
+    with FakeLLMServer(MODELS) as first:
+        cfg = config(first, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"))
+        compiled = run_optimize(cfg, tmp_path / "one")
+    with FakeLLMServer(MODELS) as second:
+        assert second.api_base != first.api_base
+        cfg = config(second, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"), cache="cache2")
+        again = run_optimize(cfg, tmp_path / "two")
+        assert second.stats.requests == 0
+    assert [r.key for r in again] == [r.key for r in compiled] and all(r.reused for r in again)
+
+
 # ------------------------------------------------------------------------- recompilation
 def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
     with FakeLLMServer(MODELS) as srv:
