@@ -48,7 +48,8 @@ def row(game: str, r) -> dict:
             "after": r.metric_after, "valid_before": r.valid_before, "valid_after": r.valid_after,
             "separating_before": r.separating_before, "separating_after": r.separating_after, "calls": r.calls,
             "tokens": r.prompt_tokens + r.completion_tokens, "s": r.elapsed_s, "reused": r.reused,
-            "stopped": r.stopped, "tasks_before": r.tasks_before, "tasks_after": r.tasks_after}
+            "stopped": r.stopped, "tasks_before": r.tasks_before, "tasks_after": r.tasks_after,
+            "rejected_before": r.rejected_before, "rejected_after": r.rejected_after}
 
 
 def num(x) -> str:

@@ -233,6 +233,8 @@ class Optimized(Event):
     # Setters: a few of the held-out items' valid tasks (else their rejections), before and after.
     tasks_before: list[str] = field(default_factory=list)
     tasks_after: list[str] = field(default_factory=list)
+    rejected_before: dict[str, int] = field(default_factory=dict)  # setters: rejections by reason
+    rejected_after: dict[str, int] = field(default_factory=dict)
     demos: int = 0
     demos_dropped: int = 0  # demonstrations left out to fit the model's context
     calls: int = 0  # model calls this step made (every player's: a setter's metric asks others)

@@ -70,7 +70,8 @@ log = logging.getLogger(__name__)
 METRIC_VERSION = {"answerer": 1, "setter": 2}
 # What a stored program keeps of its optimisation's measures (reported again when it is reused).
 SAVED_MEASURES = ("metric_before", "metric_after", "valid_before", "valid_after", "separating_before",
-                  "separating_after", "labelled", "demos_dropped", "tasks_before", "tasks_after")
+                  "separating_after", "labelled", "demos_dropped", "tasks_before", "tasks_after", "rejected_before",
+                  "rejected_after")
 OPTIMIZE_SUFFIX = "@optimize"  # the usage key of a player's optimisation calls
 
 
@@ -310,6 +311,7 @@ class SetterOutcome:
     valid: bool = False
     separates: bool = False
     text: str = ""  # the task, as the game shows it (where valid) or the reason it was rejected
+    reason: str = ""  # why it was rejected: the game's FailReason, not_unique, or unread
 
 
 class SetterMetric:
@@ -353,13 +355,15 @@ class SetterMetric:
         result = game.validate(proposal, checks)
         outcome = self.outcomes[example.skate_id] = SetterOutcome()
         if isinstance(result, Rejection) or not isinstance(result, Task):
-            outcome.text = f"rejected ({result.reason.value}): {result.detail}" if isinstance(result, Rejection) else ""
+            if isinstance(result, Rejection):
+                outcome.reason, outcome.text = result.reason.value, f"rejected ({result.reason.value}): {result.detail}"
             return 0.0
         with self.lock:
             unique, _, _ = self.novelty.check(player.name, game.novelty_text(result))
             if unique:  # nor a copy of one of the module's own demonstrations (the game rejects those too)
                 unique, _, _ = self._demos().check(player.name, game.novelty_text(result))
         if not unique:
+            outcome.reason = "not_unique"
             outcome.text = "rejected (not unique): too like a practice task or a demonstration"
             return 0.0
         outcome.text = game.novelty_text(result)
@@ -372,7 +376,7 @@ class SetterMetric:
     def failed(self, example: Any, exc: BaseException) -> None:
         """An item whose reply never reached the metric (unreadable, or a failed call)."""
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        self.outcomes[example.skate_id] = SetterOutcome(text=f"no task read: {why[:300]}")
+        self.outcomes[example.skate_id] = SetterOutcome(text=f"no task read: {why[:300]}", reason="unread")
 
     def shares(self, examples: Sequence[dspy.Example]) -> tuple[float | None, float | None]:
         """Of ``examples`` (last scored): the share that gave a valid task, and of those the
@@ -383,6 +387,15 @@ class SetterMetric:
         valid = [o for o in got if o.valid]
         return (round(len(valid) / len(got), 4),
                 round(sum(o.separates for o in valid) / len(valid), 4) if valid else None)
+
+    def reasons(self, examples: Sequence[dspy.Example]) -> dict[str, int]:
+        """How many of ``examples`` (last scored) were rejected for each reason."""
+        out: dict[str, int] = {}
+        for ex in examples:
+            o = self.outcomes.get(ex.skate_id)
+            if o is not None and o.reason:
+                out[o.reason] = out.get(o.reason, 0) + 1
+        return dict(sorted(out.items()))
 
     def examples(self, examples: Sequence[dspy.Example], n: int = 3, chars: int = 600) -> list[str]:
         """Up to ``n`` of the valid tasks ``examples`` gave (else their rejections), cut to ``chars``."""
@@ -613,6 +626,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                         if setter is not None:
                             record.valid_before, record.separating_before = setter.shares(items.val)
                             record.tasks_before = setter.examples(items.val)
+                            record.rejected_before = setter.reasons(items.val)
                         with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
                             compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
                                                        opt.seed, prompt_lm=proposer)
@@ -624,6 +638,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                         if setter is not None:
                             record.valid_after, record.separating_after = setter.shares(items.val)
                             record.tasks_after = setter.examples(items.val)
+                            record.rejected_after = setter.reasons(items.val)
                         store.save(key, {"key": key, "state": state, "player": player.name, "model": player.spec.model,
                                          "role": role, "game": game.name, "optimizer": plan.optimizer,
                                          "settings": plan.settings, "train": len(items.train),
