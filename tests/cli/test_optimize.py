@@ -49,15 +49,17 @@ def test_the_command_optimises_prints_the_table_and_reuses_on_a_second_run(srv, 
     done = optimize(tmp_path, "first", "players=fake_local", "optimizer=bootstrap_fewshot", api_base=srv.api_base)
     assert done.returncode == 0, done.stderr
     head = next(line for line in done.stdout.splitlines() if line.startswith("player"))
-    assert head.split()[:8] == ["player", "role", "optimizer", "train", "val", "before", "after", "demos"]
+    assert head.split()[:11] == ["player", "role", "optimizer", "train", "val", "before", "after", "valid", "separating",
+                                 "demos", "calls"]
     rows = table_rows(done.stdout)
     assert sorted(rows) == ["ace", "low", "mid"]
     for cells in rows.values():
-        assert cells[1:5] == ["answerer", "bootstrap_fewshot", "6", "4"] and int(cells[8]) > 0  # calls
+        assert cells[1:5] == ["answerer", "bootstrap_fewshot", "6", "4"] and int(cells[10]) > 0  # calls
+        assert cells[7:9] == ["-", "-"]  # valid and separating shares: setters only
     assert float(rows["low"][6]) > float(rows["low"][5])  # after > before: low learns from demos
     usage_line = next(line for line in done.stdout.splitlines() if line.startswith("model calls:"))
     calls = int(usage_line.split()[2])
-    assert calls == sum(int(c[8]) for c in rows.values()) == srv.stats.requests
+    assert calls == sum(int(c[10]) for c in rows.values()) == srv.stats.requests
     # the log: run_start, then one optimize event per player; usage.json under <player>@optimize
     events = read_events(tmp_path / "first" / "optimize.jsonl")
     assert [e["event"] for e in events] == ["run_start", "optimize", "optimize", "optimize"]
@@ -71,7 +73,7 @@ def test_the_command_optimises_prints_the_table_and_reuses_on_a_second_run(srv, 
     assert again.returncode == 0, again.stderr
     assert srv.stats.requests == requests
     rows = table_rows(again.stdout)
-    assert all(cells[-1] == "reused" and cells[8] == "0" for cells in rows.values())
+    assert all(cells[-1] == "reused" and cells[10] == "0" for cells in rows.values())
     assert "model calls: 0 " in again.stdout
 
 
