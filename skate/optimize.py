@@ -262,17 +262,29 @@ def simulated_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator) 
     return out
 
 
+DRAWS_PER_DEMO = 4  # candidates drawn per demonstration wanted, when only some difficulties will do
+
+
 def setter_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator, runs: Sequence[str] = (),
-                 sources: Sequence[str] = DEMO_SOURCES) -> list[Demo]:
-    """Up to ``n`` labelled demonstrations for a setter, from ``sources`` in that order."""
+                 sources: Sequence[str] = DEMO_SOURCES, difficulty: Sequence[float] = (0.0, 1.0)) -> list[Demo]:
+    """Up to ``n`` labelled demonstrations for a setter, from ``sources`` in that order, each of a
+    ``difficulty`` in that range on the game's own scale (its simulation's measure of a task's
+    text, in [0, 1]; the whole range by default)."""
+    lo, hi = (float(x) for x in difficulty)
+    picky = (lo, hi) != (0.0, 1.0)
+    sim = game.simulation(env) if picky else None
     out: list[Demo] = []
+
+    def fits(demo: Demo) -> bool:
+        return sim is None or lo <= float(sim.difficulty(game.proposal_text(demo.proposal))) <= hi
 
     def take(tasks: Sequence[Task], source: str) -> None:
         for t in tasks:
             made = game.proposal_of(t) if len(out) < n else None
-            if made is not None:
-                out.append(Demo(dict(made[0]), made[1], source))
+            if made is not None and fits(demo := Demo(dict(made[0]), made[1], source)):
+                out.append(demo)
 
+    draws = DRAWS_PER_DEMO if picky else 1
     for source in sources:
         if len(out) >= n:
             break
@@ -280,9 +292,9 @@ def setter_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator, run
             tasks = tasks_from_runs(runs, game)
             take([tasks[int(i)] for i in rng.permutation(len(tasks))], "runs")
         elif source == "practice":
-            take(game.practice_tasks(n - len(out), rng), "practice")
+            take(game.practice_tasks(draws * (n - len(out)), rng), "practice")
         elif source == "simulated":
-            out += simulated_demos(game, env, n - len(out), rng)
+            out += [d for d in simulated_demos(game, env, draws * (n - len(out)), rng) if fits(d)]
     return out[:n]
 
 
@@ -574,7 +586,7 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                 metric: Callable = answerer_metric(game, module, items)
             else:
                 demos = setter_demos(game, env, opt.train, np.random.default_rng([opt.seed, 7]), list(opt.runs),
-                                     [str(x) for x in opt.demos]) if opt.demos else []
+                                     [str(x) for x in opt.demos], tuple(opt.demo_difficulty)) if opt.demos else []
                 items = setter_items(game, module, player.name, names, strategy, opt.train, opt.val, rng, demos)
                 record.labelled = items.labelled
                 novelty = NoveltyIndex(embedder)

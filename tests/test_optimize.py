@@ -465,6 +465,25 @@ def test_demonstrations_that_do_not_fit_the_context_are_dropped_saying_so(tmp_pa
 def test_bad_demonstration_sources_are_refused():
     msg = refused("optimizer.demos=[practice, teachers]")
     assert "optimizer.demos" in msg and "simulated" in msg
+    msg = refused("optimizer.demo_difficulty=[0.5, 0.2]")
+    assert "optimizer.demo_difficulty" in msg and "[lo, hi]" in msg
+
+
+def test_demonstrations_can_be_kept_to_a_band_of_difficulty():
+    """``optimizer.demo_difficulty``: only demonstrations the game's own measure puts in the band
+    (a weak setter shown questions it can still solve)."""
+    from skate.optimize import setter_demos
+
+    game = MathQuizGame(rounds=1)
+    env = GameEnv(sandbox=None, seed=0)  # type: ignore[arg-type]
+    sim = game.simulation(env)
+    easy = setter_demos(game, env, 4, np.random.default_rng(0), sources=("practice",), difficulty=(0.0, 0.2))
+    hard = setter_demos(game, env, 4, np.random.default_rng(0), sources=("practice",), difficulty=(0.6, 1.0))
+    assert easy and hard
+    assert all(sim.difficulty(d.proposal.question) <= 0.2 for d in easy)
+    assert all(sim.difficulty(d.proposal.question) >= 0.6 for d in hard)
+    for d in easy + hard:  # each still a question for its own target
+        assert solve(d.proposal.question) == d.assignment["target"]
 
 
 class StubPlayer:

@@ -53,6 +53,9 @@ class OptimizerConfig:
     # runs (the valid tasks of `runs`), practice (the game's practice tasks), simulated (tasks the
     # game's simulated setter writes); [] for none (the model's own bootstrapped replies only).
     demos: list[str] = field(default_factory=lambda: ["runs", "practice", "simulated"])
+    # Only demonstrations of a difficulty in [lo, hi] on the game's own scale (its simulation's
+    # measure of a task, 0-1): [0, 0.4] shows a weak setter tasks it can still solve itself.
+    demo_difficulty: list[float] = field(default_factory=lambda: [0.0, 1.0])
     seed: int = 0  # which items are drawn, and the optimiser's own randomness
     store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
     compare: bool = False  # also play each model with its default prompts, as '<name>-default'
@@ -148,6 +151,9 @@ def check_plan(plan: Plan) -> None:
 def validate_optimizer(o: Any, llm_players: list[str]) -> None:
     _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
     _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
+    band = list(o.demo_difficulty)
+    _check(len(band) == 2 and 0 <= band[0] <= band[1] <= 1, "optimizer.demo_difficulty", band,
+           "is a range [lo, hi] within [0, 1], e.g. [0, 0.4]")
     bad = [str(x) for x in o.demos if str(x) not in DEMO_SOURCES]
     _check(not bad, "optimizer.demos", list(o.demos), f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []")
     unknown = sorted(set(o.players) - set(llm_players))
