@@ -524,7 +524,8 @@ class LLMClient:
                 finally:
                     with self._lock:
                         usage.seconds += time.monotonic() - t0
-            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None, reply.tokens(i))
+            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None, reply.tokens(i),
+                                    stops=bool((options or {}).get("stop")))
                    for i, t in enumerate(reply.texts[:n])]
             self._charge(spec, usage, reply)
             if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
@@ -557,14 +558,20 @@ class LLMClient:
                     return give_up(exc, attempt)
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
-                    attempt: int, structured: bool, logprobs: list[dict] | None = None) -> Completion:
-        """One choice of a reply, its cut or empty text counted (and logged once per model)."""
+                    attempt: int, structured: bool, logprobs: list[dict] | None = None,
+                    stops: bool = False) -> Completion:
+        """One choice of a reply, its cut or empty text counted (and logged once per model).
+        ``stops``: the request had stop sequences (an empty reply may have met one at once)."""
         cut, empty = finish == "length", not text.strip()
         if cut or empty:
             with self._lock:
                 usage.cut += cut
                 usage.empty += empty
-        if empty:
+        if empty and stops and finish == "stop":
+            self._warn_once(spec, "empty", "%s (%s) gave an empty reply: it began with one of the request's stop "
+                            "sequences (copying the request), so it was stopped there and read as unparsable",
+                            player, spec.model)
+        elif empty:
             self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason %s): read as unparsable. A "
                             "local server whose chat template does not suit the model does this (e.g. "
                             "llama.cpp needs --chat_format for some models)", player, spec.model, finish)

@@ -19,6 +19,22 @@ from skate.records import VOID
 MSGS = [{"role": "user", "content": "hello"}]
 
 
+def test_an_empty_reply_says_whether_a_stop_sequence_ended_it(caplog):
+    """A reply that meets one of its request's stop sequences at once (a model copying the
+    request) is empty for that reason, and the warning says so; an empty reply with no stop
+    sequence asked for points at the chat template, as before."""
+    with FakeLLMServer({"m": FakeModel(), "e": FakeModel(faults={"empty": 1.0})}) as srv:
+        c = client()
+        with caplog.at_level("WARNING", logger="skate.llm.client"):
+            (stopped,) = c.complete(spec(srv), MSGS, [(0, 1)], "p", options={"stop": ["I"]})
+            (empty,) = c.complete(spec(srv, "e"), MSGS, [(0, 1)], "q")
+    assert stopped.text == "" and stopped.finish_reason == "stop" and empty.text == ""
+    lines = [r.getMessage() for r in caplog.records if "empty reply" in r.getMessage()]
+    assert len(lines) == 2
+    assert "stop sequences" in lines[0] and "chat template" not in lines[0]
+    assert "chat template" in lines[1]
+
+
 def spec(srv, name="m", **kw):
     return ModelSpec(f"openai/{name}", api_base=srv.api_base, api_key_env="SKATE_TEST_NO_KEY", **kw)
 
