@@ -337,6 +337,9 @@ def strip_fences(code: str) -> str:
 def render_situation(ctx: SetterContext) -> str:
     lines = [f"Round {ctx.round} of {ctx.rounds}. This is attempt {ctx.attempt}; counting it you "
              f"have {ctx.attempts_left} attempt(s) left this round."]
+    topic = (ctx.assignment or {}).get("topic")
+    if topic:  # a game that gives its setters a topic each round (COP's game.topics)
+        lines.append(f"This round your task is about {topic}.")
     if ctx.failed:
         lines.append("Your earlier attempts this round were rejected:")
         for f in ctx.failed:

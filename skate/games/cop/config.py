@@ -21,3 +21,7 @@ class COPConfig(GameConfig):
     determinism_runs: int = 2  # a program must print the same thing this many times
     require_value: bool = True  # reject a program whose whole output is True/False (print a value)
     reasoning: bool = False  # language-model answerers write their working before the letter
+    # Give each setter a topic each round (one of the generator's families, drawn per setter and
+    # round), named in its situation. Small models otherwise send the same program every round,
+    # whatever the history shows them (docs/real-models.md, "Optimising and guiding real models").
+    topics: bool = False

@@ -31,6 +31,23 @@ class COPProposal:
     note: str = ""  # why the proposal is empty, when the setter's reply could not be read
 
 
+# What each of the generator's families is about, as a setter's topic for a round (game.topics).
+TOPICS = {
+    "arithmetic": "arithmetic: integer division, remainders and the order of operations",
+    "strings": "string methods such as split, join, replace, find and strip",
+    "slicing": "slicing lists and strings, with steps and negative indices",
+    "dicts": "dictionaries: get, setdefault, counting and the order of keys",
+    "recursion": "a function that calls itself",
+    "closures": "closures, default arguments and lambdas made in a loop",
+    "sorting": "sorting with a key, reverse order and ties",
+    "bitwise": "the bitwise operators &, |, ^, << and >>",
+    "generators": "generators: yield, next and what a generator has left",
+    "exceptions": "exceptions: which of try, except, else and finally run",
+    "classes": "classes: attributes, methods and inheritance",
+    "comprehensions": "list, set and dict comprehensions, with conditions",
+}
+
+
 class COPGame(Game):
     spec = GameSpec(
         name="cop", answer_format="multiple_choice",
@@ -48,6 +65,7 @@ class COPGame(Game):
         self.determinism_runs = cfg.determinism_runs
         self.require_value = bool(cfg.require_value)  # reject programs that print only True/False
         self.reasoning = bool(cfg.reasoning)  # language-model answerers reason before the letter
+        self.topics = bool(cfg.topics)  # a topic for each setter each round (its assignment)
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -64,6 +82,14 @@ class COPGame(Game):
     # ------------------------------------------------------------------ setting
     def proposal_text(self, proposal: COPProposal) -> str:
         return str(getattr(proposal, "code", proposal))
+
+    def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
+        """With ``game.topics``, the round's topic for this setter: one of the generator's
+        families, said in a few words (shown in the setter's situation); else nothing."""
+        if not self.topics:
+            return {}
+        kind = KINDS[int(rng.integers(len(KINDS)))]
+        return {"topic": TOPICS[kind]}
 
     def proposal_of(self, task: Task) -> tuple[dict[str, Any], COPProposal] | None:
         wrong = task.data.get("distractors")

@@ -101,3 +101,20 @@ def test_answerer_shows_the_program_and_lettered_options():
     user = msgs[-1]["content"]
     assert "print('x')" in user and "A:\n```\nx\n```" in user and "C:\n```\nz\nw\n```" in user
     assert "Literal['A', 'B', 'C', 'D']" in user or "A; B; C; D" in msgs[0]["content"]
+
+
+def test_a_round_s_topic_is_in_the_setter_s_situation_when_the_game_gives_one():
+    """``game.topics``: each setter gets one of the generator's families each round, drawn per
+    setter and round, and its situation names it; by default there is none."""
+    import numpy as np
+
+    from skate.games.cop.rules import TOPICS, COPGame
+
+    game, plain = COPGame(topics=True), COPGame()
+    assert plain.assignment("ace", 1, np.random.default_rng(0)) == {}
+    drawn = [game.assignment("ace", r, np.random.default_rng([0, r]))["topic"] for r in range(1, 13)]
+    assert set(drawn) <= set(TOPICS.values()) and len(set(drawn)) > 3
+    setter = COPSetter()
+    situation = setter.inputs(ctx(failed=(), assignment={"topic": drawn[0]}))["situation"]
+    assert f"This round your task is about {drawn[0]}." in situation
+    assert "your task is about" not in setter.inputs(ctx(failed=()))["situation"]
