@@ -568,9 +568,10 @@ class LLMClient:
                 usage.cut += cut
                 usage.empty += empty
         if empty and stops and finish == "stop":
-            self._warn_once(spec, "empty", "%s (%s) gave an empty reply: it began with one of the request's stop "
-                            "sequences (copying the request), so it was stopped there and read as unparsable",
-                            player, spec.model)
+            self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason stop): read as unparsable. "
+                            "Either it began with one of the request's stop sequences (a model copying its "
+                            "request is stopped there), or the server's chat template does not suit the model "
+                            "(e.g. llama.cpp needs --chat_format for some models)", player, spec.model)
         elif empty:
             self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason %s): read as unparsable. A "
                             "local server whose chat template does not suit the model does this (e.g. "

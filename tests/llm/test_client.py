@@ -21,8 +21,9 @@ MSGS = [{"role": "user", "content": "hello"}]
 
 def test_an_empty_reply_says_whether_a_stop_sequence_ended_it(caplog):
     """A reply that meets one of its request's stop sequences at once (a model copying the
-    request) is empty for that reason, and the warning says so; an empty reply with no stop
-    sequence asked for points at the chat template, as before."""
+    request) is empty, and the warning names that cause beside the chat template (the server
+    does not say which ended it); an empty reply with no stop sequence asked for points at the
+    chat template alone."""
     with FakeLLMServer({"m": FakeModel(), "e": FakeModel(faults={"empty": 1.0})}) as srv:
         c = client()
         with caplog.at_level("WARNING", logger="skate.llm.client"):
@@ -31,8 +32,8 @@ def test_an_empty_reply_says_whether_a_stop_sequence_ended_it(caplog):
     assert stopped.text == "" and stopped.finish_reason == "stop" and empty.text == ""
     lines = [r.getMessage() for r in caplog.records if "empty reply" in r.getMessage()]
     assert len(lines) == 2
-    assert "stop sequences" in lines[0] and "chat template" not in lines[0]
-    assert "chat template" in lines[1]
+    assert "stop sequences" in lines[0] and "chat template" in lines[0]
+    assert "chat template" in lines[1] and "stop sequences" not in lines[1]
 
 
 def spec(srv, name="m", **kw):
