@@ -16,16 +16,21 @@ answerer
     the metric is the game's ``grade`` of the reply. Labelled demonstrations carry the right
     reply (the option or number the game grades as right).
 setter
-    Setting situations of round 1 (the game's own assignment for each). The metric parses the
-    proposal and runs the game's real ``validate`` (sandbox, distractors, self-solvability where
-    the game needs it), then uniqueness against a fixed training history (the practice tasks).
-    A valid, unique task scores 0.5, plus 0.5 × (the setter answers it right) × (1 − the share
-    of the other language-model players that do), one sample each: tasks it solves and others
-    do not score highest.
+    Setting situations of round 1 (the game's own assignment for each), each sampled on its own
+    seed. The first training items carry labelled demonstrations (``optimizer.demos``: valid
+    tasks of finished runs, the game's practice tasks, its simulated setter's; each with its own
+    assignment, the proposal written as the setter's reply by :meth:`SetterModule.label`). The
+    metric parses the proposal and runs the game's real ``validate`` (sandbox, distractors,
+    self-solvability where the game needs it), then uniqueness against a fixed history (the
+    practice tasks and the demonstrations) and the module's own demonstrations. A valid, unique
+    task scores 0.5, plus 0.5 × (the setter answers it right) × (1 − the share of the other
+    language-model players that do), one sample each: tasks it solves and others do not score
+    highest. The valid and separating shares are kept beside it (:class:`SetterMetric`).
 
 ``train`` items are the optimiser's, ``val`` more are held out: the metric on them before and
 after is logged (event ``optimize``, W&B, the CLI's table). A compiled program is saved under
-``optimizer.store`` keyed by the model's endpoint identity, the role, the game and its config,
+``optimizer.store`` keyed by the model's identity (:func:`model_identity`: a server on this
+machine by its model, not its port), the role, the game and its config,
 the optimiser and its settings, the training items' content, the metric's version and the
 module's signature, and reused with no model call when all of these match.
 
