@@ -685,8 +685,9 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
     return out
 
 
-__all__ = ["METRIC_VERSION", "OptimizeError", "ProgramStore", "compare_table", "compile_program", "format_results",
-           "optimize_players", "plans", "render_prediction"]
+__all__ = ["DEMO_SOURCES", "METRIC_VERSION", "Demo", "OptimizeError", "ProgramStore", "SetterMetric", "compare_table",
+           "compile_program", "fit_demos", "format_results", "model_identity", "optimize_players", "plans",
+           "render_prediction", "setter_demos"]
 
 
 if __name__ == "__main__":  # python -m skate.optimize: a thin alias of `skate optimize`
