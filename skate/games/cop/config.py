@@ -25,3 +25,6 @@ class COPConfig(GameConfig):
     # round), named in its situation. Small models otherwise send the same program every round,
     # whatever the history shows them (docs/real-models.md, "Optimising and guiding real models").
     topics: bool = False
+    # A task counts only once its setter, in a fresh conversation shown only the program and its
+    # options, picks the true output (one answer; as MathQuiz's setters must solve their own).
+    self_check: bool = False

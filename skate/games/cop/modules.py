@@ -42,7 +42,10 @@ or another player's) that you answer correctly at least {pass_mark} of the time.
 one you can trace correctly yourself while the others are likely to get it wrong. A task is \
 rejected when the program fails or times out, prints nothing, prints different text on \
 different runs, {value_rejection}has fewer than {n_distractors} distinct wrong answers, or is too \
-similar to one of your own earlier tasks."""
+similar to one of your own earlier tasks.{self_check_note}"""
+
+SELF_CHECK_NOTE = (" Before it counts you answer it yourself once, in a new conversation that shows only the "
+                   "program and its options: if you pick a wrong option, it is rejected.")
 
 VALUE_REJECTION = "prints only True or False (not a value), "
 VALUE_NOTE = " (such a program is rejected)"
@@ -75,18 +78,19 @@ class COPSetter(SetterModule):
     plain_kinds = {"program": "code"}  # the plain reply format: the program in a fenced block
 
     def __init__(self, n_distractors: int = 9, n_options: int = 4, timeout_s: float = 5.0,
-                 pass_mark: float = 0.55, require_value: bool = True) -> None:
+                 pass_mark: float = 0.55, require_value: bool = True, self_check: bool = False) -> None:
         super().__init__(SetCOPTask, plain_counts={"wrong_answers": n_distractors})
         self.n_distractors, self.n_options = n_distractors, n_options
         self.timeout_s, self.pass_mark = timeout_s, pass_mark
-        self.require_value = require_value
+        self.require_value, self.self_check = require_value, self_check
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         rules = RULES.format(n_players=len(ctx.players), timeout=self.timeout_s, n_distractors=self.n_distractors,
                              n_options=self.n_options, n_shown=self.n_options - 1,
                              pass_mark=percent(self.pass_mark),
                              value_rejection=VALUE_REJECTION if self.require_value else "",
-                             value_note=VALUE_NOTE if self.require_value else "")
+                             value_note=VALUE_NOTE if self.require_value else "",
+                             self_check_note=SELF_CHECK_NOTE if self.self_check else "")
         return {"rules": rules, "guidance": self.guidance(ctx), "situation": render_situation(ctx),
                 "history": render_history(ctx)}
 
@@ -120,5 +124,5 @@ def answerer(n_options: int = 4, reasoning: bool = False) -> MultipleChoiceAnswe
 def cop_modules(game: COPGame, env: GameEnv) -> GameModules:
     timeout: Any = env.sandbox.limits.timeout_s if env.sandbox is not None else 5.0
     return GameModules(COPSetter(game.n_distractors, game.n_options, float(timeout), env.pass_mark,
-                                 game.require_value),
+                                 game.require_value, game.self_check),
                        answerer(game.n_options, game.reasoning))

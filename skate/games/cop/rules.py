@@ -20,7 +20,7 @@ from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, gr
 from skate.games.base import Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.generator import KINDS, boolean_only
-from skate.records import FailReason, Rejection, Task
+from skate.records import VOID, FailReason, Rejection, Task
 from skate.sandbox import Outcome
 
 
@@ -66,6 +66,7 @@ class COPGame(Game):
         self.require_value = bool(cfg.require_value)  # reject programs that print only True/False
         self.reasoning = bool(cfg.reasoning)  # language-model answerers reason before the letter
         self.topics = bool(cfg.topics)  # a topic for each setter each round (its assignment)
+        self.self_check = bool(cfg.self_check)  # the setter must pick its own task's output once
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -125,7 +126,23 @@ class COPGame(Game):
         distractors, rejection = check_distractors(answer, proposal.distractors, self.n_distractors)
         if rejection is not None:
             return rejection
-        return checks.task(prompt=code, answer=answer, distractors=distractors)
+        task = checks.task(prompt=code, answer=answer, distractors=distractors)
+        return self._checked_by_its_setter(task, checks) if self.self_check else task
+
+    def _checked_by_its_setter(self, task: Task, checks: Checks) -> Task | Rejection:
+        """``game.self_check``: the setter answers its own task once, in a fresh conversation (the
+        program and a draw of its options only); a wrong pick rejects it as unsolved."""
+        query = self.make_query(task, checks.rng)
+        (reply,) = checks.solve([query], checks.rng)
+        if reply is VOID:
+            return Rejection(FailReason.VOID, "the model call for the setter's own answer failed")
+        if reply is not None and self.grade(task, query, reply):
+            return task
+        chose = (f"you chose {query.options[reply]!r}" if isinstance(reply, int) and 0 <= reply < len(query.options)
+                 else "your reply named no option")
+        return Rejection(FailReason.UNSOLVED, f"answering your own task in a fresh conversation, {chose}, but the "
+                                              f"program prints {task.answer!r}: a task counts only if you can trace "
+                                              "it yourself (a rule of this game: game.self_check)")
 
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ChoiceQuery:

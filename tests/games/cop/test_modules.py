@@ -118,3 +118,9 @@ def test_a_round_s_topic_is_in_the_setter_s_situation_when_the_game_gives_one():
     situation = setter.inputs(ctx(failed=(), assignment={"topic": drawn[0]}))["situation"]
     assert f"This round your task is about {drawn[0]}." in situation
     assert "your task is about" not in setter.inputs(ctx(failed=()))["situation"]
+
+
+def test_the_rules_say_a_setter_answers_its_own_task_when_the_game_checks_it():
+    on = COPSetter(self_check=True).inputs(ctx(failed=()))["rules"]
+    off = COPSetter().inputs(ctx(failed=()))["rules"]
+    assert "you answer it yourself once, in a new conversation" in on and "answer it yourself once" not in off

@@ -126,3 +126,38 @@ def test_the_query_stream_is_the_seeded_generator_s():
     a = [game.make_query(TASK, np.random.default_rng(5)) for _ in range(3)]
     b = [game.make_query(TASK, np.random.default_rng(5)) for _ in range(3)]
     assert a == b
+
+
+def test_with_self_check_a_task_counts_only_if_its_setter_picks_its_output(sandbox):
+    """``game.self_check``: the setter answers its own task once, seeing the program and a draw of
+    its options only; a wrong pick (or none) rejects it as unsolved, saying what it chose, and a
+    failed call is void, not the setter's fault. Off by default: nobody is asked."""
+    from skate.records import VOID
+
+    code = "x = [1, 2, 3]\nprint(sum(x) * 7)"
+    asked: list = []
+
+    def solver(pick):
+        def solve(queries, rng):
+            asked.extend(queries)
+            return [pick(q) for q in queries]
+        return solve
+
+    def run(pick, **kw):
+        game = COPGame(**kw)
+        c = checks(sandbox)
+        c.solve = solver(pick)
+        return game.validate(COPProposal(code, list(NINE)), c)
+
+    right = run(lambda q: q.options.index("42"), self_check=True)
+    assert isinstance(right, Task) and right.answer == "42"
+    (query,) = asked
+    assert "42" in query.options and query.prompt == code
+    wrong = run(lambda q: next(i for i, o in enumerate(q.options) if o != "42"), self_check=True)
+    assert isinstance(wrong, Rejection) and wrong.reason is FailReason.UNSOLVED
+    assert "you chose" in wrong.detail and "'42'" in wrong.detail and "game.self_check" in wrong.detail
+    none = run(lambda q: None, self_check=True)
+    assert none.reason is FailReason.UNSOLVED and "named no option" in none.detail
+    assert run(lambda q: VOID, self_check=True).reason is FailReason.VOID
+    asked.clear()
+    assert isinstance(run(lambda q: None), Task) and not asked
