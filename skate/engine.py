@@ -505,11 +505,7 @@ class Engine:
             setter = getattr(player, "setter", None)
             if setter is None or not getattr(getattr(setter, "predict", None), "demos", None):
                 continue
-            for proposal in setter.demonstrated():
-                text = self.game.proposal_text(proposal)
-                if text.strip():
-                    _, _, vec = self.novelty.check(player.name, text)
-                    self.novelty.add(player.name, vec)
+            self.novelty.seed(player.name, [self.game.proposal_text(p) for p in setter.demonstrated()])
 
     def stop(self, why: BaseException, rnd: int = 0) -> None:
         """Record that the game stopped after round ``rnd`` (0: before its first), and why."""

@@ -350,11 +350,7 @@ class SetterMetric:
         key = (id(demos), len(demos))
         if getattr(self, "_demo_key", None) != key:
             index = NoveltyIndex(self.novelty.embedder)
-            for proposal in self.module.demonstrated():
-                text = self.game.proposal_text(proposal)
-                if text.strip():
-                    _, _, vec = index.check(self.player.name, text)
-                    index.add(self.player.name, vec)
+            index.seed(self.player.name, [self.game.proposal_text(p) for p in self.module.demonstrated()])
             self._demo_index, self._demo_key = index, key
         return self._demo_index
 
@@ -597,16 +593,12 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                 novelty = NoveltyIndex(embedder)
                 # The uniqueness test's history: the practice tasks, and the demonstrations (a
                 # setter that copies one back has written nothing new).
-                history = [*game.practice_tasks(opt.train, np.random.default_rng(opt.seed))]
-                texts = [game.novelty_text(t) for t in history] + [game.proposal_text(d.proposal) for d in demos]
-                for text in dict.fromkeys(texts):
-                    _, _, vec = novelty.check(player.name, text)
-                    novelty.add(player.name, vec)
+                history = game.practice_tasks(opt.train, np.random.default_rng(opt.seed))
+                novelty.seed(player.name, [game.novelty_text(t) for t in history]
+                             + [game.proposal_text(d.proposal) for d in demos])
                 others = [p for p in players if p.name != player.name]
                 metric = setter = setter_metric(game, module, player, others, items, env, novelty, opt.seed)
-                # The game's setting requests: its stop sequences and sampling options.
-                stops = module.stop_sequences()
-                options = {**dict(getattr(player, "setter_extra_body", {}) or {}), **({"stop": stops} if stops else {})}
+                options = player.setting_options()  # as the game sends its setting requests
             record.train, record.val = len(items.train), len(items.val)
             if not items.train:
                 record.stopped = f"no training items for the {role} of {game.name}"
@@ -638,6 +630,8 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                         for k in SAVED_MEASURES:
                             if saved.get(k) is not None:
                                 setattr(record, k, saved[k])
+                        # Compiled for a longer context than this model's: it must fit.
+                        record.demos_dropped += fit_demos(module, player.spec, [*items.val, *items.train])
                     else:
                         record.metric_before = evaluate(module, items.val, metric, threads)
                         if setter is not None:
@@ -660,10 +654,6 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                                          "role": role, "game": game.name, "optimizer": plan.optimizer,
                                          "settings": plan.settings, "train": len(items.train),
                                          "val": len(items.val), **{k: getattr(record, k) for k in SAVED_MEASURES}})
-                    # A stored program compiled for a longer context than this model's: it must fit.
-                    late = fit_demos(module, player.spec, [*items.val, *items.train])
-                    if late:
-                        record.demos_dropped += late
                     if record.demos_dropped:
                         log.warning("%s: %d of the %s's demonstrations did not fit the model's context of %s tokens "
                                     "and were dropped; lower optimizer.settings.max_bootstrapped_demos and "

@@ -93,6 +93,15 @@ class NoveltyIndex:
         with self._lock:
             self._banks.setdefault(setter, []).append(vec)
 
+    def seed(self, setter: str, texts: Sequence[str]) -> None:
+        """Count ``texts`` (the blank ones left out, each once) as ``setter``'s earlier tasks,
+        embedded in one batch."""
+        texts = list(dict.fromkeys(t for t in texts if t.strip()))
+        if texts:
+            vecs = self.embedder.embed(texts)
+            with self._lock:
+                self._banks.setdefault(setter, []).extend(vecs)
+
 
 def build_embedder(cfg: object) -> Embedder:
     """Instantiate an embedder config (Hydra ``_target_``); an embedder that cannot run here, or

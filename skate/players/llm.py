@@ -60,11 +60,18 @@ class LLMPlayer(Player):
             return module.messages(x), None
         return (lambda: module.messages(x)), (module.messages(x, structured=True), module.response_format())
 
+    def setting_options(self, structured: bool = False) -> dict[str, Any]:
+        """The request fields a setting request carries besides its messages: the player's
+        ``setter_extra_body``, and (for a text-format reply) the setter's stop sequences. A prompt
+        optimiser sends its setting requests with the same (:mod:`skate.optimize`)."""
+        stops = [] if structured else self.setter.stop_sequences()
+        return {**self.setter_extra_body, **({"stop": stops} if stops else {})}
+
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any:
         seed = int(rng.integers(2**31 - 1))
         messages, structured = self._request(self.setter, ctx)
-        stops = self.setter.stop_sequences() if structured is None else []
-        options = {**self.setter_extra_body, **({"stop": stops} if stops else {})}
+        options = self.setting_options(structured is not None)
+        stops = options.get("stop")
         (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured,
                                        options or None)
         if not done.ok:
