@@ -43,6 +43,7 @@ from dspy.adapters.utils import parse_value
 from dspy.utils.exceptions import AdapterParseError
 
 from skate.llm import plain
+from skate.llm.choices import label_of
 from skate.llm.sections import MARKER, sections
 from skate.records import SetterContext
 
@@ -320,8 +321,6 @@ class LabelAdapter(PlainAdapter):
         return str(outputs.get("answer", missing_field_message))
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
-        from skate.llm.choices import label_of
-
         label = next((x for x in (label_of(t, self.labels) for t in completion.split()) if x), None)
         if label is None:
             raise AdapterParseError(adapter_name="LabelAdapter", signature=signature, lm_response=completion)
