@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import kendalltau
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -45,6 +46,7 @@ from skate.cli import local  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
+from skate.runner import run_game  # noqa: E402
 
 # CRUXEval-O accuracy of each model (200 items, greedy: docs/real-models.md, "Does the ranking hold?").
 CRUXEVAL_O = {"qwen2.5-coder-1.5b": 24.5, "qwen2.5-coder-0.5b": 9.0, "gemma3-270m": 0.0, "smollm2-135m": 0.0}
@@ -53,8 +55,6 @@ AUG = ("no_info", "hist_tasks", "hist_perf", "full_personal", "full_context")
 
 def kendall_tau_b(a: list[float], b: list[float]) -> float | None:
     """Kendall's tau-b of two paired lists (ties in either count as in scipy's default)."""
-    from scipy.stats import kendalltau
-
     if len(a) < 2:
         return None
     tau = kendalltau(a, b).statistic
@@ -180,8 +180,6 @@ def main() -> None:
     models = local.parse_models(args.models)
     with local.serving_many(local.cache_root(), models, threads=local.cohort_threads(None, local.DEFAULT_SERVER)) as servers:
         os.environ.update(local.cohort_env(servers, {}))  # type: ignore[arg-type]
-        from skate.runner import run_game
-
         for name, extra in variants:
             given = [f"game={args.game}", f"game.rounds={args.rounds}", f"seed={args.seed}", "stop.settled=null",
                      "logger=none", "report=false", "llm.cache=false", *args.common.split(), *extra.split()]
