@@ -44,6 +44,8 @@ program's fence, closed only at the end), ``quoted`` (the fenced text sent as a 
 quotes and all) and ``echo`` (the request's own text written back until the token limit: cut,
 ``finish_reason`` "length"). ``copy_demo`` is what the Qwen models did with demonstrations: a
 request that carries some is answered with the last one's reply, word for word (others as usual).
+``repeat`` is what the 1.5B did round after round: every reply drawn with one seed for the whole
+run, so a setter sends the same task again whatever its history shows (and is not unique).
 A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
@@ -655,6 +657,9 @@ class FakeLLMServer:
                         texts.append("")
                     elif fault == "copy_demo" and count_demos(messages):
                         texts.append(copied_demo(messages))
+                    elif fault == "repeat":  # one draw for the whole run: the same task every round
+                        text = server.brain.reply(name, messages, seeded_random("repeat", name).getrandbits(31), 0)
+                        texts.append(as_json_reply(text, schema) if json_reply else text)
                     else:
                         text = server.brain.reply(name, messages, *(greedy_draw(messages) if greedy else (seed, i)))
                         texts.append(as_json_reply(text, schema) if json_reply else text)

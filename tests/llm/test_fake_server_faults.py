@@ -156,3 +156,16 @@ def test_a_model_that_echoes_its_request_is_stopped_and_rejected(slips):
                             for a in attempts)
     est = _of(events, "estimate", "echo")
     assert est and all(e["unparsable"] == e["n"] for e in est)  # echoed answers are unreadable
+
+
+def test_a_setter_that_sends_the_same_task_every_round_sets_it_once(tmp_path):
+    """``repeat``: the Qwen 1.5B sent its one valid COP program again round after round, whatever
+    its history showed. The first is a task; every later attempt is not unique."""
+    srv, _, events = _play(tmp_path, "repeat", "off")
+    assert srv.stats.by_fault["repeat"] > 0
+    tasks, attempts = _of(events, "task", "low"), _of(events, "attempt", "low")
+    assert len(tasks) == 1 and tasks[0]["round"] == 1
+    later = [a for a in attempts if a["round"] == 2]
+    assert later and all(a["reason"] == "not_unique" for a in later)
+    assert len({a["text"] for a in attempts}) == 1  # the same program every time
+    assert len(_of(events, "task", "ace")) == 2
