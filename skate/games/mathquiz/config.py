@@ -26,3 +26,7 @@ class MathQuizConfig(GameConfig):
     # Answers per sample: a sample is correct once one of up to `tries` fresh answers is (each
     # try asked anew, as ZeroSumEval's student, who gets max_player_attempts = 3 tries a match).
     tries: int = 1
+    # Each round's target comes with one calculation that reaches it (a × b + c, drawn with the
+    # target), and the setter is asked to tell that calculation as a problem: for models that
+    # cannot plan arithmetic towards a number (the local cohort's Qwen models: docs/real-models.md).
+    recipe: bool = False

@@ -23,7 +23,7 @@ FORMS = ("{}", "The answer is {}.", "\\boxed{{{}}}", "{:,}")
 
 class FakeMathQuizPlayer(FakePlayer):
     def claims(self, inputs: Mapping[str, str]) -> bool:
-        return set(inputs) - {"guidance"} in ({"rules", "target", "situation", "history"}, {"question"})
+        return set(inputs) - {"guidance", "calculation"} in ({"rules", "target", "situation", "history"}, {"question"})
 
     def reply(self, request: FakeRequest) -> str:
         return self._answer(request) if "question" in request.inputs else self._set(request)

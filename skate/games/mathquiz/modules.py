@@ -20,9 +20,7 @@ maths questions. Every round each player is given a secret whole number, its tar
 one question whose answer is exactly that number: a word problem or a calculation that takes \
 several steps of arithmetic to solve.
 
-The target is the answer and never appears in the question: choose numbers that combine to it \
-and build the question around them, with a step or two more than a single sum. For your target \
-you could start from {starts}. Work the question out before you send it.
+{plan}
 
 The question must not state the target or give it away. Before it counts, you will be asked to \
 answer it yourself in a new conversation that shows neither the target nor these instructions; \
@@ -51,6 +49,33 @@ class SetMathQuestion(dspy.Signature):
     target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     question: str = dspy.OutputField(desc="the question, as a solver will read it")
+
+
+PLAN = ("The target is the answer and never appears in the question: choose numbers that combine to it "
+        "and build the question around them, with a step or two more than a single sum. For your target "
+        "you could start from {starts}. Work the question out before you send it.")
+# With ``game.recipe``: the target comes with a calculation, and the question tells it.
+RECIPE_PLAN = ("The target is the answer and never appears in the question. Each round your target comes with a "
+               "calculation whose value is the target: write a question that a solver answers by working out "
+               "exactly that calculation, giving its numbers and never its result, as a short story or a plain "
+               "sum. Work the question out before you send it.")
+
+
+class SetMathQuestionFromCalculation(dspy.Signature):
+    """Write your question for this round of a maths tournament.
+
+    Its answer must be exactly the target, which the question must not mention: the question asks
+    for the given calculation, worked out. Follow the rules and the guidance, and if earlier
+    attempts this round were rejected, fix what the rejection names."""
+
+    rules: str = dspy.InputField(desc="how the game is played and scored")
+    guidance: str = guidance_field()
+    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
+    target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
+    calculation: str = dspy.InputField(desc="a calculation whose value is the target; your question asks for it")
+    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
+    question: str = dspy.OutputField(desc="the question, as a solver will read it: the calculation told as a "
+                                          "problem, without its result")
 
 
 class AnswerMathQuestion(dspy.Signature):
@@ -88,16 +113,20 @@ def headless_question(text: str, max_chars: int) -> str:
 class MathQuizSetter(SetterModule):
     plain_kinds: dict[str, str] = {}  # the plain reply format: QUESTION: and the question under it
 
-    def __init__(self, pass_mark: float = 0.55, max_chars: int = 2000) -> None:
-        super().__init__(SetMathQuestion)
-        self.pass_mark, self.max_chars = pass_mark, max_chars
+    def __init__(self, pass_mark: float = 0.55, max_chars: int = 2000, recipe: bool = False) -> None:
+        super().__init__(SetMathQuestionFromCalculation if recipe else SetMathQuestion)
+        self.pass_mark, self.max_chars, self.recipe = pass_mark, max_chars, recipe
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         target = int(ctx.assignment["target"])
+        plan = RECIPE_PLAN if self.recipe else PLAN.format(starts=starting_points(target))
         rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars,
-                             starts=starting_points(target))
-        return {"rules": rules, "guidance": self.guidance(ctx), "target": str(ctx.assignment["target"]),
-                "situation": render_situation(ctx), "history": render_history(ctx)}
+                             plan=plan)
+        out = {"rules": rules, "guidance": self.guidance(ctx), "target": str(target),
+               "situation": render_situation(ctx), "history": render_history(ctx)}
+        if self.recipe:  # a demonstration's assignment (a practice question's target) has none to show
+            out["calculation"] = str(ctx.assignment.get("recipe") or "(none given: any that reaches the target)")
+        return out
 
     def parse(self, text: str) -> MathQuizProposal:
         question = self.field(text, "question") or headless_question(text, self.max_chars)
@@ -114,4 +143,4 @@ def answerer(reasoning: bool = True) -> FreeFormAnswerer:
 
 
 def mathquiz_modules(game: MathQuizGame, env: GameEnv) -> GameModules:
-    return GameModules(MathQuizSetter(env.pass_mark, game.max_question_chars), answerer(game.reasoning))
+    return GameModules(MathQuizSetter(env.pass_mark, game.max_question_chars, game.recipe), answerer(game.reasoning))

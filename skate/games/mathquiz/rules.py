@@ -32,6 +32,16 @@ class MathQuizProposal:
     note: str = ""  # why the question is empty, when the setter's reply could not be read
 
 
+def recipe_for(target: int, rng: np.random.Generator) -> str:
+    """One calculation of two steps whose value is ``target``: ``a × b + c`` (``- c`` when the
+    product passes it; ``a × b`` when it is exact), with ``a`` from 3 to 12 and the product about
+    half to nine tenths of the target, so the sum is not the whole of it."""
+    a = int(rng.integers(3, 13))
+    b = max(2, int(abs(target) * rng.uniform(0.5, 0.9)) // a)
+    rest = target - a * b
+    return f"{a} × {b}" + ("" if rest == 0 else f" + {rest}" if rest > 0 else f" - {-rest}")
+
+
 def states_number(text: str, number: int) -> bool:
     """Whether ``text`` names ``number`` as a number of its own (``1,000`` names 1000; 120
     does not name 12)."""
@@ -54,6 +64,7 @@ class MathQuizGame(Game):
         self.reasoning = cfg.reasoning
         self.max_question_chars = cfg.max_question_chars
         self.tries = cfg.tries
+        self.recipe = cfg.recipe
 
     @classmethod
     def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
@@ -70,7 +81,8 @@ class MathQuizGame(Game):
 
     # ------------------------------------------------------------------ setting
     def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
-        return {"target": int(rng.integers(self.target_min, self.target_max + 1))}
+        target = int(rng.integers(self.target_min, self.target_max + 1))
+        return {"target": target, "recipe": recipe_for(target, rng)} if self.recipe else {"target": target}
 
     def proposal_text(self, proposal: MathQuizProposal) -> str:
         return str(getattr(proposal, "question", proposal))

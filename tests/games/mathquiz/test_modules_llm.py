@@ -84,3 +84,20 @@ def test_a_question_written_with_no_heading_is_read_but_prose_is_not():
     for prose in ("I am not sure; it could be several of these.", "x" * 80 + "1", '{"answer": 1}', ""):
         proposal = setter.read_reply(prose)
         assert proposal.question == "" and "QUESTION:" in proposal.note
+
+
+def test_with_a_recipe_each_setter_is_given_a_calculation_of_its_target_and_no_solver_sees_it(tmp_path):
+    with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "game.recipe=true",
+                         "estimator.n=4", names=("ace", "mid"))
+        run_game(cfg, tmp_path / "run")
+    set_prompts = [u for u in srv.users if "[[ ## target ## ]]" in u]
+    assert set_prompts
+    for u in set_prompts:
+        target = int(u.split("[[ ## target ## ]]\n")[1].split("\n")[0])
+        calc = u.split("[[ ## calculation ## ]]\n")[1].split("\n")[0]
+        assert eval(calc.replace("×", "*")) == target  # noqa: S307 - a × b ± c written by the game
+        assert "without its result" in u
+    assert not any("[[ ## calculation ## ]]" in u for u in srv.users if "[[ ## target ## ]]" not in u)
+    tasks = kinds(read_events(tmp_path / "run"), "task")
+    assert tasks and all(solve(t["prompt"]) == int(t["answer"]) for t in tasks)
