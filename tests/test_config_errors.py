@@ -76,3 +76,9 @@ def test_skate_uses_no_private_hydra_api():
     root = Path(__file__).resolve().parents[1] / "skate"
     users = [str(p.relative_to(root.parent)) for p in sorted(root.rglob("*.py")) if "hydra._internal" in p.read_text()]
     assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/compose.py)"
+
+
+def test_a_setter_repair_that_is_not_one_of_the_choices_is_refused_naming_them():
+    cfg = compose_config(["players=local_cohort", "players.llm.0.setter_repair=again"])
+    with pytest.raises(ConfigError, match=r"players.llm\[0\].setter_repair.*'again'.*\['show', 'resample'\]"):
+        validate(cfg)

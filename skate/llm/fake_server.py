@@ -46,6 +46,8 @@ quotes and all) and ``echo`` (the request's own text written back until the toke
 request that carries some is answered with the last one's reply, word for word (others as usual).
 ``repeat`` is what the 1.5B did round after round: every reply drawn with one seed for the whole
 run, so a setter sends the same task again whatever its history shows (and is not unique).
+``resend`` is what the cohort did when shown a rejection and its own reply: a request with
+repair turns is answered with the last reply in it, word for word (a first request as usual).
 A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
@@ -260,6 +262,17 @@ def copied_demo(messages: list[dict[str, Any]]) -> str:
     """The reply of a request's last demonstration, word for word (the fault ``copy_demo``)."""
     last = _request_user(messages)
     return next(str(m.get("content", "")) for m in reversed(messages[:last]) if m.get("role") == "assistant")
+
+
+def repair_turns(messages: list[dict[str, Any]]) -> int:
+    """How many repair turns (a rejection and the request to send the task again) follow the
+    request's own user message."""
+    return sum(1 for m in messages if m.get("role") == "user" and str(m.get("content", "")).startswith(plain.REPAIR_PREFIX))
+
+
+def resent_reply(messages: list[dict[str, Any]]) -> str:
+    """The setter's last reply in a repair conversation, word for word (the fault ``resend``)."""
+    return next(str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "assistant")
 
 
 def _request_user(messages: list[dict[str, Any]]) -> int | None:
@@ -657,6 +670,8 @@ class FakeLLMServer:
                         texts.append("")
                     elif fault == "copy_demo" and count_demos(messages):
                         texts.append(copied_demo(messages))
+                    elif fault == "resend" and repair_turns(messages):
+                        texts.append(resent_reply(messages))
                     elif fault == "repeat":  # one draw for the whole run: the same task every round
                         text = server.brain.reply(name, messages, seeded_random("repeat", name).getrandbits(31), 0)
                         texts.append(as_json_reply(text, schema) if json_reply else text)

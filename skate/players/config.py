@@ -51,6 +51,13 @@ class LLMPlayerConfig:
     # request): e.g. llama.cpp's repeat_penalty, which keeps small models' tasks from looping but
     # would push a one-letter answer away from the options its request named last.
     setter_extra_body: dict[str, Any] = field(default_factory=dict)
+    # What a setter is asked after a rejected attempt: "show" (the rejection and why, with its own
+    # reply in the plain format) or "resample" (the round's request asked anew, nothing shown: for
+    # models that send a rejected task back unchanged, as the local cohort's did; docs/real-models.md).
+    setter_repair: str = "show"
+
+
+SETTER_REPAIRS = ("show", "resample")
 
 
 @dataclass
@@ -101,10 +108,12 @@ def validate_players(players: PlayersConfig, known_kinds: Iterable[str], game: s
         unknown = sorted(set(p.topic_skill) - known)
         _check(not unknown, f"{key}.topic_skill", unknown, f"no game has these kinds; {game} has {list(game_kinds)}")
     for i, p in enumerate(llm_roster):
+        _check(p.setter_repair in SETTER_REPAIRS, f"players.llm[{i}].setter_repair", p.setter_repair,
+               f"must be one of {list(SETTER_REPAIRS)}")
         try:
             fields = dataclasses.asdict(p)
-            fields.pop("name")
-            fields.pop("setter_extra_body")
+            for key in ("name", "setter_extra_body", "setter_repair"):
+                fields.pop(key)
             ModelSpec(**fields).api_key()  # a hosted model without its key fails here
         except ModelConfigError as exc:
             raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None

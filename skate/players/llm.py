@@ -21,6 +21,7 @@ What the game gets from a reply that is no answer:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -42,9 +43,10 @@ class LLMPlayer(Player):
     io_bound = True
 
     def __init__(self, name: str, spec: ModelSpec, client: LLMClient, modules: GameModules,
-                 setter_extra_body: dict[str, Any] | None = None) -> None:
+                 setter_extra_body: dict[str, Any] | None = None, setter_repair: str = "show") -> None:
         self.name, self.spec, self.client = name, spec, client
         self.setter_extra_body = dict(setter_extra_body or {})  # request fields for setting requests only
+        self.setter_repair = setter_repair  # "resample": after a rejection, the round's request asked anew
         self.setter, self.answerer = modules.setter, modules.answerer
         self._no_logprobs: ChoiceRead | None = None  # set when its provider gave no log-probabilities: no more reads
         self._said: set[str] = set()  # kinds of failed read, each logged once
@@ -69,6 +71,8 @@ class LLMPlayer(Player):
 
     def set_task(self, ctx: SetterContext, rng: np.random.Generator) -> Any:
         seed = int(rng.integers(2**31 - 1))
+        if self.setter_repair == "resample" and ctx.failed:
+            ctx = dataclasses.replace(ctx, failed=())  # a new sample of the same request: no rejection to copy
         messages, structured = self._request(self.setter, ctx)
         options = self.setting_options(structured is not None)
         stops = options.get("stop")
@@ -175,6 +179,7 @@ def build_llm_players(configs: Sequence[Any], client: LLMClient,
         c = dict(c)
         name = c.pop("name")
         setter_extra_body = c.pop("setter_extra_body", None)
+        setter_repair = c.pop("setter_repair", None) or "show"
         spec = ModelSpec(**{k: v for k, v in c.items() if v is not None or k == "supports_n"})
-        players.append(LLMPlayer(name, spec, client, make_modules(), setter_extra_body))
+        players.append(LLMPlayer(name, spec, client, make_modules(), setter_extra_body, setter_repair))
     return players

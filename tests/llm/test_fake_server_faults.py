@@ -9,11 +9,12 @@ import logging
 
 import pytest
 
+from skate.llm import plain
 from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
 from skate.runner import run_game
 from skate.store import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
-from tests.llm.conftest import llm_config
+from tests.llm.conftest import RecordingServer, llm_config
 from tests.llm.test_llm_structured import cop_answerer
 
 MODES = ["auto", "off"]  # structured output, and the text format
@@ -169,3 +170,26 @@ def test_a_setter_that_sends_the_same_task_every_round_sets_it_once(tmp_path):
     assert later and all(a["reason"] == "not_unique" for a in later)
     assert len({a["text"] for a in attempts}) == 1  # the same program every time
     assert len(_of(events, "task", "ace")) == 2
+
+
+@pytest.mark.parametrize("repair", ["show", "resample"])
+def test_a_setter_that_resends_its_rejected_task_is_asked_anew_with_setter_repair_resample(repair, tmp_path):
+    """``resend``: shown a rejection and its own reply, the cohort sent the reply back word for word,
+    so every repair turn failed as the first attempt had. ``setter_repair=resample`` asks the
+    round's request anew instead: no repair turn to copy, a fresh program each attempt."""
+    models = {"ace": FakeModel(0.9), "low": FakeModel(0.3, {"uncalled": 0.7, "resend": 0.3})}
+    with RecordingServer(models) as srv:  # (8 rounds: some first attempt fails, whatever order the draws come in)
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game.rounds=8", "estimator.n=1", names=("ace", "low"))
+        cfg.players.llm[1].setter_repair = repair
+        run_game(cfg, tmp_path / "run")
+    attempts = _of(read_events(tmp_path / "run"), "attempt", "low")
+    previous = {(a["round"], a["attempt"]): a["text"] for a in attempts}
+    repaired = [a for a in attempts if a["attempt"] > 1]
+    assert repaired
+    resent = [a for a in repaired if a["text"] == previous[(a["round"], a["attempt"] - 1)]]
+    repair_turns = [u for u in srv.users if u.startswith(plain.REPAIR_PREFIX)]
+    if repair == "show":
+        assert repair_turns  # shown its rejection, it sent the same program back or failed anew
+        assert not any(a["valid"] for a in repaired)
+    else:
+        assert not repair_turns and not resent  # asked anew: each attempt a program of its own
