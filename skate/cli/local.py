@@ -93,7 +93,9 @@ def client_falls_back_on_llama_cpp() -> bool:
 def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True, players: Sequence[str] = ("players=local_tiny",),
                    defaults: Sequence[str] = PLAY_DEFAULTS) -> list[str]:
     """``players`` (``players=local_tiny``) and ``defaults`` (:data:`PLAY_DEFAULTS`), except for
-    keys the user set, then the user's overrides. Where the client would not fall back from the
+    keys the user set (``players`` where the user gives a roster: ``players=``, ``players.llm=``;
+    one player's setting, ``players.llm.0.max_tokens=``, applies to the cohort), then the user's
+    overrides. Where the client would not fall back from the
     json_schema form on this server (``structured_falls_back`` false: every call would fail),
     ``llm.structured=off`` unless the user set it."""
     given = {override_key(o) for o in overrides}
@@ -102,7 +104,8 @@ def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True,
         parts = key.split(".")
         return any(".".join(parts[:i]) in given for i in range(1, len(parts) + 1))
 
-    out = [] if any(k == "players" or k.startswith("players.") for k in given) else list(players)
+    # The user's own roster replaces the cohort; a setting of one of its players tweaks it.
+    out = [] if given & {"players", "players.llm", "players.simulated"} else list(players)
     out += [d for d in defaults if not set_by_user(override_key(d))]
     if not structured_falls_back and not set_by_user("llm.structured"):
         out.append("llm.structured=off")

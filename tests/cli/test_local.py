@@ -289,6 +289,11 @@ def test_cohort_overrides_keep_the_users_values():
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
+    # one player's setting tweaks the cohort, and composes
+    tweak = ["players.llm.0.setter_repair=resample"]
+    assert local.game_overrides(tweak, True, players, ()) == ["players=local_cohort", *tweak]
+    cfg = compose_config(local.game_overrides(tweak, True, players, ()))
+    assert [p.setter_repair for p in cfg.players.llm] == ["resample", "show", "show", "show"]
 
 
 def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_option():
