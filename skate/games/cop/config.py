@@ -28,3 +28,8 @@ class COPConfig(GameConfig):
     # A task counts only once its setter, in a fresh conversation shown only the program and its
     # options, picks the true output (one answer; as MathQuiz's setters must solve their own).
     self_check: bool = False
+    # A setter that gives fewer than n_distractors distinct wrong options has them topped up with
+    # the game's own (its real output mutated: skate.games.cop.distractors, as practice tasks get),
+    # instead of being rejected; the task records how many were the game's. For setters whose
+    # programs are sound but whose lists come up short (the local cohort's Qwen 1.5B).
+    fill_distractors: bool = False

@@ -19,6 +19,7 @@ import numpy as np
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
 from skate.games.base import Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
+from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, boolean_only
 from skate.records import VOID, FailReason, Rejection, Task
 from skate.sandbox import Outcome
@@ -61,6 +62,7 @@ class COPGame(Game):
         super().__init__(*args, **values)
         cfg = self.config
         self.n_distractors = cfg.n_distractors
+        self.fill_distractors = cfg.fill_distractors
         self.n_options = cfg.n_options
         self.determinism_runs = cfg.determinism_runs
         self.require_value = bool(cfg.require_value)  # reject programs that print only True/False
@@ -124,9 +126,16 @@ class COPGame(Game):
                              "value instead (a number, string, list, dict, ...), e.g. the quantity the "
                              "condition is about (a rule of this game: game.require_value)")
         distractors, rejection = check_distractors(answer, proposal.distractors, self.n_distractors)
+        filled = 0
+        if rejection is not None and self.fill_distractors and isinstance(proposal.distractors, (list, tuple)):
+            own = {normalize_text(d) for d in distractors}
+            extra = [d for d in make_distractors(answer, self.n_distractors, checks.rng) if normalize_text(d) not in own]
+            filled = self.n_distractors - len(distractors)
+            distractors, rejection = (*distractors, *extra[:filled]), None
         if rejection is not None:
             return rejection
-        task = checks.task(prompt=code, answer=answer, distractors=distractors)
+        task = checks.task(prompt=code, answer=answer, distractors=distractors,
+                           **({"filled_distractors": filled} if filled else {}))
         return self._checked_by_its_setter(task, checks) if self.self_check else task
 
     def _checked_by_its_setter(self, task: Task, checks: Checks) -> Task | Rejection:

@@ -66,6 +66,17 @@ def test_too_few_distractors(sandbox):
     assert rej.reason is FailReason.TOO_FEW_DISTRACTORS and "only 8" in rej.detail
 
 
+def test_with_fill_distractors_the_game_tops_up_a_short_list_with_its_own(sandbox):
+    game = {"fill_distractors": True, "n_distractors": 3}
+    task = validate(sandbox, "print([1, 2, 3])", distractors=["[1, 2]", "[1,  2]", "[1, 2, 3]"], **game)
+    assert isinstance(task, Task) and task.data["filled_distractors"] == 2
+    keys = [normalize(d) for d in task.data["distractors"]]
+    assert keys[0] == "[1, 2]" and len(set(keys)) == 3 and "[1, 2, 3]" not in keys  # the setter's first
+    assert "filled_distractors" not in validate(sandbox, "print(7)", distractors=["1", "2", "3"], **game).data
+    # a program that fails is still rejected: only the list is topped up
+    assert validate(sandbox, "print(x)", distractors=[], **game).reason is FailReason.NOT_VERIFIABLE
+
+
 def test_distractors_equal_after_whitespace_normalising_do_not_count(sandbox):
     # "[1, 2]" and "[1,  2]" and " [1, 2]\n" are one option; "42 " equals the answer.
     ds = ["[1, 2]", "[1,  2]", " [1, 2]\n", "42 ", "1", "2", "3", "4", "5", "6", "7"]
