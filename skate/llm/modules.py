@@ -32,7 +32,7 @@ import json
 import re
 import textwrap
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_origin
 
@@ -297,10 +297,27 @@ class PlainAdapter(CompactDemos, dspy.ChatAdapter):
             raise AdapterParseError(adapter_name="PlainAdapter", signature=signature, lm_response=completion,
                                     parsed_result=found)
         out = {}
+        kinds = self.field_kinds(signature)
         for name, info in signature.output_fields.items():
             value = found[name]
+            if kinds[name] == "choice" and isinstance(value, str):
+                value = leading_choice(value, getattr(info.annotation, "__args__", ()))
             out[name] = value if isinstance(value, list) else parse_value(value, info.annotation)
         return out
+
+
+def leading_choice(value: str, choices: Sequence[Any]) -> str:
+    """The choice a ``choice`` field's text begins with, where it is not one exactly: the Qwen
+    1.5B wrote ``prediction        # note: the value you produce must exactly match ...`` (a
+    choice, then a template's note copied after it). Otherwise the text as it is."""
+    text = value.strip()
+    names = [str(c) for c in choices]
+    if text in names:
+        return text
+    for c in sorted(names, key=len, reverse=True):
+        if re.match(rf"{re.escape(c)}(?![\w-])", text, re.IGNORECASE):
+            return c
+    return value
 
 
 class LabelAdapter(PlainAdapter):

@@ -3,6 +3,9 @@ small models write it, asked for by PlainAdapter, and answered in by the fake se
 
 from __future__ import annotations
 
+from typing import Literal
+
+import dspy
 import pytest
 
 from skate.games.cop.modules import COPSetter
@@ -152,3 +155,19 @@ def test_a_label_request_names_its_labels_and_the_fake_server_reads_them():
     user = "[[ ## program ## ]]\nprint(1)\n\n" + plain.label_request(("A", "B", "C"))
     assert label_request(user) == ("A", "B", "C") and read_request(user) == ({"program": "print(1)"}, ("answer",))
     assert label_request("[[ ## program ## ]]\nprint(1)") == ()
+
+
+def test_a_choice_followed_by_a_copied_note_is_read_as_that_choice():
+    """The Qwen 1.5B wrote SCP's question type with the template's note after it."""
+    class Sig(dspy.Signature):
+        """Pick one."""
+
+        question: str = dspy.InputField()
+        kind: Literal["sequencing", "cloze", "prediction"] = dspy.OutputField()
+
+    adapter = PlainAdapter()
+    text = "KIND:\nprediction        # note: the value you produce must exactly match (no extra characters) one of: ..."
+    assert adapter.parse(Sig, text) == {"kind": "prediction"}
+    assert adapter.parse(Sig, "KIND:\nCloze") == {"kind": "cloze"}
+    with pytest.raises(ValueError, match="literal_error"):
+        adapter.parse(Sig, "KIND:\nclozes of all kinds")  # no choice at its start
