@@ -246,11 +246,26 @@ class CompactDemos:
 
 
 class CompactChatAdapter(CompactDemos, dspy.ChatAdapter):
-    """DSPy's ChatAdapter with compact demonstrations (:class:`CompactDemos`)."""
+    """DSPy's ChatAdapter with compact demonstrations (:class:`CompactDemos`), reading a choice
+    field leniently (:func:`leading_choice`) where DSPy's own reading fails."""
 
     def __init__(self, demo_skip: tuple[str, ...] = ()) -> None:
         super().__init__(use_json_adapter_fallback=False)
         self.demo_skip = tuple(demo_skip)
+
+    def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
+        try:
+            return super().parse(signature, completion)
+        except AdapterParseError:
+            fixed = completion
+            for name, info in signature.output_fields.items():
+                choices = getattr(info.annotation, "__args__", ()) if get_origin(info.annotation) is Literal else ()
+                if choices:
+                    fixed = re.sub(rf"(\[\[ ## {re.escape(name)} ## \]\][ \t]*\n?)(.*?)(?=\n\s*\[\[ ## |\Z)",
+                                   lambda m, c=choices: m.group(1) + leading_choice(m.group(2), c), fixed, flags=re.S)
+            if fixed == completion:
+                raise
+            return super().parse(signature, fixed)
 
 
 class PlainAdapter(CompactDemos, dspy.ChatAdapter):
@@ -309,15 +324,20 @@ class PlainAdapter(CompactDemos, dspy.ChatAdapter):
 def leading_choice(value: str, choices: Sequence[Any]) -> str:
     """The choice a ``choice`` field's text begins with, where it is not one exactly: the Qwen
     1.5B wrote ``prediction        # note: the value you produce must exactly match ...`` (a
-    choice, then a template's note copied after it). Otherwise the text as it is."""
-    text = value.strip()
+    choice, then a template's note copied after it), or a word of its stem. Otherwise the text as
+    it is."""
+    text = value.strip().strip("`'\"*")
     names = [str(c) for c in choices]
     if text in names:
         return text
     for c in sorted(names, key=len, reverse=True):
         if re.match(rf"{re.escape(c)}(?![\w-])", text, re.IGNORECASE):
             return c
-    return value
+    # a word of the same stem: "sequence" for "sequencing" (the 0.5B), when it names one choice only
+    word = re.match(r"[A-Za-z]{5,}", text)
+    stem = word.group().lower()[:6] if word else ""
+    found = [c for c in names if stem and c.lower().startswith(stem)]
+    return found[0] if len(found) == 1 else value
 
 
 class LabelAdapter(PlainAdapter):

@@ -17,6 +17,7 @@ import dspy
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.games.base import GameEnv
+from skate.games.scp.questions import TYPES
 from skate.games.scp.rules import SCPGame, SCPProposal
 from skate.llm.modules import (
     AnswererModule,
@@ -24,6 +25,7 @@ from skate.llm.modules import (
     SetterModule,
     adapter,
     guidance_field,
+    leading_choice,
     percent,
     read_choice,
     render_history,
@@ -128,7 +130,7 @@ class SCPSetter(SetterModule):
 
     def parse(self, text: str) -> SCPProposal:
         doc = self.field(text, "document").strip().strip("`'\"")
-        qtype = self.field(text, "question_type").strip().strip("`'\"").lower()
+        qtype = leading_choice(self.field(text, "question_type"), TYPES).strip().strip("`'\"").lower()
         if not doc or not qtype:
             missing = [n for n, v in (("document", doc), ("question_type", qtype)) if not v]
             return SCPProposal("", None, "", note=f"the reply has no {' or '.join(f'[[ ## {m} ## ]]' for m in missing)} "

@@ -181,13 +181,16 @@ def _listed(shown: Mapping[str, Any], qtype: str) -> str:
 def offered_id(name: str, offered: Sequence[str]) -> str:
     """The offered document ``name`` means: itself, or the one it names up to case, punctuation
     and the file extension ("PEP-0729", "Pep-0514.rst" and ">(pep-0514.rst)," for pep-0729.rst and
-    pep-0514.rst: what the cohort's small models wrote); else ``name`` unchanged."""
+    pep-0514.rst: what the cohort's small models wrote), or begins with it as the heading it was
+    shown does; else ``name`` unchanged."""
     if name in offered:
         return name
     def key(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", "", text.lower())
     want = key(name)
     found = [d for d in offered if want and want in (key(d), key(Path(d).stem))]
+    if not found:  # the whole heading it was shown: "pep-0673.rst (domain: typing): Self Type" (the 0.5B)
+        found = [d for d in offered if key(d) and want.startswith(key(d))]
     return found[0] if len(found) == 1 else name
 
 

@@ -162,6 +162,17 @@ def test_the_setter_reads_distractors_one_per_line(setter):
     assert p.distractors == ("First wrong one.", "Second wrong one.", "Third wrong one.")
 
 
+@pytest.mark.parametrize("written", ["prediction        # note: the value you produce must exactly match one of: ...",
+                                     "Predict", "**prediction**"])
+def test_the_setter_reads_a_question_type_with_a_copied_note_or_of_its_stem(setter, written):
+    """The 1.5B wrote the template's note after its type, the 0.5B a word of the type's stem."""
+    reply = (f"[[ ## document ## ]]\npep-0318.rst\n\n[[ ## paragraph ## ]]\n14\n\n[[ ## question_type ## ]]\n{written}\n\n"
+             '[[ ## distractors ## ]]\n["First wrong one here.", "Second wrong one.", "Third wrong one."]\n\n[[ ## completed ## ]]')
+    assert setter.parse(reply).type == "prediction"
+    # and so does DSPy's reading of the reply, as a prompt optimiser's program makes it
+    assert setter.adapter.parse(setter.predict.signature, reply)["question_type"] == "prediction"
+
+
 def test_the_setter_reads_sequencing_without_distractors(setter):
     p = setter.parse("[[ ## document ## ]]\npep-0435.rst\n\n[[ ## paragraph ## ]]\n3\n\n"
                      "[[ ## question_type ## ]]\nsequencing\n\n[[ ## distractors ## ]]\n[]\n\n[[ ## completed ## ]]")

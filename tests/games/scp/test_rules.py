@@ -238,7 +238,8 @@ def test_a_document_named_up_to_case_punctuation_or_extension_is_the_offered_one
     offered = ["pep-0514.rst", "pep-0729.rst"]
     for name, meant in (("Pep-0514.rst", "pep-0514.rst"), (">(PEP-0514.rst),", "pep-0514.rst"),
                         ("PEP-0729", "pep-0729.rst"), ("pep-0729.rst", "pep-0729.rst"), ("pep-0730", "pep-0730"),
-                        ("", ""), ("Document", "Document")):
+                        ("", ""), ("Document", "Document"),
+                        ("pep-0729.rst (domain: typing): Self Type", "pep-0729.rst")):  # the heading it was shown
         assert offered_id(name, offered) == meant, name
     task = game.validate(SCPProposal(f"**{DOC.upper()}**", 1, "sequencing"), checks())
     assert isinstance(task, Task) and task.data["doc"] == DOC
