@@ -15,6 +15,7 @@ from skate.estimators import Sampler
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame
 from skate.llm import LLMClient, ModelSpec, RetryPolicy
+from skate.llm.choices import ChoiceRead
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.players.llm import LLMPlayer
 from skate.records import Task
@@ -86,6 +87,36 @@ def test_a_read_agrees_with_the_frequency_of_200_samples(skill):
     assert before == 1
 
 
+def test_with_several_orders_a_model_that_always_picks_the_first_label_reads_its_share_not_all_or_nothing():
+    """A model whose reads put all their probability on label A (a position bias): one order
+    reads 1 or 0 as the right option falls first or not; eight orders (each drawn from the task
+    alone, the first the same) read the share of them in which it falls first."""
+    game = COPGame()
+    task = _cop_task(game)
+    asked = []
+
+    def first_label(queries, rng, min_mass=0.5):
+        asked.extend(queries)
+        return [ChoiceRead(probs=(1.0, 0.0, 0.0, 0.0)) for _ in queries]
+
+    sampler = Sampler(game, task, lambda qs, rng: [0] * len(qs), read_choices=first_label)
+    one = sampler.read(np.random.default_rng(0)).p
+    eight = sampler.read(np.random.default_rng(0), orders=8).p
+    assert one in (0.0, 1.0)
+    assert len(asked) == 9 and asked[1] == asked[0] and len(set(asked[1:])) > 1  # the first order is the one read alone
+    firsts = [game.grade(task, q, 0) for q in asked[1:]]
+    assert eight == pytest.approx(sum(firsts) / 8) and 0 < eight < 1
+
+
+def test_a_game_with_several_orders_makes_that_many_reads_per_player_and_task(tmp_path):
+    models = {"ace": FakeModel(0.9), "low": FakeModel(0.3)}
+    srv, run, events = _game(tmp_path, models, "estimator.orders=3", rounds=2)
+    estimates = [e for e in events if e["event"] == "estimate"]
+    attempts = [e for e in events if e["event"] == "attempt"]
+    assert estimates and all(e["read"] is True and e["n"] == 4 for e in estimates)
+    assert srv.stats.requests == len(attempts) + 3 * len(estimates)
+
+
 @pytest.mark.parametrize("fault, says", [
     ("no_logprobs", "the provider gave no log-probabilities"),
     ("refuse_logprobs", "the provider refused log-probabilities"),
@@ -131,6 +162,7 @@ def test_simulated_players_are_sampled_beside_read_models(tmp_path):
     (["game.reasoning=true"], "game.reasoning=true asks for the working first"),
     (["estimator.weight=0"], "estimator.weight=0 is invalid"),
     (["estimator.min_mass=1.5"], "must lie in (0, 1]"),
+    (["estimator.orders=0"], "estimator.orders=0 is invalid: give the reads per (player, task), from 1 to 24"),
 ])
 def test_where_it_does_not_apply_the_config_says_so(overrides, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
