@@ -51,6 +51,10 @@ VALUE_REJECTION = "prints only True or False (not a value), "
 VALUE_NOTE = " (such a program is rejected)"
 
 
+WRONG_DESC = "a wrong output"
+PLACEHOLDER = f"<{WRONG_DESC}>"  # how the plain reply template shows each wrong answer (skate.llm.plain)
+
+
 class SetCOPTask(dspy.Signature):
     """You are a player in a tournament of Python code-output-prediction tasks: each task is a
     short program, and the question is what it prints. Write your task for this round, following
@@ -62,7 +66,7 @@ class SetCOPTask(dspy.Signature):
     history: str = dspy.InputField(desc="earlier tasks of the game you are allowed to see; may be empty")
     situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
     program: str = dspy.OutputField(desc="the whole program, ending with its print()")
-    wrong_answers: list[str] = dspy.OutputField(desc="a wrong output")
+    wrong_answers: list[str] = dspy.OutputField(desc=WRONG_DESC)
 
 
 class AnswerCOP(dspy.Signature):
@@ -110,7 +114,8 @@ class COPSetter(SetterModule):
                 wrong = [line.strip() for line in str(wrong).splitlines() if line.strip()]
         if not isinstance(wrong, list):
             wrong = [wrong]
-        return COPProposal(strip_fences(str(program)), [str(w) for w in wrong])
+        # the template's own placeholder copied as an item (the 1.5B) is no wrong answer: left empty
+        return COPProposal(strip_fences(str(program)), ["" if str(w).strip() == PLACEHOLDER else str(w) for w in wrong])
 
 
     def label(self, proposal: COPProposal) -> dict[str, Any]:

@@ -124,3 +124,12 @@ def test_the_rules_say_a_setter_answers_its_own_task_when_the_game_checks_it():
     on = COPSetter(self_check=True).inputs(ctx(failed=()))["rules"]
     off = COPSetter().inputs(ctx(failed=()))["rules"]
     assert "you answer it yourself once, in a new conversation" in on and "answer it yourself once" not in off
+
+
+def test_the_templates_placeholder_copied_as_a_wrong_answer_counts_as_none():
+    """The 1.5B sent `<a wrong output>`, the template's own line, as one of its three wrong answers."""
+    setter = COPSetter()
+    reply = "PROGRAM:\n```python\nprint(84)\n```\n\nWRONG ANSWERS:\n1. 42\n2. <a wrong output>\n3. None"
+    assert setter.read_reply(reply).distractors == ["42", "", "None"]
+    # a wrong answer that merely looks like one (a function's repr) is kept
+    assert setter.read_reply(reply.replace("<a wrong output>", "<function f at 0x1>")).distractors[1] == "<function f at 0x1>"
