@@ -11,7 +11,7 @@ import pytest
 from skate.games.cop.modules import COPSetter
 from skate.llm import plain
 from skate.llm.fake_server import FakeLLMServer, FakeModel, as_plain_reply, read_request
-from skate.llm.modules import PlainAdapter
+from skate.llm.adapters import PlainAdapter
 from skate.records import SetterContext
 
 COP = {"program": "code", "wrong_answers": "list"}

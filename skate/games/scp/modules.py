@@ -19,13 +19,13 @@ import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.games.base import GameEnv
 from skate.games.scp.questions import TYPES
 from skate.games.scp.rules import SCPGame, SCPProposal
+from skate.llm.adapters import leading_choice
 from skate.llm.modules import (
     AnswererModule,
     GameModules,
     SetterModule,
     adapter,
     guidance_field,
-    leading_choice,
     percent,
     read_choice,
     render_history,
