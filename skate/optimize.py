@@ -57,6 +57,7 @@ import numpy as np
 
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
+from dspy.utils.exceptions import AdapterParseError
 
 from skate import events as ev
 from skate.games.base import Checks, Game, GameEnv
@@ -70,6 +71,12 @@ from skate.players.simulated import SimulatedPlayer
 from skate.records import Rejection, SetterContext, Task
 
 log = logging.getLogger(__name__)
+
+
+class Unreadable(Exception):
+    """The optimiser could not read a model's reply to one of its own requests (MIPROv2's
+    instruction proposer): that player's role is left unoptimised, the others go on."""
+
 
 # Bump when a role's metric changes meaning: stored programs compiled under the old one are stale.
 METRIC_VERSION = {"answerer": 1, "setter": 2}
@@ -638,9 +645,12 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                             record.valid_before, record.separating_before = setter.shares(items.val)
                             record.tasks_before = setter.examples(items.val)
                             record.rejected_before = setter.reasons(items.val)
-                        with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
-                            compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
-                                                       opt.seed, prompt_lm=proposer)
+                        try:
+                            with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
+                                compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
+                                                           opt.seed, prompt_lm=proposer)
+                        except AdapterParseError as exc:  # the model could not answer the optimiser's own request
+                            raise Unreadable(str(exc).strip().splitlines()[0]) from None
                         state = compiled.predict.dump_state()
                         module.predict.load_state(state)
                         record.demos_dropped = fit_demos(module, player.spec, [*items.val, *items.train])
@@ -662,6 +672,12 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
             except BudgetExceeded as exc:
                 stopped = record.stopped = f"budget: {exc}"
                 log.warning("prompt optimisation stopped: %s", exc)
+            except Unreadable as exc:
+                module.predict.load_state(fresh)  # its prompts as they were; nothing stored, so tried again next time
+                record.stopped = (f"{plan.optimizer} could not read the model's reply to one of its own requests ({exc}); "
+                                  f"the {role} keeps its prompts")
+                log.warning("%s: %s. A model this small may not follow the optimiser's requests: try "
+                            "optimizer=bootstrap_fewshot for it", player.name, record.stopped)
             record.demos = len(module.predict.demos)
             used = _usage(client)
             record.calls = int(used["calls"] - before_usage["calls"])

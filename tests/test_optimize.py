@@ -12,6 +12,7 @@ answerer must lift the metric.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -677,3 +678,20 @@ def test_predictions_render_as_replies_the_modules_parse_back():
     wrong = ["[1, 2, 3]", 'a "quoted"\nline', "", "ünïcode"]
     proposal = setter.parse(render_prediction(dspy.Prediction(program="x = [1, 2]\nprint(x)", wrong_answers=wrong)))
     assert proposal.code == "x = [1, 2]\nprint(x)" and proposal.distractors == wrong
+
+
+def test_a_model_that_cannot_answer_mipros_own_requests_keeps_its_prompts_and_the_game_goes_on(tmp_path, caplog):
+    """``rambling``: the Qwen 0.5B answered MIPROv2's instruction proposer with fragments of JSON
+    that DSPy cannot read, and the whole optimisation died with a traceback."""
+    models = {"ace": FakeModel(0.9, {"rambling": 1.0}), "mid": FakeModel(0.5)}
+    with FakeLLMServer(models) as srv, caplog.at_level(logging.WARNING, logger="skate.optimize"):
+        cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
+                     "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
+                     optimizer="mipro_v2", names=("ace", "mid"))
+        result = run_game(cfg, tmp_path / "run")
+    (e,) = events_of(tmp_path / "run", "optimize")
+    assert e["player"] == "ace" and "could not read the model's reply" in e["stopped"] and e["metric_after"] is None
+    assert not ProgramStore(tmp_path / "programs").load(e["key"])  # nothing stored: tried again next time
+    warned = [r.getMessage() for r in caplog.records if "could not read" in r.getMessage()]
+    assert len(warned) == 1 and "optimizer=bootstrap_fewshot" in warned[0]
+    assert events_of(tmp_path / "run", "run_end") and len(result.table) == 2

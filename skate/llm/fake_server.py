@@ -48,6 +48,8 @@ request that carries some is answered with the last one's reply, word for word (
 run, so a setter sends the same task again whatever its history shows (and is not unique).
 ``resend`` is what the cohort did when shown a rejection and its own reply: a request with
 repair turns is answered with the last reply in it, word for word (a first request as usual).
+``rambling`` is what the 0.5B wrote for MIPROv2's instruction proposer: a request no game claims
+(an optimiser's own) is answered with fragments of a JSON object that DSPy cannot read.
 A ``latency_s``
 delays every reply. The server counts requests and the most in flight.
 
@@ -264,6 +266,12 @@ def copied_demo(messages: list[dict[str, Any]]) -> str:
     return next(str(m.get("content", "")) for m in reversed(messages[:last]) if m.get("role") == "assistant")
 
 
+# What the Qwen 0.5B wrote when MIPROv2's instruction proposer asked it for an instruction (the
+# fault ``rambling``): fragments of a JSON object, over and over, and no section DSPy can read.
+RAMBLING = ('"proposed_instruction": "Predict the correct output based on the input text.",\n  "completed": true,\n  '
+            * 6).rstrip()
+
+
 def repair_turns(messages: list[dict[str, Any]]) -> int:
     """How many repair turns (a rejection and the request to send the task again) follow the
     request's own user message."""
@@ -393,6 +401,12 @@ class FakeBrain:
                 kinds = plain.template_fields(user)
                 return as_plain_reply(text, kinds) if kinds else text
         return unclaimed_reply(name, user, seed, index)
+
+    def claimed(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether a game's fake player answers this request (else it is DSPy's own: an optimiser's)."""
+        last = _request_user(messages)
+        inputs, _ = read_request(str(messages[last].get("content", "")) if last is not None else "")
+        return any(player.claims(inputs) for player in self.games.values())
 
     def label_probabilities(self, name: str, messages: list[dict[str, Any]]) -> dict[str, float]:
         """For a request that wants an option's label: how often the fake model answers each
@@ -670,6 +684,8 @@ class FakeLLMServer:
                         texts.append("")
                     elif fault == "copy_demo" and count_demos(messages):
                         texts.append(copied_demo(messages))
+                    elif fault == "rambling" and not server.brain.claimed(messages):
+                        texts.append(RAMBLING)
                     elif fault == "resend" and repair_turns(messages):
                         texts.append(resent_reply(messages))
                     elif fault == "repeat":  # one draw for the whole run: the same task every round
