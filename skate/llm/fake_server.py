@@ -111,8 +111,9 @@ from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 from skate.llm import plain
-from skate.llm.fake_replies import (LABEL_DRAWS, SMALL_MODEL_SLIPS, cut_in_half, cut_in_reasoning,  # noqa: F401  (tests import some)
-                                    echo_request, label_request, token_logprobs, wrap_in_prose)
+from skate.llm.fake_replies import (LABEL_DRAWS, RAMBLING, SMALL_MODEL_SLIPS, _request_user,  # noqa: F401  (tests import some)
+                                    copied_demo, count_demos, cut_in_half, cut_in_reasoning, echo_request,
+                                    label_request, repair_turns, resent_reply, token_logprobs, wrap_in_prose)
 from skate.llm.sections import MARKER, sections
 from skate.embedders import HashingEmbedder
 
@@ -240,57 +241,6 @@ def _unfenced(value: str) -> str:
 
 def _last_user(messages: list[dict[str, Any]]) -> int | None:
     return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
-
-
-def count_demos(messages: list[dict[str, Any]]) -> int:
-    """How many few-shot demonstrations a chat request carries: its assistant messages before its
-    last user message.
-
-    DSPy's ``ChatAdapter.format`` (3.4.1, ``Adapter.format`` / ``format_demos``) lays a request
-    out as the system message, then each demonstration as a user message (its input fields) and
-    an assistant message (its output fields, then ``[[ ## completed ## ]]``), the "incomplete"
-    demos first (their user message starts "This is an example of the task, though some input or
-    output fields are not supplied.", a missing output reads "Not supplied for this particular
-    example."), then the complete ones, and last the user message of the request itself. So each
-    demonstration, complete or not, is exactly one assistant message before the last user
-    message. (The turns of a ``dspy.History`` input field, which come after the demos, are laid
-    out the same way and count too; no skate signature has one.)
-    """
-    last = _request_user(messages)
-    return 0 if last is None else sum(1 for m in messages[:last] if m.get("role") == "assistant")
-
-
-def copied_demo(messages: list[dict[str, Any]]) -> str:
-    """The reply of a request's last demonstration, word for word (the fault ``copy_demo``)."""
-    last = _request_user(messages)
-    return next(str(m.get("content", "")) for m in reversed(messages[:last]) if m.get("role") == "assistant")
-
-
-# What the Qwen 0.5B wrote when MIPROv2's instruction proposer asked it for an instruction (the
-# fault ``rambling``): fragments of a JSON object, over and over, and no section DSPy can read.
-RAMBLING = ('"proposed_instruction": "Predict the correct output based on the input text.",\n  "completed": true,\n  '
-            * 6).rstrip()
-
-
-def repair_turns(messages: list[dict[str, Any]]) -> int:
-    """How many repair turns (a rejection and the request to send the task again) follow the
-    request's own user message."""
-    return sum(1 for m in messages if m.get("role") == "user" and str(m.get("content", "")).startswith(plain.REPAIR_PREFIX))
-
-
-def resent_reply(messages: list[dict[str, Any]]) -> str:
-    """The setter's last reply in a repair conversation, word for word (the fault ``resend``)."""
-    return next(str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "assistant")
-
-
-def _request_user(messages: list[dict[str, Any]]) -> int | None:
-    """The request's own user message: the last one that is no repair turn (a plain-format setter
-    asked again after a rejection gets its reply and then the rejection as a further user message,
-    :data:`skate.llm.plain.REPAIR_PREFIX`: :meth:`skate.llm.modules.SetterModule.messages`)."""
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].get("role") == "user" and not str(messages[i].get("content", "")).startswith(plain.REPAIR_PREFIX):
-            return i
-    return None
 
 
 # ------------------------------------------------------------------ unclaimed DSPy requests
