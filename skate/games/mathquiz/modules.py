@@ -61,21 +61,20 @@ RECIPE_PLAN = ("The target is the answer and never appears in the question. Each
                "sum. Work the question out before you send it.")
 
 
-class SetMathQuestionFromCalculation(dspy.Signature):
-    """Write your question for this round of a maths tournament.
+# With ``game.recipe``: the same request with the round's calculation beside the target, and
+# the question asked of it.
+SetMathQuestionFromCalculation = (
+    SetMathQuestion
+    .insert(4, "calculation", dspy.InputField(desc="a calculation whose value is the target; your question asks for it"),
+            type_=str)
+    .with_updated_fields("question", desc="the question, as a solver will read it: the calculation told as a problem, "
+                                          "without its result")
+    .with_instructions("""Write your question for this round of a maths tournament.
 
     Its answer must be exactly the target, which the question must not mention: the question asks
     for the given calculation, worked out. Follow the rules and the guidance, and if earlier
-    attempts this round were rejected, fix what the rejection names."""
-
-    rules: str = dspy.InputField(desc="how the game is played and scored")
-    guidance: str = guidance_field()
-    history: str = dspy.InputField(desc="earlier questions of the game you are allowed to see; may be empty")
-    target: str = dspy.InputField(desc="the whole number your question's answer must equal; keep it secret")
-    calculation: str = dspy.InputField(desc="a calculation whose value is the target; your question asks for it")
-    situation: str = dspy.InputField(desc="the round, attempts left, and any rejected attempts this round")
-    question: str = dspy.OutputField(desc="the question, as a solver will read it: the calculation told as a "
-                                          "problem, without its result")
+    attempts this round were rejected, fix what the rejection names."""))
+SetMathQuestionFromCalculation.__name__ = "SetMathQuestionFromCalculation"
 
 
 class AnswerMathQuestion(dspy.Signature):
