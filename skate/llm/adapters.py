@@ -74,8 +74,8 @@ class CompactChatAdapter(CompactDemos, dspy.ChatAdapter):
         except AdapterParseError:
             fixed = completion
             for name, info in signature.output_fields.items():
-                choices = getattr(info.annotation, "__args__", ()) if get_origin(info.annotation) is Literal else ()
-                if choices:
+                if field_kind(info) == "choice":
+                    choices = getattr(info.annotation, "__args__", ())
                     fixed = re.sub(rf"(\[\[ ## {re.escape(name)} ## \]\][ \t]*\n?)(.*?)(?=\n\s*\[\[ ## |\Z)",
                                    lambda m, c=choices: m.group(1) + leading_choice(m.group(2), c), fixed, flags=re.S)
             if fixed == completion:
