@@ -48,6 +48,8 @@ request that carries some is answered with the last one's reply, word for word (
 run, so a setter sends the same task again whatever its history shows (and is not unique).
 ``resend`` is what the cohort did when shown a rejection and its own reply: a request with
 repair turns is answered with the last reply in it, word for word (a first request as usual).
+``first_label`` is a position bias in a label read: nine tenths of the labels' probability on
+the first label, whatever the options (what single reads of the Qwen models looked like).
 ``rambling`` is what the 0.5B wrote for MIPROv2's instruction proposer: a request no game claims
 (an optimiser's own) is answered with fragments of a JSON object that DSPy cannot read.
 A ``latency_s``
@@ -666,6 +668,9 @@ class FakeLLMServer:
                 logprobs = None
                 if body.get("logprobs") and fault != "no_logprobs":
                     dist = server.brain.label_probabilities(name, messages)
+                    if fault == "first_label" and dist:  # a position bias: most of the mass on the first label
+                        first = next(iter(dist))
+                        dist = {k: 0.1 * v + (0.9 if k == first else 0.0) for k, v in dist.items()}
                     if fault == "chatty" and dist:
                         texts = [f"The answer is {t}" for t in texts]
                     t_req = float(temperature) if isinstance(temperature, (int, float)) and temperature else 1.0

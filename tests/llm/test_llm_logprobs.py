@@ -181,3 +181,16 @@ def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
     reading = [e for e in srv.log if e["max_tokens"] == 4]
     assert setting and all("repeat_penalty" in e["fields"] and "stop" in e["fields"] for e in setting)
     assert reading and not any("repeat_penalty" in e["fields"] for e in reading)
+
+
+def test_a_model_biased_to_the_first_label_reads_all_or_nothing_with_one_order_and_between_with_eight(tmp_path):
+    """``first_label``: a read of one order is decided by where the right option falls; eight
+    orders spread the bias as sampling would."""
+    def reads(orders):
+        models = {"ace": FakeModel(0.9), "biased": FakeModel(0.5, {"first_label": 1.0})}
+        _, _, events = _game(tmp_path / f"o{orders}", models, f"estimator.orders={orders}", rounds=2)
+        return [e["p"] for e in events if e["event"] == "estimate" and e["player"] == "biased"]
+
+    one, eight = reads(1), reads(8)
+    assert one and all(p < 0.15 or p > 0.85 for p in one)
+    assert any(0.15 < p < 0.85 for p in eight)
