@@ -1,0 +1,202 @@
+"""The package's shape in numbers (issue 48): how a finished run's settings are read, how the
+checks dispatch, where libraries live, what the help shows. Run from the repository's root:
+
+    .venv/bin/python scripts/shape_counts.py          # a table
+    .venv/bin/python scripts/shape_counts.py --json   # the same as JSON
+
+Everything is read with ``grep``-like scans and ``ast`` over ``skate/`` and ``tests/``, the
+import graph with grimp (import-linter's), and the help by running ``skate play --help``, so
+the same script measures any checkout of the project.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "skate"
+
+
+def sources(base: Path = PKG) -> list[Path]:
+    return sorted(p for p in base.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def grep(pattern: str, paths: list[Path]) -> list[str]:
+    rx = re.compile(pattern)
+    return [f"{rel(p)}:{i}" for p in paths for i, line in enumerate(p.read_text().splitlines(), 1) if rx.search(line)]
+
+
+def trees(paths: list[Path]):
+    for p in paths:
+        yield p, ast.parse(p.read_text())
+
+
+def calls_of(name: str, paths: list[Path]) -> list[str]:
+    out = []
+    for p, tree in trees(paths):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                if called == name:
+                    out.append(f"{rel(p)}:{node.lineno}")
+    return out
+
+
+SETTINGS_NAMES = {"settings", "s", "cfg", "c", "r", "rating", "llm", "game_settings", "sandbox_cfg"}
+
+
+def settings_typed_any(paths: list[Path]) -> list[str]:
+    """Functions whose settings parameter (named settings, s, cfg, c, r, rating, llm, game_settings,
+    sandbox_cfg) is typed Any or may be a composed DictConfig."""
+    out = []
+    for p, tree in trees(paths):
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                    if a.arg in SETTINGS_NAMES and a.annotation is not None:
+                        text = ast.unparse(a.annotation)
+                        if text == "Any" or "DictConfig" in text:
+                            out.append(f"{rel(p)}:{node.lineno} {node.name}({a.arg}: {text})")
+    return out
+
+
+def kwonly_flags(function: str, paths: list[Path]) -> list[str]:
+    for p, tree in trees(paths):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == function and "build" in p.name:
+                return [a.arg for a in node.args.kwonlyargs]
+    return []
+
+
+def import_cycles() -> list[list[str]]:
+    """Cycles between modules (imports inside functions included; a package and its own modules
+    importing each other do not count)."""
+    import grimp
+
+    graph = grimp.build_graph("skate", include_external_packages=False)
+    edges: dict[str, set[str]] = {}
+    for a in graph.modules:
+        for b in graph.find_modules_directly_imported_by(a):
+            if not (a.startswith(b + ".") or b.startswith(a + ".")):
+                edges.setdefault(a, set()).add(b)
+    # Tarjan's strongly connected components
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted({*edges, *(w for ws in edges.values() for w in ws)}):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def lint_exceptions() -> list[str]:
+    cp = configparser.ConfigParser()
+    cp.read(ROOT / ".importlinter")
+    out = []
+    for section in cp.sections():
+        raw = cp[section].get("ignore_imports", "")
+        out += [line.strip() for line in raw.splitlines() if line.strip() and not line.strip().startswith("#")]
+    return out
+
+
+def help_schemas() -> int:
+    run = subprocess.run([sys.executable, "-m", "skate", "play", "--help"], cwd=ROOT, capture_output=True, text=True)
+    return len(re.findall(r"\w+_schema\b", run.stdout))
+
+
+def python_m_aliases() -> list[str]:
+    out = [rel(p) for p in sources() if p.name == "__main__.py" and p.parent != PKG]
+    for p in sources():
+        text = p.read_text()
+        if p.name != "__main__.py" and re.search(r"^if __name__ == .__main__.:", text, re.M) and "alias" in text[:400]:
+            out.append(rel(p))
+    optimize = [p for p in sources() if p.stem == "optimize" and "cli" not in p.parts and "__name__" in p.read_text()]
+    out += [rel(p) for p in optimize if rel(p) not in out]
+    return sorted(out)
+
+
+def games_named_in_tests() -> list[str]:
+    """Lines of tests outside tests/games/ that list several games by name."""
+    tests = [p for p in sources(ROOT / "tests") if "games" not in p.relative_to(ROOT / "tests").parts[:1]]
+    rx = re.compile(r"[\"']cop[\"'].*[\"']mathquiz[\"']|[\"']mathquiz[\"'].*[\"']pyjail[\"']|[\"']pyjail[\"'].*[\"']scp[\"']")
+    return [f"{rel(p)}:{i}" for p in tests for i, line in enumerate(p.read_text().splitlines(), 1) if rx.search(line)]
+
+
+def main() -> None:
+    py = sources()
+    cli = sorted(PKG.glob("cli/*.py"))
+    counts = {
+        "recorded_config calls outside the settings' reader": [c for c in calls_of("recorded_config", py)
+                                                                if "recorded.py" not in c],
+        "OmegaConf.to_object of a recorded section outside the settings": [
+            c for c in grep(r"to_object\(recorded_config", py)],
+        "raw recorded settings read with defaults (start.config[...] / .config.get)": grep(
+            r"(start|record)\.config(\.get\(|\[)|\bconfig\.get\(\"(players|rating|game|estimator)\"", py),
+        "functions taking settings typed Any or DictConfig": settings_typed_any(py),
+        "the pass mark's default 0.55 written in skate/ and conf/": grep(
+            r"(p_thresh|pass_mark).*\b0\.55\b|\b0\.55\b.*(p_thresh|pass_mark)", py + sorted((ROOT / "conf").rglob("*.yaml"))),
+        "hasattr( lines in the range checks": grep(r"hasattr\(", [PKG / "ratings/config.py", PKG / "estimators.py"]
+                                                    if (PKG / "estimators.py").exists() else
+                                                    [p for p in py if p.parent.name in ("ratings", "estimators")]),
+        "import-linter exceptions": lint_exceptions(),
+        "cli/ modules over 150 lines": [f"{rel(p)} ({len(p.read_text().splitlines())})" for p in cli
+                                        if len(p.read_text().splitlines()) > 150],
+        "top-level modules of skate/": [rel(p) for p in sorted(PKG.glob("*.py"))],
+        "python -m aliases": python_m_aliases(),
+        "re-export lines (noqa: F401)": grep(r"noqa: F401", py),
+        "ConfigError imported through skate.config": grep(r"from skate\.config import .*\bConfigError\b",
+                                                          py + sources(ROOT / "tests")),
+        "assemble's keyword flags": kwonly_flags("assemble", py),
+        "attributes set on parts after construction (runner)": grep(r"\.(record_pairs|on_void) = ", py),
+        "import cycles between modules": [" <-> ".join(c) for c in import_cycles()],
+        "tests outside tests/games/ that list the games": games_named_in_tests(),
+    }
+    schemas = help_schemas()
+    if "--json" in sys.argv:
+        print(json.dumps({**counts, "*_schema options in skate play --help": schemas}, indent=1))
+        return
+    width = max(len(k) for k in counts)
+    for key, items in counts.items():
+        print(f"{key:<{width}}  {len(items) if not isinstance(items, int) else items}")
+    print(f"{'*_schema options in skate play --help':<{width}}  {schemas}")
+    if "-v" in sys.argv:
+        for key, items in counts.items():
+            print(f"\n## {key}")
+            for item in items:
+                print(f"  {item}")
+
+
+if __name__ == "__main__":
+    main()
