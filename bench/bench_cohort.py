@@ -38,7 +38,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import RecordingProxy, server_times_since, timings_of, wanted_fields  # noqa: E402
 
-from skate.cli import local  # noqa: E402
+from skate.local import play as local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.llm import plain  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
@@ -164,18 +166,18 @@ SPEED_PROMPT = ("Write a Python function that returns the n-th Fibonacci number,
                 + "Here is the style to follow. " + " ".join(f"Rule {i}: keep names short and clear." for i in range(40)))
 
 
-def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 128,
-          server_kind: str = local.DEFAULT_SERVER, polls: list[int] | None = None) -> list[dict]:
+def speed(models: list[local_models.LocalModel], threads: list[int], max_tokens: int = 128,
+          server_kind: str = local_serving.DEFAULT_SERVER, polls: list[int] | None = None) -> list[dict]:
     """Each model alone (and, for each thread count, all of them at once): prompt and generation
     speed from llama.cpp's own timing of one greedy completion, after a warm-up request (llama-server:
     its prompt cache off for these requests, and each ``poll`` level in ``polls``)."""
     import threading
     import urllib.request
 
-    def ask(server: local.ServerProcess, name: str, out: list, prompt: str = SPEED_PROMPT) -> None:
+    def ask(server: local_serving.ServerProcess, name: str, out: list, prompt: str = SPEED_PROMPT) -> None:
         body = {"model": name, "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
                 "temperature": 0, "seed": 0}
-        if server_kind == local.LLAMA_SERVER:
+        if server_kind == local_serving.LLAMA_SERVER:
             body["cache_prompt"] = False
         req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
@@ -185,10 +187,10 @@ def speed(models: list[local.LocalModel], threads: list[int], max_tokens: int = 
         out.append((time.perf_counter() - t0, data["usage"], data.get("timings")))
 
     rows = []
-    root = local.cache_root()
+    root = local_serving.cache_root()
     grid = [(n, poll) for n in threads for poll in (polls or [None])]
     for n, poll in grid:
-        serving = local.serving_many(root, models, threads=n, server=server_kind,
+        serving = local_serving.serving_many(root, models, threads=n, server=server_kind,
                                      tune={"poll": poll} if poll is not None else None)
         servers = serving.__enter__()
         try:
@@ -244,7 +246,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int)
     ap.add_argument("--slots", type=int)
-    ap.add_argument("--server", choices=local.SERVERS, default=local.DEFAULT_SERVER)
+    ap.add_argument("--server", choices=local_serving.SERVERS, default=local_serving.DEFAULT_SERVER)
     ap.add_argument("--poll", nargs="*", type=int, help="with --speed: llama-server's poll levels to try")
     ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, help="write every number here")
@@ -259,17 +261,17 @@ def main() -> None:
         print(tokens_table(s))
         print(examples(s))
         return
-    models = local.parse_models(args.models)
+    models = local_models.parse_models(args.models)
     if args.speed is not None:
         rows = speed(models, args.speed or [2], server_kind=args.server, polls=args.poll)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-cohort-")) / "run"
-    root = local.cache_root()
+    root = local_serving.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
           f"{args.server}; run in {out}", flush=True)
-    with local.serving_many(root, models, threads=local.cohort_threads(args.threads, args.server), server=args.server,
+    with local_serving.serving_many(root, models, threads=local.cohort_threads(args.threads, args.server), server=args.server,
                             slots=args.slots) as servers:
         proxies = {name: RecordingProxy(s.base, refusal_as_400=False) for name, s in servers.items()}
         log_start = {name: s.log.stat().st_size for name, s in servers.items()}
@@ -298,7 +300,7 @@ def main() -> None:
                 p.close()
         perf = {}
         for name, s in servers.items():
-            if args.server == local.PYTHON_SERVER:  # llama-server's timings are in its replies
+            if args.server == local_serving.PYTHON_SERVER:  # llama-server's timings are in its replies
                 perf[name] = server_times_since(s, log_start[name])
             with (out / f"calls-{name}.jsonl").open("w") as f:
                 for c in proxies[name].calls:

@@ -30,7 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.cli import local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.games.cop.practice import records  # noqa: E402
 
 SYSTEM = "You predict exactly what Python code returns. Reply with the value only, as a Python literal."
@@ -109,12 +110,12 @@ def main() -> None:
     if args.from_json:
         result = json.loads(args.from_json.read_text())
     else:
-        models = local.parse_models(args.models)
+        models = local_models.parse_models(args.models)
         items = sample(args.n, args.seed)
         result = {"n": len(items), "seed": args.seed, "ids": [i["id"] for i in items], "models": {}}
         t0 = time.perf_counter()
-        with local.serving_many(local.cache_root(), models, threads=local.COHORT_THREADS) as servers:
-            def run(name: str, server: local.ServerProcess) -> None:
+        with local_serving.serving_many(local_serving.cache_root(), models, threads=local_models.COHORT_THREADS) as servers:
+            def run(name: str, server: local_serving.ServerProcess) -> None:
                 rows = []
                 for item in items:
                     reply, usage, s = ask(server.base, name, item, args.max_tokens)

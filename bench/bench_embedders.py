@@ -17,7 +17,7 @@ import sys
 
 CHILD = r"""
 import json, resource, sys, time
-from skate.cli.calibrate import load_cruxeval, task_text
+from skate.tools.calibrate import load_cruxeval, task_text
 texts = [task_text(r) for r in load_cruxeval()][:int(sys.argv[2])]
 name = sys.argv[1]
 t0 = time.perf_counter()

@@ -42,7 +42,9 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.cli import local  # noqa: E402
+from skate.local import play as local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
@@ -177,8 +179,8 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-levers-"))
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
           f"out {out}", flush=True)
-    models = local.parse_models(args.models)
-    with local.serving_many(local.cache_root(), models, threads=local.cohort_threads(None, local.DEFAULT_SERVER)) as servers:
+    models = local_models.parse_models(args.models)
+    with local_serving.serving_many(local_serving.cache_root(), models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)) as servers:
         os.environ.update(local.cohort_env(servers, {}))  # type: ignore[arg-type]
         for name, extra in variants:
             given = [f"game={args.game}", f"game.rounds={args.rounds}", f"seed={args.seed}", "stop.settled=null",

@@ -37,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.cli import local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 from skate.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
@@ -141,14 +142,14 @@ def timings_of(calls: list[dict]) -> list[dict]:
     return out
 
 
-def server_times_since(server: local.ServerProcess, start: int) -> list[dict]:
+def server_times_since(server: local_serving.ServerProcess, start: int) -> list[dict]:
     """:func:`server_times` of what ``server`` logged after byte ``start`` of its log."""
     with server.log.open("rb") as f:
         f.seek(start)
         return server_times(f.read().decode(errors="replace"))
 
 
-def play(model: local.LocalModel, server: local.ServerProcess, structured: str, rounds: int, seed: int,
+def play(model: local_models.LocalModel, server: local_serving.ServerProcess, structured: str, rounds: int, seed: int,
          out_root: Path, extra: list[str], refusal_as_400: bool) -> dict:
     proxy = RecordingProxy(server.base, refusal_as_400)
     log_start = server.log.stat().st_size
@@ -215,12 +216,12 @@ def row(r: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", nargs="+", default=[local.DEFAULT_MODEL], choices=sorted(local.MODELS))
+    ap.add_argument("--model", nargs="+", default=[local_models.DEFAULT_MODEL], choices=sorted(local_models.MODELS))
     ap.add_argument("--structured", nargs="+", default=["none"], help="llm.structured values (none: leave it out)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int)
-    ap.add_argument("--server", choices=local.SERVERS, default=local.DEFAULT_SERVER)
+    ap.add_argument("--server", choices=local_serving.SERVERS, default=local_serving.DEFAULT_SERVER)
     ap.add_argument("--out", type=Path, help="where the run folders go (default: a temporary folder)")
     ap.add_argument("--no-refusal-as-400", dest="refusal_as_400", action="store_false",
                     help="pass llama-cpp-python's HTTP 500 for a response_format it does not take through "
@@ -229,13 +230,13 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     out_root = args.out or Path(tempfile.mkdtemp(prefix="bench-local-"))
-    root = local.cache_root()
+    root = local_serving.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
           f"{args.server}, estimator=fixed_n n=4, overrides: {args.overrides or 'none'}; runs in {out_root}\n")
     results = []
     for name in args.model:
-        model = local.MODELS[name]
-        with local.serving(root, model, threads=args.threads, server=args.server) as server:
+        model = local_models.MODELS[name]
+        with local_serving.serving(root, model, threads=args.threads, server=args.server) as server:
             for s in args.structured:
                 r = play(model, server, s, args.rounds, args.seed, out_root, args.overrides, args.refusal_as_400)
                 r["rss_mb"] = server.rss_mb(peak=True)

@@ -38,7 +38,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.cli import local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.estimators import task_rng  # noqa: E402
 from skate.games.base import GameEnv  # noqa: E402
 from skate.games.cop import COPGame  # noqa: E402
@@ -105,13 +106,13 @@ def main() -> None:
     ap.add_argument("--format", choices=("letter", "game"), default="letter")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    models = local.parse_models(args.models)
+    models = local_models.parse_models(args.models)
     game = COPGame()
     tasks = game.practice_tasks(args.tasks, np.random.default_rng(0))
     print(f"{len(tasks)} CRUXEval-O items as COP tasks; {args.samples} samples each, format {args.format}", flush=True)
     out: dict = {}
     t0 = time.perf_counter()
-    with local.serving_many(local.cache_root(), models, server=local.LLAMA_SERVER, slots=args.slots) as servers:
+    with local_serving.serving_many(local_serving.cache_root(), models, server=local_serving.LLAMA_SERVER, slots=args.slots) as servers:
         workers = [threading.Thread(target=run_model, args=(m, s.base, tasks, game, args.samples, args.slots,
                                                              args.format, out)) for m, s in servers.items()]
         for w in workers:

@@ -35,7 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.cli import local  # noqa: E402
+from skate.local import play as local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.cli.optimize import run_optimize  # noqa: E402
 from skate.config import compose_config  # noqa: E402
 
@@ -83,13 +85,13 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write every record here")
     ap.add_argument("overrides", nargs="*", help="further Hydra overrides for every optimisation")
     args = ap.parse_args()
-    models = local.parse_models(args.models)
+    models = local_models.parse_models(args.models)
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-optimize-"))
-    root = local.cache_root()
+    root = local_serving.cache_root()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
           f"out {out}", flush=True)
     rows: list[dict] = []
-    with local.serving_many(root, models, threads=local.cohort_threads(None, local.DEFAULT_SERVER)) as servers:
+    with local_serving.serving_many(root, models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)) as servers:
         os.environ.update(local.cohort_env(servers, {}))  # type: ignore[arg-type]
         for game in args.games.split(","):
             for opt in args.optimizers.split(","):

@@ -17,7 +17,7 @@ every setting does the same work.
     .venv/bin/python bench/bench_server.py RUN_DIR --try slots=1,2 cache_ram_mib=0,1024
     .venv/bin/python bench/bench_server.py RUN_DIR --try threads=1,2 --models qwen2.5-coder-1.5b
 
-Each ``--try KEY=V1,V2`` varies one :class:`skate.local_models.ServerSettings` field for every
+Each ``--try KEY=V1,V2`` varies one :class:`skate.local.models.ServerSettings` field for every
 model served (the others keep their own settings); several ``--try`` make a grid. The replies
 are not read: only their cost is.
 """
@@ -40,7 +40,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import server_times_since, timings_of  # noqa: E402
 
-from skate.cli import local  # noqa: E402
+from skate.local import play as local  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 
 
 def load(run: Path, models: list[str]) -> dict[str, list[dict]]:
@@ -146,13 +148,13 @@ def main() -> None:
     ap.add_argument("--models", default="cohort")
     ap.add_argument("--try", dest="grid", action="append", default=[], metavar="KEY=V1,V2",
                     help="a ServerSettings field and the values to try (several: a grid)")
-    ap.add_argument("--server", choices=local.SERVERS, default=local.LLAMA_SERVER,
+    ap.add_argument("--server", choices=local_serving.SERVERS, default=local_serving.LLAMA_SERVER,
                     help="the server to replay against (llama-cpp-python's: its own timing lines, no --try)")
     ap.add_argument("--json", type=Path, help="write every number here")
     args = ap.parse_args()
     global FORCE_LENGTH
-    FORCE_LENGTH = args.server == local.LLAMA_SERVER
-    models = local.parse_models(args.models)
+    FORCE_LENGTH = args.server == local_serving.LLAMA_SERVER
+    models = local_models.parse_models(args.models)
     plan = phases(load(args.run, [m.name for m in models]))
     axes = [(k, [int(v) for v in vs.split(",")]) for k, vs in (g.split("=", 1) for g in args.grid)]
     results = []
@@ -160,7 +162,7 @@ def main() -> None:
           flush=True)
     for values in itertools.product(*[vs for _, vs in axes]) if axes else [()]:
         tune = {k: v for (k, _), v in zip(axes, values)}
-        with local.serving_many(local.cache_root(), models, server=args.server, tune=tune or None,
+        with local_serving.serving_many(local_serving.cache_root(), models, server=args.server, tune=tune or None,
                                 threads=local.cohort_threads(None, args.server)) as servers:
             marks = {m: s.log.stat().st_size for m, s in servers.items()}
             wall, got = replay({m: s.base for m, s in servers.items()}, plan)

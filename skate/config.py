@@ -31,7 +31,7 @@ from skate.errors import ConfigError
 from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig, validate_llm
-from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
+from skate.optimize.config import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
 from skate.games.base import GameConfig
 from skate.embedders.config import EmbedderConfig, embedder, validate_embedder
 from skate.paths import CONF_DIR  # noqa: F401  (re-exported)

@@ -1,8 +1,7 @@
-"""``python -m skate.rate``: a thin alias of ``skate rate`` (:mod:`skate.cli.rate`)."""
+"""``python -m skate.rate``: the earlier form of ``skate rate`` (:mod:`skate.cli.rate`), for one
+more release."""
 
-import sys
-
-from skate.cli.rate import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.rate", "rate")

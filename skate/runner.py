@@ -23,7 +23,7 @@ from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_san
 from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
 from skate.config import RatingLog
 from skate.engine import Engine, GameResult, Loop
-from skate.llm.optimizers import compare_table
+from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted
 from skate.recorded import CONFIG_VERSION
@@ -161,7 +161,7 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
     try:
         try:
             if client is not None and (s.optimizer.name != "none" or s.optimizer.players):
-                from skate.optimize import optimize_players  # loads DSPy: only for language-model players
+                from skate.optimize.programs import optimize_players  # loads DSPy: only for language-model players
 
                 llm = [p for p in players if getattr(p, "io_bound", False)]
                 targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]

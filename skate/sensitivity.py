@@ -1,8 +1,7 @@
-"""``python -m skate.sensitivity``: a thin alias of ``skate sensitivity`` (:mod:`skate.cli.sensitivity`)."""
+"""``python -m skate.sensitivity``: the earlier form of ``skate sensitivity`` (:mod:`skate.cli.sensitivity`), for one
+more release."""
 
-import sys
-
-from skate.cli.sensitivity import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.sensitivity", "sensitivity")

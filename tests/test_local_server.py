@@ -1,4 +1,4 @@
-"""llama.cpp's own server as skate builds and runs it (skate.local_server): the build from the
+"""llama.cpp's own server as skate builds and runs it (skate.local.server): the build from the
 pinned source (a small CMake project standing in for llama.cpp, built for real), what a failed
 build says and leaves, the command line per model, and slots the machine cannot hold."""
 
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skate import local_server, local_serving
-from skate.cli import local
-from skate.local_models import COHORT, MODELS, LocalError, ServerSettings
+from skate.local import server as local_server, serving as local_serving
+from skate.local.models import COHORT, MODELS, LocalError, ServerSettings
 
 MAIN_C = '#include <stdio.h>\nint main(void) { puts("llama-server stand-in"); return 0; }\n'
 CMAKE_OK = """cmake_minimum_required(VERSION 3.16)
@@ -71,11 +70,11 @@ def test_a_failed_build_says_what_is_missing_and_leaves_the_other_server(source,
     (venv / "bin" / "python").write_text("")
     (venv / local_serving.INSTALLED_MARK).write_text(local_serving.install_mark())
     with pytest.raises(LocalError) as exc:
-        local_serving.install(root, server=local.LLAMA_SERVER)
+        local_serving.install(root, server=local_serving.LLAMA_SERVER)
     text = str(exc.value)
     assert "building llama-server failed while configuring the build" in text
     assert "Could NOT find OpenMP" in text and "--server llama-cpp-python" in text
-    assert local_serving.installed(root, local.PYTHON_SERVER) and not local_serving.installed(root, local.LLAMA_SERVER)
+    assert local_serving.installed(root, local_serving.PYTHON_SERVER) and not local_serving.installed(root, local_serving.LLAMA_SERVER)
     assert not local_server.binary_path(root).exists()
 
 
@@ -124,11 +123,11 @@ def test_slots_the_machine_cannot_hold_are_refused_before_any_server_starts(tmp_
     monkeypatch.setattr(local_serving, "install", lambda *a, **k: pytest.fail("installed"))
     models = [MODELS[n] for n in COHORT]
     with pytest.raises(LocalError) as exc:
-        with local.serving_many(tmp_path, models, server=local.LLAMA_SERVER, slots=64):
+        with local_serving.serving_many(tmp_path, models, server=local_serving.LLAMA_SERVER, slots=64):
             pytest.fail("served")
     text = str(exc.value)
     assert "GiB is available" in text and "qwen2.5-coder-1.5b" in text and "64 slot(s)" in text
     assert "serve fewer slots (--slots)" in text
     with pytest.raises(LocalError, match="llama-cpp-python's server has one slot"):
-        with local.serving_many(tmp_path, models, server=local.PYTHON_SERVER, slots=2):
+        with local_serving.serving_many(tmp_path, models, server=local_serving.PYTHON_SERVER, slots=2):
             pytest.fail("served")

@@ -31,7 +31,7 @@ from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.mathquiz.rules import MathQuizGame
 from skate.llm.fake_server import FakeLLMServer, FakeModel, count_demos, read_request
 from skate.embedders import HashingEmbedder, NoveltyIndex
-from skate.optimize import (
+from skate.optimize.programs import (
     OPTIMIZE_SUFFIX,
     Plan,
     ProgramStore,
@@ -473,7 +473,7 @@ def test_bad_demonstration_sources_are_refused():
 def test_demonstrations_can_be_kept_to_a_band_of_difficulty():
     """``optimizer.demo_difficulty``: only demonstrations the game's own measure puts in the band
     (a weak setter shown questions it can still solve)."""
-    from skate.optimize import setter_demos
+    from skate.optimize.programs import setter_demos
 
     game = MathQuizGame(rounds=1)
     env = GameEnv(sandbox=None, seed=0)  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """skate's command line: ``skate [overrides...]`` plays a game; ``skate <command> ...`` runs a tool.
 
 Every tool is one module of this package (or, for a game's own tools, of its game's package), and
-one entry of :data:`COMMANDS`; ``skate --help`` lists them. ``python -m skate.<tool>`` keeps
-working where users already type it: those modules are thin aliases of the commands here.
+one entry of :data:`COMMANDS`; ``skate --help`` lists them. ``python -m skate.<tool>``, the form
+earlier releases documented, still works for one release: each such module calls :func:`alias`,
+which says in one line what replaced it and runs the command.
 """
 
 from __future__ import annotations
@@ -59,6 +60,14 @@ def run(name: str, args: list[str]) -> int:
     sys.argv = [f"skate {name}" if name != "play" else "skate", *args]  # Hydra apps read sys.argv
     status = main(args) if name not in ("play", "optimize") else main()
     return int(status or 0)
+
+
+def alias(module: str, command: str) -> None:
+    """``python -m skate.<module>``: run ``skate <command>`` with the process's arguments, after one
+    line on standard error naming what replaced it (the alias goes in the next release)."""
+    print(f"skate: `python -m {module}` is now `skate {command}`; this alias goes in the next release",
+          file=sys.stderr)
+    main([command, *sys.argv[1:]])
 
 
 def main(argv: Sequence[str] | None = None) -> None:

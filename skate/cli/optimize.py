@@ -18,8 +18,8 @@ from omegaconf import DictConfig
 from skate import events as ev
 from skate.build import assemble, usage_summary
 from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
-from skate.llm.optimizers import OptimizeError, format_results
-from skate.optimize import optimize_players
+from skate.optimize.config import OptimizeError, format_results
+from skate.optimize.programs import optimize_players
 from skate.sandbox import SandboxUnavailable
 from skate.store import EventLog
 

@@ -35,7 +35,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 from skate import events as ev
 from skate.config import CONF_DIR, ConfigError, register_configs, unknown_key
 from skate.events import iter_records
-from skate.llm.optimizers import format_results
+from skate.optimize.config import format_results
 from skate.recorded import load_settings
 from skate.records import Interrupted
 from skate.runner import RunExists, format_table, run_game, run_sweep_job

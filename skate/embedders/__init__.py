@@ -3,7 +3,7 @@
 A task is unique for its setter when its embedding distance (1 - cosine similarity) to every
 task the same setter set before is above the embedder's threshold. Thresholds belong to the
 embedder: a distance scale is a property of one embedding model, and each embedder's default
-comes from ``python -m skate.embedders calibrate`` (:mod:`skate.cli.calibrate`).
+comes from ``skate calibrate`` (:mod:`skate.tools.calibrate`).
 
 Embedders: :class:`HashingEmbedder` (the fast, dependency-free default), :class:`MiniLMEmbedder`
 (all-MiniLM-L6-v2 with numpy, an optional install) and :class:`OpenAIEmbedder`

@@ -1,8 +1,11 @@
-"""``python -m skate.embedders calibrate``: a thin alias of ``skate calibrate`` (:mod:`skate.cli.calibrate`)."""
+"""``python -m skate.embedders calibrate``: the earlier form of ``skate calibrate``
+(:mod:`skate.cli.calibrate`), for one more release."""
 
 import sys
 
-from skate.cli.embedders import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] == ["calibrate"]:
+        del sys.argv[1]
+    alias("skate.embedders calibrate", "calibrate")

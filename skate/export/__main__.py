@@ -1,8 +1,7 @@
-"""``python -m skate.export``: a thin alias of ``skate export`` (:mod:`skate.cli.export`)."""
+"""``python -m skate.export``: the earlier form of ``skate export`` (:mod:`skate.cli.export`), for one
+more release."""
 
-import sys
-
-from skate.cli.export import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.export", "export")

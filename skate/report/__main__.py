@@ -1,8 +1,7 @@
-"""``python -m skate.report``: a thin alias of ``skate report`` (:mod:`skate.cli.report`)."""
+"""``python -m skate.report``: the earlier form of ``skate report`` (:mod:`skate.cli.report`), for one
+more release."""
 
-import sys
-
-from skate.cli.report import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.report", "report")

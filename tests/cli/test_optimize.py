@@ -20,7 +20,7 @@ MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, de
 
 def optimize(tmp_path: Path, out: str, *overrides: str, api_base: str = "http://127.0.0.1:9/v1"):
     env = {**os.environ, "FAKE_LLM_API_BASE": api_base, "SKATE_CACHE_DIR": str(tmp_path / "skate-cache")}
-    args = [sys.executable, "-m", "skate.optimize", "game=mathquiz", "optimizer.train=6", "optimizer.val=4",
+    args = [sys.executable, "-m", "skate", "optimize", "game=mathquiz", "optimizer.train=6", "optimizer.val=4",
             f"optimizer.store={tmp_path / 'programs'}", f"llm.cache_dir={tmp_path / 'cache'}",
             "llm.preflight=false", f"hydra.run.dir={tmp_path / out}", *overrides]
     return subprocess.run(args, check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

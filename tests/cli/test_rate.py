@@ -53,7 +53,7 @@ def test_other_backends_rate_the_same_games(stored_run):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "skate.rate", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "skate", "rate", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=300)
 
 

@@ -49,7 +49,7 @@ from skate.config import ConfigError, compose_config
 from skate.games import Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
-from skate.optimize import setter_demos
+from skate.optimize.programs import setter_demos
 from skate.players.simulated import build_simulated
 from skate.cli.rate import rate_run
 from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task

@@ -115,7 +115,7 @@ def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path, capsys):
     out, result = stored_run
     bench = tmp_path / "bench.csv"
     pd.DataFrame({"player": ["hi", "mid", "lo"], "truth": [0.85, 0.6, 0.35]}).to_csv(bench, index=False)
-    res = subprocess.run([sys.executable, "-m", "skate.report", str(out), "--benchmarks", str(bench)],
+    res = subprocess.run([sys.executable, "-m", "skate", "report", str(out), "--benchmarks", str(bench)],
                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stderr
     corr = pd.read_csv(out / "report" / "correlations.csv")

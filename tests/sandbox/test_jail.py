@@ -166,7 +166,7 @@ def test_another_interpreter_can_be_named(tmp_path):
 
 
 def run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "skate.sandbox", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "skate", "sandbox", *args], capture_output=True,
                           text=True, input=stdin, cwd=REPO, timeout=120)
 
 

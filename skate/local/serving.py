@@ -1,5 +1,5 @@
 """The local llama.cpp servers and models ``skate local`` runs: installing a server (llama.cpp's own,
-``llama-server``, built by :mod:`skate.local_server`; or llama-cpp-python's), fetching a model
+``llama-server``, built by :mod:`skate.local.server`; or llama-cpp-python's), fetching a model
 from its PyPI packages and checking its sha256, and serving models on loopback
 (:class:`ServerProcess`, :func:`serving`, :func:`serving_many`). The command is
 :mod:`skate.cli.local`; the benches use these directly.
@@ -23,13 +23,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skate import local_server
-from skate.local_server import run_logged, say, sha256_file, tail
-from skate.local_models import COHORT, LocalError, LocalModel, ServerSettings
+from skate.local import server as local_server
+from skate.local.server import run_logged, say, sha256_file, tail
+from skate.local.models import COHORT, LocalError, LocalModel, ServerSettings
 
 
 # The two servers skate can run: llama.cpp's own (the default: prompt cache per slot and in RAM,
-# continuous batching, n samples from one prompt; skate.local_server), and llama-cpp-python's
+# continuous batching, n samples from one prompt; skate.local.server), and llama-cpp-python's
 # (the one skate served before; kept as the fallback where llama-server cannot be built).
 LLAMA_SERVER, PYTHON_SERVER = "llama-server", "llama-cpp-python"
 SERVERS = (LLAMA_SERVER, PYTHON_SERVER)

@@ -1,4 +1,4 @@
-"""python -m skate.embedders calibrate: labelled pairs from real CRUXEval programs, the ROC, the
+"""skate calibrate: labelled pairs from real CRUXEval programs, the ROC, the
 threshold at a false-rejection rate, and its outputs."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from skate.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.embedders import minilm
-from skate.cli.embedders import main as novelty_main
-from skate.cli.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, main, near_duplicates,
-                                     reformat, rename, roc, task_text, threshold_at)
+from skate.cli.calibrate import main
+from skate.tools.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, near_duplicates, reformat,
+                                   rename, roc, task_text, threshold_at)
 
 RECORDS = load_cruxeval()
 
@@ -89,7 +89,7 @@ def finished_run(tmp_path_factory):
 
 def test_the_command_writes_plots_tables_and_a_summary(tmp_path, finished_run, capsys):
     out = tmp_path / "cal"
-    code = novelty_main(["calibrate", "--embedders", "hashing", "--programs", "30", "--distinct", "200",
+    code = main(["--embedders", "hashing", "--programs", "30", "--distinct", "200",
                          "--runs", str(finished_run), "--frr", "0.1", "--out", str(out)])
     assert code == 0
     summary = json.loads((out / "calibration.json").read_text())
@@ -139,10 +139,6 @@ def test_missing_minilm_weights_name_the_install_command(tmp_path, capsys, monke
     monkeypatch.setattr(minilm, "packaged_model_dir", lambda: None)
     assert main(["--embedders", "minilm", "--programs", "4", "--out", str(tmp_path)]) == 2
     assert "scripts/setup.sh minilm" in capsys.readouterr().err
-
-
-def test_usage_without_the_subcommand(capsys):
-    assert novelty_main([]) == 2 and "calibrate" in capsys.readouterr().err
 
 
 def test_near_duplicates_skip_copies_that_equal_the_original():

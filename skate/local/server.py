@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from skate.local_models import LocalError, LocalModel, ServerSettings
+from skate.local.models import LocalError, LocalModel, ServerSettings
 
 SOURCE_PIN = "llama-cpp-python==0.3.36"  # the same release skate's other server is built from
 SOURCE_SDIST = "llama_cpp_python-0.3.36.tar.gz"

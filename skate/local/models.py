@@ -23,7 +23,7 @@ class Part:
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """How llama.cpp's ``llama-server`` serves one model (:mod:`skate.local_server`).
+    """How llama.cpp's ``llama-server`` serves one model (:mod:`skate.local.server`).
 
     ``slots``: requests it works on at once (continuous batching), each with the model's
     ``n_ctx`` of context. ``threads``: for generation and prompts alike. ``batch``/``ubatch``:

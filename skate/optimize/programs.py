@@ -34,7 +34,7 @@ machine by its model, not its port), the role, the game and its config,
 the optimiser and its settings, the training items' content, the metric's version and the
 module's signature, and reused with no model call when all of these match.
 
-``python -m skate.optimize game=... players=... optimizer=...`` runs only this step.
+``skate optimize game=... players=... optimizer=...`` runs only this step (:mod:`skate.optimize.standalone`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import ITEM_SEED, AnswererModule, SetterModule, _Module
-from skate.llm.optimizers import (DEMO_SOURCES, OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
+from skate.optimize.config import (DEMO_SOURCES, OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
                                    Role, _split, check_plan, compare_table, format_results, plans)
 from skate.embedders import NoveltyIndex
 from skate.players.simulated import SimulatedPlayer
@@ -694,9 +694,3 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
 __all__ = ["DEMO_SOURCES", "METRIC_VERSION", "Demo", "OptimizeError", "ProgramStore", "SetterMetric", "compare_table",
            "compile_program", "fit_demos", "format_results", "model_identity", "optimize_players", "plans",
            "render_prediction", "setter_demos"]
-
-
-if __name__ == "__main__":  # python -m skate.optimize: a thin alias of `skate optimize`
-    from skate.cli.optimize import main
-
-    main()

@@ -1,0 +1,283 @@
+"""A game against small models served on this machine (``skate local play`` and ``cohort``; the
+command line is :mod:`skate.cli.local`): the game's overrides (the cohort's defaults, the user's
+own winning), the environment the players read each server's address from, and the game run as
+``python -m skate ...`` in its own process while the servers run, stopped with them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
+from skate.local.models import COHORT, COHORT_PORT, COHORT_THREADS, LocalError, LocalModel, base_env
+from skate.local.serving import DEFAULT_SERVER, LLAMA_SERVER, ServerProcess, say, serving, serving_many, tail
+from skate.paths import CONF_DIR
+
+# A short game unless the overrides say otherwise (the user's value for a key wins).
+PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
+# A cohort game: the fewer-calls preset (docs/fewer-calls.md), a few rounds, and where the answers
+# name an option (cop, scp) each answer read from the model's probabilities in one call.
+COHORT_DEFAULTS = ("experiment=fewer_calls", "game.rounds=3")
+READ_GAMES = ("cop", "scp")
+
+
+def cohort_defaults(overrides: Sequence[str]) -> tuple[str, ...]:
+    """:data:`COHORT_DEFAULTS`, and ``estimator=logprobs`` where the game's answers name an option
+    (:data:`READ_GAMES`, the default cop included) and no ``game.reasoning=true`` asks for working
+    first (the user's own estimator wins either way: :func:`game_overrides`)."""
+    game = next((o.split("=", 1)[1] for o in overrides if override_key(o) == "game"), "cop")
+    reasoning = any(override_key(o) == "game.reasoning" and o.split("=", 1)[1].lower() == "true" for o in overrides)
+    return COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
+
+
+# ------------------------------------------------------------------------------------ play
+def override_key(override: str) -> str:
+    key = override.split("=", 1)[0].lstrip("+~")
+    return key.removeprefix("override ").strip()
+
+
+# What llama-cpp-python 0.3.36's server answers a request whose response_format is OpenAI's
+# json_schema form (it takes a schema only inside {"type": "json_object", "schema": ...}): HTTP
+# 500, not the 400 other servers give.
+LLAMA_CPP_REFUSAL = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "
+                     "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
+                     "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}")
+
+
+def client_falls_back_on_llama_cpp() -> bool:
+    """Whether skate's client takes llama-cpp-python's answer to a json_schema response_format
+    (:data:`LLAMA_CPP_REFUSAL`) as a refusal, and so falls back to the json_object form."""
+    return bool(llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
+
+
+def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True, players: Sequence[str] = ("players=local_tiny",),
+                   defaults: Sequence[str] = PLAY_DEFAULTS) -> list[str]:
+    """``players`` (``players=local_tiny``) and ``defaults`` (:data:`PLAY_DEFAULTS`), except for
+    keys the user set (``players`` where the user gives a roster: ``players=``, ``players.llm=``;
+    one player's setting, ``players.llm.0.max_tokens=``, applies to the cohort), then the user's
+    overrides. Where the client would not fall back from the
+    json_schema form on this server (``structured_falls_back`` false: every call would fail),
+    ``llm.structured=off`` unless the user set it."""
+    given = {override_key(o) for o in overrides}
+
+    def set_by_user(key: str) -> bool:  # the key or its group (estimator for estimator.n)
+        parts = key.split(".")
+        return any(".".join(parts[:i]) in given for i in range(1, len(parts) + 1))
+
+    # The user's own roster replaces the cohort; a setting of one of its players tweaks it.
+    out = [] if given & {"players", "players.llm", "players.simulated"} else list(players)
+    out += [d for d in defaults if not set_by_user(override_key(d))]
+    if not structured_falls_back and not set_by_user("llm.structured"):
+        out.append("llm.structured=off")
+    return out + list(overrides)
+
+
+def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | None = None) -> dict[str, str]:
+    return {**(os.environ if env is None else env), "LOCAL_LLM_API_BASE": server.base, "LOCAL_LLM_MODEL": model.name}
+
+
+def cohort_env(servers: dict[str, ServerProcess], env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment ``players=local_cohort`` reads each served model's api_base from."""
+    return {**(os.environ if env is None else env), **{base_env(name): s.base for name, s in servers.items()}}
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _override_value(value: Any) -> str:
+    """``value`` (a mapping, a string, a number) as a Hydra override writes it."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_override_value(v)}" for k, v in value.items()) + "}"
+    return _quote(value) if isinstance(value, str) else str(value)
+
+
+def cohort_players(names: Sequence[str]) -> list[str]:
+    """The overrides for a cohort of ``names``: ``players=local_cohort`` for all four, or that
+    group with ``players.llm`` cut down to ``names`` (each entry as the group file has it). Each
+    model's api_base is read from its :func:`base_env` variable either way."""
+    if list(names) == list(COHORT):
+        return ["players=local_cohort"]
+    entries = {e["name"]: e for e in OmegaConf.to_container(
+        OmegaConf.load(Path(CONF_DIR) / "players" / "local_cohort.yaml"))["llm"]}
+    items = []
+    for name in names:
+        e = {**entries[name], "api_base": "${oc.env:%s}" % base_env(name)}
+        items.append(_override_value(e))
+    return ["players=local_cohort", "players.llm=[" + ",".join(items) + "]"]
+
+
+def resuming(overrides: Sequence[str]) -> bool:
+    return any(o.startswith("resume=") for o in overrides)
+
+
+def run_dir_override(overrides: Sequence[str], now: float | None = None) -> tuple[list[str], Path | None]:
+    """``overrides`` with ``hydra.run.dir`` set to the folder Hydra would choose
+    (``outputs/<date>/<time>``) unless given, and that folder (or the one being resumed)."""
+    for o in overrides:
+        if o.startswith("resume="):
+            return list(overrides), Path(o.split("=", 1)[1])
+        if override_key(o) == "hydra.run.dir":
+            return list(overrides), Path(o.split("=", 1)[1])
+    folder = Path("outputs") / time.strftime("%Y-%m-%d/%H-%M-%S", time.localtime(now))
+    return [*overrides, f"hydra.run.dir={folder}"], folder
+
+
+class _Watchdog:
+    """Stops the game (SIGINT: it ends cleanly and can be resumed) when one of its servers dies."""
+
+    def __init__(self, game: subprocess.Popen, servers: Sequence[ServerProcess], poll_s: float = 0.5) -> None:
+        self.game, self.servers, self.poll_s = game, list(servers), poll_s
+        self.dead: ServerProcess | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> _Watchdog:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            for s in self.servers:
+                if s.proc is not None and s.proc.poll() is not None:
+                    self.dead = s
+                    if self.game.poll() is None:
+                        with contextlib.suppress(ProcessLookupError):
+                            self.game.send_signal(signal.SIGINT)
+                    return
+
+
+def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProcess], cwd: str | Path | None = None,
+              run_dir: Path | None = None, again: str = "") -> int:
+    say("playing: " + " ".join(cmd[1:]))
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd)
+    with _Watchdog(proc, servers) as dog:
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:  # the game got the Ctrl-C too: let it stop cleanly
+            code = proc.wait()
+        except BaseException:  # SIGTERM (SystemExit) or an error here: stop the game as well
+            proc.terminate()
+            proc.wait()
+            raise
+    peaks = [rss for s in servers if (rss := s.rss_mb(peak=True))]
+    say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
+        + (f"; servers' peak {sum(peaks):,.0f} MB resident" if peaks else "")
+        + (f"; run folder {run_dir}" if run_dir else ""))
+    if dog.dead is not None:
+        raise LocalError(f"the server at {dog.dead.base} stopped with status {dog.dead.proc.returncode} mid-game "
+                         f"(log: {dog.dead.log}); the game was stopped, nothing is rated on the calls it did not "
+                         f"answer; resume with: {again} resume={run_dir}")
+    return code
+
+
+def _falls_back() -> bool:
+    falls_back = client_falls_back_on_llama_cpp()
+    if not falls_back:
+        say("this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
+            "response_format as a refusal: structured output off unless llm.structured is given")
+    return falls_back
+
+
+def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
+    overrides, run_dir = run_dir_override(overrides)
+    args = overrides if resuming(overrides) else game_overrides(overrides, _falls_back())
+    return _run_game([sys.executable, "-m", "skate", *args], game_env(server, model), [server], cwd, run_dir,
+                     f"python -m skate.local play --model {model.name}")
+
+
+def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[str],
+                        cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate players=local_cohort ...`` (cut down to the served models) against
+    running ``servers`` (model name -> server); its exit status."""
+    overrides, run_dir = run_dir_override(overrides)
+    args = overrides if resuming(overrides) else game_overrides(
+        overrides, _falls_back(), cohort_players(list(servers)), cohort_defaults(overrides))
+    return _run_game([sys.executable, "-m", "skate", *args], cohort_env(servers), list(servers.values()), cwd,
+                     run_dir, f"python -m skate.local cohort --models {','.join(servers)}")
+
+
+def cohort_threads(threads: int | None, server: str) -> int | None:
+    """Threads per server when several serve at once: the user's, else the model's own setting
+    (llama-server), else :data:`COHORT_THREADS` (llama-cpp-python's server)."""
+    return threads if threads is not None or server == LLAMA_SERVER else COHORT_THREADS
+
+
+def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
+         threads: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
+    """Serve ``model``, play a game against it, stop the server; the game's exit status."""
+    with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
+        code = play_against(server, model, overrides)
+        say("stopping the server")
+    return code
+
+
+def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[str], threads: int | None = None,
+                port: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
+    """Serve ``models`` (a server each), play a game among them, stop the servers; its exit status."""
+    if len(models) < 2:
+        raise LocalError("a cohort needs at least two models (--models a,b); for one model beside simulated "
+                         "players use play --model NAME")
+    # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
+    # keys on a request's api_base, so a resumed game finds the replies it already had.
+    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
+                      server=server, slots=slots) as servers:
+        code = play_cohort_against(servers, overrides)
+        say("stopping the servers")
+    return code
+
+
+# ------------------------------------------------------------------------------------ CLI
+
+def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None,
+          server: str = DEFAULT_SERVER, slots: int | None = None) -> None:
+    """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them."""
+    if len(models) == 1:
+        (model,) = models
+        with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
+            print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
+            print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
+                  "python -m skate players=local_tiny", flush=True)
+            _wait_for(server)
+        return
+    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
+                      server=server, slots=slots) as servers:
+        for name, server in servers.items():
+            print(f"{base_env(name)}={server.base}", flush=True)
+        print("try: (export the lines above, then) python -m skate "
+              + " ".join(shlex.quote(o) for o in cohort_players(list(servers))),
+              flush=True)
+        print("Ctrl-C stops the servers", flush=True)
+        while all(s.proc.poll() is None for s in servers.values()):
+            try:
+                time.sleep(0.5)
+            except KeyboardInterrupt:
+                return
+        for server in servers.values():
+            _wait_for(server, block=False)
+
+
+def _wait_for(server: ServerProcess, block: bool = True) -> None:
+    if block:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.proc.wait()
+    code = server.proc.poll()
+    if code not in (None, 0, -signal.SIGTERM):
+        raise LocalError(f"the server stopped with status {code}\n{tail(server.log)}")
