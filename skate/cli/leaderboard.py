@@ -13,16 +13,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from skate.errors import ConfigError
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
-from skate.leaderboard.page import write_page
+from skate.leaderboard.page import board_text, write_page
 from skate.leaderboard.place import add
 from skate.leaderboard.renew import describe, refresh
 from skate.leaderboard.settings import AddSettings, RefreshSettings
-from skate.leaderboard.store import OVERALL, Store, StoreError
+from skate.leaderboard.store import Store, StoreError
 
 DEFAULT_STORE = "leaderboard.db"
 
@@ -97,17 +96,6 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def format_board(title: str, rows: list[dict[str, Any]]) -> str:
-    header = f"{'rank':>4}  {'model':<24} {'score':>7} {'interval':>17} {'tasks':>6}"
-    lines = [title, header, "-" * len(header)]
-    for r in rows:
-        iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r["lo"] is not None and r["hi"] is not None else "-"
-        score = f"{r['score']:>7.2f}" if r["score"] is not None else f"{'-':>7}"
-        lines.append(f"{r['rank'] if r['rank'] is not None else '-':>4}  {r['model']:<24} {score} {iv:>17} "
-                     f"{r['tasks']:>6}")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
 
@@ -156,18 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 refit(store)
                 print(f"refitted the board in {args.store}")
             else:
-                games = [args.game] if args.game else [OVERALL, *store.games()]
-                shown = 0
-                for game in games:
-                    snap, rows = store.board(game)
-                    if snap is None:
-                        continue
-                    shown += 1
-                    title = f"{game or 'overall'}: {snap['fit'].get('tasks', 0)} tasks"
-                    print(format_board(title, rows) + "\n")
-                if not shown:
-                    raise StoreError(f"no board in {args.store} yet" + (f" for game {args.game!r}" if args.game else "")
-                                     + ": import a finished run with skate leaderboard import RUN_DIR")
+                print(board_text(store, args.game, where=args.store))
                 if args.html is not None:
                     print(f"wrote {write_page(store, args.html)}")
     except (StoreError, ConfigError) as exc:

@@ -253,6 +253,32 @@ def render(store: Store) -> str:
         style=STYLE, script=SCRIPT, script_hash=SCRIPT_HASH)
 
 
+def format_board(title: str, rows: list[dict[str, Any]]) -> str:
+    """One board as a text table (``skate leaderboard show``)."""
+    header = f"{'rank':>4}  {'model':<24} {'score':>7} {'interval':>17} {'tasks':>6}"
+    lines = [title, header, "-" * len(header)]
+    for r in rows:
+        iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r["lo"] is not None and r["hi"] is not None else "-"
+        score = f"{r['score']:>7.2f}" if r["score"] is not None else f"{'-':>7}"
+        lines.append(f"{r['rank'] if r['rank'] is not None else '-':>4}  {r['model']:<24} {score} {iv:>17} "
+                     f"{r['tasks']:>6}")
+    return "\n".join(lines)
+
+
+def board_text(store: Store, game: str | None = None, where: str = "the store") -> str:
+    """The boards as text: one game's, or the overall board then each game's. A store with no
+    board yet (for that game) raises :class:`StoreError` saying how to make one."""
+    shown = []
+    for g in [game] if game else [OVERALL, *store.games()]:
+        snap, rows = store.board(g)
+        if snap is not None:
+            shown.append(format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows) + "\n")
+    if not shown:
+        raise StoreError(f"no board in {where} yet" + (f" for game {game!r}" if game else "")
+                         + ": import a finished run with skate leaderboard import RUN_DIR")
+    return "\n".join(shown)
+
+
 def write_page(store: Store, out_dir: str | Path) -> Path:
     """Write the board's page to ``out_dir/index.html`` (the folder made if new); its path."""
     out = Path(out_dir)
