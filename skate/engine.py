@@ -192,11 +192,8 @@ class Engine:
         self.stopped: str | None = None  # why the run ended early, if it did
         self.stopped_round = 0
         # Stop once the ranking is settled: every adjacent pair ordered with at least this
-        # probability (the rating backend's), after at least min_rounds rounds.
-        if settled is not None and not 0.5 < settled < 1:
-            raise ValueError(f"stop.settled={settled}: give a confidence in (0.5, 1), or null")
-        if settled is not None and stages:
-            raise ValueError("stop.settled ends a game early, and a staged game plays every stage: leave one of them")
+        # probability (the rating backend's), after at least min_rounds rounds. The settings'
+        # checks (skate.config.validate: stop.settled in (0.5, 1), not with stages) are trusted.
         self.settled, self.min_rounds = settled, max(1, int(min_rounds))
         self.ended, self.ended_detail = "rounds", ""
         self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start
