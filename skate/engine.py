@@ -95,7 +95,9 @@ class Parts:
 
 @dataclass(frozen=True)
 class Loop:
-    """The loop's own settings: the run seed, the stages, the schedule and when to stop early."""
+    """The loop's own settings: the run seed, the stages, the schedule and when to stop early.
+    The engine takes them as checked (:meth:`of` reads settings :func:`skate.config.validate`
+    checked: ``settled`` in (0.5, 1) or None, and not with stages)."""
 
     seed: int = 0
     stages: tuple[Stage, ...] = ()  # empty: one stage, game.rounds long

@@ -156,3 +156,18 @@ def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_
     name, ttt = rate_run(out, ["rating=ttt"])
     assert name == "TrueSkillThroughTimeRating"
     assert [r["player"] for r in ttt] == truth
+
+
+def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
+    """run_game reads the rerate list (each entry checked as a rating) once: building the settings
+    does not read it again."""
+    import skate.ratings.rerate as rerate
+
+    checked = []
+    real = rerate.validate_rating
+    monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
+    run_game(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]"), tmp_path / "run")
+    from skate.store import read_events
+
+    end = read_events(tmp_path / "run")[-1]
+    assert checked == ["absolute"] and set(end["rerated"]) == {"a"}
