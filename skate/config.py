@@ -286,8 +286,10 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
     except KeyError as exc:
         raise ConfigError(f"game.name={s.game.name!r} is invalid: {exc.args[0]}") from None
     raise_first(game.check_config(s.game), "game")
-    for name in ("rating", "estimator", "players", "sandbox", "embedder", "optimizer", "llm", "stop"):
-        raise_first(getattr(s, name).check(), name)  # each section checks itself
+    for f in dataclasses.fields(s):  # each section whose schema has a check checks itself
+        own_check = getattr(getattr(s, f.name), "check", None)
+        if own_check is not None:
+            raise_first(own_check(), f.name)
     # What follows is only what needs two sections together.
     outcome = s.rating.outcome if isinstance(s.rating, OutcomeRuleConfig) else None  # None: no rule (irt)
     says_order = rating.names(lambda e: e.component.says_order)

@@ -48,6 +48,14 @@ def test_an_unknown_option_and_a_foreign_schema_say_what_exists():
         estimator.of(compose_config([]).rating)
 
 
+def test_messages_list_names_as_a_sentence():
+    from skate.registry import spoken
+
+    assert [spoken([]), spoken(["a"]), spoken(["a", "b"]), spoken(["a", "b", "c"], "and")] == [
+        "none", "a", "a or b", "a, b and c"]
+    assert spoken(estimator.names(lambda e: e.component.uses_order)) == "adaptive"
+
+
 def test_two_components_under_one_name_are_refused():
     from dataclasses import dataclass
 
