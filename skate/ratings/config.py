@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
@@ -103,7 +103,7 @@ def pass_mark(p_thresh: float) -> list[Problem]:
     return require(0.0 < p_thresh < 1.0, "p_thresh", p_thresh, "must lie in (0, 1)")
 
 
-def validate_rating(r: Any) -> None:
+def validate_rating(r: RatingConfig | DictConfig) -> None:
     """Raise :class:`~skate.errors.ConfigError` on the first problem of a rating's settings (a
     schema instance, or a composed ``rating`` section), naming ``rating.<key>``."""
     settings = r if isinstance(r, RatingConfig) else OmegaConf.to_object(r)
