@@ -4,8 +4,9 @@ Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``def
 so a misspelt key or a value of the wrong type fails while Hydra composes the config, naming the
 key. Every registered game's schema is the option ``game=<name>`` (``<name>_schema`` when a YAML
 ``conf/game/<name>.yaml`` overrides something in it).
-Range checks that types cannot express live in :func:`validate` (a game's own in its
-``check_config``), which runs before anything else and raises :class:`ConfigError` naming the
+Range checks that types cannot express live beside each schema (its ``check``, returning
+:class:`~skate.errors.Problem` s; a game's in its ``check_config``); :func:`validate` runs them
+and the checks that span sections before anything else, and raises :class:`ConfigError` naming the
 offending key and what to change.
 """
 
@@ -27,23 +28,23 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.augment import AugConfig, Strategy  # noqa: F401
 from skate.compose import compose, store, yaml_options
 from skate.records import ScheduleMode
-from skate.errors import ConfigError
+from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
 from skate.games import get_game, load_games
-from skate.llm.config import LLMConfig, validate_llm
-from skate.optimize.config import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
+from skate.llm.config import LLMConfig
+from skate.optimize.config import OptimizerConfig, OptimizerName, Role, check_players  # noqa: F401
 from skate.games.base import GameConfig
-from skate.embedders.config import EmbedderConfig, embedder, validate_embedder
+from skate.embedders.config import EmbedderConfig, embedder
 from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
-                                  cohort_roles, validate_players)
+                                  check_topic_skills, cohort_roles)
 from skate.ratings.base import rating, rating_class, rating_name
 from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, RatingConfig,  # noqa: F401
                                   draw_margin_of, sigma_star_factor, validate_rating)
-from skate.ratings.rerate import rerate_configs
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
-from skate.estimators import EstimatorConfig, check_links, estimator, validate_estimator
+from skate.estimators import EstimatorConfig, check_links, estimator
 from skate.loggers import LoggerConfig, logger
+from skate.registry import spoken
 
 
 def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
@@ -162,6 +163,15 @@ class StopConfig:
     settled: Optional[float] = None
     min_rounds: int = 3  # never stop before this many rounds
 
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``stop``); the engine
+        trusts them (with the rating and the stages, :func:`validate` checks what they say together)."""
+        settled = self.settled
+        return [*require(self.min_rounds >= 1, "min_rounds", self.min_rounds, "must be >= 1"),
+                *require(settled is None or (isinstance(settled, (int, float)) and 0.5 < settled < 1), "settled",
+                         settled, "give the confidence at which the ranking counts as settled, in (0.5, 1) "
+                         "(e.g. 0.99), or null")]
+
 
 # --------------------------------------------------------------------------- top level
 @dataclass
@@ -264,8 +274,10 @@ def check_known_keys(node: Any, prefix: str = "") -> None:
 def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
     """Range and consistency checks that types cannot express, on a composed config (checked
     after settling a copy of it, as :func:`build_settings` settles the config itself) or on
-    settings: each component checks its own section; what follows is only what needs two
-    sections together. Returns the settings checked."""
+    settings: each section checks itself (its schema's ``check``, a game's ``check_config``), and
+    what follows is only what needs two sections together. Settles the stages to name players,
+    not roles (:func:`resolve_stages`, run here once per settings built). Returns the settings
+    checked."""
     if isinstance(cfg, DictConfig):
         return build_settings(copy.deepcopy(cfg))
     s = cfg
@@ -273,15 +285,19 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
         game = get_game(s.game.name)
     except KeyError as exc:
         raise ConfigError(f"game.name={s.game.name!r} is invalid: {exc.args[0]}") from None
-    for key, value, need in game.check_config(s.game):
-        _check(False, f"game.{key}", value, need)
-    validate_rating(s.rating)
-    outcome = getattr(s.rating, "outcome", None)
+    raise_first(game.check_config(s.game), "game")
+    for f in dataclasses.fields(s):  # each section whose schema has a check checks itself
+        own_check = getattr(getattr(s, f.name), "check", None)
+        if own_check is not None:
+            raise_first(own_check(), f.name)
+    # What follows is only what needs two sections together.
+    outcome = s.rating.outcome if isinstance(s.rating, OutcomeRuleConfig) else None  # None: no rule (irt)
+    says_order = rating.names(lambda e: e.component.says_order)
     if not game.players_set(s.game):
         name, mode = s.game.name, getattr(s.game, "mode", None)
         _check(outcome != OutcomeRule.setter_vs_solver, "rating.outcome", str(outcome),
                f"game={name} game.mode={mode} builds its own tasks, so there are no setters to rate: use a "
-               "pairwise rule (rating.outcome=relative or absolute)")
+               f"pairwise rule (rating.outcome={spoken(r for r in OutcomeRule if r != OutcomeRule.setter_vs_solver)})")
         _check(s.schedule.mode != ScheduleMode.matches, "schedule.mode", str(s.schedule.mode),
                f"game={name} game.mode={mode} has no setters to pair in matches: use rounds")
     if s.schedule.mode == ScheduleMode.matches:
@@ -290,55 +306,50 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
                f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(s.rating)}")
         _check(not s.stages, "stages", f"{len(s.stages)} stages",
                "schedule.mode=matches plays one stage: leave stages empty")
-    validate_estimator(s.estimator, s.rating)
     kind = estimator.of(s.estimator)
+    if kind.component.uses_order and not rating_class(s.rating).says_order:
+        raise ConfigError(f"{kind.option} samples where the ranking is unsure, and {rating_name(s.rating)} cannot "
+                          f"say how sure it is (no uncertainty): use rating={spoken(says_order)} (keys: estimator, rating)")
+    formats = {n: g.spec.answer_format for n, g in load_games().items()}
     if kind.component.greedy_decoding:
-        _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", kind.name,
+        one_answer = ("multiple_choice", "exact_match")
+        _check(game.spec.answer_format in one_answer, "estimator", kind.name,
                f"scores one answer to one query, and game={s.game.name}'s answers are "
-               f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
+               f"{game.spec.answer_format} sessions: use it with "
+               f"{spoken(sorted(n for n, f in formats.items() if f in one_answer))}")
     if kind.component.reads:
         _check(game.spec.answer_format == "multiple_choice", "estimator", kind.name,
                f"reads the probability of each option's label, and game={s.game.name}'s answers are "
-               f"{game.spec.answer_format}, not an option: use it with cop or scp, or estimator=adaptive")
+               f"{game.spec.answer_format}, not an option: use it with "
+               f"{spoken(sorted(n for n, f in formats.items() if f == 'multiple_choice'))}, or estimator=adaptive")
         _check(not getattr(s.game, "reasoning", False), "estimator", kind.name,
                "reads the option's label as the reply's first token, and game.reasoning=true asks for the "
                "working first: set game.reasoning=false or use another estimator")
     if kind.component.picks_answerers:
         _check(s.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
                "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
-               "estimator=algorithm1, fixed_n or decided (keys: estimator, schedule.mode)")
-    validate_stop(s)
-    validate_sandbox(s.sandbox)
-    validate_embedder(s.embedder)
+               f"estimator={spoken(estimator.names(lambda e: not e.component.picks_answerers))} "
+               "(keys: estimator, schedule.mode)")
+    if s.stop.settled is not None:
+        _check(not s.stages, "stop.settled", s.stop.settled,
+               "ends a game early, and a staged game (stages) plays every stage: leave one of them")
+        if not rating_class(s.rating).says_order:
+            raise ConfigError(f"stop.settled={s.stop.settled} stops once the ranking is sure, and "
+                              f"{rating_name(s.rating)} cannot say how sure it is (no uncertainty): use "
+                              f"rating={spoken(says_order)}, or stop.settled=null (keys: stop.settled, rating)")
     known_kinds = {k for g in load_games().values() for k in g.spec.kinds} | set(game.skill_keys(s.game))
-    validate_players(s.players, known_kinds, s.game.name, game.skill_keys(s.game))
-    resolve_stages(s)  # raises on a stage naming no player or role of this cohort
-    if s.rerate:
-        rerate_configs(s.rerate, s.rating, record_of(s.estimator))
-    validate_optimizer(s.optimizer, [p.name for p in s.players.llm])
-    validate_llm(s.llm)
+    raise_first(check_topic_skills(s.players, known_kinds, s.game.name, game.skill_keys(s.game)), "players")
+    # Stages name players (a role becomes its player), once per settings built: what the run records.
+    s.stages = [StageConfig(name=st["name"], join=st["join"], setters=st["setters"], rounds=st["rounds"])
+                for st in resolve_stages(s)]  # raises on a stage naming no player or role of this cohort
+    check_players(s.optimizer, [p.name for p in s.players.llm])
     return s
-
-
-def validate_stop(s: SkateConfig) -> None:
-    st = s.stop
-    _check(st.min_rounds >= 1, "stop.min_rounds", st.min_rounds, "must be >= 1")
-    if st.settled is None:
-        return
-    _check(isinstance(st.settled, (int, float)) and 0.5 < st.settled < 1, "stop.settled", st.settled,
-           "give the confidence at which the ranking counts as settled, in (0.5, 1) (e.g. 0.99), or null")
-    _check(not s.stages, "stop.settled", st.settled,
-           "ends a game early, and a staged game (stages) plays every stage: leave one of them")
-    if not rating_class(s.rating).says_order:
-        raise ConfigError(f"stop.settled={st.settled} stops once the ranking is sure, and {rating_name(s.rating)} "
-                          "cannot say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry, "
-                          "or stop.settled=null (keys: stop.settled, rating)")
 
 
 def prepare(cfg: DictConfig) -> None:
     """Settle what the config leaves to the cohort and the estimator, in place, so that the run
-    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number,
-    and stages name players, not roles. Also what can only be checked before the config is typed:
+    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number
+    (stages are settled to name players, not roles, by :func:`validate`, which resolves them once). Also what can only be checked before the config is typed:
     an estimator's settings that refer to a rating key the rating does not have."""
     check_links(cfg.estimator, cfg.rating)
     if isinstance(cfg.rating.get("draw_margin"), str):
@@ -346,10 +357,6 @@ def prepare(cfg: DictConfig) -> None:
     if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
         # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
         cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
-    if cfg.stages:
-        resolved = resolve_stages(cfg)
-        for st, res in zip(cfg.stages, resolved):
-            st.join, st.setters, st.answer_only = res["join"], res["setters"], []
 
 
 def build_settings(cfg: DictConfig) -> SkateConfig:
@@ -358,7 +365,7 @@ def build_settings(cfg: DictConfig) -> SkateConfig:
     (:func:`validate`). Everything that plays or prepares a game takes these; only the
     command-line layer sees the composed config."""
     check_known_keys(cfg)
-    prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
+    prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
     return validate(_typed(cfg))
 
 

@@ -95,7 +95,9 @@ class Parts:
 
 @dataclass(frozen=True)
 class Loop:
-    """The loop's own settings: the run seed, the stages, the schedule and when to stop early."""
+    """The loop's own settings: the run seed, the stages, the schedule and when to stop early.
+    The engine takes them as checked (:meth:`of` reads settings :func:`skate.config.validate`
+    checked: ``settled`` in (0.5, 1) or None, and not with stages)."""
 
     seed: int = 0
     stages: tuple[Stage, ...] = ()  # empty: one stage, game.rounds long
@@ -192,11 +194,8 @@ class Engine:
         self.stopped: str | None = None  # why the run ended early, if it did
         self.stopped_round = 0
         # Stop once the ranking is settled: every adjacent pair ordered with at least this
-        # probability (the rating backend's), after at least min_rounds rounds.
-        if settled is not None and not 0.5 < settled < 1:
-            raise ValueError(f"stop.settled={settled}: give a confidence in (0.5, 1), or null")
-        if settled is not None and stages:
-            raise ValueError("stop.settled ends a game early, and a staged game plays every stage: leave one of them")
+        # probability (the rating backend's), after at least min_rounds rounds. The settings'
+        # checks (skate.config.validate: stop.settled in (0.5, 1), not with stages) are trusted.
         self.settled, self.min_rounds = settled, max(1, int(min_rounds))
         self.ended, self.ended_detail = "rounds", ""
         self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start

@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from skate.errors import ConfigError
-from skate.errors import check as _check
-from skate.ratings.base import OrderPair, rating_class, rating_name
-from skate.ratings.config import OutcomeRule
+from skate.errors import ConfigError, Problem, require
+from skate.ratings.base import OrderPair, rating_name
+from skate.ratings.config import OutcomeRule, one_of
 from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task, skipped_estimate
-from skate.registry import Registry
+from skate.registry import Registry, spoken
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.games.base import Game
@@ -451,7 +450,19 @@ def _ranked(context: TaskContext | None) -> list[str]:
 @dataclass
 class EstimatorConfig:
     """What every estimator's settings are (the ``estimator`` section's type); each estimator's
-    schema extends it (see :data:`estimator`, the group's registry)."""
+    schema extends it (see :data:`estimator`, the group's registry), and checks its own fields in
+    ``check`` (adding to ``super().check()``)."""
+
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``estimator``)."""
+        return []
+
+
+def _batches(e: Algorithm1Config | DecidedConfig) -> list[Problem]:
+    """Algorithm 1's stopping rule: batches of n_step until the standard error is below sigma_star."""
+    return [*require(0.0 < e.sigma_star < 0.5, "sigma_star", e.sigma_star, "must lie in (0, 0.5)"),
+            *require(e.n_step >= 1, "n_step", e.n_step, "must be >= 1"),
+            *require(e.max_samples >= e.n_step, "max_samples", e.max_samples, "must be >= estimator.n_step")]
 
 
 @dataclass
@@ -462,6 +473,9 @@ class Algorithm1Config(EstimatorConfig):
     sigma_star: float = 0.05
     n_step: int = 10  # samples per batch; the stopping rule is checked after each batch
     max_samples: int = 200  # hard cap per (task, player)
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *_batches(self)]
 
 
 @dataclass
@@ -475,6 +489,11 @@ class DecidedConfig(EstimatorConfig):
     outcome: str = "${rating.outcome}"
     draw_margin: float = "${rating.draw_margin}"  # type: ignore[assignment]
     p_thresh: float = "${rating.p_thresh}"  # type: ignore[assignment]
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *_batches(self),
+                *require(0 < self.confidence < 1, "confidence", self.confidence, "must lie in (0, 1)"),
+                *one_of(OutcomeRule, "outcome", self.outcome)]
 
 
 @dataclass
@@ -498,11 +517,22 @@ class AdaptiveConfig(EstimatorConfig):
     # costs its setter's attempts however few answer it. 0: `first` each, however many are asked.
     per_task: int = 0
 
+    def check(self) -> list[Problem]:
+        c = self.confidence
+        return [*super().check(),
+                *require(self.first >= 1, "first", self.first, "must be >= 1"),
+                *require(self.step >= 1, "step", self.step, "must be >= 1"),
+                *require(self.max_samples >= self.first, "max_samples", self.max_samples, "must be >= estimator.first"),
+                *require(c is None or 0.5 < c < 1, "confidence", c, "must lie in (0.5, 1), or null")]
+
 
 @dataclass
 class FixedNConfig(EstimatorConfig):
     _target_: str = "skate.estimators.FixedN"
     n: int = 20
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *require(self.n >= 1, "n", self.n, "must be >= 1")]
 
 
 @dataclass
@@ -519,12 +549,24 @@ class LogProbsConfig(EstimatorConfig):
     # weighs on the right option in several places (the Qwen models' reads put 0.13 on easy tasks).
     orders: int = 1
 
+    def check(self) -> list[Problem]:
+        return [*super().check(),
+                *require(self.fallback >= 1, "fallback", self.fallback, "must be >= 1"),
+                *require(self.weight >= 1, "weight", self.weight, "must be >= 1"),
+                *require(0.0 < self.min_mass <= 1.0, "min_mass", self.min_mass, "must lie in (0, 1]"),
+                *require(1 <= self.orders <= 24, "orders", self.orders, "give the reads per (player, task), from 1 to 24")]
+
 
 @dataclass
 class GreedyConfig(EstimatorConfig):
     _target_: str = "skate.estimators.Greedy"
     llm_temperature: float = 0.0  # set on every language-model player (greedy decoding)
     max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)
+
+    def check(self) -> list[Problem]:
+        t, m = self.llm_temperature, self.max_tokens
+        return [*super().check(), *require(0.0 <= t <= 2.0, "llm_temperature", t, "must lie in [0, 2]"),
+                *require(m is None or m >= 1, "max_tokens", m, "must be >= 1 or null")]
 
 
 # The estimator group's registry (conf/estimator/<name>.yaml selects <name>_schema).
@@ -545,42 +587,7 @@ def check_links(e: DictConfig, r: DictConfig) -> None:
     needs a rating that has one."""
     kind = estimator.of(e)
     if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        others = estimator.names(lambda entry: not entry.component.decides_outcomes)
         raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
-                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator=adaptive, "
-                          "algorithm1 or fixed_n, or give estimator.outcome, estimator.draw_margin and "
-                          "estimator.p_thresh")
-
-
-def validate_estimator(e: EstimatorConfig, r: Any) -> None:
-    """The estimator's range checks, and what only the estimator and the rating together can say:
-    one that reads how sure the ranking is needs a rating that can say."""
-    kind = estimator.of(e)
-    if kind.component.uses_order and not rating_class(r).says_order:
-        raise ConfigError(f"{kind.option} samples where the ranking is unsure, and {rating_name(r)} cannot "
-                          "say how sure it is (no uncertainty): use rating=irt, trueskill, ttt or bradley_terry "
-                          "(keys: estimator, rating)")
-    if hasattr(e, "first"):  # adaptive
-        _check(e.first >= 1, "estimator.first", e.first, "must be >= 1")
-        _check(e.step >= 1, "estimator.step", e.step, "must be >= 1")
-        _check(e.max_samples >= e.first, "estimator.max_samples", e.max_samples, "must be >= estimator.first")
-        if e.confidence is not None:
-            _check(0.5 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0.5, 1), or null")
-    if hasattr(e, "sigma_star"):
-        _check(0.0 < e.sigma_star < 0.5, "estimator.sigma_star", e.sigma_star, "must lie in (0, 0.5)")
-        _check(e.n_step >= 1, "estimator.n_step", e.n_step, "must be >= 1")
-        _check(e.max_samples >= e.n_step, "estimator.max_samples", e.max_samples,
-               "must be >= estimator.n_step")
-    if hasattr(e, "n"):
-        _check(e.n >= 1, "estimator.n", e.n, "must be >= 1")
-    if hasattr(e, "min_mass"):  # logprobs
-        _check(e.fallback >= 1, "estimator.fallback", e.fallback, "must be >= 1")
-        _check(e.weight >= 1, "estimator.weight", e.weight, "must be >= 1")
-        _check(0.0 < e.min_mass <= 1.0, "estimator.min_mass", e.min_mass, "must lie in (0, 1]")
-        _check(1 <= e.orders <= 24, "estimator.orders", e.orders, "give the reads per (player, task), from 1 to 24")
-    if hasattr(e, "llm_temperature"):  # greedy
-        _check(0.0 <= e.llm_temperature <= 2.0, "estimator.llm_temperature", e.llm_temperature, "must lie in [0, 2]")
-        _check(e.max_tokens is None or e.max_tokens >= 1, "estimator.max_tokens", e.max_tokens, "must be >= 1 or null")
-    if hasattr(e, "outcome"):
-        _check(0 < e.confidence < 1, "estimator.confidence", e.confidence, "must lie in (0, 1)")
-        _check(str(e.outcome) in set(OutcomeRule), "estimator.outcome", e.outcome,
-               f"must be one of {', '.join(OutcomeRule)}")
+                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator={spoken(others)}, "
+                          "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh")

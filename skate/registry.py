@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -108,8 +108,10 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries())
 
-    def names(self) -> list[str]:
-        return sorted(e.name for e in self.entries())
+    def names(self, where: Callable[[Entry], bool] | None = None) -> list[str]:
+        """The options' names, sorted; with ``where``, only the entries it accepts (by capability:
+        ``rating.names(lambda e: e.component.says_order)``), for messages that list what to use."""
+        return sorted(e.name for e in self.entries() if where is None or where(e))
 
     def get(self, name: str) -> Entry:
         self._load()
@@ -142,6 +144,14 @@ class Registry(Generic[T]):
             if entry.target == target or _default_target(entry.schema) == target:
                 return entry
         return None
+
+
+def spoken(names: Iterable[str], last: str = "or") -> str:
+    """Names as a message lists them: ``a, b or c`` (``none`` when there are none)."""
+    names = list(names)
+    if len(names) < 2:
+        return names[0] if names else "none"
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
 def _schema_of(section: Any) -> Any:

@@ -51,7 +51,7 @@ def test_every_option_of_every_group_composes(group, monkeypatch):
 
 def test_a_hosted_cohort_without_its_keys_says_which_variable_to_set(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    with pytest.raises(ConfigError, match=r"players\.llm\[0\] \(claude-3-haiku\).*ANTHROPIC_API_KEY"):
+    with pytest.raises(ConfigError, match=r"players\.llm\[0\]='claude-3-haiku' is invalid: .*ANTHROPIC_API_KEY"):
         validate(compose("config", overrides=["players=paper_six"]))
 
 

@@ -166,3 +166,22 @@ def test_a_game_records_the_players_its_roles_named(tmp_path):
     events = read_events(out)
     assert events[0]["config"]["stages"][1]["join"] == ["hi"]
     assert next(e for e in events if e["event"] == "join")["players"] == ["hi"]
+
+
+def test_the_settings_name_players_and_the_stages_are_resolved_once(monkeypatch):
+    """Building a staged game's settings resolves its stages once (in validate), and the settings
+    (what the run records) name players, not roles; answer_only becomes the setters it leaves."""
+    import skate.config
+
+    calls = []
+    real = skate.config.resolve_stages
+    monkeypatch.setattr(skate.config, "resolve_stages", lambda cfg: calls.append(1) or real(cfg))
+    settings = skate.config.build_settings(compose_config(["experiment=weaker_judges", "players=simulated"]))
+    assert len(calls) == 1
+    names = {p.name for p in settings.players.simulated}
+    for st in settings.stages:
+        assert set(st.join) <= names and (st.setters is None or set(st.setters) <= names) and st.answer_only == []
+    by_name = {st.name: st for st in settings.stages}
+    assert set(by_name["strong_answer"].join) == {"sim-ace", "sim-strong"}
+    assert "sim-strong" in by_name["second_sets"].setters and "sim-ace" not in by_name["second_sets"].setters
+    assert skate.config.validate(settings).stages == settings.stages  # settled settings check again unchanged

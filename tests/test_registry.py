@@ -48,6 +48,14 @@ def test_an_unknown_option_and_a_foreign_schema_say_what_exists():
         estimator.of(compose_config([]).rating)
 
 
+def test_messages_list_names_as_a_sentence():
+    from skate.registry import spoken
+
+    assert [spoken([]), spoken(["a"]), spoken(["a", "b"]), spoken(["a", "b", "c"], "and")] == [
+        "none", "a", "a or b", "a, b and c"]
+    assert spoken(estimator.names(lambda e: e.component.uses_order)) == "adaptive"
+
+
 def test_two_components_under_one_name_are_refused():
     from dataclasses import dataclass
 
@@ -141,6 +149,64 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypat
     table = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert [r["rank"] for r in table] == [1, 2, 3, 4]
     assert sum(r["score"] for r in table) > 0 and all(r["score"] % 2 == 0 for r in table)
+
+
+SURE_BACKEND = '''
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skate.errors import Problem, require
+from skate.ratings.base import rating
+from skate.ratings.config import OutcomeRuleConfig
+from skate.ratings.elo import EloRating
+
+
+@dataclass
+class SureConfig(OutcomeRuleConfig):
+    _target_: str = "skate.ratings.sure.SureRating"
+    k: float = 16.0
+    scale: float = 400.0
+    initial: float = 1500.0
+    spread: float = 1.0
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *require(self.spread > 0, "spread", self.spread, "must be > 0 (the test's own rule)")]
+
+
+@rating.register("sure", SureConfig)
+class SureRating(EloRating):
+    """Elo that claims to say how sure its order is: a backend written for the test."""
+
+    says_order = True
+
+    def __init__(self, spread: float = 1.0, **settings) -> None:
+        super().__init__(**settings)
+'''
+
+
+def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp_path, monkeypatch):
+    """A backend registered from outside skate/config.py: its schema's own check runs (its key
+    named under rating.), the shared rule's checks run through super(), and a backend that says
+    how sure its order is appears in the messages that list those backends."""
+    folder = tmp_path / "more_ratings"
+    folder.mkdir()
+    (folder / "sure.py").write_text(textwrap.dedent(SURE_BACKEND))
+    monkeypatch.setattr(skate.ratings, "__path__", [*skate.ratings.__path__, str(folder)])
+    monkeypatch.setattr(rating, "_loaded", False)
+    monkeypatch.setattr(rating, "_entries", dict(rating._entries))
+    monkeypatch.delitem(sys.modules, "skate.ratings.sure", raising=False)
+    register_configs()
+    validate(compose_config(["rating=sure_schema", "stop.settled=0.9"]))  # it says order: it may stop early
+    with pytest.raises(ConfigError, match=r"^rating.spread=-1.0 is invalid: must be > 0 \(the test's own rule\)$"):
+        validate(compose_config(["rating=sure_schema", "rating.spread=-1"]))
+    with pytest.raises(ConfigError, match=r"^rating.p_thresh=1.5 is invalid"):  # the base schema's check
+        validate(compose_config(["rating=sure_schema", "rating.p_thresh=1.5"]))
+    says_order = ["bradley_terry", "irt", "sure", "trueskill", "ttt"]
+    assert rating.names(lambda e: e.component.says_order) == says_order
+    for overrides in (["rating=elo", "stop.settled=0.9"], ["rating=elo", "estimator=adaptive"]):
+        with pytest.raises(ConfigError, match="use rating=bradley_terry, irt, sure, trueskill or ttt"):
+            validate(compose_config(overrides))
 
 
 def _named_after(module: str, group: str) -> bool:

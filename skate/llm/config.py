@@ -1,4 +1,4 @@
-"""The model client's config schema (the ``llm`` section) and its checks."""
+"""The model client's config schema (the ``llm`` section), which checks itself (``check``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from skate.errors import check as _check
+from skate.errors import Problem, require
+
+
+STRUCTURED = ("auto", "on", "off")  # llm.structured
 
 
 @dataclass
@@ -31,17 +34,19 @@ class LLMConfig:
     # a model whose server refuses it (one warning); on: a refusal stops the run; off: never.
     structured: str = "auto"
 
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``llm``)."""
+        problems = [*require(self.max_retries >= 0, "max_retries", self.max_retries, "must be >= 0"),
+                    *require(self.concurrency >= 1, "concurrency", self.concurrency, "must be >= 1")]
+        for model, price in self.prices.items():
+            ok = (isinstance(price, Mapping) and set(price) <= {"input_per_mtok", "output_per_mtok"}
+                  and all(isinstance(v, (int, float)) and v >= 0 for v in price.values()))
+            problems += require(ok, f"prices.{model}", price,
+                                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
+        budget = self.budget_usd
+        return [*problems,
+                *require(budget is None or budget > 0, "budget_usd", budget, "must be > 0 (or null for no budget)"),
+                *require(self.structured in STRUCTURED, "structured", self.structured,
+                         "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the "
+                         "run) or off (the text format)")]
 
-def validate_llm(lc: Any) -> None:
-    _check(lc.max_retries >= 0, "llm.max_retries", lc.max_retries, "must be >= 0")
-    _check(lc.concurrency >= 1, "llm.concurrency", lc.concurrency, "must be >= 1")
-    for model, price in lc.prices.items():
-        ok = (isinstance(price, Mapping) and set(price) <= {"input_per_mtok", "output_per_mtok"}
-              and all(isinstance(v, (int, float)) and v >= 0 for v in price.values()))
-        _check(ok, f"llm.prices.{model}", price,
-               "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
-    if lc.budget_usd is not None:
-        _check(lc.budget_usd > 0, "llm.budget_usd", lc.budget_usd, "must be > 0 (or null for no budget)")
-    _check(lc.structured in ("auto", "on", "off"), "llm.structured", lc.structured,
-           "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the run) "
-           "or off (the text format)")

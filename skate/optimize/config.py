@@ -16,7 +16,7 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from skate import events as ev
-from skate.errors import ConfigError
+from skate.errors import ConfigError, Problem, require
 from skate.errors import check as _check
 
 ROLES = ("answerer", "setter")
@@ -63,6 +63,20 @@ class OptimizerConfig:
     setter: dict[str, Any] = field(default_factory=dict)
     answerer: dict[str, Any] = field(default_factory=dict)
     players: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``optimizer``)."""
+        band = list(self.demo_difficulty)
+        bad = [str(x) for x in self.demos if str(x) not in DEMO_SOURCES]
+        return [*require(self.train >= 1, "train", self.train, "must be >= 1"),
+                *require(self.val >= 0, "val", self.val, "must be >= 0"),
+                *require(len(band) == 2 and 0 <= band[0] <= band[1] <= 1, "demo_difficulty", band,
+                         "is a range [lo, hi] within [0, 1], e.g. [0, 0.4]"),
+                *require(not bad, "demos", list(self.demos),
+                         f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []"),
+                *require(not self.compare or self.name != OptimizerName.none, "compare", self.compare,
+                         "compares default and optimised prompts: choose an optimizer too (e.g. "
+                         "optimizer=bootstrap_fewshot)")]
 
 
 class OptimizeError(ConfigError):
@@ -148,20 +162,14 @@ def check_plan(plan: Plan) -> None:
             raise OptimizeError("mipro_v2 with auto=null needs settings.num_trials (and num_candidates)")
 
 
-def validate_optimizer(o: Any, llm_players: list[str]) -> None:
-    _check(o.train >= 1, "optimizer.train", o.train, "must be >= 1")
-    _check(o.val >= 0, "optimizer.val", o.val, "must be >= 0")
-    band = list(o.demo_difficulty)
-    _check(len(band) == 2 and 0 <= band[0] <= band[1] <= 1, "optimizer.demo_difficulty", band,
-           "is a range [lo, hi] within [0, 1], e.g. [0, 0.4]")
-    bad = [str(x) for x in o.demos if str(x) not in DEMO_SOURCES]
-    _check(not bad, "optimizer.demos", list(o.demos), f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []")
+def check_players(o: OptimizerConfig, llm_players: list[str]) -> None:
+    """What the optimiser's settings and the cohort say together: ``optimizer.players`` names
+    language-model players, ``compare`` has some, and each player's plan can work. Raises
+    :class:`ConfigError`."""
     unknown = sorted(set(o.players) - set(llm_players))
     _check(not unknown, "optimizer.players", unknown,
            f"names no language-model player of this cohort ({llm_players or 'none'})")
     if o.compare:
-        _check(o.name != OptimizerName.none, "optimizer.compare", o.compare,
-               "compares default and optimised prompts: choose an optimizer too (e.g. optimizer=bootstrap_fewshot)")
         _check(bool(llm_players), "optimizer.compare", o.compare, "needs language-model players")
     if o.name != OptimizerName.none or o.players:
         for name in llm_players:

@@ -1,5 +1,5 @@
-"""The player cohort's config schema (``conf/players/*.yaml``), its checks, and the roles a
-cohort's players take in staged presets."""
+"""The player cohort's config schema (``conf/players/*.yaml``), which checks itself (``check``),
+and the roles a cohort's players take in staged presets."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from typing import Any, Optional
 
 from omegaconf import MISSING
 
-from skate.errors import ConfigError
-from skate.errors import check as _check
+from skate.errors import Problem, require
 from skate.llm.spec import ModelConfigError, ModelSpec
 
 
@@ -69,6 +68,33 @@ class PlayersConfig:
     # cohort also has roles from its known skills (see cohort_roles); those given here win.
     roles: dict[str, str] = field(default_factory=dict)
 
+    def check(self) -> list[Problem]:
+        """At least two players, unique names, simulated players' skills in range, and every
+        language-model player's model spec complete (a hosted model's key present); keys within
+        ``players``."""
+        roster, llm_roster = list(self.simulated), list(self.llm)
+        names = [p.name for p in roster] + [p.name for p in llm_roster]
+        problems = [*require(len(names) >= 2, "", f"{len(names)} players", "a game needs at least 2 players"),
+                    *require(len(set(names)) == len(names), "", sorted({n for n in names if names.count(n) > 1}),
+                             "player names must be unique")]
+        for i, p in enumerate(roster):
+            key = f"simulated[{i}]"
+            problems += [*require(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]"),
+                         *require(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]"),
+                         *require(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0"),
+                         *require(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")]
+        for i, p in enumerate(llm_roster):
+            problems += require(p.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair", p.setter_repair,
+                                f"must be one of {list(SETTER_REPAIRS)}")
+            try:
+                fields = dataclasses.asdict(p)
+                for key in ("name", "setter_extra_body", "setter_repair"):
+                    fields.pop(key)
+                ModelSpec(**fields).api_key()  # a hosted model without its key fails here
+            except ModelConfigError as exc:
+                problems.append(Problem(f"llm[{i}]", p.name, str(exc)))
+        return problems
+
 
 # Roles an all-simulated cohort has from its skills, strongest first ("weakest" is the last).
 SKILL_ROLES = ("strongest", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -88,32 +114,13 @@ def cohort_roles(players: Any) -> dict[str, str]:
     return roles
 
 
-def validate_players(players: PlayersConfig, known_kinds: Iterable[str], game: str, game_kinds: Iterable[str]) -> None:
-    """At least two players, unique names, simulated players' skills in range (``topic_skill``
-    naming only kinds some game has: ``known_kinds``), and every language-model player's
-    model spec complete (a hosted model's key present)."""
-    roster, llm_roster = list(players.simulated), list(players.llm)
-    _check(len(roster) + len(llm_roster) >= 2, "players", f"{len(roster) + len(llm_roster)} players",
-           "a game needs at least 2 players")
-    names = [p.name for p in roster] + [p.name for p in llm_roster]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    _check(not dupes, "players", dupes, "player names must be unique")
-    known = set(known_kinds)
-    for i, p in enumerate(roster):
-        key = f"players.simulated[{i}]"
-        _check(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]")
-        _check(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]")
-        _check(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0")
-        _check(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")
+def check_topic_skills(players: PlayersConfig, known_kinds: Iterable[str], game: str,
+                       game_kinds: Iterable[str]) -> list[Problem]:
+    """Simulated players' ``topic_skill`` name only kinds some game has (``known_kinds``): what
+    the cohort and the games say together (keys within ``players``)."""
+    known, problems = set(known_kinds), []
+    for i, p in enumerate(players.simulated):
         unknown = sorted(set(p.topic_skill) - known)
-        _check(not unknown, f"{key}.topic_skill", unknown, f"no game has these kinds; {game} has {list(game_kinds)}")
-    for i, p in enumerate(llm_roster):
-        _check(p.setter_repair in SETTER_REPAIRS, f"players.llm[{i}].setter_repair", p.setter_repair,
-               f"must be one of {list(SETTER_REPAIRS)}")
-        try:
-            fields = dataclasses.asdict(p)
-            for key in ("name", "setter_extra_body", "setter_repair"):
-                fields.pop(key)
-            ModelSpec(**fields).api_key()  # a hosted model without its key fails here
-        except ModelConfigError as exc:
-            raise ConfigError(f"players.llm[{i}] ({p.name}): {exc}") from None
+        problems += require(not unknown, f"simulated[{i}].topic_skill", unknown,
+                            f"no game has these kinds; {game} has {list(game_kinds)}")
+    return problems

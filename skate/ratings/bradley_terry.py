@@ -61,7 +61,8 @@ from typing import Any
 
 import numpy as np
 
-from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig
+from skate.errors import Problem, require
+from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
 from skate.ratings.outcomes import PairOutcome
 
@@ -143,6 +144,19 @@ class BradleyTerryConfig(OutcomeRuleConfig):
     # setter_vs_solver: what a win counts, by the winner's role (a draw is half a win each way,
     # unweighted, as in ZeroSumEval); ZeroSumEval's published figures weight setters 2 (teacher, defender)
     role_weights: dict[str, float] = field(default_factory=lambda: {"setter": 1.0, "solver": 1.0})
+
+    def check(self) -> list[Problem]:
+        weights = dict(self.role_weights)
+        return [*super().check(),
+                *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
+                *require(self.alpha > 0, "alpha", self.alpha, "must be > 0 (keeps unbeaten players finite)"),
+                *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
+                *one_of(BTScale, "scale", self.scale), *one_of(BTDraws, "draws", self.draws),
+                *require(set(weights) == {"setter", "solver"}, "role_weights", weights,
+                         "give a weight for each role: {setter: w, solver: w}"),
+                *require(all(isinstance(w, (int, float)) and w > 0 for w in weights.values()), "role_weights",
+                         weights, "weights must be > 0"),
+                *one_of(BTPoint, "point", self.point)]
 
 
 @rating.register("bradley_terry", BradleyTerryConfig)

@@ -1,7 +1,8 @@
 """The rating backends' config schemas (``conf/rating/*.yaml``) and their range checks.
 
-Each schema names its backend by ``_target_``; :func:`validate_rating` checks what types cannot,
-raising :class:`~skate.errors.ConfigError` naming the key.
+Each schema names its backend by ``_target_`` and checks what types cannot in its ``check``
+(:mod:`skate.errors`: the problems it finds); :func:`validate_rating` raises the first, naming
+``rating.<key>``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from omegaconf import DictConfig, OmegaConf
 
+from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
 
 
@@ -50,7 +53,12 @@ class BTPoint(enum.StrEnum):
 @dataclass
 class RatingConfig:
     """What every rating backend's settings are (the ``rating`` section's type): each backend's
-    schema extends it (see the ``rating`` registry in :mod:`skate.ratings.base`)."""
+    schema extends it (see the ``rating`` registry in :mod:`skate.ratings.base`), and checks its
+    own fields in ``check`` (adding to ``super().check()``)."""
+
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``rating``)."""
+        return []
 
 
 @dataclass
@@ -66,72 +74,43 @@ class OutcomeRuleConfig(RatingConfig):
     # loss (it forfeits to every answerer) or tie (a draw with each; ZeroSumEval's PyJail)
     own_unsolved: OwnUnsolved = OwnUnsolved.loss
 
-
-
-
-
-
-
-def validate_rating(r: Any) -> None:
-    """A rating's range checks (its settings, or a composed ``rating`` section)."""
-    if hasattr(r, "outcome"):
-        _check(str(r.outcome) in set(OutcomeRule), "rating.outcome", r.outcome,
-               f"must be one of {', '.join(OutcomeRule)}")
-    if hasattr(r, "p_thresh"):
-        _check(0.0 < r.p_thresh < 1.0, "rating.p_thresh", r.p_thresh, "must lie in (0, 1)")
-    if hasattr(r, "draw_margin"):
-        dm = r.draw_margin
+    def check(self) -> list[Problem]:
+        dm = self.draw_margin
         if isinstance(dm, str):
-            _check(sigma_star_factor(dm) is not None, "rating.draw_margin", dm,
-                   "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
+            margin = require(sigma_star_factor(dm) is not None, "draw_margin", dm,
+                             "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
         else:
-            _check(isinstance(dm, (int, float)) and 0.0 <= dm < 1.0, "rating.draw_margin", dm, "must lie in [0, 1)")
-    for key in ("sigma", "beta"):
-        if hasattr(r, key):
-            _check(getattr(r, key) > 0, f"rating.{key}", getattr(r, key), "must be > 0")
-    if hasattr(r, "draw_probability"):
-        dp = r.draw_probability
-        _check(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
-               "rating.draw_probability", dp, "give a number in [0, 1) or auto")
-    for key, low in (("orderings", 1), ("average_last", 0), ("bootstrap", 1)):
-        if hasattr(r, key):
-            _check(getattr(r, key) >= low, f"rating.{key}", getattr(r, key), f"must be >= {low}")
-    if hasattr(r, "alpha"):
-        _check(r.alpha > 0, "rating.alpha", r.alpha, "must be > 0 (keeps unbeaten players finite)")
-    if hasattr(r, "level"):
-        _check(0 < r.level < 1, "rating.level", r.level, "must lie in (0, 1)")
-    if hasattr(r, "k"):
-        _check(r.k > 0, "rating.k", r.k, "must be > 0")
-    if hasattr(r, "scale"):
-        if isinstance(r.scale, str):  # Bradley–Terry: which units
-            _check(r.scale in set(BTScale), "rating.scale", r.scale, f"must be one of {', '.join(BTScale)}")
-        else:  # Elo: rating points per factor 10 of odds
-            _check(r.scale > 0, "rating.scale", r.scale, "must be > 0")
-    if hasattr(r, "own_unsolved"):
-        _check(str(r.own_unsolved) in set(OwnUnsolved), "rating.own_unsolved", r.own_unsolved,
-               f"must be one of {', '.join(OwnUnsolved)}")
-    if hasattr(r, "draws"):
-        _check(str(r.draws) in set(BTDraws), "rating.draws", r.draws, f"must be one of {', '.join(BTDraws)}")
-    if hasattr(r, "role_weights"):
-        weights = r.role_weights
-        _check(set(weights) == {"setter", "solver"}, "rating.role_weights", dict(weights),
-               "give a weight for each role: {setter: w, solver: w}")
-        _check(all(isinstance(w, (int, float)) and w > 0 for w in weights.values()), "rating.role_weights",
-               dict(weights), "weights must be > 0")
-    if hasattr(r, "point"):
-        _check(str(r.point) in set(BTPoint), "rating.point", r.point, f"must be one of {', '.join(BTPoint)}")
-    if hasattr(r, "guess"):
-        _check(0.0 <= r.guess < 1.0, "rating.guess", r.guess, "the guess floor must lie in [0, 1)")
-    if hasattr(r, "prior_sd"):
-        _check(r.prior_sd > 0, "rating.prior_sd", r.prior_sd, "must be > 0")
-    if hasattr(r, "interval"):
-        _check(r.interval in ("sandwich", "hessian", "bootstrap"), "rating.interval", r.interval,
-               "must be one of sandwich, hessian, bootstrap")
-    if hasattr(r, "time"):
-        _check(r.time in ("none", "round"), "rating.time", r.time,
-               "give none (every outcome one batch) or round (each round a time step)")
-    if hasattr(r, "grid"):
-        _check(r.grid >= 21, "rating.grid", r.grid, "must be >= 21 quadrature points")
+            margin = require(isinstance(dm, (int, float)) and 0.0 <= dm < 1.0, "draw_margin", dm, "must lie in [0, 1)")
+        return [*super().check(),
+                *one_of(OutcomeRule, "outcome", self.outcome),
+                *pass_mark(self.p_thresh),
+                *margin,
+                *one_of(OwnUnsolved, "own_unsolved", self.own_unsolved)]
+
+
+def one_of(kind: type[enum.Enum], key: str, value: Any) -> list[Problem]:
+    """A setting that must name a member of the enum ``kind`` (its members listed if not)."""
+    names = [m.value for m in kind]  # type: ignore[attr-defined]
+    return require(str(value) in names, key, value, f"must be one of {', '.join(names)}")
+
+
+def positive(owner: Any, *keys: str) -> list[Problem]:
+    """Each of ``keys`` of ``owner`` must be > 0."""
+    return [p for key in keys for p in require(getattr(owner, key) > 0, key, getattr(owner, key), "must be > 0")]
+
+
+def pass_mark(p_thresh: float) -> list[Problem]:
+    return require(0.0 < p_thresh < 1.0, "p_thresh", p_thresh, "must lie in (0, 1)")
+
+
+def validate_rating(r: RatingConfig | DictConfig) -> None:
+    """Raise :class:`~skate.errors.ConfigError` on the first problem of a rating's settings (a
+    schema instance, or a composed ``rating`` section), naming ``rating.<key>``."""
+    settings = r if isinstance(r, RatingConfig) else OmegaConf.to_object(r)
+    if not isinstance(settings, RatingConfig):
+        raise ConfigError(f"rating: {type(settings).__name__} settings are no rating backend's: compose the "
+                          "section over a rating schema (rating=<option>)")
+    raise_first(settings.check(), "rating")
 
 
 def sigma_star_factor(value: Any) -> float | None:
@@ -163,7 +142,7 @@ def draw_margin_of(value: Any, estimator: Any, key: str = "rating.draw_margin") 
     settings = ", ".join(sorted(str(k) for k in (estimator or {}) if k != "_target_")) or "none"
     _check(sigma_star is not None, key, value,
            f"ties the draw margin to the estimator's sigma_star, and this estimator has none (its settings: "
-           f"{settings}): use estimator=algorithm1 or estimator=decided, or give the margin as a number")
+           f"{settings}): choose an estimator with a sigma_star setting, or give the margin as a number")
     margin = k * float(sigma_star)
     _check(0.0 <= margin < 1.0, key, value, f"gives {margin} with sigma_star={sigma_star}: must lie in [0, 1)")
     return margin

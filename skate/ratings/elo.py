@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any
 
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.errors import Problem
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
@@ -22,6 +23,9 @@ class EloConfig(OutcomeRuleConfig):
     k: float = 16.0
     scale: float = 400.0
     initial: float = 1500.0
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *positive(self, "k", "scale")]  # scale: rating points per factor 10 of odds
 
 
 @rating.register("elo", EloConfig)

@@ -50,7 +50,8 @@ from typing import Any
 import numpy as np
 
 from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
-from skate.ratings.config import RatingConfig
+from skate.errors import Problem, require
+from skate.ratings.config import RatingConfig, pass_mark
 from skate.ratings.outcomes import PairOutcome
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
@@ -138,6 +139,15 @@ class IRTConfig(RatingConfig):
     grid: int = 121  # quadrature points over the task difficulties
     seed: int = 0
     p_thresh: float = 0.55  # the pass mark games use (a setter solving its own task); not a rating rule
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *pass_mark(self.p_thresh),
+                *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
+                *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
+                *require(0.0 <= self.guess < 1.0, "guess", self.guess, "the guess floor must lie in [0, 1)"),
+                *require(self.prior_sd > 0, "prior_sd", self.prior_sd, "must be > 0"),
+                *require(self.interval in INTERVALS, "interval", self.interval, f"must be one of {', '.join(INTERVALS)}"),
+                *require(self.grid >= 21, "grid", self.grid, "must be >= 21 quadrature points")]
 
 
 @rating.register("irt", IRTConfig)

@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from skate.ratings import trueskill_math as tsm
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.errors import Problem, require
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
@@ -65,6 +66,14 @@ class TrueSkillConfig(OutcomeRuleConfig):
     orderings: int = 1  # > 1: final table = mean over this many random orderings of the outcomes
     average_last: int = 0  # > 0: mu, sigma (and score) = their means over the last N updates (the paper: 100)
     seed: int = 0  # for the orderings
+
+    def check(self) -> list[Problem]:
+        dp = self.draw_probability
+        return [*super().check(), *positive(self, "sigma", "beta"),
+                *require(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0), "draw_probability", dp,
+                         "give a number in [0, 1) or auto"),
+                *require(self.orderings >= 1, "orderings", self.orderings, "must be >= 1"),
+                *require(self.average_last >= 0, "average_last", self.average_last, "must be >= 0")]
 
 
 @rating.register("trueskill", TrueSkillConfig)

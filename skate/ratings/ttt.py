@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 import trueskillthroughtime as ttt
 
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig
+from skate.errors import Problem, require
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
@@ -99,6 +100,14 @@ class TTTConfig(OutcomeRuleConfig):
     time: str = "none"  # none: all outcomes one batch (order-free); round: each task's round is a time step
     iterations: int = 30  # at most this many sweeps (time=round: backward-forward passes)
     epsilon: float = 1e-4  # stop once no player's mu or sigma moves by this much in a sweep
+
+    def check(self) -> list[Problem]:
+        dp = self.draw_probability
+        return [*super().check(), *positive(self, "sigma", "beta"),
+                *require(isinstance(dp, (int, float)) and 0.0 <= dp < 1.0, "draw_probability", dp,
+                         "give a number in [0, 1)"),
+                *require(self.time in TIMES, "time", self.time,
+                         "give none (every outcome one batch) or round (each round a time step)")]
 
 
 @rating.register("ttt", TTTConfig)

@@ -1,13 +1,17 @@
-"""The sandbox's config schemas (``conf/sandbox/*.yaml``) and their checks."""
+"""The sandbox's config schemas (``conf/sandbox/*.yaml``), each checking itself (``check``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from omegaconf import DictConfig, OmegaConf
 
-from skate.errors import check as _check
+from skate.errors import Problem, raise_first, require
 from skate.registry import Registry
+
+
+MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
 
 
 @dataclass
@@ -20,6 +24,14 @@ class SandboxConfig:
                                  "max_output_bytes": 65536, "max_processes": 8}
     )
 
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``sandbox``)."""
+        problems = require(self.workers >= 0, "workers", self.workers, "must be >= 0 (0 = one per CPU core)")
+        for key, value in self.limits.items():
+            problems += require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+                                f"limits.{key}", value, "must be a positive number")
+        return problems
+
 
 @dataclass
 class JailSettingsConfig(SandboxConfig):
@@ -31,6 +43,12 @@ class JailSettingsConfig(SandboxConfig):
     uid_base: int = 700_000  # as root, workers run as otherwise unused uids from here
     startup_timeout_s: float = 20.0
     warm: bool = True  # fork each program from a clean interpreter kept in the jail; false: exec one
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *require(self.tmp_mb >= 1, "tmp_mb", self.tmp_mb, "must be >= 1"),
+                *require(self.tmp_inodes >= 16, "tmp_inodes", self.tmp_inodes, "must be >= 16"),
+                *require(self.memory_bound in MEMORY_BOUNDS, "memory_bound", self.memory_bound,
+                         "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit")]
 
 
 @dataclass
@@ -64,15 +82,7 @@ sandbox.register("bwrap", BwrapConfig, "skate.sandbox.jail:BwrapSandbox")
 sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
 
 
-def validate_sandbox(s: Any) -> None:
-    _check(s.workers >= 0, "sandbox.workers", s.workers, "must be >= 0 (0 = one per CPU core)")
-    for key, value in s.limits.items():
-        _check(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
-               f"sandbox.limits.{key}", value, "must be a positive number")
-    if hasattr(s, "tmp_mb"):
-        _check(s.tmp_mb >= 1, "sandbox.tmp_mb", s.tmp_mb, "must be >= 1")
-    if hasattr(s, "tmp_inodes"):
-        _check(s.tmp_inodes >= 16, "sandbox.tmp_inodes", s.tmp_inodes, "must be >= 16")
-    if hasattr(s, "memory_bound"):
-        _check(s.memory_bound in ("auto", "cgroup", "rlimit"), "sandbox.memory_bound", s.memory_bound,
-               "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit")
+def validate_sandbox(s: SandboxConfig | DictConfig) -> None:
+    """Raise :class:`~skate.errors.ConfigError` on the first problem of the sandbox's settings (a
+    schema instance, or a composed ``sandbox`` section)."""
+    raise_first((s if isinstance(s, SandboxConfig) else OmegaConf.to_object(s)).check(), "sandbox")

@@ -119,16 +119,15 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
     ("[{name: a, rating: glicko}]", "glicko"),
     ("[{name: a, draw_margin: sigma_star}]", None),
 ])
-def test_bad_rerate_entries_say_what_to_fix(entries, says):
-    from skate.config import ConfigError, validate
+def test_bad_rerate_entries_say_what_to_fix(entries, says, tmp_path):
+    """The entries are read once, where the game is run, before anything is written."""
+    from skate.config import ConfigError
 
     cfg = config(f"rerate={entries}", "estimator=fixed_n")
-    if says is None:  # fixed_n has no sigma* to tie the margin to
-        with pytest.raises(ConfigError, match="sigma_star"):
-            validate(cfg)
-        return
-    with pytest.raises(ConfigError, match=re.escape(says)):
-        validate(cfg)
+    # fixed_n has no sigma* to tie the margin to
+    with pytest.raises(ConfigError, match="sigma_star" if says is None else re.escape(says)):
+        run_game(cfg, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
@@ -157,3 +156,18 @@ def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_
     name, ttt = rate_run(out, ["rating=ttt"])
     assert name == "TrueSkillThroughTimeRating"
     assert [r["player"] for r in ttt] == truth
+
+
+def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
+    """run_game reads the rerate list (each entry checked as a rating) once: building the settings
+    does not read it again."""
+    import skate.ratings.rerate as rerate
+
+    checked = []
+    real = rerate.validate_rating
+    monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
+    run_game(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]"), tmp_path / "run")
+    from skate.store import read_events
+
+    end = read_events(tmp_path / "run")[-1]
+    assert checked == ["absolute"] and set(end["rerated"]) == {"a"}

@@ -4,14 +4,13 @@ with no valid task forfeits), played live and replayed from the log by ``skate.r
 from __future__ import annotations
 
 import pytest
-from omegaconf import OmegaConf
 
 from skate import events as ev
 from skate.config import ConfigError, compose_config, validate_rating
 from skate.games import load_games
 from skate.cli.rate import rate_run
-from skate.ratings.bradley_terry import BradleyTerryRating
-from skate.ratings.elo import EloRating
+from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating
+from skate.ratings.elo import EloConfig, EloRating
 from skate.ratings.outcomes import PairRule
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import run_game
@@ -247,10 +246,11 @@ def test_the_schema_takes_the_new_values_and_names_a_bad_one():
         with pytest.raises(Exception, match=f"rating.{key}={bad}"):
             compose_config(["rating=bradley_terry", f"rating.{key}={bad}"])
         with pytest.raises(ConfigError, match=f"rating.{key}='{bad}' is invalid: must be one of"):
-            validate_rating(OmegaConf.create({key: bad}))
+            validate_rating(BradleyTerryConfig(**{key: bad}))  # settings made in code, not composed
     validate_rating(compose_config(["rating=elo", "rating.outcome=setter_vs_solver"]).rating)
-    with pytest.raises(ConfigError, match="rating.scale"):
-        validate_rating(OmegaConf.create({"scale": -1.0}))  # Elo's scale stays a number
+    assert EloConfig(scale=-1.0).check() == [("scale", -1.0, "must be > 0")]  # Elo's scale stays a number
+    with pytest.raises(ConfigError, match=r"rating.scale=-1.0 is invalid: must be > 0"):
+        validate_rating(EloConfig(scale=-1.0))
     compose_config(["estimator=decided", "rating.outcome=setter_vs_solver"])
 
 

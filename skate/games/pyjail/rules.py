@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from skate.games.pyjail.config import JailLimits, PyJailConfig
+from skate.errors import Problem
 from skate.games.base import Answer, Checks, Game, GameSpec, Verdict, ask
 from skate.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
@@ -194,7 +195,7 @@ class PyJailGame(Game):
         self.limits = Limits(**(asdict(limits) if isinstance(limits, JailLimits) else dict(limits)))
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+    def check_config(cls, cfg: Any) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.tries < 1:
             problems.append(("tries", cfg.tries, "need at least 1 try per session"))
