@@ -32,7 +32,7 @@ from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig, validate_llm
 from skate.llm.optimizers import OptimizerConfig, OptimizerName, Role, validate_optimizer  # noqa: F401
-from skate.games.base import GameConfig
+from skate.games.base import AnswerFormat, GameConfig
 from skate.embedders.config import EmbedderConfig, embedder, validate_embedder
 from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
@@ -293,11 +293,11 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
     validate_estimator(s.estimator, s.rating)
     kind = estimator.of(s.estimator)
     if kind.component.greedy_decoding:
-        _check(game.spec.answer_format in ("multiple_choice", "exact_match"), "estimator", kind.name,
+        _check(game.spec.answer_format in (AnswerFormat.multiple_choice, AnswerFormat.exact_match), "estimator", kind.name,
                f"scores one answer to one query, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format} sessions: use it with cop, mathquiz or scp")
     if kind.component.reads:
-        _check(game.spec.answer_format == "multiple_choice", "estimator", kind.name,
+        _check(game.spec.answer_format == AnswerFormat.multiple_choice, "estimator", kind.name,
                f"reads the probability of each option's label, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format}, not an option: use it with cop or scp, or estimator=adaptive")
         _check(not getattr(s.game, "reasoning", False), "estimator", kind.name,

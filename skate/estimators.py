@@ -22,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError
 from skate.errors import check as _check
+from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_class, rating_name
 from skate.ratings.config import OutcomeRule
 from skate.ratings.outcomes import PairRule
@@ -58,7 +59,7 @@ class Sampler:
         game's answers name no option, ...) and ``void`` where the player's call failed."""
         if self.read_choices is None:
             return Read(why="the player states no probabilities")
-        if self.game.spec.answer_format != "multiple_choice":
+        if self.game.spec.answer_format != AnswerFormat.multiple_choice:
             return Read(why=f"{self.game.name}'s answers are {self.game.spec.answer_format}, not an option's label")
         queries = [self.game.make_query(self.task, task_rng(self.task, k)) for k in range(orders)]
         got = self.read_choices(queries, rng, min_mass=min_mass)

@@ -16,7 +16,7 @@ from skate.answers.exact import normalize_number
 from skate.build import build_game
 from skate.config import ConfigError, compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
-from skate.games import Game, GameEnv, load_games
+from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
 from skate.recorded import recorded_config
 from skate.records import Task
@@ -89,7 +89,7 @@ class Renderer:
         self.instructions = str(sig.instructions)
         out = sig.output_fields["answer"]
         self.answer_desc = str((out.json_schema_extra or {}).get("desc", "the answer"))
-        self.choice = game.spec.answer_format == "multiple_choice"
+        self.choice = game.spec.answer_format == AnswerFormat.multiple_choice
 
     def render(self, task: Task) -> tuple[str, list[str], list[str], str, str]:
         """prompt, options, labels, answer, pattern: the query drawn from the task alone."""
@@ -109,7 +109,7 @@ class Renderer:
 # ------------------------------------------------------------------ reading a source
 def executed(game: str) -> bool:
     cls = load_games().get(game)
-    return cls is not None and cls.spec.answer_format not in ("multiple_choice", "exact_match")
+    return cls is not None and cls.spec.answer_format not in (AnswerFormat.multiple_choice, AnswerFormat.exact_match)
 
 
 def from_run(run_dir: Path) -> Collected:

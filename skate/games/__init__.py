@@ -18,10 +18,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from skate.games.base import (Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameParts, GameSpec,
+from skate.games.base import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameParts, GameSpec,
                               seeded_random)
 
-__all__ = ["Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameParts", "GameSpec",
+__all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameParts", "GameSpec",
            "get_game", "load_games", "register", "seeded_random"]
 
 _GAMES: dict[str, type[Game]] = {}

@@ -38,6 +38,7 @@ The engine, estimators, ratings, augmentation, LLM client and report import no g
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import importlib
 import json
@@ -67,12 +68,20 @@ Answer = Callable[[Sequence[Query], np.random.Generator], Sequence[Reply]]
 Verdict = Any
 
 
+class AnswerFormat(enum.StrEnum):
+    """What one answer of a game is, and so how it is graded and what can read or export it."""
+
+    multiple_choice = "multiple_choice"  # an option among those shown (COP, SCP): its label can be read
+    exact_match = "exact_match"  # a value checked against the task's answer (MathQuiz)
+    executed = "executed"  # a program run in the sandbox, graded by what it does (PyJail)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """A game's static facts, the same for every run of it."""
 
     name: str
-    answer_format: str  # "multiple_choice", "exact_match", "executed", ...
+    answer_format: AnswerFormat
     kinds: tuple[str, ...] = ()  # families of task its simulated players write (topic_skill keys)
     score_bounds: tuple[float, float] = (0.0, 1.0)  # range of one graded sample
     roles: tuple[str, ...] = ("setter", "answerer")
@@ -80,6 +89,13 @@ class GameSpec:
     # the groups its tasks carry (keys of a task's data["groups"]), which the report breaks
     # accuracy down by (e.g. SCP's question type and document domain)
     groups: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "answer_format", AnswerFormat(self.answer_format))
+        except ValueError:
+            raise ValueError(f"game {self.name!r}: answer_format={self.answer_format!r} is not one of "
+                             f"{', '.join(AnswerFormat)}") from None
 
 
 @dataclass

@@ -22,7 +22,7 @@ import pytest
 import skate.games
 from skate.compose import forget
 from skate.config import compose_config
-from skate.games import get_game, load_games
+from skate.games import AnswerFormat, GameSpec, get_game, load_games
 
 GAME = '''
 """``game=echo``: the setter picks a word; a solver must say it back, reversed."""
@@ -160,7 +160,14 @@ def test_the_registry_finds_every_game_package():
     assert {"cop", "mathquiz"} <= set(games)
     for name, cls in games.items():
         assert cls.spec.name == name and get_game(name) is cls
-        assert cls.spec.answer_format and cls.spec.kinds
+        assert isinstance(cls.spec.answer_format, AnswerFormat) and cls.spec.kinds
+
+
+def test_an_answer_format_is_one_of_the_enum_and_a_wrong_one_says_which_to_use():
+    assert GameSpec(name="echo", answer_format="exact_match").answer_format is AnswerFormat.exact_match
+    with pytest.raises(ValueError, match=r"^game 'echo': answer_format='free text' is not one of multiple_choice, "
+                                         r"exact_match, executed$"):
+        GameSpec(name="echo", answer_format="free text")
 
 
 def test_a_game_gone_is_no_option_any_more(echo_game):

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import grade_choice, normalize_text
-from skate.games.base import Checks, Game, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
@@ -195,7 +195,7 @@ def offered_id(name: str, offered: Sequence[str]) -> str:
 
 
 class SCPGame(Game):
-    spec = GameSpec(name="scp", answer_format="multiple_choice", kinds=TYPES + SHIPPED_DOMAINS,
+    spec = GameSpec(name="scp", answer_format=AnswerFormat.multiple_choice, kinds=TYPES + SHIPPED_DOMAINS,
                     description="sequencing, cloze and prediction questions from documents; four options",
                     groups=GROUPS)
     config_schema = SCPConfig
