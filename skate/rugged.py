@@ -1,9 +1,12 @@
-"""``python -m skate.rugged``: a thin alias of ``skate rugged`` (:mod:`skate.games.scp.rugged`, the SCP
-game's Rugged Scores)."""
+"""``python -m skate.rugged``: the old name of ``skate rugged`` (:mod:`skate.tools.scp.rugged`); it runs
+the same command and warns once that ``skate rugged`` replaces it."""
 
 import sys
+import warnings
 
-from skate.games.scp.rugged import main
+from skate.tools.scp.rugged import main
 
 if __name__ == "__main__":
+    warnings.warn("python -m skate.rugged is deprecated and will be removed: type skate rugged instead",
+                  DeprecationWarning, stacklevel=1)
     sys.exit(main())

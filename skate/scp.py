@@ -1,9 +1,12 @@
-"""``python -m skate.scp``: a thin alias of ``skate scp`` (:mod:`skate.games.scp.cli`, the SCP game's
-command line)."""
+"""``python -m skate.scp``: the old name of ``skate scp`` (:mod:`skate.tools.scp.cli`); it runs the
+same command and warns once that ``skate scp`` replaces it."""
 
 import sys
+import warnings
 
-from skate.games.scp.cli import main
+from skate.tools.scp.cli import main
 
 if __name__ == "__main__":
+    warnings.warn("python -m skate.scp is deprecated and will be removed: type skate scp instead",
+                  DeprecationWarning, stacklevel=1)
     sys.exit(main())

@@ -15,13 +15,14 @@ import pkgutil
 import sys
 import threading
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from skate.games.base import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameParts, GameSpec,
-                              seeded_random)
+from skate.games.base import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameExport,
+                              GameParts, GameSpec, seeded_random)
 
-__all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameParts", "GameSpec",
+__all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameExport",
+           "GameParts", "GameSpec",
            "get_game", "load_games", "register", "seeded_random"]
 
 _GAMES: dict[str, type[Game]] = {}
@@ -30,18 +31,32 @@ _LOCK = threading.Lock()
 
 def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, modules: str | None = None,
              fake_player: Callable[[], FakePlayer] | None = None,
-             practice: Callable[..., Any] | None = None) -> type[Game]:
+             practice: Callable[..., Any] | None = None, commands: Mapping[str, tuple[str, str]] | None = None,
+             export: GameExport | None = None) -> type[Game]:
     """Make a game known under ``cls.spec.name`` (usable as a class decorator).
 
     Its package passes how its players are made (:class:`~skate.games.base.GameParts`):
     ``simulation(game, env)``, ``modules`` as ``"package.module:function"`` (imported on first
     use), ``fake_player()`` and, if it has practice tasks, ``practice(game, n, rng)``. A game
-    class that defines those methods itself passes none of them.
+    class that defines those methods itself passes none of them. ``commands`` are the game's own
+    tools, ``{"name": ("package.module:function", "what it does, in one line")}``, run as
+    ``skate <name> ...`` (the function takes the arguments and returns an exit status; imported
+    when the command runs); ``export`` says how ``skate export`` reads its tasks
+    (:class:`~skate.games.base.GameExport`).
     """
     if simulation is not None or modules is not None or fake_player is not None or practice is not None:
         if simulation is None or modules is None or fake_player is None:
             raise ValueError(f"{cls.__name__}: register simulation, modules and fake_player together")
         cls.parts = GameParts(simulation=simulation, modules=modules, fake_player=fake_player, practice=practice)
+    if commands is not None:
+        for command, entry in commands.items():
+            word = bool(command) and not command.startswith("-") and "=" not in command
+            if not (word and isinstance(entry, tuple) and len(entry) == 2 and ":" in str(entry[0]) and entry[1]):
+                raise ValueError(f"{cls.__name__}: command {command!r} must be a word mapped to "
+                                 f"(\"package.module:function\", \"one line of help\"), not {entry!r}")
+        cls.commands = dict(commands)
+    if export is not None:
+        cls.export = export
     name = cls.spec.name
     known = _GAMES.get(name)
     if known is not None and known is not cls:

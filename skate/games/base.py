@@ -45,7 +45,7 @@ import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -123,6 +123,25 @@ class GameParts:
 
 
 @dataclass(frozen=True)
+class GameExport:
+    """How ``skate export`` reads this game's tasks, registered with its class by its package
+    (:func:`skate.games.register`, ``export=``); the default exports a run's tasks as they are.
+
+    ``replay``: game settings set when a finished run's tasks are rendered again (SCP's tasks carry
+    their questions: no benchmark to build, no age to check). ``provenance(task)``: what an
+    exported task's provenance adds, read from the task alone. ``benchmark(path)``: the game
+    settings that play a benchmark file of this game as the provided tasks of one round (None:
+    the game writes no such file), and ``benchmark_source`` what writes one (for the message
+    when a file is not one).
+    """
+
+    replay: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Callable[[Task], dict[str, Any]] | None = None
+    benchmark: Callable[[str], Mapping[str, Any]] | None = None
+    benchmark_source: str = ""
+
+
+@dataclass(frozen=True)
 class GameEnv:
     """What a game's players, modules and checks may know about the run they play in."""
 
@@ -171,6 +190,11 @@ class Game(ABC):
     runs_programs: ClassVar[bool] = True
     # How its players are made (set by skate.games.register from the game's package).
     parts: ClassVar[GameParts | None] = None
+    # Its own tools: command name -> ("module:function", one line of help), run as skate <command>
+    # and imported only then (set by skate.games.register; skate.cli lists them beside its own).
+    commands: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    # How skate export reads its tasks (set by skate.games.register).
+    export: ClassVar[GameExport] = GameExport()
 
     def __init__(self, *args: Any, **values: Any) -> None:
         """Build the game from its config: an instance of :attr:`config_schema` (``values``

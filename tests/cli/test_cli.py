@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,17 @@ def test_overrides_and_hydra_flags_play_a_game():
 def test_python_dash_m_aliases_run_the_commands(alias, command):
     module, _, function = COMMANDS[command][0].partition(":")
     assert importlib.import_module(alias).main is getattr(importlib.import_module(module), function)
+
+
+@pytest.mark.parametrize(("alias", "command"), [("skate.scp", "scp"), ("skate.rugged", "rugged")])
+def test_the_old_names_of_a_games_commands_warn_once_and_run_them(alias, command, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [alias, "--help"])
+    monkeypatch.delitem(sys.modules, alias, raising=False)  # run as python -m runs it: a fresh __main__
+    with pytest.warns(DeprecationWarning) as got, pytest.raises(SystemExit) as exc:
+        runpy.run_module(alias, run_name="__main__")
+    said = [str(w.message) for w in got if w.category is DeprecationWarning]
+    assert said == [f"python -m {alias} is deprecated and will be removed: type skate {command} instead"]
+    assert exc.value.code == 0 and f"usage: skate {command}" in capsys.readouterr().out
 
 
 def test_skate_play_help_shows_the_config_groups():
