@@ -1,16 +1,20 @@
-"""The game registry: every package under ``skate/games/`` is a game.
+"""The game registry: every package under ``skate/games/`` is a game, and so is every module an
+installed distribution names in the ``skate.games`` entry point group.
 
 A game package registers its :class:`~skate.games.base.Game` subclass with :func:`register` when
-it is imported, together with how its players are made (:class:`~skate.games.base.GameParts`);
-:func:`load_games` imports every package in this folder, so adding a game means adding its
-package, with no edit anywhere else: its config schema is the option ``game=<name>``
-(:func:`skate.config.register_configs`), and the import contracts' game lists come from here
-(``tests/game_contracts.py``).
+it is imported, together with how its players are made (:class:`~skate.games.base.GameParts`),
+its own commands and how ``skate export`` reads its tasks; :func:`load_games` imports every
+package in this folder and every entry point's module, so adding a game means adding its package
+(here, or in a distribution of its own: ``[project.entry-points."skate.games"] name = "pkg.module"``),
+with no edit anywhere else: its config schema is the option ``game=<name>``
+(:func:`skate.config.register_configs`), its commands are ``skate <command>`` (:mod:`skate.cli`),
+and the import contracts' game lists come from here (``tests/game_contracts.py``).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import pkgutil
 import sys
 import threading
@@ -27,6 +31,8 @@ __all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameC
 
 _GAMES: dict[str, type[Game]] = {}
 _LOCK = threading.Lock()
+ENTRY_POINTS = "skate.games"  # the entry point group of games installed from elsewhere
+_installed: list[str] = []  # the entry points loaded (once per process)
 
 
 def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, modules: str | None = None,
@@ -66,11 +72,22 @@ def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, m
 
 
 def load_games() -> dict[str, type[Game]]:
-    """Import every game package not imported yet; return the registry (name -> game class)."""
+    """Import every game package not imported yet, and (once) every module of the ``skate.games``
+    entry points; return the registry (name -> game class)."""
     with _LOCK:
         for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
             if mod.ispkg and f"{__name__}.{mod.name}" not in sys.modules:
                 importlib.import_module(f"{__name__}.{mod.name}")
+        if not _installed:
+            _installed.append(ENTRY_POINTS)
+            for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+                try:
+                    ep.load()  # the module registers its game when imported
+                except Exception as exc:
+                    raise ImportError(f"the game {ep.name!r} ({ep.value}, a {ENTRY_POINTS} entry point of "
+                                      f"{ep.dist.name if ep.dist else 'an installed distribution'}) cannot be "
+                                      f"imported: {exc}; fix or uninstall it") from exc
+                _installed.append(ep.value)
     return dict(_GAMES)
 
 

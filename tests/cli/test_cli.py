@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, run
+from skate.cli import COMMANDS, command_of, commands, run
 from skate.games import load_games
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
@@ -50,6 +50,15 @@ def test_overrides_and_hydra_flags_play_a_game():
 def test_python_dash_m_aliases_run_the_commands(alias, command):
     module, _, function = COMMANDS[command][0].partition(":")
     assert importlib.import_module(alias).main is getattr(importlib.import_module(module), function)
+
+
+def test_a_games_commands_are_skate_commands_and_a_clash_names_both(monkeypatch):
+    scp = load_games()["scp"]
+    assert COMMANDS["scp"] == scp.commands["scp"] and COMMANDS["rugged"] == scp.commands["rugged"]
+    assert command_of(["rugged", "scores.csv"]) == ("rugged", ["scores.csv"])
+    monkeypatch.setattr(scp, "commands", {**scp.commands, "rate": ("skate.tools.scp.cli:main", "a clash")})
+    with pytest.raises(ValueError, match=r"^game=scp registers the command 'rate', which skate already has: rename"):
+        commands()
 
 
 @pytest.mark.parametrize(("alias", "command"), [("skate.scp", "scp"), ("skate.rugged", "rugged")])
