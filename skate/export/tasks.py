@@ -27,7 +27,7 @@ from skate.estimators import task_rng
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"
 SCHEMA_FILE = "tasks.schema.json"
-EXECUTED_NOTE = ("left out {n} pyjail task(s): a jail's flag capture must run code in a sandbox, "
+EXECUTED_NOTE = ("left out {n} {game} task(s): its answers are programs run in a sandbox (answer format executed), "
                  "which no static harness can check")
 
 

@@ -169,5 +169,5 @@ def words_main(argv: list[str] | None = None) -> int:
 
 register(FifthGame, simulation=lambda game, env: FifthSimulation(), modules="tests.games.fifth.game:modules",
          fake_player=FakeFifthPlayer,
-         commands={"fifth-words": ("tests.games.fifth.game:words_main", "the fifth game's words (a game's own command)")},
+         commands={"fifth-words": ("tests.games.fifth.game:words_main", "the fifth game's words (its own command)")},
          export=GameExport(provenance=lambda task: {"word": word_of(task.prompt)}))
