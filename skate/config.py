@@ -33,7 +33,7 @@ from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig
 from skate.optimize.config import OptimizerConfig, OptimizerName, Role, check_players  # noqa: F401
-from skate.games.base import GameConfig
+from skate.games.base import AnswerFormat, GameConfig
 from skate.embedders.config import EmbedderConfig, embedder
 from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
 from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
@@ -312,16 +312,16 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
                           f"say how sure it is (no uncertainty): use rating={spoken(says_order)} (keys: estimator, rating)")
     formats = {n: g.spec.answer_format for n, g in load_games().items()}
     if kind.component.greedy_decoding:
-        one_answer = ("multiple_choice", "exact_match")
+        one_answer = (AnswerFormat.multiple_choice, AnswerFormat.exact_match)
         _check(game.spec.answer_format in one_answer, "estimator", kind.name,
                f"scores one answer to one query, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format} sessions: use it with "
                f"{spoken(sorted(n for n, f in formats.items() if f in one_answer))}")
     if kind.component.reads:
-        _check(game.spec.answer_format == "multiple_choice", "estimator", kind.name,
+        _check(game.spec.answer_format == AnswerFormat.multiple_choice, "estimator", kind.name,
                f"reads the probability of each option's label, and game={s.game.name}'s answers are "
                f"{game.spec.answer_format}, not an option: use it with "
-               f"{spoken(sorted(n for n, f in formats.items() if f == 'multiple_choice'))}, or estimator=adaptive")
+               f"{spoken(sorted(n for n, f in formats.items() if f == AnswerFormat.multiple_choice))}, or estimator=adaptive")
         _check(not getattr(s.game, "reasoning", False), "estimator", kind.name,
                "reads the option's label as the reply's first token, and game.reasoning=true asks for the "
                "working first: set game.reasoning=false or use another estimator")

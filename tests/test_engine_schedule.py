@@ -10,6 +10,7 @@ import pytest
 from skate import events as ev
 from skate.config import ConfigError, compose_config, validate
 from skate.cli.rate import rate_run
+from skate.games import load_games
 from skate.runner import run_game
 
 THREE = ("players.simulated=[{name: hi, skill: 0.85}, {name: mid, skill: 0.6}, {name: lo, skill: 0.35}]")
@@ -53,7 +54,12 @@ def test_matches_need_the_setter_vs_solver_rule():
         validate(cfg)
 
 
-@pytest.mark.parametrize("game", ["mathquiz", "pyjail"])
+def players_set_games() -> list[str]:
+    """The games whose players set the tasks (under their defaults): the ones matches can pair."""
+    return [name for name, cls in sorted(load_games().items()) if cls.players_set(compose_config([f"game={name}"]).game)]
+
+
+@pytest.mark.parametrize("game", players_set_games())
 def test_the_zerosumeval_preset_composes(game):
     cfg = compose_config(["experiment=zerosumeval", f"game={game}"])
     validate(cfg)

@@ -1,9 +1,11 @@
 """skate's command line: ``skate [overrides...]`` plays a game; ``skate <command> ...`` runs a tool.
 
-Every tool is one module of this package (or, for a game's own tools, of its game's package), and
-one entry of :data:`COMMANDS`; ``skate --help`` lists them. ``python -m skate.<tool>``, the form
-earlier releases documented, still works for one release: each such module calls :func:`alias`,
-which says in one line what replaced it and runs the command.
+Every tool is one module of this package and one entry of :data:`TOOLS`; a game's own tools
+(``skate scp``, ``skate rugged``) are the commands it registers with the game
+(:func:`skate.games.register`, ``commands=``), read from the game registry by :func:`commands`.
+``skate --help`` lists them all. ``python -m skate.<tool>``, the form earlier releases documented,
+still works for one release: each such module calls :func:`alias`, which says in one line what
+replaced it and runs the command.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-# name -> (where its main is, "module:function"; what it does, in one line). The function takes
-# the command's arguments (argv without the command) and returns an exit status.
-COMMANDS: dict[str, tuple[str, str]] = {
+# skate's own tools: name -> (where its main is, "module:function"; what it does, in one line). The
+# function takes the command's arguments (argv without the command) and returns an exit status.
+TOOLS: dict[str, tuple[str, str]] = {
     "play": ("skate.cli.play:main", "play a game (Hydra overrides; resume=RUN_DIR continues a stopped run)"),
     "rate": ("skate.cli.rate:main", "rate a finished run again, another way, with no model call"),
     "report": ("skate.cli.report:main", "plots, tables and an HTML page for a run or a sweep"),
@@ -25,10 +28,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("skate.cli.sandbox:main", "run one program through the configured sandbox"),
     "leaderboard": ("skate.cli.leaderboard:main", "a standing board: bank finished runs' tasks, refit, show the table"),
     "calibrate": ("skate.cli.calibrate:main", "calibrate an embedder's uniqueness threshold"),
-    "scp": ("skate.games.scp.cli:main", "the SCP game's tools: build a benchmark, its stability, arXiv sources"),
-    "rugged": ("skate.games.scp.rugged:main", "Rugged Scores (ArxivRoll) from public and private accuracies"),
     "fake-server": ("skate.llm.fake_server:main", "an OpenAI-compatible server of fake players, for trying skate"),
 }
+
+
+
+def commands() -> dict[str, tuple[str, str]]:
+    """Every command: skate's own tools, then each registered game's (``Game.commands``, games in
+    name order). Reading the games' commands imports every game, so only a word that is no tool of
+    skate's own asks for them; a game's command named like another command is an error naming both."""
+    from skate.games import load_games  # every game package: only when a game's command is asked for
+
+    out = dict(TOOLS)
+    owner = dict.fromkeys(TOOLS, "skate")
+    for game, cls in sorted(load_games().items()):
+        for name, entry in cls.commands.items():
+            if name in out:
+                raise ValueError(f"game={game} registers the command {name!r}, which {owner[name]} already has: "
+                                 "rename it in the game's register(..., commands=...)")
+            out[name], owner[name] = entry, f"game={game}"
+    return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMANDS":  # every command, built when asked for (it imports every game)
+        return commands()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # What starts a game rather than a command: Hydra's own flags.
 _HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--info", "--resolve", "-p", "--package", "--config-dir",
@@ -37,11 +63,12 @@ _HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--info", "--resolve", "-p", 
 
 
 def usage() -> str:
-    width = max(len(n) for n in COMMANDS)
+    every = commands()
+    width = max(len(n) for n in every)
     lines = ["usage: skate [overrides...]            play a game (e.g. skate game=cop rating=trueskill aug=hist_perf)",
              "       skate <command> [arguments...]  run a tool; skate <command> --help for its arguments",
              "", "commands:"]
-    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in every.items()]
     lines += ["", "skate play --help shows the game's config groups and Hydra's options."]
     return "\n".join(lines)
 
@@ -49,13 +76,14 @@ def usage() -> str:
 def command_of(argv: Sequence[str]) -> tuple[str, list[str]]:
     """The command ``argv`` asks for and its arguments: a first word that names no command (an
     override such as ``game=cop``, a Hydra flag, nothing) plays a game."""
-    if argv and argv[0] in COMMANDS:
+    if argv and (argv[0] in TOOLS or ("=" not in argv[0] and not argv[0].startswith("-")
+                                      and argv[0] in commands())):
         return argv[0], list(argv[1:])
     return "play", list(argv)
 
 
 def run(name: str, args: list[str]) -> int:
-    module, _, function = COMMANDS[name][0].partition(":")
+    module, _, function = (TOOLS[name] if name in TOOLS else commands()[name])[0].partition(":")
     main = getattr(importlib.import_module(module), function)
     sys.argv = [f"skate {name}" if name != "play" else "skate", *args]  # Hydra apps read sys.argv
     status = main(args) if name not in ("play", "optimize") else main()

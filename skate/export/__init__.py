@@ -1,7 +1,7 @@
 """Export a finished game's tasks, or a built SCP benchmark, for other evaluation harnesses.
 
 ``python -m skate.export RUN_DIR|BENCH.jsonl --to jsonl|lm-eval|inspect --out DIR`` writes every
-valid task (a run's ``task`` events; every question of a ``python -m skate.scp build`` file) with
+valid task (a run's ``task`` events; every question of a ``skate scp build`` file) with
 its answer, setter, round and provenance:
 
 - ``jsonl``: ``tasks.jsonl`` and ``tasks.schema.json`` (the JSON schema of one record);
@@ -16,8 +16,9 @@ option order drawn from the task alone, as ``estimator=greedy`` draws it:
 :func:`skate.estimators.task_rng` and the game's ``make_query``), after the answerer's instructions
 and before a line asking for the answer alone.
 
-PyJail's tasks are left out: a jail's flag is captured by running code in a sandbox, which no
-static harness does (the output says how many were left out and why).
+The tasks of a game whose answers are executed (PyJail's: a jail's flag is captured by running code
+in a sandbox) are left out, since no static harness runs them (the output says how many were left
+out and why).
 
 Bad input (a run that has not ended, an unknown format, an ``--out`` folder that exists) is a
 :class:`UsageError`; nothing is written then (the files are written into a temporary folder
@@ -51,7 +52,8 @@ def export(source: str | Path, to: str, out: str | Path) -> str:
         raise UsageError(f"{out.parent} is not an existing folder: create it or choose another --out")
     got = collect(Path(source))
     if not got.tasks:
-        left = f" ({EXECUTED_NOTE.format(n=sum(got.left_out.values()))})" if got.left_out else ""
+        notes = "; ".join(EXECUTED_NOTE.format(n=n, game=g) for g, n in got.left_out.items())
+        left = f" ({notes})" if notes else ""
         raise UsageError(f"{source} has no task a static harness can check{left}: nothing to export")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -64,5 +66,5 @@ def export(source: str | Path, to: str, out: str | Path) -> str:
     counts = ", ".join(f"{g} {n}" for g, n in sorted(by_game.items()))
     summary = [f"wrote {len(got.tasks)} tasks ({counts}) from {source} as {to} to {out}", *lines]
     for game, n in got.left_out.items():
-        summary.append(EXECUTED_NOTE.format(n=n) if executed(game) else f"left out {n} {game} task(s)")
+        summary.append(EXECUTED_NOTE.format(n=n, game=game) if executed(game) else f"left out {n} {game} task(s)")
     return "\n".join(summary)

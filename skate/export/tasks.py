@@ -1,5 +1,7 @@
-"""Reading a source (a finished run, a built SCP benchmark) into the tasks to export, each
-rendered as skate's answerer shows it (see :mod:`skate.export`)."""
+"""Reading a source (a finished run, a game's benchmark file) into the tasks to export, each
+rendered as skate's answerer shows it (see :mod:`skate.export`). What differs by game is the
+game's to say (:class:`~skate.games.base.GameExport`, registered with it): the settings its tasks
+are rendered again with, their provenance, and how a benchmark file of it is read."""
 
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from skate.answers.exact import normalize_number
 from skate.build import build_game
 from skate.config import ConfigError, compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
-from skate.games import Game, GameEnv, load_games
+from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
 from skate.recorded import recorded_config
 from skate.records import Task
@@ -25,7 +27,7 @@ from skate.estimators import task_rng
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"
 SCHEMA_FILE = "tasks.schema.json"
-EXECUTED_NOTE = ("left out {n} pyjail task(s): a jail's flag capture must run code in a sandbox, "
+EXECUTED_NOTE = ("left out {n} {game} task(s): its answers are programs run in a sandbox (answer format executed), "
                  "which no static harness can check")
 
 
@@ -89,7 +91,7 @@ class Renderer:
         self.instructions = str(sig.instructions)
         out = sig.output_fields["answer"]
         self.answer_desc = str((out.json_schema_extra or {}).get("desc", "the answer"))
-        self.choice = game.spec.answer_format == "multiple_choice"
+        self.choice = game.spec.answer_format == AnswerFormat.multiple_choice
 
     def render(self, task: Task) -> tuple[str, list[str], list[str], str, str]:
         """prompt, options, labels, answer, pattern: the query drawn from the task alone."""
@@ -109,7 +111,7 @@ class Renderer:
 # ------------------------------------------------------------------ reading a source
 def executed(game: str) -> bool:
     cls = load_games().get(game)
-    return cls is not None and cls.spec.answer_format not in ("multiple_choice", "exact_match")
+    return cls is not None and cls.spec.answer_format not in (AnswerFormat.multiple_choice, AnswerFormat.exact_match)
 
 
 def from_run(run_dir: Path) -> Collected:
@@ -131,51 +133,45 @@ def from_run(run_dir: Path) -> Collected:
         game_cfg = recorded_config(start.config, start.get("config_version")).game  # the run's game settings
     except ConfigError as exc:
         raise UsageError(f"{run_dir}: {exc}") from None
-    if start.game == "scp":
-        game_cfg.mode = "player_set"  # the tasks carry their questions: no need to build again
-        game_cfg.max_doc_age_days = None  # the run warned about old documents when it was played
+    hooks = load_games()[start.game].export
+    for key, value in hooks.replay.items():  # the game's settings for rendering its recorded tasks again
+        game_cfg[key] = value
     game = build_game(game_cfg)
     renderer = Renderer(game)
     for t in tasks:
         task = t.task()
         prov: dict[str, Any] = {"run": str(Path(run_dir).resolve()), "game": start.game, "seed": start.seed,
                                 "task_id": t.task_id}
-        if start.game == "scp":
-            prov.update(_scp_provenance(task))
+        if hooks.provenance is not None:
+            prov.update(hooks.provenance(task))
         out.tasks.append(_exported(renderer, task, start.game, prov))
     return out
 
 
 def from_benchmark(path: Path) -> Collected:
-    """Every question of a built SCP benchmark, as the tasks of a one-round built game
-    (``game=scp game.mode=built game.benchmark=PATH game.rounds=1``: ids ``r001-qNNNN``)."""
-    try:
-        cfg = compose_config(["game=scp", "game.mode=built", f"game.benchmark={override_value(str(path))}",
-                              "game.rounds=1", "game.max_doc_age_days=null"])
-        game = build_game(cfg.game)
-    except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
-        cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
-        raise UsageError(f"{path} is not a built SCP benchmark ({cause}): give the .jsonl file that "
-                         "python -m skate.scp build wrote") from None
-    renderer = Renderer(game)
-    out = Collected(str(path))
-    for task in sorted(game.provided_tasks(1) or [], key=lambda t: t.task_id):  # in the file's order
-        prov = {"benchmark": str(Path(path).resolve()), "game": "scp", "task_id": task.task_id,
-                **_scp_provenance(task)}
-        out.tasks.append(_exported(renderer, task, "scp", prov))
-    return out
-
-
-SCP_PROVENANCE = ("question_id", "doc", "position", "domain", "type", "doc_date", "doc_date_source", "built")
-
-
-def _scp_provenance(task: Task) -> dict[str, Any]:
-    """Where an SCP question came from: its question id, document and place, the benchmark's
-    build seed, its groups, and the dates a benchmark expires by (those the task carries)."""
-    prov = {k: task.data[k] for k in SCP_PROVENANCE if k in task.data}
-    if "seed" in task.data:
-        prov["build_seed"] = task.data["seed"]
-    return prov
+    """Every question of a game's benchmark file, as the tasks of one built round (SCP's, from
+    ``skate scp build``: ids ``r001-qNNNN``): read by the first game whose
+    :attr:`GameExport.benchmark <skate.games.base.GameExport.benchmark>` reads it."""
+    readers = {name: cls.export for name, cls in sorted(load_games().items()) if cls.export.benchmark is not None}
+    why = []
+    for name, hooks in readers.items():
+        settings = hooks.benchmark(str(path))  # type: ignore[misc]
+        try:
+            cfg = compose_config([f"game={name}", *(f"game.{k}={override_value(v)}" for k, v in settings.items())])
+            game = build_game(cfg.game)
+        except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
+            cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
+            why.append(f"not a built {name.upper()} benchmark ({cause}): give the .jsonl file that "
+                       f"{hooks.benchmark_source or f'game={name}'} wrote")
+            continue
+        renderer = Renderer(game)
+        out = Collected(str(path))
+        for task in sorted(game.provided_tasks(1) or [], key=lambda t: t.task_id):  # in the file's order
+            prov = {"benchmark": str(Path(path).resolve()), "game": name, "task_id": task.task_id,
+                    **(hooks.provenance(task) if hooks.provenance is not None else {})}
+            out.tasks.append(_exported(renderer, task, name, prov))
+        return out
+    raise UsageError(f"{path} is {'; nor '.join(why) if why else 'no benchmark file: no game reads one'}")
 
 
 def _exported(renderer: Renderer, task: Task, game: str, prov: dict[str, Any]) -> Exported:

@@ -38,13 +38,14 @@ The engine, estimators, ratings, augmentation, LLM client and report import no g
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import importlib
 import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -68,12 +69,20 @@ Answer = Callable[[Sequence[Query], np.random.Generator], Sequence[Reply]]
 Verdict = Any
 
 
+class AnswerFormat(enum.StrEnum):
+    """What one answer of a game is, and so how it is graded and what can read or export it."""
+
+    multiple_choice = "multiple_choice"  # an option among those shown (COP, SCP): its label can be read
+    exact_match = "exact_match"  # a value checked against the task's answer (MathQuiz)
+    executed = "executed"  # a program run in the sandbox, graded by what it does (PyJail)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """A game's static facts, the same for every run of it."""
 
     name: str
-    answer_format: str  # "multiple_choice", "exact_match", "executed", ...
+    answer_format: AnswerFormat
     kinds: tuple[str, ...] = ()  # families of task its simulated players write (topic_skill keys)
     score_bounds: tuple[float, float] = (0.0, 1.0)  # range of one graded sample
     roles: tuple[str, ...] = ("setter", "answerer")
@@ -81,6 +90,13 @@ class GameSpec:
     # the groups its tasks carry (keys of a task's data["groups"]), which the report breaks
     # accuracy down by (e.g. SCP's question type and document domain)
     groups: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "answer_format", AnswerFormat(self.answer_format))
+        except ValueError:
+            raise ValueError(f"game {self.name!r}: answer_format={self.answer_format!r} is not one of "
+                             f"{', '.join(AnswerFormat)}") from None
 
 
 @dataclass
@@ -105,6 +121,25 @@ class GameParts:
     modules: str  # -> a (game, env) -> GameModules function: the DSPy setter and answerer
     fake_player: Callable[[], FakePlayer]  # () -> how the fake OpenAI-compatible server plays
     practice: Callable[[Any, int, np.random.Generator], list[Task]] | None = None  # (game, n, rng)
+
+
+@dataclass(frozen=True)
+class GameExport:
+    """How ``skate export`` reads this game's tasks, registered with its class by its package
+    (:func:`skate.games.register`, ``export=``); the default exports a run's tasks as they are.
+
+    ``replay``: game settings set when a finished run's tasks are rendered again (SCP's tasks carry
+    their questions: no benchmark to build, no age to check). ``provenance(task)``: what an
+    exported task's provenance adds, read from the task alone. ``benchmark(path)``: the game
+    settings that play a benchmark file of this game as the provided tasks of one round (None:
+    the game writes no such file), and ``benchmark_source`` what writes one (for the message
+    when a file is not one).
+    """
+
+    replay: Mapping[str, Any] = field(default_factory=dict)
+    provenance: Callable[[Task], dict[str, Any]] | None = None
+    benchmark: Callable[[str], Mapping[str, Any]] | None = None
+    benchmark_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -156,6 +191,11 @@ class Game(ABC):
     runs_programs: ClassVar[bool] = True
     # How its players are made (set by skate.games.register from the game's package).
     parts: ClassVar[GameParts | None] = None
+    # Its own tools: command name -> ("module:function", one line of help), run as skate <command>
+    # and imported only then (set by skate.games.register; skate.cli lists them beside its own).
+    commands: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    # How skate export reads its tasks (set by skate.games.register).
+    export: ClassVar[GameExport] = GameExport()
 
     def __init__(self, *args: Any, **values: Any) -> None:
         """Build the game from its config: an instance of :attr:`config_schema` (``values``

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import runpy
 import subprocess
 import sys
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, run
+from skate.cli import COMMANDS, command_of, commands, run
+from skate.games import load_games
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
 
@@ -42,6 +44,7 @@ def test_overrides_and_hydra_flags_play_a_game():
 
 # python -m skate.<module>, the form earlier releases documented: module -> the command it now is.
 ALIASES = {"skate.rate": "rate", "skate.sensitivity": "sensitivity", "skate.local": "local", "skate.export": "export",
+           "skate.scp": "scp", "skate.rugged": "rugged",
            "skate.report": "report", "skate.sandbox": "sandbox", "skate.optimize": "optimize"}
 
 
@@ -72,6 +75,15 @@ def test_an_alias_runs_the_command_in_a_process_of_its_own():
     assert out.returncode == 0 and "usage:" in out.stdout and "is now `skate rate`" in out.stderr
 
 
+def test_a_games_commands_are_skate_commands_and_a_clash_names_both(monkeypatch):
+    scp = load_games()["scp"]
+    assert COMMANDS["scp"] == scp.commands["scp"] and COMMANDS["rugged"] == scp.commands["rugged"]
+    assert command_of(["rugged", "scores.csv"]) == ("rugged", ["scores.csv"])
+    monkeypatch.setattr(scp, "commands", {**scp.commands, "rate": ("skate.tools.scp.cli:main", "a clash")})
+    with pytest.raises(ValueError, match=r"^game=scp registers the command 'rate', which skate already has: rename"):
+        commands()
+
+
 def test_skate_play_help_shows_the_config_groups():
     out = subprocess.run([str(SKATE), "play", "--help"], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0 and "rating: " in out.stdout and "game: cop, mathquiz, pyjail, scp" in out.stdout
+    assert out.returncode == 0 and "rating: " in out.stdout and f"game: {', '.join(sorted(load_games()))}" in out.stdout

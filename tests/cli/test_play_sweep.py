@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skate.cli.rate import main as rate_main
+from tests.conftest import SWEPT_GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["game.rounds=2", "logger=none", "print_table=false", "report=false"]
@@ -33,7 +34,7 @@ def test_a_two_job_sweep_runs_in_parallel_through_joblib(games_sweep):
     tmp_path, res = games_sweep
     assert res.returncode == 0, res.stderr[-2000:]
     assert "Joblib.Parallel(n_jobs=2" in res.stdout + res.stderr
-    for job, game in ((0, "cop"), (1, "mathquiz")):  # each job played its own override
+    for job, game in enumerate(SWEPT_GAMES):  # each job played its own override
         rows = json.loads((tmp_path / str(job) / "ratings.json").read_text())
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
         assert len(rows) == 6 and start["game"] == game
@@ -62,8 +63,8 @@ def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(games_sweep, cap
     assert res.returncode == 0, res.stderr[-2000:]
     page = (tmp_path / "report.html").read_text()
     assert 'href="0/report/index.html"' in page and 'href="1/report/index.html"' in page
-    assert "game=cop" in page and "game=mathquiz" in page and "kendall_tau" in page
-    for job, game in ((0, "cop"), (1, "mathquiz")):
+    assert all(f"game={game}" in page for game in SWEPT_GAMES) and "kendall_tau" in page
+    for job, game in enumerate(SWEPT_GAMES):
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])
         assert start["game"] == game and (tmp_path / str(job) / "report" / "index.html").exists()
         # each job's folder is a run skate.rate reads (its command line: tests/cli/test_rate.py)

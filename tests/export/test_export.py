@@ -56,7 +56,7 @@ def cop_run(server, tmp_path_factory):
 @pytest.fixture(scope="module")
 def scp_bench(server, tmp_path_factory):
     """A small built SCP benchmark and the one-round built game of the fake models on it."""
-    from skate.games.scp.cli import build_benchmark
+    from skate.tools.scp.cli import build_benchmark
 
     folder = tmp_path_factory.mktemp("scp")
     build_benchmark("shipped", folder / "all.jsonl", seed=0, per_doc=1)
@@ -151,7 +151,7 @@ def test_bad_input_gets_one_line_status_2_and_writes_nothing(cop_run, tmp_path, 
     jail = tmp_path / "jail"
     jail.mkdir()
     (jail / "events.jsonl").write_text((cop_run / "events.jsonl").read_text().replace('"game": "cop"', '"game": "pyjail"'))
-    assert EXECUTED_NOTE.split("{n}")[1] in _bad([str(jail), "--to", "jsonl", "--out", str(tmp_path / "o")], capsys)
+    assert "pyjail " + EXECUTED_NOTE.split("{game} ")[1] in _bad([str(jail), "--to", "jsonl", "--out", str(tmp_path / "o")], capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jail", "taken", "unfinished"]  # no output, no temp folder
     assert list((tmp_path / "taken").iterdir()) == []
 

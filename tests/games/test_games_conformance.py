@@ -46,7 +46,7 @@ from omegaconf import DictConfig
 
 from skate.cli.play import resume
 from skate.config import ConfigError, compose_config
-from skate.games import Checks, Game, GameEnv, load_games
+from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize.programs import setter_demos
@@ -123,13 +123,13 @@ def without_truth(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def right_reply(game: Game, task: Task, query: Any) -> Any:
     """The reply that answers ``query`` of ``task`` correctly, by the game's answer format."""
     fmt = game.spec.answer_format
-    if fmt == "multiple_choice":
+    if fmt == AnswerFormat.multiple_choice:
         hits = [i for i, option in enumerate(query.options) if option == task.answer]
         assert len(hits) == 1, f"the answer must be shown exactly once among the options: {query.options}"
         return hits[0]
-    if fmt == "exact_match":
+    if fmt == AnswerFormat.exact_match:
         return task.answer
-    if fmt == "executed":  # the input its setter proved the task with
+    if fmt == AnswerFormat.executed:  # the input its setter proved the task with
         return task.data["setter_solution"]
     pytest.fail(f"game={game.name}: no conformance oracle for answer format {fmt!r}: teach right_reply and "
                 "wrong_reply in this file what a right and a wrong reply are")
@@ -137,11 +137,11 @@ def right_reply(game: Game, task: Task, query: Any) -> Any:
 
 def wrong_reply(game: Game, task: Task, query: Any) -> Any:
     fmt = game.spec.answer_format
-    if fmt == "multiple_choice":
+    if fmt == AnswerFormat.multiple_choice:
         return next(i for i, option in enumerate(query.options) if option != task.answer)
-    if fmt == "exact_match":
+    if fmt == AnswerFormat.exact_match:
         return task.answer + "1"
-    if fmt == "executed":
+    if fmt == AnswerFormat.executed:
         return "1"
     pytest.fail(f"game={game.name}: no conformance oracle for answer format {fmt!r}")
 
@@ -319,7 +319,7 @@ def test_a_setters_demonstration_reads_back_as_the_valid_task_it_shows(setting):
                                 attempts_left=1, failed=(), history=(), strategy="no_info",
                                 assignment=demo.assignment)
             right = replying(game, Task("t", 1, strong.name, "", str(demo.assignment.get("target", ""))), right_reply)
-            solve = right if game.spec.answer_format == "exact_match" else strong.answer
+            solve = right if game.spec.answer_format == AnswerFormat.exact_match else strong.answer
             result = game.validate(back, Checks(round=1, setter=strong.name, assignment=demo.assignment,
                                                 sandbox=env.sandbox, rng=np.random.default_rng(0), solve=solve))
             assert isinstance(result, Task), (result, ctx)

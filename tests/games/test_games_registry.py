@@ -10,6 +10,7 @@ tests/test_layers.py holds the same package to the import contracts.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ import pytest
 import skate.games
 from skate.compose import forget
 from skate.config import compose_config
-from skate.games import get_game, load_games
+from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
 
 GAME = '''
 """``game=echo``: the setter picks a word; a solver must say it back, reversed."""
@@ -160,7 +161,34 @@ def test_the_registry_finds_every_game_package():
     assert {"cop", "mathquiz"} <= set(games)
     for name, cls in games.items():
         assert cls.spec.name == name and get_game(name) is cls
-        assert cls.spec.answer_format and cls.spec.kinds
+        assert isinstance(cls.spec.answer_format, AnswerFormat) and cls.spec.kinds
+
+
+def test_a_games_commands_are_words_mapped_to_a_function_and_a_line_of_help():
+    class Odd(Game):
+        spec = GameSpec(name="odd", answer_format="exact_match")
+
+    for bad in ({"odd=1": ("m:f", "x")}, {"-odd": ("m:f", "x")}, {"odd": ("m.f", "x")}, {"odd": ("m:f", "")},
+                {"odd": "m:f"}):
+        with pytest.raises(ValueError, match=r"^Odd: command '.*' must be a word mapped to"):
+            register(Odd, commands=bad)
+    assert "odd" not in load_games()
+
+
+def test_a_game_installed_from_elsewhere_that_cannot_be_imported_is_named(monkeypatch):
+    broken = importlib.metadata.EntryPoint(name="broken", value="no_such_game_module", group="skate.games")
+    monkeypatch.setattr(skate.games, "_installed", [])
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [broken] if group == "skate.games" else [])
+    with pytest.raises(ImportError, match=r"^the game 'broken' \(no_such_game_module, a skate.games entry point "
+                                          r"of an installed distribution\) cannot be imported: No module named"):
+        load_games()
+
+
+def test_an_answer_format_is_one_of_the_enum_and_a_wrong_one_says_which_to_use():
+    assert GameSpec(name="echo", answer_format="exact_match").answer_format is AnswerFormat.exact_match
+    with pytest.raises(ValueError, match=r"^game 'echo': answer_format='free text' is not one of multiple_choice, "
+                                         r"exact_match, executed$"):
+        GameSpec(name="echo", answer_format="free text")
 
 
 def test_a_game_gone_is_no_option_any_more(echo_game):

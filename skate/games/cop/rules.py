@@ -18,7 +18,7 @@ import numpy as np
 
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
 from skate.errors import Problem
-from skate.games.base import Checks, Game, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, boolean_only
@@ -52,7 +52,7 @@ TOPICS = {
 
 class COPGame(Game):
     spec = GameSpec(
-        name="cop", answer_format="multiple_choice",
+        name="cop", answer_format=AnswerFormat.multiple_choice,
         kinds=KINDS,
         description="code-output prediction: a Python program, the answer is what it prints")
     config_schema = COPConfig

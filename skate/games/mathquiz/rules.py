@@ -21,7 +21,7 @@ import numpy as np
 
 from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
 from skate.errors import Problem
-from skate.games.base import Answer, Checks, Game, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
 from skate.records import VOID, FailReason, Rejection, Task
@@ -51,7 +51,7 @@ def states_number(text: str, number: int) -> bool:
 
 
 class MathQuizGame(Game):
-    spec = GameSpec(name="mathquiz", answer_format="exact_match", kinds=KINDS,
+    spec = GameSpec(name="mathquiz", answer_format=AnswerFormat.exact_match, kinds=KINDS,
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
     runs_programs = False  # questions are solved and checked in-process

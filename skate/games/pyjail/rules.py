@@ -41,7 +41,7 @@ import numpy as np
 
 from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.errors import Problem
-from skate.games.base import Answer, Checks, Game, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
 from skate.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -175,7 +175,7 @@ def describe(res: CallResult, flag: str, max_chars: int) -> str:
 
 
 class PyJailGame(Game):
-    spec = GameSpec(name="pyjail", answer_format="executed",
+    spec = GameSpec(name="pyjail", answer_format=AnswerFormat.executed,
                     kinds=("names", "characters", "length", "ast", "rewrite"),
                     description="a Python jail guarding a flag; attackers capture it in sessions of tries")
     config_schema = PyJailConfig

@@ -41,7 +41,7 @@ class SCPConfig(GameConfig):
     mode: str = "built"  # built: the framework builds the questions; player_set: players choose them
     rounds: int = 10  # built: the benchmark is split over this many rounds
     docs: str = "shipped"  # a folder of documents, or "shipped" (the PEPs in the package)
-    benchmark: str | None = None  # built: play this JSONL (python -m skate.scp build) instead of building
+    benchmark: str | None = None  # built: play this JSONL (skate scp build) instead of building
     types: list[str] = field(default_factory=lambda: ["sequencing", "cloze", "prediction"])
     per_doc: int = 4  # built: questions of each type per document, at most
     questions: int | None = None  # built: play a seeded sample of this many (null: all of them)

@@ -11,7 +11,7 @@ Every document has a date (``Document.date``, ``YYYY-MM-DD``), and ``Document.da
 where it came from, first found of:
 
 * ``index.tsv:<column>``: the index's ``date`` column, else ``submitted`` (the first version's
-  date in a folder ``python -m skate.scp arxiv`` wrote), ``published`` or ``created``; a value
+  date in a folder ``skate scp arxiv`` wrote), ``published`` or ``created``; a value
   that is not a date is an error naming the file;
 * ``header:<Field>``: the document's own header block, RFC 822 style as PEPs open
   (``Created: 13-Jul-2000``; ``Created`` or ``Date``), or a Markdown front matter between

@@ -8,7 +8,7 @@ Two ways to play (``game.mode``):
 
 ``built`` (ArxivRoll's setting)
     The framework builds the benchmark from the corpus (or reads one written by
-    ``python -m skate.scp build``), splits it over the rounds, and every player answers every
+    ``skate scp build``), splits it over the rounds, and every player answers every
     question; no one sets tasks (:meth:`SCPGame.provided_tasks`). Ratings come from the pairwise
     outcome rules; ``setter_vs_solver`` has no setters to rate and is refused.
 ``player_set``
@@ -26,7 +26,7 @@ names one option, so p(correct) is the fraction of samples that pick the origina
 Benchmarks expire (ArxivRoll's are one-time pads: released, used, retired). Every task carries its
 document's date and where that date came from (``doc_date``, ``doc_date_source``: see
 :mod:`skate.games.scp.corpus`) and, built, the benchmark's build date (``built``); a benchmark
-read from a file keeps the dates ``python -m skate.scp build`` wrote into it. When questions come
+read from a file keeps the dates ``skate scp build`` wrote into it. When questions come
 from documents older than ``game.max_doc_age_days`` (183, ArxivRoll's six months; null: no check)
 on the day the game is played, the game logs one warning saying how many, and each such task
 carries ``expired: true`` in its ``task`` event.
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import grade_choice, normalize_text
-from skate.games.base import Checks, Game, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
@@ -108,7 +108,7 @@ def expiry_warning(dates: Sequence[str | None], max_age_days: int, on: str, ship
             f"{max_age_days} days old on {on} (game.max_doc_age_days; documents dated {known[0]} to "
             f"{known[-1]}{f', {undated} undated' if undated else ''}). Models may have read them in training, so "
             "they test recall as much as reading; ArxivRoll retires a private benchmark after six months. Build "
-            "from fresh documents (python -m skate.scp arxiv ...), or set game.max_doc_age_days=null to silence "
+            "from fresh documents (skate scp arxiv ...), or set game.max_doc_age_days=null to silence "
             "this.")
 
 
@@ -195,7 +195,7 @@ def offered_id(name: str, offered: Sequence[str]) -> str:
 
 
 class SCPGame(Game):
-    spec = GameSpec(name="scp", answer_format="multiple_choice", kinds=TYPES + SHIPPED_DOMAINS,
+    spec = GameSpec(name="scp", answer_format=AnswerFormat.multiple_choice, kinds=TYPES + SHIPPED_DOMAINS,
                     description="sequencing, cloze and prediction questions from documents; four options",
                     groups=GROUPS)
     config_schema = SCPConfig
@@ -263,7 +263,7 @@ class SCPGame(Game):
             problems.append(("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
         if cfg.benchmark is not None and not Path(str(cfg.benchmark)).expanduser().is_file():
             problems.append(("benchmark", cfg.benchmark,
-                             "no such file: give a JSONL written by python -m skate.scp build, or null"))
+                             "no such file: give a JSONL written by skate scp build, or null"))
         for key, low in (("per_doc", 1), ("offer_docs", 1), ("min_distractor_chars", 1)):
             if getattr(cfg, key) < low:
                 problems.append((key, getattr(cfg, key), f"must be >= {low}"))
@@ -548,7 +548,7 @@ def _cached(task: Task) -> tuple[Question, SCPQuery]:
 
 
 def read_benchmark(path: str | Path) -> list[Question]:
-    """The questions of a JSONL benchmark (``python -m skate.scp build``); a ValueError names the
+    """The questions of a JSONL benchmark (``skate scp build``); a ValueError names the
     first bad line."""
     return [q for q, _ in read_records(path)]
 

@@ -14,7 +14,7 @@ import pytest
 
 from skate.config import compose_config
 from skate.games.scp import rules
-from skate.games.scp.cli import build_benchmark
+from skate.tools.scp.cli import build_benchmark
 from skate.games.scp.corpus import SHIPPED_DIR, load_folder, parse_date
 from skate.games.scp.rules import SCPGame
 from skate.runner import run_game

@@ -135,7 +135,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def bench(shipped):
-    """The default build: what ``python -m skate.scp build shipped --out b.jsonl`` writes."""
+    """The default build: what ``skate scp build shipped --out b.jsonl`` writes."""
     return build(list(shipped.values()), SCPConfig.per_doc, SCPConfig.build_seed)
 
 

@@ -166,10 +166,10 @@ TWO = "players.simulated=[{name: hi, skill: 0.8}, {name: lo, skill: 0.4}]"
 
 @pytest.fixture(scope="module")
 def bench_file(tmp_path_factory):
-    import skate.scp
+    from skate.tools.scp.cli import main
 
     path = tmp_path_factory.mktemp("bench") / "bench.jsonl"
-    assert skate.scp.main(["build", "shipped", "--out", str(path), "--per-doc", "1"]) == 0
+    assert main(["build", "shipped", "--out", str(path), "--per-doc", "1"]) == 0
     return path
 
 

@@ -1,4 +1,4 @@
-"""``python -m skate.scp``: command line for SCP benchmarks built from fresh documents (issue 12).
+"""``skate scp``: command line for SCP benchmarks built from fresh documents (issue 12).
 
 Subcommands:
 
@@ -25,13 +25,14 @@ Subcommands:
   preflight check), is one line and exit status 2.
 * ``arxiv --category CAT --from YYYY-MM-DD --to YYYY-MM-DD --out DIR [--max N]`` fetches
   recent arXiv papers (their HTML full text) into a documents folder that ``build`` reads
-  (:mod:`skate.games.scp.arxiv`); where arXiv cannot be reached it says so and exits 2.
+  (:mod:`skate.tools.scp.arxiv`); where arXiv cannot be reached it says so and exits 2.
 
 Exit status: 0 done; 2 bad input, a model or arXiv unreachable (one line ``skate.scp: <message>`` on
 stderr, no traceback).
 """
 
-# The SCP game's command-line tool: ``skate scp`` (``python -m skate.scp``, its old name, is an alias).
+# The SCP game's command-line tool: skate.games.scp registers it as the command ``skate scp``
+# (``python -m skate.scp``, its old name, warns and runs it).
 from __future__ import annotations
 
 import argparse
@@ -50,7 +51,7 @@ import numpy as np
 
 from skate.config import compose_config
 from skate.errors import ConfigError
-from skate.games.scp import arxiv
+from skate.tools.scp import arxiv
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import docs_folder, load_folder
 from skate.games.scp.questions import TYPES, build, check
@@ -71,13 +72,13 @@ class _Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one ``skate.scp: ...`` line and exit status 2."""
 
     def error(self, message: str):
-        print(f"{PROG}: {message} (see python -m skate.scp {self._sub_name()}--help)",
+        print(f"{PROG}: {message} (see skate scp {self._sub_name()}--help)",
               file=sys.stderr)
         sys.exit(2)
 
     def _sub_name(self) -> str:
         parts = self.prog.split()
-        return f"{parts[-1]} " if len(parts) > 3 else ""
+        return f"{parts[-1]} " if len(parts) > 2 else ""
 
 
 def _types(value: str) -> tuple[str, ...]:
@@ -307,7 +308,7 @@ def _held_warnings(name: str) -> Iterator[list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="python -m skate.scp", description=__doc__,
+    ap = _Parser(prog="skate scp", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     b = sub.add_parser("build", help="build a JSONL benchmark from a folder of documents")

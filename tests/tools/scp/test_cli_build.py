@@ -1,4 +1,4 @@
-"""``python -m skate.scp build``: run as a subprocess on real folders, records checked from JSON alone.
+"""``skate scp build``: run as a subprocess on real folders, records checked from JSON alone.
 
 The restore checks here deliberately do not import the library: they apply the issue's format
 rules (sequencing, cloze, prediction) to the parsed records, as an outside user would.
@@ -23,7 +23,7 @@ BY_TYPE = {"sequencing": ("chunks",), "cloze": ("masked", "candidates"), "predic
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skate.scp", *args], capture_output=True, check=False,
+    return subprocess.run([sys.executable, "-m", "skate", "scp", *args], capture_output=True, check=False,
                           text=True, encoding="utf-8", cwd=cwd, timeout=120, env={**os.environ, **EPOCH})
 
 
@@ -151,4 +151,4 @@ def test_arxiv_subcommand_says_when_arxiv_cannot_be_reached(tmp_path):
                "--timeout", "5")
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot reach the arXiv API" in lines[0] and "skate.scp build" in lines[0]
+    assert len(lines) == 1 and "cannot reach the arXiv API" in lines[0] and "skate scp build DOCS_DIR" in lines[0]

@@ -48,7 +48,7 @@ PAGE_SIZE = 100
 INDEX_COLUMNS = ("file", "domain", "title", "arxiv_id", "version", "submitted", "updated",
                  "url", "html_url", "categories", "chars")
 LOCAL_ALTERNATIVE = ("build from a local folder of documents instead: "
-                     "python -m skate.scp build DOCS_DIR --out bench.jsonl")
+                     "skate scp build DOCS_DIR --out bench.jsonl")
 # Consecutive network failures on paper pages after which the HTML host counts as unreachable.
 MAX_NETWORK_FAILURES = 3
 

@@ -1,4 +1,4 @@
-"""Rugged Scores (skate.rugged): hand-worked values on a tiny table, the private side from an SCP
+"""Rugged Scores (skate rugged): hand-worked values on a tiny table, the private side from an SCP
 run folder, the CLI's bad-input errors, each choice between the paper's and rs.py's way
 (--pairing, --unmatched, --rank, --rs2-over, --rs2-divisor, --rs2-norm) on a hand-worked example,
 and the plot."""
@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.games.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
+from skate.tools.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
 from tests.report.test_data_groups import RUN_TASKS, write_run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -191,7 +191,7 @@ def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
 
 
 def run_cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skate.rugged", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "skate", "rugged", *map(str, args)],
                           check=False, capture_output=True, text=True, cwd=REPO, timeout=60)
 
 

@@ -1,4 +1,4 @@
-"""``python -m skate.rugged SCORES.csv [--private-run RUN_DIR] [--out rs.csv] [--plot [rs.png]]
+"""``skate rugged SCORES.csv [--private-run RUN_DIR] [--out rs.csv] [--plot [rs.png]]
 [--pairing ...] [--unmatched ...] [--rank ...] [--rs2-over ...] [--rs2-divisor ...] [--rs2-norm ...]``:
 Rugged Scores (ArxivRoll, eq. 1-2). docs/rugged.md says the same for readers of the docs.
 
@@ -542,7 +542,7 @@ HELP = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="python -m skate.rugged", description=__doc__,
+    ap = _Parser(prog="skate rugged", description=__doc__,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scores", type=Path, help="CSV: model, benchmark, kind, domain, score")
     ap.add_argument("--private-run", type=Path, metavar="RUN_DIR",

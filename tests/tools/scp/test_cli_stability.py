@@ -1,4 +1,4 @@
-"""``python -m skate.scp stability``: each seed's benchmark played as a game plays it (the runner),
+"""``skate scp stability``: each seed's benchmark played as a game plays it (the runner),
 by simulated players or by language models served over HTTP on loopback (skate.llm.fake_server),
 with one-line errors for an unknown cohort or a server that is down."""
 
@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from skate.games.scp.cli import main
+from skate.tools.scp.cli import main
 from skate.games.scp.corpus import SHIPPED_DIR
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools

@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from skate.games.scp import arxiv
-from skate.games.scp.arxiv import ArxivError, fetch_arxiv, parse_feed
+from skate.tools.scp import arxiv
+from skate.tools.scp.arxiv import ArxivError, fetch_arxiv, parse_feed
 from skate.games.scp.corpus import load_folder
 
 FEED_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
@@ -289,12 +289,12 @@ def test_unreachable_api_is_one_clear_error(closed_port, tmp_path):
     message = str(info.value)
     assert isinstance(info.value, RuntimeError)
     assert message.startswith(f"cannot reach the arXiv API at {url}: ")
-    assert "python -m skate.scp build DOCS_DIR" in message and "network" in message
+    assert "skate scp build DOCS_DIR" in message and "network" in message
 
 
 def test_api_http_500_is_an_arxiv_error(server, tmp_path):
     _, base = server
-    with pytest.raises(ArxivError, match=r"answered HTTP 500 .*python -m skate\.scp build"):
+    with pytest.raises(ArxivError, match=r"answered HTTP 500 .*skate scp build"):
         fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path,
                     api_url=f"{base}/api/broken", delay_s=0, timeout_s=5)
 

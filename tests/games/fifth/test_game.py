@@ -1,0 +1,62 @@
+"""``game=fifth`` (game.py, beside this file): a game registered from outside skate, the way an
+installed game package is (its distribution's ``skate.games`` entry point, written here into a
+temporary folder on the import path). With it present, the tests outside its folder that go over
+every game (conformance, config errors, the command list and each command's help, ``skate play
+--help``, the sandbox, the zerosumeval preset, answerer reasoning) pass with no edit, and its own
+command runs as ``skate fifth-words``. Both run in subprocesses, so the rest of the suite plays
+the four games it always did."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+# The tests outside this folder that go over every game (those that do not, deselected by -k).
+OVER_EVERY_GAME = [
+    "tests/games/test_games_conformance.py",
+    "tests/test_config_errors.py::test_each_refusal_is_one_line_saying_what_to_write",
+    "tests/cli/test_cli.py::test_skate_help_lists_every_command_and_a_wrong_word_gets_the_list",
+    "tests/cli/test_cli.py::test_every_command_answers_help",
+    "tests/cli/test_cli.py::test_skate_play_help_shows_the_config_groups",
+    "tests/test_build_sandbox.py::test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none",
+    "tests/test_engine_schedule.py::test_the_zerosumeval_preset_composes",
+    "tests/llm/test_modules_reasoning.py::test_each_game_has_a_reasoning_key_and_its_answerer_follows_it",
+]
+SELECT = "fifth or nope or lists_every_command or play_help or runs_programs"
+
+
+def installed(tmp_path: Path) -> dict[str, str]:
+    """The environment of a process in which the fifth game is installed: a distribution's
+    metadata with the entry point, on the import path before the repository."""
+    dist = tmp_path / "site" / "skate_fifth-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: skate-fifth\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[skate.games]\nfifth = tests.games.fifth.game\n")
+    path = [str(tmp_path / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p), "COLUMNS": "1000"}  # whole test ids
+
+
+def test_the_tests_that_go_over_every_game_pass_with_a_fifth_game_installed(tmp_path):
+    env = installed(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "-x",
+                          *OVER_EVERY_GAME, "-k", SELECT], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:]
+    passed = re.findall(r"^PASSED (.+?)\s*$", res.stdout, flags=re.M)
+    conformance = [t for t in passed if t.startswith("tests/games/test_games_conformance.py") and t.endswith("[fifth]")]
+    assert len(conformance) >= 16, passed  # every conformance test, for the fifth game too
+    assert "tests/cli/test_cli.py::test_every_command_answers_help[fifth-words]" in passed
+    assert "tests/test_engine_schedule.py::test_the_zerosumeval_preset_composes[fifth]" in passed
+    assert any("choose one of cop, fifth, mathquiz" in t for t in passed), passed  # the refusal lists it
+    assert not re.search(r"^(FAILED|ERROR) ", res.stdout, flags=re.M)
+
+
+def test_its_own_command_runs_as_a_skate_command(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "skate", "fifth-words", "--longest", "2"], cwd=ROOT,
+                         env=installed(tmp_path), capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["extraordinarily", "incomprehensibilities"]
