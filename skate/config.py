@@ -206,6 +206,16 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
     return compose(overrides, return_hydra_config)
 
 
+def rating_option(name: str) -> RatingConfig:
+    """The rating option ``rating=<name>`` as the project composes it (``conf/rating/<name>.yaml``
+    over its schema, or a schema option ``<backend>_schema``), typed: what a ``rerate`` entry's
+    ``rating: <name>`` starts from."""
+    options = yaml_options("rating")
+    _check(name in options | {f"{e.name}_schema" for e in rating}, "rating", name,
+           f"give one of the rating options: {', '.join(sorted(options))}")
+    return OmegaConf.to_object(compose_config([f"rating={name}"]).rating)  # type: ignore[return-value]
+
+
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
     again, and a game registered since the last call is added). A game with no YAML under
@@ -314,7 +324,7 @@ def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
     validate_players(s.players, known_kinds, s.game.name, game.skill_keys(s.game))
     resolve_stages(s)  # raises on a stage naming no player or role of this cohort
     if s.rerate:
-        rerate_configs(s.rerate, s.rating, record_of(s.estimator))
+        rerate_configs(s.rerate, s.rating, record_of(s.estimator), option=rating_option)
     validate_optimizer(s.optimizer, [p.name for p in s.players.llm])
     validate_llm(s.llm)
     return s
@@ -359,10 +369,11 @@ def build_settings(cfg: DictConfig) -> SkateConfig:
     command-line layer sees the composed config."""
     check_known_keys(cfg)
     prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
-    return validate(_typed(cfg))
+    return validate(to_settings(cfg))
 
 
-def _typed(cfg: DictConfig) -> SkateConfig:
+def to_settings(cfg: DictConfig) -> SkateConfig:
+    """``cfg`` typed (every section an instance of its schema), unchecked."""
     try:
         return OmegaConf.to_object(cfg)  # type: ignore[return-value]
     except OmegaConfBaseException as exc:

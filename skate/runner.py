@@ -20,7 +20,7 @@ from omegaconf import DictConfig
 from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
-from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
+from skate.config import ConfigError, SkateConfig, build_settings, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
 from skate.config import RatingLog
 from skate.engine import Engine, GameResult, Loop
 from skate.llm.optimizers import compare_table
@@ -122,7 +122,7 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
     (:class:`RunExists`): its log is left as it is.
     """
     settings = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
-    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator))
+    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator), option=rating_option)
     out_dir = Path(out_dir)
     refusal = None if resume else _held_refusal(out_dir)
     if refusal:  # a folder holds one run: a second would be rated as part of the first

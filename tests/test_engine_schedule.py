@@ -9,7 +9,7 @@ import pytest
 
 from skate import events as ev
 from skate.config import ConfigError, compose_config, validate
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.runner import run_game
 
 THREE = ("players.simulated=[{name: hi, skill: 0.85}, {name: mid, skill: 0.6}, {name: lo, skill: 0.35}]")

@@ -11,7 +11,7 @@ import pytest
 
 from skate.cli.play import resume
 from skate.config import ConfigError, compose_config
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.runner import run_game
 from skate.store import comparable
 

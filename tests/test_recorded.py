@@ -8,7 +8,7 @@ import json
 import pytest
 
 from skate.config import ConfigError, compose_config, record_of
-from skate.recorded import CONFIG_VERSION, RecordError, load_settings, migrate, run_settings
+from skate.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 from skate.runner import run_game
 
 GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false", "sandbox=subprocess"]
@@ -40,7 +40,7 @@ def test_an_old_record_missing_later_keys_takes_their_defaults(run):
     del config["llm"]["structured"]
     for p in config["players"]["simulated"]:
         del p["slip"]
-    settings = load_settings(config)  # no version: an unversioned (version 1) record
+    settings = run_settings({"config": config})  # no version: an unversioned (version 1) record
     assert settings.stop.settled is None and settings.events.rating_updates == "task"
     assert settings.llm.structured == "auto" and all(p.slip == 0.0 for p in settings.players.simulated)
     assert settings.estimator.n == 4  # what it did record is kept
@@ -52,10 +52,10 @@ def test_a_record_of_a_newer_skate_or_an_unknown_part_is_refused_in_one_line(run
         migrate(config, CONFIG_VERSION + 1)
     bad = {**config, "rating": {**config["rating"], "_target_": "somewhere.GoneRating"}}
     with pytest.raises(RecordError, match="rating 'somewhere.GoneRating' is not one this skate has .*trueskill"):
-        load_settings(bad)
+        run_settings({"config": bad})
     gone = {**config, "rating": {**config["rating"], "retired_key": 1}}
     with pytest.raises(RecordError, match="rating.retired_key"):
-        load_settings(gone)
+        run_settings({"config": gone})
 
 
 def test_overrides_change_values_and_whole_groups(run):
@@ -74,9 +74,9 @@ def test_a_version_1_record_names_the_old_modules_and_loads(run):
     config["estimator"]["_target_"] = "skate.scoring.FixedN"
     config["logger"]["_target_"] = "skate.tracking.NullLogger"
     config["embedder"]["_target_"] = "skate.novelty.HashingEmbedder"
-    settings = load_settings(config, 1)
+    settings = run_settings({"config": config, "config_version": 1})
     assert type(settings.estimator).__name__ == "FixedNConfig" and settings.estimator.n == 4
     assert type(settings.logger).__name__ == "NoLoggerConfig"
     assert settings.embedder._target_ == "skate.embedders.HashingEmbedder"
     with pytest.raises(RecordError, match="estimator 'skate.scoring.FixedN' is not one this skate has"):
-        load_settings(config, CONFIG_VERSION)  # the same names in a version 2 record are not migrated
+        run_settings({"config": config, "config_version": CONFIG_VERSION})  # the same names in a version 2 record are not migrated

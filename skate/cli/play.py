@@ -36,7 +36,7 @@ from skate import events as ev
 from skate.config import CONF_DIR, ConfigError, register_configs, unknown_key
 from skate.events import iter_records
 from skate.llm.optimizers import format_results
-from skate.recorded import load_settings
+from skate.recorded import run_settings
 from skate.records import Interrupted
 from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
@@ -231,7 +231,7 @@ def resume(run_dir: str, overrides: list[str]) -> int:
                   f"(you may change: {', '.join(RESUMABLE)})", file=sys.stderr)
             return 2
     try:
-        settings = load_settings(records[0]["config"], records[0].get("config_version"), overrides)
+        settings = run_settings(records[0], overrides)
         with _stoppable():
             result = run_game(settings, folder, resume=True)
     except LogWriteError as exc:

@@ -18,7 +18,7 @@ from skate.config import ConfigError, compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
-from skate.recorded import recorded_config
+from skate.recorded import run_settings
 from skate.records import Task
 from skate.estimators import task_rng
 
@@ -127,14 +127,14 @@ def from_run(run_dir: Path) -> Collected:
     if executed(start.game):
         out.left_out[start.game] += len(tasks)
         return out
+    # SCP's tasks carry their questions (no need to build again), and the run warned about old
+    # documents when it was played.
+    edits = {"game.mode": "player_set", "game.max_doc_age_days": None} if start.game == "scp" else None
     try:
-        game_cfg = recorded_config(start.config, start.get("config_version")).game  # the run's game settings
+        game_settings = run_settings(start, edits=edits, check=False).game  # the run's game settings
     except ConfigError as exc:
         raise UsageError(f"{run_dir}: {exc}") from None
-    if start.game == "scp":
-        game_cfg.mode = "player_set"  # the tasks carry their questions: no need to build again
-        game_cfg.max_doc_age_days = None  # the run warned about old documents when it was played
-    game = build_game(game_cfg)
+    game = build_game(game_settings)
     renderer = Renderer(game)
     for t in tasks:
         task = t.task()

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from skate.config import SkateConfig
 from skate.errors import ConfigError
 from skate.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
-from skate.recorded import recorded_config
+from skate.recorded import run_settings
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -131,7 +131,7 @@ def load_run(run_dir: str | Path) -> RunData:
                    settled_at=settings.stop.settled if settings is not None else None)
 
 
-def run_settings_or_none(start: Any) -> Any:
+def run_settings_or_none(start: Any) -> SkateConfig | None:
     """The run's settings as :mod:`skate.recorded` reads them (typed, defaults filled), or None
     when it recorded none, or none this skate can read (the report then leaves out what they
     would add: the pass mark's default stands, no threshold or stopping line is drawn).
@@ -142,14 +142,14 @@ def run_settings_or_none(start: Any) -> Any:
     config = start.get("config") if hasattr(start, "get") else None
     if not config:
         return None
-    version = start.get("config_version")
-    return _settings_of(json.dumps(config, sort_keys=True, default=str), version)
+    made = {"config": config, "config_version": start.get("config_version"), "choices": start.get("choices")}
+    return _settings_of(json.dumps(made, sort_keys=True, default=str))
 
 
 @functools.lru_cache(maxsize=64)
-def _settings_of(config_json: str, version: Any) -> Any:
-    try:
-        return OmegaConf.to_object(recorded_config(json.loads(config_json), version))
+def _settings_of(start_json: str) -> SkateConfig | None:
+    try:  # unchecked: the report of a run whose settings today's checks refuse still renders
+        return run_settings(json.loads(start_json), check=False)
     except (ConfigError, ValueError, OmegaConfBaseException):
         return None
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.runner import run_game
 from tests.test_runner_game import config
 

@@ -51,7 +51,7 @@ from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize import setter_demos
 from skate.players.simulated import build_simulated
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
 from skate.store import comparable, read_events

@@ -216,7 +216,7 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     import jsonschema
 
     from skate.cli.export import main as export
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
     from skate.report import build_report
     from skate.runner import run_game
     from skate.store import read_events

@@ -52,7 +52,7 @@ def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     assert all((result == 0.5) == (g < 0.15) for g, result in gaps)
     assert any(0.05 <= g < 0.15 and result == 0.5 for g, result in gaps)  # drawn only with the wider margin
     # skate.rate ties the margin to the run's own estimator
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
 
     _, tied = rate_run(out, ["rating.draw_margin=2*sigma_star"])
     _, plain = rate_run(out, ["rating.draw_margin=0.3"])

@@ -9,7 +9,7 @@ from omegaconf import OmegaConf
 from skate import events as ev
 from skate.config import ConfigError, compose_config, validate_rating
 from skate.games import load_games
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.ratings.bradley_terry import BradleyTerryRating
 from skate.ratings.elo import EloRating
 from skate.ratings.outcomes import PairRule

@@ -54,7 +54,7 @@ def test_rejections_are_fed_back_with_their_reasons(game):
 
 
 def test_rate_and_report_work_on_a_mathquiz_run(game):
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
 
     out, result, _ = game
     assert (out / "report" / "index.html").exists() and (out / "report" / "p_correct.csv").exists()

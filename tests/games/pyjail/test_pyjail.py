@@ -10,7 +10,7 @@ import pytest
 
 from skate.config import compose_config
 from skate.games.pyjail import PyJailGame, TryVerdict
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.runner import run_game
 from skate.store import read_events
 from tests.cli.test_play import skate
