@@ -1,5 +1,6 @@
 """A recorded run's settings, rebuilt one way (skate/recorded.py): old records (keys missing),
-records of a newer skate, unknown components, and overrides."""
+records of a newer skate, unknown components, typing by the recorded group choices, edits,
+overrides and the three levels of checking."""
 
 from __future__ import annotations
 
@@ -80,3 +81,58 @@ def test_a_version_1_record_names_the_old_modules_and_loads(run):
     assert settings.embedder._target_ == "skate.embedders.HashingEmbedder"
     with pytest.raises(RecordError, match="estimator 'skate.scoring.FixedN' is not one this skate has"):
         run_settings({"config": config, "config_version": CONFIG_VERSION})  # the same names in a version 2 record are not migrated
+
+
+def _start(run):
+    return json.loads((run / "events.jsonl").read_text().splitlines()[0])
+
+
+def test_a_record_is_typed_by_its_recorded_group_choices_and_without_them_by_its_targets(run):
+    start = _start(run)
+    # The recorded choice types the section, whatever its _target_ says: an option that is a YAML
+    # over a schema (rating=zerosumeval, over bradley_terry's) takes the composed option's schema.
+    odd = {**start, "config": {**start["config"], "rating": {**start["config"]["rating"], "_target_": "gone.Rating"}},
+           "choices": {"rating": "zerosumeval"}}
+    settings = run_settings(odd, check=False)
+    assert type(settings.rating).__name__ == "BradleyTerryConfig" and settings.rating.bootstrap == 20
+    # No choices (a run before they were recorded): the _target_ types it, and a gone one is refused.
+    with pytest.raises(RecordError, match="rating 'gone.Rating' is not one this skate has"):
+        run_settings({**odd, "choices": None}, check=False)
+    assert type(run_settings({**start, "choices": None}).rating).__name__ == "BradleyTerryConfig"
+    # A choice this skate has no option for is refused in one line, naming the group's options.
+    with pytest.raises(RecordError, match="rating=glicko is not an option this skate has .*trueskill"):
+        run_settings({**start, "choices": {"rating": "glicko"}})
+    # A group the record chose by a registered name (estimator=fixed_n) and one it did not record.
+    typed = run_settings({**start, "choices": {"estimator": "fixed_n", "players": "simulated_four"}})
+    assert type(typed.estimator).__name__ == "FixedNConfig" and typed.estimator.n == 4
+
+
+def test_edits_set_settings_typed_as_theirs_before_the_overrides_and_the_checks(run):
+    settings = run_settings(run, ["stop.min_rounds=4"], edits={
+        "players.simulated": [{"name": "a", "skill": 0.9}, {"name": "b", "skill": 0.1}],
+        "players.roles": {}, "stop.settled": 0.9, "stop.min_rounds": 7, "report": False})
+    assert [(p.name, p.skill, p.slip) for p in settings.players.simulated] == [("a", 0.9, 0.0), ("b", 0.1, 0.0)]
+    assert settings.stop.settled == 0.9 and settings.stop.min_rounds == 4 and settings.report is False
+    with pytest.raises(ConfigError, match=r"^players.simulated: .*skil"):
+        run_settings(run, edits={"players.simulated": [{"name": "a", "skil": 0.9}]})
+    with pytest.raises(ConfigError, match="game.roundz is not a setting"):
+        run_settings(run, edits={"game.roundz": 3})
+    with pytest.raises(ConfigError, match="at least 2 players"):  # edited settings are checked
+        run_settings(run, edits={"players.simulated": [{"name": "a", "skill": 0.9}]})
+
+
+def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_reads_them(run):
+    from skate.report.data import run_settings_or_none
+
+    start = _start(run)
+    old = {**start, "config": {**start["config"], "game": {**start["config"]["game"], "rounds": 0},
+                               "rating": {**start["config"]["rating"], "p_thresh": 1.5}}}
+    with pytest.raises(ConfigError, match="rounds=0 is invalid"):
+        run_settings(old)
+    unchecked = run_settings(old, check=False)
+    assert unchecked.game.rounds == 0 and unchecked.rating.p_thresh == 1.5
+    assert run_settings_or_none(old).rating.p_thresh == 1.5  # the report renders with the run's own pass mark
+    # check="rating": re-rating checks the rating alone (the rest was checked when the run played)
+    with pytest.raises(ConfigError, match="rating.p_thresh=1.5 is invalid"):
+        run_settings(old, check="rating")
+    assert run_settings(old, ["rating.p_thresh=0.6"], check="rating").game.rounds == 0
