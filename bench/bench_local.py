@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.cli import local  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
@@ -161,7 +161,7 @@ def play(model: local.LocalModel, server: local.ServerProcess, structured: str, 
     cfg = compose_config(overrides)
     t0 = time.perf_counter()
     try:
-        run_game(cfg, out)
+        run_game(build_settings(cfg), out)
     finally:
         wall = time.perf_counter() - t0
         proxy.close()

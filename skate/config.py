@@ -11,7 +11,6 @@ offending key and what to change.
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Sequence
 import dataclasses
@@ -46,10 +45,11 @@ from skate.estimators import EstimatorConfig, check_links, estimator, validate_e
 from skate.loggers import LoggerConfig, logger
 
 
-def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
-    """The stages with every role replaced by its player and ``answer_only`` turned into
-    ``setters`` (the stage's active players less those): ``[{name, join, setters, rounds}]``.
-    Raises :class:`ConfigError` naming the stage and what to add or change."""
+def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
+    """The stages of the settings with every role replaced by its player and ``answer_only``
+    turned into ``setters`` (the stage's active players less those): ``[{name, join, setters,
+    rounds}]``. Raises :class:`ConfigError` naming the stage and what to add or change."""
+    cfg = settings
     players = cfg.players
     names = [str(p.name) for p in [*players.simulated, *players.llm]]
     roles = cohort_roles(players)
@@ -271,14 +271,14 @@ def check_known_keys(node: Any, prefix: str = "") -> None:
             check_known_keys(node._get_node(i), f"{prefix}[{i}]")
 
 
-def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
-    """Range and consistency checks that types cannot express, on a composed config (checked
-    after settling a copy of it, as :func:`build_settings` settles the config itself) or on
-    settings: each component checks its own section; what follows is only what needs two
-    sections together. Returns the settings checked."""
-    if isinstance(cfg, DictConfig):
-        return build_settings(copy.deepcopy(cfg))
-    s = cfg
+def validate(settings: SkateConfig) -> SkateConfig:
+    """Range and consistency checks that types cannot express, on settings (a composed config is
+    made into settings, and checked, by :func:`build_settings`): each component checks its own
+    section; what follows is only what needs two sections together. Returns the settings checked."""
+    if not isinstance(settings, SkateConfig):
+        raise TypeError(f"validate takes settings, not a {type(settings).__name__}: give the composed config to "
+                        "build_settings(cfg), which settles, types and checks it")
+    s = settings
     try:
         game = get_game(s.game.name)
     except KeyError as exc:
@@ -346,9 +346,8 @@ def validate_stop(s: SkateConfig) -> None:
 
 
 def prepare(cfg: DictConfig) -> None:
-    """Settle what the config leaves to the cohort and the estimator, in place, so that the run
-    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number,
-    and stages name players, not roles. Also what can only be checked before the config is typed:
+    """Settle what the config leaves to the estimator, in place, so that the run records (and a
+    resume replays) plain values: a draw margin tied to sigma* becomes its number. Also what can only be checked before the config is typed:
     an estimator's settings that refer to a rating key the rating does not have."""
     check_links(cfg.estimator, cfg.rating)
     if isinstance(cfg.rating.get("draw_margin"), str):
@@ -356,20 +355,24 @@ def prepare(cfg: DictConfig) -> None:
     if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
         # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
         cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
-    if cfg.stages:
-        resolved = resolve_stages(cfg)
-        for st, res in zip(cfg.stages, resolved):
-            st.join, st.setters, st.answer_only = res["join"], res["setters"], []
+
+
+def settle_stages(settings: SkateConfig) -> None:
+    """Stages name players, not roles (in place): what the run records and a resume replays."""
+    for st, res in zip(settings.stages, resolve_stages(settings) if settings.stages else []):
+        st.join, st.setters, st.answer_only = res["join"], res["setters"], []
 
 
 def build_settings(cfg: DictConfig) -> SkateConfig:
     """The run's settings from a composed config: settled (:func:`prepare`, in place), typed once
-    (``OmegaConf.to_object``: every section an instance of its schema), then checked
-    (:func:`validate`). Everything that plays or prepares a game takes these; only the
-    command-line layer sees the composed config."""
+    (``OmegaConf.to_object``: every section an instance of its schema), its stages settled
+    (:func:`settle_stages`), then checked (:func:`validate`). Everything that plays or prepares a
+    game takes these; only the command-line layer sees the composed config."""
     check_known_keys(cfg)
-    prepare(cfg)  # a draw margin tied to sigma* becomes its number; stages name players, not roles
-    return validate(to_settings(cfg))
+    prepare(cfg)  # a draw margin tied to sigma* becomes its number
+    settings = to_settings(cfg)
+    settle_stages(settings)  # stages name players, not roles
+    return validate(settings)
 
 
 def to_settings(cfg: DictConfig) -> SkateConfig:

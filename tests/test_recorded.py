@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from skate.config import ConfigError, compose_config, record_of
+from skate.config import ConfigError, build_settings, compose_config, record_of
 from skate.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 from skate.runner import run_game
 
@@ -18,8 +18,8 @@ GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false"
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("recorded") / "run"
-    run_game(compose_config([*GAME, "rating=bradley_terry", "rating.bootstrap=20", "estimator=fixed_n",
-                             "estimator.n=4"]), folder, made_from={"choices": {"rating": "bradley_terry"},
+    run_game(build_settings(compose_config([*GAME, "rating=bradley_terry", "rating.bootstrap=20", "estimator=fixed_n",
+                             "estimator.n=4"])), folder, made_from={"choices": {"rating": "bradley_terry"},
                                                                    "overrides": ["estimator.n=4"]})
     return folder
 
@@ -136,3 +136,14 @@ def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_read
     with pytest.raises(ConfigError, match="rating.p_thresh=1.5 is invalid"):
         run_settings(old, check="rating")
     assert run_settings(old, ["rating.p_thresh=0.6"], check="rating").game.rounds == 0
+
+
+def test_the_game_and_the_checks_take_settings_and_say_how_to_make_them_from_a_composed_config(tmp_path):
+    from skate.config import validate
+
+    cfg = compose_config(GAME)
+    with pytest.raises(TypeError, match=r"run_game takes settings, not a DictConfig: .*build_settings\(cfg\)"):
+        run_game(cfg, tmp_path / "run")
+    with pytest.raises(TypeError, match=r"validate takes settings, not a DictConfig: .*build_settings\(cfg\)"):
+        validate(cfg)
+    assert not (tmp_path / "run").exists()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from skate.config import build_settings
 from skate.recorded import rate_run
 from skate.runner import run_game
 from tests.test_runner_game import config
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = run_game(config("seed=5", "game.rounds=8"), out)
+    result = run_game(build_settings(config("seed=5", "game.rounds=8")), out)
     return out, result
 
 
@@ -35,7 +36,7 @@ def test_recomputing_a_run_gives_the_live_table(stored_run):
 
 def test_recomputing_keeps_the_runs_rating_settings_and_takes_overrides(tmp_path):
     out = tmp_path / "abs"
-    result = run_game(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2"), out)
+    result = run_game(build_settings(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2")), out)
     _, rows = rate_run(out, [])
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
     _, relative = rate_run(out, ["rating.outcome=relative"])
@@ -86,7 +87,7 @@ REPLAY = "rerate=[{name: same}, {name: absolute, outcome: absolute, average_last
 @pytest.fixture(scope="module")
 def rerated_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("rerated")
-    result = run_game(config("seed=5", "game.rounds=8", REPLAY), out)
+    result = run_game(build_settings(config("seed=5", "game.rounds=8", REPLAY)), out)
     return out, result
 
 
@@ -125,17 +126,17 @@ def test_bad_rerate_entries_say_what_to_fix(entries, says):
     cfg = config(f"rerate={entries}", "estimator=fixed_n")
     if says is None:  # fixed_n has no sigma* to tie the margin to
         with pytest.raises(ConfigError, match="sigma_star"):
-            validate(cfg)
+            build_settings(cfg)
         return
     with pytest.raises(ConfigError, match=re.escape(says)):
-        validate(cfg)
+        build_settings(cfg)
 
 
 def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     """A built SCP benchmark has many tasks a round, all set by the game itself: re-rating reads
     each one (it once read only the last task of each round) and gives the live table."""
     out = tmp_path / "scp"
-    result = run_game(config("game=scp", "game.rounds=2", "game.questions=12"), out)
+    result = run_game(build_settings(config("game=scp", "game.rounds=2", "game.questions=12")), out)
     from skate.events import read_run
 
     stream = read_run(out).rating_stream()

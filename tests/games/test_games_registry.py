@@ -21,7 +21,7 @@ import pytest
 
 import skate.games
 from skate.compose import forget
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games import get_game, load_games
 
 GAME = '''
@@ -223,7 +223,7 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
 
     cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
-    result = run_game(cfg, tmp_path / "run")
+    result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["hi", "mid", "lo"]
     events = read_events(tmp_path / "run")
     assert events[0]["game"] == "echo" and any(e["event"] == "task" for e in events)
@@ -261,6 +261,6 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
 
     with FakeLLMServer({"ace": FakeModel(0.95), "low": FakeModel(0.2)}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
     assert result.summary["tasks"] >= 4

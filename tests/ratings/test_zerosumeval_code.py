@@ -19,7 +19,7 @@ import pytest
 from hydra.utils import instantiate
 
 from skate import events as ev
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_draws
 from skate.ratings.outcomes import PairRule
 from skate.ratings.zerosumeval import run_matches, write_matches
@@ -42,7 +42,7 @@ CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false
 def close_run(tmp_path_factory) -> Path:
     """The preset's 100 MathQuiz matches on the close cohort, played once for this file."""
     run = tmp_path_factory.mktemp("zse") / "run"
-    run_game(compose_config([*CLOSE, "events.rating_updates=pair"]), run)  # every single update logged
+    run_game(build_settings(compose_config([*CLOSE, "events.rating_updates=pair"])), run)  # every single update logged
     return run
 
 
