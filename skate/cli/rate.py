@@ -27,7 +27,7 @@ from hydra.errors import HydraException
 
 from skate.errors import ConfigError
 from skate.events import RunLogError
-from skate.recorded import rate_run
+from skate.recorded import rate_run as _rate_run  # the library (skate.cli.rate.rate_run: see _MOVED)
 from skate.store import format_table
 
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     args = ap.parse_args(argv)
     try:
-        name, rows = rate_run(args.run_dir, args.overrides)
+        name, rows = _rate_run(args.run_dir, args.overrides)
     except RunLogError as exc:
         print(f"skate.rate: {exc}", file=sys.stderr)
         return 3
@@ -55,3 +55,19 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(rows))
         print(f"\n{name} over {args.run_dir}; saved {out}")
     return 0
+
+
+# The library names this module used to hold (until issue 48), for one release, with a warning.
+_MOVED = {"rate_run": "skate.recorded", "load_stream": "skate.ratings.rerate", "rate_stream": "skate.ratings.rerate",
+          "rerate_configs": "skate.ratings.rerate", "rerate_run": "skate.ratings.rerate",
+          "RERATE_NAME": "skate.ratings.rerate"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    import warnings
+
+    warnings.warn(f"skate.cli.rate.{name} moved: import it from {_MOVED[name]}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(_MOVED[name]), name)

@@ -158,3 +158,13 @@ def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_
     name, ttt = rate_run(out, ["rating=ttt"])
     assert name == "TrueSkillThroughTimeRating"
     assert [r["player"] for r in ttt] == truth
+
+
+def test_the_library_names_that_lived_in_the_command_say_where_they_moved():
+    import skate.cli.rate as cli_rate
+    from skate.recorded import rate_run as moved
+
+    with pytest.deprecated_call(match=r"skate.cli.rate.rate_run moved: import it from skate.recorded"):
+        assert cli_rate.rate_run is moved
+    with pytest.raises(AttributeError):
+        cli_rate.rate_runs  # noqa: B018
