@@ -20,9 +20,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from skate.compose import yaml_options
 from skate.config import REGISTRIES, SkateConfig, build_settings, compose_config, record_of, to_settings
 from skate.errors import ConfigError
 from skate.events import RunStarted, read_start
@@ -85,9 +87,10 @@ def _schema_of_choice(registry: Registry, choice: str) -> type:
         return registry.get(choice).schema
     try:
         return OmegaConf.get_type(compose_config([f"{registry.group}={choice}"])[registry.group])  # type: ignore[return-value]
-    except Exception:  # noqa: BLE001  (Hydra's missing-option error: said in one line below)
+    except HydraException:  # the option is gone (Hydra's MissingConfigException): said in one line
+        options = sorted(set(registry.names()) | yaml_options(registry.group))
         raise RecordError(f"the run's {registry.group}={choice} is not an option this skate has "
-                          f"(its {registry.group}s: {', '.join(registry.names())})") from None
+                          f"(its {registry.group}s: {', '.join(options)})") from None
 
 
 def _schema_of_target(registry: Registry, target: str) -> type:

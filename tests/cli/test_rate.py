@@ -168,3 +168,22 @@ def test_the_library_names_that_lived_in_the_command_say_where_they_moved():
         assert cli_rate.rate_run is moved
     with pytest.raises(AttributeError):
         cli_rate.rate_runs  # noqa: B018
+
+
+def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
+    from skate.config import ConfigError, rating_option
+    from skate.ratings.rerate import rerate_configs
+
+    settings = build_settings(config("estimator=algorithm1"))
+    (_, same), (_, zse), (_, tied) = rerate_configs(
+        [{"name": "same"}, {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
+         {"name": "tied", "draw_margin": "2*sigma_star"}],
+        settings.rating, {"sigma_star": 0.1}, option=rating_option)
+    assert same == settings.rating and same is not settings.rating
+    # rating=zerosumeval is a YAML over bradley_terry's schema: its values (not the schema's
+    # defaults: seed 0, scale logit) come with it, and the entry's keys go over them
+    assert type(zse).__name__ == "BradleyTerryConfig" and (zse.seed, zse.scale, zse.bootstrap) == (1, "zerosumeval", 50)
+    assert tied.draw_margin == pytest.approx(0.2)
+    with pytest.raises(ConfigError, match=r"rerate\[0\] \(x\): rating='glicko' is invalid: give one of the rating "
+                                          r"options: .*zerosumeval"):
+        rerate_configs([{"name": "x", "rating": "glicko"}], settings.rating, option=rating_option)
