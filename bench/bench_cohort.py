@@ -42,7 +42,7 @@ from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.llm import plain  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
@@ -289,7 +289,7 @@ def main() -> None:
         cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
         t0 = time.perf_counter()
         try:
-            run_game(cfg, out)
+            run_game(build_settings(cfg), out)
         finally:
             wall = time.perf_counter() - t0
             # the game's own CPU (this process: engine, client, ratings) and its children's (the

@@ -61,7 +61,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 GAMES: dict[str, list[str]] = {
@@ -137,7 +137,7 @@ def play(overrides: list[str]) -> dict[str, Any]:
         out = Path(tmp)
         try:
             cfg = compose_config(overrides)
-            result = run_game(cfg, out)
+            result = run_game(build_settings(cfg), out)
         except Exception as exc:  # noqa: BLE001 - one game's error is reported, the others go on
             return {"error": short_error(exc), "trace": traceback.format_exc(limit=3),
                     "wall": time.perf_counter() - t0, **read_events(out)}

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from scipy.stats import kendalltau
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.runner import run_game
 
 
@@ -44,7 +44,7 @@ def main() -> None:
         cfg = compose_config([f"seed={seed}", *rounds, "logger=none", *args.overrides])
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            result = run_game(cfg, Path(tmp))
+            result = run_game(build_settings(cfg), Path(tmp))
             wall = time.perf_counter() - t0
         rows = result.table
         truth = [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]

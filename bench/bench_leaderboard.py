@@ -36,11 +36,11 @@ from bench.bench_load import as_override, spread_players  # noqa: E402
 
 
 def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, seed: int) -> Path:
-    from skate.config import compose_config
+    from skate.config import build_settings, compose_config
     from skate.runner import run_game
 
-    run_game(compose_config([f"game={game}", f"game.rounds={rounds}", f"seed={seed}", "logger=none", "report=false",
-                             "print_table=false", f"players.simulated={as_override(players)}"]), folder)
+    run_game(build_settings(compose_config([f"game={game}", f"game.rounds={rounds}", f"seed={seed}", "logger=none", "report=false",
+                             "print_table=false", f"players.simulated={as_override(players)}"])), folder)
     return folder
 
 
@@ -155,7 +155,7 @@ def place_bench(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------- fake
 def fake_bench(args: argparse.Namespace) -> None:
     """One add against one replay, counted by the fake OpenAI-compatible server itself."""
-    from skate.config import compose_config
+    from skate.config import build_settings, compose_config
     from skate.leaderboard.bank import import_run
     from skate.leaderboard.fit import refit
     from skate.leaderboard.place import add
@@ -173,10 +173,10 @@ def fake_bench(args: argparse.Namespace) -> None:
                                for n in names) + "]"
 
     def game(base: str, names: list[str], folder: Path, cache: Path) -> None:
-        run_game(compose_config([f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false",
+        run_game(build_settings(compose_config([f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false",
                                  "print_table=false", "players.simulated=[]", f"players.llm={cohort(base, names)}",
                                  f"llm.cache_dir={cache}", "llm.preflight=false", "estimator=fixed_n",
-                                 f"estimator.n={args.n}"]), folder)
+                                 f"estimator.n={args.n}"])), folder)
 
     with tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp, \
             FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
@@ -189,7 +189,7 @@ def main() -> None:
                                              local.cohort_players(list(servers)), local.cohort_defaults(given))
             print(f"\n{name}: " + " ".join(overrides), flush=True)
             t0 = time.perf_counter()
-            run_game(compose_config(overrides), out / name)
+            run_game(build_settings(compose_config(overrides)), out / name)
             results[name] = {**measure(out / name), "wall_s": round(time.perf_counter() - t0, 1), "overrides": overrides}
             print(table(name, results[name]) + f"\n({results[name]['wall_s']:.0f} s)", flush=True)
             if args.json:

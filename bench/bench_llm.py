@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skate.runner  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 
@@ -58,7 +58,7 @@ def play(latency: float, concurrency: int, rounds: int, extra: list[str]) -> dic
         out = Path(tempfile.mkdtemp(prefix="bench-llm-"))
         with phases() as cpu_in:
             cpu0, t0 = time.process_time(), time.perf_counter()
-            result = run_game(cfg, out)
+            result = run_game(build_settings(cfg), out)
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     finally:
         server.terminate()

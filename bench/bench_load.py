@@ -57,6 +57,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.config import build_settings
 from skate.loggers import RunLogger
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
@@ -195,7 +196,7 @@ def run_sim(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         if prof is not None:
             prof.enable()
-        result = run_game(cfg, Path(tmp) / "run")
+        result = run_game(build_settings(cfg), Path(tmp) / "run")
         if prof is not None:
             prof.disable()
         wall = time.perf_counter() - t0
@@ -389,7 +390,7 @@ def run_llm(args: argparse.Namespace) -> None:
             f"players.llm={llm_players(srv.api_base, names)}", *estimator, "llm.cache=false", f"llm.concurrency={args.concurrency}", "llm.backoff_s=0.05", "llm.max_backoff_s=1.0",
             f"seed={args.seed}", *args.overrides])
         t0, cpu0 = time.perf_counter(), time.process_time()
-        result = run_game(cfg, Path(tmp) / "run")
+        result = run_game(build_settings(cfg), Path(tmp) / "run")
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         run = read_run(Path(tmp) / "run")
         game_log = [r for r in srv.log if r.get("max_tokens") != 1]  # preflight probes ask for one token

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
@@ -162,7 +162,7 @@ def play(model: local_models.LocalModel, server: local_serving.ServerProcess, st
     cfg = compose_config(overrides)
     t0 = time.perf_counter()
     try:
-        run_game(cfg, out)
+        run_game(build_settings(cfg), out)
     finally:
         wall = time.perf_counter() - t0
         proxy.close()

@@ -22,7 +22,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
@@ -52,7 +52,7 @@ def main() -> None:
                         " {name: c4, skill: 0.60}, {name: c5, skill: 0.58}, {name: c6, skill: 0.56}]")
         cfg = compose_config(over)
         run_dir = Path(tempfile.mkdtemp(prefix="bench-order-"))
-        run_game(cfg, run_dir)
+        run_game(build_settings(cfg), run_dir)
     run = read_run(run_dir)
     players, tasks, truth = run.players, run.rated_scores(), run.true_skill
     true_rank = {n: i + 1 for i, n in enumerate(sorted(players, key=lambda n: -(truth[n] or 0)))}

@@ -59,7 +59,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
@@ -190,7 +190,7 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
                           *COHORTS[cohort]])
     out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
     try:
-        run_game(cfg, out)
+        run_game(build_settings(cfg), out)
         game = load_game(out)
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import json  # noqa: E402
 import tempfile  # noqa: E402
 
+from skate.config import build_settings
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 from skate.store import read_events  # noqa: E402
@@ -23,7 +24,7 @@ for game in ("cop", "scp"):
             extra = ("game=scp", "game.questions=24", "game.rounds=2") if game == "scp" else ("game.rounds=5",)
             cfg = llm_config(srv.api_base, tmp / "cache", *extra, "estimator.n=10",
                              f"game.reasoning={str(on).lower()}")
-            run_game(cfg, tmp / "run")
+            run_game(build_settings(cfg), tmp / "run")
         est = [e for e in read_events(tmp / "run") if e["event"] == "estimate"]
         usage = json.loads((tmp / "run" / "usage.json").read_text())["total"]
         row = {p: round(sum(e["p"] for e in est if e["player"] == p) / max(1, sum(e["player"] == p for e in est)), 4)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from skate.answers import exact
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games.cop.difficulty import code_difficulty
 from skate.runner import run_game
 from skate.store import read_events
@@ -54,7 +54,7 @@ def play(overrides: list[str], root: Path, n: int, keep_caches: bool) -> tuple[f
             if hasattr(cached, "cache_clear"):
                 cached.cache_clear()
     c0 = time.process_time()
-    run_game(cfg, out)
+    run_game(build_settings(cfg), out)
     return time.process_time() - c0, digest(out)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
@@ -26,7 +26,7 @@ for mode in ("off", "auto"):
                               f"players.llm={players}", "estimator=fixed_n", "estimator.n=6", "llm.cache=false",
                               "llm.preflight=false", f"llm.structured={mode}"])
         t = time.perf_counter()
-        run_game(cfg, Path(tmp) / "run")
+        run_game(build_settings(cfg), Path(tmp) / "run")
         wall = time.perf_counter() - t
         u = json.loads((Path(tmp) / "run" / "usage.json").read_text())["total"]
         print(f"{' '.join(game)} structured={mode}: {u['calls']} calls ({u['structured']} with a schema), "

@@ -23,8 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import compose_config  # noqa: E402
+from skate.config import build_settings, compose_config  # noqa: E402
 from skate.ratings.zerosumeval import run_matches, write_matches  # noqa: E402
+from skate.recorded import run_settings  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 
@@ -32,10 +33,11 @@ def compare(game: str, seed: int, out: Path, extra: list[str]) -> list[str]:
     cfg = compose_config(["experiment=zerosumeval", f"game={game}", f"seed={seed}", "logger=none", "report=false",
                           *extra])
     t0 = time.perf_counter()
-    run_game(cfg, out / game / "run")
+    run_game(build_settings(cfg), out / game / "run")
     played = time.perf_counter() - t0
-    matches = run_matches(out / game / "run")
-    write_matches(out / game / "run", out / game / "matches")
+    rating = run_settings(out / game / "run").rating
+    matches = run_matches(out / game / "run", rating)
+    write_matches(out / game / "run", out / game / "matches", rating)
     weights = [f"{k}={v}" for k, v in dict(cfg.rating.role_weights).items()]
     res = subprocess.run([str(ROOT / ".venv" / "zse" / "bin" / "python"), str(ROOT / "bench" / "zerosumeval_rate.py"),
                           str(out / game / "matches"), "--bootstrap", str(cfg.rating.bootstrap), "--weights", *weights],

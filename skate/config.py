@@ -12,7 +12,6 @@ offending key and what to change.
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Sequence
 import dataclasses
@@ -47,10 +46,11 @@ from skate.loggers import LoggerConfig, logger
 from skate.registry import spoken
 
 
-def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
-    """The stages with every role replaced by its player and ``answer_only`` turned into
-    ``setters`` (the stage's active players less those): ``[{name, join, setters, rounds}]``.
-    Raises :class:`ConfigError` naming the stage and what to add or change."""
+def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
+    """The stages of the settings with every role replaced by its player and ``answer_only``
+    turned into ``setters`` (the stage's active players less those): ``[{name, join, setters,
+    rounds}]``. Raises :class:`ConfigError` naming the stage and what to add or change."""
+    cfg = settings
     players = cfg.players
     names = [str(p.name) for p in [*players.simulated, *players.llm]]
     roles = cohort_roles(players)
@@ -216,6 +216,16 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
     return compose(overrides, return_hydra_config)
 
 
+def rating_option(name: str) -> RatingConfig:
+    """The rating option ``rating=<name>`` as the project composes it (``conf/rating/<name>.yaml``
+    over its schema, or a schema option ``<backend>_schema``), typed: what a ``rerate`` entry's
+    ``rating: <name>`` starts from."""
+    options = yaml_options("rating")
+    _check(name in options | {f"{e.name}_schema" for e in rating}, "rating", name,
+           f"give one of the rating options: {', '.join(sorted(options))}")
+    return OmegaConf.to_object(compose_config([f"rating={name}"]).rating)  # type: ignore[return-value]
+
+
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
     again, and a game registered since the last call is added). A game with no YAML under
@@ -271,16 +281,15 @@ def check_known_keys(node: Any, prefix: str = "") -> None:
             check_known_keys(node._get_node(i), f"{prefix}[{i}]")
 
 
-def validate(cfg: DictConfig | SkateConfig) -> SkateConfig:
-    """Range and consistency checks that types cannot express, on a composed config (checked
-    after settling a copy of it, as :func:`build_settings` settles the config itself) or on
-    settings: each section checks itself (its schema's ``check``, a game's ``check_config``), and
-    what follows is only what needs two sections together. Settles the stages to name players,
-    not roles (:func:`resolve_stages`, run here once per settings built). Returns the settings
-    checked."""
-    if isinstance(cfg, DictConfig):
-        return build_settings(copy.deepcopy(cfg))
-    s = cfg
+def validate(settings: SkateConfig) -> SkateConfig:
+    """Range and consistency checks that types cannot express, on settings (a composed config is
+    made into settings, and checked, by :func:`build_settings`): each section checks itself (its
+    schema's ``check``, a game's ``check_config``); what follows is only what needs two sections together. Settles the stages to name players, not roles
+    (:func:`resolve_stages`, run here once per settings built). Returns the settings checked."""
+    if not isinstance(settings, SkateConfig):
+        raise TypeError(f"validate takes settings, not a {type(settings).__name__}: give the composed config to "
+                        "build_settings(cfg), which settles, types and checks it")
+    s = settings
     try:
         game = get_game(s.game.name)
     except KeyError as exc:
@@ -361,15 +370,16 @@ def prepare(cfg: DictConfig) -> None:
 
 def build_settings(cfg: DictConfig) -> SkateConfig:
     """The run's settings from a composed config: settled (:func:`prepare`, in place), typed once
-    (``OmegaConf.to_object``: every section an instance of its schema), then checked
-    (:func:`validate`). Everything that plays or prepares a game takes these; only the
-    command-line layer sees the composed config."""
+    (``OmegaConf.to_object``: every section an instance of its schema), its stages settled
+    (:func:`settle_stages`), then checked (:func:`validate`). Everything that plays or prepares a
+    game takes these; only the command-line layer sees the composed config."""
     check_known_keys(cfg)
     prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
-    return validate(_typed(cfg))
+    return validate(to_settings(cfg))
 
 
-def _typed(cfg: DictConfig) -> SkateConfig:
+def to_settings(cfg: DictConfig) -> SkateConfig:
+    """``cfg`` typed (every section an instance of its schema), unchecked."""
     try:
         return OmegaConf.to_object(cfg)  # type: ignore[return-value]
     except OmegaConfBaseException as exc:

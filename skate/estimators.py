@@ -25,7 +25,7 @@ from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_class, rating_name
 from skate.ratings.config import OutcomeRule, one_of
 from skate.ratings.outcomes import PairRule
-from skate.records import VOID, Estimate, Task, skipped_estimate
+from skate.records import PASS_MARK, VOID, Estimate, Task, skipped_estimate
 from skate.registry import Registry, spoken
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -282,7 +282,7 @@ class Decided(Estimator):
 
     def __init__(self, n_step: int = 10, max_samples: int = 200, sigma_star: float = 0.05,
                  confidence: float = 0.95, outcome: str = "relative", draw_margin: float = 0.05,
-                 p_thresh: float = 0.55) -> None:
+                 p_thresh: float = PASS_MARK) -> None:
         from statistics import NormalDist
 
         self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star

@@ -3,12 +3,14 @@
 Every run records its settings in its first event (``run_start.config``, the settings as plain
 data), with the config's version (``config_version``), the group choices it was composed from
 (``choices``, e.g. ``{"rating": "trueskill", ...}``) and the command line's overrides
-(``overrides``). :func:`load_settings` turns any such record, old or new, into typed settings,
-as :func:`skate.config.build_settings` makes them for a new run: each section is typed by the
-schema its recorded ``_target_`` (or, for the game, its name) belongs to, keys the record lacks
-take that schema's defaults, and records of older versions are migrated first
-(:data:`MIGRATIONS`). Resume (``python -m skate resume=``), ``skate.rate``, the report,
-``skate.sensitivity`` and the export all read a run's settings through it.
+(``overrides``). :func:`run_settings`, the one door to a finished run's settings, turns any such
+record, old or new, into typed settings, as :func:`skate.config.build_settings` makes them for a
+new run: each section is typed by the option the run chose for its group (or, for records made
+before the choices were recorded, by the schema its ``_target_`` belongs to; the game by its
+name), keys the record lacks take that schema's defaults, and records of older versions are
+migrated first (:data:`MIGRATIONS`). Resume (``skate play resume=``), ``skate rate`` (and the
+``rerate`` list), the report, ``skate sensitivity``, the export, the leaderboard and the
+ZeroSumEval matches all read a run's settings through it.
 """
 
 from __future__ import annotations
@@ -16,15 +18,21 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.config import REGISTRIES, SkateConfig, build_settings, compose_config
+from skate.compose import yaml_options
+from skate.config import REGISTRIES, SkateConfig, build_settings, compose_config, record_of, to_settings
 from skate.errors import ConfigError
-from skate.events import read_start
+from skate.events import RunStarted, read_start
 from skate.games import get_game
+from skate.ratings.base import rating_class
+from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
+from skate.ratings.rerate import load_stream, rate_stream
+from skate.registry import Registry
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).
@@ -72,10 +80,37 @@ def migrate(record: Mapping[str, Any], version: int | None) -> dict[str, Any]:
     return data
 
 
-def recorded_config(record: Mapping[str, Any], version: int | None = None) -> DictConfig:
-    """The composed-config form of a record (typed by its schemas, defaults filled), before
-    overrides and checks: what :func:`load_settings` builds settings from."""
+def _schema_of_choice(registry: Registry, choice: str) -> type:
+    """The schema of the option ``<group>=<choice>`` a run recorded: a registered name's own, or
+    (an option that is a YAML over a schema, e.g. ``rating=zerosumeval``) the composed option's."""
+    if choice in registry.names():
+        return registry.get(choice).schema
+    try:
+        return OmegaConf.get_type(compose_config([f"{registry.group}={choice}"])[registry.group])  # type: ignore[return-value]
+    except HydraException:  # the option is gone (Hydra's MissingConfigException): said in one line
+        options = sorted(set(registry.names()) | yaml_options(registry.group))
+        raise RecordError(f"the run's {registry.group}={choice} is not an option this skate has "
+                          f"(its {registry.group}s: {', '.join(options)})") from None
+
+
+def _schema_of_target(registry: Registry, target: str) -> type:
+    """The schema a recorded ``_target_`` belongs to (records of runs made before the group
+    choices were recorded)."""
+    entry = registry.of_target(target)
+    if entry is None:
+        raise RecordError(f"the run's {registry.group} {target!r} is not one this skate has "
+                          f"(its {registry.group}s: {', '.join(registry.names())})")
+    return entry.schema
+
+
+def recorded_config(record: Mapping[str, Any], version: int | None = None,
+                    choices: Mapping[str, Any] | None = None) -> DictConfig:
+    """The composed-config form of a record (typed by its schemas, defaults filled), before edits,
+    overrides and checks: what :func:`run_settings` builds settings from. Each section of a group
+    with a registry is typed by the option the run recorded choosing (``choices``); a record with
+    no choice for it (runs before choices were recorded) by its recorded ``_target_``."""
     data = migrate(record, version)
+    choices = choices or {}
     cfg = compose_config([])  # every section typed, at its defaults: what the record lacks
     game = data.get("game") or {}
     try:
@@ -83,38 +118,79 @@ def recorded_config(record: Mapping[str, Any], version: int | None = None) -> Di
     except KeyError as exc:
         raise RecordError(f"the run's game {game.get('name')!r} is not one this skate has: {exc.args[0]}") from None
     for registry in REGISTRIES:
-        section = data.get(registry.group)
-        if isinstance(section, Mapping) and section.get("_target_"):
-            entry = registry.of_target(str(section["_target_"]))
-            if entry is None:
-                raise RecordError(f"the run's {registry.group} {section['_target_']!r} is not one this skate has "
-                                  f"(its {registry.group}s: {', '.join(registry.names())})")
-            cfg[registry.group] = OmegaConf.structured(entry.schema)
+        section, choice = data.get(registry.group), choices.get(registry.group)
+        if choice:
+            cfg[registry.group] = OmegaConf.structured(_schema_of_choice(registry, str(choice)))
+        elif isinstance(section, Mapping) and section.get("_target_"):
+            cfg[registry.group] = OmegaConf.structured(_schema_of_target(registry, str(section["_target_"])))
     OmegaConf.set_struct(cfg, False)  # a dict-typed setting (llm.prices, ...) takes the record's keys;
     try:                              # a schema's node still refuses a key it does not have
         merged = OmegaConf.merge(cfg, data)
         OmegaConf.set_struct(merged, True)
         return merged  # type: ignore[return-value]
     except OmegaConfBaseException as exc:
-        where = f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
-        raise RecordError(f"the run's recorded settings do not fit this skate's ({where}"
+        raise RecordError(f"the run's recorded settings do not fit this skate's ({_where(exc)}"
                           f"{str(exc).splitlines()[0]})") from None
 
 
-def load_settings(record: Mapping[str, Any], version: int | None = None,
-                  overrides: Sequence[str] = ()) -> SkateConfig:
-    """A recorded run's settings (``run_start.config``, at ``version``), with ``overrides``
-    applied: ``key=value`` (``game.rounds=60``), or ``group=option`` for a group whose sections
-    are chosen whole (``logger=none``)."""
-    cfg = recorded_config(record, version)
+def _where(exc: OmegaConfBaseException) -> str:
+    return f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
+
+
+Run = str | Path | Mapping[str, Any] | RunStarted
+
+
+def run_settings(run: Run, overrides: Sequence[str] = (), *, edits: Mapping[str, Any] | None = None,
+                 check: bool | Literal["rating"] = True) -> SkateConfig:
+    """The one door to a finished (or stopped) run's settings.
+
+    ``run``: the run's folder, or its ``run_start`` record (a :class:`~skate.events.RunStarted`, or
+    the event as a mapping: ``config``, ``config_version``, ``choices``). The record is migrated
+    to this skate's layout (:func:`migrate`) and typed (:func:`recorded_config`); then ``edits``
+    are made, ``{dotted key: value}`` (``{"stop.settled": None, "players.llm": [{...}, ...]}``: a
+    list or a plain dict replaces the setting whole, a section's keys go over its own), then
+    ``overrides`` as on the command line, ``key=value`` (``game.rounds=60``) or ``group=option``
+    (``logger=none``, ``rating=elo``).
+
+    ``check``: ``True`` settles and checks the settings as a new run's
+    (:func:`skate.config.build_settings`); ``"rating"`` settles the rating's draw margin and
+    checks the rating section alone (re-rating: the rest was checked when the run was played);
+    ``False`` types them unchecked (a report of an old run whose settings today's checks refuse
+    still renders). Bad records, edits and overrides raise one line (:class:`ConfigError`)."""
+    start = read_start(Path(run)) if isinstance(run, (str, Path)) else run
+    cfg = recorded_config(start.get("config") or {}, start.get("config_version"), start.get("choices"))
+    for key, value in (edits or {}).items():
+        cfg = _edited(cfg, key, value)
     apply_overrides(cfg, overrides)
-    return build_settings(cfg)
+    if check is True:
+        return build_settings(cfg)
+    settings = to_settings(cfg)
+    if check == "rating":
+        rating = settings.rating
+        if sigma_star_factor(getattr(rating, "draw_margin", None)) is not None:  # tied to the estimator's sigma*
+            rating.draw_margin = draw_margin_of(rating.draw_margin, record_of(settings.estimator))
+        validate_rating(rating)
+    return settings
 
 
-def run_settings(run_dir: str | Path, overrides: Sequence[str] = ()) -> SkateConfig:
-    """The settings of the run in ``run_dir`` (its events.jsonl's run_start)."""
-    start = read_start(Path(run_dir))
-    return load_settings(start.config, start.get("config_version"), overrides)
+def _edited(cfg: DictConfig, key: str, value: Any) -> DictConfig:
+    """``cfg`` with ``key`` (dotted) set to ``value``, typed as the setting is."""
+    node = OmegaConf.select(cfg, key, default=_ABSENT)
+    if node is _ABSENT:
+        raise ConfigError(f"{key} is not a setting this skate has")
+    if isinstance(value, (list, tuple)) or (isinstance(value, Mapping) and isinstance(node, DictConfig)
+                                            and OmegaConf.get_type(node) is dict):
+        OmegaConf.update(cfg, key, [] if isinstance(value, (list, tuple)) else {}, merge=False)  # replaced whole
+    nested: Any = value
+    for part in reversed(key.split(".")):
+        nested = {part: nested}
+    try:
+        return OmegaConf.merge(cfg, nested)  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"{key}: {_where(exc)}{str(exc).splitlines()[0]}") from None
+
+
+_ABSENT = object()
 
 
 def apply_overrides(cfg: DictConfig, overrides: Sequence[str]) -> None:
@@ -131,3 +207,13 @@ def apply_overrides(cfg: DictConfig, overrides: Sequence[str]) -> None:
             OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=False)
         except OmegaConfBaseException as exc:
             raise ConfigError(f"{key}: {str(exc).splitlines()[0]}") from None
+
+
+def rate_run(run_dir: str | Path, overrides: Sequence[str] = ()) -> tuple[str, list[dict[str, Any]]]:
+    """A finished run's games rated again with no model call (``skate rate``): its own rating
+    settings, or with ``overrides`` (``rating=elo``, ``rating.outcome=absolute``, ...) another
+    way, fed the stream its live rating saw. Returns (the backend's class name, its table)."""
+    run_dir = Path(run_dir)
+    players, stream, _ = load_stream(run_dir)
+    rating = run_settings(run_dir, overrides, check="rating").rating
+    return rating_class(rating).__name__, rate_stream(rating, players, stream)

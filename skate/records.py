@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# The pass mark: the p(correct) at or above which an answerer counts as solving a task (the
+# rating's ``p_thresh``; the games' ``pass_mark``: a setter solving its own task). Its one default.
+PASS_MARK = 0.55
+
 
 class FailReason(enum.StrEnum):
     """Why an attempt at setting a task was rejected; shown to the setter on its next attempt."""

@@ -20,7 +20,7 @@ from omegaconf import DictConfig
 from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
-from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
+from skate.config import ConfigError, SkateConfig, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
 from skate.config import RatingLog
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
@@ -73,17 +73,17 @@ class OneRunPerFolder(Callback):
             sys.exit(2)
 
 
-def run_sweep_job(cfg: DictConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None) -> GameResult | None:
+def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None) -> GameResult | None:
     """One job of a sweep (``-m``), in its folder ``out_dir``, so that a sweep run again with the
     same ``hydra.sweep.dir`` ends as if it had never been stopped: a folder with no run plays it
     fresh; one holding a finished run keeps it (returns None); one holding an unfinished run
     (stopped, crashed, killed) resumes it, as ``python -m skate resume=<out_dir>`` does. The job's
-    config must be the one its run was started with, else the job is refused (:class:`RunExists`).
+    settings must be the ones its run was started with, else the job is refused (:class:`RunExists`).
     """
+    _check_settings(settings, "run_sweep_job")
     held = held_run(out_dir)
     if held is None:
-        return run_game(cfg, out_dir, made_from=made_from)
-    settings = build_settings(cfg)
+        return run_game(settings, out_dir, made_from=made_from)
     differ = _differences(held.config or {}, record_of(settings))
     if differ:
         raise RunExists(f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
@@ -107,12 +107,13 @@ def _differences(old: Any, new: Any, key: str = "") -> list[str]:
 _MISSING = object()
 
 
-def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
+def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
              made_from: Mapping[str, Any] | None = None) -> GameResult:
-    """Settle and check the config, build every part of the run, play the game, write the results.
+    """Build every part of the run, play the game, write the results.
 
-    ``cfg``: a composed config (made into settings here, once: :func:`skate.config.build_settings`)
-    or settings already made. ``resume``: ``out_dir`` holds a run that did not finish (stopped,
+    ``settings``: the run's settings (a composed config is made into them, settled and checked,
+    by :func:`skate.config.build_settings`; a recorded run's by :func:`skate.recorded.run_settings`).
+    ``resume``: ``out_dir`` holds a run that did not finish (stopped,
     crashed, killed); play it again from its start with the same settings and seed, keeping its
     event log and writing only what comes after where it stopped (:class:`skate.store.EventLog`
     replay; with language-model players the response cache serves every call made before the stop).
@@ -121,8 +122,8 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
     Hydra's). Without ``resume``, a folder that already holds a run is refused
     (:class:`RunExists`): its log is left as it is.
     """
-    settings = build_settings(cfg) if isinstance(cfg, DictConfig) else cfg
-    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator))
+    _check_settings(settings, "run_game")
+    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator), option=rating_option)
     out_dir = Path(out_dir)
     refusal = None if resume else _held_refusal(out_dir)
     if refusal:  # a folder holds one run: a second would be rated as part of the first
@@ -131,6 +132,12 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
         parts = assemble(settings, cleanup)
         return _play(settings, parts, out_dir, resume, cleanup, rerates, dict(made_from or {}))
+
+
+def _check_settings(given: object, who: str) -> None:
+    if not isinstance(given, SkateConfig):
+        raise TypeError(f"{who} takes settings, not a {type(given).__name__}: make a composed config into "
+                        "settings with skate.config.build_settings(cfg)")
 
 
 def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack,

@@ -7,6 +7,7 @@ import warnings
 
 import pytest
 
+from skate.config import build_settings
 from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
@@ -137,5 +138,5 @@ def runs_to_bank(tmp_path_factory):
     base = tmp_path_factory.mktemp("runs_to_bank")
     game = ["game=mathquiz", "game.rounds=6", "logger=none", "report=false", "print_table=false"]
     for seed in (0, 1):
-        run_game(compose_config([*game, f"seed={seed}"]), base / f"r{seed}")
+        run_game(build_settings(compose_config([*game, f"seed={seed}"])), base / f"r{seed}")
     return [base / "r0", base / "r1"]

@@ -20,7 +20,7 @@ BROKEN = ["sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail"]
 
 @pytest.mark.parametrize("game", ["mathquiz", "scp"])
 def test_a_game_without_programs_plays_where_no_sandbox_works(game, tmp_path):
-    run_game(compose_config([f"game={game}", "game.rounds=1", "logger=none", "report=false", *BROKEN]), tmp_path)
+    run_game(build_settings(compose_config([f"game={game}", "game.rounds=1", "logger=none", "report=false", *BROKEN])), tmp_path)
     start = read_start(tmp_path)
     assert start.sandbox == "none" and start.sandbox_detail == "none (the game runs no program)"
     assert (tmp_path / "ratings.json").exists()

@@ -9,8 +9,8 @@ from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
-from skate.config import CONF_DIR as CONF
-from skate.config import ConfigError, compose_config, register_configs, validate
+from skate.config import CONF_DIR as CONF, build_settings
+from skate.config import ConfigError, compose_config, register_configs
 # This file, tests/test_registry.py and tests/test_config_record.py compose every option of every
 # group: on one xdist worker, so that each is composed once (compose_config's cache).
 pytestmark = pytest.mark.xdist_group("every_option")
@@ -33,7 +33,7 @@ def compose(name: str, overrides: list[str] = ()):
 
 def test_default_config_composes_and_validates():
     cfg = compose("config")
-    validate(cfg)
+    build_settings(cfg)
     assert cfg.game.rounds == 50 and cfg.aug.strategy == "hist_perf"
     assert len(cfg.players.simulated) == 6
     assert cfg.rating.mu == 25.0 and cfg.rating.sigma == pytest.approx(25 / 3)
@@ -46,13 +46,13 @@ def test_every_option_of_every_group_composes(group, monkeypatch):
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"config group {group} has no options"
     for opt in options:  # compose_config: Hydra's compose, once per process for the group checks below
-        validate(compose_config([f"{group}={opt}"]))
+        build_settings(compose_config([f"{group}={opt}"]))
 
 
 def test_a_hosted_cohort_without_its_keys_says_which_variable_to_set(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ConfigError, match=r"players\.llm\[0\]='claude-3-haiku' is invalid: .*ANTHROPIC_API_KEY"):
-        validate(compose("config", overrides=["players=paper_six"]))
+        build_settings(compose("config", overrides=["players=paper_six"]))
 
 
 def test_the_paper_cohort_has_the_six_models_at_temperature_0_7():
@@ -115,7 +115,7 @@ def test_unknown_option_names_the_group():
 def test_out_of_range_values_name_the_key(override, named):
     cfg = compose_config([override])
     with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
-        validate(cfg)
+        build_settings(cfg)
 
 
 def test_every_registered_game_has_a_config_option_and_a_schema():
@@ -124,7 +124,7 @@ def test_every_registered_game_has_a_config_option_and_a_schema():
     for name, game in load_games().items():
         cfg = compose("config", overrides=[f"game={name}"])
         assert cfg.game.name == name and set(game.config_schema.__dataclass_fields__) <= set(cfg.game) | {"_target_"}
-        validate(cfg)
+        build_settings(cfg)
 
 
 def test_a_key_of_another_game_fails_at_compose():
@@ -136,5 +136,5 @@ def test_topic_skill_of_another_game_s_kinds_is_accepted_and_left_out():
     # the default cohort's offsets name COP kinds; under another game they are simply unused
     cfg = compose("config", overrides=["game=mathquiz"])
     assert any(p.topic_skill for p in cfg.players.simulated)
-    validate(cfg)
+    build_settings(cfg)
 

@@ -13,7 +13,7 @@ import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
 from skate.cli.play import describe_config_error
-from skate.config import ConfigError, compose_config, validate
+from skate.config import ConfigError, build_settings, compose_config, validate
 from skate.games import load_games
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
@@ -43,11 +43,11 @@ def test_each_refusal_is_one_line_saying_what_to_write(override, line):
 def test_a_key_added_with_plus_that_no_schema_has_is_refused():
     cfg = compose_config(["+game.x=1"])  # Hydra lets it through: + lifts the schema's guard
     with pytest.raises(ConfigError, match=r"^game\.x is not a setting of COPConfig; its settings: attempts, "):
-        validate(cfg)
+        build_settings(cfg)
     with pytest.raises(ConfigError, match=r"^players\.simulated\[1\]\.skil is not a setting of SimPlayerConfig "
                                           r"\(did you mean players\.simulated\[1\]\.skill\?\)"):
-        validate(compose_config(["+players.simulated.1.skil=0.5"]))
-    validate(compose_config(["game=scp", "game.rounds=2"]))  # every key of a real config is known
+        build_settings(compose_config(["+players.simulated.1.skil=0.5"]))
+    build_settings(compose_config(["game=scp", "game.rounds=2"]))  # every key of a real config is known
 
 
 # ------------------------------------------------------------------ python -m skate, through Hydra's public switches
@@ -85,4 +85,4 @@ def test_skate_uses_no_private_hydra_api():
 def test_a_setter_repair_that_is_not_one_of_the_choices_is_refused_naming_them():
     cfg = compose_config(["players=local_cohort", "players.llm.0.setter_repair=again"])
     with pytest.raises(ConfigError, match=r"players.llm\[0\].setter_repair.*'again'.*\['show', 'resample'\]"):
-        validate(cfg)
+        build_settings(cfg)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import compose_config, validate
+from skate.config import build_settings, compose_config
 from skate.runner import run_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ def test_the_papers_studies_are_all_there():
 @pytest.mark.parametrize("name", PRESETS)
 def test_each_preset_composes_and_plays_a_tiny_game(name, tmp_path):
     cfg = compose_preset(name)
-    validate(cfg)
+    build_settings(cfg)
     for stage in cfg.stages:  # staged presets: one round per stage that plays at all
         stage.rounds = min(stage.rounds, 1)
     if cfg.schedule.mode == "matches":  # one match a round: one round-robin, so everyone plays
@@ -48,7 +48,7 @@ def test_each_preset_composes_and_plays_a_tiny_game(name, tmp_path):
             cfg.optimizer.store = str(tmp_path / "programs")
             cfg.optimizer.train, cfg.optimizer.val = 4, 2
 
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     assert result.table and all(r["rank"] for r in result.table)
 
 
@@ -67,7 +67,7 @@ def test_the_four_player_presets_take_the_papers_four_whole(monkeypatch):
         monkeypatch.setenv(key, "x")
     for preset in ("aug_ablation", "zerosumeval"):
         cfg = compose_preset(preset, "players=paper_four")
-        validate(cfg)
+        build_settings(cfg)
         assert not cfg.players.simulated  # not mixed with the preset's simulated four
         assert [p.model for p in cfg.players.llm] == [
             "anthropic/claude-3-haiku-20240307", "anthropic/claude-3-5-sonnet-20241022",
@@ -79,7 +79,7 @@ def test_a_preset_takes_any_cohort_by_override(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
     monkeypatch.setenv("GEMINI_API_KEY", "x")
     cfg = compose_preset("six_player", "players=paper_six")
-    validate(cfg)
+    build_settings(cfg)
     assert len(cfg.players.llm) == 6 and cfg.aug.strategy == "hist_perf"
 
 

@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 from skate import events as ev
-from skate.config import ConfigError, compose_config, validate
-from skate.cli.rate import rate_run
+from skate.config import ConfigError, build_settings, compose_config, validate
+from skate.recorded import rate_run
 from skate.games import load_games
 from skate.runner import run_game
 
@@ -19,7 +19,7 @@ MATCHES = ["logger=none", "report=false", "game=mathquiz", "schedule.mode=matche
 
 
 def test_matches_go_round_the_ordered_pairs_least_played_first(tmp_path):
-    result = run_game(compose_config([*MATCHES, "game.rounds=12", "seed=2"]), tmp_path)
+    result = run_game(build_settings(compose_config([*MATCHES, "game.rounds=12", "seed=2"])), tmp_path)
     run = ev.read_run(tmp_path)
     starts = run.of(ev.RoundStarted)
     pairs = [(s.setters[0], s.answerers[0]) for s in starts]
@@ -43,7 +43,7 @@ def test_matches_go_round_the_ordered_pairs_least_played_first(tmp_path):
 def test_the_same_seed_plays_the_same_matches(tmp_path):
     pairs = []
     for d in ("a", "b"):
-        run_game(compose_config([*MATCHES, "game.rounds=5", "seed=4"]), tmp_path / d)
+        run_game(build_settings(compose_config([*MATCHES, "game.rounds=5", "seed=4"])), tmp_path / d)
         pairs.append([(s.setters, s.answerers) for s in ev.read_run(tmp_path / d).of(ev.RoundStarted)])
     assert pairs[0] == pairs[1]
 
@@ -51,7 +51,7 @@ def test_the_same_seed_plays_the_same_matches(tmp_path):
 def test_matches_need_the_setter_vs_solver_rule():
     cfg = compose_config(["game=mathquiz", "schedule.mode=matches", "rating=trueskill"])
     with pytest.raises(ConfigError, match="setter_vs_solver"):
-        validate(cfg)
+        build_settings(cfg)
 
 
 def players_set_games() -> list[str]:
@@ -62,7 +62,7 @@ def players_set_games() -> list[str]:
 @pytest.mark.parametrize("game", players_set_games())
 def test_the_zerosumeval_preset_composes(game):
     cfg = compose_config(["experiment=zerosumeval", f"game={game}"])
-    validate(cfg)
+    build_settings(cfg)
     assert cfg.schedule.mode == "matches" and cfg.game.rounds == 100 and len(cfg.players.simulated) == 4
     assert cfg.rating.outcome == "setter_vs_solver" and cfg.rating.scale == "zerosumeval"
     assert cfg.rating.point == "fit" and cfg.rating.draws == "zerosumeval"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import ConfigError, cohort_roles, compose_config, resolve_stages, validate
+from skate.config import ConfigError, build_settings, cohort_roles, compose_config, resolve_stages, to_settings
 from skate.runner import run_game
 from skate.store import read_events
 from tests.test_runner_game import config
@@ -19,7 +19,7 @@ STAGES = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     out = tmp_path_factory.mktemp("staged")
-    result = run_game(config("seed=2", STAGES), out)
+    result = run_game(build_settings(config("seed=2", STAGES)), out)
     return out, result, read_events(out)
 
 
@@ -58,7 +58,7 @@ def test_setters_follow_the_stage(staged):
 ])
 def test_bad_stages_say_what_to_fix(override, says):
     with pytest.raises(ConfigError, match=says):
-        validate(config(override))
+        build_settings(config(override))
 
 
 def test_the_report_shows_the_ranking_of_each_stage(staged):
@@ -87,8 +87,8 @@ def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win():
 def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting():
     cfg = config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], answer_only: [strongest], rounds: 1},"
                  " {name: c, answer_only: [weakest], rounds: 1}]")
-    validate(cfg)
-    assert resolve_stages(cfg) == [
+    build_settings(cfg)
+    assert resolve_stages(to_settings(cfg)) == [
         {"name": "a", "join": [], "setters": None, "rounds": 1},
         {"name": "b", "join": ["hi"], "setters": ["mid", "lo"], "rounds": 1},
         {"name": "c", "join": [], "setters": ["mid", "hi"], "rounds": 1}]
@@ -103,7 +103,7 @@ def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting():
 ])
 def test_bad_roles_say_what_to_fix(override, says):
     with pytest.raises(ConfigError, match=says):
-        validate(config(override))
+        build_settings(config(override))
 
 
 def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
@@ -112,12 +112,12 @@ def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
     cfg = compose_config(["experiment=added_models_xy", "players=paper_six"])
     cfg.players.roles = {}  # a cohort of models that declares no roles
     with pytest.raises(ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"):
-        validate(cfg)
+        build_settings(cfg)
     cfg.players.roles = {"second": "gpt-4o", "strongest": "gemini-2.0-flash"}
-    assert [st["join"] for st in resolve_stages(cfg)] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
+    assert [st["join"] for st in resolve_stages(to_settings(cfg))] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
     cfg = compose_config(["experiment=added_models_xy", "players=paper_six", "players.roles.second=gpt-5"])
     with pytest.raises(ConfigError, match="players.roles.second='gpt-5'.*names no player"):
-        validate(cfg)
+        build_settings(cfg)
 
 
 def test_the_staged_presets_are_all_named_by_role():
@@ -133,8 +133,8 @@ def test_every_stage_preset_resolves_with_any_cohort(preset, cohort, monkeypatch
     for k, v in KEYS.items():
         monkeypatch.setenv(k, os.environ.get(k, v))
     cfg = compose_config([f"experiment={preset}", f"players={cohort}", "logger=none"])
-    validate(cfg)  # config composition only: no model is called
-    stages = resolve_stages(cfg)
+    build_settings(cfg)  # config composition only: no model is called
+    stages = resolve_stages(to_settings(cfg))
     joined = [n for st in stages for n in st["join"]]
     names = [p.name for p in [*cfg.players.simulated, *cfg.players.llm]]
     assert set(joined) <= set(names) and len(joined) == len(set(joined))
@@ -146,13 +146,13 @@ def test_the_added_models_presets_add_the_two_strongest_in_both_orders():
     orders = {}
     for preset in ("added_models_xy", "added_models_yx"):
         cfg = compose_config([f"experiment={preset}", "players=simulated"])
-        orders[preset] = [n for st in resolve_stages(cfg) for n in st["join"]]
+        orders[preset] = [n for st in resolve_stages(to_settings(cfg)) for n in st["join"]]
     assert orders == {"added_models_xy": ["sim-strong", "sim-ace"], "added_models_yx": ["sim-ace", "sim-strong"]}
 
 
 def test_weaker_judges_lets_the_second_strongest_set_before_the_strongest():
     cfg = compose_config(["experiment=weaker_judges", "players=simulated"])
-    stages = {st["name"]: st for st in resolve_stages(cfg)}
+    stages = {st["name"]: st for st in resolve_stages(to_settings(cfg))}
     assert stages["strong_answer"]["setters"] == [] and set(stages["strong_answer"]["join"]) == {"sim-ace", "sim-strong"}
     assert "sim-strong" in stages["second_sets"]["setters"] and "sim-ace" not in stages["second_sets"]["setters"]
     assert stages["strongest_sets"]["setters"] is None
@@ -162,7 +162,7 @@ def test_a_game_records_the_players_its_roles_named(tmp_path):
     from skate.runner import run_game
 
     out = tmp_path / "run"
-    run_game(config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], rounds: 1}]"), out)
+    run_game(build_settings(config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], rounds: 1}]")), out)
     events = read_events(out)
     assert events[0]["config"]["stages"][1]["join"] == ["hi"]
     assert next(e for e in events if e["event"] == "join")["players"] == ["hi"]

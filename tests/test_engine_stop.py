@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.config import ConfigError, compose_config
-from skate.cli.rate import rate_run
+from skate.config import ConfigError, build_settings, compose_config
+from skate.recorded import rate_run
 from skate.runner import run_game
 from skate.store import comparable
 
@@ -26,7 +26,7 @@ def lines(run: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def settled_run(tmp_path_factory) -> tuple[Path, object]:
     run = tmp_path_factory.mktemp("settled") / "run"
-    return run, run_game(compose_config(CHEAP), run)
+    return run, run_game(build_settings(compose_config(CHEAP)), run)
 
 
 def test_the_game_ends_once_its_ranking_is_settled_and_says_why(settled_run):
@@ -78,7 +78,7 @@ def test_a_game_stopped_mid_way_resumes_to_the_same_settled_end(settled_run, tmp
 
 def test_min_rounds_holds_the_game_and_without_stop_every_round_is_played(tmp_path):
     run = tmp_path / "all"
-    run_game(compose_config([*CHEAP, "game.rounds=4", "stop.min_rounds=4"]), run)
+    run_game(build_settings(compose_config([*CHEAP, "game.rounds=4", "stop.min_rounds=4"])), run)
     end = lines(run)[-1]
     assert sum(e["event"] == "round_end" for e in lines(run)) == 4
     assert end["ended"] == "rounds" and "ended_detail" not in end
@@ -96,7 +96,7 @@ def test_min_rounds_holds_the_game_and_without_stop_every_round_is_played(tmp_pa
 ])
 def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(tmp_path, overrides, keys):
     with pytest.raises(ConfigError) as err:
-        run_game(compose_config([*overrides, "logger=none", "report=false"]), tmp_path / "x")
+        run_game(build_settings(compose_config([*overrides, "logger=none", "report=false"])), tmp_path / "x")
     message = str(err.value)
     assert "\n" not in message
     for key in keys:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skate.config import build_settings
 from skate.runner import run_game
 from skate.estimators import Decided, wilson
 from skate.store import read_events
@@ -60,8 +61,8 @@ def test_a_void_batch_ends_the_estimate():
 
 
 def test_a_game_with_the_decided_estimator_spends_fewer_samples_and_ranks_right(tmp_path):
-    alg = run_game(config("seed=4", "game.rounds=6"), tmp_path / "alg")
-    dec = run_game(config("seed=4", "game.rounds=6", "estimator=decided"), tmp_path / "dec")
+    alg = run_game(build_settings(config("seed=4", "game.rounds=6")), tmp_path / "alg")
+    dec = run_game(build_settings(config("seed=4", "game.rounds=6", "estimator=decided")), tmp_path / "dec")
     assert dec.summary["samples"] < 0.75 * alg.summary["samples"]
     assert [r["player"] for r in dec.table] == ["hi", "mid", "lo"]
     assert all(e["n"] >= 10 for e in read_events(tmp_path / "dec") if e["event"] == "estimate")

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, compose_config, validate
+from skate.config import ConfigError, build_settings, compose_config
 from skate.events import Estimated, TaskSet, read_run
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.records import VOID, Task
@@ -33,7 +33,7 @@ class Recorder:
 
 def test_every_player_sees_the_same_query_once(tmp_path):
     cfg = compose_config(["game=cop", "estimator=greedy", "logger=none", "report=false", "game.rounds=1", "seed=3"])
-    run_game(cfg, tmp_path / "run")
+    run_game(build_settings(cfg), tmp_path / "run")
     from hydra.utils import instantiate
 
     game = instantiate(cfg.game, _convert_="all")
@@ -65,7 +65,7 @@ def test_models_answer_at_temperature_zero_within_max_tokens(tmp_path):
         cfg = compose_config(["game=mathquiz", "game.rounds=1", "estimator=greedy", "estimator.max_tokens=50",
                               "logger=none", "report=false", "players.simulated=[]", "llm.preflight=false",
                               f"players.llm={cohort(srv.api_base, ('ace', 'low'))}", f"llm.cache_dir={tmp_path / 'c'}"])
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
         answers = [r for r in srv.log if r["max_tokens"] == 50]
     assert answers and all(r["temperature"] == 0.0 and r["n"] == 1 for r in answers)
     ests = read_run(tmp_path / "run").of(Estimated)
@@ -74,15 +74,15 @@ def test_models_answer_at_temperature_zero_within_max_tokens(tmp_path):
 
 def test_only_games_with_one_answer_to_one_query_take_it():
     with pytest.raises(ConfigError, match="estimator='greedy' is invalid: .* game=pyjail's answers are executed"):
-        validate(compose_config(["game=pyjail", "estimator=greedy"]))
+        build_settings(compose_config(["game=pyjail", "estimator=greedy"]))
     with pytest.raises(ConfigError, match="estimator.max_tokens"):
-        validate(compose_config(["estimator=greedy", "estimator.max_tokens=0"]))
+        build_settings(compose_config(["estimator=greedy", "estimator.max_tokens=0"]))
 
 
 def test_the_arxivroll_preset_reports_accuracy_with_errors_and_how_the_types_agree(tmp_path):
     cfg = compose_config(["experiment=arxivroll", "logger=none", "game.questions=48", "seed=0"])
     assert (cfg.game.name, cfg.game.mode, cfg.estimator.max_tokens, cfg.game.reasoning) == ("scp", "built", 50, False)
-    run_game(cfg, tmp_path / "run")
+    run_game(build_settings(cfg), tmp_path / "run")
     d = load_run(tmp_path / "run")
     (title, wide), *_ = group_tables(d)
     shown = with_se(d, title, wide)

@@ -24,7 +24,7 @@ import dspy
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, compose_config, validate
+from skate.config import ConfigError, build_settings, compose_config
 from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, solve
 from skate.games.mathquiz.modules import MathQuizSetter
@@ -106,7 +106,7 @@ def shared(tmp_path_factory):
     root = tmp_path_factory.mktemp("shared")
     with MessageServer(MODELS) as srv:
         cfg = config(srv, root, "+optimizer.players.mid.name=none")
-        result = run_game(cfg, root / "run1")
+        result = run_game(build_settings(cfg), root / "run1")
         yield {"srv": srv, "cfg": cfg, "root": root, "run": root / "run1", "result": result,
                "requests": srv.stats.requests}
 
@@ -176,7 +176,7 @@ def test_a_second_identical_run_reuses_every_program_with_no_call(shared):
     root = shared["root"]
     first = {e["player"]: e for e in events_of(shared["run"], "optimize")}
     before = srv.stats.requests
-    again = run_game(shared["cfg"], root / "run2")
+    again = run_game(build_settings(shared["cfg"]), root / "run2")
     # Not one request reached the server: no optimisation call, and every game request was the
     # first run's own (the same messages, demos included), answered by the response cache.
     assert srv.stats.requests == before
@@ -204,7 +204,7 @@ def test_a_reused_program_with_a_cold_cache_asks_only_game_questions(shared, tmp
     practice = {d["question"] for e in first.values() for d in store.load(e["key"])["state"]["demos"]}
     start = len(srv.requests)
     cfg = config(srv, root, "+optimizer.players.mid.name=none", cache=f"cold-{tmp_path.name}")
-    run_game(cfg, tmp_path / "run")
+    run_game(build_settings(cfg), tmp_path / "run")
     new = srv.requests[start:]
     assert new and all(e["reused"] for e in events_of(tmp_path / "run", "optimize"))
     usage = usage_of(tmp_path / "run")["players"]
@@ -242,7 +242,7 @@ def test_a_stored_program_another_version_wrote_is_compiled_anew_saying_so(share
         path.write_text(json.dumps({**record, "state": {"demos": 7}}))
     cfg = config(srv, shared["root"], "+optimizer.players.mid.name=none", store=str(store_dir))
     with caplog.at_level("WARNING", logger="skate.optimize"):
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     lines = [r.getMessage() for r in caplog.records if str(path) in r.getMessage()]
     assert len(lines) == 1 and "anew" in lines[0]
     again = {e["player"]: e for e in events_of(tmp_path / "run", "optimize")}
@@ -304,7 +304,7 @@ def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
                      "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
                      optimizer="mipro_v2", names=("ace", "mid"))
         assert plans(cfg.optimizer, "ace")["answerer"].settings["auto"] == "light"
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and e["optimizer"] == "mipro_v2" and not e["stopped"] and e["reused"] is False
     assert e["calls"] > 0 and (e["train"], e["val"]) == (6, 4)
@@ -341,7 +341,7 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
         # a budget that ace's optimisation fits in but mid's does not
         budget = 1.5 * first.cost_usd
         cfg = config(srv, tmp_path, *prices, "optimizer.settings.num_threads=1", f"llm.budget_usd={budget}")
-        result = run_game(cfg, tmp_path / "run")  # no exception
+        result = run_game(build_settings(cfg), tmp_path / "run")  # no exception
     opt = {e["player"]: e for e in events_of(tmp_path / "run", "optimize")}
     assert sorted(opt) == ["ace", "low", "mid"]
     assert not opt["ace"]["stopped"] and opt["ace"]["calls"] == first.calls
@@ -429,7 +429,7 @@ def test_a_setter_that_copies_its_demonstrations_writes_nothing_new(tmp_path):
         cfg = config(srv, tmp_path, "game=cop", "optimizer.roles=[setter]", "optimizer.train=2", "optimizer.val=2",
                      "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=2",
                      "+optimizer.players.ace.name=none", names=("ace", "copier"))
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     (record,) = events_of(tmp_path / "run", "optimize")
     assert record["player"] == "copier" and record["demos"] >= 1
     assert record["valid_before"] > 0 and record["valid_after"] == 0
@@ -557,7 +557,7 @@ def composed(*overrides: str, optimizer: str = "bootstrap_fewshot"):
 
 def refused(*overrides: str, optimizer: str = "bootstrap_fewshot") -> str:
     with pytest.raises(ConfigError) as exc:
-        validate(composed(*overrides, optimizer=optimizer))
+        build_settings(composed(*overrides, optimizer=optimizer))
     msg = str(exc.value)
     assert "\n" not in msg and len(msg) < 600, msg
     return msg
@@ -569,7 +569,7 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
                    "+optimizer.players.ace.answerer.max_labeled_demos=1",
                    "+optimizer.players.low.name=none",
                    "+optimizer.players.mid.roles=[answerer, setter]", "+optimizer.setter.max_rounds=3")
-    validate(cfg)
+    build_settings(cfg)
     ace, mid, low = (plans(cfg.optimizer, n) for n in ("ace", "mid", "low"))
     run = {"max_bootstrapped_demos": 4, "max_labeled_demos": 4, "max_rounds": 1, "num_threads": 4}
     assert ace == {"answerer": Plan("bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1,
@@ -581,14 +581,14 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
 
 def test_a_player_may_choose_its_own_optimizer_under_none():
     cfg = composed("+optimizer.players.mid.name=bootstrap_fewshot", optimizer="none")
-    validate(cfg)
+    build_settings(cfg)
     assert plans(cfg.optimizer, "ace") == {}
     assert plans(cfg.optimizer, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
 
 
 def test_a_player_may_switch_to_another_optimizer_under_a_preset():
     cfg = composed("+optimizer.players.ace.name=mipro_v2")
-    validate(cfg)
+    build_settings(cfg)
     assert plans(cfg.optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
 
 
@@ -614,7 +614,7 @@ def test_a_bad_per_player_setting_is_refused_naming_the_player():
 def test_compare_needs_language_model_players():
     cfg = compose_config(["game=mathquiz", "optimizer=bootstrap_fewshot", "optimizer.compare=true", "logger=none"])
     with pytest.raises(ConfigError, match="optimizer.compare"):
-        validate(cfg)
+        build_settings(cfg)
 
 
 # ------------------------------------------------------------------ simulated and compare
@@ -622,7 +622,7 @@ def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
     cfg = compose_config(["game=mathquiz", "game.rounds=1", "optimizer=bootstrap_fewshot", "logger=none",
                           "report=false", "estimator=fixed_n", "estimator.n=2",
                           f"optimizer.store={tmp_path / 'programs'}", f"llm.cache_dir={tmp_path / 'cache'}"])
-    result = run_game(cfg, tmp_path / "run")
+    result = run_game(build_settings(cfg), tmp_path / "run")
     assert len(result.table) == len(cfg.players.simulated) >= 2
     assert not events_of(tmp_path / "run", "optimize") and events_of(tmp_path / "run", "round_end")
     assert "optimization" not in result.summary and not (tmp_path / "programs").exists()
@@ -635,7 +635,7 @@ def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twi
                          "optimizer.roles=[answerer]",
                          "optimizer.train=6", "optimizer.val=4", f"optimizer.store={tmp_path / 'programs'}")
         assert cfg.optimizer.compare and cfg.optimizer.name == "bootstrap_fewshot"
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     names = sorted(r["player"] for r in result.table)
     assert names == sorted(["ace", "mid", "low", "ace-default", "mid-default", "low-default"])
     assert sorted(e["player"] for e in events_of(tmp_path / "run", "optimize")) == ["ace", "low", "mid"]
@@ -688,7 +688,7 @@ def test_a_model_that_cannot_answer_mipros_own_requests_keeps_its_prompts_and_th
         cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
                      "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
                      optimizer="mipro_v2", names=("ace", "mid"))
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and "could not read the model's reply" in e["stopped"] and e["metric_after"] is None
     assert not ProgramStore(tmp_path / "programs").load(e["key"])  # nothing stored: tried again next time

@@ -14,7 +14,7 @@ from hydra.utils import get_object
 from omegaconf import OmegaConf
 
 import skate.ratings
-from skate.config import CONF_DIR, REGISTRIES, ConfigError, compose_config, register_configs, validate
+from skate.config import CONF_DIR, ConfigError, REGISTRIES, build_settings, compose_config, register_configs
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
@@ -84,7 +84,7 @@ def test_the_checks_read_capabilities(overrides, says):
     except Exception:  # noqa: BLE001 - a game without that key: compose without it
         cfg = compose_config([o for o in overrides if not o.startswith("+game.")])
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)")):
-        validate(cfg)
+        build_settings(cfg)
 
 
 BACKEND = '''
@@ -144,8 +144,8 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypat
                           "logger=none", "report=false"])
     assert OmegaConf.get_type(cfg.rating).__name__ == "WinsConfig"
     with pytest.raises(ConfigError, match="rating=wins cannot say how sure it is"):
-        validate(compose_config(["rating=wins_schema", "stop.settled=0.9"]))
-    run_game(cfg, tmp_path / "run")
+        build_settings(compose_config(["rating=wins_schema", "stop.settled=0.9"]))
+    run_game(build_settings(cfg), tmp_path / "run")
     table = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert [r["rank"] for r in table] == [1, 2, 3, 4]
     assert sum(r["score"] for r in table) > 0 and all(r["score"] % 2 == 0 for r in table)
@@ -197,16 +197,16 @@ def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp
     monkeypatch.setattr(rating, "_entries", dict(rating._entries))
     monkeypatch.delitem(sys.modules, "skate.ratings.sure", raising=False)
     register_configs()
-    validate(compose_config(["rating=sure_schema", "stop.settled=0.9"]))  # it says order: it may stop early
+    build_settings(compose_config(["rating=sure_schema", "stop.settled=0.9"]))  # it says order: it may stop early
     with pytest.raises(ConfigError, match=r"^rating.spread=-1.0 is invalid: must be > 0 \(the test's own rule\)$"):
-        validate(compose_config(["rating=sure_schema", "rating.spread=-1"]))
+        build_settings(compose_config(["rating=sure_schema", "rating.spread=-1"]))
     with pytest.raises(ConfigError, match=r"^rating.p_thresh=1.5 is invalid"):  # the base schema's check
-        validate(compose_config(["rating=sure_schema", "rating.p_thresh=1.5"]))
+        build_settings(compose_config(["rating=sure_schema", "rating.p_thresh=1.5"]))
     says_order = ["bradley_terry", "irt", "sure", "trueskill", "ttt"]
     assert rating.names(lambda e: e.component.says_order) == says_order
     for overrides in (["rating=elo", "stop.settled=0.9"], ["rating=elo", "estimator=adaptive"]):
         with pytest.raises(ConfigError, match="use rating=bradley_terry, irt, sure, trueskill or ttt"):
-            validate(compose_config(overrides))
+            build_settings(compose_config(overrides))
 
 
 def _named_after(module: str, group: str) -> bool:
@@ -219,7 +219,7 @@ def test_each_sections_schema_and_registry_live_in_a_module_named_after_its_grou
     skate.loggers for logger, skate.embedders for embedder, ...); the top level's own sections
     (stop, schedule, events, stages) live with the top-level schema in skate.config."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    settings = validate(compose_config([]))
+    settings = build_settings(compose_config([]))
     for name in vars(settings):
         section = getattr(settings, name)
         kinds = [type(s) for s in section] if isinstance(section, list) else [type(section)]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.runner import RunExists, run_game, run_sweep_job
 from skate.store import comparable
 
@@ -40,7 +40,7 @@ def reference(tmp_path_factory) -> dict[int, Path]:
     """Each job of the sweep, played without a stop."""
     out = tmp_path_factory.mktemp("reference")
     for seed in SEEDS:
-        run_game(compose_config([*TINY, f"game.rounds={ROUNDS}", f"seed={seed}"]), out / str(seed))
+        run_game(build_settings(compose_config([*TINY, f"game.rounds={ROUNDS}", f"seed={seed}"])), out / str(seed))
     return {seed: out / str(seed) for seed in SEEDS}
 
 
@@ -71,7 +71,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
     before = (killed / "events.jsonl").read_bytes()
     with pytest.raises(RunExists, match=r"already holds a run \(stopped after round 2\); to continue it: "
                                         rf"python -m skate resume={killed}; for a new"):
-        run_game(compose_config([*TINY, "game.rounds=2"]), killed)
+        run_game(build_settings(compose_config([*TINY, "game.rounds=2"])), killed)
     assert (killed / "events.jsonl").read_bytes() == before
 
 
@@ -79,11 +79,11 @@ def test_a_sweep_job_keeps_a_finished_run_and_refuses_another_config(reference, 
     job = tmp_path / "0"
     shutil.copytree(reference[1], job)
     before = (job / "events.jsonl").read_bytes()
-    assert run_sweep_job(compose_config([*TINY, f"game.rounds={ROUNDS}", "seed=1"]), job) is None
+    assert run_sweep_job(build_settings(compose_config([*TINY, f"game.rounds={ROUNDS}", "seed=1"])), job) is None
     assert "already holds this job's finished run; kept" in capsys.readouterr().err
     with pytest.raises(RunExists, match=r"holds a run of another config \(game.rounds, seed differ\): "
                                         r"the sweep's overrides changed"):
-        run_sweep_job(compose_config([*TINY, "game.rounds=5", "seed=2"]), job)
+        run_sweep_job(build_settings(compose_config([*TINY, "game.rounds=5", "seed=2"])), job)
     assert (job / "events.jsonl").read_bytes() == before
 
 

@@ -33,10 +33,10 @@ from omegaconf import DictConfig
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate import events as ev
-from skate.config import CONF_DIR, ConfigError, register_configs, unknown_key
+from skate.config import CONF_DIR, ConfigError, build_settings, register_configs, unknown_key
 from skate.events import iter_records
 from skate.optimize.config import format_results
-from skate.recorded import load_settings
+from skate.recorded import run_settings
 from skate.records import Interrupted
 from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
@@ -185,8 +185,9 @@ def _app(cfg: DictConfig) -> None:
                                      if v is not None and not k.startswith("hydra")},
                          "overrides": list(hc.overrides.task)}
             # A sweep run again into its folder keeps its finished jobs and resumes the others.
-            result = (run_sweep_job(cfg, out_dir, made_from) if sweep
-                      else run_game(cfg, out_dir, made_from=made_from))
+            settings = build_settings(cfg)  # settled, typed and checked: what the game is played from
+            result = (run_sweep_job(settings, out_dir, made_from) if sweep
+                      else run_game(settings, out_dir, made_from=made_from))
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
               f"python -m skate resume={out_dir}", file=sys.stderr)
@@ -231,7 +232,7 @@ def resume(run_dir: str, overrides: list[str]) -> int:
                   f"(you may change: {', '.join(RESUMABLE)})", file=sys.stderr)
             return 2
     try:
-        settings = load_settings(records[0]["config"], records[0].get("config_version"), overrides)
+        settings = run_settings(records[0], overrides)
         with _stoppable():
             result = run_game(settings, folder, resume=True)
     except LogWriteError as exc:

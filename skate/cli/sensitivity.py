@@ -27,13 +27,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 
 from skate import events as ev
 from skate.answers.choice import ChoiceQuery
 from skate.build import assemble
 from skate.games.base import VOID, Game, ask
-from skate.recorded import load_settings, recorded_config
+from skate.recorded import run_settings
 from skate.records import Task
 from skate.report import build_report
 from skate.loggers import WandbLoggerConfig, log_figures, logs_to_wandb
@@ -107,7 +106,7 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
         log = ev.read_run(run_dir, "a finished game", keep_updates=0)
     except ev.RunLogError as exc:
         raise SensitivityError(str(exc)) from None
-    settings = load_settings(log.start.config, log.start.get("config_version"), overrides or ())
+    settings = run_settings(log.start, overrides or ())
     tasks = [t.task() for t in log.of(ev.TaskSet)]
     if not tasks:
         raise SensitivityError(f"{run_dir} has no valid task to probe")
@@ -168,8 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nsaved {args.run_dir / SENSITIVITY_FILE}")
     print(f"report: {build_report(args.run_dir)}")
     if args.wandb:  # a W&B run of its own beside the game's, with the figure and the table
-        start = ev.read_start(args.run_dir)
-        logger = OmegaConf.to_object(recorded_config(start.config, start.get("config_version")).logger)
+        logger = run_settings(args.run_dir, check=False).logger
         if args.wandb != "run":  # asked for by mode: W&B even when the game logged elsewhere
             logger = (dataclasses.replace(logger, mode=args.wandb) if logs_to_wandb(logger)
                       else WandbLoggerConfig(mode=args.wandb))

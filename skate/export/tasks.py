@@ -20,7 +20,7 @@ from skate.config import ConfigError, compose_config
 from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
-from skate.recorded import recorded_config
+from skate.recorded import run_settings
 from skate.records import Task
 from skate.estimators import task_rng
 
@@ -129,14 +129,15 @@ def from_run(run_dir: Path) -> Collected:
     if executed(start.game):
         out.left_out[start.game] += len(tasks)
         return out
+    # The game's settings for rendering its recorded tasks again (SCP's carry their questions, with
+    # no need to build them again), over the run's own.
+    hooks = load_games()[start.game].export
+    edits = {f"game.{key}": value for key, value in hooks.replay.items()} or None
     try:
-        game_cfg = recorded_config(start.config, start.get("config_version")).game  # the run's game settings
+        game_settings = run_settings(start, edits=edits, check=False).game
     except ConfigError as exc:
         raise UsageError(f"{run_dir}: {exc}") from None
-    hooks = load_games()[start.game].export
-    for key, value in hooks.replay.items():  # the game's settings for rendering its recorded tasks again
-        game_cfg[key] = value
-    game = build_game(game_cfg)
+    game = build_game(game_settings)
     renderer = Renderer(game)
     for t in tasks:
         task = t.task()

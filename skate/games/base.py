@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from skate.errors import Problem, require
-from skate.records import VOID, Rejection, Task
+from skate.records import PASS_MARK, VOID, Rejection, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.llm.modules import GameModules
@@ -148,7 +148,7 @@ class GameEnv:
 
     sandbox: Sandbox
     seed: int = 0
-    pass_mark: float = 0.55  # p(correct) that counts as solving a task (the rating's p_thresh)
+    pass_mark: float = PASS_MARK  # p(correct) that counts as solving a task (the rating's p_thresh)
 
 
 @dataclass

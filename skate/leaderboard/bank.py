@@ -12,9 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from skate.config import SkateConfig, record_of
+from skate.errors import ConfigError
 from skate.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
 from skate.leaderboard.fit import EFFECTIVE_SAMPLES
 from skate.leaderboard.store import Imported, Store, StoreError, digest
+from skate.recorded import run_settings
 
 
 def run_key(run_dir: Path) -> str:
@@ -23,14 +26,13 @@ def run_key(run_dir: Path) -> str:
         return digest(fh.readline().strip())
 
 
-def player_specs(config: dict[str, Any], described: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
+def player_specs(settings: SkateConfig, described: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each player's (kind, spec): its entry of ``players.simulated`` or ``players.llm`` in the
-    run's config (what plays it again), else what the run's start said of it."""
+    run's settings (what plays it again), as the run records it, else what the run's start said of it."""
     out: dict[str, tuple[str, dict[str, Any]]] = {}
-    players = config.get("players") or {}
     for kind in ("simulated", "llm"):
-        for entry in players.get(kind) or []:
-            out[entry["name"]] = (kind, dict(entry))
+        for entry in getattr(settings.players, kind):
+            out[entry.name] = (kind, record_of(entry))
     for d in described:
         if d["name"] not in out:
             out[d["name"]] = ("simulated" if d.get("kind") == "simulated" else "llm", dict(d))
@@ -51,7 +53,10 @@ def import_run(store: Store, run_dir: Path) -> Imported:
     key = run_key(run_dir)
     stream = [t for t in run.rating_stream() if isinstance(t, RatedTask)]
     events = {e.task_id: e for e in run.of(TaskSet)}
-    specs = player_specs(start.config, start.players)
+    try:
+        specs = player_specs(run_settings(start, check=False), start.players)
+    except ConfigError as exc:
+        raise StoreError(f"{run_dir}: {exc}") from None
     with store.transaction() as conn:
         if store.run_key(conn, key) is not None:
             return Imported(str(run_dir), start.game, 0, 0, [], already=True)

@@ -37,11 +37,8 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from omegaconf import OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-
 from skate.build import assemble
-from skate.config import StageConfig, build_settings, record_of
+from skate.config import SkateConfig, record_of
 from skate.estimators import FixedN, Sampler
 from skate.events import AttemptMade, Estimated, read_run
 from skate.games import get_game
@@ -49,9 +46,8 @@ from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.store import Store, StoreError, digest
-from skate.players.config import LLMPlayerConfig, SimPlayerConfig
 from skate.ratings.base import rank_by_score
-from skate.recorded import apply_overrides, recorded_config
+from skate.recorded import run_settings
 from skate.runner import run_game
 from skate.store import held_run
 
@@ -108,26 +104,17 @@ def game_of(store: Store, game: str | None) -> str:
 
 
 def game_settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]], overrides: list[str],
-              stages: list[dict[str, Any]] | None = None) -> Any:
+              stages: list[dict[str, Any]] | None = None) -> SkateConfig:
     """Settings to play ``game`` as its last imported run did, with these players only."""
     run_id = store.latest_run(game)
     assert run_id is not None
     record, version = store.run_config(run_id)
-    cfg = recorded_config(record, version)
-    schema = {"simulated": SimPlayerConfig, "llm": LLMPlayerConfig}
-    for kind in schema:
-        try:
-            cfg.players[kind] = [OmegaConf.merge(OmegaConf.structured(schema[kind]), e) for k, e in entries if k == kind]
-        except OmegaConfBaseException as exc:
-            raise StoreError(f"a {kind} player of the board does not fit this skate's settings: "
-                             f"{str(exc).splitlines()[0]}") from None
-    cfg.players.roles = {}
-    cfg.stages = [OmegaConf.merge(OmegaConf.structured(StageConfig), st) for st in stages or []]
-    cfg.stop.settled = None
-    cfg.report = False
-    cfg.print_table = False
-    apply_overrides(cfg, ["logger=none", *overrides])
-    return build_settings(cfg)
+    # Bad settings (a board's player that does not fit this skate's) raise one line (ConfigError).
+    return run_settings({"config": record, "config_version": version}, ["logger=none", *overrides],
+                        edits={"players.simulated": [e for k, e in entries if k == "simulated"],
+                               "players.llm": [e for k, e in entries if k == "llm"], "players.roles": {},
+                               "stages": list(stages or []), "stop.settled": None, "report": False,
+                               "print_table": False})
 
 
 def _board(store: Store, game: str, without: str) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ import pydantic
 from skate.llm import plain
 from skate.llm.adapters import CompactChatAdapter, LabelAdapter, PlainAdapter
 from skate.llm.sections import MARKER, sections
-from skate.records import SetterContext
+from skate.records import PASS_MARK, SetterContext
 
 LETTERS = "ABCDEFGHIJ"
 ITEM_SEED = "skate_seed"  # an optimiser's item's own sample seed (an input _Module.forward takes off)
@@ -287,7 +287,7 @@ STRATEGY_GUIDANCE: dict[str, str] = {
 }
 
 
-def render_guidance(strategy: str, pass_mark: float = 0.55) -> str:
+def render_guidance(strategy: str, pass_mark: float = PASS_MARK) -> str:
     """How a setter should aim its task under ``strategy`` (an augmentation strategy's name):
     the part every strategy gets, then the strategy's own. ``pass_mark`` is where a task
     becomes too hard (below it, its setter does not earn the task's answering point)."""
@@ -440,7 +440,7 @@ class SetterModule(_Module):
     :meth:`guidance` from the context's augmentation strategy: how to aim the task for what the
     history shows (:func:`render_guidance`)."""
 
-    pass_mark: float = 0.55  # set by the game's setter: p(correct) that counts as solving a task
+    pass_mark: float = PASS_MARK  # set by the game's setter: p(correct) that counts as solving a task
     demo_skip = ("rules", "guidance", "history")  # a demonstration shows its situation (and assignment)
 
     def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved
 from skate.ratings.outcomes import PairOutcome, PairRule
+from skate.records import PASS_MARK
 from skate.registry import Registry
 
 
@@ -122,7 +123,7 @@ class RatingBackend(ABC):
     record_pairs = False
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss) -> None:
+                 p_thresh: float = PASS_MARK, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss) -> None:
         self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh, OwnUnsolved(own_unsolved))
         self.players: list[str] = []
         self.games: dict[str, int] = {}

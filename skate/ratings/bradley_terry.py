@@ -65,6 +65,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
 from skate.ratings.outcomes import PairOutcome
+from skate.records import PASS_MARK
 
 
 def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = None,
@@ -162,7 +163,7 @@ class BradleyTerryConfig(OutcomeRuleConfig):
 @rating.register("bradley_terry", BradleyTerryConfig)
 class BradleyTerryRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55, alpha: float = 0.01, bootstrap: int = 1000,
+                 p_thresh: float = PASS_MARK, alpha: float = 0.01, bootstrap: int = 1000,
                  level: float = 0.95, seed: int = 0, scale: BTScale | str = BTScale.logit,
                  point: BTPoint | str = BTPoint.fit,
                  own_unsolved: str = "loss", draws: BTDraws | str = BTDraws.tasks,

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
+from skate.records import PASS_MARK
 
 
 class OutcomeRule(enum.StrEnum):
@@ -69,7 +70,7 @@ class OutcomeRuleConfig(RatingConfig):
     # Relative rule: |p1 - p2| below this is a draw. A number, or tied to the estimator's
     # stopping threshold: "sigma_star" (the paper's choice: draw margin = sigma*) or "<k>*sigma_star".
     draw_margin: Any = 0.05
-    p_thresh: float = 0.55  # absolute and setter_vs_solver rules: p(correct) at or above this passes
+    p_thresh: float = PASS_MARK  # absolute and setter_vs_solver rules: p(correct) at or above this passes
     # setter_vs_solver: a round whose setter's last task was well-formed but unsolved by the setter:
     # loss (it forfeits to every answerer) or tie (a draw with each; ZeroSumEval's PyJail)
     own_unsolved: OwnUnsolved = OwnUnsolved.loss

@@ -14,6 +14,7 @@ from skate.errors import Problem
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
+from skate.records import PASS_MARK
 
 
 # The settings (conf/rating/elo.yaml selects them as elo_schema).
@@ -33,7 +34,7 @@ class EloRating(RatingBackend):
     says_order = False  # no uncertainty: it cannot say how sure its order is
     quick_pairs = True
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55, k: float = 16.0, scale: float = 400.0,
+                 p_thresh: float = PASS_MARK, k: float = 16.0, scale: float = 400.0,
                  initial: float = 1500.0,
                  own_unsolved: str = "loss") -> None:
         super().__init__(outcome, draw_margin, p_thresh, own_unsolved)

@@ -53,6 +53,7 @@ from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adj
 from skate.errors import Problem, require
 from skate.ratings.config import RatingConfig, pass_mark
 from skate.ratings.outcomes import PairOutcome
+from skate.records import PASS_MARK
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
 LOG_S_BOUNDS = (math.log(0.05), math.log(20.0))
@@ -138,7 +139,7 @@ class IRTConfig(RatingConfig):
     bootstrap: int = 200  # refits, for interval=bootstrap
     grid: int = 121  # quadrature points over the task difficulties
     seed: int = 0
-    p_thresh: float = 0.55  # the pass mark games use (a setter solving its own task); not a rating rule
+    p_thresh: float = PASS_MARK  # the pass mark games use (a setter solving its own task); not a rating rule
 
     def check(self) -> list[Problem]:
         return [*super().check(), *pass_mark(self.p_thresh),
@@ -156,7 +157,7 @@ class IRTRating(RatingBackend):
 
     def __init__(self, guess: float = 0.0, prior_sd: float = 5.0, interval: str = "sandwich",
                  level: float = 0.95, bootstrap: int = 200, grid: int = 121, seed: int = 0,
-                 p_thresh: float = 0.55) -> None:
+                 p_thresh: float = PASS_MARK) -> None:
         super().__init__(p_thresh=p_thresh)
         if not 0.0 <= guess < 1.0:
             raise ValueError(f"rating.guess={guess}: must lie in [0, 1)")

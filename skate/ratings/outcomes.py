@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved
+from skate.records import PASS_MARK
 
 Interval = tuple[float, float]
 
@@ -54,7 +55,7 @@ class PairRule:
 
     outcome: OutcomeRule = OutcomeRule.relative
     draw_margin: float = 0.05  # relative: closer than this is a draw
-    p_thresh: float = 0.55  # absolute and setter_vs_solver: the pass mark
+    p_thresh: float = PASS_MARK  # absolute and setter_vs_solver: the pass mark
     own_unsolved: OwnUnsolved = OwnUnsolved.loss  # setter_vs_solver: a setter's own unsolved task
 
     def __post_init__(self) -> None:

@@ -1,27 +1,29 @@
 """A finished run's games rated again, from its event log, with no model call: the stream the
 live rating saw (each rated task and each forfeit, in order) fed to a fresh backend; and the
-config's ``rerate`` list (the same games rated other ways as a game ends).
+config's ``rerate`` list (the same games rated other ways as a game ends). Every rating here is
+typed: an instance of a rating backend's schema (``TrueSkillConfig``, ``EloConfig``, ...).
 
-``skate rate`` (:mod:`skate.cli.rate`) is the command-line tool over this.
+``skate rate`` (:mod:`skate.cli.rate`) is the command-line tool over this, through
+:func:`skate.recorded.rate_run` (the run's own settings, read through the one door).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.errors import ConfigError
 from skate.events import Forfeit, RatedTask, read_run
-from skate.paths import CONF_DIR
-from skate.ratings.base import rating as rating_registry
-from skate.ratings.config import OutcomeRule, draw_margin_of, sigma_star_factor, validate_rating
+from skate.ratings.config import OutcomeRule, RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
 from skate.records import BENCHMARK
+
+RatingStreamItem = RatedTask | Forfeit
 
 
 def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
@@ -46,9 +48,11 @@ def override_value(value: Any) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[RatedTask | Forfeit]) -> list[dict[str, Any]]:
-    """The table of a fresh backend built from ``rating`` fed a run's rating stream."""
-    if str(rating.get("outcome", "")) == OutcomeRule.setter_vs_solver and any(
+def rate_stream(rating: RatingConfig, players: Sequence[str],
+                stream: Sequence[RatingStreamItem]) -> list[dict[str, Any]]:
+    """The table of a fresh backend built from ``rating`` (a rating schema's instance, e.g. a
+    :class:`~skate.ratings.trueskill.TrueSkillConfig`) fed a run's rating stream."""
+    if getattr(rating, "outcome", None) == OutcomeRule.setter_vs_solver and any(
             getattr(item, "setter", None) == BENCHMARK for item in stream):
         raise ConfigError("rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
                           f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
@@ -64,31 +68,16 @@ def rate_stream(rating: DictConfig, players: Sequence[str], stream: Sequence[Rat
 RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def rating_options() -> list[str]:
-    return sorted(p.stem for p in (Path(CONF_DIR) / "rating").glob("*.yaml"))
-
-
-def _option_config(option: str, key: str) -> DictConfig:
-    """A rating option's settings (conf/rating/<option>.yaml) over its schema."""
-    if option not in rating_options():
-        raise ConfigError(f"{key}.rating={option!r} is invalid: give one of {rating_options()}")
-    raw = OmegaConf.load(Path(CONF_DIR) / "rating" / f"{option}.yaml")
-    schemas = {f"{e.name}_schema": e.schema for e in rating_registry}
-    schema = next((schemas[d] for d in raw.pop("defaults", []) if d in schemas), None)
-    if schema is None:
-        raise ConfigError(f"{key}.rating={option!r}: conf/rating/{option}.yaml names no rating schema")
-    return OmegaConf.merge(OmegaConf.structured(schema), raw)
-
-
-def rerate_configs(entries: Sequence[Any], rating: Any,
-                   estimator: Any = None) -> list[tuple[str, DictConfig]]:
-    """``(name, rating config)`` for each entry of the config's ``rerate`` list.
+def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapping[str, Any] | None = None, *,
+                   option: Callable[[str], RatingConfig]) -> list[tuple[str, RatingConfig]]:
+    """``(name, rating settings)`` for each entry of the config's ``rerate`` list.
 
     An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
-    rating settings (``rating``), or with ``rating:`` that option's defaults
-    (``conf/rating/<option>.yaml``), with the entry's keys over them. A draw margin tied to sigma*
-    takes the estimator's. Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
-    out: list[tuple[str, DictConfig]] = []
+    rating settings (``rating``), or with ``rating:`` that option's (``option(<option>)``, the
+    option as the project composes it: :func:`skate.config.rating_option`), with the entry's keys
+    over them. A draw margin tied to sigma* takes the estimator's (``estimator``: its settings as
+    plain data). Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
+    out: list[tuple[str, RatingConfig]] = []
     for i, entry in enumerate(entries):
         key = f"rerate[{i}]"
         if not isinstance(entry, Mapping):
@@ -102,18 +91,18 @@ def rerate_configs(entries: Sequence[Any], rating: Any,
         if name in {n for n, _ in out}:
             raise ConfigError(f"{key}.name={name!r} is invalid: another rerate entry has this name")
         key = f"rerate[{i}] ({name})"
-        option = fields.pop("rating", None)
-        if option is not None:
-            base = _option_config(str(option), key)
-        else:
-            base = OmegaConf.structured(rating)  # the game's rating settings
+        chosen = fields.pop("rating", None)
         try:
-            cfg = OmegaConf.merge(base, fields)
+            base = OmegaConf.structured(rating if chosen is None else option(str(chosen)))
+        except ConfigError as exc:
+            raise ConfigError(f"{key}: {exc}") from None
+        try:
+            cfg: Any = OmegaConf.to_object(OmegaConf.merge(base, fields))
         except OmegaConfBaseException as exc:
             msg = str(exc).splitlines()[0]
             raise ConfigError(f"{key}: {msg} (an entry's keys are the rating's: "
                               f"{sorted(k for k in base if k != '_target_')})") from None
-        if sigma_star_factor(cfg.get("draw_margin")) is not None:
+        if sigma_star_factor(getattr(cfg, "draw_margin", None)) is not None:
             cfg.draw_margin = draw_margin_of(cfg.draw_margin, estimator, f"{key}.draw_margin")
         try:
             validate_rating(cfg)
@@ -123,11 +112,9 @@ def rerate_configs(entries: Sequence[Any], rating: Any,
     return out
 
 
-def rerate_run(run_dir: Path, configs: Sequence[tuple[str, DictConfig]]) -> dict[str, list[dict[str, Any]]]:
-    """Each named rating config's table for the run in ``run_dir`` (its log read once)."""
+def rerate_run(run_dir: Path, configs: Sequence[tuple[str, RatingConfig]]) -> dict[str, list[dict[str, Any]]]:
+    """Each named rating's table for the run in ``run_dir`` (its log read once)."""
     if not configs:
         return {}
     players, stream, _ = load_stream(run_dir)
     return {name: rate_stream(rating, players, stream) for name, rating in configs}
-
-

@@ -31,6 +31,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
+from skate.records import PASS_MARK
 
 DEFAULT_DRAW = 0.10
 MIN_OUTCOMES_FOR_AUTO = 20
@@ -81,7 +82,7 @@ class TrueSkillRating(RatingBackend):
     quick_pairs = True
 
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
+                 p_thresh: float = PASS_MARK, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
                  draw_probability: float | str = DEFAULT_DRAW, orderings: int = 1,
                  average_last: int = 0, seed: int = 0,

@@ -58,6 +58,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
+from skate.records import PASS_MARK
 
 TIMES = ("none", "round")
 # The package needs p_draw > 0 to model a draw at all, and below about 0.01 its draw update is
@@ -113,7 +114,7 @@ class TTTConfig(OutcomeRuleConfig):
 @rating.register("ttt", TTTConfig)
 class TrueSkillThroughTimeRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = 0.55, mu: float = 25.0, sigma: float = 25.0 / 3.0,
+                 p_thresh: float = PASS_MARK, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, gamma: float = 0.0, draw_probability: float = 0.10,
                  time: str = "none", iterations: int = 30, epsilon: float = 1e-4,
                  own_unsolved: str = "loss") -> None:

@@ -10,9 +10,9 @@ against each solver, and each forfeit) in the order skate rated them, under matc
 numbered in that order. Roles are ``setter`` and ``solver`` (give ``calculate_ratings`` role
 weights under those names).
 
-The outcomes are recomputed from the run's log with the run's outcome rule (``rating.outcome``
-must be setter_vs_solver: the only rule with matches in ZeroSumEval's sense), so a run rated with
-another backend exports too.
+The outcomes are recomputed from the run's log with the run's outcome rule (its rating settings,
+read through :func:`skate.recorded.run_settings`; ``rating.outcome`` must be setter_vs_solver: the
+only rule with matches in ZeroSumEval's sense), so a run rated with another backend exports too.
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ from typing import Any
 
 from skate.errors import ConfigError
 from skate.events import Forfeit, read_run
-from skate.ratings.config import OutcomeRule, OwnUnsolved
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
 
 
-def run_matches(run_dir: Path) -> list[PairOutcome]:
-    """Every setter-vs-solver outcome of the run in ``run_dir``, in the order it was rated."""
+def run_matches(run_dir: Path, rating: RatingConfig) -> list[PairOutcome]:
+    """Every setter-vs-solver outcome of the run in ``run_dir``, in the order it was rated, under
+    ``rating``'s rule: the run's rating settings (``skate.recorded.run_settings(run_dir).rating``)."""
     run = read_run(Path(run_dir), keep_updates=0)
-    rating = run.start.config.get("rating", {})
-    if str(rating.get("outcome", "")) != OutcomeRule.setter_vs_solver:
-        raise ConfigError(f"{run_dir} was rated with rating.outcome={rating.get('outcome')}: ZeroSumEval's matches "
+    outcome = getattr(rating, "outcome", None)
+    if outcome != OutcomeRule.setter_vs_solver or not isinstance(rating, OutcomeRuleConfig):
+        raise ConfigError(f"{run_dir} was rated with rating.outcome={outcome}: ZeroSumEval's matches "
                           "are setter against solver (play it with rating=zerosumeval or rating.outcome=setter_vs_solver)")
-    rule = PairRule(OutcomeRule.setter_vs_solver, p_thresh=float(rating.get("p_thresh", 0.55)),
-                    own_unsolved=OwnUnsolved(str(rating.get("own_unsolved", "loss"))))
+    rule = PairRule(OutcomeRule.setter_vs_solver, p_thresh=float(rating.p_thresh), own_unsolved=rating.own_unsolved)
     out: list[PairOutcome] = []
     for item in run.rating_stream():
         if isinstance(item, Forfeit):
@@ -45,11 +45,11 @@ def run_matches(run_dir: Path) -> list[PairOutcome]:
     return out
 
 
-def write_matches(run_dir: Path, out_dir: Path, max_player_attempts: int = 5) -> int:
-    """Write the run's matches into ``out_dir`` as ZeroSumEval's rating code reads them; return
-    how many."""
+def write_matches(run_dir: Path, out_dir: Path, rating: RatingConfig, max_player_attempts: int = 5) -> int:
+    """Write the run's matches (under ``rating``'s rule: :func:`run_matches`) into ``out_dir`` as
+    ZeroSumEval's rating code reads them; return how many."""
     out_dir = Path(out_dir)
-    matches = run_matches(run_dir)
+    matches = run_matches(run_dir, rating)
     (out_dir / "matches").mkdir(parents=True, exist_ok=True)
     (out_dir / "pool_config.yaml").write_text(f"manager:\n  max_player_attempts: {max_player_attempts}\n")
     width = len(str(len(matches)))

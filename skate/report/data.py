@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from skate.config import SkateConfig
 from skate.errors import ConfigError
 from skate.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
-from skate.recorded import recorded_config
+from skate.recorded import run_settings
+from skate.records import PASS_MARK
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -56,7 +57,7 @@ class RunData:
     update_count: int = 0  # rating updates in the log (``updates`` may hold a sample of them)
     update_stride: int = 1
     per_task: bool = False  # the log keeps the ratings once per task (``rated``), not per update
-    pass_mark: float = 0.55  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
+    pass_mark: float = PASS_MARK  # the run's p_thresh (rating.p_thresh): p(correct) that counts as solving
     # task × group key (index task_id, one column per key, values as text), only the tasks whose
     # event carries a ``groups`` dict; no rows and no columns when none does
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -122,7 +123,7 @@ def load_run(run_dir: str | Path) -> RunData:
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
                    stages=stages, update_count=run.update_count,
                    update_stride=stride if rated else run.update_stride, per_task=bool(rated),
-                   pass_mark=float(settings.rating.p_thresh) if settings is not None else 0.55,
+                   pass_mark=float(settings.rating.p_thresh) if settings is not None else PASS_MARK,
                    groups=_groups(run.of(TaskSet)), attempts=attempts,
                    novelty_threshold=float(threshold) if threshold is not None else None,
                    rerated=rerated if isinstance(rerated, dict) else {}, order=order,
@@ -131,7 +132,7 @@ def load_run(run_dir: str | Path) -> RunData:
                    settled_at=settings.stop.settled if settings is not None else None)
 
 
-def run_settings_or_none(start: Any) -> Any:
+def run_settings_or_none(start: Any) -> SkateConfig | None:
     """The run's settings as :mod:`skate.recorded` reads them (typed, defaults filled), or None
     when it recorded none, or none this skate can read (the report then leaves out what they
     would add: the pass mark's default stands, no threshold or stopping line is drawn).
@@ -142,14 +143,14 @@ def run_settings_or_none(start: Any) -> Any:
     config = start.get("config") if hasattr(start, "get") else None
     if not config:
         return None
-    version = start.get("config_version")
-    return _settings_of(json.dumps(config, sort_keys=True, default=str), version)
+    made = {"config": config, "config_version": start.get("config_version"), "choices": start.get("choices")}
+    return _settings_of(json.dumps(made, sort_keys=True, default=str))
 
 
 @functools.lru_cache(maxsize=64)
-def _settings_of(config_json: str, version: Any) -> Any:
-    try:
-        return OmegaConf.to_object(recorded_config(json.loads(config_json), version))
+def _settings_of(start_json: str) -> SkateConfig | None:
+    try:  # unchecked: the report of a run whose settings today's checks refuse still renders
+        return run_settings(json.loads(start_json), check=False)
     except (ConfigError, ValueError, OmegaConfBaseException):
         return None
 

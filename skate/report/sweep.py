@@ -25,6 +25,7 @@ from matplotlib.ticker import MaxNLocator
 
 from skate.report.data import RunData, run_settings_or_none
 from skate.report.plots import figure, save_png
+from skate.records import PASS_MARK
 
 # The paper's order of the augmentation strategies (least to most context); others follow.
 AUG_ORDER = ("no_info", "hist_tasks", "hist_perf", "full_personal", "full_context")
@@ -39,7 +40,7 @@ class Job:
     ratings: dict[str, list[dict[str, Any]]]  # rule -> final rows (the job's own and its re-ratings)
     updates: pd.DataFrame = field(default_factory=pd.DataFrame)  # sampled rating updates
     steps: pd.DataFrame = field(default_factory=pd.DataFrame)  # setter_steps(d)
-    pass_mark: float = 0.55  # the job's rating.p_thresh
+    pass_mark: float = PASS_MARK  # the job's rating.p_thresh
 
 
 def setter_steps(d: RunData) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import format_table, run_game
 from skate.store import EventLog, LogWriteError, comparable
@@ -34,7 +34,7 @@ def ratings(run: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("ref") / "run"
-    run_game(compose_config(GAME), run)
+    run_game(build_settings(compose_config(GAME)), run)
     return run
 
 
@@ -42,7 +42,7 @@ def reference(tmp_path_factory) -> Path:
 def short_reference(tmp_path_factory) -> Path:
     """GAME over two rounds: the ten resumes below each replay the game, so a short one."""
     run = tmp_path_factory.mktemp("shortref") / "run"
-    run_game(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2"]), run)
+    run_game(build_settings(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2"])), run)
     return run
 
 
@@ -93,7 +93,7 @@ SIGNALLED = ["game=mathquiz", "game.rounds=12", "logger=none", "seed=2"]  # the 
 @pytest.fixture(scope="module")
 def signalled_reference(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("sigref") / "run"
-    run_game(compose_config(SIGNALLED), run)
+    run_game(build_settings(compose_config(SIGNALLED)), run)
     return run
 
 
@@ -202,7 +202,7 @@ def test_a_full_disk_stops_the_run_with_a_clear_error(tmp_path):
     run.mkdir()
     (run / "events.jsonl").symlink_to("/dev/full")
     with pytest.raises(LogWriteError, match="No space left on device"):
-        run_game(compose_config(GAME), run)
+        run_game(build_settings(compose_config(GAME)), run)
     res = subprocess.run([sys.executable, "-m", "skate", *GAME, f"hydra.run.dir={run}"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and "Traceback" not in res.stderr
@@ -224,8 +224,8 @@ def test_a_run_logged_per_pair_before_the_option_existed_resumes_per_pair(short_
     line per pairwise update) is resumed in its own kind of log: the result is the log an
     uninterrupted run per pair writes, line for line."""
     pair = tmp_path / "pair"
-    run_game(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2",
-                             "events.rating_updates=pair"]), pair)
+    run_game(build_settings(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2",
+                             "events.rating_updates=pair"])), pair)
     lines = (pair / "events.jsonl").read_bytes().splitlines(keepends=True)
     start = json.loads(lines[0])
     del start["config"]["events"]  # as an old run recorded its config

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli.rate import rate_run
+from skate.config import build_settings
+from skate.recorded import rate_run
 from skate.runner import run_game
 from tests.test_runner_game import config
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = run_game(config("seed=5", "game.rounds=8"), out)
+    result = run_game(build_settings(config("seed=5", "game.rounds=8")), out)
     return out, result
 
 
@@ -35,7 +36,7 @@ def test_recomputing_a_run_gives_the_live_table(stored_run):
 
 def test_recomputing_keeps_the_runs_rating_settings_and_takes_overrides(tmp_path):
     out = tmp_path / "abs"
-    result = run_game(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2"), out)
+    result = run_game(build_settings(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2")), out)
     _, rows = rate_run(out, [])
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
     _, relative = rate_run(out, ["rating.outcome=relative"])
@@ -86,7 +87,7 @@ REPLAY = "rerate=[{name: same}, {name: absolute, outcome: absolute, average_last
 @pytest.fixture(scope="module")
 def rerated_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("rerated")
-    result = run_game(config("seed=5", "game.rounds=8", REPLAY), out)
+    result = run_game(build_settings(config("seed=5", "game.rounds=8", REPLAY)), out)
     return out, result
 
 
@@ -126,7 +127,7 @@ def test_bad_rerate_entries_say_what_to_fix(entries, says, tmp_path):
     cfg = config(f"rerate={entries}", "estimator=fixed_n")
     # fixed_n has no sigma* to tie the margin to
     with pytest.raises(ConfigError, match="sigma_star" if says is None else re.escape(says)):
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
 
@@ -134,7 +135,7 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     """A built SCP benchmark has many tasks a round, all set by the game itself: re-rating reads
     each one (it once read only the last task of each round) and gives the live table."""
     out = tmp_path / "scp"
-    result = run_game(config("game=scp", "game.rounds=2", "game.questions=12"), out)
+    result = run_game(build_settings(config("game=scp", "game.rounds=2", "game.questions=12")), out)
     from skate.events import read_run
 
     stream = read_run(out).rating_stream()
@@ -166,8 +167,27 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
     checked = []
     real = rerate.validate_rating
     monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
-    run_game(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]"), tmp_path / "run")
+    run_game(build_settings(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]")), tmp_path / "run")
     from skate.store import read_events
 
     end = read_events(tmp_path / "run")[-1]
     assert checked == ["absolute"] and set(end["rerated"]) == {"a"}
+
+
+def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
+    from skate.config import ConfigError, rating_option
+    from skate.ratings.rerate import rerate_configs
+
+    settings = build_settings(config("estimator=algorithm1"))
+    (_, same), (_, zse), (_, tied) = rerate_configs(
+        [{"name": "same"}, {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
+         {"name": "tied", "draw_margin": "2*sigma_star"}],
+        settings.rating, {"sigma_star": 0.1}, option=rating_option)
+    assert same == settings.rating and same is not settings.rating
+    # rating=zerosumeval is a YAML over bradley_terry's schema: its values (not the schema's
+    # defaults: seed 0, scale logit) come with it, and the entry's keys go over them
+    assert type(zse).__name__ == "BradleyTerryConfig" and (zse.seed, zse.scale, zse.bootstrap) == (1, "zerosumeval", 50)
+    assert tied.draw_margin == pytest.approx(0.2)
+    with pytest.raises(ConfigError, match=r"rerate\[0\] \(x\): rating='glicko' is invalid: give one of the rating "
+                                          r"options: .*zerosumeval"):
+        rerate_configs([{"name": "x", "rating": "glicko"}], settings.rating, option=rating_option)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from skate.config import build_settings
 from skate.runner import run_game
 from skate.cli.sensitivity import SensitivityError, main, run_probe, variants
 from tests.test_runner_game import config
@@ -14,7 +15,7 @@ from tests.wandb_records import summarise
 @pytest.fixture(scope="module")
 def cop_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("cop")
-    run_game(config("game.rounds=1", "report=false"), out)
+    run_game(build_settings(config("game.rounds=1", "report=false")), out)
     return out
 
 
@@ -73,6 +74,6 @@ def test_bad_input_says_what_to_fix(cop_run, tmp_path, capsys):
 
 
 def test_a_game_without_multiple_choice_is_refused(tmp_path):
-    run_game(config("game=mathquiz", "game.rounds=1", "report=false"), tmp_path)
+    run_game(build_settings(config("game=mathquiz", "game.rounds=1", "report=false")), tmp_path)
     with pytest.raises(SensitivityError, match="not multiple choice"):
         run_probe(tmp_path, n_tasks=1, sets=1, orders=1, samples=1)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, compose_config
+from skate.config import ConfigError, build_settings, compose_config
 from skate.llm import LLMClient, ResponseCache, RetryPolicy
 from skate.llm.client import EmbeddingFailed
 from skate.llm.fake_server import FakeLLMServer, FakeModel
@@ -110,13 +110,13 @@ def test_a_game_counts_embedding_calls_in_its_usage(server, tmp_path):
     over = ["game=mathquiz", "game.rounds=2", "logger=none", "report=false", "sandbox=subprocess",
             "embedder=openai", f"embedder.api_base={server.api_base}", "embedder.model=openai/emb-small",
             f"llm.cache_dir={tmp_path / 'cache'}"]
-    result = run_game(compose_config(over), tmp_path / "one")
+    result = run_game(build_settings(compose_config(over)), tmp_path / "one")
     usage = json.loads((tmp_path / "one" / "usage.json").read_text())["players"]["@embedder"]
     tasks = sum(result.summary["tasks_by_setter"].values())
     assert usage["calls"] >= 1 and usage["prompt_tokens"] > 0 and usage["samples"] >= tasks > 0
     assert usage["cost_usd"] == pytest.approx(usage["prompt_tokens"] * 0.02 / 1e6, abs=1e-6)
     sent = server.stats.embedded_texts
-    again = run_game(compose_config(over), tmp_path / "two")
+    again = run_game(build_settings(compose_config(over)), tmp_path / "two")
     usage = json.loads((tmp_path / "two" / "usage.json").read_text())["players"]["@embedder"]
     # Only the check before round 1 reaches the server (it bypasses the cache, like the players' preflight).
     assert server.stats.embedded_texts == sent + 1 and usage["calls"] == 0 and usage["cached"] == usage["samples"]

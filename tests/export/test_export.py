@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.events import Estimated, TaskSet, read_run
 from skate.export import EXECUTED_NOTE, export
 from skate.cli.export import main
@@ -42,7 +42,7 @@ def _greedy_run(srv, folder: Path, *overrides: str) -> Path:
     cfg = compose_config([*overrides, "estimator=greedy", "logger=none", "report=false", "players.simulated=[]",
                           "llm.preflight=false", f"players.llm={cohort(srv.api_base, tuple(MODELS))}",
                           f"llm.cache_dir={folder / 'cache'}"])
-    run_game(cfg, folder / "run")
+    run_game(build_settings(cfg), folder / "run")
     return folder / "run"
 
 
@@ -121,7 +121,7 @@ def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
             q["doc_date"], q["doc_date_source"], q["built"])
         assert f"[[ ## question ## ]]\n{stem(from_json(q))}\n\n[[ ## options ## ]]\n1. " in r["prompt"]
     cfg = compose_config(["game=mathquiz", "game.rounds=1", "logger=none", "report=false", "estimator=greedy"])
-    run_game(cfg, tmp_path / "mq")
+    run_game(build_settings(cfg), tmp_path / "mq")
     export(tmp_path / "mq", "jsonl", tmp_path / "m")
     tasks = read_run(tmp_path / "mq").of(TaskSet)
     records = _records(tmp_path / "m")

@@ -45,13 +45,13 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate.cli.play import resume
-from skate.config import ConfigError, compose_config
+from skate.config import ConfigError, build_settings, compose_config
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize.programs import setter_demos
 from skate.players.simulated import build_simulated
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
 from skate.store import comparable, read_events
@@ -389,7 +389,7 @@ def test_a_bad_game_key_fails_before_the_run_naming_the_key(composed, variant, t
         cfg = copy.deepcopy(composed)
         cfg.game[key] = 0
         with pytest.raises(ConfigError) as err:
-            run_game(cfg, tmp_path / key)
+            run_game(build_settings(cfg), tmp_path / key)
         message = str(err.value)
         assert "\n" not in message and message.startswith(f"game.{key}=0 is invalid")
         assert not (tmp_path / key).exists() or not any((tmp_path / key).iterdir())
@@ -413,7 +413,7 @@ class Run:
 @pytest.fixture(scope="module")
 def sim_run(variant, composed, tmp_path_factory) -> Run:
     run = tmp_path_factory.mktemp(f"sim-{variant.id}") / "run"
-    result = run_game(copy.deepcopy(composed), run)
+    result = run_game(build_settings(copy.deepcopy(composed)), run)
     return Run(run, result.table, result.summary, read_events(run))
 
 
@@ -504,7 +504,7 @@ def llm_run(variant, server, tmp_path_factory) -> Run:
     before = server.stats.requests
     cfg = llm_config(server.api_base, base / "cache", *variant.overrides, "game.rounds=2", "estimator.n=3",
                      "rerate=[{name: irt, rating: irt}]", names=tuple(MODELS))
-    result = run_game(cfg, base / "run")
+    result = run_game(build_settings(cfg), base / "run")
     assert server.stats.requests > before
     return Run(base / "run", result.table, result.summary, read_events(base / "run"))
 

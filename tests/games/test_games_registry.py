@@ -22,7 +22,7 @@ import pytest
 
 import skate.games
 from skate.compose import forget
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
 
 GAME = '''
@@ -244,14 +244,14 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     import jsonschema
 
     from skate.cli.export import main as export
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
     from skate.report import build_report
     from skate.runner import run_game
     from skate.store import read_events
 
     cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
-    result = run_game(cfg, tmp_path / "run")
+    result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["hi", "mid", "lo"]
     events = read_events(tmp_path / "run")
     assert events[0]["game"] == "echo" and any(e["event"] == "task" for e in events)
@@ -289,6 +289,6 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
 
     with FakeLLMServer({"ace": FakeModel(0.95), "low": FakeModel(0.2)}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
     assert result.summary["tasks"] >= 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from skate.config import build_settings
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.place import AddSettings, add
@@ -67,9 +68,9 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
 
     skills = {"ace": 0.9, "mid": 0.6, "low": 0.3, "new": 0.75}
     with FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
-        run_game(compose_config(["game=mathquiz", "game.rounds=3", "logger=none", "report=false", "print_table=false",
+        run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=3", "logger=none", "report=false", "print_table=false",
                                  "players.simulated=[]", f"players.llm={cohort(srv.api_base)}", "estimator=fixed_n",
-                                 "estimator.n=4", f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"]),
+                                 "estimator.n=4", f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"])),
                  tmp_path / "bank")
         store = Store.open(tmp_path / "b.db")
         import_run(store, tmp_path / "bank")
@@ -101,8 +102,8 @@ def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path
     from skate.config import compose_config
     from skate.runner import run_game
 
-    run_game(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",
-                             "report=false", "print_table=false"]), tmp_path / "scp")
+    run_game(build_settings(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",
+                             "report=false", "print_table=false"])), tmp_path / "scp")
     store = Store.open(tmp_path / "b.db")
     import_run(store, tmp_path / "scp")
     refit(store)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from skate.config import build_settings
 from skate.events import (
     AttemptMade,
     Estimated,
@@ -48,7 +49,7 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     with FakeLLMServer(models, latency_s=0.1, retry_after_s=0.01) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", f"game.rounds={ROUNDS}", f"estimator.n={N}",
                          f"llm.concurrency={IN_FLIGHT}", f"llm.max_retries={MAX_RETRIES}", names=NAMES)
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
         # The game's requests: the preflight's probes (one token each) bypass the client. They draw
         # the first faults of each model's stream (fault_seed 0): none gets two 500s in a row, which
         # the preflight would take for a broken server.

@@ -9,6 +9,7 @@ import logging
 
 import pytest
 
+from skate.config import build_settings
 from skate.llm import plain
 from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
 from skate.runner import run_game
@@ -29,10 +30,10 @@ def _play(tmp_path, fault, mode, replay=False):
         run = tmp_path / f"run-{fault}-{mode}"
         cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", "game.rounds=2", "estimator.n=4",
                          f"llm.structured={mode}")
-        run_game(cfg, run)
+        run_game(build_settings(cfg), run)
         if replay:
             before = srv.stats.requests
-            run_game(cfg, tmp_path / f"again-{fault}-{mode}")
+            run_game(build_settings(cfg), tmp_path / f"again-{fault}-{mode}")
             return srv, run, read_events(run), srv.stats.requests - before, read_events(tmp_path / f"again-{fault}-{mode}")
     return srv, run, read_events(run)
 
@@ -122,7 +123,7 @@ def slips(tmp_path_factory):
     models = {"ace": FakeModel(0.9), **{f: FakeModel(0.6, {f: 1.0}) for f in SLIPS}}
     with FakeLLMServer(models) as srv:
         cfg = llm_config(srv.api_base, tmp / "cache", "game.rounds=2", "estimator.n=2", names=("ace", *SLIPS))
-        run_game(cfg, tmp / "run")
+        run_game(build_settings(cfg), tmp / "run")
     return srv, read_events(tmp / "run")
 
 
@@ -181,7 +182,7 @@ def test_a_setter_that_resends_its_rejected_task_is_asked_anew_with_setter_repai
     with RecordingServer(models) as srv:  # (8 rounds: some first attempt fails, whatever order the draws come in)
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game.rounds=8", "estimator.n=1", names=("ace", "low"))
         cfg.players.llm[1].setter_repair = repair
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     attempts = _of(read_events(tmp_path / "run"), "attempt", "low")
     previous = {(a["round"], a["attempt"]): a["text"] for a in attempts}
     repaired = [a for a in attempts if a["attempt"] > 1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.runner import run_game
 from skate.store import read_events
 from tests.llm.conftest import cohort
@@ -16,7 +16,7 @@ def test_the_preset_ranks_the_models_and_every_request_is_one_it_logged(server, 
                           "logger=none", "report=false", "players.simulated=[]",
                           f"players.llm={cohort(server.api_base)}", f"llm.cache_dir={tmp_path / 'cache'}",
                           "llm.preflight=false"])
-    result = run_game(cfg, tmp_path / "run")
+    result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]
     events = read_events(tmp_path / "run")
     end = events[-1]

@@ -10,7 +10,7 @@ import logging
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, compose_config, validate
+from skate.config import ConfigError, build_settings, compose_config
 from skate.estimators import Sampler
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame
@@ -35,7 +35,7 @@ def _game(tmp_path, models, *overrides, rounds=2):
     with FakeLLMServer(models) as srv:
         run = tmp_path / "run"
         cfg = logprobs_config(srv.api_base, tmp_path / "cache", f"game.rounds={rounds}", *overrides, names=tuple(models))
-        run_game(cfg, run)
+        run_game(build_settings(cfg), run)
         return srv, run, read_events(run)
 
 
@@ -150,7 +150,7 @@ def test_simulated_players_are_sampled_beside_read_models(tmp_path):
     with FakeLLMServer({"ace": FakeModel(0.9)}) as srv:
         cfg = logprobs_config(srv.api_base, tmp_path / "cache", "game.rounds=2",
                               "players.simulated=[{name: sim, skill: 0.5}]", names=("ace",))
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     estimates = [e for e in read_events(tmp_path / "run") if e["event"] == "estimate"]
     assert {e["read"] for e in estimates if e["player"] == "sim"} == {False}
     assert {e["read"] for e in estimates if e["player"] == "ace"} == {True}
@@ -166,7 +166,7 @@ def test_simulated_players_are_sampled_beside_read_models(tmp_path):
 ])
 def test_where_it_does_not_apply_the_config_says_so(overrides, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
-        validate(compose_config(["estimator=logprobs", *overrides]))
+        build_settings(compose_config(["estimator=logprobs", *overrides]))
 
 
 def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
@@ -176,7 +176,7 @@ def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
         cfg = logprobs_config(srv.api_base, tmp_path / "cache", "game.rounds=1", names=("ace", "mid"))
         for p in cfg.players.llm:
             p.setter_extra_body = {"repeat_penalty": 1.1}
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     setting = [e for e in srv.log if e["max_tokens"] != 4]
     reading = [e for e in srv.log if e["max_tokens"] == 4]
     assert setting and all("repeat_penalty" in e["fields"] and "stop" in e["fields"] for e in setting)

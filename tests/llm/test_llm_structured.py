@@ -12,7 +12,7 @@ from hydra.utils import instantiate
 
 import skate.runner as runner
 from skate.answers.choice import ChoiceQuery
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import COPSetter
@@ -214,7 +214,7 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
     for mode in ("auto", "off"):
         with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
             cfg = llm_config(srv.api_base, tmp_path / "cache", *game, "estimator.n=4", f"llm.structured={mode}")
-            run_game(cfg, tmp_path / mode)
+            run_game(build_settings(cfg), tmp_path / mode)
             runs[mode] = srv
     assert _estimates(tmp_path / "auto") == _estimates(tmp_path / "off") and _estimates(tmp_path / "auto")
     assert _tasks(tmp_path / "auto") == _tasks(tmp_path / "off") and _tasks(tmp_path / "auto")
@@ -236,7 +236,7 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
 def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
         with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-            run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4", "llm.structured=auto"),
+            run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4", "llm.structured=auto")),
                      tmp_path / "run")
     assert srv.stats.structured == 0 and srv.stats.refused_format >= 2 * len(SKILLS)
     # remembered: a few refusals, then text. The first requests that carry a schema are answers
@@ -252,7 +252,7 @@ def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, cap
 
 def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-        run_game(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "llm.structured=on"), tmp_path / "run")
+        run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "llm.structured=on")), tmp_path / "run")
     stopped = [e for e in read_events(tmp_path / "run") if e["event"] == "run_stopped"]
     assert stopped and "StructuredOutputRefused" in stopped[0]["reason"]
     assert "llm.structured=auto" in stopped[0]["reason"] and "openai/" in stopped[0]["reason"]

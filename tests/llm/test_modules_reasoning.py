@@ -10,7 +10,7 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
@@ -105,7 +105,7 @@ def _play(tmp_path, game_overrides, reasoning, models=None, tag=""):
     with RecordingServer(models) as srv:
         cfg = llm_config(srv.api_base, tmp_path / f"cache{reasoning}{tag}", *game_overrides,
                          f"game.reasoning={str(reasoning).lower()}")
-        run_game(cfg, tmp_path / f"run{reasoning}{tag}")
+        run_game(build_settings(cfg), tmp_path / f"run{reasoning}{tag}")
     return srv, tmp_path / f"run{reasoning}{tag}"
 
 

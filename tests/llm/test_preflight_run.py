@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from skate.config import ConfigError
+from skate.config import ConfigError, build_settings
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import format_table, run_game
 from skate.store import read_events
@@ -18,7 +18,7 @@ def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
         cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.preflight=true", "game=mathquiz")
         cfg.players.llm[2].model = "hosted_vllm/loww"
         with pytest.raises(ConfigError) as err:
-            run_game(cfg, tmp_path / "run")
+            run_game(build_settings(cfg), tmp_path / "run")
         message = str(err.value)
         assert "'low'" in message and "hosted_vllm/loww" in message and "does not serve this model" in message
         assert "llm.preflight=false" in message
@@ -30,7 +30,7 @@ def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
     models = {**{n: FakeModel(s) for n, s in SKILLS.items()}, "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0")
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     events = read_events(tmp_path / "run")
     silent = [e for e in events if e["event"] == "player_void"]
     assert [(e["round"], e["player"]) for e in silent] == [(1, "low"), (2, "low")]
@@ -53,10 +53,10 @@ def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_p
     game = ["game=mathquiz", "game.rounds=4", *prices]
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         whole = llm_config(srv.api_base, tmp_path / "cache-whole", *game, "llm.budget_usd=1000")
-        run_game(whole, tmp_path / "whole")
+        run_game(build_settings(whole), tmp_path / "whole")
         needed = srv.stats.requests
         stopped = llm_config(srv.api_base, tmp_path / "cache", *game, "llm.budget_usd=2")
-        result = run_game(stopped, tmp_path / "run")
+        result = run_game(build_settings(stopped), tmp_path / "run")
         assert "Budget" in result.summary["stopped"]
         before = srv.stats.requests - needed
         assert 0 < before < needed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hydra.utils import instantiate
 
-from skate.config import ConfigError, prepare, validate
+from skate.config import ConfigError, build_settings, prepare
 from skate.runner import run_game
 from skate.store import read_events
 from tests.test_runner_game import config
@@ -19,7 +19,7 @@ from tests.test_runner_game import config
 ])
 def test_the_margin_follows_sigma_star(margin, estimator, expected):
     cfg = config(f"rating.draw_margin={margin}", *estimator)
-    validate(cfg)
+    build_settings(cfg)
     prepare(cfg)
     assert cfg.rating.draw_margin == pytest.approx(expected)
     assert instantiate(cfg.rating).rule.draw_margin == pytest.approx(expected)
@@ -36,14 +36,14 @@ def test_the_margin_follows_sigma_star(margin, estimator, expected):
 def test_a_bad_tie_says_what_to_fix(margin, estimator, says):
     cfg = config(f"rating.draw_margin='{margin}'", estimator)
     with pytest.raises(ConfigError, match=f"rating.draw_margin.*{says}"):
-        validate(cfg)
+        build_settings(cfg)
         prepare(cfg)
 
 
 def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     out = tmp_path / "run"
-    run_game(config("seed=3", "game.rounds=6", "rating.draw_margin=sigma_star", "estimator.sigma_star=0.15",
-                    "events.rating_updates=pair"), out)  # every single update logged
+    run_game(build_settings(config("seed=3", "game.rounds=6", "rating.draw_margin=sigma_star", "estimator.sigma_star=0.15",
+                    "events.rating_updates=pair")), out)  # every single update logged
     events = read_events(out)
     assert events[0]["config"]["rating"]["draw_margin"] == pytest.approx(0.15)  # recorded as the number
     updates = [e for e in events if e["event"] == "rating"]
@@ -52,7 +52,7 @@ def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     assert all((result == 0.5) == (g < 0.15) for g, result in gaps)
     assert any(0.05 <= g < 0.15 and result == 0.5 for g, result in gaps)  # drawn only with the wider margin
     # skate.rate ties the margin to the run's own estimator
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
 
     _, tied = rate_run(out, ["rating.draw_margin=2*sigma_star"])
     _, plain = rate_run(out, ["rating.draw_margin=0.3"])

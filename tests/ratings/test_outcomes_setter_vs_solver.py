@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from skate import events as ev
-from skate.config import ConfigError, compose_config, validate_rating
+from skate.config import ConfigError, build_settings, compose_config, validate_rating
 from skate.games import load_games
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating
 from skate.ratings.elo import EloConfig, EloRating
 from skate.ratings.outcomes import PairRule
@@ -183,8 +183,8 @@ def forfeit_updates(out):
 
 @pytest.mark.parametrize("rating", ["trueskill", "elo", "zerosumeval"])
 def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
-    result = run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4", f"rating={rating}",
-                                      "rating.outcome=setter_vs_solver", "events.rating_updates=pair"]), tmp_path)
+    result = run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4", f"rating={rating}",
+                                      "rating.outcome=setter_vs_solver", "events.rating_updates=pair"])), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits, "the sloppy players should forfeit some rounds"
     # a forfeit is a win for every answerer of the round: the setter loses each game
@@ -195,7 +195,7 @@ def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
 
 
 def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tmp_path):
-    result = run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4", "rating.outcome=setter_vs_solver"]),
+    result = run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4", "rating.outcome=setter_vs_solver"])),
                       tmp_path)
     run = ev.read_run(tmp_path)
     forfeits = {f.task_id: f for f in run.rating_stream() if isinstance(f, ev.Forfeit)}
@@ -215,7 +215,7 @@ def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tm
 
 
 def test_a_forfeit_makes_no_update_under_the_relative_rule(tmp_path):
-    run_game(compose_config([*SLOPPY, "seed=3", "game.rounds=4"]), tmp_path)
+    run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4"])), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits and not updates
     # ... but the same games can be rated again with forfeits counted
@@ -226,8 +226,8 @@ def test_a_forfeit_makes_no_update_under_the_relative_rule(tmp_path):
 def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
     stages = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
               " {name: play, rounds: 2}]")
-    result = run_game(compose_config([*SLOPPY, "seed=1", stages, "rating=zerosumeval",
-                                      "rating.bootstrap=100", "events.rating_updates=pair"]), tmp_path)
+    result = run_game(build_settings(compose_config([*SLOPPY, "seed=1", stages, "rating=zerosumeval",
+                                      "rating.bootstrap=100", "events.rating_updates=pair"])), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     early = [t for t in forfeits if int(t[1:4]) <= 3]
     assert early, "a forfeit before hi joins"
@@ -259,7 +259,7 @@ def test_every_games_runs_can_be_rated_setter_vs_solver(tmp_path, game):
     overrides = [o for o in SLOPPY if not o.startswith("game=")]
     # SCP's default built benchmark has no setters; its player-set mode does
     extra = ["game.mode=player_set"] if game == "scp" else []
-    run_game(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2", *extra]), tmp_path)
+    run_game(build_settings(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2", *extra])), tmp_path)
     for backend in (["rating=trueskill"], ["rating=zerosumeval", "rating.bootstrap=50"]):
         _, rows = rate_run(tmp_path, [*backend, "rating.outcome=setter_vs_solver"])
         assert {r["player"] for r in rows} == {"hi", "mid", "lo"} and all(r["games"] > 0 for r in rows)
@@ -267,7 +267,7 @@ def test_every_games_runs_can_be_rated_setter_vs_solver(tmp_path, game):
 
 def test_a_built_benchmark_cannot_be_rated_setter_vs_solver(tmp_path):
     overrides = [o for o in SLOPPY if not o.startswith("game=")]
-    run_game(compose_config([*overrides, "game=scp", "game.questions=12", "game.rounds=2"]), tmp_path)
+    run_game(build_settings(compose_config([*overrides, "game=scp", "game.questions=12", "game.rounds=2"])), tmp_path)
     with pytest.raises(ConfigError, match="built by the game itself"):
         rate_run(tmp_path, ["rating.outcome=setter_vs_solver"])
     _, rows = rate_run(tmp_path, ["rating.outcome=absolute"])  # the pairwise rules rate it

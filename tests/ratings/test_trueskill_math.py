@@ -13,7 +13,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.ratings import trueskill_math as tsm
 from skate.runner import run_game
 from skate.store import read_events
@@ -58,8 +58,8 @@ def test_the_start_and_the_margin_are_the_librarys():
 def test_every_update_of_a_game_is_the_librarys(tmp_path, rating):
     """A game logged per pair: each update, recomputed by the library from the two players'
     numbers before it (the previous lines of the log), is the logged one exactly."""
-    run_game(compose_config(["seed=4", "game.rounds=3", "logger=none", "report=false",
-                             "events.rating_updates=pair", *([rating] if rating else [])]), tmp_path)
+    run_game(build_settings(compose_config(["seed=4", "game.rounds=3", "logger=none", "report=false",
+                             "events.rating_updates=pair", *([rating] if rating else [])])), tmp_path)
     events = read_events(tmp_path)
     state = {p["name"]: trueskill.Rating(25, 25 / 3) for p in events[0]["players"]}
     updates = [e for e in events if e["event"] == "rating"]

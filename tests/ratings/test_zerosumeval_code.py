@@ -19,10 +19,11 @@ import pytest
 from hydra.utils import instantiate
 
 from skate import events as ev
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_draws
 from skate.ratings.outcomes import PairRule
 from skate.ratings.zerosumeval import run_matches, write_matches
+from skate.recorded import run_settings
 from skate.records import VOID, Task
 from skate.runner import run_game
 from skate.store import format_table
@@ -41,7 +42,7 @@ CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false
 def close_run(tmp_path_factory) -> Path:
     """The preset's 100 MathQuiz matches on the close cohort, played once for this file."""
     run = tmp_path_factory.mktemp("zse") / "run"
-    run_game(compose_config([*CLOSE, "events.rating_updates=pair"]), run)  # every single update logged
+    run_game(build_settings(compose_config([*CLOSE, "events.rating_updates=pair"])), run)  # every single update logged
     return run
 
 
@@ -58,7 +59,7 @@ def zse_ratings(matches: Path, resamples: int, weights: dict[str, float]) -> dic
 def test_skate_rates_the_matches_as_zerosumevals_own_code_does(close_run, tmp_path):
     cfg = compose_config(CLOSE)
     assert dict(cfg.rating.role_weights) == {"setter": 2.0, "solver": 1.0} and cfg.game.tries == 3
-    assert write_matches(close_run, tmp_path / "matches") == 100
+    assert write_matches(close_run, tmp_path / "matches", run_settings(close_run).rating) == 100
     theirs = zse_ratings(tmp_path / "matches", RESAMPLES, dict(cfg.rating.role_weights))
     ours = json.loads((close_run / "ratings.json").read_text())
     assert {r["player"] for r in ours} == set(theirs)
@@ -70,10 +71,11 @@ def test_skate_rates_the_matches_as_zerosumevals_own_code_does(close_run, tmp_pa
 
 
 def test_the_matches_are_every_setter_vs_solver_outcome_in_rating_order(close_run, tmp_path):
-    matches = run_matches(close_run)
+    rating = run_settings(close_run).rating  # the run's own rule: setter_vs_solver
+    matches = run_matches(close_run, rating)
     updates = ev.read_run(close_run).of(ev.RatingUpdated)
     assert [(m.task_id, m.a, m.b, m.result) for m in matches] == [(u.task_id, u.a, u.b, u.result) for u in updates]
-    write_matches(close_run, tmp_path / "m")
+    write_matches(close_run, tmp_path / "m", rating)
     first = json.loads((tmp_path / "m" / "matches" / "000" / "scores.json").read_text())
     m = matches[0]
     assert first == {m.a: {"score": int(m.result == 1.0), "role": "setter" if m.setter == m.a else "solver", "attempts": 0},

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.records import BENCHMARK
 from skate.report import build_report, group_tables
@@ -52,7 +52,7 @@ def write_run(out: Path, tasks=RUN_TASKS, players=("A", "B", "C"), finished=True
 @pytest.fixture(scope="module")
 def scp_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("scp")
-    run_game(compose_config([*SCP, "report=true"]), out)
+    run_game(build_settings(compose_config([*SCP, "report=true"])), out)
     return out
 
 
@@ -138,14 +138,14 @@ def test_void_estimates_are_left_out(tmp_path):
 
 
 def test_player_set_scp_keeps_setter_plots_and_groups(tmp_path):
-    run_game(compose_config([*SCP, "game.mode=player_set", "report=true"]), tmp_path)
+    run_game(build_settings(compose_config([*SCP, "game.mode=player_set", "report=true"])), tmp_path)
     text = (tmp_path / "report" / "index.html").read_text()
     assert "<h2>Accuracy by type and domain</h2>" in text
     assert '<img alt="setter_progress.png"' in text and '<img alt="self_preference.png"' in text
 
 
 def test_a_game_without_groups_has_no_group_section(tmp_path):
-    run_game(cop_config("game.rounds=2", "report=true"), tmp_path)
+    run_game(build_settings(cop_config("game.rounds=2", "report=true")), tmp_path)
     d = load_run(tmp_path)
     assert d.groups.empty and d.group_keys == [] and group_tables(d) == []
     text = (tmp_path / "report" / "index.html").read_text()

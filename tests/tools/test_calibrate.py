@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.embedders import minilm
 from skate.cli.calibrate import main
@@ -83,7 +83,7 @@ def finished_run(tmp_path_factory):
     from skate.runner import run_game
 
     out = tmp_path_factory.mktemp("run")
-    run_game(compose_config(["game=cop", "game.rounds=3", "logger=none", "report=false", "sandbox=subprocess"]), out)
+    run_game(build_settings(compose_config(["game=cop", "game.rounds=3", "logger=none", "report=false", "sandbox=subprocess"])), out)
     return out
 
 

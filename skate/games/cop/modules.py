@@ -12,7 +12,7 @@ from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame, COPProposal
 from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule, adapter, guidance_field,
                                percent, render_history, render_situation, sections, strip_fences)
-from skate.records import SetterContext
+from skate.records import PASS_MARK, SetterContext
 
 RULES = """\
 The tournament has {n_players} players. Each round every player writes one task, and then every \
@@ -82,7 +82,7 @@ class COPSetter(SetterModule):
     plain_kinds = {"program": "code"}  # the plain reply format: the program in a fenced block
 
     def __init__(self, n_distractors: int = 9, n_options: int = 4, timeout_s: float = 5.0,
-                 pass_mark: float = 0.55, require_value: bool = True, self_check: bool = False) -> None:
+                 pass_mark: float = PASS_MARK, require_value: bool = True, self_check: bool = False) -> None:
         super().__init__(SetCOPTask, plain_counts={"wrong_answers": n_distractors})
         self.n_distractors, self.n_options = n_distractors, n_options
         self.timeout_s, self.pass_mark = timeout_s, pass_mark

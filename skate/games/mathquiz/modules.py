@@ -12,7 +12,7 @@ from skate.games.base import GameEnv
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
 from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, guidance_field, percent,
                                render_history, render_situation)
-from skate.records import SetterContext
+from skate.records import PASS_MARK, SetterContext
 
 RULES = """\
 You are one of {n_players} players in a tournament in which the players test each other with \
@@ -112,7 +112,7 @@ def headless_question(text: str, max_chars: int) -> str:
 class MathQuizSetter(SetterModule):
     plain_kinds: dict[str, str] = {}  # the plain reply format: QUESTION: and the question under it
 
-    def __init__(self, pass_mark: float = 0.55, max_chars: int = 2000, recipe: bool = False) -> None:
+    def __init__(self, pass_mark: float = PASS_MARK, max_chars: int = 2000, recipe: bool = False) -> None:
         super().__init__(SetMathQuestionFromCalculation if recipe else SetMathQuestion)
         self.pass_mark, self.max_chars, self.recipe = pass_mark, max_chars, recipe
 

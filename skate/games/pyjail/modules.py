@@ -15,7 +15,7 @@ from skate.games.base import GameEnv
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
 from skate.llm.modules import (AnswererModule, GameModules, SetterModule, guidance_field, percent,
                                render_history, render_situation, strip_fences, with_reasoning)
-from skate.records import SetterContext
+from skate.records import PASS_MARK, SetterContext
 
 RULES = """\
 The tournament has {n_players} players. Each round every player writes one jail, and then every \
@@ -95,7 +95,7 @@ FLAG_LOCATION = "the environment variable FLAG (os.environ['FLAG'] inside the ja
 class PyJailSetter(SetterModule):
     plain_kinds = {"jail": "code"}  # the plain reply format: the jail in a fenced block
 
-    def __init__(self, game: PyJailGame, pass_mark: float = 0.55) -> None:
+    def __init__(self, game: PyJailGame, pass_mark: float = PASS_MARK) -> None:
         super().__init__(WriteJail)
         self.game, self.pass_mark = game, pass_mark
 

@@ -33,7 +33,7 @@ from skate.llm.modules import (
     with_reasoning,
 )
 from skate.llm.sections import sections
-from skate.records import SetterContext
+from skate.records import PASS_MARK, SetterContext
 
 NUMBERS = ("1", "2", "3", "4")
 
@@ -112,7 +112,7 @@ def render_numbered(options: tuple[str, ...] | list[str]) -> str:
 
 
 class SCPSetter(SetterModule):
-    def __init__(self, game: SCPGame, pass_mark: float = 0.55) -> None:
+    def __init__(self, game: SCPGame, pass_mark: float = PASS_MARK) -> None:
         super().__init__(SetSCPQuestion)
         self.game, self.pass_mark = game, pass_mark
 

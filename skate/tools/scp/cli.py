@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.errors import ConfigError
 from skate.tools.scp import arxiv
 from skate.games.scp.config import SCPConfig
@@ -223,7 +223,7 @@ def stability(docs_dir: str, seeds: int = 32, per_doc: int = SCPConfig.per_doc,
             seed_cfg = copy.deepcopy(cfg)
             seed_cfg.game.build_seed = seed
             try:
-                result = run_game(seed_cfg, base / f"seed-{seed:03d}")
+                result = run_game(build_settings(seed_cfg), base / f"seed-{seed:03d}")
             except (ConfigError, SandboxUnavailable, ValueError, OSError) as exc:
                 raise UsageError(f"seed {seed}: {'; '.join(str(exc).splitlines())}") from None
             per_seed += _seed_rows(seed, names, result.archive, sim_cohort)

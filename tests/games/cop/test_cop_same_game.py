@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.runner import run_game
 from skate.store import read_events
 
@@ -84,7 +84,7 @@ def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_the_game_is_unchanged(tmp_path, name):
     golden = GOLDEN[name]
-    run_game(compose_config([*golden["overrides"], "logger=none", "report=false"]), tmp_path)
+    run_game(build_settings(compose_config([*golden["overrides"], "logger=none", "report=false"])), tmp_path)
     ratings = json.loads((tmp_path / "ratings.json").read_text())
     assert ratings == golden["ratings"]
     digest, kinds = fingerprint(tmp_path)
@@ -97,8 +97,8 @@ def test_a_log_per_pair_folds_into_the_same_fingerprint(tmp_path):
     prints = []
     for kind in ("task", "pair"):
         out = tmp_path / kind
-        run_game(compose_config(["seed=1", "game.rounds=2", "logger=none", "report=false",
-                                 f"events.rating_updates={kind}"]), out)
+        run_game(build_settings(compose_config(["seed=1", "game.rounds=2", "logger=none", "report=false",
+                                 f"events.rating_updates={kind}"])), out)
         prints.append((json.loads((out / "ratings.json").read_text()), fingerprint(out)))
         kinds = {e["event"] for e in read_events(out)}
         assert ("rating" in kinds, "rated" in kinds) == ((False, True) if kind == "task" else (True, False))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games.mathquiz.generator import solve
 from skate.runner import run_game
 from skate.store import read_events
@@ -16,7 +16,7 @@ from skate.store import read_events
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     out = tmp_path_factory.mktemp("mathquiz")
-    result = run_game(compose_config(["game=mathquiz", "game.rounds=10", "seed=1", "logger=none"]), out)
+    result = run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=10", "seed=1", "logger=none"])), out)
     return out, result, read_events(out)
 
 
@@ -54,7 +54,7 @@ def test_rejections_are_fed_back_with_their_reasons(game):
 
 
 def test_rate_and_report_work_on_a_mathquiz_run(game):
-    from skate.cli.rate import rate_run
+    from skate.recorded import rate_run
 
     out, result, _ = game
     assert (out / "report" / "index.html").exists() and (out / "report" / "p_correct.csv").exists()
@@ -69,8 +69,8 @@ def test_rate_and_report_work_on_a_mathquiz_run(game):
 
 def test_same_seed_same_game(tmp_path):
     cfg = ["game=mathquiz", "game.rounds=2", "seed=5", "logger=none", "report=false"]
-    run_game(compose_config(cfg), tmp_path / "a")
-    run_game(compose_config(cfg), tmp_path / "b")
+    run_game(build_settings(compose_config(cfg)), tmp_path / "a")
+    run_game(build_settings(compose_config(cfg)), tmp_path / "b")
 
     def body(path):
         return [{k: v for k, v in e.items() if k != "ts"} for e in read_events(path)
@@ -81,8 +81,8 @@ def test_same_seed_same_game(tmp_path):
 
 @pytest.mark.parametrize("strategy", ["no_info", "hist_tasks", "full_personal", "full_context"])
 def test_every_augmentation_strategy_plays_through(tmp_path, strategy):
-    result = run_game(compose_config(["game=mathquiz", "game.rounds=3", f"aug={strategy}", "logger=none",
-                                      "report=false", "estimator=fixed_n", "estimator.n=8"]), tmp_path)
+    result = run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=3", f"aug={strategy}", "logger=none",
+                                      "report=false", "estimator=fixed_n", "estimator.n=8"])), tmp_path)
     assert result.summary["tasks"] >= 12
     start = read_events(tmp_path)[0]
     assert start["aug"] == strategy

@@ -95,13 +95,13 @@ def test_queries_show_the_question_and_grading_normalises():
 
 
 def test_config_checks_name_the_key():
-    from skate.config import ConfigError, compose_config, validate
+    from skate.config import ConfigError, build_settings, compose_config
 
     for override, key in [("game.target_min=5", None), ("game.target_min=2000", "game.target_min"),
                           ("game.max_question_chars=5", "game.max_question_chars"), ("game.rounds=0", "game.rounds")]:
         cfg = compose_config(["game=mathquiz", override])
         if key is None:
-            validate(cfg)
+            build_settings(cfg)
             continue
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
-            validate(cfg)
+            build_settings(cfg)

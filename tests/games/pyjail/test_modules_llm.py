@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from skate.config import build_settings
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.pyjail.rules import AttackQuery, Try, TryVerdict
 from skate.llm.fake_server import FakeModel
@@ -23,7 +24,7 @@ def test_llm_players_play_a_whole_pyjail_game(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=2", "game.tries=3",
                          "estimator.n=4")
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     events = read_events(tmp_path / "run")
     start = events[0]
     assert start["game"] == "pyjail" and start["sandbox_isolated"] is True
@@ -69,7 +70,7 @@ def test_text_sent_in_quotes_reaches_the_game_as_a_string(tmp_path):
     with Recording({"ace": FakeModel(0.9), "quoted": FakeModel(0.9, {"quoted": 1.0})}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=1", "game.tries=2",
                          "estimator.n=4", names=("ace", "quoted"))
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     assert srv.stats.by_fault["quoted"] > 0
     events = read_events(tmp_path / "run")
     mine = [e for e in events if e["event"] == "attempt" and e["player"] == "quoted"]

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games.pyjail import PyJailGame, TryVerdict
-from skate.cli.rate import rate_run
+from skate.recorded import rate_run
 from skate.runner import run_game
 from skate.store import read_events
 from tests.cli.test_play import skate
@@ -23,8 +23,8 @@ FOUR = ("players.simulated=[{name: ace, skill: 0.9}, {name: good, skill: 0.66}, 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     out = tmp_path_factory.mktemp("pyjail")
-    result = run_game(compose_config(["game=pyjail", "game.rounds=2", "seed=1", "logger=none", FOUR,
-                                      "estimator=fixed_n", "estimator.n=6"]), out)
+    result = run_game(build_settings(compose_config(["game=pyjail", "game.rounds=2", "seed=1", "logger=none", FOUR,
+                                      "estimator=fixed_n", "estimator.n=6"])), out)
     return out, result, read_events(out)
 
 

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from skate.config import compose_config
+from skate.config import build_settings, compose_config
 from skate.games.scp import rules
 from skate.tools.scp.cli import build_benchmark
 from skate.games.scp.corpus import SHIPPED_DIR, load_folder, parse_date
@@ -82,7 +82,7 @@ def test_a_game_on_old_documents_warns_and_its_task_events_carry_the_dates(corpu
                           "rating=elo", "logger=none", "report=false",
                           "players.simulated=[{name: hi, skill: 0.8}, {name: lo, skill: 0.4}]"])
     with caplog.at_level(logging.WARNING, logger="skate"):
-        run_game(cfg, tmp_path / "run")
+        run_game(build_settings(cfg), tmp_path / "run")
     tasks = [e for e in read_events(tmp_path / "run") if e["event"] == "task"]
     old = [t for t in tasks if t["doc"] == "old.rst"]
     assert old and len(old) < len(tasks)

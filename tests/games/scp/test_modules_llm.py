@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 
+from skate.config import build_settings
 from skate.games.base import Checks, FakeRequest
 from skate.games.scp.fake import FakeSCPPlayer
 from skate.games.scp.modules import SCPAnswerer, SCPSetter, render_documents
@@ -48,11 +49,11 @@ def test_llm_players_answer_a_built_benchmark(tmp_path):
     with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=scp", "game.questions=24", "game.rounds=2",
                          "estimator.n=4")
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
         requests = srv.stats.requests
         assert requests > 0
         # the same game again: every call is served from the response cache
-        again = run_game(cfg, tmp_path / "again")
+        again = run_game(build_settings(cfg), tmp_path / "again")
         assert srv.stats.requests == requests and again.table == result.table
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
     events = read_events(tmp_path / "run")
@@ -74,7 +75,7 @@ def test_llm_players_set_questions_from_offered_paragraphs(tmp_path):
     with Replies({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=scp", "game.mode=player_set", "game.rounds=2",
                          "estimator.n=4")
-        result = run_game(cfg, tmp_path / "run")
+        result = run_game(build_settings(cfg), tmp_path / "run")
     events = read_events(tmp_path / "run")
     setting = [(u, r) for u, r in srv.pairs if "[[ ## documents ## ]]" in u]
     assert len(setting) >= 6  # three setters, two rounds

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from skate.config import build_settings
 from skate.tools.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
 from tests.report.test_data_groups import RUN_TASKS, write_run
 
@@ -173,8 +174,8 @@ def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
     from skate.runner import run_game
     from skate.store import read_events
 
-    run_game(compose_config(["game=scp", "game.questions=12", "game.rounds=2", "estimator=fixed_n",
-                             "estimator.n=4", "logger=none", "report=false"]), tmp_path)
+    run_game(build_settings(compose_config(["game=scp", "game.questions=12", "game.rounds=2", "estimator=fixed_n",
+                             "estimator.n=4", "logger=none", "report=false"])), tmp_path)
     events = read_events(tmp_path)
     group = {e["task_id"]: (e["groups"]["type"], e["groups"]["domain"]) for e in events if e["event"] == "task"}
     scores: dict[tuple[str, str], list[float]] = {}
