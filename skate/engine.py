@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,11 +115,12 @@ class Loop:
 _COUNTS = ("attempts", "tasks", "samples", "estimates", "updates", "void_attempts", "void_samples", "void_estimates")
 
 
-@dataclass
-class Summary(Mapping[str, Any]):
-    """What a game did: counts, the tasks each player set, the time, how it ended; and what the
-    runner adds (model usage, prompt optimisation). It reads as the mapping ``run_end.summary``
-    records (:meth:`as_dict`)."""
+@dataclass(frozen=True)
+class Summary:
+    """What a run did: counts, the tasks each player set, the time, how it ended (the engine's);
+    and what the runner adds once the game is over (model usage, prompt optimisation: a new
+    summary, :func:`dataclasses.replace`). Read by attribute; recorded as ``run_end.summary``
+    (:meth:`as_dict`: the fields that are set, in this order)."""
 
     attempts: int = 0
     tasks: int = 0
@@ -142,22 +143,11 @@ class Summary(Mapping[str, Any]):
     usage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        """The recorded form (``run_end.summary``, the loggers'): every field that is set."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
 
-    def __getitem__(self, key: str) -> Any:
-        value = getattr(self, key) if key in self.__dataclass_fields__ else None
-        if value is None:
-            raise KeyError(key)
-        return value
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.as_dict())
-
-    def __len__(self) -> int:
-        return len(self.as_dict())
-
-
-@dataclass
+@dataclass(frozen=True)
 class GameResult:
     table: list[dict[str, Any]]
     archive: list[ScoredTask]

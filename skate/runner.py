@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import gc
 import json
 import logging
@@ -182,14 +183,14 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
     rows = [{**row, **({"true_skill": true_skill[row["player"]]}
                        if true_skill.get(row["player"]) is not None else {})}
             for row in result.table]
-    result.table = rows
-    if optimized:
-        result.summary.optimization = [r.fields() for r in optimized]
-    if s.optimizer.compare:
-        result.summary.prompt_optimization = compare_table(rows, DEFAULT_SUFFIX)
-    if client is not None:
-        result.summary.usage = usage_summary(client)
-        (out_dir / "usage.json").write_text(json.dumps(result.summary.usage, indent=2) + "\n")
+    # The run's summary: the game's, and what only the runner knows (prompt optimisation, usage).
+    summary = dataclasses.replace(
+        result.summary, optimization=[r.fields() for r in optimized] if optimized else None,
+        prompt_optimization=compare_table(rows, DEFAULT_SUFFIX) if s.optimizer.compare else None,
+        usage=usage_summary(client) if client is not None else None)
+    result = dataclasses.replace(result, table=rows, summary=summary)
+    if summary.usage is not None:
+        (out_dir / "usage.json").write_text(json.dumps(summary.usage, indent=2) + "\n")
     write_ratings(out_dir, rows)
     # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
     rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}

@@ -7,6 +7,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -281,8 +282,9 @@ def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
-    """The ratings table as plain text, best first: score, interval, and the backend's extras."""
+def format_table(rows: list[dict[str, Any]], tasks_by_setter: Mapping[str, int] | None = None) -> str:
+    """The ratings table as plain text, best first: score, interval, and the backend's extras (and,
+    given ``tasks_by_setter``, how many valid tasks each player set)."""
     def num(x: Any, width: int, nd: int = 2) -> str:
         return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
 
@@ -291,7 +293,7 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
     header = f"{'rank':>4}  {'player':<20} {'score':>8} {'interval':>17}"
     header += f" {'sigma':>6}" if has_sigma else ""
     header += f" {'true_skill':>10}" if has_truth else ""
-    header += f" {'tasks set':>9}" if summary else ""
+    header += f" {'tasks set':>9}" if tasks_by_setter is not None else ""
     lines = [header, "-" * len(header)]
     for r in rows:
         rank = r.get("rank")
@@ -304,8 +306,8 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
             line += f" {num(r.get('sigma'), 6)}"
         if has_truth:
             line += f" {num(r.get('true_skill'), 10)}"
-        if summary:
-            line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
+        if tasks_by_setter is not None:
+            line += f" {tasks_by_setter.get(r['player'], 0):>9}"
         lines.append(line + (" *" if r.get("unbounded") else ""))
     # Players whose maximum-likelihood rating does not exist (no wins or no losses), and
     # bootstrap resamples where that happened: the numbers there are the prior's.

@@ -76,7 +76,7 @@ def test_failed_attempts_are_fed_back_and_a_later_attempt_can_succeed(tmp_path):
     attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
     assert [(a["valid"], a["reason"]) for a in attempts] == [
         (False, "not_verifiable"), (False, "too_few_distractors"), (True, None)]
-    assert result.summary["tasks_by_setter"] == {"setter": 1, "other": 1}
+    assert result.summary.tasks_by_setter == {"setter": 1, "other": 1}
 
 
 def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
@@ -86,7 +86,7 @@ def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
     attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
     assert len(attempts) == 6 and not any(a["valid"] for a in attempts)
     assert {t["setter"] for t in events if t["event"] == "task"} == {"other"}
-    assert result.summary["tasks_by_setter"]["setter"] == 0
+    assert result.summary.tasks_by_setter["setter"] == 0
 
 
 def test_repeating_a_task_is_not_unique(tmp_path):

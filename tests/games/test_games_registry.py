@@ -263,4 +263,4 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
         result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
-    assert result.summary["tasks"] >= 4
+    assert result.summary.tasks >= 4

@@ -210,7 +210,7 @@ def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tm
             assert e.state["mu"][f.setter] < before.get(f.setter, 25.0)
             assert all(e.state["mu"][n] > before.get(n, 25.0) for n in f.answerers)
         before.update(e.state["mu"])
-    assert sum(e.updates for e in rated.values()) == run.update_count == result.summary["updates"]
+    assert sum(e.updates for e in rated.values()) == run.update_count == result.summary.updates
     _, rows = rate_run(tmp_path, [])
     assert rows == strip(result.table)
 
