@@ -44,6 +44,7 @@ from skate.ratings.rerate import rerate_configs
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
 from skate.estimators import EstimatorConfig, check_links, estimator, validate_estimator
 from skate.loggers import LoggerConfig, logger
+from skate.store import RatingLog
 
 
 def resolve_stages(cfg: DictConfig | SkateConfig) -> list[dict[str, Any]]:
@@ -121,11 +122,6 @@ class ScheduleConfig:
     """
 
     mode: ScheduleMode = ScheduleMode.rounds
-
-
-class RatingLog(enum.StrEnum):
-    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
-    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
 
 
 @dataclass

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from skate.sandbox import Sandbox, SandboxError
 from skate.estimators import Estimator, Sampler, TaskContext
 from skate.store import EventLog
 from skate.loggers import RunLogger
+
+if TYPE_CHECKING:
+    from skate.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -75,22 +78,23 @@ class _SetResult:
     attempts: list[ev.AttemptMade] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Parts:
-    """What a run is made of (:func:`skate.build.assemble` builds them from the settings): the game
-    and its environment, the sandbox, the embedder, the players and the model client they share,
-    and for a game, the rating backend, the setters' augmentation, the estimator and the logger."""
+    """What a game is played with, every part built and finished (:func:`skate.build.assemble`
+    builds them from the settings): the game and its environment, the sandbox, the embedder, the
+    players and the model client they share, the rating backend, the setters' augmentation, the
+    estimator and the logger."""
 
     game: Game
     sandbox: Sandbox
-    env: GameEnv | None
+    env: GameEnv
     embedder: Embedder
-    players: list[Player] = field(default_factory=list)
-    client: Any = None  # the LLMClient, when a player (or the embedder) calls a model
-    rating: RatingBackend | None = None
-    aug: Augmentation | None = None
-    estimator: Estimator | None = None
-    logger: RunLogger | None = None
+    players: list[Player]
+    client: LLMClient | None  # None: no player (nor the embedder) calls a model
+    rating: RatingBackend
+    aug: Augmentation
+    estimator: Estimator
+    logger: RunLogger
 
 
 @dataclass(frozen=True)
@@ -157,12 +161,10 @@ class GameResult:
 class Engine:
     def __init__(self, parts: Parts, log: EventLog, loop: Loop | None = None,
                  round_info: Callable[[], dict[str, Any]] | None = None) -> None:
-        """``parts`` with its rating, augmentation and estimator (and, optionally, a logger);
+        """``parts``: a game's, every one built (:func:`skate.build.assemble`);
         ``round_info``: what else each ``round_end`` records (the runner's model usage)."""
         loop = loop or Loop()
         game, players, rating = parts.game, parts.players, parts.rating
-        if rating is None or parts.aug is None or parts.estimator is None:
-            raise ValueError("the engine needs a game's parts: a rating, an augmentation and an estimator")
         seed, stages, schedule, settled, min_rounds = loop.seed, loop.stages, loop.schedule, loop.settled, loop.min_rounds
         names = [p.name for p in players]
         if len(set(names)) != len(names):
@@ -172,7 +174,7 @@ class Engine:
         self.game, self.players, self.rating = game, list(players), rating
         self.aug, self.estimator, self.sandbox = parts.aug, parts.estimator, parts.sandbox
         self.novelty, self.log = NoveltyIndex(parts.embedder), log
-        self.logger = parts.logger or RunLogger()
+        self.logger = parts.logger
         self._round_info = round_info
         self.seed = seed
         self.names = tuple(names)

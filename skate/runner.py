@@ -22,15 +22,12 @@ from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, SkateConfig, build_settings, record_of  # noqa: F401  (ConfigError: re-exported)
-from skate.config import RatingLog
 from skate.engine import Engine, GameResult, Loop
 from skate.llm.optimizers import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted
 from skate.recorded import CONFIG_VERSION
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
-
-RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
 
 
 def _versions() -> dict[str, str]:
@@ -130,23 +127,20 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
         raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
-        parts = assemble(settings, cleanup)
-        return _play(settings, parts, out_dir, resume, cleanup, rerates, dict(made_from or {}))
+        # The log is written from its first event on (nothing is, if building the parts fails); the
+        # parts are built knowing it (what it keeps of the ratings, where void calls go).
+        log = EventLog(out_dir / EVENTS_FILE, replay=resume)
+        cleanup.callback(log.close)
+        parts = assemble(settings, cleanup, log)
+        return _play(settings, parts, log, out_dir, cleanup, rerates, dict(made_from or {}))
 
 
-def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack,
+def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: contextlib.ExitStack,
           rerates: list, made_from: dict[str, Any]) -> GameResult:
     game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
                                                             parts.sandbox, parts.client, parts.logger)
     described = [p.describe() for p in players]
-    log = EventLog(out_dir / EVENTS_FILE, replay=resume)
-    # One event per task, or one per pairwise update; a resumed run goes on as its log began.
-    rating.record_pairs = (ev.RatingUpdated.event in log.kept_kinds if log.kept_kinds & RATING_KINDS
-                           else s.events.rating_updates == RatingLog.pair)
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
-    cleanup.callback(log.close)
-    if client is not None:
-        client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
     config = record_of(s)
     engine = Engine(parts, log, Loop.of(s),
                     round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)

@@ -146,8 +146,8 @@ class IRTRating(RatingBackend):
 
     def __init__(self, guess: float = 0.0, prior_sd: float = 5.0, interval: str = "sandwich",
                  level: float = 0.95, bootstrap: int = 200, grid: int = 121, seed: int = 0,
-                 p_thresh: float = 0.55) -> None:
-        super().__init__(p_thresh=p_thresh)
+                 p_thresh: float = 0.55, record_pairs: bool = False) -> None:
+        super().__init__(p_thresh=p_thresh, record_pairs=record_pairs)
         if not 0.0 <= guess < 1.0:
             raise ValueError(f"rating.guess={guess}: must lie in [0, 1)")
         if prior_sd <= 0:

@@ -69,8 +69,7 @@ def test_settled_is_the_absolute_rules():
 # ------------------------------------------------------------------------------ every backend
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_setter_against_solver(name):
-    r = BACKENDS[name](outcome="setter_vs_solver")
-    r.record_pairs = True
+    r = BACKENDS[name](outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["s", "x", "y"])
     for i in range(6):  # x solves s's tasks, y does not
         records = r.update(f"t{i}", {"s": 1.0, "x": 0.9, "y": 0.1}, setter="s").pairs
@@ -82,8 +81,7 @@ def test_every_backend_rates_setter_against_solver(name):
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_a_forfeit_as_answerer_wins(name):
-    r = BACKENDS[name](outcome="setter_vs_solver")
-    r.record_pairs = True
+    r = BACKENDS[name](outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["x", "s", "y"])
     for i in range(4):
         records = r.forfeit(f"r{i:03d}-s", "s", ["x", "y"]).pairs
@@ -101,9 +99,8 @@ def test_forfeits_change_nothing_under_the_other_rules(name):
 
 
 def test_join_re_rating_keeps_only_the_newcomers_games():
-    r = EloRating(outcome="setter_vs_solver")
+    r = EloRating(outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["s", "x", "new"])
-    r.record_pairs = True
     records = r.update("t", {"s": 0.9, "x": 0.9, "new": 0.1}, involving={"new"}, setter="s").pairs
     assert [(u["a"], u["b"], u["result"]) for u in records] == [("s", "new", 1.0)]
 
