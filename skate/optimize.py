@@ -697,6 +697,8 @@ __all__ = ["DEMO_SOURCES", "METRIC_VERSION", "Demo", "OptimizeError", "ProgramSt
 
 
 if __name__ == "__main__":  # python -m skate.optimize: a thin alias of `skate optimize`
+    import sys
+
     from skate.cli.optimize import main
 
-    main()
+    sys.exit(main())

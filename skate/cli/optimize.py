@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from skate import events as ev
+from skate.cli.play import hydra_argv
 from skate.build import build_table, llm_players, open_client, prepare_models, usage_summary
 from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
 from skate.llm.optimizers import OptimizeError, format_results
@@ -52,7 +54,8 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
         return records
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """``skate optimize [overrides...]``: the exit status."""
     register_configs()
 
     @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
@@ -69,4 +72,6 @@ def main() -> None:
               f"{total['prompt_tokens']} in, {total['completion_tokens']} out; cost ${total['cost_usd']:.4f}")
         print(f"programs: {Path(str(cfg.optimizer.store)).expanduser()}; results: {out_dir}")
 
-    app()
+    with hydra_argv("skate optimize", list(sys.argv[1:] if argv is None else argv)):
+        app()
+    return 0

@@ -21,7 +21,7 @@ import difflib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -246,10 +246,25 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     return 0
 
 
-def main() -> None:
-    args = sys.argv[1:]
+@contextlib.contextmanager
+def hydra_argv(prog: str, argv: Sequence[str]) -> Iterator[None]:
+    """A Hydra app reads its arguments from ``sys.argv``: the command's own, for the app's time
+    only (the process's are put back however the app ends: a return, ``--help``'s exit, an error)."""
+    saved = sys.argv
+    sys.argv = [prog, *argv]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``skate play [overrides...]`` (``skate [overrides...]``): play a game, a sweep (``-m``), or
+    resume a run (``resume=RUN_DIR``); the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
-        sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
-    with _one_line_config_errors():
+        return resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")])
+    with hydra_argv("skate", args), _one_line_config_errors():
         _app()
+    return 0

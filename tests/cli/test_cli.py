@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, run
+from skate.cli import COMMANDS, command_of, main, run
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
 
@@ -31,6 +31,24 @@ def test_every_command_answers_help(name, capsys):
         run(name, ["--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["play", "optimize"])
+def test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone(name, capsys, monkeypatch):
+    """play and optimize are main(argv) -> int like every command: Hydra sees their arguments
+    while it runs, and the process's sys.argv is as it was afterwards (here, after --help's exit)."""
+    monkeypatch.setattr(sys, "argv", ["outer", "untouched"])
+    with pytest.raises(SystemExit) as exc:
+        run(name, ["game=mathquiz", "--help"])
+    assert exc.value.code in (0, None)
+    out = capsys.readouterr().out
+    assert "== Configuration groups ==" in out and "name: mathquiz" in out  # the override was seen
+    assert sys.argv == ["outer", "untouched"]
+
+
+def test_the_entry_returns_its_status_instead_of_exiting(capsys):
+    assert main(["--help"]) == 0 and "commands:" in capsys.readouterr().out
+    assert main(["rat", "RUN"]) == 2 and "'rat' is not a command" in capsys.readouterr().err
 
 
 def test_overrides_and_hydra_flags_play_a_game():
