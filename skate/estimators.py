@@ -529,7 +529,7 @@ class GreedyConfig(EstimatorConfig):
     max_tokens: Optional[int] = None  # when set, every language-model player's reply limit (ArxivRoll: 50)
 
 
-# The estimator group's registry (conf/estimator/<name>.yaml selects <name>_schema).
+# The estimator group's registry (conf/estimator/<name>.yaml extends /schema/estimator/<name>).
 estimator: Registry[type[Estimator]] = Registry("estimator", __name__)
 estimator.register("algorithm1", Algorithm1Config)(Algorithm1)
 estimator.register("decided", DecidedConfig)(Decided)

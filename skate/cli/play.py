@@ -120,8 +120,10 @@ def describe_config_error(exc: BaseException) -> str:
     which a typed config refuses as well)."""
     if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
         group, _, name = exc.missing_cfg_file.rpartition("/")
-        options = sorted(o for o in exc.options or [] if not o.endswith("_schema"))  # not the typed schemas
-        near = difflib.get_close_matches(name, options, n=1)
+        options = sorted(exc.options or [])
+        # <option>_schema named the schema an option extends before the schemas left the groups
+        near = [name.removesuffix("_schema")] if name.removesuffix("_schema") in options else \
+            difflib.get_close_matches(name, options, n=1)
         hint = f"did you mean {group}={near[0]}? " if near else ""
         return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
     if isinstance(exc, OverrideParseException):

@@ -53,7 +53,7 @@ class OpenAIEmbedderConfig(EmbedderConfig):
     max_retries: int = "${llm.max_retries}"  # type: ignore[assignment]
 
 
-# The embedder group's registry (conf/embedder/<name>.yaml selects <name>_schema); the embedders
+# The embedder group's registry (conf/embedder/<name>.yaml extends /schema/embedder/<name>); the embedders
 # themselves are imported when one is built (MiniLM and OpenAI's load more than the package).
 embedder: Registry[type] = Registry("embedder", __name__)
 embedder.register("hashing", HashingEmbedderConfig, "skate.embedders.base:HashingEmbedder")

@@ -10,6 +10,6 @@
 
 A backend is one module here: its settings dataclass and its class, registered with
 ``@rating.register("<name>", <Name>Config)`` (capabilities are class attributes: ``says_order``,
-``uses_counts``), plus ``conf/rating/<name>.yaml`` (``defaults: [<name>_schema, _self_]``).
+``uses_counts``), plus ``conf/rating/<name>.yaml`` (``defaults: [/schema/rating/<name>@_here_, _self_]``).
 | ``rerate`` | a finished run's games rated again from its event log (``python -m skate.rate``) |
 """

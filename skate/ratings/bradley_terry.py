@@ -129,7 +129,7 @@ def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
     return 1000.0 + 100.0 * np.asarray(theta) / math.log(10.0)
 
 
-# The settings (conf/rating/bradley_terry.yaml selects them as bradley_terry_schema).
+# The settings (conf/rating/bradley_terry.yaml extends them: /schema/rating/bradley_terry).
 @dataclass
 class BradleyTerryConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"

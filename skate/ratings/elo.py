@@ -15,7 +15,7 @@ from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
 
 
-# The settings (conf/rating/elo.yaml selects them as elo_schema).
+# The settings (conf/rating/elo.yaml extends them: /schema/rating/elo).
 @dataclass
 class EloConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.elo.EloRating"

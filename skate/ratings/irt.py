@@ -123,7 +123,7 @@ def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: 
     return lse, np.column_stack([g_theta, g_logs]), post
 
 
-# The settings (conf/rating/irt.yaml selects them as irt_schema).
+# The settings (conf/rating/irt.yaml extends them: /schema/rating/irt).
 @dataclass
 class IRTConfig(RatingConfig):
     """The item-response model (skate.ratings.irt): abilities and task difficulties fitted

@@ -22,6 +22,7 @@ from skate.paths import CONF_DIR
 from skate.ratings.base import rating as rating_registry
 from skate.ratings.config import OutcomeRule, draw_margin_of, sigma_star_factor, validate_rating
 from skate.records import BENCHMARK
+from skate.registry import schema_default
 
 
 def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], dict[str, Any]]:
@@ -73,7 +74,7 @@ def _option_config(option: str, key: str) -> DictConfig:
     if option not in rating_options():
         raise ConfigError(f"{key}.rating={option!r} is invalid: give one of {rating_options()}")
     raw = OmegaConf.load(Path(CONF_DIR) / "rating" / f"{option}.yaml")
-    schemas = {f"{e.name}_schema": e.schema for e in rating_registry}
+    schemas = {schema_default("rating", e.name): e.schema for e in rating_registry}
     schema = next((schemas[d] for d in raw.pop("defaults", []) if d in schemas), None)
     if schema is None:
         raise ConfigError(f"{key}.rating={option!r}: conf/rating/{option}.yaml names no rating schema")

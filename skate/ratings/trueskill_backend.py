@@ -51,7 +51,7 @@ class _Env(NamedTuple):
     margin: float
 
 
-# The settings (conf/rating/trueskill.yaml selects them as trueskill_schema).
+# The settings (conf/rating/trueskill.yaml extends them: /schema/rating/trueskill).
 @dataclass
 class TrueSkillConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"

@@ -82,7 +82,7 @@ def _number(key: str, value: Any, ok: str, test) -> float:
     return x
 
 
-# The settings (conf/rating/ttt.yaml selects them as ttt_schema).
+# The settings (conf/rating/ttt.yaml extends them: /schema/rating/ttt).
 @dataclass
 class TTTConfig(OutcomeRuleConfig):
     """TrueSkill Through Time (skate.ratings.ttt): TrueSkill's model fitted on every outcome at

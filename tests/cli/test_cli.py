@@ -71,3 +71,8 @@ def test_python_dash_m_aliases_run_the_commands(alias, command):
 def test_skate_play_help_shows_the_config_groups():
     out = subprocess.run([str(SKATE), "play", "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "rating: " in out.stdout and "game: cop, mathquiz, pyjail, scp" in out.stdout
+    groups = out.stdout.split("== Configuration groups ==", 1)[1].split("== Config ==", 1)[0]
+    # only the options a user chooses: not the schemas they extend, not Hydra's own groups
+    assert "rating: bradley_terry, elo, irt, trueskill, ttt, zerosumeval\n" in groups
+    assert "aug: full_context, full_personal, hist_perf, hist_tasks, no_info\n" in groups
+    assert "schema" not in groups and "hydra/" not in groups
