@@ -127,10 +127,9 @@ def run_game(cfg: DictConfig | SkateConfig, out_dir: Path, resume: bool = False,
         raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
-        # The log is written from its first event on (nothing is, if building the parts fails); the
-        # parts are built knowing it (what it keeps of the ratings, where void calls go).
+        # The parts are built knowing the log (what it keeps of the ratings, where void calls go);
+        # it is opened by its first event, so a run refused while its parts are built leaves none.
         log = EventLog(out_dir / EVENTS_FILE, replay=resume)
-        cleanup.callback(log.close)
         parts = assemble(settings, cleanup, log)
         return _play(settings, parts, log, out_dir, cleanup, rerates, dict(made_from or {}))
 
@@ -141,6 +140,7 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
                                                             parts.sandbox, parts.client, parts.logger)
     described = [p.describe() for p in players]
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
+    cleanup.callback(log.close)  # first, before the client: a call abandoned at the stop writes nothing late
     config = record_of(s)
     engine = Engine(parts, log, Loop.of(s),
                     round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)

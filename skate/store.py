@@ -130,6 +130,7 @@ class EventLog:
         self.backup: Path | None = None
         self._replay = replay
         self._fh: Any = None  # opened by the first write: a run refused before it starts leaves no log
+        self._closed = False
         # replay: the event kinds of the lines kept (read now; the log is cut at the first write)
         self.kept_kinds: set[str] = self._scan()[1] if replay and self.path.exists() else set()
 
@@ -145,6 +146,8 @@ class EventLog:
         """Open the log for writing (under the lock), once: a replay first cuts it where it stopped."""
         if self._fh is not None:
             return
+        if self._closed:  # a late write (a model call abandoned at the stop) opens nothing again
+            raise LogWriteError(f"the event log {self.path} is closed")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self._replay:
             self._prepare_replay()
@@ -282,6 +285,7 @@ class EventLog:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._fh is not None and not self._fh.closed:
                 self._fh.close()
             if self._reader is not None:

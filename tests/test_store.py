@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from skate import events as ev
-from skate.store import EventLog, RatingLog
+from skate.store import EventLog, LogWriteError, RatingLog
 
 
 def recorded(path):
@@ -65,7 +67,9 @@ def test_the_log_keeps_pairs_as_a_resumed_log_began_else_as_asked(tmp_path):
     fresh = EventLog(tmp_path / "new" / "events.jsonl")
     assert fresh.keeps_pairs("pair") and not fresh.keeps_pairs(RatingLog.task)
     fresh.close()
-    assert not (tmp_path / "new").exists()  # closed before its first event: nothing written
+    with pytest.raises(LogWriteError, match="is closed"):
+        fresh.write(ev.RunStarted(game="g", rounds=2, seed=1))
+    assert not (tmp_path / "new").exists()  # closed before its first event: nothing written, even late
     path = tmp_path / "events.jsonl"
     with EventLog(path) as log:
         log.write(ev.RunStarted(game="g", rounds=2, seed=1))
