@@ -53,8 +53,8 @@ def main() -> None:
         swapped = [(a, b) for i, a in enumerate(truth) for b in truth[i + 1:] if ranked.index(a) > ranked.index(b)]
         adjacent = all(truth.index(b) == truth.index(a) + 1 for a, b in swapped)
         s = result.summary
-        rate = s.get("sandbox_executions", 0) / wall
-        print(f"| {seed} | {wall:.1f} | {s['tasks']} | {s['attempts']} | {s['samples']} | {s['updates']} | {rate:.1f} | "
+        rate = s.sandbox_executions / wall
+        print(f"| {seed} | {wall:.1f} | {s.tasks} | {s.attempts} | {s.samples} | {s.updates} | {rate:.1f} | "
               f"{tau:.3f} | {len(swapped)}{' (adjacent)' if swapped and adjacent else ''} | "
               f"{'yes' if ranked == truth else 'no'} |", flush=True)
 

@@ -63,7 +63,7 @@ def play(latency: float, concurrency: int, rounds: int, extra: list[str]) -> dic
     finally:
         server.terminate()
         server.wait()
-    calls = result.summary["usage"]["total"]["calls"]
+    calls = result.summary.usage["total"]["calls"]
     ideal = calls * latency / concurrency
     return {"latency": latency, "concurrency": concurrency, "calls": calls, "wall": wall, "cpu": cpu,
             "game_cpu": cpu_in["game"], "report_cpu": cpu_in["report"],

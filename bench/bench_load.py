@@ -221,8 +221,8 @@ def run_sim(args: argparse.Namespace) -> None:
         print(f"{what} seconds per round: rounds 2-{1 + q} {mean_s(2, 1 + q, key):.1f}, rounds {last - q + 1}-{last} "
               f"{mean_s(last - q + 1, last, key):.1f}; round 1 {by[1][key]:.1f}")
     s = result.summary
-    print(f"tasks {s['tasks']}, attempts {s['attempts']}, samples {s['samples']}, estimates {s['estimates']}, "
-          f"rating updates {s['updates']}, sandbox executions {s.get('sandbox_executions', 0)}; "
+    print(f"tasks {s.tasks}, attempts {s.attempts}, samples {s.samples}, estimates {s.estimates}, "
+          f"rating updates {s.updates}, sandbox executions {s.sandbox_executions}; "
           f"events.jsonl {rows[-1]['events_mb']:.1f} MB")
     from scipy.stats import kendalltau, spearmanr
 
@@ -395,7 +395,7 @@ def run_llm(args: argparse.Namespace) -> None:
         run = read_run(Path(tmp) / "run")
         game_log = [r for r in srv.log if r.get("max_tokens") != 1]  # preflight probes ask for one token
         stats = srv.stats
-    usage = result.summary["usage"]["total"]
+    usage = result.summary.usage["total"]
     faults = Counter(r["fault"] for r in game_log if r["fault"])
     voids = run.of(ModelCallVoid)
     ests = run.of(Estimated)
@@ -413,7 +413,7 @@ def run_llm(args: argparse.Namespace) -> None:
         ("retries", usage["retries"]),
         ("void requests (all retries failed) / void samples", f"{len(voids)} / {usage['void']}"),
         ("samples asked for", usage["samples"]),
-        ("valid tasks / attempts (void attempts)", f"{len(tasks)} / {s['attempts']} ({void_attempts})"),
+        ("valid tasks / attempts (void attempts)", f"{len(tasks)} / {s.attempts} ({void_attempts})"),
         ("estimates (void)", f"{len(ests)} ({sum(1 for e in ests if e.p is None)})"),
         ("rating updates", run.update_count),
         ("peak RSS MB", f"{peak_rss_mb():.0f}"),

@@ -1,87 +1,137 @@
-"""The one assembly: a run's parts built from its settings (:func:`assemble`), for every tool
-that plays or prepares a game (:mod:`skate.runner`, :mod:`skate.optimize`,
-:mod:`skate.cli.sensitivity`), and the builders it uses (``python -m skate.sandbox`` builds a sandbox
-alone)."""
+"""The one assembly of a game's parts from its settings (:func:`assemble`), and the small builders
+it is made of, which the tools that need less compose themselves: the game on its table
+(:func:`build_table`: the game, its sandbox and environment, the embedder), the model client
+(:func:`open_client`), the players (:func:`simulated_players`, :func:`llm_players`) and the
+models' check (:func:`prepare_models`). ``skate optimize`` builds the table, the client and the
+model players; the sensitivity probe the table, the client and every player; a leaderboard
+placement adds the game's estimator and its decoding. Every part is finished when built: the
+rating backend knows what the log keeps, the client where its void calls go, a model player how
+the estimator wants it to decode. (``python -m skate.sandbox`` builds a sandbox alone.)"""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
+from skate import events as ev
+from skate.embedders import Embedder, build_embedder, connect_embedder
 from skate.errors import ConfigError
 from skate.games import GameEnv
 from skate.engine import Parts
 from skate.games.base import Game
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.preflight import preflight
-from skate.embedders import build_embedder, connect_embedder
+from skate.players.base import Player
 from skate.players.simulated import build_simulated
+from skate.records import Decoding
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
-from skate.estimators import estimator as estimator_registry
+from skate.store import EventLog
 
 
 # A model's twin with its default prompts, when optimizer.compare is on.
 DEFAULT_SUFFIX = "-default"
 
 
-def assemble(settings: Any, cleanup: contextlib.ExitStack, *, for_game: bool = True, simulated: bool = True,
-             llm: bool = True, compare: bool = True, check_models: bool = True) -> Parts:
-    """Build a run's parts from its settings (a :class:`skate.config.SkateConfig`). What must be
-    closed (the sandbox, the model client) is closed by ``cleanup``, last opened first.
+@dataclass(frozen=True)
+class Table:
+    """What every tool that plays or prepares a game sets out first: the game, the sandbox its
+    programs run in, its environment (the sandbox, the run's seed, the pass mark) and the embedder."""
 
-    ``for_game``: also the rating backend, the setters' augmentation, the estimator and the
-    logger, and the language-model players as the game plays them (one greedy answer under a
-    greedy estimator; with ``optimizer.compare`` and ``compare``, each model's twin with its default
-    prompts). ``simulated``/``llm``: which players. ``check_models``: one cheap call per model
-    and endpoint first (``llm.preflight``), so that a dead one stops the run now."""
+    game: Game
+    sandbox: Sandbox
+    env: GameEnv
+    embedder: Embedder
+
+
+def assemble(settings: Any, cleanup: contextlib.ExitStack, log: EventLog) -> Parts:
+    """A game's parts from its settings (a :class:`skate.config.SkateConfig`), each one finished:
+    the rating backend records each pairwise update when ``log`` keeps them (as a resumed log
+    began, else ``events.rating_updates``), the model client writes its void calls to ``log``, the
+    model players decode as the estimator asks (greedy: one answer at temperature 0), and with
+    ``optimizer.compare`` each model also plays as its twin with its default prompts. Each model
+    and endpoint is checked first (``llm.preflight``). What must be closed (the sandbox, the model
+    client) is closed by ``cleanup``, last opened first; nothing is written to ``log`` here."""
+    s = settings
+    table = build_table(s, cleanup)
+    rating = instantiate(s.rating, _convert_="all", record_pairs=log.keeps_pairs(s.events.rating_updates))
+    aug, logger = instantiate(s.aug, _convert_="all"), instantiate(s.logger, _convert_="all")
+    estimator = build_estimator(s)
+    client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)))
+    twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
+    players = [*simulated_players(s, table),
+               *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None))]
+    prepare_models(s, table, client, players)
+    return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
+                 client=client, rating=rating, aug=aug, estimator=estimator, logger=logger)
+
+
+def build_estimator(settings: Any) -> Any:
+    """The game's estimator (``estimator``): how p(correct) is estimated, and how models decode."""
+    return instantiate(settings.estimator, _convert_="all")
+
+
+def build_table(settings: Any, cleanup: contextlib.ExitStack) -> Table:
+    """The game, its sandbox (closed by ``cleanup``; none for a game that runs no program), its
+    environment and the embedder (one line, :class:`ConfigError`, when it cannot run here)."""
     s = settings
     game = build_game(s.game)
-    embedder = build_embedder(s.embedder)  # one line (ConfigError) when it cannot run here
-    own = ({"rating": instantiate(s.rating, _convert_="all"), "aug": instantiate(s.aug, _convert_="all"),
-            "estimator": instantiate(s.estimator, _convert_="all"), "logger": instantiate(s.logger, _convert_="all")}
-           if for_game else {})
+    embedder = build_embedder(s.embedder)
     sandbox = build_sandbox(s.sandbox) if game.runs_programs else NoSandbox()
     cleanup.callback(sandbox.close)
     refusal = game.check_sandbox(sandbox)
     if refusal:
         raise ConfigError(refusal)
-    env = GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh))
-    players: list[Any] = []
-    client: LLMClient | None = None
-    if simulated and s.players.simulated:
-        players += build_simulated(s.players.simulated, game.simulation(env), s.seed)
-    if llm and s.players.llm:
-        from skate.players.llm import build_llm_players  # loads DSPy (about a second): only for model players
-
-        client = client_of(s.llm, cleanup)
-        configs = [dataclasses.asdict(c) for c in s.players.llm]
-        if for_game and estimator_registry.of(s.estimator).component.greedy_decoding:  # one greedy answer a task
-            for c in configs:
-                c["temperature"] = float(s.estimator.llm_temperature)
-                if s.estimator.max_tokens is not None:
-                    c["max_tokens"] = int(s.estimator.max_tokens)
-        if for_game and compare and s.optimizer.compare:  # each model also plays with its default prompts
-            configs += [{**c, "name": c["name"] + DEFAULT_SUFFIX} for c in configs]
-        players += build_llm_players(configs, client, lambda: game.modules(env))
-        if check_models and s.llm.preflight:
-            # One cheap call per distinct model and endpoint: a dead one stops the run now, not
-            # after every round of void calls (PreflightError is a ConfigError: one line, exit 2).
-            preflight(client, players)
-    if getattr(embedder, "uses_client", False):  # embedder=openai: its calls are the run's (cache, usage, budget)
-        if client is None:
-            client = client_of(s.llm, cleanup)
-        connect_embedder(embedder, client, check=bool(s.llm.preflight))
-    return Parts(game=game, sandbox=sandbox, env=env, embedder=embedder, players=players, client=client, **own)
+    return Table(game, sandbox, GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh)), embedder)
 
 
-def client_of(llm: Any, cleanup: contextlib.ExitStack) -> LLMClient:
-    client = build_client(llm)
+def open_client(settings: Any, table: Table, cleanup: contextlib.ExitStack,
+                on_void: Callable[[dict], None] | None = None) -> LLMClient | None:
+    """The one model client the run's model players (and an embedder that calls a model:
+    ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
+    ``on_void``: where each void call is told (the runner's event log)."""
+    if not settings.players.llm and not getattr(table.embedder, "uses_client", False):
+        return None
+    client = build_client(settings.llm, on_void)
     cleanup.callback(client.close)
     return client
+
+
+def simulated_players(settings: Any, table: Table) -> list[Player]:
+    """The cohort's simulated players (``players.simulated``), playing the game's simulation."""
+    if not settings.players.simulated:
+        return []
+    return build_simulated(settings.players.simulated, table.game.simulation(table.env), settings.seed)
+
+
+def llm_players(configs: Sequence[Any], table: Table, client: LLMClient | None,
+                decoding: Decoding | None = None) -> list[Player]:
+    """One language-model player per entry of ``configs`` (``players.llm`` entries), sharing
+    ``client``; ``decoding``: how they decode when the estimator says (greedy), over their own."""
+    if not configs:
+        return []
+    assert client is not None, "open_client gives a client whenever players.llm has entries"
+    from skate.players.llm import build_llm_players  # loads DSPy (about a second): only for model players
+
+    return list(build_llm_players([dataclasses.asdict(c) for c in configs], client,
+                                  lambda: table.game.modules(table.env), decoding))
+
+
+def prepare_models(settings: Any, table: Table, client: LLMClient | None, players: Sequence[Player] = ()) -> None:
+    """With ``llm.preflight``, one cheap call per distinct model and endpoint of ``players``, so
+    that a dead one stops the run now, not after every round of void calls (PreflightError is a
+    ConfigError: one line, exit 2); then the embedder that calls a model gets the client (and,
+    with ``llm.preflight``, checks it)."""
+    if client is None:
+        return
+    if players and settings.llm.preflight:
+        preflight(client, players)
+    connect_embedder(table.embedder, client, check=bool(settings.llm.preflight))
 
 
 def build_game(game_settings: Any) -> Game:
@@ -112,14 +162,15 @@ def build_sandbox(sandbox_cfg: Any) -> Sandbox:
 
 
 
-def build_client(c: Any) -> LLMClient:
-    """The one model client every LLM player of the run shares."""
+def build_client(c: Any, on_void: Callable[[dict], None] | None = None) -> LLMClient:
+    """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
+    ``on_void``: where each void call is told."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
     prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
-                     budget_usd=c.budget_usd, structured=str(c.structured))
+                     budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void)
 
 
 def usage_summary(client) -> dict[str, Any]:

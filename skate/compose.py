@@ -35,6 +35,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate.paths import CONF_DIR
+from skate.registry import SCHEMA_GROUP
 
 _COMPOSED: dict[tuple, DictConfig] = {}
 # What has been put in Hydra's ConfigStore through store(): (group, name) -> schema.
@@ -130,6 +131,23 @@ def apply_values(overrides: Sequence[Override], cfg: DictConfig) -> None:
 def yaml_options(group: str) -> set[str]:
     """The options of ``group`` that are YAML files under ``conf/<group>/``."""
     return {p.stem for p in Path(CONF_DIR, group).glob("*.yaml")}
+
+
+def user_groups() -> str:
+    """The config groups users choose from, one line each with its options (``rating: elo, irt,
+    ...``), as Hydra's help lists them but without the schemas the options extend (the
+    ``schema`` group) or Hydra's own groups: ``skate play --help`` shows this (conf/config.yaml,
+    ``hydra.help.template``, through the ``skate_user_groups`` resolver)."""
+    repo = ConfigStore.instance().repo
+    groups = {p.name for p in Path(CONF_DIR).iterdir() if p.is_dir()} | {k for k, v in repo.items() if isinstance(v, dict)}
+    lines = []
+    for group in sorted(groups - {"hydra", SCHEMA_GROUP}):
+        stored = {name.removesuffix(".yaml") for name, node in repo.get(group, {}).items() if not isinstance(node, dict)}
+        lines.append(f"{group}: {', '.join(sorted(yaml_options(group) | stored))}")
+    return "\n".join(lines)
+
+
+OmegaConf.register_new_resolver("skate_user_groups", user_groups, replace=True)
 
 
 def _plain(o: Override) -> bool:

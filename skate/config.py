@@ -1,9 +1,10 @@
 """Structured config schemas for every Hydra config group.
 
-Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``defaults: [<x>_schema]``),
-so a misspelt key or a value of the wrong type fails while Hydra composes the config, naming the
-key. Every registered game's schema is the option ``game=<name>`` (``<name>_schema`` when a YAML
-``conf/game/<name>.yaml`` overrides something in it).
+Each YAML option under ``conf/<group>/`` extends one of these dataclasses (``defaults:
+[/schema/<group>/<name>@_here_, _self_]``; the schemas are stored out of the options users choose,
+:func:`skate.registry.schema_node`), so a misspelt key or a value of the wrong type fails while
+Hydra composes the config, naming the key. Every registered game's schema, and every registered
+component's with no YAML, is the option ``<group>=<name>`` itself.
 Range checks that types cannot express live beside each schema (its ``check``, returning
 :class:`~skate.errors.Problem` s; a game's in its ``check_config``); :func:`validate` runs them
 and the checks that span sections before anything else, and raises :class:`ConfigError` naming the
@@ -27,6 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.augment import AugConfig, Strategy  # noqa: F401
 from skate.compose import compose, store, yaml_options
 from skate.records import ScheduleMode
+from skate.registry import schema_node, spoken
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
 from skate.games import get_game, load_games
@@ -43,7 +45,7 @@ from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConf
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
 from skate.estimators import EstimatorConfig, check_links, estimator
 from skate.loggers import LoggerConfig, logger
-from skate.registry import spoken
+from skate.store import RatingLog
 
 
 def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
@@ -122,11 +124,6 @@ class ScheduleConfig:
     """
 
     mode: ScheduleMode = ScheduleMode.rounds
-
-
-class RatingLog(enum.StrEnum):
-    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
-    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
 
 
 @dataclass
@@ -228,29 +225,25 @@ def rating_option(name: str) -> RatingConfig:
 
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
-    again, and a game registered since the last call is added). A game with no YAML under
-    ``conf/game/`` is the option ``game=<name>`` as its schema stands; one with a YAML (which
-    overrides something) gets its schema as ``<name>_schema``, for the YAML's defaults list."""
+    again, and a game or component registered since the last call is added). A game or component
+    with no YAML under ``conf/<group>/`` is the option ``<group>=<name>`` as its schema stands; one
+    with a YAML (which sets values of its own) gets its schema as ``schema/<group>/<name>``, out of
+    the options users choose, for the YAML's defaults list (:func:`skate.registry.schema_default`)."""
     store(None, "skate_schema", SkateConfig)
-    with_yaml = yaml_options("game")
-    for name, game in load_games().items():
-        store("game", f"{name}_schema" if name in with_yaml else name, game.config_schema)
-    for registry in REGISTRIES:
-        for entry in registry:
-            store(registry.group, f"{entry.name}_schema", entry.schema)
-    for group, name, node in _SCHEMAS:
-        store(group, name, node)
+    for group, entries in (("game", [(n, g.config_schema) for n, g in load_games().items()]),
+                           *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES)):
+        with_yaml = yaml_options(group)
+        for name, schema in entries:
+            store(*(schema_node(group, name) if name in with_yaml else (group, name)), schema)
+    for group, node in _SCHEMAS:
+        store(*schema_node(group), node)
 
 
 # The groups whose options build different components: each group's registry names them, with
-# their schemas (stored as <name>_schema) and capabilities.
+# their schemas (stored as schema/<group>/<name>) and capabilities.
 REGISTRIES = (rating, estimator, sandbox, embedder, logger)
-# The groups with one schema each.
-_SCHEMAS: tuple[tuple[str, str, type], ...] = (
-    ("aug", "aug_schema", AugConfig),
-    ("players", "players_schema", PlayersConfig),
-    ("optimizer", "optimizer_schema", OptimizerConfig),
-)
+# The groups with one schema each (stored as schema/<group>).
+_SCHEMAS: tuple[tuple[str, type], ...] = (("aug", AugConfig), ("players", PlayersConfig), ("optimizer", OptimizerConfig))
 
 
 # --------------------------------------------------------------------------- validation

@@ -25,10 +25,10 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from skate.sandbox import Sandbox, SandboxError
 from skate.estimators import Estimator, Sampler, TaskContext
 from skate.store import EventLog
 from skate.loggers import RunLogger
+
+if TYPE_CHECKING:
+    from skate.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -75,22 +78,23 @@ class _SetResult:
     attempts: list[ev.AttemptMade] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Parts:
-    """What a run is made of (:func:`skate.build.assemble` builds them from the settings): the game
-    and its environment, the sandbox, the embedder, the players and the model client they share,
-    and for a game, the rating backend, the setters' augmentation, the estimator and the logger."""
+    """What a game is played with, every part built and finished (:func:`skate.build.assemble`
+    builds them from the settings): the game and its environment, the sandbox, the embedder, the
+    players and the model client they share, the rating backend, the setters' augmentation, the
+    estimator and the logger."""
 
     game: Game
     sandbox: Sandbox
-    env: GameEnv | None
+    env: GameEnv
     embedder: Embedder
-    players: list[Player] = field(default_factory=list)
-    client: Any = None  # the LLMClient, when a player (or the embedder) calls a model
-    rating: RatingBackend | None = None
-    aug: Augmentation | None = None
-    estimator: Estimator | None = None
-    logger: RunLogger | None = None
+    players: list[Player]
+    client: LLMClient | None  # None: no player (nor the embedder) calls a model
+    rating: RatingBackend
+    aug: Augmentation
+    estimator: Estimator
+    logger: RunLogger
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,12 @@ class Loop:
 _COUNTS = ("attempts", "tasks", "samples", "estimates", "updates", "void_attempts", "void_samples", "void_estimates")
 
 
-@dataclass
-class Summary(Mapping[str, Any]):
-    """What a game did: counts, the tasks each player set, the time, how it ended; and what the
-    runner adds (model usage, prompt optimisation). It reads as the mapping ``run_end.summary``
-    records (:meth:`as_dict`)."""
+@dataclass(frozen=True)
+class Summary:
+    """What a run did: counts, the tasks each player set, the time, how it ended (the engine's);
+    and what the runner adds once the game is over (model usage, prompt optimisation: a new
+    summary, :func:`dataclasses.replace`). Read by attribute; recorded as ``run_end.summary``
+    (:meth:`as_dict`: the fields that are set, in this order)."""
 
     attempts: int = 0
     tasks: int = 0
@@ -144,22 +149,11 @@ class Summary(Mapping[str, Any]):
     usage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        """The recorded form (``run_end.summary``, the loggers'): every field that is set."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
 
-    def __getitem__(self, key: str) -> Any:
-        value = getattr(self, key) if key in self.__dataclass_fields__ else None
-        if value is None:
-            raise KeyError(key)
-        return value
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.as_dict())
-
-    def __len__(self) -> int:
-        return len(self.as_dict())
-
-
-@dataclass
+@dataclass(frozen=True)
 class GameResult:
     table: list[dict[str, Any]]
     archive: list[ScoredTask]
@@ -169,12 +163,10 @@ class GameResult:
 class Engine:
     def __init__(self, parts: Parts, log: EventLog, loop: Loop | None = None,
                  round_info: Callable[[], dict[str, Any]] | None = None) -> None:
-        """``parts`` with its rating, augmentation and estimator (and, optionally, a logger);
+        """``parts``: a game's, every one built (:func:`skate.build.assemble`);
         ``round_info``: what else each ``round_end`` records (the runner's model usage)."""
         loop = loop or Loop()
         game, players, rating = parts.game, parts.players, parts.rating
-        if rating is None or parts.aug is None or parts.estimator is None:
-            raise ValueError("the engine needs a game's parts: a rating, an augmentation and an estimator")
         seed, stages, schedule, settled, min_rounds = loop.seed, loop.stages, loop.schedule, loop.settled, loop.min_rounds
         names = [p.name for p in players]
         if len(set(names)) != len(names):
@@ -184,7 +176,7 @@ class Engine:
         self.game, self.players, self.rating = game, list(players), rating
         self.aug, self.estimator, self.sandbox = parts.aug, parts.estimator, parts.sandbox
         self.novelty, self.log = NoveltyIndex(parts.embedder), log
-        self.logger = parts.logger or RunLogger()
+        self.logger = parts.logger
         self._round_info = round_info
         self.seed = seed
         self.names = tuple(names)

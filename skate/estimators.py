@@ -22,10 +22,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, require
 from skate.games.base import AnswerFormat
-from skate.ratings.base import OrderPair, rating_class, rating_name
+from skate.ratings.base import OrderPair, rating_name
 from skate.ratings.config import OutcomeRule, one_of
 from skate.ratings.outcomes import PairRule
-from skate.records import PASS_MARK, VOID, Estimate, Task, skipped_estimate
+from skate.records import PASS_MARK, VOID, Decoding, Estimate, Task, skipped_estimate
 from skate.registry import Registry, spoken
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,6 +126,7 @@ class Estimator(ABC):
     uses_order = False  # True: reads the ranking so far (TaskContext.order): the rating must say how sure it is
     picks_answerers = False  # True: chooses who answers each task (not for schedule.mode=matches)
     greedy_decoding = False  # True: one greedy answer per query (sets every model player's temperature)
+    decoding: Decoding | None = None  # greedy: how every model player decodes (given to the players when built)
     decides_outcomes = False  # True: settles the rating rule's pairwise outcomes (needs a rating with a rule)
     reads = False  # True: reads p(correct) from the players' probabilities (multiple-choice games only)
 
@@ -189,8 +190,8 @@ class FixedN(Estimator):
 class Greedy(Estimator):
     """One answer per (task, player), as ArxivRoll scores its benchmarks: every player sees the
     same query (for multiple choice, the options in one order drawn from the task alone, not
-    reshuffled per sample), language models answer at temperature 0 (``llm_temperature``; the
-    runner sets it on every model player) within ``max_tokens`` when given, and p(correct) is 1 or
+    reshuffled per sample), language models answer at temperature 0 (``llm_temperature``: its
+    :attr:`decoding`, given to every model player when built) within ``max_tokens`` when given, and p(correct) is 1 or
     0. A void answer (the call failed) is void, never wrong. Averaged over tasks it is accuracy."""
 
     fixed_queries = True
@@ -198,6 +199,7 @@ class Greedy(Estimator):
 
     def __init__(self, llm_temperature: float = 0.0, max_tokens: int | None = None) -> None:
         self.llm_temperature, self.max_tokens = llm_temperature, max_tokens
+        self.decoding = Decoding(llm_temperature, max_tokens)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         correct, unparsable, void = sample(1, rng)
@@ -570,7 +572,7 @@ class GreedyConfig(EstimatorConfig):
                 *require(m is None or m >= 1, "max_tokens", m, "must be >= 1 or null")]
 
 
-# The estimator group's registry (conf/estimator/<name>.yaml selects <name>_schema).
+# The estimator group's registry (conf/estimator/<name>.yaml extends /schema/estimator/<name>).
 estimator: Registry[type[Estimator]] = Registry("estimator", __name__)
 estimator.register("algorithm1", Algorithm1Config)(Algorithm1)
 estimator.register("decided", DecidedConfig)(Decided)

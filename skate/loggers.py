@@ -314,7 +314,7 @@ class WandbLogger(ConsoleLogger):
             self.run = None
 
 
-# The logger group's registry (conf/logger/<name>.yaml selects <name>_schema).
+# The logger group's registry (conf/logger/<name>.yaml extends /schema/logger/<name>).
 logger: Registry[type[RunLogger]] = Registry("logger", __name__)
 logger.register("console", ConsoleLoggerConfig)(ConsoleLogger)
 logger.register("wandb", WandbLoggerConfig)(WandbLogger)

@@ -180,6 +180,21 @@ def skipped_estimate() -> Estimate:
 
 
 @dataclass(frozen=True)
+class Decoding:
+    """How language-model players decode when the estimator asks for one greedy answer a task
+    (:attr:`skate.estimators.Estimator.decoding`): each model's temperature and, when given, its
+    reply limit, set on the players as they are built."""
+
+    temperature: float = 0.0
+    max_tokens: int | None = None
+
+    def spec_fields(self) -> dict[str, Any]:
+        """The model settings this decoding sets (``ModelSpec`` fields)."""
+        return {"temperature": float(self.temperature),
+                **({"max_tokens": int(self.max_tokens)} if self.max_tokens is not None else {})}
+
+
+@dataclass(frozen=True)
 class Stage:
     """A stage of a staged game: who joins at its start, who sets tasks, how many rounds.
 

@@ -10,10 +10,12 @@ with a class decorator in its own module, beside its settings schema::
         says_order = True      # a capability: a class attribute, declared here, read by the checks
 
 The registry imports every module of its package the first time it is asked, so adding a
-component is one module plus its YAML (``conf/<group>/<option>.yaml``, ``defaults:
-[<name>_schema, _self_]``): the composition stores each registered schema in Hydra's config store as
-``<name>_schema``, and the checks find the component (and its capabilities) from the schema of a
-config section, never from its ``_target_`` string.
+component is one module plus, where it sets values of its own, its YAML
+(``conf/<group>/<option>.yaml``, ``defaults: [/schema/<group>/<name>@_here_, _self_]``): the
+composition stores each registered schema in Hydra's config store out of the options users choose,
+as ``schema/<group>/<name>`` (:func:`schema_node`; a component with no YAML is the option
+``<group>=<name>`` as its schema stands), and the checks find the component (and its capabilities)
+from the schema of a config section, never from its ``_target_`` string.
 """
 
 from __future__ import annotations
@@ -28,6 +30,24 @@ from typing import Any, Generic, TypeVar
 from skate.errors import ConfigError
 
 T = TypeVar("T", bound=type)
+
+# The ConfigStore group holding the schemas the YAML options extend: not an option users choose
+# (``skate play --help`` lists none of it).
+SCHEMA_GROUP = "schema"
+
+
+def schema_node(group: str, name: str | None = None) -> tuple[str, str]:
+    """Where the schema of option ``name`` of ``group`` is stored in Hydra's ConfigStore, as
+    (group, name): ``schema/<group>/<name>``, or ``schema/<group>`` for a group with one schema
+    (``aug``, ``players``, ``optimizer``)."""
+    return (f"{SCHEMA_GROUP}/{group}", name) if name else (SCHEMA_GROUP, group)
+
+
+def schema_default(group: str, name: str | None = None) -> str:
+    """The entry of a YAML option's defaults list that extends that schema:
+    ``/schema/<group>/<name>@_here_`` (its keys land in the option's own package)."""
+    where, what = schema_node(group, name)
+    return f"/{where}/{what}@_here_"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import gc
 import json
 import logging
@@ -21,15 +22,12 @@ from skate import events as ev
 from skate import report
 from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
 from skate.config import ConfigError, SkateConfig, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
-from skate.config import RatingLog
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.records import Interrupted
 from skate.recorded import CONFIG_VERSION
 from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
-
-RATING_KINDS = {ev.RatingUpdated.event, ev.TaskRated.event}
 
 
 def _versions() -> dict[str, str]:
@@ -130,8 +128,11 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
         raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:  # closes, last opened first, however the run ends
-        parts = assemble(settings, cleanup)
-        return _play(settings, parts, out_dir, resume, cleanup, rerates, dict(made_from or {}))
+        # The parts are built knowing the log (what it keeps of the ratings, where void calls go);
+        # it is opened by its first event, so a run refused while its parts are built leaves none.
+        log = EventLog(out_dir / EVENTS_FILE, replay=resume)
+        parts = assemble(settings, cleanup, log)
+        return _play(settings, parts, log, out_dir, cleanup, rerates, dict(made_from or {}))
 
 
 def _check_settings(given: object, who: str) -> None:
@@ -140,19 +141,13 @@ def _check_settings(given: object, who: str) -> None:
                         "settings with skate.config.build_settings(cfg)")
 
 
-def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: contextlib.ExitStack,
+def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: contextlib.ExitStack,
           rerates: list, made_from: dict[str, Any]) -> GameResult:
     game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
                                                             parts.sandbox, parts.client, parts.logger)
     described = [p.describe() for p in players]
-    log = EventLog(out_dir / EVENTS_FILE, replay=resume)
-    # One event per task, or one per pairwise update; a resumed run goes on as its log began.
-    rating.record_pairs = (ev.RatingUpdated.event in log.kept_kinds if log.kept_kinds & RATING_KINDS
-                           else s.events.rating_updates == RatingLog.pair)
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
-    cleanup.callback(log.close)
-    if client is not None:
-        client.on_void = lambda info: log.write(ev.ModelCallVoid(**info))
+    cleanup.callback(log.close)  # first, before the client: a call abandoned at the stop writes nothing late
     config = record_of(s)
     engine = Engine(parts, log, Loop.of(s),
                     round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)
@@ -189,14 +184,14 @@ def _play(s: SkateConfig, parts: Parts, out_dir: Path, resume: bool, cleanup: co
     rows = [{**row, **({"true_skill": true_skill[row["player"]]}
                        if true_skill.get(row["player"]) is not None else {})}
             for row in result.table]
-    result.table = rows
-    if optimized:
-        result.summary.optimization = [r.fields() for r in optimized]
-    if s.optimizer.compare:
-        result.summary.prompt_optimization = compare_table(rows, DEFAULT_SUFFIX)
-    if client is not None:
-        result.summary.usage = usage_summary(client)
-        (out_dir / "usage.json").write_text(json.dumps(result.summary.usage, indent=2) + "\n")
+    # The run's summary: the game's, and what only the runner knows (prompt optimisation, usage).
+    summary = dataclasses.replace(
+        result.summary, optimization=[r.fields() for r in optimized] if optimized else None,
+        prompt_optimization=compare_table(rows, DEFAULT_SUFFIX) if s.optimizer.compare else None,
+        usage=usage_summary(client) if client is not None else None)
+    result = dataclasses.replace(result, table=rows, summary=summary)
+    if summary.usage is not None:
+        (out_dir / "usage.json").write_text(json.dumps(summary.usage, indent=2) + "\n")
     write_ratings(out_dir, rows)
     # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
     rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}

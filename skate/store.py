@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import shutil
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skate.events import EVENTS_FILE, Event, iter_records
+from skate.events import EVENTS_FILE, Event, RatingUpdated, TaskRated, iter_records
 
 RATINGS_FILE = "ratings.json"
 
@@ -23,6 +25,13 @@ TERMINAL = frozenset({"run_stopped", "run_error", "run_end"})
 # Fields that differ between two plays of the same game (timing, and model usage, which a
 # replay from the response cache does not repeat).
 VOLATILE = frozenset({"ts", "elapsed_s", "usage"})
+
+
+class RatingLog(enum.StrEnum):
+    """What events.jsonl keeps of the ratings (``events.rating_updates``)."""
+
+    task = "task"  # one `rated` event per task: the updates it made and each moved player's numbers after them
+    pair = "pair"  # one `rating` event per pairwise update (the log of runs before issue 26)
 
 
 class LogWriteError(OSError):
@@ -93,7 +102,9 @@ class EventLog:
     """Append-only ``events.jsonl``: one typed event (:mod:`skate.events`) per line, flushed as
     it is written, and synced to disk by :meth:`sync` (the engine calls it at every round end).
 
-    Opening an existing log appends to it; nothing already recorded is rewritten.
+    Nothing is touched until the first event is written (a run refused while its parts are built
+    leaves its folder as it was); then an existing log is appended to; nothing already recorded
+    is rewritten.
 
     **Replay** (``replay=True``, resuming a run): the game is played again from its start with
     the same seed, and each event is compared with the next line already in the log: an equal
@@ -106,7 +117,6 @@ class EventLog:
 
     def __init__(self, path: Path, replay: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         # Replay: the recorded lines are read one at a time (a long game's log does not fit in
         # memory as objects). _head is the next recorded line not yet matched, with the byte
@@ -118,18 +128,38 @@ class EventLog:
         self._replayed_offset = 0
         self.diverged: int | None = None  # line number where a replay first differed
         self.backup: Path | None = None
-        self.kept_kinds: set[str] = set()  # replay: the event kinds of the lines kept
-        if replay:
+        self._replay = replay
+        self._fh: Any = None  # opened by the first write: a run refused before it starts leaves no log
+        self._closed = False
+        # replay: the event kinds of the lines kept (read now; the log is cut at the first write)
+        self.kept_kinds: set[str] = self._scan()[1] if replay and self.path.exists() else set()
+
+    def keeps_pairs(self, asked: RatingLog | str) -> bool:
+        """Whether the ratings are logged one record per pairwise update (``rating`` events) rather
+        than one per task (``rated``): as the kept log began (a resumed run goes on as it began),
+        else as ``asked`` (``events.rating_updates``)."""
+        if self.kept_kinds & {RatingUpdated.event, TaskRated.event}:
+            return RatingUpdated.event in self.kept_kinds
+        return RatingLog(asked) == RatingLog.pair
+
+    def _open(self) -> None:
+        """Open the log for writing (under the lock), once: a replay first cuts it where it stopped."""
+        if self._fh is not None:
+            return
+        if self._closed:  # a late write (a model call abandoned at the stop) opens nothing again
+            raise LogWriteError(f"the event log {self.path} is closed")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._replay:
             self._prepare_replay()
         try:
             self._fh = open(self.path, "a", encoding="utf-8")
         except OSError as exc:
             raise LogWriteError(f"cannot open the event log {self.path}: {exc.strerror or exc}") from None
 
-    def _prepare_replay(self) -> None:
-        if not self.path.exists():
-            return
-        end = 0  # the byte offset where the kept lines end
+    def _scan(self) -> tuple[int, set[str]]:
+        """The byte offset where the recorded lines to keep end (before the first terminal event
+        or torn line), and their event kinds."""
+        end, kinds = 0, set()
         with open(self.path, "rb") as fh:
             for line in fh:
                 if not line.endswith(b"\n"):
@@ -140,8 +170,14 @@ class EventLog:
                     break
                 if not isinstance(record, dict) or record.get("event") in TERMINAL:
                     break
-                self.kept_kinds.add(str(record.get("event")))
+                kinds.add(str(record.get("event")))
                 end += len(line)
+        return end, kinds
+
+    def _prepare_replay(self) -> None:
+        if not self.path.exists():
+            return
+        end, self.kept_kinds = self._scan()
         n = 1
         while (self.path.parent / f"events.interrupted-{n}.jsonl").exists():
             n += 1
@@ -176,6 +212,7 @@ class EventLog:
     def write(self, event: Event) -> None:
         record = event.record(round(time.time(), 3))
         with self._lock:
+            self._open()
             if self._head is not None:
                 if record.get("event") == "llm_void":
                     return  # the recorded ones stay; new ones during the replay are timing
@@ -238,6 +275,8 @@ class EventLog:
     def sync(self) -> None:
         """Flush and fsync: what is written survives a power loss."""
         with self._lock:
+            if self._fh is None:
+                return
             try:
                 self._fh.flush()
                 os.fsync(self._fh.fileno())
@@ -246,7 +285,8 @@ class EventLog:
 
     def close(self) -> None:
         with self._lock:
-            if not self._fh.closed:
+            self._closed = True
+            if self._fh is not None and not self._fh.closed:
                 self._fh.close()
             if self._reader is not None:
                 self._reader.close()
@@ -281,8 +321,9 @@ def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = None) -> str:
-    """The ratings table as plain text, best first: score, interval, and the backend's extras."""
+def format_table(rows: list[dict[str, Any]], tasks_by_setter: Mapping[str, int] | None = None) -> str:
+    """The ratings table as plain text, best first: score, interval, and the backend's extras (and,
+    given ``tasks_by_setter``, how many valid tasks each player set)."""
     def num(x: Any, width: int, nd: int = 2) -> str:
         return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
 
@@ -291,7 +332,7 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
     header = f"{'rank':>4}  {'player':<20} {'score':>8} {'interval':>17}"
     header += f" {'sigma':>6}" if has_sigma else ""
     header += f" {'true_skill':>10}" if has_truth else ""
-    header += f" {'tasks set':>9}" if summary else ""
+    header += f" {'tasks set':>9}" if tasks_by_setter is not None else ""
     lines = [header, "-" * len(header)]
     for r in rows:
         rank = r.get("rank")
@@ -304,8 +345,8 @@ def format_table(rows: list[dict[str, Any]], summary: dict[str, Any] | None = No
             line += f" {num(r.get('sigma'), 6)}"
         if has_truth:
             line += f" {num(r.get('true_skill'), 10)}"
-        if summary:
-            line += f" {summary['tasks_by_setter'].get(r['player'], 0):>9}"
+        if tasks_by_setter is not None:
+            line += f" {tasks_by_setter.get(r['player'], 0):>9}"
         lines.append(line + (" *" if r.get("unbounded") else ""))
     # Players whose maximum-likelihood rating does not exist (no wins or no losses), and
     # bootstrap resamples where that happened: the numbers there are the prior's.

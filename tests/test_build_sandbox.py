@@ -8,11 +8,12 @@ import contextlib
 
 import pytest
 
-from skate.build import assemble
+from skate.build import assemble, build_table
 from skate.config import build_settings, compose_config
 from skate.events import read_start
 from skate.games import load_games
 from skate.runner import run_game
+from skate.store import EventLog
 from skate.sandbox import NoSandbox, SandboxError, SandboxUnavailable
 
 BROKEN = ["sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail"]
@@ -26,9 +27,12 @@ def test_a_game_without_programs_plays_where_no_sandbox_works(game, tmp_path):
     assert (tmp_path / "ratings.json").exists()
 
 
-def test_a_game_with_programs_still_needs_its_sandbox():
+def test_a_game_with_programs_still_needs_its_sandbox(tmp_path):
     with contextlib.ExitStack() as cleanup, pytest.raises(SandboxUnavailable, match="/nonexistent/nsjail"):
-        assemble(build_settings(compose_config(["game=cop", *BROKEN])), cleanup)
+        build_table(build_settings(compose_config(["game=cop", *BROKEN])), cleanup)
+    with contextlib.ExitStack() as cleanup, pytest.raises(SandboxUnavailable, match="/nonexistent/nsjail"):
+        assemble(build_settings(compose_config(["game=cop", *BROKEN])), cleanup, EventLog(tmp_path / "events.jsonl"))
+    assert not (tmp_path / "events.jsonl").exists()  # nothing written, nothing opened
 
 
 def test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none():

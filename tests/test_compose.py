@@ -83,7 +83,7 @@ def test_hydra_shares_the_config_store_and_composing_leaves_it_as_it_was():
     store = ConfigStore.instance()
     assert copy.deepcopy(store) is store
     before = _nodes(store.repo)
-    assert len(before) > 20 and "rating/trueskill_schema.yaml" in before
+    assert len(before) > 20 and "schema/rating/trueskill.yaml" in before
     for overrides in (["game=mathquiz", "rating=elo"], ["game=scp", "estimator=greedy"], ["players=simulated_four"]):
         compose_config(overrides)
         hydra_compose(overrides)

@@ -30,6 +30,11 @@ GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this
     ("players.simulated.0.skil=0.5", "players.simulated[0].skil is not a setting of SimPlayerConfig (did you mean "
                                      "players.simulated[0].skill?); its settings: name, noise, pitch, skill, slip, "
                                      "sloppiness, topic_skill"),
+    # the schemas an option extends are no options (they were stored beside them as <option>_schema)
+    ("rating=elo_schema", "rating=elo_schema is not an option of rating: did you mean rating=elo? choose one of "
+                          "bradley_terry, elo, irt, trueskill, ttt, zerosumeval"),
+    ("aug=aug_schema", "aug=aug_schema is not an option of aug: choose one of full_context, full_personal, hist_perf, "
+                       "hist_tasks, no_info"),
     ("game.rounds=abc", "game.rounds: Value 'abc' of type 'str' could not be converted to Integer"),
     ("game.rounds=[1", "cannot read an override: no viable alternative at input '[1' (write key=value; quote "
                        "values with spaces)"),

@@ -15,6 +15,7 @@ from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.records import FailReason
 from skate.estimators import FixedN
+from skate.loggers import RunLogger
 from skate.store import EventLog, read_events
 
 NINE = [f"wrong-{i}" for i in range(9)]
@@ -56,7 +57,8 @@ def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
     from skate.sandbox import SubprocessSandbox
 
     parts = Parts(game=game, sandbox=SubprocessSandbox(), env=None, embedder=HashingEmbedder(threshold=0.2),
-                  players=list(players), rating=TrueSkillRating(), aug=Augmentation(strategy), estimator=FixedN(n=10))
+                  players=list(players), client=None, rating=TrueSkillRating(), aug=Augmentation(strategy),
+                  estimator=FixedN(n=10), logger=RunLogger())
     engine = Engine(parts, log, Loop(seed=seed))
     result = engine.run()
     log.close()
@@ -76,7 +78,7 @@ def test_failed_attempts_are_fed_back_and_a_later_attempt_can_succeed(tmp_path):
     attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
     assert [(a["valid"], a["reason"]) for a in attempts] == [
         (False, "not_verifiable"), (False, "too_few_distractors"), (True, None)]
-    assert result.summary["tasks_by_setter"] == {"setter": 1, "other": 1}
+    assert result.summary.tasks_by_setter == {"setter": 1, "other": 1}
 
 
 def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
@@ -86,7 +88,7 @@ def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
     attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
     assert len(attempts) == 6 and not any(a["valid"] for a in attempts)
     assert {t["setter"] for t in events if t["event"] == "task"} == {"other"}
-    assert result.summary["tasks_by_setter"]["setter"] == 0
+    assert result.summary.tasks_by_setter["setter"] == 0
 
 
 def test_repeating_a_task_is_not_unique(tmp_path):
@@ -134,7 +136,7 @@ def test_setter_context_follows_the_augmentation_strategy(tmp_path):
 def test_rng_streams_do_not_depend_on_order(tmp_path):
     parts = Parts(game=COPGame(rounds=1), sandbox=None, env=None, embedder=HashingEmbedder(),  # type: ignore[arg-type]
                   players=[Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
-                  rating=TrueSkillRating(), aug=Augmentation(), estimator=FixedN())
+                  client=None, rating=TrueSkillRating(), aug=Augmentation(), estimator=FixedN(), logger=RunLogger())
     engine = Engine(parts, EventLog(tmp_path / "e.jsonl"), Loop(seed=5))
     x = engine.rng(1, 2, 3).random()
     engine.rng(9).random()

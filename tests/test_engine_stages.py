@@ -48,7 +48,7 @@ def test_setters_follow_the_stage(staged):
     _, result, events = staged
     late = [e for e in events if e["event"] == "task" and e["round"] > 3]
     assert {t["setter"] for t in late} == {"hi", "mid", "lo"}
-    assert result.summary["tasks_by_setter"]["hi"] == 2
+    assert result.summary.tasks_by_setter["hi"] == 2
 
 
 @pytest.mark.parametrize(("override", "says"), [

@@ -51,10 +51,10 @@ def test_players_it_did_not_ask_are_logged_as_skipped_not_as_failed_calls(settle
     estimates = [e for e in lines(run) if e["event"] == "estimate"]
     skipped = [e for e in estimates if e.get("skipped")]
     assert skipped and all(e["n"] == 0 and e["p"] is None and e["void"] == 0 for e in skipped)
-    assert result.summary["skipped_estimates"] == len(skipped)
-    assert result.summary["void_estimates"] == 0
+    assert result.summary.skipped_estimates == len(skipped)
+    assert result.summary.void_estimates == 0
     assert not any(e["event"] == "player_void" for e in lines(run))
-    assert result.summary["samples"] == sum(e["n"] for e in estimates)
+    assert result.summary.samples == sum(e["n"] for e in estimates)
 
 
 def test_the_stored_run_rates_again_to_the_live_table(settled_run):

@@ -63,6 +63,6 @@ def test_a_void_batch_ends_the_estimate():
 def test_a_game_with_the_decided_estimator_spends_fewer_samples_and_ranks_right(tmp_path):
     alg = run_game(build_settings(config("seed=4", "game.rounds=6")), tmp_path / "alg")
     dec = run_game(build_settings(config("seed=4", "game.rounds=6", "estimator=decided")), tmp_path / "dec")
-    assert dec.summary["samples"] < 0.75 * alg.summary["samples"]
+    assert dec.summary.samples < 0.75 * alg.summary.samples
     assert [r["player"] for r in dec.table] == ["hi", "mid", "lo"]
     assert all(e["n"] >= 10 for e in read_events(tmp_path / "dec") if e["event"] == "estimate")

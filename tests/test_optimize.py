@@ -127,7 +127,7 @@ def test_bootstrap_fewshot_lifts_the_metric_when_demonstrations_help(shared):
     kinds = [e["event"] for e in read_events(shared["run"])]
     assert kinds.index("run_start") < kinds.index("optimize") < kinds.index("round_start")
     summary = shared["result"].summary
-    assert [r["player"] for r in summary["optimization"]] == ["ace", "low"]
+    assert [r["player"] for r in summary.optimization] == ["ace", "low"]
     # the store holds one program per optimised player, under the events' keys
     store = ProgramStore(shared["root"] / "programs")
     for e in opt.values():
@@ -352,7 +352,7 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
     stored = {p.stem for p in (tmp_path / "programs").glob("*.json")}
     assert stored == {opt["ace"]["key"]}
     # the game stops at once: the budget is spent
-    assert "stopped" in result.summary and "Budget" in result.summary["stopped"]
+    assert result.summary.stopped is not None and "Budget" in result.summary.stopped
     assert events_of(tmp_path / "run", "run_stopped") and not events_of(tmp_path / "run", "round_end")
     assert events_of(tmp_path / "run", "run_end")
     usage = usage_of(tmp_path / "run")
@@ -625,7 +625,7 @@ def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
     result = run_game(build_settings(cfg), tmp_path / "run")
     assert len(result.table) == len(cfg.players.simulated) >= 2
     assert not events_of(tmp_path / "run", "optimize") and events_of(tmp_path / "run", "round_end")
-    assert "optimization" not in result.summary and not (tmp_path / "programs").exists()
+    assert result.summary.optimization is None and not (tmp_path / "programs").exists()
 
 
 def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twin(tmp_path):
@@ -639,7 +639,7 @@ def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twi
     names = sorted(r["player"] for r in result.table)
     assert names == sorted(["ace", "mid", "low", "ace-default", "mid-default", "low-default"])
     assert sorted(e["player"] for e in events_of(tmp_path / "run", "optimize")) == ["ace", "low", "mid"]
-    rows = result.summary["prompt_optimization"]
+    rows = result.summary.prompt_optimization
     score = {r["player"]: r["score"] for r in result.table}
     assert sorted(r["model"] for r in rows) == ["ace", "low", "mid"]
     for r in rows:
@@ -647,7 +647,7 @@ def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twi
         assert r["optimized"] == round(score[r["model"]], 4) and r["default"] == round(score[twin], 4)
         assert r["gain"] == pytest.approx(score[r["model"]] - score[r["model"] + "-default"], abs=1e-4)
         assert r["lo"] < r["gain"] < r["hi"]
-    assert result.summary["prompt_optimization"] == compare_table(result.table, "-default")
+    assert result.summary.prompt_optimization == compare_table(result.table, "-default")
     # a model and its twin share the model's name at the server: on the game's questions each
     # model asked with demos (optimised) and without (its default-prompt twin)
     tasks = events_of(tmp_path / "run", "task")

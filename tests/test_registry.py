@@ -129,7 +129,7 @@ class WinsRating(RatingBackend):
 
 def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypatch):
     """A backend module dropped into skate/ratings/ (here: a folder added to the package's path)
-    registers itself, its schema is stored as <name>_schema (what its YAML would select), the
+    registers itself, its schema is the option rating=<name> (with no YAML of its own), the
     config checks know it, and a game is rated with it."""
     folder = tmp_path / "more_ratings"
     folder.mkdir()
@@ -140,11 +140,11 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypat
     monkeypatch.delitem(sys.modules, "skate.ratings.wins", raising=False)
     register_configs()
     assert "wins" in rating.names()
-    cfg = compose_config(["rating=wins_schema", "rating.per_win=2", "game.rounds=2", "players=simulated_four",
+    cfg = compose_config(["rating=wins", "rating.per_win=2", "game.rounds=2", "players=simulated_four",
                           "logger=none", "report=false"])
     assert OmegaConf.get_type(cfg.rating).__name__ == "WinsConfig"
     with pytest.raises(ConfigError, match="rating=wins cannot say how sure it is"):
-        build_settings(compose_config(["rating=wins_schema", "stop.settled=0.9"]))
+        build_settings(compose_config(["rating=wins", "stop.settled=0.9"]))
     run_game(build_settings(cfg), tmp_path / "run")
     table = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert [r["rank"] for r in table] == [1, 2, 3, 4]

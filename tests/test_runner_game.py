@@ -65,7 +65,7 @@ def test_event_log_records_the_whole_game(small_run):
     assert {p["name"]: p["true_skill"] for p in start["players"]} == {"hi": 0.85, "mid": 0.6, "lo": 0.35}
     tasks = [e for e in events if e["event"] == "task"]
     attempts = [e for e in events if e["event"] == "attempt"]
-    assert len(tasks) == result.summary["tasks"] >= 30
+    assert len(tasks) == result.summary.tasks >= 30
     assert sum(a["valid"] for a in attempts) == len(tasks)
     assert all(a["reason"] for a in attempts if not a["valid"])
     for t in tasks:
@@ -97,7 +97,7 @@ def test_same_seed_same_run_different_seed_different_run(small_run, tmp_path):
 def test_other_strategies_and_absolute_rule_play_through(tmp_path, strategy):
     result = run_game(build_settings(config("game.rounds=3", f"aug={strategy}", "rating.outcome=absolute",
                              "estimator=fixed_n")), tmp_path)
-    assert result.summary["tasks"] >= 6
+    assert result.summary.tasks >= 6
     est = [e for e in read_events(tmp_path) if e["event"] == "estimate"]
     assert {e["n"] for e in est} == {20}
 

@@ -83,31 +83,33 @@ def command_of(argv: Sequence[str]) -> tuple[str, list[str]]:
 
 
 def run(name: str, args: list[str]) -> int:
+    """Run the command ``name`` on its arguments; its exit status. Every command is
+    ``main(argv: list[str]) -> int`` (the Hydra apps, play and optimize, show Hydra their
+    arguments themselves)."""
     module, _, function = (TOOLS[name] if name in TOOLS else commands()[name])[0].partition(":")
-    main = getattr(importlib.import_module(module), function)
-    sys.argv = [f"skate {name}" if name != "play" else "skate", *args]  # Hydra apps read sys.argv
-    status = main(args) if name not in ("play", "optimize") else main()
-    return int(status or 0)
+    return int(getattr(importlib.import_module(module), function)(args) or 0)
 
 
 def alias(module: str, command: str) -> None:
     """``python -m skate.<module>``: run ``skate <command>`` with the process's arguments, after one
-    line on standard error naming what replaced it (the alias goes in the next release)."""
+    line on standard error naming what replaced it (the alias goes in the next release); exits
+    with the command's status."""
     print(f"skate: `python -m {module}` is now `skate {command}`; this alias goes in the next release",
           file=sys.stderr)
-    main([command, *sys.argv[1:]])
+    sys.exit(main([command, *sys.argv[1:]]))
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """``skate [command] [arguments...]`` (the console script; ``python -m skate``): the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["--help"], ["-h"], ["help"]):
         print(usage())
-        sys.exit(0)
+        return 0
     name, args = command_of(argv)
     if name == "play" and argv[:1] != ["play"] and args:  # no command named: the words must be overrides
         first = args[0]
         if "=" not in first and not first.startswith(_HYDRA_FLAGS):
             what = "an option" if first.startswith("-") else "a command"
             print(f"skate: {first!r} is not {what} (nor an override key=value)\n\n{usage()}", file=sys.stderr)
-            sys.exit(2)
-    sys.exit(run(name, args))
+            return 2
+    return run(name, args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from skate import events as ev
-from skate.build import assemble, usage_summary
+from skate.cli.play import hydra_argv
+from skate.build import build_table, llm_players, open_client, prepare_models, usage_summary
 from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
 from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.programs import optimize_players
@@ -36,19 +38,24 @@ def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:
         raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as cleanup:
-        parts = assemble(s, cleanup, for_game=False, simulated=False, check_models=False)
+        # The game's table, the client and the model players; no model is checked before.
+        table = build_table(s, cleanup)
+        client = open_client(s, table, cleanup)
+        players = llm_players(s.players.llm, table, client)
+        prepare_models(s, table, client)
         log_ = EventLog(out_dir / "optimize.jsonl")
         cleanup.callback(log_.close)
         config = record_of(s)
-        log_.write(ev.RunStarted(game=parts.game.name, rounds=0, players=[p.describe() for p in parts.players],
+        log_.write(ev.RunStarted(game=table.game.name, rounds=0, players=[p.describe() for p in players],
                                  config=config))
-        records = optimize_players(parts.game, parts.players, parts.client, s.optimizer, parts.env, parts.embedder,
+        records = optimize_players(table.game, players, client, s.optimizer, table.env, table.embedder,
                                    game_config=config["game"], write=log_.write)
-        (out_dir / "usage.json").write_text(json.dumps(usage_summary(parts.client), indent=2) + "\n")
+        (out_dir / "usage.json").write_text(json.dumps(usage_summary(client), indent=2) + "\n")
         return records
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """``skate optimize [overrides...]``: the exit status."""
     register_configs()
 
     @hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="config")
@@ -65,4 +72,6 @@ def main() -> None:
               f"{total['prompt_tokens']} in, {total['completion_tokens']} out; cost ${total['cost_usd']:.4f}")
         print(f"programs: {Path(str(cfg.optimizer.store)).expanduser()}; results: {out_dir}")
 
-    app()
+    with hydra_argv("skate optimize", list(sys.argv[1:] if argv is None else argv)):
+        app()
+    return 0

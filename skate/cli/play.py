@@ -21,7 +21,7 @@ import difflib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from skate.config import CONF_DIR, ConfigError, build_settings, register_configs
 from skate.events import iter_records
 from skate.optimize.config import format_results
 from skate.recorded import run_settings
+from skate.engine import GameResult
 from skate.records import Interrupted
 from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
@@ -74,36 +75,34 @@ def _stoppable() -> Iterator[None]:
             signal.signal(s, h)
 
 
-def _report(result: Any, out_dir: Path, print_table: bool) -> None:
+def _report(result: GameResult, out_dir: Path, print_table: bool) -> None:
+    s = result.summary
     if print_table:
-        print(format_table(result.table, result.summary))
-        s = result.summary
-        reads = f"{s['read_estimates']} answers read from the models' probabilities, " if s.get("read_estimates") else ""
-        print(f"\n{s['tasks']} valid tasks from {s['attempts']} attempts, {reads}{s['samples']} answer samples, "
-              f"{s['updates']} rating updates in {s['elapsed_s']:.1f}s")
-        if s.get("sandbox_executions"):
-            rate = s["sandbox_executions"] / max(s["elapsed_s"], 1e-9)
-            print(f"sandbox executions: {s['sandbox_executions']} ({rate:.1f} per second)")
-        if "usage" in s:
-            u = s["usage"]["total"]
+        print(format_table(result.table, s.tasks_by_setter))
+        reads = f"{s.read_estimates} answers read from the models' probabilities, " if s.read_estimates else ""
+        print(f"\n{s.tasks} valid tasks from {s.attempts} attempts, {reads}{s.samples} answer samples, "
+              f"{s.updates} rating updates in {s.elapsed_s:.1f}s")
+        if s.sandbox_executions:
+            rate = s.sandbox_executions / max(s.elapsed_s, 1e-9)
+            print(f"sandbox executions: {s.sandbox_executions} ({rate:.1f} per second)")
+        if s.usage is not None:
+            u = s.usage["total"]
             print(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "
                   f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in"
                   + (f" ({u['cached_prompt_tokens']} from the server's prompt cache)" if u.get("cached_prompt_tokens") else "")
                   + f", {u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
-        if s.get("optimization"):
+        if s.optimization:
             print("\nprompt optimisation before the game:")
-            print(format_results([ev.Optimized(**dict(r)) for r in s["optimization"]]))
-        if s.get("prompt_optimization"):
+            print(format_results([ev.Optimized(**dict(r)) for r in s.optimization]))
+        if s.prompt_optimization:
             print("\nrating change from optimised prompts (optimised - default, 95% interval):")
-            for r in s["prompt_optimization"]:
+            for r in s.prompt_optimization:
                 print(f"  {r['model']:<20} {r['gain']:+8.2f}  [{r['lo']:+.2f}, {r['hi']:+.2f}]  "
                       f"(optimised {r['optimized']:.2f}, default {r['default']:.2f})")
         print(f"results: {out_dir}")
-    stopped = result.summary.get("stopped")
-    if stopped:
-        where = f"in round {result.summary.get('stopped_round', 0)}"
-        extra = " llm.budget_usd=<more>" if "Budget" in stopped else ""
-        print(f"skate: {stopped.removeprefix('Interrupted: ')} {where}; {result.summary['tasks']} tasks rated. "
+    if s.stopped:
+        extra = " llm.budget_usd=<more>" if "Budget" in s.stopped else ""
+        print(f"skate: {s.stopped.removeprefix('Interrupted: ')} in round {s.stopped_round or 0}; {s.tasks} tasks rated. "
               f"Resume with: python -m skate resume={out_dir}{extra}", file=sys.stderr)
 
 
@@ -121,8 +120,10 @@ def describe_config_error(exc: BaseException) -> str:
     which a typed config refuses as well)."""
     if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
         group, _, name = exc.missing_cfg_file.rpartition("/")
-        options = sorted(o for o in exc.options or [] if not o.endswith("_schema"))  # not the typed schemas
-        near = difflib.get_close_matches(name, options, n=1)
+        options = sorted(exc.options or [])
+        # <option>_schema named the schema an option extends before the schemas left the groups
+        near = [name.removesuffix("_schema")] if name.removesuffix("_schema") in options else \
+            difflib.get_close_matches(name, options, n=1)
         hint = f"did you mean {group}={near[0]}? " if near else ""
         return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
     if isinstance(exc, OverrideParseException):
@@ -248,10 +249,25 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     return 0
 
 
-def main() -> None:
-    args = sys.argv[1:]
+@contextlib.contextmanager
+def hydra_argv(prog: str, argv: Sequence[str]) -> Iterator[None]:
+    """A Hydra app reads its arguments from ``sys.argv``: the command's own, for the app's time
+    only (the process's are put back however the app ends: a return, ``--help``'s exit, an error)."""
+    saved = sys.argv
+    sys.argv = [prog, *argv]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``skate play [overrides...]`` (``skate [overrides...]``): play a game, a sweep (``-m``), or
+    resume a run (``resume=RUN_DIR``); the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
-        sys.exit(resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")]))
-    with _one_line_config_errors():
+        return resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")])
+    with hydra_argv("skate", args), _one_line_config_errors():
         _app()
+    return 0

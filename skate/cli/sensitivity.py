@@ -30,7 +30,7 @@ import pandas as pd
 
 from skate import events as ev
 from skate.answers.choice import ChoiceQuery
-from skate.build import assemble
+from skate.build import build_table, llm_players, open_client, prepare_models, simulated_players
 from skate.games.base import VOID, Game, ask
 from skate.recorded import run_settings
 from skate.records import Task
@@ -116,8 +116,11 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
     rng = np.random.default_rng(seed)
     chosen = choose_tasks(tasks, n_tasks, rng, task_ids)
     with contextlib.ExitStack() as cleanup:  # the run's players, as the game built them (no model check)
-        parts = assemble(settings, cleanup, for_game=False, check_models=False)
-        game, cast = parts.game, parts.players
+        table = build_table(settings, cleanup)
+        client = open_client(settings, table, cleanup)
+        cast = [*simulated_players(settings, table), *llm_players(settings.players.llm, table, client)]
+        prepare_models(settings, table, client)
+        game = table.game
         names = [p.name for p in cast]
         unknown = [p for p in players or [] if p not in names]
         if unknown:

@@ -70,7 +70,7 @@ class OpenAIEmbedderConfig(EmbedderConfig):
         return [*super().check(), *_threshold(self.threshold)]
 
 
-# The embedder group's registry (conf/embedder/<name>.yaml selects <name>_schema); the embedders
+# The embedder group's registry (conf/embedder/<name>.yaml extends /schema/embedder/<name>); the embedders
 # themselves are imported when one is built (MiniLM and OpenAI's load more than the package).
 embedder: Registry[type] = Registry("embedder", __name__)
 embedder.register("hashing", HashingEmbedderConfig, "skate.embedders.base:HashingEmbedder")

@@ -37,7 +37,7 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from skate.build import assemble
+from skate.build import Table, build_estimator, build_table, llm_players, open_client, prepare_models, simulated_players
 from skate.config import SkateConfig, record_of
 from skate.estimators import FixedN, Sampler
 from skate.events import AttemptMade, Estimated, read_run
@@ -185,11 +185,18 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     calls = int((store.add_state(name, game) or {}).get("calls", 0))
     stopped = "placed"
     with contextlib.ExitStack() as cleanup:
-        parts = assemble(s, cleanup, for_game=not settings.samples)  # for_game: the game's own estimator
-        player = next(p for p in parts.players if p.name == name)
+        # The game's table and players; each model decodes as the estimator asks (the game's own,
+        # unless --samples) and is checked first.
+        table = build_table(s, cleanup)
+        estimator = FixedN(settings.samples) if settings.samples else build_estimator(s)
+        client = open_client(s, table, cleanup)
+        players = [*simulated_players(s, table),
+                   *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None))]
+        prepare_models(s, table, client, players)
+        player = next(p for p in players if p.name == name)
         rng = np.random.default_rng([settings.seed, int(digest(f"{game}/{name}")[:8], 16)])
         if (state or {}).get("status", "placing") == "placing":
-            stopped, calls = _place(store, game, mid, name, parts, player, board, settings, calls,
+            stopped, calls = _place(store, game, mid, name, table, estimator, player, board, settings, calls,
                                     settings.budget - reserve, rng)
             with store.transaction() as conn:
                 store.update_add(conn, mid, game, status="setting", detail=stopped)
@@ -208,11 +215,11 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     return Placed(name, game, est.theta, est.sd, rank, est.tasks, calls, stopped, set_tasks)
 
 
-def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any, board: list[dict[str, Any]],
+def _place(store: Store, game: str, mid: int, name: str, table: Table, estimator: Any, player: Any,
+           board: list[dict[str, Any]],
            settings: AddSettings, calls: int, budget: int, rng: np.random.Generator) -> tuple[str, int]:
     """The adaptive loop over banked tasks; (why it stopped, calls so far)."""
     tried: set[int] = set()
-    estimator = FixedN(settings.samples) if settings.samples else parts.estimator
     most = settings.samples or _most_samples(estimator)
     items, prior = _items(store, name, game), _prior(board)  # read once; each new answer is added below
     while True:
@@ -228,7 +235,7 @@ def _place(store: Store, game: str, mid: int, name: str, parts: Any, player: Any
             return f"no banked task left within {settings.window:g} of its estimate", calls
         t = cands[int(rng.integers(len(cands)))]
         tried.add(t.id)
-        got = estimator.estimate(Sampler(parts.game, t.task(), player.answer, parts.sandbox), rng)
+        got = estimator.estimate(Sampler(table.game, t.task(), player.answer, table.sandbox), rng)
         calls += got.n + got.void
         with store.transaction() as conn:
             if got.n > 0 and store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed):

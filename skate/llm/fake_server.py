@@ -750,7 +750,7 @@ def parse_models(argv: list[str] | None = None) -> tuple[argparse.Namespace, dic
     return args, models
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     args, models = parse_models(argv)
     formats = tuple(f for f in args.formats.split(",") if f and f != "none")
     srv = FakeLLMServer(models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key,
@@ -760,7 +760,10 @@ def main(argv: list[str] | None = None) -> None:
         srv.httpd.serve_forever()
     except KeyboardInterrupt:
         pass
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    sys.exit(main())

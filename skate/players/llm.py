@@ -34,7 +34,7 @@ from skate.llm.client import Completion, LLMClient, OptionRefused
 from skate.llm.modules import AnswererModule, GameModules, SetterModule
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
-from skate.records import VOID, SetterContext, VoidProposal
+from skate.records import VOID, Decoding, SetterContext, VoidProposal
 
 log = logging.getLogger(__name__)
 
@@ -170,16 +170,18 @@ class LLMPlayer(Player):
                 "max_tokens": self.spec.max_tokens}
 
 
-def build_llm_players(configs: Sequence[Any], client: LLMClient,
-                      make_modules: Callable[[], GameModules]) -> list[LLMPlayer]:
+def build_llm_players(configs: Sequence[Any], client: LLMClient, make_modules: Callable[[], GameModules],
+                      decoding: Decoding | None = None) -> list[LLMPlayer]:
     """One player per ``players.llm`` entry, each with its own copy of the game's modules (so an
-    optimiser may tune one player's prompts without touching another's)."""
+    optimiser may tune one player's prompts without touching another's). ``decoding``: how every
+    model decodes when the estimator says (greedy: temperature 0, its reply limit), over the entry's."""
     players = []
     for c in configs:
         c = dict(c)
         name = c.pop("name")
         setter_extra_body = c.pop("setter_extra_body", None)
         setter_repair = c.pop("setter_repair", None) or "show"
-        spec = ModelSpec(**{k: v for k, v in c.items() if v is not None or k == "supports_n"})
+        spec = ModelSpec(**{k: v for k, v in c.items() if v is not None or k == "supports_n"}
+                         | (decoding.spec_fields() if decoding is not None else {}))
         players.append(LLMPlayer(name, spec, client, make_modules(), setter_extra_body, setter_repair))
     return players

@@ -12,6 +12,6 @@ A backend is one module here: its settings dataclass (whose ``check`` returns th
 own fields, added to ``super().check()``'s) and its class, registered with
 ``@rating.register("<name>", <Name>Config)`` (capabilities are class attributes: ``says_order``,
 ``uses_counts``; the config's messages list backends by them), plus ``conf/rating/<name>.yaml``
-(``defaults: [<name>_schema, _self_]``).
+(``defaults: [/schema/rating/<name>@_here_, _self_]``).
 | ``rerate`` | a finished run's games rated again from its event log (``python -m skate.rate``) |
 """

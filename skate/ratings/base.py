@@ -118,13 +118,14 @@ class RatingBackend(ABC):
     # can be applied in one loop without building an outcome object for each pair.
     quick_pairs = False
     says_order = True  # False: order_confidence is None (no uncertainty, e.g. Elo)
-    # True: update and forfeit return one record per pairwise update (Applied.pairs), for a log
-    # that keeps them (events.rating_updates=pair); building them costs more than a TrueSkill update.
-    record_pairs = False
-
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss) -> None:
+                 p_thresh: float = PASS_MARK, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss,
+                 record_pairs: bool = False) -> None:
+        """``record_pairs``: update and forfeit return one record per pairwise update
+        (:attr:`Applied.pairs`), for a log that keeps them (``events.rating_updates=pair``);
+        building them costs more than a TrueSkill update."""
         self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh, OwnUnsolved(own_unsolved))
+        self.record_pairs = record_pairs
         self.players: list[str] = []
         self.games: dict[str, int] = {}
         # Every outcome applied, in order, when the backend needs it (see keeps_history): it

@@ -131,7 +131,7 @@ def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
     return 1000.0 + 100.0 * np.asarray(theta) / math.log(10.0)
 
 
-# The settings (conf/rating/bradley_terry.yaml selects them as bradley_terry_schema).
+# The settings (conf/rating/bradley_terry.yaml extends them: /schema/rating/bradley_terry).
 @dataclass
 class BradleyTerryConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.bradley_terry.BradleyTerryRating"
@@ -167,8 +167,8 @@ class BradleyTerryRating(RatingBackend):
                  level: float = 0.95, seed: int = 0, scale: BTScale | str = BTScale.logit,
                  point: BTPoint | str = BTPoint.fit,
                  own_unsolved: str = "loss", draws: BTDraws | str = BTDraws.tasks,
-                 role_weights: Mapping[str, float] | None = None) -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
+                 role_weights: Mapping[str, float] | None = None, record_pairs: bool = False) -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
         try:
             self.scale, self.point, self.draws = BTScale(scale), BTPoint(point), BTDraws(draws)
         except ValueError as exc:

@@ -17,7 +17,7 @@ from skate.ratings.outcomes import PairOutcome
 from skate.records import PASS_MARK
 
 
-# The settings (conf/rating/elo.yaml selects them as elo_schema).
+# The settings (conf/rating/elo.yaml extends them: /schema/rating/elo).
 @dataclass
 class EloConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.elo.EloRating"
@@ -36,8 +36,8 @@ class EloRating(RatingBackend):
     def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
                  p_thresh: float = PASS_MARK, k: float = 16.0, scale: float = 400.0,
                  initial: float = 1500.0,
-                 own_unsolved: str = "loss") -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
+                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
         if k <= 0 or scale <= 0:
             raise ValueError(f"rating.k={k} and rating.scale={scale} must both be > 0")
         self.k, self.scale, self.initial = k, scale, initial

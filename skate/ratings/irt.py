@@ -125,7 +125,7 @@ def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: 
     return lse, np.column_stack([g_theta, g_logs]), post
 
 
-# The settings (conf/rating/irt.yaml selects them as irt_schema).
+# The settings (conf/rating/irt.yaml extends them: /schema/rating/irt).
 @dataclass
 class IRTConfig(RatingConfig):
     """The item-response model (skate.ratings.irt): abilities and task difficulties fitted
@@ -157,8 +157,8 @@ class IRTRating(RatingBackend):
 
     def __init__(self, guess: float = 0.0, prior_sd: float = 5.0, interval: str = "sandwich",
                  level: float = 0.95, bootstrap: int = 200, grid: int = 121, seed: int = 0,
-                 p_thresh: float = PASS_MARK) -> None:
-        super().__init__(p_thresh=p_thresh)
+                 p_thresh: float = PASS_MARK, record_pairs: bool = False) -> None:
+        super().__init__(p_thresh=p_thresh, record_pairs=record_pairs)
         if not 0.0 <= guess < 1.0:
             raise ValueError(f"rating.guess={guess}: must lie in [0, 1)")
         if prior_sd <= 0:

@@ -23,6 +23,7 @@ from skate.events import Forfeit, RatedTask, read_run
 from skate.ratings.config import OutcomeRule, RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
 from skate.records import BENCHMARK
 
+
 RatingStreamItem = RatedTask | Forfeit
 
 

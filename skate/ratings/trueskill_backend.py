@@ -53,7 +53,7 @@ class _Env(NamedTuple):
     margin: float
 
 
-# The settings (conf/rating/trueskill.yaml selects them as trueskill_schema).
+# The settings (conf/rating/trueskill.yaml extends them: /schema/rating/trueskill).
 @dataclass
 class TrueSkillConfig(OutcomeRuleConfig):
     _target_: str = "skate.ratings.trueskill_backend.TrueSkillRating"
@@ -86,8 +86,8 @@ class TrueSkillRating(RatingBackend):
                  beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
                  draw_probability: float | str = DEFAULT_DRAW, orderings: int = 1,
                  average_last: int = 0, seed: int = 0,
-                 own_unsolved: str = "loss") -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
+                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
         if isinstance(draw_probability, str) and draw_probability != "auto":
             raise ValueError(f"rating.draw_probability={draw_probability!r}: give a number in [0, 1) or 'auto'")
         self.auto_draw = draw_probability == "auto"

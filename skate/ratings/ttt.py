@@ -84,7 +84,7 @@ def _number(key: str, value: Any, ok: str, test) -> float:
     return x
 
 
-# The settings (conf/rating/ttt.yaml selects them as ttt_schema).
+# The settings (conf/rating/ttt.yaml extends them: /schema/rating/ttt).
 @dataclass
 class TTTConfig(OutcomeRuleConfig):
     """TrueSkill Through Time (skate.ratings.ttt): TrueSkill's model fitted on every outcome at
@@ -117,8 +117,8 @@ class TrueSkillThroughTimeRating(RatingBackend):
                  p_thresh: float = PASS_MARK, mu: float = 25.0, sigma: float = 25.0 / 3.0,
                  beta: float = 25.0 / 6.0, gamma: float = 0.0, draw_probability: float = 0.10,
                  time: str = "none", iterations: int = 30, epsilon: float = 1e-4,
-                 own_unsolved: str = "loss") -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved)
+                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
+        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
         self.mu = _number("mu", mu, "a finite number", lambda x: True)
         self.sigma = _number("sigma", sigma, "a number > 0", lambda x: x > 0)
         self.beta = _number("beta", beta, "a number > 0", lambda x: x > 0)

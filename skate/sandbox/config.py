@@ -73,7 +73,7 @@ class AutoSandboxConfig(JailSettingsConfig):
     prefer: list[str] = field(default_factory=lambda: ["nsjail", "bwrap"])
 
 
-# The sandbox group's registry (conf/sandbox/<name>.yaml selects <name>_schema); the sandboxes
+# The sandbox group's registry (conf/sandbox/<name>.yaml extends /schema/sandbox/<name>); the sandboxes
 # themselves are imported when one is built.
 sandbox: Registry[type] = Registry("sandbox", __name__)
 sandbox.register("subprocess", SandboxConfig, "skate.sandbox.subprocess_sandbox:SubprocessSandbox")

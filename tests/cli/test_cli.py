@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, commands, run
+from skate.cli import COMMANDS, command_of, commands, main, run
 from skate.games import load_games
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
@@ -33,6 +33,24 @@ def test_every_command_answers_help(name, capsys):
         run(name, ["--help"])
     assert exc.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["play", "optimize"])
+def test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone(name, capsys, monkeypatch):
+    """play and optimize are main(argv) -> int like every command: Hydra sees their arguments
+    while it runs, and the process's sys.argv is as it was afterwards (here, after --help's exit)."""
+    monkeypatch.setattr(sys, "argv", ["outer", "untouched"])
+    with pytest.raises(SystemExit) as exc:
+        run(name, ["game=mathquiz", "--help"])
+    assert exc.value.code in (0, None)
+    out = capsys.readouterr().out
+    assert "== Configuration groups ==" in out and "name: mathquiz" in out  # the override was seen
+    assert sys.argv == ["outer", "untouched"]
+
+
+def test_the_entry_returns_its_status_instead_of_exiting(capsys):
+    assert main(["--help"]) == 0 and "commands:" in capsys.readouterr().out
+    assert main(["rat", "RUN"]) == 2 and "'rat' is not a command" in capsys.readouterr().err
 
 
 def test_overrides_and_hydra_flags_play_a_game():
@@ -87,3 +105,8 @@ def test_a_games_commands_are_skate_commands_and_a_clash_names_both(monkeypatch)
 def test_skate_play_help_shows_the_config_groups():
     out = subprocess.run([str(SKATE), "play", "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "rating: " in out.stdout and f"game: {', '.join(sorted(load_games()))}" in out.stdout
+    groups = out.stdout.split("== Configuration groups ==", 1)[1].split("== Config ==", 1)[0]
+    # only the options a user chooses: not the schemas they extend, not Hydra's own groups
+    assert "rating: bradley_terry, elo, irt, trueskill, ttt, zerosumeval\n" in groups
+    assert "aug: full_context, full_personal, hist_perf, hist_tasks, no_info\n" in groups
+    assert "schema" not in groups and "hydra/" not in groups

@@ -139,7 +139,7 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     from skate.events import read_run
 
     stream = read_run(out).rating_stream()
-    assert len(stream) == result.summary["tasks"] == 12
+    assert len(stream) == result.summary.tasks == 12
     assert all(len(t.counts) == len(t.p_correct) for t in stream)
     _, rows = rate_run(out, [])
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})

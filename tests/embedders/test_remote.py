@@ -112,7 +112,7 @@ def test_a_game_counts_embedding_calls_in_its_usage(server, tmp_path):
             f"llm.cache_dir={tmp_path / 'cache'}"]
     result = run_game(build_settings(compose_config(over)), tmp_path / "one")
     usage = json.loads((tmp_path / "one" / "usage.json").read_text())["players"]["@embedder"]
-    tasks = sum(result.summary["tasks_by_setter"].values())
+    tasks = sum(result.summary.tasks_by_setter.values())
     assert usage["calls"] >= 1 and usage["prompt_tokens"] > 0 and usage["samples"] >= tasks > 0
     assert usage["cost_usd"] == pytest.approx(usage["prompt_tokens"] * 0.02 / 1e6, abs=1e-6)
     sent = server.stats.embedded_texts

@@ -45,6 +45,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from skate.cli.play import resume
+from skate.engine import Summary
 from skate.config import ConfigError, build_settings, compose_config
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
@@ -406,7 +407,7 @@ def test_the_modes_cover_games_the_players_set_and_games_the_game_builds():
 class Run:
     dir: Path
     table: list[dict[str, Any]]
-    summary: dict[str, Any]
+    summary: Summary
     events: list[dict[str, Any]]
 
 
@@ -427,7 +428,7 @@ def check_run(run: Run, variant: Variant, players: set[str]) -> dict[str, list[f
     assert [e["round"] for e in events if e["event"] == "round_end"] == [1, 2]
     assert {r["player"] for r in run.table} == players
     tasks = [e for e in events if e["event"] == "task"]
-    assert tasks and run.summary["tasks"] == len(tasks)
+    assert tasks and run.summary.tasks == len(tasks)
     players_set = game.players_set(DictConfig(start["config"]["game"]))
     for t in tasks:
         assert (t["setter"] in players) if players_set else (t["setter"] == BENCHMARK)
@@ -450,7 +451,7 @@ def check_run(run: Run, variant: Variant, players: set[str]) -> dict[str, list[f
 
 def test_a_simulated_game_plays_end_to_end_through_the_runner(sim_run, variant):
     p = check_run(sim_run, variant, {"hi", "mid", "lo"})
-    assert sim_run.summary["void_estimates"] == 0
+    assert sim_run.summary.void_estimates == 0
     assert np.mean(p["hi"]) > np.mean(p["lo"]), dict(p)  # skill shows in the answers
     assert (sim_run.dir / "ratings.json").exists()
 
@@ -512,7 +513,7 @@ def llm_run(variant, server, tmp_path_factory) -> Run:
 def test_language_model_players_play_it_against_the_fake_server(llm_run, variant):
     p = check_run(llm_run, variant, set(MODELS))
     events = llm_run.events
-    assert llm_run.summary["void_estimates"] == 0 and llm_run.summary["usage"]["total"]["calls"] > 0
+    assert llm_run.summary.void_estimates == 0 and llm_run.summary.usage["total"]["calls"] > 0
     assert np.mean(p["ace"]) > np.mean(p["low"]), dict(p)
     # The model whose every reply is unreadable: each of its proposals is malformed, each of its
     # answers graded wrong (counted unparsable, not void), and the game goes on.

@@ -215,7 +215,7 @@ def echo_game(tmp_path, monkeypatch):
     skate.games._GAMES.pop("echo", None)  # the game leaves with its folder
     sys.modules.pop("skate.games.echo", None)
     forget("game", "echo")
-    forget("game", "echo_schema")
+    forget("schema/game", "echo")
 
 
 def skate_main(games: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -237,7 +237,7 @@ def test_python_dash_m_skate_plays_a_new_game_from_its_package_alone(echo_game, 
         "skate: config error: game=ech is not an option of game: did you mean game=echo? choose one of cop, echo, "
         "mathquiz, pyjail, scp"]
     res = skate_main(echo_game, "play", "--help", cwd=tmp_path)
-    assert "game: cop, echo, mathquiz, pyjail, scp\n" in res.stdout  # no echo_schema beside echo
+    assert "game: cop, echo, mathquiz, pyjail, scp\n" in res.stdout  # its schema is no other option
 
 
 def test_a_new_game_is_one_package(echo_game, tmp_path):
@@ -274,7 +274,7 @@ def test_a_game_yaml_is_needed_only_to_override_its_schema(echo_game, tmp_path, 
     conf = tmp_path / "conf"
     shutil.copytree(CONF_DIR, conf)
     (conf / "game").mkdir(exist_ok=True)
-    (conf / "game" / "echo.yaml").write_text("defaults:\n  - echo_schema\n  - _self_\n\nmax_len: 7\n")
+    (conf / "game" / "echo.yaml").write_text("defaults:\n  - /schema/game/echo@_here_\n  - _self_\n\nmax_len: 7\n")
     monkeypatch.setattr(skate_compose, "CONF_DIR", str(conf))
     cfg = compose_config(["game=echo", "game.rounds=2"])
     assert cfg.game.max_len == 7 and cfg.game.rounds == 2 and cfg.game.name == "echo"
@@ -291,4 +291,4 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
         cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
         result = run_game(build_settings(cfg), tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
-    assert result.summary["tasks"] >= 4
+    assert result.summary.tasks >= 4

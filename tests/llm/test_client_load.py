@@ -74,7 +74,7 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     assert set(faults) == set(FAULTS)
     assert 0.12 <= sum(faults.values()) / len(served) <= 0.28
 
-    usage = result.summary["usage"]["total"]
+    usage = result.summary.usage["total"]
     voids = run.of(ModelCallVoid)
     # Every request the client sent reached the server; every fault was retried, or was the last
     # try of a call that exhausted its retries and was logged as void.
@@ -100,8 +100,8 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     assert all(e.p is None or e.p == e.correct / e.n for e in estimates)  # void samples are not wrong answers
     void_attempts = [a for a in run.of(AttemptMade) if a.reason == "void"]
     assert sum(e.void for e in estimates) + len(void_attempts) == usage["void"]  # COP's setters make one call
-    assert result.summary["void_samples"] == sum(e.void for e in estimates)
-    assert result.summary["void_estimates"] == sum(1 for e in estimates if e.p is None) <= 2
+    assert result.summary.void_samples == sum(e.void for e in estimates)
+    assert result.summary.void_estimates == sum(1 for e in estimates if e.p is None) <= 2
 
     # Every valid task was rated, once per pair of players with a p(correct) for it.
     rated = {e.task_id: e for e in run.of(TaskRated)}  # the ratings once per task
@@ -112,4 +112,4 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
             continue
         assert rated[t.task_id].updates == len(measured) * (len(measured) - 1) // 2
         assert set(rated[t.task_id].state["mu"]) == measured
-    assert sum(r.updates for r in rated.values()) == run.update_count == result.summary["updates"]
+    assert sum(r.updates for r in rated.values()) == run.update_count == result.summary.updates

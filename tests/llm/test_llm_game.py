@@ -72,7 +72,7 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
     ace = [e for e in kinds(events, "estimate") if e["player"] == "ace"]
     assert all(e["n"] > 0 for e in ace)
     assert sum(e["unparsable"] for e in ace) > 0
-    usage = result.summary["usage"]["players"]
+    usage = result.summary.usage["players"]
     assert usage["ace"]["retries"] > 0 and usage["mid"]["void"] == 0
     # Every valid task was rated between the players that answered it.
     tasks = kinds(events, "task")
@@ -88,10 +88,10 @@ def test_a_finished_run_replays_from_the_cache_without_a_model_call(tmp_path):
         first_requests = srv.stats.requests
         second = run_game(build_settings(cfg), tmp_path / "second")
         assert srv.stats.requests == first_requests  # not one request more
-        assert second.summary["usage"]["total"]["cached"] == second.summary["usage"]["total"]["samples"]
+        assert second.summary.usage["total"]["cached"] == second.summary.usage["total"]["samples"]
         assert strip_volatile(read_events(tmp_path / "first")) == strip_volatile(read_events(tmp_path / "second"))
         off = run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "llm.cache=false")), tmp_path / "third")
-        assert srv.stats.requests == 2 * first_requests and off.summary["usage"]["total"]["cached"] == 0
+        assert srv.stats.requests == 2 * first_requests and off.summary.usage["total"]["cached"] == 0
 
 
 def test_errors_are_never_cached(tmp_path):
@@ -103,7 +103,7 @@ def test_errors_are_never_cached(tmp_path):
         before = srv.stats.by_model.get("ace", 0)
         again = run_game(build_settings(cfg), tmp_path / "b")
         assert srv.stats.by_model["ace"] > before
-        assert again.summary["usage"]["players"]["ace"]["void"] == 0
+        assert again.summary.usage["players"]["ace"]["void"] == 0
 
 
 def test_calls_overlap_up_to_the_concurrency_limit(tmp_path):
@@ -123,8 +123,8 @@ def test_a_budget_stops_the_run_cleanly(tmp_path):
     events = read_events(tmp_path / "run")
     stopped = kinds(events, "run_stopped")
     assert stopped and "BudgetExceeded" in stopped[0]["reason"]
-    assert kinds(events, "run_end") and "stopped" in result.summary
-    assert result.summary["usage"]["total"]["cost_usd"] >= 5
+    assert kinds(events, "run_end") and result.summary.stopped is not None
+    assert result.summary.usage["total"]["cost_usd"] >= 5
     completed = kinds(events, "round_end")
     assert 1 <= len(completed) < 20
     # Ratings come only from completed rounds.

@@ -57,7 +57,7 @@ def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_p
         needed = srv.stats.requests
         stopped = llm_config(srv.api_base, tmp_path / "cache", *game, "llm.budget_usd=2")
         result = run_game(build_settings(stopped), tmp_path / "run")
-        assert "Budget" in result.summary["stopped"]
+        assert "Budget" in result.summary.stopped
         before = srv.stats.requests - needed
         assert 0 < before < needed
         assert resume(str(tmp_path / "run"), ["llm.budget_usd=1000"]) == 0

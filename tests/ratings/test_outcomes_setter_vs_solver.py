@@ -68,8 +68,7 @@ def test_settled_is_the_absolute_rules():
 # ------------------------------------------------------------------------------ every backend
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_setter_against_solver(name):
-    r = BACKENDS[name](outcome="setter_vs_solver")
-    r.record_pairs = True
+    r = BACKENDS[name](outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["s", "x", "y"])
     for i in range(6):  # x solves s's tasks, y does not
         records = r.update(f"t{i}", {"s": 1.0, "x": 0.9, "y": 0.1}, setter="s").pairs
@@ -81,8 +80,7 @@ def test_every_backend_rates_setter_against_solver(name):
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_every_backend_rates_a_forfeit_as_answerer_wins(name):
-    r = BACKENDS[name](outcome="setter_vs_solver")
-    r.record_pairs = True
+    r = BACKENDS[name](outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["x", "s", "y"])
     for i in range(4):
         records = r.forfeit(f"r{i:03d}-s", "s", ["x", "y"]).pairs
@@ -100,9 +98,8 @@ def test_forfeits_change_nothing_under_the_other_rules(name):
 
 
 def test_join_re_rating_keeps_only_the_newcomers_games():
-    r = EloRating(outcome="setter_vs_solver")
+    r = EloRating(outcome="setter_vs_solver", record_pairs=True)
     r.add_players(["s", "x", "new"])
-    r.record_pairs = True
     records = r.update("t", {"s": 0.9, "x": 0.9, "new": 0.1}, involving={"new"}, setter="s").pairs
     assert [(u["a"], u["b"], u["result"]) for u in records] == [("s", "new", 1.0)]
 
@@ -209,7 +206,7 @@ def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tm
             assert e.state["mu"][f.setter] < before.get(f.setter, 25.0)
             assert all(e.state["mu"][n] > before.get(n, 25.0) for n in f.answerers)
         before.update(e.state["mu"])
-    assert sum(e.updates for e in rated.values()) == run.update_count == result.summary["updates"]
+    assert sum(e.updates for e in rated.values()) == run.update_count == result.summary.updates
     _, rows = rate_run(tmp_path, [])
     assert rows == strip(result.table)
 

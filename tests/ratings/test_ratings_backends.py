@@ -191,16 +191,18 @@ def test_the_outcome_history_is_kept_only_by_backends_that_read_it():
     assert keeps == {"ts": 0, "ts_k": 6, "elo": 0, "bt": 6}
 
 
-@pytest.mark.parametrize("make", [lambda: TrueSkillRating(), lambda: TrueSkillRating(draw_probability="auto"),
-                                  lambda: TrueSkillRating(outcome="absolute", p_thresh=0.5), lambda: EloRating()],
+@pytest.mark.parametrize("make", [lambda **kw: TrueSkillRating(**kw),
+                                  lambda **kw: TrueSkillRating(draw_probability="auto", **kw),
+                                  lambda **kw: TrueSkillRating(outcome="absolute", p_thresh=0.5, **kw),
+                                  lambda **kw: EloRating(**kw)],
                          ids=["trueskill", "trueskill-auto", "trueskill-absolute", "elo"])
 def test_the_quick_path_is_the_one_update_at_a_time_path(make):
     """A task's outcomes applied as bare triples in one loop (no records asked for) leave exactly
     the numbers that applying each outcome object in turn leaves (records asked for)."""
     rng = np.random.default_rng(5)
     players = [f"p{i}" for i in range(7)]
-    quick, slow = make(), make()
-    slow.record_pairs = True
+    quick, slow = make(), make(record_pairs=True)
+    assert not quick.record_pairs and slow.record_pairs
     for backend in (quick, slow):
         backend.add_players(players)
     for t in range(40):

@@ -8,8 +8,8 @@ import trueskill
 from skate.ratings.trueskill_backend import TrueSkillRating
 
 
-def make(rule="relative", players=("a", "b", "c")):
-    r = TrueSkillRating(outcome=rule)
+def make(rule="relative", players=("a", "b", "c"), record_pairs=False):
+    r = TrueSkillRating(outcome=rule, record_pairs=record_pairs)
     r.add_players(players)
     return r
 
@@ -20,8 +20,7 @@ def test_starts_at_paper_defaults():
 
 
 def test_updates_once_per_unique_pair():
-    r = make()
-    r.record_pairs = True
+    r = make(record_pairs=True)
     applied = r.update("t1", {"a": 0.9, "b": 0.5, "c": 0.1})
     assert [(x["a"], x["b"]) for x in applied.pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
     assert r.n_updates == 3 and (applied.updates, applied.last, applied.players) == (3, 3, ["a", "b", "c"])

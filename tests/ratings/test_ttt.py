@@ -125,9 +125,8 @@ def test_table_interval_idle_player_record_and_cache():
 
 
 def test_update_makes_outcomes_by_the_rule():
-    backend = TrueSkillThroughTimeRating(outcome="absolute", p_thresh=0.5)
+    backend = TrueSkillThroughTimeRating(outcome="absolute", p_thresh=0.5, record_pairs=True)
     backend.add_players(["a", "b", "c"])
-    backend.record_pairs = True
     records = backend.update("r001-a", {"a": 0.9, "b": 0.2, "c": 0.1}).pairs
     assert [(r["a"], r["b"], r["result"]) for r in records] == [("a", "b", 1.0), ("a", "c", 1.0), ("b", "c", 0.5)]
     rows = {r.player: r for r in backend.table()}

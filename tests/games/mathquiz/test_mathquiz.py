@@ -83,6 +83,6 @@ def test_same_seed_same_game(tmp_path):
 def test_every_augmentation_strategy_plays_through(tmp_path, strategy):
     result = run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=3", f"aug={strategy}", "logger=none",
                                       "report=false", "estimator=fixed_n", "estimator.n=8"])), tmp_path)
-    assert result.summary["tasks"] >= 12
+    assert result.summary.tasks >= 12
     start = read_events(tmp_path)[0]
     assert start["aug"] == strategy

@@ -302,6 +302,7 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     from skate.players.base import Player
     from skate.ratings.trueskill_backend import TrueSkillRating
     from skate.estimators import FixedN
+    from skate.loggers import RunLogger
     from skate.store import EventLog, read_events
 
     class Same(Player):
@@ -320,7 +321,8 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     before = sandbox.executions
     log = EventLog(tmp_path / "events.jsonl")
     Engine(Parts(game=game(rounds=2, attempts=2), sandbox=sandbox, env=None, embedder=HashingEmbedder(threshold=0.2),
-                 players=[a, b], rating=TrueSkillRating(), aug=Augmentation("hist_perf"), estimator=FixedN(n=2)),
+                 players=[a, b], client=None, rating=TrueSkillRating(), aug=Augmentation("hist_perf"),
+                 estimator=FixedN(n=2), logger=RunLogger()),
            log).run()
     log.close()
     events = read_events(tmp_path)
