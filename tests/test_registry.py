@@ -14,6 +14,7 @@ from hydra.utils import get_object
 from omegaconf import OmegaConf
 
 import skate.ratings
+from skate.compose import forget
 from skate.config import CONF_DIR, ConfigError, REGISTRIES, build_settings, compose_config, register_configs
 from skate.ratings.base import rating
 from skate.registry import Registry
@@ -127,7 +128,16 @@ class WinsRating(RatingBackend):
 '''
 
 
-def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypatch):
+@pytest.fixture
+def leaves_the_store():
+    """The test's own rating options leave Hydra's ConfigStore with it (its registry entries are
+    restored by monkeypatch), so later tests see the options they list."""
+    yield
+    for name in ("wins", "sure"):
+        forget("rating", name)
+
+
+def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypatch, leaves_the_store):
     """A backend module dropped into skate/ratings/ (here: a folder added to the package's path)
     registers itself, its schema is the option rating=<name> (with no YAML of its own), the
     config checks know it, and a game is rated with it."""
@@ -185,7 +195,7 @@ class SureRating(EloRating):
 '''
 
 
-def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp_path, monkeypatch):
+def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp_path, monkeypatch, leaves_the_store):
     """A backend registered from outside skate/config.py: its schema's own check runs (its key
     named under rating.), the shared rule's checks run through super(), and a backend that says
     how sure its order is appears in the messages that list those backends."""
@@ -197,11 +207,11 @@ def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp
     monkeypatch.setattr(rating, "_entries", dict(rating._entries))
     monkeypatch.delitem(sys.modules, "skate.ratings.sure", raising=False)
     register_configs()
-    build_settings(compose_config(["rating=sure_schema", "stop.settled=0.9"]))  # it says order: it may stop early
+    build_settings(compose_config(["rating=sure", "stop.settled=0.9"]))  # it says order: it may stop early
     with pytest.raises(ConfigError, match=r"^rating.spread=-1.0 is invalid: must be > 0 \(the test's own rule\)$"):
-        build_settings(compose_config(["rating=sure_schema", "rating.spread=-1"]))
+        build_settings(compose_config(["rating=sure", "rating.spread=-1"]))
     with pytest.raises(ConfigError, match=r"^rating.p_thresh=1.5 is invalid"):  # the base schema's check
-        build_settings(compose_config(["rating=sure_schema", "rating.p_thresh=1.5"]))
+        build_settings(compose_config(["rating=sure", "rating.p_thresh=1.5"]))
     says_order = ["bradley_terry", "irt", "sure", "trueskill", "ttt"]
     assert rating.names(lambda e: e.component.says_order) == says_order
     for overrides in (["rating=elo", "stop.settled=0.9"], ["rating=elo", "estimator=adaptive"]):

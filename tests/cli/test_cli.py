@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import runpy
 import subprocess
 import sys
@@ -35,8 +36,19 @@ def test_every_command_answers_help(name, capsys):
     assert "usage:" in capsys.readouterr().out
 
 
+@pytest.fixture
+def root_logging():
+    """Hydra sets the root logger's handlers up on the stream it finds (here, the test's captured
+    stderr): they are put back, so later tests do not log to a closed stream."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
 @pytest.mark.parametrize("name", ["play", "optimize"])
-def test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone(name, capsys, monkeypatch):
+def test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone(name, capsys, monkeypatch, root_logging):
     """play and optimize are main(argv) -> int like every command: Hydra sees their arguments
     while it runs, and the process's sys.argv is as it was afterwards (here, after --help's exit)."""
     monkeypatch.setattr(sys, "argv", ["outer", "untouched"])
