@@ -12,7 +12,7 @@ import argparse
 import statistics
 import time
 
-from skate.config import compose_config
+from skate.settings.config import compose_config
 
 
 def main() -> None:

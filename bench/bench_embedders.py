@@ -24,7 +24,7 @@ t0 = time.perf_counter()
 if name == "baseline":
     emb = None
 else:
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
     from skate.embedders import build_embedder
     emb = build_embedder(compose_config([f"embedder={name}"]).embedder)
 load = time.perf_counter() - t0

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from scipy.stats import kendalltau
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.runner import run_game
 
 

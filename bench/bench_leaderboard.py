@@ -36,7 +36,7 @@ from bench.bench_load import as_override, spread_players  # noqa: E402
 
 
 def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, seed: int) -> Path:
-    from skate.config import build_settings, compose_config
+    from skate.settings.config import build_settings, compose_config
     from skate.runner import run_game
 
     run_game(build_settings(compose_config([f"game={game}", f"game.rounds={rounds}", f"seed={seed}", "logger=none", "report=false",
@@ -155,7 +155,7 @@ def place_bench(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------- fake
 def fake_bench(args: argparse.Namespace) -> None:
     """One add against one replay, counted by the fake OpenAI-compatible server itself."""
-    from skate.config import build_settings, compose_config
+    from skate.settings.config import build_settings, compose_config
     from skate.leaderboard.bank import import_run
     from skate.leaderboard.fit import refit
     from skate.leaderboard.place import add

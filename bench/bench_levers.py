@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.config import build_settings, compose_config  # noqa: E402
-from skate.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.runlog.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 

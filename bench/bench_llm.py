@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skate.runner  # noqa: E402
-from skate.config import build_settings, compose_config  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 

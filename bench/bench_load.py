@@ -57,7 +57,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.loggers import RunLogger
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
@@ -168,7 +168,7 @@ def as_override(items: list[dict[str, Any]]) -> str:
 def run_sim(args: argparse.Namespace) -> None:
     import tracemalloc
 
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
     from skate.runner import run_game
 
     meter_cls = importlib.import_module("bench.bench_load").RoundMeter  # the class Hydra instantiates
@@ -251,7 +251,7 @@ PROFILED = [  # (what, file, function): the engine's main thread, where simulate
     ("  TrueSkill updates (TrueSkillRating._pair)", "skate/ratings/trueskill_backend.py", "_pair"),
     ("  their log lines (Engine._log_updates)", "skate/engine.py", "_log_updates"),
     ("estimates (Engine._task_estimates)", "skate/engine.py", "_task_estimates"),
-    ("every event line (EventLog.write)", "skate/store.py", "write"),
+    ("every event line (EventLog.write)", "skate/runlog/files.py", "write"),
 ]
 
 
@@ -363,8 +363,8 @@ def llm_players(base: str, names: list[str]) -> str:
 
 
 def run_llm(args: argparse.Namespace) -> None:
-    from skate.config import compose_config
-    from skate.events import (
+    from skate.settings.config import compose_config
+    from skate.runlog.events import (
         AttemptMade,
         Estimated,
         ModelCallVoid,

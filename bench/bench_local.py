@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.config import build_settings, compose_config  # noqa: E402
-from skate.events import read_run  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.runlog.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 
@@ -172,8 +172,8 @@ def play(model: local_models.LocalModel, server: local_serving.ServerProcess, st
             f.write(json.dumps(c) + "\n")
     log = read_run(out)
     me = model.name
-    attempts = [a for a in log.of(__import__("skate.events", fromlist=["AttemptMade"]).AttemptMade) if a.player == me]
-    estimates = [e for e in log.of(__import__("skate.events", fromlist=["Estimated"]).Estimated) if e.player == me]
+    attempts = [a for a in log.of(__import__("skate.runlog.events", fromlist=["AttemptMade"]).AttemptMade) if a.player == me]
+    estimates = [e for e in log.of(__import__("skate.runlog.events", fromlist=["Estimated"]).Estimated) if e.player == me]
     usage = json.loads((out / "usage.json").read_text())["players"].get(me, {})
     calls = proxy.calls
     ok = [c for c in calls if isinstance(c["response"], dict) and c["response"].get("choices")]

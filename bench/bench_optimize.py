@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skate.config import compose_config  # noqa: E402
+from skate.settings.config import compose_config  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
 from skate.cli.optimize import run_optimize  # noqa: E402
 

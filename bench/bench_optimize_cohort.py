@@ -39,7 +39,7 @@ from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.cli.optimize import run_optimize  # noqa: E402
-from skate.config import compose_config  # noqa: E402
+from skate.settings.config import compose_config  # noqa: E402
 
 GAME_OVERRIDES = {"scp": ["game=scp", "game.mode=player_set", "game.max_doc_age_days=null"]}
 

@@ -59,8 +59,8 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.config import build_settings, compose_config  # noqa: E402
-from skate.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.runlog.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402

@@ -81,7 +81,7 @@ def child_cold(run: Path) -> None:
     """In a fresh process: the report's imports and its first build, in CPU seconds (printed as JSON)."""
     t0 = time.process_time()
     import skate.runner  # noqa: F401 - what python -m skate has loaded before the report ...
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
 
     compose_config([])  # ... and its composed config (every game's modules: reading the run's config needs them)
     t1 = time.process_time()

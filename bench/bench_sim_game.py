@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 
 from skate.answers import exact
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.games.cop.difficulty import code_difficulty
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 
 _GAMES = {"cop": [], "mathquiz": ["game=mathquiz"]}
 

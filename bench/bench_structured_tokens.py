@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.config import build_settings, compose_config  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 

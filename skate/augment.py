@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from skate.records import HistoryItem, Task
+from skate.runlog.records import HistoryItem, Task
 
 
 class Strategy(enum.StrEnum):

@@ -32,17 +32,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.augment import Augmentation, ScoredTask
 from skate.games.base import Checks, Game, GameEnv
 from skate.embedders import Embedder, NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
-from skate.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
+from skate.runlog.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
                            SetterContext, Stage, StopRun, Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
 from skate.estimators import Estimator, Sampler, TaskContext
-from skate.store import EventLog
+from skate.runlog.files import EventLog
 from skate.loggers import RunLogger
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class _SetResult:
 
 @dataclass(frozen=True)
 class Parts:
-    """What a game is played with, every part built and finished (:func:`skate.build.assemble`
+    """What a game is played with, every part built and finished (:func:`skate.settings.build.assemble`
     builds them from the settings): the game and its environment, the sandbox, the embedder, the
     players and the model client they share, the rating backend, the setters' augmentation, the
     estimator and the logger."""
@@ -100,7 +100,7 @@ class Parts:
 @dataclass(frozen=True)
 class Loop:
     """The loop's own settings: the run seed, the stages, the schedule and when to stop early.
-    The engine takes them as checked (:meth:`of` reads settings :func:`skate.config.validate`
+    The engine takes them as checked (:meth:`of` reads settings :func:`skate.settings.config.validate`
     checked: ``settled`` in (0.5, 1) or None, and not with stages)."""
 
     seed: int = 0
@@ -163,7 +163,7 @@ class GameResult:
 class Engine:
     def __init__(self, parts: Parts, log: EventLog, loop: Loop | None = None,
                  round_info: Callable[[], dict[str, Any]] | None = None) -> None:
-        """``parts``: a game's, every one built (:func:`skate.build.assemble`);
+        """``parts``: a game's, every one built (:func:`skate.settings.build.assemble`);
         ``round_info``: what else each ``round_end`` records (the runner's model usage)."""
         loop = loop or Loop()
         game, players, rating = parts.game, parts.players, parts.rating
@@ -187,7 +187,7 @@ class Engine:
         self.stopped_round = 0
         # Stop once the ranking is settled: every adjacent pair ordered with at least this
         # probability (the rating backend's), after at least min_rounds rounds. The settings'
-        # checks (skate.config.validate: stop.settled in (0.5, 1), not with stages) are trusted.
+        # checks (skate.settings.config.validate: stop.settled in (0.5, 1), not with stages) are trusted.
         self.settled, self.min_rounds = settled, max(1, int(min_rounds))
         self.ended, self.ended_detail = "rounds", ""
         self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start

@@ -4,7 +4,7 @@
 Every section's schema checks itself the same way: ``check()`` returns the :class:`Problem` s it
 finds (a key relative to the section, the value, what is needed), a subclass adding its own to
 ``super().check()``'s; a game's ``check_config`` returns them too. Whoever checks the whole
-(:func:`skate.config.validate`) raises the first with :func:`raise_first`, naming the section.
+(:func:`skate.settings.config.validate`) raises the first with :func:`raise_first`, naming the section.
 """
 
 from __future__ import annotations

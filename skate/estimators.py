@@ -25,7 +25,7 @@ from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_name
 from skate.ratings.config import OutcomeRule, one_of
 from skate.ratings.outcomes import PairRule
-from skate.records import PASS_MARK, VOID, Decoding, Estimate, Task, skipped_estimate
+from skate.runlog.records import PASS_MARK, VOID, Decoding, Estimate, Task, skipped_estimate
 from skate.registry import Registry, spoken
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.registry import Registry
 
 

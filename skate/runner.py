@@ -18,16 +18,16 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate import report
-from skate.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
-from skate.config import ConfigError, SkateConfig, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
+from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
+from skate.settings.config import ConfigError, SkateConfig, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
-from skate.records import Interrupted
-from skate.recorded import CONFIG_VERSION
-from skate.store import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
+from skate.runlog.records import Interrupted
+from skate.settings.recorded import CONFIG_VERSION
+from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
 
 
 def _versions() -> dict[str, str]:
@@ -110,10 +110,10 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
     """Build every part of the run, play the game, write the results.
 
     ``settings``: the run's settings (a composed config is made into them, settled and checked,
-    by :func:`skate.config.build_settings`; a recorded run's by :func:`skate.recorded.run_settings`).
+    by :func:`skate.settings.config.build_settings`; a recorded run's by :func:`skate.settings.recorded.run_settings`).
     ``resume``: ``out_dir`` holds a run that did not finish (stopped,
     crashed, killed); play it again from its start with the same settings and seed, keeping its
-    event log and writing only what comes after where it stopped (:class:`skate.store.EventLog`
+    event log and writing only what comes after where it stopped (:class:`skate.runlog.files.EventLog`
     replay; with language-model players the response cache serves every call made before the stop).
     ``made_from``: how the config was composed, recorded in ``run_start`` for whoever reads the
     run later: ``{"choices": {group: option}, "overrides": [...]}`` (``python -m skate`` gives
@@ -138,7 +138,7 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
 def _check_settings(given: object, who: str) -> None:
     if not isinstance(given, SkateConfig):
         raise TypeError(f"{who} takes settings, not a {type(given).__name__}: make a composed config into "
-                        "settings with skate.config.build_settings(cfg)")
+                        "settings with skate.settings.config.build_settings(cfg)")
 
 
 def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: contextlib.ExitStack,

@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
@@ -37,7 +37,7 @@ def sandbox() -> Sandbox:
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_jail_pool_per_sandbox_config():
-    """Games played in this process (every run assembled by ``skate.build.assemble``: ``run_game``,
+    """Games played in this process (every run assembled by ``skate.settings.build.assemble``: ``run_game``,
     skate optimize's and skate sensitivity's in-process runs) with one sandbox config share one real jail pool, started, probed and chosen
     by ``sandbox=auto`` for the first of them, instead of each starting (and probing) its own: two
     warm jails, ~0.25 s of CPU and ~0.6 s, per game, where most games of the suite never run a
@@ -47,7 +47,7 @@ def _one_jail_pool_per_sandbox_config():
     fresh pool gives it."""
     from omegaconf import OmegaConf
 
-    from skate import build
+    from skate.settings import build
     from skate.sandbox.jail import JailSandbox
 
     pools: dict[str, tuple[JailSandbox, int]] = {}
@@ -66,7 +66,7 @@ def _one_jail_pool_per_sandbox_config():
         return sb
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(build, "build_sandbox", shared)  # raises if skate.build stops having the name
+    mp.setattr(build, "build_sandbox", shared)  # raises if skate.settings.build stops having the name
     yield
     mp.undo()
     for sb, _ in pools.values():
@@ -132,7 +132,7 @@ def pytest_runtest_setup(item):
 def runs_to_bank(tmp_path_factory):
     """Two finished six-round MathQuiz games of the simulated cohort (known skills), for the
     leaderboard's tests (tests/leaderboard/, tests/cli/test_leaderboard.py) to bank."""
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
     from skate.runner import run_game
 
     base = tmp_path_factory.mktemp("runs_to_bank")

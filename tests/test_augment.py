@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skate.augment import Augmentation, ScoredTask
-from skate.records import Task
+from skate.runlog.records import Task
 
 PLAYERS = ("ann", "bob", "cat")
 

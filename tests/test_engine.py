@@ -13,10 +13,10 @@ from skate.games.cop import COPGame, COPProposal
 from skate.embedders import HashingEmbedder
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
-from skate.records import FailReason
+from skate.runlog.records import FailReason
 from skate.estimators import FixedN
 from skate.loggers import RunLogger
-from skate.store import EventLog, read_events
+from skate.runlog.files import EventLog, read_events
 
 NINE = [f"wrong-{i}" for i in range(9)]
 PROGRAMS = [

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from skate import events as ev
-from skate.config import ConfigError, build_settings, compose_config, validate
-from skate.recorded import rate_run
+from skate.runlog import events as ev
+from skate.settings.config import ConfigError, build_settings, compose_config, validate
+from skate.settings.recorded import rate_run
 from skate.games import load_games
 from skate.runner import run_game
 

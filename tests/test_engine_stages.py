@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import ConfigError, build_settings, cohort_roles, compose_config, resolve_stages, to_settings
+from skate.settings.config import ConfigError, build_settings, cohort_roles, compose_config, resolve_stages, to_settings
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.test_runner_game import config
 
 STAGES = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
@@ -171,12 +171,12 @@ def test_a_game_records_the_players_its_roles_named(tmp_path):
 def test_the_settings_name_players_and_the_stages_are_resolved_once(monkeypatch):
     """Building a staged game's settings resolves its stages once (in validate), and the settings
     (what the run records) name players, not roles; answer_only becomes the setters it leaves."""
-    import skate.config
+    import skate.settings.config
 
     calls = []
-    real = skate.config.resolve_stages
-    monkeypatch.setattr(skate.config, "resolve_stages", lambda cfg: calls.append(1) or real(cfg))
-    settings = skate.config.build_settings(compose_config(["experiment=weaker_judges", "players=simulated"]))
+    real = skate.settings.config.resolve_stages
+    monkeypatch.setattr(skate.settings.config, "resolve_stages", lambda cfg: calls.append(1) or real(cfg))
+    settings = skate.settings.config.build_settings(compose_config(["experiment=weaker_judges", "players=simulated"]))
     assert len(calls) == 1
     names = {p.name for p in settings.players.simulated}
     for st in settings.stages:
@@ -184,4 +184,4 @@ def test_the_settings_name_players_and_the_stages_are_resolved_once(monkeypatch)
     by_name = {st.name: st for st in settings.stages}
     assert set(by_name["strong_answer"].join) == {"sim-ace", "sim-strong"}
     assert "sim-strong" in by_name["second_sets"].setters and "sim-ace" not in by_name["second_sets"].setters
-    assert skate.config.validate(settings).stages == settings.stages  # settled settings check again unchanged
+    assert skate.settings.config.validate(settings).stages == settings.stages  # settled settings check again unchanged

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.config import ConfigError, build_settings, compose_config
-from skate.recorded import rate_run
+from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.recorded import rate_run
 from skate.runner import run_game
-from skate.store import comparable
+from skate.runlog.files import comparable
 
 CHEAP = ["rating=irt", "estimator=adaptive", "stop.settled=0.95", "stop.min_rounds=3", "game.rounds=30",
          "logger=none", "report=false", "seed=3"]

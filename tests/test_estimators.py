@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skate.games.base import Game, GameSpec
-from skate.records import VOID, Task
+from skate.runlog.records import VOID, Task
 from skate.estimators import Algorithm1, FixedN, Sampler
 
 TASK = Task("r001-p", 1, "p", "what is 6 x 7?", "42")

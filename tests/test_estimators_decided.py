@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.runner import run_game
 from skate.estimators import Decided, wilson
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.test_runner_game import config
 
 

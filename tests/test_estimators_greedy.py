@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, build_settings, compose_config
-from skate.events import Estimated, TaskSet, read_run
+from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.records import VOID, Task
+from skate.runlog.records import VOID, Task
 from skate.report.page import load_run, value_correlations, with_se, group_tables
 from skate.runner import run_game
 from skate.estimators import Greedy, Sampler, task_rng

@@ -136,12 +136,12 @@ def test_the_layers_hold():
 def test_an_upward_import_breaks_the_layers_and_names_its_line(tmp_path):
     shutil.copytree(PACKAGE, tmp_path / "skate", ignore=shutil.ignore_patterns("__pycache__", "data"))
     shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
-    records = tmp_path / "skate" / "records.py"
+    records = tmp_path / "skate" / "runlog" / "records.py"
     lines = records.read_text().splitlines()
     records.write_text("\n".join([*lines, "def _upward():", "    import skate.runner  # noqa", ""]))
     done = lint_imports(tmp_path)
     assert done.returncode != 0
-    assert "skate.records -> skate.runner" in done.stdout, done.stdout[-3000:]
+    assert "skate.runlog.records -> skate.runner" in done.stdout, done.stdout[-3000:]
     assert f"l.{len(lines) + 2}" in done.stdout, done.stdout[-3000:]
 
 
@@ -167,7 +167,7 @@ def test_a_new_game_is_held_to_the_game_contracts_without_naming_it(tmp_path):
 
 def test_no_import_cycle_even_inside_functions():
     edges, _ = import_edges(PACKAGE)
-    assert edges["skate.runner"] >= {"skate.config", "skate.engine"}  # the scan sees imports at all
+    assert edges["skate.runner"] >= {"skate.settings.config", "skate.engine"}  # the scan sees imports at all
     found = cycles(edges)
     assert not found, f"import cycles among skate's modules: {found}"
 

@@ -8,7 +8,7 @@ import logging
 import pandas as pd
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.runner import run_game
 from skate.sandbox import SandboxError
 from skate.loggers import ConsoleLogger

@@ -24,7 +24,7 @@ import dspy
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, build_settings, compose_config
+from skate.settings.config import ConfigError, build_settings, compose_config
 from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, solve
 from skate.games.mathquiz.modules import MathQuizSetter
@@ -43,7 +43,7 @@ from skate.optimize.programs import (
 )
 from skate.cli.optimize import run_optimize
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.llm.conftest import llm_config
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, demo_gain=0.8)}

@@ -14,14 +14,14 @@ from hydra.utils import get_object
 from omegaconf import OmegaConf
 
 import skate.ratings
-from skate.compose import forget
-from skate.config import CONF_DIR, ConfigError, REGISTRIES, build_settings, compose_config, register_configs
+from skate.settings.compose import forget
+from skate.settings.config import CONF_DIR, ConfigError, REGISTRIES, build_settings, compose_config, register_configs
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
 from skate.estimators import estimator
 
-pytestmark = pytest.mark.xdist_group("every_option")  # with tests/test_config.py: see there
+pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 
 
 @pytest.mark.parametrize("registry", REGISTRIES, ids=lambda r: r.group)
@@ -196,7 +196,7 @@ class SureRating(EloRating):
 
 
 def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp_path, monkeypatch, leaves_the_store):
-    """A backend registered from outside skate/config.py: its schema's own check runs (its key
+    """A backend registered from outside skate/settings/config.py: its schema's own check runs (its key
     named under rating.), the shared rule's checks run through super(), and a backend that says
     how sure its order is appears in the messages that list those backends."""
     folder = tmp_path / "more_ratings"
@@ -227,7 +227,7 @@ def _named_after(module: str, group: str) -> bool:
 def test_each_sections_schema_and_registry_live_in_a_module_named_after_its_group(monkeypatch):
     """settings.<group> is typed by a schema from skate.<group>... (skate.estimators for estimator,
     skate.loggers for logger, skate.embedders for embedder, ...); the top level's own sections
-    (stop, schedule, events, stages) live with the top-level schema in skate.config."""
+    (stop, schedule, events, stages) live with the top-level schema in skate.settings.config."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     settings = build_settings(compose_config([]))
     for name in vars(settings):
@@ -236,7 +236,7 @@ def test_each_sections_schema_and_registry_live_in_a_module_named_after_its_grou
         for kind in kinds:
             if kind.__module__ == "builtins":
                 continue
-            assert _named_after(kind.__module__, name) or kind.__module__ == "skate.config", (name, kind)
+            assert _named_after(kind.__module__, name) or kind.__module__ == "skate.settings.config", (name, kind)
     for registry in REGISTRIES:
         assert _named_after(registry.package, registry.group), registry.package
         for entry in registry:

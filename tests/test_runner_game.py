@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.runner import RunExists, format_table, run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 
 SMALL = ["game.rounds=12", "logger=none", "report=false",
          "players.simulated=[{name: hi, skill: 0.85, pitch: -0.2}, {name: mid, skill: 0.6},"

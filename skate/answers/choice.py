@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skate.records import FailReason, Rejection
+from skate.runlog.records import FailReason, Rejection
 
 _WS = re.compile(r"\s+")
 

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 
 from skate.errors import ConfigError
-from skate.events import RunLogError
-from skate.records import StopRun
+from skate.runlog.events import RunLogError
+from skate.runlog.records import StopRun
 from skate.tools.calibrate import Calibration, calibrate, table
 
 

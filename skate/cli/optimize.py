@@ -16,14 +16,14 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.cli.play import hydra_argv
-from skate.build import build_table, llm_players, open_client, prepare_models, usage_summary
-from skate.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
+from skate.settings.build import build_table, llm_players, open_client, prepare_models, usage_summary
+from skate.settings.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
 from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.programs import optimize_players
 from skate.sandbox import SandboxUnavailable
-from skate.store import EventLog
+from skate.runlog.files import EventLog
 
 
 def run_optimize(cfg: Any, out_dir: Path) -> list[ev.Optimized]:

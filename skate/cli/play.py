@@ -32,16 +32,16 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from skate import events as ev
-from skate.config import CONF_DIR, ConfigError, build_settings, register_configs, unknown_key
-from skate.events import iter_records
+from skate.runlog import events as ev
+from skate.settings.config import CONF_DIR, ConfigError, build_settings, register_configs, unknown_key
+from skate.runlog.events import iter_records
 from skate.optimize.config import format_results
-from skate.recorded import run_settings
+from skate.settings.recorded import run_settings
 from skate.engine import GameResult
-from skate.records import Interrupted
+from skate.runlog.records import Interrupted
 from skate.runner import RunExists, format_table, run_game, run_sweep_job
 from skate.sandbox import SandboxUnavailable
-from skate.store import LogWriteError
+from skate.runlog.files import LogWriteError
 
 register_configs()
 
@@ -52,7 +52,7 @@ RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s"
 
 
 class _Signals:
-    """The first SIGINT/SIGTERM raises :class:`~skate.records.Interrupted` in the main thread (the
+    """The first SIGINT/SIGTERM raises :class:`~skate.runlog.records.Interrupted` in the main thread (the
     engine stops cleanly); a second one ends the process at once."""
 
     received: int | None = None

@@ -8,7 +8,7 @@ any ``rating.*`` override (``rating.outcome=absolute``, ``rating.outcome=setter_
 ``rating.orderings=20``, ...) rates the same games another way, whichever rule the run was played
 with (forfeits count only under setter_vs_solver).
 
-The library is :func:`skate.recorded.rate_run` (this module reads the command line only). A game
+The library is :func:`skate.settings.recorded.rate_run` (this module reads the command line only). A game
 can also be rated other ways as it ends: the config's top-level ``rerate`` list (see
 :func:`skate.ratings.rerate.rerate_configs`) makes the runner write ``ratings.<name>.json`` for each entry and put the
 tables in ``run_end`` as ``rerated``.
@@ -26,9 +26,9 @@ from pathlib import Path
 from hydra.errors import HydraException
 
 from skate.errors import ConfigError
-from skate.events import RunLogError
-from skate.recorded import rate_run
-from skate.store import format_table
+from skate.runlog.events import RunLogError
+from skate.settings.recorded import rate_run
+from skate.runlog.files import format_table
 
 
 def main(argv: list[str] | None = None) -> int:

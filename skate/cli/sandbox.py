@@ -19,8 +19,8 @@ from pathlib import Path
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
-from skate.build import build_sandbox
-from skate.config import ConfigError, compose_config, validate_sandbox
+from skate.settings.build import build_sandbox
+from skate.settings.config import ConfigError, compose_config, validate_sandbox
 from skate.sandbox.base import Outcome
 from skate.sandbox.jail import SandboxUnavailable
 

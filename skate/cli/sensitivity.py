@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.answers.choice import ChoiceQuery
-from skate.build import build_table, llm_players, open_client, prepare_models, simulated_players
+from skate.settings.build import build_table, llm_players, open_client, prepare_models, simulated_players
 from skate.games.base import VOID, Game, ask
-from skate.recorded import run_settings
-from skate.records import Task
+from skate.settings.recorded import run_settings
+from skate.runlog.records import Task
 from skate.report import build_report
 from skate.loggers import WandbLoggerConfig, log_figures, logs_to_wandb
 

@@ -15,13 +15,13 @@ from hydra.errors import HydraException
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.answers.exact import normalize_number
-from skate.build import build_game
-from skate.config import ConfigError, compose_config
-from skate.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
+from skate.settings.build import build_game
+from skate.settings.config import ConfigError, compose_config
+from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
-from skate.recorded import run_settings
-from skate.records import Task
+from skate.settings.recorded import run_settings
+from skate.runlog.records import Task
 from skate.estimators import task_rng
 
 FORMATS = ("jsonl", "lm-eval", "inspect")

@@ -8,8 +8,8 @@ setting
     :meth:`Game.provided_tasks` (a game that builds its own tasks, e.g. SCP's built benchmark:
     then no player sets any),
     :meth:`Game.assignment` (private inputs for one setter's round, e.g. a target number),
-    :meth:`Game.validate` (a setter's proposal becomes a :class:`~skate.records.Task`, or a
-    :class:`~skate.records.Rejection` that says why, fed back to the setter's next attempt),
+    :meth:`Game.validate` (a setter's proposal becomes a :class:`~skate.runlog.records.Task`, or a
+    :class:`~skate.runlog.records.Rejection` that says why, fed back to the setter's next attempt),
     :meth:`Game.novelty_text` (what the uniqueness test embeds).
 answering
     :meth:`Game.play` draws ``n`` graded answer samples of one player on one task. By default a
@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from skate.errors import Problem, require
-from skate.records import PASS_MARK, VOID, Rejection, Task
+from skate.runlog.records import PASS_MARK, VOID, Rejection, Task
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.llm.modules import GameModules
@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # What a player returns for one answer sample: a game-defined value (an option index, a string,
 # ...), ``None`` when the reply could not be read (a wrong answer), or
-# :data:`skate.records.VOID` when the model call failed (left out of p(correct)).
+# :data:`skate.runlog.records.VOID` when the model call failed (left out of p(correct)).
 Reply = Any
 Query = Any
 # A player's answers: ``answer(queries, rng)`` gives one reply per query.
@@ -236,7 +236,7 @@ class Game(ABC):
     def provided_tasks(self, round: int) -> Sequence[Task] | None:
         """The tasks the game itself sets in ``round`` (a built benchmark, which every player
         answers and no player sets), or None (the default): the players set this round's tasks.
-        A provided task's ``setter`` is :data:`skate.records.BENCHMARK`."""
+        A provided task's ``setter`` is :data:`skate.runlog.records.BENCHMARK`."""
         return None
 
     def check_sandbox(self, sandbox: Sandbox) -> str | None:

@@ -3,7 +3,7 @@
 A run's tasks are banked as its ``task`` events recorded them (prompt, answer and the game's own
 data: enough to ask and grade them again with the game built from the run's settings); its
 responses are the graded samples behind each p(correct) that the ratings used (the run's
-:meth:`~skate.events.RunLog.rating_stream`, so a round cut off by a stop adds nothing). The run
+:meth:`~skate.runlog.events.RunLog.rating_stream`, so a round cut off by a stop adds nothing). The run
 is keyed by a digest of its first line: importing it again, from any path, changes nothing.
 """
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skate.config import SkateConfig, record_of
+from skate.settings.config import SkateConfig, record_of
 from skate.errors import ConfigError
-from skate.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
+from skate.runlog.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
 from skate.leaderboard.fit import EFFECTIVE_SAMPLES
 from skate.leaderboard.store import Imported, Store, StoreError, digest
-from skate.recorded import run_settings
+from skate.settings.recorded import run_settings
 
 
 def run_key(run_dir: Path) -> str:

@@ -37,19 +37,19 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from skate.build import Table, build_estimator, build_table, llm_players, open_client, prepare_models, simulated_players
-from skate.config import SkateConfig, record_of
+from skate.settings.build import Table, build_estimator, build_table, llm_players, open_client, prepare_models, simulated_players
+from skate.settings.config import SkateConfig, record_of
 from skate.estimators import FixedN, Sampler
-from skate.events import AttemptMade, Estimated, read_run
+from skate.runlog.events import AttemptMade, Estimated, read_run
 from skate.games import get_game
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.store import Store, StoreError, digest
 from skate.ratings.base import rank_by_score
-from skate.recorded import run_settings
+from skate.settings.recorded import run_settings
 from skate.runner import run_game
-from skate.store import held_run
+from skate.runlog.files import held_run
 
 
 @dataclass

@@ -36,7 +36,7 @@ from skate.leaderboard.place import game_of, game_settings
 from skate.leaderboard.settings import RefreshSettings
 from skate.leaderboard.store import Store, StoreError, tasks
 from skate.runner import run_game
-from skate.store import held_run
+from skate.runlog.files import held_run
 
 DAY = 86_400.0
 

@@ -46,8 +46,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from skate.events import TaskSet, parse
-from skate.records import Task
+from skate.runlog.events import TaskSet, parse
+from skate.runlog.records import Task
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60

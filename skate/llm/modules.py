@@ -43,7 +43,7 @@ import pydantic
 from skate.llm import plain
 from skate.llm.adapters import CompactChatAdapter, LabelAdapter, PlainAdapter
 from skate.llm.sections import MARKER, sections
-from skate.records import PASS_MARK, SetterContext
+from skate.runlog.records import PASS_MARK, SetterContext
 
 LETTERS = "ABCDEFGHIJ"
 ITEM_SEED = "skate_seed"  # an optimiser's item's own sample seed (an input _Module.forward takes off)
@@ -433,7 +433,7 @@ class _Module(dspy.Module):
 
 class SetterModule(_Module):
     """Asks a model for a task: ``messages(ctx)`` out for a
-    :class:`~skate.records.SetterContext`, ``parse(text)`` back into the game's proposal (an empty
+    :class:`~skate.runlog.records.SetterContext`, ``parse(text)`` back into the game's proposal (an empty
     proposal saying why, if the reply is unreadable).
 
     Every game's setter signature has a ``guidance`` input (:func:`guidance_field`), filled by

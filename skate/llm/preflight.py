@@ -11,7 +11,7 @@ the endpoint and the cause::
     player 'qwen' (hosted_vllm/Qwen/Qwen2.5-7B-Instruct at http://gpu-box:8000/v1): cannot reach http://gpu-box:8000/v1: the host name does not resolve
 
 The last line of the message ends with "(llm.preflight=false skips this check)".
-:class:`PreflightError` is a :class:`skate.config.ConfigError`, so the command line prints it
+:class:`PreflightError` is a :class:`skate.settings.config.ConfigError`, so the command line prints it
 and exits with status 2 like any other configuration mistake.
 
 **The probe.** One request per distinct check: a chat completion of one token (``max_tokens=1``,

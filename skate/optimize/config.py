@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.errors import ConfigError, Problem, require
 from skate.errors import check as _check
 

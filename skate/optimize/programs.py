@@ -59,7 +59,7 @@ import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
@@ -68,7 +68,7 @@ from skate.optimize.config import (DEMO_SOURCES, OPTIMIZERS, ROLES, OptimizeErro
                                    Role, _split, check_plan, compare_table, format_results, plans)
 from skate.embedders import NoveltyIndex
 from skate.players.simulated import SimulatedPlayer
-from skate.records import Rejection, SetterContext, Task
+from skate.runlog.records import Rejection, SetterContext, Task
 
 log = logging.getLogger(__name__)
 

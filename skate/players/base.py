@@ -8,17 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from skate.records import SetterContext
+from skate.runlog.records import SetterContext
 
 
 class Player(ABC):
     """A participant in the game.
 
     ``set_task`` returns the game's proposal (what its setter writes), or a
-    :class:`~skate.records.VoidProposal` when a model call failed. ``answer`` is shown several
+    :class:`~skate.runlog.records.VoidProposal` when a model call failed. ``answer`` is shown several
     queries of one task at once (so a model client can send them together) and returns one reply
     per query: a value the game grades (an option's index, an answer's text, ...), ``None`` when
-    the reply could not be read (a wrong answer), or :data:`~skate.records.VOID` when the model
+    the reply could not be read (a wrong answer), or :data:`~skate.runlog.records.VOID` when the model
     call failed (left out of p(correct)). Players never see a task's answer, only queries.
     """
 

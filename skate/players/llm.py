@@ -34,7 +34,7 @@ from skate.llm.client import Completion, LLMClient, OptionRefused
 from skate.llm.modules import AnswererModule, GameModules, SetterModule
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
-from skate.records import VOID, Decoding, SetterContext, VoidProposal
+from skate.runlog.records import VOID, Decoding, SetterContext, VoidProposal
 
 log = logging.getLogger(__name__)
 

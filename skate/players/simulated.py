@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from skate.players.base import Player
-from skate.records import FailReason, HistoryItem, SetterContext
+from skate.runlog.records import FailReason, HistoryItem, SetterContext
 
 KNOW_WIDTH = 0.06  # how sharply knowing falls off as difficulty passes skill
 AIM_OWN_P = 0.7  # hist_perf setters aim for tasks they answer about this often

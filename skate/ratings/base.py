@@ -11,7 +11,7 @@ from typing import Any
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved
 from skate.ratings.outcomes import PairOutcome, PairRule
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 from skate.registry import Registry
 
 

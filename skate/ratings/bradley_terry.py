@@ -65,7 +65,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
 from skate.ratings.outcomes import PairOutcome
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 
 def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = None,

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 
 class OutcomeRule(enum.StrEnum):

@@ -14,7 +14,7 @@ from skate.errors import Problem
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 
 # The settings (conf/rating/elo.yaml extends them: /schema/rating/elo).

@@ -53,7 +53,7 @@ from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adj
 from skate.errors import Problem, require
 from skate.ratings.config import RatingConfig, pass_mark
 from skate.ratings.outcomes import PairOutcome
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 INTERVALS = ("sandwich", "hessian", "bootstrap")
 LOG_S_BOUNDS = (math.log(0.05), math.log(20.0))

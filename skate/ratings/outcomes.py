@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 Interval = tuple[float, float]
 

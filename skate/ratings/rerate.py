@@ -4,7 +4,7 @@ config's ``rerate`` list (the same games rated other ways as a game ends). Every
 typed: an instance of a rating backend's schema (``TrueSkillConfig``, ``EloConfig``, ...).
 
 ``skate rate`` (:mod:`skate.cli.rate`) is the command-line tool over this, through
-:func:`skate.recorded.rate_run` (the run's own settings, read through the one door).
+:func:`skate.settings.recorded.rate_run` (the run's own settings, read through the one door).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.errors import ConfigError
-from skate.events import Forfeit, RatedTask, read_run
+from skate.runlog.events import Forfeit, RatedTask, read_run
 from skate.ratings.config import OutcomeRule, RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
-from skate.records import BENCHMARK
+from skate.runlog.records import BENCHMARK
 
 
 RatingStreamItem = RatedTask | Forfeit
@@ -75,7 +75,7 @@ def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapp
 
     An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
     rating settings (``rating``), or with ``rating:`` that option's (``option(<option>)``, the
-    option as the project composes it: :func:`skate.config.rating_option`), with the entry's keys
+    option as the project composes it: :func:`skate.settings.config.rating_option`), with the entry's keys
     over them. A draw margin tied to sigma* takes the estimator's (``estimator``: its settings as
     plain data). Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
     out: list[tuple[str, RatingConfig]] = []

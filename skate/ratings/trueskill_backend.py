@@ -31,7 +31,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 DEFAULT_DRAW = 0.10
 MIN_OUTCOMES_FOR_AUTO = 20

@@ -58,7 +58,7 @@ from skate.errors import Problem, require
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.ratings.outcomes import PairOutcome
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 TIMES = ("none", "round")
 # The package needs p_draw > 0 to model a draw at all, and below about 0.01 its draw update is

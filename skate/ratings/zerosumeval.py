@@ -11,7 +11,7 @@ numbered in that order. Roles are ``setter`` and ``solver`` (give ``calculate_ra
 weights under those names).
 
 The outcomes are recomputed from the run's log with the run's outcome rule (its rating settings,
-read through :func:`skate.recorded.run_settings`; ``rating.outcome`` must be setter_vs_solver: the
+read through :func:`skate.settings.recorded.run_settings`; ``rating.outcome`` must be setter_vs_solver: the
 only rule with matches in ZeroSumEval's sense), so a run rated with another backend exports too.
 """
 
@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from skate.errors import ConfigError
-from skate.events import Forfeit, read_run
+from skate.runlog.events import Forfeit, read_run
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
 
 
 def run_matches(run_dir: Path, rating: RatingConfig) -> list[PairOutcome]:
     """Every setter-vs-solver outcome of the run in ``run_dir``, in the order it was rated, under
-    ``rating``'s rule: the run's rating settings (``skate.recorded.run_settings(run_dir).rating``)."""
+    ``rating``'s rule: the run's rating settings (``skate.settings.recorded.run_settings(run_dir).rating``)."""
     run = read_run(Path(run_dir), keep_updates=0)
     outcome = getattr(rating, "outcome", None)
     if outcome != OutcomeRule.setter_vs_solver or not isinstance(rating, OutcomeRuleConfig):

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.config import SkateConfig
+from skate.settings.config import SkateConfig
 from skate.errors import ConfigError
-from skate.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
-from skate.recorded import run_settings
-from skate.records import PASS_MARK
+from skate.runlog.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
+from skate.settings.recorded import run_settings
+from skate.runlog.records import PASS_MARK
 
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
@@ -79,7 +79,7 @@ class RunData:
     @property
     def set_by_players(self) -> bool:
         """Whether any task was set by a player (not so in a built benchmark, whose tasks'
-        setter is ``skate.records.BENCHMARK``): plots about setters need it."""
+        setter is ``skate.runlog.records.BENCHMARK``): plots about setters need it."""
         return bool(self.tasks["setter"].isin(self.players).any())
 
 
@@ -133,7 +133,7 @@ def load_run(run_dir: str | Path) -> RunData:
 
 
 def run_settings_or_none(start: Any) -> SkateConfig | None:
-    """The run's settings as :mod:`skate.recorded` reads them (typed, defaults filled), or None
+    """The run's settings as :mod:`skate.settings.recorded` reads them (typed, defaults filled), or None
     when it recorded none, or none this skate can read (the report then leaves out what they
     would add: the pass mark's default stands, no threshold or stopping line is drawn).
 

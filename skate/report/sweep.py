@@ -25,7 +25,7 @@ from matplotlib.ticker import MaxNLocator
 
 from skate.report.data import RunData, run_settings_or_none
 from skate.report.plots import figure, save_png
-from skate.records import PASS_MARK
+from skate.runlog.records import PASS_MARK
 
 # The paper's order of the augmentation strategies (least to most context); others follow.
 AUG_ORDER = ("no_info", "hist_tasks", "hist_perf", "full_personal", "full_context")

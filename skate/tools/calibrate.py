@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 
 # It composes the project's config to build each embedder as a game would.
-from skate.config import compose_config
+from skate.settings.config import compose_config
 from skate.errors import ConfigError
-from skate.events import TaskSet, read_run
+from skate.runlog.events import TaskSet, read_run
 from skate.embedders.base import build_embedder
 
 NEAR_KINDS = ("renamed", "reformatted", "constants", "renamed+constants", "renamed+reformatted+constants")

@@ -20,8 +20,8 @@ from skate.local import server as local_server, serving as local_serving
 from skate.local import play as local
 from skate.cli import local as local_cli
 from skate.local import models as local_models
-from skate.config import compose_config
-from skate.events import read_run
+from skate.settings.config import compose_config
+from skate.runlog.events import read_run
 from skate.local.models import LocalError, LocalModel, Part
 from skate.local.serving import ServerProcess
 
@@ -394,7 +394,7 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
     assert [p["name"] for p in log.start.players] == names
     assert log.start.config["rating"]["_target_"].endswith("IRTRating")  # experiment=fewer_calls
     assert log.start.config["estimator"]["_target_"].endswith("LogProbs")  # cop: answers read, one call each
-    from skate.events import Estimated
+    from skate.runlog.events import Estimated
 
     estimates = log.of(Estimated)
     assert estimates and all(e.read for e in estimates)
@@ -442,7 +442,7 @@ def test_a_real_model_writes_a_cop_task_in_the_plain_format(tmp_path):
     import urllib.request
 
     from skate.games.cop.modules import COPSetter
-    from skate.records import SetterContext
+    from skate.runlog.records import SetterContext
 
     root, model = _real("qwen2.5-coder-1.5b")
     setter = COPSetter()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.store import read_events
+from skate.runlog.files import read_events
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, demo_gain=0.8)}
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import format_table, run_game
-from skate.store import EventLog, LogWriteError, comparable
+from skate.runlog.files import EventLog, LogWriteError, comparable
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["game=mathquiz", "game.rounds=4", "logger=none", "report=false", "seed=5"]
@@ -210,8 +210,7 @@ def test_a_full_disk_stops_the_run_with_a_clear_error(tmp_path):
 
 
 def test_the_log_is_synced_and_appended(tmp_path):
-    from skate import events as ev
-
+    from skate.runlog import events as ev
     log = EventLog(tmp_path / "events.jsonl")
     log.write(ev.RunStopped(round=1, reason="x"))
     log.sync()

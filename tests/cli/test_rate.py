@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import build_settings
-from skate.recorded import rate_run
+from skate.settings.config import build_settings
+from skate.settings.recorded import rate_run
 from skate.runner import run_game
 from tests.test_runner_game import config
 
@@ -122,7 +122,7 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
 ])
 def test_bad_rerate_entries_say_what_to_fix(entries, says, tmp_path):
     """The entries are read once, where the game is run, before anything is written."""
-    from skate.config import ConfigError
+    from skate.settings.config import ConfigError
 
     cfg = config(f"rerate={entries}", "estimator=fixed_n")
     # fixed_n has no sigma* to tie the margin to
@@ -136,7 +136,7 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     each one (it once read only the last task of each round) and gives the live table."""
     out = tmp_path / "scp"
     result = run_game(build_settings(config("game=scp", "game.rounds=2", "game.questions=12")), out)
-    from skate.events import read_run
+    from skate.runlog.events import read_run
 
     stream = read_run(out).rating_stream()
     assert len(stream) == result.summary.tasks == 12
@@ -168,14 +168,14 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
     real = rerate.validate_rating
     monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
     run_game(build_settings(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]")), tmp_path / "run")
-    from skate.store import read_events
+    from skate.runlog.files import read_events
 
     end = read_events(tmp_path / "run")[-1]
     assert checked == ["absolute"] and set(end["rerated"]) == {"a"}
 
 
 def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
-    from skate.config import ConfigError, rating_option
+    from skate.settings.config import ConfigError, rating_option
     from skate.ratings.rerate import rerate_configs
 
     settings = build_settings(config("estimator=algorithm1"))

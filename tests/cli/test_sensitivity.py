@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.runner import run_game
 from skate.cli.sensitivity import SensitivityError, main, run_probe, variants
 from tests.test_runner_game import config
@@ -24,8 +24,8 @@ def test_each_task_is_asked_over_fresh_option_sets_and_over_orders_of_one_set(co
     from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
-    from skate import events as ev
-    from skate.records import Task
+    from skate.runlog import events as ev
+    from skate.runlog.records import Task
 
     log = ev.read_run(cop_run)
     game = instantiate(OmegaConf.create(log.start.config).game, _convert_="all")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, compose_config
+from skate.settings.config import ConfigError, compose_config
 from skate.embedders import EmbedderUnavailable, NoveltyIndex, build_embedder
 from skate.embedders import minilm
 

@@ -16,15 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skate.config import build_settings, compose_config
-from skate.events import Estimated, TaskSet, read_run
+from skate.settings.config import build_settings, compose_config
+from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.export import EXECUTED_NOTE, export
 from skate.cli.export import main
 from skate.games.cop.rules import COPGame
 from skate.games.scp.questions import from_json, stem
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.modules import render_options
-from skate.records import Task
+from skate.runlog.records import Task
 from skate.runner import run_game
 from skate.estimators import task_rng
 from tests.llm.conftest import cohort

@@ -16,7 +16,7 @@ from skate.games.pyjail import PyJailGame
 from skate.games.scp import SCPGame
 from skate.games.scp.practice import paragraphs_of
 from skate.games.scp.rules import question_of
-from skate.records import Task
+from skate.runlog.records import Task
 
 N = 12
 

@@ -4,7 +4,7 @@ tests every game. A newly registered game is picked up here with no edit.
 For each game, and each of its modes (SCP: the built benchmark and player-set questions):
 
 * **sets and validates**: simulated setters propose, the game's checks make each proposal a
-  :class:`~skate.records.Task` or a :class:`~skate.records.Rejection` that says why; a game that
+  :class:`~skate.runlog.records.Task` or a :class:`~skate.runlog.records.Rejection` that says why; a game that
   builds its own tasks hands them out round by round;
 * **answers and grades**: a simulated player's samples are graded; the right answer grades
   correct, a wrong one incorrect, an unreadable or junk one incorrect (never an exception), a
@@ -46,16 +46,16 @@ from omegaconf import DictConfig
 
 from skate.cli.play import resume
 from skate.engine import Summary
-from skate.config import ConfigError, build_settings, compose_config
+from skate.settings.config import ConfigError, build_settings, compose_config
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize.programs import setter_demos
 from skate.players.simulated import build_simulated
-from skate.recorded import rate_run
-from skate.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
+from skate.settings.recorded import rate_run
+from skate.runlog.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
-from skate.store import comparable, read_events
+from skate.runlog.files import comparable, read_events
 from tests.llm.conftest import llm_config
 
 # ---------------------------------------------------------------------------- what is played

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import skate.games
-from skate.compose import forget
-from skate.config import build_settings, compose_config
+from skate.settings.compose import forget
+from skate.settings.config import build_settings, compose_config
 from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
 
 GAME = '''
@@ -38,7 +38,7 @@ from skate.answers.exact import ExactQuery
 from skate.games import FakePlayer, Game, GameConfig, GameSpec, register, seeded_random
 from skate.llm.modules import FreeFormAnswerer, GameModules, SetterModule, sections
 from skate.players.simulated import Simulation
-from skate.records import FailReason, Rejection
+from skate.runlog.records import FailReason, Rejection
 
 WORDS = ("ox", "cat", "lamp", "table", "garden", "kangaroo", "blackboard", "hippopotamus")
 
@@ -244,10 +244,10 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     import jsonschema
 
     from skate.cli.export import main as export
-    from skate.recorded import rate_run
+    from skate.settings.recorded import rate_run
     from skate.report import build_report
     from skate.runner import run_game
-    from skate.store import read_events
+    from skate.runlog.files import read_events
 
     cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
@@ -268,7 +268,7 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
 
 
 def test_a_game_yaml_is_needed_only_to_override_its_schema(echo_game, tmp_path, monkeypatch):
-    from skate import compose as skate_compose
+    from skate.settings import compose as skate_compose
     from skate.paths import CONF_DIR
 
     conf = tmp_path / "conf"

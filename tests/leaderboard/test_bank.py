@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from skate.events import RatedTask, read_run
+from skate.runlog.events import RatedTask, read_run
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.store import Store, StoreError
 

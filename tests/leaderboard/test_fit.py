@@ -6,7 +6,7 @@ import numpy as np
 
 from scipy.stats import kendalltau
 
-from skate.events import read_run
+from skate.runlog.events import read_run
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import ability, difficulty, refit
 from skate.leaderboard.store import Store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.place import AddSettings, add
@@ -61,7 +61,7 @@ def test_bad_input_is_one_line_and_stores_nothing(board, tmp_path):
 def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     """Incumbents and newcomer are models behind the project's fake OpenAI-compatible server on
     loopback: the add's calls reach the server, its neighbours answer its tasks there too."""
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
     from tests.llm.conftest import cohort
@@ -99,7 +99,7 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
 def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path):
     """SCP's built benchmark: the newcomer answers banked questions and sets none (no setter in
     that game), within its budget."""
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
     from skate.runner import run_game
 
     run_game(build_settings(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",

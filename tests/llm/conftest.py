@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import compose_config
+from skate.settings.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 

@@ -14,7 +14,7 @@ from skate.llm import LLMClient, ModelConfigError, ModelSpec, ResponseCache, Ret
 from skate.llm.client import parse_retry_after
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.players.llm import LLMPlayer
-from skate.records import VOID
+from skate.runlog.records import VOID
 
 MSGS = [{"role": "user", "content": "hello"}]
 

@@ -10,7 +10,7 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.config import compose_config
+from skate.settings.config import compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer

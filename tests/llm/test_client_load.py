@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from skate.config import build_settings
-from skate.events import (
+from skate.settings.config import build_settings
+from skate.runlog.events import (
     AttemptMade,
     Estimated,
     ModelCallVoid,

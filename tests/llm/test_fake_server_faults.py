@@ -9,11 +9,11 @@ import logging
 
 import pytest
 
-from skate.config import build_settings
+from skate.settings.config import build_settings
 from skate.llm import plain
 from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import RecordingServer, llm_config
 from tests.llm.test_llm_structured import cop_answerer

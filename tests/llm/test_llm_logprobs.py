@@ -10,7 +10,7 @@ import logging
 import numpy as np
 import pytest
 
-from skate.config import ConfigError, build_settings, compose_config
+from skate.settings.config import ConfigError, build_settings, compose_config
 from skate.estimators import Sampler
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame
@@ -18,9 +18,9 @@ from skate.llm import LLMClient, ModelSpec, RetryPolicy
 from skate.llm.choices import ChoiceRead
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.players.llm import LLMPlayer
-from skate.records import Task
+from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import cohort
 

@@ -12,7 +12,7 @@ from hydra.utils import instantiate
 
 import skate.runner as runner
 from skate.answers.choice import ChoiceQuery
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import COPSetter
@@ -25,7 +25,7 @@ from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy
 from skate.llm.client import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skate.augment import Augmentation, ScoredTask
-from skate.config import Strategy
+from skate.settings.config import Strategy
 from skate.games.cop.modules import COPSetter
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.pyjail.modules import PyJailSetter
@@ -16,7 +16,7 @@ from skate.games.pyjail.rules import PyJailGame
 from skate.games.scp.modules import SCPSetter
 from skate.games.scp.rules import SCPGame
 from skate.llm.modules import STRATEGY_GUIDANCE, render_guidance
-from skate.records import SetterContext, Task
+from skate.runlog.records import SetterContext, Task
 
 # A phrase only each strategy's guidance has.
 MARKERS = {

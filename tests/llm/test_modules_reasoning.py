@@ -10,7 +10,7 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
@@ -19,7 +19,7 @@ from skate.games.scp.modules import SCPAnswerer
 from skate.llm.fake_server import FakeModel, cut_in_reasoning
 from skate.llm.modules import MultipleChoiceAnswerer
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 QUICK = {"scp": ["game.mode=player_set"]}  # nothing to build

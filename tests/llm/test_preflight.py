@@ -12,7 +12,7 @@ from urllib.error import HTTPError
 
 import pytest
 
-from skate.config import ConfigError
+from skate.settings.config import ConfigError
 from skate.llm import CallFailed, LLMClient, ModelSpec, ResponseCache, RetryPolicy
 from skate.llm.client import Reply
 from skate.llm.fake_server import FakeLLMServer, FakeModel

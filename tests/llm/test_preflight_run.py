@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from skate.config import ConfigError, build_settings
+from skate.settings.config import ConfigError, build_settings
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import format_table, run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.llm.conftest import SKILLS, llm_config
 
 
@@ -47,7 +47,7 @@ def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_p
     """The calls made before the stop come from the response cache; the resumed run ends as
     the same game played in one go (with a budget large enough)."""
     from skate.cli.play import resume
-    from skate.store import comparable
+    from skate.runlog.files import comparable
 
     prices = [f"+llm.prices.{n}={{input_per_mtok: 100.0, output_per_mtok: 100.0}}" for n in SKILLS]
     game = ["game=mathquiz", "game.rounds=4", *prices]

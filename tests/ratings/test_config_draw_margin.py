@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hydra.utils import instantiate
 
-from skate.config import ConfigError, build_settings, prepare
+from skate.settings.config import ConfigError, build_settings, prepare
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.test_runner_game import config
 
 
@@ -52,7 +52,7 @@ def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     assert all((result == 0.5) == (g < 0.15) for g, result in gaps)
     assert any(0.05 <= g < 0.15 and result == 0.5 for g, result in gaps)  # drawn only with the wider margin
     # skate.rate ties the margin to the run's own estimator
-    from skate.recorded import rate_run
+    from skate.settings.recorded import rate_run
 
     _, tied = rate_run(out, ["rating.draw_margin=2*sigma_star"])
     _, plain = rate_run(out, ["rating.draw_margin=0.3"])

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from skate import events as ev
-from skate.config import ConfigError, build_settings, compose_config, validate_rating
+from skate.runlog import events as ev
+from skate.settings.config import ConfigError, build_settings, compose_config, validate_rating
 from skate.games import load_games
-from skate.recorded import rate_run
+from skate.settings.recorded import rate_run
 from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating
 from skate.ratings.elo import EloConfig, EloRating
 from skate.ratings.outcomes import PairRule
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import run_game
 from skate.estimators import Decided
-from skate.store import EventLog
+from skate.runlog.files import EventLog
 
 SVS = PairRule("setter_vs_solver", p_thresh=0.55)
 ORDER = ["a", "b", "c", "d"]

@@ -13,10 +13,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.ratings import trueskill_math as tsm
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 
 BETA, TAU = 25 / 6, 25 / 300
 

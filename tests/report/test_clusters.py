@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skate.events import Estimated, RunEnded, RunStarted, TaskSet
+from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.embedders import HashingEmbedder
-from skate.records import BENCHMARK
+from skate.runlog.records import BENCHMARK
 from skate.report import build_report
 from skate.report.clusters import choose_k, embedder_of, task_clusters
 from skate.report.data import load_run
 from skate.report.page import ratings_table
-from skate.store import EventLog
+from skate.runlog.files import EventLog
 
 PLAYERS = ("ann", "bob", "cy")
 HASHING = {"_target_": "skate.embedders.HashingEmbedder", "dim": 1024, "threshold": 0.2}
@@ -228,7 +228,7 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
     import subprocess
     import sys
 
-    code = ("import sys\nfrom skate.config import build_settings, compose_config\nfrom skate.runner import run_game\n"
+    code = ("import sys\nfrom skate.settings.config import build_settings, compose_config\nfrom skate.runner import run_game\n"
             "import skate.report.callback\n"
             f"run_game(build_settings(compose_config(['game.rounds=1', 'logger=none', 'report=false'])), {str(tmp_path / 'run')!r})\n"
             "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))")

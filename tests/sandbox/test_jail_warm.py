@@ -453,7 +453,7 @@ def test_the_zygotes_syscall_tables_are_libseccomps():
 
 
 def test_sandbox_warm_is_a_config_key():
-    from skate.config import compose_config
+    from skate.settings.config import compose_config
 
     assert compose_config([]).sandbox.warm is True
     for choice in ("sandbox=nsjail", "sandbox=bwrap", "sandbox=auto"):

@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.embedders import minilm
 from skate.cli.calibrate import main

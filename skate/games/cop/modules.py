@@ -12,7 +12,7 @@ from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame, COPProposal
 from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule, adapter, guidance_field,
                                percent, render_history, render_situation, sections, strip_fences)
-from skate.records import PASS_MARK, SetterContext
+from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\
 The tournament has {n_players} players. Each round every player writes one task, and then every \

@@ -24,7 +24,7 @@ import numpy as np
 from skate.answers.choice import normalize_text
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.rules import COPGame
-from skate.records import Task
+from skate.runlog.records import Task
 
 PRACTICE_SETTER = "practice"
 SOURCE = "cruxeval"

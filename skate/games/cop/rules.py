@@ -22,7 +22,7 @@ from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, boolean_only
-from skate.records import VOID, FailReason, Rejection, Task
+from skate.runlog.records import VOID, FailReason, Rejection, Task
 from skate.sandbox import Outcome
 
 

@@ -25,7 +25,7 @@ from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, generate_program, kind_of
 from skate.games.cop.rules import COPGame, COPProposal
 from skate.players.simulated import SimulatedPlayer, Simulation
-from skate.records import SetterContext
+from skate.runlog.records import SetterContext
 from skate.sandbox import Sandbox
 
 FLAWS = ("crash", "silent", "nondeterministic", "few_distractors")

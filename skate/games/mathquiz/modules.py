@@ -12,7 +12,7 @@ from skate.games.base import GameEnv
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
 from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, guidance_field, percent,
                                render_history, render_situation)
-from skate.records import PASS_MARK, SetterContext
+from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\
 You are one of {n_players} players in a tournament in which the players test each other with \

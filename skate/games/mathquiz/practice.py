@@ -14,7 +14,7 @@ import numpy as np
 
 from skate.games.mathquiz.generator import KINDS, generate_question, kind_of, question_difficulty, solve
 from skate.games.mathquiz.rules import MathQuizGame, states_number
-from skate.records import Task
+from skate.runlog.records import Task
 
 PRACTICE_SETTER = "practice"
 _TRIES_PER_ITEM = 5

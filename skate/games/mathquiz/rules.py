@@ -24,7 +24,7 @@ from skate.errors import Problem
 from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
-from skate.records import VOID, FailReason, Rejection, Task
+from skate.runlog.records import VOID, FailReason, Rejection, Task
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, kind_of, question_difficulty, solve, wrong_answers
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
 from skate.players.simulated import SimulatedPlayer, Simulation
-from skate.records import SetterContext
+from skate.runlog.records import SetterContext
 
 FLAWS = ("states_target", "empty", "wrong_target")
 FORMS = ("{}", "{:,}", "The answer is {}.", "\\boxed{{{}}}", "So the total comes to {}.")

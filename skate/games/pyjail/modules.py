@@ -15,7 +15,7 @@ from skate.games.base import GameEnv
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
 from skate.llm.modules import (AnswererModule, GameModules, SetterModule, guidance_field, percent,
                                render_history, render_situation, strip_fences, with_reasoning)
-from skate.records import PASS_MARK, SetterContext
+from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\
 The tournament has {n_players} players. Each round every player writes one jail, and then every \

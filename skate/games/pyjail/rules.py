@@ -42,7 +42,7 @@ import numpy as np
 from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.errors import Problem
 from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
-from skate.records import VOID, FailReason, Rejection, Sentinel, Task
+from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
 

@@ -30,7 +30,7 @@ import skate.games.pyjail.generator as gen
 from skate.games.base import GameEnv
 from skate.games.pyjail.rules import GIVE_UP, AttackQuery, JailProposal, PyJailGame
 from skate.players.simulated import SimulatedPlayer, Simulation
-from skate.records import SetterContext
+from skate.runlog.records import SetterContext
 
 SETTER_FLAWS = ("syntax", "no_jail", "unbreakable")  # a jail that hangs costs every try its time limit
 HIDDEN_SOURCE_PENALTY = 0.15  # attacking without the source is this much harder

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from skate.games.base import GameExport
-from skate.records import Task
+from skate.runlog.records import Task
 
 PROVENANCE = ("question_id", "doc", "position", "domain", "type", "doc_date", "doc_date_source", "built")
 

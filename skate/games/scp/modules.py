@@ -33,7 +33,7 @@ from skate.llm.modules import (
     with_reasoning,
 )
 from skate.llm.sections import sections
-from skate.records import PASS_MARK, SetterContext
+from skate.runlog.records import PASS_MARK, SetterContext
 
 NUMBERS = ("1", "2", "3", "4")
 

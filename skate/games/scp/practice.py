@@ -15,7 +15,7 @@ import numpy as np
 
 from skate.games.scp.questions import Question, build, stem
 from skate.games.scp.rules import SCPGame, task_data
-from skate.records import Task
+from skate.runlog.records import Task
 
 PRACTICE_SETTER = "practice"
 

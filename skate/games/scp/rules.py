@@ -57,7 +57,7 @@ from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, Predicti
                                        SequencingQuestion, build, can_start, check, cloze, from_json, passage_ok,
                                        prediction_stem, sequencing, stem)
 from skate.games.scp.reader import SCPQuery, cosine
-from skate.records import BENCHMARK, FailReason, Rejection, Task
+from skate.runlog.records import BENCHMARK, FailReason, Rejection, Task
 
 MODES = ("built", "player_set")
 # The shipped corpus's domains (see skate/games/scp/data/peps/index.tsv): simulated players may

@@ -29,7 +29,7 @@ from skate.games.scp.questions import N_OPTIONS, TYPES, cloze, sequencing, simil
 from skate.games.scp.reader import Reader, SCPQuery, difficulty
 from skate.games.scp.rules import SHIPPED_DOMAINS, SCPGame, SCPProposal, query_of
 from skate.players.simulated import SimulatedPlayer, Simulation
-from skate.records import SetterContext
+from skate.runlog.records import SetterContext
 
 FLAWS = ("not_offered", "outside_window", "repeated_distractor", "no_distractors")
 CANDIDATES = 10  # fragments a setter looks at per attempt

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
 from skate.tools.scp import arxiv
 from skate.games.scp.config import SCPConfig

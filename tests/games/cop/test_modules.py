@@ -7,7 +7,7 @@ import pytest
 
 from skate.answers.choice import ChoiceQuery
 from skate.games.cop.modules import COPSetter, answerer
-from skate.records import FailedAttempt, FailReason, HistoryItem, SetterContext
+from skate.runlog.records import FailedAttempt, FailReason, HistoryItem, SetterContext
 
 
 def ctx(**kw):

@@ -10,7 +10,7 @@ import numpy as np
 from skate.answers.choice import normalize_text as normalize
 from skate.games.base import Checks
 from skate.games.cop import COPGame, COPProposal
-from skate.records import FailReason, Rejection, Task
+from skate.runlog.records import FailReason, Rejection, Task
 
 NINE = [str(i) for i in range(10, 19)]
 
@@ -143,7 +143,7 @@ def test_with_self_check_a_task_counts_only_if_its_setter_picks_its_output(sandb
     """``game.self_check``: the setter answers its own task once, seeing the program and a draw of
     its options only; a wrong pick (or none) rejects it as unsolved, saying what it chose, and a
     failed call is void, not the setter's fault. Off by default: nobody is asked."""
-    from skate.records import VOID
+    from skate.runlog.records import VOID
 
     code = "x = [1, 2, 3]\nprint(sum(x) * 7)"
     asked: list = []

@@ -13,7 +13,7 @@ from skate.games.cop.difficulty import code_difficulty
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.simulated import FLAWS, COPSimulation, SandboxOracle
 from skate.players.simulated import SimulatedPlayer
-from skate.records import FailedAttempt, FailReason, HistoryItem, Rejection, SetterContext, Task
+from skate.runlog.records import FailedAttempt, FailReason, HistoryItem, Rejection, SetterContext, Task
 from skate.estimators import Sampler
 
 

@@ -23,7 +23,7 @@ from skate.games import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, Ga
                          GameSpec, register, seeded_random)
 from skate.llm.modules import FreeFormAnswerer, GameModules, SetterModule, guidance_field
 from skate.players.simulated import SimulatedPlayer, Simulation, know
-from skate.records import FailReason, Rejection, SetterContext, Task
+from skate.runlog.records import FailReason, Rejection, SetterContext, Task
 
 # Words from short and easy to long and hard (a word's difficulty: its length over 16).
 WORDS = ("ox", "cat", "lamp", "table", "garden", "kangaroo", "blackboard", "caterpillar", "hippopotamus",

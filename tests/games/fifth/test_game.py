@@ -18,11 +18,11 @@ ROOT = Path(__file__).resolve().parents[3]
 # The tests outside this folder that go over every game (those that do not, deselected by -k).
 OVER_EVERY_GAME = [
     "tests/games/test_games_conformance.py",
-    "tests/test_config_errors.py::test_each_refusal_is_one_line_saying_what_to_write",
+    "tests/settings/test_config_errors.py::test_each_refusal_is_one_line_saying_what_to_write",
     "tests/cli/test_cli.py::test_skate_help_lists_every_command_and_a_wrong_word_gets_the_list",
     "tests/cli/test_cli.py::test_every_command_answers_help",
     "tests/cli/test_cli.py::test_skate_play_help_shows_the_config_groups",
-    "tests/test_build_sandbox.py::test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none",
+    "tests/settings/test_build_sandbox.py::test_each_game_says_whether_it_runs_programs_and_no_sandbox_runs_none",
     "tests/test_engine_schedule.py::test_the_zerosumeval_preset_composes",
     "tests/llm/test_modules_reasoning.py::test_each_game_has_a_reasoning_key_and_its_answerer_follows_it",
 ]

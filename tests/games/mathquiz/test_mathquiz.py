@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.games.mathquiz.generator import solve
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_rejections_are_fed_back_with_their_reasons(game):
 
 
 def test_rate_and_report_work_on_a_mathquiz_run(game):
-    from skate.recorded import rate_run
+    from skate.settings.recorded import rate_run
 
     out, result, _ = game
     assert (out / "report" / "index.html").exists() and (out / "report" / "p_correct.csv").exists()

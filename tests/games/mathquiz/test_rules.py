@@ -9,7 +9,7 @@ from skate.answers.exact import ExactQuery
 from skate.games.base import Checks
 from skate.games.mathquiz import MathQuizGame, MathQuizProposal
 from skate.games.mathquiz.rules import states_number
-from skate.records import VOID, FailReason, Rejection, Task
+from skate.runlog.records import VOID, FailReason, Rejection, Task
 
 QUESTION = "A baker makes 12 trays of 9 rolls and sells 31 of them. How many rolls are left?"  # 77
 
@@ -95,7 +95,7 @@ def test_queries_show_the_question_and_grading_normalises():
 
 
 def test_config_checks_name_the_key():
-    from skate.config import ConfigError, build_settings, compose_config
+    from skate.settings.config import ConfigError, build_settings, compose_config
 
     for override, key in [("game.target_min=5", None), ("game.target_min=2000", "game.target_min"),
                           ("game.max_question_chars=5", "game.max_question_chars"), ("game.rounds=0", "game.rounds")]:

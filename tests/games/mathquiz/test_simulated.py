@@ -12,7 +12,7 @@ from skate.games.mathquiz import MathQuizGame, MathQuizProposal
 from skate.games.mathquiz.generator import generate_question, question_difficulty, solve
 from skate.games.mathquiz.simulated import FLAWS, MathQuizSimulation
 from skate.players.simulated import SimulatedPlayer
-from skate.records import FailReason, Rejection, SetterContext, Task
+from skate.runlog.records import FailReason, Rejection, SetterContext, Task
 from skate.estimators import Sampler
 
 
@@ -102,7 +102,7 @@ def test_each_defect_is_caught_by_validation(sim, flaw, reason):
 
 
 def test_a_setter_that_could_not_solve_its_question_aims_easier(sim):
-    from skate.records import FailedAttempt
+    from skate.runlog.records import FailedAttempt
 
     p = player(sim, skill=0.6)
     failed = [FailedAttempt(1, "...", FailReason.UNSOLVED, "you answered 3, not the target 4")]

@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.games.pyjail import PyJailGame, TryVerdict
-from skate.recorded import rate_run
+from skate.settings.recorded import rate_run
 from skate.runner import run_game
-from skate.store import read_events
+from skate.runlog.files import read_events
 from tests.cli.test_play import skate
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")

@@ -8,7 +8,7 @@ import pytest
 
 from skate.games.base import Checks
 from skate.games.pyjail import AttackQuery, JailProposal, PyJailGame, TryVerdict
-from skate.records import VOID, FailReason, Rejection, Task
+from skate.runlog.records import VOID, FailReason, Rejection, Task
 from skate.sandbox import ExecResult, Outcome, Sandbox
 
 # Evaluates the input with no builtins, but hands it `os` under another name: `o.environ["FLAG"]`
@@ -303,7 +303,7 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     from skate.ratings.trueskill_backend import TrueSkillRating
     from skate.estimators import FixedN
     from skate.loggers import RunLogger
-    from skate.store import EventLog, read_events
+    from skate.runlog.files import EventLog, read_events
 
     class Same(Player):
         """Sets the same jail every time and breaks it at once."""

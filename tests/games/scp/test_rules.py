@@ -14,7 +14,7 @@ from skate.games.scp.corpus import shipped_corpus
 from skate.games.scp.fragments import markup_density
 from skate.games.scp.questions import build, check, from_json, normalise
 from skate.games.scp.rules import SCPGame, SCPProposal, offered_id, question_of, read_benchmark
-from skate.records import FailReason, Rejection, SetterContext, Task
+from skate.runlog.records import FailReason, Rejection, SetterContext, Task
 
 DOC = "science/lab.txt"
 

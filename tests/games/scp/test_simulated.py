@@ -20,7 +20,7 @@ from skate.games.scp.rules import (
 )
 from skate.games.scp.simulated import SCPSimulation, key_of
 from skate.players.simulated import SimulatedPlayer
-from skate.records import Rejection, SetterContext, Task
+from skate.runlog.records import Rejection, SetterContext, Task
 
 ORDERS = ([0, 1, 2, 3], [3, 1, 0, 2], [2, 3, 1, 0])
 

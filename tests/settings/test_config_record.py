@@ -8,11 +8,11 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
-from skate.compose import yaml_options
-from skate.config import build_settings, compose_config, record_of
+from skate.settings.compose import yaml_options
+from skate.settings.config import build_settings, compose_config, record_of
 from skate.games import load_games
 
-pytestmark = pytest.mark.xdist_group("every_option")  # with tests/test_config.py: see there
+pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 
 OPTIONS = [[]] + [[f"game={g}"] for g in sorted(load_games())] + [
     [f"{group}={o}"] for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")

@@ -4,7 +4,7 @@ Every run records its settings in its first event (``run_start.config``, the set
 data), with the config's version (``config_version``), the group choices it was composed from
 (``choices``, e.g. ``{"rating": "trueskill", ...}``) and the command line's overrides
 (``overrides``). :func:`run_settings`, the one door to a finished run's settings, turns any such
-record, old or new, into typed settings, as :func:`skate.config.build_settings` makes them for a
+record, old or new, into typed settings, as :func:`skate.settings.config.build_settings` makes them for a
 new run: each section is typed by the option the run chose for its group (or, for records made
 before the choices were recorded, by the schema its ``_target_`` belongs to; the game by its
 name), keys the record lacks take that schema's defaults, and records of older versions are
@@ -24,10 +24,10 @@ from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.compose import yaml_options
-from skate.config import REGISTRIES, SkateConfig, build_settings, compose_config, record_of, to_settings
+from skate.settings.compose import yaml_options
+from skate.settings.config import REGISTRIES, SkateConfig, build_settings, compose_config, record_of, to_settings
 from skate.errors import ConfigError
-from skate.events import RunStarted, read_start
+from skate.runlog.events import RunStarted, read_start
 from skate.games import get_game
 from skate.ratings.base import rating_class
 from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
@@ -144,7 +144,7 @@ def run_settings(run: Run, overrides: Sequence[str] = (), *, edits: Mapping[str,
                  check: bool | Literal["rating"] = True) -> SkateConfig:
     """The one door to a finished (or stopped) run's settings.
 
-    ``run``: the run's folder, or its ``run_start`` record (a :class:`~skate.events.RunStarted`, or
+    ``run``: the run's folder, or its ``run_start`` record (a :class:`~skate.runlog.events.RunStarted`, or
     the event as a mapping: ``config``, ``config_version``, ``choices``). The record is migrated
     to this skate's layout (:func:`migrate`) and typed (:func:`recorded_config`); then ``edits``
     are made, ``{dotted key: value}`` (``{"stop.settled": None, "players.llm": [{...}, ...]}``: a
@@ -153,7 +153,7 @@ def run_settings(run: Run, overrides: Sequence[str] = (), *, edits: Mapping[str,
     (``logger=none``, ``rating=elo``).
 
     ``check``: ``True`` settles and checks the settings as a new run's
-    (:func:`skate.config.build_settings`); ``"rating"`` settles the rating's draw margin and
+    (:func:`skate.settings.config.build_settings`); ``"rating"`` settles the rating's draw margin and
     checks the rating section alone (re-rating: the rest was checked when the run was played);
     ``False`` types them unchecked (a report of an old run whose settings today's checks refuse
     still renders). Bad records, edits and overrides raise one line (:class:`ConfigError`)."""

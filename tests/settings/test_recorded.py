@@ -1,4 +1,4 @@
-"""A recorded run's settings, rebuilt one way (skate/recorded.py): old records (keys missing),
+"""A recorded run's settings, rebuilt one way (skate/settings/recorded.py): old records (keys missing),
 records of a newer skate, unknown components, typing by the recorded group choices, edits,
 overrides and the three levels of checking."""
 
@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from skate.config import ConfigError, build_settings, compose_config, record_of
-from skate.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
+from skate.settings.config import ConfigError, build_settings, compose_config, record_of
+from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 from skate.runner import run_game
 
 GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false", "sandbox=subprocess"]
@@ -139,7 +139,7 @@ def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_read
 
 
 def test_the_game_and_the_checks_take_settings_and_say_how_to_make_them_from_a_composed_config(tmp_path):
-    from skate.config import validate
+    from skate.settings.config import validate
 
     cfg = compose_config(GAME)
     with pytest.raises(TypeError, match=r"run_game takes settings, not a DictConfig: .*build_settings\(cfg\)"):

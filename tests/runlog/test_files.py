@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from skate import events as ev
-from skate.store import EventLog, LogWriteError, RatingLog
+from skate.runlog import events as ev
+from skate.runlog.files import EventLog, LogWriteError, RatingLog
 
 
 def recorded(path):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skate.events import EVENTS_FILE, Event, RatingUpdated, TaskRated, iter_records
+from skate.runlog.events import EVENTS_FILE, Event, RatingUpdated, TaskRated, iter_records
 
 RATINGS_FILE = "ratings.json"
 
@@ -99,7 +99,7 @@ _ENDS = tuple(f'"{kind}"'.encode() for kind in ("round_end", *TERMINAL))
 
 
 class EventLog:
-    """Append-only ``events.jsonl``: one typed event (:mod:`skate.events`) per line, flushed as
+    """Append-only ``events.jsonl``: one typed event (:mod:`skate.runlog.events`) per line, flushed as
     it is written, and synced to disk by :meth:`sync` (the engine calls it at every round end).
 
     Nothing is touched until the first event is written (a run refused while its parts are built
@@ -309,7 +309,7 @@ def _jsonable(obj: Any) -> Any:
 
 def read_events(path: Path) -> list[dict[str, Any]]:
     """Every line of a log as its raw JSON object (a run folder or the file itself); a torn last
-    line is skipped. :func:`skate.events.read_run` gives the typed events."""
+    line is skipped. :func:`skate.runlog.events.read_run` gives the typed events."""
     return list(iter_records(path))
 
 

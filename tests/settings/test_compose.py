@@ -11,9 +11,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from skate import compose as skate_compose
-from skate import config as skate_config
-from skate.config import CONF_DIR, compose_config
+from skate.settings import compose as skate_compose
+from skate.settings import config as skate_config
+from skate.settings.config import CONF_DIR, compose_config
 
 
 def hydra_compose(overrides):
@@ -71,7 +71,7 @@ def _nodes(tree: dict, prefix: str = "") -> dict[str, str]:
 
 
 def test_hydra_shares_the_config_store_and_composing_leaves_it_as_it_was():
-    """skate.compose lets Hydra's copies of its ConfigStore be the store itself (Hydra deep-copies
+    """skate.settings.compose lets Hydra's copies of its ConfigStore be the store itself (Hydra deep-copies
     the whole store each time it opens a repository); composing, with Hydra or compose_config,
     and listing every group's options must then leave every stored node as it was."""
     import copy

@@ -24,10 +24,10 @@ from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the
-# whole, and stay importable from skate.config as before the split (hence the noqa: re-exports).
+# whole, and stay importable from skate.settings.config as before the split (hence the noqa: re-exports).
 from skate.augment import AugConfig, Strategy  # noqa: F401
-from skate.compose import compose, store, yaml_options
-from skate.records import ScheduleMode
+from skate.settings.compose import compose, store, yaml_options
+from skate.runlog.records import ScheduleMode
 from skate.registry import schema_node, spoken
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
@@ -45,7 +45,7 @@ from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConf
 from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
 from skate.estimators import EstimatorConfig, check_links, estimator
 from skate.loggers import LoggerConfig, logger
-from skate.store import RatingLog
+from skate.runlog.files import RatingLog
 
 
 def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
@@ -207,7 +207,7 @@ class SkateConfig:
 def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
     """The config ``python -m skate`` would compose with these overrides (for tools, benchmarks
     and tests that run outside the Hydra app); each set of group choices is composed by Hydra once
-    per process and value overrides go to a copy (:mod:`skate.compose`), so the result and every
+    per process and value overrides go to a copy (:mod:`skate.settings.compose`), so the result and every
     error are Hydra's."""
     register_configs()
     return compose(overrides, return_hydra_config)

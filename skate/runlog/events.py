@@ -1,4 +1,4 @@
-"""The run's events: one typed schema, one writer (:class:`skate.store.EventLog`), one reader.
+"""The run's events: one typed schema, one writer (:class:`skate.runlog.files.EventLog`), one reader.
 
 Every line of ``events.jsonl`` is one event: ``{"event": <kind>, "ts": <unix time>, ...fields}``.
 Each kind is a dataclass here. A field that only some events carry defaults to :data:`UNSET` and
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from skate.records import BENCHMARK, Sentinel, Task
+from skate.runlog.records import BENCHMARK, Sentinel, Task
 
 EVENTS_FILE = "events.jsonl"
 
@@ -78,7 +78,7 @@ class RunStarted(Event):
     config: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     # How the settings were recorded and made (runs before them carry none): the version of
-    # ``config``'s layout (skate.recorded reads every version), each config group's option and
+    # ``config``'s layout (skate.settings.recorded reads every version), each config group's option and
     # the command line's overrides.
     config_version: int = UNSET
     choices: dict[str, str] = UNSET

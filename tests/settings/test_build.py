@@ -1,13 +1,13 @@
-"""skate.build: a game's parts come out of assemble finished (nothing is set on them afterwards),
+"""skate.settings.build: a game's parts come out of assemble finished (nothing is set on them afterwards),
 and the smaller tools compose the same builders."""
 
 from __future__ import annotations
 
 import contextlib
 
-from skate.build import DEFAULT_SUFFIX, assemble, build_table, llm_players, open_client
-from skate.config import build_settings, compose_config
-from skate.store import EventLog, read_events
+from skate.settings.build import DEFAULT_SUFFIX, assemble, build_table, llm_players, open_client
+from skate.settings.config import build_settings, compose_config
+from skate.runlog.files import EventLog, read_events
 
 MODELS = ["players=fake_local", "llm.preflight=false", "llm.cache=false", "logger=none", "game=mathquiz"]
 

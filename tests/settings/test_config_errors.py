@@ -13,7 +13,7 @@ import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
 from skate.cli.play import describe_config_error
-from skate.config import ConfigError, build_settings, compose_config, validate
+from skate.settings.config import ConfigError, build_settings, compose_config, validate
 from skate.games import load_games
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
@@ -81,10 +81,10 @@ def test_hydra_full_error_set_by_the_user_still_shows_hydra_s_whole_error(tmp_pa
 
 def test_skate_uses_no_private_hydra_api():
     """Hydra's private modules change between releases without notice: skate composes, parses
-    overrides and reports errors through Hydra's public API (skate/compose.py, skate/__main__.py)."""
-    root = Path(__file__).resolve().parents[1] / "skate"
+    overrides and reports errors through Hydra's public API (skate/settings/compose.py, skate/__main__.py)."""
+    root = Path(__file__).resolve().parents[2] / "skate"
     users = [str(p.relative_to(root.parent)) for p in sorted(root.rglob("*.py")) if "hydra._internal" in p.read_text()]
-    assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/compose.py)"
+    assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/settings/compose.py)"
 
 
 def test_a_setter_repair_that_is_not_one_of_the_choices_is_refused_naming_them():

@@ -9,9 +9,9 @@ from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
-from skate.config import CONF_DIR as CONF, build_settings
-from skate.config import ConfigError, compose_config, register_configs
-# This file, tests/test_registry.py and tests/test_config_record.py compose every option of every
+from skate.settings.config import CONF_DIR as CONF, build_settings
+from skate.settings.config import ConfigError, compose_config, register_configs
+# This file, tests/test_registry.py and tests/settings/test_config_record.py compose every option of every
 # group: on one xdist worker, so that each is composed once (compose_config's cache).
 pytestmark = pytest.mark.xdist_group("every_option")
 
@@ -26,7 +26,7 @@ def _registered():
 
 def compose(name: str, overrides: list[str] = ()):
     """Hydra's own compose (compose_config's errors and results are checked against it in
-    tests/test_compose.py)."""
+    tests/settings/test_compose.py)."""
     with initialize_config_dir(config_dir=CONF, version_base="1.3"):
         return hydra_compose(name, overrides=list(overrides))
 

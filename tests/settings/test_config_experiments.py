@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from skate.config import build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
 from skate.runner import run_game
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))
 TINY = ["game.rounds=1", "logger=none", "report=false", "print_table=false"]
 

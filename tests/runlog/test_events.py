@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from skate import events as ev
-from skate.store import EventLog, read_events
+from skate.runlog import events as ev
+from skate.runlog.files import EventLog, read_events
 
 
 def write(path, *events):
@@ -101,7 +101,7 @@ def test_a_folder_without_a_usable_log_says_what_to_give(tmp_path):
 def test_unset_and_void_are_markers_of_their_own():
     import pickle
 
-    from skate.records import VOID
+    from skate.runlog.records import VOID
 
     for marker in (ev.UNSET, VOID):
         assert not marker and pickle.loads(pickle.dumps(marker)) is marker

@@ -19,7 +19,7 @@ from typing import Any
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
-from skate import events as ev
+from skate.runlog import events as ev
 from skate.embedders import Embedder, build_embedder, connect_embedder
 from skate.errors import ConfigError
 from skate.games import GameEnv
@@ -29,9 +29,9 @@ from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.preflight import preflight
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
-from skate.records import Decoding
+from skate.runlog.records import Decoding
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
-from skate.store import EventLog
+from skate.runlog.files import EventLog
 
 
 # A model's twin with its default prompts, when optimizer.compare is on.
@@ -50,7 +50,7 @@ class Table:
 
 
 def assemble(settings: Any, cleanup: contextlib.ExitStack, log: EventLog) -> Parts:
-    """A game's parts from its settings (a :class:`skate.config.SkateConfig`), each one finished:
+    """A game's parts from its settings (a :class:`skate.settings.config.SkateConfig`), each one finished:
     the rating backend records each pairwise update when ``log`` keeps them (as a resumed log
     began, else ``events.rating_updates``), the model client writes its void calls to ``log``, the
     model players decode as the estimator asks (greedy: one answer at temperature 0), and with

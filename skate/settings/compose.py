@@ -1,12 +1,12 @@
 """Composing the project's config outside the Hydra app, fast, through Hydra's public APIs only.
 
-:func:`compose` is what :func:`skate.config.compose_config` does once the schemas are in Hydra's
+:func:`compose` is what :func:`skate.settings.config.compose_config` does once the schemas are in Hydra's
 ConfigStore (:func:`store`). Composing takes Hydra about a quarter of a second, and tools, benchmarks
 and tests compose hundreds of configs, so within one process the config made from the same group
 choices (``game=mathquiz``, ``+experiment=...``) is composed once, while the files under ``conf/``
 and the stored schemas stay the same; value overrides (``game.rounds=2``, ``seed=3``, ``+x=1``,
 ``~rerate``) are then applied to a deep copy of it by :func:`apply_values`, as Hydra applies them
-after composing (same order, same errors: tests/test_compose.py compares both with Hydra's own).
+after composing (same order, same errors: tests/settings/test_compose.py compares both with Hydra's own).
 
 Hydra deep-copies its whole ConfigStore (every stored schema, skate's and Hydra's own) each time it
 opens a config repository: twice per ``python -m skate`` and once for each of the ~100 group options
@@ -44,7 +44,7 @@ _STORED: dict[tuple[str | None, str], type] = {}
 
 def share_the_store() -> None:
     """Let a deep copy of Hydra's ConfigStore be the store itself (see the module's docstring);
-    tests/test_compose.py checks that composing then leaves the store as it was."""
+    tests/settings/test_compose.py checks that composing then leaves the store as it was."""
     ConfigStore.__deepcopy__ = _the_store  # type: ignore[attr-defined]
 
 
