@@ -20,14 +20,15 @@ from omegaconf import DictConfig
 
 from skate.runlog import events as ev
 from skate import report
-from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, build_client, build_sandbox, usage_summary  # noqa: F401  (re-exported)
-from skate.settings.config import ConfigError, SkateConfig, rating_option, record_of  # noqa: F401  (ConfigError: re-exported)
+from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, usage_summary
+from skate.settings.config import SkateConfig, rating_option, record_of
+from skate.errors import ConfigError
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.runlog.records import Interrupted
 from skate.settings.recorded import CONFIG_VERSION
-from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, format_table, held_run, write_ratings  # noqa: F401  (format_table: re-exported)
+from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
 
 
 def _versions() -> dict[str, str]:

@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from skate.runlog import events as ev
-from skate.settings.config import ConfigError, build_settings, compose_config, validate
+from skate.settings.config import build_settings, compose_config, validate
+from skate.errors import ConfigError
 from skate.settings.recorded import rate_run
 from skate.games import load_games
 from skate.runner import run_game

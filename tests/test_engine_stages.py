@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, cohort_roles, compose_config, resolve_stages, to_settings
+from skate.settings.config import build_settings, compose_config, resolve_stages, to_settings
+from skate.errors import ConfigError
+from skate.players.config import cohort_roles
 from skate.runner import run_game
 from skate.runlog.files import read_events
 from tests.test_runner_game import config

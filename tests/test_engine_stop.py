@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.settings.recorded import rate_run
 from skate.runner import run_game
 from skate.runlog.files import comparable

@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.records import VOID, Task

@@ -24,23 +24,17 @@ import dspy
 import numpy as np
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, solve
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.mathquiz.rules import MathQuizGame
-from skate.llm.fake_server import FakeLLMServer, FakeModel, count_demos, read_request
+from skate.llm.fake_server import FakeLLMServer, FakeModel, read_request
+from skate.llm.fake_replies import count_demos
 from skate.embedders import HashingEmbedder, NoveltyIndex
-from skate.optimize.programs import (
-    OPTIMIZE_SUFFIX,
-    Plan,
-    ProgramStore,
-    compare_table,
-    plans,
-    render_prediction,
-    setter_items,
-    setter_metric,
-)
+from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore, render_prediction, setter_items, setter_metric
+from skate.optimize.config import Plan, compare_table, plans
 from skate.cli.optimize import run_optimize
 from skate.runner import run_game
 from skate.runlog.files import read_events

@@ -15,7 +15,9 @@ from omegaconf import OmegaConf
 
 import skate.ratings
 from skate.settings.compose import forget
-from skate.settings.config import CONF_DIR, ConfigError, REGISTRIES, build_settings, compose_config, register_configs
+from skate.settings.config import REGISTRIES, build_settings, compose_config, register_configs
+from skate.paths import CONF_DIR
+from skate.errors import ConfigError
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from skate.settings.config import build_settings, compose_config
-from skate.runner import RunExists, format_table, run_game
+from skate.runner import RunExists, run_game
+from skate.runlog.files import format_table
 from skate.runlog.files import read_events
 
 SMALL = ["game.rounds=12", "logger=none", "report=false",

@@ -19,7 +19,9 @@ from omegaconf import DictConfig
 from skate.runlog import events as ev
 from skate.cli.play import hydra_argv
 from skate.settings.build import build_table, llm_players, open_client, prepare_models, usage_summary
-from skate.settings.config import CONF_DIR, ConfigError, build_settings, record_of, register_configs
+from skate.settings.config import build_settings, record_of, register_configs
+from skate.paths import CONF_DIR
+from skate.errors import ConfigError
 from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.programs import optimize_players
 from skate.sandbox import SandboxUnavailable

@@ -33,13 +33,16 @@ from omegaconf import DictConfig
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate.runlog import events as ev
-from skate.settings.config import CONF_DIR, ConfigError, build_settings, register_configs, unknown_key
+from skate.settings.config import build_settings, register_configs, unknown_key
+from skate.paths import CONF_DIR
+from skate.errors import ConfigError
 from skate.runlog.events import iter_records
 from skate.optimize.config import format_results
 from skate.settings.recorded import run_settings
 from skate.engine import GameResult
 from skate.runlog.records import Interrupted
-from skate.runner import RunExists, format_table, run_game, run_sweep_job
+from skate.runner import RunExists, run_game, run_sweep_job
+from skate.runlog.files import format_table
 from skate.sandbox import SandboxUnavailable
 from skate.runlog.files import LogWriteError
 

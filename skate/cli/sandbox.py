@@ -20,7 +20,9 @@ from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
 from skate.settings.build import build_sandbox
-from skate.settings.config import ConfigError, compose_config, validate_sandbox
+from skate.settings.config import compose_config
+from skate.errors import ConfigError
+from skate.sandbox.config import validate_sandbox
 from skate.sandbox.base import Outcome
 from skate.sandbox.jail import SandboxUnavailable
 

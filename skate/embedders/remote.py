@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from skate.llm.client import CallFailed, EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
+from skate.llm.client import EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
+from skate.llm.wire import CallFailed
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.transport import _litellm_error, post_json
 from skate.embedders.base import Embedder, EmbedderUnavailable

@@ -16,7 +16,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 from skate.answers.exact import normalize_number
 from skate.settings.build import build_game
-from skate.settings.config import ConfigError, compose_config
+from skate.settings.config import compose_config
+from skate.errors import ConfigError
 from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value

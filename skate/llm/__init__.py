@@ -13,8 +13,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate"))
                                            .expanduser() / "dspy"))
 
-from skate.llm.client import (BudgetExceeded, CallFailed, Completion, LLMClient, Price,  # noqa: E402
-                              ResponseCache, RetryPolicy, Usage)
+from skate.llm.client import BudgetExceeded, Completion, LLMClient, Price, ResponseCache, RetryPolicy, Usage
+from skate.llm.wire import CallFailed
 from skate.llm.spec import ModelConfigError, ModelSpec  # noqa: E402
 
 __all__ = ["BudgetExceeded", "CallFailed", "Completion", "LLMClient", "ModelConfigError", "ModelSpec",

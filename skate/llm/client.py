@@ -44,7 +44,7 @@ from typing import Any
 
 from skate.llm.spec import ModelSpec
 from skate.llm.transport import send
-from skate.llm.wire import CallFailed, Reply, parse_retry_after  # noqa: F401  (re-exported)
+from skate.llm.wire import CallFailed, Reply
 from skate.runlog.records import StopRun
 
 log = logging.getLogger(__name__)

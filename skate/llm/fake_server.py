@@ -113,7 +113,7 @@ from typing import Any
 
 from skate.games import FakePlayer, FakeRequest, load_games, seeded_random
 from skate.llm import plain
-from skate.llm.fake_replies import (LABEL_DRAWS, RAMBLING, SMALL_MODEL_SLIPS, _request_user,  # noqa: F401  (tests import some)
+from skate.llm.fake_replies import (LABEL_DRAWS, RAMBLING, SMALL_MODEL_SLIPS, _request_user,
                                     copied_demo, count_demos, cut_in_half, cut_in_reasoning, echo_request,
                                     label_request, repair_turns, resent_reply, token_logprobs, wrap_in_prose)
 from skate.llm.sections import MARKER, sections

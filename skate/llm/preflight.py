@@ -81,7 +81,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skate.errors import ConfigError
-from skate.llm.client import CallFailed, LLMClient
+from skate.llm.client import LLMClient
+from skate.llm.wire import CallFailed
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE, ModelConfigError, ModelSpec
 
 log = logging.getLogger(__name__)

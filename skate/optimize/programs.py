@@ -64,8 +64,7 @@ from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import ITEM_SEED, AnswererModule, SetterModule, _Module
-from skate.optimize.config import (DEMO_SOURCES, OPTIMIZERS, ROLES, OptimizeError, OptimizerConfig, OptimizerName, Plan,  # noqa: F401
-                                   Role, _split, check_plan, compare_table, format_results, plans)
+from skate.optimize.config import DEMO_SOURCES, OptimizeError, OptimizerConfig, Plan, _split, plans
 from skate.embedders import NoveltyIndex
 from skate.players.simulated import SimulatedPlayer
 from skate.runlog.records import Rejection, SetterContext, Task
@@ -691,6 +690,5 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
     return out
 
 
-__all__ = ["DEMO_SOURCES", "METRIC_VERSION", "Demo", "OptimizeError", "ProgramStore", "SetterMetric", "compare_table",
-           "compile_program", "fit_demos", "format_results", "model_identity", "optimize_players", "plans",
-           "render_prediction", "setter_demos"]
+__all__ = ["METRIC_VERSION", "Demo", "ProgramStore", "SetterMetric", "compile_program", "fit_demos", "model_identity",
+           "optimize_players", "render_prediction", "setter_demos"]

@@ -23,9 +23,8 @@ from typing import Any, Optional
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-# Every section's schema lives with its component; they are imported here to compose the
-# whole, and stay importable from skate.settings.config as before the split (hence the noqa: re-exports).
-from skate.augment import AugConfig, Strategy  # noqa: F401
+# Every section's schema lives with its component; they are imported here to compose the whole.
+from skate.augment import AugConfig
 from skate.settings.compose import compose, store, yaml_options
 from skate.runlog.records import ScheduleMode
 from skate.registry import schema_node, spoken
@@ -33,16 +32,13 @@ from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig
-from skate.optimize.config import OptimizerConfig, OptimizerName, Role, check_players  # noqa: F401
+from skate.optimize.config import OptimizerConfig, check_players
 from skate.games.base import AnswerFormat, GameConfig
 from skate.embedders.config import EmbedderConfig, embedder
-from skate.paths import CONF_DIR  # noqa: F401  (re-exported)
-from skate.players.config import (SKILL_ROLES, LLMPlayerConfig, PlayersConfig, SimPlayerConfig,  # noqa: F401
-                                  check_topic_skills, cohort_roles)
+from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles
 from skate.ratings.base import rating, rating_class, rating_name
-from skate.ratings.config import (BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, RatingConfig,  # noqa: F401
-                                  draw_margin_of, sigma_star_factor, validate_rating)
-from skate.sandbox.config import SandboxConfig, sandbox, validate_sandbox
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig, draw_margin_of
+from skate.sandbox.config import SandboxConfig, sandbox
 from skate.estimators import EstimatorConfig, check_links, estimator
 from skate.loggers import LoggerConfig, logger
 from skate.runlog.files import RatingLog

@@ -16,7 +16,8 @@ import pytest
 from skate.cli.play import resume
 from skate.settings.config import build_settings, compose_config
 from skate.ratings.trueskill_backend import TrueSkillRating
-from skate.runner import format_table, run_game
+from skate.runner import run_game
+from skate.runlog.files import format_table
 from skate.runlog.files import EventLog, LogWriteError, comparable
 
 ROOT = Path(__file__).resolve().parents[2]

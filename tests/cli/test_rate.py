@@ -122,7 +122,7 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
 ])
 def test_bad_rerate_entries_say_what_to_fix(entries, says, tmp_path):
     """The entries are read once, where the game is run, before anything is written."""
-    from skate.settings.config import ConfigError
+    from skate.errors import ConfigError
 
     cfg = config(f"rerate={entries}", "estimator=fixed_n")
     # fixed_n has no sigma* to tie the margin to
@@ -175,7 +175,8 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
 
 
 def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
-    from skate.settings.config import ConfigError, rating_option
+    from skate.settings.config import rating_option
+    from skate.errors import ConfigError
     from skate.ratings.rerate import rerate_configs
 
     settings = build_settings(config("estimator=algorithm1"))

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skate.settings.config import ConfigError, compose_config
+from skate.settings.config import compose_config
+from skate.errors import ConfigError
 from skate.embedders import EmbedderUnavailable, NoveltyIndex, build_embedder
 from skate.embedders import minilm
 

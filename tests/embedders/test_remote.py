@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.llm import LLMClient, ResponseCache, RetryPolicy
 from skate.llm.client import EmbeddingFailed
 from skate.llm.fake_server import FakeLLMServer, FakeModel

@@ -46,7 +46,8 @@ from omegaconf import DictConfig
 
 from skate.cli.play import resume
 from skate.engine import Summary
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools

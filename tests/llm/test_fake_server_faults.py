@@ -11,7 +11,8 @@ import pytest
 
 from skate.settings.config import build_settings
 from skate.llm import plain
-from skate.llm.fake_server import FakeLLMServer, FakeModel, cut_in_half, wrap_in_prose
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.fake_replies import cut_in_half, wrap_in_prose
 from skate.runner import run_game
 from skate.runlog.files import read_events
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)

@@ -19,7 +19,8 @@ from dspy.propose.grounded_proposer import DescribeModule, DescribeProgram, gene
 from skate.answers.exact import ExactQuery
 from skate.games.mathquiz.generator import KINDS, generate_question
 from skate.games.mathquiz.modules import AnswerMathQuestion, answerer
-from skate.llm.fake_server import FakeLLMServer, FakeModel, arg_parser, count_demos, parse_model, parse_models
+from skate.llm.fake_server import FakeLLMServer, FakeModel, arg_parser, parse_model, parse_models
+from skate.llm.fake_replies import count_demos
 
 ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
 

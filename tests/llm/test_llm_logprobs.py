@@ -10,7 +10,8 @@ import logging
 import numpy as np
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.estimators import Sampler
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame

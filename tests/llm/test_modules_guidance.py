@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skate.augment import Augmentation, ScoredTask
-from skate.settings.config import Strategy
+from skate.augment import Strategy
 from skate.games.cop.modules import COPSetter
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.pyjail.modules import PyJailSetter

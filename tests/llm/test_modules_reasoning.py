@@ -16,7 +16,8 @@ from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.scp.modules import SCPAnswerer
-from skate.llm.fake_server import FakeModel, cut_in_reasoning
+from skate.llm.fake_server import FakeModel
+from skate.llm.fake_replies import cut_in_reasoning
 from skate.llm.modules import MultipleChoiceAnswerer
 from skate.runner import run_game
 from skate.runlog.files import read_events

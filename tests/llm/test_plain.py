@@ -147,7 +147,7 @@ def test_a_setter_s_reply_stops_where_it_copies_the_request_or_has_every_field()
 
 
 def test_a_label_request_names_its_labels_and_the_fake_server_reads_them():
-    from skate.llm.fake_server import label_request
+    from skate.llm.fake_replies import label_request
 
     assert plain.label_request(("A", "B", "C", "D")) == (
         "Reply with nothing but the letter of the option you choose: A, B, C or D.")

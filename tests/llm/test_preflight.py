@@ -12,9 +12,9 @@ from urllib.error import HTTPError
 
 import pytest
 
-from skate.settings.config import ConfigError
+from skate.errors import ConfigError
 from skate.llm import CallFailed, LLMClient, ModelSpec, ResponseCache, RetryPolicy
-from skate.llm.client import Reply
+from skate.llm.wire import Reply
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.preflight import PreflightError, check_models, preflight
 

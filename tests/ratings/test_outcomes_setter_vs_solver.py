@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from skate.runlog import events as ev
-from skate.settings.config import ConfigError, build_settings, compose_config, validate_rating
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
+from skate.ratings.config import validate_rating
 from skate.games import load_games
 from skate.settings.recorded import rate_run
 from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating

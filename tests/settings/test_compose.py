@@ -13,7 +13,8 @@ from omegaconf import OmegaConf
 
 from skate.settings import compose as skate_compose
 from skate.settings import config as skate_config
-from skate.settings.config import CONF_DIR, compose_config
+from skate.settings.config import compose_config
+from skate.paths import CONF_DIR
 
 
 def hydra_compose(overrides):

@@ -13,7 +13,8 @@ import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
 from skate.cli.play import describe_config_error
-from skate.settings.config import ConfigError, build_settings, compose_config, validate
+from skate.settings.config import build_settings, compose_config, validate
+from skate.errors import ConfigError
 from skate.games import load_games
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from skate.settings.config import ConfigError, build_settings, compose_config, record_of
+from skate.settings.config import build_settings, compose_config, record_of
+from skate.errors import ConfigError
 from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 from skate.runner import run_game
 

@@ -14,7 +14,8 @@ import pytest
 from omegaconf import OmegaConf
 from scipy.stats import kendalltau
 
-from skate.settings.config import ConfigError, build_settings, compose_config
+from skate.settings.config import build_settings, compose_config
+from skate.errors import ConfigError
 from skate.games.scp.questions import LETTERS, check, normalise
 from skate.games.scp.rules import SCPGame, question_of
 from skate.runlog.records import BENCHMARK, FailReason, Task
