@@ -54,5 +54,6 @@ class NullLogger(RunLogger):
 
 
 def logs_to_wandb(settings: LoggerConfig) -> bool:
-    """Whether a logger's settings (typed, or a composed ``logger`` section) log to W&B."""
+    """Whether the logger these settings build logs to W&B (its class's ``logs_to_wandb``, found
+    from the settings' schema in the ``logger`` registry)."""
     return bool(logger.of(settings).component.logs_to_wandb)
