@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.settings.config import build_settings
-from skate.loggers import RunLogger
+from skate.loggers.base import RunLogger
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
 

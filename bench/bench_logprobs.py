@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.estimators import task_rng  # noqa: E402
+from skate.estimators.base import task_rng  # noqa: E402
 from skate.games.base import GameEnv  # noqa: E402
 from skate.games.cop import COPGame  # noqa: E402
 from skate.llm import LLMClient, ModelSpec  # noqa: E402

@@ -12,7 +12,7 @@ log as it happens.
 The engine knows no game. It asks the game (:class:`~skate.games.base.Game`) for a setter's
 private inputs (``assignment``), to check a proposal (``validate``, with a
 :class:`~skate.games.base.Checks`), for the text the uniqueness test embeds, and, through the
-estimator's :class:`~skate.estimators.Sampler`, for each answer sample's query and its grade.
+estimator's :class:`~skate.estimators.base.Sampler`, for each answer sample's query and its grade.
 
 Randomness: one run seed. Every random decision draws from a generator derived from that seed
 and the decision's coordinates (stage, round, player, attempt) with numpy's ``SeedSequence``
@@ -41,9 +41,9 @@ from skate.ratings.base import Applied, RatingBackend
 from skate.runlog.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
                            SetterContext, Stage, StopRun, Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
-from skate.estimators import Estimator, Sampler, TaskContext
+from skate.estimators.base import Estimator, Sampler, TaskContext
 from skate.runlog.files import EventLog
-from skate.loggers import RunLogger
+from skate.loggers.base import RunLogger
 
 if TYPE_CHECKING:
     from skate.llm import LLMClient

@@ -80,7 +80,7 @@ SWEPT_GAMES = "cop,mathquiz".split(",")  # the games_sweep's two jobs, in job or
 def games_sweep(tmp_path_factory):
     """One two-job sweep as a user runs it (``python -m skate -m game=cop,mathquiz``, the joblib
     launcher, W&B offline and the report on), read by every test of what a sweep leaves behind
-    (tests/cli/test_play_sweep.py, tests/test_loggers_wandb.py): (sweep folder, finished process)."""
+    (tests/cli/test_play_sweep.py, tests/loggers/test_wandb_logger.py): (sweep folder, finished process)."""
     from tests.cli.test_play_sweep import sweep
 
     out = tmp_path_factory.mktemp("games_sweep")

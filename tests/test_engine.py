@@ -14,8 +14,8 @@ from skate.embedders import HashingEmbedder
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runlog.records import FailReason
-from skate.estimators import FixedN
-from skate.loggers import RunLogger
+from skate.estimators.fixed_n import FixedN
+from skate.loggers.base import RunLogger
 from skate.runlog.files import EventLog, read_events
 
 NINE = [f"wrong-{i}" for i in range(9)]

@@ -21,7 +21,7 @@ from skate.errors import ConfigError
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
-from skate.estimators import estimator
+from skate.estimators.base import estimator
 
 pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 

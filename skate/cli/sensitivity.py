@@ -35,7 +35,8 @@ from skate.games.base import VOID, Game, ask
 from skate.settings.recorded import run_settings
 from skate.runlog.records import Task
 from skate.report import build_report
-from skate.loggers import WandbLoggerConfig, log_figures, logs_to_wandb
+from skate.loggers.wandb_logger import WandbLoggerConfig, log_figures
+from skate.loggers.base import logs_to_wandb
 
 SENSITIVITY_FILE = "sensitivity.csv"
 COLUMNS = ["player", "task_id", "probe", "variant", "correct", "samples", "unreadable", "void", "fraction"]

@@ -13,7 +13,7 @@ its answer, setter, round and provenance:
 Each record's ``prompt`` is the question as a solver sees it, the same text skate's own answerer
 sends a language model (its input fields in DSPy's ``[[ ## name ## ]]`` sections, with one fixed
 option order drawn from the task alone, as ``estimator=greedy`` draws it:
-:func:`skate.estimators.task_rng` and the game's ``make_query``), after the answerer's instructions
+:func:`skate.estimators.base.task_rng` and the game's ``make_query``), after the answerer's instructions
 and before a line asking for the answer alone.
 
 The tasks of a game whose answers are executed (PyJail's: a jail's flag is captured by running code

@@ -23,7 +23,7 @@ from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.ratings.rerate import override_value
 from skate.settings.recorded import run_settings
 from skate.runlog.records import Task
-from skate.estimators import task_rng
+from skate.estimators.base import task_rng
 
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"

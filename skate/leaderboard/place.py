@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 from skate.settings.build import Table, build_estimator, build_table, llm_players, open_client, prepare_models, simulated_players
 from skate.settings.config import SkateConfig, record_of
-from skate.estimators import FixedN, Sampler
+from skate.estimators.fixed_n import FixedN
+from skate.estimators.base import Sampler
 from skate.runlog.events import AttemptMade, Estimated, read_run
 from skate.games import get_game
 from skate.leaderboard.bank import import_run

@@ -10,7 +10,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from skate import report
-from skate.loggers import log_sweep
+from skate.loggers.wandb_logger import log_sweep
 
 log = logging.getLogger("skate")
 

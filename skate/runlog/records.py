@@ -182,7 +182,7 @@ def skipped_estimate() -> Estimate:
 @dataclass(frozen=True)
 class Decoding:
     """How language-model players decode when the estimator asks for one greedy answer a task
-    (:attr:`skate.estimators.Estimator.decoding`): each model's temperature and, when given, its
+    (:attr:`skate.estimators.base.Estimator.decoding`): each model's temperature and, when given, its
     reply limit, set on the players as they are built."""
 
     temperature: float = 0.0

@@ -39,8 +39,8 @@ from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles
 from skate.ratings.base import rating, rating_class, rating_name
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig, draw_margin_of
 from skate.sandbox.config import SandboxConfig, sandbox
-from skate.estimators import EstimatorConfig, check_links, estimator
-from skate.loggers import LoggerConfig, logger
+from skate.estimators.base import EstimatorConfig, check_links, estimator
+from skate.loggers.base import LoggerConfig, logger
 from skate.runlog.files import RatingLog
 
 

@@ -36,7 +36,7 @@ from skate.registry import Registry
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).
-CONFIG_VERSION = 2
+CONFIG_VERSION = 3
 
 # Modules renamed to follow their config group's name (version 2), as recorded _target_ prefixes.
 _RENAMED = {"skate.scoring.": "skate.estimators.", "skate.tracking.": "skate.loggers.",
@@ -56,10 +56,29 @@ def _v1_to_v2(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+# Estimators and loggers became packages of a module each (version 3), as recorded _target_s.
+_MOVED = {f"skate.estimators.{cls}": f"skate.estimators.{module}.{cls}" for module, cls in (
+    ("algorithm1", "Algorithm1"), ("fixed_n", "FixedN"), ("greedy", "Greedy"), ("logprobs", "LogProbs"),
+    ("decided", "Decided"), ("adaptive", "Adaptive"))} | {
+    f"skate.loggers.{cls}": f"skate.loggers.{module}.{cls}" for module, cls in (
+        ("console", "ConsoleLogger"), ("wandb_logger", "WandbLogger"), ("base", "NullLogger"))}
+
+
+def _v2_to_v3(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 named each estimator and logger by its group's one module (skate.estimators.FixedN,
+    skate.loggers.WandbLogger); each now has a module of its own in that package."""
+    for section in record.values():
+        target = section.get("_target_") if isinstance(section, dict) else None
+        if isinstance(target, str) and target in _MOVED:
+            section["_target_"] = _MOVED[target]
+    return record
+
+
 # version -> the function that turns a record of that version into one of the next. A change of
 # the settings that renames or removes a key adds a step here (and raises CONFIG_VERSION).
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: _v1_to_v2,
+    2: _v2_to_v3,
 }
 
 

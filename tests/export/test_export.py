@@ -26,7 +26,7 @@ from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.modules import render_options
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.estimators import task_rng
+from skate.estimators.base import task_rng
 from tests.llm.conftest import cohort
 
 MODELS = {"ace": 0.9, "low": 0.3}

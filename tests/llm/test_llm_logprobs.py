@@ -12,7 +12,7 @@ import pytest
 
 from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
-from skate.estimators import Sampler
+from skate.estimators.base import Sampler
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame
 from skate.llm import LLMClient, ModelSpec, RetryPolicy

@@ -16,7 +16,7 @@ from skate.ratings.elo import EloConfig, EloRating
 from skate.ratings.outcomes import PairRule
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runner import run_game
-from skate.estimators import Decided
+from skate.estimators.decided import Decided
 from skate.runlog.files import EventLog
 
 SVS = PairRule("setter_vs_solver", p_thresh=0.55)

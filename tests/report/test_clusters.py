@@ -213,7 +213,7 @@ def test_the_run_s_embedder_is_built_from_its_config_and_one_that_calls_a_model_
 def test_the_wandb_ratings_table_puts_the_unbounded_note_last_and_leaves_the_others_empty():
     import wandb
 
-    from skate.loggers import ratings_table as wandb_ratings
+    from skate.loggers.wandb_logger import ratings_table as wandb_ratings
 
     t = wandb_ratings(wandb, [{"player": "a", "rank": 1, "score": 3.0},
                               {"player": "b", "rank": 2, "score": 1.0, "unbounded": NOTE}])

@@ -180,7 +180,8 @@ def test_a_game_re_rated_under_another_rule_adds_a_row_to_the_grid(sweep, tmp_pa
 
 
 def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep, sweep_page):
-    from skate.loggers import ConsoleLoggerConfig, WandbLoggerConfig, log_sweep
+    from skate.loggers.console import ConsoleLoggerConfig
+    from skate.loggers.wandb_logger import WandbLoggerConfig, log_sweep
     from tests.wandb_records import summarise
 
     log_sweep(sweep, WandbLoggerConfig(mode="disabled"))

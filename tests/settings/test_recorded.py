@@ -4,13 +4,18 @@ overrides and the three levels of checking."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
+from hydra.utils import instantiate
 
 from skate.settings.config import build_settings, compose_config, record_of
 from skate.errors import ConfigError
 from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
+from skate.estimators.base import estimator
+from skate.estimators.fixed_n import FixedN
+from skate.loggers.base import NullLogger, logger
 from skate.runner import run_game
 
 GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false", "sandbox=subprocess"]
@@ -81,7 +86,34 @@ def test_a_version_1_record_names_the_old_modules_and_loads(run):
     assert type(settings.logger).__name__ == "NoLoggerConfig"
     assert settings.embedder._target_ == "skate.embedders.HashingEmbedder"
     with pytest.raises(RecordError, match="estimator 'skate.scoring.FixedN' is not one this skate has"):
-        run_settings({"config": config, "config_version": CONFIG_VERSION})  # the same names in a version 2 record are not migrated
+        run_settings({"config": config, "config_version": CONFIG_VERSION})  # the same names in a current record are not migrated
+
+
+
+def test_a_version_2_record_names_the_estimators_and_loggers_by_their_groups_one_module_and_loads(run):
+    """Runs before version 3 recorded skate.estimators.<Class> and skate.loggers.<Class> targets;
+    they are typed (by choice or by target) and build the same components from their new modules."""
+    start = _start(run)
+    config = copy.deepcopy(start["config"])
+    config["estimator"]["_target_"] = "skate.estimators.FixedN"
+    config["logger"]["_target_"] = "skate.loggers.NullLogger"
+    for choices in ({"rating": "bradley_terry", "estimator": "fixed_n", "logger": "none"}, None):
+        settings = run_settings({"config": config, "config_version": 2, "choices": choices})
+        assert type(settings.estimator).__name__ == "FixedNConfig" and settings.estimator.n == 4
+        assert settings.estimator._target_ == "skate.estimators.fixed_n.FixedN"
+        assert settings.logger._target_ == "skate.loggers.base.NullLogger"
+        assert type(instantiate(settings.estimator)) is FixedN and type(instantiate(settings.logger)) is NullLogger
+    with pytest.raises(RecordError, match="estimator 'skate.estimators.FixedN' is not one this skate has"):
+        run_settings({"config": config, "config_version": CONFIG_VERSION})  # a current record is not migrated
+
+
+@pytest.mark.parametrize("registry", [estimator, logger], ids=lambda r: r.group)
+def test_every_estimator_and_logger_a_version_2_record_named_is_migrated_to_its_registered_target(registry):
+    """Each registered component, named as version 2 named it (``skate.<package>.<Class>``)."""
+    for entry in registry:
+        record = {registry.group: {"_target_": f"{registry.package}.{entry.target.rsplit('.', 1)[1]}"}}
+        moved = migrate(record, 2)[registry.group]["_target_"]
+        assert moved == entry.target and registry.of_target(moved) is entry, (entry.name, moved)
 
 
 def _start(run):

@@ -14,7 +14,7 @@ from skate.games.cop.distractors import make_distractors
 from skate.games.cop.simulated import FLAWS, COPSimulation, SandboxOracle
 from skate.players.simulated import SimulatedPlayer
 from skate.runlog.records import FailedAttempt, FailReason, HistoryItem, Rejection, SetterContext, Task
-from skate.estimators import Sampler
+from skate.estimators.base import Sampler
 
 
 @pytest.fixture(scope="module")

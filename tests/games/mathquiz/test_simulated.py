@@ -13,7 +13,7 @@ from skate.games.mathquiz.generator import generate_question, question_difficult
 from skate.games.mathquiz.simulated import FLAWS, MathQuizSimulation
 from skate.players.simulated import SimulatedPlayer
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task
-from skate.estimators import Sampler
+from skate.estimators.base import Sampler
 
 
 @pytest.fixture(scope="module")

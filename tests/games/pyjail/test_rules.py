@@ -301,8 +301,8 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     from skate.embedders import HashingEmbedder
     from skate.players.base import Player
     from skate.ratings.trueskill_backend import TrueSkillRating
-    from skate.estimators import FixedN
-    from skate.loggers import RunLogger
+    from skate.estimators.fixed_n import FixedN
+    from skate.loggers.base import RunLogger
     from skate.runlog.files import EventLog, read_events
 
     class Same(Player):

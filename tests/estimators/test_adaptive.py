@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from skate.ratings.base import OrderPair
-from skate.estimators import Adaptive, TaskContext
+from skate.estimators.adaptive import Adaptive
+from skate.estimators.base import TaskContext
 
 
 class Player:

@@ -1,48 +1,31 @@
-"""Run loggers (the ``logger`` config group): progress on the console, and Weights & Biases.
+"""``logger=wandb`` (the default): the console progress, plus one W&B run per game, offline unless
+configured otherwise, written inside the run folder and grouped by sweep.
 
-- ``console``: a rich progress bar when the output is a terminal, plain log lines otherwise
-  (CI, pipes, log files).
-- ``wandb`` (the default): the console progress, plus one W&B run per game, offline unless
-  configured otherwise, written inside the run folder and grouped by sweep. It follows the event
-  log (the run's source of truth) rather than the engine: each round it logs the new rating
-  updates (μ/σ of both players at each update), and at the end the ratings table (with each
-  ``unbounded`` note), every task with each player's p(correct), the counts, the model cost, the
-  report's plots and its question-cluster table (SKATE Fig. 8, ``question_clusters``). The run is finished in the
-  runner's ``finally``, so a crashed game still leaves a closed run (with a non-zero exit code).
-- ``none``: nothing.
+It follows the event log (the run's source of truth) rather than the engine: each round it logs
+the new rating updates (μ/σ of both players at each update), and at the end the ratings table
+(with each ``unbounded`` note), every task with each player's p(correct), the counts, the model
+cost, the report's plots and its question-cluster table (SKATE Fig. 8, ``question_clusters``). The
+run is finished in the runner's ``finally``, so a crashed game still leaves a closed run (with a
+non-zero exit code). :func:`log_figures` and :func:`log_sweep` put an analysis's figures in a W&B
+run of their own.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skate.loggers.base import LoggerConfig, logger, logs_to_wandb
+from skate.loggers.console import ConsoleLogger, ConsoleLoggerConfig
 from skate.runlog import events as ev
-from skate.registry import Registry
-
-
-# The logger group's schemas (conf/logger/*.yaml).
-@dataclass
-class LoggerConfig:
-    """What every logger's settings are (the ``logger`` section's type); each logger's schema
-    extends it (see :data:`logger`, the group's registry)."""
-
-
-@dataclass
-class ConsoleLoggerConfig(LoggerConfig):
-    _target_: str = "skate.loggers.ConsoleLogger"
-    every: int = 10  # plain progress: a line every this many rounds
-    progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
 
 
 @dataclass
 class WandbLoggerConfig(ConsoleLoggerConfig):
-    _target_: str = "skate.loggers.WandbLogger"
+    _target_: str = "skate.loggers.wandb_logger.WandbLogger"
     project: str = "skate"
     entity: str = ""
     mode: str = "offline"  # offline (files in the run folder; `wandb sync` later), online, disabled
@@ -54,90 +37,10 @@ class WandbLoggerConfig(ConsoleLoggerConfig):
     updates_per_round: int = 1000
 
 
-@dataclass
-class NoLoggerConfig(LoggerConfig):
-    _target_: str = "skate.loggers.NullLogger"
-
-
-log = logging.getLogger("skate")
-
-
-class RunLogger:
-    """Hooks the runner and engine call; the base class does nothing."""
-
-    logs_to_wandb = False  # a capability: True for a logger whose figures can go to a W&B run of their own
-
-    def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
-        """Where the run writes, its whole config, and its event log (before ``start``)."""
-
-    def start(self, info: dict[str, Any]) -> None: ...
-
-    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
-                  table: list[dict[str, Any]]) -> None: ...
-
-    def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None: ...
-
-    def optimized(self, records: list[dict[str, Any]]) -> None:
-        """Prompt optimisation before the game: one record per player and role (event ``optimize``)."""
-
-    def close(self, failed: bool = False) -> None: ...
-
-
-class NullLogger(RunLogger):
-    """``logger=none``."""
-
-
-class ConsoleLogger(RunLogger):
-    """Progress: a rich bar on a terminal, plain lines (every ``every`` rounds) otherwise."""
-
-    def __init__(self, every: int = 10, progress: str = "auto") -> None:
-        if progress not in ("auto", "rich", "plain"):
-            raise ValueError(f"logger.progress={progress!r}: choose auto, rich or plain")
-        self.every = max(1, every)
-        self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
-                                           and not os.environ.get("CI"))
-        self._bar = None
-
-    def start(self, info: dict[str, Any]) -> None:
-        log.info("game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
-                 info["game"], len(info["players"]), info["rounds"], info["rating"], info["aug"],
-                 info["sandbox"], info["seed"])
-        if self.rich:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
-            self._bar.start()
-            self._task = self._bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
-
-    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
-                  table: list[dict[str, Any]]) -> None:
-        leader = table[0]["player"] if table else "-"
-        if self._bar is not None:
-            self._bar.update(self._task, completed=round,
-                             status=f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}")
-            return
-        if round % self.every and round != rounds:
-            return
-        log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; leader %s",
-                 round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
-
-    def optimized(self, records: list[dict[str, Any]]) -> None:
-        for r in records:
-            what = "reused" if r.get("reused") else f"{r.get('calls', 0)} calls"
-            log.info("optimised %s's %s with %s: metric %s -> %s on %d held-out items (%s)%s", r["player"], r["role"],
-                     r["optimizer"], r.get("metric_before"), r.get("metric_after"), r.get("val", 0), what,
-                     f"; stopped: {r['stopped']}" if r.get("stopped") else "")
-
-    def close(self, failed: bool = False) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-
 _CHART = (("mu_", "mu/"), ("sigma_", "sigma/"), ("elo_", "elo/"))  # a rating line's keys, the chart's
 
 
+@logger.register("wandb", WandbLoggerConfig)
 class WandbLogger(ConsoleLogger):
     """W&B, offline by default, one run per game inside the run folder, grouped by sweep."""
 
@@ -315,16 +218,6 @@ class WandbLogger(ConsoleLogger):
 
 
 # The logger group's registry (conf/logger/<name>.yaml extends /schema/logger/<name>).
-logger: Registry[type[RunLogger]] = Registry("logger", __name__)
-logger.register("console", ConsoleLoggerConfig)(ConsoleLogger)
-logger.register("wandb", WandbLoggerConfig)(WandbLogger)
-logger.register("none", NoLoggerConfig)(NullLogger)
-
-
-def logs_to_wandb(settings: Any) -> bool:
-    """Whether a logger's settings (typed, or a composed ``logger`` section) log to W&B."""
-    return bool(logger.of(settings).component.logs_to_wandb)
-
 
 def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
     """The final ratings as a ``wandb.Table``: ``player``, ``rank``, the other fields in name

@@ -7,7 +7,8 @@ import pytest
 
 from skate.settings.config import build_settings
 from skate.runner import run_game
-from skate.estimators import Decided, wilson
+from skate.estimators.decided import Decided
+from skate.estimators.base import wilson
 from skate.runlog.files import read_events
 from tests.test_runner_game import config
 

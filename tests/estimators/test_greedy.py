@@ -17,7 +17,8 @@ from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.records import VOID, Task
 from skate.report.page import load_run, value_correlations, with_se, group_tables
 from skate.runner import run_game
-from skate.estimators import Greedy, Sampler, task_rng
+from skate.estimators.greedy import Greedy
+from skate.estimators.base import Sampler, task_rng
 from tests.llm.conftest import cohort
 
 

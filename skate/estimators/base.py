@@ -1,0 +1,182 @@
+"""p(correct) estimators.
+
+An estimator sees a player's answers on one task only as graded Bernoulli samples: it asks a
+:class:`Sampler` for ``n`` more and gets back how many were correct, unreadable (counted as
+wrong) and void (the model call failed: not counted at all). The sampler makes each sample's
+query through the game (for multiple choice, a fresh draw of options), collects the player's
+replies and has the game grade them. So every estimator works for every game and answer format:
+Algorithm 1's stopping rule applies to any Bernoulli outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from omegaconf import DictConfig, OmegaConf
+
+from skate.errors import ConfigError, Problem
+from skate.games.base import AnswerFormat
+from skate.ratings.base import OrderPair, rating_name
+from skate.runlog.records import VOID, Decoding, Estimate, Task
+from skate.registry import Registry, spoken
+
+if TYPE_CHECKING:  # pragma: no cover
+    from skate.games.base import Game
+
+# sample(n, rng) -> (correct, unreadable, void) among n new samples
+SampleFn = Callable[[int, np.random.Generator], tuple[int, int, int]]
+
+
+class Sampler:
+    """Draws graded samples of one player on one task through the game's :meth:`~skate.games.
+    base.Game.play`: queries from the game, replies from the player (``answer(queries, rng)``),
+    verdicts from the game. ``sandbox`` is for games whose samples execute code."""
+
+    def __init__(self, game: Game, task: Task,
+                 answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
+                 sandbox: Any = None, fixed_queries: bool = False,
+                 read_choices: Callable[..., list[Any] | None] | None = None) -> None:
+        self.game, self.task, self.answer, self.sandbox = game, task, answer, sandbox
+        self.fixed_queries = fixed_queries
+        self.read_choices = read_choices  # the player's Player.read_choices, where it may be asked
+
+    def read(self, rng: np.random.Generator, min_mass: float = 0.5, orders: int = 1) -> Read:
+        """p(correct) read from the player's own probabilities for the task's query (the options
+        in one order, drawn from the task alone, the same for every player): the sum of the
+        probabilities of the options that are right. With ``orders`` > 1, the mean of that many
+        reads, each of a query drawn from the task alone (the first the one above), so a model's
+        preference for a label weighs on the right option in several places. ``Read.p`` is None
+        where it cannot be read (``why`` says why: the player states no probabilities, the
+        game's answers name no option, ...) and ``void`` where the player's call failed."""
+        if self.read_choices is None:
+            return Read(why="the player states no probabilities")
+        if self.game.spec.answer_format != AnswerFormat.multiple_choice:
+            return Read(why=f"{self.game.name}'s answers are {self.game.spec.answer_format}, not an option's label")
+        queries = [self.game.make_query(self.task, task_rng(self.task, k)) for k in range(orders)]
+        got = self.read_choices(queries, rng, min_mass=min_mass)
+        if got is None:
+            return Read(why="the player states no probabilities")
+        if any(choice.void for choice in got):
+            return Read(why=next(c.why for c in got if c.void), void=True)
+        if not all(choice.ok for choice in got):
+            return Read(why=next(c.why for c in got if not c.ok))
+        ps = [sum(prob for i, prob in enumerate(choice.probs) if self.game.grade(self.task, query, i))
+              for query, choice in zip(queries, got, strict=True)]
+        return Read(p=min(1.0, max(0.0, float(np.mean(ps)))))
+
+    def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
+        if self.fixed_queries:  # every player sees the same query (options in one order), drawn from the task alone
+            verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox, query_rng=task_rng(self.task))
+        else:
+            verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox)
+        if len(verdicts) != n:
+            raise RuntimeError(f"the game graded {len(verdicts)} samples for {n} asked")
+        correct = unreadable = void = 0
+        for verdict in verdicts:
+            if verdict is VOID:
+                void += 1
+            elif verdict is None:
+                unreadable += 1
+            elif verdict:
+                correct += 1
+        return correct, unreadable, void
+
+
+@dataclass(frozen=True)
+class Read:
+    """p(correct) read from a player's probabilities (:meth:`Sampler.read`), or why not."""
+
+    p: float | None = None
+    why: str = ""
+    void: bool = False  # the player's call failed (left out, never wrong)
+
+
+def task_rng(task: Task, order: int = 0) -> np.random.Generator:
+    """A generator seeded by the task alone: the same query (the same options in the same order)
+    for every player and every run of the task; ``order`` k > 0 gives the task's k-th other one."""
+    digest = hashlib.sha256(task.task_id.encode() + (f"/order-{order}".encode() if order else b"")).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "big"))
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """What a joint estimator may know about the task it samples: who answers (in the order of
+    its samplers), who set it, and how sure the ranking is so far (each adjacent pair of the
+    current ranking with the probability that its order is right; None when the rating cannot
+    say, or has nothing yet)."""
+
+    players: tuple[str, ...]
+    setter: str | None = None
+    order: tuple[OrderPair, ...] | None = None
+
+
+class Estimator(ABC):
+    """An estimator's capabilities are these class attributes (the config checks read them from
+    the :data:`estimator` registry, never from a ``_target_`` string)."""
+
+    joint = False  # True: estimates all players of a task together (estimate_task)
+    uses_order = False  # True: reads the ranking so far (TaskContext.order): the rating must say how sure it is
+    picks_answerers = False  # True: chooses who answers each task (not for schedule.mode=matches)
+    greedy_decoding = False  # True: one greedy answer per query (sets every model player's temperature)
+    decoding: Decoding | None = None  # greedy: how every model player decodes (given to the players when built)
+    decides_outcomes = False  # True: settles the rating rule's pairwise outcomes (needs a rating with a rule)
+    reads = False  # True: reads p(correct) from the players' probabilities (multiple-choice games only)
+
+    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
+                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+        """Every player's estimate on one task (independently, unless the estimator is joint)."""
+        return list(pmap(lambda i: self.estimate(samples[i], rngs[i]), range(len(samples))))
+
+    @abstractmethod
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        """Estimate one player's p(correct) from its samples."""
+
+
+def binomial_std(p: float, n: int) -> float:
+    return math.sqrt(p * (1.0 - p) / n) if n else float("inf")
+
+
+def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    p = correct / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# --------------------------------------------------------------------------- estimator
+@dataclass
+class EstimatorConfig:
+    """What every estimator's settings are (the ``estimator`` section's type); each estimator's
+    schema extends it (see :data:`estimator`, the group's registry), and checks its own fields in
+    ``check`` (adding to ``super().check()``)."""
+
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``estimator``)."""
+        return []
+
+
+# The estimator group's registry (conf/estimator/<name>.yaml extends /schema/estimator/<name>);
+# each estimator registers in its own module of this package.
+estimator: Registry[type[Estimator]] = Registry("estimator", "skate.estimators")
+
+
+def check_links(e: DictConfig, r: DictConfig) -> None:
+    """What only the composed config can say (before it is typed): an estimator that decides the
+    rating's pairwise outcomes, whose outcome rule follows the rating's (``${rating.outcome}``),
+    needs a rating that has one."""
+    kind = estimator.of(e)
+    if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        others = estimator.names(lambda entry: not entry.component.decides_outcomes)
+        raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
+                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator={spoken(others)}, "
+                          "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh")

@@ -1,0 +1,90 @@
+"""Decided: sample each player of a task until the pairwise outcomes it takes part in are settled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from skate.errors import Problem, require
+from skate.estimators.algorithm1 import batches
+from skate.estimators.base import Estimator, EstimatorConfig, SampleFn, TaskContext, binomial_std, estimator, wilson
+from skate.ratings.config import OutcomeRule, one_of
+from skate.ratings.outcomes import PairRule
+from skate.runlog.records import PASS_MARK, Estimate
+
+
+@dataclass
+class DecidedConfig(EstimatorConfig):
+    _target_: str = "skate.estimators.decided.Decided"
+    n_step: int = 10
+    max_samples: int = 40  # a near-tie that 40 samples cannot settle rarely moves a ranking
+    sigma_star: float = 0.05  # also stop, as Algorithm 1 does, once the standard error is below this
+    confidence: float = 0.8  # of the Wilson intervals that decide outcomes
+    # The outcome rule to decide: the rating's own, by default.
+    outcome: str = "${rating.outcome}"
+    draw_margin: float = "${rating.draw_margin}"  # type: ignore[assignment]
+    p_thresh: float = "${rating.p_thresh}"  # type: ignore[assignment]
+
+    def check(self) -> list[Problem]:
+        return [*super().check(), *batches(self),
+                *require(0 < self.confidence < 1, "confidence", self.confidence, "must lie in (0, 1)"),
+                *one_of(OutcomeRule, "outcome", self.outcome)]
+
+
+@estimator.register("decided", DecidedConfig)
+class Decided(Estimator):
+    """Sample each player until the outcomes it takes part in are decided (skate's estimator).
+
+    The rating only uses p(correct) through pairwise outcomes: under the relative rule whether
+    |p_a - p_b| is under the draw margin and who is ahead, under the absolute rule whether p
+    clears ``p_thresh``. So all players of a task are estimated together, in batches of
+    ``n_step``. After each batch every player gets a Wilson interval at ``confidence``; a player
+    stops once every outcome it is part of is settled by the intervals (a sure win, loss or
+    draw against each other player; or, absolute rule, its interval clear of the threshold), or
+    once its own standard error is below ``sigma_star`` (Algorithm 1's rule, so it never needs
+    more), or at ``max_samples``. Samples go where they can still change an outcome.
+    """
+
+    joint = True
+    decides_outcomes = True
+
+    def __init__(self, n_step: int = 10, max_samples: int = 200, sigma_star: float = 0.05,
+                 confidence: float = 0.95, outcome: str = "relative", draw_margin: float = 0.05,
+                 p_thresh: float = PASS_MARK) -> None:
+        from statistics import NormalDist
+
+        self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star
+        self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        self.rule = PairRule(outcome, draw_margin, p_thresh)  # the rating's own rule
+
+    def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        return self.estimate_task([sample], [rng])[0]
+
+    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
+                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+        k = len(samples)
+        n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
+        active = set(range(k))
+        while active:
+            order = sorted(active)
+            steps = {i: min(self.n_step, self.max_samples - n[i] - void[i]) for i in order}
+            results = list(pmap(lambda i, steps=steps: samples[i](steps[i], rngs[i]), order))
+            for i, (c, u, v) in zip(order, results, strict=True):
+                n[i] += steps[i] - v
+                correct[i], unparsable[i], void[i] = correct[i] + c, unparsable[i] + u, void[i] + v
+            iv = [wilson(correct[i], n[i], self.z) for i in range(k)]
+            for i, (_, _, v) in zip(order, results, strict=True):
+                p = correct[i] / n[i] if n[i] else float("nan")
+                whole_batch_void = v == steps[i]
+                if (n[i] + void[i] >= self.max_samples or whole_batch_void
+                        or (n[i] and binomial_std(p, n[i]) < self.sigma_star)
+                        or (n[i] and self.rule.settled(iv[i], [iv[j] for j in range(k) if j != i]))):
+                    active.discard(i)
+        out = []
+        for i in range(k):
+            p = correct[i] / n[i] if n[i] else float("nan")
+            out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
+                                unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
+        return out

@@ -1,0 +1,59 @@
+"""The run logger interface: the hooks the runner and engine call, the ``logger`` registry, and
+``logger=none``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skate.registry import Registry
+
+
+# The logger group's schemas (conf/logger/*.yaml) extend LoggerConfig, each in its logger's module.
+@dataclass
+class LoggerConfig:
+    """What every logger's settings are (the ``logger`` section's type); each logger's schema
+    extends it (see :data:`logger`, the group's registry)."""
+
+
+class RunLogger:
+    """Hooks the runner and engine call; the base class does nothing."""
+
+    logs_to_wandb = False  # a capability: True for a logger whose figures can go to a W&B run of their own
+
+    def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
+        """Where the run writes, its whole config, and its event log (before ``start``)."""
+
+    def start(self, info: dict[str, Any]) -> None: ...
+
+    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
+                  table: list[dict[str, Any]]) -> None: ...
+
+    def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None: ...
+
+    def optimized(self, records: list[dict[str, Any]]) -> None:
+        """Prompt optimisation before the game: one record per player and role (event ``optimize``)."""
+
+    def close(self, failed: bool = False) -> None: ...
+
+
+# The logger group's registry (conf/logger/<name>.yaml extends /schema/logger/<name>); each logger
+# registers in its own module of this package.
+logger: Registry[type[RunLogger]] = Registry("logger", "skate.loggers")
+
+
+@dataclass
+class NoLoggerConfig(LoggerConfig):
+    _target_: str = "skate.loggers.base.NullLogger"
+
+
+@logger.register("none", NoLoggerConfig)
+class NullLogger(RunLogger):
+    """``logger=none``."""
+
+
+def logs_to_wandb(settings: LoggerConfig) -> bool:
+    """Whether the logger these settings build logs to W&B (its class's ``logs_to_wandb``, found
+    from the settings' schema in the ``logger`` registry)."""
+    return bool(logger.of(settings).component.logs_to_wandb)

@@ -1,0 +1,73 @@
+"""``logger=console``: a rich progress bar when the output is a terminal, plain log lines
+otherwise (CI, pipes, log files)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from skate.loggers.base import LoggerConfig, RunLogger, logger
+
+
+@dataclass
+class ConsoleLoggerConfig(LoggerConfig):
+    _target_: str = "skate.loggers.console.ConsoleLogger"
+    every: int = 10  # plain progress: a line every this many rounds
+    progress: str = "auto"  # auto (a rich bar on a terminal, plain lines otherwise), rich, plain
+
+
+log = logging.getLogger("skate")
+
+
+@logger.register("console", ConsoleLoggerConfig)
+class ConsoleLogger(RunLogger):
+    """Progress: a rich bar on a terminal, plain lines (every ``every`` rounds) otherwise."""
+
+    def __init__(self, every: int = 10, progress: str = "auto") -> None:
+        if progress not in ("auto", "rich", "plain"):
+            raise ValueError(f"logger.progress={progress!r}: choose auto, rich or plain")
+        self.every = max(1, every)
+        self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
+                                           and not os.environ.get("CI"))
+        self._bar = None
+
+    def start(self, info: dict[str, Any]) -> None:
+        log.info("game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
+                 info["game"], len(info["players"]), info["rounds"], info["rating"], info["aug"],
+                 info["sandbox"], info["seed"])
+        if self.rich:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
+
+    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
+                  table: list[dict[str, Any]]) -> None:
+        leader = table[0]["player"] if table else "-"
+        if self._bar is not None:
+            self._bar.update(self._task, completed=round,
+                             status=f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}")
+            return
+        if round % self.every and round != rounds:
+            return
+        log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; leader %s",
+                 round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
+
+    def optimized(self, records: list[dict[str, Any]]) -> None:
+        for r in records:
+            what = "reused" if r.get("reused") else f"{r.get('calls', 0)} calls"
+            log.info("optimised %s's %s with %s: metric %s -> %s on %d held-out items (%s)%s", r["player"], r["role"],
+                     r["optimizer"], r.get("metric_before"), r.get("metric_after"), r.get("val", 0), what,
+                     f"; stopped: {r['stopped']}" if r.get("stopped") else "")
+
+    def close(self, failed: bool = False) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
