@@ -1,6 +1,6 @@
 """Real models playing skate: the local cohort (``players=local_cohort``) on this CPU.
 
-Serves each model of the cohort with llama.cpp (``python -m skate.local``'s install and cache;
+Serves each model of the cohort with llama.cpp (``skate local``'s install and cache;
 one server per model), puts a recording proxy on loopback in front of each (it times every call
 and keeps its request, reply, ``finish_reason`` and token counts: ``calls-<model>.jsonl`` in the
 run folder), plays one game among them in this process, and prints per model:

@@ -2,7 +2,7 @@
 
 CRUXEval-O (output prediction; the shipped ``skate/games/cop/data/cruxeval.jsonl``, MIT) gives a
 function ``f``, an input, and asks for ``f(input)``. Each model of the cohort is served by llama.cpp
-(``python -m skate.local``'s cache; one thread per server, all four at once) and asked for a fixed
+(``skate local``'s cache; one thread per server, all four at once) and asked for a fixed
 sample of items (``--n``, drawn with ``--seed``; the same items for every model), at temperature 0
 with one answer each. A reply is right when the first Python literal it gives (a bare one, in a
 code fence, or after ``==``) equals the recorded output as a value (``ast.literal_eval`` on

@@ -1,6 +1,6 @@
 """The levers for weak setters, on real models: the local cohort's games under each variant.
 
-Plays the local cohort (``python -m skate.local``'s llama-server and models) once per variant, the
+Plays the local cohort (``skate local``'s llama-server and models) once per variant, the
 same game and seed each time, and measures what the setters set and what the ranking became; or
 (``--runs``) measures finished runs. A variant is ``NAME=OVERRIDES`` (overrides separated by
 spaces), e.g. ``default=`` (the game's own prompts), ``optimised=optimizer=bootstrap_fewshot

@@ -1,6 +1,6 @@
 """How a tiny real model plays: valid-task rate, unparsable-answer rate, tokens and time per call.
 
-Serves a tiny GGUF model with llama.cpp (``python -m skate.local``'s install and cache: the first
+Serves a tiny GGUF model with llama.cpp (``skate local``'s install and cache: the first
 run builds the server and downloads the model) and plays ``players=local_tiny`` (the model beside
 two simulated players) for each model and each ``llm.structured`` setting asked for. The game's
 calls go through a recording proxy on loopback, which times each call and keeps its

@@ -1,6 +1,6 @@
 """p(correct) read from the models' probabilities against the share right of 200 samples.
 
-The local cohort (``python -m skate.local``'s llama-server and models) answers CRUXEval-O items
+The local cohort (``skate local``'s llama-server and models) answers CRUXEval-O items
 made COP tasks (``skate.games.cop.practice``: each program with its printed output and nine wrong
 outputs; the same items for every model, seed 0). For each model and task, on the task's one query
 (its options in one order, drawn from the task alone, as ``estimator=logprobs`` shows them):

@@ -6,7 +6,7 @@ Usage:
 
 Starts skate's fake OpenAI-compatible server on loopback with three players (ace 0.9, mid 0.6,
 and low 0.3 that plays at 0.8 when its prompt carries demonstrations), then, for every game and
-optimiser, runs ``python -m skate.optimize``'s step with a fresh response cache and program store
+optimiser, runs ``skate optimize``'s step with a fresh response cache and program store
 (``optimizer.train``/``val`` as configured, 24/12 by default), and prints a Markdown table: per
 player and role the held-out metric before and after, the demos kept, the model calls, tokens and
 wall time. A second pass with the same store shows what reuse costs (it should be 0 calls).

@@ -1,6 +1,6 @@
 """Prompt optimisation on real models: what DSPy changes for the local cohort, per game, role and model.
 
-Serves the cohort with llama.cpp (``python -m skate.local``'s install and cache, one server per
+Serves the cohort with llama.cpp (``skate local``'s install and cache, one server per
 model) and runs ``skate optimize`` (:func:`skate.cli.optimize.run_optimize`) on it for each game
 and optimiser asked for, every model optimising its own prompts. Prints one row per model × game ×
 role × optimiser, all measured on the held-out items before and after:

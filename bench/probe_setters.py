@@ -4,7 +4,7 @@ each checked by the game's own ``validate`` (sandbox included), without playing 
 A quick measure for changing a game's setter prompt or reader: every model of the list is
 asked for its round-1 task (no history) ``--n`` times with different seeds, in the
 ``llm.structured`` mode given, and each reply is read and validated as the game would. Needs the
-servers running (``python -m skate.local serve --models ...`` prints their addresses; pass each
+servers running (``skate local serve --models ...`` prints their addresses; pass each
 as ``--model NAME=API_BASE``).
 
     .venv/bin/python bench/probe_setters.py --model qwen2.5-coder-1.5b=http://127.0.0.1:8081/v1 --n 6 game=cop
