@@ -304,7 +304,7 @@ def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
         cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
                      "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
                      optimizer="mipro_v2", names=("ace", "mid"))
-        assert plans(cfg.optimizer, "ace")["answerer"].settings["auto"] == "light"
+        assert plans(build_settings(cfg).optimizer, "ace")["answerer"].settings["auto"] == "light"
         result = run_game(build_settings(cfg), tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and e["optimizer"] == "mipro_v2" and not e["stopped"] and e["reused"] is False
@@ -570,8 +570,8 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
                    "+optimizer.players.ace.answerer.max_labeled_demos=1",
                    "+optimizer.players.low.name=none",
                    "+optimizer.players.mid.roles=[answerer, setter]", "+optimizer.setter.max_rounds=3")
-    build_settings(cfg)
-    ace, mid, low = (plans(cfg.optimizer, n) for n in ("ace", "mid", "low"))
+    o = build_settings(cfg).optimizer
+    ace, mid, low = (plans(o, n) for n in ("ace", "mid", "low"))
     run = {"max_bootstrapped_demos": 4, "max_labeled_demos": 4, "max_rounds": 1, "num_threads": 4}
     assert ace == {"answerer": Plan("bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1,
                                                           "max_rounds": 2})}
@@ -582,15 +582,14 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
 
 def test_a_player_may_choose_its_own_optimizer_under_none():
     cfg = composed("+optimizer.players.mid.name=bootstrap_fewshot", optimizer="none")
-    build_settings(cfg)
-    assert plans(cfg.optimizer, "ace") == {}
-    assert plans(cfg.optimizer, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
+    o = build_settings(cfg).optimizer
+    assert plans(o, "ace") == {}
+    assert plans(o, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
 
 
 def test_a_player_may_switch_to_another_optimizer_under_a_preset():
     cfg = composed("+optimizer.players.ace.name=mipro_v2")
-    build_settings(cfg)
-    assert plans(cfg.optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
+    assert plans(build_settings(cfg).optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
 
 
 def test_bad_optimizer_configs_are_refused_naming_the_key():
