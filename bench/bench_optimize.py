@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skate.settings.config import compose_config  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.cli.optimize import run_optimize  # noqa: E402
+from skate.optimize.standalone import run_optimize  # noqa: E402
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, demo_gain=0.5)}
 
@@ -53,9 +53,9 @@ def main() -> None:
                                       f"optimizer.roles=[{args.roles}]", f"optimizer.store={folder}/programs",
                                       f"llm.cache_dir={folder}/responses", "logger=none", *args.overrides])
                 started = time.perf_counter()
-                first = run_optimize(cfg, folder / "run1")
+                first = run_optimize(build_settings(cfg), folder / "run1")
                 wall = time.perf_counter() - started
-                second = run_optimize(cfg, folder / "run2")
+                second = run_optimize(build_settings(cfg), folder / "run2")
                 again = {(r.player, r.role): r.calls for r in second}
                 for r in first:
                     fmt = (lambda x: f"{x:.3f}" if isinstance(x, float) else "-")  # noqa: E731

@@ -1,7 +1,7 @@
 """Prompt optimisation on real models: what DSPy changes for the local cohort, per game, role and model.
 
 Serves the cohort with llama.cpp (``skate local``'s install and cache, one server per
-model) and runs ``skate optimize`` (:func:`skate.cli.optimize.run_optimize`) on it for each game
+model) and runs ``skate optimize`` (:func:`skate.optimize.standalone.run_optimize`) on it for each game
 and optimiser asked for, every model optimising its own prompts. Prints one row per model × game ×
 role × optimiser, all measured on the held-out items before and after:
 
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.cli.optimize import run_optimize  # noqa: E402
-from skate.settings.config import compose_config  # noqa: E402
+from skate.optimize.standalone import run_optimize  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 GAME_OVERRIDES = {"scp": ["game=scp", "game.mode=player_set", "game.max_doc_age_days=null"]}
 
@@ -104,7 +104,7 @@ def main() -> None:
                                                  local.cohort_players(list(servers)), ())
                 print(f"\n{game} {opt}: " + " ".join(overrides), flush=True)
                 t0 = time.perf_counter()
-                records = run_optimize(compose_config(overrides), out / f"{game}-{opt}")
+                records = run_optimize(build_settings(compose_config(overrides)), out / f"{game}-{opt}")
                 print(f"{game} {opt}: {time.perf_counter() - t0:.0f} s", flush=True)
                 rows += [row(game, r) for r in records]
                 print(table([row(game, r) for r in records]), flush=True)

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hydra.utils import instantiate  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
 
 from skate.settings.build import build_client, build_sandbox  # noqa: E402
 from skate.settings.config import compose_config  # noqa: E402
@@ -49,9 +50,9 @@ def main() -> None:
                     "timeout_s": 1800.0, "temperature": 0.7})
     cfg = compose_config(["llm.cache=false", *args.overrides])
     game = instantiate(cfg.game, _convert_="all")
-    sandbox = build_sandbox(cfg.sandbox)
+    sandbox = build_sandbox(OmegaConf.to_object(cfg.sandbox))
     env = GameEnv(sandbox=sandbox, seed=0, pass_mark=float(cfg.rating.p_thresh))
-    client = build_client(cfg.llm)
+    client = build_client(OmegaConf.to_object(cfg.llm))
     players = build_llm_players(llm, client, lambda: game.modules(env))
     names = tuple(p.name for p in players)
     rng = np.random.default_rng(0)

@@ -100,22 +100,15 @@ class Parts:
 @dataclass(frozen=True)
 class Loop:
     """The loop's own settings: the run seed, the stages, the schedule and when to stop early.
-    The engine takes them as checked (:meth:`of` reads settings :func:`skate.settings.config.validate`
-    checked: ``settled`` in (0.5, 1) or None, and not with stages)."""
+    The engine takes them as checked (the runner makes them of settings
+    :func:`skate.settings.config.validate` checked, :func:`skate.runner.loop_of`: ``settled`` in
+    (0.5, 1) or None, and not with stages)."""
 
     seed: int = 0
     stages: tuple[Stage, ...] = ()  # empty: one stage, game.rounds long
     schedule: ScheduleMode = ScheduleMode.rounds
     settled: float | None = None  # stop once every adjacent pair is ordered with this probability
     min_rounds: int = 1  # ... but not before this many rounds
-
-    @classmethod
-    def of(cls, settings: Any) -> Loop:
-        """From a run's settings (their seed and their stages, schedule and stop sections)."""
-        stages = tuple(Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None,
-                             int(st.rounds)) for st in settings.stages)
-        return cls(seed=settings.seed, stages=stages, schedule=ScheduleMode(settings.schedule.mode),
-                   settled=settings.stop.settled, min_rounds=settings.stop.min_rounds)
 
 
 _COUNTS = ("attempts", "tasks", "samples", "estimates", "updates", "void_attempts", "void_samples", "void_estimates")

@@ -1,4 +1,6 @@
-"""Build a game from a composed config and run it into an output folder."""
+"""Build a game from its settings and run it into an output folder (:func:`run_game`), one job of a
+sweep (:func:`run_sweep_job`), or a run that did not finish again (:func:`resume_settings`: what may
+change when resuming); a game stopped by SIGINT/SIGTERM stops cleanly (:func:`stop_on_signals`)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ import dataclasses
 import gc
 import json
 import logging
+import os
 import platform
+import signal
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +30,9 @@ from skate.errors import ConfigError
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
-from skate.runlog.records import Interrupted
-from skate.settings.recorded import CONFIG_VERSION
+from skate.runlog.records import Interrupted, ScheduleMode, Stage
+from skate.settings.recorded import CONFIG_VERSION, run_settings
+from skate.runlog.events import iter_records
 from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
 
 
@@ -142,6 +147,15 @@ def _check_settings(given: object, who: str) -> None:
                         "settings with skate.settings.config.build_settings(cfg)")
 
 
+def loop_of(settings: SkateConfig) -> Loop:
+    """The engine's :class:`~skate.engine.Loop` from a run's settings: their seed, and their stages,
+    schedule and stop sections."""
+    stages = tuple(Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None,
+                         int(st.rounds)) for st in settings.stages)
+    return Loop(seed=settings.seed, stages=stages, schedule=ScheduleMode(settings.schedule.mode),
+                settled=settings.stop.settled, min_rounds=settings.stop.min_rounds)
+
+
 def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: contextlib.ExitStack,
           rerates: list, made_from: dict[str, Any]) -> GameResult:
     game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
@@ -150,7 +164,7 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
     cleanup.callback(log.close)  # first, before the client: a call abandoned at the stop writes nothing late
     config = record_of(s)
-    engine = Engine(parts, log, Loop.of(s),
+    engine = Engine(parts, log, loop_of(s),
                     round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)
     info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
             "rating": type(rating).__name__, "aug": aug.strategy.value,
@@ -231,3 +245,77 @@ def _report(out_dir: Path) -> None:
         logging.getLogger("skate").info("report: %s", page)
     except Exception as exc:  # noqa: BLE001
         logging.getLogger("skate").warning("no report for %s: %s", out_dir, exc)
+
+
+# What may change when a run is resumed: nothing that changes the game already played.
+RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s", "llm.max_backoff_s",
+             "llm.max_retry_after_s", "llm.concurrency", "llm.endpoint_concurrency", "llm.cache_dir",
+             "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
+
+
+class CannotResume(Exception):
+    """The folder holds no run that can be resumed as asked; the message says why, ``status`` is
+    the command's exit status (0: the run finished and nothing was asked to change)."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def resume_settings(folder: Path, overrides: Sequence[str]) -> SkateConfig:
+    """The settings to resume the run in ``folder`` with: its own, plus ``overrides`` (only the keys
+    in :data:`RESUMABLE`). :class:`CannotResume` when the folder holds no run to resume, the run
+    finished and nothing changes, or an override would change the game already played;
+    :class:`ConfigError` when the recorded settings with the overrides do not check."""
+    try:
+        records = list(iter_records(folder)) if (folder / EVENTS_FILE).exists() else []
+    except OSError as exc:
+        raise CannotResume(f"cannot read {folder}: {exc}") from None
+    if not records or records[0].get("event") != "run_start" or "config" not in records[0]:
+        raise CannotResume(f"{folder} holds no run to resume (no events.jsonl starting with run_start)")
+    kinds = [r.get("event") for r in records]
+    if "run_end" in kinds and not {"run_stopped", "run_error"} & set(kinds) and not overrides:
+        raise CannotResume(f"the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)",
+                           status=0)
+    for item in overrides:
+        key, sep, _ = item.partition("=")
+        key = key.lstrip("+")
+        if not sep or not any(key == k or key.startswith(k + ".") for k in RESUMABLE):
+            raise CannotResume(f"cannot change {key!r} when resuming: the resumed game must be the one already "
+                               f"played (you may change: {', '.join(RESUMABLE)})")
+    return run_settings(records[0], overrides)
+
+
+class Signals:
+    """Inside :func:`stop_on_signals`, the first SIGINT/SIGTERM raises
+    :class:`~skate.runlog.records.Interrupted` in the main thread (the engine stops cleanly) and
+    is kept in ``received``; a second one ends the process at once."""
+
+    received: int | None = None
+
+    @classmethod
+    def handler(cls, signum: int, frame: Any) -> None:
+        if cls.received is not None:
+            os._exit(128 + signum)
+        cls.received = signum
+        raise Interrupted(signal.Signals(signum).name)
+
+    @classmethod
+    def exit_if_received(cls) -> None:
+        """After a signal, exit 130 (SIGINT) or 143 (SIGTERM) at once, without waiting for abandoned
+        work (model calls, jails)."""
+        if cls.received is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + cls.received)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM stop the game played inside (:class:`Signals`); the handlers before are put back."""
+    old = {s: signal.signal(s, Signals.handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)

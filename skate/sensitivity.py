@@ -1,5 +1,5 @@
-"""``python -m skate.sensitivity``: the earlier form of ``skate sensitivity`` (:mod:`skate.cli.sensitivity`), for one
-more release."""
+"""``python -m skate.sensitivity``: the earlier form of ``skate sensitivity`` (:mod:`skate.cli.sensitivity`;
+the probe is :mod:`skate.tools.sensitivity`), for one more release."""
 
 from skate.cli import alias
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from omegaconf import OmegaConf
 
 from skate.runlog import events as ev
 from skate.settings.config import build_settings, compose_config, validate
@@ -57,7 +58,7 @@ def test_matches_need_the_setter_vs_solver_rule():
 
 def players_set_games() -> list[str]:
     """The games whose players set the tasks (under their defaults): the ones matches can pair."""
-    return [name for name, cls in sorted(load_games().items()) if cls.players_set(compose_config([f"game={name}"]).game)]
+    return [name for name, cls in sorted(load_games().items()) if cls.players_set(OmegaConf.to_object(compose_config([f"game={name}"]).game))]
 
 
 @pytest.mark.parametrize("game", players_set_games())

@@ -35,7 +35,7 @@ from skate.llm.fake_replies import count_demos
 from skate.embedders import HashingEmbedder, NoveltyIndex
 from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore, render_prediction, setter_items, setter_metric
 from skate.optimize.config import Plan, compare_table, plans
-from skate.cli.optimize import run_optimize
+from skate.optimize.standalone import run_optimize
 from skate.runner import run_game
 from skate.runlog.files import read_events
 from tests.llm.conftest import llm_config
@@ -248,8 +248,15 @@ def test_an_answerer_whose_answers_are_sessions_is_refused_in_one_line(tmp_path)
     with FakeLLMServer(MODELS) as srv:
         cfg = config(srv, tmp_path, "game=pyjail", "optimizer.roles=[answerer]", names=("ace", "mid"))
         with pytest.raises(ConfigError) as exc:
-            run_optimize(cfg, tmp_path / "out")
+            run_optimize(build_settings(cfg), tmp_path / "out")
     assert "optimizer.roles=[setter]" in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_optimizing_takes_settings_and_says_how_to_make_a_composed_config_into_them(tmp_path):
+    cfg = compose_config(["game=mathquiz", "optimizer=bootstrap_fewshot", "logger=none"])
+    with pytest.raises(TypeError, match="build_settings"):
+        run_optimize(cfg, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_path):
@@ -257,11 +264,11 @@ def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_p
     against the model on one port is the same model's on the next (a provider's address is kept)."""
     with FakeLLMServer(MODELS) as first:
         cfg = config(first, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"))
-        compiled = run_optimize(cfg, tmp_path / "one")
+        compiled = run_optimize(build_settings(cfg), tmp_path / "one")
     with FakeLLMServer(MODELS) as second:
         assert second.api_base != first.api_base
         cfg = config(second, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"), cache="cache2")
-        again = run_optimize(cfg, tmp_path / "two")
+        again = run_optimize(build_settings(cfg), tmp_path / "two")
         assert second.stats.requests == 0
     assert [r.key for r in again] == [r.key for r in compiled] and all(r.reused for r in again)
 
@@ -271,7 +278,7 @@ def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
     with FakeLLMServer(MODELS) as srv:
         def once(tag: str, *overrides: str) -> dict[str, Any]:
             cfg = config(srv, tmp_path, "+optimizer.players.mid.name=none", *overrides, names=("ace", "mid"))
-            (record,) = run_optimize(cfg, tmp_path / tag)
+            (record,) = run_optimize(build_settings(cfg), tmp_path / tag)
             return record.fields()
 
         base = once("base")
@@ -297,7 +304,7 @@ def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
         cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
                      "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
                      optimizer="mipro_v2", names=("ace", "mid"))
-        assert plans(cfg.optimizer, "ace")["answerer"].settings["auto"] == "light"
+        assert plans(build_settings(cfg).optimizer, "ace")["answerer"].settings["auto"] == "light"
         result = run_game(build_settings(cfg), tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and e["optimizer"] == "mipro_v2" and not e["stopped"] and e["reused"] is False
@@ -316,7 +323,7 @@ def test_random_search_with_two_candidates_compiles(tmp_path):
         cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.ace.name=none",
                      "optimizer.settings.num_candidate_programs=2", optimizer="bootstrap_fewshot_random_search",
                      names=("ace", "low"))
-        (r,) = run_optimize(cfg, tmp_path / "out")
+        (r,) = run_optimize(build_settings(cfg), tmp_path / "out")
     assert r.player == "low" and r.optimizer == "bootstrap_fewshot_random_search" and not r.stopped
     assert r.calls > 0 and r.demos > 0 and r.metric_after is not None
     assert r.metric_after > r.metric_before  # low learns from demos
@@ -330,7 +337,7 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
         # what optimising ace alone costs, with no budget
         probe = config(srv, tmp_path, *prices, "optimizer.settings.num_threads=1", cache="probe-cache",
                        store="probe-programs")
-        first = run_optimize(probe, tmp_path / "probe")[0]
+        first = run_optimize(build_settings(probe), tmp_path / "probe")[0]
         assert first.player == "ace" and first.cost_usd > 0
         # a budget that ace's optimisation fits in but mid's does not
         budget = 1.5 * first.cost_usd
@@ -365,7 +372,7 @@ def test_the_setters_are_optimised_on_mathquiz(tmp_path):
         cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=4", "optimizer.val=4",
                      "optimizer.settings.max_bootstrapped_demos=2", "optimizer.settings.max_labeled_demos=0",
                      names=("ace", "mid"))
-        records = run_optimize(cfg, tmp_path / "out")
+        records = run_optimize(build_settings(cfg), tmp_path / "out")
     assert [(r.player, r.role) for r in records] == [("ace", "setter"), ("mid", "setter")]
     for r in records:
         assert not r.stopped and r.calls > 0 and (r.train, r.val) == (4, 4)
@@ -383,7 +390,7 @@ def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_
         cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=3", "optimizer.val=2",
                      "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=2",
                      names=("ace", "mid"), setter_extra_body="{repeat_penalty: 1.1}")
-        records = run_optimize(cfg, tmp_path / "out")
+        records = run_optimize(build_settings(cfg), tmp_path / "out")
         log = list(srv.log)
     assert [(r.player, r.labelled, r.demos) for r in records] == [("ace", 3, 2), ("mid", 3, 2)]
     for r in records:
@@ -440,7 +447,7 @@ def test_items_with_the_same_inputs_are_samples_of_their_own(tmp_path):
                      "optimizer.val=3", "optimizer.settings.max_bootstrapped_demos=1",
                      "optimizer.settings.max_labeled_demos=0", "+optimizer.players.mid.name=none",
                      names=("ace", "mid"))
-        run_optimize(cfg, tmp_path / "out")
+        run_optimize(build_settings(cfg), tmp_path / "out")
         seeds = [e["seed"] for e in srv.log if "stop" in e["fields"]]
     assert len(seeds) >= 4 and len(set(seeds)) == len(seeds)
 
@@ -451,7 +458,7 @@ def test_demonstrations_that_do_not_fit_the_context_are_dropped_saying_so(tmp_pa
                      "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=3",
                      "+optimizer.players.mid.name=none", names=("ace", "mid"), max_tokens=64, context_tokens=1500)
         with caplog.at_level("WARNING", logger="skate.optimize"):
-            (record,) = run_optimize(cfg, tmp_path / "out")
+            (record,) = run_optimize(build_settings(cfg), tmp_path / "out")
     assert record.demos_dropped >= 1 and record.demos == 3 - record.demos_dropped
     warned = [r.getMessage() for r in caplog.records if "did not fit" in r.getMessage()]
     assert len(warned) == 1 and "context_tokens" in warned[0] and "ace" in warned[0]
@@ -563,8 +570,8 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
                    "+optimizer.players.ace.answerer.max_labeled_demos=1",
                    "+optimizer.players.low.name=none",
                    "+optimizer.players.mid.roles=[answerer, setter]", "+optimizer.setter.max_rounds=3")
-    build_settings(cfg)
-    ace, mid, low = (plans(cfg.optimizer, n) for n in ("ace", "mid", "low"))
+    o = build_settings(cfg).optimizer
+    ace, mid, low = (plans(o, n) for n in ("ace", "mid", "low"))
     run = {"max_bootstrapped_demos": 4, "max_labeled_demos": 4, "max_rounds": 1, "num_threads": 4}
     assert ace == {"answerer": Plan("bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1,
                                                           "max_rounds": 2})}
@@ -575,15 +582,14 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
 
 def test_a_player_may_choose_its_own_optimizer_under_none():
     cfg = composed("+optimizer.players.mid.name=bootstrap_fewshot", optimizer="none")
-    build_settings(cfg)
-    assert plans(cfg.optimizer, "ace") == {}
-    assert plans(cfg.optimizer, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
+    o = build_settings(cfg).optimizer
+    assert plans(o, "ace") == {}
+    assert plans(o, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
 
 
 def test_a_player_may_switch_to_another_optimizer_under_a_preset():
     cfg = composed("+optimizer.players.ace.name=mipro_v2")
-    build_settings(cfg)
-    assert plans(cfg.optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
+    assert plans(build_settings(cfg).optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
 
 
 def test_bad_optimizer_configs_are_refused_naming_the_key():

@@ -10,9 +10,10 @@ replaced it and runs the command.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 # skate's own tools: name -> (where its main is, "module:function"; what it does, in one line). The
@@ -88,6 +89,18 @@ def run(name: str, args: list[str]) -> int:
     arguments themselves)."""
     module, _, function = (TOOLS[name] if name in TOOLS else commands()[name])[0].partition(":")
     return int(getattr(importlib.import_module(module), function)(args) or 0)
+
+
+@contextlib.contextmanager
+def hydra_argv(prog: str, argv: Sequence[str]) -> Iterator[None]:
+    """A Hydra app reads its arguments from ``sys.argv``: the command's own, for the app's time
+    only (the process's are put back however the app ends: a return, ``--help``'s exit, an error)."""
+    saved = sys.argv
+    sys.argv = [prog, *argv]
+    try:
+        yield
+    finally:
+        sys.argv = saved
 
 
 def alias(module: str, command: str) -> None:

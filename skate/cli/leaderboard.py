@@ -86,8 +86,7 @@ def parser() -> argparse.ArgumentParser:
     fresh.add_argument("--runs-dir", type=Path, default=rd.runs_dir, help=f"where its games go (default {rd.runs_dir})")
     fresh.add_argument("--seed", type=int, default=rd.seed)
     _store_arg(fresh)
-    ref = sub.add_parser("refit", help="fit every model and task again (anchored to the last board)")
-    _store_arg(ref)
+    _store_arg(sub.add_parser("refit", help="fit every model and task again (anchored to the last board)"))
     show = sub.add_parser("show", help="print the board, overall or for one game")
     show.add_argument("--game", default=None, help="one game's board (default: overall, then each game)")
     show.add_argument("--html", type=Path, default=None, metavar="OUT_DIR",
@@ -98,7 +97,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
             if args.command == "import":
@@ -110,12 +108,10 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"skate leaderboard: {exc}", file=sys.stderr)
                         refused += 1
                         continue
-                    if got.already:
-                        print(f"{run_dir}: on the board already, nothing changed")
-                        continue
-                    changed = True
                     new = f"; new models: {', '.join(got.models)}" if got.models else ""
-                    print(f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
+                    print(f"{run_dir}: on the board already, nothing changed" if got.already else
+                          f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
+                    changed = changed or not got.already
                 if changed and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")

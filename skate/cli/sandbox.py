@@ -18,6 +18,7 @@ from pathlib import Path
 
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from skate.settings.build import build_sandbox
 from skate.settings.config import compose_config
@@ -48,13 +49,14 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         cfg = compose_config(args.overrides)
-        validate_sandbox(cfg.sandbox)
-    except (HydraException, ConfigError, ValueError) as exc:
+        settings = OmegaConf.to_object(cfg.sandbox)  # the composed section, typed
+        validate_sandbox(settings)
+    except (HydraException, OmegaConfBaseException, ConfigError, ValueError) as exc:
         print(f"skate.sandbox: config error: {exc}", file=sys.stderr)
         return 2
 
     try:
-        sandbox = build_sandbox(cfg.sandbox)
+        sandbox = build_sandbox(settings)
     except SandboxUnavailable as exc:
         print(f"skate.sandbox: no usable sandbox: {exc}", file=sys.stderr)
         return 3

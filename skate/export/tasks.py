@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hydra.errors import HydraException
+from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.answers.exact import normalize_number
@@ -160,7 +161,7 @@ def from_benchmark(path: Path) -> Collected:
         settings = hooks.benchmark(str(path))  # type: ignore[misc]
         try:
             cfg = compose_config([f"game={name}", *(f"game.{k}={override_value(v)}" for k, v in settings.items())])
-            game = build_game(cfg.game)
+            game = build_game(OmegaConf.to_object(cfg.game))  # the composed section, typed
         except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
             cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
             why.append(f"not a built {name.upper()} benchmark ({cause}): give the .jsonl file that "

@@ -214,7 +214,7 @@ class Game(ABC):
         return self.spec.name
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[Problem]:
+    def check_config(cls, cfg: GameConfig) -> list[Problem]:
         """Range checks on this game's config, as every section's schema checks itself
         (:mod:`skate.errors`): a :class:`~skate.errors.Problem` (key within ``game``, value, what
         is needed) per problem; a game adds its own to ``super().check_config(cfg)``'s."""
@@ -222,13 +222,13 @@ class Game(ABC):
                 *require(cfg.attempts >= 1, "attempts", cfg.attempts, "need at least 1 attempt per round")]
 
     @classmethod
-    def skill_keys(cls, cfg: Any) -> tuple[str, ...]:
+    def skill_keys(cls, cfg: GameConfig) -> tuple[str, ...]:
         """The ``topic_skill`` keys simulated players may have in this game under config ``cfg``
         (its kinds by default; SCP adds the domains of its documents)."""
         return cls.spec.kinds
 
     @classmethod
-    def players_set(cls, cfg: Any) -> bool:
+    def players_set(cls, cfg: GameConfig) -> bool:
         """Whether players set this game's tasks under config ``cfg`` (False: the game builds
         them itself, see :meth:`provided_tasks`)."""
         return True

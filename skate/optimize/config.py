@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
 
 from skate.runlog import events as ev
 from skate.errors import ConfigError, Problem, require
@@ -91,22 +90,20 @@ class Plan:
     settings: dict[str, Any]
 
 
-def plans(cfg: Any, player: str) -> dict[str, Plan]:
+def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
     """Each role to optimise for ``player``: the run's optimiser and settings, overridden per role
     (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``:
     ``name``, ``roles``, ``settings``, ``setter``, ``answerer``)."""
     def plain(x: Any) -> dict[str, Any]:
-        if isinstance(x, DictConfig):
-            return OmegaConf.to_container(x, resolve=True)  # type: ignore[return-value]
         return dict(x or {})
 
-    mine = plain(plain(getattr(cfg, "players", {})).get(player, {}))
+    mine = plain(cfg.players.get(player, {}))
     unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
     if unknown:
         raise OptimizeError(f"optimizer.players.{player}: unknown keys {sorted(unknown)}; "
                             "use name, roles, settings, setter, answerer")
-    name = str(mine.get("name", getattr(cfg, "name", "none")))
-    roles = [str(r) for r in mine.get("roles", getattr(cfg, "roles", ["answerer"]))]
+    name = str(mine.get("name", cfg.name))
+    roles = [str(r) for r in mine.get("roles", cfg.roles)]
     bad = [r for r in roles if r not in ROLES]
     if bad:
         raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
@@ -114,10 +111,10 @@ def plans(cfg: Any, player: str) -> dict[str, Plan]:
         return {}
     # A player that names another optimiser than the run's does not inherit the run's settings
     # (they are that other optimiser's): only its own apply, over the optimiser's defaults.
-    inherit = name == str(getattr(cfg, "name", "none"))
+    inherit = name == str(cfg.name)
     out = {}
     for role in roles:
-        settings = {**(plain(getattr(cfg, "settings", None)) if inherit else {}), **(plain(getattr(cfg, role, None)) if inherit else {}),
+        settings = {**(plain(cfg.settings) if inherit else {}), **(plain(getattr(cfg, role)) if inherit else {}),
                     **plain(mine.get("settings")), **plain(mine.get(role))}
         out[role] = Plan(name, settings)
         try:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skate.ratings.config import OutcomeRule, OwnUnsolved
+from skate.ratings.config import OutcomeRule, OwnUnsolved, RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
 from skate.runlog.records import PASS_MARK
 from skate.registry import Registry
@@ -262,11 +262,13 @@ class RatingBackend(ABC):
 rating: Registry[type[RatingBackend]] = Registry("rating", "skate.ratings")
 
 
-def rating_name(r: Any) -> str:
-    """How the user names a rating config: ``rating=<name>`` (from its schema's registry entry)."""
+def rating_name(r: RatingConfig | type[RatingConfig]) -> str:
+    """How the user names a rating's settings (or their schema): ``rating=<name>`` (from the
+    schema's registry entry)."""
     return rating.of(r).option
 
 
-def rating_class(r: Any) -> type[RatingBackend]:
-    """The backend class a rating section builds (its capabilities are class attributes)."""
+def rating_class(r: RatingConfig | type[RatingConfig]) -> type[RatingBackend]:
+    """The backend class a rating's settings (or their schema) build (its capabilities are class
+    attributes)."""
     return rating.of(r).component

@@ -11,7 +11,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, raise_first, require
 from skate.errors import check as _check
@@ -104,14 +103,14 @@ def pass_mark(p_thresh: float) -> list[Problem]:
     return require(0.0 < p_thresh < 1.0, "p_thresh", p_thresh, "must lie in (0, 1)")
 
 
-def validate_rating(r: RatingConfig | DictConfig) -> None:
+def validate_rating(r: RatingConfig) -> None:
     """Raise :class:`~skate.errors.ConfigError` on the first problem of a rating's settings (a
-    schema instance, or a composed ``rating`` section), naming ``rating.<key>``."""
-    settings = r if isinstance(r, RatingConfig) else OmegaConf.to_object(r)
-    if not isinstance(settings, RatingConfig):
-        raise ConfigError(f"rating: {type(settings).__name__} settings are no rating backend's: compose the "
+    schema instance: a composed ``rating`` section is made one with ``OmegaConf.to_object``),
+    naming ``rating.<key>``."""
+    if not isinstance(r, RatingConfig):
+        raise ConfigError(f"rating: {type(r).__name__} settings are no rating backend's: compose the "
                           "section over a rating schema (rating=<option>)")
-    raise_first(settings.check(), "rating")
+    raise_first(r.check(), "rating")
 
 
 def sigma_star_factor(value: Any) -> float | None:

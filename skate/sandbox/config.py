@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
 
 from skate.errors import Problem, raise_first, require
 from skate.registry import Registry
@@ -82,7 +81,7 @@ sandbox.register("bwrap", BwrapConfig, "skate.sandbox.jail:BwrapSandbox")
 sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
 
 
-def validate_sandbox(s: SandboxConfig | DictConfig) -> None:
+def validate_sandbox(s: SandboxConfig) -> None:
     """Raise :class:`~skate.errors.ConfigError` on the first problem of the sandbox's settings (a
-    schema instance, or a composed ``sandbox`` section)."""
-    raise_first((s if isinstance(s, SandboxConfig) else OmegaConf.to_object(s)).check(), "sandbox")
+    schema instance: a composed ``sandbox`` section is made one with ``OmegaConf.to_object``)."""
+    raise_first(s.check(), "sandbox")

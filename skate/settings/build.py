@@ -24,13 +24,16 @@ from skate.embedders import Embedder, build_embedder, connect_embedder
 from skate.errors import ConfigError
 from skate.games import GameEnv
 from skate.engine import Parts
-from skate.games.base import Game
+from skate.games.base import Game, GameConfig
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
+from skate.llm.config import LLMConfig
 from skate.llm.preflight import preflight
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
 from skate.runlog.records import Decoding
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
+from skate.sandbox.config import SandboxConfig
+from skate.settings.config import SkateConfig
 from skate.runlog.files import EventLog
 
 
@@ -49,8 +52,8 @@ class Table:
     embedder: Embedder
 
 
-def assemble(settings: Any, cleanup: contextlib.ExitStack, log: EventLog) -> Parts:
-    """A game's parts from its settings (a :class:`skate.settings.config.SkateConfig`), each one finished:
+def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog) -> Parts:
+    """A game's parts from its settings, each one finished:
     the rating backend records each pairwise update when ``log`` keeps them (as a resumed log
     began, else ``events.rating_updates``), the model client writes its void calls to ``log``, the
     model players decode as the estimator asks (greedy: one answer at temperature 0), and with
@@ -71,12 +74,12 @@ def assemble(settings: Any, cleanup: contextlib.ExitStack, log: EventLog) -> Par
                  client=client, rating=rating, aug=aug, estimator=estimator, logger=logger)
 
 
-def build_estimator(settings: Any) -> Any:
+def build_estimator(settings: SkateConfig) -> Any:
     """The game's estimator (``estimator``): how p(correct) is estimated, and how models decode."""
     return instantiate(settings.estimator, _convert_="all")
 
 
-def build_table(settings: Any, cleanup: contextlib.ExitStack) -> Table:
+def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
     """The game, its sandbox (closed by ``cleanup``; none for a game that runs no program), its
     environment and the embedder (one line, :class:`ConfigError`, when it cannot run here)."""
     s = settings
@@ -90,7 +93,7 @@ def build_table(settings: Any, cleanup: contextlib.ExitStack) -> Table:
     return Table(game, sandbox, GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh)), embedder)
 
 
-def open_client(settings: Any, table: Table, cleanup: contextlib.ExitStack,
+def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,
                 on_void: Callable[[dict], None] | None = None) -> LLMClient | None:
     """The one model client the run's model players (and an embedder that calls a model:
     ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
@@ -102,7 +105,7 @@ def open_client(settings: Any, table: Table, cleanup: contextlib.ExitStack,
     return client
 
 
-def simulated_players(settings: Any, table: Table) -> list[Player]:
+def simulated_players(settings: SkateConfig, table: Table) -> list[Player]:
     """The cohort's simulated players (``players.simulated``), playing the game's simulation."""
     if not settings.players.simulated:
         return []
@@ -122,7 +125,7 @@ def llm_players(configs: Sequence[Any], table: Table, client: LLMClient | None,
                                   lambda: table.game.modules(table.env), decoding))
 
 
-def prepare_models(settings: Any, table: Table, client: LLMClient | None, players: Sequence[Player] = ()) -> None:
+def prepare_models(settings: SkateConfig, table: Table, client: LLMClient | None, players: Sequence[Player] = ()) -> None:
     """With ``llm.preflight``, one cheap call per distinct model and endpoint of ``players``, so
     that a dead one stops the run now, not after every round of void calls (PreflightError is a
     ConfigError: one line, exit 2); then the embedder that calls a model gets the client (and,
@@ -134,7 +137,7 @@ def prepare_models(settings: Any, table: Table, client: LLMClient | None, player
     connect_embedder(table.embedder, client, check=bool(settings.llm.preflight))
 
 
-def build_game(game_settings: Any) -> Game:
+def build_game(game_settings: GameConfig) -> Game:
     """The game its settings name; a game that cannot be built from them (e.g. a corpus with no
     documents) raises a one-line :class:`ConfigError`."""
     try:
@@ -146,7 +149,7 @@ def build_game(game_settings: Any) -> Game:
         raise
 
 
-def build_sandbox(sandbox_cfg: Any) -> Sandbox:
+def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
     """Instantiate the configured sandbox; a sandbox that cannot run here raises SandboxUnavailable."""
     try:
         return instantiate(sandbox_cfg, _convert_="all")
@@ -162,7 +165,7 @@ def build_sandbox(sandbox_cfg: Any) -> Sandbox:
 
 
 
-def build_client(c: Any, on_void: Callable[[dict], None] | None = None) -> LLMClient:
+def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None) -> LLMClient:
     """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
     ``on_void``: where each void call is told."""
     cache = ResponseCache(c.cache_dir) if c.cache else None

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the whole.
 from skate.augment import AugConfig
@@ -106,7 +107,7 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------- the top level's own sections
 # The game loop's settings (the schedule, stages, stop and events sections): the engine takes them
-# as its Loop (skate.engine.Loop.of).
+# as its Loop (skate.runner.loop_of).
 
 
 @dataclass
@@ -252,6 +253,29 @@ def unknown_key(path: str, kind: type) -> str:
     return f"{path} is not a setting of {kind.__name__}{hint}; its settings: {', '.join(names)}"
 
 
+def describe_config_error(exc: BaseException) -> str:
+    """One line for a config Hydra could not compose: the key or option, and what to write
+    instead (Hydra's own report runs to several lines and suggests ``+key=`` for a misspelt key,
+    which a typed config refuses as well)."""
+    if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
+        group, _, name = exc.missing_cfg_file.rpartition("/")
+        options = sorted(exc.options or [])
+        # <option>_schema named the schema an option extends before the schemas left the groups
+        near = [name.removesuffix("_schema")] if name.removesuffix("_schema") in options else \
+            difflib.get_close_matches(name, options, n=1)
+        hint = f"did you mean {group}={near[0]}? " if near else ""
+        return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
+    if isinstance(exc, OverrideParseException):
+        return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
+    cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and getattr(cause, "full_key", None) \
+            and dataclasses.is_dataclass(cause.object_type):
+        return unknown_key(cause.full_key, cause.object_type)
+    if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
+        return f"{cause.full_key}: {str(cause).splitlines()[0]}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def check_known_keys(node: Any, prefix: str = "") -> None:
     """Every key of a typed section is a field of its schema: ``+game.x=1`` adds a key Hydra's
     composition lets through (``+`` lifts the schema's guard), which the game could not take."""
@@ -376,8 +400,9 @@ def to_settings(cfg: DictConfig) -> SkateConfig:
         raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
 
 
-def record_of(settings: Any) -> dict[str, Any]:
-    """The settings as plain data, as a run records them (``run_start.config``): what
+def record_of(settings: object) -> dict[str, Any]:
+    """The settings (a :class:`SkateConfig`, or any of its sections: ``object``, since it reads any
+    dataclass the same way) as plain data, as a run records them (``run_start.config``): what
     ``OmegaConf.to_container(OmegaConf.structured(settings), enum_to_str=True)`` gives (each
     dataclass a dict of its fields in order, an enum by its name, tuples as lists), read straight
     off the typed settings, which hold no interpolation: ~200x faster than through OmegaConf, and it

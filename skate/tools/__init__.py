@@ -9,5 +9,6 @@ skate's own (:func:`skate.cli.commands`).
 | module | what it holds |
 |---|---|
 | ``calibrate`` | ``skate calibrate``: an embedder's uniqueness threshold from labelled pairs |
+| ``sensitivity`` | ``skate sensitivity``: a multiple-choice game's tasks asked again over option sets and orders (SKATE Fig. 6) |
 | ``scp`` | the SCP game's: ``skate scp`` (build a benchmark, its stability over seeds, arXiv sources) and ``skate rugged`` (Rugged Scores) |
 """

@@ -10,8 +10,8 @@ import logging
 import pytest
 from hydra.utils import instantiate
 
-from skate.settings.build import build_client
 from skate.answers.choice import ChoiceQuery
+from skate.settings.build import build_client
 from skate.settings.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
@@ -262,7 +262,7 @@ def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_
 @pytest.mark.parametrize("mode", ["auto", "on", "off"])
 def test_llm_structured_in_the_config_reaches_the_run_s_client(mode, tmp_path):
     cfg = compose_config([f"llm.structured={mode}", f"llm.cache_dir={tmp_path}"])
-    client = build_client(cfg.llm)
+    client = build_client(build_settings(cfg).llm)
     try:
         assert client.structured == mode
     finally:

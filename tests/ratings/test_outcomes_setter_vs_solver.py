@@ -4,6 +4,7 @@ with no valid task forfeits), played live and replayed from the log by ``skate.r
 from __future__ import annotations
 
 import pytest
+from omegaconf import OmegaConf
 
 from skate.runlog import events as ev
 from skate.settings.config import build_settings, compose_config
@@ -240,13 +241,15 @@ def test_the_schema_takes_the_new_values_and_names_a_bad_one():
     cfg = compose_config(["rating=zerosumeval"])
     assert (cfg.rating.outcome, cfg.rating.scale, cfg.rating.point, cfg.rating.draws, cfg.rating.seed) == (
         "setter_vs_solver", "zerosumeval", "fit", "zerosumeval", 1)
-    validate_rating(cfg.rating)
+    validate_rating(OmegaConf.to_object(cfg.rating))
     for key, bad in (("outcome", "teacher"), ("scale", "elo"), ("point", "mean")):
         with pytest.raises(Exception, match=f"rating.{key}={bad}"):
             compose_config(["rating=bradley_terry", f"rating.{key}={bad}"])
         with pytest.raises(ConfigError, match=f"rating.{key}='{bad}' is invalid: must be one of"):
             validate_rating(BradleyTerryConfig(**{key: bad}))  # settings made in code, not composed
-    validate_rating(compose_config(["rating=elo", "rating.outcome=setter_vs_solver"]).rating)
+    validate_rating(OmegaConf.to_object(compose_config(["rating=elo", "rating.outcome=setter_vs_solver"]).rating))
+    with pytest.raises(ConfigError, match="no rating backend's"):  # a composed section not made settings
+        validate_rating(cfg.rating)
     assert EloConfig(scale=-1.0).check() == [("scale", -1.0, "must be > 0")]  # Elo's scale stays a number
     with pytest.raises(ConfigError, match=r"rating.scale=-1.0 is invalid: must be > 0"):
         validate_rating(EloConfig(scale=-1.0))

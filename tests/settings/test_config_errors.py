@@ -1,5 +1,5 @@
 """A config that cannot be composed gets one line naming the key or option and what to write
-instead (skate.__main__.describe_config_error), for every way Hydra refuses one; a key added with
+instead (skate.settings.config.describe_config_error), for every way Hydra refuses one; a key added with
 ``+`` that no schema has is refused by validate before anything is built."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
-from skate.cli.play import describe_config_error
+from skate.settings.config import describe_config_error
 from skate.settings.config import build_settings, compose_config, validate
 from skate.errors import ConfigError
 from skate.games import load_games

@@ -18,7 +18,7 @@ import numpy as np
 
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
 from skate.errors import Problem
-from skate.games.base import AnswerFormat, Checks, Game, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameConfig, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, boolean_only
@@ -72,7 +72,7 @@ class COPGame(Game):
         self.self_check = bool(cfg.self_check)  # the setter must pick its own task's output once
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[Problem]:
+    def check_config(cls, cfg: GameConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.n_options < 2:
             problems.append(("n_options", cfg.n_options, "need at least 2 options per sample"))

@@ -21,7 +21,7 @@ import numpy as np
 
 from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
 from skate.errors import Problem
-from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
 from skate.runlog.records import VOID, FailReason, Rejection, Task
@@ -68,7 +68,7 @@ class MathQuizGame(Game):
         self.recipe = cfg.recipe
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[Problem]:
+    def check_config(cls, cfg: GameConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.target_min > cfg.target_max:
             problems.append(("target_min", cfg.target_min, f"must be <= game.target_max ({cfg.target_max})"))

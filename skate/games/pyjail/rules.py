@@ -41,7 +41,7 @@ import numpy as np
 
 from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.errors import Problem
-from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask
 from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -195,7 +195,7 @@ class PyJailGame(Game):
         self.limits = Limits(**(asdict(limits) if isinstance(limits, JailLimits) else dict(limits)))
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[Problem]:
+    def check_config(cls, cfg: GameConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.tries < 1:
             problems.append(("tries", cfg.tries, "need at least 1 try per session"))

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import grade_choice, normalize_text
-from skate.games.base import AnswerFormat, Checks, Game, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameConfig, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
@@ -234,7 +234,7 @@ class SCPGame(Game):
 
     # ------------------------------------------------------------------ config
     @classmethod
-    def skill_keys(cls, cfg: Any) -> tuple[str, ...]:
+    def skill_keys(cls, cfg: GameConfig) -> tuple[str, ...]:
         keys = list(cls.spec.kinds)
         if str(cfg.docs) != "shipped" and docs_folder(cfg.docs).is_dir():
             try:
@@ -244,11 +244,11 @@ class SCPGame(Game):
         return tuple(dict.fromkeys(keys))
 
     @classmethod
-    def players_set(cls, cfg: Any) -> bool:
+    def players_set(cls, cfg: GameConfig) -> bool:
         return str(cfg.mode) == "player_set"
 
     @classmethod
-    def check_config(cls, cfg: Any) -> list[tuple[str, Any, str]]:
+    def check_config(cls, cfg: GameConfig) -> list[tuple[str, Any, str]]:
         problems = super().check_config(cfg)
         age = cfg.max_doc_age_days
         if age is not None and age < 1:

@@ -11,6 +11,7 @@ import os
 import shutil
 
 import pytest
+from omegaconf import OmegaConf
 
 from skate.settings.config import build_settings, compose_config
 from skate.games.scp import rules
@@ -105,7 +106,7 @@ def test_the_check_can_be_moved_or_turned_off(corpus, caplog):
         far = SCPGame(docs=str(corpus), rounds=1, per_doc=1, max_doc_age_days=100_000)
     assert not caplog.records and off.expired == far.expired == set()
     assert all("expired" not in t.data and t.data["doc_date"] for t in off.provided_tasks(1))
-    cfg = compose_config(["game=scp", "game.max_doc_age_days=0"]).game
+    cfg = OmegaConf.to_object(compose_config(["game=scp", "game.max_doc_age_days=0"]).game)
     assert ("max_doc_age_days", 0, "must be >= 1 (days), or null for no check") in SCPGame.check_config(cfg)
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from skate.settings.config import build_settings
 from skate.runner import run_game
-from skate.cli.sensitivity import SensitivityError, main, run_probe, variants
+from skate.cli.sensitivity import main
+from skate.tools.sensitivity import SensitivityError, run_probe, variants
 from tests.test_runner_game import config
 from tests.wandb_records import summarise
 

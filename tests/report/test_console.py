@@ -1,10 +1,10 @@
-"""What ``skate play`` prints once a game is over, read from the run's typed summary."""
+"""What ``skate play`` prints once a game is over (skate.report.console), read from the run's typed summary."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from skate.cli.play import _report
+from skate.report.console import print_summary
 from skate.engine import GameResult, Summary
 
 ROWS = [{"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
@@ -16,7 +16,7 @@ USAGE = {"total": {"calls": 9, "samples": 12, "cached": 3, "void": 1, "retries":
 def test_the_report_reads_counts_usage_and_the_tasks_each_player_set(capsys):
     summary = Summary(attempts=7, tasks=5, samples=40, updates=5, tasks_by_setter={"hi": 4}, elapsed_s=2.0,
                       sandbox_executions=10, read_estimates=6, usage=USAGE)
-    _report(GameResult(ROWS, [], summary), Path("out"), print_table=True)
+    print_summary(GameResult(ROWS, [], summary), Path("out"), print_table=True)
     out, err = capsys.readouterr()
     assert "tasks set" in out and out.splitlines()[2].rstrip().endswith("4")
     assert out.splitlines()[3].rstrip().endswith("0")  # lo set none
@@ -28,7 +28,7 @@ def test_the_report_reads_counts_usage_and_the_tasks_each_player_set(capsys):
 
 def test_a_stopped_run_says_where_and_how_to_resume_even_without_the_table(capsys):
     summary = Summary(tasks=3, stopped="BudgetExceeded: spent", stopped_round=2)
-    _report(GameResult(ROWS, [], summary), Path("run"), print_table=False)
+    print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False)
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == ("skate: BudgetExceeded: spent in round 2; 3 tasks rated. "

@@ -1,0 +1,61 @@
+"""What ``skate play`` prints once a game is over, read from the run's typed summary: the ratings
+table and the run's counts (:func:`summary_text`), and where a stopped run stopped and how to
+resume it (:func:`stopped_text`); :func:`print_summary` prints both."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from skate.engine import GameResult, Summary
+from skate.optimize.config import format_results
+from skate.runlog import events as ev
+from skate.runlog.files import format_table
+
+
+def summary_text(result: GameResult, out_dir: Path) -> str:
+    """The ratings table (with the tasks each player set), the counts, the sandbox's and the
+    models' usage, the prompt optimisation, and where the results are."""
+    s = result.summary
+    lines = [format_table(result.table, s.tasks_by_setter)]
+    reads = f"{s.read_estimates} answers read from the models' probabilities, " if s.read_estimates else ""
+    lines.append(f"\n{s.tasks} valid tasks from {s.attempts} attempts, {reads}{s.samples} answer samples, "
+                 f"{s.updates} rating updates in {s.elapsed_s:.1f}s")
+    if s.sandbox_executions:
+        rate = s.sandbox_executions / max(s.elapsed_s, 1e-9)
+        lines.append(f"sandbox executions: {s.sandbox_executions} ({rate:.1f} per second)")
+    if s.usage is not None:
+        u = s.usage["total"]
+        lines.append(f"model calls: {u['calls']} for {u['samples']} samples ({u['cached']} from the cache, "
+                     f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in"
+                     + (f" ({u['cached_prompt_tokens']} from the server's prompt cache)"
+                        if u.get("cached_prompt_tokens") else "")
+                     + f", {u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
+    if s.optimization:
+        lines.append("\nprompt optimisation before the game:")
+        lines.append(format_results([ev.Optimized(**dict(r)) for r in s.optimization]))
+    if s.prompt_optimization:
+        lines.append("\nrating change from optimised prompts (optimised - default, 95% interval):")
+        lines += [f"  {r['model']:<20} {r['gain']:+8.2f}  [{r['lo']:+.2f}, {r['hi']:+.2f}]  "
+                  f"(optimised {r['optimized']:.2f}, default {r['default']:.2f})" for r in s.prompt_optimization]
+    lines.append(f"results: {out_dir}")
+    return "\n".join(lines)
+
+
+def stopped_text(summary: Summary, out_dir: Path) -> str | None:
+    """One line for a run that stopped before its end (a signal, its budget): the round, the tasks
+    rated, and the command that resumes it; None for a run that played to its end."""
+    if not summary.stopped:
+        return None
+    extra = " llm.budget_usd=<more>" if "Budget" in summary.stopped else ""
+    return (f"skate: {summary.stopped.removeprefix('Interrupted: ')} in round {summary.stopped_round or 0}; "
+            f"{summary.tasks} tasks rated. Resume with: python -m skate resume={out_dir}{extra}")
+
+
+def print_summary(result: GameResult, out_dir: Path, print_table: bool) -> None:
+    """The summary on standard output (with ``print_table``), the stopped run's line on standard error."""
+    if print_table:
+        print(summary_text(result, out_dir))
+    stopped = stopped_text(result.summary, out_dir)
+    if stopped:
+        print(stopped, file=sys.stderr)
