@@ -1,4 +1,4 @@
-"""``skate optimize`` (``python -m skate.optimize``): DSPy prompt optimisation of a cohort's
+"""``skate optimize``: DSPy prompt optimisation of a cohort's
 language-model players, with no game played: the same Hydra overrides as a game; the programs go
 to the program store (``optimizer.store``), the results to the run folder (``optimize.jsonl``,
 ``usage.json``). The library is :mod:`skate.optimize.standalone`."""

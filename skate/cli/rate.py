@@ -1,4 +1,4 @@
-"""``python -m skate.rate RUN_DIR [overrides...]``: rate a finished run again, with no model call.
+"""``skate rate RUN_DIR [overrides...]``: rate a finished run again, with no model call.
 
 Reads the run's ``events.jsonl`` (every task's setter and p(correct) per player, and every
 setter's forfeit of a round, in the order the game rated them), feeds the same stream to the

@@ -1,4 +1,4 @@
-"""``python -m skate.report RUN_DIR [--benchmarks FILE]``: plots, exports and an HTML page.
+"""``skate report RUN_DIR [--benchmarks FILE]``: plots, exports and an HTML page.
 
 RUN_DIR is a game's folder, or a sweep's folder (then every job is reported and one page
 compares them). Only the event log is read: no model call. Exit status: 0 done, 2 bad input.
@@ -14,7 +14,7 @@ from skate.report import ReportError, build_report, build_sweep_report
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m skate.report", description=__doc__,
+    ap = argparse.ArgumentParser(prog="skate report", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", type=Path, help="a run folder, or a sweep folder")
     ap.add_argument("--benchmarks", type=Path,

@@ -1,4 +1,4 @@
-"""``python -m skate.sandbox FILE [overrides...]``: run one program through the configured sandbox.
+"""``skate sandbox FILE [overrides...]``: run one program through the configured sandbox.
 
 Prints what the program printed (stdout to stdout, stderr to stderr), then one line on stderr
 with the outcome, the time and the sandbox used. Takes the same Hydra overrides as ``python -m
@@ -30,7 +30,7 @@ from skate.sandbox.jail import SandboxUnavailable
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m skate.sandbox",
+        prog="skate sandbox",
         description="Run a Python file through the configured sandbox and report what happened.")
     parser.add_argument("file", help="the program to run ('-' reads it from stdin)")
     parser.add_argument("overrides", nargs="*",

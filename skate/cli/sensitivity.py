@@ -13,7 +13,7 @@ from skate.tools.sensitivity import SENSITIVITY_FILE, SensitivityError, log_prob
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m skate.sensitivity", description=sensitivity.__doc__,
+    ap = argparse.ArgumentParser(prog="skate sensitivity", description=sensitivity.__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", type=Path, help="a finished game's folder (a multiple-choice game: cop, scp)")
     ap.add_argument("--players", nargs="+", help="probe only these players (default: every player)")

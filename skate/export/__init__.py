@@ -1,6 +1,6 @@
 """Export a finished game's tasks, or a built SCP benchmark, for other evaluation harnesses.
 
-``python -m skate.export RUN_DIR|BENCH.jsonl --to jsonl|lm-eval|inspect --out DIR`` writes every
+``skate export RUN_DIR|BENCH.jsonl --to jsonl|lm-eval|inspect --out DIR`` writes every
 valid task (a run's ``task`` events; every question of a ``skate scp build`` file) with
 its answer, setter, round and provenance:
 

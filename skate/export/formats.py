@@ -95,7 +95,7 @@ def write_plain(got: Collected, folder: Path, out: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------ lm-evaluation-harness
-LM_EVAL_UTILS = '''"""Loads the exported tasks beside this file (written by python -m skate.export)."""
+LM_EVAL_UTILS = '''"""Loads the exported tasks beside this file (written by skate export)."""
 
 import json
 from pathlib import Path
@@ -127,7 +127,7 @@ def write_lm_eval(got: Collected, folder: Path, out: Path) -> list[str]:
     write_jsonl(got.tasks, folder)
     (folder / "utils.py").write_text(LM_EVAL_UTILS.format(data=DATA_FILE), encoding="utf-8")
     ignore = '    regexes_to_ignore: [","]\n' if number else ""
-    yaml = (f"# An lm-evaluation-harness task exported by python -m skate.export ({', '.join(sorted(games))}).\n"
+    yaml = (f"# An lm-evaluation-harness task exported by skate export ({', '.join(sorted(games))}).\n"
             f"# lm_eval --model local-chat-completions --model_args model=NAME,base_url=URL/v1/chat/completions,"
             f"tokenized_requests=False --tasks {name} --include_path DIR --apply_chat_template\n"
             f"task: {name}\n"
@@ -162,7 +162,7 @@ def write_lm_eval(got: Collected, folder: Path, out: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------ Inspect
-INSPECT_TASK = '''"""An Inspect task exported by python -m skate.export: {games} tasks from {source}.
+INSPECT_TASK = '''"""An Inspect task exported by skate export: {games} tasks from {source}.
 
     inspect eval {file} --model openai-api/local/NAME   (LOCAL_BASE_URL=http://HOST:PORT/v1, LOCAL_API_KEY)
     inspect eval {file} --model openai/NAME             (OPENAI_BASE_URL; inspect-ai sends no temperature

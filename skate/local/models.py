@@ -1,4 +1,4 @@
-"""The models ``python -m skate.local`` knows: GGUF files shipped in PyPI packages, each checked by
+"""The models ``skate local`` knows: GGUF files shipped in PyPI packages, each checked by
 its sha256, and the four that make the local cohort (``players=local_cohort``).
 
 Imports nothing of skate's: :mod:`skate.cli.local` (the command) and the benches read it.

@@ -200,7 +200,7 @@ def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[s
     overrides, run_dir = run_dir_override(overrides)
     args = overrides if resuming(overrides) else game_overrides(overrides, _falls_back())
     return _run_game([sys.executable, "-m", "skate", *args], game_env(server, model), [server], cwd, run_dir,
-                     f"python -m skate.local play --model {model.name}")
+                     f"skate local play --model {model.name}")
 
 
 def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[str],
@@ -211,7 +211,7 @@ def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[s
     args = overrides if resuming(overrides) else game_overrides(
         overrides, _falls_back(), cohort_players(list(servers)), cohort_defaults(overrides))
     return _run_game([sys.executable, "-m", "skate", *args], cohort_env(servers), list(servers.values()), cwd,
-                     run_dir, f"python -m skate.local cohort --models {','.join(servers)}")
+                     run_dir, f"skate local cohort --models {','.join(servers)}")
 
 
 def cohort_threads(threads: int | None, server: str) -> int | None:

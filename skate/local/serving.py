@@ -218,7 +218,7 @@ def pip_command(root: Path) -> list[str]:
     import importlib.util
 
     if importlib.util.find_spec("pip") is None:
-        raise LocalError(f"no pip to download with: run `python -m skate.local install` first, or install pip into {sys.executable}")
+        raise LocalError(f"no pip to download with: run `skate local install` first, or install pip into {sys.executable}")
     return [sys.executable, "-m", "pip"]
 
 

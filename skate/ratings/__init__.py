@@ -13,5 +13,5 @@ own fields, added to ``super().check()``'s) and its class, registered with
 ``@rating.register("<name>", <Name>Config)`` (capabilities are class attributes: ``says_order``,
 ``uses_counts``; the config's messages list backends by them), plus ``conf/rating/<name>.yaml``
 (``defaults: [/schema/rating/<name>@_here_, _self_]``).
-| ``rerate`` | a finished run's games rated again from its event log (``python -m skate.rate``) |
+| ``rerate`` | a finished run's games rated again from its event log (``skate rate``) |
 """

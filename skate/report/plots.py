@@ -353,7 +353,7 @@ def mu_sigma_paths(d: RunData, out: Path) -> tuple[str, str] | None:
 
 
 def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
-    """SKATE Fig. 6, from ``python -m skate.sensitivity`` (``sensitivity.csv`` in the run
+    """SKATE Fig. 6, from ``skate sensitivity`` (``sensitivity.csv`` in the run
     folder): each probed task's fraction correct over different option sets (left) and over
     orders of one option set (right), one row of panels per player."""
     path = d.run_dir / "sensitivity.csv"
@@ -381,7 +381,7 @@ def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
     samples = int(t["samples"].max())
     return (_save(fig, out, "mcqa_sensitivity.png"),
             f"Fraction correct ({samples} answers each) on each probed task over different option sets and over "
-            "orders of one set; the black bar is the task's mean (SKATE Fig. 6; python -m skate.sensitivity).")
+            "orders of one set; the black bar is the task's mean (SKATE Fig. 6; skate sensitivity).")
 
 
 def ranking_confidence(d: RunData, out: Path) -> tuple[str, str] | None:

@@ -6,7 +6,7 @@ models' check (:func:`prepare_models`). ``skate optimize`` builds the table, the
 model players; the sensitivity probe the table, the client and every player; a leaderboard
 placement adds the game's estimator and its decoding. Every part is finished when built: the
 rating backend knows what the log keeps, the client where its void calls go, a model player how
-the estimator wants it to decode. (``python -m skate.sandbox`` builds a sandbox alone.)"""
+the estimator wants it to decode. (``skate sandbox`` builds a sandbox alone.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""python -m skate.local: argument parsing, checksums, assembling a model from wheels, the
+"""skate local: argument parsing, checksums, assembling a model from wheels, the
 server's start/wait/stop (against skate's fake OpenAI-compatible server started the same way),
 the local_tiny cohort, and -- where the llama.cpp server and a model are already in the cache,
 outside CI -- the real thing."""
@@ -409,9 +409,9 @@ def _real(model_name: str, server: str = local_serving.PYTHON_SERVER) -> tuple[P
         pytest.skip("the local llama.cpp model stays out of CI (download and build time)")
     root, model = local_serving.cache_root(), local_models.MODELS[model_name]
     if not local_serving.installed(root, server):
-        pytest.skip(f"{server} not installed in {root} (python -m skate.local install --server {server})")
+        pytest.skip(f"{server} not installed in {root} (skate local install --server {server})")
     if not local_serving.model_path(root, model).exists():
-        pytest.skip(f"{model_name} not fetched into {root} (python -m skate.local fetch --model {model_name})")
+        pytest.skip(f"{model_name} not fetched into {root} (skate local fetch --model {model_name})")
     return root, model
 
 

@@ -1,4 +1,4 @@
-"""``python -m skate.optimize`` as a user runs it: a subprocess against the fake server on loopback
+"""``skate optimize`` as a user runs it: a subprocess against the fake server on loopback
 (``players=fake_local``, the server's address from ``FAKE_LLM_API_BASE``), the prompt store and the
 response cache in a temporary folder."""
 

@@ -1,4 +1,4 @@
-"""python -m skate.export: a finished game's tasks, or a built SCP benchmark, as plain JSONL (with
+"""skate export: a finished game's tasks, or a built SCP benchmark, as plain JSONL (with
 its schema), an lm-evaluation-harness task and an Inspect task; lm-eval and Inspect themselves
 run the exports against the fake OpenAI-compatible server and score a fake model as skate's own
 estimator=greedy does on the same tasks."""
