@@ -57,11 +57,14 @@ def test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone(na
     assert exc.value.code in (0, None)
     out = capsys.readouterr().out
     assert "== Configuration groups ==" in out and "name: mathquiz" in out  # the override was seen
+    assert f"game: {', '.join(sorted(load_games()))}\n" in out  # every registered game is an option
     assert sys.argv == ["outer", "untouched"]
 
 
 def test_the_entry_returns_its_status_instead_of_exiting(capsys):
-    assert main(["--help"]) == 0 and "commands:" in capsys.readouterr().out
+    assert main(["--help"]) == 0
+    block = capsys.readouterr().out.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split()[0] for line in block.splitlines()] == list(commands())  # a game's own among them
     assert main(["rat", "RUN"]) == 2 and "'rat' is not a command" in capsys.readouterr().err
 
 
