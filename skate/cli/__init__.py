@@ -11,6 +11,7 @@ replaced it and runs the command.
 from __future__ import annotations
 
 import contextlib
+import argparse
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -101,6 +102,22 @@ def hydra_argv(prog: str, argv: Sequence[str]) -> Iterator[None]:
         yield
     finally:
         sys.argv = saved
+
+
+def parse_with_overrides(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the arguments of a command that takes Hydra-style overrides (a positional
+    ``overrides``: ``key=value``, ``+key=value``, ``~key``) anywhere among its options: argparse
+    takes a positional list in one run only, so the overrides that follow an option come back
+    unparsed and join the rest, in the order given. Anything else it does not know is refused, one
+    line, as argparse refuses it."""
+    args, extra = parser.parse_known_args(argv)
+    overrides = [e for e in extra if not e.startswith("-") and ("=" in e or e.startswith("~"))]
+    unknown = [e for e in extra if e not in overrides]
+    if unknown or (overrides and not hasattr(args, "overrides")):
+        parser.error(f"unrecognized arguments: {' '.join(extra if not unknown else unknown)}")
+    if overrides:
+        args.overrides = [*(args.overrides or []), *overrides]
+    return args
 
 
 def alias(module: str, command: str) -> None:

@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from skate.cli import parse_with_overrides
 from skate.errors import ConfigError
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
@@ -96,7 +97,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parse_with_overrides(parser(), argv)
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
             if args.command == "import":

@@ -92,6 +92,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     sub.add_parser("serve", parents=[common, with_model, with_models, with_server, choose_server],
                    help="serve a model (or several) until Ctrl-C")
     args, unknown = ap.parse_known_args(argv)
+    if hasattr(args, "overrides"):  # overrides may follow the options too (skate local cohort --models m x=1)
+        later = [u for u in unknown if not u.startswith("-") and ("=" in u or u.startswith("~"))]
+        args.overrides = [*args.overrides, *later]
+        unknown = [u for u in unknown if u not in later]
     if unknown:
         ap.error(f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
                  "-m sweeps are not supported here)")

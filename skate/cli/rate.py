@@ -25,6 +25,7 @@ from pathlib import Path
 
 from hydra.errors import HydraException
 
+from skate.cli import parse_with_overrides
 from skate.errors import ConfigError
 from skate.runlog.events import RunLogError
 from skate.settings.recorded import rate_run
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("overrides", nargs="*", help="e.g. rating=bradley_terry rating.bootstrap=200")
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
-    args = ap.parse_args(argv)
+    args = parse_with_overrides(ap, argv)
     try:
         name, rows = rate_run(args.run_dir, args.overrides)
     except RunLogError as exc:

@@ -22,6 +22,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from skate.settings.build import build_sandbox
 from skate.settings.config import compose_config
+from skate.cli import parse_with_overrides
 from skate.errors import ConfigError
 from skate.sandbox.config import validate_sandbox
 from skate.sandbox.base import Outcome
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="Hydra overrides, e.g. sandbox=bwrap sandbox.limits.timeout_s=2")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("-v", "--verbose", action="store_true", help="log which sandbox is chosen")
-    args = parser.parse_args(argv)
+    args = parse_with_overrides(parser, argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

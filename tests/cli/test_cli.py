@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, commands, main, run
+from skate.cli import COMMANDS, command_of, commands, main, parse_with_overrides, run
 from skate.games import load_games
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
@@ -66,6 +66,30 @@ def test_the_entry_returns_its_status_instead_of_exiting(capsys):
     block = capsys.readouterr().out.split("commands:\n", 1)[1].split("\n\n", 1)[0]
     assert [line.split()[0] for line in block.splitlines()] == list(commands())  # a game's own among them
     assert main(["rat", "RUN"]) == 2 and "'rat' is not a command" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "overrides"), [
+    (["add", "openai/m", "--name", "X", "llm.cache_dir=c"], ["llm.cache_dir=c"]),  # after the options
+    (["add", "openai/m", "a=1", "--name", "X", "+b=2", "~c"], ["a=1", "+b=2", "~c"]),  # around them, in order
+    (["add", "--name", "X", "openai/m", "a=1"], ["a=1"]),
+])
+def test_a_commands_overrides_may_come_anywhere_among_its_options(argv, overrides):
+    from skate.cli.leaderboard import parser
+
+    args = parse_with_overrides(parser(), argv)
+    assert (args.model, args.name, args.overrides) == ("openai/m", "X", overrides)
+
+
+@pytest.mark.parametrize(("argv", "refused"), [
+    (["add", "openai/m", "--nmae", "X"], "unrecognized arguments: --nmae X"),
+    (["show", "a=1"], "unrecognized arguments: a=1"),  # show takes no overrides
+])
+def test_what_is_neither_an_option_nor_an_override_is_refused_in_one_line(argv, refused, capsys):
+    from skate.cli.leaderboard import parser
+
+    with pytest.raises(SystemExit) as exc:
+        parse_with_overrides(parser(), argv)
+    assert exc.value.code == 2 and capsys.readouterr().err.strip().splitlines()[-1].endswith(refused)
 
 
 def test_overrides_and_hydra_flags_play_a_game():

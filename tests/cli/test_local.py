@@ -42,6 +42,9 @@ def test_commands_and_options():
     args = local_cli.parse_args(["play", "--model", "smollm2-135m", "--port", "8123", "game=mathquiz"])
     assert (args.model, args.port, args.overrides) == ("smollm2-135m", 8123, ["game=mathquiz"])
     assert local_cli.parse_args(["serve", "--port", "9000"]).port == 9000
+    # overrides may follow the options too, in the order given
+    args = local_cli.parse_args(["cohort", "game=mathquiz", "--models", "qwen2.5-coder-1.5b", "game.rounds=2"])
+    assert args.overrides == ["game=mathquiz", "game.rounds=2"]
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -67,6 +67,15 @@ def test_cli_prints_and_saves_the_table(stored_run):
     assert {r["player"] for r in saved} == {"hi", "mid", "lo"} and all("lo" in r for r in saved)
 
 
+def test_overrides_may_follow_the_options(stored_run, capsys):
+    from skate.cli.rate import main
+
+    out, _ = stored_run
+    assert main([str(out), "--json", "rating=elo"]) == 0  # not "unrecognized arguments: rating=elo"
+    assert [r["player"] for r in json.loads(capsys.readouterr().out.splitlines()[0])] == \
+        [r["player"] for r in json.loads((out / "ratings.EloRating.json").read_text())]
+
+
 def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run, capsys):
     from skate.cli.rate import main
 
