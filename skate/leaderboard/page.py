@@ -99,6 +99,7 @@ and {{ counts.responses }} responses.</p>
 <h2>{{ b.title }}</h2>
 <p class="meta">{{ b.rows|length }} models over {{ b.tasks }} tasks; fitted {{ b.fitted }} ({{ b.why }}).
 Intervals: {{ level }}; the bars share one scale, from {{ b.lo|f2 }} to {{ b.hi|f2 }}.</p>
+{% if b.missing %}<p class="meta missing">{{ b.missing }}.</p>{% endif %}
 <table class="board">
 <thead><tr>
 <th class="num" data-type="num" aria-sort="ascending"><button type="button">rank</button></th>
@@ -190,6 +191,7 @@ def _board(store: Store, game: str) -> dict[str, Any] | None:
                      "xs": x(r["score"]) if r["score"] is not None and math.isfinite(r["score"]) else None}
                     if ok else None)
     return {"game": game, "title": game or "overall", "rows": rows, "lo": lo, "hi": hi,
+            "missing": not_overall_line(store.not_overall()) if game == OVERALL and store.not_overall() else "",
             "zero": x(0.0) if lo <= 0.0 <= hi else None, "tasks": snap["fit"].get("tasks", 0),
             "fitted": _when(snap["at"]), "at": snap["at"], "why": snap["why"]}
 
@@ -253,6 +255,12 @@ def render(store: Store) -> str:
         style=STYLE, script=SCRIPT, script_hash=SCRIPT_HASH)
 
 
+def not_overall_line(models: list[str]) -> str:
+    """What the overall table says of the models it does not hold yet."""
+    return (f"Not in this table until the next refit: {', '.join(models)} (placed on a game's board since the "
+            "overall fit, which pools every game; skate leaderboard refit fits them in)")
+
+
 def format_board(title: str, rows: list[dict[str, Any]]) -> str:
     """One board as a text table (``skate leaderboard show``)."""
     header = f"{'rank':>4}  {'model':<24} {'score':>7} {'interval':>17} {'tasks':>6}"
@@ -272,7 +280,9 @@ def board_text(store: Store, game: str | None = None, where: str = "the store") 
     for g in [game] if game else [OVERALL, *store.games()]:
         snap, rows = store.board(g)
         if snap is not None:
-            shown.append(format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows) + "\n")
+            missing = store.not_overall() if g == OVERALL else []
+            shown.append(format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows) + "\n"
+                         + (f"{not_overall_line(missing)}\n" if missing else ""))
     if not shown:
         raise StoreError(f"no board in {where} yet" + (f" for game {game!r}" if game else "")
                          + ": import a finished run with skate leaderboard import RUN_DIR")

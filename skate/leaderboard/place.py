@@ -46,7 +46,7 @@ from skate.games import get_game
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.settings import AddSettings
-from skate.leaderboard.store import Store, StoreError, digest
+from skate.leaderboard.store import OVERALL, Store, StoreError, digest
 from skate.ratings.base import rank_by_score
 from skate.settings.recorded import run_settings
 from skate.runner import run_game
@@ -309,17 +309,26 @@ def run_calls(folder: Path) -> int:
 
 
 def _snapshot(store: Store, game: str, name: str, est: Ability) -> int:
-    """The game's latest board with its row added (every other row as it is); its rank."""
+    """The game's latest board with its row added (every other row as it is); its rank. On a bank
+    of this one game the overall board is the game's (the same responses, the same scale), so the
+    row joins it too; with several games it joins the overall fit at the next refit, and the
+    overall table says so meanwhile (:meth:`Store.not_overall`)."""
     z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
+    row = {"model": name, "score": est.theta, "lo": est.theta - z * est.sd, "hi": est.theta + z * est.sd,
+           "sd": est.sd, "tasks": est.tasks}
     with store.transaction() as conn:
-        # The latest board read in the write transaction, not the one this add started from:
+        # The latest boards read in the write transaction, not the ones this add started from:
         # another add may have put its row there meanwhile, and this snapshot must keep it.
-        snap, latest = store.board(game, conn)
-        rows = [dict(r) for r in latest if r["model"] != name]
-        rows.append({"model": name, "score": est.theta, "lo": est.theta - z * est.sd,
-                     "hi": est.theta + z * est.sd, "sd": est.sd, "tasks": est.tasks})
-        ranks = rank_by_score([(r["model"], r["score"]) for r in rows])
-        for r in rows:
-            r["rank"] = ranks[r["model"]]
-        store.snapshot(conn, game, f"add:{name}", {**(snap or {}).get("fit", {}), "added": name}, rows)
-    return int(ranks[name])  # type: ignore[arg-type]
+        boards = [game, OVERALL] if store.games(conn) == [game] else [game]
+        for board in boards:
+            snap, latest = store.board(board, conn)
+            if board == OVERALL and snap is None:
+                continue
+            rows = [dict(r) for r in latest if r["model"] != name] + [dict(row)]
+            ranks = rank_by_score([(r["model"], r["score"]) for r in rows])
+            for r in rows:
+                r["rank"] = ranks[r["model"]]
+            store.snapshot(conn, board, f"add:{name}", {**(snap or {}).get("fit", {}), "added": name}, rows)
+            if board == game:
+                rank = ranks[name]
+    return int(rank)  # type: ignore[arg-type]

@@ -352,9 +352,18 @@ class Store:
                                                       created=created, body=canonical(body))
                                 ).inserted_primary_key[0])
 
-    def games(self) -> list[str]:
-        with self.engine.connect() as conn:
-            return [r[0] for r in conn.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
+    def games(self, conn: Connection | None = None) -> list[str]:
+        """The games the bank holds tasks of (read through ``conn``, a write transaction's, when given)."""
+        if conn is None:
+            with self.engine.connect() as own:
+                return self.games(own)
+        return [r[0] for r in conn.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
+
+    def not_overall(self) -> list[str]:
+        """The models on a game's latest board but not on the latest overall one: placed (``add``)
+        since the last refit on a bank of several games, whose overall fit pools them all."""
+        overall = {r["model"] for r in self.board(OVERALL)[1]}
+        return sorted({r["model"] for g in self.games() for r in self.board(g)[1]} - overall)
 
     def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
               retired: bool | None = None) -> list[BankedTask]:

@@ -8,7 +8,8 @@ from skate.settings.config import build_settings
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.place import AddSettings, add
-from skate.leaderboard.store import Store, StoreError
+from skate.leaderboard.page import board_text
+from skate.leaderboard.store import OVERALL, Store, StoreError
 from tests.leaderboard.conftest import interrupt_then_resume
 
 
@@ -40,6 +41,27 @@ def test_a_newcomer_is_placed_for_few_calls_and_its_tasks_join_the_bank(board, t
     assert incumbents == {r["model"]: r["score"] for r in board.board("mathquiz")[1] if r["model"] != "top"}
     fitted = {r["model"]: r["score"] for r in board.board("mathquiz")[1]}
     assert incumbents == {m: v for m, v in fitted.items() if m != "top"}
+    # one game in the bank: the overall board is the game's, and the newcomer is on it too
+    overall = {r["model"]: r["score"] for r in board.board(OVERALL)[1]}
+    assert overall["top"] == fitted["top"] and len(overall) == after["models"] and board.not_overall() == []
+
+
+def test_the_overall_table_names_a_newcomer_it_does_not_hold_yet(board, tmp_path):
+    """On a bank of several games the overall fit pools them all, so a model placed on one game's
+    board joins it at the next refit; until then the overall table says so (here the overall
+    snapshot is written again without the newcomer, as a bank of several games leaves it)."""
+    add(board, "simulated:0.5", "mid2", AddSettings(runs_dir=tmp_path / "adds", budget=60, samples=2, set_rounds=0))
+    snap, rows = board.board(OVERALL)
+    with board.transaction() as conn:
+        board.snapshot(conn, OVERALL, "refit", snap["fit"], [r for r in rows if r["model"] != "mid2"])
+    assert board.not_overall() == ["mid2"]
+    text = board_text(board)
+    overall = text.split("\n\n")[0]
+    assert "mid2" not in overall.split("-\n", 1)[1].split("Not in this table")[0]  # not a row ...
+    assert "Not in this table until the next refit: mid2" in overall  # ... but named under it
+    assert "Not in this table" not in board_text(board, "mathquiz")
+    refit(board)
+    assert board.not_overall() == [] and "Not in this table" not in board_text(board)
 
 
 def test_an_interrupted_add_goes_on_where_it_stopped(board, tmp_path, monkeypatch):
