@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import runpy
 import subprocess
@@ -90,6 +91,16 @@ def test_what_is_neither_an_option_nor_an_override_is_refused_in_one_line(argv, 
     with pytest.raises(SystemExit) as exc:
         parse_with_overrides(parser(), argv)
     assert exc.value.code == 2 and capsys.readouterr().err.strip().splitlines()[-1].endswith(refused)
+
+
+def test_the_sandbox_command_takes_its_overrides_after_its_options(tmp_path, capsys):
+    from skate.cli.sandbox import main as sandbox
+
+    program = tmp_path / "p.py"
+    program.write_text("print(6 * 7)\n")
+    assert sandbox([str(program), "--json", "sandbox=subprocess"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["sandbox"], got["stdout"]) == ("subprocess", "42\n")
 
 
 def test_overrides_and_hydra_flags_play_a_game():
