@@ -20,6 +20,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.test_layers import cycles  # noqa: E402
 PKG = ROOT / "skate"
 
 
@@ -90,35 +93,7 @@ def import_cycles() -> list[list[str]]:
         for b in graph.find_modules_directly_imported_by(a):
             if not (a.startswith(b + ".") or b.startswith(a + ".")):
                 edges.setdefault(a, set()).add(b)
-    # Tarjan's strongly connected components
-    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in edges.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted({*edges, *(w for ws in edges.values() for w in ws)}):
-        if v not in index:
-            visit(v)
-    return out
+    return cycles(edges)  # the suite's own Tarjan (tests/test_layers.py), over grimp's graph
 
 
 def lint_exceptions() -> list[str]:
