@@ -131,26 +131,33 @@ class WinsRating(RatingBackend):
 
 
 @pytest.fixture
-def leaves_the_store():
-    """The test's own rating options leave Hydra's ConfigStore with it (its registry entries are
-    restored by monkeypatch), so later tests see the options they list."""
-    yield
-    for name in ("wins", "sure"):
+def add_backend(tmp_path, monkeypatch):
+    """Drop a backend module into skate/ratings/ (a folder added to the package's path) and store
+    the schemas again; the registry is restored by monkeypatch, and the test's options leave
+    Hydra's ConfigStore with it, so later tests see the options they list."""
+    added = []
+
+    def add(name: str, source: str) -> None:
+        folder = tmp_path / "more_ratings"
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.py").write_text(textwrap.dedent(source))
+        monkeypatch.setattr(skate.ratings, "__path__", [*skate.ratings.__path__, str(folder)])
+        monkeypatch.setattr(rating, "_loaded", False)
+        monkeypatch.setattr(rating, "_entries", dict(rating._entries))
+        monkeypatch.delitem(sys.modules, f"skate.ratings.{name}", raising=False)
+        added.append(name)
+        register_configs()
+
+    yield add
+    for name in added:
         forget("rating", name)
 
 
-def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, monkeypatch, leaves_the_store):
+def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, add_backend):
     """A backend module dropped into skate/ratings/ (here: a folder added to the package's path)
     registers itself, its schema is the option rating=<name> (with no YAML of its own), the
     config checks know it, and a game is rated with it."""
-    folder = tmp_path / "more_ratings"
-    folder.mkdir()
-    (folder / "wins.py").write_text(textwrap.dedent(BACKEND))
-    monkeypatch.setattr(skate.ratings, "__path__", [*skate.ratings.__path__, str(folder)])
-    monkeypatch.setattr(rating, "_loaded", False)
-    monkeypatch.setattr(rating, "_entries", dict(rating._entries))
-    monkeypatch.delitem(sys.modules, "skate.ratings.wins", raising=False)
-    register_configs()
+    add_backend("wins", BACKEND)
     assert "wins" in rating.names()
     cfg = compose_config(["rating=wins", "rating.per_win=2", "game.rounds=2", "players=simulated_four",
                           "logger=none", "report=false"])
@@ -197,18 +204,11 @@ class SureRating(EloRating):
 '''
 
 
-def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(tmp_path, monkeypatch, leaves_the_store):
+def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(add_backend):
     """A backend registered from outside skate/settings/config.py: its schema's own check runs (its key
     named under rating.), the shared rule's checks run through super(), and a backend that says
     how sure its order is appears in the messages that list those backends."""
-    folder = tmp_path / "more_ratings"
-    folder.mkdir()
-    (folder / "sure.py").write_text(textwrap.dedent(SURE_BACKEND))
-    monkeypatch.setattr(skate.ratings, "__path__", [*skate.ratings.__path__, str(folder)])
-    monkeypatch.setattr(rating, "_loaded", False)
-    monkeypatch.setattr(rating, "_entries", dict(rating._entries))
-    monkeypatch.delitem(sys.modules, "skate.ratings.sure", raising=False)
-    register_configs()
+    add_backend("sure", SURE_BACKEND)
     build_settings(compose_config(["rating=sure", "stop.settled=0.9"]))  # it says order: it may stop early
     with pytest.raises(ConfigError, match=r"^rating.spread=-1.0 is invalid: must be > 0 \(the test's own rule\)$"):
         build_settings(compose_config(["rating=sure", "rating.spread=-1"]))
