@@ -104,19 +104,26 @@ def hydra_argv(prog: str, argv: Sequence[str]) -> Iterator[None]:
         sys.argv = saved
 
 
-def parse_with_overrides(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
-    """Parse the arguments of a command that takes Hydra-style overrides (a positional
-    ``overrides``: ``key=value``, ``+key=value``, ``~key``) anywhere among its options: argparse
-    takes a positional list in one run only, so the overrides that follow an option come back
-    unparsed and join the rest, in the order given. Anything else it does not know is refused, one
-    line, as argparse refuses it."""
-    args, extra = parser.parse_known_args(argv)
+def take_overrides(args: argparse.Namespace, extra: Sequence[str]) -> list[str]:
+    """Hydra-style overrides (``key=value``, ``+key=value``, ``~key``) among ``extra``, the words
+    ``parse_known_args`` left, join ``args.overrides`` in the order given, where the command takes
+    overrides (argparse takes a positional list in one run only, so those that follow an option
+    come back unparsed); the words left over are returned."""
+    if not hasattr(args, "overrides"):
+        return list(extra)
     overrides = [e for e in extra if not e.startswith("-") and ("=" in e or e.startswith("~"))]
-    unknown = [e for e in extra if e not in overrides]
-    if unknown or (overrides and not hasattr(args, "overrides")):
-        parser.error(f"unrecognized arguments: {' '.join(extra if not unknown else unknown)}")
-    if overrides:
-        args.overrides = [*(args.overrides or []), *overrides]
+    args.overrides = [*(args.overrides or []), *overrides]
+    return [e for e in extra if e not in overrides]
+
+
+def parse_with_overrides(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse the arguments of a command that takes overrides anywhere among its options
+    (:func:`take_overrides`); anything else it does not know is refused, one line, as argparse
+    refuses it."""
+    args, extra = parser.parse_known_args(argv)
+    unknown = take_overrides(args, extra)
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return args
 
 

@@ -36,6 +36,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from skate.cli import take_overrides
 from skate.local.models import COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS, LocalError, parse_models
 from skate.local.play import play, play_cohort, serve
 from skate.local.serving import DEFAULT_SERVER, LLAMA_SERVER, PYTHON_SERVER, SERVER_PIN, SERVERS, cache_root, fetch, install
@@ -92,10 +93,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     sub.add_parser("serve", parents=[common, with_model, with_models, with_server, choose_server],
                    help="serve a model (or several) until Ctrl-C")
     args, unknown = ap.parse_known_args(argv)
-    if hasattr(args, "overrides"):  # overrides may follow the options too (skate local cohort --models m x=1)
-        later = [u for u in unknown if not u.startswith("-") and ("=" in u or u.startswith("~"))]
-        args.overrides = [*args.overrides, *later]
-        unknown = [u for u in unknown if u not in later]
+    unknown = take_overrides(args, unknown)  # overrides may follow the options too (cohort --models m x=1)
     if unknown:
         ap.error(f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
                  "-m sweeps are not supported here)")
