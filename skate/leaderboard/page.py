@@ -190,8 +190,9 @@ def _board(store: Store, game: str) -> dict[str, Any] | None:
         r["bar"] = ({"x0": x(r["lo"]), "w": round(max(x(r["hi"]) - x(r["lo"]), 1.0), 2),
                      "xs": x(r["score"]) if r["score"] is not None and math.isfinite(r["score"]) else None}
                     if ok else None)
+    missing = store.not_overall() if game == OVERALL else []  # placed on a game's board since the overall fit
     return {"game": game, "title": game or "overall", "rows": rows, "lo": lo, "hi": hi,
-            "missing": not_overall_line(store.not_overall()) if game == OVERALL and store.not_overall() else "",
+            "missing": not_overall_line(missing) if missing else "",
             "zero": x(0.0) if lo <= 0.0 <= hi else None, "tasks": snap["fit"].get("tasks", 0),
             "fitted": _when(snap["at"]), "at": snap["at"], "why": snap["why"]}
 
