@@ -33,11 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # as bench_load.py's: 20 % a request
 
 
-def sample(pid: int) -> tuple[float, int]:
-    """(resident MB, open descriptors) of a process."""
-    rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-               if line.startswith("VmRSS:"))
-    return rss / 1024, len(os.listdir(f"/proc/{pid}/fd"))
+def sample(pid: int) -> tuple[float, int, int]:
+    """(resident MB, open descriptors, threads) of a process."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(status["VmRSS"].split()[0]) / 1024, len(os.listdir(f"/proc/{pid}/fd")), int(status["Threads"])
 
 
 def rounds_ended(events: Path, seen: int, offset: int) -> tuple[int, int]:
@@ -62,12 +61,12 @@ def play(overrides: list[str], rounds: int, every: int, env: dict[str, str], fol
         seen, offset = rounds_ended(folder / "events.jsonl", seen, offset)
         while seen >= next_at:
             try:
-                mb, fds = sample(proc.pid)
+                mb, fds, threads = sample(proc.pid)
             except (FileNotFoundError, ProcessLookupError, StopIteration):
                 break
-            samples.append({"round": next_at, "rss_mb": round(mb, 1), "fds": fds,
+            samples.append({"round": next_at, "rss_mb": round(mb, 1), "fds": fds, "threads": threads,
                             "s": round(time.perf_counter() - t0, 1)})
-            print(f"round {next_at:5d}: {mb:7.1f} MB resident, {fds:3d} open descriptors, "
+            print(f"round {next_at:5d}: {mb:7.1f} MB resident, {fds:3d} open descriptors, {threads:3d} threads, "
                   f"{time.perf_counter() - t0:7.1f} s", flush=True)
             next_at += every
         time.sleep(0.05)

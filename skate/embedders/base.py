@@ -71,36 +71,123 @@ def cosine_distances(query: np.ndarray, bank: np.ndarray) -> np.ndarray:
     return 1.0 - bank @ query
 
 
+def _room(arr: np.ndarray, need: int) -> np.ndarray:
+    """``arr``, or a copy of it with room for ``need`` rows (doubling, so appends cost O(1) each)."""
+    if len(arr) >= need:
+        return arr
+    grown = np.empty((max(need, 2 * len(arr), 16), *arr.shape[1:]), dtype=arr.dtype)
+    grown[:len(arr)] = arr
+    return grown
+
+
+class _Bank:
+    """One setter's earlier tasks' embeddings, for the smallest distance to a new one.
+
+    Each row is kept in the smaller of two forms: its nonzero (column, value) pairs (the hashing
+    embedder's vectors hold about 90 nonzeros of 1,024: a ninth of the memory) or a dense row
+    (a neural embedder's). The arrays grow in place by doubling and hold copies, never views of
+    a caller's batch, so a check reads the bank without stacking it again and a long game keeps
+    only what it needs. Appends never touch the rows a reader already counted, so a reader may
+    work on a snapshot (arrays, counts) outside the index's lock.
+    """
+
+    def __init__(self, dim: int, dtype: np.dtype) -> None:
+        self.dim = dim
+        self.cols = np.empty(0, dtype=np.min_scalar_type(max(dim - 1, 0)))
+        self.vals = np.empty(0, dtype=dtype)
+        self.starts = np.empty(0, dtype=np.int64)  # where each sparse row's pairs begin
+        self.dense = np.empty((0, dim), dtype=dtype)
+        self.n_pairs = self.n_sparse = self.n_dense = self.n_zero = 0
+
+    def __len__(self) -> int:
+        return self.n_sparse + self.n_dense + self.n_zero
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the bank's arrays take (the room grown for later rows included)."""
+        return self.cols.nbytes + self.vals.nbytes + self.starts.nbytes + self.dense.nbytes
+
+    def add(self, vec: np.ndarray) -> None:
+        cols = np.flatnonzero(vec)
+        if not len(cols):
+            self.n_zero += 1  # a blank text's vector: 1 - cosine with it is 1
+        elif len(cols) * (self.cols.itemsize + self.vals.itemsize) < self.dim * self.vals.itemsize:
+            end = self.n_pairs + len(cols)
+            self.cols, self.vals = _room(self.cols, end), _room(self.vals, end)
+            self.cols[self.n_pairs:end], self.vals[self.n_pairs:end] = cols, vec[cols]
+            self.starts = _room(self.starts, self.n_sparse + 1)
+            self.starts[self.n_sparse] = self.n_pairs
+            self.n_pairs, self.n_sparse = end, self.n_sparse + 1
+        else:
+            self.dense = _room(self.dense, self.n_dense + 1)
+            self.dense[self.n_dense] = vec
+            self.n_dense += 1
+
+    def snapshot(self) -> tuple:
+        return (self.cols, self.vals, self.starts, self.dense, self.n_pairs, self.n_sparse, self.n_dense,
+                self.n_zero)
+
+    @staticmethod
+    def min_distance(snap: tuple, query: np.ndarray) -> float:
+        """The smallest 1 - cosine between ``query`` and a snapshot's rows (inf for none)."""
+        cols, vals, starts, dense, n_pairs, n_sparse, n_dense, n_zero = snap
+        best = 1.0 if n_zero else float("inf")
+        if n_sparse:
+            dots = np.add.reduceat(vals[:n_pairs] * query[cols[:n_pairs]], starts[:n_sparse])
+            best = min(best, float((1.0 - dots).min()))
+        if n_dense:
+            best = min(best, float(cosine_distances(query, dense[:n_dense]).min()))
+        return best
+
+
 class NoveltyIndex:
     """Per-setter memory of accepted tasks' embeddings."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
-        self._banks: dict[str, list[np.ndarray]] = {}
+        self._banks: dict[str, _Bank] = {}
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """How many tasks the index holds, over every setter."""
+        with self._lock:
+            return sum(len(bank) for bank in self._banks.values())
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the index's embeddings take, over every setter."""
+        with self._lock:
+            return sum(bank.nbytes for bank in self._banks.values())
 
     def check(self, setter: str, text: str) -> tuple[bool, float, np.ndarray]:
         """Return (unique?, smallest distance to the setter's earlier tasks, embedding)."""
         vec = self.embedder.embed([text])[0]
         with self._lock:
-            bank = list(self._banks.get(setter, []))
-        if not bank:
-            return True, float("inf"), vec
-        dmin = float(cosine_distances(vec, np.vstack(bank)).min())
+            bank = self._banks.get(setter)
+            snap = bank.snapshot() if bank is not None else None
+        dmin = float("inf") if snap is None else _Bank.min_distance(snap, vec)
+        if dmin == float("inf"):
+            return True, dmin, vec
         return dmin > self.embedder.threshold, dmin, vec
 
     def add(self, setter: str, vec: np.ndarray) -> None:
+        self.extend(setter, vec[None, :])
+
+    def extend(self, setter: str, vecs: np.ndarray) -> None:
+        """Add each row of ``vecs`` to ``setter``'s earlier tasks."""
         with self._lock:
-            self._banks.setdefault(setter, []).append(vec)
+            bank = self._banks.get(setter)
+            if bank is None:
+                bank = self._banks[setter] = _Bank(vecs.shape[1], vecs.dtype)
+            for vec in vecs:
+                bank.add(vec)
 
     def seed(self, setter: str, texts: Sequence[str]) -> None:
         """Count ``texts`` (the blank ones left out, each once) as ``setter``'s earlier tasks,
         embedded in one batch."""
         texts = list(dict.fromkeys(t for t in texts if t.strip()))
         if texts:
-            vecs = self.embedder.embed(texts)
-            with self._lock:
-                self._banks.setdefault(setter, []).extend(vecs)
+            self.extend(setter, self.embedder.embed(texts))
 
 
 def build_embedder(cfg: object) -> Embedder:

@@ -23,13 +23,15 @@ game lives here:
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 import numpy as np
+from cachetools import LRUCache
 
 from skate.players.base import Player
 from skate.runlog.records import FailReason, HistoryItem, SetterContext
@@ -39,6 +41,41 @@ AIM_OWN_P = 0.7  # hist_perf setters aim for tasks they answer about this often
 AIM_OWN_P_COMPETITIVE = 0.65  # setters that also see their rivals' scores push a little harder
 HISTORY_WINDOW = 8  # recent own tasks used to calibrate difficulty
 UNSOLVED_STEP = 0.1  # how much easier a setter aims after failing to solve its own task
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Memo(Generic[K, V]):
+    """A bounded, thread-safe memo of a pure function (of a task's text, an option, ...).
+
+    A game reads each task many times in its round (every player, every sample) and seldom after,
+    so the most recent ``size`` keys are kept (least recently used out first): a long game's memos
+    stay the same size, and a key asked again after it left is computed again, to the same value.
+    The function runs outside the lock (a sandbox run may take a while); two threads asking for
+    the same new key may both compute it.
+    """
+
+    def __init__(self, compute: Callable[[K], V], size: int = 2048) -> None:
+        self._compute = compute
+        self._cache: LRUCache[K, V] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def __call__(self, key: K) -> V:
+        with self._lock:
+            try:
+                return self._cache[key]
+            except KeyError:
+                pass
+        value = self._compute(key)
+        with self._lock:
+            self._cache[key] = value
+        return value
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._cache)
 
 
 def know(skill: float, difficulty: float, width: float = KNOW_WIDTH) -> float:
@@ -103,8 +140,8 @@ class SimulatedPlayer(Player):
         self.slip = slip
         self.sim = sim
         self.seed = seed
-        self._difficulty: dict[str, float] = {}
-        self._skill: dict[str, float] = {}  # effective_skill by task text (a fixed function of it)
+        self._difficulty: Memo[str, float] = Memo(sim.difficulty)
+        self._skill: Memo[str, float] = Memo(self._effective_skill)  # a fixed function of the text
 
     def describe(self) -> dict[str, Any]:
         out = {"name": self.name, "kind": "simulated", "true_skill": self.skill,
@@ -115,20 +152,18 @@ class SimulatedPlayer(Player):
 
     # ------------------------------------------------------------------ answering
     def difficulty(self, text: str) -> float:
-        if text not in self._difficulty:
-            self._difficulty[text] = self.sim.difficulty(text)
-        return self._difficulty[text]
+        return self._difficulty(text)
 
     def effective_skill(self, text: str) -> float:
         """Skill on this task: base + per-kind offsets + a fixed blind-spot offset for the task."""
-        if (known := self._skill.get(text)) is not None:
-            return known
+        return self._skill(text)
+
+    def _effective_skill(self, text: str) -> float:
         blind = np.random.default_rng(
             [self.seed, zlib.crc32(self.name.encode()), zlib.crc32(text.encode())]
         ).normal(0.0, self.noise) if self.noise > 0 else 0.0
         offset = sum(self.topic_skill.get(key, 0.0) for key in self.sim.kinds_of(text))
-        self._skill[text] = skill = self.skill + offset + float(blind)
-        return skill
+        return self.skill + offset + float(blind)
 
     def p_know(self, text: str) -> float:
         """Probability of knowing the answer outright (before any guessing), less the player's

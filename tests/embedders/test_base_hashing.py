@@ -52,3 +52,54 @@ def test_threshold_is_the_embedders_setting():
 def test_rejects_tiny_dimension():
     with pytest.raises(ValueError, match="embedder.dim"):
         HashingEmbedder(dim=4)
+
+
+class Given:
+    """An embedder that returns the vectors it is given, text by text."""
+
+    threshold = 0.2
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    def embed(self, texts):
+        return np.stack([self.vectors[t] for t in texts])
+
+
+def test_the_index_finds_the_nearest_earlier_task_whatever_its_form():
+    """Mostly-zero rows (kept as pairs), dense rows and a zero row, against a brute-force scan."""
+    rng = np.random.default_rng(7)
+    dim, rows = 64, []
+    for i in range(60):
+        vec = np.zeros(dim)
+        cols = rng.choice(dim, size=dim if i % 3 == 0 else int(rng.integers(1, 8)), replace=False)
+        vec[cols] = rng.normal(size=len(cols))
+        rows.append(vec / np.linalg.norm(vec))
+    rows.append(np.zeros(dim))
+    texts = [f"t{i}" for i in range(len(rows))]
+    queries = {f"q{i}": (v := rng.normal(size=dim)) / np.linalg.norm(v) for i in range(20)}
+    idx = NoveltyIndex(Given({**dict(zip(texts, rows)), **queries}))
+    idx.seed("alice", texts[:30])
+    for text in texts[30:]:
+        idx.add("alice", idx.check("alice", text)[2])
+    assert len(idx) == len(rows)
+    bank = np.stack(rows)
+    for text, q in queries.items():
+        unique, dist, _ = idx.check("alice", text)
+        assert dist == pytest.approx(float((1.0 - bank @ q).min()), abs=1e-12)
+        assert unique == (dist > 0.2)
+
+
+def test_a_long_game_keeps_hashed_tasks_in_a_fraction_of_their_dense_size():
+    """The hashing embedder's vectors are mostly zero: the index keeps their nonzero entries only,
+    copied out of the batch they came in (a row view would keep the whole batch alive)."""
+    emb = HashingEmbedder()
+    idx = NoveltyIndex(emb)
+    programs = [LOOP.replace("10", str(k)).replace("total", f"total_{k}") for k in range(400)]
+    idx.seed("alice", programs[:200])
+    for text in programs[200:]:
+        idx.add("alice", idx.check("alice", text)[2])
+    assert len(idx) == 400
+    assert idx.nbytes < 400 * emb.dim * 8 / 4
+    ok, dist, _ = idx.check("alice", programs[3])
+    assert not ok and dist == pytest.approx(0.0, abs=1e-9)

@@ -13,7 +13,6 @@ when it knows, and guesses uniformly otherwise.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,7 +23,7 @@ from skate.games.cop.difficulty import code_difficulty
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, generate_program, kind_of
 from skate.games.cop.rules import COPGame, COPProposal
-from skate.players.simulated import SimulatedPlayer, Simulation
+from skate.players.simulated import Memo, SimulatedPlayer, Simulation
 from skate.runlog.records import SetterContext
 from skate.sandbox import Sandbox
 
@@ -39,18 +38,14 @@ class SandboxOracle:
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
-        self._memo: dict[str, str | None] = {}
-        self._lock = threading.Lock()
+        self._memo: Memo[str, str | None] = Memo(self._run)
 
     def __call__(self, code: str) -> str | None:
-        with self._lock:
-            if code in self._memo:
-                return self._memo[code]
+        return self._memo(code)
+
+    def _run(self, code: str) -> str | None:
         res = self.sandbox.run(code)
-        out = res.stdout.rstrip("\n") if res.ok else None
-        with self._lock:
-            self._memo[code] = out
-        return out
+        return res.stdout.rstrip("\n") if res.ok else None
 
 
 class COPSimulation(Simulation):
@@ -61,21 +56,17 @@ class COPSimulation(Simulation):
         self.oracle = oracle or SandboxOracle(env.sandbox)
         # Memos shared by every player of the run (each task is read by all of them, and each
         # option shown in thousands of samples): a program's difficulty, an option's key.
-        self._difficulty: dict[str, float] = {}
-        self._keys: dict[str, str] = {}
+        self._difficulty: Memo[str, float] = Memo(code_difficulty)
+        self._keys: Memo[str, str] = Memo(normalize_text, size=8192)
 
     def kind_of(self, text: str) -> str | None:
         return kind_of(text)
 
     def difficulty(self, text: str) -> float:
-        if (known := self._difficulty.get(text)) is None:
-            known = self._difficulty[text] = code_difficulty(text)
-        return known
+        return self._difficulty(text)
 
     def _key(self, option: str) -> str:
-        if (key := self._keys.get(option)) is None:
-            key = self._keys[option] = normalize_text(option)
-        return key
+        return self._keys(option)
 
     # ------------------------------------------------------------------ setting
     def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
