@@ -101,10 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
             if args.command == "import":
-                changed, refused = False, 0
+                refused = 0
                 for run_dir in args.runs:
-                    try:
-                        got = import_run(store, run_dir)
+                    try:  # each run banked marks a refit due, made below (or, if cut short, at the next import)
+                        got = import_run(store, run_dir, refit_due=True)
                     except StoreError as exc:  # one line; the other runs are still banked
                         print(f"skate leaderboard: {exc}", file=sys.stderr)
                         refused += 1
@@ -112,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                     new = f"; new models: {', '.join(got.models)}" if got.models else ""
                     print(f"{run_dir}: on the board already, nothing changed" if got.already else
                           f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
-                    changed = changed or not got.already
-                if changed and not args.no_refit:
+                if store.refit_due() and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
                 if refused:

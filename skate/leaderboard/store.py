@@ -11,7 +11,8 @@ lock (:data:`WRITE_LOCK`); either waits up to :data:`BUSY_TIMEOUT_S` for another
 Tables (:data:`metadata`):
 
 ``meta``
-    ``schema_version`` (:data:`SCHEMA_VERSION`): a store made by a newer skate is refused.
+    ``schema_version`` (:data:`SCHEMA_VERSION`): a store made by a newer skate is refused;
+    ``refit_due`` while runs banked by ``skate leaderboard import`` wait for their refit.
 ``models``
     one row per model on the board: its name (unique), what plays it (``spec``, JSON: the player's
     entry of the config, ``players.simulated`` or ``players.llm``), when it was added and how.
@@ -56,6 +57,7 @@ WRITE = "skate_write"  # the execution option of a connection that writes (store
 # PostgreSQL: the advisory lock each write transaction holds (advisory locks are per database: one
 # board per database). Any fixed key that fits a signed 64-bit integer.
 WRITE_LOCK = int.from_bytes(b"skate-lb", "big")
+REFIT_DUE = "refit_due"  # the meta key set while banked runs wait for their refit
 
 metadata = sa.MetaData()
 
@@ -183,6 +185,7 @@ class Imported:
     responses: int
     models: list[str]
     already: bool = False
+    run_id: int | None = None  # its row in the runs table
 
 
 @dataclass(frozen=True)
@@ -308,6 +311,43 @@ class Store:
                     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
                 yield conn
 
+    def refit_due(self) -> bool:
+        """Whether runs banked by ``skate leaderboard import`` wait for a refit (a refit cut
+        short: the next import or refit makes it)."""
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(meta.c.value).where(meta.c.key == REFIT_DUE)).first() is not None
+
+    def set_refit_due(self, conn: Connection, due: bool) -> None:
+        conn.execute(sa.delete(meta).where(meta.c.key == REFIT_DUE))
+        if due:
+            conn.execute(meta.insert().values(key=REFIT_DUE, value="1"))
+
+    def version(self, conn: Connection | None = None) -> tuple[int, int]:
+        """What a fit reads, in two numbers that grow with every write of it: the responses and
+        the latest snapshot's id (a refit writes its fit only if they are the same as when it read)."""
+        with self._reading(conn) as c:
+            return (int(c.execute(sa.select(sa.func.count()).select_from(responses)).scalar_one()),
+                    int(c.execute(sa.select(sa.func.coalesce(sa.func.max(snapshots.c.id), 0))).scalar_one()))
+
+    @contextmanager
+    def writing(self, conn: Connection | None = None) -> Iterator[Connection]:
+        """``conn`` (a caller's write transaction, which the caller commits), else a transaction
+        of its own (:meth:`transaction`)."""
+        if conn is not None:
+            yield conn
+            return
+        with self.transaction() as own:
+            yield own
+
+    @contextmanager
+    def _reading(self, conn: Connection | None) -> Iterator[Connection]:
+        """``conn`` (a write transaction's, read through inside it), else a connection of its own."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.connect() as own:
+            yield own
+
     # ------------------------------------------------------------------ models
     def model_id(self, conn: Connection, name: str) -> int | None:
         row = conn.execute(sa.select(models.c.id).where(models.c.name == name)).first()
@@ -354,10 +394,8 @@ class Store:
 
     def games(self, conn: Connection | None = None) -> list[str]:
         """The games the bank holds tasks of (read through ``conn``, a write transaction's, when given)."""
-        if conn is None:
-            with self.engine.connect() as own:
-                return self.games(own)
-        return [r[0] for r in conn.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
+        with self._reading(conn) as c:
+            return [r[0] for r in c.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
 
     def not_overall(self) -> list[str]:
         """The models on a game's latest board but not on the latest overall one: placed (``add``)
@@ -366,7 +404,7 @@ class Store:
         return sorted({r["model"] for g in self.games() for r in self.board(g)[1]} - overall)
 
     def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
-              retired: bool | None = None) -> list[BankedTask]:
+              retired: bool | None = None, conn: Connection | None = None) -> list[BankedTask]:
         q = sa.select(tasks)
         if game is not None:
             q = q.where(tasks.c.game == game)
@@ -374,8 +412,8 @@ class Store:
             q = q.where(tasks.c.id.in_(list(ids)))
         if retired is not None:
             q = q.where(tasks.c.retired == retired)
-        with self.engine.connect() as conn:
-            rows = conn.execute(q.order_by(tasks.c.id)).mappings().all()
+        with self._reading(conn) as c:
+            rows = c.execute(q.order_by(tasks.c.id)).mappings().all()
         return [_banked(r) for r in rows]
 
     def candidates(self, game: str, model: str, theta: float, max_placed: int, limit: int) -> list[BankedTask]:
@@ -424,13 +462,13 @@ class Store:
                                                samples=int(samples), at=time.time(), how=how))
         return True
 
-    def responses(self, game: str | None = None) -> list[Response]:
+    def responses(self, game: str | None = None, conn: Connection | None = None) -> list[Response]:
         q = (sa.select(models.c.name, responses.c.task_id, responses.c.correct, responses.c.samples)
              .join(models, models.c.id == responses.c.model_id))
         if game is not None:
             q = q.join(tasks, tasks.c.id == responses.c.task_id).where(tasks.c.game == game)
-        with self.engine.connect() as conn:
-            return [Response(*r) for r in conn.execute(q.order_by(responses.c.task_id, models.c.name))]
+        with self._reading(conn) as c:
+            return [Response(*r) for r in c.execute(q.order_by(responses.c.task_id, models.c.name))]
 
     def model_responses(self, model: str, game: str | None = None
                         ) -> list[tuple[int, int, int, float | None, float | None]]:
