@@ -26,8 +26,9 @@ Tables (:data:`metadata`):
 ``responses``
     one per model and task: ``correct`` of ``samples`` graded answer samples.
 ``adds``
-    each placement of a model on a game's board (``skate leaderboard add``): where it is, the calls
-    it has made and its budget, so that an interrupted add goes on where it stopped.
+    each placement of a model on a game's board (``skate leaderboard add``): where it is
+    (:data:`ADD_STEPS`), the calls it has made and its budget, so that an interrupted add goes on
+    where it stopped.
 ``snapshots`` / ``ratings``
     each fit's table, per game and overall (``game`` ``""``).
 """
@@ -58,6 +59,9 @@ WRITE = "skate_write"  # the execution option of a connection that writes (store
 # board per database). Any fixed key that fits a signed 64-bit integer.
 WRITE_LOCK = int.from_bytes(b"skate-lb", "big")
 REFIT_DUE = "refit_due"  # the meta key set while banked runs wait for their refit
+# Where an add is (adds.status), in order; each step is stored in the transaction that ends the
+# one before, so a process killed anywhere leaves the add at a step it can go on from.
+ADD_STEPS = ("placing", "setting", "banked", "done")
 
 metadata = sa.MetaData()
 
@@ -130,7 +134,7 @@ ratings = sa.Table("ratings", metadata,
 adds = sa.Table("adds", metadata,
                 sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
                 sa.Column("game", sa.String(64), primary_key=True),
-                sa.Column("status", sa.String(16), nullable=False),  # placing | setting | done
+                sa.Column("status", sa.String(16), nullable=False),  # ADD_STEPS: placing | setting | banked | done
                 sa.Column("calls", sa.Integer, nullable=False, server_default="0"),  # answer samples and setter attempts
                 sa.Column("budget", sa.Integer, nullable=False),
                 sa.Column("started", sa.Float, nullable=False),
@@ -404,7 +408,8 @@ class Store:
         return sorted({r["model"] for g in self.games() for r in self.board(g)[1]} - overall)
 
     def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
-              retired: bool | None = None, conn: Connection | None = None) -> list[BankedTask]:
+              retired: bool | None = None, run_id: int | None = None,
+              conn: Connection | None = None) -> list[BankedTask]:
         q = sa.select(tasks)
         if game is not None:
             q = q.where(tasks.c.game == game)
@@ -412,6 +417,8 @@ class Store:
             q = q.where(tasks.c.id.in_(list(ids)))
         if retired is not None:
             q = q.where(tasks.c.retired == retired)
+        if run_id is not None:
+            q = q.where(tasks.c.run_id == run_id)
         with self._reading(conn) as c:
             rows = c.execute(q.order_by(tasks.c.id)).mappings().all()
         return [_banked(r) for r in rows]
