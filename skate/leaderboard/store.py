@@ -407,6 +407,12 @@ class Store:
         overall = {r["model"] for r in self.board(OVERALL)[1]}
         return sorted({r["model"] for g in self.games() for r in self.board(g)[1]} - overall)
 
+    def being_added(self) -> list[str]:
+        """The models whose add has not finished (under way, or stopped and not run again)."""
+        with self.engine.connect() as conn:
+            return sorted(set(conn.execute(sa.select(models.c.name).join(adds, adds.c.model_id == models.c.id)
+                                           .where(adds.c.status != "done")).scalars()))
+
     def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
               retired: bool | None = None, run_id: int | None = None,
               conn: Connection | None = None) -> list[BankedTask]:
