@@ -35,9 +35,11 @@ Tables (:data:`metadata`):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -58,6 +60,7 @@ WRITE = "skate_write"  # the execution option of a connection that writes (store
 # PostgreSQL: the advisory lock each write transaction holds (advisory locks are per database: one
 # board per database). Any fixed key that fits a signed 64-bit integer.
 WRITE_LOCK = int.from_bytes(b"skate-lb", "big")
+ROOM = 1 << 20  # bytes: with less free beside a SQLite store, an I/O error opening it is a full disk
 REFIT_DUE = "refit_due"  # the meta key set while banked runs wait for their refit
 # Where an add is (adds.status), in order; each step is stored in the transaction that ends the
 # one before, so a process killed anywhere leaves the add at a step it can go on from.
@@ -144,6 +147,10 @@ adds = sa.Table("adds", metadata,
 
 class StoreError(ValueError):
     """The store cannot be used as asked; the message says what to do instead."""
+
+
+class DiskFull(StoreError):
+    """The disk holding the store is full: nothing of the write was stored."""
 
 
 def url_of(where: str | os.PathLike[str]) -> str:
@@ -268,6 +275,9 @@ class Store:
         except sa.exc.OperationalError as exc:
             # First: OperationalError is a DatabaseError. A server that cannot be reached (or a
             # SQLite file that cannot be opened); psycopg's message spans lines, the error is one.
+            full = self._disk_full(exc.orig, "the board cannot be opened until there is room for its write-ahead log")
+            if full is not None:
+                raise DiskFull(full) from None
             raise StoreError(f"cannot reach the leaderboard at {self.where}: {' '.join(str(exc.orig).split())}"
                              ) from None
         except sa.exc.DatabaseError as exc:
@@ -299,21 +309,49 @@ class Store:
     def transaction(self) -> Iterator[Connection]:
         """One write transaction: committed when the block ends, rolled back if it raises.
         Read through ``conn`` inside it, not through the store's own reading methods (on SQLite
-        those would wait for this transaction's lock)."""
-        with self.engine.connect() as conn:
-            conn.execution_options(**{WRITE: True})
-            with conn.begin():
-                if conn.dialect.name == "postgresql":
-                    # One writer at a time, as SQLite's BEGIN IMMEDIATE: a write reads before it
-                    # writes (the latest snapshot that an add's extends, whether a run is banked
-                    # already), and under READ COMMITTED two writers would both read the same rows
-                    # and the second's write would drop the first's. Each statement after the lock
-                    # sees every earlier writer's commit. (SERIALIZABLE would raise instead, to be
-                    # retried, and every caller's block would have to be replayable: the writes
-                    # here are short, so taking turns costs little.) Readers never wait on it.
-                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{BUSY_TIMEOUT_S}s'")
-                    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
-                yield conn
+        those would wait for this transaction's lock). A full disk raises :class:`StoreError`
+        in one line; the transaction is rolled back, so the store keeps what it held before."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execution_options(**{WRITE: True})
+                with conn.begin():
+                    if conn.dialect.name == "postgresql":
+                        # One writer at a time, as SQLite's BEGIN IMMEDIATE: a write reads before it
+                        # writes (the latest snapshot that an add's extends, whether a run is banked
+                        # already), and under READ COMMITTED two writers would both read the same rows
+                        # and the second's write would drop the first's. Each statement after the lock
+                        # sees every earlier writer's commit. (SERIALIZABLE would raise instead, to be
+                        # retried, and every caller's block would have to be replayable: the writes
+                        # here are short, so taking turns costs little.) Readers never wait on it.
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{BUSY_TIMEOUT_S}s'")
+                        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
+                    yield conn
+        except sa.exc.OperationalError as exc:
+            full = self._disk_full(exc.orig)
+            if full is None:
+                raise
+            raise DiskFull(full) from None
+
+    def _disk_full(self, error: BaseException | None, doing: str = "nothing of this write was stored") -> str | None:
+        """What to say when ``error`` (the driver's) comes of a full disk; None when it does not.
+        SQLite says so (SQLITE_FULL) when a write finds no room; opening the store on a full disk
+        fails to make the index of its write-ahead log beside it, an I/O error, read here as a
+        full disk when less than :data:`ROOM` bytes are free there."""
+        kept = f"{doing}; what the board held before is all kept; free some space"
+        if isinstance(error, sqlite3.Error):
+            path = Path(self.engine.url.database or self.where)
+            code = getattr(error, "sqlite_errorcode", 0)
+            full = code == sqlite3.SQLITE_FULL or "database or disk is full" in str(error)
+            if not full and code & 0xFF == sqlite3.SQLITE_IOERR:
+                with contextlib.suppress(OSError):
+                    room = os.statvfs(path.parent)
+                    full = room.f_bavail * room.f_frsize < ROOM
+            return f"the disk holding {path} is full: {kept} there and run the command again" if full else None
+        if getattr(error, "sqlstate", None) == "53100":  # PostgreSQL's disk_full
+            said = str(error).strip().splitlines()[0]
+            return f"the PostgreSQL server of {self.where} is out of disk space ({said}): {kept} on the server and run " \
+                   "the command again"
+        return None
 
     def refit_due(self) -> bool:
         """Whether runs banked by ``skate leaderboard import`` wait for a refit (a refit cut
