@@ -217,11 +217,12 @@ def _what(statement: str) -> str:
     return f"{verb} {table.strip(chr(34))}"
 
 
-def trace(command: list[str], url: str, root: Path) -> Trace:
-    """Run ``skate`` ``command`` here, uninterrupted, recording it (:class:`Trace`)."""
+def trace(command: list[str], where: str, root: Path) -> Trace:
+    """Run ``skate`` ``command`` here, uninterrupted, on the store at ``where`` (its folders under
+    ``root``), recording it (:class:`Trace`)."""
     from skate.cli import main
 
-    got = Trace(states=[dump(url, root)])
+    got = Trace(states=[dump(where, root)])
     watch = Watch()
 
     def on_write(n: int, statement: str) -> None:
@@ -231,7 +232,7 @@ def trace(command: list[str], url: str, root: Path) -> Trace:
         got.events.append(Event("commit", n, phase(), "", n))
         watch.quiet = True
         try:
-            got.states.append(dump(url, root))
+            got.states.append(dump(where, root))
         finally:
             watch.quiet = False
 
@@ -276,6 +277,20 @@ def fork(child: Callable[[], int], log: Path) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+@contextlib.contextmanager
+def forked(child: Callable[[], int], log: Path) -> Iterator[int]:
+    """:func:`fork` for the block: the child's pid, the child killed at the end if it still runs
+    (a test that fails while a child is held at a point leaves none behind)."""
+    pid = fork(child, log)
+    try:
+        yield pid
+    finally:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
 
 def await_file(path: Path, pid: int, log: Path, timeout: float = 300.0) -> None:
@@ -372,18 +387,18 @@ class Result:
     why: list[str]  # what differed
 
 
-def kill_and_rerun(command: list[str], url: str, root: Path, point: Event, reference: Trace) -> Result:
-    """Kill ``command`` (on the store at ``url``, its folders under ``root``) at ``point``, check
+def kill_and_rerun(command: list[str], where: str, root: Path, point: Event, reference: Trace) -> Result:
+    """Kill ``command`` (on the store at ``where``, its folders under ``root``) at ``point``, check
     the store against the trace, run the command again here and check the store it leaves."""
     from skate.cli import main
 
     status = killed(command, (point.kind, point.n), root / "killed.out")
-    now = dump(url, root)
+    now = dump(where, root)
     why = [f"after the kill: {d}" for d in differences(now, reference.states[point.commits_before])]
     at_commit = not why
     with _output_to(root / "again.out"):
         again = main(command)
-    end = differences(dump(url, root), reference.states[-1])
+    end = differences(dump(where, root), reference.states[-1])
     why += [f"run again: {d}" for d in end]
     return Result(point, status, at_commit, again, again == 0 and not end, why)
 

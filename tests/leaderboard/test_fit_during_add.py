@@ -56,43 +56,41 @@ def test_a_refit_during_an_add_fits_its_answers_so_far_and_waits_for_one_being_w
         with kills.Watch(on_write=on_write, on_commit=on_commit):
             return main(["leaderboard", "add", *ADD, "--store", where, "--runs-dir", str(tmp_path / "adds")])
 
-    add_log = tmp_path / "add.out"
-    add_pid = kills.fork(adding, add_log)
-    # 1. Between two of its tasks: a refit fits the 5 answers it has stored, and says so.
-    kills.await_file(sync / "between.paused", add_pid, add_log)
-    assert main(["leaderboard", "refit", "--store", where]) == 0
-    first = _refits(where)[-1]
-    assert first["mid"]["tasks"] == 5
-    with Store.open(where, create=False) as store:
-        text, page = board_text(store), render(store)
-    assert "Still being added: mid" in text.split("\n\n")[0] and "Still being added: mid" in text.split("\n\n")[1]
-    assert page.count('<p class="meta placing">Still being added: mid') == 2  # overall and the game's
-    (sync / "between.go").touch()
-    # 2. While its 10th answer is written: a refit in a third process asks for the write lock,
-    # waits for that answer's transaction, then fits all 10 (first fitted without the lock, on 9,
-    # then again under it: the bank changed meanwhile).
-    kills.await_file(sync / "inside.paused", add_pid, add_log)
-
     def refitting() -> int:
         with kills.Watch(on_lock=lambda: (sync / "refit.locking").touch()):
             return main(["leaderboard", "refit", "--store", where])
 
-    refit_log = tmp_path / "refit.out"
-    refit_pid = kills.fork(refitting, refit_log)
-    kills.await_file(sync / "refit.locking", refit_pid, refit_log)
-    assert len(_refits(where)) == 2  # the import's and the first refit: the second waits for the lock
-    (sync / "inside.go").touch()  # the add commits its 10th answer and is held again, between tasks
-    assert kills.wait(refit_pid) == 0, refit_log.read_text()
-    second = _refits(where)[-1]
-    assert second["mid"]["tasks"] == 10
-    (sync / "after.go").touch()
-    assert kills.wait(add_pid) == 0, add_log.read_text()
+    add_log, refit_log = tmp_path / "add.out", tmp_path / "refit.out"
+    with kills.forked(adding, add_log) as add_pid:
+        # 1. Between two of its tasks: a refit fits the 5 answers it has stored, and says so.
+        kills.await_file(sync / "between.paused", add_pid, add_log)
+        assert main(["leaderboard", "refit", "--store", where]) == 0
+        first = _refits(where)[-1]
+        assert first["mid"]["tasks"] == 5
+        with Store.open(where, create=False) as store:
+            text, page = board_text(store), render(store)
+        assert "Still being added: mid" in text.split("\n\n")[0] and "Still being added: mid" in text.split("\n\n")[1]
+        assert page.count('<p class="meta placing">Still being added: mid') == 2  # overall and the game's
+        (sync / "between.go").touch()
+        # 2. While its 10th answer is written: a refit in a third process asks for the write lock,
+        # waits for that answer's transaction, then fits all 10 (first fitted without the lock, on
+        # 9, then again under it: the bank changed meanwhile).
+        kills.await_file(sync / "inside.paused", add_pid, add_log)
+        with kills.forked(refitting, refit_log) as refit_pid:
+            kills.await_file(sync / "refit.locking", refit_pid, refit_log)
+            assert len(_refits(where)) == 2  # the import's and the first refit's: this one waits for the lock
+            (sync / "inside.go").touch()  # the add commits its 10th answer and is held again, between tasks
+            assert kills.wait(refit_pid) == 0, refit_log.read_text()
+        second = _refits(where)[-1]
+        assert second["mid"]["tasks"] == 10
+        (sync / "after.go").touch()
+        assert kills.wait(add_pid) == 0, add_log.read_text()
     # 3. The add ends with its own row on the refit's board: every incumbent as the refit left it.
     with Store.open(where, create=False) as store:
         snap, rows = store.board(GAME)
-        answered = store.model_responses("mid", GAME)
+        answered, status = store.model_responses("mid", GAME), store.add_state("mid", GAME)["status"]
         text, page = board_text(store), render(store)
-    assert snap["why"] == "add:mid" and store.add_state("mid", GAME)["status"] == "done"
+    assert snap["why"] == "add:mid" and status == "done"
     final = {r["model"]: r for r in rows}
     assert {m: r["score"] for m, r in final.items() if m != "mid"} == {
         m: r["score"] for m, r in second.items() if m != "mid"}
