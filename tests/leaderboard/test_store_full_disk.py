@@ -1,8 +1,8 @@
 """A store on a full disk (issue 49): the write is refused in one line naming where, and nothing
 already stored is lost. The disk is a small tmpfs mounted for the test (root only: the suite runs
-as root in CI; elsewhere the test skips, saying so). SQLite's file lives on it; for PostgreSQL a
-tablespace on it holds the board's database (the server's own files and its write-ahead log stay
-where they are, so only the board's tables run out of room)."""
+as root in CI; where it cannot mount one, the test skips, saying why). SQLite's file lives on
+it; for PostgreSQL a tablespace on it holds the board's database (the server's own files and its
+write-ahead log stay where they are, so only the board's tables run out of room)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def small_disk(folder: Path, size: str, owner: str | None = None) -> Iterator[Pa
         pytest.skip("mounting a small tmpfs as a full disk needs root (CI runs the suite as root)")
     got = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
                          capture_output=True, text=True)
-    assert got.returncode == 0, f"as root, mount -t tmpfs failed: {got.stderr.strip()}"
+    if got.returncode != 0:  # root without the right to mount (a container without CAP_SYS_ADMIN)
+        pytest.skip(f"cannot mount a small tmpfs as a full disk here: {got.stderr.strip()}")
     try:
         if owner:
             user = pwd.getpwnam(owner)
