@@ -22,7 +22,7 @@ from skate.leaderboard.page import board_text, write_page
 from skate.leaderboard.place import add
 from skate.leaderboard.renew import describe, refresh
 from skate.leaderboard.settings import AddSettings, RefreshSettings
-from skate.leaderboard.store import Store, StoreError
+from skate.leaderboard.store import DiskFull, Store, StoreError
 
 DEFAULT_STORE = "leaderboard.db"
 
@@ -101,19 +101,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
             if args.command == "import":
-                changed, refused = False, 0
+                refused = 0
                 for run_dir in args.runs:
-                    try:
-                        got = import_run(store, run_dir)
-                    except StoreError as exc:  # one line; the other runs are still banked
+                    try:  # each run banked marks a refit due, made below (or, if cut short, at the next import)
+                        got = import_run(store, run_dir, refit_due=True)
+                    except StoreError as exc:  # one line; the other runs are still banked (not on a full disk)
+                        if isinstance(exc, DiskFull):
+                            raise
                         print(f"skate leaderboard: {exc}", file=sys.stderr)
                         refused += 1
                         continue
                     new = f"; new models: {', '.join(got.models)}" if got.models else ""
                     print(f"{run_dir}: on the board already, nothing changed" if got.already else
                           f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
-                    changed = changed or not got.already
-                if changed and not args.no_refit:
+                if store.refit_due() and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
                 if refused:
@@ -125,12 +126,10 @@ def main(argv: list[str] | None = None) -> int:
                                       neighbours=args.neighbours, set_samples=args.set_samples,
                                       seed=args.seed, runs_dir=args.runs_dir), args.overrides,
                           api_base=args.api_base, api_key_env=args.api_key_env)
-                if got.already:
-                    print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked")
-                else:
-                    print(f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
-                          f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
-                          f"{got.set_tasks} tasks of its own banked)")
+                print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked" if got.already
+                      else f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
+                      f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
+                      f"{got.set_tasks} tasks of its own banked)")
             elif args.command == "refresh":
                 got = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
                                                      max_exposure=args.max_exposure, min_per_band=args.min_per_band,

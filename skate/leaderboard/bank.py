@@ -5,12 +5,17 @@ data: enough to ask and grade them again with the game built from the run's sett
 responses are the graded samples behind each p(correct) that the ratings used (the run's
 :meth:`~skate.runlog.events.RunLog.rating_stream`, so a round cut off by a stop adds nothing). The run
 is keyed by a digest of its first line: importing it again, from any path, changes nothing.
+
+A run is banked in one transaction (its row, its tasks, its players and their responses), so a
+process killed while it writes leaves none of it, and the run is banked whole when imported again.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.engine import Connection
 
 from skate.settings.config import SkateConfig, record_of
 from skate.errors import ConfigError
@@ -39,8 +44,11 @@ def player_specs(settings: SkateConfig, described: list[dict[str, Any]]) -> dict
     return out
 
 
-def import_run(store: Store, run_dir: Path) -> Imported:
-    """Bank one finished run (:class:`StoreError` saying why not: no log, not finished)."""
+def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Connection | None = None) -> Imported:
+    """Bank one finished run (:class:`StoreError` saying why not: no log, not finished), in one
+    transaction: ``conn``'s when given (the caller's, which commits it), else its own. With
+    ``refit_due`` the same transaction marks the board as due a refit (``skate leaderboard
+    import``: a refit cut short is made by the next import or refit)."""
     run_dir = Path(run_dir)
     try:
         run = read_run(run_dir, what="a finished run")
@@ -57,9 +65,12 @@ def import_run(store: Store, run_dir: Path) -> Imported:
         specs = player_specs(run_settings(start, check=False), start.players)
     except ConfigError as exc:
         raise StoreError(f"{run_dir}: {exc}") from None
-    with store.transaction() as conn:
-        if store.run_key(conn, key) is not None:
-            return Imported(str(run_dir), start.game, 0, 0, [], already=True)
+    with store.writing(conn) as conn:
+        known_run = store.run_key(conn, key)
+        if known_run is not None:
+            return Imported(str(run_dir), start.game, 0, 0, [], already=True, run_id=known_run)
+        if refit_due:
+            store.set_refit_due(conn, True)
         run_id = store.add_run(conn, key, str(run_dir.resolve()), start.game, start.config,
                                start.get("config_version"), start.ts)
         ids: dict[str, int] = {}
@@ -83,4 +94,4 @@ def import_run(store: Store, run_dir: Path) -> Imported:
                     if known is None:
                         added.append(player)
                 n_resp += store.record(conn, ids[player], row, k, n, "run")
-    return Imported(str(run_dir), start.game, n_tasks, n_resp, added)
+    return Imported(str(run_dir), start.game, n_tasks, n_resp, added, run_id=run_id)

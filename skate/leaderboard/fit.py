@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.engine import Connection
+
 from skate.leaderboard.store import OVERALL, Store
 from skate.ratings.base import normal_above
 from skate.ratings.irt import IRTRating
@@ -126,14 +128,37 @@ def above(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
     """Fit every game and the whole bank again, anchored to the last snapshots; store each
-    game's task difficulties and a snapshot of each table. Returns the tables by game
-    (``""``: overall)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for game in [*store.games(), OVERALL]:
-        cells = store.responses(game or None)  # OVERALL: every game's
+    game's task difficulties and a snapshot of each table, all in one transaction. Returns the
+    tables by game (``""``: overall).
+
+    It fits first without holding the write lock, then writes holding it, if the bank is as it
+    read it (:meth:`Store.version`); if not, an add's answers or another snapshot came meanwhile,
+    and it fits again under the lock. So a refit during an add fits every response stored when it
+    writes, the newcomer's so far included, waiting for a write under way; the add's own snapshot
+    then extends the refit's board."""
+    version = store.version()
+    fits = _fits(store)
+    with store.transaction() as conn:
+        if store.version(conn) != version:
+            fits = _fits(store, conn)
+        for game, (rows, difficulties, record) in fits.items():
+            if game != OVERALL:
+                store.set_difficulty(conn, difficulties)
+            store.snapshot(conn, game, why, record, rows)
+        store.set_refit_due(conn, False)
+    return {game: rows for game, (rows, _, _) in fits.items()}
+
+
+def _fits(store: Store, conn: Connection | None = None
+          ) -> dict[str, tuple[list[dict[str, Any]], dict[int, tuple[float, float | None]], dict[str, Any]]]:
+    """Each game's fit and the overall one, read through ``conn`` when given: (its table, its
+    tasks' difficulties by row id, the fit's own numbers)."""
+    out = {}
+    for game in [*store.games(conn), OVERALL]:
+        cells = store.responses(game or None, conn)  # OVERALL: every game's
         backend = IRTRating()
         backend.add_players(sorted({r.model for r in cells}))
-        by_task: dict[int, dict[str, tuple[int, int]]] = {}
+        by_task: dict[int, dict[str, tuple[float, float]]] = {}
         for r in cells:
             by_task.setdefault(r.task, {})[r.model] = effective(r.correct, r.samples)
         for task, counts in by_task.items():
@@ -141,7 +166,7 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
         fit = backend.fit()
         if fit is None:
             continue
-        _, previous = store.board(game)
+        _, previous = store.board(game, conn)
         shift = _anchor({r["model"]: r["score"] for r in previous if r["score"] is not None},
                         dict(zip(fit.players, fit.theta.tolist(), strict=True)))
         rows = []
@@ -149,13 +174,9 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
             tasks_of = sum(1 for counts in by_task.values() if row.player in counts)
             rows.append({"model": row.player, "score": _plus(row.score, shift), "lo": _plus(row.lo, shift),
                          "hi": _plus(row.hi, shift), "sd": row.extra.get("sd"), "rank": row.rank, "tasks": tasks_of})
-        with store.transaction() as conn:
-            if game != OVERALL:
-                store.set_difficulty(conn, {int(t): (b + shift, fit.difficulty_sd.get(t))
-                                            for t, b in fit.difficulty.items()})
-            store.snapshot(conn, game, why, {"tasks": len(by_task), "difficulty_sd": fit.s, "shift": shift,
-                                             "loglik": fit.loglik}, rows)
-        out[game] = rows
+        difficulties = {int(t): (b + shift, fit.difficulty_sd.get(t)) for t, b in fit.difficulty.items()}
+        out[game] = (rows, difficulties, {"tasks": len(by_task), "difficulty_sd": fit.s, "shift": shift,
+                                          "loglik": fit.loglik})
     return out
 
 

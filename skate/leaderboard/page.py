@@ -100,6 +100,7 @@ and {{ counts.responses }} responses.</p>
 <p class="meta">{{ b.rows|length }} models over {{ b.tasks }} tasks; fitted {{ b.fitted }} ({{ b.why }}).
 Intervals: {{ level }}; the bars share one scale, from {{ b.lo|f2 }} to {{ b.hi|f2 }}.</p>
 {% if b.missing %}<p class="meta missing">{{ b.missing }}.</p>{% endif %}
+{% if b.placing %}<p class="meta placing">{{ b.placing }}.</p>{% endif %}
 <table class="board">
 <thead><tr>
 <th class="num" data-type="num" aria-sort="ascending"><button type="button">rank</button></th>
@@ -191,8 +192,10 @@ def _board(store: Store, game: str) -> dict[str, Any] | None:
                      "xs": x(r["score"]) if r["score"] is not None and math.isfinite(r["score"]) else None}
                     if ok else None)
     missing = store.not_overall() if game == OVERALL else []  # placed on a game's board since the overall fit
+    placing = being_added(store, rows)
     return {"game": game, "title": game or "overall", "rows": rows, "lo": lo, "hi": hi,
             "missing": not_overall_line(missing) if missing else "",
+            "placing": being_added_line(placing) if placing else "",
             "zero": x(0.0) if lo <= 0.0 <= hi else None, "tasks": snap["fit"].get("tasks", 0),
             "fitted": _when(snap["at"]), "at": snap["at"], "why": snap["why"]}
 
@@ -262,6 +265,19 @@ def not_overall_line(models: list[str]) -> str:
             "overall fit, which pools every game; skate leaderboard refit fits them in)")
 
 
+def being_added(store: Store, rows: list[dict[str, Any]]) -> list[str]:
+    """The models of ``rows`` whose add has not finished: a refit during their add fitted them on
+    the answers they had given by then."""
+    adding = set(store.being_added())
+    return [r["model"] for r in rows if r["model"] in adding]
+
+
+def being_added_line(models: list[str]) -> str:
+    """What a table says of its rows whose add has not finished."""
+    return (f"Still being added: {', '.join(models)} (a refit during the add fitted the answers given by then; "
+            "the add puts its own row here when it finishes, and an add that was stopped finishes when run again)")
+
+
 def format_board(title: str, rows: list[dict[str, Any]]) -> str:
     """One board as a text table (``skate leaderboard show``)."""
     header = f"{'rank':>4}  {'model':<24} {'score':>7} {'interval':>17} {'tasks':>6}"
@@ -282,8 +298,10 @@ def board_text(store: Store, game: str | None = None, where: str = "the store") 
         snap, rows = store.board(g)
         if snap is not None:
             missing = store.not_overall() if g == OVERALL else []
+            placing = being_added(store, rows)
             shown.append(format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows) + "\n"
-                         + (f"{not_overall_line(missing)}\n" if missing else ""))
+                         + (f"{not_overall_line(missing)}\n" if missing else "")
+                         + (f"{being_added_line(placing)}\n" if placing else ""))
     if not shown:
         raise StoreError(f"no board in {where} yet" + (f" for game {game!r}" if game else "")
                          + ": import a finished run with skate leaderboard import RUN_DIR")

@@ -23,7 +23,13 @@ tournament's calls.
 
 Every response is stored as it comes, so an interrupted add, run again, goes on where it stopped
 (its setting game resumes from its run folder); two adds at once only share the store's rows
-through its transactions.
+through its transactions. Each step is stored with the writes that end the one before
+(:data:`~skate.leaderboard.store.ADD_STEPS`): a banked task's response with the add's calls; the
+end of placement; its own game banked with its tasks' difficulties, its calls and the next step;
+its snapshot with ``done``. The random draws of the nth banked task come from the seed, the game,
+the model and n, so a process killed anywhere and run again ends with the store an uninterrupted
+add leaves (unless a task was tried and not stored: all its samples void, or its last place taken
+by another add meanwhile).
 """
 
 from __future__ import annotations
@@ -41,9 +47,9 @@ from skate.settings.build import Table, build_estimator, build_table, llm_player
 from skate.settings.config import SkateConfig, record_of
 from skate.estimators.fixed_n import FixedN
 from skate.estimators.base import Sampler
-from skate.runlog.events import AttemptMade, Estimated, read_run
+from skate.runlog.events import EVENTS_FILE, AttemptMade, Estimated, read_run
 from skate.games import get_game
-from skate.leaderboard.bank import import_run
+from skate.leaderboard.bank import import_run, run_key
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.store import OVERALL, Store, StoreError, digest
@@ -183,64 +189,63 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     with store.transaction() as conn:
         mid = store.ensure_model(conn, name, kind, spec, "add")
         store.start_add(conn, mid, game, settings.budget)
-    calls = int((store.add_state(name, game) or {}).get("calls", 0))
-    stopped = "placed"
-    with contextlib.ExitStack() as cleanup:
-        # The game's table and players; each model decodes as the estimator asks (the game's own,
-        # unless --samples) and is checked first.
-        table = build_table(s, cleanup)
-        estimator = FixedN(settings.samples) if settings.samples else build_estimator(s)
-        client = open_client(s, table, cleanup)
-        players = [*simulated_players(s, table),
-                   *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None))]
-        prepare_models(s, table, client, players)
-        player = next(p for p in players if p.name == name)
-        rng = np.random.default_rng([settings.seed, int(digest(f"{game}/{name}")[:8], 16)])
-        if (state or {}).get("status", "placing") == "placing":
-            stopped, calls = _place(store, game, mid, name, table, estimator, player, board, settings, calls,
-                                    settings.budget - reserve, rng)
-            with store.transaction() as conn:
-                store.update_add(conn, mid, game, status="setting", detail=stopped)
-        else:
-            stopped = state["detail"] if state else stopped
-    set_tasks = 0
-    if sets:
-        set_tasks, spent = _set_tasks(store, game, name, (kind, entry), board, settings, overrides)
-        calls += spent
+    state = store.add_state(name, game) or {}
+    folder = Path(settings.runs_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{game}"
+    if state["status"] == "placing":
+        with contextlib.ExitStack() as cleanup:
+            # The game's table and players; each model decodes as the estimator asks (the game's own,
+            # unless --samples) and is checked first.
+            table = build_table(s, cleanup)
+            estimator = FixedN(settings.samples) if settings.samples else build_estimator(s)
+            client = open_client(s, table, cleanup)
+            players = [*simulated_players(s, table),
+                       *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None))]
+            prepare_models(s, table, client, players)
+            player = next(p for p in players if p.name == name)
+            stopped = _place(store, game, mid, name, table, estimator, player, board, settings,
+                             int(state["calls"]), settings.budget - reserve)
         with store.transaction() as conn:
-            store.update_add(conn, mid, game, calls=spent)
+            store.update_add(conn, mid, game, status="setting" if sets else "banked", detail=stopped)
+        state = store.add_state(name, game) or {}
+    if state["status"] == "setting":
+        _set_tasks(store, game, name, mid, (kind, entry), board, settings, overrides, folder)
     est = _estimate(store, name, game, board)
-    rank = _snapshot(store, game, name, est)
-    with store.transaction() as conn:
-        store.update_add(conn, mid, game, status="done")
-    return Placed(name, game, est.theta, est.sd, rank, est.tasks, calls, stopped, set_tasks)
+    rank = _snapshot(store, game, name, mid, est)
+    state = store.add_state(name, game) or {}
+    return Placed(name, game, est.theta, est.sd, rank, est.tasks, int(state["calls"]), state["detail"],
+                  _own_tasks(store, folder) if sets else 0)
 
 
 def _place(store: Store, game: str, mid: int, name: str, table: Table, estimator: Any, player: Any,
-           board: list[dict[str, Any]],
-           settings: AddSettings, calls: int, budget: int, rng: np.random.Generator) -> tuple[str, int]:
-    """The adaptive loop over banked tasks; (why it stopped, calls so far)."""
+           board: list[dict[str, Any]], settings: AddSettings, calls: int, budget: int) -> str:
+    """The adaptive loop over banked tasks; why it stopped. The nth task it asks (counting those
+    it answered before an interruption) draws from its own generator, seeded by the seed, the
+    game, the model and n: run again after an interruption, it asks what it would have asked."""
     tried: set[int] = set()
     most = settings.samples or _most_samples(estimator)
-    items, prior = _items(store, name, game), _prior(board)  # read once; each new answer is added below
+    answered = store.model_responses(name, game)
+    items, prior = _items(answered), _prior(board)  # read once; each new answer is added below
+    step, who = len(answered), int(digest(f"{game}/{name}")[:8], 16)
     while True:
-        est = ability(items, **prior)
+        est = ability([items[t] for t in sorted(items)], **prior)  # in task order, as read back
         if est.tasks >= settings.min_tasks and settled(est, board, settings.confidence):
-            return f"order against its neighbours settled at {settings.confidence:g}", calls
+            return f"order against its neighbours settled at {settings.confidence:g}"
         if calls + most > budget:
-            return f"budget: {calls} calls", calls
+            return f"budget: {calls} calls"
         cands = [t for t in store.candidates(game, name, est.theta, settings.max_placed,
                                              settings.pick_among + len(tried)) if t.id not in tried]
         cands = [t for t in cands[:settings.pick_among] if abs((t.difficulty or 0.0) - est.theta) <= settings.window]
         if not cands:
-            return f"no banked task left within {settings.window:g} of its estimate", calls
+            return f"no banked task left within {settings.window:g} of its estimate"
+        rng = np.random.default_rng([settings.seed, who, step])
         t = cands[int(rng.integers(len(cands)))]
         tried.add(t.id)
+        step += 1
         got = estimator.estimate(Sampler(table.game, t.task(), player.answer, table.sandbox), rng)
         calls += got.n + got.void
         with store.transaction() as conn:
             if got.n > 0 and store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed):
-                items.append((t.difficulty, *effective(got.correct, got.n), t.difficulty_sd))
+                items[t.id] = (t.difficulty, *effective(got.correct, got.n), t.difficulty_sd)
             store.update_add(conn, mid, game, calls=got.n + got.void)
 
 
@@ -252,10 +257,11 @@ def _most_samples(estimator: Any) -> int:
     return 1
 
 
-def _items(store: Store, name: str, game: str) -> list[tuple[float, float, float, float | None]]:
-    """(difficulty, correct, samples as the fits count them, difficulty's sd) of every task it
-    answered whose difficulty is known."""
-    return [(b, *effective(k, n), sd) for _, k, n, b, sd in store.model_responses(name, game) if b is not None]
+def _items(answered: list[tuple[int, int, int, float | None, float | None]]
+           ) -> dict[int, tuple[float, float, float, float | None]]:
+    """By task row id: (difficulty, correct, samples as the fits count them, difficulty's sd) of
+    every task it answered (:meth:`Store.model_responses`) whose difficulty is known."""
+    return {t: (b, *effective(k, n), sd) for t, k, n, b, sd in answered if b is not None}
 
 
 def _prior(board: list[dict[str, Any]]) -> dict[str, float]:
@@ -269,13 +275,14 @@ def _prior(board: list[dict[str, Any]]) -> dict[str, float]:
 
 def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -> Ability:
     """Its ability from every task it answered whose difficulty is known, under the board's prior."""
-    return ability(_items(store, name, game), **_prior(board))
+    return ability(list(_items(store.model_responses(name, game)).values()), **_prior(board))
 
 
-def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, Any]], board: list[dict[str, Any]],
-               settings: AddSettings, overrides: list[str]) -> tuple[int, int]:
-    """Its setting game: it sets, it and its nearest incumbents answer; the run is banked and
-    its tasks' difficulties estimated. Returns (tasks banked, calls made)."""
+def _set_tasks(store: Store, game: str, name: str, mid: int, entry: tuple[str, dict[str, Any]],
+               board: list[dict[str, Any]], settings: AddSettings, overrides: list[str], folder: Path) -> None:
+    """Its setting game in ``folder``: it sets, it and its nearest incumbents answer. Then, in
+    one transaction, the run is banked, its tasks' difficulties estimated, its calls counted and
+    the add's next step stored."""
     est = _estimate(store, name, game, board)
     near = sorted(board, key=lambda r: abs(r["score"] - est.theta))[:settings.neighbours]
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
@@ -283,23 +290,31 @@ def _set_tasks(store: Store, game: str, name: str, entry: tuple[str, dict[str, A
     stage = [{"name": "add", "join": [], "setters": [name], "rounds": settings.set_rounds}]
     s = game_settings(store, game, entries, [f"seed={settings.seed}", "estimator=fixed_n",
                                          f"estimator.n={settings.set_samples}", *overrides], stages=stage)
-    folder = Path(settings.runs_dir) / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}-{game}"
     held = held_run(folder)
     if held is None or not held.finished:
         run_game(s, folder, resume=held is not None)
-    got = import_run(store, folder)
     calls = run_calls(folder)
     # New tasks: difficulty from the incumbents' answers, their abilities fixed.
     theta = {r["model"]: r["score"] for r in board}
-    spread = float((store.board(game)[0] or {}).get("fit", {}).get("difficulty_sd") or 1.0)
-    fresh = {t.id for t in store.tasks(game) if t.difficulty is None}
-    answers: dict[int, list[tuple[float, float, float]]] = {}
-    for r in store.responses(game):
-        if r.model in theta and r.task in fresh:
-            answers.setdefault(r.task, []).append((theta[r.model], *effective(r.correct, r.samples)))
     with store.transaction() as conn:
+        got = import_run(store, folder, conn=conn)
+        spread = float((store.board(game, conn)[0] or {}).get("fit", {}).get("difficulty_sd") or 1.0)
+        fresh = {t.id for t in store.tasks(game, run_id=got.run_id, conn=conn) if t.difficulty is None}
+        answers: dict[int, list[tuple[float, float, float]]] = {}
+        for r in store.responses(game, conn):
+            if r.model in theta and r.task in fresh:
+                answers.setdefault(r.task, []).append((theta[r.model], *effective(r.correct, r.samples)))
         store.set_difficulty(conn, {t: difficulty(items, spread) for t, items in answers.items()})
-    return got.tasks, calls
+        store.update_add(conn, mid, game, calls=calls, status="banked")
+
+
+def _own_tasks(store: Store, folder: Path) -> int:
+    """The tasks of its setting game (played in ``folder``) in the bank."""
+    if not (folder / EVENTS_FILE).exists():
+        return 0
+    with store.engine.connect() as conn:
+        run_id = store.run_key(conn, run_key(folder))
+    return len(store.tasks(run_id=run_id)) if run_id is not None else 0
 
 
 def run_calls(folder: Path) -> int:
@@ -308,8 +323,9 @@ def run_calls(folder: Path) -> int:
     return len(run.of(AttemptMade)) + sum(int(e.n) + int(e.void or 0) for e in run.of(Estimated))
 
 
-def _snapshot(store: Store, game: str, name: str, est: Ability) -> int:
-    """The game's latest board with its row added (every other row as it is); its rank. On a bank
+def _snapshot(store: Store, game: str, name: str, mid: int, est: Ability) -> int:
+    """The game's latest board with its row added (every other row as it is), and the add done,
+    in one transaction; its rank. On a bank
     of this one game the overall board is the game's (the same responses, the same scale), so the
     row joins it too; with several games it joins the overall fit at the next refit, and the
     overall table says so meanwhile (:meth:`Store.not_overall`)."""
@@ -331,4 +347,5 @@ def _snapshot(store: Store, game: str, name: str, est: Ability) -> int:
             store.snapshot(conn, board, f"add:{name}", {**(snap or {}).get("fit", {}), "added": name}, rows)
             if board == game:
                 rank = ranks[name]
+        store.update_add(conn, mid, game, status="done")
     return int(rank)  # type: ignore[arg-type]

@@ -11,7 +11,8 @@ lock (:data:`WRITE_LOCK`); either waits up to :data:`BUSY_TIMEOUT_S` for another
 Tables (:data:`metadata`):
 
 ``meta``
-    ``schema_version`` (:data:`SCHEMA_VERSION`): a store made by a newer skate is refused.
+    ``schema_version`` (:data:`SCHEMA_VERSION`): a store made by a newer skate is refused;
+    ``refit_due`` while runs banked by ``skate leaderboard import`` wait for their refit.
 ``models``
     one row per model on the board: its name (unique), what plays it (``spec``, JSON: the player's
     entry of the config, ``players.simulated`` or ``players.llm``), when it was added and how.
@@ -25,17 +26,20 @@ Tables (:data:`metadata`):
 ``responses``
     one per model and task: ``correct`` of ``samples`` graded answer samples.
 ``adds``
-    each placement of a model on a game's board (``skate leaderboard add``): where it is, the calls
-    it has made and its budget, so that an interrupted add goes on where it stopped.
+    each placement of a model on a game's board (``skate leaderboard add``): where it is
+    (:data:`ADD_STEPS`), the calls it has made and its budget, so that an interrupted add goes on
+    where it stopped.
 ``snapshots`` / ``ratings``
     each fit's table, per game and overall (``game`` ``""``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -56,6 +60,11 @@ WRITE = "skate_write"  # the execution option of a connection that writes (store
 # PostgreSQL: the advisory lock each write transaction holds (advisory locks are per database: one
 # board per database). Any fixed key that fits a signed 64-bit integer.
 WRITE_LOCK = int.from_bytes(b"skate-lb", "big")
+ROOM = 1 << 20  # bytes: with less free beside a SQLite store, an I/O error opening it is a full disk
+REFIT_DUE = "refit_due"  # the meta key set while banked runs wait for their refit
+# Where an add is (adds.status), in order; each step is stored in the transaction that ends the
+# one before, so a process killed anywhere leaves the add at a step it can go on from.
+ADD_STEPS = ("placing", "setting", "banked", "done")
 
 metadata = sa.MetaData()
 
@@ -128,7 +137,7 @@ ratings = sa.Table("ratings", metadata,
 adds = sa.Table("adds", metadata,
                 sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
                 sa.Column("game", sa.String(64), primary_key=True),
-                sa.Column("status", sa.String(16), nullable=False),  # placing | setting | done
+                sa.Column("status", sa.String(16), nullable=False),  # ADD_STEPS: placing | setting | banked | done
                 sa.Column("calls", sa.Integer, nullable=False, server_default="0"),  # answer samples and setter attempts
                 sa.Column("budget", sa.Integer, nullable=False),
                 sa.Column("started", sa.Float, nullable=False),
@@ -138,6 +147,10 @@ adds = sa.Table("adds", metadata,
 
 class StoreError(ValueError):
     """The store cannot be used as asked; the message says what to do instead."""
+
+
+class DiskFull(StoreError):
+    """The disk holding the store is full: nothing of the write was stored."""
 
 
 def url_of(where: str | os.PathLike[str]) -> str:
@@ -183,6 +196,7 @@ class Imported:
     responses: int
     models: list[str]
     already: bool = False
+    run_id: int | None = None  # its row in the runs table
 
 
 @dataclass(frozen=True)
@@ -261,6 +275,9 @@ class Store:
         except sa.exc.OperationalError as exc:
             # First: OperationalError is a DatabaseError. A server that cannot be reached (or a
             # SQLite file that cannot be opened); psycopg's message spans lines, the error is one.
+            full = self._disk_full(exc.orig, "the board cannot be opened until there is room for its write-ahead log")
+            if full is not None:
+                raise DiskFull(full) from None
             raise StoreError(f"cannot reach the leaderboard at {self.where}: {' '.join(str(exc.orig).split())}"
                              ) from None
         except sa.exc.DatabaseError as exc:
@@ -292,21 +309,86 @@ class Store:
     def transaction(self) -> Iterator[Connection]:
         """One write transaction: committed when the block ends, rolled back if it raises.
         Read through ``conn`` inside it, not through the store's own reading methods (on SQLite
-        those would wait for this transaction's lock)."""
+        those would wait for this transaction's lock). A full disk raises :class:`StoreError`
+        in one line; the transaction is rolled back, so the store keeps what it held before."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execution_options(**{WRITE: True})
+                with conn.begin():
+                    if conn.dialect.name == "postgresql":
+                        # One writer at a time, as SQLite's BEGIN IMMEDIATE: a write reads before it
+                        # writes (the latest snapshot that an add's extends, whether a run is banked
+                        # already), and under READ COMMITTED two writers would both read the same rows
+                        # and the second's write would drop the first's. Each statement after the lock
+                        # sees every earlier writer's commit. (SERIALIZABLE would raise instead, to be
+                        # retried, and every caller's block would have to be replayable: the writes
+                        # here are short, so taking turns costs little.) Readers never wait on it.
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{BUSY_TIMEOUT_S}s'")
+                        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
+                    yield conn
+        except sa.exc.OperationalError as exc:
+            full = self._disk_full(exc.orig)
+            if full is None:
+                raise
+            raise DiskFull(full) from None
+
+    def _disk_full(self, error: BaseException | None, doing: str = "nothing of this write was stored") -> str | None:
+        """What to say when ``error`` (the driver's) comes of a full disk; None when it does not.
+        SQLite says so (SQLITE_FULL) when a write finds no room; opening the store on a full disk
+        fails to make the index of its write-ahead log beside it, an I/O error, read here as a
+        full disk when less than :data:`ROOM` bytes are free there."""
+        kept = f"{doing}; what the board held before is all kept; free some space"
+        if isinstance(error, sqlite3.Error):
+            path = Path(self.engine.url.database or self.where)
+            code = getattr(error, "sqlite_errorcode", 0)
+            full = code == sqlite3.SQLITE_FULL or "database or disk is full" in str(error)
+            if not full and code & 0xFF == sqlite3.SQLITE_IOERR:
+                with contextlib.suppress(OSError):
+                    room = os.statvfs(path.parent)
+                    full = room.f_bavail * room.f_frsize < ROOM
+            return f"the disk holding {path} is full: {kept} there and run the command again" if full else None
+        if getattr(error, "sqlstate", None) == "53100":  # PostgreSQL's disk_full
+            said = str(error).strip().splitlines()[0]
+            return f"the PostgreSQL server of {self.where} is out of disk space ({said}): {kept} on the server and run " \
+                   "the command again"
+        return None
+
+    def refit_due(self) -> bool:
+        """Whether runs banked by ``skate leaderboard import`` wait for a refit (a refit cut
+        short: the next import or refit makes it)."""
         with self.engine.connect() as conn:
-            conn.execution_options(**{WRITE: True})
-            with conn.begin():
-                if conn.dialect.name == "postgresql":
-                    # One writer at a time, as SQLite's BEGIN IMMEDIATE: a write reads before it
-                    # writes (the latest snapshot that an add's extends, whether a run is banked
-                    # already), and under READ COMMITTED two writers would both read the same rows
-                    # and the second's write would drop the first's. Each statement after the lock
-                    # sees every earlier writer's commit. (SERIALIZABLE would raise instead, to be
-                    # retried, and every caller's block would have to be replayable: the writes
-                    # here are short, so taking turns costs little.) Readers never wait on it.
-                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{BUSY_TIMEOUT_S}s'")
-                    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(WRITE_LOCK)))
-                yield conn
+            return conn.execute(sa.select(meta.c.value).where(meta.c.key == REFIT_DUE)).first() is not None
+
+    def set_refit_due(self, conn: Connection, due: bool) -> None:
+        conn.execute(sa.delete(meta).where(meta.c.key == REFIT_DUE))
+        if due:
+            conn.execute(meta.insert().values(key=REFIT_DUE, value="1"))
+
+    def version(self, conn: Connection | None = None) -> tuple[int, int]:
+        """What a fit reads, in two numbers that grow with every write of it: the responses and
+        the latest snapshot's id (a refit writes its fit only if they are the same as when it read)."""
+        with self._reading(conn) as c:
+            return (int(c.execute(sa.select(sa.func.count()).select_from(responses)).scalar_one()),
+                    int(c.execute(sa.select(sa.func.coalesce(sa.func.max(snapshots.c.id), 0))).scalar_one()))
+
+    @contextmanager
+    def writing(self, conn: Connection | None = None) -> Iterator[Connection]:
+        """``conn`` (a caller's write transaction, which the caller commits), else a transaction
+        of its own (:meth:`transaction`)."""
+        if conn is not None:
+            yield conn
+            return
+        with self.transaction() as own:
+            yield own
+
+    @contextmanager
+    def _reading(self, conn: Connection | None) -> Iterator[Connection]:
+        """``conn`` (a write transaction's, read through inside it), else a connection of its own."""
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.connect() as own:
+            yield own
 
     # ------------------------------------------------------------------ models
     def model_id(self, conn: Connection, name: str) -> int | None:
@@ -354,10 +436,8 @@ class Store:
 
     def games(self, conn: Connection | None = None) -> list[str]:
         """The games the bank holds tasks of (read through ``conn``, a write transaction's, when given)."""
-        if conn is None:
-            with self.engine.connect() as own:
-                return self.games(own)
-        return [r[0] for r in conn.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
+        with self._reading(conn) as c:
+            return [r[0] for r in c.execute(sa.select(tasks.c.game).distinct().order_by(tasks.c.game))]
 
     def not_overall(self) -> list[str]:
         """The models on a game's latest board but not on the latest overall one: placed (``add``)
@@ -365,8 +445,15 @@ class Store:
         overall = {r["model"] for r in self.board(OVERALL)[1]}
         return sorted({r["model"] for g in self.games() for r in self.board(g)[1]} - overall)
 
+    def being_added(self) -> list[str]:
+        """The models whose add has not finished (under way, or stopped and not run again)."""
+        with self.engine.connect() as conn:
+            return sorted(set(conn.execute(sa.select(models.c.name).join(adds, adds.c.model_id == models.c.id)
+                                           .where(adds.c.status != "done")).scalars()))
+
     def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
-              retired: bool | None = None) -> list[BankedTask]:
+              retired: bool | None = None, run_id: int | None = None,
+              conn: Connection | None = None) -> list[BankedTask]:
         q = sa.select(tasks)
         if game is not None:
             q = q.where(tasks.c.game == game)
@@ -374,8 +461,10 @@ class Store:
             q = q.where(tasks.c.id.in_(list(ids)))
         if retired is not None:
             q = q.where(tasks.c.retired == retired)
-        with self.engine.connect() as conn:
-            rows = conn.execute(q.order_by(tasks.c.id)).mappings().all()
+        if run_id is not None:
+            q = q.where(tasks.c.run_id == run_id)
+        with self._reading(conn) as c:
+            rows = c.execute(q.order_by(tasks.c.id)).mappings().all()
         return [_banked(r) for r in rows]
 
     def candidates(self, game: str, model: str, theta: float, max_placed: int, limit: int) -> list[BankedTask]:
@@ -424,13 +513,13 @@ class Store:
                                                samples=int(samples), at=time.time(), how=how))
         return True
 
-    def responses(self, game: str | None = None) -> list[Response]:
+    def responses(self, game: str | None = None, conn: Connection | None = None) -> list[Response]:
         q = (sa.select(models.c.name, responses.c.task_id, responses.c.correct, responses.c.samples)
              .join(models, models.c.id == responses.c.model_id))
         if game is not None:
             q = q.join(tasks, tasks.c.id == responses.c.task_id).where(tasks.c.game == game)
-        with self.engine.connect() as conn:
-            return [Response(*r) for r in conn.execute(q.order_by(responses.c.task_id, models.c.name))]
+        with self._reading(conn) as c:
+            return [Response(*r) for r in c.execute(q.order_by(responses.c.task_id, models.c.name))]
 
     def model_responses(self, model: str, game: str | None = None
                         ) -> list[tuple[int, int, int, float | None, float | None]]:

@@ -12,6 +12,7 @@ they fail.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -58,15 +59,18 @@ class PostgresServer:
     def url(self, database: str) -> str:
         return f"postgresql://{self.user}@/{database}?host={self.socket_dir}"
 
-    def database(self, prefix: str = "board") -> str:
+    def database(self, prefix: str = "board", copy_of: str | None = None) -> str:
+        """A new database's URL: empty, or a copy of the database at ``copy_of`` (a URL of this
+        server's, with no one connected to it)."""
         import sqlalchemy as sa
 
         name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+        template = copy_of.split("@/", 1)[1].split("?", 1)[0] if copy_of else "template0"
         engine = sa.create_engine(self.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
                                   isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
         try:
             with engine.connect() as conn:
-                conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE template0')
+                conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
         finally:
             engine.dispose()
         return self.url(name)
@@ -74,6 +78,13 @@ class PostgresServer:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
+    """A throwaway server for as long as the block runs (the fixture's; bench/bench_kill.py's too)."""
     bin_dir = _bin_dir()
     if bin_dir is None:
         _unavailable("no PostgreSQL server binaries (initdb, postgres) are installed")
@@ -181,3 +192,23 @@ def interrupt_then_resume(board, tmp_path: Path, monkeypatch, at: int) -> None:
     assert board.add_state("mid", game)["status"] == "done"
     assert got.calls == sum(n for _, _, n, *_ in answered) <= 200
     assert got.model in {r["model"] for r in board.board(game)[1]}
+
+
+# ------------------------------------------------------------------ stores to copy (the kill tests)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_store(request):
+    """``new_store(folder)``: where a store not made yet is, as ``--store`` takes it (a file in
+    ``folder``, or a new PostgreSQL database); ``new_store(folder, copy_of=where)``: a copy of the
+    store at ``where`` (nothing connected to it). ``new_store.backend`` says which."""
+    backend = request.param
+
+    def make(folder: Path, copy_of: str | None = None) -> str:
+        if backend == "sqlite":
+            path = Path(folder) / "board.db"
+            if copy_of is not None:
+                shutil.copyfile(copy_of, path)
+            return str(path)
+        return request.getfixturevalue("postgres_server").database(copy_of=copy_of)
+
+    make.backend = backend
+    return make
