@@ -90,6 +90,8 @@ def refresh(store: Store, settings: RefreshSettings = RefreshSettings(), overrid
     out = Refreshed(game, retire(store, game, settings.max_age_days, settings.max_exposure))
     out.thin = thin_bands(store, game, settings.min_per_band, settings.max_placed)
     if not out.thin:
+        if store.refit_due():  # a refresh cut short after banking its games, before its refit
+            refit(store, why="refresh")
         return out
     _, rows = store.board(game)
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
@@ -106,7 +108,7 @@ def refresh(store: Store, settings: RefreshSettings = RefreshSettings(), overrid
         held = held_run(folder)
         if held is None or not held.finished:
             run_game(s, folder, resume=held is not None)
-        out.added += import_run(store, folder).tasks
+        out.added += import_run(store, folder, refit_due=True).tasks  # owed until the refit below
         out.played.append(str(folder))
     refit(store, why="refresh")
     return out

@@ -58,3 +58,20 @@ def test_a_thin_band_gets_a_short_game_among_the_incumbents_nearest_it(board, tm
     new = [t for t in board.tasks("mathquiz") if t.run_id > 1]
     assert new and all(t.difficulty is not None for t in new)
     assert any("new tasks banked" in line for line in describe(got))
+
+
+def test_a_refresh_cut_short_before_its_refit_refits_when_run_again(board, tmp_path, monkeypatch):
+    import skate.leaderboard.renew as renew
+
+    def killed(*_, **__):
+        raise KeyboardInterrupt  # the process dies after banking its games, before fitting them
+
+    monkeypatch.setattr(renew, "refit", killed)
+    with pytest.raises(KeyboardInterrupt):
+        refresh(board, RefreshSettings(min_per_band=10_000, players=3, rounds=1, runs_dir=tmp_path / "fresh"))
+    assert board.refit_due()
+    monkeypatch.undo()
+    # run again: every band has its tasks now, so no game is played, but the owed refit is made
+    again = refresh(board, RefreshSettings(min_per_band=0, runs_dir=tmp_path / "fresh"))
+    assert again.played == [] and not board.refit_due()
+    assert board.board("mathquiz")[0]["why"] == "refresh"
