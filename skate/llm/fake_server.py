@@ -431,7 +431,9 @@ class FakeLLMServer:
         """Serve (again, after :meth:`stop`: on the same port, with the same models and counts)."""
         if self._thread is not None:  # stopped before: listen again where it listened
             self.httpd = _Listener(self.httpd.server_address[:2], self._handler())
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="fake-llm")
+        # stop() takes effect within 50 ms (the standard library's 0.5 s: a killed server answering on)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True, name="fake-llm")
         self._thread.start()
         return self
 
