@@ -287,6 +287,11 @@ def _unpack(text: str) -> list[float]:
     return array("f", base64.b64decode(text)).tolist()
 
 
+# The longest wait between two probes of a model that is down: the most its round waits once it is
+# back (a probe is one request: every 10 s costs nothing beside a game's calls).
+PROBE_EVERY_S = 10.0
+
+
 @dataclass
 class RetryPolicy:
     max_retries: int = 4  # retries after the first try
@@ -328,10 +333,11 @@ class LLMClient:
         self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
         self._max_n: dict[str, int] = {}  # endpoint -> the most samples per request it takes (learnt)
         self._warned: set[tuple[str, str, str]] = set()
-        # Probes of a down endpoint: first after the next backoff the retries would have waited.
+        # Probes of a down endpoint: the first after the backoff the retries would have waited next,
+        # then twice as long each time, up to PROBE_EVERY_S (or max_backoff_s if shorter).
         r = self.retry
-        self.outages = Outages(outage_wait_s, min(r.max_backoff_s, r.backoff_s * 2 ** r.max_retries),
-                               r.max_backoff_s, on_outage)
+        every = min(r.max_backoff_s, PROBE_EVERY_S)
+        self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2 ** r.max_retries), every, on_outage)
 
     # -- bookkeeping
     def _usage(self, player: str) -> Usage:

@@ -10,8 +10,8 @@ request the server cannot take) and is void, as before.
 While an endpoint is down its calls wait instead of being sent: a call that fails, or is about to
 be sent, joins the endpoint's held calls, and one at a time goes out again as the *probe*, each
 held call in its turn (so one request the server cannot take does not hide a server that answers
-the others), the first after the retry policy's next backoff, each later one after twice the last,
-up to ``max_probe_s`` (with jitter). The probe is a real call, not a cheap request beside it: a
+the others), the first after ``first_probe_s`` (the client's: the backoff its retries would wait
+next), each later one after twice the last, up to ``max_probe_s`` (10 s), with jitter. The probe is a real call, not a cheap request beside it: a
 server whose model list answers while its chat completions fail (an inference engine down behind
 its API, a provider's incident) is still down, and a probe that gets through is that call's
 answer. The first request answered ends the outage: every held call is sent again, each with a
@@ -181,6 +181,7 @@ class Outages:
             return False
         now = time.monotonic()
         with self._cond:
+            self._raise_if_stopped(call)  # another outage stopped the run: one gives up, not each
             o = self._down.get(call.key)
             probe = o if o is not None and o.probing is call else None
             self._end_probe(call)
