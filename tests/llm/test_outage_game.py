@@ -133,3 +133,5 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
     assert events[-1]["event"] == "run_end" and not [e for e in events if e["event"] == "llm_void"]
     assert game_events(run) == game_events(ref)
     assert ratings(run) == ratings(ref)
+    # The replay went past the outages recorded before the stops, neither comparing nor cutting them.
+    assert [s for s, _ in outages(run)].count("gave_up") == 2
