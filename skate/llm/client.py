@@ -716,6 +716,11 @@ class LLMClient:
                           "detail": exc.detail[:300], "attempts": attempts, "samples": len(samples)})
         return [Completion(None, void=reason, attempts=attempts) for _ in samples]
 
+    def stop_waiting(self) -> None:
+        """The run is stopping: calls waiting for a model that is down end now, and so do those
+        that would (:class:`~skate.llm.outage.ModelUnreachable`); other calls go on."""
+        self.outages.close()
+
     def close(self) -> None:
         self.outages.close()
         self._pool.shutdown(wait=False, cancel_futures=True)

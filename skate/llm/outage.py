@@ -143,8 +143,9 @@ class Outages:
                     return
                 if self._closed:
                     self._leave(call)
-                    raise ModelUnreachable(f"{call.key[0]}: the client was closed while waiting for it",
-                                           *call.key, time.monotonic() - o.began)
+                    waited = time.monotonic() - o.began
+                    raise ModelUnreachable(f"stopped while waiting for {call.key[0]} (down {seconds(waited)})",
+                                           *call.key, waited)
                 if call.outage is not o:
                     self._leave(call)
                     o.held.append(call)
@@ -189,6 +190,8 @@ class Outages:
                 if probe is not None:  # the server is there: an answer of its own, under the usual rules
                     self._up(probe, now)
                 return False
+            if self._closed:  # the run is stopping: no call waits, no new outage is told
+                raise ModelUnreachable(f"stopped while {call.key[0]} did not answer", *call.key, 0.0)
             if call.failing_since is None:
                 call.failing_since = now
             if probe is not None:
@@ -221,7 +224,8 @@ class Outages:
                 self._leave(call)
 
     def close(self) -> None:
-        """The client is closing: every held call ends (:class:`ModelUnreachable`)."""
+        """The run is stopping or the client closing: every held call ends, and so does every call
+        whose endpoint is down (:class:`ModelUnreachable`); calls to the others go on."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
@@ -275,7 +279,7 @@ class Outages:
         elif state == "waiting":
             log.debug("waiting for %s (down %s, gives up at %s): probe %d", model, seconds(down),
                       seconds(self.wait_s), o.probes)
-        if self.on_outage is not None:
+        if self.on_outage is not None and not self._closed:  # (a call abandoned at the stop tells nothing)
             self.on_outage({"state": state, "model": model, "endpoint": endpoint, "player": o.player,
                             "kind": o.error.kind, "status": o.error.status, "detail": o.error.detail[:300],
                             "down_s": round(down, 3), "probes": o.probes, "held": len(o.held),

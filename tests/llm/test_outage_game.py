@@ -1,11 +1,13 @@
 """A game of three language-model players whose server is killed mid-game (issue 49): back after
 a pause longer than the retry budget, the game goes on with no void call and plays as though it
 had never gone; down for longer than ``llm.outage_wait_s``, the run stops cleanly (one line, exit
-status 75) and ``resume=`` completes it as the uninterrupted game."""
+status 75) and ``resume=`` completes it as the uninterrupted game; a signal while it waits stops
+the run at once."""
 
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from pathlib import Path
@@ -16,7 +18,7 @@ from skate.cli.play import resume
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import TIMING, comparable, read_events
-from skate.runner import run_game
+from skate.runner import Signals, run_game, stop_on_signals
 from skate.settings.config import build_settings
 from tests.llm.conftest import SKILLS, llm_config
 
@@ -76,20 +78,24 @@ def outages(run: Path) -> list[tuple[str, str]]:
     return [(e["state"], e["model"]) for e in read_events(run) if e["event"] == "llm_outage"]
 
 
-def test_a_server_killed_mid_game_and_back_is_waited_for_with_no_void_call(server, reference, tmp_path):
-    ref, requests = reference
-    run = tmp_path / "run"
-    killer = kill_after(server, requests // 3)  # in the second of four rounds
-
-    def restart_once_found_down():  # so the pause outlasts the retry budget
-        killer.join()
+def once_found_down(run: Path, then) -> threading.Thread:
+    """``then()`` once the run's log has an outage (the server down past the retry budget)."""
+    def watch():
         log, deadline = run / "events.jsonl", time.monotonic() + 30  # (a bound that only catches a hang)
         while not (log.exists() and '"llm_outage"' in log.read_text()) and time.monotonic() < deadline:
             time.sleep(0.005)
-        server.start()
+        then()
 
-    restarter = threading.Thread(target=restart_once_found_down, daemon=True)
-    restarter.start()
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_server_killed_mid_game_and_back_is_waited_for_with_no_void_call(server, reference, tmp_path):
+    ref, requests = reference
+    run = tmp_path / "run"
+    kill_after(server, requests // 3)  # in the second of four rounds
+    restarter = once_found_down(run, server.start)  # so the pause outlasts the retry budget
     result = run_game(build_settings(llm_config(server.api_base, tmp_path / "cache", *GAME)), run)
     restarter.join()
     events = read_events(run)
@@ -135,3 +141,22 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
     assert ratings(run) == ratings(ref)
     # The replay went past the outages recorded before the stops, neither comparing nor cutting them.
     assert [s for s, _ in outages(run)].count("gave_up") == 2
+
+
+def test_a_signal_while_a_model_is_down_stops_the_run_at_once(server, reference, tmp_path):
+    """Ctrl-C while calls wait for a model (the setters' calls of round 1 here): they end with the
+    run, not when the wait is up."""
+    run = tmp_path / "run"
+    server.stop()
+    once_found_down(run, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+    cfg = llm_config(server.api_base, tmp_path / "cache", *GAME, "llm.outage_wait_s=30")
+    try:
+        with stop_on_signals():
+            result = run_game(build_settings(cfg), run)
+    finally:
+        Signals.received = None
+        server.start()
+    assert result.summary.stopped == "Interrupted: stopped by SIGINT"
+    found = {s for s, _ in outages(run)}
+    assert found == {"down"}  # neither back nor given up: the held calls ended with the run
+    assert read_events(run)[-1]["event"] == "run_end"
