@@ -249,8 +249,8 @@ def _report(out_dir: Path) -> None:
 
 # What may change when a run is resumed: nothing that changes the game already played.
 RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s", "llm.max_backoff_s",
-             "llm.max_retry_after_s", "llm.outage_wait_s", "llm.concurrency", "llm.endpoint_concurrency", "llm.cache_dir",
-             "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
+             "llm.max_retry_after_s", "llm.outage_wait_s", "llm.concurrency", "llm.endpoint_concurrency",
+             "llm.cache_dir", "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
 
 
 class CannotResume(Exception):

@@ -11,10 +11,10 @@ While an endpoint is down its calls wait instead of being sent: a call that fail
 be sent, joins the endpoint's held calls, and one at a time goes out again as the *probe*, each
 held call in its turn (so one request the server cannot take does not hide a server that answers
 the others), the first after ``first_probe_s`` (the client's: the backoff its retries would wait
-next), each later one after twice the last, up to ``max_probe_s`` (10 s), with jitter. The probe is a real call, not a cheap request beside it: a
-server whose model list answers while its chat completions fail (an inference engine down behind
-its API, a provider's incident) is still down, and a probe that gets through is that call's
-answer. The first request answered ends the outage: every held call is sent again, each with a
+next), each later one after twice the last, up to ``max_probe_s`` (the client's: 10 s), with
+jitter. The probe is a real call, not a cheap request beside it: a server whose model list answers
+while its chat completions fail (an inference engine down behind its API, a provider's incident)
+is still down, and a probe that gets through is that call's answer. The first request answered ends the outage: every held call is sent again, each with a
 fresh retry budget, and the round goes on as though the endpoint had never gone. A probe that
 gets another answer (a 4xx, a 429, an unreadable body) ends it too: the server is there, and that
 call follows the usual rules.

@@ -115,8 +115,9 @@ class EventLog:
     log is first cut before its first ``run_stopped``/``run_error``/``run_end`` and any torn last
     line (the original is kept as ``events.interrupted-<n>.jsonl``). Model-call void and outage
     events (:data:`TIMING`) are not compared (they depend on timing): those recorded stay, those
-    written while the replay still matches recorded lines are dropped. If a replayed event differs from the recorded one,
-    the rest of the old log is cut there and the new events are written (:attr:`diverged`).
+    written while the replay still matches recorded lines are dropped. If a replayed event differs
+    from the recorded one, the rest of the old log is cut there and the new events are written
+    (:attr:`diverged`).
     """
 
     def __init__(self, path: Path, replay: bool = False) -> None:

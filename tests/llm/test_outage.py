@@ -202,8 +202,10 @@ def test_closing_the_client_ends_the_held_calls():
 
 @pytest.mark.parametrize(("exc", "down"), [
     (CallFailed("transport", "refused", True), True), (CallFailed("timeout", "no reply", True), True),
-    (CallFailed("server", "HTTP 503", True, None, 503), True), (CallFailed("server", "HTTP 408", True, None, 408), True),
-    (CallFailed("server", "HTTP 409", True, None, 409), False), (CallFailed("rate_limit", "429", True, 1.0, 429), False),
+    (CallFailed("server", "HTTP 503", True, None, 503), True),
+    (CallFailed("server", "HTTP 408", True, None, 408), True),
+    (CallFailed("server", "HTTP 409", True, None, 409), False),
+    (CallFailed("rate_limit", "429", True, 1.0, 429), False),
     (CallFailed("client", "HTTP 400", False, None, 400), False), (CallFailed("malformed", "not JSON", True), False)])
 def test_what_counts_as_unreachable(exc, down):
     assert unreachable(exc) is down
