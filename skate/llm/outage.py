@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import threading
 import time
 from collections import deque
@@ -63,6 +64,13 @@ class ModelUnreachable(StopRun):
     def __init__(self, message: str, model: str = "", endpoint: str = "", waited_s: float = 0.0) -> None:
         super().__init__(message)
         self.model, self.endpoint, self.waited_s = model, endpoint, waited_s
+
+
+def short(detail: str) -> str:
+    """A failure's detail for a one-line message: the system's reason where it gives one
+    (``Connection refused``, ``Name or service not known``), else its first 80 characters."""
+    errno = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", detail)
+    return errno.group(1).strip() if errno else " ".join(detail.split())[:80]
 
 
 def seconds(s: float) -> str:
@@ -253,9 +261,8 @@ class Outages:
 
     def _give_up(self, o: _Outage, now: float) -> None:
         waited = now - o.began
-        detail = " ".join(o.error.detail.split())[:80]
         message = (f"{o.key[0]} at {o.key[1] or 'its provider'} did not answer for {seconds(waited)} "
-                   f"(llm.outage_wait_s={self.wait_s:g}; last: {o.error.kind}: {detail})")
+                   f"(llm.outage_wait_s={self.wait_s:g}; last: {o.error.kind}: {short(o.error.detail)})")
         self._stop = (message, *o.key, waited)
         self._tell(o, "gave_up", now)
         self._cond.notify_all()
@@ -270,9 +277,9 @@ class Outages:
         model, endpoint = o.key
         down = now - o.began
         if state == "down":
-            log.warning("%s at %s does not answer (%s, past its retries): its calls wait for it and are sent "
-                        "again when it answers; the run stops if it does not within %s (llm.outage_wait_s)",
-                        model, endpoint or "its provider", o.error, seconds(self.wait_s))
+            log.warning("%s at %s does not answer (%s: %s, past its retries): its calls wait for it and are "
+                        "sent again when it answers; the run stops if it does not within %s (llm.outage_wait_s)",
+                        model, endpoint or "its provider", o.error.kind, short(o.error.detail), seconds(self.wait_s))
         elif state == "up":
             log.warning("%s answers again after %s down (%d probes); its %d held calls go on", model,
                         seconds(down), o.probes, len(o.held))

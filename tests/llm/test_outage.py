@@ -13,7 +13,7 @@ import pytest
 from skate.errors import ConfigError
 from skate.llm import LLMClient, ModelSpec, ModelUnreachable, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.llm.outage import Outages, unreachable
+from skate.llm.outage import Outages, short, unreachable
 from skate.llm.wire import CallFailed, Reply
 from skate.settings.config import build_settings, compose_config
 
@@ -209,6 +209,15 @@ def test_closing_the_client_ends_the_held_calls():
     (CallFailed("client", "HTTP 400", False, None, 400), False), (CallFailed("malformed", "not JSON", True), False)])
 def test_what_counts_as_unreachable(exc, down):
     assert unreachable(exc) is down
+
+
+@pytest.mark.parametrize(("detail", "said"), [
+    ("cannot connect to http://h:1/v1: HTTPConnection(host='h', port=1): Failed to establish a new connection: "
+     "[Errno 111] Connection refused", "Connection refused"),
+    ("cannot connect to http://nowhere/v1: ... [Errno -2] Name or service not known)", "Name or service not known"),
+    ('HTTP 503: {"error": "overloaded"}', 'HTTP 503: {"error": "overloaded"}')])
+def test_the_stop_line_gives_the_reason_in_short(detail, said):
+    assert short(detail) == said
 
 
 def test_a_negative_wait_is_refused_in_one_line():
