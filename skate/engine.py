@@ -169,7 +169,7 @@ class Engine:
         self.game, self.players, self.rating = game, list(players), rating
         self.aug, self.estimator, self.sandbox = parts.aug, parts.estimator, parts.sandbox
         self.novelty, self.log = NoveltyIndex(parts.embedder), log
-        self.logger = parts.logger
+        self.logger, self.client = parts.logger, parts.client
         self._round_info = round_info
         self.seed = seed
         self.names = tuple(names)
@@ -492,7 +492,10 @@ class Engine:
             self.novelty.seed(player.name, [self.game.proposal_text(p) for p in setter.demonstrated()])
 
     def stop(self, why: BaseException, rnd: int = 0) -> None:
-        """Record that the game stopped after round ``rnd`` (0: before its first), and why."""
+        """Record that the game stopped after round ``rnd`` (0: before its first), and why; calls
+        waiting for a model that is down end now (the round they belong to is not finished)."""
+        if self.client is not None:
+            self.client.stop_waiting()
         self.stopped = f"{type(why).__name__}: {why}"
         self.stopped_round = rnd
         self.ended, self.ended_detail = "stopped", self.stopped

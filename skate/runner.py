@@ -30,7 +30,7 @@ from skate.errors import ConfigError
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
-from skate.runlog.records import Interrupted, ScheduleMode, Stage
+from skate.runlog.records import Interrupted, ScheduleMode, Stage, StopRun
 from skate.settings.recorded import CONFIG_VERSION, run_settings
 from skate.runlog.events import iter_records
 from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
@@ -188,7 +188,7 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
                                              write=log.write, targets=targets)
                 logger.optimized([r.fields() for r in optimized])
             result = engine.run()
-        except Interrupted as exc:  # before the first round (the engine handles its own)
+        except (Interrupted, StopRun) as exc:  # before the first round (the engine handles its own)
             engine.stop(exc)
             result = engine.result(0.0)
     except BaseException as exc:
@@ -249,8 +249,8 @@ def _report(out_dir: Path) -> None:
 
 # What may change when a run is resumed: nothing that changes the game already played.
 RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s", "llm.max_backoff_s",
-             "llm.max_retry_after_s", "llm.concurrency", "llm.endpoint_concurrency", "llm.cache_dir",
-             "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
+             "llm.max_retry_after_s", "llm.outage_wait_s", "llm.concurrency", "llm.endpoint_concurrency",
+             "llm.cache_dir", "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
 
 
 class CannotResume(Exception):

@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 from skate.cli import hydra_argv
 from skate.errors import ConfigError
 from skate.optimize.config import OptimizeError, format_results
+from skate.llm import ModelUnreachable
 from skate.optimize.standalone import run_optimize
 from skate.paths import CONF_DIR
 from skate.sandbox import SandboxUnavailable
@@ -35,6 +36,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ConfigError, OptimizeError, SandboxUnavailable) as exc:
             print(f"skate.optimize: {exc}", file=sys.stderr)
             sys.exit(2)
+        except ModelUnreachable as exc:  # llm.outage_wait_s spent: 75, try again later
+            print(f"skate.optimize: {exc}; run it again once it answers (the programs stored and the calls "
+                  "answered so far are reused)", file=sys.stderr)
+            sys.exit(75)
         print(format_results(records))
         total = json.loads((out_dir / "usage.json").read_text())["total"]
         print(f"\nmodel calls: {total['calls']} ({total['cached']} from the cache); tokens "

@@ -11,7 +11,7 @@ not yet begun (:func:`skate.runner.run_sweep_job`).
 SIGINT (Ctrl-C) and SIGTERM stop a game cleanly (:func:`skate.runner.stop_on_signals`): the run
 folder gets a ``run_stopped`` event, ``ratings.json`` and the report for everything rated so far,
 one line says where it stopped and how to resume, and the exit status is 130 (SIGINT) or 143
-(SIGTERM). A second signal exits at once.
+(SIGTERM); 75 when a model did not answer within ``llm.outage_wait_s``. A second signal exits at once.
 """
 
 from __future__ import annotations
@@ -108,8 +108,10 @@ def _app(cfg: DictConfig) -> None:
         sys.exit(2)
     if result is None:  # a finished job of a sweep run again: kept as it was
         return
-    print_summary(result, out_dir, cfg.print_table)
+    status = print_summary(result, out_dir, cfg.print_table)
     Signals.exit_if_received()
+    if status and not sweep:  # a model did not answer within llm.outage_wait_s (75): resume later
+        sys.exit(status)
 
 
 def resume(run_dir: str, overrides: list[str]) -> int:
@@ -131,9 +133,9 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         print(f"skate: {'config error' if isinstance(exc, ConfigError) else 'no usable sandbox'}: {exc}",
               file=sys.stderr)
         return 2
-    print_summary(result, folder, settings.print_table)
+    status = print_summary(result, folder, settings.print_table)
     Signals.exit_if_received()
-    return 0
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

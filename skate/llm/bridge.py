@@ -14,11 +14,13 @@ Different rollout ids, choices or bridge seeds are distinct samples; repeating a
 asks the same samples again, all of them answered by the response cache.
 
 A void completion (the client gave up after its retries) raises :class:`VoidCall`; DSPy's
-optimisers and ``Evaluate`` count it as a failed example. :class:`~skate.llm.client.BudgetExceeded`
-is raised as it is, but DSPy's optimisers catch every ``Exception`` per example (up to their
-``max_errors``), so the bridge also *latches* it: once the budget is hit every later call of the
-bridge (and of its copies) raises it at once, and :meth:`SkateLM.guard` re-raises it when the
-optimisation returns or fails with anything else. Wrap an optimisation in ``with lm.guard():``.
+optimisers and ``Evaluate`` count it as a failed example. A stop of the run
+(:class:`~skate.runlog.records.StopRun`: a spent budget, :class:`~skate.llm.client.BudgetExceeded`;
+a model that did not answer within ``llm.outage_wait_s``) is raised as it is, but DSPy's optimisers
+catch every ``Exception`` per example (up to their ``max_errors``), so the bridge also *latches*
+it: once it is raised every later call of the bridge (and of its copies) raises it at once, and
+:meth:`SkateLM.guard` re-raises it when the optimisation returns or fails with anything else.
+Wrap an optimisation in ``with lm.guard():``.
 
 Written for DSPy 3.4 (pinned), whose ``forward()`` plugin interface is deprecated: ``__call__``
 runs DSPy's own execution path minus the deprecation warning (see :meth:`SkateLM.__call__`).
@@ -46,6 +48,7 @@ from dspy.utils.callback import with_callbacks
 
 from skate.llm.client import BudgetExceeded, LLMClient, Usage
 from skate.llm.spec import ModelSpec
+from skate.runlog.records import StopRun
 
 SEED_RANGE = 2**31 - 1  # the seeds the game's players draw from, too
 
@@ -69,7 +72,7 @@ class _AttrDict(dict):
 
 
 class _Shared:
-    """What a bridge and all its copies share: counters, the usage baseline, the budget latch."""
+    """What a bridge and all its copies share: counters, the usage baseline, the stop latch."""
 
     def __init__(self, client: LLMClient, player: str) -> None:
         self.lock = threading.Lock()
@@ -77,7 +80,7 @@ class _Shared:
         self.samples = 0
         self.cached = 0
         self.void = 0
-        self.budget_error: BudgetExceeded | None = None
+        self.stop_error: StopRun | None = None  # a spent budget, a model that did not answer
         self.baseline = _snapshot(client, player)
 
 
@@ -157,9 +160,9 @@ class SkateLM(dspy.BaseLM):
         shared = self._shared
         with shared.lock:
             shared.lm_calls += 1
-            latched = shared.budget_error
+            latched = shared.stop_error
         if latched is not None:
-            raise BudgetExceeded(str(latched))
+            raise latched
         msgs = self._messages(prompt, messages)
         spec = self.spec_for(opts)
         n = int(opts.get("n") or opts.get("num_generations") or 1)
@@ -167,9 +170,9 @@ class SkateLM(dspy.BaseLM):
         try:
             got = self.client.complete(spec, msgs, list(enumerate(seeds)), self.player,
                                        options=self.options or None)
-        except BudgetExceeded as exc:
+        except StopRun as exc:
             with shared.lock:
-                shared.budget_error = shared.budget_error or exc
+                shared.stop_error = shared.stop_error or exc
             raise
         void = [c for c in got if not c.ok]
         with shared.lock:
@@ -219,22 +222,22 @@ class SkateLM(dspy.BaseLM):
 
     # -- budget
     def check(self) -> None:
-        """Raise the latched :class:`BudgetExceeded`, if a call of this bridge (or a copy) hit it."""
-        err = self._shared.budget_error
+        """Raise the latched stop (:class:`BudgetExceeded`, ...), if a call of this bridge (or a copy) hit it."""
+        err = self._shared.stop_error
         if err is not None:
             raise err
 
     @contextmanager
     def guard(self) -> Iterator[SkateLM]:
-        """``with lm.guard(): optimizer.compile(...)``: a budget hit inside always ends as
-        ``BudgetExceeded``, even when DSPy caught it per example and returned, or gave up with
-        an exception of its own ("Execution cancelled due to errors")."""
+        """``with lm.guard(): optimizer.compile(...)``: a stop inside (a budget hit, a model that did
+        not answer) always ends as that stop, even when DSPy caught it per example and returned, or
+        gave up with an exception of its own ("Execution cancelled due to errors")."""
         try:
             yield self
-        except BudgetExceeded:
+        except StopRun:
             raise
         except Exception as exc:
-            err = self._shared.budget_error
+            err = self._shared.stop_error
             if err is not None:
                 raise err from exc
             raise
@@ -242,7 +245,7 @@ class SkateLM(dspy.BaseLM):
 
     @property
     def budget_hit(self) -> bool:
-        return self._shared.budget_error is not None
+        return isinstance(self._shared.stop_error, BudgetExceeded)
 
     # -- counters
     @property

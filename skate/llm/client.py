@@ -22,7 +22,12 @@ Failures are classified. Transport errors, timeouts, 429 (honouring ``Retry-Afte
 malformed bodies are retried with exponential backoff and jitter up to ``max_retries``; what
 still fails, and what can never succeed (400, 401, 403, 404), comes back as a *void*
 completion carrying the reason, never as an answer. The engine then leaves it out of every
-estimate and rating.
+estimate and rating. One exception, with ``outage_wait_s`` > 0: an endpoint that stops answering
+altogether (no connection, no reply in time, 5xx past the retries, while it answers no other
+call) is *down*, and its calls wait for it instead of being void (:mod:`skate.llm.outage`); if it
+does not answer within ``outage_wait_s`` the run stops cleanly
+(:class:`~skate.llm.outage.ModelUnreachable`).
+Chat requests and embeddings share these rules (:meth:`LLMClient._retrying`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skate.llm.outage import Outages
 from skate.llm.spec import ModelSpec
 from skate.llm.transport import send
 from skate.llm.wire import CallFailed, Reply
@@ -281,6 +287,11 @@ def _unpack(text: str) -> list[float]:
     return array("f", base64.b64decode(text)).tolist()
 
 
+# The longest wait between two probes of a model that is down: the most its round waits once it is
+# back (a probe is one request: every 10 s costs nothing beside a game's calls).
+PROBE_EVERY_S = 10.0
+
+
 @dataclass
 class RetryPolicy:
     max_retries: int = 4  # retries after the first try
@@ -296,7 +307,11 @@ class LLMClient:
                  concurrency: int = 8, endpoint_concurrency: dict[str, int] | None = None,
                  prices: dict[str, Price] | None = None, budget_usd: float | None = None,
                  transport: Transport | None = None, on_void: Callable[[dict], None] | None = None,
-                 structured: str = "off") -> None:
+                 structured: str = "off", outage_wait_s: float = 0.0,
+                 on_outage: Callable[[dict], None] | None = None) -> None:
+        """``outage_wait_s``: how long the calls to an endpoint that stopped answering wait for it
+        before the run stops (0: they do not wait; a call that outlasts its retries is void);
+        ``on_outage``: where each change of an outage is told (:mod:`skate.llm.outage`)."""
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
         self.structured = structured
@@ -318,6 +333,11 @@ class LLMClient:
         self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
         self._max_n: dict[str, int] = {}  # endpoint -> the most samples per request it takes (learnt)
         self._warned: set[tuple[str, str, str]] = set()
+        # Probes of a down endpoint: the first after the backoff the retries would have waited next,
+        # then twice as long each time, up to PROBE_EVERY_S (or max_backoff_s if shorter).
+        r = self.retry
+        every = min(r.max_backoff_s, PROBE_EVERY_S)
+        self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2 ** r.max_retries), every, on_outage)
 
     # -- bookkeeping
     def _usage(self, player: str) -> Usage:
@@ -547,15 +567,39 @@ class LLMClient:
                   give_up: Callable[[CallFailed, int], Any]) -> Any:
         """``once(attempt)`` for attempt 1, 2, ... until it returns, waiting out the retry policy's
         backoff after each :class:`CallFailed` that may pass; ``give_up(exc, attempts)`` when one
-        cannot (not retryable, or out of tries). Chat requests and embeddings share it."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return once(attempt)
-            except CallFailed as exc:
-                if not self._wait_to_retry(spec, player, usage, exc, attempt):
-                    return give_up(exc, attempt)
+        cannot (not retryable, or out of tries). While the endpoint is down (:mod:`skate.llm.outage`)
+        the call waits for it instead, and goes on with a fresh retry budget when it answers.
+        Chat requests and embeddings share it."""
+        outages = self.outages
+        call = outages.call(self._endpoint(spec), player)
+        attempt = tries = 0
+        try:
+            while True:
+                outages.before(call)
+                attempt += 1
+                tries += 1
+                sent = time.monotonic()
+                try:
+                    result = once(attempt)
+                except CallFailed as exc:
+                    delay = self._retry_delay(exc, tries)
+                    if outages.failed(call, exc, exhausted=delay is None):
+                        tries = 0
+                        continue
+                    if delay is None:
+                        return give_up(exc, attempt)
+                    with self._lock:
+                        usage.retries += 1
+                    log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, tries, delay)
+                    time.sleep(delay)
+                    continue
+                except (_Refused, _TooMany, OptionRefused):
+                    outages.answered(call, sent)  # a refusal of something asked for: the server is there
+                    raise
+                outages.answered(call, sent)
+                return result
+        finally:
+            outages.leave(call)
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool, logprobs: list[dict] | None = None,
@@ -639,18 +683,6 @@ class LLMClient:
 
         return self._retrying(spec, player, usage, once, give_up)
 
-    def _wait_to_retry(self, spec: ModelSpec, player: str, usage: Usage, exc: CallFailed, attempt: int) -> bool:
-        """After ``exc`` on try ``attempt``: wait out the backoff and count the retry (True), or
-        give up (False: not retryable, or out of tries)."""
-        delay = self._retry_delay(exc, attempt)
-        if delay is None:
-            return False
-        with self._lock:
-            usage.retries += 1
-        log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, attempt, delay)
-        time.sleep(delay)
-        return True
-
     def _retry_delay(self, exc: CallFailed, attempt: int) -> float | None:
         """How long to wait before trying again after ``exc`` on try ``attempt``; None: give up."""
         if not exc.retryable or attempt > self.retry.max_retries:
@@ -684,7 +716,13 @@ class LLMClient:
                           "detail": exc.detail[:300], "attempts": attempts, "samples": len(samples)})
         return [Completion(None, void=reason, attempts=attempts) for _ in samples]
 
+    def stop_waiting(self) -> None:
+        """The run is stopping: calls waiting for a model that is down end now, and so do those
+        that would (:class:`~skate.llm.outage.ModelUnreachable`); other calls go on."""
+        self.outages.close()
+
     def close(self) -> None:
+        self.outages.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._request_pool.shutdown(wait=False, cancel_futures=True)
         if self.cache is not None:

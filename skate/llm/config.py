@@ -23,6 +23,10 @@ class LLMConfig:
     concurrency: int = 8  # requests in flight per provider or local server
     endpoint_concurrency: dict[str, int] = field(default_factory=dict)  # by provider or api_base
     budget_usd: Optional[float] = None  # stop the run cleanly once this much is spent
+    # A model whose endpoint stops answering (no connection, timeouts, 5xx past the retries): its
+    # calls wait for it, and the run stops cleanly (resumable) only if it has not answered after
+    # this many seconds. 0: no waiting (such calls are void, as other failures).
+    outage_wait_s: float = 600.0
     # USD per million tokens, by "provider/model" or by model name:
     # {name: {input_per_mtok: float, output_per_mtok: float}}
     prices: dict[str, Any] = field(default_factory=dict)
@@ -44,6 +48,9 @@ class LLMConfig:
             problems += require(ok, f"prices.{model}", price,
                                 "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
         budget = self.budget_usd
+        problems += require(self.outage_wait_s >= 0, "outage_wait_s", self.outage_wait_s,
+                            "must be >= 0 (seconds the calls to a model that stopped answering wait for it; "
+                            "0: no waiting, they are void)")
         return [*problems,
                 *require(budget is None or budget > 0, "budget_usd", budget, "must be > 0 (or null for no budget)"),
                 *require(self.structured in STRUCTURED, "structured", self.structured,

@@ -53,7 +53,8 @@ the first label, whatever the options (what single reads of the Qwen models look
 ``rambling`` is what the 0.5B wrote for MIPROv2's instruction proposer: a request no game claims
 (an optimiser's own) is answered with fragments of a JSON object that DSPy cannot read.
 A ``latency_s``
-delays every reply. The server counts requests and the most in flight.
+delays every reply. The server counts requests and the most in flight. :meth:`FakeLLMServer.stop`
+is a killed server (every open connection cut); ``start()`` again serves on the same port.
 
 **Log-probabilities.** A request that wants an option's label alone (the line
 :func:`skate.llm.plain.label_request` ends it with) is answered with the label, and with
@@ -101,10 +102,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import random
 import re
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -390,6 +393,11 @@ class _Listener(ThreadingHTTPServer):
     request_queue_size = 512
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], OSError):
+            return  # a connection cut by stop() (a killed server) or by the client: nothing to report
+        super().handle_error(request, client_address)
+
 
 class FakeLLMServer:
     """``with FakeLLMServer({...}) as srv:`` then point players at ``srv.api_base``."""
@@ -410,8 +418,8 @@ class FakeLLMServer:
         self._fault_seed = fault_seed
         self._fault_rngs: dict[str, random.Random] = {}  # one stream per model
         self.log: list[dict[str, Any]] = []  # every request: model, n, seed, fault
-        handler = self._handler()
-        self.httpd = _Listener((host, port), handler)
+        self._connections: set[socket.socket] = set()  # open now (kept alive between requests)
+        self.httpd = _Listener((host, port), self._handler())
         self._thread: threading.Thread | None = None
 
     @property
@@ -420,13 +428,25 @@ class FakeLLMServer:
         return f"http://{host}:{port}/v1"
 
     def start(self) -> FakeLLMServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="fake-llm")
+        """Serve (again, after :meth:`stop`: on the same port, with the same models and counts)."""
+        if self._thread is not None:  # stopped before: listen again where it listened
+            self.httpd = _Listener(self.httpd.server_address[:2], self._handler())
+        # stop() takes effect within 50 ms (the standard library's 0.5 s: a killed server answering on)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True, name="fake-llm")
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        """Stop as a killed server does: no more connections, and every open one cut (a client's
+        kept-alive connection too, and a request in flight gets no reply)."""
         self.httpd.shutdown()
         self.httpd.server_close()
+        with self._lock:
+            cut, self._connections = list(self._connections), set()
+        for conn in cut:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
     def __enter__(self) -> FakeLLMServer:
         return self.start()
@@ -466,6 +486,14 @@ class FakeLLMServer:
             def setup(self) -> None:
                 super().setup()
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                with server._lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server._lock:
+                    server._connections.discard(self.connection)
+                with contextlib.suppress(OSError):
+                    super().finish()
 
             def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
                 self.send_response(status)
@@ -764,6 +792,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

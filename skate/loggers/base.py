@@ -35,6 +35,10 @@ class RunLogger:
     def optimized(self, records: list[dict[str, Any]]) -> None:
         """Prompt optimisation before the game: one record per player and role (event ``optimize``)."""
 
+    def outage(self, info: dict[str, Any]) -> None:
+        """A model stopped answering and its calls wait (``info["state"]``: down; waiting, as each
+        probe goes out; up; gave_up), with its ``model``, seconds ``down_s`` and ``wait_s``."""
+
     def close(self, failed: bool = False) -> None: ...
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,9 @@ class ConsoleLogger(RunLogger):
         self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
                                            and not os.environ.get("CI"))
         self._bar = None
+        self._status = ""  # the bar's status after the last round
+        self._waiting: dict[str, str] = {}  # model -> what the progress says of its outage
+        self._lock = threading.Lock()
 
     def start(self, info: dict[str, Any]) -> None:
         log.info("game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
@@ -50,8 +54,8 @@ class ConsoleLogger(RunLogger):
                   table: list[dict[str, Any]]) -> None:
         leader = table[0]["player"] if table else "-"
         if self._bar is not None:
-            self._bar.update(self._task, completed=round,
-                             status=f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}")
+            self._status = f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}"
+            self._bar.update(self._task, completed=round, status=self._status)
             return
         if round % self.every and round != rounds:
             return
@@ -65,9 +69,30 @@ class ConsoleLogger(RunLogger):
                      r["optimizer"], r.get("metric_before"), r.get("metric_after"), r.get("val", 0), what,
                      f"; stopped: {r['stopped']}" if r.get("stopped") else "")
 
+    def outage(self, info: dict[str, Any]) -> None:
+        """While a model is down the bar's status (or, in plain lines, a line at each probe) says
+        "waiting for <model> (down 40 s, gives up at 600 s)"; once it answers, the status is back."""
+        model = info["model"]
+        with self._lock:  # told from the threads whose calls wait
+            if info["state"] in ("up", "gave_up"):
+                self._waiting.pop(model, None)
+            else:
+                self._waiting[model] = waiting_line(info)
+                if self._bar is None and info["state"] == "waiting":
+                    log.info("%s", self._waiting[model])
+            if self._bar is not None:
+                self._bar.update(self._task, status="; ".join(self._waiting.values()) or self._status)
+
     def close(self, failed: bool = False) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
+        with self._lock:
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
 
 
+def waiting_line(info: dict[str, Any]) -> str:
+    """``waiting for <model> (down 40 s, gives up at 600 s)``."""
+    def secs(s: float) -> str:
+        return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
+
+    return f"waiting for {info['model']} (down {secs(info['down_s'])}, gives up at {secs(info['wait_s'])})"

@@ -67,7 +67,7 @@ from skate.llm.modules import ITEM_SEED, AnswererModule, SetterModule, _Module
 from skate.optimize.config import DEMO_SOURCES, OptimizeError, OptimizerConfig, Plan, _split, plans
 from skate.embedders import NoveltyIndex
 from skate.players.simulated import SimulatedPlayer
-from skate.runlog.records import Rejection, SetterContext, Task
+from skate.runlog.records import Rejection, SetterContext, StopRun, Task
 
 log = logging.getLogger(__name__)
 
@@ -437,7 +437,7 @@ def evaluate(program: _Module, examples: Sequence[dspy.Example], metric: Callabl
     def score(ex: dspy.Example) -> float:
         try:
             return float(metric(ex, program(**ex.inputs())))
-        except BudgetExceeded:
+        except StopRun:  # a spent budget, a model that did not answer: not a score of 0
             raise
         except Exception as exc:  # noqa: BLE001 - a void call or an unreadable reply scores 0
             log.debug("evaluation of %s failed: %s", ex.get("skate_id"), exc)

@@ -1,6 +1,6 @@
 """What ``skate play`` prints once a game is over, read from the run's typed summary: the ratings
 table and the run's counts (:func:`summary_text`), and where a stopped run stopped and how to
-resume it (:func:`stopped_text`); :func:`print_summary` prints both."""
+resume it (:func:`stopped_text`); :func:`print_summary` prints both and gives the exit status."""
 
 from __future__ import annotations
 
@@ -42,20 +42,33 @@ def summary_text(result: GameResult, out_dir: Path) -> str:
     return "\n".join(lines)
 
 
+# The exit status of a run stopped because a model did not answer within llm.outage_wait_s:
+# sysexits.h's EX_TEMPFAIL ("a temporary failure: try again later"), so that a script can tell it
+# from a finished run (0) and resume it later.
+OUTAGE_STATUS = 75
+_OUTAGE = "ModelUnreachable: "
+
+
 def stopped_text(summary: Summary, out_dir: Path) -> str | None:
-    """One line for a run that stopped before its end (a signal, its budget): the round, the tasks
-    rated, and the command that resumes it; None for a run that played to its end."""
+    """One line for a run that stopped before its end (a signal, its budget, a model that did not
+    answer): the round, the tasks rated, and the command that resumes it; None for a run that
+    played to its end."""
     if not summary.stopped:
         return None
-    extra = " llm.budget_usd=<more>" if "Budget" in summary.stopped else ""
-    return (f"skate: {summary.stopped.removeprefix('Interrupted: ')} in round {summary.stopped_round or 0}; "
+    extra = " llm.budget_usd=<more>" if "Budget" in summary.stopped else \
+        " once it answers" if summary.stopped.startswith(_OUTAGE) else ""
+    why = summary.stopped.removeprefix("Interrupted: ").removeprefix(_OUTAGE)
+    return (f"skate: {why} in round {summary.stopped_round or 0}; "
             f"{summary.tasks} tasks rated. Resume with: python -m skate resume={out_dir}{extra}")
 
 
-def print_summary(result: GameResult, out_dir: Path, print_table: bool) -> None:
-    """The summary on standard output (with ``print_table``), the stopped run's line on standard error."""
+def print_summary(result: GameResult, out_dir: Path, print_table: bool) -> int:
+    """The summary on standard output (with ``print_table``), the stopped run's line on standard
+    error; the exit status (:data:`OUTAGE_STATUS` for a run stopped by a model that did not answer,
+    else 0)."""
     if print_table:
         print(summary_text(result, out_dir))
     stopped = stopped_text(result.summary, out_dir)
     if stopped:
         print(stopped, file=sys.stderr)
+    return OUTAGE_STATUS if (result.summary.stopped or "").startswith(_OUTAGE) else 0

@@ -209,6 +209,26 @@ class ModelCallVoid(Event):
 
 
 @dataclass
+class ModelOutage(Event):
+    """A model's endpoint stopped answering (``down``: a call's failures outlasted its retries
+    while it answered no other call), answered again (``up``: the calls held for it go on), or
+    did not answer within ``llm.outage_wait_s`` (``gave_up``: the run stops, resumable)."""
+
+    event = "llm_outage"
+    state: str = ""  # down | up | gave_up
+    model: str = ""
+    endpoint: str = ""  # its api_base ("" : the provider's own)
+    player: str = ""  # whose call found it down
+    kind: str = ""  # the last failure: transport, timeout, server
+    status: int | None = None
+    detail: str = ""
+    down_s: float = 0.0  # seconds since it went down
+    probes: int = 0  # calls sent again to see whether it answers
+    held: int = 0  # calls waiting for it
+    wait_s: float = 0.0  # llm.outage_wait_s
+
+
+@dataclass
 class Optimized(Event):
     """One player's module for one role, optimised before the game (or reused from the store)."""
 
@@ -313,7 +333,7 @@ class UnknownEvent(Event):
 
 KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
     RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, TaskRated, RoundEnded, ModelCallVoid,
-    Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+    ModelOutage, Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
 

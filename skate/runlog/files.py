@@ -25,6 +25,9 @@ TERMINAL = frozenset({"run_stopped", "run_error", "run_end"})
 # Fields that differ between two plays of the same game (timing, and model usage, which a
 # replay from the response cache does not repeat).
 VOLATILE = frozenset({"ts", "elapsed_s", "usage"})
+# Events that tell how the model calls went (a void call, a model's outage) rather than the game:
+# when and whether they happen depends on timing, so a replay neither compares nor repeats them.
+TIMING = frozenset({"llm_void", "llm_outage"})
 
 
 class RatingLog(enum.StrEnum):
@@ -110,9 +113,11 @@ class EventLog:
     the same seed, and each event is compared with the next line already in the log: an equal
     one (timing aside) is not written again, so the log continues exactly where it stopped. The
     log is first cut before its first ``run_stopped``/``run_error``/``run_end`` and any torn last
-    line (the original is kept as ``events.interrupted-<n>.jsonl``). Model-call void events are
-    not compared (they depend on timing). If a replayed event differs from the recorded one,
-    the rest of the old log is cut there and the new events are written (:attr:`diverged`).
+    line (the original is kept as ``events.interrupted-<n>.jsonl``). Model-call void and outage
+    events (:data:`TIMING`) are not compared (they depend on timing): those recorded stay, those
+    written while the replay still matches recorded lines are dropped. If a replayed event differs
+    from the recorded one, the rest of the old log is cut there and the new events are written
+    (:attr:`diverged`).
     """
 
     def __init__(self, path: Path, replay: bool = False) -> None:
@@ -192,8 +197,8 @@ class EventLog:
         self._advance()
 
     def _advance(self) -> None:
-        """Move :attr:`_head` to the next recorded line (model-call void lines are skipped: they
-        depend on timing)."""
+        """Move :attr:`_head` to the next recorded line (model-call void and outage lines are
+        skipped: they depend on timing)."""
         self._head = None
         while self._reader is not None:
             if self._reader.tell() >= self._end:
@@ -201,7 +206,7 @@ class EventLog:
                 self._reader = None
                 return
             record = json.loads(self._reader.readline())
-            if record.get("event") != "llm_void":
+            if record.get("event") not in TIMING:
                 self._head = (record, self._reader.tell())
                 return
 
@@ -214,7 +219,7 @@ class EventLog:
         with self._lock:
             self._open()
             if self._head is not None:
-                if record.get("event") == "llm_void":
+                if record.get("event") in TIMING:
                     return  # the recorded ones stay; new ones during the replay are timing
                 old, offset = self._head
                 if comparable(old) == comparable(record):

@@ -5,7 +5,7 @@ it is made of, which the tools that need less compose themselves: the game on it
 models' check (:func:`prepare_models`). ``skate optimize`` builds the table, the client and the
 model players; the sensitivity probe the table, the client and every player; a leaderboard
 placement adds the game's estimator and its decoding. Every part is finished when built: the
-rating backend knows what the log keeps, the client where its void calls go, a model player how
+rating backend knows what the log keeps, the client where its void calls and outages go, a model player how
 the estimator wants it to decode. (``skate sandbox`` builds a sandbox alone.)"""
 
 from __future__ import annotations
@@ -65,13 +65,24 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     rating = instantiate(s.rating, _convert_="all", record_pairs=log.keeps_pairs(s.events.rating_updates))
     aug, logger = instantiate(s.aug, _convert_="all"), instantiate(s.logger, _convert_="all")
     estimator = build_estimator(s)
-    client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)))
+    client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)),
+                         on_outage=_outages_to(log, logger))
     twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
     players = [*simulated_players(s, table),
                *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None))]
     prepare_models(s, table, client, players)
     return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
                  client=client, rating=rating, aug=aug, estimator=estimator, logger=logger)
+
+
+def _outages_to(log: EventLog, logger: Any) -> Callable[[dict], None]:
+    """Where a model's outage is told: its start, end or the run's stop to the event log
+    (``llm_outage``), and each of its probes too to the logger (the progress shows the wait)."""
+    def told(info: dict) -> None:
+        if info["state"] != "waiting":
+            log.write(ev.ModelOutage(**info))
+        logger.outage(info)
+    return told
 
 
 def build_estimator(settings: SkateConfig) -> Any:
@@ -94,13 +105,15 @@ def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
 
 
 def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,
-                on_void: Callable[[dict], None] | None = None) -> LLMClient | None:
+                on_void: Callable[[dict], None] | None = None,
+                on_outage: Callable[[dict], None] | None = None) -> LLMClient | None:
     """The one model client the run's model players (and an embedder that calls a model:
     ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
-    ``on_void``: where each void call is told (the runner's event log)."""
+    ``on_void``: where each void call is told (the runner's event log); ``on_outage``: where each
+    change of a model's outage is told (the event log and the progress)."""
     if not settings.players.llm and not getattr(table.embedder, "uses_client", False):
         return None
-    client = build_client(settings.llm, on_void)
+    client = build_client(settings.llm, on_void, on_outage)
     cleanup.callback(client.close)
     return client
 
@@ -165,15 +178,17 @@ def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
 
 
 
-def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None) -> LLMClient:
+def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
+                 on_outage: Callable[[dict], None] | None = None) -> LLMClient:
     """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
-    ``on_void``: where each void call is told."""
+    ``on_void``: where each void call is told; ``on_outage``: each change of an outage."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
     prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
-                     budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void)
+                     budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void,
+                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage)
 
 
 def usage_summary(client) -> dict[str, Any]:

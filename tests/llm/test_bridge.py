@@ -18,7 +18,7 @@ import pytest
 from skate.answers.exact import normalize_number
 from skate.games.mathquiz.generator import KINDS, generate_question
 from skate.games.mathquiz.modules import AnswerMathQuestion, answerer
-from skate.llm import BudgetExceeded, LLMClient, ModelSpec, Price
+from skate.llm import BudgetExceeded, LLMClient, ModelSpec, ModelUnreachable, Price
 from skate.llm.bridge import SkateLM, VoidCall
 from skate.llm.client import ResponseCache, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
@@ -209,6 +209,18 @@ def test_a_budget_hit_inside_an_optimiser_ends_as_budget_exceeded(srv, run):
             dspy.Evaluate(devset=examples(4), metric=exact, num_threads=2, max_errors=100)(answerer())
     # One request spends the budget; calls already past the check when it did may still go out.
     assert 1 <= srv.stats.requests == c.usage["p"].calls <= (1 if run == "bootstrap" else 2)
+
+
+def test_a_model_that_does_not_answer_within_the_wait_stops_an_optimiser_too(srv):
+    """The outage's stop (ModelUnreachable, a StopRun) is latched as a spent budget is: DSPy's
+    per-example catch does not turn it into a failed example."""
+    c = client(outage_wait_s=0.1)
+    lm = SkateLM(c, spec(srv, "down"), "p")
+    with dspy.context(lm=lm), pytest.raises(ModelUnreachable, match="openai/down"), lm.guard():
+        dspy.Evaluate(devset=examples(3), metric=exact, num_threads=1, max_errors=100)(answerer())
+    assert not lm.budget_hit and lm.void == 0
+    with pytest.raises(ModelUnreachable):
+        lm.check()
 
 
 # ------------------------------------------------------------------------------ optimisers

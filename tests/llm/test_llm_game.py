@@ -52,7 +52,8 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
                                      "slow": 0.03, "no_option": 0.1}),
               "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models, retry_after_s=0.01, slow_s=1.0) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=3", timeout_s=0.3)
+        # llm.outage_wait_s=0: a model down all game is void, not waited for (tests/llm/test_outage*.py)
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=3", "llm.outage_wait_s=0", timeout_s=0.3)
         result = run_game(build_settings(cfg), tmp_path / "run")
         faults = dict(srv.stats.by_fault)
     events = read_events(tmp_path / "run")
@@ -97,7 +98,7 @@ def test_a_finished_run_replays_from_the_cache_without_a_model_call(tmp_path):
 def test_errors_are_never_cached(tmp_path):
     models = {"ace": FakeModel(0.9, {"down": 1.0}), "mid": FakeModel(0.6)}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=0", names=("ace", "mid"))
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=0", "llm.outage_wait_s=0", names=("ace", "mid"))
         run_game(build_settings(cfg), tmp_path / "a")
         srv.brain.models["ace"] = FakeModel(0.9)  # the model comes back
         before = srv.stats.by_model.get("ace", 0)

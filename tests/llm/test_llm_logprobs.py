@@ -142,7 +142,7 @@ def test_what_cannot_be_read_is_sampled_and_said_once_per_model(fault, says, tmp
 
 def test_a_failed_read_is_void_never_wrong(tmp_path):
     models = {"ace": FakeModel(0.9), "dead": FakeModel(0.6, {"down": 1.0})}
-    _, _, events = _game(tmp_path, models, "llm.max_retries=0")
+    _, _, events = _game(tmp_path, models, "llm.max_retries=0", "llm.outage_wait_s=0")  # void, not waited for
     dead = [e for e in events if e["event"] == "estimate" and e["player"] == "dead"]
     assert dead and all(e["p"] is None and e["void"] == 1 and e["n"] == 0 for e in dead)
 

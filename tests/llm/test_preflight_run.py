@@ -31,7 +31,8 @@ def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
 def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
     models = {**{n: FakeModel(s) for n, s in SKILLS.items()}, "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0",
+                         "llm.outage_wait_s=0")  # void, not waited for (an outage: tests/llm/test_outage*.py)
         result = run_game(build_settings(cfg), tmp_path / "run")
     events = read_events(tmp_path / "run")
     silent = [e for e in events if e["event"] == "player_void"]

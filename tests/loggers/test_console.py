@@ -1,4 +1,5 @@
-"""Console progress: plain lines every few rounds without a terminal, a rich bar with one."""
+"""Console progress: plain lines every few rounds without a terminal, a rich bar with one; the
+wait for a model that stopped answering in either."""
 
 from __future__ import annotations
 
@@ -27,4 +28,36 @@ def test_rich_progress_bar_runs(capsys):
     c = ConsoleLogger(progress="rich")
     c.start({"game": "cop", "players": [1, 2], "rounds": 2, "rating": "r", "aug": "a", "sandbox": "s", "seed": 0})
     c.round_end(1, 2, {"tasks": 1, "attempts": 1, "samples": 5}, [{"player": "x"}])
+    c.close()
+
+
+def outage(state, down_s, model="openai/mid"):
+    return {"state": state, "model": model, "endpoint": "http://gpu-box:8000/v1", "down_s": down_s, "probes": 1,
+            "held": 2, "wait_s": 600.0}
+
+
+def test_the_wait_for_a_model_that_is_down_shows_in_plain_lines_at_each_probe(caplog):
+    caplog.set_level(logging.INFO, logger="skate")
+    c = ConsoleLogger(progress="plain")
+    for info in (outage("down", 0.0), outage("waiting", 5.5), outage("waiting", 40.2), outage("up", 47.0)):
+        c.outage(info)
+    assert [m for m in caplog.messages if m.startswith("waiting")] == [
+        "waiting for openai/mid (down 5.5 s, gives up at 600 s)", "waiting for openai/mid (down 40 s, gives up at 600 s)"]
+
+
+def test_the_bar_says_which_models_it_waits_for_and_goes_back_to_the_game_when_they_answer():
+    c = ConsoleLogger(progress="rich")
+    c.start({"game": "cop", "players": [1, 2], "rounds": 2, "rating": "r", "aug": "a", "sandbox": "s", "seed": 0})
+    c.round_end(1, 2, {"tasks": 1, "attempts": 1, "samples": 5}, [{"player": "x"}])
+
+    def status():
+        return c._bar.tasks[0].fields["status"]
+
+    c.outage(outage("waiting", 40.0))
+    c.outage(outage("waiting", 12.0, model="openai/ace"))
+    assert status() == ("waiting for openai/mid (down 40 s, gives up at 600 s); "
+                        "waiting for openai/ace (down 12 s, gives up at 600 s)")
+    c.outage(outage("up", 45.0))
+    c.outage(outage("gave_up", 600.0, model="openai/ace"))
+    assert status() == "1 tasks, 5 samples, leader x"
     c.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skate.report.console import print_summary
+from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.engine import GameResult, Summary
 
 ROWS = [{"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
@@ -28,8 +28,16 @@ def test_the_report_reads_counts_usage_and_the_tasks_each_player_set(capsys):
 
 def test_a_stopped_run_says_where_and_how_to_resume_even_without_the_table(capsys):
     summary = Summary(tasks=3, stopped="BudgetExceeded: spent", stopped_round=2)
-    print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False)
+    assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == 0
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == ("skate: BudgetExceeded: spent in round 2; 3 tasks rated. "
                            "Resume with: python -m skate resume=run llm.budget_usd=<more>")
+
+
+def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_exits_75(capsys):
+    why = "openai/mid at http://gpu-box:8000/v1 did not answer for 600 s (llm.outage_wait_s=600; last: transport: refused)"
+    summary = Summary(tasks=3, stopped=f"ModelUnreachable: {why}", stopped_round=6)
+    assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == OUTAGE_STATUS == 75
+    assert capsys.readouterr().err == (f"skate: {why} in round 6; 3 tasks rated. "
+                                       "Resume with: python -m skate resume=run once it answers\n")

@@ -67,7 +67,8 @@ def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
 def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0",
+                         "llm.outage_wait_s=0")  # void, not waited for
         result = run_game(build_settings(cfg), tmp_path / "run")
     events = read_events(tmp_path / "run")
     low = [a for a in kinds(events, "attempt") if a["player"] == "low"]
