@@ -326,8 +326,11 @@ class LLMClient:
         self._lock = threading.Lock()
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self.usage: dict[str, Usage] = {}
-        self._pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="llm")
-        self._request_pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="llm-request")
+        # Threads per endpoint, as many as its requests in flight: one pool for the calls of
+        # complete_many, one for the extra requests of a call split into several. A pool of one
+        # size for every endpoint grew a thread for each call queued behind a busy endpoint's
+        # slots, up to its cap (a long game's memory rose with them: docs/benchmarks/load.md).
+        self._pools: dict[tuple[str, str], ThreadPoolExecutor] = {}
         self._rand = random.Random()
         self._warned_prices: set[str] = set()
         self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
@@ -356,13 +359,27 @@ class LLMClient:
     def spent_usd(self) -> float:
         return self.total().cost_usd
 
+    def _limit(self, spec: ModelSpec) -> int:
+        """Requests in flight to ``spec``'s endpoint (by its api_base or provider, else the default)."""
+        return max(1, int(self.endpoint_concurrency.get(spec.endpoint_key, self.endpoint_concurrency.get(
+            spec.provider, self.concurrency))))
+
+    def _pool_for(self, spec: ModelSpec, kind: str) -> ThreadPoolExecutor:
+        """The ``kind`` ("call" or "request") thread pool of ``spec``'s endpoint, sized by its limit."""
+        key = (kind, spec.endpoint_key)
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = ThreadPoolExecutor(max_workers=self._limit(spec),
+                                                             thread_name_prefix=f"llm-{kind}")
+            return pool
+
     def _slot(self, spec: ModelSpec) -> threading.BoundedSemaphore:
         key = spec.endpoint_key
+        limit = self._limit(spec)
         with self._lock:
             if key not in self._slots:
-                limit = self.endpoint_concurrency.get(key, self.endpoint_concurrency.get(
-                    spec.provider, self.concurrency))
-                self._slots[key] = threading.BoundedSemaphore(max(1, int(limit)))
+                self._slots[key] = threading.BoundedSemaphore(limit)
             return self._slots[key]
 
     def price(self, spec: ModelSpec) -> Price:
@@ -477,8 +494,9 @@ class LLMClient:
             groups = _batches(missing, self.max_n(spec))
             # The first group runs in this thread; any others on the request pool, whose tasks
             # never wait on other tasks (so the pools cannot starve each other).
-            futures = [self._request_pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf,
-                                                 options) for g in groups[1:]]
+            pool = self._pool_for(spec, "request")
+            futures = [pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf, options)
+                       for g in groups[1:]]
             try:
                 first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options)
             finally:
@@ -508,7 +526,8 @@ class LLMClient:
         ``(messages, samples)`` or ``(messages, samples, structured)`` as :meth:`complete` takes."""
         if len(requests) == 1:
             return [self.complete(spec, *requests[0][:2], player, *requests[0][2:])]
-        futures = [self._pool.submit(self.complete, spec, r[0], r[1], player, *r[2:]) for r in requests]
+        pool = self._pool_for(spec, "call")
+        futures = [pool.submit(self.complete, spec, r[0], r[1], player, *r[2:]) for r in requests]
         return [f.result() for f in futures]
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
@@ -723,7 +742,9 @@ class LLMClient:
 
     def close(self) -> None:
         self.outages.close()
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._request_pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            pools = list(self._pools.values())
+        for pool in pools:
+            pool.shutdown(wait=False, cancel_futures=True)
         if self.cache is not None:
             self.cache.close()

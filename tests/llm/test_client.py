@@ -103,6 +103,22 @@ def test_samples_of_one_request_go_out_as_one_call_with_n(tmp_path):
         assert srv.stats.requests == 4  # one request per sample when n is not supported
 
 
+def test_calls_queued_behind_a_busy_endpoint_wait_without_a_thread_each():
+    """complete_many's calls run on threads of their endpoint, as many as its requests in flight:
+    a burst of 40 calls to an endpoint that takes 2 at a time runs on 2 threads, not 40 (a pool
+    of one size for all endpoints grew a thread per queued call, and a long game's memory with
+    them)."""
+    import threading
+
+    with FakeLLMServer({"m": FakeModel()}, latency_s=0.01) as srv:
+        c = client(concurrency=2)
+        got = c.complete_many(spec(srv), [([{"role": "user", "content": f"q{k}"}], [(0, k)]) for k in range(40)], "p")
+        assert all(g[0].ok for g in got) and srv.stats.max_in_flight <= 2
+        calls = [t for t in threading.enumerate() if t.name.startswith("llm")]  # the client's threads
+        assert 1 <= len(calls) <= 2
+        c.close()
+
+
 def test_cache_key_covers_request_sample_and_seed():
     s = ModelSpec("openai/m", api_base="http://127.0.0.1:1/v1")
     base = ResponseCache.key(s, MSGS, 0, 1)
