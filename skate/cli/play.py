@@ -32,17 +32,15 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.cli import hydra_argv
 from skate.errors import ConfigError
 from skate.paths import CONF_DIR
-from skate.report.console import print_summary
+from skate.llm.preflight import PreflightError
+from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
 from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_game, run_sweep_job, stop_on_signals
 from skate.sandbox import SandboxUnavailable
 from skate.settings.config import build_settings, describe_config_error, register_configs
 
 register_configs()
-
-
-_COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException,
-                    OmegaConfBaseException)
+_COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException, OmegaConfBaseException)
 
 
 @contextlib.contextmanager
@@ -126,13 +124,14 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         print(f"skate: {exc}", file=sys.stderr)
         return exc.status
     except LogWriteError as exc:
-        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again",
-              file=sys.stderr)
+        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again", file=sys.stderr)
         return 2
     except (ConfigError, SandboxUnavailable) as exc:
-        print(f"skate: {'config error' if isinstance(exc, ConfigError) else 'no usable sandbox'}: {exc}",
-              file=sys.stderr)
-        return 2
+        down = isinstance(exc, PreflightError) and exc.down  # a model still down: the outage the run stopped for
+        what = "" if down else "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
+        again = f"; resume with: python -m skate resume={folder} once it answers" if down else ""
+        print(f"skate: {what}{exc}{again}", file=sys.stderr)
+        return OUTAGE_STATUS if down else 2
     status = print_summary(result, folder, settings.print_table)
     Signals.exit_if_received()
     return status

@@ -155,6 +155,13 @@ class PreflightError(ConfigError):
         self.report = report
         self.problems = report.problems
 
+    @property
+    def down(self) -> bool:
+        """Whether every model that failed is one whose server did not answer (unreachable, or
+        failing with 5xx): for a run already under way, the outage it stopped for, not a setting
+        to fix (``skate play resume=`` exits 75 for it, as the run's own stop did)."""
+        return bool(self.problems) and all(p.kind in ("unreachable", "server") for p in self.problems)
+
 
 # ------------------------------------------------------------------------------------- public
 def preflight(client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0,

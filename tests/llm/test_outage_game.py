@@ -124,9 +124,17 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
         # cache, then the run stops again, as the command line says it.
         capsys.readouterr()
         assert resume(str(run), []) == OUTAGE_STATUS
+        lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("skate:")]
+        # With the preflight on, a model still down stops the resume before it plays: the same
+        # exit status and command, not a config error.
+        assert resume(str(run), ["llm.preflight=true"]) == OUTAGE_STATUS
+        checked = capsys.readouterr().err.strip().splitlines()
     finally:
         server.start()
-    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("skate:")]
+    assert len(checked) == 3 and checked[0].startswith("skate: player ")  # one line per model
+    assert "config error" not in " ".join(checked)
+    assert all("cannot reach" in x for x in checked)
+    assert checked[-1].endswith(f"resume with: python -m skate resume={run} once it answers")
     assert len(lines) == 1
     line = lines[0]
     assert "openai/" in line and f"at {server.api_base} did not answer for " in line
