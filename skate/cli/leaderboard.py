@@ -23,6 +23,7 @@ from skate.leaderboard.place import add
 from skate.leaderboard.renew import describe, refresh
 from skate.leaderboard.settings import AddSettings, RefreshSettings
 from skate.leaderboard.store import DiskFull, Store, StoreError
+from skate.runlog.files import LogWriteError
 
 DEFAULT_STORE = "leaderboard.db"
 
@@ -53,8 +54,7 @@ def parser() -> argparse.ArgumentParser:
     placing.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
     d = AddSettings()
     placing.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
-    placing.add_argument("--confidence", type=float, default=d.confidence,
-                     help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
+    placing.add_argument("--confidence", type=float, default=d.confidence, help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
     placing.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
     placing.add_argument("--max-placed", type=int, default=d.max_placed,
                      help=f"a banked task is shown to at most this many models being added (default {d.max_placed})")
@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(board_text(store, args.game, where=args.store))
                 if args.html is not None:
                     print(f"wrote {write_page(store, args.html)}")
-    except (StoreError, ConfigError) as exc:
-        print(f"skate leaderboard: {exc}", file=sys.stderr)
+    except (StoreError, ConfigError, LogWriteError) as exc:  # LogWriteError: the game an add plays, on a full disk
+        again = "; what is stored is kept: free some space there and run the same command again"
+        print(f"skate leaderboard: {exc}{again if isinstance(exc, LogWriteError) else ''}", file=sys.stderr)
         return 2
     return 0

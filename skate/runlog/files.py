@@ -292,7 +292,10 @@ class EventLog:
         with self._lock:
             self._closed = True
             if self._fh is not None and not self._fh.closed:
-                self._fh.close()
+                try:  # the file is closed even when what is left to flush cannot be written
+                    self._fh.close()
+                except OSError as exc:  # a full disk: the same one-line error the write gave, not a traceback
+                    raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None

@@ -123,3 +123,21 @@ def test_a_postgresql_board_out_of_disk_space_refuses_the_write_in_one_line_and_
                 conn.exec_driver_sql(f"DROP DATABASE IF EXISTS db_{name} WITH (FORCE)")
                 conn.exec_driver_sql(f"DROP TABLESPACE IF EXISTS ts_{name}")
             admin.dispose()
+
+
+def test_an_add_whose_runs_folder_is_on_a_full_disk_stops_in_one_line_and_finishes_when_run_again(
+        runs_to_bank, tmp_path, capsys):
+    """The store has room; the folder the add plays its own game in does not."""
+    store = str(tmp_path / "board.db")
+    assert main(["leaderboard", "import", *(str(r) for r in runs_to_bank), "--store", store]) == 0
+    add = ["leaderboard", "add", "simulated:0.5", "--store", store, "--budget", "60", "--samples", "2",
+           "--set-rounds", "1", "--neighbours", "1", "--set-samples", "2"]
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        filler = fill(disk)
+        capsys.readouterr()
+        assert main([*add, "--runs-dir", str(disk / "adds")]) == 2
+        _one_line(capsys, f"cannot write the event log {disk / 'adds'}", "No space left on device",
+                  "what is stored is kept: free some space there and run the same command again")
+        os.unlink(filler)
+        assert main([*add, "--runs-dir", str(disk / "adds")]) == 0, capsys.readouterr().err
+    assert "0.5: rank " in capsys.readouterr().out
