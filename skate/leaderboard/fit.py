@@ -126,6 +126,9 @@ def above(a: tuple[float, float], b: tuple[float, float]) -> float:
     return normal_above(a[0], b[0], a[1] ** 2 + b[1] ** 2)
 
 
+UNLOCKED_FITS = 3  # fits a refit makes without the write lock before it fits holding it
+
+
 def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
     """Fit every game and the whole bank again, anchored to the last snapshots; store each
     game's task difficulties and a snapshot of each table, all in one transaction. Returns the
@@ -135,9 +138,15 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
     read it (:meth:`Store.version`); if not, an add's answers or another snapshot came meanwhile,
     and it fits again under the lock. So a refit during an add fits every response stored when it
     writes, the newcomer's so far included, waiting for a write under way; the add's own snapshot
-    then extends the refit's board."""
+    then extends the refit's board. A bank that moved during a fit is fitted again without the
+    lock first (up to :data:`UNLOCKED_FITS` fits in all), so the lock is held for a fit only when
+    an add wrote during the last one."""
     version = store.version()
     fits = _fits(store)
+    for _ in range(UNLOCKED_FITS - 1):  # moved while it fitted: again, still unlocked (a fit can take minutes)
+        if (now := store.version()) == version:
+            break
+        version, fits = now, _fits(store)
     with store.transaction() as conn:
         if store.version(conn) != version:
             fits = _fits(store, conn)

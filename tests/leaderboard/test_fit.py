@@ -40,3 +40,35 @@ def test_the_refit_keeps_the_incumbents_mean_and_orders_them_by_skill(runs_to_ba
     snap, rows = store.board("mathquiz")
     assert snap["fit"]["tasks"] == len(store.tasks()) and [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     assert all(t.difficulty is not None for t in store.tasks())
+
+
+def test_a_bank_that_moves_during_a_refit_is_fitted_again_before_the_lock_is_taken(runs_to_bank, tmp_path,
+                                                                                      monkeypatch):
+    """An add's answer stored while the refit fits: the refit fits again without the write lock
+    (a fit of a large bank takes minutes, and adds wait for the lock), and writes the second fit,
+    the answer in it."""
+    import skate.leaderboard.fit as fit
+    import sqlalchemy as sa
+
+    from skate.leaderboard.store import models
+
+    store = Store.open(tmp_path / "b.db")
+    import_run(store, runs_to_bank[0])
+    calls: list[bool] = []  # whether each fit read through the lock's connection
+    real = fit._fits
+
+    def fits(store_, conn=None):
+        calls.append(conn is not None)
+        if len(calls) == 1:  # an add writes one answer while the first fit runs
+            with store.transaction() as c:
+                c.execute(sa.insert(models).values(name="newcomer", kind="simulated", spec="{}", added=0.0, how="add"))
+                newcomer = c.execute(sa.select(models.c.id).where(models.c.name == "newcomer")).scalar_one()
+                assert store.record(c, newcomer, 1, 1, 2, "add")
+        return real(store_, conn)
+
+    monkeypatch.setattr(fit, "_fits", fits)
+    before = store.version()
+    refit(store)
+    assert calls == [False, False]  # fitted again unlocked; the bank then held still: no fit under the lock
+    assert store.version()[0] == before[0] + 1
+    assert "newcomer" in {r["model"] for r in store.board("mathquiz")[1]}  # its answer is in the fit written
