@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.runlog.files import TIMING, comparable, read_events  # noqa: E402
+from skate.runlog.files import played_events, read_events  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 from skate.settings.config import build_settings, compose_config  # noqa: E402
 
@@ -101,21 +101,7 @@ def play(args: argparse.Namespace, out: Path, port: int, name: str, outage: bool
             "void_estimates": result.summary.void_estimates, "void_attempts": result.summary.void_attempts,
             "calls": result.summary.usage["total"]["calls"], "retries": result.summary.usage["total"]["retries"],
             "outages": outages, "stopped": result.summary.stopped,
-            "game": game_events(run), "ratings": json.loads((run / "ratings.json").read_text())}
-
-
-def game_events(run: Path) -> list[dict]:
-    """The events as the game played them (timestamps, usage, void calls, outages and the run's
-    config, whose cache folder differs, aside)."""
-    out = []
-    for record in read_events(run):
-        if record["event"] in TIMING:
-            continue
-        record = comparable(record)
-        if record["event"] == "run_start":
-            record.pop("config")
-        out.append(record)
-    return out
+            "game": played_events(run), "ratings": json.loads((run / "ratings.json").read_text())}
 
 
 def main() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
 import shutil
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,10 +157,8 @@ class EventLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self._replay:
             self._prepare_replay()
-        try:
+        with self._failing("open"):
             self._fh = open(self.path, "a", encoding="utf-8")
-        except OSError as exc:
-            raise LogWriteError(f"cannot open the event log {self.path}: {exc.strerror or exc}") from None
 
     def _scan(self) -> tuple[int, set[str]]:
         """The byte offset where the recorded lines to keep end (before the first terminal event
@@ -233,13 +232,20 @@ class EventLog:
                 self._diverge()
             self._append(record)
 
+    @contextlib.contextmanager
+    def _failing(self, doing: str) -> Iterator[None]:
+        """An ``OSError`` in the block (a full disk, a folder gone) as the one-line
+        :class:`LogWriteError`: ``cannot <doing> the event log PATH: <reason>``."""
+        try:
+            yield
+        except OSError as exc:
+            raise LogWriteError(f"cannot {doing} the event log {self.path}: {exc.strerror or exc}") from None
+
     def _append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, default=_jsonable)
-        try:
+        with self._failing("write"):
             self._fh.write(line + "\n")
             self._fh.flush()
-        except OSError as exc:
-            raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
 
     def _replace_first(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         """Put the resumed run's ``run_start`` (its config with the overrides) in place of the
@@ -282,20 +288,18 @@ class EventLog:
         with self._lock:
             if self._fh is None:
                 return
-            try:
+            with self._failing("write"):
                 self._fh.flush()
                 os.fsync(self._fh.fileno())
-            except OSError as exc:
-                raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             if self._fh is not None and not self._fh.closed:
-                try:  # the file is closed even when what is left to flush cannot be written
+                # The file is closed even when what is left to flush cannot be written (a full
+                # disk): the same one-line error as the write's, not a traceback.
+                with self._failing("write"):
                     self._fh.close()
-                except OSError as exc:  # a full disk: the same one-line error the write gave, not a traceback
-                    raise LogWriteError(f"cannot write the event log {self.path}: {exc.strerror or exc}") from None
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
@@ -319,6 +323,21 @@ def read_events(path: Path) -> list[dict[str, Any]]:
     """Every line of a log as its raw JSON object (a run folder or the file itself); a torn last
     line is skipped. :func:`skate.runlog.events.read_run` gives the typed events."""
     return list(iter_records(path))
+
+
+def played_events(path: Path) -> list[dict[str, Any]]:
+    """A log's events as the game played them, to compare two plays of one game: each
+    :func:`comparable`, the model calls' own events (:data:`TIMING`: void calls, outages) and the
+    run's config (its cache folder, its waits) left out."""
+    out = []
+    for record in iter_records(path):
+        if record.get("event") in TIMING:
+            continue
+        record = comparable(record)
+        if record["event"] == "run_start":
+            record.pop("config", None)
+        out.append(record)
+    return out
 
 
 def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:

@@ -17,7 +17,7 @@ import pytest
 from skate.cli.play import resume
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.report.console import OUTAGE_STATUS, print_summary
-from skate.runlog.files import TIMING, comparable, read_events
+from skate.runlog.files import played_events, read_events
 from skate.runner import Signals, run_game, stop_on_signals
 from skate.settings.config import build_settings
 from tests.llm.conftest import SKILLS, llm_config
@@ -25,20 +25,6 @@ from tests.llm.conftest import SKILLS, llm_config
 # A small retry budget (a few hundredths of a second): the outage is a second or less here, as
 # what happens past the retries does not depend on how long the server stays down.
 GAME = ("game=mathquiz", "game.rounds=4", "estimator.n=2", "seed=3", "llm.max_retries=1")
-
-
-def game_events(run: Path) -> list[dict]:
-    """The run's events as the game played them: timing, usage, the model calls' own events
-    (void calls, outages) and the run's config (its cache folder and wait differ) left out."""
-    out = []
-    for record in read_events(run):
-        if record["event"] in TIMING:
-            continue
-        record = comparable(record)
-        if record["event"] == "run_start":
-            record.pop("config")
-        out.append(record)
-    return out
 
 
 def ratings(run: Path) -> list[dict]:
@@ -106,7 +92,7 @@ def test_a_server_killed_mid_game_and_back_is_waited_for_with_no_void_call(serve
     assert ("down", found[0][1]) == found[0]
     assert {m for s, m in found if s == "down"} == {m for s, m in found if s == "up"}  # each came back
     assert "gave_up" not in {s for s, _ in found}
-    assert game_events(run) == game_events(ref)
+    assert played_events(run) == played_events(ref)
     assert ratings(run) == ratings(ref)
 
 
@@ -146,7 +132,7 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
     assert server.stats.requests - before < requests  # the calls made before the stops came from the cache
     events = read_events(run)
     assert events[-1]["event"] == "run_end" and not [e for e in events if e["event"] == "llm_void"]
-    assert game_events(run) == game_events(ref)
+    assert played_events(run) == played_events(ref)
     assert ratings(run) == ratings(ref)
     # The replay went past the outages recorded before the stops, neither comparing nor cutting them.
     assert [s for s, _ in outages(run)].count("gave_up") == 2
