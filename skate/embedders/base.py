@@ -166,9 +166,7 @@ class NoveltyIndex:
             bank = self._banks.get(setter)
             snap = bank.snapshot() if bank is not None else None
         dmin = float("inf") if snap is None else _Bank.min_distance(snap, vec)
-        if dmin == float("inf"):
-            return True, dmin, vec
-        return dmin > self.embedder.threshold, dmin, vec
+        return dmin > self.embedder.threshold, dmin, vec  # no earlier task: inf, unique
 
     def add(self, setter: str, vec: np.ndarray) -> None:
         self.extend(setter, vec[None, :])
