@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-
+import sqlalchemy as sa
 from scipy.stats import kendalltau
 
+import skate.leaderboard.fit as fit
 from skate.runlog.events import read_run
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import ability, difficulty, refit
-from skate.leaderboard.store import Store
+from skate.leaderboard.store import Store, models
 
 
 def test_one_ability_against_fixed_difficulties_is_recovered_with_an_honest_sd():
@@ -47,11 +48,6 @@ def test_a_bank_that_moves_during_a_refit_is_fitted_again_before_the_lock_is_tak
     """An add's answer stored while the refit fits: the refit fits again without the write lock
     (a fit of a large bank takes minutes, and adds wait for the lock), and writes the second fit,
     the answer in it."""
-    import skate.leaderboard.fit as fit
-    import sqlalchemy as sa
-
-    from skate.leaderboard.store import models
-
     store = Store.open(tmp_path / "b.db")
     import_run(store, runs_to_bank[0])
     calls: list[bool] = []  # whether each fit read through the lock's connection

@@ -8,6 +8,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
+import skate.leaderboard.renew as renew
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.renew import describe, refresh, retire, thin_bands
@@ -61,8 +62,6 @@ def test_a_thin_band_gets_a_short_game_among_the_incumbents_nearest_it(board, tm
 
 
 def test_a_refresh_cut_short_before_its_refit_refits_when_run_again(board, tmp_path, monkeypatch):
-    import skate.leaderboard.renew as renew
-
     def killed(*_, **__):
         raise KeyboardInterrupt  # the process dies after banking its games, before fitting them
 

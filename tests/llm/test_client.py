@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -108,8 +109,6 @@ def test_calls_queued_behind_a_busy_endpoint_wait_without_a_thread_each():
     a burst of 40 calls to an endpoint that takes 2 at a time runs on 2 threads, not 40 (a pool
     of one size for all endpoints grew a thread per queued call, and a long game's memory with
     them)."""
-    import threading
-
     with FakeLLMServer({"m": FakeModel()}, latency_s=0.01) as srv:
         c = client(concurrency=2)
         got = c.complete_many(spec(srv), [([{"role": "user", "content": f"q{k}"}], [(0, k)]) for k in range(40)], "p")
