@@ -172,6 +172,8 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
             "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": s.seed}
     log.write(ev.RunStarted(**info, config=config, versions=_versions(), config_version=CONFIG_VERSION,
                             **{k: made_from[k] for k in ("choices", "overrides") if k in made_from}))
+    if client is not None:  # what the models are sent differently, found since they were built, then as found
+        client.shaper.attach(lambda info: log.write(ev.ModelAdjusted(**info)))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
     logger.start(info)
     optimized = []

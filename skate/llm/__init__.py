@@ -2,7 +2,7 @@
 and the DSPy modules that set and answer tasks.
 
 Importing this package makes no network call: LiteLLM is told to use its bundled price table
-instead of fetching one, and DSPy's cache folder goes under skate's cache (DSPy's own LM cache
+and Anthropic beta-header table instead of fetching them, and DSPy's cache folder goes under skate's cache (DSPy's own LM cache
 is not used; :class:`~skate.llm.client.LLMClient` has its own).
 """
 
@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # LiteLLM's own copy, not a fetch
 os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate"))
                                            .expanduser() / "dspy"))
 

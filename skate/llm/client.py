@@ -32,23 +32,21 @@ Chat requests and embeddings share these rules (:meth:`LLMClient._retrying`).
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import logging
 import random
 import re
 import threading
 import time
-from array import array
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from skate.llm.cache import ResponseCache, pack, unpack
 from skate.llm.outage import Outages
+from skate.llm.shaping import Shaper, apply_stops, refusal, shaped
 from skate.llm.spec import ModelSpec
+from skate.llm.thinking import share_of, split_inline
 from skate.llm.transport import send
 from skate.llm.wire import CallFailed, Reply
 from skate.runlog.records import StopRun
@@ -160,6 +158,8 @@ class Completion:
     finish_reason: str | None = None  # "length": the reply was cut at max_tokens
     structured: bool = False  # asked for with a JSON schema (the reply is a JSON object)
     logprobs: list[dict] | None = None  # each generated token's log-probability and alternatives, when asked for
+    thinking: str | None = None  # what the model thought before ``text`` (taken out of it, or given apart)
+    thinking_cut: bool = False  # cut at max_tokens while still thinking: no answer (text is "")
 
     @property
     def ok(self) -> bool:
@@ -179,75 +179,18 @@ class Usage:
     retries: int = 0
     prompt_tokens: int = 0
     cached_prompt_tokens: int = 0  # of prompt_tokens, those the provider reused from its prompt cache
-    completion_tokens: int = 0
+    completion_tokens: int = 0  # thinking included
+    thinking_tokens: int = 0  # of completion_tokens, those spent thinking (as the provider counts them, else estimated)
     cost_usd: float = 0.0
     structured: int = 0  # calls sent with a JSON schema (structured output)
     cut: int = 0  # replies cut at max_tokens (finish_reason "length")
+    cut_thinking: int = 0  # of those, cut while still thinking (no answer at all)
     empty: int = 0  # replies with no text at all
+    refused: int = 0  # requests refused for a parameter the model does not take, sent again without it
     seconds: float = 0.0  # wall time of the requests sent (in flight, the server's queue included)
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "cost_usd": round(self.cost_usd, 6), "seconds": round(self.seconds, 3)}
-
-
-# -------------------------------------------------------------------------------------- cache
-class ResponseCache:
-    """Successful completions on disk (``diskcache``), keyed on request, sample index and seed."""
-
-    def __init__(self, folder: str | Path) -> None:
-        import diskcache
-
-        self.folder = Path(folder).expanduser()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._db = diskcache.Cache(str(self.folder))
-
-    @staticmethod
-    def key(spec: ModelSpec, messages: Sequence[dict[str, Any]], index: int, seed: int,
-            response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> str:
-        request: dict[str, Any] = {"endpoint": spec.request_identity(), "messages": list(messages),
-                                   "sample": index, "seed": seed}
-        if response_format is not None:  # (absent otherwise: text-format keys are as they were)
-            request["response_format"] = response_format
-        if options:  # stop sequences, log-probabilities, another max_tokens (absent: keys as they were)
-            request["options"] = options
-        blob = json.dumps(request, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    def get(self, key: str) -> str | None:
-        value = self._db.get(key)
-        return value if isinstance(value, str) else None
-
-    def put(self, key: str, text: str) -> None:
-        self._db.set(key, text)
-
-    def get_reply(self, key: str) -> tuple[str, str | None, list[dict] | None] | None:
-        """A cached completion: its text, finish reason (None: it finished normally) and token
-        log-probabilities (None: not asked for)."""
-        value = self._db.get(key)
-        if isinstance(value, str):
-            return value, None, None
-        if isinstance(value, dict) and isinstance(value.get("text"), str):
-            return value["text"], value.get("finish_reason"), value.get("logprobs")
-        return None
-
-    def put_reply(self, key: str, text: str, finish_reason: str | None, logprobs: list[dict] | None = None) -> None:
-        """Cache a completion; one cut at ``max_tokens`` keeps its finish reason and one asked
-        for with log-probabilities keeps them, so a replay reads it as the first run did."""
-        if finish_reason in (None, "stop") and logprobs is None:
-            self._db.set(key, text)
-        else:
-            self._db.set(key, {"text": text, "finish_reason": finish_reason, "logprobs": logprobs})
-
-    @staticmethod
-    def embedding_key(spec: ModelSpec, text: str) -> str:
-        blob = json.dumps({"endpoint": spec.request_identity(), "embed": text}, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    def __len__(self) -> int:
-        return len(self._db)
-
-    def close(self) -> None:
-        self._db.close()
 
 
 # ---------------------------------------------------------------------------------- prices
@@ -258,6 +201,19 @@ class Price:
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+
+
+def price_of(spec: ModelSpec, prices: dict[str, Price]) -> Price | None:
+    """``spec``'s price from ``prices`` (``llm.prices``, by ``provider/model`` or by name), else
+    from LiteLLM's model map (thinking is priced as output, as providers bill it); None when
+    neither has one."""
+    for key in (spec.model, spec.name):
+        if key in prices:
+            return prices[key]
+    found = spec.facts
+    if found is not None and (found.input_per_mtok is not None or found.output_per_mtok is not None):
+        return Price(found.input_per_mtok or 0.0, found.output_per_mtok or 0.0)
+    return None
 
 
 # ------------------------------------------------------------------------------------- client
@@ -276,15 +232,6 @@ def _batches(positions: list[int], size: int | None) -> list[list[int]]:
     return [positions[i:i + size] for i in range(0, len(positions), size)]
 # Embeddings: (spec, texts) -> (one vector per text, prompt tokens); raises CallFailed.
 EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
-
-
-def _pack(vector: Sequence[float]) -> str:
-    """A vector as float32 in base64: a cache value (a sixth of its JSON)."""
-    return base64.b64encode(array("f", vector).tobytes()).decode("ascii")
-
-
-def _unpack(text: str) -> list[float]:
-    return array("f", base64.b64decode(text)).tolist()
 
 
 # The longest wait between two probes of a model that is down: the most its round waits once it is
@@ -308,10 +255,16 @@ class LLMClient:
                  prices: dict[str, Price] | None = None, budget_usd: float | None = None,
                  transport: Transport | None = None, on_void: Callable[[dict], None] | None = None,
                  structured: str = "off", outage_wait_s: float = 0.0,
-                 on_outage: Callable[[dict], None] | None = None) -> None:
+                 on_outage: Callable[[dict], None] | None = None,
+                 on_adjust: Callable[[dict], None] | None = None,
+                 on_thinking: Callable[[dict], None] | None = None) -> None:
         """``outage_wait_s``: how long the calls to an endpoint that stopped answering wait for it
         before the run stops (0: they do not wait; a call that outlasts its retries is void);
-        ``on_outage``: where each change of an outage is told (:mod:`skate.llm.outage`)."""
+        ``on_outage``: where each change of an outage is told (:mod:`skate.llm.outage`);
+        ``on_adjust``: where each parameter a model is sent differently is told
+        (:mod:`skate.llm.shaping`); ``on_thinking``: where each new reply's thinking goes
+        (``{player, model, index, seed, thinking, answer, finish_reason}``), to be kept for a
+        person to read."""
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
         self.structured = structured
@@ -323,6 +276,9 @@ class LLMClient:
         self.budget_usd = budget_usd
         self._transport = transport
         self.on_void = on_void
+        self.on_thinking = on_thinking
+        self.shaper = Shaper(on_adjust)
+        self._inline: set[tuple[str, str]] = set()  # models seen thinking inline with no opening tag
         self._lock = threading.Lock()
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         self.usage: dict[str, Usage] = {}
@@ -383,12 +339,14 @@ class LLMClient:
             return self._slots[key]
 
     def price(self, spec: ModelSpec) -> Price:
-        for key in (spec.model, spec.name):
-            if key in self.prices:
-                return self.prices[key]
+        """The model's price: ``llm.prices``' (by ``provider/model`` or name), else LiteLLM's map's
+        (:func:`price_of`); a hosted model with neither is counted at 0, said once."""
+        found = price_of(spec, self.prices)
+        if found is not None:
+            return found
         if spec.hosted and spec.model not in self._warned_prices:
             self._warned_prices.add(spec.model)
-            log.warning("no price for %s in llm.prices: its cost is counted as 0", spec.model)
+            log.warning("no price for %s in llm.prices nor in LiteLLM's model map: its cost is counted as 0", spec.model)
         return Price()
 
     def _transport_for(self, spec: ModelSpec) -> Transport:
@@ -481,8 +439,8 @@ class LLMClient:
         for pos in range(len(samples)):
             hit = self.cache.get_reply(keys[pos]) if self.cache is not None else None
             if hit is not None:
-                out[pos] = Completion(hit[0], cached=True, finish_reason=hit[1], structured=rf is not None,
-                                      logprobs=hit[2])
+                out[pos] = Completion(hit.text, cached=True, finish_reason=hit.finish_reason, structured=rf is not None,
+                                      logprobs=hit.logprobs, thinking=hit.thinking, thinking_cut=hit.thinking_cut)
             else:
                 missing.append(pos)
         with self._lock:
@@ -508,7 +466,8 @@ class LLMClient:
                 for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
-                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs)
+                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs,
+                                             comp.thinking, comp.thinking_cut)
         return out  # type: ignore[return-value]
 
     def max_n(self, spec: ModelSpec) -> int | None:
@@ -532,44 +491,67 @@ class LLMClient:
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
                  rf: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> list[Completion]:
-        """Send one request for these samples (n = len(samples)), retrying what may pass."""
+        """Send one request for these samples (n = len(samples)), retrying what may pass; each
+        model is sent only the parameters it takes (:mod:`skate.llm.shaping`), and a refusal of
+        one of skate's own is learnt and the request sent again at once."""
         usage = self._usage(player)
         send = self._transport_for(spec)
         n, seed = len(samples), samples[0][1]
 
         def once(attempt: int) -> list[Completion]:
-            with self._slot(spec):
-                with self._lock:
-                    usage.calls += 1
-                    usage.structured += rf is not None
-                t0 = time.monotonic()
-                extra: dict[str, Any] = {}
-                if rf is not None:
-                    extra["response_format"] = rf
-                if options:
-                    extra["options"] = options
-                try:
-                    reply = send(spec, messages, n, seed, **extra)
-                except CallFailed as exc:
-                    if rf is not None and is_format_refusal(exc):
-                        raise _Refused(exc) from exc
-                    limit = n_limit(exc) if n > 1 else None
-                    if limit is not None and limit < n:
-                        raise _TooMany(limit) from exc
-                    option = refused_option(exc, options)
-                    if option is not None:
-                        raise OptionRefused(option, exc) from exc
-                    raise
-                finally:
+            while True:
+                shape = self.shaper.shape(spec, player)
+                opts, stops = shaped(spec, shape, options)
+                if options and options.get("logprobs") and (shape.drops("logprobs") or shape.drops("top_logprobs")):
+                    raise OptionRefused("logprobs", CallFailed(
+                        "client", f"{spec.model} takes no log-probabilities ({shape.changes.get('logprobs') or ''})",
+                        False, status=400))
+                with self._slot(spec):
                     with self._lock:
-                        usage.seconds += time.monotonic() - t0
-            got = [self._completion(spec, player, usage, t, reply.finish(i), attempt, rf is not None, reply.tokens(i),
-                                    stops=bool((options or {}).get("stop")))
-                   for i, t in enumerate(reply.texts[:n])]
+                        usage.calls += 1
+                        usage.structured += rf is not None
+                    t0 = time.monotonic()
+                    extra: dict[str, Any] = {}
+                    if rf is not None:
+                        extra["response_format"] = rf
+                    if opts:
+                        extra["options"] = opts
+                    try:
+                        reply = send(spec, messages, n, seed, **extra)
+                    except CallFailed as exc:
+                        refused = refusal(exc)
+                        if refused is not None and refused[0] != "response_format" and self.shaper.learn(
+                                spec, player, exc, self._sent(spec, n, rf, opts)) is not None:
+                            with self._lock:
+                                usage.refused += 1
+                            continue  # learnt what it takes: the same request again, shaped anew
+                        if rf is not None and is_format_refusal(exc):
+                            raise _Refused(exc) from exc
+                        limit = n_limit(exc) if n > 1 else None
+                        if limit is not None and limit < n:
+                            raise _TooMany(limit) from exc
+                        option = refused_option(exc, options)
+                        if option is not None:
+                            raise OptionRefused(option, exc) from exc
+                        raise
+                    finally:
+                        with self._lock:
+                            usage.seconds += time.monotonic() - t0
+                got = self._completions(spec, player, usage, reply, n, attempt, rf is not None, stops,
+                                        bool((options or {}).get("stop")))
+                if got is None:  # the server stopped a reply inside its thinking: stops are skate's now
+                    continue
+                break
             self._charge(spec, usage, reply)
             if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
                 got += [c for s in samples[len(reply.texts):]
                         for c in self._request(spec, messages, [s], player, rf, options)]
+            if self.on_thinking is not None:
+                for (index, sample_seed), comp in zip(samples, got):
+                    if comp.thinking:
+                        self.on_thinking({"player": player, "model": spec.model, "index": index, "seed": sample_seed,
+                                          "thinking": comp.thinking, "answer": comp.text,
+                                          "finish_reason": comp.finish_reason})
             return got
 
         try:
@@ -581,6 +563,58 @@ class LLMClient:
             log.debug("%s (%s) takes at most %d samples per request", player, spec.model, exc.limit)
             return [c for group in _batches(list(range(n)), exc.limit)
                     for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options)]
+
+    @staticmethod
+    def _sent(spec: ModelSpec, n: int, rf: dict[str, Any] | None, opts: dict[str, Any]) -> set[str]:
+        """The request fields a request carried (by name), as the transport builds its body."""
+        fields = {"temperature", "max_tokens", "seed", *spec.request_fields(), *(["n"] if n > 1 else []),
+                  *(["response_format"] if rf is not None else [])}
+        fields |= {k for k, v in opts.items() if v is not None}
+        return fields - {k for k, v in opts.items() if v is None}
+
+    def _completions(self, spec: ModelSpec, player: str, usage: Usage, reply: Reply, n: int, attempt: int,
+                     structured: bool, stops: list[str], had_stops: bool) -> list[Completion] | None:
+        """The completions of one reply, each with its thinking taken out (:mod:`skate.llm.thinking`)
+        and ended at the stop sequences skate applies itself; None when the server ended a reply at
+        a stop sequence inside its thinking (it is learnt: send the request again)."""
+        key = self._endpoint(spec)
+        answers: list[str] = []
+        thoughts: list[str | None] = []
+        cuts: list[bool] = []
+        finishes: list[str | None] = []
+        for i, text in enumerate(reply.texts[:n]):
+            finish = reply.finish(i)
+            server_stops = had_stops and not stops  # the server applied the request's stop sequences
+            with self._lock:
+                inline = key in self._inline
+            split = split_inline(text, thinks_inline=inline and (finish == "length" or finish == "stop" and server_stops))
+            if split.bare and not inline:
+                with self._lock:
+                    self._inline.add(key)  # thinks inline, the block opened by its chat template
+            if split.open and finish == "stop" and server_stops and self.shaper.learn_stop(spec, player) is not None:
+                return None
+            given = reply.thought(i)
+            thinking = "\n\n".join(t for t in (given, split.thinking) if t) or None
+            answer = split.answer
+            if stops:
+                answer, met = apply_stops(answer, stops)
+                if met:
+                    finish = "stop"
+            cut = finish == "length" and thinking is not None and (split.open or not answer.strip())
+            answers.append(answer)
+            thoughts.append(thinking)
+            cuts.append(cut)
+            finishes.append(finish)
+        thinking_tokens = reply.thinking_tokens or share_of(reply.completion_tokens, thoughts, answers)
+        with self._lock:
+            usage.thinking_tokens += thinking_tokens
+        got = []
+        for answer, thinking, cut, finish in zip(answers, thoughts, cuts, finishes):
+            comp = self._completion(spec, player, usage, answer, finish, attempt, structured, reply.tokens(len(got)),
+                                    stops=had_stops, thinking_cut=cut)
+            comp.thinking, comp.thinking_cut = thinking, cut
+            got.append(comp)
+        return got
 
     def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
                   give_up: Callable[[CallFailed, int], Any]) -> Any:
@@ -622,15 +656,22 @@ class LLMClient:
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool, logprobs: list[dict] | None = None,
-                    stops: bool = False) -> Completion:
+                    stops: bool = False, thinking_cut: bool = False) -> Completion:
         """One choice of a reply, its cut or empty text counted (and logged once per model).
-        ``stops``: the request had stop sequences (an empty reply may have met one at once)."""
+        ``stops``: the request had stop sequences (an empty reply may have met one at once);
+        ``thinking_cut``: it was cut while the model was still thinking."""
         cut, empty = finish == "length", not text.strip()
         if cut or empty:
             with self._lock:
                 usage.cut += cut
-                usage.empty += empty
-        if empty and stops and finish == "stop":
+                usage.cut_thinking += thinking_cut
+                usage.empty += empty and not thinking_cut
+        if thinking_cut:
+            self._warn_once(spec, "cut_thinking", "%s (%s): a reply was cut at max_tokens=%d while the model was still "
+                            "thinking: it counts as no answer (never a wrong one). Raise max_tokens for this player "
+                            "(players.llm), or lower its reasoning_effort or thinking_budget", player, spec.model,
+                            spec.max_tokens)
+        elif empty and stops and finish == "stop":
             self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason stop): read as unparsable. "
                             "Either it began with one of the request's stop sequences (a model copying its "
                             "request is stopped there), or the server's chat template does not suit the model "
@@ -664,7 +705,7 @@ class LLMClient:
         for pos in range(len(texts)):
             hit = self.cache.get(keys[pos]) if self.cache is not None else None
             if hit is not None:
-                out[pos] = _unpack(hit)
+                out[pos] = unpack(hit)
             else:
                 missing.append(pos)
         with self._lock:
@@ -676,8 +717,8 @@ class LLMClient:
             group = missing[start:start + max(1, batch_size)]
             vectors = self._embed_request(spec, [texts[p] for p in group], player, send)
             for pos, vec in zip(group, vectors, strict=True):
-                packed = _pack(vec)
-                out[pos] = _unpack(packed)
+                packed = pack(vec)
+                out[pos] = unpack(packed)
                 if self.cache is not None:
                     self.cache.put(keys[pos], packed)
         return out  # type: ignore[return-value]

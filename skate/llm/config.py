@@ -37,6 +37,9 @@ class LLMConfig:
     # (response_format), where the server takes one. auto: send it, and use the text format for
     # a model whose server refuses it (one warning); on: a refusal stops the run; off: never.
     structured: str = "auto"
+    # Reasoning models: what each reply's model thought before it (taken out of the reply before
+    # anything reads it, counted apart) is kept in the run folder, thinking.jsonl, for a person to read.
+    keep_thinking: bool = True
 
     def check(self) -> list[Problem]:
         """What types cannot say is wrong with these settings (keys within ``llm``)."""

@@ -101,11 +101,9 @@ On the command line each model is ``name=skill`` or ``name=skill+gain`` (the gai
 from __future__ import annotations
 
 import argparse
-import ast
 import contextlib
 import json
 import random
-import re
 import socket
 import sys
 import threading
@@ -119,7 +117,12 @@ from skate.llm import plain
 from skate.llm.fake_replies import (LABEL_DRAWS, RAMBLING, SMALL_MODEL_SLIPS, _request_user,
                                     copied_demo, count_demos, cut_in_half, cut_in_reasoning, echo_request,
                                     label_request, repair_turns, resent_reply, token_logprobs, wrap_in_prose)
-from skate.llm.sections import MARKER, sections
+from skate.llm.fake_wire import (CHARS_PER_TOKEN, GEMINI_PATH, THINKING_STYLES, Thought, completion_limit,
+                                 from_anthropic, from_gemini, openai_refusal, think, thinking_budget, thinking_text,
+                                 to_anthropic, to_gemini)
+from skate.llm.fake_requests import (as_json_reply, as_plain_reply, greedy_draw, read_request, response_schema,
+                                     unclaimed_reply)
+from skate.llm.sections import sections
 from skate.embedders import HashingEmbedder
 
 
@@ -132,6 +135,18 @@ class FakeModel:
     skill: float = 0.5
     faults: dict[str, float] = field(default_factory=dict)  # fault -> probability per request
     demo_gain: float = 0.0
+    # A reasoning model: how it returns its thinking (:data:`skate.llm.fake_wire.THINKING_STYLES`;
+    # "" answers at once), how many tokens it thinks per reply at its default effort, and whose
+    # rules it refuses requests by ("openai_reasoning": OpenAI's reasoning models').
+    thinking: str = ""
+    thinking_tokens: int = 200
+    rules: str = ""
+
+    def __post_init__(self) -> None:
+        if self.thinking and self.thinking not in THINKING_STYLES:
+            raise ValueError(f"thinking={self.thinking!r}: use one of {', '.join(THINKING_STYLES)} (or '')")
+        if self.rules not in ("", "openai_reasoning"):
+            raise ValueError(f"rules={self.rules!r}: use 'openai_reasoning' (or '')")
 
     def skill_for(self, demos: int) -> float:
         """The skill a request with ``demos`` demonstrations is played with."""
@@ -155,182 +170,12 @@ class Stats:
     structured: int = 0  # chat requests answered with a JSON object (a response_format schema)
     refused_format: int = 0  # chat requests refused for their response_format (answered 400)
     stopped: int = 0  # replies ended at one of the request's stop sequences
-
-
-_RESPOND = "Respond with the corresponding output fields"
-_RESPOND_JSON = "Respond with a JSON object in the following order of fields:"
-
-
-def read_request(user: str) -> tuple[dict[str, str], tuple[str, ...]]:
-    """A DSPy chat request's input fields (name -> text) and the output fields it asks for
-    (ChatAdapter's ``[[ ## name ## ]]`` list, JSONAdapter's list of `name` s, the plain
-    format's template: :mod:`skate.llm.plain`, or ``answer`` for a request that wants an option's
-    label alone)."""
-    if plain.LABEL_LINE in user and _RESPOND not in user:
-        return sections(user.rsplit(plain.LABEL_LINE, 1)[0]), ("answer",)
-    if plain.REPLY_LINE in user and _RESPOND not in user:
-        head = user.rsplit(plain.REPLY_LINE, 1)[0]
-        return sections(head), tuple(plain.template_fields(user))
-    if _RESPOND not in user and _RESPOND_JSON in user:
-        head, _, tail = user.partition(_RESPOND_JSON)
-        return sections(head), tuple(re.findall(r"`(\w+)`", tail.split("\n", 1)[0]))
-    head, _, tail = user.partition(_RESPOND)
-    return sections(head), tuple(name for name in MARKER.findall(tail) if name != "completed")
-
-
-# ------------------------------------------------------------------------- structured output
-def response_schema(response_format: Any) -> dict[str, Any] | None:
-    """The JSON schema a ``response_format`` asks for (OpenAI's or llama-cpp-python's form), or
-    None (no schema: plain JSON mode, text, or none)."""
-    if not isinstance(response_format, dict):
-        return None
-    if response_format.get("type") == "json_schema":
-        schema = (response_format.get("json_schema") or {}).get("schema")
-    else:
-        schema = response_format.get("schema")
-    return schema if isinstance(schema, dict) else None
-
-
-def _typed(value: str, prop: dict[str, Any]) -> Any:
-    kind = prop.get("type")
-    try:
-        if kind == "array" or kind == "object":
-            return json.loads(value)
-        if kind == "integer":
-            return int(value.strip())
-        if kind == "number":
-            return float(value.strip())
-        if kind == "boolean":
-            return value.strip().lower() == "true"
-    except ValueError:
-        pass
-    return value
-
-
-def as_json_reply(text: str, schema: dict[str, Any] | None) -> str:
-    """A reply in ChatAdapter's sections as the one JSON object a server enforcing ``schema``
-    returns: its properties in order, each from its section (typed by the schema); without a
-    schema, every section but ``completed``. A reply with no sections (a fault's prose) is
-    returned as it is."""
-    found = sections(text)
-    if not found:
-        return text
-    props = (schema or {}).get("properties")
-    if isinstance(props, dict):
-        obj = {name: _typed(found.get(name, ""), prop if isinstance(prop, dict) else {})
-               for name, prop in props.items()}
-    else:
-        obj = {k: v for k, v in found.items() if k != "completed"}
-    return json.dumps(obj, ensure_ascii=False)
-
-
-def as_plain_reply(text: str, kinds: dict[str, str]) -> str:
-    """A reply in ChatAdapter's sections as a model asked for the plain format writes it (each
-    field under its heading, a program fenced, a list numbered: :mod:`skate.llm.plain`). A reply
-    with no sections (a fault's prose) is returned as it is."""
-    found = sections(text)
-    if not found:
-        return text
-    return plain.render_reply([(name, kind, _unfenced(found[name]) if kind == "code" else found[name])
-                               for name, kind in kinds.items() if name in found])
-
-
-_FENCED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
-
-
-def _unfenced(value: str) -> str:
-    """A program already in a fenced block (a game's fake writes its sections so), without it."""
-    m = _FENCED.match(value)
-    return m.group(1) if m else value
-
-
-def _last_user(messages: list[dict[str, Any]]) -> int | None:
-    return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
-
-
-# ------------------------------------------------------------------ unclaimed DSPy requests
-_TYPE_NOTE = re.compile(r"`\[\[ ## (\w+) ## \]\]`(?: \(must be formatted as a valid Python (.*?)\))?(?=, then |, and then |$)")
-
-_OPENERS = ("Read the input carefully", "Take a moment to understand what is asked", "Work through the task step by step",
-            "Check every detail of the input", "Think about what the task really asks", "Consider the input as an expert would")
-_ENDINGS = ("and answer with exactly what the output fields ask for.", "then give a precise, concise answer.",
-            "and double-check the answer before you give it.", "and answer with a single, unambiguous value.",
-            "keeping track of every quantity, and answer only when you are sure.",
-            "then answer in the requested format and nothing more.")
-_SUBJECTS = ("The examples are short, self-contained tasks", "Each data point is a small reasoning problem",
-             "The dataset holds compact question-and-answer items", "The samples are exercises of varying difficulty")
-_DETAILS = ("each with one correct answer that can be checked exactly.",
-            "written in plain English with the numbers or code needed to solve them.",
-            "whose answers are short and follow a fixed format.",
-            "that reward careful, step-by-step reading over guessing.")
-_PLAIN = ("A short, direct response to the {field} asked for.", "The {field}, stated briefly and plainly.",
-          "A concise {field} based on the inputs given.")
-
-
-def _value_for(field_name: str, type_name: str | None, inputs: dict[str, str], rng: random.Random) -> str:
-    """A short text for one output field, of the type its "Respond with" note names (if any)."""
-    if type_name:
-        t = type_name.strip()
-        if t == "bool":
-            return rng.choice(("True", "False"))
-        if t == "int":
-            return str(rng.randint(1, 9))
-        if t == "float":
-            return f"{rng.random():.2f}"
-        if t.startswith("Literal["):
-            try:
-                args = ast.parse(t, mode="eval").body.slice  # type: ignore[attr-defined]
-                values = [ast.literal_eval(a) for a in (args.elts if isinstance(args, ast.Tuple) else [args])]
-                return str(rng.choice(values))
-            except (SyntaxError, ValueError, AttributeError):
-                pass
-        if t.startswith(("list[", "tuple[", "set[")) or t == "list":
-            return "[]"
-        if t.startswith("dict[") or t == "dict":
-            return "{}"
-    name = field_name.lower()
-    if "instruction" in name:
-        sentence = f"{rng.choice(_OPENERS)}, {rng.choice(_ENDINGS)}"
-        basic = " ".join(inputs.get("basic_instruction", "").split())
-        return f"{basic} {sentence}" if basic and basic != "Not provided" else sentence
-    if any(word in name for word in ("observation", "summary", "description")):
-        return f"{rng.choice(_SUBJECTS)}, {rng.choice(_DETAILS)}"
-    if "reasoning" in name or "rationale" in name:
-        return "I read the inputs and worked through them step by step."
-    return rng.choice(_PLAIN).format(field=field_name.replace("_", " "))
-
-
-def unclaimed_reply(model: str, user: str, seed: int, index: int) -> str:
-    """The reply to a DSPy request no game claims, in ChatAdapter's layout: every output field
-    the request asks for, in its order, as ``[[ ## name ## ]]\nvalue\n\n``, then
-    ``[[ ## completed ## ]]``. Each value is a short text drawn from the model, the seed, the
-    choice index, the field and the inputs (so the same request gives the same reply); a field
-    whose "Respond with" line names a type (bool, int, float, a Literal, a list or dict) gets a
-    value of that type. "I do not understand the request." when the message asks for no output
-    field (no DSPy request)."""
-    inputs, outputs = read_request(user)
-    if not outputs:
-        return "I do not understand the request."
-    types = dict(_TYPE_NOTE.findall(user.partition(_RESPOND)[2]))
-    parts = []
-    for name in outputs:
-        rng = seeded_random("unclaimed", model, seed, index, name, sorted(inputs.items()))
-        parts.append(f"[[ ## {name} ## ]]\n{_value_for(name, types.get(name) or None, inputs, rng)}")
-    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
-
-
-def greedy_draw(messages: list[dict[str, Any]]) -> tuple[int, int]:
-    """The seed and choice index a request at temperature 0 is played with: drawn from the input
-    fields of its last user message alone (its text, when it has none), not from the request's
-    ``seed``, its choice index or the rest of the prompt (system message, instructions, the line
-    asking for the answer). So greedy decoding answers a question the same way whoever asks it:
-    skate's own answerer (``estimator=greedy``) and an exported task (:mod:`skate.export`) run by
-    another harness, whose prompt holds the same fields, get the same reply."""
-    last = _last_user(messages)
-    user = str(messages[last].get("content", "")) if last is not None else ""
-    inputs, _ = read_request(user)
-    key: Any = sorted(inputs.items()) if inputs else user
-    return seeded_random("greedy", key).getrandbits(31), 0
+    refused_param: int = 0  # requests refused for a parameter the model does not take (its provider's rules)
+    anthropic: int = 0  # POST /v1/messages requests (Anthropic's Messages API)
+    gemini: int = 0  # POST .../models/<name>:generateContent requests (Gemini's API)
+    prompt_tokens: int = 0  # every reply's usage, as the server counted it
+    completion_tokens: int = 0  # thinking included
+    thinking_tokens: int = 0
 
 
 class FakeBrain:
@@ -386,6 +231,29 @@ class FakeBrain:
         return {k: v / norm for k, v in probs.items()}
 
 
+@dataclass
+class Failure:
+    """A reply that is no completion: its status, body and headers."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str] | None = None
+
+
+@dataclass
+class Played:
+    """What a fake model wrote for one request, before a wire format renders it."""
+
+    thoughts: list[Thought]  # per choice: its content, and its thinking where returned apart
+    seed: int
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int  # what the model wrote, thinking included
+    counted_thinking: int  # of those, the thinking a server with a reasoning parser counts apart (0: none)
+    logprobs: list[Any] | None
+    stop_met: list[str | None]  # per choice, the stop sequence it ended at (None: it did not)
+
+
 class _Listener(ThreadingHTTPServer):
     # The standard library listens with a backlog of 5: with dozens of connections opened at once
     # (64 requests in flight), those beyond it wait for the client's SYN to be sent again (a second
@@ -418,6 +286,7 @@ class FakeLLMServer:
         self._fault_seed = fault_seed
         self._fault_rngs: dict[str, random.Random] = {}  # one stream per model
         self.log: list[dict[str, Any]] = []  # every request: model, n, seed, fault
+        self._seedless: dict[str, int] = {}  # a request with no seed: how often it was asked (its draw)
         self._connections: set[socket.socket] = set()  # open now (kept alive between requests)
         self.httpd = _Listener((host, port), self._handler())
         self._thread: threading.Thread | None = None
@@ -457,6 +326,137 @@ class FakeLLMServer:
     def serves(self, name: str) -> bool:
         """Whether a chat request for this model name is answered (always, unless ``strict``)."""
         return not self.strict or name in self.brain.models or "*" in self.brain.models
+
+    def _seedless_seed(self, name: str, messages: list[dict[str, Any]]) -> int:
+        """The seed of a request that carries none (Anthropic's API takes none): the k-th time the
+        same request is asked, draw k, so that samples differ and the same requests in any order
+        get the same replies."""
+        key = json.dumps([name, messages], sort_keys=True, ensure_ascii=False)
+        with self._lock:
+            k = self._seedless[key] = self._seedless.get(key, -1) + 1
+        return seeded_random("seedless", key, k).getrandbits(31)
+
+    def play(self, body: dict[str, Any], name: str, fault: str | None,
+             thinking_style: str | None = None) -> Played | Failure:
+        """What model ``name`` answers an OpenAI-style chat request ``body`` (another wire format's
+        request translated into one), with ``fault`` injected: the choices and their thinking, or
+        the failure to send. ``thinking_style``: where a thinking model's thinking goes on this
+        wire (Anthropic's and Gemini's APIs return it apart), over the model's own."""
+        n = int(body.get("n") or 1)
+        messages = body.get("messages") or []
+        seed = int(body["seed"]) if isinstance(body.get("seed"), int) else self._seedless_seed(name, messages)
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        if fault == "rate_limit":
+            return Failure(429, b'{"error": {"message": "slow down"}}', {"Retry-After": f"{self.retry_after_s:g}"})
+        if fault in ("server_error", "down"):
+            return Failure(500, b'{"error": {"message": "internal error"}}')
+        if fault == "slow":
+            time.sleep(self.slow_s)
+        if fault == "malformed":
+            return Failure(200, b'{"choices": [ this is not json')
+        if fault == "refuse_logprobs" and body.get("logprobs"):  # a provider that takes none
+            return Failure(400, json.dumps({"error": {"message": "logprobs is not supported for this model",
+                                                      "type": "invalid_request_error", "param": "logprobs"}}).encode())
+        if self.max_n is not None and n > self.max_n:  # llama.cpp's server's words
+            return Failure(400, json.dumps({"error": {
+                "code": 400, "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, "
+                                        f"but got {n}", "type": "invalid_request_error"}}).encode())
+        rf = body.get("response_format")
+        kind = rf.get("type") if isinstance(rf, dict) else None
+        if rf is not None and kind != "text" and kind not in self.formats:
+            with self._lock:
+                self.stats.refused_format += 1
+            return Failure(400, json.dumps({"error": {
+                "message": f"response_format type {kind!r} is not supported by this server",
+                "type": "invalid_request_error", "param": "response_format", "code": None}}).encode())
+        json_reply = kind in ("json_schema", "json_object")
+        schema = response_schema(rf)
+        temperature = body.get("temperature")
+        greedy = isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 0
+        texts = []
+        for i in range(n):
+            if fault == "no_option":
+                texts.append("I am not sure; it could be several of these.")
+            elif fault == "empty":
+                texts.append("")
+            elif fault == "copy_demo" and count_demos(messages):
+                texts.append(copied_demo(messages))
+            elif fault == "rambling" and not self.brain.claimed(messages):
+                texts.append(RAMBLING)
+            elif fault == "resend" and repair_turns(messages):
+                texts.append(resent_reply(messages))
+            elif fault == "repeat":  # one draw for the whole run: the same task every round
+                text = self.brain.reply(name, messages, seeded_random("repeat", name).getrandbits(31), 0)
+                texts.append(as_json_reply(text, schema) if json_reply else text)
+            else:
+                text = self.brain.reply(name, messages, *(greedy_draw(messages) if greedy else (seed, i)))
+                texts.append(as_json_reply(text, schema) if json_reply else text)
+        if json_reply:
+            with self._lock:
+                self.stats.structured += 1
+        finish = "stop"
+        if fault == "cut_reasoning":
+            cut = [cut_in_reasoning(t) for t in texts]
+            finish = "length" if cut != texts else finish
+            texts = cut
+        elif fault == "cut":
+            texts, finish = [cut_in_half(t) for t in texts], "length"
+        elif fault == "prose":
+            texts = [wrap_in_prose(t, json_reply) for t in texts]
+        elif fault in SMALL_MODEL_SLIPS:
+            if fault == "echo":  # the request written back until the token limit ran out
+                last = _request_user(messages)
+                texts, finish = [echo_request(str(messages[last]["content"]) if last is not None else "")
+                                 for _ in texts], "length"
+            else:
+                texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
+        logprobs = None
+        if body.get("logprobs") and fault != "no_logprobs":
+            dist = self.brain.label_probabilities(name, messages)
+            if fault == "first_label" and dist:  # a position bias: most of the mass on the first label
+                first = next(iter(dist))
+                dist = {k: 0.1 * v + (0.9 if k == first else 0.0) for k, v in dist.items()}
+            if fault == "chatty" and dist:
+                texts = [f"The answer is {t}" for t in texts]
+            t_req = float(temperature) if isinstance(temperature, (int, float)) and temperature else 1.0
+            logprobs = [token_logprobs(t, dist, t_req, int(body.get("top_logprobs") or 0),
+                                       chatty=fault == "chatty", few=fault == "few_logprobs") for t in texts]
+        model = self.brain.model(name)
+        style = (thinking_style or model.thinking) if model.thinking else ""
+        if thinking_style == "reasoning_content" and "thinking" not in body:
+            style = ""  # Anthropic's models think only when the request turns thinking on
+        tokens = thinking_budget(body, model.thinking_tokens) if style else 0
+        limit = completion_limit(body)
+        thoughts = [think(t, thinking_text(t, tokens, (name, seed, i)), style, limit, finish) if tokens
+                    else Thought(t, None, 0, finish) for i, t in enumerate(texts)]
+        stops = body.get("stop")
+        stops = [stops] if isinstance(stops, str) else [x for x in stops or () if isinstance(x, str) and x]
+        met: list[str | None] = [None] * len(thoughts)
+        for i, t in enumerate(thoughts):  # as a real server: the reply ends before its first stop sequence
+            found = [(t.content.find(x), x) for x in stops if x in t.content]
+            if found:
+                at, which = min(found)
+                t.content, t.finish, met[i] = t.content[:at], "stop", which
+                with self._lock:
+                    self.stats.stopped += 1
+        inline = style in ("inline", "inline_bare")
+        written = sum(len(t.content) // CHARS_PER_TOKEN for t in thoughts)
+        thinking = sum(t.thinking_tokens for t in thoughts)
+        completion = written if inline else written + thinking
+        prompt = json.dumps(messages)
+        with self._lock:  # a prompt cache holding the model's last prompt: its common prefix is reused
+            last = self._last_prompt.get(name, "")
+            self._last_prompt[name] = prompt
+            self.stats.completion_choices += n
+        common = next((i for i, (a, b) in enumerate(zip(prompt, last)) if a != b), min(len(prompt), len(last)))
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
+        with self._lock:
+            self.stats.prompt_tokens += prompt_tokens
+            self.stats.completion_tokens += completion
+            self.stats.thinking_tokens += thinking
+        return Played(thoughts, seed, prompt_tokens, min(prompt_tokens, common // 4), completion,
+                      0 if inline else thinking, logprobs, met)
 
     def _pick_fault(self, name: str) -> str | None:
         faults = self.brain.model(name).faults
@@ -504,9 +504,11 @@ class FakeLLMServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def _authorized(self) -> bool:
-                """False (after answering 401) when the server wants a key this request lacks."""
-                if server.api_key is None or self.headers.get("Authorization", "") == f"Bearer {server.api_key}":
+            def _authorized(self, given: str | None = None) -> bool:
+                """False (after answering 401) when the server wants a key this request lacks
+                (``given``: the key a wire format sends in a header of its own, else the bearer token)."""
+                if server.api_key is None or self.headers.get("Authorization", "") == f"Bearer {server.api_key}" \
+                        or (given is not None and given == server.api_key):
                     return True
                 with server._lock:
                     server.stats.unauthorized += 1
@@ -549,6 +551,13 @@ class FakeLLMServer:
                     return
                 if self.path.rstrip("/") == "/v1/embeddings":
                     self._embeddings(body)
+                    return
+                if self.path.rstrip("/").endswith("/messages"):  # Anthropic's Messages API
+                    self._anthropic(body)
+                    return
+                gemini = GEMINI_PATH.match(self.path.split("?", 1)[0])
+                if gemini is not None:
+                    self._gemini(gemini.group(1), body)
                     return
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     with server._lock:
@@ -609,131 +618,112 @@ class FakeLLMServer:
                 self._send(200, json.dumps(out).encode())
 
             def _complete(self, body: dict[str, Any], name: str) -> None:
-                fault = server._pick_fault(name)
-                n, seed = int(body.get("n") or 1), int(body.get("seed") or 0)
-                with server._lock:
-                    server.log.append({"model": name, "n": n, "seed": seed, "fault": fault,
-                                       "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
-                                       "fields": sorted(body),
-                                       "headers": {k.lower(): v for k, v in self.headers.items()
-                                                   if k.lower().startswith("x-")}})
-                    if fault:
-                        server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
-                if server.latency_s:
-                    time.sleep(server.latency_s)
-                if fault == "rate_limit":
-                    self._send(429, b'{"error": {"message": "slow down"}}',
-                               {"Retry-After": f"{server.retry_after_s:g}"})
-                    return
-                if fault in ("server_error", "down"):
-                    self._send(500, b'{"error": {"message": "internal error"}}')
-                    return
-                if fault == "slow":
-                    time.sleep(server.slow_s)
-                if fault == "malformed":
-                    self._send(200, b'{"choices": [ this is not json')
-                    return
-                if fault == "refuse_logprobs" and body.get("logprobs"):  # a provider that takes none
-                    self._send(400, json.dumps({"error": {"message": "logprobs is not supported for this model",
-                                                          "type": "invalid_request_error", "param": "logprobs"}}).encode())
-                    return
-                if server.max_n is not None and n > server.max_n:  # llama.cpp's server's words
-                    self._send(400, json.dumps({"error": {
-                        "code": 400, "message": f"Field 'n': Value must be between 1 <= value <= {server.max_n}, "
-                                                f"but got {n}", "type": "invalid_request_error"}}).encode())
-                    return
-                rf = body.get("response_format")
-                kind = rf.get("type") if isinstance(rf, dict) else None
-                if rf is not None and kind != "text" and kind not in server.formats:
-                    with server._lock:
-                        server.stats.refused_format += 1
-                    self._send(400, json.dumps({"error": {
-                        "message": f"response_format type {kind!r} is not supported by this server",
-                        "type": "invalid_request_error", "param": "response_format", "code": None}}).encode())
-                    return
-                json_reply = kind in ("json_schema", "json_object")
-                schema = response_schema(rf)
-                messages = body.get("messages") or []
-                temperature = body.get("temperature")
-                greedy = isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and temperature == 0
-                texts = []
-                for i in range(n):
-                    if fault == "no_option":
-                        texts.append("I am not sure; it could be several of these.")
-                    elif fault == "empty":
-                        texts.append("")
-                    elif fault == "copy_demo" and count_demos(messages):
-                        texts.append(copied_demo(messages))
-                    elif fault == "rambling" and not server.brain.claimed(messages):
-                        texts.append(RAMBLING)
-                    elif fault == "resend" and repair_turns(messages):
-                        texts.append(resent_reply(messages))
-                    elif fault == "repeat":  # one draw for the whole run: the same task every round
-                        text = server.brain.reply(name, messages, seeded_random("repeat", name).getrandbits(31), 0)
-                        texts.append(as_json_reply(text, schema) if json_reply else text)
-                    else:
-                        text = server.brain.reply(name, messages, *(greedy_draw(messages) if greedy else (seed, i)))
-                        texts.append(as_json_reply(text, schema) if json_reply else text)
-                if json_reply:
-                    with server._lock:
-                        server.stats.structured += 1
-                finish = "stop"
-                if fault == "cut_reasoning":
-                    cut = [cut_in_reasoning(t) for t in texts]
-                    finish = "length" if cut != texts else finish
-                    texts = cut
-                elif fault == "cut":
-                    texts, finish = [cut_in_half(t) for t in texts], "length"
-                elif fault == "prose":
-                    texts = [wrap_in_prose(t, json_reply) for t in texts]
-                elif fault in SMALL_MODEL_SLIPS:
-                    if fault == "echo":  # the request written back until the token limit ran out
-                        last = _request_user(messages)
-                        texts, finish = [echo_request(str(messages[last]["content"]) if last is not None else "")
-                                         for _ in texts], "length"
-                    else:
-                        texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
-                logprobs = None
-                if body.get("logprobs") and fault != "no_logprobs":
-                    dist = server.brain.label_probabilities(name, messages)
-                    if fault == "first_label" and dist:  # a position bias: most of the mass on the first label
-                        first = next(iter(dist))
-                        dist = {k: 0.1 * v + (0.9 if k == first else 0.0) for k, v in dist.items()}
-                    if fault == "chatty" and dist:
-                        texts = [f"The answer is {t}" for t in texts]
-                    t_req = float(temperature) if isinstance(temperature, (int, float)) and temperature else 1.0
-                    logprobs = [token_logprobs(t, dist, t_req, int(body.get("top_logprobs") or 0),
-                                               chatty=fault == "chatty", few=fault == "few_logprobs") for t in texts]
-                finishes = [finish] * len(texts)
-                stops = body.get("stop")
-                stops = [stops] if isinstance(stops, str) else [x for x in stops or () if isinstance(x, str) and x]
-                for i, t in enumerate(texts):  # as a real server: the reply ends before its first stop sequence
-                    at = min((t.find(x) for x in stops if x in t), default=-1)
-                    if at >= 0:
-                        texts[i], finishes[i] = t[:at], "stop"
+                """``POST /v1/chat/completions``."""
+                fault = self._begin(body, name)
+                model = server.brain.model(name)
+                if model.rules == "openai_reasoning":
+                    refused = openai_refusal(body)
+                    if refused is not None:
                         with server._lock:
-                            server.stats.stopped += 1
-                with server._lock:
-                    server.stats.completion_choices += n
-                prompt = json.dumps(messages)
-                with server._lock:  # a prompt cache holding the model's last prompt: its common prefix is reused
-                    last = server._last_prompt.get(name, "")
-                    server._last_prompt[name] = prompt
-                common = next((i for i, (a, b) in enumerate(zip(prompt, last)) if a != b), min(len(prompt), len(last)))
-                prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
-                out = {"id": f"fake-{seed}", "object": "chat.completion", "created": 0, "model": name,
-                       "choices": [{"index": i, "finish_reason": finishes[i],
-                                    "message": {"role": "assistant", "content": t},
-                                    **({"logprobs": {"content": logprobs[i]}} if logprobs else {})}
-                                   for i, t in enumerate(texts)],
-                       "usage": {"prompt_tokens": prompt_tokens,
-                                 "prompt_tokens_details": {"cached_tokens": min(prompt_tokens, common // 4)},
-                                 "completion_tokens": sum(len(t) for t in texts) // 4,
-                                 "total_tokens": prompt_tokens + sum(len(t) for t in texts) // 4}}
+                            server.stats.refused_param += 1
+                        self._send(refused[0], json.dumps(refused[1]).encode())
+                        return
+                played = server.play(body, name, fault)
+                if isinstance(played, Failure):
+                    self._send(played.status, played.body, played.headers)
+                    return
+                style = model.thinking
+                choices = []
+                for i, t in enumerate(played.thoughts):
+                    message: dict[str, Any] = {"role": "assistant", "content": t.content}
+                    if t.thinking is not None and style in ("reasoning_content", "reasoning"):
+                        message[style] = t.thinking
+                    choices.append({"index": i, "finish_reason": t.finish, "message": message,
+                                    **({"logprobs": {"content": played.logprobs[i]}} if played.logprobs else {})})
+                completion = played.completion_tokens
+                usage: dict[str, Any] = {"prompt_tokens": played.prompt_tokens,
+                                         "prompt_tokens_details": {"cached_tokens": played.cached_tokens},
+                                         "completion_tokens": completion,
+                                         "total_tokens": played.prompt_tokens + completion}
+                if played.counted_thinking:
+                    usage["completion_tokens_details"] = {"reasoning_tokens": played.counted_thinking}
+                out = {"id": f"fake-{played.seed}", "object": "chat.completion", "created": 0, "model": name,
+                       "choices": choices, "usage": usage}
                 try:
                     self._send(200, json.dumps(out).encode())
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout) before the slow reply
+
+            def _begin(self, body: dict[str, Any], name: str) -> str | None:
+                """The request's fault, and the request logged."""
+                fault = server._pick_fault(name)
+                n, seed = int(body.get("n") or 1), body.get("seed")
+                with server._lock:
+                    server.log.append({"model": name, "n": n, "seed": seed, "fault": fault,
+                                       "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
+                                       "fields": sorted(body), "body": {k: v for k, v in body.items() if k != "messages"},
+                                       "headers": {k.lower(): v for k, v in self.headers.items()
+                                                   if k.lower().startswith("x-")}})
+                    if fault:
+                        server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
+                return fault
+
+            def _wire_request(self, name: str, body: dict[str, Any]) -> None:
+                """Count a request of another wire format (in flight until its handler ends)."""
+                with server._lock:
+                    st = server.stats
+                    st.requests += 1
+                    st.in_flight += 1
+                    st.max_in_flight = max(st.max_in_flight, st.in_flight)
+                    st.by_model[name] = st.by_model.get(name, 0) + 1
+
+            def _anthropic(self, body: dict[str, Any]) -> None:
+                """``POST /v1/messages``: Anthropic's Messages API, extended thinking included."""
+                name = str(body.get("model", ""))
+                self._wire_request(name, body)
+                try:
+                    with server._lock:
+                        server.stats.anthropic += 1
+                    if not self._authorized(self.headers.get("x-api-key")):
+                        return
+                    chat, refused = from_anthropic(body)
+                    fault = self._begin(chat, name)
+                    if refused is not None:
+                        with server._lock:
+                            server.stats.refused_param += 1
+                        self._send(refused[0], json.dumps(refused[1]).encode())
+                        return
+                    played = server.play(chat, name, fault, thinking_style="reasoning_content")
+                    if isinstance(played, Failure):
+                        self._send(played.status, played.body, played.headers)
+                        return
+                    t = played.thoughts[0]
+                    stop = played.stop_met[0]
+                    out = to_anthropic(name, t, played.prompt_tokens, stop)
+                    self._send(200, json.dumps(out).encode())
+                finally:
+                    with server._lock:
+                        server.stats.in_flight -= 1
+
+            def _gemini(self, name: str, body: dict[str, Any]) -> None:
+                """``POST .../models/<name>:generateContent``: Gemini's API, thoughts included."""
+                self._wire_request(name, body)
+                try:
+                    with server._lock:
+                        server.stats.gemini += 1
+                    if not self._authorized(self.headers.get("x-goog-api-key")):
+                        return
+                    chat = from_gemini(name, body)
+                    fault = self._begin(chat, name)
+                    played = server.play(chat, name, fault, thinking_style="reasoning")
+                    if isinstance(played, Failure):
+                        self._send(played.status, played.body, played.headers)
+                        return
+                    out = to_gemini(name, played.thoughts, played.prompt_tokens, bool(chat.get("include_thoughts")))
+                    self._send(200, json.dumps(out).encode())
+                finally:
+                    with server._lock:
+                        server.stats.in_flight -= 1
 
         return Handler
 

@@ -82,12 +82,16 @@ from typing import Any
 
 from skate.errors import ConfigError
 from skate.llm.client import LLMClient
+from skate.llm.shaping import ParameterRefused, refusal, shaped
 from skate.llm.wire import CallFailed
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE, ModelConfigError, ModelSpec
 
 log = logging.getLogger(__name__)
 
 PROBE_MESSAGES = [{"role": "user", "content": "Reply with OK."}]
+PROBE_THINKING_TOKENS = 64  # a model that thinks: room to begin (its reply may still be cut while it thinks)
+# A thinking model's refusal of a probe too short to finish in (OpenAI's words): it answered.
+_OUTPUT_LIMIT = re.compile(r"could not finish the message because max_tokens|output limit was reached", re.IGNORECASE)
 SKIP_HINT = "(llm.preflight=false skips this check)"
 
 
@@ -274,7 +278,12 @@ class _Probe:
         self.timeout_s = min(float(timeout_s), spec.timeout_s)
         self.retry_delay_s = retry_delay_s
         self.original = spec
-        self.spec = dataclasses.replace(spec, max_tokens=1, temperature=0.0, timeout_s=self.timeout_s)
+        # A model that thinks is given room to begin its answer (an empty reply cut while it thinks
+        # passes too), at its own temperature.
+        thinks = spec.thinks
+        room = PROBE_THINKING_TOKENS + (spec.thinking_budget or 0)  # a budget must stay below max_tokens
+        self.spec = dataclasses.replace(spec, max_tokens=room if thinks else 1,
+                                        temperature=spec.temperature if thinks else 0.0, timeout_s=self.timeout_s)
         self.out = _Outcome()
 
     def problem(self, kind: str, cause: str, status: int | None = None, fatal: bool = True) -> _Outcome:
@@ -289,13 +298,31 @@ class _Probe:
             return self.problem("no_key", f"no key: set {key_env(self.spec)} (or api_key_env to the variable "
                                           "that holds the key)")
         send = self.client._transport_for(self.spec)
-        for attempt in (1, 2):
+        shaper, player = self.client.shaper, self.players[0]
+        attempt, learnt = 0, 0
+        while attempt < 2:
+            attempt += 1
             self.out.calls += 1
+            opts, _ = shaped(self.spec, shaper.shape(self.original, player), None)
             try:
-                reply = send(self.spec, PROBE_MESSAGES, 1, 0)
+                reply = send(self.spec, PROBE_MESSAGES, 1, 0, options=opts) if opts else \
+                    send(self.spec, PROBE_MESSAGES, 1, 0)
             except ModelConfigError as exc:
                 return self.problem("no_key", str(exc))
             except CallFailed as exc:
+                # A parameter the model does not take: learnt (once per parameter) and asked again.
+                try:
+                    change = shaper.learn(self.original, player, exc, self.client._sent(self.spec, 1, None, opts)) \
+                        if refusal(exc) is not None and learnt < 8 else None
+                except ParameterRefused as refused:
+                    return self.problem("refused", str(refused).split(": ", 1)[-1].removesuffix(", then resume"),
+                                        exc.status)
+                if change is not None:
+                    learnt += 1
+                    attempt -= 1
+                    continue
+                if exc.status == 400 and _OUTPUT_LIMIT.search(_message(exc)):
+                    return self.out  # a thinking model that could not finish within the probe's tokens: it is there
                 if attempt == 1 and _is_server_failure(exc) and not _unreachable(exc):
                     log.debug("preflight %s: %s; asking once more", self.spec.model, exc)
                     time.sleep(self.retry_delay_s)
@@ -306,7 +333,7 @@ class _Probe:
             self.out.completion_tokens += reply.completion_tokens
             self.out.cost_usd += price.cost(reply.prompt_tokens, reply.completion_tokens)
             return self.out
-        raise AssertionError("unreachable")
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def classify(self, exc: CallFailed) -> _Outcome:
         status, detail = exc.status, _message(exc)

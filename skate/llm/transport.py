@@ -9,7 +9,13 @@ retries off: :class:`skate.llm.client.LLMClient` owns retrying.
 A ``response_format`` (structured output, see :mod:`skate.llm.modules`) is passed through as it
 is. Each reply carries every choice's ``finish_reason`` ("length" when ``max_tokens`` cut it),
 and a choice whose content is ``null`` is an empty reply (""), as a model whose chat template
-produces nothing gives: the game reads it as unparsable, it is not retried.
+produces nothing gives: the game reads it as unparsable, it is not retried. Thinking returned
+beside the content (``reasoning_content``, ``reasoning``, thinking blocks) comes back apart, with
+the reasoning tokens the usage counts (:mod:`skate.llm.thinking`); thinking written inline in the
+content is the client's to take out.
+
+An option whose value is ``None`` is left out of the request, as is the request field of that
+name (how the client sends a model only the parameters it takes: :mod:`skate.llm.shaping`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import threading
 from typing import Any
 
 from skate.llm.spec import ModelSpec
+from skate.llm.thinking import from_message, thinking_tokens
 from skate.llm.wire import CallFailed, Reply, compact_logprobs, parse_retry_after
 
 _clients: dict[tuple, Any] = {}
@@ -67,27 +74,31 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own
     request building costs more per call than everything else in the engine together."""
     body: dict[str, Any] = {"model": spec.name, "messages": messages, "temperature": spec.temperature,
-                            "max_tokens": spec.max_tokens, "seed": seed, **spec.extra_body, **(options or {})}
+                            "max_tokens": spec.max_tokens, "seed": seed, **spec.request_fields(), **(options or {})}
     if n > 1:
         body["n"] = n
     if response_format is not None:
         body["response_format"] = response_format
+    body = {k: v for k, v in body.items() if v is not None}
     pool, url = _pool(spec)
     text = _post(spec, pool, url, body)
     try:
         data = json.loads(text)
         choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
-        texts = [_content(c["message"]) for c in choices]
+        read = [_content(c["message"]) for c in choices]
+        texts = [t for t, _ in read]
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
         logprobs = [compact_logprobs((c.get("logprobs") or {}).get("content")) for c in choices] \
             if options and options.get("logprobs") else None
+        thinking = [t for _, t in read]
         return Reply(texts, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
                      [c.get("finish_reason") for c in choices],
                      cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
-                     logprobs=logprobs)
+                     logprobs=logprobs, thinking=thinking if any(thinking) else None,
+                     thinking_tokens=thinking_tokens(usage))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CallFailed("malformed", f"unreadable reply body ({exc}): {text[:120]!r}", retryable=True) from exc
 
@@ -117,20 +128,23 @@ def _post(spec: ModelSpec, pool: Any, url: str, body: dict[str, Any]) -> str:
     return text
 
 
-def _content(message: Any) -> Any:
-    """A choice's text; ``null`` content (no text at all) is an empty reply."""
-    if isinstance(message, dict) and "content" in message:
-        return "" if message["content"] is None else message["content"]
+def _content(message: Any) -> tuple[Any, str | None]:
+    """A choice's text and the thinking given beside it; ``null`` content (no text at all) is an
+    empty reply, and so is a message with thinking and no content field."""
+    if isinstance(message, dict):
+        content, thinking = from_message(message)
+        if "content" in message or thinking is not None:
+            return ("" if content is None else content), thinking
     raise KeyError("content")
 
 
 def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed:
-    detail = f"HTTP {status}: {text[:200]}"
+    detail, body = f"HTTP {status}: {text[:200]}", text[:4000]
     if status == 429:
-        return CallFailed("rate_limit", detail, True, parse_retry_after(retry_after), status)
+        return CallFailed("rate_limit", detail, True, parse_retry_after(retry_after), status, body)
     if status >= 500 or status in (408, 409):
-        return CallFailed("server", detail, True, parse_retry_after(retry_after), status)
-    return CallFailed("client", detail, False, None, status)  # 400/401/403/404/422: fix the request
+        return CallFailed("server", detail, True, parse_retry_after(retry_after), status, body)
+    return CallFailed("client", detail, False, None, status, body)  # 400/401/403/404/422: fix the request
 
 
 # ------------------------------------------------------------------------------------ litellm
@@ -151,14 +165,17 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
         kwargs["extra_headers"] = dict(spec.extra_headers)
     if response_format is not None:
         kwargs["response_format"] = response_format
-    kwargs.update(spec.extra_body)
+    kwargs.update(spec.request_fields())
     kwargs.update(options or {})
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
     try:
         resp = litellm.completion(**kwargs)
     except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
         raise _litellm_error(exc, spec) from exc
     try:
-        texts = ["" if c.message.content is None else c.message.content for c in resp.choices]
+        read = [from_message(c.message) for c in resp.choices]
+        texts = ["" if t is None else t for t, _ in read]
+        thinking = [t for _, t in read]
         if not texts or not all(isinstance(t, str) for t in texts):
             raise ValueError("no text in the choices")
         usage = getattr(resp, "usage", None)
@@ -174,7 +191,8 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
         return Reply(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
                      int(getattr(usage, "completion_tokens", 0) or 0),
                      [getattr(c, "finish_reason", None) for c in resp.choices],
-                     cached_prompt_tokens=int(getattr(details, "cached_tokens", 0) or 0), logprobs=logprobs)
+                     cached_prompt_tokens=int(getattr(details, "cached_tokens", 0) or 0), logprobs=logprobs,
+                     thinking=thinking if any(thinking) else None, thinking_tokens=thinking_tokens(usage))
     except (ValueError, AttributeError, TypeError) as exc:
         raise CallFailed("malformed", f"unreadable reply ({exc})", retryable=True) from exc
 

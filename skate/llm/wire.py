@@ -13,10 +13,11 @@ class CallFailed(Exception):
     """One request failed. ``retryable`` says whether trying again can help."""
 
     def __init__(self, kind: str, detail: str, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+                 status: int | None = None, body: str = "") -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind, self.detail, self.retryable = kind, detail, retryable
         self.retry_after, self.status = retry_after, status
+        self.body = body  # the provider's reply in full (up to a few KB), where ``detail`` is cut short
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -53,12 +54,21 @@ class Reply:
     # cached_tokens``: llama.cpp's server, OpenAI, vLLM with prefix caching); 0 when it says nothing.
     cached_prompt_tokens: int = 0
     logprobs: list[list[TokenLogprobs] | None] | None = None  # per choice, when asked for and given
+    # Per choice, the thinking the provider gave beside the reply (``reasoning_content``,
+    # ``reasoning``, thinking blocks: :mod:`skate.llm.thinking`); None: none given.
+    thinking: list[str | None] | None = None
+    # Of completion_tokens, those the model spent thinking, as the provider counts them
+    # (``completion_tokens_details.reasoning_tokens``); 0 when it says nothing.
+    thinking_tokens: int = 0
 
     def finish(self, i: int) -> str | None:
         return self.finish_reasons[i] if self.finish_reasons and i < len(self.finish_reasons) else None
 
     def tokens(self, i: int) -> list[TokenLogprobs] | None:
         return self.logprobs[i] if self.logprobs and i < len(self.logprobs) else None
+
+    def thought(self, i: int) -> str | None:
+        return self.thinking[i] if self.thinking and i < len(self.thinking) else None
 
 
 def compact_logprobs(content: Any) -> list[TokenLogprobs] | None:

@@ -37,7 +37,10 @@ class LLMPlayerConfig:
     api_base: str = ""  # OpenAI-compatible server, e.g. "http://localhost:8000/v1"
     api_key_env: str = ""  # variable holding the key ("" = the provider's usual one)
     temperature: float = 0.7
-    max_tokens: int = 2048
+    # Completion tokens per reply, thinking included. null: 2048, or for a model that thinks
+    # (LiteLLM's map says it reasons, or a thinking setting below is on) 16384 capped at what the
+    # model may write, or its thinking_budget + 4096.
+    max_tokens: Optional[int] = None
     timeout_s: float = 120.0
     extra_headers: dict[str, str] = field(default_factory=dict)
     extra_body: dict[str, Any] = field(default_factory=dict)
@@ -54,6 +57,16 @@ class LLMPlayerConfig:
     # reply in the plain format) or "resample" (the round's request asked anew, nothing shown: for
     # models that send a rejected task back unchanged, as the local cohort's did; docs/real-models.md).
     setter_repair: str = "show"
+    # How much a reasoning model thinks (null: the model's own). reasoning_effort: none, minimal,
+    # low, medium, high, xhigh or max, sent as OpenAI's reasoning_effort (OpenAI, xAI, DeepSeek, local
+    # servers), OpenRouter's reasoning.effort, and through LiteLLM for Anthropic and Gemini.
+    # thinking_budget: thinking tokens (Anthropic's thinking.budget_tokens, which runs at temperature 1
+    # and needs max_tokens above it; Gemini's thinkingBudget; OpenRouter's reasoning.max_tokens).
+    # thinking: a local server's switch (Qwen3's enable_thinking through chat_template_kwargs; Ollama's
+    # think); elsewhere it only says whether the model thinks (for the max_tokens default).
+    reasoning_effort: Optional[str] = None
+    thinking_budget: Optional[int] = None
+    thinking: Optional[bool] = None
 
 
 SETTER_REPAIRS = ("show", "resample")

@@ -82,6 +82,10 @@ class LLMPlayer(Player):
             return VoidProposal(done.void or "void")
         text = done.text or ""
         self.setter.remember(ctx, text)
+        if done.thinking_cut:
+            return self.setter.unreadable(
+                f"the reply was cut off at the length limit (max_tokens={self.spec.max_tokens}) while the model was "
+                "still thinking: it wrote no task")
         if not text.strip():
             if stops and done.finish_reason == "stop":
                 return self.setter.unreadable(
@@ -165,9 +169,18 @@ class LLMPlayer(Player):
         return got
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": "LLMPlayer", "model": self.spec.model,
-                "api_base": self.spec.base_url, "temperature": self.spec.temperature,
-                "max_tokens": self.spec.max_tokens}
+        """What the run's ``run_start`` records of this player: its model and how it decodes (the
+        temperature it runs at, where it takes no other than its provider's default), and how
+        much it thinks, where set."""
+        spec = self.spec
+        used = self.client.shaper.shape(spec, self.name).temperature
+        thinking = {k: v for k, v in (("reasoning_effort", spec.reasoning_effort),
+                                      ("thinking_budget", spec.thinking_budget), ("thinking", spec.thinking))
+                    if v is not None}
+        return {"name": self.name, "kind": "LLMPlayer", "model": spec.model,
+                "api_base": spec.base_url, "temperature": spec.temperature if used is None else used,
+                "max_tokens": spec.max_tokens, **thinking,
+                **({"temperature_asked": spec.temperature} if used is not None and used != spec.temperature else {})}
 
 
 def build_llm_players(configs: Sequence[Any], client: LLMClient, make_modules: Callable[[], GameModules],

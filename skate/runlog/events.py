@@ -209,6 +209,23 @@ class ModelCallVoid(Event):
 
 
 @dataclass
+class ModelAdjusted(Event):
+    """A request parameter a model is sent differently from now on (:mod:`skate.llm.shaping`):
+    ``dropped`` (not sent; a temperature it cannot take is recorded as the one it ``used``) or
+    ``renamed`` (sent as ``to``), learnt from LiteLLM's rules or from the provider's refusal
+    (``source``)."""
+
+    event = "llm_adjusted"
+    player: str = ""
+    model: str = ""
+    param: str = ""
+    action: str = ""  # dropped | renamed
+    to: str | None = None
+    source: str = ""
+    used: Any = None
+
+
+@dataclass
 class ModelOutage(Event):
     """A model's endpoint stopped answering (``down``: a call's failures outlasted its retries
     while it answered no other call), answered again (``up``: the calls held for it go on), or
@@ -333,7 +350,7 @@ class UnknownEvent(Event):
 
 KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
     RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, TaskRated, RoundEnded, ModelCallVoid,
-    ModelOutage, Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+    ModelAdjusted, ModelOutage, Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
 

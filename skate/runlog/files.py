@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import json
+import logging
 import os
 import shutil
 import threading
@@ -18,7 +19,10 @@ from skate.runlog.events import EVENTS_FILE, Event, RatingUpdated, TaskRated, it
 
 RATINGS_FILE = "ratings.json"
 
-__all__ = ["EVENTS_FILE", "RATINGS_FILE", "EventLog", "HeldRun", "held_run", "read_events", "write_ratings"]
+THINKING_FILE = "thinking.jsonl"
+
+__all__ = ["EVENTS_FILE", "RATINGS_FILE", "THINKING_FILE", "EventLog", "HeldRun", "ThinkingLog", "held_run",
+           "read_events", "write_ratings"]
 
 
 # Where a run ends (or ended before it was resumed): a resumed run's log is cut before the first.
@@ -26,9 +30,10 @@ TERMINAL = frozenset({"run_stopped", "run_error", "run_end"})
 # Fields that differ between two plays of the same game (timing, and model usage, which a
 # replay from the response cache does not repeat).
 VOLATILE = frozenset({"ts", "elapsed_s", "usage"})
-# Events that tell how the model calls went (a void call, a model's outage) rather than the game:
-# when and whether they happen depends on timing, so a replay neither compares nor repeats them.
-TIMING = frozenset({"llm_void", "llm_outage"})
+# Events that tell how the model calls went (a void call, a model's outage, a parameter a model
+# refused) rather than the game: when and whether they happen depends on timing (and on what the
+# response cache already held), so a replay neither compares nor repeats them.
+TIMING = frozenset({"llm_void", "llm_outage", "llm_adjusted"})
 
 
 class RatingLog(enum.StrEnum):
@@ -100,6 +105,45 @@ def held_run(folder: Path) -> HeldRun | None:
 
 
 _ENDS = tuple(f'"{kind}"'.encode() for kind in ("round_end", *TERMINAL))
+
+
+class ThinkingLog:
+    """``thinking.jsonl``: what reasoning models thought before each reply (``llm.keep_thinking``),
+    one JSON object per reply (``{player, model, index, seed, thinking, answer, finish_reason}``)
+    appended as each comes back from the model (a reply served from the response cache was kept
+    by the run that asked for it). Nothing is written until there is thinking to keep; a file
+    that cannot be written is said once and given up, never a stop of the game (the thinking is
+    for a person to read, not part of the record)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._fh: Any = None
+        self._failed = False
+        self.written = 0
+
+    def __call__(self, info: Mapping[str, Any]) -> None:
+        line = json.dumps(dict(info), ensure_ascii=False) + "\n"
+        with self._lock:
+            if self._failed:
+                return
+            try:
+                if self._fh is None:
+                    self._fh = open(self.path, "a", encoding="utf-8")
+                self._fh.write(line)
+                self._fh.flush()
+                self.written += 1
+            except OSError as exc:
+                self._failed = True
+                logging.getLogger(__name__).warning("cannot keep the models' thinking in %s (%s): not kept from now on",
+                                                    self.path, exc.strerror or exc)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fh is not None:
+                with contextlib.suppress(OSError):
+                    self._fh.close()
+                self._fh = None
 
 
 class EventLog:

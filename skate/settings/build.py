@@ -34,7 +34,7 @@ from skate.runlog.records import Decoding
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.sandbox.config import SandboxConfig
 from skate.settings.config import SkateConfig
-from skate.runlog.files import EventLog
+from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
 
 
 # A model's twin with its default prompts, when optimizer.compare is on.
@@ -65,8 +65,11 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     rating = instantiate(s.rating, _convert_="all", record_pairs=log.keeps_pairs(s.events.rating_updates))
     aug, logger = instantiate(s.aug, _convert_="all"), instantiate(s.logger, _convert_="all")
     estimator = build_estimator(s)
+    thinking = ThinkingLog(log.path.parent / THINKING_FILE) if s.llm.keep_thinking else None
+    if thinking is not None:
+        cleanup.callback(thinking.close)
     client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)),
-                         on_outage=_outages_to(log, logger))
+                         on_outage=_outages_to(log, logger), on_thinking=thinking)
     twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
     players = [*simulated_players(s, table),
                *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None))]
@@ -106,14 +109,18 @@ def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
 
 def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,
                 on_void: Callable[[dict], None] | None = None,
-                on_outage: Callable[[dict], None] | None = None) -> LLMClient | None:
+                on_outage: Callable[[dict], None] | None = None,
+                on_thinking: Callable[[dict], None] | None = None) -> LLMClient | None:
     """The one model client the run's model players (and an embedder that calls a model:
     ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
     ``on_void``: where each void call is told (the runner's event log); ``on_outage``: where each
-    change of a model's outage is told (the event log and the progress)."""
+    change of a model's outage is told (the event log and the progress); ``on_thinking``: where
+    each reply's thinking is kept (``thinking.jsonl``). Each parameter a model is sent
+    differently is told to the client's shaper, which the runner attaches to the event log once
+    it is begun (:meth:`skate.llm.shaping.Shaper.attach`)."""
     if not settings.players.llm and not getattr(table.embedder, "uses_client", False):
         return None
-    client = build_client(settings.llm, on_void, on_outage)
+    client = build_client(settings.llm, on_void, on_outage, on_thinking)
     cleanup.callback(client.close)
     return client
 
@@ -179,16 +186,18 @@ def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
 
 
 def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
-                 on_outage: Callable[[dict], None] | None = None) -> LLMClient:
+                 on_outage: Callable[[dict], None] | None = None,
+                 on_thinking: Callable[[dict], None] | None = None) -> LLMClient:
     """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
-    ``on_void``: where each void call is told; ``on_outage``: each change of an outage."""
+    ``on_void``: where each void call is told; ``on_outage``: each change of an outage;
+    ``on_thinking``: each reply's thinking."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
     prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
                      budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void,
-                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage)
+                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage, on_thinking=on_thinking)
 
 
 def usage_summary(client) -> dict[str, Any]:
