@@ -183,6 +183,7 @@ class Engine:
         # checks (skate.settings.config.validate: stop.settled in (0.5, 1), not with stages) are trusted.
         self.settled, self.min_rounds = settled, max(1, int(min_rounds))
         self.ended, self.ended_detail = "rounds", ""
+        self.rounds_played = 0  # rounds finished (their round_end written)
         self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start
         self.rating.add_players(self.names)
         self.stages = list(stages or [])
@@ -577,6 +578,7 @@ class Engine:
         self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table,
                                      order=[p.as_dict() for p in order] if order is not None else ev.UNSET,
                                      **self.extra_round_info()))
+        self.rounds_played += 1
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
         self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start).as_dict(), table)

@@ -24,7 +24,8 @@ from omegaconf import DictConfig
 
 from skate.runlog import events as ev
 from skate import report
-from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, usage_summary
+from skate.llm.counts import counts_path, record as record_counts
+from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, count_entries, usage_summary
 from skate.settings.config import SkateConfig, rating_option, record_of
 from skate.errors import ConfigError
 from skate.engine import Engine, GameResult, Loop
@@ -209,6 +210,8 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
     result = dataclasses.replace(result, table=rows, summary=summary)
     if summary.usage is not None:
         (out_dir / "usage.json").write_text(json.dumps(summary.usage, indent=2) + "\n")
+        if s.llm.cache:  # what each model's calls cost, for the estimates of later runs
+            record_counts(counts_path(s.llm.cache_dir), count_entries(s, players, summary, engine.rounds_played, out_dir))
     write_ratings(out_dir, rows)
     # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
     rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}

@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name, args = command_of(argv)
     if name == "play" and argv[:1] != ["play"] and args:  # no command named: the words must be overrides
         first = args[0]
-        if "=" not in first and not first.startswith(_HYDRA_FLAGS):
+        if "=" not in first and not first.startswith(_HYDRA_FLAGS) and first != "--estimate":
             what = "an option" if first.startswith("-") else "a command"
             print(f"skate: {first!r} is not {what} (nor an override key=value)\n\n{usage()}", file=sys.stderr)
             return 2

@@ -8,6 +8,10 @@ that already holds one is refused (exit status 2). A sweep (``-m``) run again wi
 ``hydra.sweep.dir`` keeps each job's finished run, resumes each unfinished one and plays the jobs
 not yet begun (:func:`skate.runner.run_sweep_job`).
 
+``skate play [overrides...] --estimate`` prints what the configured game will cost, per model
+(calls, prompt, completion and thinking tokens, dollars), calling no model
+(:mod:`skate.tools.estimate`), and plays nothing.
+
 SIGINT (Ctrl-C) and SIGTERM stop a game cleanly (:func:`skate.runner.stop_on_signals`): the run
 folder gets a ``run_stopped`` event, ``ratings.json`` and the report for everything rated so far,
 one line says where it stopped and how to resume, and the exit status is 130 (SIGINT) or 143
@@ -137,10 +141,55 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     return status
 
 
+@contextlib.contextmanager
+def _no_keys_needed() -> Iterator[None]:
+    """Every provider's key variable that is unset, set for the block (and unset again after)."""
+    from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
+
+    missing = [v for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
+               if v and v not in os.environ]
+    os.environ.update(dict.fromkeys(missing, "not-needed-for-an-estimate"))
+    try:
+        yield
+    finally:
+        for v in missing:
+            os.environ.pop(v, None)
+
+
+def estimate(overrides: list[str]) -> int:
+    """``skate play [overrides...] --estimate``: the configured game's cost, printed; no model is
+    called, nothing is played (exit status 2 for a config that cannot be played)."""
+    if any(a in ("-m", "--multirun") or a.startswith(("resume=", "-")) for a in overrides):
+        print("skate: --estimate takes the overrides of one game (no -m, resume= or other flags): estimate each "
+              "job of a sweep on its own", file=sys.stderr)
+        return 2
+    from skate.settings.config import compose_config
+    from skate.tools.estimate import estimate as estimate_cost, format_estimate
+
+    try:
+        with _no_keys_needed():  # an estimate calls no model: it needs no key
+            settings = build_settings(compose_config(overrides))
+        found = estimate_cost(settings)
+    except _COMPOSING_ERRORS as exc:
+        print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"skate: config error: {exc}", file=sys.stderr)
+        return 2
+    if not settings.players.llm:
+        print("estimate: no language-model player in this cohort: the game calls no model and costs nothing "
+              "(players=... names models)")
+        return 0
+    print(format_estimate(found))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``skate play [overrides...]`` (``skate [overrides...]``): play a game, a sweep (``-m``), or
-    resume a run (``resume=RUN_DIR``); the exit status."""
+    resume a run (``resume=RUN_DIR``), or estimate what a game costs (``--estimate``); the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--estimate" in args:
+        return estimate([a for a in args if a != "--estimate"])
     wanted = [a for a in args if a.startswith("resume=")]
     if wanted:
         return resume(wanted[-1].split("=", 1)[1], [a for a in args if not a.startswith("resume=")])

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +43,8 @@ from typing import Any
 
 from skate.llm.cache import ResponseCache, pack, unpack
 from skate.llm.outage import Outages
+from skate.llm.refusals import (FORMATS, STRUCTURED_MODES, FormatRefused, OptionRefused, TooManySamples, as_format,
+                                 is_format_refusal, n_limit, refused_option)
 from skate.llm.shaping import Shaper, apply_stops, refusal, shaped
 from skate.llm.spec import ModelSpec
 from skate.llm.thinking import share_of, split_inline
@@ -61,79 +62,6 @@ class BudgetExceeded(StopRun):
 
 class StructuredOutputRefused(StopRun):
     """``llm.structured=on`` and a model's server refuses a JSON-schema ``response_format``."""
-
-
-class _TooMany(Exception):
-    """A server refused ``n`` samples in one request, naming the most it takes (llama.cpp's
-    server: no more than its slots)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"at most {limit} samples per request")
-        self.limit = limit
-
-
-# llama.cpp's server refusing n above its slot count: "Field 'n': Value must be between 1 <= value <= 2".
-_N_LIMIT = re.compile(r"\bn\b'?\W+value must be between 1 <= value <= (\d+)", re.IGNORECASE)
-
-
-def n_limit(exc: CallFailed) -> int | None:
-    """The most samples per request a 400 refusal names (llama.cpp's server), else None."""
-    m = _N_LIMIT.search(exc.detail) if exc.status == 400 else None
-    return int(m.group(1)) if m else None
-
-
-class OptionRefused(Exception):
-    """A provider refused a request for one of its ``options`` (a 400 or 422 naming it, e.g.
-    ``logprobs`` where a model gives none): the caller does without it; nothing is void."""
-
-    def __init__(self, option: str, error: CallFailed) -> None:
-        super().__init__(f"{option} refused: {error}")
-        self.option, self.error = option, error
-
-
-def refused_option(exc: CallFailed, options: dict[str, Any] | None) -> str | None:
-    """The option a 400/422 refusal names (``logprobs``, ``top_logprobs``, ``stop``), if any."""
-    if not options or exc.status not in (400, 422):
-        return None
-    detail = exc.detail.lower()
-    return next((k for k in sorted(options, key=len, reverse=True) if k.lower() in detail), None)
-
-
-class _Refused(Exception):
-    """A server refused the ``response_format`` a request carried (handled in ``complete``)."""
-
-    def __init__(self, error: CallFailed) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-STRUCTURED_MODES = ("auto", "on", "off")
-# The forms of structured output tried in turn: OpenAI's (vLLM, Ollama, llama.cpp's own server),
-# then llama-cpp-python's (its server takes a schema only inside a json_object format).
-FORMATS = ("json_schema", "json_object", "text")
-_REFUSAL = re.compile(r"response.?format|json.?schema|json_object|structured.?output|\bschema\b|"
-                      r"unsupported.?param", re.IGNORECASE)
-
-
-# llama-cpp-python's server answers a response_format type it does not take with HTTP 500 and
-# its request validator's message (a literal_error at ('body', 'response_format', 'type')).
-_VALIDATION_500 = re.compile(r"validation error.*response_format", re.IGNORECASE | re.DOTALL)
-
-
-def is_format_refusal(exc: CallFailed) -> bool:
-    """Whether a failed request that carried a ``response_format`` was refused because of it."""
-    return exc.status in (400, 422) and bool(_REFUSAL.search(exc.detail)) or (
-        exc.status == 500 and bool(_VALIDATION_500.search(exc.detail))) or (
-        exc.kind == "error" and "UnsupportedParams" in exc.detail)
-
-
-def as_format(response_format: dict[str, Any], form: str) -> dict[str, Any] | None:
-    """``response_format`` (OpenAI's json_schema form) in ``form`` (one of :data:`FORMATS`)."""
-    if form == "json_schema":
-        return response_format
-    if form == "json_object":
-        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
-    return None
 
 
 class EmbeddingFailed(StopRun):
@@ -191,6 +119,12 @@ class Usage:
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "cost_usd": round(self.cost_usd, 6), "seconds": round(self.seconds, 3)}
+
+
+def _add(into: Usage, u: Usage) -> Usage:
+    for k, v in u.__dict__.items():
+        setattr(into, k, getattr(into, k) + v)
+    return into
 
 
 # ---------------------------------------------------------------------------------- prices
@@ -281,7 +215,9 @@ class LLMClient:
         self._inline: set[tuple[str, str]] = set()  # models seen thinking inline with no opening tag
         self._lock = threading.Lock()
         self._slots: dict[str, threading.BoundedSemaphore] = {}
-        self.usage: dict[str, Usage] = {}
+        # Per player and purpose of its calls ("set", "answer", "read"; "" for others): what
+        # ``usage`` adds up per player, and the estimate of a later run reads apart (skate.llm.estimate).
+        self._parts: dict[tuple[str, str], Usage] = {}
         # Threads per endpoint, as many as its requests in flight: one pool for the calls of
         # complete_many, one for the extra requests of a call split into several. A pool of one
         # size for every endpoint grew a thread for each call queued behind a busy endpoint's
@@ -299,16 +235,33 @@ class LLMClient:
         self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2 ** r.max_retries), every, on_outage)
 
     # -- bookkeeping
-    def _usage(self, player: str) -> Usage:
+    def _usage(self, player: str, purpose: str = "") -> Usage:
         with self._lock:
-            return self.usage.setdefault(player, Usage())
+            return self._parts.setdefault((player, purpose), Usage())
+
+    @property
+    def usage(self) -> dict[str, Usage]:
+        """Per player, its calls' usage (every purpose added up); a copy."""
+        with self._lock:
+            out: dict[str, Usage] = {}
+            for (player, _), u in self._parts.items():
+                _add(out.setdefault(player, Usage()), u)
+            return out
+
+    def purposes(self) -> dict[str, dict[str, Usage]]:
+        """Per player, its calls' usage by purpose (those made with one: setting, answering, reading)."""
+        with self._lock:
+            out: dict[str, dict[str, Usage]] = {}
+            for (player, purpose), u in sorted(self._parts.items()):
+                if purpose:
+                    out.setdefault(player, {})[purpose] = _add(Usage(), u)
+            return out
 
     def total(self) -> Usage:
         with self._lock:
             out = Usage()
-            for u in self.usage.values():
-                for k, v in u.__dict__.items():
-                    setattr(out, k, getattr(out, k) + v)
+            for u in self._parts.values():
+                _add(out, u)
             return out
 
     @property
@@ -404,7 +357,7 @@ class LLMClient:
     def complete(self, spec: ModelSpec, messages: Messages,
                  samples: Sequence[tuple[int, int]], player: str,
                  structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
-                 options: dict[str, Any] | None = None) -> list[Completion]:
+                 options: dict[str, Any] | None = None, purpose: str = "") -> list[Completion]:
         """Get one completion per ``(index, seed)`` sample of the same request.
 
         ``structured``, when given, is the same request for structured output: its JSON-format
@@ -416,23 +369,25 @@ class LLMClient:
         ``max_tokens``), sent as they are and part of the cache key; with ``logprobs`` each
         completion carries its tokens' log-probabilities where the provider gave them. A
         provider that refuses one of them (a 400 naming it) raises :class:`OptionRefused`:
-        the caller does without it, and nothing is void."""
+        the caller does without it, and nothing is void. ``purpose`` ("set", "answer", "read")
+        is what the usage is counted under besides the player (:meth:`purposes`)."""
         if structured is None or self.structured == "off":
-            return self._complete(spec, _made(messages), samples, player, None, options)
+            return self._complete(spec, _made(messages), samples, player, None, options, purpose)
         while True:
             with self._lock:
                 form = self._forms.setdefault(self._endpoint(spec), 0)
             rf = as_format(structured[1], FORMATS[form])
             if rf is None:
-                return self._complete(spec, _made(messages), samples, player, None, options)
+                return self._complete(spec, _made(messages), samples, player, None, options, purpose)
             try:
-                return self._complete(spec, structured[0], samples, player, rf, options)
-            except _Refused as exc:
+                return self._complete(spec, structured[0], samples, player, rf, options, purpose)
+            except FormatRefused as exc:
                 self._refused(spec, form, exc.error)
 
     def _complete(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: Sequence[tuple[int, int]],
-                  player: str, rf: dict[str, Any] | None, options: dict[str, Any] | None = None) -> list[Completion]:
-        usage = self._usage(player)
+                  player: str, rf: dict[str, Any] | None, options: dict[str, Any] | None = None,
+                  purpose: str = "") -> list[Completion]:
+        usage = self._usage(player, purpose)
         out: list[Completion | None] = [None] * len(samples)
         keys = [ResponseCache.key(spec, messages, i, s, rf, options) for i, s in samples] if self.cache is not None else []
         missing: list[int] = []
@@ -453,10 +408,10 @@ class LLMClient:
             # The first group runs in this thread; any others on the request pool, whose tasks
             # never wait on other tasks (so the pools cannot starve each other).
             pool = self._pool_for(spec, "request")
-            futures = [pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf, options)
+            futures = [pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf, options, purpose)
                        for g in groups[1:]]
             try:
-                first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options)
+                first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options, purpose)
             finally:
                 results = [f.exception() or f.result() for f in futures]  # every group done, refused or not
             for r in results:
@@ -480,21 +435,23 @@ class LLMClient:
         limits = [x for x in (spec.max_n, learnt) if x]
         return min(limits) if limits else None
 
-    def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str) -> list[list[Completion]]:
+    def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str,
+                      purpose: str = "") -> list[list[Completion]]:
         """Several requests at once (e.g. every sample of a question), results in order; each is
         ``(messages, samples)`` or ``(messages, samples, structured)`` as :meth:`complete` takes."""
         if len(requests) == 1:
-            return [self.complete(spec, *requests[0][:2], player, *requests[0][2:])]
+            return [self.complete(spec, *requests[0][:2], player, *requests[0][2:], purpose=purpose)]
         pool = self._pool_for(spec, "call")
-        futures = [pool.submit(self.complete, spec, r[0], r[1], player, *r[2:]) for r in requests]
+        futures = [pool.submit(self.complete, spec, r[0], r[1], player, *r[2:], purpose=purpose) for r in requests]
         return [f.result() for f in futures]
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
-                 rf: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> list[Completion]:
+                 rf: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+                 purpose: str = "") -> list[Completion]:
         """Send one request for these samples (n = len(samples)), retrying what may pass; each
         model is sent only the parameters it takes (:mod:`skate.llm.shaping`), and a refusal of
         one of skate's own is learnt and the request sent again at once."""
-        usage = self._usage(player)
+        usage = self._usage(player, purpose)
         send = self._transport_for(spec)
         n, seed = len(samples), samples[0][1]
 
@@ -526,10 +483,10 @@ class LLMClient:
                                 usage.refused += 1
                             continue  # learnt what it takes: the same request again, shaped anew
                         if rf is not None and is_format_refusal(exc):
-                            raise _Refused(exc) from exc
+                            raise FormatRefused(exc) from exc
                         limit = n_limit(exc) if n > 1 else None
                         if limit is not None and limit < n:
-                            raise _TooMany(limit) from exc
+                            raise TooManySamples(limit) from exc
                         option = refused_option(exc, options)
                         if option is not None:
                             raise OptionRefused(option, exc) from exc
@@ -545,7 +502,7 @@ class LLMClient:
             self._charge(spec, usage, reply)
             if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
                 got += [c for s in samples[len(reply.texts):]
-                        for c in self._request(spec, messages, [s], player, rf, options)]
+                        for c in self._request(spec, messages, [s], player, rf, options, purpose)]
             if self.on_thinking is not None:
                 for (index, sample_seed), comp in zip(samples, got):
                     if comp.thinking:
@@ -557,12 +514,12 @@ class LLMClient:
         try:
             return self._retrying(spec, player, usage, once,
                                   lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt))
-        except _TooMany as exc:  # learn the server's limit, then ask in requests it takes
+        except TooManySamples as exc:  # learn the server's limit, then ask in requests it takes
             with self._lock:
                 self._max_n[spec.endpoint_key] = exc.limit
             log.debug("%s (%s) takes at most %d samples per request", player, spec.model, exc.limit)
             return [c for group in _batches(list(range(n)), exc.limit)
-                    for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options)]
+                    for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options, purpose)]
 
     @staticmethod
     def _sent(spec: ModelSpec, n: int, rf: dict[str, Any] | None, opts: dict[str, Any]) -> set[str]:
@@ -646,7 +603,7 @@ class LLMClient:
                     log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, tries, delay)
                     time.sleep(delay)
                     continue
-                except (_Refused, _TooMany, OptionRefused):
+                except (FormatRefused, TooManySamples, OptionRefused):
                     outages.answered(call, sent)  # a refusal of something asked for: the server is there
                     raise
                 outages.answered(call, sent)

@@ -95,7 +95,12 @@ kinds of rejected chat request count in ``stats.requests`` (and ``stats.unknown_
 
 On the command line each model is ``name=skill`` or ``name=skill+gain`` (the gain is its
 ``demo_gain``): ``python -m skate.llm.fake_server --port 8000 ace=0.9 mid=0.6 low=0.3+0.5``
-(``--strict`` and ``--api-key KEY`` set the options above).
+(``--strict`` and ``--api-key KEY`` set the options above); ``@style`` makes it a reasoning
+model (``r1=0.9@inline``, ``o=0.8@openai``: :mod:`skate.llm.fake_wire`).
+
+**Reasoning models** (``FakeModel.thinking``, ``rules``; :mod:`skate.llm.fake_wire`): thinking with
+decoys, hidden, apart or inline; OpenAI's rules for reasoning models; Anthropic's Messages API and
+Gemini's ``generateContent`` for LiteLLM's own clients. ``stats`` counts every reply's tokens.
 """
 
 from __future__ import annotations
@@ -430,6 +435,8 @@ class FakeLLMServer:
         limit = completion_limit(body)
         thoughts = [think(t, thinking_text(t, tokens, (name, seed, i)), style, limit, finish) if tokens
                     else Thought(t, None, 0, finish) for i, t in enumerate(texts)]
+        if logprobs is not None and tokens:  # a model that thinks first: its first tokens are thinking, not a label
+            logprobs = [token_logprobs(t.thinking or t.content, {}, 1.0, 0) for t in thoughts]
         stops = body.get("stop")
         stops = [stops] if isinstance(stops, str) else [x for x in stops or () if isinstance(x, str) and x]
         met: list[str | None] = [None] * len(thoughts)
@@ -729,15 +736,21 @@ class FakeLLMServer:
 
 
 def parse_model(spec: str) -> tuple[str, FakeModel]:
-    """``name=skill`` or ``name=skill+gain`` (``low=0.3+0.5``: skill 0.3, demo_gain 0.5)."""
+    """``name=skill``, ``name=skill+gain`` (``low=0.3+0.5``: skill 0.3, demo_gain 0.5), either
+    with ``@style`` for a reasoning model: one of :data:`skate.llm.fake_wire.THINKING_STYLES`, or
+    ``openai`` (hidden thinking under OpenAI's rules for reasoning models): ``r1=0.9@inline``."""
     name, sep, value = spec.partition("=")
+    value, at, style = value.partition("@")
     skill, plus, gain = value.partition("+")
     try:
-        if not name or not sep or (plus and not gain):
+        if not name or not sep or (plus and not gain) or (at and style not in (*THINKING_STYLES, "openai")):
             raise ValueError
-        return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0)
+        thinking = {"thinking": "hidden", "rules": "openai_reasoning"} if style == "openai" else \
+            ({"thinking": style} if style else {})
+        return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0, **thinking)
     except ValueError:
-        raise ValueError(f"{spec!r} is not name=skill or name=skill+gain (e.g. low=0.3+0.5)") from None
+        raise ValueError(f"{spec!r} is not name=skill, name=skill+gain or either with @style (e.g. low=0.3+0.5, "
+                         f"r1=0.9@inline; styles: {', '.join((*THINKING_STYLES, 'openai'))})") from None
 
 
 def arg_parser() -> argparse.ArgumentParser:
@@ -752,8 +765,9 @@ def arg_parser() -> argparse.ArgumentParser:
                          "structured output like a server without JSON-schema support")
     ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
                     help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
-                         "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); "
-                         "default: ace=0.9 mid=0.6 low=0.3")
+                         "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); @style makes a "
+                         "reasoning model (r1=0.9@inline; hidden, reasoning_content, reasoning, inline, "
+                         "inline_bare, openai); default: ace=0.9 mid=0.6 low=0.3")
     return ap
 
 

@@ -12,6 +12,7 @@ from omegaconf import MISSING
 
 from skate.errors import Problem, require
 from skate.llm.spec import ModelConfigError, ModelSpec
+from skate.runlog.records import Decoding
 
 
 @dataclass
@@ -100,10 +101,7 @@ class PlayersConfig:
             problems += require(p.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair", p.setter_repair,
                                 f"must be one of {list(SETTER_REPAIRS)}")
             try:
-                fields = dataclasses.asdict(p)
-                for key in ("name", "setter_extra_body", "setter_repair"):
-                    fields.pop(key)
-                ModelSpec(**fields).api_key()  # a hosted model without its key fails here
+                spec_of_config(p).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:
                 problems.append(Problem(f"llm[{i}]", p.name, str(exc)))
         return problems
@@ -137,3 +135,14 @@ def check_topic_skills(players: PlayersConfig, known_kinds: Iterable[str], game:
         problems += require(not unknown, f"simulated[{i}].topic_skill", unknown,
                             f"no game has these kinds; {game} has {list(game_kinds)}")
     return problems
+
+
+PLAYER_ONLY = ("name", "setter_extra_body", "setter_repair")  # a player's settings that are not its model's
+
+
+def spec_of_config(config: Any, decoding: Decoding | None = None) -> ModelSpec:
+    """The model a ``players.llm`` entry (its schema instance or a dict) names, as its player is
+    built with it; ``decoding``: how the estimator wants it to decode, over the entry's."""
+    c = dict(config) if isinstance(config, dict) else dataclasses.asdict(config)
+    fields = {k: v for k, v in c.items() if k not in PLAYER_ONLY and (v is not None or k == "supports_n")}
+    return ModelSpec(**fields | (decoding.spec_fields() if decoding is not None else {}))

@@ -30,10 +30,12 @@ from typing import Any
 import numpy as np
 
 from skate.llm.choices import LABEL_TOKENS, TOP_LOGPROBS, ChoiceRead, option_probabilities
-from skate.llm.client import Completion, LLMClient, OptionRefused
+from skate.llm.client import Completion, LLMClient
+from skate.llm.refusals import OptionRefused
 from skate.llm.modules import AnswererModule, GameModules, SetterModule
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
+from skate.players.config import spec_of_config
 from skate.runlog.records import VOID, Decoding, SetterContext, VoidProposal
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,7 @@ class LLMPlayer(Player):
         self.setter_repair = setter_repair  # "resample": after a rejection, the round's request asked anew
         self.setter, self.answerer = modules.setter, modules.answerer
         self._no_logprobs: ChoiceRead | None = None  # set when its provider gave no log-probabilities: no more reads
+        self._thinks = False  # set when a read came back with thinking first: no more reads
         self._said: set[str] = set()  # kinds of failed read, each logged once
         self._lock = threading.Lock()
 
@@ -77,7 +80,7 @@ class LLMPlayer(Player):
         options = self.setting_options(structured is not None)
         stops = options.get("stop")
         (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured,
-                                       options or None)
+                                       options or None, purpose="set")
         if not done.ok:
             return VoidProposal(done.void or "void")
         text = done.text or ""
@@ -119,7 +122,7 @@ class LLMPlayer(Player):
         for q, idx in groups.items():
             messages, structured = self._request(self.answerer, q)
             requests.append((messages, [(i, seeds[i]) for i in idx], structured))
-        replies = self.client.complete_many(self.spec, requests, self.name)
+        replies = self.client.complete_many(self.spec, requests, self.name, purpose="answer")
         out: list[Any] = [None] * len(queries)
         for idx, completions in zip(groups.values(), replies, strict=True):
             for i, done in zip(idx, completions, strict=True):
@@ -136,6 +139,9 @@ class LLMPlayer(Player):
             why = ("its answerer reasons before the answer" if self.answerer.reasoning
                    else "its answer names no option")
             return [self._cannot_read(ChoiceRead(why=why, kind="answerer")) for _ in queries]
+        if self.spec.thinks or self._thinks:  # its first tokens are thinking: no label's probability to read
+            return [self._cannot_read(ChoiceRead(why="the model thinks before it answers", kind="thinks"))
+                    for _ in queries]
         if self._no_logprobs:
             return [self._cannot_read(self._no_logprobs) for _ in queries]
         seeds = [int(s) for s in rng.integers(2**31 - 1, size=len(queries))]
@@ -143,7 +149,7 @@ class LLMPlayer(Player):
         requests = [(self.answerer.label_messages(q), [(0, seeds[i])], None, options) for i, q in enumerate(queries)]
         out: list[ChoiceRead] = []
         try:
-            replies = self.client.complete_many(self.spec, requests, self.name)
+            replies = self.client.complete_many(self.spec, requests, self.name, purpose="read")
         except OptionRefused as exc:  # a provider that takes no logprobs: sampled, never void
             self._no_logprobs = ChoiceRead(why=f"the provider refused log-probabilities ({exc.error.detail[:120]})",
                                            kind="no_logprobs")
@@ -151,6 +157,10 @@ class LLMPlayer(Player):
         for (done,) in replies:
             if not done.ok:
                 out.append(ChoiceRead(void=True, why=done.void or "void"))
+                continue
+            if done.thinking is not None or done.thinking_cut:  # it thought first: read no more of it
+                self._thinks = True
+                out.append(self._cannot_read(ChoiceRead(why="the model thinks before it answers", kind="thinks")))
                 continue
             got = option_probabilities(done.logprobs, self.answerer.option_labels, self.spec.temperature, min_mass)
             if not done.logprobs:
@@ -191,10 +201,6 @@ def build_llm_players(configs: Sequence[Any], client: LLMClient, make_modules: C
     players = []
     for c in configs:
         c = dict(c)
-        name = c.pop("name")
-        setter_extra_body = c.pop("setter_extra_body", None)
-        setter_repair = c.pop("setter_repair", None) or "show"
-        spec = ModelSpec(**{k: v for k, v in c.items() if v is not None or k == "supports_n"}
-                         | (decoding.spec_fields() if decoding is not None else {}))
-        players.append(LLMPlayer(name, spec, client, make_modules(), setter_extra_body, setter_repair))
+        players.append(LLMPlayer(c["name"], spec_of_config(c, decoding), client, make_modules(),
+                                 c.get("setter_extra_body"), c.get("setter_repair") or "show"))
     return players

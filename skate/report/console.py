@@ -30,7 +30,17 @@ def summary_text(result: GameResult, out_dir: Path) -> str:
                      f"{u['void']} void, {u['retries']} retries); tokens {u['prompt_tokens']} in"
                      + (f" ({u['cached_prompt_tokens']} from the server's prompt cache)"
                         if u.get("cached_prompt_tokens") else "")
-                     + f", {u['completion_tokens']} out; cost ${u['cost_usd']:.4f}")
+                     + f", {u['completion_tokens']} out"
+                     + (f" ({u['thinking_tokens']} of them thinking)" if u.get("thinking_tokens") else "")
+                     + f"; cost ${u['cost_usd']:.4f}")
+        if u.get("cut_thinking"):
+            who = [p for p, x in s.usage["players"].items() if x.get("cut_thinking")]
+            lines.append(f"replies cut at max_tokens while the model was still thinking: {u['cut_thinking']} "
+                         f"({', '.join(who)}): no answer each; raise max_tokens, or lower reasoning_effort or "
+                         "thinking_budget, for these players (players.llm)")
+        if u.get("refused"):
+            lines.append(f"requests refused for a parameter a model does not take, sent again without it: "
+                         f"{u['refused']} (events.jsonl: llm_adjusted)")
     if s.optimization:
         lines.append("\nprompt optimisation before the game:")
         lines.append(format_results([ev.Optimized(**dict(r)) for r in s.optimization]))

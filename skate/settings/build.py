@@ -27,13 +27,15 @@ from skate.engine import Parts
 from skate.games.base import Game, GameConfig
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.config import LLMConfig
+from skate.llm.counts import purpose_counts
 from skate.llm.preflight import preflight
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
 from skate.runlog.records import Decoding
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.sandbox.config import SandboxConfig
-from skate.settings.config import SkateConfig
+from skate.estimators.base import estimator as estimators
+from skate.settings.config import SkateConfig, record_of
 from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
 
 
@@ -204,6 +206,30 @@ def usage_summary(client) -> dict[str, Any]:
     """Calls, cache hits, void samples, retries, tokens and cost: per player and for the run."""
     return {"players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
             "total": client.total().as_dict(),
+            # per player, its setting, answering and reading calls apart (what an estimate learns from)
+            "purposes": {name: {k: u.as_dict() for k, u in parts.items()} for name, parts in client.purposes().items()},
             "budget_usd": client.budget_usd,
             # per model: json_schema / json_object (structured output), or text where refused
             "structured_output": client.structured_formats()}
+
+
+def count_entries(settings: SkateConfig, players: Sequence[Player], summary: Any, rounds: int,
+                  out_dir: Any) -> list[dict[str, Any]]:
+    """One entry per model player of a run for the token counts of later estimates
+    (:mod:`skate.llm.counts`): the game and estimator, the rounds it played, the players and the
+    game's counts, and the model's usage by purpose."""
+    purposes = (summary.usage or {}).get("purposes") or {}
+    thinking = ("reasoning_effort", "thinking_budget", "thinking")
+    out = []
+    for p in players:
+        spec = getattr(p, "spec", None)
+        if spec is None or p.name not in purposes:
+            continue
+        out.append({"run": str(out_dir), "game": settings.game.name, "model": spec.model, "api_base": spec.base_url,
+                    "player": p.name, "max_tokens": spec.max_tokens,
+                    **{k: getattr(spec, k) for k in thinking if getattr(spec, k) is not None},
+                    "estimator": estimators.of(settings.estimator).name, "estimator_settings": record_of(settings.estimator),
+                    "rounds": rounds, "players": len(players), "tasks": summary.tasks, "attempts": summary.attempts,
+                    "estimates": summary.estimates, "tasks_set": summary.tasks_by_setter.get(p.name, 0),
+                    **{purpose: purpose_counts(u) for purpose, u in purposes[p.name].items()}})
+    return out

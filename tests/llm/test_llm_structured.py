@@ -274,7 +274,7 @@ def test_llama_cpp_python_s_500_for_a_json_schema_is_a_refusal_but_other_500s_ar
     """llama-cpp-python's server rejects OpenAI's json_schema form with an HTTP 500 carrying its
     validator's message; auto must fall back to the json_object form there, and still retry a
     plain server error."""
-    from skate.llm.client import is_format_refusal
+    from skate.llm.refusals import is_format_refusal
     from skate.llm.wire import CallFailed
 
     llama = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "

@@ -126,3 +126,13 @@ def test_a_server_that_stops_a_reply_inside_its_thinking_gets_no_more_stop_seque
     assert "stop" in sent[0] and "stop" not in sent[1] and "stop" not in sent[2]
     assert done.thinking and "Draft:" in done.thinking and again.thinking
     assert sum("inside its thinking" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_the_fake_server_s_command_line_serves_reasoning_models():
+    from skate.llm.fake_server import parse_model
+
+    assert parse_model("r1=0.9@inline")[1].thinking == "inline"
+    hidden = parse_model("o=0.8+0.1@openai")[1]
+    assert (hidden.thinking, hidden.rules, hidden.demo_gain) == ("hidden", "openai_reasoning", 0.1)
+    with pytest.raises(ValueError, match="styles: hidden"):
+        parse_model("x=0.5@weird")

@@ -43,7 +43,7 @@ def test_default_config_composes_and_validates():
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_every_option_of_every_group_composes(group, monkeypatch):
-    for key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"):  # hosted cohorts need keys
+    for key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):  # hosted cohorts need keys
         monkeypatch.setenv(key, "test-key")
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"config group {group} has no options"

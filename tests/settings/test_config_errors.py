@@ -23,7 +23,7 @@ GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this
 @pytest.mark.parametrize("override, line", [
     ("game=nope", f"game=nope is not an option of game: choose one of {GAMES}"),
     ("players=paper_fuor", "players=paper_fuor is not an option of players: did you mean players=paper_four? "
-                           "choose one of fake_local, local, local_cohort, local_tiny, paper_four, paper_six, simulated, "
+                           "choose one of fake_local, frontier, local, local_cohort, local_tiny, paper_four, paper_six, simulated, "
                            "simulated_four, subset_a, subset_b, subset_c, subset_d"),
     ("game.roundz=3", "game.roundz is not a setting of COPConfig (did you mean game.rounds?); its settings: "
                       "attempts, determinism_runs, fill_distractors, n_distractors, n_options, name, reasoning, require_value, rounds, self_check, "
