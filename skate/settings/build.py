@@ -11,6 +11,7 @@ the estimator wants it to decode. (``skate sandbox`` builds a sandbox alone.)"""
 from __future__ import annotations
 
 import contextlib
+import logging
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from skate.estimators.base import estimator as estimators
 from skate.settings.config import SkateConfig, record_of
 from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
 
+
+log = logging.getLogger(__name__)
 
 # A model's twin with its default prompts, when optimizer.compare is on.
 DEFAULT_SUFFIX = "-default"
@@ -76,8 +79,23 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     players = [*simulated_players(s, table),
                *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None))]
     prepare_models(s, table, client, players)
+    _say_what_thinking_costs(s, players)
     return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
                  client=client, rating=rating, aug=aug, estimator=estimator, logger=logger)
+
+
+def _say_what_thinking_costs(settings: SkateConfig, players: Sequence[Player]) -> None:
+    """One line when hosted models that think play with no budget: every answer sample costs their
+    thinking, so say how to see the bill first and which estimator keeps it down."""
+    thinkers = [p.name for p in players if getattr(p, "spec", None) is not None and p.spec.thinks and p.spec.hosted]
+    if not thinkers or settings.llm.budget_usd is not None:
+        return
+    name = estimators.of(settings.estimator).name
+    cheaper = "" if name == "adaptive" else (f"; estimator={name} asks more samples per answer than estimator=adaptive, "
+                                             "which kept the ranking of reasoning players for a twelfth of Algorithm 1's")
+    log.warning("%s think before they answer and every answer sample costs the thinking: `skate play ... --estimate` "
+                "says what this game will cost, and llm.budget_usd=<USD> stops it cleanly once spent%s",
+                ", ".join(thinkers), cheaper)
 
 
 def _outages_to(log: EventLog, logger: Any) -> Callable[[dict], None]:

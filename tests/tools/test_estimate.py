@@ -111,3 +111,22 @@ def test_the_frontier_cohort_names_reasoning_models_litellm_knows_and_plays_adap
                for m in guess.models)
     # the paper's cohort is as it was
     assert type(build_settings(compose_config(["players=paper_six"])).estimator).__name__ == "Algorithm1Config"
+
+
+def test_a_hosted_reasoning_cohort_with_no_budget_is_told_how_to_see_its_cost(monkeypatch, caplog):
+    from types import SimpleNamespace
+
+    from skate.players.config import spec_of_config
+    from skate.settings.build import _say_what_thinking_costs
+
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):
+        monkeypatch.setenv(var, "k")
+    for overrides, said in ((["estimator=algorithm1"], "estimator=algorithm1 asks more"), ([], "--estimate"),
+                            (["llm.budget_usd=5"], None)):
+        s = build_settings(compose_config(["players=frontier", *overrides]))
+        players = [SimpleNamespace(name=c.name, spec=spec_of_config(c)) for c in s.players.llm]
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="skate.settings.build"):
+            _say_what_thinking_costs(s, players)
+        lines = [r.getMessage() for r in caplog.records]
+        assert (said in lines[0] and len(lines) == 1) if said else not lines
