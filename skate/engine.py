@@ -34,14 +34,14 @@ import numpy as np
 
 from skate.runlog import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.games.base import Checks, Game, GameEnv
+from skate.games.base import AnswerFormat, Checks, Game, GameEnv
 from skate.embedders import Embedder, NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
 from skate.runlog.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
                            SetterContext, Stage, StopRun, Task, VoidProposal)
 from skate.sandbox import Sandbox, SandboxError
-from skate.estimators.base import Estimator, Sampler, TaskContext
+from skate.estimators.base import Estimator, Sampler, TaskContext, task_rng
 from skate.runlog.files import EventLog
 from skate.loggers.base import RunLogger
 
@@ -56,6 +56,7 @@ _SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK, _PAIR = 1, 2, 3, 4, 5, 6, 7
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
+SEPARATES = 0.05  # a task separates players whose p(correct) on it lie more than this apart (the draw margin's default)
 
 
 @contextlib.contextmanager
@@ -140,6 +141,14 @@ class Summary:
     optimization: list[dict[str, Any]] | None = None
     prompt_optimization: list[dict[str, Any]] | None = None
     usage: dict[str, Any] | None = None
+    # Rejected setting attempts, setter -> reason -> count; what to try for each reason seen
+    # (the game's hints); of the valid tasks, those whose players' p(correct) lay more than
+    # SEPARATES apart (some pair told apart); players who answered every task at or below a blind
+    # guess among its options (multiple choice: ordered by nothing but their failures to answer).
+    rejections: dict[str, dict[str, int]] | None = None
+    hints: dict[str, str] | None = None
+    separating: int | None = None
+    at_guess: list[str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The recorded form (``run_end.summary``, the loggers'): every field that is set."""
@@ -184,6 +193,7 @@ class Engine:
         self.settled, self.min_rounds = settled, max(1, int(min_rounds))
         self.ended, self.ended_detail = "rounds", ""
         self.rounds_played = 0  # rounds finished (their round_end written)
+        self.rejections: dict[str, dict[str, int]] = {}  # setter -> reason -> rejected attempts
         self.order: tuple[Any, ...] | None = None  # the ranking's adjacent pairs at the round's start
         self.rating.add_players(self.names)
         self.stages = list(stages or [])
@@ -556,6 +566,9 @@ class Engine:
         for idx, res in results:
             for rec in res.attempts:
                 self.log.write(rec)
+                if not rec.valid and rec.reason:
+                    mine = self.rejections.setdefault(self.names[idx], {})
+                    mine[rec.reason] = mine.get(rec.reason, 0) + 1
             self.counts["attempts"] += len(res.attempts)
             self.counts["void_attempts"] += sum(1 for r in res.attempts if r.reason == FailReason.VOID.value)
             if res.task is not None:
@@ -581,7 +594,8 @@ class Engine:
         self.rounds_played += 1
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
-        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start).as_dict(), table)
+        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start, final=False).as_dict(),
+                              table)
 
     def _report_void_players(self, rnd: int, results: list[tuple[int, _SetResult]],
                              estimates: dict[tuple[int, int], Estimate]) -> None:
@@ -602,12 +616,48 @@ class Engine:
         """What else a round's end records (``round_info``: the runner adds model usage)."""
         return self._round_info() if self._round_info is not None else {}
 
-    def summary(self, elapsed: float) -> Summary:
+    def summary(self, elapsed: float, final: bool = True) -> Summary:
+        """The run's counts; ``final``: with what the tasks told (``separating``, ``at_guess``:
+        a pass over every task, made once, at the end, not at every round's progress)."""
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
+        reasons = sorted({r for mine in self.rejections.values() for r in mine})
+        hints = {r: h for r in reasons if (h := self.game.rejection_hint(r))}
         return Summary(**self.counts, tasks_by_setter=per_player, elapsed_s=round(elapsed, 2),
                        sandbox_executions=getattr(self.sandbox, "executions", 0),
                        stopped=self.stopped or None, stopped_round=self.stopped_round if self.stopped else None,
-                       settled=self.ended_detail if self.ended == "settled" else None)
+                       settled=self.ended_detail if self.ended == "settled" else None,
+                       rejections={n: dict(sorted(m.items())) for n, m in self.rejections.items()} or None,
+                       hints=hints or None, separating=self._separating() if final else None,
+                       at_guess=self._at_guess() if final else None)
+
+    def _separating(self) -> int | None:
+        """Valid tasks on which some two players' p(correct) lay more than SEPARATES apart."""
+        if not self.archive:
+            return None
+        out = 0
+        for s in self.archive:
+            ps = [p for p in s.p_correct.values() if p is not None]
+            out += len(ps) >= 2 and max(ps) - min(ps) > SEPARATES
+        return out
+
+    def _at_guess(self) -> list[str] | None:
+        """Players whose p(correct) on every task they answered was at or below a blind guess among
+        its options (1 / the options a sample shows: multiple-choice games only)."""
+        if self.game.spec.answer_format != AnswerFormat.multiple_choice:
+            return None
+        chance: dict[str, float] = {}
+        for s in self.archive:
+            query = self.game.make_query(s.task, task_rng(s.task))
+            options = getattr(query, "options", None)
+            if not options:
+                return None
+            chance[s.task.task_id] = 1.0 / len(options)
+        seen: dict[str, bool] = {}
+        for s in self.archive:
+            for player, p in s.p_correct.items():
+                if p is not None:
+                    seen[player] = seen.get(player, True) and p <= chance[s.task.task_id] + 1e-9
+        return sorted(n for n, low in seen.items() if low) or None
 
 
 def round_(x: float, nd: int = 4) -> float:

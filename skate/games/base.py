@@ -243,6 +243,24 @@ class Game(ABC):
         """Why this game must not run in ``sandbox`` (None: it may). Checked before round 1."""
         return None
 
+    # What a user can try when a game's attempts are rejected for a reason (a FailReason value):
+    # shown with the rejections of a game that set few valid tasks. A game adds its own settings
+    # (its ``rejection_hints``, over these).
+    REJECTION_HINTS: ClassVar[dict[str, str]] = {
+        "malformed": "its replies could not be read (the rejections' detail in events.jsonl says how): "
+                     "setter_repair: resample for a model that sends a rejected reply back (players.llm), a larger "
+                     "max_tokens where replies were cut",
+        "not_unique": "its tasks repeated its own earlier ones: aug=no_info (it sees none of its history), or a "
+                      "larger embedder.threshold",
+        "void": "its model calls failed: see the llm_void events in events.jsonl (a server, a key, a limit)",
+        "infrastructure": "the sandbox failed, not the setter: skate sandbox checks it (docs/sandbox.md)",
+    }
+    rejection_hints: ClassVar[dict[str, str]] = {}
+
+    def rejection_hint(self, reason: str) -> str | None:
+        """What to try for attempts rejected for ``reason`` (None: nothing to suggest)."""
+        return self.rejection_hints.get(reason) or self.REJECTION_HINTS.get(reason)
+
     # ------------------------------------------------------------------ setting
     def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
         """Private inputs for one setter's round (kept across its attempts); none by default."""

@@ -70,10 +70,14 @@ def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True,
     json_schema form on this server (``structured_falls_back`` false: every call would fail),
     ``llm.structured=off`` unless the user set it."""
     given = {override_key(o) for o in overrides}
+    chosen = {override_key(d) for d in defaults if "." not in override_key(d)}  # groups the defaults choose
 
-    def set_by_user(key: str) -> bool:  # the key or its group (estimator for estimator.n)
+    def set_by_user(key: str) -> bool:
+        """The key, or a group whose option the defaults choose too and the user chose otherwise
+        (``estimator=adaptive`` drops ``estimator.n=4``, a setting of the default's ``fixed_n``; a
+        game the user chooses keeps ``game.rounds``, which every game has)."""
         parts = key.split(".")
-        return any(".".join(parts[:i]) in given for i in range(1, len(parts) + 1))
+        return key in given or any(".".join(parts[:i]) in given & chosen for i in range(1, len(parts)))
 
     # The user's own roster replaces the cohort; a setting of one of its players tweaks it.
     out = [] if given & {"players", "players.llm", "players.simulated"} else list(players)

@@ -52,14 +52,15 @@ class ConsoleLogger(RunLogger):
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
                   table: list[dict[str, Any]]) -> None:
-        leader = table[0]["player"] if table else "-"
+        rated = [r for r in table if not r.get("no_data")]  # a player with no rated game yet leads nothing
+        leader = f"leader {rated[0]['player']}" if rated else "no one rated yet"
         if self._bar is not None:
-            self._status = f"{summary['tasks']} tasks, {summary['samples']} samples, leader {leader}"
+            self._status = f"{summary['tasks']} tasks, {summary['samples']} samples, {leader}"
             self._bar.update(self._task, completed=round, status=self._status)
             return
         if round % self.every and round != rounds:
             return
-        log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; leader %s",
+        log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; %s",
                  round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
 
     def optimized(self, records: list[dict[str, Any]]) -> None:

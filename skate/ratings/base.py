@@ -245,12 +245,15 @@ class RatingBackend(ABC):
     def table(self) -> list[RatingRow]:
         """Players best first with rank 1, 2, ...; a player with no rated game yet (a model
         whose every call failed, a player who has not joined) is not ranked: it comes last,
-        with rank None and ``no_data`` true, and its prior score is kept for reference."""
+        with rank None and ``no_data`` true, and its prior score is kept for reference (so are all
+        of them when nobody has been rated)."""
         rows = self._table()
         played = [r for r in rows if self.games.get(r.player, 0) > 0]
         idle = [r for r in rows if self.games.get(r.player, 0) == 0]
-        if not idle or not played:
+        if not idle:
             return rows
+        if not played:  # nobody rated: no order at all, not the prior's ties in roster order
+            return [replace(r, rank=None, extra={**r.extra, "no_data": True}) for r in rows]
         ranks = [r.rank for r in rows]
         if ranks == list(range(1, len(rows) + 1)):  # positional ranks: close the gaps
             played = [replace(r, rank=i) for i, r in enumerate(played, 1)]

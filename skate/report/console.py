@@ -17,10 +17,17 @@ def summary_text(result: GameResult, out_dir: Path) -> str:
     """The ratings table (with the tasks each player set), the counts, the sandbox's and the
     models' usage, the prompt optimisation, and where the results are."""
     s = result.summary
-    lines = [format_table(result.table, s.tasks_by_setter)]
+    unrated = [r["player"] for r in result.table if r.get("no_data")]
+    if result.table and len(unrated) == len(result.table):
+        lines = [f"no ranking: nobody was rated ({s.tasks} valid tasks from {s.attempts} attempts)"]
+    else:
+        lines = [format_table(result.table, s.tasks_by_setter)]
+        if unrated:
+            lines.append(f"never rated: {', '.join(unrated)} (no rated game: not placed, whatever its prior score)")
     reads = f"{s.read_estimates} answers read from the models' probabilities, " if s.read_estimates else ""
     lines.append(f"\n{s.tasks} valid tasks from {s.attempts} attempts, {reads}{s.samples} answer samples, "
                  f"{s.updates} rating updates in {s.elapsed_s:.1f}s")
+    lines += game_text(s)
     if s.sandbox_executions:
         rate = s.sandbox_executions / max(s.elapsed_s, 1e-9)
         lines.append(f"sandbox executions: {s.sandbox_executions} ({rate:.1f} per second)")
@@ -50,6 +57,32 @@ def summary_text(result: GameResult, out_dir: Path) -> str:
                   f"(optimised {r['optimized']:.2f}, default {r['default']:.2f})" for r in s.prompt_optimization]
     lines.append(f"results: {out_dir}")
     return "\n".join(lines)
+
+
+def game_text(s: Summary) -> list[str]:
+    """What the tasks told: the share that separated the players, players who answered at or below
+    a guess, and, for a game that set few valid tasks (or none, or none from some setter), its
+    rejections by reason with what to try for each."""
+    lines = []
+    if s.separating is not None and s.tasks:
+        lines.append(f"{s.separating} of {s.tasks} valid tasks separated the players ({100 * s.separating / s.tasks:.0f} %: "
+                     "some two players' p(correct) more than 0.05 apart)")
+    if s.at_guess:
+        lines.append(f"at or below a guess on every task: {', '.join(s.at_guess)}; ordered by nothing but failures "
+                     "to answer, not by what it knows")
+    rejected = s.rejections or {}
+    short = [n for n, k in s.tasks_by_setter.items() if k == 0 and n in rejected]
+    if rejected and (not s.tasks or short or s.tasks < 0.5 * max(1, s.attempts)):
+        by_reason: dict[str, dict[str, int]] = {}
+        for setter, reasons in rejected.items():
+            for reason, n in reasons.items():
+                by_reason.setdefault(reason, {})[setter] = n
+        lines.append("rejected attempts by reason:" + ("" if s.tasks else " (no valid task was set)"))
+        for reason, who in sorted(by_reason.items(), key=lambda kv: -sum(kv[1].values())):
+            setters = ", ".join(f"{p} {n}" for p, n in sorted(who.items(), key=lambda kv: -kv[1]))
+            hint = (s.hints or {}).get(reason)
+            lines.append(f"  {reason} {sum(who.values())} ({setters})" + (f": {hint}" if hint else ""))
+    return lines
 
 
 # The exit status of a run stopped because a model did not answer within llm.outage_wait_s:

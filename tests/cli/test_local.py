@@ -67,6 +67,9 @@ def test_game_overrides_keep_the_users_values():
     out = local.game_overrides(["game.rounds=5", "estimator=algorithm1", "seed=3"])
     assert out == ["players=local_tiny", "game.rounds=5", "estimator=algorithm1", "seed=3"]
     assert local.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
+    # another estimator drops the default estimator's own settings; another game keeps the rounds
+    assert local.game_overrides(["estimator=adaptive"]) == ["players=local_tiny", "game.rounds=2", "estimator=adaptive"]
+    assert local.game_overrides(["game=mathquiz"]) == ["players=local_tiny", *local.PLAY_DEFAULTS, "game=mathquiz"]
 
 
 def test_structured_output_off_where_the_client_would_not_fall_back():
@@ -292,6 +295,9 @@ def test_cohort_overrides_keep_the_users_values():
     assert players == ["players=local_cohort"]
     out = local.game_overrides(["game.rounds=5"], True, players, local.COHORT_DEFAULTS)
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
+    # a game of the user's: still the cohort's few rounds (it once played the preset's 40)
+    out = local.game_overrides(["game=mathquiz"], True, players, local.cohort_defaults(["game=mathquiz"]))
+    assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "game=mathquiz"]
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
     # one player's setting tweaks the cohort, and composes

@@ -24,6 +24,15 @@ def test_plain_progress_lines_without_a_terminal(caplog):
         ConsoleLogger(progress="fancy")
 
 
+def test_the_progress_names_a_leader_only_once_someone_is_rated(caplog):
+    caplog.set_level(logging.INFO, logger="skate")
+    c = ConsoleLogger(every=1, progress="plain")
+    summary = {"tasks": 0, "attempts": 4, "samples": 0}
+    c.round_end(1, 2, summary, [{"player": "x", "rank": None, "no_data": True}, {"player": "y", "no_data": True}])
+    c.round_end(2, 2, {**summary, "tasks": 1}, [{"player": "y", "rank": 1}, {"player": "x", "no_data": True}])
+    assert [m.rsplit("; ", 1)[1] for m in caplog.messages if m.startswith("round")] == ["no one rated yet", "leader y"]
+
+
 def test_rich_progress_bar_runs(capsys):
     c = ConsoleLogger(progress="rich")
     c.start({"game": "cop", "players": [1, 2], "rounds": 2, "rating": "r", "aug": "a", "sandbox": "s", "seed": 0})

@@ -41,3 +41,63 @@ def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_ex
     assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == OUTAGE_STATUS == 75
     assert capsys.readouterr().err == (f"skate: {why} in round 6; 3 tasks rated. "
                                        "Resume with: python -m skate resume=run once it answers\n")
+
+
+# ------------------------------------------------------------------ what the tasks told
+def _cohort(base, names):
+    return "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in names) + "]"
+
+
+def test_a_cohort_that_sets_nothing_is_told_so_with_what_to_try(tmp_path):
+    """The fake server's models write nothing valid (one copies its request back to the token
+    limit, one lists placeholders for its wrong options): no ranking and no leader, the
+    rejections by reason with the setting that addresses each, a finished run's exit status."""
+    import json
+    import subprocess
+    import sys
+
+    from skate.llm.fake_server import FakeLLMServer, FakeModel
+
+    with FakeLLMServer({"echo": FakeModel(0.5, {"echo": 1.0}), "lists": FakeModel(0.5, {"placeholder": 1.0})}) as srv:
+        res = subprocess.run([sys.executable, "-m", "skate", "game.rounds=2", "logger=console", "logger.progress=plain",
+                              "report=false", "players.simulated=[]", f"players.llm={_cohort(srv.api_base, ['echo', 'lists'])}",
+                              "llm.structured=off", f"llm.cache_dir={tmp_path}/cache", f"hydra.run.dir={tmp_path}/run"],
+                             capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "no ranking: nobody was rated (0 valid tasks from" in out and "rank  player" not in out
+    assert "rejected attempts by reason: (no valid task was set)" in out
+    assert "too_few_distractors 6 (lists 6): too few distinct wrong options: game.fill_distractors=true" in out
+    assert "game.n_distractors=3" in out
+    assert "malformed 6 (echo 6)" in out
+    progress = (tmp_path / "run" / "skate.log").read_text()
+    assert "valid tasks so far" in progress and "no one rated yet" in progress and "leader" not in progress
+    rows = json.loads((tmp_path / "run" / "ratings.json").read_text())
+    assert all(r["rank"] is None and r["no_data"] for r in rows)
+
+
+def test_the_summary_gives_the_share_of_tasks_that_separated_and_who_answered_at_a_guess(tmp_path):
+    from skate.llm.fake_server import FakeLLMServer, FakeModel
+    from skate.report.console import summary_text
+    from skate.runlog.files import read_events
+    from skate.runner import run_game
+    from skate.settings.config import build_settings, compose_config
+
+    models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "blank": FakeModel(0.5, {"no_option": 1.0})}
+    with FakeLLMServer(models) as srv:
+        settings = build_settings(compose_config(["game.rounds=2", "logger=none", "report=false", "players.simulated=[]",
+                                                  f"players.llm={_cohort(srv.api_base, list(models))}",
+                                                  "estimator=fixed_n", "estimator.n=4", f"llm.cache_dir={tmp_path}/c"]))
+        result = run_game(settings, tmp_path / "run")
+    events = read_events(tmp_path / "run")
+    by_task: dict = {}
+    for e in events:
+        if e["event"] == "estimate" and e["p"] is not None:
+            by_task.setdefault(e["task_id"], []).append(e["p"])
+    apart = sum(max(ps) - min(ps) > 0.05 for ps in by_task.values())
+    s = result.summary
+    assert s.tasks == len(by_task) > 0 and s.separating == apart and s.at_guess == ["blank"]
+    text = summary_text(result, tmp_path / "run")
+    assert f"{apart} of {s.tasks} valid tasks separated the players" in text
+    assert "at or below a guess on every task: blank" in text
+    assert "rejected attempts by reason" in text and "blank" in text  # it set nothing valid: its rejections are shown

@@ -56,6 +56,22 @@ class COPGame(Game):
         kinds=KINDS,
         description="code-output prediction: a Python program, the answer is what it prints")
     config_schema = COPConfig
+    rejection_hints = {
+        "breaks_rules": "its programs broke a rule (printed only a boolean, stated their output): the rejection's "
+                        "detail in events.jsonl says which; game.require_value=false allows boolean outputs",
+    }
+
+    def rejection_hint(self, reason: str) -> str | None:
+        """COP's settings for its rejections, those not already in effect."""
+        if reason == "too_few_distractors":
+            tries = [*([] if self.fill_distractors else ["game.fill_distractors=true tops them up with the game's own"]),
+                     *(["game.n_distractors=3 asks for fewer"] if self.n_distractors > 3 else [])]
+            return "too few distinct wrong options" + (": " + ", ".join(tries) if tries else "")
+        if reason == "not_verifiable":
+            tries = ([] if self.config.topics else ["game.topics=true gives each setter a kind of program each round"])
+            return ("its programs did not run, or printed nothing: " + ", ".join(
+                [*tries, "setter_repair: resample asks anew after a rejection (players.llm)"]))
+        return super().rejection_hint(reason)
 
     config: COPConfig
 

@@ -54,6 +54,12 @@ class MathQuizGame(Game):
     spec = GameSpec(name="mathquiz", answer_format=AnswerFormat.exact_match, kinds=KINDS,
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
+    rejection_hints = {
+        "unsolved": "the setter did not reach its own target from its question: game.recipe=true gives it a "
+                    "calculation that reaches the target, to ask for",
+        "breaks_rules": "its questions broke a rule (stated the target, ran too long): the rejection's detail in "
+                        "events.jsonl says which",
+    }
     runs_programs = False  # questions are solved and checked in-process
 
     config: MathQuizConfig

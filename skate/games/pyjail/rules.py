@@ -179,6 +179,11 @@ class PyJailGame(Game):
                     kinds=("names", "characters", "length", "ast", "rewrite"),
                     description="a Python jail guarding a flag; attackers capture it in sessions of tries")
     config_schema = PyJailConfig
+    rejection_hints = {
+        "unsolved": "the setter could not capture the flag of its own jail: a jail it can break, or more tries "
+                    "(game.tries)",
+        "not_verifiable": "its jails did not run, or hid no flag: the rejection's detail in events.jsonl says why",
+    }
     novelty_first = True  # the proof is an attack session: a copy is turned away before it
 
     config: PyJailConfig

@@ -199,6 +199,10 @@ class SCPGame(Game):
                     description="sequencing, cloze and prediction questions from documents; four options",
                     groups=GROUPS)
     config_schema = SCPConfig
+    rejection_hints = {
+        "too_few_distractors": "too few wrong options far enough from the truth: game.max_distractor_similarity "
+                               "higher, or game.min_distractor_chars lower",
+    }
     runs_programs = False  # multiple-choice questions over documents
 
     config: SCPConfig

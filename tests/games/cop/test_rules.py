@@ -172,3 +172,14 @@ def test_with_self_check_a_task_counts_only_if_its_setter_picks_its_output(sandb
     assert run(lambda q: VOID, self_check=True).reason is FailReason.VOID
     asked.clear()
     assert isinstance(run(lambda q: None), Task) and not asked
+
+
+def test_a_rejection_s_hint_names_only_the_settings_not_in_effect():
+    default, tuned = COPGame(), COPGame(fill_distractors=True, n_distractors=3, topics=True)
+    assert "game.fill_distractors=true" in default.rejection_hint("too_few_distractors")
+    assert "game.n_distractors=3" in default.rejection_hint("too_few_distractors")
+    assert tuned.rejection_hint("too_few_distractors") == "too few distinct wrong options"
+    assert "game.topics=true" in default.rejection_hint("not_verifiable")
+    assert "game.topics" not in tuned.rejection_hint("not_verifiable")
+    assert "setter_repair: resample" in tuned.rejection_hint("not_verifiable")
+    assert "events.jsonl" in default.rejection_hint("malformed") and default.rejection_hint("valid") is None
