@@ -109,7 +109,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     else:
         args.model_list = [MODELS[getattr(args, "model", DEFAULT_MODEL)]]
     for o in getattr(args, "overrides", []):
-        if "=" not in o:
+        if "=" not in o and not o.startswith("~"):  # key=value, or ~key (a deletion: ~players_game)
             ap.error(f"{o!r} is not a Hydra override (key=value) nor a command ({', '.join(COMMANDS)})")
     return args
 

@@ -199,7 +199,8 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
             estimator = FixedN(settings.samples) if settings.samples else build_estimator(s)
             client = open_client(s, table, cleanup)
             players = [*simulated_players(s, table),
-                       *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None))]
+                       *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None),
+                                    s.players.setter_repair)]
             prepare_models(s, table, client, players)
             player = next(p for p in players if p.name == name)
             stopped = _place(store, game, mid, name, table, estimator, player, board, settings,

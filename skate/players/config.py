@@ -57,7 +57,8 @@ class LLMPlayerConfig:
     # What a setter is asked after a rejected attempt: "show" (the rejection and why, with its own
     # reply in the plain format) or "resample" (the round's request asked anew, nothing shown: for
     # models that send a rejected task back unchanged, as the local cohort's did; docs/real-models.md).
-    setter_repair: str = "show"
+    # null: the cohort's (players.setter_repair), else "show".
+    setter_repair: Optional[str] = None
     # How much a reasoning model thinks (null: the model's own). reasoning_effort: none, minimal,
     # low, medium, high, xhigh or max, sent as OpenAI's reasoning_effort (OpenAI, xAI, DeepSeek, local
     # servers), OpenRouter's reasoning.effort, and through LiteLLM for Anthropic and Gemini.
@@ -81,6 +82,10 @@ class PlayersConfig:
     # {role: player}, e.g. {strongest: claude-sonnet-4, second: claude-3.5-sonnet}. An all-simulated
     # cohort also has roles from its known skills (see cohort_roles); those given here win.
     roles: dict[str, str] = field(default_factory=dict)
+    # What every language-model player's setter is asked after a rejected attempt, where its own
+    # entry says nothing (show or resample); a cohort's game preset may set it (conf/players_game/).
+    # null: show.
+    setter_repair: Optional[str] = None
 
     def check(self) -> list[Problem]:
         """At least two players, unique names, simulated players' skills in range, and every
@@ -88,7 +93,9 @@ class PlayersConfig:
         ``players``."""
         roster, llm_roster = list(self.simulated), list(self.llm)
         names = [p.name for p in roster] + [p.name for p in llm_roster]
-        problems = [*require(len(names) >= 2, "", f"{len(names)} players", "a game needs at least 2 players"),
+        problems = [*require(self.setter_repair is None or self.setter_repair in SETTER_REPAIRS, "setter_repair",
+                             self.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: show)"),
+                    *require(len(names) >= 2, "", f"{len(names)} players", "a game needs at least 2 players"),
                     *require(len(set(names)) == len(names), "", sorted({n for n in names if names.count(n) > 1}),
                              "player names must be unique")]
         for i, p in enumerate(roster):
@@ -98,8 +105,8 @@ class PlayersConfig:
                          *require(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0"),
                          *require(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")]
         for i, p in enumerate(llm_roster):
-            problems += require(p.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair", p.setter_repair,
-                                f"must be one of {list(SETTER_REPAIRS)}")
+            problems += require(p.setter_repair is None or p.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair",
+                                p.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: the cohort's)")
             try:
                 spec_of_config(p).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:

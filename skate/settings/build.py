@@ -77,7 +77,8 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
                          on_outage=_outages_to(log, logger), on_thinking=thinking)
     twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
     players = [*simulated_players(s, table),
-               *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None))]
+               *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None),
+                            s.players.setter_repair)]
     prepare_models(s, table, client, players)
     _say_what_thinking_costs(s, players)
     return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
@@ -153,16 +154,17 @@ def simulated_players(settings: SkateConfig, table: Table) -> list[Player]:
 
 
 def llm_players(configs: Sequence[Any], table: Table, client: LLMClient | None,
-                decoding: Decoding | None = None) -> list[Player]:
+                decoding: Decoding | None = None, setter_repair: str | None = None) -> list[Player]:
     """One language-model player per entry of ``configs`` (``players.llm`` entries), sharing
-    ``client``; ``decoding``: how they decode when the estimator says (greedy), over their own."""
+    ``client``; ``decoding``: how they decode when the estimator says (greedy), over their own;
+    ``setter_repair``: the cohort's (``players.setter_repair``), for entries that give none."""
     if not configs:
         return []
     assert client is not None, "open_client gives a client whenever players.llm has entries"
     from skate.players.llm import build_llm_players  # loads DSPy (about a second): only for model players
 
-    return list(build_llm_players([dataclasses.asdict(c) for c in configs], client,
-                                  lambda: table.game.modules(table.env), decoding))
+    entries = [{**dataclasses.asdict(c), "setter_repair": c.setter_repair or setter_repair} for c in configs]
+    return list(build_llm_players(entries, client, lambda: table.game.modules(table.env), decoding))
 
 
 def prepare_models(settings: SkateConfig, table: Table, client: LLMClient | None, players: Sequence[Player] = ()) -> None:

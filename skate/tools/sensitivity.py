@@ -116,7 +116,7 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
     with contextlib.ExitStack() as cleanup:  # the run's players, as the game built them (no model check)
         table = build_table(settings, cleanup)
         client = open_client(settings, table, cleanup)
-        cast = [*simulated_players(settings, table), *llm_players(settings.players.llm, table, client)]
+        cast = [*simulated_players(settings, table), *llm_players(settings.players.llm, table, client, None, settings.players.setter_repair)]
         prepare_models(settings, table, client)
         game = table.game
         names = [p.name for p in cast]

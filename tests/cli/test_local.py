@@ -45,6 +45,8 @@ def test_commands_and_options():
     # overrides may follow the options too, in the order given
     args = local_cli.parse_args(["cohort", "game=mathquiz", "--models", "qwen2.5-coder-1.5b", "game.rounds=2"])
     assert args.overrides == ["game=mathquiz", "game.rounds=2"]
+    # a deletion takes the cohort's game settings off
+    assert local_cli.parse_args(["cohort", "~players_game"]).overrides == ["~players_game"]
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -300,11 +302,30 @@ def test_cohort_overrides_keep_the_users_values():
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "game=mathquiz"]
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
-    # one player's setting tweaks the cohort, and composes
-    tweak = ["players.llm.0.setter_repair=resample"]
+    # one player's setting tweaks the cohort, and composes (over the cohort's own for COP: resample)
+    tweak = ["players.llm.0.setter_repair=show"]
     assert local.game_overrides(tweak, True, players, ()) == ["players=local_cohort", *tweak]
     cfg = compose_config(local.game_overrides(tweak, True, players, ()))
-    assert [p.setter_repair for p in cfg.players.llm] == ["resample", "show", "show", "show"]
+    assert [p.setter_repair for p in cfg.players.llm] == ["show", None, None, None]
+    assert cfg.players.setter_repair == "resample"
+
+
+def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_takes_them_off():
+    players = local.cohort_players(list(local_models.COHORT))
+    tuned = compose_config(local.game_overrides([], True, players, local.cohort_defaults([])))
+    assert (tuned.game.topics, tuned.game.n_distractors, tuned.game.fill_distractors) == (True, 3, True)
+    assert tuned.players.setter_repair == "resample"
+    plain_cop = compose_config(local.game_overrides(["~players_game"], True, players, local.cohort_defaults([])))
+    assert (plain_cop.game.topics, plain_cop.game.n_distractors, plain_cop.game.fill_distractors) == (False, 9, False)
+    assert plain_cop.players.setter_repair is None
+    one_off = compose_config(local.game_overrides(["game.topics=false"], True, players, local.cohort_defaults([])))
+    assert (one_off.game.topics, one_off.game.fill_distractors) == (False, True)
+    # players=local_cohort alone (skate play, the servers already up) plays with them too, and MathQuiz its own
+    assert compose_config(["players=local_cohort"]).game.topics is True
+    mathquiz = compose_config(["players=local_cohort", "game=mathquiz"])
+    assert mathquiz.game.recipe is True and mathquiz.players.setter_repair == "resample"
+    assert compose_config(["players=simulated", "game=mathquiz"]).game.recipe is False
+    assert compose_config(["players=simulated"]).game.topics is False
 
 
 def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_option():

@@ -55,8 +55,6 @@ class MathQuizGame(Game):
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
     rejection_hints = {
-        "unsolved": "the setter did not reach its own target from its question: game.recipe=true gives it a "
-                    "calculation that reaches the target, to ask for",
         "breaks_rules": "its questions broke a rule (stated the target, ran too long): the rejection's detail in "
                         "events.jsonl says which",
     }
@@ -72,6 +70,13 @@ class MathQuizGame(Game):
         self.max_question_chars = cfg.max_question_chars
         self.tries = cfg.tries
         self.recipe = cfg.recipe
+
+    def rejection_hint(self, reason: str) -> str | None:
+        """MathQuiz's setting for an unsolved question, where it is not already in effect."""
+        if reason == "unsolved":
+            return "the setter did not reach its own target from its question" + (
+                "" if self.recipe else ": game.recipe=true gives it a calculation that reaches the target, to ask for")
+        return super().rejection_hint(reason)
 
     @classmethod
     def check_config(cls, cfg: GameConfig) -> list[Problem]:

@@ -71,8 +71,11 @@ def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
         e = {k: v for k, v in e.items() if k != "ts"}
         if e["event"] == "run_end":
             # elapsed time varies; the execution count was added to the summary after the golden run,
-            # and why the game ended (ended, ended_detail) to run_end
-            e["summary"] = {k: v for k, v in e["summary"].items() if k not in ("elapsed_s", "sandbox_executions")}
+            # and so were what the tasks told (rejections by reason and their hints, the tasks that
+            # separated the players, who answered at a guess: issue 57), and why the game ended
+            # (ended, ended_detail) to run_end
+            e["summary"] = {k: v for k, v in e["summary"].items()
+                            if k not in ("elapsed_s", "sandbox_executions", "rejections", "hints", "separating", "at_guess")}
             e = {k: v for k, v in e.items() if k not in ("ended", "ended_detail")}
         if e["event"] == "round_end":
             e.pop("order", None)  # how sure the ranking is: added to round_end after the golden run
