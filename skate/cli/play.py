@@ -41,7 +41,9 @@ from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
 from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_game, run_sweep_job, stop_on_signals
 from skate.sandbox import SandboxUnavailable
-from skate.settings.config import build_settings, describe_config_error, register_configs
+from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
+from skate.settings.config import build_settings, compose_config, describe_config_error, register_configs
+from skate.tools.estimate import estimate as estimate_cost, format_estimate
 
 register_configs()
 _COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException, OmegaConfBaseException)
@@ -144,8 +146,6 @@ def resume(run_dir: str, overrides: list[str]) -> int:
 @contextlib.contextmanager
 def _no_keys_needed() -> Iterator[None]:
     """Every provider's key variable that is unset, set for the block (and unset again after)."""
-    from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
-
     missing = [v for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
                if v and v not in os.environ]
     os.environ.update(dict.fromkeys(missing, "not-needed-for-an-estimate"))
@@ -163,9 +163,6 @@ def estimate(overrides: list[str]) -> int:
         print("skate: --estimate takes the overrides of one game (no -m, resume= or other flags): estimate each "
               "job of a sweep on its own", file=sys.stderr)
         return 2
-    from skate.settings.config import compose_config
-    from skate.tools.estimate import estimate as estimate_cost, format_estimate
-
     try:
         with _no_keys_needed():  # an estimate calls no model: it needs no key
             settings = build_settings(compose_config(overrides))

@@ -216,7 +216,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._slots: dict[str, threading.BoundedSemaphore] = {}
         # Per player and purpose of its calls ("set", "answer", "read"; "" for others): what
-        # ``usage`` adds up per player, and the estimate of a later run reads apart (skate.llm.estimate).
+        # ``usage`` adds up per player, and the estimate of a later run reads apart (skate.tools.estimate).
         self._parts: dict[tuple[str, str], Usage] = {}
         # Threads per endpoint, as many as its requests in flight: one pool for the calls of
         # complete_many, one for the extra requests of a call split into several. A pool of one
@@ -535,13 +535,13 @@ class LLMClient:
         and ended at the stop sequences skate applies itself; None when the server ended a reply at
         a stop sequence inside its thinking (it is learnt: send the request again)."""
         key = self._endpoint(spec)
+        server_stops = had_stops and not stops  # the server applied the request's stop sequences
         answers: list[str] = []
         thoughts: list[str | None] = []
         cuts: list[bool] = []
         finishes: list[str | None] = []
         for i, text in enumerate(reply.texts[:n]):
             finish = reply.finish(i)
-            server_stops = had_stops and not stops  # the server applied the request's stop sequences
             with self._lock:
                 inline = key in self._inline
             split = split_inline(text, thinks_inline=inline and (finish == "length" or finish == "stop" and server_stops))
@@ -565,13 +565,9 @@ class LLMClient:
         thinking_tokens = reply.thinking_tokens or share_of(reply.completion_tokens, thoughts, answers)
         with self._lock:
             usage.thinking_tokens += thinking_tokens
-        got = []
-        for answer, thinking, cut, finish in zip(answers, thoughts, cuts, finishes):
-            comp = self._completion(spec, player, usage, answer, finish, attempt, structured, reply.tokens(len(got)),
-                                    stops=had_stops, thinking_cut=cut)
-            comp.thinking, comp.thinking_cut = thinking, cut
-            got.append(comp)
-        return got
+        return [self._completion(spec, player, usage, answer, finish, attempt, structured, reply.tokens(i),
+                                 stops=had_stops, thinking=thinking, thinking_cut=cut)
+                for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes))]
 
     def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
                   give_up: Callable[[CallFailed, int], Any]) -> Any:
@@ -613,10 +609,11 @@ class LLMClient:
 
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool, logprobs: list[dict] | None = None,
-                    stops: bool = False, thinking_cut: bool = False) -> Completion:
+                    stops: bool = False, thinking: str | None = None, thinking_cut: bool = False) -> Completion:
         """One choice of a reply, its cut or empty text counted (and logged once per model).
         ``stops``: the request had stop sequences (an empty reply may have met one at once);
-        ``thinking_cut``: it was cut while the model was still thinking."""
+        ``thinking``: what the model thought before ``text``; ``thinking_cut``: it was cut while the
+        model was still thinking."""
         cut, empty = finish == "length", not text.strip()
         if cut or empty:
             with self._lock:
@@ -641,7 +638,8 @@ class LLMClient:
             self._warn_once(spec, "cut", "%s (%s): a reply was cut at max_tokens=%d (finish_reason length): it "
                             "counts only if its fields were complete; raise max_tokens if this recurs",
                             player, spec.model, spec.max_tokens)
-        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured, logprobs=logprobs)
+        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured, logprobs=logprobs,
+                          thinking=thinking, thinking_cut=thinking_cut)
 
     def embed(self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport,
               batch_size: int = 256) -> list[list[float]]:

@@ -571,17 +571,22 @@ class FakeLLMServer:
                         server.stats.not_found += 1
                     self._send(404, b'{"error": {"message": "unknown path"}}')
                     return
+                name = str(body.get("model", ""))
+                with self._counted(name):
+                    if self._admitted(name):
+                        self._complete(body, name)
+
+            @contextlib.contextmanager
+            def _counted(self, name: str) -> Any:
+                """A completion request of any wire format: counted, and in flight for the block."""
                 with server._lock:
                     st = server.stats
                     st.requests += 1
                     st.in_flight += 1
                     st.max_in_flight = max(st.max_in_flight, st.in_flight)
-                    name = str(body.get("model", ""))
                     st.by_model[name] = st.by_model.get(name, 0) + 1
                 try:
-                    if not self._admitted(name):
-                        return
-                    self._complete(body, name)
+                    yield
                 finally:
                     with server._lock:
                         server.stats.in_flight -= 1
@@ -675,20 +680,10 @@ class FakeLLMServer:
                         server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
                 return fault
 
-            def _wire_request(self, name: str, body: dict[str, Any]) -> None:
-                """Count a request of another wire format (in flight until its handler ends)."""
-                with server._lock:
-                    st = server.stats
-                    st.requests += 1
-                    st.in_flight += 1
-                    st.max_in_flight = max(st.max_in_flight, st.in_flight)
-                    st.by_model[name] = st.by_model.get(name, 0) + 1
-
             def _anthropic(self, body: dict[str, Any]) -> None:
                 """``POST /v1/messages``: Anthropic's Messages API, extended thinking included."""
                 name = str(body.get("model", ""))
-                self._wire_request(name, body)
-                try:
+                with self._counted(name):
                     with server._lock:
                         server.stats.anthropic += 1
                     if not self._authorized(self.headers.get("x-api-key")):
@@ -708,14 +703,10 @@ class FakeLLMServer:
                     stop = played.stop_met[0]
                     out = to_anthropic(name, t, played.prompt_tokens, stop)
                     self._send(200, json.dumps(out).encode())
-                finally:
-                    with server._lock:
-                        server.stats.in_flight -= 1
 
             def _gemini(self, name: str, body: dict[str, Any]) -> None:
                 """``POST .../models/<name>:generateContent``: Gemini's API, thoughts included."""
-                self._wire_request(name, body)
-                try:
+                with self._counted(name):
                     with server._lock:
                         server.stats.gemini += 1
                     if not self._authorized(self.headers.get("x-goog-api-key")):
@@ -728,9 +719,6 @@ class FakeLLMServer:
                         return
                     out = to_gemini(name, played.thoughts, played.prompt_tokens, bool(chat.get("include_thoughts")))
                     self._send(200, json.dumps(out).encode())
-                finally:
-                    with server._lock:
-                        server.stats.in_flight -= 1
 
         return Handler
 

@@ -207,6 +207,11 @@ def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
 
 
 
+def prices_of(c: LLMConfig) -> dict[str, Price]:
+    """``llm.prices`` as the client takes them."""
+    return {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
+
+
 def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
                  on_outage: Callable[[dict], None] | None = None,
                  on_thinking: Callable[[dict], None] | None = None) -> LLMClient:
@@ -215,9 +220,8 @@ def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
     ``on_thinking``: each reply's thinking."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
-    prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
-                     endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices,
+                     endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices_of(c),
                      budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void,
                      outage_wait_s=float(c.outage_wait_s), on_outage=on_outage, on_thinking=on_thinking)
 

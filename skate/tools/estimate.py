@@ -40,7 +40,7 @@ from skate.llm.counts import counts_path, entries
 from skate.llm.spec import ModelSpec
 from skate.players.config import spec_of_config
 from skate.runlog.records import ScheduleMode
-from skate.settings.build import build_estimator
+from skate.settings.build import build_estimator, prices_of
 from skate.settings.config import SkateConfig, record_of
 
 # Typical tokens per call where a model has not played the game: (prompt per call, completion
@@ -206,8 +206,7 @@ def estimate(settings: SkateConfig) -> CostEstimate:
     names = [p.name for p in [*s.players.simulated, *s.players.llm]]
     n_players, rounds = len(names), _rounds(s)
     matches = s.schedule.mode == ScheduleMode.matches
-    setters = 1 if matches else n_players
-    answerers = 1 if matches else n_players
+    per_task = 1 if matches else n_players  # setters a round, and answerers a task
     game = s.game.name
     spec_of = get_game(game).spec
     multiple_choice = spec_of.answer_format == AnswerFormat.multiple_choice
@@ -219,22 +218,24 @@ def estimate(settings: SkateConfig) -> CostEstimate:
     runs = {e.get("run"): e for e in known if e.get("rounds")}  # the game's counts, once per run
     asked = sum(float(e.get("rounds") or 0) * float(e.get("players") or 0) for e in runs.values())
     valid = min(1.0, sum(float(e.get("tasks") or 0) for e in runs.values()) / asked) if asked else TYPICAL_VALID_SHARE
-    tasks = rounds * setters * valid
-    drawn = expected_samples(s, answerers if not matches else 1)
+    tasks = rounds * per_task * valid
+    drawn = expected_samples(s, per_task)
     out = CostEstimate(rounds=rounds, players=n_players, tasks=tasks, samples_per_estimate=drawn,
-                       samples_from=f"drawn by estimator={est_entry.name} on {answerers} players",
+                       samples_from=f"drawn by estimator={est_entry.name} on {per_task} players",
                        notes=[f"valid share {valid:.2f} of setting attempts: " + (
                            f"from {len(runs)} earlier run(s) of {game}" if asked else "typical (no earlier run)")])
-    prices = {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in s.llm.prices.items()}
+    prices = prices_of(s.llm)
     for cfg in s.players.llm:
         spec = spec_of_config(cfg)
         mine = [e for e in known if e.get("model") == spec.model]
         rates = earlier_rates(mine, est_key) or typical_rates(game, spec, multiple_choice, fixed)
-        spe = rates.samples_per_estimate if rates.samples_per_estimate is not None else drawn
-        if est_entry.name == "logprobs" and spe == drawn:
-            reads = not spec.thinks and not (s.game.reasoning if hasattr(s.game, "reasoning") else False)
+        spe = rates.samples_per_estimate
+        if spe is None and est_entry.name == "logprobs":  # one read, or its fallback's samples where none can be made
+            reads = not spec.thinks and not getattr(s.game, "reasoning", False)
             spe = 1.0 if reads else float(getattr(s.estimator, "fallback", 4))
-        share = 1 / n_players if matches else 1.0  # in matches, a player sets and answers in its own alone
+        elif spe is None:
+            spe = drawn
+        share = 1 / n_players if matches else 1.0  # in matches, a player sets and answers only in its own
         estimates = tasks * share
         attempts = rounds * share * rates.attempts_per_round
         set_calls = attempts * rates.set_calls_per_attempt
