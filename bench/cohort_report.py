@@ -1,7 +1,9 @@
 """What a finished game of the local cohort showed, from its run folder alone (issue 57):
 
 - per setter: attempts, valid tasks, those that separated the players (some two players'
-  p(correct) more than 0.05 apart), and the others' mean p(correct) on its tasks (how hard it set);
+  p(correct) more than 0.05 apart), those that separated the players below the strongest (the
+  run's first-ranked player left out), and the others' mean p(correct) on its tasks (how hard it
+  set);
 - the ranking with intervals, and Kendall's tau-b against CRUXEval-O's accuracies of the four
   models (docs/real-models.md: 24.5 %, 9.0 %, 0 %, 0 %; ``--yardstick`` gives others);
 - the setter's side and the solver's apart: each player's mean p(correct) on the tasks others set
@@ -47,25 +49,35 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
         if e["event"] == "estimate" and e.get("p") is not None and e["task_id"] in tasks:
             p.setdefault(e["task_id"], {})[e["player"]] = e["p"]
     attempts = {n: sum(1 for e in events if e["event"] == "attempt" and e["player"] == n) for n in names}
-    apart = {t: len(ps) >= 2 and max(ps.values()) - min(ps.values()) > 0.05 for t, ps in p.items()}
+    ratings = json.loads((run / "ratings.json").read_text())
+    rated = [r for r in ratings if not r.get("no_data")]
+    strongest = min(rated, key=lambda r: r["rank"])["player"] if rated else None
+
+    def separates(ps: dict[str, float]) -> bool:
+        return len(ps) >= 2 and max(ps.values()) - min(ps.values()) > 0.05
+
+    apart = {t: separates(ps) for t, ps in p.items()}
+    below = {t: separates({q: v for q, v in ps.items() if q != strongest}) for t, ps in p.items()}
     lines = [f"## {run}", "", f"game {start['game']}, {start['rounds']} rounds, seed {start['seed']}", ""]
-    lines += ["| setter | attempts | valid | separating | others' mean p on its tasks | own p on own tasks | "
-              "p on others' tasks (solver) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["| setter | attempts | valid | separating | below the strongest | others' mean p on its tasks | "
+              "own p on own tasks | p on others' tasks (solver) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for n in names:
         mine = [t for t, s in tasks.items() if s == n]
         others_on_mine = [v for t in mine for q, v in p.get(t, {}).items() if q != n]
         own = [p[t][n] for t in mine if n in p.get(t, {})]
         solver = [v for t, s in tasks.items() if s != n for q, v in p.get(t, {}).items() if q == n]
         lines.append(f"| {n} | {attempts[n]} | {len(mine)} | {sum(apart.get(t, False) for t in mine)} | "
+                     f"{sum(below.get(t, False) for t in mine)} | "
                      f"{fmt(mean(others_on_mine))} | {fmt(mean(own))} | {fmt(mean(solver))} |")
-    lines.append(f"| all | {sum(attempts.values())} | {len(tasks)} | {sum(apart.values())} | | | |")
-    ratings = json.loads((run / "ratings.json").read_text())
+    lines.append(f"| all | {sum(attempts.values())} | {len(tasks)} | {sum(apart.values())} | "
+                 f"{sum(below.values())} | | | |")
+    lines.append(f"\n(the strongest: {strongest or 'nobody rated'})")
     lines += ["", "| rank | player | score | interval |", "|---:|---|---:|---|"]
     for r in ratings:
         iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None else "–"
         lines.append(f"| {r['rank'] if r.get('rank') is not None else '–'} | {r['player']} | "
                      f"{fmt(r.get('score')) if not r.get('no_data') else 'no data'} | {iv} |")
-    rated = [r for r in ratings if not r.get("no_data") and r["player"] in yardstick]
+    rated = [r for r in rated if r["player"] in yardstick]
     if len(rated) >= 2:
         tau = kendalltau([r["score"] for r in rated], [yardstick[r["player"]] for r in rated]).statistic
         lines.append(f"\nKendall tau-b against CRUXEval-O: {tau:.2f} ({len(rated)} rated players)")

@@ -25,6 +25,10 @@ class COPConfig(GameConfig):
     # round), named in its situation. Small models otherwise send the same program every round,
     # whatever the history shows them (docs/real-models.md, "Optimising and guiding real models").
     topics: bool = False
+    # With topics: the families the topics are drawn from (null: all of them). Easier families
+    # (e.g. [arithmetic, strings, slicing, dicts, sorting, comprehensions]) for setters whose
+    # tasks the others cannot answer (docs/real-models.md, "Tasks that separate").
+    topic_families: list[str] | None = None
     # A task counts only once its setter, in a fresh conversation shown only the program and its
     # options, picks the true output (one answer; as MathQuiz's setters must solve their own).
     self_check: bool = False

@@ -85,6 +85,7 @@ class COPGame(Game):
         self.require_value = bool(cfg.require_value)  # reject programs that print only True/False
         self.reasoning = bool(cfg.reasoning)  # language-model answerers reason before the letter
         self.topics = bool(cfg.topics)  # a topic for each setter each round (its assignment)
+        self.topic_families = tuple(cfg.topic_families or KINDS)  # drawn from these
         self.self_check = bool(cfg.self_check)  # the setter must pick its own task's output once
 
     @classmethod
@@ -97,6 +98,12 @@ class COPGame(Game):
                              f"need at least game.n_options - 1 = {cfg.n_options - 1} distractors"))
         if cfg.determinism_runs < 1:
             problems.append(("determinism_runs", cfg.determinism_runs, "need >= 1"))
+        if cfg.topic_families is not None:
+            unknown = [f for f in cfg.topic_families if f not in TOPICS]
+            if unknown or not cfg.topic_families:
+                said = f"unknown: {', '.join(unknown)}; " if unknown else ""
+                problems.append(("topic_families", list(cfg.topic_families),
+                                 f"{said}need a non-empty list of {', '.join(TOPICS)}, or null for all"))
         return problems
 
     # ------------------------------------------------------------------ setting
@@ -105,10 +112,10 @@ class COPGame(Game):
 
     def assignment(self, setter: str, round: int, rng: np.random.Generator) -> dict[str, Any]:
         """With ``game.topics``, the round's topic for this setter: one of the generator's
-        families, said in a few words (shown in the setter's situation); else nothing."""
+        families (of ``game.topic_families``), said in a few words (shown in the setter's situation); else nothing."""
         if not self.topics:
             return {}
-        kind = KINDS[int(rng.integers(len(KINDS)))]
+        kind = self.topic_families[int(rng.integers(len(self.topic_families)))]
         return {"topic": TOPICS[kind]}
 
     def proposal_of(self, task: Task) -> tuple[dict[str, Any], COPProposal] | None:

@@ -120,6 +120,25 @@ def test_a_round_s_topic_is_in_the_setter_s_situation_when_the_game_gives_one():
     assert "your task is about" not in setter.inputs(ctx(failed=()))["situation"]
 
 
+def test_a_round_s_topic_comes_from_the_families_the_game_names():
+    """``game.topic_families`` narrows the draw (easier families for weak setters); a family the
+    generator does not have, or an empty list, is refused naming the families there are."""
+    import numpy as np
+
+    from skate.games.cop.config import COPConfig
+    from skate.games.cop.rules import TOPICS, COPGame
+
+    game = COPGame(topics=True, topic_families=["arithmetic", "strings"])
+    drawn = {game.assignment("ace", r, np.random.default_rng([0, r]))["topic"] for r in range(1, 25)}
+    assert drawn == {TOPICS["arithmetic"], TOPICS["strings"]}
+    assert COPGame.check_config(COPConfig(topic_families=["arithmetic"])) == []
+    (key, value, need), = COPGame.check_config(COPConfig(topic_families=["arithmetic", "loops"]))
+    assert key == "topic_families" and value == ["arithmetic", "loops"]
+    assert "unknown: loops" in need and "comprehensions" in need
+    (_, _, need), = COPGame.check_config(COPConfig(topic_families=[]))
+    assert need.startswith("need a non-empty list")
+
+
 def test_the_rules_say_a_setter_answers_its_own_task_when_the_game_checks_it():
     on = COPSetter(self_check=True).inputs(ctx(failed=()))["rules"]
     off = COPSetter().inputs(ctx(failed=()))["rules"]
