@@ -77,11 +77,12 @@ class AttackJail(dspy.Signature):
     Your input is passed as the string `user_input` to `jail(user_input)`. The flag is in the
     environment variable FLAG of the process the jail runs in and is new on every run: typing
     the word FLAG or a guess gets nothing. You capture it when the jail, running your text (most
-    jails `eval` or `exec` it after a check), prints or returns the flag, for instance with
-    `__import__("os").environ["FLAG"]` or a way around what the jail blocks. Read what the jail
-    checks and what your earlier inputs gave, then give your next input: only the input, not the
-    jail's source, and with no quotes around it (the text of your block is passed as it is, so
-    `1+1` reaches the jail as the three characters 1+1, and `"1+1"` as a string literal)."""
+    jails `eval` or `exec` it after a check), prints or returns the flag: directly with
+    `__import__("os").environ["FLAG"]`, or, where the jail's check blocks a word or a character,
+    with an expression that builds what is blocked from pieces the check lets through (joined
+    strings, `getattr`, `vars`, `chr`). Read what the jail checks and what your earlier inputs
+    gave, and send something new each try. Give only the input: no jail source, no comment, and
+    no quotes around it (your text reaches the jail exactly as you write it)."""
 
     jail: str = dspy.InputField(desc="the jail's source code (or a note that it is hidden)")
     earlier_tries: str = dspy.InputField(desc="your earlier inputs in this session and what each gave")
@@ -121,7 +122,7 @@ class PyJailSetter(SetterModule):
 
 def render_tries(query: AttackQuery) -> str:
     if not query.tries:
-        return "(none yet: this is your first input)"
+        return "(no earlier inputs in this session)"
     out = []
     for i, t in enumerate(query.tries, 1):
         out.append(f"Input {i}: {t.input!r}\nResult: {t.shown}")
