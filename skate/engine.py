@@ -34,7 +34,7 @@ import numpy as np
 
 from skate.runlog import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.games.base import AnswerFormat, Checks, Game, GameEnv
+from skate.games.base import AnswerFormat, Checks, Game, GameEnv, drop_try
 from skate.embedders import Embedder, NoveltyIndex
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
@@ -621,7 +621,7 @@ class Engine:
         a pass over every task, made once, at the end, not at every round's progress)."""
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
         reasons = sorted({r for mine in self.rejections.values() for r in mine})
-        hints = {r: h for r in reasons if (h := self.game.rejection_hint(r))}
+        hints = {r: h for r in reasons if (h := self._hint(r))}
         return Summary(**self.counts, tasks_by_setter=per_player, elapsed_s=round(elapsed, 2),
                        sandbox_executions=getattr(self.sandbox, "executions", 0),
                        stopped=self.stopped or None, stopped_round=self.stopped_round if self.stopped else None,
@@ -629,6 +629,15 @@ class Engine:
                        rejections={n: dict(sorted(m.items())) for n, m in self.rejections.items()} or None,
                        hints=hints or None, separating=self._separating() if final else None,
                        at_guess=self._at_guess() if final else None)
+
+    def _hint(self, reason: str) -> str | None:
+        """The game's hint for ``reason``, less a fresh sample after a rejection where every
+        model player already has one (``setter_repair``)."""
+        hint = self.game.rejection_hint(reason)
+        repairs = [getattr(p, "setter_repair") for p in self.players if hasattr(p, "setter_repair")]
+        if hint and repairs and all(r == "resample" for r in repairs):
+            hint = drop_try(hint, Game.RESAMPLE)
+        return hint
 
     def _separating(self) -> int | None:
         """Valid tasks on which some two players' p(correct) lay more than SEPARATES apart."""

@@ -91,6 +91,21 @@ def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
     assert result.summary.tasks_by_setter["setter"] == 0
 
 
+def test_the_hints_leave_out_a_fresh_sample_where_every_model_player_has_one(tmp_path):
+    """A rejection's hint names ``setter_repair: resample`` unless every player with the setting
+    already asks anew after a rejection (the local cohort does)."""
+    def hints(repairs):
+        players = [Scripted("bad", [("print(undefined)", NINE)]), Scripted("good", [(PROGRAMS[0], NINE)])]
+        for p, r in zip(players, repairs, strict=True):
+            p.setter_repair = r
+        result, _ = play(tmp_path / "-".join(repairs), players, rounds=1)
+        return result.summary.hints["not_verifiable"]
+
+    assert "setter_repair: resample" in hints(["show", "resample"])
+    both = hints(["resample", "resample"])
+    assert "setter_repair" not in both and both.startswith("its programs did not run, or printed nothing")
+
+
 def test_repeating_a_task_is_not_unique(tmp_path):
     repeater = Scripted("rep", [(PROGRAMS[0], NINE)])
     renamer = Scripted("ren", [(PROGRAMS[0], NINE), (PROGRAMS[0].replace("10", "77"), NINE), (PROGRAMS[3], NINE)])

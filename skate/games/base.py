@@ -256,6 +256,7 @@ class Game(ABC):
         "infrastructure": "the sandbox failed, not the setter: skate sandbox checks it (docs/sandbox.md)",
     }
     rejection_hints: ClassVar[dict[str, str]] = {}
+    RESAMPLE = "setter_repair: resample"  # a try of the hints that the players may have already (the engine drops it)
 
     def rejection_hint(self, reason: str) -> str | None:
         """What to try for attempts rejected for ``reason`` (None: nothing to suggest)."""
@@ -376,3 +377,14 @@ def seeded_random(*parts: Any) -> random.Random:
     """A generator seeded from any JSON-able parts (the same parts, the same stream)."""
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def drop_try(hint: str, setting: str) -> str:
+    """``hint`` (what a reason means, then ``": "`` and the settings to try, ``", "`` between them)
+    without the tries that start with ``setting`` (one already in effect); a hint left with no
+    try is its meaning alone."""
+    meaning, sep, tries = hint.partition(": ")
+    if not sep:
+        return hint
+    kept = [t for t in tries.split(", ") if not t.startswith(setting)]
+    return meaning + (": " + ", ".join(kept) if kept else "")

@@ -142,3 +142,12 @@ def test_scp_player_set_mode_draws_from_the_whole_corpus():
     game = SCPGame(mode="player_set")
     tasks = game.practice_tasks(9, np.random.default_rng(4))
     assert [t.data["type"] for t in tasks] == ["cloze", "prediction", "sequencing"] * 3
+
+
+def test_a_hint_without_a_try_already_in_effect():
+    from skate.games.base import drop_try
+
+    hint = "its replies could not be read (see events.jsonl): setter_repair: resample asks anew, a larger max_tokens"
+    assert drop_try(hint, "setter_repair: resample") == "its replies could not be read (see events.jsonl): a larger max_tokens"
+    assert drop_try("too few: setter_repair: resample asks anew", "setter_repair") == "too few"
+    assert drop_try("nothing to try", "setter_repair") == "nothing to try"
