@@ -7,7 +7,8 @@
 - the ranking with intervals, and Kendall's tau-b against CRUXEval-O's accuracies of the four
   models (docs/real-models.md: 24.5 %, 9.0 %, 0 %, 0 %; ``--yardstick`` gives others);
 - the setter's side and the solver's apart: each player's mean p(correct) on the tasks others set
-  (its standing as a solver) and the others' mean p(correct) on its own tasks (as a setter);
+  (its standing as a solver), and on how many of them it read above a guess (more than 0.05
+  over 1/n_options: COP and SCP), and the others' mean p(correct) on its own tasks (as a setter);
 - self-preference: a player's mean p(correct) on its own tasks against its mean on the others';
 - wall time (run_start to run_end) and model calls (usage.json).
 
@@ -59,8 +60,11 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
     apart = {t: separates(ps) for t, ps in p.items()}
     below = {t: separates({q: v for q, v in ps.items() if q != strongest}) for t, ps in p.items()}
     lines = [f"## {run}", "", f"game {start['game']}, {start['rounds']} rounds, seed {start['seed']}", ""]
+    n_options = start.get("config", {}).get("game", {}).get("n_options")
+    guess = 1 / n_options if n_options else 0.0
     lines += ["| setter | attempts | valid | separating | below the strongest | others' mean p on its tasks | "
-              "own p on own tasks | p on others' tasks (solver) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "own p on own tasks | p on others' tasks (solver) | others' tasks above a guess |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in names:
         mine = [t for t, s in tasks.items() if s == n]
         others_on_mine = [v for t in mine for q, v in p.get(t, {}).items() if q != n]
@@ -68,9 +72,10 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
         solver = [v for t, s in tasks.items() if s != n for q, v in p.get(t, {}).items() if q == n]
         lines.append(f"| {n} | {attempts[n]} | {len(mine)} | {sum(apart.get(t, False) for t in mine)} | "
                      f"{sum(below.get(t, False) for t in mine)} | "
-                     f"{fmt(mean(others_on_mine))} | {fmt(mean(own))} | {fmt(mean(solver))} |")
+                     f"{fmt(mean(others_on_mine))} | {fmt(mean(own))} | {fmt(mean(solver))} | "
+                     f"{sum(v > guess + 0.05 for v in solver)}/{len(solver)} |")
     lines.append(f"| all | {sum(attempts.values())} | {len(tasks)} | {sum(apart.values())} | "
-                 f"{sum(below.values())} | | | |")
+                 f"{sum(below.values())} | | | | |")
     lines.append(f"\n(the strongest: {strongest or 'nobody rated'})")
     lines += ["", "| rank | player | score | interval |", "|---:|---|---:|---|"]
     for r in ratings:
