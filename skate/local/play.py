@@ -40,12 +40,12 @@ HISTORY = {"mathquiz": ("aug=no_info",)}
 def cohort_defaults(overrides: Sequence[str]) -> tuple[str, ...]:
     """:data:`COHORT_DEFAULTS`, ``estimator=logprobs`` where the game's answers name an option
     (:data:`READ_GAMES`, the default cop included) and no ``game.reasoning=true`` asks for working
-    first, and the game's :data:`HISTORY` (the user's own estimator and aug win either way:
-    :func:`game_overrides`)."""
+    first, and the game's :data:`HISTORY` unless ``~players_game`` takes the cohort's game settings
+    off (the user's own estimator and aug win either way: :func:`game_overrides`)."""
     game = next((o.split("=", 1)[1] for o in overrides if override_key(o) == "game"), "cop")
     reasoning = any(override_key(o) == "game.reasoning" and o.split("=", 1)[1].lower() == "true" for o in overrides)
     return (COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
-            + HISTORY.get(game, ()))
+            + (() if "~players_game" in overrides else HISTORY.get(game, ())))
 
 
 # ------------------------------------------------------------------------------------ play

@@ -303,6 +303,7 @@ def test_cohort_overrides_keep_the_users_values():
     # MathQuiz's setters see no history unless the user's aug says otherwise
     mine = ["game=mathquiz", "aug=hist_perf"]
     assert "aug=no_info" not in local.game_overrides(mine, True, players, local.cohort_defaults(mine))
+    assert "aug=no_info" not in local.cohort_defaults(["game=mathquiz", "~players_game"])
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
     # one player's setting tweaks the cohort, and composes (over the cohort's own for COP: resample)
