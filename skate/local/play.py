@@ -30,22 +30,15 @@ PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
 # name an option (cop, scp) each answer read from the model's probabilities in one call.
 COHORT_DEFAULTS = ("experiment=fewer_calls", "game.rounds=3")
 READ_GAMES = ("cop", "scp")
-# A cohort game's aug where one measured best for these models (docs/real-models.md, "The cohort's
-# defaults"): a group option, which a players_game preset cannot choose without overriding the
-# user's own aug=, so chosen here, where the user's wins. MathQuiz: 3 valid questions in 32 attempts
-# with no history shown, 1 in 35 with hist_perf (seed 0, the recipe and a fresh sample both).
-HISTORY = {"mathquiz": ("aug=no_info",)}
 
 
 def cohort_defaults(overrides: Sequence[str]) -> tuple[str, ...]:
-    """:data:`COHORT_DEFAULTS`, ``estimator=logprobs`` where the game's answers name an option
+    """:data:`COHORT_DEFAULTS`, and ``estimator=logprobs`` where the game's answers name an option
     (:data:`READ_GAMES`, the default cop included) and no ``game.reasoning=true`` asks for working
-    first, and the game's :data:`HISTORY` unless ``~players_game`` takes the cohort's game settings
-    off (the user's own estimator and aug win either way: :func:`game_overrides`)."""
+    first (the user's own estimator wins either way: :func:`game_overrides`)."""
     game = next((o.split("=", 1)[1] for o in overrides if override_key(o) == "game"), "cop")
     reasoning = any(override_key(o) == "game.reasoning" and o.split("=", 1)[1].lower() == "true" for o in overrides)
-    return (COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
-            + (() if "~players_game" in overrides else HISTORY.get(game, ())))
+    return COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
 
 
 # ------------------------------------------------------------------------------------ play

@@ -299,11 +299,7 @@ def test_cohort_overrides_keep_the_users_values():
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
     # a game of the user's: still the cohort's few rounds (it once played the preset's 40)
     out = local.game_overrides(["game=mathquiz"], True, players, local.cohort_defaults(["game=mathquiz"]))
-    assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "aug=no_info", "game=mathquiz"]
-    # MathQuiz's setters see no history unless the user's aug says otherwise
-    mine = ["game=mathquiz", "aug=hist_perf"]
-    assert "aug=no_info" not in local.game_overrides(mine, True, players, local.cohort_defaults(mine))
-    assert "aug=no_info" not in local.cohort_defaults(["game=mathquiz", "~players_game"])
+    assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "game=mathquiz"]
     # players given by the user (the whole group or its list): the cohort's are not added
     assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
     # one player's setting tweaks the cohort, and composes (over the cohort's own for COP: resample)
@@ -329,6 +325,10 @@ def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_
     mathquiz = compose_config(["players=local_cohort", "game=mathquiz"])
     assert mathquiz.game.recipe is True and mathquiz.players.setter_repair == "resample"
     assert compose_config(["players=simulated", "game=mathquiz"]).game.recipe is False
+    # the cohort's setters see none of the game's history, unless the user's aug= says otherwise
+    assert mathquiz.aug.strategy.value == "no_info" and tuned.aug.strategy.value == "no_info"
+    assert compose_config(["players=local_cohort", "aug=hist_perf"]).aug.strategy.value == "hist_perf"
+    assert compose_config(["players=simulated"]).aug.strategy.value == "hist_perf"
     assert compose_config(["players=simulated"]).game.topics is False
 
 
@@ -336,7 +336,7 @@ def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_optio
     reads = ("experiment=fewer_calls", "game.rounds=3", "estimator=logprobs")
     assert local.cohort_defaults([]) == reads  # cop
     assert local.cohort_defaults(["game=scp", "game.mode=player_set"]) == reads
-    assert local.cohort_defaults(["game=mathquiz"]) == (*local.COHORT_DEFAULTS, "aug=no_info")
+    assert local.cohort_defaults(["game=mathquiz"]) == local.COHORT_DEFAULTS
     assert local.cohort_defaults(["game.reasoning=true"]) == local.COHORT_DEFAULTS
     players = local.cohort_players(list(local_models.COHORT))
     assert local.game_overrides(["estimator=adaptive"], True, players, local.cohort_defaults(["estimator=adaptive"])) == [
