@@ -325,6 +325,9 @@ def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_
     mathquiz = compose_config(["players=local_cohort", "game=mathquiz"])
     assert mathquiz.game.recipe is True and mathquiz.players.setter_repair == "resample"
     assert compose_config(["players=simulated", "game=mathquiz"]).game.recipe is False
+    # SCP: a short sample of the built benchmark
+    assert compose_config(["players=local_cohort", "game=scp"]).game.questions == 36
+    assert compose_config(["players=local_cohort", "game=scp", "~players_game"]).game.questions is None
     # the cohort's setters see none of the game's history, unless the user's aug= says otherwise
     assert mathquiz.aug.strategy.value == "no_info" and tuned.aug.strategy.value == "no_info"
     assert compose_config(["players=local_cohort", "aug=hist_perf"]).aug.strategy.value == "hist_perf"
