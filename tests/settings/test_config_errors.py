@@ -27,7 +27,7 @@ GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this
                            "simulated_four, subset_a, subset_b, subset_c, subset_d"),
     ("game.roundz=3", "game.roundz is not a setting of COPConfig (did you mean game.rounds?); its settings: "
                       "attempts, determinism_runs, fill_distractors, n_distractors, n_options, name, reasoning, require_value, rounds, self_check, "
-                      "topics"),
+                      "topic_families, topics"),
     ("players.simulated.0.skil=0.5", "players.simulated[0].skil is not a setting of SimPlayerConfig (did you mean "
                                      "players.simulated[0].skill?); its settings: name, noise, pitch, skill, slip, "
                                      "sloppiness, topic_skill"),
