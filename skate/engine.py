@@ -631,12 +631,15 @@ class Engine:
                        at_guess=self._at_guess() if final else None)
 
     def _hint(self, reason: str) -> str | None:
-        """The game's hint for ``reason``, less a fresh sample after a rejection where every
-        model player already has one (``setter_repair``)."""
+        """The game's hint for ``reason``, less what is already in effect: a fresh sample after
+        a rejection where every model player has one (``setter_repair``), no history shown where
+        the run's aug shows none."""
         hint = self.game.rejection_hint(reason)
         repairs = [getattr(p, "setter_repair") for p in self.players if hasattr(p, "setter_repair")]
         if hint and repairs and all(r == "resample" for r in repairs):
             hint = drop_try(hint, Game.RESAMPLE)
+        if hint and self.aug.strategy.value == "no_info":
+            hint = drop_try(hint, "aug=no_info")
         return hint
 
     def _separating(self) -> int | None:

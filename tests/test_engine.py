@@ -118,6 +118,10 @@ def test_repeating_a_task_is_not_unique(tmp_path):
     assert [a["reason"] for a in ren] == [None, "not_unique", None]
     # another player's identical program does not count against "rep" in round 1
     assert rep[0]["valid"]
+    # the hint names no history shown, unless the game already shows none
+    assert "aug=no_info" in play(tmp_path / "hp", [Scripted("rep", [(PROGRAMS[0], NINE)])])[0].summary.hints["not_unique"]
+    plain = play(tmp_path / "ni", [Scripted("rep", [(PROGRAMS[0], NINE)])], strategy="no_info")[0].summary.hints["not_unique"]
+    assert "aug=no_info" not in plain and "embedder.threshold" in plain
 
 
 def test_everyone_answers_every_task_and_ratings_update_per_pair(tmp_path):
