@@ -1,9 +1,9 @@
 """What a finished game of the local cohort showed, from its run folder alone (issue 57):
 
 - per setter: attempts, valid tasks, those that separated the players (some two players'
-  p(correct) more than 0.05 apart), those that separated the players below the strongest (the
-  run's first-ranked player left out), and the others' mean p(correct) on its tasks (how hard it
-  set);
+  p(correct) more than ``SEPARATES``, 0.05, apart, as the game's summary counts them), those
+  that separated the players below the strongest (the run's first-ranked player left out), and
+  the others' mean p(correct) on its tasks (how hard it set);
 - the ranking with intervals, and Kendall's tau-b against CRUXEval-O's accuracies of the four
   models (docs/real-models.md: 24.5 %, 9.0 %, 0 %, 0 %; ``--yardstick`` gives others);
 - the setter's side and the solver's apart: each player's mean p(correct) on the tasks others set
@@ -26,6 +26,7 @@ from scipy.stats import kendalltau
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from skate.engine import SEPARATES  # noqa: E402
 from skate.runlog.files import read_events  # noqa: E402
 
 CRUXEVAL_O = {"qwen2.5-coder-1.5b": 0.245, "qwen2.5-coder-0.5b": 0.09, "gemma3-270m": 0.0, "smollm2-135m": 0.0}
@@ -55,7 +56,7 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
     strongest = min(rated, key=lambda r: r["rank"])["player"] if rated else None
 
     def separates(ps: dict[str, float]) -> bool:
-        return len(ps) >= 2 and max(ps.values()) - min(ps.values()) > 0.05
+        return len(ps) >= 2 and max(ps.values()) - min(ps.values()) > SEPARATES
 
     apart = {t: separates(ps) for t, ps in p.items()}
     below = {t: separates({q: v for q, v in ps.items() if q != strongest}) for t, ps in p.items()}
@@ -82,10 +83,10 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
         iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None else "–"
         lines.append(f"| {r['rank'] if r.get('rank') is not None else '–'} | {r['player']} | "
                      f"{fmt(r.get('score')) if not r.get('no_data') else 'no data'} | {iv} |")
-    rated = [r for r in rated if r["player"] in yardstick]
-    if len(rated) >= 2:
-        tau = kendalltau([r["score"] for r in rated], [yardstick[r["player"]] for r in rated]).statistic
-        lines.append(f"\nKendall tau-b against CRUXEval-O: {tau:.2f} ({len(rated)} rated players)")
+    known = [r for r in rated if r["player"] in yardstick]
+    if len(known) >= 2:
+        tau = kendalltau([r["score"] for r in known], [yardstick[r["player"]] for r in known]).statistic
+        lines.append(f"\nKendall tau-b against CRUXEval-O: {tau:.2f} ({len(known)} rated players)")
     usage = json.loads((run / "usage.json").read_text()) if (run / "usage.json").exists() else None
     wall = (end["ts"] - start["ts"]) if end else None
     lines.append(f"wall time {fmt(wall, 0)} s, model calls {usage['total']['calls'] if usage else '–'}")

@@ -635,12 +635,10 @@ class Engine:
         a rejection where every model player has one (``setter_repair``), no history shown where
         the run's aug shows none."""
         hint = self.game.rejection_hint(reason)
-        repairs = [getattr(p, "setter_repair") for p in self.players if hasattr(p, "setter_repair")]
-        if hint and repairs and all(r == "resample" for r in repairs):
-            hint = drop_try(hint, Game.RESAMPLE)
-        if hint and self.aug.strategy.value == "no_info":
-            hint = drop_try(hint, "aug=no_info")
-        return hint
+        repairs = [p.setter_repair for p in self.players if hasattr(p, "setter_repair")]
+        in_effect = ([Game.RESAMPLE] if repairs and all(r == "resample" for r in repairs) else []) + (
+            [Game.NO_HISTORY] if self.aug.strategy.value == "no_info" else [])
+        return hint and drop_try(hint, *in_effect)
 
     def _separating(self) -> int | None:
         """Valid tasks on which some two players' p(correct) lay more than SEPARATES apart."""

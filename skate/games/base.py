@@ -246,17 +246,18 @@ class Game(ABC):
     # What a user can try when a game's attempts are rejected for a reason (a FailReason value):
     # shown with the rejections of a game that set few valid tasks. A game adds its own settings
     # (its ``rejection_hints``, over these).
+    # Two of their tries name settings the run may already have (the engine leaves those out).
+    RESAMPLE, NO_HISTORY = "setter_repair: resample", "aug=no_info"
     REJECTION_HINTS: ClassVar[dict[str, str]] = {
         "malformed": "its replies could not be read (the rejections' detail in events.jsonl says how): "
-                     "setter_repair: resample for a model that sends a rejected reply back (players.llm), a larger "
+                     f"{RESAMPLE} for a model that sends a rejected reply back (players.llm), a larger "
                      "max_tokens where replies were cut",
-        "not_unique": "its tasks repeated its own earlier ones: aug=no_info (it sees none of its history), or a "
+        "not_unique": f"its tasks repeated its own earlier ones: {NO_HISTORY} (it sees none of its history), or a "
                       "larger embedder.threshold",
         "void": "its model calls failed: see the llm_void events in events.jsonl (a server, a key, a limit)",
         "infrastructure": "the sandbox failed, not the setter: skate sandbox checks it (docs/sandbox.md)",
     }
     rejection_hints: ClassVar[dict[str, str]] = {}
-    RESAMPLE = "setter_repair: resample"  # a try of the hints that the players may have already (the engine drops it)
 
     def rejection_hint(self, reason: str) -> str | None:
         """What to try for attempts rejected for ``reason`` (None: nothing to suggest)."""
@@ -379,12 +380,12 @@ def seeded_random(*parts: Any) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def drop_try(hint: str, setting: str) -> str:
+def drop_try(hint: str, *settings: str) -> str:
     """``hint`` (what a reason means, then ``": "`` and the settings to try, ``", "`` between them)
-    without the tries that start with ``setting`` (one already in effect); a hint left with no
-    try is its meaning alone."""
+    without the tries that start with one of ``settings`` (those already in effect); a hint left
+    with no try is its meaning alone."""
     meaning, sep, tries = hint.partition(": ")
-    if not sep:
+    if not sep or not settings:
         return hint
-    kept = [t for t in tries.split(", ") if not t.startswith(setting)]
+    kept = [t for t in tries.split(", ") if not t.startswith(settings)]
     return meaning + (": " + ", ".join(kept) if kept else "")

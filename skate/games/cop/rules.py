@@ -68,9 +68,9 @@ class COPGame(Game):
                      *(["game.n_distractors=3 asks for fewer"] if self.n_distractors > 3 else [])]
             return "too few distinct wrong options" + (": " + ", ".join(tries) if tries else "")
         if reason == "not_verifiable":
-            tries = ([] if self.config.topics else ["game.topics=true gives each setter a kind of program each round"])
+            tries = ([] if self.topics else ["game.topics=true gives each setter a kind of program each round"])
             return ("its programs did not run, or printed nothing: " + ", ".join(
-                [*tries, "setter_repair: resample asks anew after a rejection (players.llm)"]))
+                [*tries, f"{self.RESAMPLE} asks anew after a rejection (players.llm)"]))
         return super().rejection_hint(reason)
 
     config: COPConfig
