@@ -43,6 +43,8 @@ from skate.runlog.records import (BENCHMARK, Estimate, FailedAttempt, FailReason
 from skate.sandbox import Sandbox, SandboxError
 from skate.estimators.base import Estimator, Sampler, TaskContext, task_rng
 from skate.runlog.files import EventLog
+from skate.runlog import replies as kept
+from skate.runlog.replies import ReplyLog
 from skate.loggers.base import RunLogger
 
 if TYPE_CHECKING:
@@ -96,6 +98,7 @@ class Parts:
     aug: Augmentation
     estimator: Estimator
     logger: RunLogger
+    replies: ReplyLog | None = None  # where the players' replies are kept (events.replies), else None
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ class Engine:
         self.aug, self.estimator, self.sandbox = parts.aug, parts.estimator, parts.sandbox
         self.novelty, self.log = NoveltyIndex(parts.embedder), log
         self.logger, self.client = parts.logger, parts.client
+        self.replies = parts.replies
         self._round_info = round_info
         self.seed = seed
         self.names = tuple(names)
@@ -218,6 +222,10 @@ class Engine:
         game = self.game
         history = self.aug.history(player.name, self.archive, self.rng(_AUG, round, idx))
         assignment = game.assignment(player.name, round, self.rng(_ASSIGN, round, idx))
+        if self.replies is not None:
+            self.replies.shown(round, player.name, [
+                {"task": self.archive[h.number - 1].task.task_id, **({"p": h.p_correct} if h.p_correct else {})}
+                for h in history], assignment)
         failed: list[FailedAttempt] = []
         out = _SetResult(task=None)
         attempt, infra, void = 1, 0, 0
@@ -227,7 +235,8 @@ class Engine:
                                 attempt=attempt, attempts_left=game.attempts - attempt + 1,
                                 failed=tuple(failed), history=history, strategy=self.aug.strategy.value,
                                 assignment=assignment)
-            proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, tries))
+            with kept.scope(round=round, setter=player.name, attempt=attempt, tries=tries):
+                proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, tries))
             seen: tuple[bool, float, Any] | None = None  # the uniqueness check, once made
             if isinstance(proposal, VoidProposal):
                 result: Task | Rejection = Rejection(FailReason.VOID, proposal.reason)
@@ -243,7 +252,8 @@ class Engine:
                 else:
                     checks = Checks(round=round, setter=player.name, assignment=assignment, sandbox=self.sandbox,
                                     rng=self.rng(_CHECK, round, idx, attempt, tries), solve=player.answer)
-                    result = game.validate(proposal, checks)
+                    with kept.scope(round=round, setter=player.name, attempt=attempt, tries=tries, check=True):
+                        result = game.validate(proposal, checks)
             record = ev.AttemptMade(round=round, player=player.name, attempt=attempt, text=text)
             if seen is not None:
                 record.novelty_distance = None if seen[1] == float("inf") else round_(seen[1])
@@ -286,9 +296,13 @@ class Engine:
     def _sampler(self, task: Task, j: int) -> Sampler:
         """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
         player = self.players[j]
+        replies = self.replies
+        keep = None if replies is None else (
+            lambda start, views: replies.answers(task.task_id, player.name, start, views))
         return Sampler(self.game, task, player.answer, self.sandbox,
                        fixed_queries=getattr(self.estimator, "fixed_queries", False),
-                       read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None)
+                       read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None,
+                       player=player.name, keep=keep)
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
         return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
@@ -594,6 +608,8 @@ class Engine:
         self.rounds_played += 1
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
+        if self.replies is not None:
+            self.replies.flush()  # a round's replies are readable once it ends
         self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start, final=False).as_dict(),
                               table)
 

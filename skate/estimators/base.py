@@ -23,6 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from skate.errors import ConfigError, Problem
 from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_name
+from skate.runlog import replies
 from skate.runlog.records import VOID, Decoding, Estimate, Task
 from skate.registry import Registry, spoken
 
@@ -36,15 +37,42 @@ SampleFn = Callable[[int, np.random.Generator], tuple[int, int, int]]
 class Sampler:
     """Draws graded samples of one player on one task through the game's :meth:`~skate.games.
     base.Game.play`: queries from the game, replies from the player (``answer(queries, rng)``),
-    verdicts from the game. ``sandbox`` is for games whose samples execute code."""
+    verdicts from the game. ``sandbox`` is for games whose samples execute code.
+
+    ``keep``, when given, is told each draw's samples as the game views them
+    (:meth:`~skate.games.base.Game.sample_views`): ``keep(first sample's number, views)``. Every
+    call to the player is made in the reply scope (:mod:`skate.runlog.replies`) of the task, the
+    player (``player``) and the call's number, so its model's replies join the samples they
+    were read from."""
 
     def __init__(self, game: Game, task: Task,
                  answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
                  sandbox: Any = None, fixed_queries: bool = False,
-                 read_choices: Callable[..., list[Any] | None] | None = None) -> None:
-        self.game, self.task, self.answer, self.sandbox = game, task, answer, sandbox
+                 read_choices: Callable[..., list[Any] | None] | None = None,
+                 player: str = "", keep: Callable[[int, list[dict[str, Any]]], None] | None = None) -> None:
+        self.game, self.task, self._answer, self.sandbox = game, task, answer, sandbox
         self.fixed_queries = fixed_queries
-        self.read_choices = read_choices  # the player's Player.read_choices, where it may be asked
+        self._read_choices = read_choices  # the player's Player.read_choices, where it may be asked
+        self.read_choices = self._read_in_scope if read_choices is not None else None
+        self.player, self.keep = player, keep
+        self.drawn = 0  # samples drawn so far
+        self._calls = 0  # calls made to the player so far
+        self._turns: list[list[tuple[int, Any, Any]]] | None = None  # this draw's calls: (call, query, reply)
+
+    def answer(self, queries: list[Any], rng: np.random.Generator) -> Sequence[Any]:
+        """The player's replies, asked in the reply scope of this task, player and call."""
+        call = self._calls
+        self._calls += 1
+        with replies.scope(task=self.task.task_id, answerer=self.player, call=call):
+            got = self._answer(queries, rng)
+        if self._turns is not None:
+            self._turns.append([(call, q, r) for q, r in zip(queries, got, strict=False)])
+        return got
+
+    def _read_in_scope(self, queries: list[Any], rng: np.random.Generator, **kw: Any) -> list[Any] | None:
+        assert self._read_choices is not None
+        with replies.scope(task=self.task.task_id, answerer=self.player, call="read"):
+            return self._read_choices(queries, rng, **kw)
 
     def read(self, rng: np.random.Generator, min_mass: float = 0.5, orders: int = 1) -> Read:
         """p(correct) read from the player's own probabilities for the task's query (the options
@@ -71,12 +99,17 @@ class Sampler:
         return Read(p=min(1.0, max(0.0, float(np.mean(ps)))))
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
+        self._turns = [] if self.keep is not None else None
         if self.fixed_queries:  # every player sees the same query (options in one order), drawn from the task alone
             verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox, query_rng=task_rng(self.task))
         else:
             verdicts = self.game.play(self.task, self.answer, n, rng, self.sandbox)
         if len(verdicts) != n:
             raise RuntimeError(f"the game graded {len(verdicts)} samples for {n} asked")
+        if self.keep is not None and self._turns is not None:
+            self.keep(self.drawn, self.game.sample_views(self.task, self._turns, verdicts))
+        self._turns = None
+        self.drawn += n
         correct = unreadable = void = 0
         for verdict in verdicts:
             if verdict is VOID:

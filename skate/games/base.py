@@ -300,6 +300,25 @@ class Game(ABC):
         return [reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
                 for query, reply in zip(queries, replies, strict=True)]
 
+    def sample_views(self, task: Task, turns: Sequence[Sequence[tuple[int, Query, Reply]]],
+                     verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+        """One draw of :meth:`play` as a person reads it (the game viewer), one view per sample:
+        ``answer`` (the reply as text: the option picked, the answer written), ``ok`` (its
+        verdict: true, false, null for unreadable, "void") and ``call``/``index`` (the call to the
+        player and the query's place in it, which join the sample to the model's reply).
+        ``turns`` are the draw's calls to the player, each its ``(call, query, reply)``s. The
+        default suits :meth:`play`'s one query per sample; a game whose samples are sessions of
+        several calls (PyJail) gives its own."""
+        asked = [t for call in turns for t in call]
+        out = []
+        for k, verdict in enumerate(verdicts):
+            view: dict[str, Any] = {"ok": verdict_view(verdict)}
+            if k < len(asked) and len(asked) == len(verdicts):
+                call, query, reply = asked[k]
+                view.update(answer=reply_text(query, reply), call=call, index=k - _first_of(turns, call))
+            out.append(view)
+        return out
+
     def make_query(self, task: Task, rng: np.random.Generator) -> Query:
         """What one answer sample shows a player (games that keep the default :meth:`play`)."""
         raise NotImplementedError(f"{type(self).__name__} must define make_query or play")
@@ -364,6 +383,32 @@ class FakePlayer(ABC):
     @abstractmethod
     def reply(self, request: FakeRequest) -> str:
         """The reply text: deterministic in the request (draw from :func:`seeded_random`)."""
+
+
+def verdict_view(verdict: Verdict) -> Any:
+    """A sample's verdict as JSON holds it: true, false, null (unreadable) or "void"."""
+    return "void" if verdict is VOID else (None if verdict is None else bool(verdict))
+
+
+def reply_text(query: Query, reply: Reply) -> str | None:
+    """A reply as a person reads it: a multiple-choice reply as the option it picked, others as
+    their text; None for an unreadable or void one."""
+    if reply is None or reply is VOID:
+        return None
+    options = getattr(query, "options", None)
+    if isinstance(reply, int) and not isinstance(reply, bool) and isinstance(options, (tuple, list)):
+        return str(options[reply]) if 0 <= reply < len(options) else f"option {reply} (no such option)"
+    return str(reply)
+
+
+def _first_of(turns: Sequence[Sequence[tuple[int, Any, Any]]], call: int) -> int:
+    """The place of ``call``'s first query among every query of ``turns``."""
+    k = 0
+    for t in turns:
+        if t and t[0][0] == call:
+            return k
+        k += len(t)
+    return k
 
 
 def ask(answer: Answer, queries: Sequence[Query], rng: np.random.Generator) -> list[Reply]:

@@ -32,6 +32,7 @@ Chat requests and embeddings share these rules (:meth:`LLMClient._retrying`).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import random
 import threading
@@ -191,14 +192,17 @@ class LLMClient:
                  structured: str = "off", outage_wait_s: float = 0.0,
                  on_outage: Callable[[dict], None] | None = None,
                  on_adjust: Callable[[dict], None] | None = None,
-                 on_thinking: Callable[[dict], None] | None = None) -> None:
+                 on_thinking: Callable[[dict], None] | None = None,
+                 on_reply: Callable[[dict], None] | None = None) -> None:
         """``outage_wait_s``: how long the calls to an endpoint that stopped answering wait for it
         before the run stops (0: they do not wait; a call that outlasts its retries is void);
         ``on_outage``: where each change of an outage is told (:mod:`skate.llm.outage`);
         ``on_adjust``: where each parameter a model is sent differently is told
         (:mod:`skate.llm.shaping`); ``on_thinking``: where each new reply's thinking goes
         (``{player, model, index, seed, thinking, answer, finish_reason}``), to be kept for a
-        person to read."""
+        person to read; ``on_reply``: where every completion goes, served from the cache or not
+        (``{player, model, purpose, index, seed, text, thinking, finish, cached, void}``), in the
+        caller's thread (:mod:`skate.runlog.replies` ties it to the task it served)."""
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
         self.structured = structured
@@ -211,6 +215,7 @@ class LLMClient:
         self._transport = transport
         self.on_void = on_void
         self.on_thinking = on_thinking
+        self.on_reply = on_reply
         self.shaper = Shaper(on_adjust)
         self._inline: set[tuple[str, str]] = set()  # models seen thinking inline with no opening tag
         self._lock = threading.Lock()
@@ -423,6 +428,13 @@ class LLMClient:
                     if comp.ok and self.cache is not None:
                         self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs,
                                              comp.thinking, comp.thinking_cut)
+        if self.on_reply is not None:
+            for (index, seed), comp in zip(samples, out, strict=True):
+                assert comp is not None
+                self.on_reply({"player": player, "model": spec.model, "purpose": purpose, "index": index,
+                               "seed": seed, "text": comp.text, "thinking": comp.thinking,
+                               "finish": None if comp.finish_reason in (None, "stop") else comp.finish_reason,
+                               "thinking_cut": comp.thinking_cut, "cached": comp.cached, "void": comp.void})
         return out  # type: ignore[return-value]
 
     def max_n(self, spec: ModelSpec) -> int | None:
@@ -442,7 +454,9 @@ class LLMClient:
         if len(requests) == 1:
             return [self.complete(spec, *requests[0][:2], player, *requests[0][2:], purpose=purpose)]
         pool = self._pool_for(spec, "call")
-        futures = [pool.submit(self.complete, spec, r[0], r[1], player, *r[2:], purpose=purpose) for r in requests]
+        # Each call runs in a copy of the caller's context: its replies keep the caller's reply scope.
+        futures = [pool.submit(contextvars.copy_context().run, self.complete, spec, r[0], r[1], player, *r[2:],
+                               purpose=purpose) for r in requests]
         return [f.result() for f in futures]
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,

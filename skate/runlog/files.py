@@ -254,6 +254,11 @@ class EventLog:
                 return
 
     @property
+    def resumed(self) -> bool:
+        """Whether this log replays a recorded run (a resume) rather than begins one."""
+        return self._replay
+
+    @property
     def replaying(self) -> bool:
         return self._head is not None
 

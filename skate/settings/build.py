@@ -38,6 +38,7 @@ from skate.sandbox.config import SandboxConfig
 from skate.estimators.base import estimator as estimators
 from skate.settings.config import SkateConfig, record_of
 from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
+from skate.runlog.replies import REPLIES_FILE, ReplyLog
 
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,13 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     thinking = ThinkingLog(log.path.parent / THINKING_FILE) if s.llm.keep_thinking else None
     if thinking is not None:
         cleanup.callback(thinking.close)
+    replies = ReplyLog(log.path.parent / REPLIES_FILE, replay=log.resumed) \
+        if s.events.replies else None
+    if replies is not None:
+        cleanup.callback(replies.close)
     client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)),
-                         on_outage=_outages_to(log, logger), on_thinking=thinking)
+                         on_outage=_outages_to(log, logger), on_thinking=thinking,
+                         on_reply=replies.reply if replies is not None else None)
     twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
     players = [*simulated_players(s, table),
                *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None),
@@ -82,7 +88,7 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     prepare_models(s, table, client, players)
     _say_what_thinking_costs(s, players)
     return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
-                 client=client, rating=rating, aug=aug, estimator=estimator, logger=logger)
+                 client=client, rating=rating, aug=aug, estimator=estimator, logger=logger, replies=replies)
 
 
 def _say_what_thinking_costs(settings: SkateConfig, players: Sequence[Player]) -> None:
@@ -131,17 +137,19 @@ def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
 def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,
                 on_void: Callable[[dict], None] | None = None,
                 on_outage: Callable[[dict], None] | None = None,
-                on_thinking: Callable[[dict], None] | None = None) -> LLMClient | None:
+                on_thinking: Callable[[dict], None] | None = None,
+                on_reply: Callable[[dict], None] | None = None) -> LLMClient | None:
     """The one model client the run's model players (and an embedder that calls a model:
     ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
     ``on_void``: where each void call is told (the runner's event log); ``on_outage``: where each
     change of a model's outage is told (the event log and the progress); ``on_thinking``: where
-    each reply's thinking is kept (``thinking.jsonl``). Each parameter a model is sent
+    each reply's thinking is kept (``thinking.jsonl``); ``on_reply``: where each reply is kept
+    (``replies.jsonl``). Each parameter a model is sent
     differently is told to the client's shaper, which the runner attaches to the event log once
     it is begun (:meth:`skate.llm.shaping.Shaper.attach`)."""
     if not settings.players.llm and not getattr(table.embedder, "uses_client", False):
         return None
-    client = build_client(settings.llm, on_void, on_outage, on_thinking)
+    client = build_client(settings.llm, on_void, on_outage, on_thinking, on_reply)
     cleanup.callback(client.close)
     return client
 
@@ -214,16 +222,18 @@ def prices_of(c: LLMConfig) -> dict[str, Price]:
 
 def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
                  on_outage: Callable[[dict], None] | None = None,
-                 on_thinking: Callable[[dict], None] | None = None) -> LLMClient:
+                 on_thinking: Callable[[dict], None] | None = None,
+                 on_reply: Callable[[dict], None] | None = None) -> LLMClient:
     """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
     ``on_void``: where each void call is told; ``on_outage``: each change of an outage;
-    ``on_thinking``: each reply's thinking."""
+    ``on_thinking``: each reply's thinking; ``on_reply``: each reply."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
     return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
                      endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices_of(c),
                      budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void,
-                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage, on_thinking=on_thinking)
+                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage, on_thinking=on_thinking,
+                     on_reply=on_reply)
 
 
 def usage_summary(client) -> dict[str, Any]:

@@ -133,6 +133,10 @@ class EventsConfig:
     a log of the other kind continues in that log's kind."""
 
     rating_updates: RatingLog = RatingLog.task
+    # What the players replied, in replies.jsonl beside the log, for the game viewer (skate view):
+    # each model call's reply (and its thinking) and each player's graded samples (a simulated
+    # player's drawn choices), tied to the task or attempt they served. false: not kept.
+    replies: bool = True
 
 
 @dataclass

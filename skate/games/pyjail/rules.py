@@ -41,7 +41,7 @@ import numpy as np
 
 from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.errors import Problem
-from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask, verdict_view
 from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -294,6 +294,31 @@ class PyJailGame(Game):
         each seeing what the earlier ones gave, run in the sandbox with a fresh flag, not one
         query with a known answer that make_query/grade could check."""
         return []
+
+    def sample_views(self, task: Task, turns: Any, verdicts: Any) -> list[dict[str, Any]]:
+        """Each sample is an attack session: its tries (each input, and what it gave where a later
+        try was shown it), the last input, whether the flag was captured (``ok``), and the calls
+        and places of its tries' queries (``calls``), which join it to the model's replies."""
+        sessions: dict[int, list[tuple[int, int, AttackQuery, Any]]] = {}
+        for call in turns:
+            for index, (c, query, reply) in enumerate(call):
+                sessions.setdefault(query.session, []).append((c, index, query, reply))
+        out = []
+        for k, verdict in enumerate(verdicts):
+            view: dict[str, Any] = {"ok": verdict_view(verdict)}
+            if k < len(sessions):
+                played = list(sessions.values())[k]
+                last_query, last_reply = played[-1][2], played[-1][3]
+                tries = [{"input": t.input, "verdict": t.verdict.value, "shown": t.shown} for t in last_query.tries]
+                if last_reply is GIVE_UP:
+                    tries.append({"input": "", "verdict": "gave up", "shown": ""})
+                elif isinstance(last_reply, str):
+                    tries.append({"input": last_reply, "verdict": "captured" if verdict is True else "last",
+                                  "shown": ""})
+                view.update(answer=last_reply if isinstance(last_reply, str) else None, tries=tries,
+                            calls=[[c, i] for c, i, _, _ in played])
+            out.append(view)
+        return out
 
     def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
              sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
