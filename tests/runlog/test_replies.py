@@ -1,0 +1,124 @@
+"""replies.jsonl: every model call's reply tied to the task or attempt it served, every player's
+graded samples, what each setter was shown; the same after a resume; nothing when turned off."""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runlog.files import read_events
+from skate.runlog.replies import REPLIES_FILE, ReplyLog, iter_replies, pack_samples, scope, unpack_samples
+from skate.runner import resume_settings, run_game
+from skate.settings.config import build_settings, compose_config
+
+MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.5, thinking="reasoning_content"), "low": FakeModel(0.2)}
+
+
+def cohort(base):
+    return "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in MODELS) + "]"
+
+
+def settings(base, cache, *more):
+    return build_settings(compose_config([
+        "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base)}",
+        "estimator=fixed_n", "estimator.n=3", f"llm.cache_dir={cache}", "llm.structured=off", *more]))
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A 3-round game of the fake server's models; and the same game stopped after 2 rounds and
+    resumed to 3."""
+    tmp = tmp_path_factory.mktemp("replies")
+    with FakeLLMServer(MODELS) as srv:
+        run_game(settings(srv.api_base, tmp / "c1", "game.rounds=3"), tmp / "whole")
+        run_game(settings(srv.api_base, tmp / "c2", "game.rounds=2"), tmp / "resumed")
+        run_game(resume_settings(tmp / "resumed", ["game.rounds=3"]), tmp / "resumed", resume=True)
+    return tmp
+
+
+def kinds(run):
+    out = collections.defaultdict(list)
+    for r in iter_replies(run):
+        out[r["kind"]].append(r)
+    return out
+
+
+def test_every_estimate_has_its_samples_and_every_sample_its_reply(played):
+    run = played / "whole"
+    events = read_events(run)
+    got = kinds(run)
+    drawn: dict = collections.Counter()
+    for a in got["answers"]:
+        drawn[(a["task"], a["player"])] += len(unpack_samples(a))
+    estimates = {(e["task_id"], e["player"]): e["n"] for e in events if e["event"] == "estimate"}
+    assert drawn == estimates and sum(drawn.values()) > 0
+    replies = {(r["task"], r["answerer"], r["call"], r["index"]): r for r in got["reply"] if r["purpose"] == "answer"
+               and "task" in r}
+    for a in got["answers"]:
+        for s in unpack_samples(a):
+            reply = replies[(a["task"], a["player"], s["call"], s["index"])]
+            assert reply["player"] == a["player"] and reply["text"]  # the text the sample was read from
+    # the thinker's thinking is kept apart from its text
+    thought = [r for r in got["reply"] if r["player"] == "mid"]
+    assert thought and all("thinking" in r and r["thinking"] not in r["text"] for r in thought)
+    assert not any("thinking" in r for r in got["reply"] if r["player"] != "mid")
+
+
+def test_every_attempt_has_its_setting_reply_and_every_setter_what_it_was_shown(played):
+    run = played / "whole"
+    events = read_events(run)
+    got = kinds(run)
+    attempts = collections.Counter((e["round"], e["player"]) for e in events if e["event"] == "attempt")
+    set_calls = collections.Counter((r["round"], r["setter"]) for r in got["reply"] if r["purpose"] == "set")
+    assert set_calls == attempts
+    shown = {(s["round"], s["player"]) for s in got["shown"]}
+    assert shown == {(rnd, p) for rnd in (1, 2, 3) for p in MODELS}
+    later = [s for s in got["shown"] if s["round"] == 3]
+    tasks = {e["task_id"] for e in events if e["event"] == "task"}
+    assert any(s["history"] for s in later) and all(h["task"] in tasks for s in later for h in s["history"])
+
+
+def test_a_resumed_run_keeps_the_same_replies(played):
+    def content(run):
+        out = collections.Counter()
+        for r in iter_replies(run):
+            r.pop("cached", None)
+            out[json.dumps(r, sort_keys=True)] += 1
+        return out
+    assert content(played / "resumed") == content(played / "whole")
+    assert (played / "resumed" / "replies.interrupted-1.jsonl").exists()  # what the first run wrote, kept
+
+
+def test_replies_are_not_kept_when_turned_off(tmp_path):
+    with FakeLLMServer(MODELS) as srv:
+        run_game(settings(srv.api_base, tmp_path / "c", "game.rounds=1", "events.replies=false"), tmp_path / "run")
+    assert not (tmp_path / "run" / REPLIES_FILE).exists()
+    assert (tmp_path / "run" / "events.jsonl").exists()
+
+
+def test_samples_pack_and_unpack():
+    views = [{"ok": True, "answer": "B", "call": 0, "index": 0}, {"ok": False, "answer": "C", "call": 0, "index": 1},
+             {"ok": None, "answer": None, "call": 0, "index": 2}, {"ok": "void", "call": 0, "index": 3}]
+    packed = pack_samples(views)
+    assert packed["ok"] == "10uv" and packed["call"] == 0 and "index" not in packed and packed["values"] == ["B", "C"]
+    assert unpack_samples(packed) == [{**v, "answer": v.get("answer")} for v in views]
+    sessions = [{"ok": True, "answer": "x", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
+                {"ok": False, "answer": None, "calls": [[0, 1]], "tries": []}]
+    def given(views):
+        return [{k: v for k, v in s.items() if v is not None} for s in views]
+    assert given(unpack_samples(pack_samples(sessions))) == given(sessions)
+
+
+def test_a_reply_carries_the_scope_it_was_written_in(tmp_path):
+    log = ReplyLog(tmp_path / REPLIES_FILE)
+    with scope(round=2, setter="a"):
+        with scope(attempt=1):
+            log.reply({"player": "a", "text": "hi", "thinking": None, "cached": False})
+        log.reply({"player": "a", "text": "again"})
+    log.close()
+    first, second = iter_replies(tmp_path)
+    assert first == {"kind": "reply", "round": 2, "setter": "a", "attempt": 1, "player": "a", "text": "hi"}
+    assert second == {"kind": "reply", "round": 2, "setter": "a", "player": "a", "text": "again"}
