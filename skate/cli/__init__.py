@@ -23,6 +23,7 @@ TOOLS: dict[str, tuple[str, str]] = {
     "play": ("skate.cli.play:main", "play a game (Hydra overrides; resume=RUN_DIR continues a stopped run)"),
     "rate": ("skate.cli.rate:main", "rate a finished run again, another way, with no model call"),
     "report": ("skate.cli.report:main", "plots, tables and an HTML page for a run or a sweep"),
+    "view": ("skate.cli.view:main", "every task, answer, rejected attempt and reply of a run, in the browser"),
     "export": ("skate.cli.export:main", "a run's tasks (or a built SCP benchmark) for lm-eval, Inspect or JSONL"),
     "sensitivity": ("skate.cli.sensitivity:main", "how much p(correct) hangs on the options shown and their order"),
     "optimize": ("skate.cli.optimize:main", "DSPy prompt optimisation of a cohort's models, with no game"),
