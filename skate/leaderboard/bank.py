@@ -12,6 +12,7 @@ process killed while it writes leaves none of it, and the run is banked whole wh
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ from skate.runlog.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, re
 from skate.leaderboard.fit import EFFECTIVE_SAMPLES
 from skate.leaderboard.store import Imported, Store, StoreError, digest
 from skate.settings.recorded import run_settings
+from skate.report.viewer import ViewerError, build_viewer
+
+log = logging.getLogger(__name__)
 
 
 def run_key(run_dir: Path) -> str:
@@ -94,4 +98,16 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
                     if known is None:
                         added.append(player)
                 n_resp += store.record(conn, ids[player], row, k, n, "run")
+    _write_viewer(run_dir)
     return Imported(str(run_dir), start.game, n_tasks, n_resp, added, run_id=run_id)
+
+
+def _write_viewer(run_dir: Path) -> None:
+    """The run's game viewer, which the board's page links each of its tasks to, where the run's
+    report has not written it already (said, never an error of the import, where it cannot be)."""
+    if (run_dir / "viewer" / "index.html").is_file():
+        return
+    try:
+        build_viewer(run_dir)
+    except (ViewerError, OSError) as exc:
+        log.warning("no game viewer for %s (the board's page will not link its tasks): %s", run_dir, exc)

@@ -23,6 +23,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
@@ -139,7 +140,7 @@ correct answers of its graded samples, best ranked first.</p>
 <ol class="tasks">
 {% for t in m.tasks %}
 <li class="task" data-task="{{ t.id }}">
-<div class="meta">{{ t.game }}, task {{ t.task_id }}, difficulty {{ t.difficulty|f2 }}; others solved {{ t.solved }}</div>
+<div class="meta">{{ t.game }}, task {{ t.task_id }}, difficulty {{ t.difficulty|f2 }}; others solved {{ t.solved }}{% if t.viewer %}; <a class="viewer" href="{{ t.viewer }}">in its run's viewer</a>{% endif %}</div>
 {% if t.long %}<details><summary class="prompt">{{ t.short }}</summary><div class="prompt full">{{ t.prompt }}</div></details>
 {% else %}<div class="prompt full">{{ t.prompt }}</div>{% endif %}
 <ul class="results">
@@ -220,6 +221,7 @@ def _setters(store: Store, boards: list[dict[str, Any]]) -> list[dict[str, Any]]
     by_setter: dict[str, list[BankedTask]] = defaultdict(list)
     for t in store.tasks():
         by_setter[t.setter].append(t)
+    viewers = {run: _viewer_of(path) for run, path in store.run_paths().items()}
     names = [m["name"] for m in store.models()]
     names += sorted(set(by_setter) - set(names))
     overall = rank.get(OVERALL, {})
@@ -234,13 +236,21 @@ def _setters(store: Store, boards: list[dict[str, Any]]) -> list[dict[str, Any]]
                             key=lambda r: (game_rank.get(r.model, math.inf), r.model))
             everyone += others
             prompt = str(t.body.get("prompt", ""))
+            viewer = viewers.get(t.run_id)
             tasks.append({"id": t.id, "task_id": t.task_id, "game": t.game, "difficulty": t.difficulty,
+                          "viewer": f"{viewer}#task={quote(t.task_id)}" if viewer else None,
                           "prompt": prompt, "long": len(prompt) > SHORT, "short": prompt[:SHORT].rstrip() + "…",
                           "solved": _solved(others),
                           "others": [{"model": r.model, "correct": r.correct, "samples": r.samples,
                                       "grade": _grade(r.correct, r.samples)} for r in others]})
         out.append({"name": name, "anchor": f"model-{i}", "tasks": tasks, "solved": _solved(everyone)})
     return out
+
+
+def _viewer_of(run_dir: str) -> str | None:
+    """The address of a banked run's game viewer, where its folder still holds one."""
+    page = Path(run_dir) / "viewer" / "index.html"
+    return page.as_uri() if page.is_file() else None
 
 
 def render(store: Store) -> str:

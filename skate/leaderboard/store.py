@@ -534,6 +534,11 @@ class Store:
         with self.engine.connect() as conn:
             return [tuple(r) for r in conn.execute(q.order_by(responses.c.task_id))]  # type: ignore[misc]
 
+    def run_paths(self) -> dict[int, str]:
+        """Each run's row id and the folder it was imported from."""
+        with self.engine.connect() as conn:
+            return {int(i): str(p) for i, p in conn.execute(sa.select(runs.c.id, runs.c.path))}
+
     def latest_run(self, game: str) -> int | None:
         """The row id of the last run of ``game`` imported (whose settings an add plays with)."""
         with self.engine.connect() as conn:

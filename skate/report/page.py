@@ -6,6 +6,7 @@ import base64
 import contextlib
 import html
 import json
+import logging
 import numbers
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,8 @@ from skate.report.clusters import cluster_figure, cluster_section, export, share
 from skate.report.data import ReportError, RunData, accuracy_by_group, group_accuracy, load_run
 from skate.report.plots import PLOTS
 from skate.report.sweep import SWEEP_PLOTS, job_of
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ReportError", "accuracy_by_group", "build_report", "build_sweep_report", "correlations",
            "group_tables", "load_run"]
@@ -212,7 +215,11 @@ def _build_report(run_dir: str | Path, benchmarks: str | Path | None, data: RunD
             examples = got[2]
         figures.append((got[0], got[1]))
 
+    viewer = _viewer(d.run_dir)
     parts = [f"<h1>skate report: {html.escape(d.run_dir.name)}</h1>"]
+    if viewer is not None:
+        parts.append('<p class="viewer"><a href="../viewer/index.html">Open the game viewer</a>: every task, '
+                     "answer, rejected attempt and reply of this run.</p>")
     s = d.start
     parts.append(f"<p>game <b>{s.get('game')}</b>, {len(d.players)} players, {len(d.tasks)} tasks over "
                  f"{s.get('rounds')} rounds; rating {html.escape(str(s.get('rating')))}, aug {s.get('aug')}, "
@@ -274,6 +281,17 @@ def _build_report(run_dir: str | Path, benchmarks: str | Path | None, data: RunD
     return page
 
 
+def _viewer(run_dir: Path) -> Path | None:
+    """The run's game viewer, written beside the report (None, and said, where it cannot be)."""
+    from skate.report.viewer import ViewerError, build_viewer
+
+    try:
+        return build_viewer(run_dir, report=True)[0]
+    except (ViewerError, OSError) as exc:
+        log.warning("no game viewer for %s: %s", run_dir, exc)
+        return None
+
+
 def build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None = None) -> Path:
     """Report every job of a sweep, and one page comparing them."""
     with one_thread():
@@ -305,7 +323,11 @@ def _build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None) ->
             tau = float(kendalltau([score[p] for p in order], [truth[p] for p in order]).statistic)
         stage_rankings = "; ".join(f"{e['stage']}: " + " > ".join(r["player"] for r in e["ratings"])
                                    for e in d.stages)
-        rows.append({"job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>',
+        if not (job / "viewer" / "index.html").exists():
+            _viewer(job)
+        viewer = (f' (<a class="viewer" href="{job.name}/viewer/index.html">viewer</a>)'
+                  if (job / "viewer" / "index.html").exists() else "")
+        rows.append({"job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>{viewer}',
                      "overrides": html.escape(label), "finished": d.finished, "tasks": len(d.tasks),
                      "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau,
                      **({"rankings by stage": html.escape(stage_rankings)} if stage_rankings else {})})

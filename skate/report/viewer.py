@@ -59,9 +59,10 @@ class _Players:
     void_estimates: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
-def build_viewer(run_dir: str | Path) -> tuple[Path, list[str]]:
+def build_viewer(run_dir: str | Path, report: bool | None = None) -> tuple[Path, list[str]]:
     """Write ``run_dir/viewer/`` and return its page and the notes it opens with (one line each:
-    what the run is missing). :class:`ViewerError` when ``run_dir`` holds no run."""
+    what the run is missing). :class:`ViewerError` when ``run_dir`` holds no run. ``report``:
+    whether the page links the run's report (None: where ``report/index.html`` exists)."""
     run_dir = Path(run_dir)
     try:
         start = ev.read_start(run_dir, "a run (the folder skate wrote its events.jsonl in)")
@@ -74,7 +75,8 @@ def build_viewer(run_dir: str | Path) -> tuple[Path, list[str]]:
     tmp = Path(tempfile.mkdtemp(prefix=".viewer-", dir=run_dir))
     tmp.chmod(0o755)
     try:
-        notes = _write(run, start, tmp)
+        has_report = (run_dir / "report" / "index.html").is_file() if report is None else report
+        notes = _write(run, start, tmp, has_report)
         old = run_dir / f".viewer-old-{os.getpid()}"
         if target.exists():
             target.rename(old)
@@ -205,7 +207,7 @@ class _Details:
             self.held, self.size = {}, 0
 
 
-def _write(run: ev.RunLog, start: ev.RunStarted, out: Path) -> list[str]:
+def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) -> list[str]:
     data = out / "data"
     data.mkdir()
     has_replies = (run.run_dir / REPLIES_FILE).is_file()
@@ -294,6 +296,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path) -> list[str]:
     task_detail.flush()
 
     meta = _meta(run, start, notes, who, names, setter_of, has_replies)
+    meta["report"] = has_report
     meta["pieces"] = {"tasks": _rows(_Pieces(data, "tasks"), task_rows),
                       "attempts": _rows(_Pieces(data, "attempts"), attempt_rows)}
     meta["counts"] = {"tasks": len(task_rows), "attempts": len(attempt_rows),
@@ -334,7 +337,7 @@ def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players,
             .rsplit(".", 1)[-1] if isinstance(start.config, dict) else "", "finished": end is not None,
             "ended": None if end is None or end.ended is ev.UNSET else end.ended,
             "notes": notes, "replies": has_replies, "players": players, "reasons": reasons,
-            "separates": SEPARATES, "report": (run.run_dir / "report" / "index.html").is_file()}
+            "separates": SEPARATES}
 
 
 def _assets(out: Path) -> None:
