@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import shutil
 import warnings
 
 import pytest
@@ -140,3 +141,24 @@ def runs_to_bank(tmp_path_factory):
     for seed in (0, 1):
         run_game(build_settings(compose_config([*game, f"seed={seed}"])), base / f"r{seed}")
     return [base / "r0", base / "r1"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium (Debian's, driven by playwright) for a test module. Without it the
+    module's browser tests skip, unless ``SKATE_REQUIRE_BROWSER`` is set (scripts/test.sh sets it
+    for root, as CI runs), when they fail."""
+    exe = shutil.which("chromium")
+    why = None if exe else "no chromium on PATH (apt-get install chromium)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        why = "playwright is not installed (bash scripts/setup.sh test)"
+    if why:
+        if os.environ.get("SKATE_REQUIRE_BROWSER"):
+            pytest.fail(f"SKATE_REQUIRE_BROWSER is set but the page cannot be opened: {why}")
+        pytest.skip(why)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        yield b
+        b.close()

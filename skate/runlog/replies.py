@@ -99,7 +99,7 @@ class ReplyLog:
     def reply(self, info: Mapping[str, Any]) -> None:
         """One model call's reply (the client's ``on_reply``), in the caller's scope."""
         self._write({"kind": "reply", **current(),
-                     **{k: v for k, v in info.items() if v is not None and v is not False and v != ""}})
+                     **{k: v for k, v in info.items() if k == "text" or (v is not None and v is not False and v != "")}})
 
     def answers(self, task: str, player: str, start: int, samples: list[dict[str, Any]]) -> None:
         self._write({"kind": "answers", "task": task, "player": player, "from": start, **pack_samples(samples)})

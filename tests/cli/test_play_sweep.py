@@ -63,6 +63,9 @@ def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(games_sweep, cap
     assert res.returncode == 0, res.stderr[-2000:]
     page = (tmp_path / "report.html").read_text()
     assert 'href="0/report/index.html"' in page and 'href="1/report/index.html"' in page
+    # and each job's game viewer, written beside its report
+    assert 'href="0/viewer/index.html"' in page and 'href="1/viewer/index.html"' in page
+    assert all((tmp_path / str(job) / "viewer" / "index.html").exists() for job in range(len(SWEPT_GAMES)))
     assert all(f"game={game}" in page for game in SWEPT_GAMES) and "kendall_tau" in page
     for job, game in enumerate(SWEPT_GAMES):
         start = json.loads((tmp_path / str(job) / "events.jsonl").read_text().splitlines()[0])

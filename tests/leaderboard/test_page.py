@@ -2,16 +2,15 @@
 intervals on one scale, columns that sort on a click, each model's tasks with the others'
 results, and a model-written prompt (and model name) that stays text.
 
-The browser is Debian's ``chromium`` driven by playwright. Without it these tests skip, unless
-``SKATE_REQUIRE_BROWSER`` is set (scripts/test.sh sets it for root, as CI runs), when they fail.
+The browser is Debian's ``chromium`` driven by playwright (the ``browser`` fixture of
+tests/conftest.py: without it these tests skip, unless ``SKATE_REQUIRE_BROWSER`` is set).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import shutil
+from pathlib import Path
 import time
 
 import pytest
@@ -21,7 +20,6 @@ from skate.leaderboard.fit import refit
 from skate.leaderboard.page import SHORT, write_page
 from skate.leaderboard.store import OVERALL, Store
 
-REQUIRED = bool(os.environ.get("SKATE_REQUIRE_BROWSER"))
 # A model that writes markup into its name and its task: both must show as text, and nothing
 # they hold may run.
 HOSTILE_NAME = "sim-<b>bold</b> \"q\" & 'x'"
@@ -51,25 +49,6 @@ def board(runs_to_bank, tmp_path_factory):
     path = write_page(store, tmp_path_factory.mktemp("out"))
     yield store, path
     store.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module's tests."""
-    exe = shutil.which("chromium")
-    why = None if exe else "no chromium on PATH (apt-get install chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        why = "playwright is not installed (bash scripts/setup.sh test)"
-    if why:
-        if REQUIRED:
-            pytest.fail(f"SKATE_REQUIRE_BROWSER is set but the page cannot be opened: {why}")
-        pytest.skip(why)
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -232,3 +211,19 @@ def test_the_file_escapes_every_text_and_loads_nothing(board):
     text = re.sub(r'<a class="viewer" href="file://[^"]+">', "", text)
     assert text.count("<script") == 1 and "://" not in text
     assert re.search(r"<[a-z][^<>]*\s(src|href)=", text.replace('href="#model-', "")) is None
+
+
+def test_a_banked_task_links_to_its_run_s_viewer_on_that_task(board, browser):
+    store, path = board
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(f"error: {e}"))
+    page.goto(path.as_uri())
+    banked = next(t for t in store.tasks() if t.task_id != "hostile-1")
+    row = page.locator(f'li.task[data-task="{banked.id}"]')
+    row.locator("a.viewer").click()
+    page.wait_for_selector(f'article.task[data-task="{banked.task_id}"]', timeout=10_000)
+    assert page.url.startswith(Path(store.run_paths()[banked.run_id], "viewer", "index.html").as_uri())
+    assert page.locator("article.task h2").text_content().startswith(f"Task {banked.task_id}")
+    assert problems == []
+    page.close()

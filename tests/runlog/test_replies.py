@@ -122,3 +122,7 @@ def test_a_reply_carries_the_scope_it_was_written_in(tmp_path):
     first, second = iter_replies(tmp_path)
     assert first == {"kind": "reply", "round": 2, "setter": "a", "attempt": 1, "player": "a", "text": "hi"}
     assert second == {"kind": "reply", "round": 2, "setter": "a", "player": "a", "text": "again"}
+    log = ReplyLog(tmp_path / "b.jsonl")
+    log.reply({"player": "a", "text": "", "void": "timeout"})  # an empty or void reply keeps its (empty) text
+    log.close()
+    assert json.loads((tmp_path / "b.jsonl").read_text()) == {"kind": "reply", "player": "a", "text": "", "void": "timeout"}
