@@ -2,7 +2,9 @@
 reachable, the counts as events.jsonl has them, the samples behind each estimate, the replies
 behind each sample and attempt; and a folder that is not a run, one still being written, one from
 an earlier skate and one whose replies were not kept, each opened with one line, the run left as
-it was. The page itself, in a browser: tests/report/test_viewer_page.py."""
+it was. Then the page itself, opened from its file in a real headless Chromium (the ``browser``
+fixture of tests/conftest.py): the tables of each game, filters and sorting, a task's answers and
+replies, rejected attempts with their reasons, thinking apart, and the links in and out of it."""
 
 from __future__ import annotations
 
@@ -238,3 +240,176 @@ def test_the_report_writes_the_viewer_and_links_it(runs):
     assert 'href="../viewer/index.html"' in page.read_text()
     (meta,) = pieces(runs["mathquiz"] / "viewer", "meta")
     assert meta["report"] is True  # and the viewer links the report back
+
+
+# ------------------------------------------------------------------------------ in the browser
+@pytest.fixture
+def open_viewer(browser):
+    """Open a run's viewer from its file at ``hash``; every error and every request for anything
+    outside its viewer folder is gathered in ``problems``."""
+    opened = []
+
+    def go(run: Path, hash: str = "", wait: str = "all"):
+        viewer = run / "viewer"
+        if not (viewer / "index.html").exists():
+            build_viewer(run)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: problems.append(f"error: {e}"))
+        page.on("request", lambda r: r.url.startswith(viewer.as_uri() + "/") or problems.append(f"request: {r.url}"))
+        page.goto((viewer / "index.html").as_uri() + hash)
+        page.wait_for_selector(f"body[data-ready={wait}]", timeout=15_000)
+        opened.append(page)
+        return page, problems
+
+    yield go
+    for page in opened:
+        page.close()
+
+
+def table_ids(page, which: str) -> list[str]:
+    return page.eval_on_selector_all(f"#{which}-table .tabulator-row .tabulator-cell:first-child",
+                                     "cells => cells.map(c => c.textContent)")
+
+
+def row_count(page, which: str) -> int:
+    return page.evaluate(f"S.tables.{which}.getDataCount('active')")
+
+
+@pytest.mark.parametrize("game", [*GAMES, "llm"])
+def test_each_game_s_viewer_opens_with_its_tables_and_a_task_s_answers(runs, open_viewer, game):
+    page, problems = open_viewer(runs[game])
+    events = read_events(runs[game])
+    tasks, attempts = of(events, "task"), of(events, "attempt")
+    assert row_count(page, "tasks") == len(tasks) and row_count(page, "attempts") == len(attempts)
+    assert page.locator("#summary").text_content().startswith(f"{len(tasks)} tasks")
+    # open the first task from its row: each player's p, and the answers behind them
+    first = tasks[0]
+    page.locator("#tasks-table .tabulator-row a", has_text=first["task_id"]).first.click()
+    task = page.locator(f'article.task[data-task="{first["task_id"]}"]')
+    task.wait_for(timeout=10_000)
+    assert task.locator("pre.prompt").text_content() == first["prompt"]
+    assert task.locator("pre.truth").text_content() == first["answer"]
+    estimates = [e for e in of(events, "estimate") if e["task_id"] == first["task_id"]]
+    shown = task.locator("table.estimates tr[data-player]")
+    assert shown.count() == len(estimates)
+    box = task.locator("details.player-answers").first
+    box.locator("> summary").click()
+    samples = box.locator("details.sample")
+    assert samples.count() == estimates[0]["n"]
+    assert problems == []
+
+
+def test_filters_and_sorting_narrow_and_order_the_tasks(runs, open_viewer):
+    page, problems = open_viewer(runs["cop"])
+    events = read_events(runs["cop"])
+    tasks = of(events, "task")
+    setter = tasks[0]["setter"]
+    page.select_option("#task-filters select[name=setter]", setter)
+    mine = [t["task_id"] for t in tasks if t["setter"] == setter]
+    assert sorted(table_ids(page, "tasks")) == sorted(mine)
+    assert page.url.endswith("#tasks?setter=" + setter)  # a link to this view
+    page.select_option("#task-filters select[name=setter]", "")
+    page.select_option("#task-filters select[name=round]", "2")
+    assert sorted(table_ids(page, "tasks")) == sorted(t["task_id"] for t in tasks if t["round"] == 2)
+    page.select_option("#task-filters select[name=round]", "")
+    # by mean p, highest first: two clicks on its header
+    header = page.locator('#tasks-table .tabulator-col[tabulator-field="mean"] .tabulator-col-title')
+    header.click()
+    header.click()
+    means = page.evaluate("S.tables.tasks.getData('active').map(r => r.mean)")
+    assert means == sorted(means, reverse=True)
+    # text, and an answerer's own p as a column
+    page.fill("#task-filters input[name=text]", tasks[1]["task_id"])
+    assert table_ids(page, "tasks") == [tasks[1]["task_id"]]
+    page.fill("#task-filters input[name=text]", "")
+    answerer = of(events, "estimate")[0]["player"]
+    page.select_option("#task-filters select[name=answerer]", answerer)
+    assert page.locator('#tasks-table .tabulator-col[tabulator-field="p"]').is_visible()
+    assert problems == []
+
+
+def test_rejected_attempts_show_their_reason_and_the_reply_behind_them(runs, open_viewer):
+    page, problems = open_viewer(runs["llm"])
+    attempts = of(read_events(runs["llm"]), "attempt")
+    rejected = [a for a in attempts if not a["valid"]]
+    page.locator("#tabs a[data-view=attempts]").click()
+    page.select_option("#attempt-filters select[name=status]", "rejected")
+    assert row_count(page, "attempts") == len(rejected) > 0
+    reason = rejected[0]["reason"]
+    page.select_option("#attempt-filters select[name=status]", "rejected: " + reason)
+    assert row_count(page, "attempts") == sum(a["reason"] == reason for a in rejected)
+    page.locator("#attempts-table .tabulator-row a").first.click()
+    attempt = page.locator("article.attempt")
+    attempt.wait_for(timeout=10_000)
+    assert reason in attempt.locator("h2").text_content()
+    assert attempt.locator("pre.why").text_content() == rejected[0]["detail"]
+    assert attempt.locator(".reply pre.reply-text").first.text_content()  # what the model wrote
+    assert "what the setter was shown" in attempt.text_content()
+    assert problems == []
+
+
+def test_a_model_that_thinks_shows_its_thinking_apart_from_its_reply(runs, open_viewer):
+    viewer = build_viewer(runs["llm"])[0].parent
+    task = next(t for t in records(viewer, "task").values()
+                if any(e["player"] == "deep" and e["drawn"] for e in t["estimates"]))
+    page, problems = open_viewer(runs["llm"], "#task=" + task["id"])
+    box = page.locator('details.player-answers[data-player="deep"]')
+    box.locator("> summary").click()
+    sample = box.locator("details.sample").first
+    sample.locator("> summary").click()
+    thinking = sample.locator("details.thinking pre.thinking")
+    reply = sample.locator("pre.reply-text")
+    assert thinking.count() == 1 and reply.count() == 1
+    thought, said = thinking.text_content(), reply.text_content()
+    assert "Draft:" in thought and said and thought not in said and "Draft:" not in said
+    plain = page.locator('details.player-answers[data-player="plain"]')
+    plain.locator("> summary").click()
+    assert plain.locator("details.thinking").count() == 0
+    assert problems == []
+
+
+def test_a_player_s_page_and_the_matrix_lead_to_the_tasks_behind_a_cell(runs, open_viewer):
+    page, problems = open_viewer(runs["mathquiz"], "#matrix")
+    events = read_events(runs["mathquiz"])
+    tasks = of(events, "task")
+    setter, answerer = tasks[0]["setter"], of(events, "estimate")[-1]["player"]
+    page.locator(f'table.matrix tr[data-answerer="{answerer}"] td[data-setter="{setter}"] a').click()
+    page.wait_for_selector("#view-tasks:not([hidden])")
+    assert sorted(table_ids(page, "tasks")) == sorted(t["task_id"] for t in tasks if t["setter"] == setter)
+    page.goto(page.url.split("#")[0] + "#player=" + setter)
+    player = page.locator(f'article.player[data-player="{setter}"]')
+    player.wait_for()
+    assert player.locator("table.set-tasks tr").count() == 1 + sum(t["setter"] == setter for t in tasks)
+    assert problems == []
+
+
+def test_the_report_links_the_viewer_and_back(runs, browser):
+    from skate.report import build_report
+
+    page = browser.new_page()
+    page.goto(build_report(runs["scp"]).as_uri())
+    page.locator("p.viewer a").click()
+    page.wait_for_selector("body[data-ready=all]")
+    assert page.url.endswith("/viewer/index.html")
+    assert page.locator("#report-link").is_visible()
+    page.close()
+
+
+def test_model_written_markup_stays_text(runs, open_viewer, tmp_path):
+    run = copy_run(runs["cop"], tmp_path / "hostile")
+    lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
+    hostile = "<img src=x onerror=\"window.__pwned=1\"></pre><script>window.__pwned=2</script>"
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        if record["event"] == "task":
+            record["prompt"] = hostile
+            lines[i] = json.dumps(record) + "\n"
+            task_id = record["task_id"]
+            break
+    (run / "events.jsonl").write_text("".join(lines))
+    page, problems = open_viewer(run, "#task=" + task_id)
+    page.locator("article.task").wait_for()
+    assert page.locator("article.task pre.prompt").text_content() == hostile
+    assert page.evaluate("window.__pwned") is None and problems == []

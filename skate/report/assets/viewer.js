@@ -215,7 +215,7 @@ function applyFilters(kind) {
     if (answerer !== S.answerer) {
       S.answerer = answerer;
       const col = t.getColumn("p");
-      if (answerer) { col.show(); col.updateDefinition({title: "p (" + answerer + ")"}); } else col.hide();
+      if (answerer) col.updateDefinition({title: "p (" + answerer + ")", visible: true}); else col.hide();
     }
     t.setFilter(r => (!f.round || String(r.round) === f.round) && (!f.setter || r.setter === f.setter)
       && (!answerer || answerer in r.p)
