@@ -297,15 +297,17 @@ class Engine:
         """Player ``j``'s graded samples on ``task``: queries from the game, replies from the player."""
         player = self.players[j]
         replies = self.replies
-        keep = None if replies is None else (
-            lambda start, views: replies.answers(task.task_id, player.name, start, views))
+        keep = None if replies is None else (lambda views: replies.answers(task.task_id, player.name, views))
         return Sampler(self.game, task, player.answer, self.sandbox,
                        fixed_queries=getattr(self.estimator, "fixed_queries", False),
                        read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None,
                        player=player.name, keep=keep)
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
-        return self.estimator.estimate(self._sampler(task, j), self.rng(_ANSWER, round, setter_idx, j))
+        sampler = self._sampler(task, j)
+        est = self.estimator.estimate(sampler, self.rng(_ANSWER, round, setter_idx, j))
+        sampler.close()
+        return est
 
     def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
                           estimates: dict[tuple[int, int], Estimate]
@@ -451,8 +453,10 @@ class Engine:
                         pmap: Any = map) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
         rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.answering]
-        ests = self.estimator.estimate_task([self._sampler(task, j) for j in self.answering], rngs, pmap=pmap,
-                                            context=self._context(task, self.answering))
+        samplers = [self._sampler(task, j) for j in self.answering]
+        ests = self.estimator.estimate_task(samplers, rngs, pmap=pmap, context=self._context(task, self.answering))
+        for sampler in samplers:
+            sampler.close()
         return {(setter_idx, j): e for j, e in zip(self.answering, ests, strict=True)}
 
     def _context(self, task: Task, answering: Sequence[int]) -> TaskContext:
@@ -468,7 +472,10 @@ class Engine:
             rngs = [self.rng(_JOIN, k, j) for j in new]
             # Newcomers have no place in the ranking: an estimator that reads it asks them all.
             context = TaskContext(players=tuple(self.names[j] for j in new), setter=scored.task.setter, order=None)
-            ests = self.estimator.estimate_task([self._sampler(scored.task, j) for j in new], rngs, context=context)
+            samplers = [self._sampler(scored.task, j) for j in new]
+            ests = self.estimator.estimate_task(samplers, rngs, context=context)
+            for sampler in samplers:
+                sampler.close()
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
                                    scored.counts, joined=stage)

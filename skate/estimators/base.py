@@ -39,25 +39,32 @@ class Sampler:
     base.Game.play`: queries from the game, replies from the player (``answer(queries, rng)``),
     verdicts from the game. ``sandbox`` is for games whose samples execute code.
 
-    ``keep``, when given, is told each draw's samples as the game views them
-    (:meth:`~skate.games.base.Game.sample_views`): ``keep(first sample's number, views)``. Every
-    call to the player is made in the reply scope (:mod:`skate.runlog.replies`) of the task, the
-    player (``player``) and the call's number, so its model's replies join the samples they
-    were read from."""
+    ``keep``, when given, is told every sample drawn, as the game views them
+    (:meth:`~skate.games.base.Game.sample_views`), once the estimate is done (:meth:`close`, which
+    its caller calls). Every call to the player is made in the reply scope
+    (:mod:`skate.runlog.replies`) of the task, the player (``player``) and the call's number, so
+    its model's replies join the samples they were read from."""
 
     def __init__(self, game: Game, task: Task,
                  answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
                  sandbox: Any = None, fixed_queries: bool = False,
                  read_choices: Callable[..., list[Any] | None] | None = None,
-                 player: str = "", keep: Callable[[int, list[dict[str, Any]]], None] | None = None) -> None:
+                 player: str = "", keep: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         self.game, self.task, self._answer, self.sandbox = game, task, answer, sandbox
         self.fixed_queries = fixed_queries
         self._read_choices = read_choices  # the player's Player.read_choices, where it may be asked
         self.read_choices = self._read_in_scope if read_choices is not None else None
         self.player, self.keep = player, keep
         self.drawn = 0  # samples drawn so far
+        self.views: list[dict[str, Any]] = []  # with keep: every sample drawn so far, as the game views it
         self._calls = 0  # calls made to the player so far
         self._turns: list[list[tuple[int, Any, Any]]] | None = None  # this draw's calls: (call, query, reply)
+
+    def close(self) -> None:
+        """The estimate is done: its samples go to ``keep`` (once; nothing when none were drawn)."""
+        if self.keep is not None and self.views:
+            self.keep(self.views)
+        self.views = []
 
     def answer(self, queries: list[Any], rng: np.random.Generator) -> Sequence[Any]:
         """The player's replies, asked in the reply scope of this task, player and call."""
@@ -107,7 +114,7 @@ class Sampler:
         if len(verdicts) != n:
             raise RuntimeError(f"the game graded {len(verdicts)} samples for {n} asked")
         if self.keep is not None and self._turns is not None:
-            self.keep(self.drawn, self.game.sample_views(self.task, self._turns, verdicts))
+            self.views += self.game.sample_views(self.task, self._turns, verdicts)
         self._turns = None
         self.drawn += n
         correct = unreadable = void = 0

@@ -133,12 +133,14 @@ def _cut(text: str, n: int = TEXT_CUT) -> str:
 
 def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
     """replies.jsonl, gathered: model replies by answer sample, by attempt (setting calls and the
-    checks' calls) and by task read; the samples of each (task, player); what each setter saw."""
+    checks' calls) and by task read; the samples of each (task, player); what each setter saw;
+    each task's table of answers."""
     answer: dict[tuple[str, str, Any, Any], dict[str, Any]] = {}
     setting: dict[tuple[int, str, int, int], list[dict[str, Any]]] = defaultdict(list)
     reads: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     samples: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)  # packed, as written
     shown: dict[tuple[int, str], dict[str, Any]] = {}
+    values: dict[str, dict[int, str]] = defaultdict(dict)  # task -> its answers by number
     for r in iter_replies(run_dir):
         kind = r.get("kind")
         if kind == "reply":
@@ -154,9 +156,12 @@ def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
         elif kind == "answers":
             samples[(r.get("task"), r.get("player"))].append(
                 {k: v for k, v in r.items() if k not in ("kind", "task", "player")})
+        elif kind == "value":
+            values[str(r.get("task"))][int(r.get("i") or 0)] = str(r.get("text", ""))
         elif kind == "shown":
             shown[(r.get("round"), r.get("player"))] = r
-    return answer, setting, reads, samples, shown
+    tables = {task: [t.get(i, "") for i in range(max(t) + 1)] for task, t in values.items() if t}
+    return answer, setting, reads, samples, shown, tables
 
 
 # ------------------------------------------------------------------------------ writing the pieces
@@ -212,7 +217,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
     data.mkdir()
     has_replies = (run.run_dir / REPLIES_FILE).is_file()
     notes = notes_of(run, start, has_replies)
-    answer, setting, reads, samples, shown = _replies_of(run.run_dir)
+    answer, setting, reads, samples, shown, tables = _replies_of(run.run_dir)
     names = run.players
     who = _Players()
 
@@ -271,7 +276,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
             # the model's reply behind each sample (each try of a session), by "call:index"
             behind: dict[str, Any] = {}
             for packed in drawn:
-                for view in unpack_samples(packed):
+                for view in unpack_samples(packed, tables.get(t.task_id, [])):
                     pairs = view.get("calls") or ([[view["call"], view["index"]]] if view.get("call") is not None
                                                   else [])
                     for c, i in pairs:
@@ -287,7 +292,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
         record = {"id": t.task_id, "round": t.round, "setter": t.setter, "prompt": t.prompt, "answer": t.answer,
                   "data": t.extra, "attempts": by_round_setter.get((t.round, t.setter), []),
                   "attempt": valid_attempt.get((t.round, t.setter)), "mean": mean, "var": var,
-                  "separating": separating, "estimates": answers}
+                  "separating": separating, "values": tables.get(t.task_id, []), "estimates": answers}
         piece = task_detail.add(t.task_id, record)
         task_rows.append({"id": t.task_id, "round": t.round, "setter": t.setter, "text": _cut(t.prompt),
                           "answer": _cut(t.answer, 60), "mean": mean, "var": var,

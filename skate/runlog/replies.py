@@ -11,10 +11,14 @@ JSON object per line, of three kinds:
   failed. A reply served from the cache is written as a new one is, so a run replayed or
   resumed from the cache writes the same.
 - ``answers``: one player's graded samples of one task, every player's (the choices a simulated
-  player drew, or what the game read from a model's replies): the task, the player, the first
-  sample's number ``from``, and per sample the game's view of it (:meth:`skate.games.base.Game.
-  sample_views`: the answer as text, its verdict, and ``call``/``index``, which join it to its
-  ``reply`` lines).
+  player drew, or what the game read from a model's replies), one line per estimate: the task,
+  the player, and per sample the game's view of it (:meth:`skate.games.base.Game.sample_views`:
+  the answer, its verdict, and ``call``/``index``, which join it to its ``reply`` lines), packed
+  (:func:`pack_samples`). Each answer is a number in its task's table of answers.
+- ``value``: an entry of a task's table of answers (``task``, its number ``i``, its ``text``),
+  written before the first line that uses it. Every player's answers to a task share one table,
+  so an option's text is written once per task, not once per player; the numbers depend on
+  which player answered first (timing), the texts they stand for do not.
 - ``shown``: what a setter was given to set a round's task: the history its augmentation showed
   (task ids, with the scores it revealed) and the game's private inputs (an assignment).
 
@@ -30,6 +34,7 @@ one kept as ``replies.interrupted-<n>.jsonl``): the replay writes every line aga
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import contextvars
 import json
@@ -94,6 +99,7 @@ class ReplyLog:
         self._closed = False
         self.written = 0
         self.backup: Path | None = None
+        self._values: dict[str, dict[str, int]] = {}  # task -> answer text -> its number
 
     # -- the three kinds
     def reply(self, info: Mapping[str, Any]) -> None:
@@ -101,8 +107,18 @@ class ReplyLog:
         self._write({"kind": "reply", **current(),
                      **{k: v for k, v in info.items() if k == "text" or (v is not None and v is not False and v != "")}})
 
-    def answers(self, task: str, player: str, start: int, samples: list[dict[str, Any]]) -> None:
-        self._write({"kind": "answers", "task": task, "player": player, "from": start, **pack_samples(samples)})
+    def answers(self, task: str, player: str, samples: list[dict[str, Any]]) -> None:
+        """One estimate's samples; the answers new to the task's table are written first."""
+        with self._lock:
+            table = self._values.setdefault(task, {})
+            new = [text for text in dict.fromkeys(str(v["answer"]) for v in samples if v.get("answer") is not None)
+                   if text not in table]
+            for text in new:
+                table[text] = len(table)
+            lines = [{"kind": "value", "task": task, "i": table[text], "text": text} for text in new]
+            lines.append({"kind": "answers", "task": task, "player": player, **pack_samples(samples, table)})
+            for line in lines:
+                self._write_locked(line)
 
     def shown(self, round: int, player: str, history: list[dict[str, Any]], assignment: Mapping[str, Any]) -> None:
         self._write({"kind": "shown", "round": round, "player": player, "history": history,
@@ -110,19 +126,23 @@ class ReplyLog:
 
     # -- writing
     def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
         with self._lock:
-            if self._failed or self._closed:
-                return
-            try:
-                if self._fh is None:
-                    self._open()
-                self._fh.write(line)
-                self.written += 1
-            except OSError as exc:
-                self._failed = True
-                log.warning("cannot keep the players' replies in %s (%s): not kept from now on",
-                            self.path, exc.strerror or exc)
+            self._write_locked(record)
+
+    def _write_locked(self, record: dict[str, Any]) -> None:
+        """Write one line (the caller holds the lock)."""
+        if self._failed or self._closed:
+            return
+        line = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+        try:
+            if self._fh is None:
+                self._open()
+            self._fh.write(line)
+            self.written += 1
+        except OSError as exc:
+            self._failed = True
+            log.warning("cannot keep the players' replies in %s (%s): not kept from now on",
+                        self.path, exc.strerror or exc)
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,40 +175,46 @@ _VERDICTS = {True: "1", False: "0", None: "u", "void": "v"}
 _READ = {v: k for k, v in _VERDICTS.items()}
 
 
-def pack_samples(samples: list[dict[str, Any]]) -> dict[str, Any]:
-    """One draw's sample views (``{"ok", "answer", "call", "index", ...}`` each) as an ``answers``
-    line holds them: the verdicts as one string (``ok``: 1 right, 0 wrong, u unreadable, v void),
-    the answers as places in a table of the distinct ones (``answer`` and ``values``), ``call``
-    once when every sample's is the same, ``index`` left out when it counts up from 0 within the
-    draw's one call, and any other field as a list."""
+def pack_samples(samples: list[dict[str, Any]], table: Mapping[str, int]) -> dict[str, Any]:
+    """One estimate's sample views (``{"ok", "answer", "call", "index", ...}`` each) as an
+    ``answers`` line holds them: the verdicts as one string (``ok``: 1 right, 0 wrong, u unreadable,
+    v void), each answer as its number in ``table`` (its task's answers; null for none),
+    ``call`` once when every sample's is the same, ``index`` left out when it counts up from 0
+    within each call, and any other field as a list."""
     out: dict[str, Any] = {"ok": "".join(_VERDICTS.get(v.get("ok"), "u") for v in samples)}
-    values: dict[str, int] = {}
     if any(v.get("answer") is not None for v in samples):
-        out["answer"] = [None if v.get("answer") is None else values.setdefault(str(v["answer"]), len(values))
-                         for v in samples]
-        out["values"] = list(values)
+        out["answer"] = [None if v.get("answer") is None else table[str(v["answer"])] for v in samples]
     calls = [v.get("call") for v in samples]
     if any(c is not None for c in calls):
         same = len(set(map(str, calls))) == 1
         out["call"] = calls[0] if same else calls
-        if not (same and [v.get("index") for v in samples] == list(range(len(samples)))):
+        if [v.get("index") for v in samples] != _counted(calls):
             out["index"] = [v.get("index") for v in samples]
     for key in sorted({k for v in samples for k in v} - {"ok", "answer", "call", "index"}):
         out[key] = [v.get(key) for v in samples]
     return out
 
 
-def unpack_samples(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """An ``answers`` line's samples, each ``{"ok", "answer", "call", "index", ...}`` again."""
+def _counted(calls: list[Any]) -> list[int]:
+    """The places of samples that are their calls' queries in order: 0, 1, ... within each call."""
+    out, seen = [], collections.Counter()
+    for c in calls:
+        out.append(seen[str(c)])
+        seen[str(c)] += 1
+    return out
+
+
+def unpack_samples(record: Mapping[str, Any], values: list[str]) -> list[dict[str, Any]]:
+    """An ``answers`` line's samples, each ``{"ok", "answer", "call", "index", ...}`` again;
+    ``values``: its task's answers, by number (:func:`answer_tables`)."""
     ok = str(record.get("ok", ""))
     n = len(ok)
-    values = record.get("values") or []
     answers = record.get("answer") or [None] * n
-    calls = record.get("call")
-    calls = calls if isinstance(calls, list) else [calls] * n
-    index = record.get("index") or (list(range(n)) if record.get("call") is not None else [None] * n)
+    raw = record.get("call")
+    calls = raw if isinstance(raw, list) else [raw] * n
+    index = record.get("index") or (_counted(calls) if raw is not None else [None] * n)
     extra = {k: v for k, v in record.items() if isinstance(v, list) and len(v) == n
-             and k not in ("answer", "values", "call", "index")}
+             and k not in ("answer", "call", "index")}
     out = []
     for k in range(n):
         view = {"ok": _READ.get(ok[k]), "answer": None if answers[k] is None else values[answers[k]],
@@ -196,6 +222,15 @@ def unpack_samples(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         view.update({key: col[k] for key, col in extra.items()})
         out.append(view)
     return out
+
+
+def answer_tables(lines: Iterator[dict[str, Any]] | list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each task's table of answers, from the ``value`` lines among ``lines``."""
+    out: dict[str, dict[int, str]] = collections.defaultdict(dict)
+    for r in lines:
+        if r.get("kind") == "value":
+            out[str(r.get("task"))][int(r.get("i", 0))] = str(r.get("text", ""))
+    return {task: [t.get(i, "") for i in range(max(t) + 1)] for task, t in out.items() if t}
 
 
 def iter_replies(run_dir: Path) -> Iterator[dict[str, Any]]:

@@ -114,10 +114,12 @@ def test_every_task_and_attempt_is_reachable_and_counted_as_the_log_has_it(runs,
 def test_each_simulated_answer_behind_an_estimate_is_shown(runs):
     viewer = build_viewer(runs["mathquiz"])[0].parent
     for rec in records(viewer, "task").values():
+        assert rec["answer"] in rec["values"]  # the task's answers, the truth among them
         for e in rec["estimates"]:
-            drawn = [s for d in e["drawn"] for s in d["ok"]]
-            assert len(drawn) == e["n"] and drawn.count("1") == e["correct"]
-            assert all(d.get("values") for d in e["drawn"])  # the answers the simulated player drew
+            (drawn,) = e["drawn"]  # one line an estimate
+            assert len(drawn["ok"]) == e["n"] and drawn["ok"].count("1") == e["correct"]
+            picked = [rec["values"][i] for i, ok in zip(drawn["answer"], drawn["ok"]) if ok == "1"]
+            assert all(rec["answer"] in p for p in picked)  # what the simulated player wrote; a right one holds the truth
 
 
 def test_a_jail_s_record_shows_each_attack_session_and_its_tries(runs):
@@ -134,7 +136,7 @@ def test_model_replies_are_shown_behind_answers_and_attempts_with_thinking_apart
     tasks = records(viewer, "task")
     for rec in tasks.values():
         for e in rec["estimates"]:
-            keys = {f"{d['call']}:{k}" for d in e["drawn"] for k in range(len(d["ok"]))}
+            keys = {f"{d['call']}:{k}" for d in e["drawn"] for k in range(len(d["ok"]))}  # one call an estimate
             assert keys and keys == set(e["replies"])  # every sample's reply, none without a sample
             assert all(r["text"] for r in e["replies"].values())
             thinks = [r for r in e["replies"].values() if "thinking" in r]

@@ -10,7 +10,8 @@ import pytest
 
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
-from skate.runlog.replies import REPLIES_FILE, ReplyLog, iter_replies, pack_samples, scope, unpack_samples
+from skate.runlog.replies import (REPLIES_FILE, ReplyLog, answer_tables, iter_replies, pack_samples, scope,
+                                  unpack_samples)
 from skate.runner import resume_settings, run_game
 from skate.settings.config import build_settings, compose_config
 
@@ -50,17 +51,18 @@ def test_every_estimate_has_its_samples_and_every_sample_its_reply(played):
     run = played / "whole"
     events = read_events(run)
     got = kinds(run)
-    drawn: dict = collections.Counter()
-    for a in got["answers"]:
-        drawn[(a["task"], a["player"])] += len(unpack_samples(a))
+    tables = answer_tables(got["value"])
+    drawn = {(a["task"], a["player"]): len(unpack_samples(a, tables[a["task"]])) for a in got["answers"]}
+    assert len(drawn) == len(got["answers"])  # one line an estimate
     estimates = {(e["task_id"], e["player"]): e["n"] for e in events if e["event"] == "estimate"}
     assert drawn == estimates and sum(drawn.values()) > 0
     replies = {(r["task"], r["answerer"], r["call"], r["index"]): r for r in got["reply"] if r["purpose"] == "answer"
                and "task" in r}
     for a in got["answers"]:
-        for s in unpack_samples(a):
+        for s in unpack_samples(a, tables[a["task"]]):
             reply = replies[(a["task"], a["player"], s["call"], s["index"])]
             assert reply["player"] == a["player"] and reply["text"]  # the text the sample was read from
+            assert s["answer"] is None or s["answer"] in tables[a["task"]]
     # the thinker's thinking is kept apart from its text
     thought = [r for r in got["reply"] if r["player"] == "mid"]
     assert thought and all("thinking" in r and r["thinking"] not in r["text"] for r in thought)
@@ -83,9 +85,17 @@ def test_every_attempt_has_its_setting_reply_and_every_setter_what_it_was_shown(
 
 def test_a_resumed_run_keeps_the_same_replies(played):
     def content(run):
+        """Every line, cache hits or not, answers as their texts (a task's table numbers them by
+        which player answered first)."""
+        lines = list(iter_replies(run))
+        tables = answer_tables(lines)
         out = collections.Counter()
-        for r in iter_replies(run):
+        for r in lines:
             r.pop("cached", None)
+            if r["kind"] == "value":
+                continue
+            if r["kind"] == "answers":
+                r = {"task": r["task"], "player": r["player"], "samples": unpack_samples(r, tables[r["task"]])}
             out[json.dumps(r, sort_keys=True)] += 1
         return out
     assert content(played / "resumed") == content(played / "whole")
@@ -102,14 +112,35 @@ def test_replies_are_not_kept_when_turned_off(tmp_path):
 def test_samples_pack_and_unpack():
     views = [{"ok": True, "answer": "B", "call": 0, "index": 0}, {"ok": False, "answer": "C", "call": 0, "index": 1},
              {"ok": None, "answer": None, "call": 0, "index": 2}, {"ok": "void", "call": 0, "index": 3}]
-    packed = pack_samples(views)
-    assert packed["ok"] == "10uv" and packed["call"] == 0 and "index" not in packed and packed["values"] == ["B", "C"]
-    assert unpack_samples(packed) == [{**v, "answer": v.get("answer")} for v in views]
-    sessions = [{"ok": True, "answer": "x", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
+    table = {"A": 0, "B": 1, "C": 2}
+    packed = pack_samples(views, table)
+    assert packed == {"ok": "10uv", "answer": [1, 2, None, None], "call": 0}
+    assert unpack_samples(packed, list(table)) == [{**v, "answer": v.get("answer")} for v in views]
+    two_calls = [{"ok": True, "answer": "A", "call": 0, "index": 0}, {"ok": True, "answer": "A", "call": 1, "index": 0},
+                 {"ok": False, "answer": "B", "call": 1, "index": 1}]
+    assert "index" not in pack_samples(two_calls, table)  # each call's queries in order
+    assert unpack_samples(pack_samples(two_calls, table), list(table)) == two_calls
+    sessions = [{"ok": True, "answer": "A", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
                 {"ok": False, "answer": None, "calls": [[0, 1]], "tries": []}]
+
     def given(views):
         return [{k: v for k, v in s.items() if v is not None} for s in views]
-    assert given(unpack_samples(pack_samples(sessions))) == given(sessions)
+    assert given(unpack_samples(pack_samples(sessions, table), list(table))) == given(sessions)
+
+
+def test_each_task_s_answers_are_written_once_before_they_are_used(tmp_path):
+    log = ReplyLog(tmp_path / REPLIES_FILE)
+    log.answers("t1", "a", [{"ok": True, "answer": "4"}, {"ok": False, "answer": "5"}])
+    log.answers("t1", "b", [{"ok": False, "answer": "5"}, {"ok": False, "answer": "6"}])
+    log.answers("t2", "a", [{"ok": True, "answer": "5"}])
+    log.close()
+    lines = list(iter_replies(tmp_path))
+    assert [(r["kind"], r.get("text")) for r in lines] == [
+        ("value", "4"), ("value", "5"), ("answers", None), ("value", "6"), ("answers", None),
+        ("value", "5"), ("answers", None)]
+    tables = answer_tables(lines)
+    assert tables == {"t1": ["4", "5", "6"], "t2": ["5"]}
+    assert [s["answer"] for s in unpack_samples(lines[4], tables["t1"])] == ["5", "6"]
 
 
 def test_a_reply_carries_the_scope_it_was_written_in(tmp_path):

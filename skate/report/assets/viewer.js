@@ -100,9 +100,14 @@ function start() {
     document.getElementById("loading").hidden = true;
     S.ready = true;
     route();
+    document.body.dataset.firstMs = Math.round(performance.now());  // since navigation began
     document.body.dataset.ready = "first";
     return Promise.all([rest("tasks"), rest("attempts")]);
-  }).then(() => { document.body.dataset.ready = "all"; route(true); }).catch(fail);
+  }).then(() => {
+    document.body.dataset.allMs = Math.round(performance.now());
+    document.body.dataset.ready = "all";
+    route(true);
+  }).catch(fail);
 }
 
 function loadRows(kind, n) {
@@ -305,17 +310,18 @@ function replyBlock(reply, label) {
 }
 
 const VERDICT = {"1": true, "0": false, "u": null, "v": "void"};
-// An estimate's samples, as replies.jsonl packs each draw of them (skate.runlog.replies.pack_samples).
-function unpack(drawn) {
+// An estimate's samples, as replies.jsonl packs them (skate.runlog.replies.pack_samples); values:
+// the task's answers by number.
+function unpack(drawn, values) {
   const out = [];
   for (const d of drawn) {
-    const ok = d.ok || "", at = d.from || 0;
+    const ok = d.ok || "", seen = {};
     for (let k = 0; k < ok.length; k++) {
-      const s = {k: at + k, ok: VERDICT[ok[k]]};
-      if (d.answer && d.answer[k] !== null) s.answer = d.values[d.answer[k]];
+      const s = {k: out.length, ok: VERDICT[ok[k]]};
+      if (d.answer && d.answer[k] !== null) s.answer = values[d.answer[k]];
       if (d.call !== undefined && d.call !== null) {
         s.call = Array.isArray(d.call) ? d.call[k] : d.call;
-        s.index = d.index ? d.index[k] : k;
+        s.index = d.index ? d.index[k] : (seen[s.call] = (seen[s.call] ?? -1) + 1);
       }
       for (const key of ["tries", "calls"]) if (Array.isArray(d[key])) s[key] = d[key][k];
       out.push(s);
@@ -357,7 +363,7 @@ function taskPage(t) {
     table.append(el("tr", {"data-player": e.player}, el("td", {}, playerLink(e.player)), el("td", {class: "num", text: fmt(e.p)}),
       el("td", {class: "num", text: e.n}), el("td", {class: "num", text: fmt(e.correct, Number.isInteger(e.correct) ? 0 : 2)}),
       el("td", {class: "num", text: e.unparsable}), el("td", {class: "num", text: e.void}), el("td", {text: how + (e.joined ? ", joined in " + e.joined : "")})));
-    const samples = unpack(e.drawn);
+    const samples = unpack(e.drawn, t.values || []);
     const box = el("details", {class: "player-answers", "data-player": e.player}, el("summary", {text: `${e.player}: p ${fmt(e.p)} from ${samples.length} samples kept`}));
     samples.forEach(s => box.append(sampleBlock(s, e.replies)));
     (e.reads || []).forEach(r => box.append(replyBlock(r, "read of its label")));
