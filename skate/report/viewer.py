@@ -218,14 +218,12 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
     has_replies = (run.run_dir / REPLIES_FILE).is_file()
     notes = notes_of(run, start, has_replies)
     answer, setting, reads, samples, shown, tables = _replies_of(run.run_dir)
-    names = run.players
     who = _Players()
 
     estimates: dict[str, list[ev.Estimated]] = defaultdict(list)
     for e in run.of(ev.Estimated):
         estimates[e.task_id].append(e)
     tasks = run.of(ev.TaskSet)
-    setter_of = {t.task_id: t.setter for t in tasks}
     valid_attempt: dict[tuple[int, str], str] = {}
 
     # attempts first: a task's record names the attempts of its round's setter
@@ -300,7 +298,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
                           "answered": len(values), "p": ps, "d": piece})
     task_detail.flush()
 
-    meta = _meta(run, start, notes, who, names, setter_of, has_replies)
+    meta = _meta(run, start, notes, who, has_replies)
     meta["report"] = has_report
     meta["pieces"] = {"tasks": _rows(_Pieces(data, "tasks"), task_rows),
                       "attempts": _rows(_Pieces(data, "attempts"), attempt_rows)}
@@ -313,8 +311,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
     return notes
 
 
-def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players, names: list[str],
-          setter_of: dict[str, str], has_replies: bool) -> dict[str, Any]:
+def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players, has_replies: bool) -> dict[str, Any]:
     usage: dict[str, Any] = {}
     path = run.run_dir / "usage.json"
     if path.is_file():

@@ -172,22 +172,32 @@ class ReplyLog:
 
 
 _VERDICTS = {True: "1", False: "0", None: "u", "void": "v"}
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # an answer's number, as one character
 _READ = {v: k for k, v in _VERDICTS.items()}
 
 
 def pack_samples(samples: list[dict[str, Any]], table: Mapping[str, int]) -> dict[str, Any]:
     """One estimate's sample views (``{"ok", "answer", "call", "index", ...}`` each) as an
     ``answers`` line holds them: the verdicts as one string (``ok``: 1 right, 0 wrong, u unreadable,
-    v void), each answer as its number in ``table`` (its task's answers; null for none),
-    ``call`` once when every sample's is the same, ``index`` left out when it counts up from 0
-    within each call, and any other field as a list."""
+    v void), each answer as its number in ``table`` (its task's answers), one character of
+    :data:`DIGITS` a sample (``-`` for none) while the numbers fit, else a list (null for none);
+    ``call`` once when every sample's is the same, else as runs ``[[call, samples], ...]``;
+    ``index`` left out when it counts up from 0 within each call; any other field as a list."""
     out: dict[str, Any] = {"ok": "".join(_VERDICTS.get(v.get("ok"), "u") for v in samples)}
     if any(v.get("answer") is not None for v in samples):
-        out["answer"] = [None if v.get("answer") is None else table[str(v["answer"])] for v in samples]
+        numbers = [None if v.get("answer") is None else table[str(v["answer"])] for v in samples]
+        # one character a sample while the task has few answers (a multiple-choice task's options)
+        short = all(n is None or n < len(DIGITS) for n in numbers)
+        out["answer"] = "".join("-" if n is None else DIGITS[n] for n in numbers) if short else numbers
     calls = [v.get("call") for v in samples]
     if any(c is not None for c in calls):
-        same = len(set(map(str, calls))) == 1
-        out["call"] = calls[0] if same else calls
+        runs: list[list[Any]] = []  # [call, samples in a row from it]
+        for c in calls:
+            if runs and runs[-1][0] == c:
+                runs[-1][1] += 1
+            else:
+                runs.append([c, 1])
+        out["call"] = calls[0] if len(runs) == 1 else runs
         if [v.get("index") for v in samples] != _counted(calls):
             out["index"] = [v.get("index") for v in samples]
     for key in sorted({k for v in samples for k in v} - {"ok", "answer", "call", "index"}):
@@ -210,11 +220,13 @@ def unpack_samples(record: Mapping[str, Any], values: list[str]) -> list[dict[st
     ok = str(record.get("ok", ""))
     n = len(ok)
     answers = record.get("answer") or [None] * n
+    if isinstance(answers, str):
+        answers = [None if ch == "-" else DIGITS.index(ch) for ch in answers]
     raw = record.get("call")
-    calls = raw if isinstance(raw, list) else [raw] * n
+    calls = [c for c, k in raw for _ in range(k)] if isinstance(raw, list) else [raw] * n
     index = record.get("index") or (_counted(calls) if raw is not None else [None] * n)
     extra = {k: v for k, v in record.items() if isinstance(v, list) and len(v) == n
-             and k not in ("answer", "call", "index")}
+             and k not in ("answer", "call", "index", "ok")}
     out = []
     for k in range(n):
         view = {"ok": _READ.get(ok[k]), "answer": None if answers[k] is None else values[answers[k]],

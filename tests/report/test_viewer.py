@@ -20,6 +20,7 @@ import pytest
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.report.viewer import ASSETS, ViewerError, build_viewer
 from skate.runlog.files import read_events
+from skate.runlog.replies import unpack_samples
 from skate.runner import run_game
 from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (PyJail's game needs a jail, as every game's test)
@@ -118,7 +119,7 @@ def test_each_simulated_answer_behind_an_estimate_is_shown(runs):
         for e in rec["estimates"]:
             (drawn,) = e["drawn"]  # one line an estimate
             assert len(drawn["ok"]) == e["n"] and drawn["ok"].count("1") == e["correct"]
-            picked = [rec["values"][i] for i, ok in zip(drawn["answer"], drawn["ok"]) if ok == "1"]
+            picked = [s["answer"] for s in unpack_samples(drawn, rec["values"]) if s["ok"] is True]
             assert all(rec["answer"] in p for p in picked)  # what the simulated player wrote; a right one holds the truth
 
 
@@ -136,7 +137,7 @@ def test_model_replies_are_shown_behind_answers_and_attempts_with_thinking_apart
     tasks = records(viewer, "task")
     for rec in tasks.values():
         for e in rec["estimates"]:
-            keys = {f"{d['call']}:{k}" for d in e["drawn"] for k in range(len(d["ok"]))}  # one call an estimate
+            keys = {f"{s['call']}:{s['index']}" for d in e["drawn"] for s in unpack_samples(d, rec["values"])}
             assert keys and keys == set(e["replies"])  # every sample's reply, none without a sample
             assert all(r["text"] for r in e["replies"].values())
             thinks = [r for r in e["replies"].values() if "thinking" in r]

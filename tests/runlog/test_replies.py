@@ -114,11 +114,14 @@ def test_samples_pack_and_unpack():
              {"ok": None, "answer": None, "call": 0, "index": 2}, {"ok": "void", "call": 0, "index": 3}]
     table = {"A": 0, "B": 1, "C": 2}
     packed = pack_samples(views, table)
-    assert packed == {"ok": "10uv", "answer": [1, 2, None, None], "call": 0}
+    assert packed == {"ok": "10uv", "answer": "12--", "call": 0}
     assert unpack_samples(packed, list(table)) == [{**v, "answer": v.get("answer")} for v in views]
     two_calls = [{"ok": True, "answer": "A", "call": 0, "index": 0}, {"ok": True, "answer": "A", "call": 1, "index": 0},
                  {"ok": False, "answer": "B", "call": 1, "index": 1}]
-    assert "index" not in pack_samples(two_calls, table)  # each call's queries in order
+    assert pack_samples(two_calls, table) == {"ok": "110", "answer": "001", "call": [[0, 1], [1, 2]]}
+    many = {str(k): k for k in range(100)}  # more answers than one character numbers
+    assert pack_samples([{"ok": True, "answer": "99"}, {"ok": False, "answer": None}], many)["answer"] == [99, None]
+    assert [s["answer"] for s in unpack_samples(pack_samples([{"ok": True, "answer": "99"}], many), list(many))] == ["99"]
     assert unpack_samples(pack_samples(two_calls, table), list(table)) == two_calls
     sessions = [{"ok": True, "answer": "A", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
                 {"ok": False, "answer": None, "calls": [[0, 1]], "tries": []}]

@@ -312,15 +312,18 @@ function replyBlock(reply, label) {
 const VERDICT = {"1": true, "0": false, "u": null, "v": "void"};
 // An estimate's samples, as replies.jsonl packs them (skate.runlog.replies.pack_samples); values:
 // the task's answers by number.
+const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 function unpack(drawn, values) {
   const out = [];
   for (const d of drawn) {
     const ok = d.ok || "", seen = {};
+    const answers = typeof d.answer === "string" ? Array.from(d.answer, ch => ch === "-" ? null : DIGITS.indexOf(ch)) : d.answer;
+    const calls = Array.isArray(d.call) ? d.call.flatMap(([c, n]) => Array(n).fill(c)) : null;
     for (let k = 0; k < ok.length; k++) {
       const s = {k: out.length, ok: VERDICT[ok[k]]};
-      if (d.answer && d.answer[k] !== null) s.answer = values[d.answer[k]];
+      if (answers && answers[k] !== null) s.answer = values[answers[k]];
       if (d.call !== undefined && d.call !== null) {
-        s.call = Array.isArray(d.call) ? d.call[k] : d.call;
+        s.call = calls ? calls[k] : d.call;
         s.index = d.index ? d.index[k] : (seen[s.call] = (seen[s.call] ?? -1) + 1);
       }
       for (const key of ["tries", "calls"]) if (Array.isArray(d[key])) s[key] = d[key][k];
