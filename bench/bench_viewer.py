@@ -17,8 +17,9 @@ first piece of each table), then open it from ``file://`` in headless Chromium (
 playwright) ``--repeat`` times, each in a fresh browser, and print per opening: the time from
 navigation to the first table drawn (``data-ready=first``), to every row loaded
 (``data-ready=all``), the time to open one task's record, the page's JavaScript heap
-(``Performance.getMetrics``) and the proportional set size (PSS, /proc/PID/smaps_rollup) of every
-Chromium process together, after the rows are loaded and a task is open.
+(``Performance.getMetrics``), the proportional set size (PSS, /proc/PID/smaps_rollup) of the
+renderer processes and of every Chromium process together, after the rows are loaded and a task is
+open; and, first, the same of Chromium with an empty page.
 
 Usage:
     .venv/bin/python bench/bench_viewer.py sim /tmp/v200 --players 200 --rounds 2
@@ -98,15 +99,16 @@ def pss_mb(pids: set[int]) -> float:
     return total / 1024
 
 
-def chromium_pids() -> set[int]:
+def chromium_pids(kind: bytes | None = None) -> set[int]:
+    """The Chromium processes (``kind``: only those started with ``--type=<kind>``, e.g. renderer)."""
     out = set()
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
-                cmd = (d / "cmdline").read_bytes()
+                cmd = (d / "cmdline").read_bytes()  # a child's is one string: program and flags, spaced
             except OSError:
                 continue
-            if b"chromium" in cmd.split(b"\0")[0]:
+            if b"chromium" in cmd.split(b"\0")[0].split(b" ")[0] and (kind is None or b"--type=" + kind + b" " in cmd):
                 out.add(int(d.name))
     return out
 
@@ -133,9 +135,18 @@ def open_viewer(args: argparse.Namespace) -> None:
     print(f"viewer written in {built:.1f} s: {len(data)} data pieces, {sum(f.stat().st_size for f in data) * mb:.1f} MB "
           f"(largest {max(f.stat().st_size for f in data) * mb:.2f} MB); the first view loads "
           f"{sum(f.stat().st_size for f in first if f.exists()) * mb:.2f} MB")
-    print("\n| opening | first table ms | every row ms | a task opened ms | JS heap MB | Chromium PSS MB |")
-    print("|---:|---:|---:|---:|---:|---:|")
     exe = shutil.which("chromium")
+    before = chromium_pids()
+    with sync_playwright() as pw:  # what Chromium takes with an empty page, for comparison
+        browser = pw.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto("about:blank")
+        blank = pss_mb(chromium_pids() - before), pss_mb(chromium_pids(b"renderer") - before)
+        browser.close()
+    print(f"Chromium with an empty page (about:blank): {blank[0]:.0f} MB PSS in all, its renderers {blank[1]:.0f} MB")
+    print("\n| opening | first table ms | every row ms | a task opened ms | JS heap MB | renderers' PSS MB "
+          "| Chromium PSS MB, all processes |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     task = meta["counts"]["tasks"] and json.loads((viewer / "data" / "tasks-0000.js").read_text()
                                                   [len('skateData("tasks",0,'):-3])[-1]["id"]
     for k in range(args.repeat):
@@ -153,10 +164,10 @@ def open_viewer(args: argparse.Namespace) -> None:
             cdp = page.context.new_cdp_session(page)
             cdp.send("Performance.enable")
             metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-            pss = pss_mb(chromium_pids() - before)
+            pss, renderer = pss_mb(chromium_pids() - before), pss_mb(chromium_pids(b"renderer") - before)
             browser.close()
         print(f"| {k + 1} | {first_ms:,} | {all_ms:,} | {task_ms:,.0f} | {metrics['JSHeapUsedSize'] * mb:.0f} | "
-              f"{pss:.0f} |", flush=True)
+              f"{renderer:.0f} | {pss:.0f} |", flush=True)
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ class _Players:
     set_tasks: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     attempts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rejected: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
-    # answerer -> setter -> [p, ...]
+    # answerer -> setter -> [p, ...] (the page gets each answerer's means as a list in roster order)
     by_setter: dict[str, dict[str, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     void_estimates: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -124,6 +124,11 @@ def _attempt_ids(attempts: Iterable[ev.AttemptMade]) -> Iterator[tuple[ev.Attemp
         yield a, f"r{a.round:03d}-{a.player}-a{a.attempt}" + (f"-t{t}" if t else ""), a.attempt, t
         if a.reason in INFRA:
             tries[key] += 1
+
+
+def _short(p: float | None) -> float | None:
+    """A p(correct) as a table shows it (three places)."""
+    return None if p is None else round(float(p), 3)
 
 
 def _cut(text: str, n: int = TEXT_CUT) -> str:
@@ -253,6 +258,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
                              "text": _cut(a.text), "task": task_id, "d": piece})
     attempt_detail.flush()
 
+    names = run.players
     task_rows: list[dict[str, Any]] = []
     task_detail = _Details(data, "task")
     for t in tasks:
@@ -295,7 +301,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
         task_rows.append({"id": t.task_id, "round": t.round, "setter": t.setter, "text": _cut(t.prompt),
                           "answer": _cut(t.answer, 60), "mean": mean, "var": var,
                           "difficulty": None if mean is None else 1 - mean, "separating": separating,
-                          "answered": len(values), "p": ps, "d": piece})
+                          "answered": len(values), "p": [_short(ps.get(n)) for n in names], "d": piece})
     task_detail.flush()
 
     meta = _meta(run, start, notes, who, has_replies)
@@ -324,7 +330,8 @@ def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players,
     for p in start.players:
         name = p["name"]
         row = ratings.get(name, {})
-        accuracy = {s: statistics.fmean(v) for s, v in who.by_setter[name].items() if v}
+        mine = who.by_setter[name]
+        accuracy = [_short(statistics.fmean(mine[s])) if mine.get(s) else None for s in run.players]
         players.append({"name": name, "kind": p.get("kind"), "model": p.get("model"),
                         "true_skill": p.get("true_skill"), "rank": row.get("rank"), "score": row.get("score"),
                         "lo": row.get("lo"), "hi": row.get("hi"), "tasks": len(who.set_tasks.get(name, [])),

@@ -298,7 +298,9 @@ def test_each_game_s_viewer_opens_with_its_tables_and_a_task_s_answers(runs, ope
     shown = task.locator("table.estimates tr[data-player]")
     assert shown.count() == len(estimates)
     box = task.locator("details.player-answers").first
+    assert box.locator("details.sample").count() == 0  # drawn when opened
     box.locator("> summary").click()
+    page.wait_for_selector('details.player-answers[data-filled="1"]')
     samples = box.locator("details.sample")
     assert samples.count() == estimates[0]["n"]
     assert problems == []
@@ -360,6 +362,7 @@ def test_a_model_that_thinks_shows_its_thinking_apart_from_its_reply(runs, open_
     page, problems = open_viewer(runs["llm"], "#task=" + task["id"])
     box = page.locator('details.player-answers[data-player="deep"]')
     box.locator("> summary").click()
+    page.wait_for_selector('details.player-answers[data-player="deep"][data-filled="1"]')
     sample = box.locator("details.sample").first
     sample.locator("> summary").click()
     thinking = sample.locator("details.thinking pre.thinking")
@@ -369,7 +372,8 @@ def test_a_model_that_thinks_shows_its_thinking_apart_from_its_reply(runs, open_
     assert "Draft:" in thought and said and thought not in said and "Draft:" not in said
     plain = page.locator('details.player-answers[data-player="plain"]')
     plain.locator("> summary").click()
-    assert plain.locator("details.thinking").count() == 0
+    page.wait_for_selector('details.player-answers[data-player="plain"][data-filled="1"]')
+    assert plain.locator("details.sample").count() > 0 and plain.locator("details.thinking").count() == 0
     assert problems == []
 
 

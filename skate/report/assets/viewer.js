@@ -80,6 +80,7 @@ function pre(text, cls) { return el("pre", {class: cls || null, text: text === n
 // ------------------------------------------------------------------ start
 function start() {
   const m = S.meta;
+  S.at = Object.fromEntries(m.players.map((p, i) => [p.name, i]));  // a player's place in the rows' p lists
   if (m.format !== 1) { fail("This viewer was written by another version of skate: write it again with skate view RUN_DIR."); return; }
   document.getElementById("title").textContent = "skate viewer: " + m.name;
   document.getElementById("subtitle").textContent =
@@ -161,8 +162,8 @@ function taskTable() {
     {title: "setter", field: "setter", formatter: textCell, width: 150},
     {title: "task text", field: "text", formatter: textCell, minWidth: 260, headerSort: false},
     {title: "truth", field: "answer", formatter: textCell, width: 140, headerSort: false},
-    {title: "p (answerer)", field: "p", formatter: c => fmt(c.getValue()[S.answerer]), width: 130, hozAlign: "right",
-     visible: false, sorter: (a, b) => (a[S.answerer] ?? -1) - (b[S.answerer] ?? -1)},
+    {title: "p (answerer)", field: "p", formatter: c => fmt(c.getValue()[S.at[S.answerer]]), width: 130, hozAlign: "right",
+     visible: false, sorter: (a, b) => (a[S.at[S.answerer]] ?? -1) - (b[S.at[S.answerer]] ?? -1)},
     {title: "mean p", field: "mean", formatter: numCell(2), width: 95, hozAlign: "right"},
     {title: "variance", field: "var", formatter: numCell(3), width: 95, hozAlign: "right"},
     {title: "difficulty", field: "difficulty", formatter: numCell(2), width: 95, hozAlign: "right"},
@@ -223,7 +224,7 @@ function applyFilters(kind) {
       if (answerer) col.updateDefinition({title: "p (" + answerer + ")", visible: true}); else col.hide();
     }
     t.setFilter(r => (!f.round || String(r.round) === f.round) && (!f.setter || r.setter === f.setter)
-      && (!answerer || answerer in r.p)
+      && (!answerer || r.p[S.at[answerer]] !== null)
       && (!f.separating || (f.separating === "yes") === r.separating)
       && (!text || (r.id + "\n" + r.text + "\n" + r.answer).toLowerCase().includes(text)));
   } else {
@@ -366,11 +367,18 @@ function taskPage(t) {
     table.append(el("tr", {"data-player": e.player}, el("td", {}, playerLink(e.player)), el("td", {class: "num", text: fmt(e.p)}),
       el("td", {class: "num", text: e.n}), el("td", {class: "num", text: fmt(e.correct, Number.isInteger(e.correct) ? 0 : 2)}),
       el("td", {class: "num", text: e.unparsable}), el("td", {class: "num", text: e.void}), el("td", {text: how + (e.joined ? ", joined in " + e.joined : "")})));
-    const samples = unpack(e.drawn, t.values || []);
-    const box = el("details", {class: "player-answers", "data-player": e.player}, el("summary", {text: `${e.player}: p ${fmt(e.p)} from ${samples.length} samples kept`}));
-    samples.forEach(s => box.append(sampleBlock(s, e.replies)));
-    (e.reads || []).forEach(r => box.append(replyBlock(r, "read of its label")));
-    if (!samples.length && !(e.reads || []).length) box.append(el("p", {class: "unread", text: S.meta.replies ? "no samples were drawn" : "replies not kept for this run"}));
+    const kept = e.drawn.reduce((n, d) => n + (d.ok || "").length, 0);
+    const box = el("details", {class: "player-answers", "data-player": e.player}, el("summary", {text: `${e.player}: p ${fmt(e.p)} from ${kept} samples kept`}));
+    // a player's samples are drawn into the page when its box is first opened (a task of a
+    // 200-player game holds tens of thousands)
+    box.addEventListener("toggle", () => {
+      if (!box.open || box.dataset.filled) return;
+      box.dataset.filled = "1";
+      const samples = unpack(e.drawn, t.values || []);
+      samples.forEach(s => box.append(sampleBlock(s, e.replies)));
+      (e.reads || []).forEach(r => box.append(replyBlock(r, "read of its label")));
+      if (!samples.length && !(e.reads || []).length) box.append(el("p", {class: "unread", text: S.meta.replies ? "no samples were drawn" : "replies not kept for this run"}));
+    });
     answers.append(box);
   }
   root.append(section("each player's p(correct)", table));
@@ -408,9 +416,9 @@ function matrix() {
   for (const p of S.meta.players) {
     const tr = el("tr", {"data-answerer": p.name}, el("th", {}, playerLink(p.name)));
     for (const s of names) {
-      const v = p.by_setter[s];
+      const v = p.by_setter[S.at[s]];
       const q = new URLSearchParams({setter: s, answerer: p.name}).toString();
-      tr.append(el("td", {class: "num" + (s === p.name ? " self" : ""), "data-setter": s}, v === undefined ? "–" : link("tasks?" + q, fmt(v))));
+      tr.append(el("td", {class: "num" + (s === p.name ? " self" : ""), "data-setter": s}, v === null ? "–" : link("tasks?" + q, fmt(v))));
     }
     t.append(tr);
   }
@@ -437,7 +445,7 @@ function playerPage(name) {
   const mine = S.rows.tasks.filter(r => r.setter === name);
   const set = el("table", {class: "plain set-tasks"}, el("tr", {}, ...["task", "round", "others' mean p", "separating"].map(h => el("th", {text: h}))));
   for (const r of mine) {
-    const others = Object.entries(r.p).filter(([k]) => k !== name).map(([, v]) => v);
+    const others = r.p.filter((v, i) => v !== null && i !== S.at[name]);
     set.append(el("tr", {}, el("td", {}, taskLink(r.id)), el("td", {class: "num", text: r.round}),
       el("td", {class: "num", text: others.length ? fmt(others.reduce((a, b) => a + b, 0) / others.length) : "–"}), el("td", {text: r.separating ? "yes" : "no"})));
   }
@@ -447,7 +455,7 @@ function playerPage(name) {
   rej.forEach(([reason, n]) => rl.append(el("li", {}, link("attempts?" + new URLSearchParams({player: name, status: "rejected: " + reason}), `${reason}: ${n}`))));
   root.append(section(`its attempts (${p.attempts}), rejected by reason`, rej.length ? rl : el("p", {text: "none rejected"})));
   const acc = el("table", {class: "plain by-setter"}, el("tr", {}, el("th", {text: "setter"}), el("th", {text: "its mean p"})));
-  for (const [s, v] of Object.entries(p.by_setter))
+  for (const [s, v] of S.meta.players.map((x, i) => [x.name, p.by_setter[i]]).filter(([, v]) => v !== null))
     acc.append(el("tr", {}, el("td", {}, playerLink(s)), el("td", {class: "num"}, link("tasks?" + new URLSearchParams({setter: s, answerer: name}), fmt(v)))));
   root.append(section("its accuracy by setter", acc));
   view.replaceChildren(root);
