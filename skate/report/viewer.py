@@ -259,6 +259,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
     attempt_detail.flush()
 
     names = run.players
+    replied = {(task, player) for task, player, _, _ in answer}  # estimates with model replies to join
     task_rows: list[dict[str, Any]] = []
     task_detail = _Details(data, "task")
     for t in tasks:
@@ -279,7 +280,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
             drawn = samples.get((t.task_id, e.player), [])
             # the model's reply behind each sample (each try of a session), by "call:index"
             behind: dict[str, Any] = {}
-            for packed in drawn:
+            for packed in drawn if (t.task_id, e.player) in replied else ():
                 for view in unpack_samples(packed, tables.get(t.task_id, [])):
                     pairs = view.get("calls") or ([[view["call"], view["index"]]] if view.get("call") is not None
                                                   else [])

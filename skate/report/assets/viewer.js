@@ -295,7 +295,9 @@ function dataList(data) {
   const entries = Object.entries(data || {});
   if (!entries.length) return null;
   const t = el("table", {class: "plain game-data"});
-  for (const [k, v] of entries) t.append(el("tr", {}, el("th", {text: k}), el("td", {}, typeof v === "string" ? pre(v) : pre(JSON.stringify(v, null, 1)))));
+  const chips = v => el("ul", {class: "chips"}, ...v.map(x => el("li", {}, el("code", {text: typeof x === "string" ? x : JSON.stringify(x)}))));
+  const flat = v => Array.isArray(v) && v.every(x => x === null || typeof x !== "object");
+  for (const [k, v] of entries) t.append(el("tr", {}, el("th", {text: k}), el("td", {}, typeof v === "string" ? pre(v) : flat(v) ? chips(v) : pre(JSON.stringify(v, null, 1)))));
   return t;
 }
 
