@@ -286,7 +286,7 @@ def test_each_game_s_viewer_opens_with_its_tables_and_a_task_s_answers(runs, ope
     events = read_events(runs[game])
     tasks, attempts = of(events, "task"), of(events, "attempt")
     assert row_count(page, "tasks") == len(tasks) and row_count(page, "attempts") == len(attempts)
-    assert page.locator("#summary").text_content().startswith(f"{len(tasks)} tasks")
+    assert page.locator("#summary").text_content().startswith(f"{len(tasks):,} tasks")
     # open the first task from its row: each player's p, and the answers behind them
     first = tasks[0]
     page.locator("#tasks-table .tabulator-row a", has_text=first["task_id"]).first.click()

@@ -88,8 +88,9 @@ function start() {
   const notes = document.getElementById("notes");
   m.notes.forEach(n => notes.append(el("li", {class: "note", text: n})));
   const c = m.counts;
+  const n = x => Number(x).toLocaleString("en-US");
   document.getElementById("summary").textContent =
-    `${c.tasks} tasks (${c.separating} separating), ${c.attempts} attempts (${c.rejected} rejected), ${c.estimates} estimates`;
+    `${n(c.tasks)} tasks (${n(c.separating)} separating), ${n(c.attempts)} attempts (${n(c.rejected)} rejected), ${n(c.estimates)} estimates`;
   if (m.report) document.getElementById("report-link").hidden = false;
   fillFilters();
   S.tables.tasks = taskTable();
@@ -307,6 +308,7 @@ function replyBlock(reply, label) {
   if (reply.thinking) box.append(el("details", {class: "thinking"}, el("summary", {text: "thinking (apart from the reply)"}), pre(reply.thinking, "thinking")));
   const notes = [reply.cached ? "from the response cache" : null, reply.finish ? "finish: " + reply.finish : null,
                  reply.thinking_cut ? "cut while thinking" : null, reply.void ? "void: " + reply.void : null].filter(Boolean);
+  if (reply.text === "" || reply.text === null || reply.text === undefined) notes.push("empty: the model wrote nothing");
   box.append(el("div", {class: "label", text: (label || "reply") + (notes.length ? " (" + notes.join(", ") + ")" : "")}),
              pre(reply.text, "reply-text"));
   return box;
@@ -370,7 +372,7 @@ function taskPage(t) {
       el("td", {class: "num", text: e.n}), el("td", {class: "num", text: fmt(e.correct, Number.isInteger(e.correct) ? 0 : 2)}),
       el("td", {class: "num", text: e.unparsable}), el("td", {class: "num", text: e.void}), el("td", {text: how + (e.joined ? ", joined in " + e.joined : "")})));
     const kept = e.drawn.reduce((n, d) => n + (d.ok || "").length, 0);
-    const box = el("details", {class: "player-answers", "data-player": e.player}, el("summary", {text: `${e.player}: p ${fmt(e.p)} from ${kept} samples kept`}));
+    const box = el("details", {class: "player-answers", "data-player": e.player}, el("summary", {text: `${e.player}: p ${fmt(e.p)} ` + (e.read === true ? "read from its probabilities (the call below)" : `from ${kept} samples kept`)}));
     // a player's samples are drawn into the page when its box is first opened (a task of a
     // 200-player game holds tens of thousands)
     box.addEventListener("toggle", () => {
