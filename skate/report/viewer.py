@@ -340,13 +340,17 @@ def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players,
                         "by_setter": accuracy, "void_estimates": who.void_estimates.get(name, 0),
                         "usage": usage.get(name)})
     reasons = sorted({r for v in who.rejected.values() for r in v})
+    # how each model setter was asked again after a rejection: "show" (told of it) or "resample"
+    cohort = (start.config.get("players") or {}) if isinstance(start.config, dict) else {}
+    repair = {str(e.get("name")): e.get("setter_repair") or cohort.get("setter_repair") or "show"
+              for e in cohort.get("llm") or [] if isinstance(e, dict)}
     end = run.end
     return {"format": FORMAT, "name": run.run_dir.name, "game": start.game, "rounds": start.rounds,
             "played": sum(isinstance(e, ev.RoundEnded) for e in run.events), "seed": start.seed,
             "rating": start.rating, "aug": start.aug, "estimator": (start.config.get("estimator") or {}).get("_target_", "")
             .rsplit(".", 1)[-1] if isinstance(start.config, dict) else "", "finished": end is not None,
             "ended": None if end is None or end.ended is ev.UNSET else end.ended,
-            "notes": notes, "replies": has_replies, "players": players, "reasons": reasons,
+            "notes": notes, "replies": has_replies, "players": players, "reasons": reasons, "repair": repair,
             "separates": SEPARATES}
 
 

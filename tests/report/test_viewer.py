@@ -352,6 +352,15 @@ def test_rejected_attempts_show_their_reason_and_the_reply_behind_them(runs, ope
     assert attempt.locator("pre.why").text_content() == rejected[0]["detail"]
     assert attempt.locator(".reply pre.reply-text").first.text_content()  # what the model wrote
     assert "what the setter was shown" in attempt.text_content()
+    # a retry: the rejections of its earlier attempts that round, each linked
+    retry = next((a for a in attempts if a["attempt"] > 1 and any(
+        b["round"] == a["round"] and b["player"] == a["player"] and b["attempt"] < a["attempt"] and not b["valid"]
+        for b in attempts)), None)
+    assert retry is not None
+    page.evaluate(f"location.hash = 'attempt=r{retry['round']:03d}-{retry['player']}-a{retry['attempt']}'")
+    told = page.locator("article.attempt ul.told li")
+    told.first.wait_for()
+    assert told.count() == retry["attempt"] - 1
     assert problems == []
 
 

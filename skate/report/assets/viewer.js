@@ -402,6 +402,15 @@ function attemptPage(a) {
   a.replies.forEach(r => root.append(replyBlock(r, "the setter's reply")));
   a.checks.forEach((r, i) => root.append(replyBlock(r, `the setter's own answer when its task was checked (${i + 1})`)));
   if (!a.replies.length && !S.meta.replies) root.append(el("p", {class: "unread", text: "replies not kept for this run"}));
+  const told = S.rows.attempts.filter(r => r.round === a.round && r.player === a.player && r.attempt < a.attempt
+                                          && !r.valid && r.reason !== "void" && r.reason !== "infrastructure");
+  if (told.length) {
+    const list = el("ul", {class: "told"});
+    told.forEach(r => list.append(el("li", {}, attemptLink(r.id), " — " + r.reason + ": " + r.detail)));
+    const fresh = (S.meta.repair || {})[a.player] === "resample";
+    root.append(section(fresh ? "its earlier rejections this round (setter_repair=resample: asked afresh, it was not told of them)"
+                              : "what it was told of its earlier attempts this round", list));
+  }
   if (a.shown) {
     const hist = a.shown.history || [];
     const list = el("ol", {class: "history"});
