@@ -55,7 +55,6 @@ class Sampler:
         self._read_choices = read_choices  # the player's Player.read_choices, where it may be asked
         self.read_choices = self._read_in_scope if read_choices is not None else None
         self.player, self.keep = player, keep
-        self.drawn = 0  # samples drawn so far
         self.views: list[dict[str, Any]] = []  # with keep: every sample drawn so far, as the game views it
         self._calls = 0  # calls made to the player so far
         self._turns: list[list[tuple[int, Any, Any]]] | None = None  # this draw's calls: (call, query, reply)
@@ -116,7 +115,6 @@ class Sampler:
         if self.keep is not None and self._turns is not None:
             self.views += self.game.sample_views(self.task, self._turns, verdicts)
         self._turns = None
-        self.drawn += n
         correct = unreadable = void = 0
         for verdict in verdicts:
             if verdict is VOID:
