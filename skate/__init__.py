@@ -1,3 +1,26 @@
-"""skate: LLMs evaluate one another by setting verifiable tasks for each other."""
+"""skate: LLMs evaluate one another by setting verifiable tasks for each other.
+
+From Python (docs/python.md): ``skate.play(skate.SkateConfig(...))`` plays a game,
+``skate.load_run(path)`` reads a run folder back, ``skate.rate(run, rating)`` rates its games again.
+They are loaded when first used, so ``import skate`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = ["Played", "Run", "SkateConfig", "load_run", "play", "rate"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SkateConfig":
+        from skate.settings.config import SkateConfig
+
+        return SkateConfig
+    if name in __all__:
+        from skate import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

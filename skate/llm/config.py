@@ -12,6 +12,17 @@ from skate.errors import Problem, require
 STRUCTURED = ("auto", "on", "off")  # llm.structured
 
 
+# The list prices of the paper's models, USD per million tokens: llm.prices' default.
+PAPER_PRICES: dict[str, dict[str, float]] = {
+    "anthropic/claude-3-haiku-20240307": {"input_per_mtok": 0.25, "output_per_mtok": 1.25},
+    "anthropic/claude-3-5-haiku-20241022": {"input_per_mtok": 0.80, "output_per_mtok": 4.00},
+    "anthropic/claude-3-5-sonnet-20241022": {"input_per_mtok": 3.00, "output_per_mtok": 15.00},
+    "anthropic/claude-sonnet-4-20250514": {"input_per_mtok": 3.00, "output_per_mtok": 15.00},
+    "gemini/gemini-2.0-flash": {"input_per_mtok": 0.10, "output_per_mtok": 0.40},
+    "openai/gpt-4o-2024-11-20": {"input_per_mtok": 2.50, "output_per_mtok": 10.00},
+}
+
+
 @dataclass
 class LLMConfig:
     cache: bool = True  # reuse earlier completions of identical requests (errors are never cached)
@@ -29,7 +40,7 @@ class LLMConfig:
     outage_wait_s: float = 600.0
     # USD per million tokens, by "provider/model" or by model name:
     # {name: {input_per_mtok: float, output_per_mtok: float}}
-    prices: dict[str, Any] = field(default_factory=dict)
+    prices: dict[str, Any] = field(default_factory=lambda: dict(PAPER_PRICES))
     # Before round 1, one cheap check of each distinct model and endpoint (a missing model, a
     # refused key or an unreachable server stops the run with one line); false skips it.
     preflight: bool = True

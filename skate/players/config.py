@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
-from omegaconf import MISSING
+from omegaconf import MISSING, OmegaConf
 
-from skate.errors import Problem, require
+from skate.errors import ConfigError, Problem, require
+from skate.paths import CONF_DIR
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.runlog.records import Decoding
 
@@ -153,3 +155,16 @@ def spec_of_config(config: Any, decoding: Decoding | None = None) -> ModelSpec:
     c = dict(config) if isinstance(config, dict) else dataclasses.asdict(config)
     fields = {k: v for k, v in c.items() if k not in PLAYER_ONLY and (v is not None or k == "supports_n")}
     return ModelSpec(**fields | (decoding.spec_fields() if decoding is not None else {}))
+
+
+def preset_players(name: str) -> PlayersConfig:
+    """The cohort of the option ``players=<name>`` (``conf/players/<name>.yaml``), typed: its own
+    keys over the schema's (a YAML's choices of other groups' options, as local_cohort's aug, are
+    the command line's to make). What ``SkateConfig()``'s players default to (``simulated``)."""
+    path = Path(CONF_DIR, "players", f"{name}.yaml")
+    if not path.is_file():
+        names = sorted(p.stem for p in path.parent.glob("*.yaml"))
+        raise ConfigError(f"players={name} is not a cohort: choose one of {', '.join(names)}")
+    body = OmegaConf.load(path)
+    body.pop("defaults", None)
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayersConfig), body))  # type: ignore[return-value]

@@ -36,7 +36,7 @@ from skate.llm.config import LLMConfig
 from skate.optimize.config import OptimizerConfig, check_players
 from skate.games.base import AnswerFormat, GameConfig
 from skate.embedders.config import EmbedderConfig, embedder
-from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles
+from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles, preset_players
 from skate.ratings.base import rating, rating_class, rating_name
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig, draw_margin_of
 from skate.sandbox.config import SandboxConfig, sandbox
@@ -180,15 +180,18 @@ class SkateConfig:
     the base schema its group's options extend."""
 
     seed: int = 0
-    game: GameConfig = MISSING  # type: ignore[assignment]
-    rating: RatingConfig = MISSING  # type: ignore[assignment]
-    aug: AugConfig = MISSING  # type: ignore[assignment]
-    estimator: EstimatorConfig = MISSING  # type: ignore[assignment]
-    players: PlayersConfig = MISSING  # type: ignore[assignment]
-    sandbox: SandboxConfig = MISSING  # type: ignore[assignment]
-    embedder: EmbedderConfig = MISSING  # type: ignore[assignment]
-    logger: LoggerConfig = MISSING  # type: ignore[assignment]
-    optimizer: OptimizerConfig = MISSING  # type: ignore[assignment]
+    # Each section's default is the option conf/config.yaml's defaults list chooses, so that
+    # SkateConfig() is the game `skate` plays with no overrides (tests/settings/test_config.py
+    # checks the two agree).
+    game: GameConfig = field(default_factory=lambda: get_game("cop").config_schema())
+    rating: RatingConfig = field(default_factory=lambda: rating.get("trueskill").schema())
+    aug: AugConfig = field(default_factory=AugConfig)
+    estimator: EstimatorConfig = field(default_factory=lambda: estimator.get("algorithm1").schema())
+    players: PlayersConfig = field(default_factory=lambda: preset_players("simulated"))
+    sandbox: SandboxConfig = field(default_factory=lambda: sandbox.get("auto").schema())
+    embedder: EmbedderConfig = field(default_factory=lambda: embedder.get("hashing").schema())
+    logger: LoggerConfig = field(default_factory=lambda: logger.get("wandb").schema())
+    optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     print_table: bool = True
     report: bool = True  # write report/ (plots, exports, HTML) at the end of every game and sweep
@@ -230,7 +233,7 @@ def register_configs() -> None:
     with no YAML under ``conf/<group>/`` is the option ``<group>=<name>`` as its schema stands; one
     with a YAML (which sets values of its own) gets its schema as ``schema/<group>/<name>``, out of
     the options users choose, for the YAML's defaults list (:func:`skate.registry.schema_default`)."""
-    store(None, "skate_schema", SkateConfig)
+    store(None, "skate_schema", _schema_node())
     for group, entries in (("game", [(n, g.config_schema) for n, g in load_games().items()]),
                            *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES)):
         with_yaml = yaml_options(group)
@@ -238,6 +241,22 @@ def register_configs() -> None:
             store(*(schema_node(group, name) if name in with_yaml else (group, name)), schema)
     for group, node in _SCHEMAS:
         store(*schema_node(group), node)
+
+
+# The sections a config group's option fills in (conf/config.yaml's defaults list).
+SECTIONS = ("game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger", "optimizer")
+_NODE: list[DictConfig] = []
+
+
+def _schema_node() -> DictConfig:
+    """SkateConfig as Hydra composes it: each section that a group's option fills in left missing
+    (typed by its base schema), for the option chosen to fill; made once."""
+    if not _NODE:
+        node = OmegaConf.structured(SkateConfig)
+        for name in SECTIONS:
+            node[name] = MISSING
+        _NODE.append(node)
+    return _NODE[0]
 
 
 # The groups whose options build different components: each group's registry names them, with
@@ -393,6 +412,28 @@ def build_settings(cfg: DictConfig) -> SkateConfig:
     check_known_keys(cfg)
     prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
     return validate(to_settings(cfg))
+
+
+def settle(settings: SkateConfig) -> SkateConfig:
+    """Settings made in Python (``SkateConfig(...)``, its sections built as dataclasses) settled and
+    checked as a composed config is (:func:`build_settings`): the cache folders' environment
+    variables read, the draw margin settled, every check run; a copy."""
+    if not isinstance(settings, SkateConfig):
+        raise TypeError(f"settle takes a SkateConfig, not a {type(settings).__name__}")
+    for f in dataclasses.fields(settings):  # a value of the wrong type, named by its section's key
+        section = getattr(settings, f.name)
+        if dataclasses.is_dataclass(section):
+            try:
+                OmegaConf.structured(section)
+            except OmegaConfBaseException as exc:
+                key = getattr(exc, "full_key", None)
+                raise ConfigError(f"{f.name}.{key + ': ' if key else ': '}{str(exc).splitlines()[0]}") from None
+    try:
+        cfg = OmegaConf.structured(settings)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+    return build_settings(cfg)
 
 
 def to_settings(cfg: DictConfig) -> SkateConfig:
