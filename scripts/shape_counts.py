@@ -133,6 +133,38 @@ def games_named_in_tests() -> list[str]:
     return [f"{rel(p)}:{i}" for p in tests for i, line in enumerate(p.read_text().splitlines(), 1) if rx.search(line)]
 
 
+def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
+    """Issue 59's counts: skate from Python, and Hydra at the command line's edge only."""
+    outside = [p for p in py if p not in cli and p.parent.name != "cli"]
+    tests = sources(ROOT / "tests")
+    probe = subprocess.run([sys.executable, "-c", (
+        "import dataclasses, skate\n"
+        "print(' '.join(n for n in ('play', 'SkateConfig', 'load_run', 'rate') if not hasattr(skate, n)))\n"
+        "from omegaconf import MISSING\n"
+        "from skate.settings.config import SkateConfig, validate\n"
+        "s = SkateConfig()\n"
+        "gone = [f.name for f in dataclasses.fields(s) if isinstance(getattr(s, f.name), str) and getattr(s, f.name) == MISSING]\n"
+        "print(' '.join(gone))\n"
+        "gone or validate(s)\n")], capture_output=True, text=True, cwd=ROOT)
+    lines = probe.stdout.splitlines() + ["", ""]
+    failed = [] if probe.returncode == 0 else ["validate(SkateConfig()) fails"]
+    return {
+        "sections SkateConfig() leaves missing, or a failed validate": lines[1].split() + failed,
+        "of skate.play, SkateConfig, load_run, rate: not exported": lines[0].split(),
+        "compose_config( calls outside skate/cli/": [c for c in calls_of("compose_config", outside)],
+        "test files calling compose_config(": sorted({c.split(":")[0] for c in calls_of("compose_config", tests)}),
+        "compose cache, apply_values, the __deepcopy__ patch, ConfigStore repo reads": grep(
+            r"_COMPOSED\s*[:=]|def apply_values|__deepcopy__\s*=|ConfigStore\.instance\(\)\.repo", py),
+        "OmegaConf privates (_is_none, _get_node) outside cli/": grep(r"\._(is_none|get_node)\(", outside),
+        "DictConfig / OmegaConf. / HydraConfig code lines outside cli/": grep(
+            r"^(?!\s*#).*(\bDictConfig\b|\bOmegaConf\.|\bHydraConfig\b)", [p for p in outside if p.name != "__init__.py"]),
+        "list[Any] / dict[str, Any] schema fields": grep(r"^    \w+: (list\[Any\]|dict\[str, Any\])",
+                                                         [p for p in py if p.name == "config.py" or p.name.endswith("config.py")]),
+        "type: ignore comments": grep(r"type: ignore", py),
+        "noqa comments": grep(r"# noqa", py),
+    }
+
+
 def main() -> None:
     py = sources()
     cli = sorted(PKG.glob("cli/*.py"))
@@ -165,6 +197,7 @@ def main() -> None:
         "import cycles between modules": [" <-> ".join(c) for c in import_cycles()],
         "tests outside tests/games/ that list the games": games_named_in_tests(),
     }
+    counts.update(python_surface(py, cli))
     schemas = help_schemas()
     if "--json" in sys.argv:
         print(json.dumps({**counts, "*_schema options in skate play --help": schemas}, indent=1))
