@@ -59,7 +59,7 @@ def _held_refusal(out_dir: Path) -> str | None:
         return None
     more = " game.rounds=<more>" if held.finished else ""
     return (f"{out_dir} already holds a run ({held.describe()}); to continue it: "
-            f"python -m skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
+            f"skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
 
 
 class OneRunPerFolder(Callback):
@@ -82,7 +82,7 @@ def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, 
     """One job of a sweep (``-m``), in its folder ``out_dir``, so that a sweep run again with the
     same ``hydra.sweep.dir`` ends as if it had never been stopped: a folder with no run plays it
     fresh; one holding a finished run keeps it (returns None); one holding an unfinished run
-    (stopped, crashed, killed) resumes it, as ``python -m skate resume=<out_dir>`` does. The job's
+    (stopped, crashed, killed) resumes it, as ``skate resume=<out_dir>`` does. The job's
     settings must be the ones its run was started with, else the job is refused (:class:`RunExists`).
     """
     _check_settings(settings, "run_sweep_job")
@@ -93,7 +93,7 @@ def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, 
     if differ:
         raise RunExists(f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
                         f"{', ...' if len(differ) > 4 else ''} differ): the sweep's overrides changed; "
-                        f"sweep into another hydra.sweep.dir, or resume this job alone: python -m skate resume={out_dir}")
+                        f"sweep into another hydra.sweep.dir, or resume this job alone: skate resume={out_dir}")
     if held.finished:
         print(f"skate: {out_dir} already holds this job's finished run; kept", file=sys.stderr)
         return None

@@ -61,7 +61,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
                           f"hydra.run.dir={done}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
-        f"skate: {done} already holds a run (finished); to continue it: python -m skate resume={done} "
+        f"skate: {done} already holds a run (finished); to continue it: skate resume={done} "
         f"game.rounds=<more>; for a new run choose another hydra.run.dir"]
     assert (done / "events.jsonl").read_bytes() == before
     assert sorted(done.rglob("*")) == files  # refused before Hydra writes .hydra/ and its log there
@@ -70,7 +70,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
     cut_after_round(reference[1], killed, 2)
     before = (killed / "events.jsonl").read_bytes()
     with pytest.raises(RunExists, match=r"already holds a run \(stopped after round 2\); to continue it: "
-                                        rf"python -m skate resume={killed}; for a new"):
+                                        rf"skate resume={killed}; for a new"):
         run_game(build_settings(compose_config([*TINY, "game.rounds=2"])), killed)
     assert (killed / "events.jsonl").read_bytes() == before
 

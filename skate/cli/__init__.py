@@ -3,9 +3,7 @@
 Every tool is one module of this package and one entry of :data:`TOOLS`; a game's own tools
 (``skate scp``, ``skate rugged``) are the commands it registers with the game
 (:func:`skate.games.register`, ``commands=``), read from the game registry by :func:`commands`.
-``skate --help`` lists them all. ``python -m skate.<tool>``, the form earlier releases documented,
-still works for one release: each such module calls :func:`alias`, which says in one line what
-replaced it and runs the command.
+``skate --help`` lists them all.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import argparse
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 # skate's own tools: name -> (where its main is, "module:function"; what it does, in one line). The
 # function takes the command's arguments (argv without the command) and returns an exit status.
@@ -51,18 +48,6 @@ def commands() -> dict[str, tuple[str, str]]:
                                  "rename it in the game's register(..., commands=...)")
             out[name], owner[name] = entry, f"game={game}"
     return out
-
-
-def __getattr__(name: str) -> Any:
-    if name == "COMMANDS":  # every command, built when asked for (it imports every game)
-        return commands()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# What starts a game rather than a command: Hydra's own flags.
-_HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--info", "--resolve", "-p", "--package", "--config-dir",
-                "-cd", "--config-name", "-cn", "--config-path", "-cp", "--hydra-help", "--run", "-r",
-                "--shell-completion", "-sc", "--experimental-rerun")
 
 
 def usage() -> str:
@@ -128,13 +113,10 @@ def parse_with_overrides(parser: argparse.ArgumentParser, argv: Sequence[str] | 
     return args
 
 
-def alias(module: str, command: str) -> None:
-    """``python -m skate.<module>``: run ``skate <command>`` with the process's arguments, after one
-    line on standard error naming what replaced it (the alias goes in the next release); exits
-    with the command's status."""
-    print(f"skate: `python -m {module}` is now `skate {command}`; this alias goes in the next release",
-          file=sys.stderr)
-    sys.exit(main([command, *sys.argv[1:]]))
+# What starts a game rather than a command: Hydra's own flags.
+_HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--info", "--resolve", "-p", "--package", "--config-dir",
+                "-cd", "--config-name", "-cn", "--config-path", "-cp", "--hydra-help", "--run", "-r",
+                "--shell-completion", "-sc", "--experimental-rerun")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -99,7 +99,7 @@ def _app(cfg: DictConfig) -> None:
                       else run_game(settings, out_dir, made_from=made_from))
     except LogWriteError as exc:
         print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
-              f"python -m skate resume={out_dir}", file=sys.stderr)
+              f"skate resume={out_dir}", file=sys.stderr)
         sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
         what = "" if isinstance(exc, RunExists) else \
@@ -135,7 +135,7 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     except (ConfigError, SandboxUnavailable) as exc:
         down = isinstance(exc, PreflightError) and exc.down  # a model still down: the outage the run stopped for
         what = "" if down else "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
-        again = f"; resume with: python -m skate resume={folder} once it answers" if down else ""
+        again = f"; resume with: skate resume={folder} once it answers" if down else ""
         print(f"skate: {what}{exc}{again}", file=sys.stderr)
         return OUTAGE_STATUS if down else 2
     status = print_summary(result, folder, settings.print_table)

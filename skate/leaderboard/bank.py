@@ -60,7 +60,7 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
         raise StoreError(str(exc)) from None
     if not run.finished:
         raise StoreError(f"{run_dir} holds a run that has not finished (no run_end): finish it with "
-                         f"python -m skate resume={run_dir}, then import it")
+                         f"skate resume={run_dir}, then import it")
     start = run.start
     key = run_key(run_dir)
     stream = [t for t in run.rating_stream() if isinstance(t, RatedTask)]

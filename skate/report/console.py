@@ -102,7 +102,7 @@ def stopped_text(summary: Summary, out_dir: Path) -> str | None:
         " once it answers" if summary.stopped.startswith(_OUTAGE) else ""
     why = summary.stopped.removeprefix("Interrupted: ").removeprefix(_OUTAGE)
     return (f"skate: {why} in round {summary.stopped_round or 0}; "
-            f"{summary.tasks} tasks rated. Resume with: python -m skate resume={out_dir}{extra}")
+            f"{summary.tasks} tasks rated. Resume with: skate resume={out_dir}{extra}")
 
 
 def print_summary(result: GameResult, out_dir: Path, print_table: bool) -> int:

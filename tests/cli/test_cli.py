@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
-import runpy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from skate.cli import COMMANDS, command_of, commands, main, parse_with_overrides, run
+from skate.cli import command_of, commands, main, parse_with_overrides, run
 from skate.games import load_games
 
 SKATE = Path(sys.executable).parent / "skate"  # the console script pyproject.toml installs
@@ -24,12 +22,12 @@ def test_skate_help_lists_every_command_and_a_wrong_word_gets_the_list():
     assert out.returncode == 0
     block = out.stdout.split("commands:\n", 1)[1].split("\n\n", 1)[0]
     listed = [line.split()[0] for line in block.splitlines()]
-    assert listed == list(COMMANDS)
+    assert listed == list(commands())
     bad = subprocess.run([str(SKATE), "rat", "RUN"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.startswith("skate: 'rat' is not a command") and "rate " in bad.stderr
 
 
-@pytest.mark.parametrize("name", [n for n in COMMANDS if n not in ("play", "optimize")])
+@pytest.mark.parametrize("name", [n for n in commands() if n not in ("play", "optimize")])
 def test_every_command_answers_help(name, capsys):
     with pytest.raises(SystemExit) as exc:
         run(name, ["--help"])
@@ -110,42 +108,9 @@ def test_overrides_and_hydra_flags_play_a_game():
     assert command_of(["rate", "RUN"]) == ("rate", ["RUN"])
 
 
-# python -m skate.<module>, the form earlier releases documented: module -> the command it now is.
-ALIASES = {"skate.rate": "rate", "skate.sensitivity": "sensitivity", "skate.local": "local", "skate.export": "export",
-           "skate.scp": "scp", "skate.rugged": "rugged",
-           "skate.report": "report", "skate.sandbox": "sandbox", "skate.optimize": "optimize"}
-
-
-@pytest.mark.parametrize(("module", "command"), sorted(ALIASES.items()))
-def test_python_dash_m_aliases_say_what_replaced_them_and_run_the_command(module, command, monkeypatch, capsys):
-    ran = []
-    monkeypatch.setattr("skate.cli.run", lambda name, args: ran.append((name, args)) or 0)
-    monkeypatch.setattr(sys, "argv", [module, "RUN", "x=1"])
-    with pytest.raises(SystemExit) as exc:
-        runpy.run_module(module, run_name="__main__", alter_sys=False)
-    assert exc.value.code == 0 and ran == [(command, ["RUN", "x=1"])]
-    assert capsys.readouterr().err == (f"skate: `python -m {module}` is now `skate {command}`; "
-                                       "this alias goes in the next release\n")
-
-
-def test_the_embedders_alias_drops_its_subcommand(monkeypatch, capsys):
-    ran = []
-    monkeypatch.setattr("skate.cli.run", lambda name, args: ran.append((name, args)) or 0)
-    monkeypatch.setattr(sys, "argv", ["skate.embedders", "calibrate", "--frr", "0.1"])
-    with pytest.raises(SystemExit):
-        runpy.run_module("skate.embedders", run_name="__main__", alter_sys=False)
-    assert ran == [("calibrate", ["--frr", "0.1"])]
-    assert "`python -m skate.embedders calibrate` is now `skate calibrate`" in capsys.readouterr().err
-
-
-def test_an_alias_runs_the_command_in_a_process_of_its_own():
-    out = subprocess.run([sys.executable, "-m", "skate.rate", "--help"], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0 and "usage:" in out.stdout and "is now `skate rate`" in out.stderr
-
-
 def test_a_games_commands_are_skate_commands_and_a_clash_names_both(monkeypatch):
     scp = load_games()["scp"]
-    assert COMMANDS["scp"] == scp.commands["scp"] and COMMANDS["rugged"] == scp.commands["rugged"]
+    assert commands()["scp"] == scp.commands["scp"] and commands()["rugged"] == scp.commands["rugged"]
     assert command_of(["rugged", "scores.csv"]) == ("rugged", ["scores.csv"])
     monkeypatch.setattr(scp, "commands", {**scp.commands, "rate": ("skate.tools.scp.cli:main", "a clash")})
     with pytest.raises(ValueError, match=r"^game=scp registers the command 'rate', which skate already has: rename"):

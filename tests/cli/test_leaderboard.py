@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from skate.cli import COMMANDS, usage
+from skate.cli import commands, usage
 from skate.cli.leaderboard import main
 
 
 def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     store = str(tmp_path / "board.db")
-    assert "leaderboard" in COMMANDS and "leaderboard" in usage()
+    assert "leaderboard" in commands() and "leaderboard" in usage()
     assert main(["import", str(runs_to_bank[0]), str(runs_to_bank[1]), "--store", store]) == 0
     out = capsys.readouterr().out
     assert out.count("mathquiz,") == 2 and "refitted" in out

@@ -120,12 +120,12 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
     assert len(checked) == 3 and checked[0].startswith("skate: player ")  # one line per model
     assert "config error" not in " ".join(checked)
     assert all("cannot reach" in x for x in checked)
-    assert checked[-1].endswith(f"resume with: python -m skate resume={run} once it answers")
+    assert checked[-1].endswith(f"resume with: skate resume={run} once it answers")
     assert len(lines) == 1
     line = lines[0]
     assert "openai/" in line and f"at {server.api_base} did not answer for " in line
     assert "llm.outage_wait_s=0.2" in line
-    assert line.endswith(f"Resume with: python -m skate resume={run} once it answers")
+    assert line.endswith(f"Resume with: skate resume={run} once it answers")
     assert [s for s, _ in outages(run)].count("gave_up") == 2
     before = server.stats.requests
     assert resume(str(run), ["llm.outage_wait_s=30"]) == 0  # the server is back (the wait may change)

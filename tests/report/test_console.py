@@ -32,7 +32,7 @@ def test_a_stopped_run_says_where_and_how_to_resume_even_without_the_table(capsy
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == ("skate: BudgetExceeded: spent in round 2; 3 tasks rated. "
-                           "Resume with: python -m skate resume=run llm.budget_usd=<more>")
+                           "Resume with: skate resume=run llm.budget_usd=<more>")
 
 
 def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_exits_75(capsys):
@@ -40,7 +40,7 @@ def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_ex
     summary = Summary(tasks=3, stopped=f"ModelUnreachable: {why}", stopped_round=6)
     assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == OUTAGE_STATUS == 75
     assert capsys.readouterr().err == (f"skate: {why} in round 6; 3 tasks rated. "
-                                       "Resume with: python -m skate resume=run once it answers\n")
+                                       "Resume with: skate resume=run once it answers\n")
 
 
 # ------------------------------------------------------------------ what the tasks told

@@ -26,12 +26,6 @@ from skate.games.mathquiz.questions.reader import kind_of, question_difficulty, 
 from skate.games.mathquiz.questions.templates import WEIGHTS, Family
 from skate.games.mathquiz.questions.writer import generate_question, wrong_answers
 
-# Internals the tests reach through this module (the reader's parse, the pronoun table and the
-# random choice the templates are rendered with).
-from skate.games.mathquiz.questions.reader import _parse as _parse
-from skate.games.mathquiz.questions.templates import _PRONOUNS as _PRONOUNS
-from skate.games.mathquiz.questions.templates import _pick as _pick
-
 __all__ = ["FAMILIES", "KINDS", "WEIGHTS", "Family", "generate_question", "kind_of", "question_difficulty", "solve",
            "wrong_answers"]
 

@@ -66,13 +66,6 @@ from skate.games.pyjail.jails.maker import flawed_jail, make_jail
 from skate.games.pyjail.jails.model import FLAWS, KINDS, TECHNIQUES, JailInfo, Rules, Technique
 from skate.games.pyjail.jails.reader import difficulty, guess_difficulty, kind_of, read_jail
 
-# Internals the tests reach through this module (the word and character pools a jail's extras
-# come from, the mirrored input checks, the writer's record of the forms it chose).
-from skate.games.pyjail.jails.maker import _EXTRA_WORDS as _EXTRA_WORDS
-from skate.games.pyjail.jails.maker import _MINOR_CHARS as _MINOR_CHARS
-from skate.games.pyjail.jails.maker import _write_jail as _write_jail
-from skate.games.pyjail.jails.model import _static_ok as _static_ok
-
 __all__ = [
     "FLAWS", "KINDS", "TECHNIQUES", "JailInfo", "Rules", "Technique", "attack_inputs", "breaker",
     "difficulty", "flawed_jail", "guess_difficulty", "kind_of", "make_jail", "probe", "read_jail",

@@ -31,8 +31,7 @@ Exit status: 0 done; 2 bad input, a model or arXiv unreachable (one line ``skate
 stderr, no traceback).
 """
 
-# The SCP game's command-line tool: skate.games.scp registers it as the command ``skate scp``
-# (``python -m skate.scp``, its old name, warns and runs it).
+# The SCP game's command-line tool: skate.games.scp registers it as the command ``skate scp``.
 from __future__ import annotations
 
 import argparse

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from skate.games.mathquiz import generator as mq
+from skate.games.mathquiz.questions import reader as question_reader
+from skate.games.mathquiz.questions import templates as question_templates
 from skate.games.mathquiz.generator import (KINDS, generate_question, kind_of, question_difficulty, solve,
                                             wrong_answers)
 from skate.embedders import HashingEmbedder, NoveltyIndex
@@ -146,9 +148,9 @@ def test_steps_grow_with_difficulty():
     for kind in KINDS:
         for d, lo, hi in ((0.0, 1, 2), (1.0, 6, 8)):
             for seed in range(5):
-                problem = mq._parse(generate_question(kind, d, 500, np.random.default_rng(seed)))
+                problem = question_reader._parse(generate_question(kind, d, 500, np.random.default_rng(seed)))
                 assert lo <= len(problem.events) - 1 <= hi, (kind, d, problem.events)
-    hard = mq._parse(generate_question("inventory", 1.0, 500, np.random.default_rng(0)))
+    hard = question_reader._parse(generate_question("inventory", 1.0, 500, np.random.default_rng(0)))
     assert hard.notes >= 1  # irrelevant facts at high difficulty
 
 
@@ -242,13 +244,13 @@ def test_mangled_questions_never_raise():
 def test_a_question_with_a_sentence_missing_is_not_misread():
     for kind, _, t, text in questions(3, grid=(0.3, 0.7, 1.0)):
         parts = sentences(text)
-        problem = mq._parse(text)
+        problem = question_reader._parse(text)
         for i in range(len(parts)):
             shorter = " ".join(parts[:i] + parts[i + 1:])
             got = solve(shorter)
             if i in (0, len(parts) - 1):  # no opening value, or no question
                 assert got is None, shorter
-            elif got is not None and mq._parse(shorter).notes < problem.notes:
+            elif got is not None and question_reader._parse(shorter).notes < problem.notes:
                 assert got == t  # an irrelevant fact was dropped
             else:
                 assert got != t  # a step was dropped: None, or the answer of the shorter story
@@ -280,9 +282,9 @@ def test_every_template_round_trips():
         for op, templates in fam.templates.items():
             for tpl in templates:
                 for _ in range(5):
-                    ctx = {**mq._PRONOUNS["f"], "name": "Maya", "new": "Omar", "friend": "Hugo",
+                    ctx = {**question_templates._PRONOUNS["f"], "name": "Maya", "new": "Omar", "friend": "Hugo",
                            "a": "1,234", "b": "7", "c": "42", "times": "three times", "frac": "two fifths",
-                           "Frac": "Two fifths", **{w: mq._pick(ws, rng) for w, ws in fam.words.items()}}
+                           "Frac": "Two fifths", **{w: question_templates._pick(ws, rng) for w, ws in fam.words.items()}}
                     got = tpl.read(tpl.render(ctx, rng))
                     assert got is not None and all(ctx[k] == v for k, v in got.items()), (fam.kind, op, tpl)
 

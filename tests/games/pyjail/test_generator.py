@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from skate.games.pyjail import generator as gen
+from skate.games.pyjail.jails import maker, model
 from skate.embedders import HashingEmbedder
 from skate.sandbox import Outcome
 from skate.sandbox.call import call_function
@@ -53,7 +54,7 @@ FORMS = frozenset({
     "top_os:True",
 })
 # Inputs some check refuses: the first one a jail's rules refuse is sent to it.
-REFUSED = (NAIVE, "1" + " " * 60, "os", *gen._EXTRA_WORDS, *gen._MINOR_CHARS, ".", "lambda: 1",
+REFUSED = (NAIVE, "1" + " " * 60, "os", *maker._EXTRA_WORDS, *maker._MINOR_CHARS, ".", "lambda: 1",
            "(1).real", "x[0]", "'s'", "f(1)", "import os")
 
 
@@ -92,7 +93,7 @@ def form_cover():
         for kind in gen.KINDS:
             for strength in STRENGTHS:
                 rng = np.random.default_rng(300 + seed)
-                _, source, traits = gen._write_jail(kind, strength, rng)
+                _, source, traits = maker._write_jail(kind, strength, rng)
                 # a new form of a known family, missing from FORMS, would go untested
                 assert {t for t in traits if t.split(":")[0] in families} <= FORMS | absent
                 candidates.append((source, traits & FORMS))
@@ -171,7 +172,7 @@ def test_jails_of_one_kind_and_level_are_far_apart_for_the_novelty_embedder():
     same, cross, groups = [], [], []
     for kind in gen.KINDS:
         for strength in (0.25, 0.75):
-            sources = [gen._write_jail(kind, strength, np.random.default_rng(100 + seed))[1]
+            sources = [maker._write_jail(kind, strength, np.random.default_rng(100 + seed))[1]
                        for seed in range(12)]
             groups.append(embedder.embed(sources))
             dist = 1.0 - groups[-1] @ groups[-1].T
@@ -188,7 +189,7 @@ def test_jails_of_one_kind_and_level_are_far_apart_for_the_novelty_embedder():
     assert np.mean(cross > 0.25) >= 0.95 and cross.mean() > same.mean() + 0.03
     # what was measured is what make_jail writes
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    assert gen.make_jail("ast", 0.75, rng_a) == gen._write_jail("ast", 0.75, rng_b)[1]
+    assert gen.make_jail("ast", 0.75, rng_a) == maker._write_jail("ast", 0.75, rng_b)[1]
 
 
 def test_unknown_jails_are_not_read_and_get_a_heuristic_difficulty():
@@ -313,7 +314,7 @@ def test_every_form_of_jail_works_in_the_sandbox(sandbox, form_cover):
         if below:
             pairs.append((source, gen.probe(below[-1], info, rng)))
             labels.append("below")
-        refused = next((text for text in REFUSED if not gen._static_ok(info.rules, text)), None)
+        refused = next((text for text in REFUSED if not model._static_ok(info.rules, text)), None)
         if refused is not None:
             pairs.append((source, refused))
             labels.append("refused")
