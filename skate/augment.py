@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from skate.errors import Settings
 from skate.runlog.records import HistoryItem, Task
 
 
@@ -32,7 +33,7 @@ class Strategy(enum.StrEnum):
 
 
 @dataclass
-class AugConfig:
+class AugConfig(metaclass=Settings):
     _target_: str = "skate.augment.Augmentation"
     strategy: Strategy = Strategy.hist_perf
     max_items: int = 0  # keep at most this many (most recent) history items; 0 = no cap

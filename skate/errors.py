@@ -9,12 +9,43 @@ finds (a key relative to the section, the value, what is needed), a subclass add
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class ConfigError(ValueError):
     """A config value is out of range or inconsistent; the message names the key."""
+
+
+class SettingError(ConfigError, TypeError):
+    """A settings schema was given a keyword it has no setting for (a typo, from Python)."""
+
+
+def not_a_setting(path: str, kind: type) -> str:
+    """What to say of ``path``, a key that the schema ``kind`` (a dataclass) does not have: the
+    nearest of its settings, and all of them."""
+    names = sorted(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
+    parent, _, last = path.rpartition(".")
+    near = difflib.get_close_matches(last, names, n=1)
+    hint = f" (did you mean {parent + '.' if parent else ''}{near[0]}?)" if near else ""
+    return f"{path} is not a setting of {kind.__name__}{hint}; its settings: {', '.join(names)}"
+
+
+class Settings(type):
+    """The metaclass of every settings schema (``class GameConfig(metaclass=Settings)``, and so
+    every schema that extends one): a keyword the schema has no setting for raises
+    :class:`SettingError` naming it, the nearest setting and the schema's settings, where a
+    dataclass would say only ``unexpected keyword argument``."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and dataclasses.is_dataclass(cls):
+            names = {f.name for f in dataclasses.fields(cls)}
+            unknown = next((k for k in kwargs if k not in names), None)
+            if unknown is not None:
+                raise SettingError(not_a_setting(unknown, cls))
+        return super().__call__(*args, **kwargs)
 
 
 def check(ok: bool, key: str, value: object, need: str) -> None:

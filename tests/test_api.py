@@ -79,8 +79,10 @@ def test_bad_settings_are_the_command_line_s_one_line(tmp_path):
         skate.play(quiet(game=MathQuizConfig(rounds=0)), tmp_path / "a")
     with pytest.raises(ConfigError, match=r"game\.rounds: .*ten"):
         skate.play(quiet(game=MathQuizConfig(rounds="ten")), tmp_path / "b")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="gaem"):
+    with pytest.raises(ConfigError, match=r"^gaem is not a setting of SkateConfig \(did you mean game\?\); its settings: aug, "):
         skate.SkateConfig(gaem=MathQuizConfig())  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"roundz is not a setting of MathQuizConfig \(did you mean rounds\?\)"):
+        MathQuizConfig(roundz=3)  # type: ignore[call-arg]  (a SettingError is a TypeError too, as Python's own)
     with pytest.raises(TypeError, match="play takes a SkateConfig"):
         skate.play({"game": "mathquiz"}, tmp_path / "c")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="has no events.jsonl"):

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 
-from skate.errors import Problem, require
+from skate.errors import Problem, Settings, require
 from skate.registry import Registry
 
 
 @dataclass
-class EmbedderConfig:
+class EmbedderConfig(metaclass=Settings):
     """What every embedder's settings are (the ``embedder`` section's type); each embedder's schema
     extends it (see :data:`embedder`, the group's registry)."""
 

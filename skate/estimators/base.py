@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
-from skate.errors import ConfigError, Problem
+from skate.errors import ConfigError, Problem, Settings
 from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_name
 from skate.runlog import replies
@@ -193,7 +193,7 @@ def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 # --------------------------------------------------------------------------- estimator
 @dataclass
-class EstimatorConfig:
+class EstimatorConfig(metaclass=Settings):
     """What every estimator's settings are (the ``estimator`` section's type); each estimator's
     schema extends it (see :data:`estimator`, the group's registry), and checks its own fields in
     ``check`` (adding to ``super().check()``)."""

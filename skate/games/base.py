@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from skate.errors import Problem, require
+from skate.errors import Problem, Settings, require
 from skate.runlog.records import PASS_MARK, VOID, Rejection, Task
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +100,7 @@ class GameSpec:
 
 
 @dataclass
-class GameConfig:
+class GameConfig(metaclass=Settings):
     """What every game's config has; each game extends it with its own keys."""
 
     name: str = "game"

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from skate.errors import Problem, require
+from skate.errors import Problem, Settings, require
 
 
 STRUCTURED = ("auto", "on", "off")  # llm.structured
@@ -24,7 +24,7 @@ PAPER_PRICES: dict[str, dict[str, float]] = {
 
 
 @dataclass
-class LLMConfig:
+class LLMConfig(metaclass=Settings):
     cache: bool = True  # reuse earlier completions of identical requests (errors are never cached)
     cache_dir: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/responses"
     max_retries: int = 4

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skate.errors import Settings
 from skate.registry import Registry
 
 
 # The logger group's schemas (conf/logger/*.yaml) extend LoggerConfig, each in its logger's module.
 @dataclass
-class LoggerConfig:
+class LoggerConfig(metaclass=Settings):
     """What every logger's settings are (the ``logger`` section's type); each logger's schema
     extends it (see :data:`logger`, the group's registry)."""
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from skate.runlog import events as ev
-from skate.errors import ConfigError, Problem, require
+from skate.errors import ConfigError, Problem, Settings, require
 from skate.errors import check as _check
 
 ROLES = ("answerer", "setter")
@@ -35,7 +35,7 @@ class Role(enum.StrEnum):
 
 
 @dataclass
-class OptimizerConfig:
+class OptimizerConfig(metaclass=Settings):
     """DSPy prompt optimisation of each language-model player's modules before the game.
 
     ``settings`` are the optimiser's own (demos, candidates, trials, ``auto``, threads);

@@ -11,14 +11,14 @@ from typing import Any, Optional
 
 from omegaconf import MISSING, OmegaConf
 
-from skate.errors import ConfigError, Problem, require
+from skate.errors import ConfigError, Problem, Settings, require
 from skate.paths import CONF_DIR
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.runlog.records import Decoding
 
 
 @dataclass
-class SimPlayerConfig:
+class SimPlayerConfig(metaclass=Settings):
     """A simulated player with known latent skill (the ground truth for tests and benchmarks)."""
 
     name: str = MISSING
@@ -34,7 +34,7 @@ class SimPlayerConfig:
 
 
 @dataclass
-class LLMPlayerConfig:
+class LLMPlayerConfig(metaclass=Settings):
     name: str = MISSING
     model: str = MISSING  # "provider/model", e.g. "openai/gpt-4o-2024-11-20"
     api_base: str = ""  # OpenAI-compatible server, e.g. "http://localhost:8000/v1"
@@ -77,7 +77,7 @@ SETTER_REPAIRS = ("show", "resample")
 
 
 @dataclass
-class PlayersConfig:
+class PlayersConfig(metaclass=Settings):
     simulated: list[SimPlayerConfig] = field(default_factory=list)
     llm: list[LLMPlayerConfig] = field(default_factory=list)
     # Parts players take in staged presets, which name players by role, not by name:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-from skate.errors import ConfigError, Problem, raise_first, require
+from skate.errors import ConfigError, Problem, Settings, raise_first, require
 from skate.errors import check as _check
 from skate.runlog.records import PASS_MARK
 
@@ -51,7 +51,7 @@ class BTPoint(enum.StrEnum):
 
 # --------------------------------------------------------------------------- rating
 @dataclass
-class RatingConfig:
+class RatingConfig(metaclass=Settings):
     """What every rating backend's settings are (the ``rating`` section's type): each backend's
     schema extends it (see the ``rating`` registry in :mod:`skate.ratings.base`), and checks its
     own fields in ``check`` (adding to ``super().check()``)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-from skate.errors import Problem, raise_first, require
+from skate.errors import Problem, Settings, raise_first, require
 from skate.registry import Registry
 
 
@@ -14,7 +14,7 @@ MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
 
 
 @dataclass
-class SandboxConfig:
+class SandboxConfig(metaclass=Settings):
     _target_: str = "skate.sandbox.SubprocessSandbox"
     workers: int = 0  # concurrent executions; 0 = number of CPU cores
     python: str = ""  # interpreter that runs the programs; "" = the one running skate

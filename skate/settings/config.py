@@ -29,7 +29,7 @@ from skate.augment import AugConfig
 from skate.settings.compose import compose, store, yaml_options
 from skate.runlog.records import ScheduleMode
 from skate.registry import schema_node, spoken
-from skate.errors import ConfigError, Problem, raise_first, require
+from skate.errors import ConfigError, Problem, Settings, not_a_setting, raise_first, require
 from skate.errors import check as _check
 from skate.games import get_game, load_games
 from skate.llm.config import LLMConfig
@@ -111,7 +111,7 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
 
 
 @dataclass
-class ScheduleConfig:
+class ScheduleConfig(metaclass=Settings):
     """Who sets and who answers in each round.
 
     ``rounds`` (default): everyone sets, everyone answers. ``matches`` (ZeroSumEval's protocol):
@@ -124,7 +124,7 @@ class ScheduleConfig:
 
 
 @dataclass
-class EventsConfig:
+class EventsConfig(metaclass=Settings):
     """What the event log keeps of the ratings. ``task`` (default): one ``rated`` event per task
     (and per forfeit) with the count of pairwise updates it made and each moved player's numbers
     after them (TrueSkill's μ and σ, Elo's rating): the log grows with tasks × players. ``pair``:
@@ -140,7 +140,7 @@ class EventsConfig:
 
 
 @dataclass
-class StageConfig:
+class StageConfig(metaclass=Settings):
     """A stage of a staged game. ``join``, ``setters`` and ``answer_only`` name players by name or
     by role (``players.roles``, or a simulated cohort's skill order: strongest, second, ..., weakest)."""
 
@@ -153,7 +153,7 @@ class StageConfig:
 
 
 @dataclass
-class StopConfig:
+class StopConfig(metaclass=Settings):
     """End the game before game.rounds once its ranking is settled."""
 
     # A confidence in (0.5, 1): after a round, stop when every adjacent pair of the ranking is
@@ -173,7 +173,7 @@ class StopConfig:
 
 # --------------------------------------------------------------------------- top level
 @dataclass
-class SkateConfig:
+class SkateConfig(metaclass=Settings):
     """The whole config, and once composed and checked (:func:`build_settings`), a run's typed
     settings: each section an instance of its group's schema (``settings.rating`` a
     ``TrueSkillConfig``, ``settings.estimator`` an ``Algorithm1Config``, ...), each typed here by
@@ -269,11 +269,7 @@ _SCHEMAS: tuple[tuple[str, type], ...] = (("aug", AugConfig), ("players", Player
 # --------------------------------------------------------------------------- validation
 def unknown_key(path: str, kind: type) -> str:
     """What to say of ``path``, a key that the schema ``kind`` (a dataclass) does not have."""
-    names = sorted(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
-    parent, _, last = path.rpartition(".")
-    near = difflib.get_close_matches(last, names, n=1)
-    hint = f" (did you mean {parent + '.' if parent else ''}{near[0]}?)" if near else ""
-    return f"{path} is not a setting of {kind.__name__}{hint}; its settings: {', '.join(names)}"
+    return not_a_setting(path, kind)
 
 
 def describe_config_error(exc: BaseException) -> str:
