@@ -88,3 +88,14 @@ def test_bad_settings_are_the_command_line_s_one_line(tmp_path):
     with pytest.raises(ConfigError, match="has no events.jsonl"):
         skate.load_run(tmp_path)
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_game_s_settings_from_the_yaml_presets_as_the_command_line_composes_them():
+    local = skate.config(players="local_cohort", game="mathquiz", values={"game.rounds": 2})
+    assert record_of(local) == record_of(build_settings(compose_config(["players=local_cohort", "game=mathquiz",
+                                                                        "game.rounds=2"])))
+    assert local.aug.strategy.value == "no_info" and local.game.recipe  # the cohort's own choices and preset
+    cohort = skate.preset("local_cohort")
+    assert cohort.llm == local.players.llm  # (the game's preset adds setter_repair: resample for MathQuiz)
+    assert cohort.setter_repair is None and local.players.setter_repair == "resample"
+    assert isinstance(skate.SkateConfig(players=cohort).players, type(cohort))

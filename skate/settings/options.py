@@ -1,0 +1,176 @@
+"""The YAML presets under ``conf/`` as typed settings, without Hydra: what ``skate.preset`` and
+``skate.settings`` give a Python caller (docs/python.md).
+
+A group's option is its YAML, ``conf/<group>/<name>.yaml``, over the schema its defaults list
+names (``/schema/<group>/<schema>@_here_``), or, for an option with no YAML, the registered
+schema of that name (``game=mathquiz``, ``rating=trueskill_schema``). :func:`settings` puts a
+whole game together as ``skate`` composes it from ``conf/config.yaml``: each group's option (the
+choices given, else the defaults list's), the choices an experiment or a chosen option makes for
+other groups (``override /aug@_global_.aug: no_info``; a choice given here wins over them), the
+experiment's keys, the ``preset_game`` and ``players_game`` presets of the choices made
+(``${experiment}_${game}``, ``${players}_${game}``), the primary config's own keys, then the
+values given. tests/settings/test_options.py checks that it gives what Hydra composes, for every
+option of every group, every experiment and every cohort with each game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from skate.errors import ConfigError
+from skate.games import get_game, load_games
+from skate.paths import CONF_DIR
+from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, _SCHEMAS, _schema_node, build_settings
+
+# The groups of conf/config.yaml's defaults list that hold sections, and the optional global presets.
+GLOBAL = ("experiment", "preset_game", "players_game")
+
+
+def _yaml(path: Path) -> tuple[list[Any], DictConfig]:
+    """A YAML option's defaults list and its keys."""
+    try:
+        body = OmegaConf.load(path)
+    except (OSError, OmegaConfBaseException) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    listed = body.pop("defaults", None)
+    defaults = OmegaConf.to_container(listed, resolve=False) if listed is not None else []
+    return list(defaults), body  # type: ignore[arg-type, return-value]
+
+
+def _options(group: str) -> list[str]:
+    names = {p.stem for p in Path(CONF_DIR, group).glob("*.yaml")}
+    if group == "game":
+        names |= set(load_games())
+    for registry in REGISTRIES:
+        if registry.group == group:
+            names |= {e.name for e in registry} | {f"{e.name}_schema" for e in registry}
+    return sorted(names)
+
+
+def _schema(group: str, name: str) -> type:
+    """The schema an option extends: ``/schema/<group>/<name>`` (a registered component's) or
+    ``/schema/<group>`` (the group's one schema)."""
+    if group == "game":
+        return get_game(name).config_schema
+    for g, schema in _SCHEMAS:
+        if g == group:
+            return schema
+    for registry in REGISTRIES:
+        if registry.group == group:
+            return registry.get(name.removesuffix("_schema")).schema
+    raise ConfigError(f"{group} is not a config group: choose one of {', '.join(SECTIONS)}")
+
+
+def option(group: str, name: str) -> tuple[DictConfig, dict[str, str]]:
+    """The option ``<group>=<name>`` as a typed node, and the choices it makes for other groups."""
+    path = Path(CONF_DIR, group, f"{name}.yaml")
+    if not path.is_file():
+        if name not in _options(group):
+            raise ConfigError(f"{group}={name} is not an option of {group}: choose one of {', '.join(_options(group))}")
+        return OmegaConf.structured(_schema(group, name.removesuffix("_schema") if group != "game" else name)), {}
+    defaults, body = _yaml(path)
+    schema, choices = None, {}
+    for entry in defaults:
+        if entry == "_self_":
+            continue
+        if isinstance(entry, str) and entry.startswith("/schema/"):
+            parts = entry.split("@")[0].split("/")[2:]  # schema, group[, name]
+            schema = _schema(group, parts[1] if len(parts) > 1 else group)
+        elif isinstance(entry, Mapping) and len(entry) == 1:
+            ((key, value),) = entry.items()
+            choices[str(key).removeprefix("override ").strip("/").split("@")[0]] = str(value)
+        else:
+            raise ConfigError(f"{path}: its defaults list holds {entry!r}, which skate's presets do not use")
+    if schema is None:
+        raise ConfigError(f"{path}: its defaults list names no schema (/schema/{group}...@_here_)")
+    return OmegaConf.merge(OmegaConf.structured(schema), body), choices  # type: ignore[return-value]
+
+
+def preset(name: str, group: str = "players") -> Any:
+    """The option ``<group>=<name>`` typed, as a section of :class:`SkateConfig` takes it
+    (``SkateConfig(players=preset("local_cohort"))``). Its choices for other groups (the local
+    cohort's ``aug=no_info``) and its presets for each game are :func:`settings`' to make."""
+    node, _ = option(group, name)
+    try:
+        return OmegaConf.to_object(node)
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"{group}={name}: {str(exc).splitlines()[0]}") from None
+
+
+def _primary() -> tuple[dict[str, str], DictConfig]:
+    """conf/config.yaml's choices (its defaults list's groups) and its own keys."""
+    defaults, body = _yaml(Path(CONF_DIR, "config.yaml"))
+    body.pop("hydra", None)
+    choices = {}
+    for entry in defaults:
+        if isinstance(entry, Mapping) and len(entry) == 1:
+            ((key, value),) = entry.items()
+            key = str(key)
+            if key.startswith("override ") or key.startswith("optional "):
+                continue
+            choices[key] = str(value)
+    return choices, body
+
+
+def settings(values: Mapping[str, Any] | None = None, **choices: str) -> SkateConfig:
+    """A whole game's settings, as ``skate <group>=<option>... <key>=<value>...`` composes them:
+    ``settings(players="local_cohort", game="cop", values={"game.rounds": 6})``. ``choices``: an
+    option for any config group (and ``experiment``); ``values``: dotted keys and their values,
+    set last. Settled and checked (:func:`build_settings`); bad input is one line."""
+    defaults, own = _primary()
+    unknown = sorted(set(choices) - set(SECTIONS) - {"experiment"})
+    if unknown:
+        raise ConfigError(f"{unknown[0]} is not a config group: choose among {', '.join((*SECTIONS, 'experiment'))}")
+    chosen = {**defaults, **{k: v for k, v in choices.items() if k in SECTIONS}}
+    experiment = choices.get("experiment")
+    extra: list[DictConfig] = []
+    if experiment is not None:
+        path = Path(CONF_DIR, "experiment", f"{experiment}.yaml")
+        if not path.is_file():
+            raise ConfigError(f"experiment={experiment} is not an option of experiment: choose one of "
+                              f"{', '.join(sorted(p.stem for p in path.parent.glob('*.yaml')))}")
+        exp_defaults, exp_body = _yaml(path)
+        for entry in exp_defaults:
+            if isinstance(entry, Mapping) and len(entry) == 1:
+                ((key, value),) = entry.items()
+                group = str(key).removeprefix("override ").strip("/").split("@")[0]
+                if group not in choices:
+                    chosen[group] = str(value)
+        extra.append(exp_body)
+    fixed = set(choices) | (_experiment_groups(experiment) if experiment is not None else set())
+    for _ in range(len(SECTIONS)):  # an option's choices for other groups (a choice made above wins)
+        made = {other: value for group in SECTIONS for other, value in option(group, chosen[group])[1].items()
+                if other not in fixed}
+        if all(chosen.get(k) == v for k, v in made.items()):
+            break
+        chosen.update(made)
+    cfg = _schema_node().copy()
+    for group in SECTIONS:
+        cfg[group] = option(group, chosen[group])[0]
+    for preset_group, key in (("preset_game", f"{experiment}_{chosen['game']}"),
+                              ("players_game", f"{chosen['players']}_{chosen['game']}")):
+        path = Path(CONF_DIR, preset_group, f"{key}.yaml")
+        if path.is_file():
+            extra.append(_yaml(path)[1])
+    for body in extra:
+        body.pop("hydra", None)  # a sweep's own settings (an experiment's grid): Hydra's, not the game's
+    try:
+        for body in [*extra, own]:
+            cfg = OmegaConf.merge(cfg, body)  # type: ignore[assignment]
+        for key, value in (values or {}).items():
+            OmegaConf.update(cfg, key, value, merge=False, force_add=False)
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+    return build_settings(cfg)
+
+
+def _experiment_groups(experiment: str) -> set[str]:
+    defaults, _ = _yaml(Path(CONF_DIR, "experiment", f"{experiment}.yaml"))
+    return {str(k).removeprefix("override ").strip("/").split("@")[0] for e in defaults if isinstance(e, Mapping)
+            for k in e}
