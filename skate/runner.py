@@ -26,7 +26,8 @@ from skate.runlog import events as ev
 from skate import report
 from skate.llm.counts import counts_path, record as record_counts
 from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, count_entries, usage_summary
-from skate.settings.config import SkateConfig, rating_option, record_of
+from skate.settings.config import SkateConfig, record_of
+from skate.settings.options import rating_option
 from skate.errors import ConfigError
 from skate.engine import Engine, GameResult, Loop
 from skate.optimize.config import compare_table

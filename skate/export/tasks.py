@@ -11,17 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hydra.errors import HydraException
-from omegaconf import OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-
 from skate.answers.exact import normalize_number
 from skate.settings.build import build_game
-from skate.settings.config import compose_config
+from skate.settings.options import preset
 from skate.errors import ConfigError
 from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.games import AnswerFormat, Game, GameEnv, load_games
-from skate.ratings.rerate import override_value
 from skate.settings.recorded import run_settings
 from skate.runlog.records import Task
 from skate.estimators.base import task_rng
@@ -160,11 +155,9 @@ def from_benchmark(path: Path) -> Collected:
     for name, hooks in readers.items():
         settings = hooks.benchmark(str(path))  # type: ignore[misc]
         try:
-            cfg = compose_config([f"game={name}", *(f"game.{k}={override_value(v)}" for k, v in settings.items())])
-            game = build_game(OmegaConf.to_object(cfg.game))  # the composed section, typed
-        except (ValueError, OSError, HydraException, OmegaConfBaseException) as exc:
-            cause = exc.__cause__ if isinstance(exc, HydraException) and exc.__cause__ else exc
-            why.append(f"not a built {name.upper()} benchmark ({cause}): give the .jsonl file that "
+            game = build_game(preset(name, "game", values=settings))  # the game's option with the file's settings
+        except (ValueError, OSError) as exc:
+            why.append(f"not a built {name.upper()} benchmark ({exc}): give the .jsonl file that "
                        f"{hooks.benchmark_source or f'game={name}'} wrote")
             continue
         renderer = Renderer(game)

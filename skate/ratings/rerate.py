@@ -75,7 +75,7 @@ def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapp
 
     An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
     rating settings (``rating``), or with ``rating:`` that option's (``option(<option>)``, the
-    option as the project composes it: :func:`skate.settings.config.rating_option`), with the entry's keys
+    option as the project composes it: :func:`skate.settings.options.rating_option`), with the entry's keys
     over them. A draw margin tied to sigma* takes the estimator's (``estimator``: its settings as
     plain data). Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
     out: list[tuple[str, RatingConfig]] = []

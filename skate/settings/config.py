@@ -217,16 +217,6 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
     return compose(overrides, return_hydra_config)
 
 
-def rating_option(name: str) -> RatingConfig:
-    """The rating option ``rating=<name>`` as the project composes it (``conf/rating/<name>.yaml``
-    over its schema, or a schema option ``<backend>_schema``), typed: what a ``rerate`` entry's
-    ``rating: <name>`` starts from."""
-    options = yaml_options("rating")
-    _check(name in options | {f"{e.name}_schema" for e in rating}, "rating", name,
-           f"give one of the rating options: {', '.join(sorted(options))}")
-    return OmegaConf.to_object(compose_config([f"rating={name}"]).rating)  # type: ignore[return-value]
-
-
 def register_configs() -> None:
     """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
     again, and a game or component registered since the last call is added). A game or component

@@ -15,6 +15,7 @@ option of every group, every experiment and every cohort with each game.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -91,15 +92,21 @@ def option(group: str, name: str) -> tuple[DictConfig, dict[str, str]]:
     return OmegaConf.merge(OmegaConf.structured(schema), body), choices  # type: ignore[return-value]
 
 
-def preset(name: str, group: str = "players") -> Any:
+def preset(name: str, group: str = "players", values: Mapping[str, Any] | None = None) -> Any:
     """The option ``<group>=<name>`` typed, as a section of :class:`SkateConfig` takes it
-    (``SkateConfig(players=preset("local_cohort"))``). Its choices for other groups (the local
-    cohort's ``aug=no_info``) and its presets for each game are :func:`settings`' to make."""
+    (``SkateConfig(players=preset("local_cohort"))``), with ``values`` (keys within the section,
+    dotted) set over it; unchecked (its section's checks run with the whole settings'). Its choices
+    for other groups (the local cohort's ``aug=no_info``) and its presets for each game are
+    :func:`settings`' to make."""
     node, _ = option(group, name)
     try:
+        for key, value in (values or {}).items():
+            OmegaConf.update(node, key, value, merge=False, force_add=False)
         return OmegaConf.to_object(node)
     except OmegaConfBaseException as exc:
-        raise ConfigError(f"{group}={name}: {str(exc).splitlines()[0]}") from None
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{group}={name}: {group + '.' + key + ': ' if key else ''}{str(exc).splitlines()[0]}") \
+            from None
 
 
 def _primary() -> tuple[dict[str, str], DictConfig]:
@@ -122,6 +129,12 @@ def settings(values: Mapping[str, Any] | None = None, **choices: str) -> SkateCo
     ``settings(players="local_cohort", game="cop", values={"game.rounds": 6})``. ``choices``: an
     option for any config group (and ``experiment``); ``values``: dotted keys and their values,
     set last. Settled and checked (:func:`build_settings`); bad input is one line."""
+    return build_settings(composed(values, **choices))
+
+
+def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictConfig:
+    """What :func:`settings` settles and checks: the options merged, every section typed by its
+    option's schema, interpolations unresolved (the form a recorded run's settings are read into)."""
     defaults, own = _primary()
     unknown = sorted(set(choices) - set(SECTIONS) - {"experiment"})
     if unknown:
@@ -149,7 +162,7 @@ def settings(values: Mapping[str, Any] | None = None, **choices: str) -> SkateCo
         if all(chosen.get(k) == v for k, v in made.items()):
             break
         chosen.update(made)
-    cfg = _schema_node().copy()
+    cfg = copy.deepcopy(_schema_node())
     for group in SECTIONS:
         cfg[group] = option(group, chosen[group])[0]
     for preset_group, key in (("preset_game", f"{experiment}_{chosen['game']}"),
@@ -167,10 +180,31 @@ def settings(values: Mapping[str, Any] | None = None, **choices: str) -> SkateCo
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None)
         raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
-    return build_settings(cfg)
+    return cfg
 
 
 def _experiment_groups(experiment: str) -> set[str]:
     defaults, _ = _yaml(Path(CONF_DIR, "experiment", f"{experiment}.yaml"))
     return {str(k).removeprefix("override ").strip("/").split("@")[0] for e in defaults if isinstance(e, Mapping)
             for k in e}
+
+
+def rating_option(name: str) -> Any:
+    """The rating option ``rating=<name>``, typed: what a ``rerate`` entry's ``rating: <name>``
+    starts from (:func:`skate.ratings.rerate.rerate_configs`)."""
+    names = _options("rating")
+    if name not in names:
+        raise ConfigError(f"rating={name!r} is invalid: give one of the rating options: {', '.join(names)}")
+    return preset(name, "rating")
+
+
+def section(group: str, values: Mapping[str, Any] | None = None, **choices: str) -> Any:
+    """One section of the settings :func:`settings` composes, typed but unchecked: a setting of it
+    that refers to another section's (an embedder's ``cache_dir: ${llm.cache_dir}``) is read from
+    the whole; ``values`` are keys within the section."""
+    cfg = composed({f"{group}.{k}": v for k, v in (values or {}).items()}, **choices)
+    try:
+        return OmegaConf.to_object(cfg[group])
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None

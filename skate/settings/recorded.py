@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.settings.compose import yaml_options
-from skate.settings.config import REGISTRIES, SkateConfig, build_settings, compose_config, record_of, to_settings
+from skate.settings.config import REGISTRIES, SkateConfig, build_settings, record_of, to_settings
+from skate.settings.options import composed, option
 from skate.errors import ConfigError
 from skate.runlog.events import RunStarted, read_start
 from skate.games import get_game
@@ -105,11 +105,11 @@ def _schema_of_choice(registry: Registry, choice: str) -> type:
     if choice in registry.names():
         return registry.get(choice).schema
     try:
-        return OmegaConf.get_type(compose_config([f"{registry.group}={choice}"])[registry.group])  # type: ignore[return-value]
-    except HydraException:  # the option is gone (Hydra's MissingConfigException): said in one line
-        options = sorted(set(registry.names()) | yaml_options(registry.group))
+        return OmegaConf.get_type(option(registry.group, choice)[0])  # type: ignore[return-value]
+    except ConfigError:  # the option is gone: said in one line
+        names = sorted(set(registry.names()) | yaml_options(registry.group))
         raise RecordError(f"the run's {registry.group}={choice} is not an option this skate has "
-                          f"(its {registry.group}s: {', '.join(options)})") from None
+                          f"(its {registry.group}s: {', '.join(names)})") from None
 
 
 def _schema_of_target(registry: Registry, target: str) -> type:
@@ -130,7 +130,7 @@ def recorded_config(record: Mapping[str, Any], version: int | None = None,
     no choice for it (runs before choices were recorded) by its recorded ``_target_``."""
     data = migrate(record, version)
     choices = choices or {}
-    cfg = compose_config([])  # every section typed, at its defaults: what the record lacks
+    cfg = composed()  # every section typed, at its defaults: what the record lacks
     game = data.get("game") or {}
     try:
         cfg.game = OmegaConf.structured(get_game(str(game.get("name", cfg.game.name))).config_schema)
@@ -220,7 +220,7 @@ def apply_overrides(cfg: DictConfig, overrides: Sequence[str]) -> None:
         if not sep:
             raise ConfigError(f"cannot read the override {item!r}: write key=value")
         if key in groups:
-            cfg[key] = compose_config([f"{key}={value}"])[key]
+            cfg[key] = option(key, value)[0]
             continue
         try:
             OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=False)

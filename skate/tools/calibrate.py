@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 # It composes the project's config to build each embedder as a game would.
-from skate.settings.config import compose_config
+from skate.settings.options import section
 from skate.errors import ConfigError
 from skate.runlog.events import TaskSet, read_run
 from skate.embedders.base import build_embedder
@@ -376,18 +376,16 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 # ------------------------------------------------------------------------- the command
 def build(name: str, sets: Sequence[str]) -> Any:
     """The embedder ``embedder=name`` of the project's config, with ``NAME.key=value`` settings."""
-    overrides = [f"embedder={name}"]
+    values = {}
     for item in sets:
         target, _, rest = item.partition(".")
         if not rest or "=" not in rest:
             raise ConfigError(f"--set {item!r}: write EMBEDDER.KEY=VALUE, e.g. openai.api_base=http://127.0.0.1:8000/v1")
         if target == name:
-            overrides.append(f"embedder.{rest}")
-    try:
-        cfg = compose_config(overrides)
-    except Exception as exc:  # noqa: BLE001 - Hydra's errors for an unknown group or key
-        raise ConfigError(f"embedder={name}: {exc}".splitlines()[0]) from None
-    return build_embedder(cfg.embedder), float(cfg.embedder.threshold)
+            key, _, value = rest.partition("=")
+            values[key] = value
+    embedder = section("embedder", values, embedder=name)  # a bad name or key: one line naming it
+    return build_embedder(embedder), float(embedder.threshold)
 
 
 @dataclass(frozen=True)

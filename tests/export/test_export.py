@@ -9,8 +9,6 @@ import json
 import os
 import subprocess
 import logging
-import runpy
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -156,12 +154,10 @@ def test_bad_input_gets_one_line_status_2_and_writes_nothing(cop_run, tmp_path, 
     assert list((tmp_path / "taken").iterdir()) == []
 
 
-def test_python_dash_m_runs_the_tool(cop_run, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["skate.export", str(cop_run), "--to", "lm-eval", "--out", str(tmp_path / "x")])
-    monkeypatch.delitem(sys.modules, "skate.cli.export", raising=False)  # run afresh, as python -m does
-    with pytest.raises(SystemExit) as exit_:
-        runpy.run_module("skate.export", run_name="__main__")
-    assert exit_.value.code == 0
+def test_the_skate_export_command_runs_the_tool(cop_run, tmp_path, capsys):
+    from skate.cli import main
+
+    assert main(["export", str(cop_run), "--to", "lm-eval", "--out", str(tmp_path / "x")]) == 0
     assert "--include_path" in capsys.readouterr().out and (tmp_path / "x" / "utils.py").exists()
 
 
