@@ -184,7 +184,7 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
 
 
 def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
-    from skate.settings.config import rating_option
+    from skate.settings.options import rating_option
     from skate.errors import ConfigError
     from skate.ratings.rerate import rerate_configs
 
