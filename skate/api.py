@@ -5,8 +5,9 @@ Settings are :class:`~skate.settings.config.SkateConfig`, the same typed setting
 line makes from its YAML options and overrides. ``SkateConfig()`` is the game ``skate`` plays with
 no overrides; each section is its group's schema and can be built and edited as a dataclass::
 
-    import dataclasses, skate
+    import skate
     from skate.games.mathquiz.config import MathQuizConfig
+    from skate.ratings.elo import EloConfig
 
     settings = skate.SkateConfig(game=MathQuizConfig(rounds=4), seed=3)
     played = skate.play(settings, "runs/mathquiz-3")
