@@ -38,13 +38,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import RecordingProxy, server_times_since, timings_of, wanted_fields  # noqa: E402
 
-from skate.local import play as local  # noqa: E402
-from skate.local import models as local_models  # noqa: E402
-from skate.local import serving as local_serving  # noqa: E402
 from skate.llm import plain  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import play as local  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.runlog.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value", "question_type", "distractors"}
 
@@ -295,7 +295,7 @@ def main() -> None:
             # the game's own CPU (this process: engine, client, ratings) and its children's (the
             # sandboxed programs; the servers are reaped only when they stop, after this)
             cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-            game_cpu = [round(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime, 1) for a, b in zip(cpu0, cpu1)]
+            game_cpu = [round(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime, 1) for a, b in zip(cpu0, cpu1, strict=False)]
             for p in proxies.values():
                 p.close()
         perf = {}

@@ -24,7 +24,7 @@ def main() -> None:
     compose_config(["game=mathquiz"])
     first = time.perf_counter() - t0
     runs, cpu = [], []
-    for r in range(args.repeats):
+    for _r in range(args.repeats):
         t0, c0 = time.perf_counter(), time.process_time()
         for i in range(args.calls):
             cfg = compose_config(["game=mathquiz", f"seed={i}", f"game.rounds={i % 7 + 1}",

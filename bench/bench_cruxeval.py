@@ -30,9 +30,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.games.cop.practice import records  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
-from skate.games.cop.practice import records  # noqa: E402
 
 SYSTEM = "You predict exactly what Python code returns. Reply with the value only, as a Python literal."
 # No example values in the prompt: Qwen2.5-Coder 0.5B answered the first example ("3") to most

@@ -61,8 +61,8 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 GAMES: dict[str, list[str]] = {
     "cop": ["game=cop"],

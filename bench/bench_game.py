@@ -22,11 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from scipy.stats import kendalltau
 
-from skate.settings.config import build_settings, compose_config
 from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 
 def main() -> None:

@@ -576,7 +576,7 @@ def reading() -> dict[str, int]:
             if parts[:1] == [b"sockets:"]:
                 out["sockets_used"] = int(parts[2])
             elif parts[:1] == [b"TCP:"]:
-                fields = dict(zip(parts[1::2], parts[2::2]))
+                fields = dict(zip(parts[1::2], parts[2::2], strict=False))
                 out["tcp_mem"] = int(fields.get(b"mem", 0))
                 out["tcp_alloc"] = int(fields.get(b"alloc", 0))
     return out

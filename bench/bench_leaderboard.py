@@ -36,8 +36,8 @@ from bench.bench_load import as_override, spread_players  # noqa: E402
 
 
 def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, seed: int) -> Path:
-    from skate.settings.config import build_settings, compose_config
     from skate.runner import run_game
+    from skate.settings.config import build_settings, compose_config
 
     run_game(build_settings(compose_config([f"game={game}", f"game.rounds={rounds}", f"seed={seed}", "logger=none", "report=false",
                              "print_table=false", f"players.simulated={as_override(players)}"])), folder)
@@ -124,7 +124,7 @@ def place_bench(args: argparse.Namespace) -> None:
             board_now = {r["model"]: r["score"] for r in store.board(args.game)[1]}
 
             def rank(scores: dict[str, float]) -> int:
-                return 1 + sum(scores[m] > scores[new["name"]] for m in names)
+                return 1 + sum(scores[m] > scores[new["name"]] for m in names)  # noqa: B023 - called within the iteration that defines it
 
             true_rank = 1 + sum(truth[m] > new["skill"] for m in names)
             # The ranks the replay allows: it cannot separate the newcomer from an incumbent whose
@@ -155,7 +155,6 @@ def place_bench(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------- fake
 def fake_bench(args: argparse.Namespace) -> None:
     """One add against one replay, counted by the fake OpenAI-compatible server itself."""
-    from skate.settings.config import build_settings, compose_config
     from skate.leaderboard.bank import import_run
     from skate.leaderboard.fit import refit
     from skate.leaderboard.place import add
@@ -163,6 +162,7 @@ def fake_bench(args: argparse.Namespace) -> None:
     from skate.leaderboard.store import Store
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
+    from skate.settings.config import build_settings, compose_config
 
     skills = {f"m{i}": round(0.9 - 0.6 * i / (args.players - 1), 3) for i in range(args.players)}
     new, incumbents = "m-new", list(skills)

@@ -28,13 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skate.runner  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 
 def free_port() -> int:

@@ -57,8 +57,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.settings.config import build_settings
-from skate.loggers.base import RunLogger
+from skate.loggers.base import RunLogger  # noqa: E402 - after sys.path takes the repository
+from skate.settings.config import build_settings  # noqa: E402 - after sys.path takes the repository
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
 
@@ -168,8 +168,8 @@ def as_override(items: list[dict[str, Any]]) -> str:
 def run_sim(args: argparse.Namespace) -> None:
     import tracemalloc
 
-    from skate.settings.config import compose_config
     from skate.runner import run_game
+    from skate.settings.config import compose_config
 
     meter_cls = importlib.import_module("bench.bench_load").RoundMeter  # the class Hydra instantiates
     meter_cls.trace = tuple(args.trace or ())
@@ -228,7 +228,7 @@ def run_sim(args: argparse.Namespace) -> None:
 
     true = {p["name"]: p["skill"] for p in players}
     scored = [(true[r["player"]], r["score"]) for r in result.table if r.get("score") is not None]
-    tau, rho = kendalltau(*zip(*scored))[0], spearmanr(*zip(*scored))[0]
+    tau, rho = kendalltau(*zip(*scored, strict=False))[0], spearmanr(*zip(*scored, strict=False))[0]
     print(f"the ranking against true skill: Kendall tau {tau:.3f}, Spearman rho {rho:.3f} ({len(scored)} players)")
     if prof is not None:
         print_profile(prof)
@@ -363,7 +363,7 @@ def llm_players(base: str, names: list[str]) -> str:
 
 
 def run_llm(args: argparse.Namespace) -> None:
-    from skate.settings.config import compose_config
+    from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runlog.events import (
         AttemptMade,
         Estimated,
@@ -372,8 +372,8 @@ def run_llm(args: argparse.Namespace) -> None:
         TaskSet,
         read_run,
     )
-    from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
+    from skate.settings.config import compose_config
 
     names = [f"m{i:02d}" for i in range(args.players)]
     models = {n: FakeModel(round(0.10 + 0.85 * i / max(1, args.players - 1), 3), dict(FAULTS))

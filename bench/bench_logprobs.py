@@ -38,13 +38,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.local import models as local_models  # noqa: E402
-from skate.local import serving as local_serving  # noqa: E402
 from skate.estimators.base import task_rng  # noqa: E402
 from skate.games.base import GameEnv  # noqa: E402
 from skate.games.cop import COPGame  # noqa: E402
 from skate.llm import LLMClient, ModelSpec  # noqa: E402
 from skate.llm.choices import LABEL_TOKENS, label_of  # noqa: E402
+from skate.local import models as local_models  # noqa: E402
+from skate.local import serving as local_serving  # noqa: E402
 from skate.players.llm import LLMPlayer  # noqa: E402
 
 
@@ -142,7 +142,7 @@ def main() -> None:
         fell = ", ".join(f"{k} {v}" for k, v in why.items()) or "–"
         print(f"| {m} | {len(both)}/{len(r['rows'])} ({fell}) | {diff:.3f} | {corr:.2f} | {mr:.3f} | {ms:.3f} | "
               f"{r['read_calls']} / {r['sample_calls']} | {r['read_s']:.0f} / {r['sample_s']:.0f} |")
-    order = lambda xs: " > ".join(n for _, n in sorted(zip(xs, names), key=lambda t: -t[0] if not math.isnan(t[0]) else 1))  # noqa: E731
+    order = lambda xs: " > ".join(n for _, n in sorted(zip(xs, names, strict=False), key=lambda t: -t[0] if not math.isnan(t[0]) else 1))  # noqa: E731
     print(f"\nranking by read p(correct): {order(means_read)}")
     print(f"ranking by sampled p(correct): {order(means_sampled)}")
     if not any(math.isnan(x) for x in means_read):

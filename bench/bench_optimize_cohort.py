@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
+from skate.local import play as local  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.optimize.standalone import run_optimize  # noqa: E402
 from skate.settings.config import build_settings, compose_config  # noqa: E402

@@ -22,11 +22,11 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
-from skate.runner import run_game  # noqa: E402
 from skate.runlog.events import read_run  # noqa: E402
+from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 
 def ranks(backend, players, tasks) -> dict[str, int]:

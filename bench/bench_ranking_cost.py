@@ -59,14 +59,14 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.settings.config import build_settings, compose_config  # noqa: E402
-from skate.runlog.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.ratings.ttt import TrueSkillThroughTimeRating  # noqa: E402
+from skate.runlog.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 _HALF = ("arithmetic", "strings", "slicing", "dicts", "recursion", "closures")
 _OTHER = ("sorting", "bitwise", "generators", "exceptions", "classes", "comprehensions")
@@ -277,7 +277,7 @@ def main() -> None:
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for config, backend, r in rows:
             def ratio(b: dict[str, Any] | None) -> str:
-                return f"{r['cost'] / b['cost']:.2f}" if r["cost"] is not None and b and b["cost"] else "–"
+                return f"{r['cost'] / b['cost']:.2f}" if r["cost"] is not None and b and b["cost"] else "–"  # noqa: B023 - called within the iteration that defines it
             cost = f"{r['cost']:,.0f}" if r["cost"] is not None else "not reached"
             tasks = r["tasks"] if r["tasks"] is not None else "–"
             print(f"| {config} | {backend} | {cost} | {tasks} | {ratio(paper_ts)} | {ratio(paper_bt)} "

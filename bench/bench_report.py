@@ -85,8 +85,10 @@ def child_cold(run: Path) -> None:
 
     compose_config([])  # ... and its composed config (every game's modules: reading the run's config needs them)
     t1 = time.process_time()
-    from skate.report import build_report
-    from skate.report import page  # noqa: F401 - the report's own imports (skate.report is lazy)
+    from skate.report import (
+        build_report,
+        page,  # noqa: F401 - the report's own imports (skate.report is lazy)
+    )
 
     t2 = time.process_time()
     build_report(run)

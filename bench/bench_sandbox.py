@@ -34,8 +34,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.sandbox import (BwrapSandbox, Limits, NsjailSandbox, Outcome,  # noqa: E402
-                           SandboxUnavailable, SubprocessSandbox, UnsafeSandboxWarning)
+from skate.sandbox import (  # noqa: E402
+    BwrapSandbox,
+    Limits,
+    NsjailSandbox,
+    Outcome,
+    SandboxUnavailable,
+    SubprocessSandbox,
+    UnsafeSandboxWarning,
+)
 
 LIMITS = Limits(timeout_s=10, cpu_s=10, memory_mb=512, max_output_bytes=65536)
 

@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import server_times_since, timings_of  # noqa: E402
 
-from skate.local import play as local  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
+from skate.local import play as local  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 
 
@@ -78,7 +78,7 @@ def phases(calls: dict[str, list[dict]]) -> list[dict[str, list[list[dict]]]]:
     out = []
     for cut in cuts:
         per: dict[str, list[list[dict]]] = {}
-        for start, stop, m, c in cut:
+        for start, _stop, m, c in cut:
             groups = per.setdefault(m, [])
             if groups and start < max(x["start"] + x["s"] for x in groups[-1]):
                 groups[-1].append(c)
@@ -117,7 +117,7 @@ def replay(bases: dict[str, str], plan: list[dict[str, list[list[dict]]]]) -> tu
         def run_model(m: str, groups: list[list[dict]]) -> None:
             for group in groups:
                 out: list[dict] = []
-                ts = [threading.Thread(target=lambda c=c: out.append(send(bases[m], c))) for c in group]
+                ts = [threading.Thread(target=lambda c=c: out.append(send(bases[m], c))) for c in group]  # noqa: B023 - called within the iteration that defines it
                 for t in ts:
                     t.start()
                 for t in ts:
@@ -161,7 +161,7 @@ def main() -> None:
     print(f"{args.run}: {sum(len(g) for p in plan for gs in p.values() for g in gs)} requests in {len(plan)} phases",
           flush=True)
     for values in itertools.product(*[vs for _, vs in axes]) if axes else [()]:
-        tune = {k: v for (k, _), v in zip(axes, values)}
+        tune = {k: v for (k, _), v in zip(axes, values, strict=False)}
         with local_serving.serving_many(local_serving.cache_root(), models, server=args.server, tune=tune or None,
                                 threads=local.cohort_threads(None, args.server)) as servers:
             marks = {m: s.log.stat().st_size for m, s in servers.items()}

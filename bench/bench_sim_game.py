@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 
 from skate.answers import exact
-from skate.settings.config import build_settings, compose_config
 from skate.games.cop.difficulty import code_difficulty
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 _GAMES = {"cop": [], "mathquiz": ["game=mathquiz"]}
 

@@ -169,12 +169,12 @@ def part_check(args: argparse.Namespace) -> None:
             before = (srv.stats.requests, srv.stats.prompt_tokens, srv.stats.completion_tokens, srv.stats.thinking_tokens)
             run_game(later, folder / "second")
             after = (srv.stats.requests, srv.stats.prompt_tokens, srv.stats.completion_tokens, srv.stats.thinking_tokens)
-        counted = [b - a for a, b in zip(before, after)]
+        counted = [b - a for a, b in zip(before, after, strict=False)]
         guessed = [sum(m.calls for m in guess.models), sum(m.prompt_tokens for m in guess.models),
                    sum(m.completion_tokens for m in guess.models), sum(m.thinking_tokens for m in guess.models)]
         print(f"| {label} | estimate | " + " | ".join(f"{g:,.0f}" for g in guessed) + " |")
         print("| | counted | " + " | ".join(f"{c:,.0f}" for c in counted) + " |")
-        print("| | estimate / counted | " + " | ".join(f"{g / c:.2f}" if c else "-" for g, c in zip(guessed, counted))
+        print("| | estimate / counted | " + " | ".join(f"{g / c:.2f}" if c else "-" for g, c in zip(guessed, counted, strict=False))
               + " |")
         if args.verbose:
             print(format_estimate(guess))

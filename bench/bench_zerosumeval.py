@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.settings.config import build_settings, compose_config  # noqa: E402
 from skate.ratings.zerosumeval import run_matches, write_matches  # noqa: E402
-from skate.settings.recorded import run_settings  # noqa: E402
 from skate.runner import run_game  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.recorded import run_settings  # noqa: E402
 
 
 def compare(game: str, seed: int, out: Path, extra: list[str]) -> list[str]:

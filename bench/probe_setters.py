@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT))
 from hydra.utils import instantiate  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
-from skate.settings.build import build_client, build_sandbox  # noqa: E402
-from skate.settings.config import compose_config  # noqa: E402
 from skate.games.base import Checks, GameEnv  # noqa: E402
 from skate.players.llm import build_llm_players  # noqa: E402
 from skate.runlog.records import Rejection, SetterContext, VoidProposal  # noqa: E402
+from skate.settings.build import build_client, build_sandbox  # noqa: E402
+from skate.settings.config import compose_config  # noqa: E402
 
 
 def main() -> None:

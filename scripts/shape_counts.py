@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.test_layers import cycles  # noqa: E402
+
 PKG = ROOT / "skate"
 
 

@@ -19,6 +19,8 @@ fi
 # Bytecode is written (and read by every worker and every `python -m skate` the tests start), even
 # where the environment sets PYTHONDONTWRITEBYTECODE: compiling skate's modules again in each of
 # the ~100 processes a run starts costs more than the whole of some test files.
+# The linter first (ruff, configured in pyproject.toml): a second, and it names the line.
+.venv/bin/ruff check --quiet skate tests bench scripts
 unset PYTHONDONTWRITEBYTECODE
 # Nothing is compiled at install time (scripts/setup.sh). In a fresh environment one process
 # collects the tests first, so that the workers, which start together, read the bytecode it writes

@@ -14,8 +14,8 @@ orderings but can still tell which came first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -32,20 +32,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skate.runlog import events as ev
 from skate.augment import Augmentation, ScoredTask
-from skate.games.base import AnswerFormat, Checks, Game, GameEnv, drop_try
 from skate.embedders import Embedder, NoveltyIndex
+from skate.estimators.base import Estimator, Sampler, TaskContext, task_rng
+from skate.games.base import AnswerFormat, Checks, Game, GameEnv, drop_try
+from skate.loggers.base import RunLogger
 from skate.players.base import Player
 from skate.ratings.base import Applied, RatingBackend
-from skate.runlog.records import (BENCHMARK, Estimate, FailedAttempt, FailReason, Interrupted, Rejection, ScheduleMode,
-                           SetterContext, Stage, StopRun, Task, VoidProposal)
-from skate.sandbox import Sandbox, SandboxError
-from skate.estimators.base import Estimator, Sampler, TaskContext, task_rng
-from skate.runlog.files import EventLog
+from skate.runlog import events as ev
 from skate.runlog import replies as kept
+from skate.runlog.files import EventLog
+from skate.runlog.records import (
+    BENCHMARK,
+    Estimate,
+    FailedAttempt,
+    FailReason,
+    Interrupted,
+    Rejection,
+    ScheduleMode,
+    SetterContext,
+    Stage,
+    StopRun,
+    Task,
+    VoidProposal,
+)
 from skate.runlog.replies import ReplyLog
-from skate.loggers.base import RunLogger
+from skate.sandbox import Sandbox, SandboxError
 
 if TYPE_CHECKING:
     from skate.llm import LLMClient

@@ -14,28 +14,29 @@ import os
 import platform
 import signal
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from collections.abc import Iterator, Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-from skate.runlog import events as ev
 from skate import report
-from skate.llm.counts import counts_path, record as record_counts
+from skate.engine import Engine, GameResult, Loop
+from skate.errors import ConfigError
+from skate.llm.counts import counts_path
+from skate.llm.counts import record as record_counts
+from skate.optimize.config import compare_table
+from skate.ratings.rerate import rerate_configs, rerate_run
+from skate.runlog import events as ev
+from skate.runlog.events import iter_records
+from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
+from skate.runlog.records import Interrupted, ScheduleMode, Stage, StopRun
 from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, count_entries, usage_summary
 from skate.settings.config import SkateConfig, record_of
 from skate.settings.options import rating_option
-from skate.errors import ConfigError
-from skate.engine import Engine, GameResult, Loop
-from skate.optimize.config import compare_table
-from skate.ratings.rerate import rerate_configs, rerate_run
-from skate.runlog.records import Interrupted, ScheduleMode, Stage, StopRun
 from skate.settings.recorded import CONFIG_VERSION, run_settings
-from skate.runlog.events import iter_records
-from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
 
 
 def _versions() -> dict[str, str]:

@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from skate.settings.config import build_settings
 from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
+from skate.settings.config import build_settings
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
 # For programs meant never to end: stopped by the wall clock after half a second instead of
@@ -48,8 +48,8 @@ def _one_jail_pool_per_sandbox_config():
     fresh pool gives it."""
     from omegaconf import OmegaConf
 
-    from skate.settings import build
     from skate.sandbox.jail import JailSandbox
+    from skate.settings import build
 
     pools: dict[str, tuple[JailSandbox, int]] = {}
     real = build.build_sandbox
@@ -133,8 +133,8 @@ def pytest_runtest_setup(item):
 def runs_to_bank(tmp_path_factory):
     """Two finished six-round MathQuiz games of the simulated cohort (known skills), for the
     leaderboard's tests (tests/leaderboard/, tests/cli/test_leaderboard.py) to bank."""
-    from skate.settings.config import compose_config
     from skate.runner import run_game
+    from skate.settings.config import compose_config
 
     base = tmp_path_factory.mktemp("runs_to_bank")
     game = ["game=mathquiz", "game.rounds=6", "logger=none", "report=false", "print_table=false"]

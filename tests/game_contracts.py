@@ -19,7 +19,8 @@ from importlinter.domain.imports import ModuleExpression
 
 def game_packages() -> list[str]:
     """The package of every registered game (``skate.games.<package>``), sorted."""
-    from skate.games import __name__ as root, load_games
+    from skate.games import __name__ as root
+    from skate.games import load_games
 
     found = {".".join(cls.__module__.split(".")[:3]) for cls in load_games().values()}
     return sorted(m for m in found if m.startswith(root + "."))

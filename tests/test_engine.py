@@ -8,15 +8,15 @@ from itertools import combinations
 import numpy as np
 
 from skate.augment import Augmentation
-from skate.engine import Engine, Loop, Parts
-from skate.games.cop import COPGame, COPProposal
 from skate.embedders import HashingEmbedder
+from skate.engine import Engine, Loop, Parts
+from skate.estimators.fixed_n import FixedN
+from skate.games.cop import COPGame, COPProposal
+from skate.loggers.base import RunLogger
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
-from skate.runlog.records import FailReason
-from skate.estimators.fixed_n import FixedN
-from skate.loggers.base import RunLogger
 from skate.runlog.files import EventLog, read_events
+from skate.runlog.records import FailReason
 
 NINE = [f"wrong-{i}" for i in range(9)]
 PROGRAMS = [

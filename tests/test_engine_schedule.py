@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 from omegaconf import OmegaConf
 
-from skate.runlog import events as ev
-from skate.settings.config import build_settings, compose_config, validate
 from skate.errors import ConfigError
-from skate.settings.recorded import rate_run
 from skate.games import load_games
+from skate.runlog import events as ev
 from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import rate_run
 
 THREE = ("players.simulated=[{name: hi, skill: 0.85}, {name: mid, skill: 0.6}, {name: lo, skill: 0.35}]")
 MATCHES = ["logger=none", "report=false", "game=mathquiz", "schedule.mode=matches", "rating=zerosumeval",

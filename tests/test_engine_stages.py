@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config, resolve_stages, to_settings
 from skate.errors import ConfigError
 from skate.players.config import cohort_roles
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config, resolve_stages, to_settings
 from tests.test_runner_game import config
 
 STAGES = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"

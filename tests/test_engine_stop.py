@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from skate.cli.play import resume
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
-from skate.settings.recorded import rate_run
-from skate.runner import run_game
 from skate.runlog.files import comparable
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import rate_run
 
 CHEAP = ["rating=irt", "estimator=adaptive", "stop.settled=0.95", "stop.min_rounds=3", "game.rounds=30",
          "logger=none", "report=false", "seed=3"]

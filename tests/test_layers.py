@@ -71,14 +71,14 @@ def import_edges(package: Path) -> tuple[dict[str, set[str]], list[str]]:
                 elif isinstance(child, ast.ImportFrom):
                     base = child.module or ""
                     if child.level:
-                        up = pkg.split(".")[: len(pkg.split(".")) - child.level + 1]
+                        up = pkg.split(".")[: len(pkg.split(".")) - child.level + 1]  # noqa: B023 - called within the iteration that defines it
                         base = ".".join(up + ([base] if base else []))
                     targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in child.names]
                 found = {t for t in (resolve(t) for t in targets if t.split(".")[0] == package.name)
-                         if t and t != mod}
-                edges[mod] |= found
+                         if t and t != mod}  # noqa: B023 - called within the iteration that defines it
+                edges[mod] |= found  # noqa: B023 - called within the iteration that defines it
                 if inside and found:
-                    in_functions.append(f"{mod}:{child.lineno} -> {', '.join(sorted(found))}")
+                    in_functions.append(f"{mod}:{child.lineno} -> {', '.join(sorted(found))}")  # noqa: B023 - called within the iteration that defines it
                 visit(child, inside)
 
         visit(ast.parse(path.read_text(encoding="utf-8")), False)

@@ -24,20 +24,20 @@ import dspy
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
+from skate.embedders import HashingEmbedder, NoveltyIndex
 from skate.errors import ConfigError
 from skate.games.base import GameEnv
 from skate.games.mathquiz.generator import KINDS, generate_question, solve
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.mathquiz.rules import MathQuizGame
-from skate.llm.fake_server import FakeLLMServer, FakeModel, read_request
 from skate.llm.fake_replies import count_demos
-from skate.embedders import HashingEmbedder, NoveltyIndex
-from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore, render_prediction, setter_items, setter_metric
+from skate.llm.fake_server import FakeLLMServer, FakeModel, read_request
 from skate.optimize.config import Plan, compare_table, plans
+from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore, render_prediction, setter_items, setter_metric
 from skate.optimize.standalone import run_optimize
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 from tests.llm.conftest import llm_config
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, demo_gain=0.8)}

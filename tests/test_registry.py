@@ -14,14 +14,14 @@ from hydra.utils import get_object
 from omegaconf import OmegaConf
 
 import skate.ratings
-from skate.settings.compose import forget
-from skate.settings.config import REGISTRIES, build_settings, compose_config, register_configs
-from skate.paths import CONF_DIR
 from skate.errors import ConfigError
+from skate.estimators.base import estimator
+from skate.paths import CONF_DIR
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
-from skate.estimators.base import estimator
+from skate.settings.compose import forget
+from skate.settings.config import REGISTRIES, build_settings, compose_config, register_configs
 
 pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 

@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config
+from skate.runlog.files import format_table, read_events
 from skate.runner import RunExists, run_game
-from skate.runlog.files import format_table
-from skate.runlog.files import read_events
+from skate.settings.config import build_settings, compose_config
 
 SMALL = ["game.rounds=12", "logger=none", "report=false",
          "players.simulated=[{name: hi, skill: 0.85, pitch: -0.2}, {name: mid, skill: 0.6},"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config
-from skate.runner import RunExists, run_game, run_sweep_job
 from skate.runlog.files import comparable
+from skate.runner import RunExists, run_game, run_sweep_job
+from skate.settings.config import build_settings, compose_config
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["game=mathquiz", "players=simulated_four", "logger=none", "report=false", "print_table=false"]

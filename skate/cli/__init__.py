@@ -8,8 +8,8 @@ Every tool is one module of this package and one entry of :data:`TOOLS`; a game'
 
 from __future__ import annotations
 
-import contextlib
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Iterator, Sequence

@@ -39,8 +39,16 @@ from collections.abc import Sequence
 from skate.cli import take_overrides
 from skate.local.models import COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS, LocalError, parse_models
 from skate.local.play import play, play_cohort, serve
-from skate.local.serving import DEFAULT_SERVER, LLAMA_SERVER, PYTHON_SERVER, SERVER_PIN, SERVERS, cache_root, fetch, install
-
+from skate.local.serving import (
+    DEFAULT_SERVER,
+    LLAMA_SERVER,
+    PYTHON_SERVER,
+    SERVER_PIN,
+    SERVERS,
+    cache_root,
+    fetch,
+    install,
+)
 
 COMMANDS = ("play", "cohort", "install", "fetch", "serve")
 

@@ -16,8 +16,8 @@ from omegaconf import DictConfig
 
 from skate.cli import hydra_argv
 from skate.errors import ConfigError
-from skate.optimize.config import OptimizeError, format_results
 from skate.llm import ModelUnreachable
+from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.standalone import run_optimize
 from skate.paths import CONF_DIR
 from skate.sandbox import SandboxUnavailable

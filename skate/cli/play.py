@@ -35,15 +35,16 @@ from omegaconf.errors import OmegaConfBaseException
 
 from skate.cli import hydra_argv
 from skate.errors import ConfigError
-from skate.paths import CONF_DIR
 from skate.llm.preflight import PreflightError
+from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
+from skate.paths import CONF_DIR
 from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
 from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_game, run_sweep_job, stop_on_signals
 from skate.sandbox import SandboxUnavailable
-from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
 from skate.settings.config import build_settings, compose_config, describe_config_error, register_configs
-from skate.tools.estimate import estimate as estimate_cost, format_estimate
+from skate.tools.estimate import estimate as estimate_cost
+from skate.tools.estimate import format_estimate
 
 register_configs()
 _COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException, OmegaConfBaseException)

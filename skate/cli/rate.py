@@ -28,8 +28,8 @@ from hydra.errors import HydraException
 from skate.cli import parse_with_overrides
 from skate.errors import ConfigError
 from skate.runlog.events import RunLogError
-from skate.settings.recorded import rate_run
 from skate.runlog.files import format_table
+from skate.settings.recorded import rate_run
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,13 +20,13 @@ from hydra.errors import HydraException
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.settings.build import build_sandbox
-from skate.settings.config import compose_config
 from skate.cli import parse_with_overrides
 from skate.errors import ConfigError
-from skate.sandbox.config import validate_sandbox
 from skate.sandbox.base import Outcome
+from skate.sandbox.config import validate_sandbox
 from skate.sandbox.jail import SandboxUnavailable
+from skate.settings.build import build_sandbox
+from skate.settings.config import compose_config
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,8 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from skate.embedders.base import (Embedder, EmbedderUnavailable, HashingEmbedder, NoveltyIndex, build_embedder,
-                                cosine_distances)
+from skate.embedders.base import (
+    Embedder,
+    EmbedderUnavailable,
+    HashingEmbedder,
+    NoveltyIndex,
+    build_embedder,
+    cosine_distances,
+)
 
 __all__ = ["Embedder", "EmbedderUnavailable", "HashingEmbedder", "MiniLMEmbedder", "NoveltyIndex", "OpenAIEmbedder",
            "build_embedder", "connect_embedder", "cosine_distances"]

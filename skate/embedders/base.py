@@ -51,7 +51,7 @@ class HashingEmbedder(Embedder):
 
     def _features(self, text: str) -> list[str]:
         toks = ["<num>" if t[0].isdigit() else t for t in _TOKEN.findall(text)]
-        return toks + [f"{a} {b}" for a, b in zip(toks, toks[1:])]
+        return toks + [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float64)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-
 from skate.errors import Problem, Settings, require
 from skate.registry import Registry
 

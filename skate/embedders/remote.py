@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from skate.embedders.base import Embedder, EmbedderUnavailable
 from skate.llm.client import EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
-from skate.llm.wire import CallFailed
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.transport import _litellm_error, post_json
-from skate.embedders.base import Embedder, EmbedderUnavailable
+from skate.llm.wire import CallFailed
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,8 @@ class OpenAIEmbedder(Embedder):
                                   max_tokens=1, extra_body=extra, timeout_s=timeout_s)
             self.spec.api_key()  # a hosted model without its key: say so now, not mid-game
         except ModelConfigError as exc:
-            raise EmbedderUnavailable(f"embedder.model: {exc}".replace("(or api_key_env", "(or embedder.api_key_env"))
+            raise EmbedderUnavailable(f"embedder.model: {exc}".replace("(or api_key_env", "(or embedder.api_key_env")) \
+                from None
         self.threshold = threshold
         self.batch_size = batch_size
         self.price_per_mtok = price_per_mtok

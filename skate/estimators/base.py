@@ -23,9 +23,9 @@ from omegaconf import DictConfig, OmegaConf
 from skate.errors import ConfigError, Problem, Settings
 from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_name
+from skate.registry import Registry, spoken
 from skate.runlog import replies
 from skate.runlog.records import VOID, Decoding, Estimate, Task
-from skate.registry import Registry, spoken
 
 if TYPE_CHECKING:  # pragma: no cover
     from skate.games.base import Game

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from skate.answers.exact import normalize_number
+from skate.errors import ConfigError
+from skate.estimators.base import task_rng
+from skate.games import AnswerFormat, Game, GameEnv, load_games
+from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
+from skate.runlog.records import Task
 from skate.settings.build import build_game
 from skate.settings.options import preset
-from skate.errors import ConfigError
-from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
-from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.settings.recorded import run_settings
-from skate.runlog.records import Task
-from skate.estimators.base import task_rng
 
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"

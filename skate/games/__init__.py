@@ -18,12 +18,22 @@ import importlib.metadata
 import pkgutil
 import sys
 import threading
-
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from skate.games.base import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameExport,
-                              GameParts, GameSpec, seeded_random)
+from skate.games.base import (
+    AnswerFormat,
+    Checks,
+    FakePlayer,
+    FakeRequest,
+    Game,
+    GameConfig,
+    GameEnv,
+    GameExport,
+    GameParts,
+    GameSpec,
+    seeded_random,
+)
 
 __all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameExport",
            "GameParts", "GameSpec",

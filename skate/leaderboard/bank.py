@@ -18,13 +18,13 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from skate.settings.config import SkateConfig, record_of
 from skate.errors import ConfigError
-from skate.runlog.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
 from skate.leaderboard.fit import EFFECTIVE_SAMPLES
 from skate.leaderboard.store import Imported, Store, StoreError, digest
-from skate.settings.recorded import run_settings
 from skate.report.viewer import ViewerError, build_viewer
+from skate.runlog.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
+from skate.settings.config import SkateConfig, record_of
+from skate.settings.recorded import run_settings
 
 log = logging.getLogger(__name__)
 

@@ -43,20 +43,29 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from skate.settings.build import Table, build_estimator, build_table, llm_players, open_client, prepare_models, simulated_players
-from skate.settings.config import SkateConfig, record_of
-from skate.estimators.fixed_n import FixedN
+
 from skate.estimators.base import Sampler
-from skate.runlog.events import EVENTS_FILE, AttemptMade, Estimated, read_run
+from skate.estimators.fixed_n import FixedN
 from skate.games import get_game
 from skate.leaderboard.bank import import_run, run_key
 from skate.leaderboard.fit import LEVEL, Ability, ability, above, difficulty, effective
 from skate.leaderboard.settings import AddSettings
 from skate.leaderboard.store import OVERALL, Store, StoreError, digest
 from skate.ratings.base import rank_by_score
-from skate.settings.recorded import run_settings
-from skate.runner import run_game
+from skate.runlog.events import EVENTS_FILE, AttemptMade, Estimated, read_run
 from skate.runlog.files import held_run
+from skate.runner import run_game
+from skate.settings.build import (
+    Table,
+    build_estimator,
+    build_table,
+    llm_players,
+    open_client,
+    prepare_models,
+    simulated_players,
+)
+from skate.settings.config import SkateConfig, record_of
+from skate.settings.recorded import run_settings
 
 
 @dataclass
@@ -155,10 +164,11 @@ def setting_cost(game: Any, settings: AddSettings) -> int:
     return settings.set_rounds * (int(game.attempts) + (settings.neighbours + 1) * settings.set_samples)
 
 
-def add(store: Store, model: str, name: str | None = None, settings: AddSettings = AddSettings(),
+def add(store: Store, model: str, name: str | None = None, settings: AddSettings | None = None,
         overrides: list[str] | None = None, **fields: Any) -> Placed:
     """Place ``model`` on the board of ``settings.game`` (see the module's docstring); ``fields``:
     the rest of a language model's ``players.llm`` entry (``api_base``, ``api_key_env``, ...)."""
+    settings = settings or AddSettings()
     game = game_of(store, settings.game)
     kind, entry = model_entry(model, name, **fields)
     name = entry["name"]

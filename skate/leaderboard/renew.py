@@ -35,8 +35,8 @@ from skate.leaderboard.fit import refit
 from skate.leaderboard.place import game_of, game_settings
 from skate.leaderboard.settings import RefreshSettings
 from skate.leaderboard.store import Store, StoreError, tasks
-from skate.runner import run_game
 from skate.runlog.files import held_run
+from skate.runner import run_game
 
 DAY = 86_400.0
 
@@ -81,8 +81,9 @@ def thin_bands(store: Store, game: str, min_per_band: int, max_placed: int) -> l
     return out
 
 
-def refresh(store: Store, settings: RefreshSettings = RefreshSettings(), overrides: list[str] | None = None) -> Refreshed:
+def refresh(store: Store, settings: RefreshSettings | None = None, overrides: list[str] | None = None) -> Refreshed:
     """Retire, then play a short game for each thin band, bank it and refit (module docstring)."""
+    settings = settings or RefreshSettings()
     game = game_of(store, settings.game)
     if settings.players < 2 or settings.rounds < 1:
         raise StoreError(f"players={settings.players}, rounds={settings.rounds}: a refresh game needs at least "

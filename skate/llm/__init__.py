@@ -16,8 +16,8 @@ os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR"
 
 from skate.llm.client import BudgetExceeded, Completion, LLMClient, Price, ResponseCache, RetryPolicy, Usage
 from skate.llm.outage import ModelUnreachable
-from skate.llm.wire import CallFailed
 from skate.llm.spec import ModelConfigError, ModelSpec  # noqa: E402
+from skate.llm.wire import CallFailed
 
 __all__ = ["BudgetExceeded", "CallFailed", "Completion", "LLMClient", "ModelConfigError", "ModelSpec", "ModelUnreachable",
            "Price", "ResponseCache", "RetryPolicy", "Usage"]

@@ -10,11 +10,11 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal, get_origin
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 from dspy.adapters.utils import parse_value
 from dspy.utils.exceptions import AdapterParseError
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.llm import plain
 from skate.llm.choices import label_of
 

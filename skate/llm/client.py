@@ -44,8 +44,17 @@ from typing import Any
 
 from skate.llm.cache import ResponseCache, pack, unpack
 from skate.llm.outage import Outages
-from skate.llm.refusals import (FORMATS, STRUCTURED_MODES, FormatRefused, OptionRefused, TooManySamples, as_format,
-                                 is_format_refusal, n_limit, refused_option)
+from skate.llm.refusals import (
+    FORMATS,
+    STRUCTURED_MODES,
+    FormatRefused,
+    OptionRefused,
+    TooManySamples,
+    as_format,
+    is_format_refusal,
+    n_limit,
+    refused_option,
+)
 from skate.llm.shaping import Shaper, apply_stops, refusal, shaped
 from skate.llm.spec import ModelSpec
 from skate.llm.thinking import share_of, split_inline
@@ -518,7 +527,7 @@ class LLMClient:
                 got += [c for s in samples[len(reply.texts):]
                         for c in self._request(spec, messages, [s], player, rf, options, purpose)]
             if self.on_thinking is not None:
-                for (index, sample_seed), comp in zip(samples, got):
+                for (index, sample_seed), comp in zip(samples, got, strict=False):
                     if comp.thinking:
                         self.on_thinking({"player": player, "model": spec.model, "index": index, "seed": sample_seed,
                                           "thinking": comp.thinking, "answer": comp.text,
@@ -581,7 +590,7 @@ class LLMClient:
             usage.thinking_tokens += thinking_tokens
         return [self._completion(spec, player, usage, answer, finish, attempt, structured, reply.tokens(i),
                                  stops=had_stops, thinking=thinking, thinking_cut=cut)
-                for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes))]
+                for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes, strict=False))]
 
     def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
                   give_up: Callable[[CallFailed, int], Any]) -> Any:

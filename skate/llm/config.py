@@ -8,7 +8,6 @@ from typing import Any, Optional
 
 from skate.errors import Problem, Settings, require
 
-
 STRUCTURED = ("auto", "on", "off")  # llm.structured
 
 

@@ -15,7 +15,6 @@ from skate.games import seeded_random
 from skate.llm import plain
 from skate.llm.sections import MARKER, sections
 
-
 _RESPOND = "Respond with the corresponding output fields"
 _RESPOND_JSON = "Respond with a JSON object in the following order of fields:"
 

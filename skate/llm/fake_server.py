@@ -456,7 +456,7 @@ class FakeLLMServer:
             last = self._last_prompt.get(name, "")
             self._last_prompt[name] = prompt
             self.stats.completion_choices += n
-        common = next((i for i, (a, b) in enumerate(zip(prompt, last)) if a != b), min(len(prompt), len(last)))
+        common = next((i for i, (a, b) in enumerate(zip(prompt, last, strict=False)) if a != b), min(len(prompt), len(last)))
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
         with self._lock:
             self.stats.prompt_tokens += prompt_tokens

@@ -36,10 +36,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_origin
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 import pydantic
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.llm import plain
 from skate.llm.adapters import CompactChatAdapter, LabelAdapter, PlainAdapter
 from skate.llm.sections import MARKER, sections

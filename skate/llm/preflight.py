@@ -83,8 +83,8 @@ from typing import Any
 from skate.errors import ConfigError
 from skate.llm.client import LLMClient
 from skate.llm.shaping import ParameterRefused, refusal, shaped
-from skate.llm.wire import CallFailed
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE, ModelConfigError, ModelSpec
+from skate.llm.wire import CallFailed
 
 log = logging.getLogger(__name__)
 

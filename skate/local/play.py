@@ -117,7 +117,7 @@ def cohort_players(names: Sequence[str]) -> list[str]:
         OmegaConf.load(Path(CONF_DIR) / "players" / "local_cohort.yaml"))["llm"]}
     items = []
     for name in names:
-        e = {**entries[name], "api_base": "${oc.env:%s}" % base_env(name)}
+        e = {**entries[name], "api_base": "${oc.env:" + base_env(name) + "}"}
         items.append(_override_value(e))
     return ["players=local_cohort", "players.llm=[" + ",".join(items) + "]"]
 

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skate.local import server as local_server
-from skate.local.server import run_logged, say, sha256_file, tail
 from skate.local.models import COHORT, LocalError, LocalModel, ServerSettings
-
+from skate.local.server import run_logged, say, sha256_file, tail
 
 # The two servers skate can run: llama.cpp's own (the default: prompt cache per slot and in RAM,
 # continuous batching, n samples from one prompt; skate.local.server), and llama-cpp-python's

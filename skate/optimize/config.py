@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from skate.runlog import events as ev
 from skate.errors import ConfigError, Problem, Settings, require
 from skate.errors import check as _check
+from skate.runlog import events as ev
 
 ROLES = ("answerer", "setter")
 DEMO_SOURCES = ("runs", "practice", "simulated")  # where setters' labelled demonstrations come from

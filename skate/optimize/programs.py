@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import inspect
+import io
 import json
 import logging
 import os
@@ -53,20 +53,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
+import numpy as np
 from dspy.utils.exceptions import AdapterParseError
 
-from skate.runlog import events as ev
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
+from skate.embedders import NoveltyIndex
 from skate.games.base import Checks, Game, GameEnv
 from skate.llm.bridge import SkateLM
 from skate.llm.client import BudgetExceeded, LLMClient
 from skate.llm.modules import ITEM_SEED, AnswererModule, SetterModule, _Module
 from skate.optimize.config import DEMO_SOURCES, OptimizeError, OptimizerConfig, Plan, _split, plans
-from skate.embedders import NoveltyIndex
 from skate.players.simulated import SimulatedPlayer
+from skate.runlog import events as ev
 from skate.runlog.records import Rejection, SetterContext, StopRun, Task
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from typing import Any, Optional
 from omegaconf import MISSING, OmegaConf
 
 from skate.errors import ConfigError, Problem, Settings, require
-from skate.paths import CONF_DIR
 from skate.llm.spec import ModelConfigError, ModelSpec
+from skate.paths import CONF_DIR
 from skate.runlog.records import Decoding
 
 
@@ -128,7 +128,7 @@ def cohort_roles(players: Any) -> dict[str, str]:
     roles: dict[str, str] = {}
     if sims and not llms:
         order = sorted(range(len(sims)), key=lambda i: (-float(sims[i].skill), i))
-        roles.update({role: str(sims[i].name) for role, i in zip(SKILL_ROLES, order)})
+        roles.update({role: str(sims[i].name) for role, i in zip(SKILL_ROLES, order, strict=False)})
         roles["weakest"] = str(sims[order[-1]].name)
     roles.update({str(k): str(v) for k, v in (players.roles or {}).items()})
     return roles

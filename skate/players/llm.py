@@ -31,8 +31,8 @@ import numpy as np
 
 from skate.llm.choices import LABEL_TOKENS, TOP_LOGPROBS, ChoiceRead, option_probabilities
 from skate.llm.client import Completion, LLMClient
-from skate.llm.refusals import OptionRefused
 from skate.llm.modules import AnswererModule, GameModules, SetterModule
+from skate.llm.refusals import OptionRefused
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
 from skate.players.config import spec_of_config

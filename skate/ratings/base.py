@@ -3,16 +3,16 @@ or as the graded samples behind them), produce a ranked table and say how sure i
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skate.ratings.config import OutcomeRule, OwnUnsolved, RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
-from skate.runlog.records import PASS_MARK
 from skate.registry import Registry
+from skate.runlog.records import PASS_MARK
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def adjacent_pairs(rows: Sequence[RatingRow], prob_above: Callable[[str, str], f
     first; ties by name), with ``prob_above(a, b)``: the probability that a is better than b."""
     scored = [r for r in rows if r.score is not None and not r.extra.get("no_data")]
     ranked = [r.player for r in sorted(scored, key=lambda r: (-r.score, r.player))]
-    return [OrderPair(a, b, float(prob_above(a, b))) for a, b in zip(ranked, ranked[1:])]
+    return [OrderPair(a, b, float(prob_above(a, b))) for a, b in zip(ranked, ranked[1:], strict=False)]
 
 
 def normal_above(mu_a: float, mu_b: float, var_diff: float) -> float:

@@ -54,16 +54,16 @@ zerosumeval``, ``point: fit``, ``draws: zerosumeval``, ``seed: 1``), following Z
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from skate.errors import Problem, require
-from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
+from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.outcomes import PairOutcome
 from skate.runlog.records import PASS_MARK
 

@@ -11,7 +11,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-
 from skate.errors import ConfigError, Problem, Settings, raise_first, require
 from skate.errors import check as _check
 from skate.runlog.records import PASS_MARK

@@ -6,13 +6,13 @@ no uncertainty, so the table's interval is empty (None); ranks follow the rating
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from skate.errors import Problem
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
 from skate.runlog.records import PASS_MARK
 

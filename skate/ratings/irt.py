@@ -49,8 +49,17 @@ from typing import Any
 
 import numpy as np
 
-from skate.ratings.base import Applied, OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
 from skate.errors import Problem, require
+from skate.ratings.base import (
+    Applied,
+    OrderPair,
+    RatingBackend,
+    RatingRow,
+    adjacent_pairs,
+    normal_above,
+    rank_by_score,
+    rating,
+)
 from skate.ratings.config import RatingConfig, pass_mark
 from skate.ratings.outcomes import PairOutcome
 from skate.runlog.records import PASS_MARK

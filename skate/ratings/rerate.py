@@ -19,10 +19,9 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.errors import ConfigError
-from skate.runlog.events import Forfeit, RatedTask, read_run
 from skate.ratings.config import OutcomeRule, RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
+from skate.runlog.events import Forfeit, RatedTask, read_run
 from skate.runlog.records import BENCHMARK
-
 
 RatingStreamItem = RatedTask | Forfeit
 

@@ -20,16 +20,16 @@ the last bit at a twentieth of its cost (the library stays the reference in the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from skate.ratings import trueskill_math as tsm
 from skate.errors import Problem, require
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
+from skate.ratings import trueskill_math as tsm
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
 from skate.runlog.records import PASS_MARK
 

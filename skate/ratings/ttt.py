@@ -44,19 +44,19 @@ Measured (one fit, six players): 1,800 outcomes (a 20-round game) 0.6 s with ``t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import math
 import re
 import time as _time
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import trueskillthroughtime as ttt
 
 from skate.errors import Problem, require
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
 from skate.runlog.records import PASS_MARK
 
@@ -165,7 +165,7 @@ class TrueSkillThroughTimeRating(RatingBackend):
             return [0] * n
         rounds = [task_round(o.task_id) for o in self.history]
         if any(r is None for r in rounds):
-            bad = next(o.task_id for o, r in zip(self.history, rounds) if r is None)
+            bad = next(o.task_id for o, r in zip(self.history, rounds, strict=False) if r is None)
             self._warn_once("time", f"rating.time=round: task id {bad!r} names no round (rNNN-...); "
                                     "all outcomes fitted as one batch")
             return [0] * n
@@ -313,7 +313,7 @@ class TrueSkillThroughTimeRating(RatingBackend):
                 history.iteration()  # one backward and one forward pass over the time steps
             sweeps += 1
             after = self._posteriors(history)
-            step = max(max(abs(m - m0), abs(s - s0)) for (m, s), (m0, s0) in zip(after, before))
+            step = max(max(abs(m - m0), abs(s - s0)) for (m, s), (m0, s0) in zip(after, before, strict=False))
             before = after
         last: dict[str, tuple[float, float]] = {}
         for b in history.batches:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from skate.errors import ConfigError
-from skate.runlog.events import Forfeit, read_run
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
+from skate.runlog.events import Forfeit, read_run
 
 
 def run_matches(run_dir: Path, rating: RatingConfig) -> list[PairOutcome]:

@@ -19,12 +19,20 @@ import numpy as np
 import pandas as pd
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.settings.config import SkateConfig
 from skate.errors import ConfigError
-from skate.runlog.events import AttemptMade, Estimated, RoundEnded, RunLogError, StageEnded, TaskRated, TaskSet, read_run
-from skate.settings.recorded import run_settings
+from skate.runlog.events import (
+    AttemptMade,
+    Estimated,
+    RoundEnded,
+    RunLogError,
+    StageEnded,
+    TaskRated,
+    TaskSet,
+    read_run,
+)
 from skate.runlog.records import PASS_MARK
-
+from skate.settings.config import SkateConfig
+from skate.settings.recorded import run_settings
 
 # The rating updates the report holds: an evenly spaced sample of at most this many (plus each
 # player's last), whatever the log's length. A 50-player, 50-round game logs 3 million; the

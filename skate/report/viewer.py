@@ -268,7 +268,7 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
         for e in ests:
             if e.p is not None:
                 who.by_setter[e.player][t.setter].append(float(e.p))
-            elif not (e.skipped is True):
+            elif e.skipped is not True:
                 who.void_estimates[e.player] += 1
         who.set_tasks[t.setter].append(t.task_id)
         values = list(ps.values())

@@ -44,11 +44,13 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, Future
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 REPLIES_FILE = "replies.jsonl"
 
-_SCOPE: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("skate_reply_scope", default={})
+_SCOPE: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("skate_reply_scope",
+                                                                           default=MappingProxyType({}))
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from skate.errors import Problem, Settings, raise_first, require
 from skate.registry import Registry
-
 
 MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
 

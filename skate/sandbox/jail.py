@@ -46,8 +46,17 @@ from pathlib import Path
 
 import skate.sandbox.cgroup as cgroup
 import skate.sandbox.policy as policy
-from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, SandboxError,
-                                SandboxUnavailable, classify, cpu_seconds, interpreter)
+from skate.sandbox.base import (
+    ExecResult,
+    Limits,
+    Outcome,
+    Sandbox,
+    SandboxError,
+    SandboxUnavailable,
+    classify,
+    cpu_seconds,
+    interpreter,
+)
 
 log = logging.getLogger(__name__)
 
@@ -602,7 +611,9 @@ MS_NOSUID, MS_NODEV, MS_PRIVATE, MNT_DETACH = 0x2, 0x4, 1 << 18, 0x2
 
 def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
-    enc = (lambda v: v.encode() if v is not None else None)
+    def enc(v: str | None) -> bytes | None:
+        return v.encode() if v is not None else None
+
     return libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
 
 

@@ -21,8 +21,7 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from skate.sandbox.base import (ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds, encode_text,
-                                interpreter)
+from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds, encode_text, interpreter
 
 # Runs inside the child: apply limits, then execute the program file as __main__.
 # Kept tiny because it is paid on every execution.

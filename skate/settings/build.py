@@ -11,8 +11,8 @@ the estimator wants it to decode. (``skate sandbox`` builds a sandbox alone.)"""
 from __future__ import annotations
 
 import contextlib
-import logging
 import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,11 +20,11 @@ from typing import Any
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
-from skate.runlog import events as ev
 from skate.embedders import Embedder, build_embedder, connect_embedder
-from skate.errors import ConfigError
-from skate.games import GameEnv
 from skate.engine import Parts
+from skate.errors import ConfigError
+from skate.estimators.base import estimator as estimators
+from skate.games import GameEnv
 from skate.games.base import Game, GameConfig
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.config import LLMConfig
@@ -32,14 +32,13 @@ from skate.llm.counts import purpose_counts
 from skate.llm.preflight import preflight
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
+from skate.runlog import events as ev
+from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
 from skate.runlog.records import Decoding
+from skate.runlog.replies import REPLIES_FILE, ReplyLog
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.sandbox.config import SandboxConfig
-from skate.estimators.base import estimator as estimators
 from skate.settings.config import SkateConfig, record_of
-from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
-from skate.runlog.replies import REPLIES_FILE, ReplyLog
-
 
 log = logging.getLogger(__name__)
 

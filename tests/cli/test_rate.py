@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from skate.runner import run_game
 from skate.settings.config import build_settings
 from skate.settings.recorded import rate_run
-from skate.runner import run_game
 from tests.test_runner_game import config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
     # another backend, named by its rating option
     _, elo = rate_run(out, ["rating=elo"])
     assert end["rerated"]["bt"] == pytest.approx([{**r, "true_skill": t["true_skill"]}
-                                                  for r, t in zip(elo, end["rerated"]["bt"])])
+                                                  for r, t in zip(elo, end["rerated"]["bt"], strict=False)])
 
 
 @pytest.mark.parametrize(("entries", "says"), [
@@ -184,9 +184,9 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
 
 
 def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
-    from skate.settings.options import rating_option
     from skate.errors import ConfigError
     from skate.ratings.rerate import rerate_configs
+    from skate.settings.options import rating_option
 
     settings = build_settings(config("estimator=algorithm1"))
     (_, same), (_, zse), (_, tied) = rerate_configs(

@@ -78,7 +78,7 @@ def test_the_index_finds_the_nearest_earlier_task_whatever_its_form():
     rows.append(np.zeros(dim))
     texts = [f"t{i}" for i in range(len(rows))]
     queries = {f"q{i}": (v := rng.normal(size=dim)) / np.linalg.norm(v) for i in range(20)}
-    idx = NoveltyIndex(Given({**dict(zip(texts, rows)), **queries}))
+    idx = NoveltyIndex(Given({**dict(zip(texts, rows, strict=False)), **queries}))
     idx.seed("alice", texts[:30])
     for text in texts[30:]:
         idx.add("alice", idx.check("alice", text)[2])

@@ -8,14 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
+from skate.embedders import EmbedderUnavailable, HashingEmbedder, NoveltyIndex, OpenAIEmbedder, build_embedder
 from skate.errors import ConfigError
 from skate.llm import LLMClient, ResponseCache, RetryPolicy
 from skate.llm.client import EmbeddingFailed
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.embedders import EmbedderUnavailable, HashingEmbedder, NoveltyIndex, OpenAIEmbedder, build_embedder
 from skate.runlog.records import StopRun
 from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 TEXTS = ["total = 0\nfor i in range(10):\n    total += i\nprint(total)", "print('banana'[::-1])", "x = [1, 2]"]
 

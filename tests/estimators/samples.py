@@ -6,7 +6,6 @@ from __future__ import annotations
 from skate.games.base import Game, GameSpec
 from skate.runlog.records import Task
 
-
 TASK = Task("r001-p", 1, "p", "what is 6 x 7?", "42")
 
 

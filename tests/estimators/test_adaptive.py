@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.ratings.base import OrderPair
 from skate.estimators.adaptive import Adaptive
 from skate.estimators.base import TaskContext
+from skate.ratings.base import OrderPair
 
 
 class Player:
@@ -35,7 +35,7 @@ def estimate(est, players, order=None, setter=None):
 
 
 def chain(names, confidences):
-    return [OrderPair(a, b, c) for (a, b), c in zip(zip(names, names[1:]), confidences, strict=True)]
+    return [OrderPair(a, b, c) for (a, b), c in zip(zip(names, names[1:], strict=False), confidences, strict=True)]
 
 
 def test_with_no_ranking_yet_everyone_answers_the_first_samples():

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings
-from skate.runner import run_game
-from skate.estimators.decided import Decided
 from skate.estimators.base import wilson
+from skate.estimators.decided import Decided
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.test_runner_game import config
 
 

@@ -10,15 +10,15 @@ import math
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
-from skate.runlog.events import Estimated, TaskSet, read_run
-from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.runlog.records import VOID, Task
-from skate.report.page import load_run, value_correlations, with_se, group_tables
-from skate.runner import run_game
-from skate.estimators.greedy import Greedy
 from skate.estimators.base import Sampler, task_rng
+from skate.estimators.greedy import Greedy
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.report.page import group_tables, load_run, value_correlations, with_se
+from skate.runlog.events import Estimated, TaskSet, read_run
+from skate.runlog.records import VOID, Task
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 from tests.llm.conftest import cohort
 
 

@@ -6,25 +6,25 @@ estimator=greedy does on the same tasks."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
-import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
-from skate.runlog.events import Estimated, TaskSet, read_run
-from skate.export import EXECUTED_NOTE, export
 from skate.cli.export import main
+from skate.estimators.base import task_rng
+from skate.export import EXECUTED_NOTE, export
 from skate.games.cop.rules import COPGame
 from skate.games.scp.questions import from_json, stem
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.modules import render_options
+from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.estimators.base import task_rng
+from skate.settings.config import build_settings, compose_config
 from tests.llm.conftest import cohort
 
 MODELS = {"ace": 0.9, "low": 0.3}

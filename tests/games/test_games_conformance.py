@@ -46,17 +46,17 @@ from omegaconf import DictConfig
 
 from skate.cli.play import resume
 from skate.engine import Summary
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize.programs import setter_demos
 from skate.players.simulated import build_simulated
-from skate.settings.recorded import rate_run
+from skate.runlog.files import comparable, read_events
 from skate.runlog.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
-from skate.runlog.files import comparable, read_events
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import rate_run
 from tests.llm.conftest import llm_config
 
 # ---------------------------------------------------------------------------- what is played
@@ -240,7 +240,7 @@ def test_it_sets_tasks_and_validates_each_proposal_into_a_task_or_a_reason(setti
         assert t.task_id == f"r001-{t.setter}" and t.round == 1 and t.setter in {p.name for p in setting.players}
         assert isinstance(t.prompt, str) and t.prompt.strip() and isinstance(t.answer, str)
         assert isinstance(game.novelty_text(t), str) and game.novelty_text(t).strip()
-    for proposal, rejection in setting.rejections:
+    for _proposal, rejection in setting.rejections:
         assert isinstance(rejection.reason, FailReason) and rejection.detail.strip()
     for _, _, proposal in setting.proposals:
         assert isinstance(game.proposal_text(proposal), str)

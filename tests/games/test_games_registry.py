@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 import skate.games
+from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
 from skate.settings.compose import forget
 from skate.settings.config import build_settings, compose_config
-from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
 
 GAME = '''
 """``game=echo``: the setter picks a word; a solver must say it back, reversed."""
@@ -244,10 +244,10 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     import jsonschema
 
     from skate.cli.export import main as export
-    from skate.settings.recorded import rate_run
     from skate.report import build_report
-    from skate.runner import run_game
     from skate.runlog.files import read_events
+    from skate.runner import run_game
+    from skate.settings.recorded import rate_run
 
     cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
@@ -268,8 +268,8 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
 
 
 def test_a_game_yaml_is_needed_only_to_override_its_schema(echo_game, tmp_path, monkeypatch):
-    from skate.settings import compose as skate_compose
     from skate.paths import CONF_DIR
+    from skate.settings import compose as skate_compose
 
     conf = tmp_path / "conf"
     shutil.copytree(CONF_DIR, conf)

@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from skate.runlog.events import RatedTask, read_run
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.store import Store, StoreError
+from skate.runlog.events import RatedTask, read_run
 
 
 def test_a_run_is_banked_once_from_any_path(runs_to_bank, tmp_path):
@@ -38,7 +38,7 @@ def test_what_cannot_be_banked_is_refused_in_one_line_and_nothing_is_lost(runs_t
     unfinished = tmp_path / "unfinished"
     shutil.copytree(runs_to_bank[1], unfinished)
     lines = (unfinished / "events.jsonl").read_text().splitlines()
-    (unfinished / "events.jsonl").write_text("\n".join(l for l in lines if '"run_end"' not in l) + "\n")
+    (unfinished / "events.jsonl").write_text("\n".join(line for line in lines if '"run_end"' not in line) + "\n")
     with pytest.raises(StoreError, match="has not finished.*resume="):
         import_run(store, unfinished)
     with pytest.raises(StoreError, match="no events.jsonl"):

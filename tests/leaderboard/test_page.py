@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 import time
+from pathlib import Path
 
 import pytest
 

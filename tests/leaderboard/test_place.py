@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from skate.settings.config import build_settings
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
-from skate.leaderboard.place import AddSettings, add
 from skate.leaderboard.page import board_text
+from skate.leaderboard.place import AddSettings, add
 from skate.leaderboard.store import OVERALL, Store, StoreError
+from skate.settings.config import build_settings
 from tests.leaderboard.conftest import interrupt_then_resume
 
 
@@ -83,9 +83,9 @@ def test_bad_input_is_one_line_and_stores_nothing(board, tmp_path):
 def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     """Incumbents and newcomer are models behind the project's fake OpenAI-compatible server on
     loopback: the add's calls reach the server, its neighbours answer its tasks there too."""
-    from skate.settings.config import compose_config
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
+    from skate.settings.config import compose_config
     from tests.llm.conftest import cohort
 
     skills = {"ace": 0.9, "mid": 0.6, "low": 0.3, "new": 0.75}
@@ -121,8 +121,8 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
 def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path):
     """SCP's built benchmark: the newcomer answers banked questions and sets none (no setter in
     that game), within its budget."""
-    from skate.settings.config import compose_config
     from skate.runner import run_game
+    from skate.settings.config import compose_config
 
     run_game(build_settings(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",
                              "report=false", "print_table=false"])), tmp_path / "scp")

@@ -3,9 +3,8 @@ transactions."""
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-
 import pytest
+import sqlalchemy as sa
 
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.store import SCHEMA_VERSION, Store, StoreError, meta

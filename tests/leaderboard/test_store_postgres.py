@@ -15,8 +15,18 @@ import sqlalchemy as sa
 from skate.cli.leaderboard import main
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
-from skate.leaderboard.store import (SCHEMA_VERSION, Store, StoreError, adds, meta, models, ratings, responses,
-                                     snapshots, tasks)
+from skate.leaderboard.store import (
+    SCHEMA_VERSION,
+    Store,
+    StoreError,
+    adds,
+    meta,
+    models,
+    ratings,
+    responses,
+    snapshots,
+    tasks,
+)
 from tests.leaderboard.conftest import interrupt_then_resume
 
 GAME = "mathquiz"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.settings.config import compose_config
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
+from skate.settings.config import compose_config
 
 SKILLS = {"ace": 0.9, "mid": 0.6, "low": 0.3}
 

@@ -12,8 +12,8 @@ from skate.answers.choice import ChoiceQuery
 from skate.games.base import GameEnv
 from skate.games.cop import COPGame
 from skate.llm import LLMClient, ModelConfigError, ModelSpec, ResponseCache, RetryPolicy
-from skate.llm.wire import parse_retry_after
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.llm.wire import parse_retry_after
 from skate.players.llm import LLMPlayer
 from skate.runlog.records import VOID
 
@@ -187,8 +187,8 @@ def test_each_player_sends_its_own_sampling_settings_and_headers():
 def test_the_litellm_route_reaches_the_server_and_classifies_its_errors():
     """Providers that are not OpenAI-compatible go through LiteLLM; its OpenAI route can be aimed
     at the loopback server to check the plumbing and the error mapping for real."""
-    from skate.llm.wire import CallFailed
     from skate.llm.transport import _send_litellm
+    from skate.llm.wire import CallFailed
 
     models = {"ok": FakeModel(), "busy": FakeModel(faults={"rate_limit": 1.0}),
               "broken": FakeModel(faults={"server_error": 1.0})}

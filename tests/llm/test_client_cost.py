@@ -10,7 +10,6 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.settings.config import compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
@@ -18,6 +17,7 @@ from skate.llm import LLMClient, ModelSpec, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.modules import _ADAPTER, _JSON_ADAPTER, GameModules, _Formatter
 from skate.players.llm import LLMPlayer
+from skate.settings.config import compose_config
 
 QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
 
@@ -115,7 +115,7 @@ def test_the_text_request_is_made_only_when_it_is_sent(mode, formats, text_made,
     with FakeLLMServer({"ace": FakeModel(0.9)}, formats=formats) as srv:
         player, mods = _player(srv, mode)
         rng = np.random.default_rng(0)
-        for k in range(4):  # two distinct queries a batch: two requests each
+        for _k in range(4):  # two distinct queries a batch: two requests each
             q2 = ChoiceQuery(QUERY.prompt, QUERY.options[::-1])
             picks = player.answer([QUERY, q2, QUERY], rng)
             assert all(p in range(4) for p in picks)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from skate.settings.config import build_settings
+from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.events import (
     AttemptMade,
     Estimated,
@@ -32,8 +32,8 @@ from skate.runlog.events import (
     UnknownEvent,
     read_run,
 )
-from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.llm.conftest import llm_config
 
 # 20% of requests fail, each a fault that a retry can get past (429 with Retry-After, 500, a 200

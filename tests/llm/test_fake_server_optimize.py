@@ -8,19 +8,23 @@ import json
 import urllib.request
 from typing import Literal
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 import numpy as np
 import pytest
-from dspy.propose.dataset_summary_generator import (DatasetDescriptor, DatasetDescriptorWithPriorObservations,
-                                                    ObservationSummarizer, create_dataset_summary)
+from dspy.propose.dataset_summary_generator import (
+    DatasetDescriptor,
+    DatasetDescriptorWithPriorObservations,
+    ObservationSummarizer,
+    create_dataset_summary,
+)
 from dspy.propose.grounded_proposer import DescribeModule, DescribeProgram, generate_instruction_class
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.answers.exact import ExactQuery
 from skate.games.mathquiz.generator import KINDS, generate_question
 from skate.games.mathquiz.modules import AnswerMathQuestion, answerer
-from skate.llm.fake_server import FakeLLMServer, FakeModel, arg_parser, parse_model, parse_models
 from skate.llm.fake_replies import count_demos
+from skate.llm.fake_server import FakeLLMServer, FakeModel, arg_parser, parse_model, parse_models
 
 ADAPTER = dspy.ChatAdapter(use_json_adapter_fallback=False)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from skate.settings.config import build_settings, compose_config
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 from tests.llm.conftest import cohort
 
 

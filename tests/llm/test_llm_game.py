@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from skate.settings.config import build_settings
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, llm_config
 

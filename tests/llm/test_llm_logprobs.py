@@ -10,7 +10,6 @@ import logging
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
 from skate.estimators.base import Sampler
 from skate.games.base import GameEnv
@@ -19,9 +18,10 @@ from skate.llm import LLMClient, ModelSpec, RetryPolicy
 from skate.llm.choices import ChoiceRead
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.players.llm import LLMPlayer
+from skate.runlog.files import read_events
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.runlog.files import read_events
+from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import cohort
 
@@ -78,7 +78,7 @@ def test_a_read_agrees_with_the_frequency_of_200_samples(skill):
         spec = ModelSpec("openai/m", api_base=srv.api_base, api_key_env="SKATE_TEST_NO_KEY")
         player = LLMPlayer("m", spec, LLMClient(retry=RetryPolicy(max_retries=0)), modules)
         task = _cop_task(game)
-        game.config.n_options  # (4 options: 3 of the 9 wrong answers each time)
+        assert game.config.n_options == 4  # 3 of the 9 wrong answers each time
         sampler = Sampler(game, task, player.answer, read_choices=player.read_choices)
         got = sampler.read(np.random.default_rng(0))
         before = srv.stats.requests

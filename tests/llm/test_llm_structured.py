@@ -11,8 +11,6 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.settings.build import build_client
-from skate.settings.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import COPSetter
@@ -20,12 +18,13 @@ from skate.games.cop.modules import answerer as cop_answerer
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.scp.modules import SCPSetter
-from skate.llm import plain
-from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy
+from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy, plain
 from skate.llm.client import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.build import build_client
+from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 

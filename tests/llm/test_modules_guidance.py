@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.augment import Augmentation, ScoredTask
-from skate.augment import Strategy
+from skate.augment import Augmentation, ScoredTask, Strategy
 from skate.games.cop.modules import COPSetter
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.pyjail.modules import PyJailSetter

@@ -10,17 +10,17 @@ import pytest
 from hydra.utils import instantiate
 
 from skate.answers.choice import ChoiceQuery
-from skate.settings.config import build_settings, compose_config
 from skate.games import load_games
 from skate.games.base import GameEnv
 from skate.games.cop.modules import answerer as cop_answerer
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.scp.modules import SCPAnswerer
-from skate.llm.fake_server import FakeModel
 from skate.llm.fake_replies import cut_in_reasoning
+from skate.llm.fake_server import FakeModel
 from skate.llm.modules import MultipleChoiceAnswerer
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 QUICK = {"scp": ["game.mode=player_set"]}  # nothing to build

@@ -10,8 +10,8 @@ import pytest
 
 from skate.games.cop.modules import COPSetter
 from skate.llm import plain
-from skate.llm.fake_server import FakeLLMServer, FakeModel, as_plain_reply, read_request
 from skate.llm.adapters import PlainAdapter
+from skate.llm.fake_server import FakeLLMServer, FakeModel, as_plain_reply, read_request
 from skate.runlog.records import SetterContext
 
 COP = {"program": "code", "wrong_answers": "list"}

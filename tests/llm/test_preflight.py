@@ -14,9 +14,9 @@ import pytest
 
 from skate.errors import ConfigError
 from skate.llm import CallFailed, LLMClient, ModelSpec, ResponseCache, RetryPolicy
-from skate.llm.wire import Reply
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.preflight import PreflightError, check_models, preflight
+from skate.llm.wire import Reply
 
 MSGS = [{"role": "user", "content": "hello"}]
 

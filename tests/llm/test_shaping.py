@@ -9,9 +9,9 @@ import pytest
 
 from skate.errors import ConfigError
 from skate.llm import CallFailed, LLMClient, ModelConfigError, ModelSpec, RetryPolicy
-from skate.llm.refusals import OptionRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.preflight import PreflightError, preflight
+from skate.llm.refusals import OptionRefused
 from skate.llm.shaping import ParameterRefused, refusal, table_changes
 from skate.settings.config import build_settings, compose_config
 

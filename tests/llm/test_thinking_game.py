@@ -86,7 +86,7 @@ def test_four_kinds_of_reasoning_model_play_right(tmp_path):
 def test_anthropic_and_gemini_models_think_through_litellm(provider, tmp_path):
     names = {"anthropic": ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5"],
              "gemini": ["gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"]}[provider]
-    models = {n: FakeModel(s, thinking="reasoning_content") for n, s in zip(names, (0.9, 0.6, 0.3))}
+    models = {n: FakeModel(s, thinking="reasoning_content") for n, s in zip(names, (0.9, 0.6, 0.3), strict=False)}
     with FakeLLMServer(models) as srv:
         base = srv.api_base.removesuffix("/v1") if provider == "anthropic" else srv.api_base
         setting = {"thinking_budget": 2048} if provider == "anthropic" else {"reasoning_effort": "low"}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skate.local import server as local_server, serving as local_serving
+from skate.local import server as local_server
+from skate.local import serving as local_serving
 from skate.local.models import COHORT, MODELS, LocalError, ServerSettings
 
 MAIN_C = '#include <stdio.h>\nint main(void) { puts("llama-server stand-in"); return 0; }\n'
@@ -98,7 +99,7 @@ def test_the_command_line_serves_each_model_as_measured():
     model = MODELS["gemma3-270m"]
     settings = ServerSettings(slots=3, threads=2, batch=256, ubatch=128, cache_ram_mib=512, cache_reuse=64, poll=0)
     cmd = local_server.command("/b/llama-server", model, Path("/m/g.gguf"), 8123, settings=settings)
-    args = {a: b for a, b in zip(cmd, [*cmd[1:], ""]) if a.startswith("--") and not b.startswith("--")}
+    args = {a: b for a, b in zip(cmd, [*cmd[1:], ""], strict=False) if a.startswith("--") and not b.startswith("--")}
     assert cmd[0] == "/b/llama-server" and args["--model"] == "/m/g.gguf" and args["--alias"] == "gemma3-270m"
     assert args["--ctx-size"] == str(model.n_ctx * 3) and args["--parallel"] == "3"
     assert args["--threads"] == args["--threads-batch"] == "2" and args["--batch-size"] == "256"

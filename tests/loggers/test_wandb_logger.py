@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from skate.settings.config import build_settings
 from skate.runner import run_game
 from skate.sandbox import SandboxError
+from skate.settings.config import build_settings
 from tests.test_runner_game import config
 from tests.wandb_records import summarise
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from hydra.utils import instantiate
 
-from skate.settings.config import build_settings, prepare
 from skate.errors import ConfigError
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, prepare
 from tests.test_runner_game import config
 
 

@@ -6,19 +6,19 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from skate.runlog import events as ev
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
-from skate.ratings.config import validate_rating
+from skate.estimators.decided import Decided
 from skate.games import load_games
-from skate.settings.recorded import rate_run
 from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating
+from skate.ratings.config import validate_rating
 from skate.ratings.elo import EloConfig, EloRating
 from skate.ratings.outcomes import PairRule
 from skate.ratings.trueskill_backend import TrueSkillRating
-from skate.runner import run_game
-from skate.estimators.decided import Decided
+from skate.runlog import events as ev
 from skate.runlog.files import EventLog
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import rate_run
 
 SVS = PairRule("setter_vs_solver", p_thresh=0.55)
 ORDER = ["a", "b", "c", "d"]

@@ -13,10 +13,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
-from skate.settings.config import build_settings, compose_config
 from skate.ratings import trueskill_math as tsm
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 BETA, TAU = 25 / 6, 25 / 300
 

@@ -18,15 +18,15 @@ import pandas as pd
 import pytest
 from hydra.utils import instantiate
 
-from skate.runlog import events as ev
-from skate.settings.config import build_settings, compose_config
 from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_draws
 from skate.ratings.outcomes import PairRule
 from skate.ratings.zerosumeval import run_matches, write_matches
-from skate.settings.recorded import run_settings
+from skate.runlog import events as ev
+from skate.runlog.files import format_table
 from skate.runlog.records import VOID, Task
 from skate.runner import run_game
-from skate.runlog.files import format_table
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import run_settings
 from tests.ratings.test_ratings_backends import feed
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.embedders import HashingEmbedder
-from skate.runlog.records import BENCHMARK
 from skate.report import build_report
 from skate.report.clusters import choose_k, embedder_of, task_clusters
 from skate.report.data import load_run
 from skate.report.page import ratings_table
+from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.runlog.files import EventLog
+from skate.runlog.records import BENCHMARK
 
 PLAYERS = ("ann", "bob", "cy")
 HASHING = {"_target_": "skate.embedders.HashingEmbedder", "dim": 1024, "threshold": 0.2}

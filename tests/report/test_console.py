@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.engine import GameResult, Summary
+from skate.report.console import OUTAGE_STATUS, print_summary
 
 ROWS = [{"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
         {"rank": 2, "player": "lo", "score": 20.0, "lo": 15.0, "hi": 25.0}]

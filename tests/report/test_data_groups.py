@@ -11,13 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.settings.config import build_settings, compose_config
-from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
-from skate.runlog.records import BENCHMARK
 from skate.report import build_report, group_tables
 from skate.report.data import load_run
-from skate.runner import run_game
+from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.runlog.files import EventLog, read_events
+from skate.runlog.records import BENCHMARK
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 from tests.test_runner_game import config as cop_config
 
 SCP = ["game=scp", "game.questions=30", "game.rounds=2", "estimator=fixed_n", "estimator.n=4", "logger=none"]

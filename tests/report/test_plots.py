@@ -8,11 +8,11 @@ import re
 import pandas as pd
 import pytest
 
-from skate.settings.config import build_settings
 from skate.report import build_report
 from skate.report.data import load_run
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.test_runner_game import config
 
 STAGES = ("stages=[{name: base, rounds: 2}, {name: watch, join: [hi], setters: [], rounds: 0},"

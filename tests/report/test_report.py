@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from skate.settings.config import build_settings
 from skate.report import build_report, correlations
 from skate.report.plots import rating_evolution
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.test_runner_game import config
 
 ROOT = Path(__file__).resolve().parents[2]

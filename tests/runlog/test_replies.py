@@ -10,8 +10,15 @@ import pytest
 
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
-from skate.runlog.replies import (REPLIES_FILE, ReplyLog, answer_tables, iter_replies, pack_samples, scope,
-                                  unpack_samples)
+from skate.runlog.replies import (
+    REPLIES_FILE,
+    ReplyLog,
+    answer_tables,
+    iter_replies,
+    pack_samples,
+    scope,
+    unpack_samples,
+)
 from skate.runner import resume_settings, run_game
 from skate.settings.config import build_settings, compose_config
 

@@ -6,8 +6,14 @@ import warnings
 
 import pytest
 
-from skate.sandbox import (BwrapSandbox, NsjailSandbox, SandboxUnavailable, SubprocessSandbox,
-                           UnsafeSandboxWarning, probe)
+from skate.sandbox import (
+    BwrapSandbox,
+    NsjailSandbox,
+    SandboxUnavailable,
+    SubprocessSandbox,
+    UnsafeSandboxWarning,
+    probe,
+)
 from tests.conftest import REQUIRED_SANDBOXES, TEST_LIMITS
 
 JAILS = {"nsjail": NsjailSandbox, "bwrap": BwrapSandbox}

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skate.sandbox import (BwrapSandbox, NsjailSandbox, Outcome, SandboxUnavailable, auto,
-                           auto_sandbox)
+from skate.sandbox import BwrapSandbox, NsjailSandbox, Outcome, SandboxUnavailable, auto, auto_sandbox
 from skate.sandbox.jail import UidSlots
 from tests.conftest import TEST_LIMITS
 

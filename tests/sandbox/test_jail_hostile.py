@@ -4,11 +4,11 @@ unaffected. The subprocess fallback is not a security boundary and is not tested
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import socket
 import time
-import ast
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -187,12 +187,12 @@ def test_no_network_not_even_the_hosts_loopback(jail):
             "        print(family, 'made')\n"
             "    except OSError as e:\n"
             "        print(family, type(e).__name__)\n"
-            "for addr in [('127.0.0.1', %d), ('10.0.0.1', 80), ('1.1.1.1', 53)]:\n"
+            f"for addr in [('127.0.0.1', {port}), ('10.0.0.1', 80), ('1.1.1.1', 53)]:\n"
             "    try:\n"
             "        s = socket.create_connection(addr, timeout=0.5)\n"
             "        print('connected', addr)\n"
             "    except OSError as e:\n"
-            "        print('refused', type(e).__name__)\n" % port)
+            "        print('refused', type(e).__name__)\n")
         assert res.ok, res
         lines = res.stdout.splitlines()
         assert lines[:6] == [f"{f} PermissionError" for f in

@@ -38,7 +38,7 @@ def test_every_recorded_output_is_reproduced(any_sandbox, sandbox):
     results = any_sandbox.run_many([program(i) for i in items], Limits(timeout_s=10, cpu_s=10,
                                                                         memory_mb=512))
     wrong = [(i["id"], r.outcome.value, (r.stdout + r.stderr).strip()[-200:])
-             for i, r in zip(items, results) if r.outcome is not Outcome.OK or r.stdout != "True\n"]
+             for i, r in zip(items, results, strict=False) if r.outcome is not Outcome.OK or r.stdout != "True\n"]
     assert wrong == [], f"{len(wrong)} of {len(items)} differ, e.g. {wrong[:5]}"
 
 

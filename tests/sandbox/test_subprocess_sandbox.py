@@ -28,4 +28,4 @@ def test_workers_bound_executions_in_flight_across_threads():
         results = list(pool.map(lambda _: one_at_a_time.run(code), range(4)))
     spans = sorted(tuple(map(float, r.stdout.split())) for r in results)
     assert all(r.ok for r in results)
-    assert all(prev[1] <= nxt[0] for prev, nxt in zip(spans, spans[1:])), spans  # no overlap
+    assert all(prev[1] <= nxt[0] for prev, nxt in zip(spans, spans[1:], strict=False)), spans  # no overlap

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 
+from skate.runlog.files import EventLog, read_events
 from skate.settings.build import DEFAULT_SUFFIX, assemble, build_table, llm_players, open_client
 from skate.settings.config import build_settings, compose_config
-from skate.runlog.files import EventLog, read_events
 
 MODELS = ["players=fake_local", "llm.preflight=false", "llm.cache=false", "logger=none", "game=mathquiz"]
 

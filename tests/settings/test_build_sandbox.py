@@ -8,13 +8,13 @@ import contextlib
 
 import pytest
 
+from skate.games import load_games
+from skate.runlog.events import read_start
+from skate.runlog.files import EventLog
+from skate.runner import run_game
+from skate.sandbox import NoSandbox, SandboxError, SandboxUnavailable
 from skate.settings.build import assemble, build_table
 from skate.settings.config import build_settings, compose_config
-from skate.runlog.events import read_start
-from skate.games import load_games
-from skate.runner import run_game
-from skate.runlog.files import EventLog
-from skate.sandbox import NoSandbox, SandboxError, SandboxUnavailable
 
 BROKEN = ["sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail"]
 

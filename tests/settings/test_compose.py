@@ -11,10 +11,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from skate.paths import CONF_DIR
 from skate.settings import compose as skate_compose
 from skate.settings import config as skate_config
 from skate.settings.config import compose_config
-from skate.paths import CONF_DIR
 
 
 def hydra_compose(overrides):

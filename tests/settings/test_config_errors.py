@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
-from skate.settings.config import describe_config_error
-from skate.settings.config import build_settings, compose_config, validate
 from skate.errors import ConfigError
 from skate.games import load_games
+from skate.settings.config import build_settings, compose_config, describe_config_error
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
 

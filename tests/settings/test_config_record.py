@@ -8,9 +8,9 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
+from skate.games import load_games
 from skate.settings.compose import yaml_options
 from skate.settings.config import build_settings, compose_config, record_of
-from skate.games import load_games
 
 pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 

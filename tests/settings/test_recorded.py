@@ -10,13 +10,13 @@ import json
 import pytest
 from hydra.utils import instantiate
 
-from skate.settings.config import build_settings, compose_config, record_of
 from skate.errors import ConfigError
-from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 from skate.estimators.base import estimator
 from skate.estimators.fixed_n import FixedN
 from skate.loggers.base import NullLogger, logger
 from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config, record_of
+from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 
 GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false", "sandbox=subprocess"]
 

@@ -12,12 +12,22 @@ import random
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings, compose_config
-from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.embedders import minilm
 from skate.cli.calibrate import main
-from skate.tools.calibrate import (NEAR_KINDS, build_pairs, change_constants, load_cruxeval, near_duplicates, reformat,
-                                   rename, roc, task_text, threshold_at)
+from skate.embedders import minilm
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.settings.config import build_settings, compose_config
+from skate.tools.calibrate import (
+    NEAR_KINDS,
+    build_pairs,
+    change_constants,
+    load_cruxeval,
+    near_duplicates,
+    reformat,
+    rename,
+    roc,
+    task_text,
+    threshold_at,
+)
 
 RECORDS = load_cruxeval()
 
@@ -160,5 +170,5 @@ def test_the_threshold_sweep_is_on_the_default_embedders_scale():
     vec = HashingEmbedder().embed(texts)
     dist = np.array([1 - vec[p.a] @ vec[p.b] for p in pairs if not p.near])
     frr = [float(np.mean(dist <= v)) for v in sorted(values)]
-    assert all(a < b for a, b in zip(frr[1:], frr[2:])) and frr[0] <= frr[1]
+    assert all(a < b for a, b in zip(frr[1:], frr[2:], strict=False)) and frr[0] <= frr[1]
     assert 0.01 <= float(np.mean(dist <= 0.399)) <= 0.12

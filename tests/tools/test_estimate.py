@@ -14,7 +14,7 @@ from skate.llm.counts import counts_path, entries
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runner import run_game
 from skate.settings.config import build_settings, compose_config
-from skate.tools.estimate import expected_samples, estimate
+from skate.tools.estimate import estimate, expected_samples
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 
 FAKE = {"house": FakeModel(0.85, thinking="hidden", rules="openai_reasoning", thinking_tokens=600),
@@ -41,12 +41,12 @@ def test_the_estimate_of_models_that_have_played_is_within_30_percent(chosen, tm
         st = srv.stats
         before = (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens)
         run_game(later, tmp_path / "second")
-        counted = [b - a for a, b in zip(before, (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens))]
+        counted = [b - a for a, b in zip(before, (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens), strict=False)]
     assert {e["model"] for e in kept} == {"openai/house", "hosted_vllm/deep", "hosted_vllm/r1"}
     assert all(m.tokens_from.startswith("1 earlier run") for m in guess.models)
     guessed = [sum(getattr(m, k) for m in guess.models) for k in ("calls", "prompt_tokens", "completion_tokens",
                                                                   "thinking_tokens")]
-    for g, c in zip(guessed, counted):
+    for g, c in zip(guessed, counted, strict=False):
         assert 0.7 * c <= g <= 1.3 * c, (guessed, counted)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from skate.settings.config import build_settings
-from skate.runner import run_game
 from skate.cli.sensitivity import main
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from skate.tools.sensitivity import SensitivityError, run_probe, variants
 from tests.test_runner_game import config
 from tests.wandb_records import summarise

@@ -5,13 +5,23 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.games.base import GameEnv
 from skate.games.cop.rules import COPGame, COPProposal
-from skate.llm.modules import (GameModules, MultipleChoiceAnswerer, SetterModule, adapter, guidance_field,
-                               percent, render_history, render_situation, sections, strip_fences)
+from skate.llm.modules import (
+    GameModules,
+    MultipleChoiceAnswerer,
+    SetterModule,
+    adapter,
+    guidance_field,
+    percent,
+    render_history,
+    render_situation,
+    sections,
+    strip_fences,
+)
 from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\

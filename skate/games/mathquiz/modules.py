@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import re
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.answers.exact import normalize_number
 from skate.games.base import GameEnv
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
-from skate.llm.modules import (FreeFormAnswerer, GameModules, SetterModule, guidance_field, percent,
-                               render_history, render_situation)
+from skate.llm.modules import (
+    FreeFormAnswerer,
+    GameModules,
+    SetterModule,
+    guidance_field,
+    percent,
+    render_history,
+    render_situation,
+)
 from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skate.games.base import FakePlayer, FakeRequest, seeded_random
 import skate.games.pyjail.generator as gen
+from skate.games.base import FakePlayer, FakeRequest, seeded_random
 from skate.players.simulated import know
 
 SETTER_FIELDS = {"rules", "flag_location", "situation", "history"}

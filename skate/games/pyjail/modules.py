@@ -8,13 +8,22 @@ though a try that shows the flag ends the session anyway).
 
 from __future__ import annotations
 
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 import dspy
 
+import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.games.base import GameEnv
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame
-from skate.llm.modules import (AnswererModule, GameModules, SetterModule, guidance_field, percent,
-                               render_history, render_situation, strip_fences, with_reasoning)
+from skate.llm.modules import (
+    AnswererModule,
+    GameModules,
+    SetterModule,
+    guidance_field,
+    percent,
+    render_history,
+    render_situation,
+    strip_fences,
+    with_reasoning,
+)
 from skate.runlog.records import PASS_MARK, SetterContext
 
 RULES = """\

@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.errors import Problem
 from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask, verdict_view
+from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function

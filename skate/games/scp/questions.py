@@ -12,20 +12,28 @@ import copy
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Sequence
-from typing import Any
 import math
 import random
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
 from skate.games.scp.corpus import Document
-from skate.games.scp.fragments import (DEFAULT_SIZES, MARKUP_THRESHOLD, Fragment, acceptable, fragments,
-                                       markup_density, paragraph_runs, sentences,
-                                       starts_badly)
+from skate.games.scp.fragments import (
+    DEFAULT_SIZES,
+    MARKUP_THRESHOLD,
+    Fragment,
+    acceptable,
+    fragments,
+    markup_density,
+    paragraph_runs,
+    sentences,
+    starts_badly,
+)
 
 TYPES = ("sequencing", "cloze", "prediction")
 Embed = Callable[[list[str]], Any]  # texts -> one vector per text

@@ -53,9 +53,23 @@ from skate.games.base import AnswerFormat, Checks, Game, GameConfig, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
-from skate.games.scp.questions import (N_OPTIONS, TYPES, ClozeQuestion, PredictionQuestion, Question,
-                                       SequencingQuestion, build, can_start, check, cloze, from_json, passage_ok,
-                                       prediction_stem, sequencing, stem)
+from skate.games.scp.questions import (
+    N_OPTIONS,
+    TYPES,
+    ClozeQuestion,
+    PredictionQuestion,
+    Question,
+    SequencingQuestion,
+    build,
+    can_start,
+    check,
+    cloze,
+    from_json,
+    passage_ok,
+    prediction_stem,
+    sequencing,
+    stem,
+)
 from skate.games.scp.reader import SCPQuery, cosine
 from skate.runlog.records import BENCHMARK, FailReason, Rejection, Task
 

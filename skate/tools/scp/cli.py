@@ -48,9 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
-from skate.tools.scp import arxiv
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import docs_folder, load_folder
 from skate.games.scp.questions import TYPES, build, check
@@ -59,6 +57,8 @@ from skate.games.scp.simulated import key_of
 from skate.players.simulated import build_simulated
 from skate.runner import run_game
 from skate.sandbox import SandboxUnavailable
+from skate.settings.config import build_settings, compose_config
+from skate.tools.scp import arxiv
 
 PROG = "skate.scp"
 

@@ -178,18 +178,18 @@ def validate(df: pd.DataFrame, require_private: bool = True) -> pd.DataFrame:
     nonnum = df["score"].isna()
     if nonnum.any():
         where = [f"({m}, {b}): {s!r}" for m, b, s in
-                 zip(df.loc[nonnum, "model"], df.loc[nonnum, "benchmark"], raw[nonnum])]
+                 zip(df.loc[nonnum, "model"], df.loc[nonnum, "benchmark"], raw[nonnum], strict=False)]
         raise ValueError(f"missing or non-numeric score for {_few(where)}; give an accuracy in [0, 1]")
     out_of_range = (df["score"] < 0) | (df["score"] > 1)
     if out_of_range.any():
         where = [f"({m}, {b}): {s:g}" for m, b, s in
                  zip(df.loc[out_of_range, "model"], df.loc[out_of_range, "benchmark"],
-                     df.loc[out_of_range, "score"])]
+                     df.loc[out_of_range, "score"], strict=False)]
         raise ValueError(f"score outside [0, 1] for {_few(where)}; give accuracies as fractions "
                          f"(e.g. 0.73, not 73)")
     dup = df.duplicated(["model", "benchmark"], keep=False)
     if dup.any():
-        pairs = sorted(set(zip(df.loc[dup, "model"], df.loc[dup, "benchmark"])))
+        pairs = sorted(set(zip(df.loc[dup, "model"], df.loc[dup, "benchmark"], strict=False)))
         raise ValueError(f"duplicated (model, benchmark) rows: {_few(f'({m}, {b})' for m, b in pairs)}; "
                          f"keep one score per pair")
     for col in ("kind", "domain"):
@@ -356,7 +356,7 @@ def _rs1_inputs(rows: pd.DataFrame, value: str, choices: Choices, plain_sums: bo
         if choices.unmatched == "domains":
             return {d: float(v) for d, v in means.drop(matched).items()}
         side = side[~side["domain"].isin(matched)].sort_values("benchmark")
-        return dict(zip(side["benchmark"], side[value].astype(float)))
+        return dict(zip(side["benchmark"], side[value].astype(float), strict=False))
 
     return pairs, unmatched(pub, pub_mean), unmatched(pri, pri_mean)
 
@@ -380,10 +380,10 @@ def _rs1_argsort(inputs: dict[str, Inputs], df: pd.DataFrame, choices: Choices) 
     by_unmatched = seen["domain" if choices.unmatched == "domains" else "benchmark"]
     orders = (lambda k: tuple(by_pairs[n] for n in k) if isinstance(k, tuple) else by_pairs[k],
               by_unmatched.__getitem__, by_unmatched.__getitem__)
-    columns = [sorted(part, key=order) for part, order in zip(inputs[models[0]], orders)]
+    columns = [sorted(part, key=order) for part, order in zip(inputs[models[0]], orders, strict=False)]
     for model in models[1:]:
         odd = [name for name, part, cols, order in zip(("pairs", "unmatched public", "unmatched private"),
-                                                       inputs[model], columns, orders)
+                                                       inputs[model], columns, orders, strict=False)
                if sorted(part, key=order) != cols]
         if odd:
             raise ValueError(f"--rank argsort needs every model to have the same pairs and unmatched "
@@ -396,7 +396,7 @@ def _rs1_argsort(inputs: dict[str, Inputs], df: pd.DataFrame, choices: Choices) 
 
     pub, pri = table(0, lambda v: v[0]), table(0, lambda v: v[1])
     pub_only, pri_only = table(1), table(2)
-    return {m: _rs1(list(zip(pub[i], pri[i])), list(pub_only[i]), list(pri_only[i]))
+    return {m: _rs1(list(zip(pub[i], pri[i], strict=False)), list(pub_only[i]), list(pri_only[i]))
             for i, m in enumerate(models)}
 
 

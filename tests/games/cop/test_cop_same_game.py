@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_games.json").read_text())["games"]
 

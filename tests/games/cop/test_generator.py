@@ -60,7 +60,7 @@ def _spearman(x: list[float], y: list[float]) -> float:
 
 def _bigrams(code: str) -> frozenset[tuple[str, str]]:
     tokens = _TOKEN.findall(code)
-    return frozenset(zip(tokens, tokens[1:]))
+    return frozenset(zip(tokens, tokens[1:], strict=False))
 
 
 def _run_isolated(code: str) -> subprocess.CompletedProcess[str]:
@@ -112,7 +112,7 @@ def test_programs_run_the_same_in_an_isolated_interpreter(corpus: dict[tuple[str
     with ThreadPoolExecutor(max_workers=8) as pool:
         first = list(pool.map(_run_isolated, codes))
         second = list(pool.map(_run_isolated, codes))
-    for code, a, b in zip(codes, first, second):
+    for code, a, b in zip(codes, first, second, strict=False):
         assert a.returncode == 0, (code, a.stderr)
         assert a.stderr == ""
         assert a.stdout.strip()

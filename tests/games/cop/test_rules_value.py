@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from hydra.utils import instantiate
 
-from skate.settings.config import compose_config
 from skate.games.base import Checks
 from skate.games.cop import COPGame, COPProposal
 from skate.games.cop.generator import KINDS, boolean_only, generate_program, predict_output
 from skate.games.cop.modules import COPSetter
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task
+from skate.settings.config import compose_config
 
 NINE = [str(i) for i in range(10, 19)]
 

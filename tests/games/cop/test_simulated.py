@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from skate.estimators.base import Sampler
 from skate.games.base import Checks, GameEnv
 from skate.games.cop import COPGame, COPProposal
 from skate.games.cop import generator as programs
@@ -14,7 +15,6 @@ from skate.games.cop.distractors import make_distractors
 from skate.games.cop.simulated import FLAWS, COPSimulation, SandboxOracle
 from skate.players.simulated import SimulatedPlayer
 from skate.runlog.records import FailedAttempt, FailReason, HistoryItem, Rejection, SetterContext, Task
-from skate.estimators.base import Sampler
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,19 @@ import dspy
 import numpy as np
 
 from skate.answers.exact import ExactQuery
-from skate.games import (AnswerFormat, Checks, FakePlayer, FakeRequest, Game, GameConfig, GameEnv, GameExport,
-                         GameSpec, register, seeded_random)
+from skate.games import (
+    AnswerFormat,
+    Checks,
+    FakePlayer,
+    FakeRequest,
+    Game,
+    GameConfig,
+    GameEnv,
+    GameExport,
+    GameSpec,
+    register,
+    seeded_random,
+)
 from skate.llm.modules import FreeFormAnswerer, GameModules, SetterModule, guidance_field
 from skate.players.simulated import SimulatedPlayer, Simulation, know
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task

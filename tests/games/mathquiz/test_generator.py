@@ -11,12 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skate.embedders import HashingEmbedder, NoveltyIndex
 from skate.games.mathquiz import generator as mq
+from skate.games.mathquiz.generator import KINDS, generate_question, kind_of, question_difficulty, solve, wrong_answers
 from skate.games.mathquiz.questions import reader as question_reader
 from skate.games.mathquiz.questions import templates as question_templates
-from skate.games.mathquiz.generator import (KINDS, generate_question, kind_of, question_difficulty, solve,
-                                            wrong_answers)
-from skate.embedders import HashingEmbedder, NoveltyIndex
 
 GRID = tuple(round(0.1 * i, 1) for i in range(11))
 COUNT_KINDS = ("shopping", "inventory", "sharing", "recipes", "travel", "geometry", "comparison")
@@ -229,7 +228,7 @@ def test_text_outside_the_forms_is_not_read():
 
 def test_mangled_questions_never_raise():
     rng = np.random.default_rng(4)
-    for i, (_, _, _, text) in enumerate(questions(2, targets=[-50, 0, 7, 900])):
+    for _i, (_, _, _, text) in enumerate(questions(2, targets=[-50, 0, 7, 900])):
         parts = sentences(text)
         mangled = [NUMBER.sub("0", text), NUMBER.sub("9" * 30, text), NUMBER.sub("1", text, count=2),
                    " ".join(parts[::-1]), " ".join(parts[:1] + parts[1:2] * 3 + parts[1:]),
@@ -242,7 +241,7 @@ def test_mangled_questions_never_raise():
 
 
 def test_a_question_with_a_sentence_missing_is_not_misread():
-    for kind, _, t, text in questions(3, grid=(0.3, 0.7, 1.0)):
+    for _kind, _, t, text in questions(3, grid=(0.3, 0.7, 1.0)):
         parts = sentences(text)
         problem = question_reader._parse(text)
         for i in range(len(parts)):

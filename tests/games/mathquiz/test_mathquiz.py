@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config
 from skate.games.mathquiz.generator import solve
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from skate.settings.config import build_settings
 from skate.games.mathquiz.generator import solve
 from skate.games.mathquiz.modules import MathQuizSetter
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 

@@ -95,8 +95,8 @@ def test_queries_show_the_question_and_grading_normalises():
 
 
 def test_config_checks_name_the_key():
-    from skate.settings.config import build_settings, compose_config
     from skate.errors import ConfigError
+    from skate.settings.config import build_settings, compose_config
 
     for override, key in [("game.target_min=5", None), ("game.target_min=2000", "game.target_min"),
                           ("game.max_question_chars=5", "game.max_question_chars"), ("game.rounds=0", "game.rounds")]:

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from skate.answers.exact import ExactQuery, normalize_number
+from skate.estimators.base import Sampler
 from skate.games.base import Checks
 from skate.games.mathquiz import MathQuizGame, MathQuizProposal
 from skate.games.mathquiz.generator import generate_question, question_difficulty, solve
 from skate.games.mathquiz.simulated import FLAWS, MathQuizSimulation
 from skate.players.simulated import SimulatedPlayer
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task
-from skate.estimators.base import Sampler
 
 
 @pytest.fixture(scope="module")

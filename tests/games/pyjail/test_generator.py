@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from skate.embedders import HashingEmbedder
 from skate.games.pyjail import generator as gen
 from skate.games.pyjail.jails import maker, model
-from skate.embedders import HashingEmbedder
 from skate.sandbox import Outcome
 from skate.sandbox.call import call_function
 
@@ -135,7 +135,7 @@ def test_every_jail_reads_back_with_its_kind_and_a_difficulty_monotone_in_streng
             assert levels[-1] >= levels[0] + 0.6, (kind, levels)
             assert levels[0] <= 0.1 and levels[2] >= 0.3, (kind, levels)
             # roughly the strength asked for
-            assert all(abs(d - s) <= 0.3 for d, s in zip(levels, STRENGTHS)), (kind, levels)
+            assert all(abs(d - s) <= 0.3 for d, s in zip(levels, STRENGTHS, strict=False)), (kind, levels)
 
 
 def test_the_source_states_its_rules_in_plain_constants():
@@ -250,7 +250,7 @@ def test_breakers_capture_and_the_naive_payload_fails_on_hard_jails(sandbox, gri
             labels.append((key, "naive", False))
     results = run_all(sandbox, pairs)
     wrong = [(label, pair[1], res.outcome, res.stderr[-200:])
-             for label, pair, (ok, res) in zip(labels, pairs, results) if ok != label[2]]
+             for label, pair, (ok, res) in zip(labels, pairs, results, strict=False) if ok != label[2]]
     assert not wrong
 
 
@@ -269,7 +269,7 @@ def test_techniques_work_from_the_difficulty_up_and_fail_below_it(sandbox, grid)
             pairs.append((source, gen.probe(tech, info, rng)))
             labels.append(((kind, strength), tech.name, expect))
     results = run_all(sandbox, pairs)
-    wrong = [(label, pair[1]) for label, pair, (ok, _) in zip(labels, pairs, results) if ok != label[2]]
+    wrong = [(label, pair[1]) for label, pair, (ok, _) in zip(labels, pairs, results, strict=False) if ok != label[2]]
     assert not wrong
 
 
@@ -290,7 +290,7 @@ def test_success_rises_with_the_attackers_skill(sandbox, grid):
     results = run_all(sandbox, pairs)
     expert = {}
     novice = []
-    for label, (ok, _) in zip(labels, results):
+    for label, (ok, _) in zip(labels, results, strict=False):
         if label[1] == "expert":
             expert[label[0]] = expert.get(label[0], False) or ok
         else:
@@ -321,7 +321,7 @@ def test_every_form_of_jail_works_in_the_sandbox(sandbox, form_cover):
     assert labels.count("refused") >= len(form_cover) // 2
     results = run_all(sandbox, pairs)
     wrong = []
-    for label, (source, text), (ok, res) in zip(labels, pairs, results):
+    for label, (source, text), (ok, res) in zip(labels, pairs, results, strict=False):
         expected = {"breaker": ok, "below": not ok,
                     "harmless": not ok and res.outcome is Outcome.OK and res.value is not None,
                     "refused": not ok and res.outcome is Outcome.OK and res.value is not None}
@@ -341,7 +341,7 @@ def test_unbreakable_jails_resist_the_whole_repertoire(sandbox, grid):
         inputs = [gen.probe(t, None, rng) for t in gen.TECHNIQUES] + breakers[i::2]
         pairs += [(source, text) for text in inputs]
     results = run_all(sandbox, pairs)
-    assert not [pair[1] for pair, (ok, _) in zip(pairs, results) if ok]
+    assert not [pair[1] for pair, (ok, _) in zip(pairs, results, strict=False) if ok]
 
 
 def test_a_hanging_jail_times_out_even_on_empty_input(sandbox):

@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from skate.settings.config import build_settings, compose_config
 from skate.games.pyjail import PyJailGame, TryVerdict
-from skate.settings.recorded import rate_run
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
+from skate.settings.recorded import rate_run
 from tests.cli.test_play import skate
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skate.games.scp.corpus import Document, html_to_text, load_folder, shipped_corpus
-from skate.games.scp.fragments import (Fragment, fragments, markup_density, paragraphs,
-                                       sentences, starts_badly)
+from skate.games.scp.fragments import Fragment, fragments, markup_density, paragraphs, sentences, starts_badly
 
 PROSE = ("The quick brown fox had a long day in the meadow and wanted to rest before dusk. "
          "It found a quiet spot under an old oak tree, far from the noisy road.")

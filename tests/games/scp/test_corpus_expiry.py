@@ -13,13 +13,13 @@ import shutil
 import pytest
 from omegaconf import OmegaConf
 
-from skate.settings.config import build_settings, compose_config
 from skate.games.scp import rules
-from skate.tools.scp.cli import build_benchmark
 from skate.games.scp.corpus import SHIPPED_DIR, load_folder, parse_date
 from skate.games.scp.rules import SCPGame
-from skate.runner import run_game
 from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import build_settings, compose_config
+from skate.tools.scp.cli import build_benchmark
 
 TODAY = dt.datetime.now(dt.UTC).date()
 OLD_PEP, FRESH_PEP = "pep-0616.rst", "pep-0602.rst"  # the first Created 19-Mar-2020; the other dated today

@@ -24,7 +24,7 @@ def _pdf(pages: list[list[tuple[int, str]]]) -> bytes:
         escaped = [t.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
                    for _, t in lines]
         stream = ("BT /F1 11 Tf\n" + "".join(f"1 0 0 1 72 {y} Tm ({t}) Tj\n"
-                                              for (y, _), t in zip(lines, escaped))
+                                              for (y, _), t in zip(lines, escaped, strict=False))
                   + "ET\n").encode("latin-1")
         objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
                        f"<< /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode())

@@ -28,8 +28,17 @@ from skate.games.scp import questions as questions_module
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import Document, shipped_corpus
 from skate.games.scp.fragments import Fragment, fragments, paragraph_runs, paragraphs
-from skate.games.scp.questions import (LETTERS, ClozeQuestion, Question, SequencingQuestion,
-                                       build, check, cloze, prediction, sequencing)
+from skate.games.scp.questions import (
+    LETTERS,
+    ClozeQuestion,
+    Question,
+    SequencingQuestion,
+    build,
+    check,
+    cloze,
+    prediction,
+    sequencing,
+)
 
 # What the cleaner strips inside a paragraph, as spans of the raw text that hold no shown words.
 _DROPPED = [
@@ -86,7 +95,7 @@ def _gaps(run: list[str], source: list[str]) -> list[str]:
         window = source[start:start + 3 * len(run) + 400]
         blocks = [b for b in difflib.SequenceMatcher(None, run, window, autojunk=False).get_matching_blocks()
                   if b.size]
-        gaps = [" ".join(window[a.b + a.size:b.b]) for a, b in zip(blocks, blocks[1:]) if b.b > a.b + a.size]
+        gaps = [" ".join(window[a.b + a.size:b.b]) for a, b in zip(blocks, blocks[1:], strict=False) if b.b > a.b + a.size]
         missing = len(run) - sum(b.size for b in blocks)
         if missing:
             gaps.append(f"({missing} words not in the source)")

@@ -10,16 +10,16 @@ import re
 import numpy as np
 import pytest
 
-from skate.settings.config import build_settings
 from skate.games.base import Checks, FakeRequest
 from skate.games.scp.fake import FakeSCPPlayer
 from skate.games.scp.modules import SCPAnswerer, SCPSetter, render_documents
 from skate.games.scp.questions import check
 from skate.games.scp.rules import SCPGame, question_of
 from skate.llm.fake_server import FakeModel
+from skate.runlog.files import read_events
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.runlog.files import read_events
+from skate.settings.config import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 TASK_FIELDS = ("event", "ts", "task_id", "round", "setter", "prompt", "answer", "attempts")

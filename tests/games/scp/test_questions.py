@@ -11,9 +11,19 @@ import pytest
 
 from skate.games.scp.corpus import shipped_corpus
 from skate.games.scp.fragments import Fragment, paragraphs
-from skate.games.scp.questions import (ClozeQuestion, PredictionQuestion, SequencingQuestion,
-                                       build, check, cloze, normalise, prediction, sequencing,
-                                       similar, split_in_three)
+from skate.games.scp.questions import (
+    ClozeQuestion,
+    PredictionQuestion,
+    SequencingQuestion,
+    build,
+    check,
+    cloze,
+    normalise,
+    prediction,
+    sequencing,
+    similar,
+    split_in_three,
+)
 
 P1 = ("Rivers carry sediment from the mountains to the sea. The heaviest stones settle first. "
       "Sand travels much further downstream.")
@@ -168,4 +178,4 @@ def test_prediction_distractors_follow_the_configured_embedder():
     hashed = build(docs, 2, 0, types=("prediction",), embed=HashingEmbedder().embed)
     assert len(tfidf) == len(hashed) >= 8 and all(not check(q) for q in hashed)
     assert [q.original for q in tfidf] == [q.original for q in hashed]  # same fragments and truths
-    assert any(sorted(a.options) != sorted(b.options) for a, b in zip(tfidf, hashed))  # other distractors
+    assert any(sorted(a.options) != sorted(b.options) for a, b in zip(tfidf, hashed, strict=False))  # other distractors

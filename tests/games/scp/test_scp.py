@@ -14,13 +14,13 @@ import pytest
 from omegaconf import OmegaConf
 from scipy.stats import kendalltau
 
-from skate.settings.config import build_settings, compose_config
 from skate.errors import ConfigError
 from skate.games.scp.questions import LETTERS, check, normalise
 from skate.games.scp.rules import SCPGame, question_of
+from skate.runlog.files import read_events
 from skate.runlog.records import BENCHMARK, FailReason, Task
 from skate.runner import run_game
-from skate.runlog.files import read_events
+from skate.settings.config import build_settings, compose_config
 
 BASE = ("game=scp", "logger=none", "report=false", "estimator=fixed_n")
 TASK_FIELDS = ("event", "ts", "task_id", "round", "setter", "prompt", "answer", "attempts")

@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from skate.games.scp.corpus import load_folder
 from skate.tools.scp import arxiv
 from skate.tools.scp.arxiv import ArxivError, fetch_arxiv, parse_feed
-from skate.games.scp.corpus import load_folder
 
 FEED_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">

@@ -170,9 +170,9 @@ def test_private_from_run_refuses_what_is_not_a_finished_scp_run(tmp_path, case,
 def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
     """A tiny real game=scp run: each row is the mean of the player's non-void estimates over
     the tasks whose event carries that type and domain."""
-    from skate.settings.config import compose_config
-    from skate.runner import run_game
     from skate.runlog.files import read_events
+    from skate.runner import run_game
+    from skate.settings.config import compose_config
 
     run_game(build_settings(compose_config(["game=scp", "game.questions=12", "game.rounds=2", "estimator=fixed_n",
                              "estimator.n=4", "logger=none", "report=false"])), tmp_path)

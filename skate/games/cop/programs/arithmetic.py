@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skate.games.cop.programs.kit import _LOOPS, _SCALARS, _SEQS, _SHORT, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _LOOPS, _SCALARS, _SEQS, _SHORT, _Ctx, _one_of, _variant, _Writer
 
 
 def _leaf(ctx: _Ctx, names: Sequence[str]) -> str:

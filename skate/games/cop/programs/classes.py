@@ -11,7 +11,16 @@ Variants, in registration order (the order the drafting loop draws from):
 from __future__ import annotations
 
 from skate.games.cop.programs.kit import (
-    _CLASSES, _METHODS, _SCALARS, _SEQS, _SHORT, _WORDS, _Ctx, _Writer, _one_of, _variant,
+    _CLASSES,
+    _METHODS,
+    _SCALARS,
+    _SEQS,
+    _SHORT,
+    _WORDS,
+    _Ctx,
+    _one_of,
+    _variant,
+    _Writer,
 )
 
 

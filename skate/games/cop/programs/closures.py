@@ -10,7 +10,7 @@ Variants, in registration order (the order the drafting loop draws from):
 
 from __future__ import annotations
 
-from skate.games.cop.programs.kit import _FUNCS, _LOOPS, _SCALARS, _SHORT, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _FUNCS, _LOOPS, _SCALARS, _SHORT, _Ctx, _one_of, _variant, _Writer
 
 
 @_variant("closures", "counter factories sharing state through nonlocal")

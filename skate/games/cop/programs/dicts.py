@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from skate.games.cop.programs.kit import _LOOPS, _WORDS, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _LOOPS, _WORDS, _Ctx, _one_of, _variant, _Writer
 
 
 @_variant("dicts", "counting and grouping with get and setdefault")

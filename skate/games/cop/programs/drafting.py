@@ -21,10 +21,20 @@ import numpy as np
 
 # Importing a template module registers its variants in _VARIANTS.
 from skate.games.cop.programs import (  # noqa: F401
-    arithmetic, bitwise, classes, closures, comprehensions, dicts, exceptions, generators, recursion, slicing,
-    sorting, strings,
+    arithmetic,
+    bitwise,
+    classes,
+    closures,
+    comprehensions,
+    dicts,
+    exceptions,
+    generators,
+    recursion,
+    slicing,
+    sorting,
+    strings,
 )
-from skate.games.cop.programs.kit import KINDS, _VARIANTS, _Ctx, _Writer
+from skate.games.cop.programs.kit import _VARIANTS, KINDS, _Ctx, _Writer
 
 __all__ = ["boolean_only", "generate_program", "kind_of", "predict_output"]
 

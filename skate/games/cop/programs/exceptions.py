@@ -10,7 +10,7 @@ Variants, in registration order (the order the drafting loop draws from):
 
 from __future__ import annotations
 
-from skate.games.cop.programs.kit import _FUNCS, _SEQS, _WORDS, _Ctx, _Writer, _variant
+from skate.games.cop.programs.kit import _FUNCS, _SEQS, _WORDS, _Ctx, _variant, _Writer
 
 
 @_variant("exceptions", "order of try, except, else and finally clauses")

@@ -23,7 +23,6 @@ from typing import TypeVar
 
 import numpy as np
 
-
 KINDS: tuple[str, ...] = (
     "arithmetic",
     "strings",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skate.games.cop.programs.kit import _FUNCS, _LOOPS, _SEQS, _SHORT, _WORDS, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _FUNCS, _LOOPS, _SEQS, _SHORT, _WORDS, _Ctx, _one_of, _variant, _Writer
 
 
 def _rec_linear(ctx: _Ctx, w: _Writer) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from skate.games.cop.programs.kit import _LOOPS, _SCALARS, _SEQS, _TEXTS, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _LOOPS, _SCALARS, _SEQS, _TEXTS, _Ctx, _one_of, _variant, _Writer
 
 
 def _slice_spec(ctx: _Ctx, length: int) -> str:

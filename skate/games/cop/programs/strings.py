@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from skate.games.cop.programs.kit import _LOOPS, _TEXTS, _WORDS, _Ctx, _Writer, _one_of, _variant
+from skate.games.cop.programs.kit import _LOOPS, _TEXTS, _WORDS, _Ctx, _one_of, _variant, _Writer
 
 
 @dataclass(frozen=True)

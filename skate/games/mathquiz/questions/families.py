@@ -11,7 +11,6 @@ from types import MappingProxyType
 
 from skate.games.mathquiz.questions.templates import Family, _family
 
-
 _FAMILIES = [
     _family("shopping", 0, None, {
         "place": ("market", "mall", "bookshop", "flea market", "bakery", "hardware store", "corner shop",

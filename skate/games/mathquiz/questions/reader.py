@@ -14,10 +14,20 @@ from dataclasses import dataclass
 
 from skate.games.mathquiz.questions.families import _FAMILIES
 from skate.games.mathquiz.questions.templates import (
-    Family, WEIGHTS, _COST_FLOOR, _COST_SPAN, _DIGIT_COST, _FRAC_OF, _MAX_TEXT, _NAMES, _NOTE_COST,
-    _OPENERS, _PRONOUNS, _TIMES_OF, _apply,
+    _COST_FLOOR,
+    _COST_SPAN,
+    _DIGIT_COST,
+    _FRAC_OF,
+    _MAX_TEXT,
+    _NAMES,
+    _NOTE_COST,
+    _OPENERS,
+    _PRONOUNS,
+    _TIMES_OF,
+    WEIGHTS,
+    Family,
+    _apply,
 )
-
 
 # ---------------------------------------------------------------- reading
 

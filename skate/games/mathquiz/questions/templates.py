@@ -17,7 +17,6 @@ from types import MappingProxyType
 
 import numpy as np
 
-
 _FEMALE = ("Maya Lena Priya Sofia Amara Chloe Ingrid Yuki Fatima Rosa Hannah Nadia Elif Keiko Zara "
            "Greta Leila Marta Aisha Carmen Olga Tessa Nina Ada").split()
 _MALE = ("Omar Jonas Ravi Tomas Kwame Felix Mateo Hugo Arjun Liam Diego Kenji Emil Yusuf Pablo "

@@ -15,13 +15,25 @@ from types import MappingProxyType
 
 import numpy as np
 
-from skate.games.mathquiz.questions.families import FAMILIES, KINDS, _SIGNED
+from skate.games.mathquiz.questions.families import _SIGNED, FAMILIES, KINDS
 from skate.games.mathquiz.questions.reader import _ANY_NUMBER, _cost, _level, _parse, _run
 from skate.games.mathquiz.questions.templates import (
-    Family, WEIGHTS, _COST_FLOOR, _COST_SPAN, _FRACS, _MAX_TEXT, _NAMES, _NAME_LIST, _NOTE_COST,
-    _PCT_OFF, _PCT_ON, _PRONOUNS, _RATE_STEPS, _TIMES, _pick,
+    _COST_FLOOR,
+    _COST_SPAN,
+    _FRACS,
+    _MAX_TEXT,
+    _NAME_LIST,
+    _NAMES,
+    _NOTE_COST,
+    _PCT_OFF,
+    _PCT_ON,
+    _PRONOUNS,
+    _RATE_STEPS,
+    _TIMES,
+    WEIGHTS,
+    Family,
+    _pick,
 )
-
 
 # ---------------------------------------------------------------- writing
 
@@ -101,7 +113,7 @@ def _build(fam: Family, d: float, target: int,
     for planned in reversed(plan):
         # the planned operation, else the one closest in weight that works from here
         jitter = rng.random(len(fam.steps))
-        fallbacks = sorted((abs(WEIGHTS[o] - WEIGHTS[planned]) + 0.5 * j, o) for o, j in zip(fam.steps, jitter))
+        fallbacks = sorted((abs(WEIGHTS[o] - WEIGHTS[planned]) + 0.5 * j, o) for o, j in zip(fam.steps, jitter, strict=False))
         for op in (planned, planned, planned, *(o for _, o in fallbacks)):
             if fits(back := _back(op, y, rng, scale)):
                 break
@@ -115,7 +127,7 @@ def _build(fam: Family, d: float, target: int,
         pairs = [(a, y // a) for a in range(2, 13) if y % a == 0 and y // a >= 2 and hidden not in (a, y // a)]
         use_mul = "setmul" in fam.templates and pairs and ("set" not in fam.templates or rng.random() < 0.2 + 0.5 * d)
         if use_mul:
-            opener = ("setmul", dict(zip("ab", _pick(pairs, rng))))
+            opener = ("setmul", dict(zip("ab", _pick(pairs, rng), strict=False)))
         else:
             opener = None if y == hidden else ("set", {"a": y})
     return None if opener is None else ([opener, *reversed(steps)], notes)
@@ -169,7 +181,8 @@ def generate_question(kind: str, difficulty: float, target: int, rng: np.random.
     fam = FAMILIES[kind]
     if not fam.holds(target):
         fam = FAMILIES[_pick(_SIGNED, rng)]
-    for fam in (fam, fam, fam, FAMILIES["game"]):  # retries, then the family that always works
+    chosen = fam
+    for fam in (chosen, chosen, chosen, FAMILIES["game"]):  # retries, then the family that always works
         built = [b for b in (_build(fam, d, target, rng) for _ in range(6)) if b is not None]
         built.sort(key=lambda b: abs(_level(_cost(*b)) - d))
         for events, notes in built:

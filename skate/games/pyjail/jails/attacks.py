@@ -14,13 +14,29 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from skate.games.pyjail.jails.model import (
-    JailInfo, Rules, TECHNIQUES, Technique, _SOPH, _channel_ok, _has_builtin, _level, _static_ok,
+    _SOPH,
+    TECHNIQUES,
+    JailInfo,
+    Rules,
+    Technique,
+    _channel_ok,
+    _has_builtin,
+    _level,
+    _static_ok,
     _technique,
 )
 from skate.games.pyjail.jails.payloads import (
-    _ATTRS, _Builder, _CHANNELS, _FORMS, _Frag, _NAMES, _ROUTES, _STRINGS, _Style, _cat,
+    _ATTRS,
+    _CHANNELS,
+    _FORMS,
+    _NAMES,
+    _ROUTES,
+    _STRINGS,
+    _Builder,
+    _cat,
+    _Frag,
+    _Style,
 )
-
 
 # ---------------------------------------------------------------------------
 # Enumerating the attacks on some rules

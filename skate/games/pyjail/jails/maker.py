@@ -16,8 +16,7 @@ import numpy as np
 from skate.games.pyjail.jails.model import FLAWS, KINDS, LEVELS, Rules
 from skate.games.pyjail.jails.reader import read_jail
 from skate.games.pyjail.jails.wording import _sample
-from skate.games.pyjail.jails.writer import _Writer, _indent
-
+from skate.games.pyjail.jails.writer import _indent, _Writer
 
 # ---------------------------------------------------------------------------
 # Sound jails: their rules, written and read back
@@ -172,10 +171,10 @@ def flawed_jail(flaw: str, kind: str, strength: float, rng: np.random.Generator)
         if rng.random() < 0.5:
             return source.replace("def jail(user_input", f"def {other}(user_input")
         lines = source.split("\n")
-        start = lines.index(next(l for l in lines if l.startswith("def jail(")))
+        start = lines.index(next(line for line in lines if line.startswith("def jail(")))
         body = lines[start:]
         return "\n".join(lines[:start] + [f"class {other.title().replace('_', '')}:"]
-                         + ["    " + l if l else l for l in body])
+                         + ["    " + line if line else line for line in body])
     # syntax
     lines = source.split("\n")
     options = []

@@ -14,7 +14,6 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
 KINDS: tuple[str, ...] = ("names", "characters", "length", "ast", "rewrite")
 """The main defence of a jail: word filter, character filter, length cap, syntax-tree filter,
 output rewriting."""

@@ -17,7 +17,6 @@ import numpy as np
 
 from skate.games.pyjail.jails.model import Rules, _has_builtin
 
-
 # ---------------------------------------------------------------------------
 # Payload fragments and the builder
 # ---------------------------------------------------------------------------

@@ -13,13 +13,24 @@ from dataclasses import replace
 from typing import Any
 
 from skate.games.pyjail.jails.attacks import _solutions
-from skate.games.pyjail.jails.model import JailInfo, Rules, _SOPH, _kind_of_rules
+from skate.games.pyjail.jails.model import _SOPH, JailInfo, Rules, _kind_of_rules
 from skate.games.pyjail.jails.wording import (
-    _BANNER_FUNCS, _CHARS_CONST, _CHECK_FUNCS, _EXC_CLASSES, _GUARD_CLASSES, _HELPERS, _LEN_CONST,
-    _NAMES_CONST, _NODES_CONST, _REFUSE_FUNCS, _RUN_FUNCS, _SAFE_CONST, _STRS_CONST, _VALIDATORS,
+    _BANNER_FUNCS,
+    _CHARS_CONST,
+    _CHECK_FUNCS,
+    _EXC_CLASSES,
+    _GUARD_CLASSES,
+    _HELPERS,
+    _LEN_CONST,
+    _NAMES_CONST,
+    _NODES_CONST,
+    _REFUSE_FUNCS,
+    _RUN_FUNCS,
+    _SAFE_CONST,
+    _STRS_CONST,
+    _VALIDATORS,
     _WORDS_CONST,
 )
-
 
 # ---------------------------------------------------------------------------
 # Reading jails back

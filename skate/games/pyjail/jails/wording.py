@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
 # ---------------------------------------------------------------------------
 # The pools jails are written from
 # ---------------------------------------------------------------------------
