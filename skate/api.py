@@ -30,12 +30,12 @@ from typing import Any
 from skate.engine import GameResult
 from skate.errors import ConfigError
 from skate.ratings.base import rating_class
-from skate.ratings.config import RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
+from skate.ratings.config import RatingConfig
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.runlog import events as ev
 from skate.runner import run_game
-from skate.settings.config import SkateConfig, record_of, settle
-from skate.settings.recorded import run_settings
+from skate.settings.config import SkateConfig, settle
+from skate.settings.recorded import run_settings, settle_rating
 
 __all__ = ["Played", "Run", "load_run", "play", "rate"]
 
@@ -136,10 +136,7 @@ def rate(run: Run | str | Path, rating: RatingConfig | None = None) -> list[dict
     else:
         if not isinstance(rating, RatingConfig):
             raise TypeError(f"rate takes a rating schema (e.g. EloConfig()), not a {type(rating).__name__}")
-        rating = dataclasses.replace(rating)
-        if sigma_star_factor(getattr(rating, "draw_margin", None)) is not None:  # tied to the estimator's sigma*
-            rating.draw_margin = draw_margin_of(rating.draw_margin, record_of(loaded.settings.estimator))
-        validate_rating(rating)
+        rating = settle_rating(dataclasses.replace(rating), loaded.settings.estimator)
     rating_class(rating)  # a schema no backend is registered for is refused here, in one line
     players, stream, _ = load_stream(loaded.run_dir)
     return rate_stream(rating, players, stream)

@@ -170,6 +170,12 @@ def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
 
 
 # ------------------------------------------------------------------------------ writing the pieces
+def _json(body: Any) -> str:
+    """A piece's JSON. ``</`` is written ``<\\/`` (the same string to JSON): a model's ``</script>``
+    could not end a script even were the piece inlined (it is loaded by src)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str).replace("</", "<\\/")
+
+
 class _Pieces:
     """Data pieces of one kind (``tasks``, ``detail``, ...), each a script calling ``skateData``."""
 
@@ -177,10 +183,10 @@ class _Pieces:
         self.folder, self.kind, self.count, self.bytes = folder, kind, 0, 0
 
     def write(self, body: Any) -> int:
-        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), default=str)
-        # </script> in a model's text cannot end a script here: the piece is loaded by src, not inlined,
-        # but "<\/" keeps the file safe to inline too.
-        text = text.replace("</", "<\\/")
+        return self.write_json(_json(body))
+
+    def write_json(self, text: str) -> int:
+        """A piece whose body is already JSON text (:func:`_json`)."""
         name = f"{self.kind}-{self.count:04d}.js"
         (self.folder / name).write_text(f'skateData("{self.kind}",{self.count},{text});\n', encoding="utf-8")
         self.bytes += len(text)
@@ -195,17 +201,19 @@ def _rows(pieces: _Pieces, rows: list[dict[str, Any]]) -> int:
 
 
 class _Details:
-    """Whole records (a task's, an attempt's) by id, in pieces of about :data:`DETAIL_BYTES`."""
+    """Whole records (a task's, an attempt's) by id, in pieces of about :data:`DETAIL_BYTES`; each
+    record is written to JSON once, as it is added (its size is what cuts the pieces)."""
 
     def __init__(self, folder: Path, kind: str) -> None:
         self.pieces = _Pieces(folder, kind)
-        self.held: dict[str, Any] = {}
+        self.held: list[str] = []  # "id":{record} members of the piece being filled
         self.size = 0
 
     def add(self, key: str, record: dict[str, Any]) -> int:
         """Keep ``record``; the number of the piece it will be in."""
-        self.held[key] = record
-        self.size += len(json.dumps(record, default=str))
+        member = f"{_json(key)}:{_json(record)}"
+        self.held.append(member)
+        self.size += len(member)
         piece = self.pieces.count
         if self.size >= DETAIL_BYTES:
             self.flush()
@@ -213,8 +221,8 @@ class _Details:
 
     def flush(self) -> None:
         if self.held:
-            self.pieces.write(self.held)
-            self.held, self.size = {}, 0
+            self.pieces.write_json("{" + ",".join(self.held) + "}")
+            self.held, self.size = [], 0
 
 
 def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) -> list[str]:

@@ -257,11 +257,6 @@ _SCHEMAS: tuple[tuple[str, type], ...] = (("aug", AugConfig), ("players", Player
 
 
 # --------------------------------------------------------------------------- validation
-def unknown_key(path: str, kind: type) -> str:
-    """What to say of ``path``, a key that the schema ``kind`` (a dataclass) does not have."""
-    return not_a_setting(path, kind)
-
-
 def describe_config_error(exc: BaseException) -> str:
     """One line for a config Hydra could not compose: the key or option, and what to write
     instead (Hydra's own report runs to several lines and suggests ``+key=`` for a misspelt key,
@@ -279,7 +274,7 @@ def describe_config_error(exc: BaseException) -> str:
     cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
     if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and getattr(cause, "full_key", None) \
             and dataclasses.is_dataclass(cause.object_type):
-        return unknown_key(cause.full_key, cause.object_type)
+        return not_a_setting(cause.full_key, cause.object_type)
     if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
         return f"{cause.full_key}: {str(cause).splitlines()[0]}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -296,7 +291,7 @@ def check_known_keys(node: Any, prefix: str = "") -> None:
         for key in node.keys():
             path = f"{prefix}.{key}" if prefix else str(key)
             if names is not None and key not in names:
-                raise ConfigError(unknown_key(path, kind))
+                raise ConfigError(not_a_setting(path, kind))
             check_known_keys(node._get_node(key), path)
     elif isinstance(node, ListConfig):
         for i in range(len(node)):

@@ -156,15 +156,23 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
                     chosen[group] = str(value)
         extra.append(exp_body)
     fixed = set(choices) | (_experiment_groups(experiment) if experiment is not None else set())
+    read: dict[tuple[str, str], tuple[DictConfig, dict[str, str]]] = {}  # each option read once
+
+    def read_option(group: str) -> tuple[DictConfig, dict[str, str]]:
+        key = (group, chosen[group])
+        if key not in read:
+            read[key] = option(*key)
+        return read[key]
+
     for _ in range(len(SECTIONS)):  # an option's choices for other groups (a choice made above wins)
-        made = {other: value for group in SECTIONS for other, value in option(group, chosen[group])[1].items()
+        made = {other: value for group in SECTIONS for other, value in read_option(group)[1].items()
                 if other not in fixed}
         if all(chosen.get(k) == v for k, v in made.items()):
             break
         chosen.update(made)
     cfg = copy.deepcopy(_schema_node())
     for group in SECTIONS:
-        cfg[group] = option(group, chosen[group])[0]
+        cfg[group] = read_option(group)[0]
     for preset_group, key in (("preset_game", f"{experiment}_{chosen['game']}"),
                               ("players_game", f"{chosen['players']}_{chosen['game']}")):
         path = Path(CONF_DIR, preset_group, f"{key}.yaml")

@@ -185,11 +185,18 @@ def run_settings(run: Run, overrides: Sequence[str] = (), *, edits: Mapping[str,
         return build_settings(cfg)
     settings = to_settings(cfg)
     if check == "rating":
-        rating = settings.rating
-        if sigma_star_factor(getattr(rating, "draw_margin", None)) is not None:  # tied to the estimator's sigma*
-            rating.draw_margin = draw_margin_of(rating.draw_margin, record_of(settings.estimator))
-        validate_rating(rating)
+        settle_rating(settings.rating, settings.estimator)
     return settings
+
+
+def settle_rating(rating: Any, estimator: Any) -> Any:
+    """A rating's settings made ready to rate a recorded run (in place, and returned): a draw margin
+    tied to the estimator's sigma* (``estimator``: the run's settings) becomes its number, then the
+    rating section alone is checked."""
+    if sigma_star_factor(getattr(rating, "draw_margin", None)) is not None:
+        rating.draw_margin = draw_margin_of(rating.draw_margin, record_of(estimator))
+    validate_rating(rating)
+    return rating
 
 
 def _edited(cfg: DictConfig, key: str, value: Any) -> DictConfig:

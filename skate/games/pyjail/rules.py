@@ -303,11 +303,12 @@ class PyJailGame(Game):
         for call in turns:
             for index, (c, query, reply) in enumerate(call):
                 sessions.setdefault(query.session, []).append((c, index, query, reply))
+        played_sessions = list(sessions.values())
         out = []
         for k, verdict in enumerate(verdicts):
             view: dict[str, Any] = {"ok": verdict_view(verdict)}
-            if k < len(sessions):
-                played = list(sessions.values())[k]
+            if k < len(played_sessions):
+                played = played_sessions[k]
                 last_query, last_reply = played[-1][2], played[-1][3]
                 tries = [{"input": t.input, "verdict": t.verdict.value, "shown": t.shown} for t in last_query.tries]
                 if last_reply is GIVE_UP:

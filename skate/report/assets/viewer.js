@@ -120,7 +120,7 @@ async function rest(kind) { for (let n = 1; n < S.meta.pieces[kind]; n++) await 
 
 function rowsArrived(kind, rows) {
   const t = S.tables[kind];
-  if (t && S.tableBuilt && S.tableBuilt[kind]) t.addData(rows, false); else (S.pending = S.pending || {})[kind] = true;
+  if (t && S.tableBuilt && S.tableBuilt[kind]) t.addData(rows, false);  // else tableBuilt sets them all
 }
 
 function options(select, values) {
