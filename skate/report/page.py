@@ -18,6 +18,7 @@ from skate.report.clusters import cluster_figure, cluster_section, export, share
 from skate.report.data import ReportError, RunData, accuracy_by_group, group_accuracy, load_run
 from skate.report.plots import PLOTS
 from skate.report.sweep import SWEEP_PLOTS, job_of
+from skate.report.viewer import ViewerError, build_viewer
 
 log = logging.getLogger(__name__)
 
@@ -283,8 +284,6 @@ def _build_report(run_dir: str | Path, benchmarks: str | Path | None, data: RunD
 
 def _viewer(run_dir: Path) -> Path | None:
     """The run's game viewer, written beside the report (None, and said, where it cannot be)."""
-    from skate.report.viewer import ViewerError, build_viewer
-
     try:
         return build_viewer(run_dir, report=True)[0]
     except (ViewerError, OSError) as exc:
