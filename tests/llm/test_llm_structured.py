@@ -8,8 +8,8 @@ import json
 import logging
 
 import pytest
-from hydra.utils import instantiate
 
+import skate
 from skate.answers.choice import ChoiceQuery
 from skate.games import load_games
 from skate.games.base import GameEnv
@@ -23,8 +23,7 @@ from skate.llm.client import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.build import build_client
-from skate.settings.config import build_settings, compose_config
+from skate.settings.build import build_client, build_game
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
@@ -32,9 +31,8 @@ QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 
 
 
 def game_modules(game, reasoning=False):
-    quick = ["game.mode=player_set"] if game == "scp" else []
-    cfg = compose_config([f"game={game}", *quick, f"game.reasoning={str(reasoning).lower()}"])
-    return instantiate(cfg.game, _convert_="all").modules(GameEnv(sandbox=None))
+    quick = {"mode": "player_set"} if game == "scp" else {}
+    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(GameEnv(sandbox=None))
 
 
 # ------------------------------------------------------------------------------ the schema
@@ -198,8 +196,8 @@ def _tasks(run):
 
 # The least of a game that still shows the difference (a game not named: two rounds).
 SMALL = {
-    "scp": ("game.questions=8", "game.rounds=1"),
-    "pyjail": ("game.rounds=1", "game.tries=2"),
+    "scp": {"game.questions": 8, "game.rounds": 1},
+    "pyjail": {"game.rounds": 1, "game.tries": 2},
 }
 
 
@@ -208,12 +206,13 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
     """The fake players pick the same either way, so tasks and every p(correct) match; with
     structured output every call carried the schema and was answered in JSON, but for a setter
     that asks for the plain format, which never does."""
-    game = (f"game={name}", *SMALL.get(name, ("game.rounds=2",)))
+    small = SMALL.get(name, {"game.rounds": 2})
     runs = {}
     for mode in ("auto", "off"):
         with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-            cfg = llm_config(srv.api_base, tmp_path / "cache", *game, "estimator.n=4", f"llm.structured={mode}")
-            run_game(build_settings(cfg), tmp_path / mode)
+            cfg = llm_config(srv.api_base, tmp_path / "cache", {**small, "estimator.n": 4, "llm.structured": mode},
+                             game=name)
+            run_game(cfg, tmp_path / mode)
             runs[mode] = srv
     assert _estimates(tmp_path / "auto") == _estimates(tmp_path / "off") and _estimates(tmp_path / "auto")
     assert _tasks(tmp_path / "auto") == _tasks(tmp_path / "off") and _tasks(tmp_path / "auto")
@@ -221,9 +220,9 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
     on, off = runs["auto"], runs["off"]
     # requests in the plain format: COP's and MathQuiz's setters, PyJail's setter and attacker
     in_plain = sum(plain.REPLY_LINE in u or u.startswith(plain.REPAIR_PREFIX) for u in on.users)
-    assert (in_plain > 0) == ("game=scp" not in game)
+    assert (in_plain > 0) == (name != "scp")
     assert on.stats.structured == on.stats.requests - in_plain and off.stats.structured == 0
-    assert on.stats.structured > 0 or "game=pyjail" in game
+    assert on.stats.structured > 0 or name == "pyjail"
     # one cache directory for both: the text-format run could not replay the structured replies
     # (the plain setters' requests are the same either way: those it replays)
     assert off.stats.requests > 0
@@ -235,8 +234,8 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
 def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
         with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-            run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "estimator.n=4", "llm.structured=auto")),
-                     tmp_path / "run")
+            run_game(llm_config(srv.api_base, tmp_path / "cache",
+                                {"game.rounds": 2, "estimator.n": 4, "llm.structured": "auto"}), tmp_path / "run")
     assert srv.stats.structured == 0 and srv.stats.refused_format >= 2 * len(SKILLS)
     # remembered: a few refusals, then text. The first requests that carry a schema are answers
     # (setters ask in the plain format), sent together: up to the in-flight limit (8 per server)
@@ -251,7 +250,7 @@ def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, cap
 
 def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-        run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "game.rounds=2", "llm.structured=on")), tmp_path / "run")
+        run_game(llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.structured": "on"}), tmp_path / "run")
     stopped = [e for e in read_events(tmp_path / "run") if e["event"] == "run_stopped"]
     assert stopped and "StructuredOutputRefused" in stopped[0]["reason"]
     assert "llm.structured=auto" in stopped[0]["reason"] and "openai/" in stopped[0]["reason"]
@@ -260,13 +259,13 @@ def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_
 
 @pytest.mark.parametrize("mode", ["auto", "on", "off"])
 def test_llm_structured_in_the_config_reaches_the_run_s_client(mode, tmp_path):
-    cfg = compose_config([f"llm.structured={mode}", f"llm.cache_dir={tmp_path}"])
-    client = build_client(build_settings(cfg).llm)
+    settings = skate.config(values={"llm.structured": mode, "llm.cache_dir": str(tmp_path)})
+    client = build_client(settings.llm)
     try:
         assert client.structured == mode
     finally:
         client.close()
-    assert compose_config([]).llm.structured == "auto"  # the default
+    assert skate.SkateConfig().llm.structured == "auto"  # the default
 
 
 def test_llama_cpp_python_s_500_for_a_json_schema_is_a_refusal_but_other_500s_are_not():
