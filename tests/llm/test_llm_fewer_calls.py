@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 
+import skate
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
-from tests.llm.conftest import cohort
+from tests.llm.conftest import llm_players
 
 
 def test_the_preset_ranks_the_models_and_every_request_is_one_it_logged(server, tmp_path):
-    cfg = compose_config(["experiment=fewer_calls", "game.rounds=40", "estimator.first=2", "estimator.max_samples=2",
-                          "logger=none", "report=false", "players.simulated=[]",
-                          f"players.llm={cohort(server.api_base)}", f"llm.cache_dir={tmp_path / 'cache'}",
-                          "llm.preflight=false"])
-    result = run_game(build_settings(cfg), tmp_path / "run")
+    cfg = skate.config(values={"game.rounds": 40, "estimator.first": 2, "estimator.max_samples": 2, "report": False,
+                               "players.simulated": [], "players.llm": llm_players(server.api_base),
+                               "llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False},
+                       experiment="fewer_calls", logger="none")
+    result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]
     events = read_events(tmp_path / "run")
     end = events[-1]

@@ -10,6 +10,7 @@ import logging
 import numpy as np
 import pytest
 
+import skate
 from skate.errors import ConfigError
 from skate.estimators.base import Sampler
 from skate.games.base import GameEnv
@@ -17,26 +18,29 @@ from skate.games.cop.rules import COPGame
 from skate.llm import LLMClient, ModelSpec, RetryPolicy
 from skate.llm.choices import ChoiceRead
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import SimPlayerConfig
 from skate.players.llm import LLMPlayer
 from skate.runlog.files import read_events
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
-from tests.llm.conftest import cohort
+from tests.llm.conftest import llm_players
 
 
-def logprobs_config(base, cache_dir, *overrides, names=("ace", "mid", "low")):
-    return compose_config(["estimator=logprobs", "logger=none", "report=false", "players.simulated=[]",
-                           f"players.llm={cohort(base, names)}", f"llm.cache_dir={cache_dir}", "llm.backoff_s=0.01",
-                           "llm.max_backoff_s=0.05", "llm.preflight=false", *overrides])
+def logprobs_config(base, cache_dir, values=None, names=("ace", "mid", "low"), each=None):
+    return skate.config(values={"report": False, "players.simulated": [],
+                                "players.llm": llm_players(base, names, **(each or {})), "llm.cache_dir": str(cache_dir),
+                                "llm.backoff_s": 0.01, "llm.max_backoff_s": 0.05, "llm.preflight": False,
+                                **(values or {})},
+                        estimator="logprobs", logger="none")
 
 
-def _game(tmp_path, models, *overrides, rounds=2):
+def _game(tmp_path, models, values=None, rounds=2):
     with FakeLLMServer(models) as srv:
         run = tmp_path / "run"
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache", f"game.rounds={rounds}", *overrides, names=tuple(models))
-        run_game(build_settings(cfg), run)
+        cfg = logprobs_config(srv.api_base, tmp_path / "cache", {"game.rounds": rounds, **(values or {})},
+                              names=tuple(models))
+        run_game(cfg, run)
         return srv, run, read_events(run)
 
 
@@ -111,7 +115,7 @@ def test_with_several_orders_a_model_that_always_picks_the_first_label_reads_its
 
 def test_a_game_with_several_orders_makes_that_many_reads_per_player_and_task(tmp_path):
     models = {"ace": FakeModel(0.9), "low": FakeModel(0.3)}
-    srv, run, events = _game(tmp_path, models, "estimator.orders=3", rounds=2)
+    srv, run, events = _game(tmp_path, models, {"estimator.orders": 3}, rounds=2)
     estimates = [e for e in events if e["event"] == "estimate"]
     attempts = [e for e in events if e["event"] == "attempt"]
     assert estimates and all(e["read"] is True and e["n"] == 4 for e in estimates)
@@ -127,7 +131,7 @@ def test_a_game_with_several_orders_makes_that_many_reads_per_player_and_task(tm
 def test_what_cannot_be_read_is_sampled_and_said_once_per_model(fault, says, tmp_path, caplog):
     models = {"ace": FakeModel(0.9), "odd": FakeModel(0.6, {fault: 1.0})}
     with caplog.at_level(logging.WARNING, logger="skate.players.llm"):
-        srv, run, events = _game(tmp_path, models, "estimator.fallback=3")
+        srv, run, events = _game(tmp_path, models, {"estimator.fallback": 3})
     estimates = [e for e in events if e["event"] == "estimate"]
     odd = [e for e in estimates if e["player"] == "odd"]
     assert odd and all(e["read"] is False and e["n"] == 3 for e in odd)
@@ -142,42 +146,42 @@ def test_what_cannot_be_read_is_sampled_and_said_once_per_model(fault, says, tmp
 
 def test_a_failed_read_is_void_never_wrong(tmp_path):
     models = {"ace": FakeModel(0.9), "dead": FakeModel(0.6, {"down": 1.0})}
-    _, _, events = _game(tmp_path, models, "llm.max_retries=0", "llm.outage_wait_s=0")  # void, not waited for
+    _, _, events = _game(tmp_path, models, {"llm.max_retries": 0, "llm.outage_wait_s": 0})  # void, not waited for
     dead = [e for e in events if e["event"] == "estimate" and e["player"] == "dead"]
     assert dead and all(e["p"] is None and e["void"] == 1 and e["n"] == 0 for e in dead)
 
 
 def test_simulated_players_are_sampled_beside_read_models(tmp_path):
     with FakeLLMServer({"ace": FakeModel(0.9)}) as srv:
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache", "game.rounds=2",
-                              "players.simulated=[{name: sim, skill: 0.5}]", names=("ace",))
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = logprobs_config(srv.api_base, tmp_path / "cache",
+                              {"game.rounds": 2, "players.simulated": [SimPlayerConfig(name="sim", skill=0.5)]},
+                              names=("ace",))
+        run_game(cfg, tmp_path / "run")
     estimates = [e for e in read_events(tmp_path / "run") if e["event"] == "estimate"]
     assert {e["read"] for e in estimates if e["player"] == "sim"} == {False}
     assert {e["read"] for e in estimates if e["player"] == "ace"} == {True}
 
 
-@pytest.mark.parametrize("overrides, says", [
-    (["game=mathquiz"], "answers are exact_match, not an option"),
-    (["game=pyjail"], "answers are executed, not an option"),
-    (["game.reasoning=true"], "game.reasoning=true asks for the working first"),
-    (["estimator.weight=0"], "estimator.weight=0 is invalid"),
-    (["estimator.min_mass=1.5"], "must lie in (0, 1]"),
-    (["estimator.orders=0"], "estimator.orders=0 is invalid: give the reads per (player, task), from 1 to 24"),
+@pytest.mark.parametrize("choices, values, says", [
+    ({"game": "mathquiz"}, {}, "answers are exact_match, not an option"),
+    ({"game": "pyjail"}, {}, "answers are executed, not an option"),
+    ({}, {"game.reasoning": True}, "game.reasoning=true asks for the working first"),
+    ({}, {"estimator.weight": 0}, "estimator.weight=0 is invalid"),
+    ({}, {"estimator.min_mass": 1.5}, "must lie in (0, 1]"),
+    ({}, {"estimator.orders": 0}, "estimator.orders=0 is invalid: give the reads per (player, task), from 1 to 24"),
 ])
-def test_where_it_does_not_apply_the_config_says_so(overrides, says):
+def test_where_it_does_not_apply_the_config_says_so(choices, values, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
-        build_settings(compose_config(["estimator=logprobs", *overrides]))
+        skate.config(values=values, estimator="logprobs", **choices)
 
 
 def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
     """players.llm's setter_extra_body (the local cohort's repeat penalty) is sent with each setting
     request, never with an answer or a read."""
     with FakeLLMServer({"ace": FakeModel(0.9), "mid": FakeModel(0.5)}) as srv:
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache", "game.rounds=1", names=("ace", "mid"))
-        for p in cfg.players.llm:
-            p.setter_extra_body = {"repeat_penalty": 1.1}
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = logprobs_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1}, names=("ace", "mid"),
+                              each={"setter_extra_body": {"repeat_penalty": 1.1}})
+        run_game(cfg, tmp_path / "run")
     setting = [e for e in srv.log if e["max_tokens"] != 4]
     reading = [e for e in srv.log if e["max_tokens"] == 4]
     assert setting and all("repeat_penalty" in e["fields"] and "stop" in e["fields"] for e in setting)
@@ -189,7 +193,7 @@ def test_a_model_biased_to_the_first_label_reads_all_or_nothing_with_one_order_a
     orders spread the bias as sampling would."""
     def reads(orders):
         models = {"ace": FakeModel(0.9), "biased": FakeModel(0.5, {"first_label": 1.0})}
-        _, _, events = _game(tmp_path / f"o{orders}", models, f"estimator.orders={orders}", rounds=2)
+        _, _, events = _game(tmp_path / f"o{orders}", models, {"estimator.orders": orders}, rounds=2)
         return [e["p"] for e in events if e["event"] == "estimate" and e["player"] == "biased"]
 
     one, eight = reads(1), reads(8)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dspy
 import pytest
-from hydra.utils import instantiate
 
+import skate
 from skate.answers.choice import ChoiceQuery
 from skate.games import load_games
 from skate.games.base import GameEnv
@@ -20,20 +20,19 @@ from skate.llm.fake_server import FakeModel
 from skate.llm.modules import MultipleChoiceAnswerer
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.build import build_game
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
-QUICK = {"scp": ["game.mode=player_set"]}  # nothing to build
+QUICK = {"scp": {"mode": "player_set"}}  # nothing to build
 
 
 @pytest.mark.parametrize("game", sorted(load_games()))
 def test_each_game_has_a_reasoning_key_and_its_answerer_follows_it(game):
-    cfg = compose_config([f"game={game}"])
-    assert isinstance(cfg.game.reasoning, bool)  # each game's default: its schema's (e.g. tests/games/mathquiz)
-    quick = QUICK.get(game, [])
+    # each game's default: its schema's (e.g. tests/games/mathquiz)
+    assert isinstance(skate.preset(game, "game").reasoning, bool)
+    quick = QUICK.get(game, {})
     for on in (True, False):
-        g = instantiate(compose_config([f"game={game}", *quick, f"game.reasoning={str(on).lower()}"]).game,
-                        _convert_="all")
+        g = build_game(skate.preset(game, "game", values={**quick, "reasoning": on}))
         fields = list(g.modules(GameEnv(sandbox=None)).answerer.predict.signature.output_fields)  # type: ignore[arg-type]
         assert (fields[0] == "reasoning") is on and len(fields) == 1 + on
 
@@ -101,21 +100,21 @@ def _estimates(run):
                   for e in read_events(run) if e["event"] == "estimate")
 
 
-def _play(tmp_path, game_overrides, reasoning, models=None, tag=""):
+def _play(tmp_path, values, reasoning, models=None, tag="", **choices):
     models = models or {n: FakeModel(s) for n, s in SKILLS.items()}
     with RecordingServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / f"cache{reasoning}{tag}", *game_overrides,
-                         f"game.reasoning={str(reasoning).lower()}")
-        run_game(build_settings(cfg), tmp_path / f"run{reasoning}{tag}")
+        cfg = llm_config(srv.api_base, tmp_path / f"cache{reasoning}{tag}", {**values, "game.reasoning": reasoning},
+                         **choices)
+        run_game(cfg, tmp_path / f"run{reasoning}{tag}")
     return srv, tmp_path / f"run{reasoning}{tag}"
 
 
 def test_a_cop_game_reads_the_same_p_correct_with_and_without_reasoning(tmp_path):
     """The fake model picks the same letter either way (its reasoning names another option on
     the way), so every p(correct) must be the same: the answer is read after the reasoning."""
-    overrides = ("game.rounds=2", "estimator.n=6", "aug=full_personal")
-    on_srv, on = _play(tmp_path, overrides, True)
-    off_srv, off = _play(tmp_path, overrides, False)
+    values = {"game.rounds": 2, "estimator.n": 6}
+    on_srv, on = _play(tmp_path, values, True, aug="full_personal")
+    off_srv, off = _play(tmp_path, values, False, aug="full_personal")
     asked_on, asked_off = _answer_requests(on_srv.users, "program"), _answer_requests(off_srv.users, "program")
     assert asked_on and all(_asks_reasoning(u) for u in asked_on)
     assert asked_off and not any("reasoning" in u for u in asked_off)
@@ -130,9 +129,9 @@ def test_a_cop_game_reads_the_same_p_correct_with_and_without_reasoning(tmp_path
 
 def test_a_reply_cut_inside_its_reasoning_counts_as_unparsable(tmp_path):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, {"cut_reasoning": 1.0})}
-    overrides = ("game.rounds=1", "estimator.n=4")
-    _, on = _play(tmp_path, overrides, True, models)
-    _, off = _play(tmp_path, overrides, False, models)
+    values = {"game.rounds": 1, "estimator.n": 4}
+    _, on = _play(tmp_path, values, True, models)
+    _, off = _play(tmp_path, values, False, models)
     low_on = [e for e in _estimates(on) if e[1] == "low"]
     low_off = [e for e in _estimates(off) if e[1] == "low"]
     assert low_on and all(e[5] == e[3] == 4 and e[2] == 0 for e in low_on)  # every sample unreadable: wrong
@@ -141,9 +140,9 @@ def test_a_reply_cut_inside_its_reasoning_counts_as_unparsable(tmp_path):
 
 
 def test_a_built_scp_game_reads_the_same_p_correct_with_and_without_reasoning(tmp_path):
-    overrides = ("game=scp", "game.questions=8", "game.rounds=1", "estimator.n=4")
-    on_srv, on = _play(tmp_path, overrides, True)
-    off_srv, off = _play(tmp_path, overrides, False)
+    values = {"game.questions": 8, "game.rounds": 1, "estimator.n": 4}
+    on_srv, on = _play(tmp_path, values, True, game="scp")
+    off_srv, off = _play(tmp_path, values, False, game="scp")
     asked_on, asked_off = _answer_requests(on_srv.users, "question"), _answer_requests(off_srv.users, "question")
     assert asked_on and all(_asks_reasoning(u) for u in asked_on)
     assert asked_off and not any("reasoning" in u for u in asked_off)
@@ -151,11 +150,11 @@ def test_a_built_scp_game_reads_the_same_p_correct_with_and_without_reasoning(tm
 
 
 def test_a_pyjail_game_with_reasoning_attacks_through_it(tmp_path):
-    overrides = ("game=pyjail", "game.rounds=1", "game.tries=2", "estimator.n=2")
-    on_srv, on = _play(tmp_path, overrides, True)
+    values = {"game.rounds": 1, "game.tries": 2, "estimator.n": 2}
+    on_srv, on = _play(tmp_path, values, True, game="pyjail")
     attacks = [u for u in on_srv.users if "[[ ## earlier_tries ## ]]" in u]
     assert attacks and all(_asks_reasoning(u) for u in attacks)
     events = read_events(on)
     assert [e for e in events if e["event"] == "task"]  # the setters' self-attacks read their inputs
-    _, off = _play(tmp_path, overrides, False)
+    _, off = _play(tmp_path, values, False, game="pyjail")
     assert _estimates(on) == _estimates(off)
