@@ -15,13 +15,14 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from skate.cli import hydra_argv
+from skate.cli.compose import register_configs
 from skate.errors import ConfigError
 from skate.llm import ModelUnreachable
 from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.standalone import run_optimize
 from skate.paths import CONF_DIR
 from skate.sandbox import SandboxUnavailable
-from skate.settings.config import build_settings, register_configs
+from skate.settings.config import build_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:

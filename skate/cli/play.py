@@ -34,6 +34,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.cli import hydra_argv
+from skate.cli.compose import describe_config_error, register_configs, settings_from
 from skate.errors import ConfigError
 from skate.llm.preflight import PreflightError
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
@@ -42,7 +43,7 @@ from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
 from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_game, run_sweep_job, stop_on_signals
 from skate.sandbox import SandboxUnavailable
-from skate.settings.config import build_settings, compose_config, describe_config_error, register_configs
+from skate.settings.config import build_settings
 from skate.tools.estimate import estimate as estimate_cost
 from skate.tools.estimate import format_estimate
 
@@ -166,7 +167,7 @@ def estimate(overrides: list[str]) -> int:
         return 2
     try:
         with _no_keys_needed():  # an estimate calls no model: it needs no key
-            settings = build_settings(compose_config(overrides))
+            settings = settings_from(overrides)
         found = estimate_cost(settings)
     except _COMPOSING_ERRORS as exc:
         print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)

@@ -21,12 +21,12 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.cli import parse_with_overrides
+from skate.cli.compose import compose_config
 from skate.errors import ConfigError
 from skate.sandbox.base import Outcome
 from skate.sandbox.config import validate_sandbox
 from skate.sandbox.jail import SandboxUnavailable
 from skate.settings.build import build_sandbox
-from skate.settings.config import compose_config
 
 
 def main(argv: list[str] | None = None) -> int:

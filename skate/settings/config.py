@@ -14,15 +14,13 @@ offending key and what to change.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
-from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 # Every section's schema lives with its component; they are imported here to compose the whole.
 from skate.augment import AugConfig
@@ -257,45 +255,23 @@ _SCHEMAS: tuple[tuple[str, type], ...] = (("aug", AugConfig), ("players", Player
 
 
 # --------------------------------------------------------------------------- validation
-def describe_config_error(exc: BaseException) -> str:
-    """One line for a config Hydra could not compose: the key or option, and what to write
-    instead (Hydra's own report runs to several lines and suggests ``+key=`` for a misspelt key,
-    which a typed config refuses as well)."""
-    if isinstance(exc, MissingConfigException) and exc.missing_cfg_file and "/" in exc.missing_cfg_file:
-        group, _, name = exc.missing_cfg_file.rpartition("/")
-        options = sorted(exc.options or [])
-        # <option>_schema named the schema an option extends before the schemas left the groups
-        near = [name.removesuffix("_schema")] if name.removesuffix("_schema") in options else \
-            difflib.get_close_matches(name, options, n=1)
-        hint = f"did you mean {group}={near[0]}? " if near else ""
-        return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
-    if isinstance(exc, OverrideParseException):
-        return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
-    cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
-    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and getattr(cause, "full_key", None) \
-            and dataclasses.is_dataclass(cause.object_type):
-        return not_a_setting(cause.full_key, cause.object_type)
-    if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
-        return f"{cause.full_key}: {str(cause).splitlines()[0]}"
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def check_known_keys(node: Any, prefix: str = "") -> None:
-    """Every key of a typed section is a field of its schema: ``+game.x=1`` adds a key Hydra's
-    composition lets through (``+`` lifts the schema's guard), which the game could not take."""
-    if isinstance(node, (DictConfig, ListConfig)) and node._is_none():
-        return
-    if isinstance(node, DictConfig):
-        kind = OmegaConf.get_type(node)
-        names = {f.name for f in dataclasses.fields(kind)} if dataclasses.is_dataclass(kind) else None
-        for key in node.keys():
-            path = f"{prefix}.{key}" if prefix else str(key)
-            if names is not None and key not in names:
-                raise ConfigError(not_a_setting(path, kind))
-            check_known_keys(node._get_node(key), path)
-    elif isinstance(node, ListConfig):
-        for i in range(len(node)):
-            check_known_keys(node._get_node(i), f"{prefix}[{i}]")
+def unknown_setting(value: Any, prefix: str = "") -> str | None:
+    """The first key of the typed settings that is no field of its schema, as a one-line error:
+    ``+game.x=1`` adds a key Hydra's composition lets through (``+`` lifts the schema's guard) and
+    typing sets it on the section as an attribute, which the game could not take."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = [f.name for f in dataclasses.fields(value)]
+        extra = [k for k in vars(value) if k not in names]
+        if extra:
+            return not_a_setting(f"{prefix}{extra[0]}", type(value))
+        found = (unknown_setting(getattr(value, n), f"{prefix}{n}.") for n in names)
+    elif isinstance(value, (list, tuple)):
+        found = (unknown_setting(v, f"{prefix.rstrip('.')}[{i}].") for i, v in enumerate(value))
+    elif isinstance(value, dict):
+        found = (unknown_setting(v, f"{prefix}{k}.") for k, v in value.items())
+    else:
+        return None
+    return next((f for f in found if f is not None), None)
 
 
 def validate(settings: SkateConfig) -> SkateConfig:
@@ -390,9 +366,12 @@ def build_settings(cfg: DictConfig) -> SkateConfig:
     (``OmegaConf.to_object``: every section an instance of its schema), its stages settled
     (:func:`settle_stages`), then checked (:func:`validate`). Everything that plays or prepares a
     game takes these; only the command-line layer sees the composed config."""
-    check_known_keys(cfg)
     prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
-    return validate(to_settings(cfg))
+    settings = to_settings(cfg)
+    unknown = unknown_setting(settings)
+    if unknown is not None:
+        raise ConfigError(unknown)
+    return validate(settings)
 
 
 def settle(settings: SkateConfig) -> SkateConfig:

@@ -43,8 +43,13 @@ def _yaml(path: Path) -> tuple[list[Any], DictConfig]:
     return list(defaults), body  # type: ignore[arg-type, return-value]
 
 
+def yaml_options(group: str) -> set[str]:
+    """The options of ``group`` that are YAML files under ``conf/<group>/``."""
+    return {p.stem for p in Path(CONF_DIR, group).glob("*.yaml")}
+
+
 def _options(group: str) -> list[str]:
-    names = {p.stem for p in Path(CONF_DIR, group).glob("*.yaml")}
+    names = yaml_options(group)
     if group == "game":
         names |= set(load_games())
     for registry in REGISTRIES:

@@ -30,9 +30,8 @@ from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rat
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.registry import Registry
 from skate.runlog.events import RunStarted, read_start
-from skate.settings.compose import yaml_options
 from skate.settings.config import REGISTRIES, SkateConfig, build_settings, record_of, to_settings
-from skate.settings.options import composed, option
+from skate.settings.options import composed, option, yaml_options
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).

@@ -112,7 +112,7 @@ def test_a_games_commands_are_skate_commands_and_a_clash_names_both(monkeypatch)
     scp = load_games()["scp"]
     assert commands()["scp"] == scp.commands["scp"] and commands()["rugged"] == scp.commands["rugged"]
     assert command_of(["rugged", "scores.csv"]) == ("rugged", ["scores.csv"])
-    monkeypatch.setattr(scp, "commands", {**scp.commands, "rate": ("skate.tools.scp.cli:main", "a clash")})
+    monkeypatch.setattr(scp, "commands", {**scp.commands, "rate": ("skate.cli.scp:main", "a clash")})
     with pytest.raises(ValueError, match=r"^game=scp registers the command 'rate', which skate already has: rename"):
         commands()
 

@@ -54,7 +54,7 @@ def cop_run(server, tmp_path_factory):
 @pytest.fixture(scope="module")
 def scp_bench(server, tmp_path_factory):
     """A small built SCP benchmark and the one-round built game of the fake models on it."""
-    from skate.tools.scp.cli import build_benchmark
+    from skate.tools.scp.study import build_benchmark
 
     folder = tmp_path_factory.mktemp("scp")
     build_benchmark("shipped", folder / "all.jsonl", seed=0, per_doc=1)

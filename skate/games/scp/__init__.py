@@ -33,7 +33,7 @@ from skate.games.scp.simulated import simulation
 
 register(SCPGame, simulation=simulation, modules="skate.games.scp.modules:scp_modules",
          fake_player=FakeSCPPlayer, practice=practice_tasks, export=EXPORT,
-         commands={"scp": ("skate.tools.scp.cli:main",
+         commands={"scp": ("skate.cli.scp:main",
                            "the SCP game's tools: build a benchmark, its stability, arXiv sources"),
                    "rugged": ("skate.tools.scp.rugged:main",
                               "Rugged Scores (ArxivRoll) from public and private accuracies")})

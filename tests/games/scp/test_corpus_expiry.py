@@ -19,7 +19,7 @@ from skate.games.scp.rules import SCPGame
 from skate.runlog.files import read_events
 from skate.runner import run_game
 from skate.settings.config import build_settings, compose_config
-from skate.tools.scp.cli import build_benchmark
+from skate.tools.scp.study import build_benchmark
 
 TODAY = dt.datetime.now(dt.UTC).date()
 OLD_PEP, FRESH_PEP = "pep-0616.rst", "pep-0602.rst"  # the first Created 19-Mar-2020; the other dated today

@@ -167,7 +167,7 @@ TWO = "players.simulated=[{name: hi, skill: 0.8}, {name: lo, skill: 0.4}]"
 
 @pytest.fixture(scope="module")
 def bench_file(tmp_path_factory):
-    from skate.tools.scp.cli import main
+    from skate.cli.scp import main
 
     path = tmp_path_factory.mktemp("bench") / "bench.jsonl"
     assert main(["build", "shipped", "--out", str(path), "--per-doc", "1"]) == 0

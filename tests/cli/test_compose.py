@@ -1,6 +1,7 @@
-"""A config that cannot be composed gets one line naming the key or option and what to write
-instead (skate.settings.config.describe_config_error), for every way Hydra refuses one; a key added with
-``+`` that no schema has is refused by validate before anything is built."""
+"""The command line's composition (skate.cli.compose): a config that cannot be composed gets one
+line naming the key or option and what to write instead (describe_config_error), for every way
+Hydra refuses one; a key added with ``+`` that no schema has is refused before anything is built;
+the help lists each group's options."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hydra.errors import ConfigCompositionException, MissingConfigException, Ove
 
 from skate.errors import ConfigError
 from skate.games import load_games
-from skate.settings.config import build_settings, compose_config, describe_config_error
+from skate.cli.compose import compose_config, describe_config_error, settings_from, user_groups
+from skate.settings.config import build_settings
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
 
@@ -51,8 +53,8 @@ def test_a_key_added_with_plus_that_no_schema_has_is_refused():
         build_settings(cfg)
     with pytest.raises(ConfigError, match=r"^players\.simulated\[1\]\.skil is not a setting of SimPlayerConfig "
                                           r"\(did you mean players\.simulated\[1\]\.skill\?\)"):
-        build_settings(compose_config(["+players.simulated.1.skil=0.5"]))
-    build_settings(compose_config(["game=scp", "game.rounds=2"]))  # every key of a real config is known
+        settings_from(["+players.simulated.1.skil=0.5"])
+    settings_from(["game=scp", "game.rounds=2"])  # every key of a real config is known
 
 
 # ------------------------------------------------------------------ python -m skate, through Hydra's public switches
@@ -81,13 +83,20 @@ def test_hydra_full_error_set_by_the_user_still_shows_hydra_s_whole_error(tmp_pa
 
 def test_skate_uses_no_private_hydra_api():
     """Hydra's private modules change between releases without notice: skate composes, parses
-    overrides and reports errors through Hydra's public API (skate/settings/compose.py, skate/__main__.py)."""
+    overrides and reports errors through Hydra's public API (skate/cli/compose.py, skate/__main__.py)."""
     root = Path(__file__).resolve().parents[2] / "skate"
     users = [str(p.relative_to(root.parent)) for p in sorted(root.rglob("*.py")) if "hydra._internal" in p.read_text()]
-    assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/settings/compose.py)"
+    assert not users, f"{users} use hydra._internal: use Hydra's public API (see skate/cli/compose.py)"
 
 
 def test_a_setter_repair_that_is_not_one_of_the_choices_is_refused_naming_them():
     cfg = compose_config(["players=local_cohort", "players.llm.0.setter_repair=again"])
     with pytest.raises(ConfigError, match=r"players.llm\[0\].setter_repair.*'again'.*\['show', 'resample'\]"):
         build_settings(cfg)
+
+
+def test_the_help_lists_each_group_s_options_but_not_the_schemas_they_extend():
+    groups = dict(line.split(": ", 1) for line in user_groups().splitlines())
+    assert {"game", "rating", "players", "experiment"} <= set(groups) and "schema" not in groups and "hydra" not in groups
+    assert groups["game"].split(", ") == sorted(load_games())
+    assert "trueskill" in groups["rating"].split(", ") and "elo_schema" not in groups["rating"]
