@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
+import skate
 from skate.errors import ConfigError
 from skate.players.config import cohort_roles
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config, resolve_stages, to_settings
+from skate.settings.config import StageConfig as Stage
+from skate.settings.config import resolve_stages, validate
 from tests.test_runner_game import config
 
-STAGES = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
-          " {name: play, rounds: 2}]")
+STAGES = [Stage(name="base", rounds=3), Stage(name="watch", join=["hi"], setters=[], rounds=0),
+          Stage(name="play", rounds=2)]
+
+
+@pytest.fixture(scope="module")
+def small():
+    """The small game's settings (tests/test_runner_game.py), settled and checked once: a test
+    gives them other stages and checks them again (:func:`validate`, where stages are resolved)."""
+    return config()
 
 
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     out = tmp_path_factory.mktemp("staged")
-    result = run_game(build_settings(config("seed=2", STAGES)), out)
+    result = run_game(config({"seed": 2, "stages": STAGES}), out)
     return out, result, read_events(out)
 
 
@@ -53,14 +63,14 @@ def test_setters_follow_the_stage(staged):
     assert result.summary.tasks_by_setter["hi"] == 2
 
 
-@pytest.mark.parametrize(("override", "says"), [
-    ("stages=[{name: a, join: [nobody], rounds: 1}]", "neither a player nor a role"),
-    ("stages=[{name: a, join: [hi], rounds: 1}, {name: b, join: [hi], rounds: 1}]", "joins only once"),
-    ("stages=[{name: a, rounds: 0}]", "at least one round"),
+@pytest.mark.parametrize(("stages", "says"), [
+    ([Stage(name="a", join=["nobody"], rounds=1)], "neither a player nor a role"),
+    ([Stage(name="a", join=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "joins only once"),
+    ([Stage(name="a", rounds=0)], "at least one round"),
 ])
-def test_bad_stages_say_what_to_fix(override, says):
+def test_bad_stages_say_what_to_fix(small, stages, says):
     with pytest.raises(ConfigError, match=says):
-        build_settings(config(override))
+        validate(dataclasses.replace(small, stages=stages))
 
 
 def test_the_report_shows_the_ranking_of_each_stage(staged):
@@ -79,47 +89,48 @@ STRONGEST_TWO = {"simulated": {"sim-ace", "sim-strong"}, "paper_six": {"claude-s
                  "paper_four": {"claude-3.5-sonnet", "gemini-2.0-flash"}}
 
 
-def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win():
-    cfg = config()  # hi 0.85, mid 0.6, lo 0.35
-    assert cohort_roles(cfg.players) == {"strongest": "hi", "second": "mid", "third": "lo", "weakest": "lo"}
-    cfg = config("+players.roles={strongest: mid}")
-    assert cohort_roles(cfg.players)["strongest"] == "mid"
+def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win(small):
+    players = small.players  # hi 0.85, mid 0.6, lo 0.35
+    assert cohort_roles(players) == {"strongest": "hi", "second": "mid", "third": "lo", "weakest": "lo"}
+    assert cohort_roles(dataclasses.replace(players, roles={"strongest": "mid"}))["strongest"] == "mid"
 
 
-def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting():
-    cfg = config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], answer_only: [strongest], rounds: 1},"
-                 " {name: c, answer_only: [weakest], rounds: 1}]")
-    build_settings(cfg)
-    assert resolve_stages(to_settings(cfg)) == [
+def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting(small):
+    by_role = dataclasses.replace(small, stages=[
+        Stage(name="a", rounds=1), Stage(name="b", join=["strongest"], answer_only=["strongest"], rounds=1),
+        Stage(name="c", answer_only=["weakest"], rounds=1)])
+    validate(dataclasses.replace(by_role))  # checked (a copy: validate settles its stages to name players)
+    assert resolve_stages(by_role) == [
         {"name": "a", "join": [], "setters": None, "rounds": 1},
         {"name": "b", "join": ["hi"], "setters": ["mid", "lo"], "rounds": 1},
         {"name": "c", "join": [], "setters": ["mid", "hi"], "rounds": 1}]
 
 
-@pytest.mark.parametrize(("override", "says"), [
-    ("stages=[{name: a, rounds: 1}, {name: b, join: [fifth], rounds: 1}]",
+@pytest.mark.parametrize(("stages", "says"), [
+    ([Stage(name="a", rounds=1), Stage(name="b", join=["fifth"], rounds=1)],
      "'fifth' is neither a player nor a role of this cohort"),
-    ("stages=[{name: a, rounds: 1}, {name: b, setters: [hi], answer_only: [lo], rounds: 1}]", "not both"),
-    ("stages=[{name: a, answer_only: [hi], rounds: 1}, {name: b, join: [hi], rounds: 1}]", "not in the game"),
-    ("stages=[{name: a, rounds: 1}, {name: b, join: [mid, lo], rounds: 1}]", "at least 2 players"),
+    ([Stage(name="a", rounds=1), Stage(name="b", setters=["hi"], answer_only=["lo"], rounds=1)], "not both"),
+    ([Stage(name="a", answer_only=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "not in the game"),
+    ([Stage(name="a", rounds=1), Stage(name="b", join=["mid", "lo"], rounds=1)], "at least 2 players"),
 ])
-def test_bad_roles_say_what_to_fix(override, says):
+def test_bad_roles_say_what_to_fix(small, stages, says):
     with pytest.raises(ConfigError, match=says):
-        build_settings(config(override))
+        validate(dataclasses.replace(small, stages=stages))
 
 
 def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
     for k, v in KEYS.items():
         monkeypatch.setenv(k, os.environ.get(k, v))
-    cfg = compose_config(["experiment=added_models_xy", "players=paper_six"])
-    cfg.players.roles = {}  # a cohort of models that declares no roles
+
+    def added(roles):
+        return skate.config(experiment="added_models_xy", players="paper_six", values={"players.roles": roles})
+
     with pytest.raises(ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"):
-        build_settings(cfg)
-    cfg.players.roles = {"second": "gpt-4o", "strongest": "gemini-2.0-flash"}
-    assert [st["join"] for st in resolve_stages(to_settings(cfg))] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
-    cfg = compose_config(["experiment=added_models_xy", "players=paper_six", "players.roles.second=gpt-5"])
+        added({})  # a cohort of models that declares no roles
+    settled = added({"second": "gpt-4o", "strongest": "gemini-2.0-flash"})
+    assert [st.join for st in settled.stages] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
     with pytest.raises(ConfigError, match="players.roles.second='gpt-5'.*names no player"):
-        build_settings(cfg)
+        skate.config(experiment="added_models_xy", players="paper_six", values={"players.roles.second": "gpt-5"})
 
 
 def test_the_staged_presets_are_all_named_by_role():
@@ -134,11 +145,9 @@ def test_the_staged_presets_are_all_named_by_role():
 def test_every_stage_preset_resolves_with_any_cohort(preset, cohort, monkeypatch):
     for k, v in KEYS.items():
         monkeypatch.setenv(k, os.environ.get(k, v))
-    cfg = compose_config([f"experiment={preset}", f"players={cohort}", "logger=none"])
-    build_settings(cfg)  # config composition only: no model is called
-    stages = resolve_stages(to_settings(cfg))
-    joined = [n for st in stages for n in st["join"]]
-    names = [p.name for p in [*cfg.players.simulated, *cfg.players.llm]]
+    settled = skate.config(experiment=preset, players=cohort, logger="none")  # settings only: no model is called
+    joined = [n for st in settled.stages for n in st.join]  # the stages resolved (by validate)
+    names = [p.name for p in [*settled.players.simulated, *settled.players.llm]]
     assert set(joined) <= set(names) and len(joined) == len(set(joined))
     if cohort in STRONGEST_TWO:  # the paper's protocol: the two strongest join, the rest play first
         assert set(joined) == STRONGEST_TWO[cohort]
@@ -147,24 +156,22 @@ def test_every_stage_preset_resolves_with_any_cohort(preset, cohort, monkeypatch
 def test_the_added_models_presets_add_the_two_strongest_in_both_orders():
     orders = {}
     for preset in ("added_models_xy", "added_models_yx"):
-        cfg = compose_config([f"experiment={preset}", "players=simulated"])
-        orders[preset] = [n for st in resolve_stages(to_settings(cfg)) for n in st["join"]]
+        orders[preset] = [n for st in skate.config(experiment=preset, players="simulated").stages for n in st.join]
     assert orders == {"added_models_xy": ["sim-strong", "sim-ace"], "added_models_yx": ["sim-ace", "sim-strong"]}
 
 
 def test_weaker_judges_lets_the_second_strongest_set_before_the_strongest():
-    cfg = compose_config(["experiment=weaker_judges", "players=simulated"])
-    stages = {st["name"]: st for st in resolve_stages(to_settings(cfg))}
-    assert stages["strong_answer"]["setters"] == [] and set(stages["strong_answer"]["join"]) == {"sim-ace", "sim-strong"}
-    assert "sim-strong" in stages["second_sets"]["setters"] and "sim-ace" not in stages["second_sets"]["setters"]
-    assert stages["strongest_sets"]["setters"] is None
+    stages = {st.name: st for st in skate.config(experiment="weaker_judges", players="simulated").stages}
+    assert stages["strong_answer"].setters == [] and set(stages["strong_answer"].join) == {"sim-ace", "sim-strong"}
+    assert "sim-strong" in stages["second_sets"].setters and "sim-ace" not in stages["second_sets"].setters
+    assert stages["strongest_sets"].setters is None
 
 
 def test_a_game_records_the_players_its_roles_named(tmp_path):
     from skate.runner import run_game
 
     out = tmp_path / "run"
-    run_game(build_settings(config("stages=[{name: a, rounds: 1}, {name: b, join: [strongest], rounds: 1}]")), out)
+    run_game(config({"stages": [Stage(name="a", rounds=1), Stage(name="b", join=["strongest"], rounds=1)]}), out)
     events = read_events(out)
     assert events[0]["config"]["stages"][1]["join"] == ["hi"]
     assert next(e for e in events if e["event"] == "join")["players"] == ["hi"]
@@ -178,7 +185,7 @@ def test_the_settings_name_players_and_the_stages_are_resolved_once(monkeypatch)
     calls = []
     real = skate.settings.config.resolve_stages
     monkeypatch.setattr(skate.settings.config, "resolve_stages", lambda cfg: calls.append(1) or real(cfg))
-    settings = skate.settings.config.build_settings(compose_config(["experiment=weaker_judges", "players=simulated"]))
+    settings = skate.config(experiment="weaker_judges", players="simulated")
     assert len(calls) == 1
     names = {p.name for p in settings.players.simulated}
     for st in settings.stages:

@@ -1,4 +1,4 @@
-"""A whole game from the composed config: files left behind, ranking vs true skill, determinism."""
+"""A whole game from its settings: files left behind, ranking vs true skill, determinism."""
 
 from __future__ import annotations
 
@@ -6,17 +6,21 @@ import json
 
 import pytest
 
+import skate
+from skate.players.config import SimPlayerConfig as Sim
 from skate.runlog.files import format_table, read_events
 from skate.runner import RunExists, run_game
-from skate.settings.config import build_settings, compose_config
 
-SMALL = ["game.rounds=12", "logger=none", "report=false",
-         "players.simulated=[{name: hi, skill: 0.85, pitch: -0.2}, {name: mid, skill: 0.6},"
-         " {name: lo, skill: 0.35, pitch: 0.2}]"]
+# COP's small game: three simulated players, 12 rounds, no report (and logger=none, in config).
+SMALL = {"game.rounds": 12, "report": False,
+         "players.simulated": [Sim(name="hi", skill=0.85, pitch=-0.2), Sim(name="mid", skill=0.6),
+                               Sim(name="lo", skill=0.35, pitch=0.2)]}
 
 
-def config(*overrides):
-    return compose_config([*SMALL, *overrides])
+def config(values=None, **choices):
+    """The small game's settings, settled and checked (``skate.config``): ``values`` (dotted keys)
+    over SMALL's, ``choices`` of config groups (``aug="no_info"``) over ``logger="none"``."""
+    return skate.config(values={**SMALL, **(values or {})}, **{"logger": "none", **choices})
 
 
 def strip_volatile(events):
@@ -32,7 +36,7 @@ def strip_volatile(events):
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = run_game(build_settings(config("seed=11")), out)
+    result = run_game(config({"seed": 11}), out)
     return out, result
 
 
@@ -85,18 +89,18 @@ def test_event_log_records_the_whole_game(small_run):
 
 def test_same_seed_same_run_different_seed_different_run(small_run, tmp_path):
     out, _ = small_run
-    run_game(build_settings(config("seed=11")), tmp_path / "again")
+    run_game(config({"seed": 11}), tmp_path / "again")
     first, again = strip_volatile(read_events(out)), strip_volatile(read_events(tmp_path / "again"))
     assert first == again
-    run_game(build_settings(config("seed=12")), tmp_path / "other")
+    run_game(config({"seed": 12}), tmp_path / "other")
     other = strip_volatile(read_events(tmp_path / "other"))
     assert [e for e in other if e["event"] == "task"] != [e for e in first if e["event"] == "task"]
 
 
 @pytest.mark.parametrize("strategy", ["no_info", "full_context"])
 def test_other_strategies_and_absolute_rule_play_through(tmp_path, strategy):
-    result = run_game(build_settings(config("game.rounds=3", f"aug={strategy}", "rating.outcome=absolute",
-                             "estimator=fixed_n")), tmp_path)
+    result = run_game(config({"game.rounds": 3, "rating.outcome": "absolute"}, aug=strategy, estimator="fixed_n"),
+                      tmp_path)
     assert result.summary.tasks >= 6
     est = [e for e in read_events(tmp_path) if e["event"] == "estimate"]
     assert {e["n"] for e in est} == {20}
@@ -106,5 +110,5 @@ def test_an_existing_log_is_neither_overwritten_nor_appended_to(tmp_path):
     """A folder holds one run (tests/test_runner_one_run.py): a second is refused, the log kept."""
     (tmp_path / "events.jsonl").write_text('{"event": "earlier"}\n')
     with pytest.raises(RunExists, match="already holds a run"):
-        run_game(build_settings(config("game.rounds=1")), tmp_path)
+        run_game(config({"game.rounds": 1}), tmp_path)
     assert read_events(tmp_path) == [{"event": "earlier"}]
