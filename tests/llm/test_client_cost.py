@@ -7,8 +7,8 @@ from __future__ import annotations
 import dspy
 import numpy as np
 import pytest
-from hydra.utils import instantiate
 
+import skate
 from skate.answers.choice import ChoiceQuery
 from skate.games import load_games
 from skate.games.base import GameEnv
@@ -17,15 +17,14 @@ from skate.llm import LLMClient, ModelSpec, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.modules import _ADAPTER, _JSON_ADAPTER, GameModules, _Formatter
 from skate.players.llm import LLMPlayer
-from skate.settings.config import compose_config
+from skate.settings.build import build_game
 
 QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 1, 2]", "(1, 2, 3)"))
 
 
 def game_modules(game, reasoning=False):
-    quick = ["game.mode=player_set"] if game == "scp" else []
-    cfg = compose_config([f"game={game}", *quick, f"game.reasoning={str(reasoning).lower()}"])
-    return instantiate(cfg.game, _convert_="all").modules(GameEnv(sandbox=None))
+    quick = {"mode": "player_set"} if game == "scp" else {}
+    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(GameEnv(sandbox=None))
 
 
 def _inputs(signature, i):

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
+import skate
 from skate.errors import ConfigError
 from skate.llm import LLMClient, ModelSpec, ModelUnreachable, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.outage import Outages, short, unreachable
 from skate.llm.wire import CallFailed, Reply
-from skate.settings.config import build_settings, compose_config
 
 MSGS = [{"role": "user", "content": "hello"}]
 
@@ -222,7 +222,7 @@ def test_the_stop_line_gives_the_reason_in_short(detail, said):
 
 def test_a_negative_wait_is_refused_in_one_line():
     with pytest.raises(ConfigError, match=r"^llm\.outage_wait_s=-1\.0 is invalid: must be >= 0") as info:
-        build_settings(compose_config(["llm.outage_wait_s=-1"]))
+        skate.config(values={"llm.outage_wait_s": -1})
     assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="must be >= 0"):
         Outages(-1)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+import skate
 from skate.errors import ConfigError
 from skate.llm import CallFailed, LLMClient, ModelConfigError, ModelSpec, RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.preflight import PreflightError, preflight
 from skate.llm.refusals import OptionRefused
 from skate.llm.shaping import ParameterRefused, refusal, table_changes
-from skate.settings.config import build_settings, compose_config
+from skate.players.config import LLMPlayerConfig
 
 MSGS = [{"role": "user", "content": "hello"}]
 
@@ -148,15 +149,15 @@ def test_a_model_that_thinks_gets_room_for_its_thinking(kw, max_tokens):
 
 
 @pytest.mark.parametrize(("entry", "says"), [
-    ("thinking_budget: 4096, max_tokens: 4096", r"thinking_budget=4096 must be below max_tokens=4096"),
-    ("reasoning_effort: extreme", r"reasoning_effort='extreme' is not a level"),
-    ("thinking_budget: 2000, reasoning_effort: low", r"not both"),
+    ({"thinking_budget": 4096, "max_tokens": 4096}, r"thinking_budget=4096 must be below max_tokens=4096"),
+    ({"reasoning_effort": "extreme"}, r"reasoning_effort='extreme' is not a level"),
+    ({"thinking_budget": 2000, "reasoning_effort": "low"}, r"not both"),
 ])
 def test_thinking_settings_that_cannot_work_are_refused_before_the_run(entry, says):
-    llm = ("players.llm=[{name: a, model: anthropic/claude-sonnet-4-5, api_base: 'http://127.0.0.1:9', " + entry + "}, "
-           "{name: b, model: anthropic/claude-haiku-4-5, api_base: 'http://127.0.0.1:9'}]")
+    llm = [LLMPlayerConfig(name="a", model="anthropic/claude-sonnet-4-5", api_base="http://127.0.0.1:9", **entry),
+           LLMPlayerConfig(name="b", model="anthropic/claude-haiku-4-5", api_base="http://127.0.0.1:9")]
     with pytest.raises(ConfigError, match=says) as err:
-        build_settings(compose_config(["players.simulated=[]", llm]))
+        skate.config(values={"players.simulated": [], "players.llm": llm})
     assert "\n" not in str(err.value)
 
 

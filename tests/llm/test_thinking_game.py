@@ -11,10 +11,11 @@ import json
 
 import pytest
 
+import skate
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import LLMPlayerConfig
 from skate.runlog.files import read_events
 from skate.runner import resume_settings, run_game
-from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 
 # The inline thinker is the strongest: read from inside its thinking, it would rank last.
@@ -25,16 +26,15 @@ KINDS = {"house": ("openai", FakeModel(0.55, thinking="hidden", rules="openai_re
 
 
 def cohort(base, entries, **extra):
-    opts = "".join(f", {k}: {v}" for k, v in extra.items())
-    return "[" + ", ".join(f"{{name: {n}, model: {p}/{m}, api_base: '{base}', api_key_env: SKATE_FAKE_KEY{opts}}}"
-                           for n, p, m in entries) + "]"
+    return [LLMPlayerConfig(name=n, model=f"{p}/{m}", api_base=base, api_key_env="SKATE_FAKE_KEY", **extra)
+            for n, p, m in entries]
 
 
-def game(base, cache, entries, *overrides, **extra):
-    return build_settings(compose_config([
-        "game.rounds=4", "logger=none", "report=false", "players.simulated=[]",
-        f"players.llm={cohort(base, entries, **extra)}", "estimator=fixed_n", "estimator.n=4",
-        f"llm.cache_dir={cache}", "llm.backoff_s=0.01", "llm.max_backoff_s=0.05", *overrides]))
+def game(base, cache, entries, values=None, **extra):
+    return skate.config(values={
+        "game.rounds": 4, "report": False, "players.simulated": [], "players.llm": cohort(base, entries, **extra),
+        "estimator.n": 4, "llm.cache_dir": str(cache), "llm.backoff_s": 0.01, "llm.max_backoff_s": 0.05,
+        **(values or {})}, logger="none", estimator="fixed_n")
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +90,7 @@ def test_anthropic_and_gemini_models_think_through_litellm(provider, tmp_path):
     with FakeLLMServer(models) as srv:
         base = srv.api_base.removesuffix("/v1") if provider == "anthropic" else srv.api_base
         setting = {"thinking_budget": 2048} if provider == "anthropic" else {"reasoning_effort": "low"}
-        settings = game(base, tmp_path / "cache", [(n, provider, n) for n in names], "game.rounds=3", **setting)
+        settings = game(base, tmp_path / "cache", [(n, provider, n) for n in names], {"game.rounds": 3}, **setting)
         result = run_game(settings, tmp_path / "run")
         assert getattr(srv.stats, provider) == srv.stats.requests > 0 and srv.stats.refused_param == 0
     events = read_events(tmp_path / "run")
@@ -109,7 +109,7 @@ def test_a_budget_spent_by_thinking_stops_the_run_and_a_larger_one_completes_the
     with FakeLLMServer(models) as srv:
         whole = run_game(game(srv.api_base, tmp_path / "c1", names), tmp_path / "whole")
         cost = whole.summary.usage["total"]["cost_usd"]
-        stopped = run_game(game(srv.api_base, tmp_path / "c2", names, f"llm.budget_usd={cost / 3:.6f}"),
+        stopped = run_game(game(srv.api_base, tmp_path / "c2", names, {"llm.budget_usd": float(f"{cost / 3:.6f}")}),
                            tmp_path / "run")
         assert stopped.summary.stopped and "Budget" in stopped.summary.stopped
         spent = stopped.summary.usage["total"]
