@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from hydra.utils import get_object
-from omegaconf import OmegaConf
 
+import skate
 import skate.ratings
 from skate.errors import ConfigError
 from skate.estimators.base import estimator
@@ -20,27 +20,27 @@ from skate.paths import CONF_DIR
 from skate.ratings.base import rating
 from skate.registry import Registry
 from skate.runner import run_game
-from skate.settings.compose import forget
-from skate.settings.config import REGISTRIES, build_settings, compose_config, register_configs
-
-pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
+from skate.settings.config import REGISTRIES
+from skate.settings.options import section as composed_section
 
 
 @pytest.mark.parametrize("registry", REGISTRIES, ids=lambda r: r.group)
 def test_every_option_of_a_group_is_a_registered_component(registry, monkeypatch):
-    """Each conf/<group>/<option>.yaml composes to a schema of the group's registry, and the
+    """Each conf/<group>/<option>.yaml reads to a schema of the group's registry, and the
     component the registry names is the one its _target_ builds."""
     for key in ("OPENAI_API_KEY",):
         monkeypatch.setenv(key, "test-key")
     options = sorted(p.stem for p in (Path(CONF_DIR) / registry.group).glob("*.yaml"))
     assert options
-    for option in options:
-        section = compose_config([f"{registry.group}={option}"])[registry.group]
+    # each option's section as skate <group>=<option> makes it (typed, unchecked; read from the whole
+    # settings, as some settings refer to another section's: an embedder's cache to llm's)
+    sections = {option: composed_section(registry.group, **{registry.group: option}) for option in options}
+    for option, section in sections.items():
         entry = registry.of(section)
         assert entry.group == registry.group
         assert get_object(section._target_) is entry.component, (option, entry)
     # every registered component is reachable by some option
-    named = {registry.of(compose_config([f"{registry.group}={o}"])[registry.group]).name for o in options}
+    named = {registry.of(section).name for section in sections.values()}
     assert named == set(registry.names()), f"registered but no conf/{registry.group}/*.yaml selects it"
 
 
@@ -48,7 +48,7 @@ def test_an_unknown_option_and_a_foreign_schema_say_what_exists():
     with pytest.raises(ConfigError, match="rating='nope' is not a registered rating: choose one of .*trueskill"):
         rating.get("nope")
     with pytest.raises(ConfigError, match="belong to no registered estimator .*algorithm1"):
-        estimator.of(compose_config([]).rating)
+        estimator.of(skate.SkateConfig().rating)
 
 
 def test_messages_list_names_as_a_sentence():
@@ -72,22 +72,19 @@ def test_two_components_under_one_name_are_refused():
         reg.register("a", S)(type("B", (), {}))
 
 
-@pytest.mark.parametrize(("overrides", "says"), [
+@pytest.mark.parametrize(("choices", "values", "says"), [
     # capabilities, not names: Elo says nothing about how sure its order is
-    (["rating=elo", "estimator=adaptive"], "estimator=adaptive samples where the ranking is unsure, and rating=elo"),
-    (["rating=elo", "stop.settled=0.9"], "rating=elo cannot say how sure it is"),
-    (["estimator=adaptive", "schedule.mode=matches", "rating.outcome=setter_vs_solver"],
+    ({"rating": "elo", "estimator": "adaptive"}, {},
+     "estimator=adaptive samples where the ranking is unsure, and rating=elo"),
+    ({"rating": "elo"}, {"stop.settled": 0.9}, "rating=elo cannot say how sure it is"),
+    ({"estimator": "adaptive"}, {"schedule.mode": "matches", "rating.outcome": "setter_vs_solver"},
      "estimator='adaptive' is invalid: chooses who answers each task"),
-    (["game=pyjail", "estimator=greedy", "sandbox=subprocess", "+game.allow_unsafe_sandbox=true"],
+    ({"game": "pyjail", "estimator": "greedy", "sandbox": "subprocess"}, {"game.allow_unsafe_sandbox": True},
      "estimator='greedy' is invalid: scores one answer to one query"),
 ])
-def test_the_checks_read_capabilities(overrides, says):
-    try:
-        cfg = compose_config(overrides)
-    except Exception:  # noqa: BLE001 - a game without that key: compose without it
-        cfg = compose_config([o for o in overrides if not o.startswith("+game.")])
+def test_the_checks_read_capabilities(choices, values, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)")):
-        build_settings(cfg)
+        skate.config(values=values, **choices)
 
 
 BACKEND = '''
@@ -132,10 +129,8 @@ class WinsRating(RatingBackend):
 
 @pytest.fixture
 def add_backend(tmp_path, monkeypatch):
-    """Drop a backend module into skate/ratings/ (a folder added to the package's path) and store
-    the schemas again; the registry is restored by monkeypatch, and the test's options leave
-    Hydra's ConfigStore with it, so later tests see the options they list."""
-    added = []
+    """Drop a backend module into skate/ratings/ (a folder added to the package's path); the
+    registry is restored by monkeypatch, so later tests see the options they list."""
 
     def add(name: str, source: str) -> None:
         folder = tmp_path / "more_ratings"
@@ -145,12 +140,8 @@ def add_backend(tmp_path, monkeypatch):
         monkeypatch.setattr(rating, "_loaded", False)
         monkeypatch.setattr(rating, "_entries", dict(rating._entries))
         monkeypatch.delitem(sys.modules, f"skate.ratings.{name}", raising=False)
-        added.append(name)
-        register_configs()
 
-    yield add
-    for name in added:
-        forget("rating", name)
+    return add
 
 
 def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, add_backend):
@@ -159,12 +150,12 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, add_backe
     config checks know it, and a game is rated with it."""
     add_backend("wins", BACKEND)
     assert "wins" in rating.names()
-    cfg = compose_config(["rating=wins", "rating.per_win=2", "game.rounds=2", "players=simulated_four",
-                          "logger=none", "report=false"])
-    assert OmegaConf.get_type(cfg.rating).__name__ == "WinsConfig"
+    settings = skate.config(rating="wins", players="simulated_four", logger="none",
+                            values={"rating.per_win": 2, "game.rounds": 2, "report": False})
+    assert type(settings.rating).__name__ == "WinsConfig"
     with pytest.raises(ConfigError, match="rating=wins cannot say how sure it is"):
-        build_settings(compose_config(["rating=wins", "stop.settled=0.9"]))
-    run_game(build_settings(cfg), tmp_path / "run")
+        skate.config(rating="wins", values={"stop.settled": 0.9})
+    run_game(settings, tmp_path / "run")
     table = json.loads((tmp_path / "run" / "ratings.json").read_text())
     assert [r["rank"] for r in table] == [1, 2, 3, 4]
     assert sum(r["score"] for r in table) > 0 and all(r["score"] % 2 == 0 for r in table)
@@ -209,16 +200,16 @@ def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(add
     named under rating.), the shared rule's checks run through super(), and a backend that says
     how sure its order is appears in the messages that list those backends."""
     add_backend("sure", SURE_BACKEND)
-    build_settings(compose_config(["rating=sure", "stop.settled=0.9"]))  # it says order: it may stop early
+    skate.config(rating="sure", values={"stop.settled": 0.9})  # it says order: it may stop early
     with pytest.raises(ConfigError, match=r"^rating.spread=-1.0 is invalid: must be > 0 \(the test's own rule\)$"):
-        build_settings(compose_config(["rating=sure", "rating.spread=-1"]))
+        skate.config(rating="sure", values={"rating.spread": -1})
     with pytest.raises(ConfigError, match=r"^rating.p_thresh=1.5 is invalid"):  # the base schema's check
-        build_settings(compose_config(["rating=sure", "rating.p_thresh=1.5"]))
+        skate.config(rating="sure", values={"rating.p_thresh": 1.5})
     says_order = ["bradley_terry", "irt", "sure", "trueskill", "ttt"]
     assert rating.names(lambda e: e.component.says_order) == says_order
-    for overrides in (["rating=elo", "stop.settled=0.9"], ["rating=elo", "estimator=adaptive"]):
+    for choices, values in (({"rating": "elo"}, {"stop.settled": 0.9}), ({"rating": "elo", "estimator": "adaptive"}, {})):
         with pytest.raises(ConfigError, match="use rating=bradley_terry, irt, sure, trueskill or ttt"):
-            build_settings(compose_config(overrides))
+            skate.config(values=values, **choices)
 
 
 def _named_after(module: str, group: str) -> bool:
@@ -231,7 +222,7 @@ def test_each_sections_schema_and_registry_live_in_a_module_named_after_its_grou
     skate.loggers for logger, skate.embedders for embedder, ...); the top level's own sections
     (stop, schedule, events, stages) live with the top-level schema in skate.settings.config."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    settings = build_settings(compose_config([]))
+    settings = skate.SkateConfig()
     for name in vars(settings):
         section = getattr(settings, name)
         kinds = [type(s) for s in section] if isinstance(section, list) else [type(section)]
