@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import skate
 from skate.embedders import EmbedderUnavailable, NoveltyIndex, build_embedder, minilm
 from skate.errors import ConfigError
-from skate.settings.config import compose_config
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "minilm_reference.json").read_text())
@@ -61,7 +61,7 @@ def test_batching_and_order_do_not_change_vectors(embedder, ours):
 
 @needs_weights
 def test_embedder_config_builds_and_tells_paraphrases_apart(embedder):
-    emb = build_embedder(compose_config(["embedder=minilm"]).embedder)
+    emb = build_embedder(skate.preset("minilm", "embedder"))
     assert isinstance(emb, minilm.MiniLMEmbedder) and 0 < emb.threshold < 1
     idx = NoveltyIndex(emb)
     idx.add("setter", idx.check("setter", "A man is eating food.")[2])
@@ -83,7 +83,7 @@ def test_missing_weights_say_the_install_command(monkeypatch):
 def test_a_folder_without_the_model_is_refused(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ConfigError, match=r"lacks model.safetensors, tokenizer.json"):
-        build_embedder(compose_config(["embedder=minilm", f"embedder.model_dir={tmp_path}"]).embedder)
+        build_embedder(skate.preset("minilm", "embedder", values={"model_dir": str(tmp_path)}))
 
 
 def test_install_pins_agree_with_setup_and_pyproject():

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import json
 
 import numpy as np
 import pytest
 
+import skate
 from skate.embedders import EmbedderUnavailable, HashingEmbedder, NoveltyIndex, OpenAIEmbedder, build_embedder
 from skate.errors import ConfigError
 from skate.llm import LLMClient, ResponseCache, RetryPolicy
@@ -15,15 +19,24 @@ from skate.llm.client import EmbeddingFailed
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.records import StopRun
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 
 TEXTS = ["total = 0\nfor i in range(10):\n    total += i\nprint(total)", "print('banana'[::-1])", "x = [1, 2]"]
 
 
-def embedder(server, tmp_path, *overrides: str) -> OpenAIEmbedder:
-    cfg = compose_config(["embedder=openai", f"embedder.api_base={server.api_base}", "embedder.model=openai/emb-small",
-                          f"llm.cache_dir={tmp_path / 'cache'}", *overrides])
-    return build_embedder(cfg.embedder)
+@functools.cache
+def openai_section():
+    """embedder=openai's section, as a game's settings make it (its cache keys are llm's)."""
+    return skate.config(embedder="openai").embedder
+
+
+def openai_at(api_base: str, tmp_path, **keys):
+    """The section for the test model at ``api_base``, its cache in ``tmp_path``."""
+    return dataclasses.replace(openai_section(), api_base=api_base, model="openai/emb-small",
+                               cache_dir=str(tmp_path / "cache"), **keys)
+
+
+def embedder(server, tmp_path, **keys) -> OpenAIEmbedder:
+    return build_embedder(openai_at(server.api_base, tmp_path, **keys))
 
 
 def test_vectors_come_from_the_endpoint(server, tmp_path):
@@ -55,7 +68,7 @@ def test_repeat_is_a_cache_hit_and_usage_is_counted(server, tmp_path):
 
 def test_transient_failures_are_retried(tmp_path):
     with FakeLLMServer({"*": FakeModel(faults={"rate_limit": 0.5})}, retry_after_s=0.01) as srv:
-        emb = embedder(srv, tmp_path, "llm.cache=false")
+        emb = embedder(srv, tmp_path, cache=False)  # llm.cache=false
         emb.connect(LLMClient(retry=RetryPolicy(max_retries=8, backoff_s=0.01, max_backoff_s=0.02)), check=False)
         for text in TEXTS * 3:
             emb.embed([text])
@@ -78,7 +91,7 @@ def test_a_server_that_keeps_failing_stops_the_run_with_the_reason(tmp_path):
 def test_a_refused_key_is_one_clear_line(tmp_path, monkeypatch):
     monkeypatch.setenv("SKATE_TEST_EMBED_KEY", "wrong")
     with FakeLLMServer({"*": FakeModel()}, api_key="right") as srv:
-        emb = embedder(srv, tmp_path, "embedder.api_key_env=SKATE_TEST_EMBED_KEY")
+        emb = embedder(srv, tmp_path, api_key_env="SKATE_TEST_EMBED_KEY")
         with pytest.raises(EmbedderUnavailable) as err:
             emb.connect(LLMClient())
     message = str(err.value)
@@ -96,28 +109,27 @@ def test_a_missing_model_is_one_clear_line(tmp_path):
 def test_a_hosted_model_without_its_key_is_refused_at_build(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="set the OPENAI_API_KEY environment variable"):
-        build_embedder(compose_config(["embedder=openai"]).embedder)
+        build_embedder(openai_section())
 
 
 def test_bad_settings_are_config_errors():
     with pytest.raises(ConfigError, match="embedder.batch_size=0"):
-        build_embedder(compose_config(["embedder=openai", "embedder.api_base=http://127.0.0.1:9/v1",
-                                       "embedder.batch_size=0"]).embedder)
+        build_embedder(dataclasses.replace(openai_section(), api_base="http://127.0.0.1:9/v1", batch_size=0))
 
 
 def test_a_game_counts_embedding_calls_in_its_usage(server, tmp_path):
     """A simulated cohort with embedder=openai: the run builds a client for the embedder, its
     calls appear in usage.json as @embedder, and a replay is served from the cache."""
-    over = ["game=mathquiz", "game.rounds=2", "logger=none", "report=false", "sandbox=subprocess",
-            "embedder=openai", f"embedder.api_base={server.api_base}", "embedder.model=openai/emb-small",
-            f"llm.cache_dir={tmp_path / 'cache'}"]
-    result = run_game(build_settings(compose_config(over)), tmp_path / "one")
+    settings = skate.config(values={"game.rounds": 2, "report": False, "embedder.api_base": server.api_base,
+                                    "embedder.model": "openai/emb-small", "llm.cache_dir": str(tmp_path / "cache")},
+                            game="mathquiz", logger="none", sandbox="subprocess", embedder="openai")
+    result = run_game(copy.deepcopy(settings), tmp_path / "one")
     usage = json.loads((tmp_path / "one" / "usage.json").read_text())["players"]["@embedder"]
     tasks = sum(result.summary.tasks_by_setter.values())
     assert usage["calls"] >= 1 and usage["prompt_tokens"] > 0 and usage["samples"] >= tasks > 0
     assert usage["cost_usd"] == pytest.approx(usage["prompt_tokens"] * 0.02 / 1e6, abs=1e-6)
     sent = server.stats.embedded_texts
-    again = run_game(build_settings(compose_config(over)), tmp_path / "two")
+    again = run_game(settings, tmp_path / "two")
     usage = json.loads((tmp_path / "two" / "usage.json").read_text())["players"]["@embedder"]
     # Only the check before round 1 reaches the server (it bypasses the cache, like the players' preflight).
     assert server.stats.embedded_texts == sent + 1 and usage["calls"] == 0 and usage["cached"] == usage["samples"]
@@ -138,7 +150,5 @@ def test_an_unreachable_server_is_one_clear_line(tmp_path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cfg = compose_config(["embedder=openai", f"embedder.api_base=http://127.0.0.1:{port}/v1",
-                          "embedder.model=openai/emb-small", f"llm.cache_dir={tmp_path / 'cache'}"])
     with pytest.raises(EmbedderUnavailable, match=r"cannot reach the server .*check embedder.api_base"):
-        build_embedder(cfg.embedder).check()
+        build_embedder(openai_at(f"http://127.0.0.1:{port}/v1", tmp_path)).check()
