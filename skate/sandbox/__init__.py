@@ -7,7 +7,9 @@ strongest that works here; ``subprocess`` is an unisolated last resort that warn
 from skate.sandbox import auto
 from skate.sandbox.auto import auto_sandbox, probe
 from skate.sandbox.base import ExecResult, Limits, NoSandbox, Outcome, Sandbox, SandboxError
-from skate.sandbox.jail import BwrapSandbox, JailSandbox, NsjailSandbox, SandboxUnavailable
+from skate.sandbox.bwrap_sandbox import BwrapSandbox
+from skate.sandbox.jail import JailSandbox, SandboxUnavailable
+from skate.sandbox.nsjail_sandbox import NsjailSandbox
 from skate.sandbox.subprocess_sandbox import SubprocessSandbox, UnsafeSandboxWarning
 
 __all__ = ["BwrapSandbox", "auto", "ExecResult", "JailSandbox", "Limits", "NoSandbox", "NsjailSandbox", "Outcome",

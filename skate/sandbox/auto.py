@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skate.sandbox.base import Limits, Outcome, Sandbox
-from skate.sandbox.jail import BwrapSandbox, JailSandbox, NsjailSandbox, SandboxUnavailable
+from skate.sandbox.bwrap_sandbox import BwrapSandbox
+from skate.sandbox.jail import JailSandbox, SandboxUnavailable
+from skate.sandbox.nsjail_sandbox import NsjailSandbox
 
 log = logging.getLogger(__name__)
 

@@ -74,8 +74,8 @@ class AutoSandboxConfig(JailSettingsConfig):
 # themselves are imported when one is built.
 sandbox: Registry[type] = Registry("sandbox", __name__)
 sandbox.register("subprocess", SandboxConfig, "skate.sandbox.subprocess_sandbox:SubprocessSandbox")
-sandbox.register("nsjail", NsjailConfig, "skate.sandbox.jail:NsjailSandbox")
-sandbox.register("bwrap", BwrapConfig, "skate.sandbox.jail:BwrapSandbox")
+sandbox.register("nsjail", NsjailConfig, "skate.sandbox.nsjail_sandbox:NsjailSandbox")
+sandbox.register("bwrap", BwrapConfig, "skate.sandbox.bwrap_sandbox:BwrapSandbox")
 sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
 
 

