@@ -4,11 +4,12 @@ with no valid task forfeits), played live and replayed from the log by ``skate.r
 from __future__ import annotations
 
 import pytest
-from omegaconf import OmegaConf
 
+import skate
 from skate.errors import ConfigError
 from skate.estimators.decided import Decided
 from skate.games import load_games
+from skate.players.config import SimPlayerConfig as Sim
 from skate.ratings.bradley_terry import BradleyTerryConfig, BradleyTerryRating
 from skate.ratings.config import validate_rating
 from skate.ratings.elo import EloConfig, EloRating
@@ -17,7 +18,8 @@ from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runlog import events as ev
 from skate.runlog.files import EventLog
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.config import StageConfig as Stage
+from skate.settings.options import composed
 from skate.settings.recorded import rate_run
 
 SVS = PairRule("setter_vs_solver", p_thresh=0.55)
@@ -164,9 +166,14 @@ def test_the_stream_derives_forfeits_from_attempts_with_who_was_in_the_round(tmp
 
 
 # ------------------------------------------------------------------------------ a whole game
-SLOPPY = ["logger=none", "report=false", "game=mathquiz", "game.attempts=1",
-          ("players.simulated=[{name: hi, skill: 0.85, sloppiness: 0.5}, {name: mid, skill: 0.6, sloppiness: 0.5},"
-           " {name: lo, skill: 0.35, sloppiness: 0.5}]")]
+SLOPPY = {"report": False, "game.attempts": 1,
+          "players.simulated": [Sim(name="hi", skill=0.85, sloppiness=0.5), Sim(name="mid", skill=0.6, sloppiness=0.5),
+                                Sim(name="lo", skill=0.35, sloppiness=0.5)]}
+
+
+def sloppy(values, **choices):
+    """A MathQuiz game (unless ``game`` is chosen) of three sloppy players, one attempt each: they forfeit."""
+    return skate.config(values={**SLOPPY, **values}, **{"logger": "none", "game": "mathquiz", **choices})
 
 
 def strip(table):
@@ -183,20 +190,19 @@ def forfeit_updates(out):
 
 @pytest.mark.parametrize("rating", ["trueskill", "elo", "zerosumeval"])
 def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
-    result = run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4", f"rating={rating}",
-                                      "rating.outcome=setter_vs_solver", "events.rating_updates=pair"])), tmp_path)
+    result = run_game(sloppy({"seed": 3, "game.rounds": 4, "rating.outcome": "setter_vs_solver",
+                              "events.rating_updates": "pair"}, rating=rating), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits, "the sloppy players should forfeit some rounds"
     # a forfeit is a win for every answerer of the round: the setter loses each game
     assert len(updates) == 2 * len(forfeits)
     assert all((u.a == forfeits[u.task_id]) == (u.result == 0.0) for u in updates)
-    _, rows = rate_run(tmp_path, [])
+    _, rows = rate_run(tmp_path)
     assert rows == strip(result.table)
 
 
 def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tmp_path):
-    result = run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4", "rating.outcome=setter_vs_solver"])),
-                      tmp_path)
+    result = run_game(sloppy({"seed": 3, "game.rounds": 4, "rating.outcome": "setter_vs_solver"}), tmp_path)
     run = ev.read_run(tmp_path)
     forfeits = {f.task_id: f for f in run.rating_stream() if isinstance(f, ev.Forfeit)}
     assert forfeits and not run.updates  # one `rated` event per task, no single updates
@@ -210,67 +216,65 @@ def test_a_forfeit_logged_per_task_moves_the_setter_down_and_its_answerers_up(tm
             assert all(e.state["mu"][n] > before.get(n, 25.0) for n in f.answerers)
         before.update(e.state["mu"])
     assert sum(e.updates for e in rated.values()) == run.update_count == result.summary.updates
-    _, rows = rate_run(tmp_path, [])
+    _, rows = rate_run(tmp_path)
     assert rows == strip(result.table)
 
 
 def test_a_forfeit_makes_no_update_under_the_relative_rule(tmp_path):
-    run_game(build_settings(compose_config([*SLOPPY, "seed=3", "game.rounds=4"])), tmp_path)
+    run_game(sloppy({"seed": 3, "game.rounds": 4}), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits and not updates
     # ... but the same games can be rated again with forfeits counted
-    _, rows = rate_run(tmp_path, ["rating.outcome=setter_vs_solver"])
-    assert sum(r["games"] for r in rows) > sum(r["games"] for r in rate_run(tmp_path, [])[1])
+    _, rows = rate_run(tmp_path, {"rating.outcome": "setter_vs_solver"})
+    assert sum(r["games"] for r in rows) > sum(r["games"] for r in rate_run(tmp_path)[1])
 
 
 def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
-    stages = ("stages=[{name: base, rounds: 3}, {name: watch, join: [hi], setters: [], rounds: 0},"
-              " {name: play, rounds: 2}]")
-    result = run_game(build_settings(compose_config([*SLOPPY, "seed=1", stages, "rating=zerosumeval",
-                                      "rating.bootstrap=100", "events.rating_updates=pair"])), tmp_path)
+    stages = [Stage(name="base", rounds=3), Stage(name="watch", join=["hi"], setters=[], rounds=0),
+              Stage(name="play", rounds=2)]
+    result = run_game(sloppy({"seed": 1, "stages": stages, "rating.bootstrap": 100, "events.rating_updates": "pair"},
+                             rating="zerosumeval"), tmp_path)
     forfeits, updates = forfeit_updates(tmp_path)
     early = [t for t in forfeits if int(t[1:4]) <= 3]
     assert early, "a forfeit before hi joins"
     assert all("hi" not in (u.a, u.b) for u in updates if u.task_id in early)
-    _, rows = rate_run(tmp_path, [])
+    _, rows = rate_run(tmp_path)
     assert rows == strip(result.table)
 
 
 # ------------------------------------------------------------------------------ config
 def test_the_schema_takes_the_new_values_and_names_a_bad_one():
-    cfg = compose_config(["rating=zerosumeval"])
-    assert (cfg.rating.outcome, cfg.rating.scale, cfg.rating.point, cfg.rating.draws, cfg.rating.seed) == (
+    zse = skate.preset("zerosumeval", "rating")
+    assert (zse.outcome, zse.scale, zse.point, zse.draws, zse.seed) == (
         "setter_vs_solver", "zerosumeval", "fit", "zerosumeval", 1)
-    validate_rating(OmegaConf.to_object(cfg.rating))
+    validate_rating(zse)
     for key, bad in (("outcome", "teacher"), ("scale", "elo"), ("point", "mean")):
-        with pytest.raises(Exception, match=f"rating.{key}={bad}"):
-            compose_config(["rating=bradley_terry", f"rating.{key}={bad}"])
+        with pytest.raises(ConfigError, match=rf"rating\.{key}: Invalid value '{bad}'"):  # the option's typed section
+            skate.preset("bradley_terry", "rating", values={key: bad})
         with pytest.raises(ConfigError, match=f"rating.{key}='{bad}' is invalid: must be one of"):
-            validate_rating(BradleyTerryConfig(**{key: bad}))  # settings made in code, not composed
-    validate_rating(OmegaConf.to_object(compose_config(["rating=elo", "rating.outcome=setter_vs_solver"]).rating))
+            validate_rating(BradleyTerryConfig(**{key: bad}))  # settings made in code, not read from an option
+    validate_rating(skate.preset("elo", "rating", values={"outcome": "setter_vs_solver"}))
     with pytest.raises(ConfigError, match="no rating backend's"):  # a composed section not made settings
-        validate_rating(cfg.rating)
+        validate_rating(composed(rating="zerosumeval").rating)
     assert EloConfig(scale=-1.0).check() == [("scale", -1.0, "must be > 0")]  # Elo's scale stays a number
     with pytest.raises(ConfigError, match=r"rating.scale=-1.0 is invalid: must be > 0"):
         validate_rating(EloConfig(scale=-1.0))
-    compose_config(["estimator=decided", "rating.outcome=setter_vs_solver"])
+    skate.config(estimator="decided", values={"rating.outcome": "setter_vs_solver"})
 
 
 @pytest.mark.parametrize("game", sorted(load_games()))
 def test_every_games_runs_can_be_rated_setter_vs_solver(tmp_path, game):
-    overrides = [o for o in SLOPPY if not o.startswith("game=")]
     # SCP's default built benchmark has no setters; its player-set mode does
-    extra = ["game.mode=player_set"] if game == "scp" else []
-    run_game(build_settings(compose_config([*overrides, f"game={game}", "seed=0", "game.rounds=2", *extra])), tmp_path)
-    for backend in (["rating=trueskill"], ["rating=zerosumeval", "rating.bootstrap=50"]):
-        _, rows = rate_run(tmp_path, [*backend, "rating.outcome=setter_vs_solver"])
+    extra = {"game.mode": "player_set"} if game == "scp" else {}
+    run_game(sloppy({"seed": 0, "game.rounds": 2, **extra}, game=game), tmp_path)
+    for backend in ({"rating": "trueskill"}, {"rating": "zerosumeval", "rating.bootstrap": 50}):
+        _, rows = rate_run(tmp_path, {**backend, "rating.outcome": "setter_vs_solver"})
         assert {r["player"] for r in rows} == {"hi", "mid", "lo"} and all(r["games"] > 0 for r in rows)
 
 
 def test_a_built_benchmark_cannot_be_rated_setter_vs_solver(tmp_path):
-    overrides = [o for o in SLOPPY if not o.startswith("game=")]
-    run_game(build_settings(compose_config([*overrides, "game=scp", "game.questions=12", "game.rounds=2"])), tmp_path)
+    run_game(sloppy({"game.questions": 12, "game.rounds": 2}, game="scp"), tmp_path)
     with pytest.raises(ConfigError, match="built by the game itself"):
-        rate_run(tmp_path, ["rating.outcome=setter_vs_solver"])
-    _, rows = rate_run(tmp_path, ["rating.outcome=absolute"])  # the pairwise rules rate it
+        rate_run(tmp_path, {"rating.outcome": "setter_vs_solver"})
+    _, rows = rate_run(tmp_path, {"rating.outcome": "absolute"})  # the pairwise rules rate it
     assert {r["player"] for r in rows} == {"hi", "mid", "lo"}
