@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra.utils import instantiate
 
+import skate
+from skate.games.mathquiz.config import MathQuizConfig
 from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_draws
 from skate.ratings.outcomes import PairRule
 from skate.ratings.zerosumeval import run_matches, write_matches
@@ -25,7 +26,7 @@ from skate.runlog import events as ev
 from skate.runlog.files import format_table
 from skate.runlog.records import VOID, Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.build import build_game
 from skate.settings.recorded import run_settings
 from tests.ratings.test_ratings_backends import feed
 
@@ -34,15 +35,20 @@ ZSE_PYTHON = ROOT / ".venv" / "zse" / "bin" / "python"
 # Four players close enough that, over 100 matches, each wins and loses and no resample of 50
 # has a player without a win or a loss: where the maximum-likelihood fit exists everywhere.
 RESAMPLES = 50
-CLOSE = ["experiment=zerosumeval", "game=mathquiz", "logger=none", "report=false", "seed=0",
-         "players.simulated.0.skill=0.75", "players.simulated.3.skill=0.45", f"rating.bootstrap={RESAMPLES}"]
+CLOSE = {"report": False, "seed": 0, "players.simulated.0.skill": 0.75, "players.simulated.3.skill": 0.45,
+         "rating.bootstrap": RESAMPLES}
+
+
+def close(values=None):
+    """The preset's MathQuiz game of the close cohort, settled and checked."""
+    return skate.config(values={**CLOSE, **(values or {})}, experiment="zerosumeval", game="mathquiz", logger="none")
 
 
 @pytest.fixture(scope="module")
 def close_run(tmp_path_factory) -> Path:
     """The preset's 100 MathQuiz matches on the close cohort, played once for this file."""
     run = tmp_path_factory.mktemp("zse") / "run"
-    run_game(build_settings(compose_config([*CLOSE, "events.rating_updates=pair"])), run)  # every single update logged
+    run_game(close({"events.rating_updates": "pair"}), run)  # every single update logged
     return run
 
 
@@ -57,7 +63,7 @@ def zse_ratings(matches: Path, resamples: int, weights: dict[str, float]) -> dic
 
 
 def test_skate_rates_the_matches_as_zerosumevals_own_code_does(close_run, tmp_path):
-    cfg = compose_config(CLOSE)
+    cfg = close()
     assert dict(cfg.rating.role_weights) == {"setter": 2.0, "solver": 1.0} and cfg.game.tries == 3
     assert write_matches(close_run, tmp_path / "matches", run_settings(close_run).rating) == 100
     theirs = zse_ratings(tmp_path / "matches", RESAMPLES, dict(cfg.rating.role_weights))
@@ -125,12 +131,12 @@ def test_own_unsolved_is_a_loss_or_a_tie():
 
 
 def test_the_preset_sets_each_games_rules():
-    pyjail = compose_config(["experiment=zerosumeval", "game=pyjail"])
+    pyjail = skate.config(experiment="zerosumeval", game="pyjail")
     assert (pyjail.rating.own_unsolved, pyjail.game.tries, dict(pyjail.rating.role_weights)) == (
         "tie", 5, {"setter": 2.0, "solver": 1.0})
-    mathquiz = compose_config(["experiment=zerosumeval", "game=mathquiz"])
+    mathquiz = skate.config(experiment="zerosumeval", game="mathquiz")
     assert (mathquiz.rating.own_unsolved, mathquiz.game.tries) == ("loss", 3)
-    plain = compose_config(["game=mathquiz", "rating=zerosumeval"])  # skate's own rules stay the default
+    plain = skate.config(game="mathquiz", rating="zerosumeval")  # skate's own rules stay the default
     assert (plain.rating.own_unsolved, plain.game.tries, dict(plain.rating.role_weights)) == (
         "loss", 1, {"setter": 1.0, "solver": 1.0})
 
@@ -149,7 +155,7 @@ def test_role_weights_count_a_setters_win_by_its_weight():
 
 
 def test_mathquiz_tries_win_a_sample_once_one_answer_is_right():
-    game, two = (instantiate(compose_config(["game=mathquiz", f"game.tries={k}"]).game, _convert_="all") for k in (3, 2))
+    game, two = (build_game(MathQuizConfig(tries=k)) for k in (3, 2))
     task = Task("r001-s", 1, "s", "What is 6 times 7?", "42")
     script = {"n": 0}
 
