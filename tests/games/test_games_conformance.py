@@ -10,8 +10,8 @@ For each game, and each of its modes (SCP: the built benchmark and player-set qu
   correct, a wrong one incorrect, an unreadable or junk one incorrect (never an exception), a
   failed model call void;
 * **bad input**: every malformed proposal is rejected as ``malformed`` with a reason; an unknown
-  game key fails at compose naming it, an out-of-range one is a one-line ConfigError naming it
-  before anything is written;
+  game key fails as the settings are made, naming it, an out-of-range one is a one-line
+  ConfigError naming it before anything is written;
 * **plays** a tiny game end to end through the real runner with simulated players, and another
   with language-model players against the fake OpenAI-compatible server on loopback (one of them
   a model whose every reply is unreadable);
@@ -40,10 +40,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hydra.errors import ConfigCompositionException
-from hydra.utils import instantiate
-from omegaconf import DictConfig
 
+import skate
 from skate.cli.play import resume
 from skate.engine import Summary
 from skate.errors import ConfigError
@@ -51,28 +49,31 @@ from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.optimize.programs import setter_demos
+from skate.players.config import SimPlayerConfig
 from skate.players.simulated import build_simulated
 from skate.runlog.files import comparable, read_events
 from skate.runlog.records import BENCHMARK, VOID, FailReason, Rejection, SetterContext, Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
-from skate.settings.recorded import rate_run
+from skate.settings.build import build_game
+from skate.settings.config import SkateConfig
+from skate.settings.recorded import rate_run, run_settings
 from tests.llm.conftest import llm_config
 
 # ---------------------------------------------------------------------------- what is played
 # The least of each game that keeps every assertion meaningful (a game not named here is played
 # with its own defaults, made small by the overrides every game has).
 SMALL = {
-    "pyjail": ["game.tries=2"],  # every try of every session is a real sandboxed execution
-    "scp": ["game.questions=6"],  # built mode: 3 questions a round over the 2 rounds
+    "pyjail": {"game.tries": 2},  # every try of every session is a real sandboxed execution
+    "scp": {"game.questions": 6},  # built mode: 3 questions a round over the 2 rounds
 }
 # Other modes a game is played in, besides its default.
-MODES = {"scp": [("player_set", ["game.mode=player_set"])]}
+MODES = {"scp": [("player_set", {"game.mode": "player_set"})]}
 
-SIM_PLAYERS = "players.simulated=[{name: hi, skill: 0.95}, {name: mid, skill: 0.6}, {name: lo, skill: 0.1}]"
+SIM_PLAYERS = [SimPlayerConfig(name="hi", skill=0.95), SimPlayerConfig(name="mid", skill=0.6),
+               SimPlayerConfig(name="lo", skill=0.1)]
 N = 4  # answer samples per (task, player)
-BASE = ["game.rounds=2", "seed=0", "logger=none", "report=false", "estimator=fixed_n", f"estimator.n={N}",
-        "rerate=[{name: irt, rating: irt}]"]
+BASE = {"game.rounds": 2, "seed": 0, "report": False, "estimator.n": N, "rerate": [{"name": "irt", "rating": "irt"}]}
+CHOICES = {"logger": "none", "estimator": "fixed_n"}
 # The fake server's cohort: a strong and a weak model, and one whose every reply is unreadable.
 MODELS = {"ace": FakeModel(0.95), "low": FakeModel(0.1), "mute": FakeModel(0.5, faults={"no_option": 1.0})}
 UNREADABLE = "I am not sure; it could be several of these."  # what the mute model says to everything
@@ -82,15 +83,19 @@ UNREADABLE = "I am not sure; it could be several of these."  # what the mute mod
 class Variant:
     id: str
     game: str
-    overrides: tuple[str, ...]
+    items: tuple[tuple[str, Any], ...]  # its values, as (key, value) pairs
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(self.items)
 
 
 def variants() -> list[Variant]:
     out = []
     for name in sorted(load_games()):
-        base = (f"game={name}", *SMALL.get(name, ()))
+        base = tuple(SMALL.get(name, {}).items())
         out.append(Variant(name, name, base))
-        out += [Variant(f"{name}-{mode}", name, (*base, *extra)) for mode, extra in MODES.get(name, ())]
+        out += [Variant(f"{name}-{mode}", name, (*base, *extra.items())) for mode, extra in MODES.get(name, ())]
     return out
 
 
@@ -102,14 +107,15 @@ def variant(request) -> Variant:
     return request.param
 
 
-def compose(variant: Variant, *extra: str) -> DictConfig:
-    return compose_config([*BASE, SIM_PLAYERS, *variant.overrides, *extra])
+def settings_of(variant: Variant, extra: dict[str, Any] | None = None) -> SkateConfig:
+    return skate.config(values={**BASE, "players.simulated": SIM_PLAYERS, **variant.values, **(extra or {})},
+                        game=variant.game, **CHOICES)
 
 
 @pytest.fixture(scope="module")
-def composed(variant) -> DictConfig:
-    """The variant's config, composed once (copy it before a run: the runner settles some keys)."""
-    return compose(variant)
+def settings(variant) -> SkateConfig:
+    """The variant's settings, made once (copy them before a run)."""
+    return settings_of(variant)
 
 
 def lines(run: Path) -> list[dict[str, Any]]:
@@ -172,7 +178,7 @@ class Setting:
     """One round of one game set by the simulated cohort, through the game's own interface."""
 
     game: Game
-    cfg: DictConfig
+    cfg: SkateConfig
     env: GameEnv
     players: list
     tasks: list[Task] = field(default_factory=list)
@@ -186,9 +192,9 @@ def checks(setting: Setting, player: Any, ctx: SetterContext, seed: int = 0) -> 
 
 
 @pytest.fixture(scope="module")
-def setting(composed, sandbox) -> Setting:
-    cfg = copy.deepcopy(composed)
-    game = instantiate(cfg.game, _convert_="all")
+def setting(settings, sandbox) -> Setting:
+    cfg = copy.deepcopy(settings)
+    game = build_game(cfg.game)
     refusal = game.check_sandbox(sandbox)
     if refusal:  # no hardened sandbox on this machine (tests/conftest.py warned): the game says no
         pytest.skip(f"game={game.name} refuses the test sandbox {sandbox.name}: {refusal}")
@@ -311,7 +317,7 @@ def test_a_setters_demonstration_reads_back_as_the_valid_task_it_shows(setting):
     demos = setter_demos(game, env, 2, np.random.default_rng(0), sources=("practice", "simulated"))
     assert len(demos) == 2, "the game gave no demonstration for its setters"
     module = game.modules(env).setter
-    strong = build_simulated(compose_config([SIM_PLAYERS]).players.simulated[:1], game.simulation(env), 0)[0]
+    strong = build_simulated(SIM_PLAYERS[:1], game.simulation(env), 0)[0]
     for demo in demos:
         reply = module.adapter.format_assistant_message_content(module.predict.signature, module.label(demo.proposal))
         back = module.read_reply(reply)
@@ -380,18 +386,17 @@ def test_a_failed_model_call_is_void_not_wrong(setting):
 
 
 # ---------------------------------------------------------------------------- config
-def test_a_bad_game_key_fails_before_the_run_naming_the_key(composed, variant, tmp_path):
-    """A key the game does not have fails when the config is composed (Hydra's error, its first
+def test_a_bad_game_key_fails_before_the_run_naming_the_key(settings, variant, tmp_path):
+    """A key the game does not have fails when the settings are made (a ConfigError, its first
     line naming the key); a value out of range is one line of ConfigError naming the key, raised
-    by the runner's checks before it writes anything."""
-    with pytest.raises(ConfigCompositionException) as err:
-        compose(variant, "game.no_such_key=1")
+    by the checks before anything is written."""
+    with pytest.raises(ConfigError) as err:
+        settings_of(variant, {"game.no_such_key": 1})
     assert "game.no_such_key" in str(err.value).splitlines()[0]
     for key in ("rounds", "attempts"):  # every game's own check_config, before anything is written
-        cfg = copy.deepcopy(composed)
-        cfg.game[key] = 0
+        cfg = dataclasses.replace(settings, game=dataclasses.replace(settings.game, **{key: 0}))
         with pytest.raises(ConfigError) as err:
-            run_game(build_settings(cfg), tmp_path / key)
+            skate.play(cfg, tmp_path / key)
         message = str(err.value)
         assert "\n" not in message and message.startswith(f"game.{key}=0 is invalid")
         assert not (tmp_path / key).exists() or not any((tmp_path / key).iterdir())
@@ -399,7 +404,7 @@ def test_a_bad_game_key_fails_before_the_run_naming_the_key(composed, variant, t
 
 def test_the_modes_cover_games_the_players_set_and_games_the_game_builds():
     games = load_games()
-    kinds = {games[v.game].players_set(compose(v).game) for v in VARIANTS if v.game in MODES}
+    kinds = {games[v.game].players_set(settings_of(v).game) for v in VARIANTS if v.game in MODES}
     assert kinds == {True, False}
 
 
@@ -413,9 +418,9 @@ class Run:
 
 
 @pytest.fixture(scope="module")
-def sim_run(variant, composed, tmp_path_factory) -> Run:
+def sim_run(variant, settings, tmp_path_factory) -> Run:
     run = tmp_path_factory.mktemp(f"sim-{variant.id}") / "run"
-    result = run_game(build_settings(copy.deepcopy(composed)), run)
+    result = run_game(copy.deepcopy(settings), run)
     return Run(run, result.table, result.summary, read_events(run))
 
 
@@ -430,7 +435,7 @@ def check_run(run: Run, variant: Variant, players: set[str]) -> dict[str, list[f
     assert {r["player"] for r in run.table} == players
     tasks = [e for e in events if e["event"] == "task"]
     assert tasks and run.summary.tasks == len(tasks)
-    players_set = game.players_set(DictConfig(start["config"]["game"]))
+    players_set = game.players_set(run_settings(start, check=False).game)  # as the run recorded it
     for t in tasks:
         assert (t["setter"] in players) if players_set else (t["setter"] == BENCHMARK)
     attempts = [e for e in events if e["event"] == "attempt"]
@@ -460,10 +465,10 @@ def test_a_simulated_game_plays_end_to_end_through_the_runner(sim_run, variant):
 def check_rerated(run: Run, *others: str) -> None:
     """``skate.rate`` with no rating named gives the run's own table; with ``rating=<other>``, the
     table the run wrote for its ``rerate`` entry of that name."""
-    _, rows = rate_run(run.dir, [])
+    _, rows = rate_run(run.dir)
     assert rows == without_truth(run.table)
     for other in others:
-        _, again = rate_run(run.dir, [f"rating={other}"])
+        _, again = rate_run(run.dir, {"rating": other})
         assert again == without_truth(json.loads((run.dir / f"ratings.{other}.json").read_text()))
         assert {r["player"] for r in again} == {r["player"] for r in run.table}
 
@@ -504,9 +509,10 @@ def server():
 def llm_run(variant, server, tmp_path_factory) -> Run:
     base = tmp_path_factory.mktemp(f"llm-{variant.id}")
     before = server.stats.requests
-    cfg = llm_config(server.api_base, base / "cache", *variant.overrides, "game.rounds=2", "estimator.n=3",
-                     "rerate=[{name: irt, rating: irt}]", names=tuple(MODELS))
-    result = run_game(build_settings(cfg), base / "run")
+    cfg = llm_config(server.api_base, base / "cache", {**variant.values, "game.rounds": 2, "estimator.n": 3,
+                                                       "rerate": [{"name": "irt", "rating": "irt"}]},
+                     names=tuple(MODELS), game=variant.game)
+    result = run_game(cfg, base / "run")
     assert server.stats.requests > before
     return Run(base / "run", result.table, result.summary, read_events(base / "run"))
 
