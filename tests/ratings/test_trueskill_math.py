@@ -13,10 +13,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
+import skate
 from skate.ratings import trueskill_math as tsm
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 
 BETA, TAU = 25 / 6, 25 / 300
 
@@ -54,12 +54,12 @@ def test_the_start_and_the_margin_are_the_librarys():
     assert tsm.draw_margin(0.1, BETA) == trueskill.calc_draw_margin(0.1, 2, env=env)
 
 
-@pytest.mark.parametrize("rating", ["", "rating.draw_probability=auto"])
+@pytest.mark.parametrize("rating", [{}, {"rating.draw_probability": "auto"}], ids=["fixed_draws", "auto_draws"])
 def test_every_update_of_a_game_is_the_librarys(tmp_path, rating):
     """A game logged per pair: each update, recomputed by the library from the two players'
     numbers before it (the previous lines of the log), is the logged one exactly."""
-    run_game(build_settings(compose_config(["seed=4", "game.rounds=3", "logger=none", "report=false",
-                             "events.rating_updates=pair", *([rating] if rating else [])])), tmp_path)
+    run_game(skate.config(values={"seed": 4, "game.rounds": 3, "report": False, "events.rating_updates": "pair",
+                                  **rating}, logger="none"), tmp_path)
     events = read_events(tmp_path)
     state = {p["name"]: trueskill.Rating(25, 25 / 3) for p in events[0]["players"]}
     updates = [e for e in events if e["event"] == "rating"]
