@@ -6,22 +6,26 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from omegaconf import OmegaConf
 
+import skate
 from skate.errors import ConfigError
 from skate.games import load_games
+from skate.players.config import SimPlayerConfig as Sim
 from skate.runlog import events as ev
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from skate.settings.recorded import rate_run
 
-THREE = ("players.simulated=[{name: hi, skill: 0.85}, {name: mid, skill: 0.6}, {name: lo, skill: 0.35}]")
-MATCHES = ["logger=none", "report=false", "game=mathquiz", "schedule.mode=matches", "rating=zerosumeval",
-           "rating.bootstrap=100", THREE]
+THREE = [Sim(name="hi", skill=0.85), Sim(name="mid", skill=0.6), Sim(name="lo", skill=0.35)]
+MATCHES = {"report": False, "schedule.mode": "matches", "rating.bootstrap": 100, "players.simulated": THREE}
+
+
+def matches(values):
+    """A MathQuiz game of matches between three simulated players, rated as ZeroSumEval does."""
+    return skate.config(values={**MATCHES, **values}, logger="none", game="mathquiz", rating="zerosumeval")
 
 
 def test_matches_go_round_the_ordered_pairs_least_played_first(tmp_path):
-    result = run_game(build_settings(compose_config([*MATCHES, "game.rounds=12", "seed=2"])), tmp_path)
+    result = run_game(matches({"game.rounds": 12, "seed": 2}), tmp_path)
     run = ev.read_run(tmp_path)
     starts = run.of(ev.RoundStarted)
     pairs = [(s.setters[0], s.answerers[0]) for s in starts]
@@ -38,33 +42,31 @@ def test_matches_go_round_the_ordered_pairs_least_played_first(tmp_path):
     for u in run.of(ev.RatingUpdated):
         r = by_round[int(u.task_id[1:4])]
         assert {u.a, u.b} == {r.setters[0], r.answerers[0]}
-    _, rows = rate_run(tmp_path, [])
+    _, rows = rate_run(tmp_path)
     assert rows == [{k: v for k, v in r.items() if k != "true_skill"} for r in result.table]
 
 
 def test_the_same_seed_plays_the_same_matches(tmp_path):
     pairs = []
     for d in ("a", "b"):
-        run_game(build_settings(compose_config([*MATCHES, "game.rounds=5", "seed=4"])), tmp_path / d)
+        run_game(matches({"game.rounds": 5, "seed": 4}), tmp_path / d)
         pairs.append([(s.setters, s.answerers) for s in ev.read_run(tmp_path / d).of(ev.RoundStarted)])
     assert pairs[0] == pairs[1]
 
 
 def test_matches_need_the_setter_vs_solver_rule():
-    cfg = compose_config(["game=mathquiz", "schedule.mode=matches", "rating=trueskill"])
     with pytest.raises(ConfigError, match="setter_vs_solver"):
-        build_settings(cfg)
+        skate.config(game="mathquiz", rating="trueskill", values={"schedule.mode": "matches"})
 
 
 def players_set_games() -> list[str]:
     """The games whose players set the tasks (under their defaults): the ones matches can pair."""
-    return [name for name, cls in sorted(load_games().items()) if cls.players_set(OmegaConf.to_object(compose_config([f"game={name}"]).game))]
+    return [name for name, cls in sorted(load_games().items()) if cls.players_set(skate.preset(name, "game"))]
 
 
 @pytest.mark.parametrize("game", players_set_games())
 def test_the_zerosumeval_preset_composes(game):
-    cfg = compose_config(["experiment=zerosumeval", f"game={game}"])
-    build_settings(cfg)
+    cfg = skate.config(experiment="zerosumeval", game=game)
     assert cfg.schedule.mode == "matches" and cfg.game.rounds == 100 and len(cfg.players.simulated) == 4
     assert cfg.rating.outcome == "setter_vs_solver" and cfg.rating.scale == "zerosumeval"
     assert cfg.rating.point == "fit" and cfg.rating.draws == "zerosumeval"
