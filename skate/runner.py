@@ -14,7 +14,7 @@ import os
 import platform
 import signal
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -269,11 +269,12 @@ class CannotResume(Exception):
         self.status = status
 
 
-def resume_settings(folder: Path, overrides: Sequence[str]) -> SkateConfig:
-    """The settings to resume the run in ``folder`` with: its own, plus ``overrides`` (only the keys
-    in :data:`RESUMABLE`). :class:`CannotResume` when the folder holds no run to resume, the run
+def resume_settings(folder: Path, edits: Mapping[str, Any] | None = None) -> SkateConfig:
+    """The settings to resume the run in ``folder`` with: its own, plus ``edits`` (``{"game.rounds":
+    60}``, as :func:`skate.settings.recorded.run_settings` takes them; only the keys in
+    :data:`RESUMABLE`). :class:`CannotResume` when the folder holds no run to resume, the run
     finished and nothing changes, or an override would change the game already played;
-    :class:`ConfigError` when the recorded settings with the overrides do not check."""
+    :class:`ConfigError` when the recorded settings with the edits do not check."""
     try:
         records = list(iter_records(folder)) if (folder / EVENTS_FILE).exists() else []
     except OSError as exc:
@@ -281,16 +282,15 @@ def resume_settings(folder: Path, overrides: Sequence[str]) -> SkateConfig:
     if not records or records[0].get("event") != "run_start" or "config" not in records[0]:
         raise CannotResume(f"{folder} holds no run to resume (no events.jsonl starting with run_start)")
     kinds = [r.get("event") for r in records]
-    if "run_end" in kinds and not {"run_stopped", "run_error"} & set(kinds) and not overrides:
+    edits = dict(edits or {})
+    if "run_end" in kinds and not {"run_stopped", "run_error"} & set(kinds) and not edits:
         raise CannotResume(f"the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)",
                            status=0)
-    for item in overrides:
-        key, sep, _ = item.partition("=")
-        key = key.lstrip("+")
-        if not sep or not any(key == k or key.startswith(k + ".") for k in RESUMABLE):
+    for key in edits:
+        if not any(key == k or key.startswith(k + ".") for k in RESUMABLE):
             raise CannotResume(f"cannot change {key!r} when resuming: the resumed game must be the one already "
                                f"played (you may change: {', '.join(RESUMABLE)})")
-    return run_settings(records[0], overrides)
+    return run_settings(records[0], edits)
 
 
 class Signals:

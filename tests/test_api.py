@@ -69,7 +69,7 @@ def test_load_run_reads_a_run_back_and_rate_rates_it_again(played):
     assert len(run.tasks) == game.summary["tasks"] and {e.task_id for e in run.estimates} == {t.task_id for t in run.tasks}
     assert [r["player"] for r in skate.rate(run)] == [r["player"] for r in game.ratings]  # its own rating: the live table
     elo = skate.rate(game.run_dir, EloConfig())
-    assert elo == rate_run(game.run_dir, ["rating=elo"])[1]  # what skate rate RUN_DIR rating=elo gives
+    assert elo == rate_run(game.run_dir, {"rating": "elo"})[1]  # what skate rate RUN_DIR rating=elo gives
     absolute = skate.rate(run, dataclasses.replace(run.settings.rating, outcome="absolute"))
     assert len(absolute) == len(run.players)
 

@@ -60,7 +60,7 @@ def test_players_it_did_not_ask_are_logged_as_skipped_not_as_failed_calls(settle
 
 def test_the_stored_run_rates_again_to_the_live_table(settled_run):
     run, result = settled_run
-    name, rows = rate_run(run, [])
+    name, rows = rate_run(run)
     assert name == "IRTRating"
     assert {r["player"]: r["score"] for r in rows} == pytest.approx({r["player"]: r["score"] for r in result.table})
 

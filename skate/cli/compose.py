@@ -11,14 +11,16 @@ import dataclasses
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from skate.errors import not_a_setting
+from skate.errors import ConfigError, not_a_setting
 from skate.games import load_games
 from skate.paths import CONF_DIR
 from skate.registry import SCHEMA_GROUP, schema_node
@@ -63,6 +65,25 @@ def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = Fa
 def settings_from(overrides: Sequence[str] = ()) -> SkateConfig:
     """The settings ``skate <overrides>`` plays: composed, typed, settled and checked."""
     return build_settings(compose_config(overrides))
+
+
+def edits_of(overrides: Sequence[str]) -> dict[str, Any]:
+    """Command-line overrides of a recorded run's settings (``skate rate RUN rating=elo``, ``skate
+    resume=RUN game.rounds=60``) as the edits :func:`skate.settings.recorded.run_settings` makes,
+    ``{key: value}`` in their order, each value read by Hydra's override parser as on any command
+    line (``60`` a number, ``null`` None, ``[a, b]`` a list). A sweep, a deletion or a bad
+    override is a :class:`ConfigError` saying what to write."""
+    try:
+        parsed = OverridesParser.create().parse_overrides(list(overrides))
+    except OverrideParseException as exc:
+        raise ConfigError(describe_config_error(exc)) from None
+    edits: dict[str, Any] = {}
+    for o in parsed:
+        if o.is_sweep_override() or o.is_delete() or o.package is not None:
+            raise ConfigError(f"cannot apply {o.input_line!r} to a recorded run: write key=value (no sweep, ~ or @)")
+        edits.pop(o.key_or_group, None)  # a key given again: the last value, in the last place
+        edits[o.key_or_group] = o.value()
+    return edits
 
 
 def user_groups() -> str:

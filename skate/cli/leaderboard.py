@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from skate.cli import parse_with_overrides
+from skate.cli.compose import edits_of
 from skate.errors import ConfigError
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                           AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
                                       samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
                                       neighbours=args.neighbours, set_samples=args.set_samples,
-                                      seed=args.seed, runs_dir=args.runs_dir), args.overrides,
+                                      seed=args.seed, runs_dir=args.runs_dir), edits_of(args.overrides),
                           api_base=args.api_base, api_key_env=args.api_key_env)
                 print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked" if got.already
                       else f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 got = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
                                                      max_exposure=args.max_exposure, min_per_band=args.min_per_band,
                                                      players=args.players, rounds=args.rounds, seed=args.seed,
-                                                     runs_dir=args.runs_dir), args.overrides)
+                                                     runs_dir=args.runs_dir), edits_of(args.overrides))
                 print("\n".join(describe(got)))
             elif args.command == "refit":
                 refit(store)

@@ -34,7 +34,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.cli import hydra_argv
-from skate.cli.compose import describe_config_error, register_configs, settings_from
+from skate.cli.compose import describe_config_error, edits_of, register_configs, settings_from
 from skate.errors import ConfigError
 from skate.llm.preflight import PreflightError
 from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
@@ -125,7 +125,7 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     :data:`skate.runner.RESUMABLE`); return the exit status."""
     folder = Path(run_dir).expanduser()
     try:
-        settings = resume_settings(folder, overrides)
+        settings = resume_settings(folder, edits_of(overrides))
         with stop_on_signals():
             result = run_game(settings, folder, resume=True)
     except CannotResume as exc:

@@ -26,6 +26,7 @@ from pathlib import Path
 from hydra.errors import HydraException
 
 from skate.cli import parse_with_overrides
+from skate.cli.compose import edits_of
 from skate.errors import ConfigError
 from skate.runlog.events import RunLogError
 from skate.runlog.files import format_table
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
     args = parse_with_overrides(ap, argv)
     try:
-        name, rows = rate_run(args.run_dir, args.overrides)
+        name, rows = rate_run(args.run_dir, edits_of(args.overrides))
     except RunLogError as exc:
         print(f"skate.rate: {exc}", file=sys.stderr)
         return 3

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from skate.cli.compose import edits_of
 from skate.report import build_report
 from skate.tools import sensitivity
 from skate.tools.sensitivity import SENSITIVITY_FILE, SensitivityError, log_probe, run_probe, spread
@@ -30,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         table = run_probe(args.run_dir, args.players, args.tasks, args.sets, args.orders, args.samples, args.seed,
-                          args.task_ids, args.overrides)
-    except (SensitivityError, ValueError) as exc:
+                          args.task_ids, edits_of(args.overrides or []))
+    except (SensitivityError, ValueError) as exc:  # ConfigError is a ValueError
         print(f"skate.sensitivity: {exc}", file=sys.stderr)
         return 2
     print(spread(table).to_string(index=False, float_format=lambda x: f"{x:.3f}"))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -119,18 +120,19 @@ def game_of(store: Store, game: str | None) -> str:
     return game
 
 
-def game_settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]], overrides: list[str],
-              stages: list[dict[str, Any]] | None = None) -> SkateConfig:
-    """Settings to play ``game`` as its last imported run did, with these players only."""
+def game_settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]],
+                  edits: Mapping[str, Any] | None = None, stages: list[dict[str, Any]] | None = None) -> SkateConfig:
+    """Settings to play ``game`` as its last imported run did, with these players only, and ``edits``
+    (``{"seed": 3, "llm.cache_dir": ...}``, as :func:`skate.settings.recorded.run_settings` takes them)."""
     run_id = store.latest_run(game)
     assert run_id is not None
     record, version = store.run_config(run_id)
     # Bad settings (a board's player that does not fit this skate's) raise one line (ConfigError).
-    return run_settings({"config": record, "config_version": version}, ["logger=none", *overrides],
-                        edits={"players.simulated": [e for k, e in entries if k == "simulated"],
-                               "players.llm": [e for k, e in entries if k == "llm"], "players.roles": {},
-                               "stages": list(stages or []), "stop.settled": None, "report": False,
-                               "print_table": False})
+    return run_settings({"config": record, "config_version": version},
+                        {"logger": "none", "players.simulated": [e for k, e in entries if k == "simulated"],
+                         "players.llm": [e for k, e in entries if k == "llm"], "players.roles": {},
+                         "stages": list(stages or []), "stop.settled": None, "report": False,
+                         "print_table": False, **(edits or {})})
 
 
 def _board(store: Store, game: str, without: str) -> list[dict[str, Any]]:
@@ -165,21 +167,22 @@ def setting_cost(game: Any, settings: AddSettings) -> int:
 
 
 def add(store: Store, model: str, name: str | None = None, settings: AddSettings | None = None,
-        overrides: list[str] | None = None, **fields: Any) -> Placed:
-    """Place ``model`` on the board of ``settings.game`` (see the module's docstring); ``fields``:
-    the rest of a language model's ``players.llm`` entry (``api_base``, ``api_key_env``, ...)."""
+        edits: Mapping[str, Any] | None = None, **fields: Any) -> Placed:
+    """Place ``model`` on the board of ``settings.game`` (see the module's docstring); ``edits``: the
+    games' settings changed (``{"llm.cache_dir": ...}``, :func:`game_settings`); ``fields``: the rest
+    of a language model's ``players.llm`` entry (``api_base``, ``api_key_env``, ...)."""
     settings = settings or AddSettings()
     game = game_of(store, settings.game)
     kind, entry = model_entry(model, name, **fields)
     name = entry["name"]
-    overrides = list(overrides or [])
+    edits = dict(edits or {})
     board = _board(store, game, without=name)
     if not board:
         raise StoreError(f"the board of {game} has no rated model to place {name} against")
     # A game's settings need two players: a simulated stand-in stands by, never asked. (Not an
     # incumbent: building a language-model incumbent would call its endpoint, which this machine
     # may not reach, for a placement that asks only the newcomer.)
-    s = game_settings(store, game, [(kind, entry), ("simulated", {"name": STANDBY, "skill": 0.5})], overrides)
+    s = game_settings(store, game, [(kind, entry), ("simulated", {"name": STANDBY, "skill": 0.5})], edits)
     spec = record_of(s)["players"][kind][0]  # the entry as the settings fill it: what plays it again
     # A game that builds its own tasks (SCP's built benchmark) has no setters: nothing of its own to set.
     sets = bool(settings.set_rounds) and get_game(game).players_set(s.game)
@@ -219,7 +222,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
             store.update_add(conn, mid, game, status="setting" if sets else "banked", detail=stopped)
         state = store.add_state(name, game) or {}
     if state["status"] == "setting":
-        _set_tasks(store, game, name, mid, (kind, entry), board, settings, overrides, folder)
+        _set_tasks(store, game, name, mid, (kind, entry), board, settings, edits, folder)
     est = _estimate(store, name, game, board)
     rank = _snapshot(store, game, name, mid, est)
     state = store.add_state(name, game) or {}
@@ -290,7 +293,7 @@ def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -
 
 
 def _set_tasks(store: Store, game: str, name: str, mid: int, entry: tuple[str, dict[str, Any]],
-               board: list[dict[str, Any]], settings: AddSettings, overrides: list[str], folder: Path) -> None:
+               board: list[dict[str, Any]], settings: AddSettings, edits: Mapping[str, Any], folder: Path) -> None:
     """Its setting game in ``folder``: it sets, it and its nearest incumbents answer. Then, in
     one transaction, the run is banked, its tasks' difficulties estimated, its calls counted and
     the add's next step stored."""
@@ -299,8 +302,8 @@ def _set_tasks(store: Store, game: str, name: str, mid: int, entry: tuple[str, d
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
     entries = [entry, *(specs[r["model"]] for r in near)]
     stage = [{"name": "add", "join": [], "setters": [name], "rounds": settings.set_rounds}]
-    s = game_settings(store, game, entries, [f"seed={settings.seed}", "estimator=fixed_n",
-                                         f"estimator.n={settings.set_samples}", *overrides], stages=stage)
+    s = game_settings(store, game, entries, {"seed": settings.seed, "estimator": "fixed_n",
+                                             "estimator.n": settings.set_samples, **edits}, stages=stage)
     held = held_run(folder)
     if held is None or not held.finished:
         run_game(s, folder, resume=held is not None)

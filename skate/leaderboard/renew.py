@@ -25,16 +25,19 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
 from skate.leaderboard.bank import import_run
+from skate.leaderboard.database import tasks
 from skate.leaderboard.fit import refit
 from skate.leaderboard.place import game_of, game_settings
 from skate.leaderboard.settings import RefreshSettings
-from skate.leaderboard.store import Store, StoreError, tasks
+from skate.leaderboard.store import Store, StoreError
 from skate.runlog.files import held_run
 from skate.runner import run_game
 
@@ -81,7 +84,7 @@ def thin_bands(store: Store, game: str, min_per_band: int, max_placed: int) -> l
     return out
 
 
-def refresh(store: Store, settings: RefreshSettings | None = None, overrides: list[str] | None = None) -> Refreshed:
+def refresh(store: Store, settings: RefreshSettings | None = None, edits: Mapping[str, Any] | None = None) -> Refreshed:
     """Retire, then play a short game for each thin band, bank it and refit (module docstring)."""
     settings = settings or RefreshSettings()
     game = game_of(store, settings.game)
@@ -104,7 +107,7 @@ def refresh(store: Store, settings: RefreshSettings | None = None, overrides: li
         if len(near) < 2:
             raise StoreError(f"the board of {game} has fewer than 2 models to play a refresh game")
         s = game_settings(store, game, [specs[r["model"]] for r in near],
-                          [f"seed={settings.seed + k}", f"game.rounds={settings.rounds}", *(overrides or [])])
+                          {"seed": settings.seed + k, "game.rounds": settings.rounds, **(edits or {})})
         folder = Path(settings.runs_dir) / f"refresh-{game}-{stamp}-{k}"
         held = held_run(folder)
         if held is None or not held.finished:

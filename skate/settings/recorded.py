@@ -16,7 +16,7 @@ ZeroSumEval matches all read a run's settings through it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,7 +30,7 @@ from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rat
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.registry import Registry
 from skate.runlog.events import RunStarted, read_start
-from skate.settings.config import REGISTRIES, SkateConfig, build_settings, record_of, to_settings
+from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, build_settings, record_of, to_settings
 from skate.settings.options import composed, option, yaml_options
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
@@ -158,28 +158,31 @@ def _where(exc: OmegaConfBaseException) -> str:
 Run = str | Path | Mapping[str, Any] | RunStarted
 
 
-def run_settings(run: Run, overrides: Sequence[str] = (), *, edits: Mapping[str, Any] | None = None,
+def run_settings(run: Run, edits: Mapping[str, Any] | None = None, *,
                  check: bool | Literal["rating"] = True) -> SkateConfig:
     """The one door to a finished (or stopped) run's settings.
 
     ``run``: the run's folder, or its ``run_start`` record (a :class:`~skate.runlog.events.RunStarted`, or
     the event as a mapping: ``config``, ``config_version``, ``choices``). The record is migrated
     to this skate's layout (:func:`migrate`) and typed (:func:`recorded_config`); then ``edits``
-    are made, ``{dotted key: value}`` (``{"stop.settled": None, "players.llm": [{...}, ...]}``: a
-    list or a plain dict replaces the setting whole, a section's keys go over its own), then
-    ``overrides`` as on the command line, ``key=value`` (``game.rounds=60``) or ``group=option``
-    (``logger=none``, ``rating=elo``).
+    are made, ``{key: value}``: a config group's option (``{"rating": "elo"}``, ``{"logger":
+    "none"}``: the section becomes that option's), then dotted keys set (``{"game.rounds": 60,
+    "players.llm": [{...}, ...]}``: a list or a plain dict replaces the setting whole, a section's
+    keys go over its own). The command line's ``key=value`` overrides are parsed into these by
+    :func:`skate.cli.compose.edits_of`.
 
     ``check``: ``True`` settles and checks the settings as a new run's
     (:func:`skate.settings.config.build_settings`); ``"rating"`` settles the rating's draw margin and
     checks the rating section alone (re-rating: the rest was checked when the run was played);
     ``False`` types them unchecked (a report of an old run whose settings today's checks refuse
-    still renders). Bad records, edits and overrides raise one line (:class:`ConfigError`)."""
+    still renders). Bad records and edits raise one line (:class:`ConfigError`)."""
     start = read_start(Path(run)) if isinstance(run, (str, Path)) else run
     cfg = recorded_config(start.get("config") or {}, start.get("config_version"), start.get("choices"))
-    for key, value in (edits or {}).items():
+    edits = dict(edits or {})
+    for key in [k for k, v in edits.items() if k in OPTION_GROUPS and isinstance(v, str)]:
+        cfg[key] = option(key, edits.pop(key))[0]  # an option first, its keys set after
+    for key, value in edits.items():
         cfg = _edited(cfg, key, value)
-    apply_overrides(cfg, overrides)
     if check is True:
         return build_settings(cfg)
     settings = to_settings(cfg)
@@ -216,29 +219,17 @@ def _edited(cfg: DictConfig, key: str, value: Any) -> DictConfig:
 
 
 _ABSENT = object()
+# The config groups an edit may choose an option of (``{"rating": "elo"}``): not the game, which is
+# the run's own (a game's settings are edited key by key).
+OPTION_GROUPS = tuple(g for g in SECTIONS if g != "game")
 
 
-def apply_overrides(cfg: DictConfig, overrides: Sequence[str]) -> None:
-    groups = {r.group for r in REGISTRIES} | {"aug", "players", "optimizer"}
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        key = key.lstrip("+")
-        if not sep:
-            raise ConfigError(f"cannot read the override {item!r}: write key=value")
-        if key in groups:
-            cfg[key] = option(key, value)[0]
-            continue
-        try:
-            OmegaConf.update(cfg, key, OmegaConf.from_dotlist([f"x={value}"]).x, force_add=False)
-        except OmegaConfBaseException as exc:
-            raise ConfigError(f"{key}: {str(exc).splitlines()[0]}") from None
-
-
-def rate_run(run_dir: str | Path, overrides: Sequence[str] = ()) -> tuple[str, list[dict[str, Any]]]:
+def rate_run(run_dir: str | Path, edits: Mapping[str, Any] | None = None) -> tuple[str, list[dict[str, Any]]]:
     """A finished run's games rated again with no model call (``skate rate``): its own rating
-    settings, or with ``overrides`` (``rating=elo``, ``rating.outcome=absolute``, ...) another
-    way, fed the stream its live rating saw. Returns (the backend's class name, its table)."""
+    settings, or with ``edits`` (``{"rating": "elo"}``, ``{"rating.outcome": "absolute"}``, ...:
+    :func:`run_settings`') another way, fed the stream its live rating saw. Returns (the backend's
+    class name, its table)."""
     run_dir = Path(run_dir)
     players, stream, _ = load_stream(run_dir)
-    rating = run_settings(run_dir, overrides, check="rating").rating
+    rating = run_settings(run_dir, edits, check="rating").rating
     return rating_class(rating).__name__, rate_stream(rating, players, stream)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,14 +98,16 @@ def choose_tasks(tasks: list[Task], k: int, rng: np.random.Generator, ids: list[
 
 def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10, sets: int = 10,
               orders: int = 10, samples: int = 10, seed: int = 0, task_ids: list[str] | None = None,
-              overrides: list[str] | None = None) -> pd.DataFrame:
-    """Probe a finished run; write ``sensitivity.csv`` in it and return the table."""
+              edits: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Probe a finished run (its settings with ``edits``, ``{"llm.budget_usd": 2}``: as
+    :func:`skate.settings.recorded.run_settings` takes them); write ``sensitivity.csv`` in it and
+    return the table."""
     run_dir = Path(run_dir)
     try:
         log = ev.read_run(run_dir, "a finished game", keep_updates=0)
     except ev.RunLogError as exc:
         raise SensitivityError(str(exc)) from None
-    settings = run_settings(log.start, overrides or ())
+    settings = run_settings(log.start, edits)
     tasks = [t.task() for t in log.of(ev.TaskSet)]
     if not tasks:
         raise SensitivityError(f"{run_dir} has no valid task to probe")

@@ -27,7 +27,7 @@ def stored_run(tmp_path_factory):
 
 def test_recomputing_a_run_gives_the_live_table(stored_run):
     out, result = stored_run
-    name, rows = rate_run(out, [])
+    name, rows = rate_run(out)
     assert name == "TrueSkillRating"
     live = {r["player"]: (r["mu"], r["sigma"]) for r in result.table}
     again = {r["player"]: (r["mu"], r["sigma"]) for r in rows}
@@ -37,19 +37,19 @@ def test_recomputing_a_run_gives_the_live_table(stored_run):
 def test_recomputing_keeps_the_runs_rating_settings_and_takes_overrides(tmp_path):
     out = tmp_path / "abs"
     result = run_game(build_settings(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2")), out)
-    _, rows = rate_run(out, [])
+    _, rows = rate_run(out)
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
-    _, relative = rate_run(out, ["rating.outcome=relative"])
+    _, relative = rate_run(out, {"rating.outcome": "relative"})
     assert {r["player"]: r["mu"] for r in relative} != pytest.approx({r["player"]: r["mu"] for r in rows})
 
 
 def test_other_backends_rate_the_same_games(stored_run):
     out, result = stored_run
     truth = [r["player"] for r in sorted(result.table, key=lambda r: -r["true_skill"])]
-    _, bt = rate_run(out, ["rating=bradley_terry", "rating.bootstrap=200"])
+    _, bt = rate_run(out, {"rating": "bradley_terry", "rating.bootstrap": 200})
     assert [r["player"] for r in sorted(bt, key=lambda r: -r["score"])] == truth
     assert all(r["lo"] <= r["score"] <= r["hi"] for r in bt)
-    _, elo = rate_run(out, ["rating=elo"])
+    _, elo = rate_run(out, {"rating": "elo"})
     assert [r["player"] for r in elo] == truth
 
 
@@ -110,13 +110,13 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
     # the game's own settings again: the live table
     assert end["rerated"]["same"] == pytest.approx(result.table)
     # the absolute rule on the same games, mu and sigma over the last 20 updates, as skate.rate gives it
-    _, by_hand = rate_run(out, ["rating.outcome=absolute", "rating.average_last=20"])
+    _, by_hand = rate_run(out, {"rating.outcome": "absolute", "rating.average_last": 20})
     absolute = {r["player"]: (r["mu"], r["sigma"]) for r in end["rerated"]["absolute"]}
     assert absolute == pytest.approx({r["player"]: (r["mu"], r["sigma"]) for r in by_hand})
     assert absolute != pytest.approx({r["player"]: (r["mu"], r["sigma"]) for r in result.table})
     assert all("sigma_last" in r for r in end["rerated"]["absolute"])
     # another backend, named by its rating option
-    _, elo = rate_run(out, ["rating=elo"])
+    _, elo = rate_run(out, {"rating": "elo"})
     assert end["rerated"]["bt"] == pytest.approx([{**r, "true_skill": t["true_skill"]}
                                                   for r, t in zip(elo, end["rerated"]["bt"], strict=False)])
 
@@ -150,7 +150,7 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     stream = read_run(out).rating_stream()
     assert len(stream) == result.summary.tasks == 12
     assert all(len(t.counts) == len(t.p_correct) for t in stream)
-    _, rows = rate_run(out, [])
+    _, rows = rate_run(out)
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
 
 
@@ -159,11 +159,11 @@ def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_
     have them), rating=ttt the same outcomes as TrueSkill without their order."""
     out, result = stored_run
     truth = [r["player"] for r in sorted(result.table, key=lambda r: -r["true_skill"])]
-    name, irt = rate_run(out, ["rating=irt"])
+    name, irt = rate_run(out, {"rating": "irt"})
     assert name == "IRTRating"
     assert [r["player"] for r in irt] == truth
     assert all(r["lo"] < r["score"] < r["hi"] and r["samples"] > 0 for r in irt)
-    name, ttt = rate_run(out, ["rating=ttt"])
+    name, ttt = rate_run(out, {"rating": "ttt"})
     assert name == "TrueSkillThroughTimeRating"
     assert [r["player"] for r in ttt] == truth
 

@@ -99,7 +99,7 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
         refit(store)
         before = srv.stats.requests
         got = add(store, "openai/new", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=1, neighbours=2),
-                  overrides=[f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"], api_base=srv.api_base,
+                  edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False}, api_base=srv.api_base,
                   api_key_env="SKATE_TEST_NO_KEY")
         asked = srv.stats.requests - before
     assert 0 < asked <= got.calls  # every call went to the server (several samples may share a request)
@@ -112,7 +112,7 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     # it (its own endpoint checked by the preflight), never an incumbent's.
     with FakeLLMServer({"late": FakeModel(0.5)}) as other:
         late = add(store, "openai/late", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, samples=2),
-                   overrides=[f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=true"], api_base=other.api_base,
+                   edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": True}, api_base=other.api_base,
                    api_key_env="SKATE_TEST_NO_KEY")
         assert other.stats.requests > 0
     assert late.tasks > 0 and late.model in {r["model"] for r in store.board("mathquiz")[1]}
@@ -130,7 +130,7 @@ def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path
     import_run(store, tmp_path / "scp")
     refit(store)
     got = add(store, "simulated:0.6", settings=AddSettings(runs_dir=tmp_path / "adds", budget=200, samples=2),
-              overrides=["game.max_doc_age_days=null"])
+              edits={"game.max_doc_age_days": None})
     assert got.set_tasks == 0 and 0 < got.calls <= 200
     assert not (tmp_path / "adds").exists()  # no setting game was played
     assert store.counts()["runs"] == 1

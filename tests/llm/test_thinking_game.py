@@ -114,7 +114,7 @@ def test_a_budget_spent_by_thinking_stops_the_run_and_a_larger_one_completes_the
         assert stopped.summary.stopped and "Budget" in stopped.summary.stopped
         spent = stopped.summary.usage["total"]
         assert spent["thinking_tokens"] > 0.5 * spent["completion_tokens"] and spent["cost_usd"] >= cost / 3
-        resumed = run_game(resume_settings(tmp_path / "run", [f"llm.budget_usd={cost * 3:.6f}"]), tmp_path / "run",
+        resumed = run_game(resume_settings(tmp_path / "run", {"llm.budget_usd": round(cost * 3, 6)}), tmp_path / "run",
                            resume=True)
     assert resumed.summary.stopped is None
 

@@ -55,7 +55,7 @@ def test_a_game_draws_exactly_the_pairs_closer_than_sigma_star(tmp_path):
     # skate.rate ties the margin to the run's own estimator
     from skate.settings.recorded import rate_run
 
-    _, tied = rate_run(out, ["rating.draw_margin=2*sigma_star"])
-    _, plain = rate_run(out, ["rating.draw_margin=0.3"])
-    _, own = rate_run(out, [])
+    _, tied = rate_run(out, {"rating.draw_margin": "2*sigma_star"})
+    _, plain = rate_run(out, {"rating.draw_margin": 0.3})
+    _, own = rate_run(out)
     assert tied == plain and tied != own

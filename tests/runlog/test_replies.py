@@ -43,7 +43,7 @@ def played(tmp_path_factory):
     with FakeLLMServer(MODELS) as srv:
         run_game(settings(srv.api_base, tmp / "c1", "game.rounds=3"), tmp / "whole")
         run_game(settings(srv.api_base, tmp / "c2", "game.rounds=2"), tmp / "resumed")
-        run_game(resume_settings(tmp / "resumed", ["game.rounds=3"]), tmp / "resumed", resume=True)
+        run_game(resume_settings(tmp / "resumed", {"game.rounds": 3}), tmp / "resumed", resume=True)
     return tmp
 
 

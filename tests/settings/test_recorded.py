@@ -66,13 +66,13 @@ def test_a_record_of_a_newer_skate_or_an_unknown_part_is_refused_in_one_line(run
 
 
 def test_overrides_change_values_and_whole_groups(run):
-    settings = run_settings(run, ["game.rounds=5", "logger=console", "llm.budget_usd=2"])
+    settings = run_settings(run, {"game.rounds": 5, "logger": "console", "llm.budget_usd": 2})
     assert settings.game.rounds == 5 and type(settings.logger).__name__ == "ConsoleLoggerConfig"
     assert settings.llm.budget_usd == 2
     with pytest.raises(ConfigError, match="game.roundz"):
-        run_settings(run, ["game.roundz=5"])
+        run_settings(run, {"game.roundz": 5})
     with pytest.raises(ConfigError, match="game.rounds=0 is invalid"):
-        run_settings(run, ["game.rounds=0"])  # checked as a new run's settings are
+        run_settings(run, {"game.rounds": 0})  # checked as a new run's settings are
 
 
 def test_a_version_1_record_names_the_old_modules_and_loads(run):
@@ -141,9 +141,9 @@ def test_a_record_is_typed_by_its_recorded_group_choices_and_without_them_by_its
 
 
 def test_edits_set_settings_typed_as_theirs_before_the_overrides_and_the_checks(run):
-    settings = run_settings(run, ["stop.min_rounds=4"], edits={
+    settings = run_settings(run, edits={
         "players.simulated": [{"name": "a", "skill": 0.9}, {"name": "b", "skill": 0.1}],
-        "players.roles": {}, "stop.settled": 0.9, "stop.min_rounds": 7, "report": False})
+        "players.roles": {}, "stop.settled": 0.9, "stop.min_rounds": 4, "report": False})
     assert [(p.name, p.skill, p.slip) for p in settings.players.simulated] == [("a", 0.9, 0.0), ("b", 0.1, 0.0)]
     assert settings.stop.settled == 0.9 and settings.stop.min_rounds == 4 and settings.report is False
     with pytest.raises(ConfigError, match=r"^players.simulated: .*skil"):
@@ -168,7 +168,7 @@ def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_read
     # check="rating": re-rating checks the rating alone (the rest was checked when the run played)
     with pytest.raises(ConfigError, match="rating.p_thresh=1.5 is invalid"):
         run_settings(old, check="rating")
-    assert run_settings(old, ["rating.p_thresh=0.6"], check="rating").game.rounds == 0
+    assert run_settings(old, {"rating.p_thresh": 0.6}, check="rating").game.rounds == 0
 
 
 def test_the_game_and_the_checks_take_settings_and_say_how_to_make_them_from_a_composed_config(tmp_path):

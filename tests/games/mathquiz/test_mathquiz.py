@@ -59,10 +59,10 @@ def test_rate_and_report_work_on_a_mathquiz_run(game):
     out, result, _ = game
     assert (out / "report" / "index.html").exists() and (out / "report" / "p_correct.csv").exists()
     assert "mathquiz" in (out / "report" / "index.html").read_text()
-    _, live = rate_run(out, [])
+    _, live = rate_run(out)
     assert [r["player"] for r in live] == [r["player"] for r in result.table]
     assert [round(r["score"], 9) for r in live] == [round(r["score"], 9) for r in result.table]
-    _, bt = rate_run(out, ["rating=bradley_terry", "rating.bootstrap=50"])
+    _, bt = rate_run(out, {"rating": "bradley_terry", "rating.bootstrap": 50})
     assert {r["player"] for r in bt} == {r["player"] for r in result.table}
     assert json.loads((out / "ratings.json").read_text()) == result.table
 

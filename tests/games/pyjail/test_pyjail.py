@@ -53,7 +53,7 @@ def test_no_flag_is_written_anywhere(game):
 
 def test_the_run_is_rated_again_with_setter_vs_solver(game):
     out, _, _ = game
-    name, rows = rate_run(out, ["rating.outcome=setter_vs_solver"])
+    name, rows = rate_run(out, {"rating.outcome": "setter_vs_solver"})
     assert len(rows) == 4 and all(r["games"] > 0 for r in rows)
 
 
