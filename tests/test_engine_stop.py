@@ -9,15 +9,19 @@ from pathlib import Path
 
 import pytest
 
+import skate
 from skate.cli.play import resume
 from skate.errors import ConfigError
 from skate.runlog.files import comparable
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from skate.settings.recorded import rate_run
 
-CHEAP = ["rating=irt", "estimator=adaptive", "stop.settled=0.95", "stop.min_rounds=3", "game.rounds=30",
-         "logger=none", "report=false", "seed=3"]
+CHEAP = {"stop.settled": 0.95, "stop.min_rounds": 3, "game.rounds": 30, "report": False, "seed": 3}
+
+
+def cheap(values=None):
+    """A COP game that stops once its ranking is settled: IRT's uncertainty, the adaptive estimator."""
+    return skate.config(values={**CHEAP, **(values or {})}, rating="irt", estimator="adaptive", logger="none")
 
 
 def lines(run: Path) -> list[dict]:
@@ -27,7 +31,7 @@ def lines(run: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def settled_run(tmp_path_factory) -> tuple[Path, object]:
     run = tmp_path_factory.mktemp("settled") / "run"
-    return run, run_game(build_settings(compose_config(CHEAP)), run)
+    return run, run_game(cheap(), run)
 
 
 def test_the_game_ends_once_its_ranking_is_settled_and_says_why(settled_run):
@@ -79,25 +83,25 @@ def test_a_game_stopped_mid_way_resumes_to_the_same_settled_end(settled_run, tmp
 
 def test_min_rounds_holds_the_game_and_without_stop_every_round_is_played(tmp_path):
     run = tmp_path / "all"
-    run_game(build_settings(compose_config([*CHEAP, "game.rounds=4", "stop.min_rounds=4"])), run)
+    run_game(cheap({"game.rounds": 4, "stop.min_rounds": 4}), run)
     end = lines(run)[-1]
     assert sum(e["event"] == "round_end" for e in lines(run)) == 4
     assert end["ended"] == "rounds" and "ended_detail" not in end
 
 
-@pytest.mark.parametrize("overrides, keys", [
-    (["rating=elo", "stop.settled=0.99"], ["stop.settled", "rating=elo"]),
-    (["rating=elo", "estimator=adaptive"], ["estimator=adaptive", "rating=elo"]),
-    (["rating=irt", "estimator=decided"], ["estimator=decided", "rating=irt"]),
-    (["stop.settled=1.5"], ["stop.settled"]),
-    (["stop.min_rounds=0"], ["stop.min_rounds"]),
-    (["experiment=added_models_xy", "stop.settled=0.99"], ["stop.settled", "stage"]),
-    (["rating=irt", "schedule.mode=matches"], ["schedule.mode", "rating=irt"]),
-    (["experiment=zerosumeval", "estimator=adaptive"], ["estimator", "schedule.mode=matches"]),
+@pytest.mark.parametrize("choices, values, keys", [
+    ({"rating": "elo"}, {"stop.settled": 0.99}, ["stop.settled", "rating=elo"]),
+    ({"rating": "elo", "estimator": "adaptive"}, {}, ["estimator=adaptive", "rating=elo"]),
+    ({"rating": "irt", "estimator": "decided"}, {}, ["estimator=decided", "rating=irt"]),
+    ({}, {"stop.settled": 1.5}, ["stop.settled"]),
+    ({}, {"stop.min_rounds": 0}, ["stop.min_rounds"]),
+    ({"experiment": "added_models_xy"}, {"stop.settled": 0.99}, ["stop.settled", "stage"]),
+    ({"rating": "irt"}, {"schedule.mode": "matches"}, ["schedule.mode", "rating=irt"]),
+    ({"experiment": "zerosumeval", "estimator": "adaptive"}, {}, ["estimator", "schedule.mode=matches"]),
 ])
-def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(tmp_path, overrides, keys):
+def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(tmp_path, choices, values, keys):
     with pytest.raises(ConfigError) as err:
-        run_game(build_settings(compose_config([*overrides, "logger=none", "report=false"])), tmp_path / "x")
+        run_game(skate.config(values={**values, "report": False}, logger="none", **choices), tmp_path / "x")
     message = str(err.value)
     assert "\n" not in message
     for key in keys:
