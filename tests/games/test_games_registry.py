@@ -20,10 +20,12 @@ from pathlib import Path
 
 import pytest
 
+import skate
 import skate.games
+from skate.errors import ConfigError
 from skate.games import AnswerFormat, Game, GameSpec, get_game, load_games, register
+from skate.players.config import SimPlayerConfig
 from skate.settings.compose import forget
-from skate.settings.config import build_settings, compose_config
 
 GAME = '''
 """``game=echo``: the setter picks a word; a solver must say it back, reversed."""
@@ -144,7 +146,9 @@ class FakeEcho(FakePlayer):
         return f"[[ ## answer ## ]]\\n{word[::-1] if right else word}\\n\\n[[ ## completed ## ]]"
 '''
 
-PLAYERS = "players.simulated=[{name: hi, skill: 0.9}, {name: mid, skill: 0.55}, {name: lo, skill: 0.2}]"
+PLAYERS = "players.simulated=[{name: hi, skill: 0.9}, {name: mid, skill: 0.55}, {name: lo, skill: 0.2}]"  # the CLI's
+SIMULATED = [SimPlayerConfig(name="hi", skill=0.9), SimPlayerConfig(name="mid", skill=0.55),
+             SimPlayerConfig(name="lo", skill=0.2)]
 
 # python -m skate, with the temporary folder among the game packages' folders.
 MAIN = """
@@ -192,11 +196,10 @@ def test_an_answer_format_is_one_of_the_enum_and_a_wrong_one_says_which_to_use()
 
 
 def test_a_game_gone_is_no_option_any_more(echo_game):
-    assert compose_config(["game=echo"]).game.name == "echo"
+    assert skate.config(game="echo").game.name == "echo"
     skate.games._GAMES.pop("echo")
-    forget("game", "echo")
-    with pytest.raises(Exception, match="Could not find 'game/echo'"):
-        compose_config(["game=echo"])
+    with pytest.raises(ConfigError, match="^game=echo is not an option of game: choose one of cop, mathquiz,"):
+        skate.config(game="echo")
 
 
 def test_an_unknown_game_is_a_clear_error():
@@ -249,13 +252,14 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     from skate.runner import run_game
     from skate.settings.recorded import rate_run
 
-    cfg = compose_config(["game=echo", PLAYERS, "logger=none", "report=false", "estimator=fixed_n"])
+    cfg = skate.config(values={"players.simulated": SIMULATED, "report": False}, game="echo", logger="none",
+                       estimator="fixed_n")
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
-    result = run_game(build_settings(cfg), tmp_path / "run")
+    result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["hi", "mid", "lo"]
     events = read_events(tmp_path / "run")
     assert events[0]["game"] == "echo" and any(e["event"] == "task" for e in events)
-    _, rows = rate_run(tmp_path / "run", ["rating=bradley_terry", "rating.bootstrap=20"])
+    _, rows = rate_run(tmp_path / "run", {"rating": "bradley_terry", "rating.bootstrap": 20})
     assert {r["player"] for r in rows} == {"hi", "mid", "lo"}
     assert build_report(tmp_path / "run").exists()
     assert export([str(tmp_path / "run"), "--to", "jsonl", "--out", str(tmp_path / "x")]) == 0
@@ -269,17 +273,17 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
 
 def test_a_game_yaml_is_needed_only_to_override_its_schema(echo_game, tmp_path, monkeypatch):
     from skate.paths import CONF_DIR
-    from skate.settings import compose as skate_compose
+    from skate.settings import options
 
     conf = tmp_path / "conf"
     shutil.copytree(CONF_DIR, conf)
     (conf / "game").mkdir(exist_ok=True)
     (conf / "game" / "echo.yaml").write_text("defaults:\n  - /schema/game/echo@_here_\n  - _self_\n\nmax_len: 7\n")
-    monkeypatch.setattr(skate_compose, "CONF_DIR", str(conf))
-    cfg = compose_config(["game=echo", "game.rounds=2"])
+    monkeypatch.setattr(options, "CONF_DIR", str(conf))
+    cfg = skate.config(values={"game.rounds": 2}, game="echo")
     assert cfg.game.max_len == 7 and cfg.game.rounds == 2 and cfg.game.name == "echo"
-    with pytest.raises(Exception, match="game.max_lenn"):
-        compose_config(["game=echo", "game.max_lenn=3"])  # the YAML's option is typed by the schema
+    with pytest.raises(ConfigError, match="game.max_lenn"):
+        skate.config(values={"game.max_lenn": 3}, game="echo")  # the YAML's option is typed by the schema
 
 
 def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_game, tmp_path):
@@ -288,7 +292,7 @@ def test_a_new_game_is_played_by_language_models_through_the_fake_server(echo_ga
     from tests.llm.conftest import llm_config
 
     with FakeLLMServer({"ace": FakeModel(0.95), "low": FakeModel(0.2)}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=echo", names=("ace", "low"))
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", names=("ace", "low"), game="echo")
+        result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "low"]
     assert result.summary.tasks >= 4
