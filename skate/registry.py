@@ -51,7 +51,7 @@ def schema_default(group: str, name: str | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
+class Entry(Generic[T]):
     """One registered component: the option name users give (``rating=<name>``), its settings
     schema (a dataclass), and the class built from those settings (whose class attributes are its
     capabilities). A component with heavy imports (an embedder's model, a jail) may be registered
@@ -63,7 +63,7 @@ class Entry:
     ref: Any  # the class, or "package.module:Class"
 
     @property
-    def component(self) -> type:
+    def component(self) -> T:
         if isinstance(self.ref, str):
             module, _, qualname = self.ref.partition(":")
             obj: Any = importlib.import_module(module)
@@ -91,7 +91,7 @@ class Registry(Generic[T]):
     def __init__(self, group: str, package: str) -> None:
         self.group = group
         self.package = package  # its modules are imported (once) before the first lookup
-        self._entries: dict[str, Entry] = {}
+        self._entries: dict[str, Entry[T]] = {}
         self._loaded = False
 
     def register(self, name: str, schema: type, component: str | None = None) -> Callable[[T], T]:
@@ -101,7 +101,7 @@ class Registry(Generic[T]):
             raise TypeError(f"{self.group}={name}: its schema {schema!r} is not a dataclass")
 
         def add(ref: Any) -> Any:
-            entry = Entry(self.group, name, schema, ref)
+            entry: Entry[T] = Entry(self.group, name, schema, ref)
             old = self._entries.get(name)
             if old is not None and old.target != entry.target:  # (the same module imported again is fine)
                 raise ValueError(f"{self.group}={name} is registered twice: {old.target} and {entry.target}")
@@ -121,19 +121,19 @@ class Registry(Generic[T]):
             if not mod.name.rsplit(".", 1)[-1].startswith("_"):
                 importlib.import_module(mod.name)
 
-    def entries(self) -> list[Entry]:
+    def entries(self) -> list[Entry[T]]:
         self._load()
         return list(self._entries.values())
 
-    def __iter__(self) -> Iterator[Entry]:
+    def __iter__(self) -> Iterator[Entry[T]]:
         return iter(self.entries())
 
-    def names(self, where: Callable[[Entry], bool] | None = None) -> list[str]:
+    def names(self, where: Callable[[Entry[T]], bool] | None = None) -> list[str]:
         """The options' names, sorted; with ``where``, only the entries it accepts (by capability:
         ``rating.names(lambda e: e.component.says_order)``), for messages that list what to use."""
         return sorted(e.name for e in self.entries() if where is None or where(e))
 
-    def get(self, name: str) -> Entry:
+    def get(self, name: str) -> Entry[T]:
         self._load()
         try:
             return self._entries[name]
@@ -141,7 +141,7 @@ class Registry(Generic[T]):
             raise ConfigError(f"{self.group}={name!r} is not a registered {self.group}: "
                               f"choose one of {', '.join(self.names())}") from None
 
-    def of(self, section: Any) -> Entry:
+    def of(self, section: Any) -> Entry[T]:
         """The entry whose schema ``section`` has: a composed section (``DictConfig``), a schema
         instance, or a schema class. A section of no registered schema raises :class:`ConfigError`."""
         self._load()
@@ -156,7 +156,7 @@ class Registry(Generic[T]):
         raise ConfigError(f"{self.group}: settings of type {name} belong to no registered {self.group} "
                           f"(registered: {', '.join(self.names())})")
 
-    def of_target(self, target: str) -> Entry | None:
+    def of_target(self, target: str) -> Entry[T] | None:
         """The entry a recorded ``_target_`` names (for records of runs made before group choices
         were recorded: :mod:`skate.settings` migrates them), or None."""
         self._load()

@@ -196,11 +196,12 @@ def _answer_at(text: str, i: int) -> tuple[int, Fraction | None] | None:
     first = _operand(text, i)
     if first is None:
         return None
-    end, operands, ops = first[0], [first[1]], []
+    end, operands = first[0], [first[1]]
+    ops: list[str] = []
     while True:
         joint = _OP.match(text, end) or _EQ.match(text, end)
         nxt = _operand(text, joint.end()) if joint else None
-        if nxt is None:
+        if joint is None or nxt is None:
             break
         if joint.re is _EQ:  # a new side of the equation: only the last one counts
             operands, ops = [], []
@@ -228,7 +229,7 @@ def _in_calculation(text: str, i: int) -> bool:
         rest = rest.rstrip(" \t")
         return bool(rest) and (rest[-1].isdigit() or rest[-1] in ")]}")
     call = _CALL.search(line)
-    return bool(call) and not (call.group(1) and call.group(2) in _HARMLESS)
+    return call is not None and not (call.group(1) and call.group(2) in _HARMLESS)
 
 
 def _only_answer(text: str) -> str | None:

@@ -7,7 +7,7 @@ its own commands and how ``skate export`` reads its tasks; :func:`load_games` im
 package in this folder and every entry point's module, so adding a game means adding its package
 (here, or in a distribution of its own: ``[project.entry-points."skate.games"] name = "pkg.module"``),
 with no edit anywhere else: its config schema is the option ``game=<name>``
-(:func:`skate.settings.config.register_configs`), its commands are ``skate <command>`` (:mod:`skate.cli`),
+(:func:`skate.cli.compose.register_configs`), its commands are ``skate <command>`` (:mod:`skate.cli`),
 and the import contracts' game lists come from here (``tests/game_contracts.py``).
 """
 

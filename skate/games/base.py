@@ -46,7 +46,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 import numpy as np
 
@@ -176,13 +176,18 @@ class Checks:
                     answer=answer, data=data)
 
 
-class Game(ABC):
-    """One task family. Subclasses set :attr:`spec` and :attr:`config_schema`, and register with
-    :func:`skate.games.register` (with their :class:`GameParts`, or defining :meth:`simulation`,
-    :meth:`modules` and :meth:`fake_player` themselves)."""
+# A game's config schema: Game[C] reads a C (``COPGame(Game[COPConfig])``).
+C = TypeVar("C", bound=GameConfig)
+
+
+class Game(ABC, Generic[C]):
+    """One task family. Subclasses set :attr:`spec` and :attr:`config_schema` (the ``C`` of
+    ``Game[C]``), and register with :func:`skate.games.register` (with their :class:`GameParts`,
+    or defining :meth:`simulation`, :meth:`modules` and :meth:`fake_player` themselves)."""
 
     spec: ClassVar[GameSpec]
-    config_schema: ClassVar[type[GameConfig]] = GameConfig
+    config_schema: ClassVar[type[GameConfig]] = GameConfig  # C itself (a ClassVar cannot name a type variable)
+    config: C
     # True: the uniqueness test runs on the proposal's text before validate (for games whose
     # checks are costly; the task's novelty text must then be the proposal's text).
     novelty_first: ClassVar[bool] = False
@@ -205,7 +210,7 @@ class Game(ABC):
             config = dataclasses.replace(args[0], **values) if values else args[0]
         else:
             config = self.config_schema(*args, **values)
-        self.config = config
+        self.config = cast(C, config)  # config_schema is C
         self.rounds = config.rounds
         self.attempts = config.attempts
 
@@ -214,7 +219,7 @@ class Game(ABC):
         return self.spec.name
 
     @classmethod
-    def check_config(cls, cfg: GameConfig) -> list[Problem]:
+    def check_config(cls, cfg: C) -> list[Problem]:
         """Range checks on this game's config, as every section's schema checks itself
         (:mod:`skate.errors`): a :class:`~skate.errors.Problem` (key within ``game``, value, what
         is needed) per problem; a game adds its own to ``super().check_config(cfg)``'s."""
@@ -222,13 +227,13 @@ class Game(ABC):
                 *require(cfg.attempts >= 1, "attempts", cfg.attempts, "need at least 1 attempt per round")]
 
     @classmethod
-    def skill_keys(cls, cfg: GameConfig) -> tuple[str, ...]:
+    def skill_keys(cls, cfg: C) -> tuple[str, ...]:
         """The ``topic_skill`` keys simulated players may have in this game under config ``cfg``
         (its kinds by default; SCP adds the domains of its documents)."""
         return cls.spec.kinds
 
     @classmethod
-    def players_set(cls, cfg: GameConfig) -> bool:
+    def players_set(cls, cfg: C) -> bool:
         """Whether players set this game's tasks under config ``cfg`` (False: the game builds
         them itself, see :meth:`provided_tasks`)."""
         return True

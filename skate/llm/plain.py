@@ -200,9 +200,9 @@ def _read_list(body: str) -> list[str]:
     text = body.strip()
     if text.startswith("["):
         try:
-            items = json.loads(text)
-            if isinstance(items, list):
-                return [str(i) if not isinstance(i, str) else i for i in items]
+            parsed = json.loads(text)
+            if isinstance(parsed, list):
+                return [str(i) if not isinstance(i, str) else i for i in parsed]
         except ValueError:
             pass
     items: list[str] = []
@@ -274,9 +274,9 @@ def read_reply(text: str, fields: Mapping[str, str]) -> tuple[dict[str, object],
     whole = True
     for name, kind in fields.items():
         if name not in bodies:
-            if kind == "code" and (m := _headless_program(text, marks[0].start() if marks else len(text))):
-                out[name] = m.group(2).strip("\n")
-                whole = whole and m.group(0).rstrip().endswith("```")
+            if kind == "code" and (program := _headless_program(text, marks[0].start() if marks else len(text))):
+                out[name] = program.group(2).strip("\n")
+                whole = whole and program.group(0).rstrip().endswith("```")
             continue
         body = bodies[name]
         if kind == "code":

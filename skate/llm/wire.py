@@ -81,8 +81,8 @@ def compact_logprobs(content: Any) -> list[TokenLogprobs] | None:
     for item in content:
         if not isinstance(item, dict) or not isinstance(item.get("token"), str):
             return None
-        top = [[str(t.get("token")), float(t.get("logprob"))] for t in item.get("top_logprobs") or ()
-               if isinstance(t, dict) and isinstance(t.get("logprob"), (int, float))]
+        top = [[str(t.get("token")), float(lp)] for t in item.get("top_logprobs") or ()
+               if isinstance(t, dict) and isinstance(lp := t.get("logprob"), (int, float))]
         logprob = item.get("logprob")
         out.append({"token": item["token"], "logprob": float(logprob) if isinstance(logprob, (int, float)) else None,
                     "top": top})

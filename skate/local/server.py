@@ -25,9 +25,10 @@ import shutil
 import subprocess
 import tarfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from skate.local.models import LocalError, LocalModel, ServerSettings
 
@@ -79,7 +80,7 @@ def cpu_build_args(flags: set[str] | None = None) -> str:
     return " ".join(["-DGGML_NATIVE=OFF", *on, "-DGGML_AMX_TILE=OFF", "-DGGML_AMX_INT8=OFF", "-DGGML_AMX_BF16=OFF"])
 
 
-def build_args(env: dict[str, str] | None = None) -> str:
+def build_args(env: Mapping[str, str] | None = None) -> str:
     """The CMake switches llama-server is built with: the user's ``CMAKE_ARGS``, else this CPU's
     (:func:`cpu_build_args`). Recorded in the build's mark: a cache moved to a CPU with other
     instruction sets builds again."""
@@ -118,7 +119,7 @@ def tail(path: Path, lines: int = 20) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
 
 
-def run_logged(cmd: Sequence[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> int:
+def run_logged(cmd: Sequence[str | os.PathLike[str]], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> int:
     """Run ``cmd`` with its output appended to ``log``; its exit status."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as out:
@@ -293,7 +294,7 @@ def check_memory(plan: Sequence[tuple[LocalModel, ServerSettings]], available: i
 
 
 def settings_for(model: LocalModel, slots: int | None = None, threads: int | None = None,
-                 **more: int) -> ServerSettings:
+                 **more: Any) -> ServerSettings:
     """The model's measured settings, with the user's ``slots`` and ``threads`` where given (and
     any other :class:`ServerSettings` field in ``more``, as a bench tries them)."""
     s = replace(model.server, **more) if more else model.server

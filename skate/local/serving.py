@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.request
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +96,7 @@ def venv_python(root: Path) -> Path:
 BUILD_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 
 
-def build_args(env: dict[str, str] | None = None) -> str:
+def build_args(env: Mapping[str, str] | None = None) -> str:
     """The CMAKE_ARGS the server is built with: the user's, else :data:`BUILD_ARGS`."""
     env = os.environ if env is None else env
     return env.get("CMAKE_ARGS") or BUILD_ARGS

@@ -126,7 +126,7 @@ def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
 
 
 # --------------------------------------------------------------------------- optimisers
-def _split(cls: type, settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _split(cls: Any, settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:  # cls: a DSPy optimiser
     """Settings for the optimiser's constructor and for its ``compile``; unknown keys refused."""
     init = set(inspect.signature(cls.__init__).parameters) - {"self", "metric", "prompt_model", "task_model"}
     comp = set(inspect.signature(cls.compile).parameters) - {"self", "student", "trainset", "teacher", "valset"}

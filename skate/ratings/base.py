@@ -71,8 +71,8 @@ class OrderPair:
 def adjacent_pairs(rows: Sequence[RatingRow], prob_above: Callable[[str, str], float]) -> list[OrderPair]:
     """Each adjacent pair of the players of ``rows`` that have a score, ordered by score (best
     first; ties by name), with ``prob_above(a, b)``: the probability that a is better than b."""
-    scored = [r for r in rows if r.score is not None and not r.extra.get("no_data")]
-    ranked = [r.player for r in sorted(scored, key=lambda r: (-r.score, r.player))]
+    scored = [(r.score, r.player) for r in rows if r.score is not None and not r.extra.get("no_data")]
+    ranked = [player for _, player in sorted(scored, key=lambda t: (-t[0], t[1]))]
     return [OrderPair(a, b, float(prob_above(a, b))) for a, b in zip(ranked, ranked[1:], strict=False)]
 
 
@@ -85,7 +85,7 @@ def normal_above(mu_a: float, mu_b: float, var_diff: float) -> float:
 
 def rank_by_score(rows: list[tuple[str, float | None]]) -> dict[str, int | None]:
     """Rank 1, 2, ... by score, best first (ties broken by name); no score, no rank."""
-    scored = sorted((r for r in rows if r[1] is not None), key=lambda r: (-r[1], r[0]))
+    scored = sorted(((name, score) for name, score in rows if score is not None), key=lambda r: (-r[1], r[0]))
     out: dict[str, int | None] = {name: None for name, _ in rows}
     out.update({name: i + 1 for i, (name, _) in enumerate(scored)})
     return out
@@ -152,7 +152,7 @@ class RatingBackend(ABC):
 
     def update(self, task_id: str, p_correct: Mapping[str, float],
                involving: set[str] | None = None, setter: str | None = None,
-               counts: Mapping[str, tuple[int, int]] | None = None) -> Applied:
+               counts: Mapping[str, tuple[float, float]] | None = None) -> Applied:
         """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
         when given); say what changed. ``setter`` (who set the task) is needed by the
         setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,

@@ -251,10 +251,10 @@ class BradleyTerryRating(RatingBackend):
                 score[n], interval[n] = float(theta[i]), (float(lo[i]), float(hi[i]))
             notes = self._unbounded_notes(active, score, unbounded)
         ranks = rank_by_intervals(interval)
-        rows = [RatingRow(n, score[n], interval[n][0] if interval[n] else None,
-                          interval[n][1] if interval[n] else None, ranks[n],
-                          {"games": self.games.get(n, 0), **notes.get(n, {})})
-                for n in self.players]
+        rows = []
+        for n in self.players:
+            low, high = interval[n] or (None, None)
+            rows.append(RatingRow(n, score[n], low, high, ranks[n], {"games": self.games.get(n, 0), **notes.get(n, {})}))
         rows.sort(key=lambda r: (r.rank or 10**9, -(r.score or 0.0), r.player))
         self._cache = (len(self.history), rows)
         return rows
@@ -298,8 +298,8 @@ class BradleyTerryRating(RatingBackend):
         player, the number of resamples in which it had no wins or no losses."""
         n = len(per_task)
         if self.draws is BTDraws.zerosumeval:
-            weights = np.stack([np.bincount(row, minlength=n) for row in zerosumeval_draws(n, self.n_boot, self.seed)])
-            weights = weights.astype(float)
+            weights = np.stack([np.bincount(row, minlength=n) for row in zerosumeval_draws(n, self.n_boot, self.seed)]
+                               ).astype(float)
         else:
             rng = np.random.default_rng(self.seed)
             picks = rng.integers(n, size=(self.n_boot, n))

@@ -89,7 +89,7 @@ class OutcomeRuleConfig(RatingConfig):
 
 def one_of(kind: type[enum.Enum], key: str, value: Any) -> list[Problem]:
     """A setting that must name a member of the enum ``kind`` (its members listed if not)."""
-    names = [m.value for m in kind]  # type: ignore[attr-defined]
+    names = [m.value for m in kind]
     return require(str(value) in names, key, value, f"must be one of {', '.join(names)}")
 
 
@@ -139,9 +139,10 @@ def draw_margin_of(value: Any, estimator: Any, key: str = "rating.draw_margin") 
         return float(value)
     sigma_star = (estimator or {}).get("sigma_star")
     settings = ", ".join(sorted(str(k) for k in (estimator or {}) if k != "_target_")) or "none"
-    _check(sigma_star is not None, key, value,
-           f"ties the draw margin to the estimator's sigma_star, and this estimator has none (its settings: "
-           f"{settings}): choose an estimator with a sigma_star setting, or give the margin as a number")
+    if sigma_star is None:
+        raise ConfigError(f"{key}={value!r} is invalid: ties the draw margin to the estimator's sigma_star, and this "
+                          f"estimator has none (its settings: {settings}): choose an estimator with a sigma_star "
+                          "setting, or give the margin as a number")
     margin = k * float(sigma_star)
     _check(0.0 <= margin < 1.0, key, value, f"gives {margin} with sigma_star={sigma_star}: must lie in [0, 1)")
     return margin

@@ -116,7 +116,7 @@ def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: 
     """Per-task log marginal likelihood (J,), per-task scores (J, P+1) in (θ, log s), and the
     posterior weights of each task over the grid (J, G)."""
     p = K.shape[1]
-    theta, s = params[:p], math.exp(min(max(params[p], LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1]))
+    theta, s = params[:p], math.exp(min(max(float(params[p]), LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1]))
     z = theta[None, :] - s * grid.x[:, None]  # (G, P)
     sig = expit(z)
     if guess > 0:
@@ -180,7 +180,7 @@ class IRTRating(RatingBackend):
         self.n_boot, self.seed = int(bootstrap), seed
         self.grid = Grid(int(grid))
         self.z = NormalDist().inv_cdf(0.5 + level / 2)
-        self.counts: dict[str, dict[str, tuple[int, int]]] = {}  # task -> player -> (correct, samples)
+        self.counts: dict[str, dict[str, tuple[float, float]]] = {}  # task -> player -> (correct, samples)
         self.n_tasks = 0
         self._fit: tuple[int, Fit | None] | None = None
         self._version = 0
@@ -197,7 +197,7 @@ class IRTRating(RatingBackend):
         raise TypeError("the item-response model rates answers, not pairwise outcomes")
 
     def update(self, task_id: str, p_correct: Mapping[str, float], involving: set[str] | None = None,
-               setter: str | None = None, counts: Mapping[str, tuple[int, int]] | None = None
+               setter: str | None = None, counts: Mapping[str, tuple[float, float]] | None = None
                ) -> Applied:
         """Take one task's graded samples (``counts``: player -> (correct, samples)). A task seen
         again (players who joined later answering it) gains their counts. Logs no pairwise
@@ -253,7 +253,7 @@ class IRTRating(RatingBackend):
 
         res = minimize(objective, start, jac=True, method="BFGS", options={"maxiter": 1000, "gtol": 1e-6})
         x = res.x.copy()
-        x[p] = min(max(x[p], LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1])
+        x[p] = min(max(float(x[p]), LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1])
         return x, float(-res.fun)
 
     def fit(self) -> Fit | None:

@@ -33,21 +33,6 @@ def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], di
     return run.players, run.rating_stream(), run.start.config
 
 
-def override_value(value: Any) -> str:
-    """``value`` written in Hydra's override syntax (strings quoted and escaped)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, Mapping):  # Hydra's own syntax: {key: value, ...}
-        return "{" + ", ".join(f"{k}: {override_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(override_value(v) for v in value) + "]"
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def rate_stream(rating: RatingConfig, players: Sequence[str],
                 stream: Sequence[RatingStreamItem]) -> list[dict[str, Any]]:
     """The table of a fresh backend built from ``rating`` (a rating schema's instance, e.g. a

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from skate.runlog.records import BENCHMARK, Sentinel, Task
 
@@ -366,6 +366,14 @@ def parse(record: dict[str, Any]) -> Event:
                extra={k: v for k, v in body.items() if k not in known})
 
 
+def parse_as(record: dict[str, Any], cls: type[E]) -> E:
+    """A record whose ``event`` names ``cls``, as that event."""
+    event = parse(record)
+    if not isinstance(event, cls):
+        raise RunLogError(f"a {record.get('event')!r} record is not a {cls.__name__}")
+    return event
+
+
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     """The raw JSON objects of a log (a run folder or the file itself); a torn line is skipped."""
     path = Path(path)
@@ -387,9 +395,9 @@ def read_start(run_dir: Path, what: str = "a run") -> RunStarted:
     if not (run_dir / EVENTS_FILE).exists():
         raise RunLogError(f"{run_dir} has no {EVENTS_FILE}: give the folder of {what}")
     first = next(iter_records(run_dir), None)
-    if first is None or first.get("event") != RunStarted.event:
+    if first is None or first.get("event") != RunStarted.event or not isinstance(start := parse(first), RunStarted):
         raise RunLogError(f"{run_dir}/{EVENTS_FILE} does not start with run_start: give the folder of {what}")
-    return parse(first)  # type: ignore[return-value]
+    return start
 
 
 def read_events(path: Path) -> list[Event]:
@@ -424,7 +432,7 @@ class RunLog:
 
     def of(self, cls: type[E]) -> list[E]:
         if cls is RatingUpdated:
-            return list(self.updates)  # type: ignore[return-value]
+            return cast(list[E], list(self.updates))  # E is RatingUpdated
         return by_kind(self.events, cls)
 
     @property
@@ -491,7 +499,7 @@ class RunLog:
         attempts: dict[tuple[int, str], list[AttemptMade]] = {}
         tasks: dict[tuple[int, str], TaskSet] = {}
         scores: dict[str, dict[str, float]] = {}
-        counts: dict[str, dict[str, tuple[int, int]]] = {}
+        counts: dict[str, dict[str, tuple[float, int]]] = {}
         for e in self.events:
             if isinstance(e, PlayersJoined):
                 active = [n for n in self.players if n in set(active) | set(e.players)]
@@ -499,7 +507,7 @@ class RunLog:
                 answerers[e.round] = list(e.answerers) if e.answerers is not UNSET else list(active)
             elif isinstance(e, (AttemptMade, TaskSet)):
                 who = e.player if isinstance(e, AttemptMade) else e.setter
-                if who == BENCHMARK:  # a built benchmark: many tasks a round, each its own slot
+                if isinstance(e, TaskSet) and who == BENCHMARK:  # a built benchmark: many tasks a round, each its own slot
                     who = e.task_id
                 order = setters.setdefault(e.round, [])
                 if who not in order:
@@ -568,7 +576,7 @@ class RatedTask:
     task_id: str
     setter: str
     p_correct: dict[str, float]
-    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    counts: dict[str, tuple[float, int]] = field(default_factory=dict)
 
     def apply(self, backend: Any) -> list[dict[str, Any]]:
         return backend.update(self.task_id, self.p_correct, setter=self.setter, counts=self.counts)
@@ -638,22 +646,22 @@ def read_run(run_dir: Path, what: str = "a finished or stopped run",
         count += 1
         rated.add(str(record.get("task_id", "")))
         if keep_updates is None:
-            updates.append(parse(record))  # type: ignore[arg-type]
+            updates.append(parse_as(record, RatingUpdated))
             continue
         if not keep_updates:
             continue
         for side in ("a", "b"):
             last[str(record.get(side, ""))] = (count, record)
         if (count - 1) % stride == 0:
-            updates.append(parse(record))  # type: ignore[arg-type]
+            updates.append(parse_as(record, RatingUpdated))
             if len(updates) > keep_updates:  # halve the sample: keep every second one
                 updates, stride = updates[::2], stride * 2
     if keep_updates and stride > 1:
         extra = {i: r for i, r in last.values() if (i - 1) % stride}  # not in the sample
         if extra:
             merged = [(i * stride + 1, u) for i, u in enumerate(updates)]
-            merged += [(i, parse(r)) for i, r in extra.items()]  # type: ignore[misc]
-            updates = [u for _, u in sorted(merged, key=lambda t: t[0])]  # type: ignore[misc]
+            merged += [(i, parse_as(r, RatingUpdated)) for i, r in extra.items()]
+            updates = [u for _, u in sorted(merged, key=lambda t: t[0])]
     if keep_updates and last_rated is not None:
         last_rated[0].state = last_rated[1]  # the ratings after the last task, always
     start = next((e for e in events if isinstance(e, RunStarted)), None)

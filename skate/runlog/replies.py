@@ -209,7 +209,8 @@ def pack_samples(samples: list[dict[str, Any]], table: Mapping[str, int]) -> dic
 
 def _counted(calls: list[Any]) -> list[int]:
     """The places of samples that are their calls' queries in order: 0, 1, ... within each call."""
-    out, seen = [], collections.Counter()
+    out: list[int] = []
+    seen: collections.Counter[str] = collections.Counter()
     for c in calls:
         out.append(seen[str(c)])
         seen[str(c)] += 1

@@ -293,7 +293,7 @@ def _serve(fd, program_fprog=None):
             return fds, filters[protected]
         for f in fds:
             os.close(f)
-        sock.send(reply or b"pid %d" % pid)
+        sock.send(reply if pid is None else b"pid %d" % pid)  # None: the error in reply
 
 
 # -------------------------------------------------------------------------------------- child
@@ -312,7 +312,7 @@ _BaseException, _SystemExit, _KeyboardInterrupt = BaseException, SystemExit, Key
 
 def _unraisable_args_type():
     """The type of what ``sys.unraisablehook`` receives (not importable; caught once here)."""
-    seen = []
+    seen: list[object] = []
     hook, sys.unraisablehook = sys.unraisablehook, seen.append
 
     class Probe:
@@ -434,7 +434,7 @@ def _uncaught(exc, tb):
         except _SystemExit as stop:
             return _exit_status(stop)
         except _BaseException as exc2:  # noqa: BLE001
-            tb2 = exc2.__traceback__.tb_next  # from the hook down, without this frame
+            tb2 = exc2.__traceback__ and exc2.__traceback__.tb_next  # from the hook down, without this frame
             exc2.__traceback__ = tb2
             _stderr_write("Error in sys.excepthook:\n")
             _DEFAULT_EXCEPTHOOK(_type(exc2), exc2, tb2)
@@ -530,7 +530,7 @@ if __name__ == "__main__":
         try:
             exec(_code, _main.__dict__)
         except BaseException as _exc:
-            _error, _tb = _exc, _exc.__traceback__.tb_next  # without this frame
+            _error, _tb = _exc, _exc.__traceback__ and _exc.__traceback__.tb_next  # without this frame
     # Reported here, outside the handlers, so that nothing is "being handled" meanwhile (as in
     # CPython's PyErr_Print): an excepthook sees no sys.exc_info(), what it raises no context.
     if _error is None:

@@ -92,7 +92,7 @@ class _FeatureVisitor(ast.NodeVisitor):
         return super().visit(node)
 
     # -- loops -----------------------------------------------------------
-    def visit_For(self, node: ast.For) -> None:
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self._loop_vars.append(self._targets(node.target))
         self._nest(node, _literal_trip_count(node.iter))
         self._loop_vars.pop()
@@ -131,7 +131,7 @@ class _FeatureVisitor(ast.NodeVisitor):
 
     visit_AsyncWith = visit_Match = visit_With
 
-    def visit_Try(self, node: ast.Try) -> None:
+    def visit_Try(self, node: ast.Try | ast.TryStar) -> None:
         self.f.tricky += 0.8 + 0.3 * max(0, len(node.handlers) - 1)
         if node.orelse:
             self.f.tricky += 0.6
@@ -266,7 +266,7 @@ class _FeatureVisitor(ast.NodeVisitor):
         self.f.tricky += 0.3
         self.generic_visit(node)
 
-    def visit_Break(self, node: ast.Break) -> None:
+    def visit_Break(self, node: ast.Break | ast.Continue) -> None:
         self.f.tricky += 0.3
 
     visit_Continue = visit_Break

@@ -18,7 +18,7 @@ import numpy as np
 
 from skate.answers.choice import ChoiceQuery, check_distractors, draw_choice, grade_choice, normalize_text
 from skate.errors import Problem
-from skate.games.base import AnswerFormat, Checks, Game, GameConfig, GameSpec
+from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.cop.config import COPConfig
 from skate.games.cop.distractors import make_distractors
 from skate.games.cop.generator import KINDS, boolean_only
@@ -50,7 +50,7 @@ TOPICS = {
 }
 
 
-class COPGame(Game):
+class COPGame(Game[COPConfig]):
     spec = GameSpec(
         name="cop", answer_format=AnswerFormat.multiple_choice,
         kinds=KINDS,
@@ -73,8 +73,6 @@ class COPGame(Game):
                 [*tries, f"{self.RESAMPLE} asks anew after a rejection (players.llm)"]))
         return super().rejection_hint(reason)
 
-    config: COPConfig
-
     def __init__(self, *args: Any, **values: Any) -> None:
         super().__init__(*args, **values)
         cfg = self.config
@@ -89,20 +87,20 @@ class COPGame(Game):
         self.self_check = bool(cfg.self_check)  # the setter must pick its own task's output once
 
     @classmethod
-    def check_config(cls, cfg: GameConfig) -> list[Problem]:
+    def check_config(cls, cfg: COPConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.n_options < 2:
-            problems.append(("n_options", cfg.n_options, "need at least 2 options per sample"))
+            problems.append(Problem("n_options", cfg.n_options, "need at least 2 options per sample"))
         if cfg.n_distractors < cfg.n_options - 1:
-            problems.append(("n_distractors", cfg.n_distractors,
+            problems.append(Problem("n_distractors", cfg.n_distractors,
                              f"need at least game.n_options - 1 = {cfg.n_options - 1} distractors"))
         if cfg.determinism_runs < 1:
-            problems.append(("determinism_runs", cfg.determinism_runs, "need >= 1"))
+            problems.append(Problem("determinism_runs", cfg.determinism_runs, "need >= 1"))
         if cfg.topic_families is not None:
             unknown = [f for f in cfg.topic_families if f not in TOPICS]
             if unknown or not cfg.topic_families:
                 said = f"unknown: {', '.join(unknown)}; " if unknown else ""
-                problems.append(("topic_families", list(cfg.topic_families),
+                problems.append(Problem("topic_families", list(cfg.topic_families),
                                  f"{said}need a non-empty list of {', '.join(TOPICS)}, or null for all"))
         return problems
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from skate.answers.exact import NUMBER, ExactQuery, canonical_number, grade_number
 from skate.errors import Problem
-from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.games.mathquiz.generator import KINDS
 from skate.runlog.records import VOID, FailReason, Rejection, Task
@@ -50,7 +50,7 @@ def states_number(text: str, number: int) -> bool:
     return any(canonical_number(token) == want for token in NUMBER.findall(text))
 
 
-class MathQuizGame(Game):
+class MathQuizGame(Game[MathQuizConfig]):
     spec = GameSpec(name="mathquiz", answer_format=AnswerFormat.exact_match, kinds=KINDS,
                     description="a question whose answer is a given integer; free-form answers")
     config_schema = MathQuizConfig
@@ -59,8 +59,6 @@ class MathQuizGame(Game):
                         "events.jsonl says which",
     }
     runs_programs = False  # questions are solved and checked in-process
-
-    config: MathQuizConfig
 
     def __init__(self, *args: Any, **values: Any) -> None:
         super().__init__(*args, **values)
@@ -79,16 +77,16 @@ class MathQuizGame(Game):
         return super().rejection_hint(reason)
 
     @classmethod
-    def check_config(cls, cfg: GameConfig) -> list[Problem]:
+    def check_config(cls, cfg: MathQuizConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.target_min > cfg.target_max:
-            problems.append(("target_min", cfg.target_min, f"must be <= game.target_max ({cfg.target_max})"))
+            problems.append(Problem("target_min", cfg.target_min, f"must be <= game.target_max ({cfg.target_max})"))
         if max(abs(cfg.target_min), abs(cfg.target_max)) > 10**9:
-            problems.append(("target_max", cfg.target_max, "targets must lie within ±10^9"))
+            problems.append(Problem("target_max", cfg.target_max, "targets must lie within ±10^9"))
         if not 1 <= cfg.tries <= 20:
-            problems.append(("tries", cfg.tries, "give the answers per sample, from 1 to 20"))
+            problems.append(Problem("tries", cfg.tries, "give the answers per sample, from 1 to 20"))
         if cfg.max_question_chars < 20:
-            problems.append(("max_question_chars", cfg.max_question_chars, "must be >= 20"))
+            problems.append(Problem("max_question_chars", cfg.max_question_chars, "must be >= 20"))
         return problems
 
     # ------------------------------------------------------------------ setting

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from skate.errors import Problem
-from skate.games.base import Answer, AnswerFormat, Checks, Game, GameConfig, GameSpec, Verdict, ask, verdict_view
+from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask, verdict_view
 from skate.games.pyjail.config import JailLimits, PyJailConfig
 from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
@@ -174,7 +174,7 @@ def describe(res: CallResult, flag: str, max_chars: int) -> str:
     return "\n".join(parts) or "returned nothing and printed nothing"
 
 
-class PyJailGame(Game):
+class PyJailGame(Game[PyJailConfig]):
     spec = GameSpec(name="pyjail", answer_format=AnswerFormat.executed,
                     kinds=("names", "characters", "length", "ast", "rewrite"),
                     description="a Python jail guarding a flag; attackers capture it in sessions of tries")
@@ -185,8 +185,6 @@ class PyJailGame(Game):
         "not_verifiable": "its jails did not run, or hid no flag: the rejection's detail in events.jsonl says why",
     }
     novelty_first = True  # the proof is an attack session: a copy is turned away before it
-
-    config: PyJailConfig
 
     def __init__(self, *args: Any, **values: Any) -> None:
         super().__init__(*args, **values)
@@ -200,19 +198,19 @@ class PyJailGame(Game):
         self.limits = Limits(**(asdict(limits) if isinstance(limits, JailLimits) else dict(limits)))
 
     @classmethod
-    def check_config(cls, cfg: GameConfig) -> list[Problem]:
+    def check_config(cls, cfg: PyJailConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         if cfg.tries < 1:
-            problems.append(("tries", cfg.tries, "need at least 1 try per session"))
+            problems.append(Problem("tries", cfg.tries, "need at least 1 try per session"))
         if cfg.max_jail_chars < 50:
-            problems.append(("max_jail_chars", cfg.max_jail_chars, "must be >= 50"))
+            problems.append(Problem("max_jail_chars", cfg.max_jail_chars, "must be >= 50"))
         if cfg.max_input_chars < 1:
-            problems.append(("max_input_chars", cfg.max_input_chars, "must be >= 1"))
+            problems.append(Problem("max_input_chars", cfg.max_input_chars, "must be >= 1"))
         if cfg.shown_chars < 20:
-            problems.append(("shown_chars", cfg.shown_chars, "must be >= 20"))
+            problems.append(Problem("shown_chars", cfg.shown_chars, "must be >= 20"))
         lim = cfg.limits
         if lim.timeout_s <= 0 or lim.cpu_s < 1 or lim.memory_mb < 32:
-            problems.append(("limits", {k: getattr(lim, k) for k in ("timeout_s", "cpu_s", "memory_mb")},
+            problems.append(Problem("limits", {k: getattr(lim, k) for k in ("timeout_s", "cpu_s", "memory_mb")},
                              "need timeout_s > 0, cpu_s >= 1, memory_mb >= 32"))
         return problems
 

@@ -83,12 +83,12 @@ class FakeSCPPlayer(FakePlayer):
             n, min_chars = DEFAULT_SIZES[qtype]
             for doc, paras in docs:
                 numbers = sorted(paras)
-                starts = list(numbers)
-                rnd.shuffle(starts)  # a retry looks elsewhere
-                for start in starts:
-                    run = [paras.get(start + k) for k in range(n + (qtype == "prediction"))]
-                    if any(p is None for p in run) or not can_start(run, qtype, doc, start, min_chars,  # type: ignore[arg-type]
-                                                                    MARKUP_THRESHOLD):
+                firsts = list(numbers)
+                rnd.shuffle(firsts)  # a retry looks elsewhere
+                for start in firsts:
+                    got = [paras.get(start + k) for k in range(n + (qtype == "prediction"))]
+                    run = [p for p in got if p is not None]
+                    if len(run) < len(got) or not can_start(run, qtype, doc, start, min_chars, MARKUP_THRESHOLD):
                         continue
                     wrong: list[str] = []
                     if qtype == "prediction":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from skate.games.scp.config import FragmentSizes, SCPConfig
@@ -255,7 +256,7 @@ def starts_badly(text: str) -> bool:
     return bool(_CAPTION.match(text))
 
 
-def acceptable(paragraphs_: tuple[str, ...] | list[str], min_chars: int,
+def acceptable(paragraphs_: Sequence[str], min_chars: int,
                threshold: float = MARKUP_THRESHOLD) -> bool:
     """Whether a run of paragraphs may be a fragment (length, markup, start, ending)."""
     if sum(len(p) for p in paragraphs_) < min_chars:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import dspy
@@ -94,7 +95,7 @@ class AnswerSCP(dspy.Signature):
     answer: Literal["1", "2", "3", "4"] = dspy.OutputField(desc="the number of the right option")
 
 
-def render_documents(assignment: dict[str, Any]) -> str:
+def render_documents(assignment: Mapping[str, Any]) -> str:
     """The offered paragraphs, each under its number in its document."""
     blocks = []
     for shown in assignment.get("documents", []):

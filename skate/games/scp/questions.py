@@ -188,7 +188,7 @@ def split_in_three(sents: list[str]) -> list[str] | None:
     lengths = [len(s) + 1 for s in sents]
     cum = [0] + list(itertools.accumulate(lengths))
     total = cum[-1]
-    best, best_cost = None, math.inf
+    best, best_cost = (1, 2), math.inf  # n >= 3: the first split is taken
     for i in range(1, n - 1):
         for j in range(i + 1, n):
             parts = (cum[i], cum[j] - cum[i], total - cum[j])
@@ -477,6 +477,7 @@ def _build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...]
             rng.shuffle(pool)
             used: set[int] = set()
             made = 0
+            q: Question | None
             for frag in pool:
                 if made >= per_doc:
                     break

@@ -132,8 +132,9 @@ class Reader:
                 where = self.locate(head, doc) if head.strip() else None
                 if where:
                     anchor = where[1]
-            spots = [self.locate(p, doc, anchor) for p in q.parts]
-            if any(s is None for s in spots):
+            found = [self.locate(p, doc, anchor) for p in q.parts]
+            spots = [s for s in found if s is not None]
+            if len(spots) < len(found):
                 return None
             order = sorted(range(len(q.parts)), key=lambda k: spots[k][1])
             right = " ".join(LETTERS[k] for k in order)
@@ -144,8 +145,8 @@ class Reader:
                 return None
             doc, at = where
             end = at + len(normalise(q.parts[0]))
-            spots = [(s[1], i) for i, o in enumerate(q.options) if (s := self.locate(o, doc, end)) is not None]
-            return min(spots)[1] if spots else None
+            hits = [(s[1], i) for i, o in enumerate(q.options) if (s := self.locate(o, doc, end)) is not None]
+            return min(hits)[1] if hits else None
         return None
 
 

@@ -41,7 +41,7 @@ import logging
 import os
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,8 @@ from typing import Any
 import numpy as np
 
 from skate.answers.choice import grade_choice, normalize_text
-from skate.games.base import AnswerFormat, Checks, Game, GameConfig, GameSpec
+from skate.errors import Problem
+from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
 from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
@@ -144,8 +145,10 @@ def _sizes(fragments: Any) -> dict[str, tuple[int, int]]:
         size = fragments.get(qtype) if isinstance(fragments, Mapping) else getattr(fragments, qtype, None)
         if size is None:
             continue
-        get = size.get if isinstance(size, Mapping) else lambda k, s=size: getattr(s, k)
-        out[qtype] = (int(get("paragraphs")), int(get("min_chars")))
+        if isinstance(size, Mapping):
+            out[qtype] = (int(size["paragraphs"]), int(size["min_chars"]))
+        else:
+            out[qtype] = (int(size.paragraphs), int(size.min_chars))
     return out
 
 
@@ -157,7 +160,8 @@ def query_of(q: Question, order: Sequence[int] | None = None) -> SCPQuery:
     elif isinstance(q, ClozeQuestion):
         parts = tuple(q.candidates)
     else:
-        parts = (q.context,)  # type: ignore[attr-defined]
+        assert isinstance(q, PredictionQuestion), q  # the third and last type
+        parts = (q.context,)
     return SCPQuery(stem(q), tuple(q.options[i] for i in order), type=q.type, parts=parts,
                     masked=getattr(q, "masked", ""))
 
@@ -192,7 +196,7 @@ def _listed(shown: Mapping[str, Any], qtype: str) -> str:
     return f" (listed for {qtype} in {shown['doc']}: {where})"
 
 
-def offered_id(name: str, offered: Sequence[str]) -> str:
+def offered_id(name: str, offered: Collection[str]) -> str:
     """The offered document ``name`` means: itself, or the one it names up to case, punctuation
     and the file extension ("PEP-0729", "Pep-0514.rst" and ">(pep-0514.rst)," for pep-0729.rst and
     pep-0514.rst: what the cohort's small models wrote), or begins with it as the heading it was
@@ -208,7 +212,7 @@ def offered_id(name: str, offered: Sequence[str]) -> str:
     return found[0] if len(found) == 1 else name
 
 
-class SCPGame(Game):
+class SCPGame(Game[SCPConfig]):
     spec = GameSpec(name="scp", answer_format=AnswerFormat.multiple_choice, kinds=TYPES + SHIPPED_DOMAINS,
                     description="sequencing, cloze and prediction questions from documents; four options",
                     groups=GROUPS)
@@ -218,8 +222,6 @@ class SCPGame(Game):
                                "higher, or game.min_distractor_chars lower",
     }
     runs_programs = False  # multiple-choice questions over documents
-
-    config: SCPConfig
 
     def __init__(self, *args: Any, **values: Any) -> None:
         super().__init__(*args, **values)
@@ -252,7 +254,7 @@ class SCPGame(Game):
 
     # ------------------------------------------------------------------ config
     @classmethod
-    def skill_keys(cls, cfg: GameConfig) -> tuple[str, ...]:
+    def skill_keys(cls, cfg: SCPConfig) -> tuple[str, ...]:
         keys = list(cls.spec.kinds)
         if str(cfg.docs) != "shipped" and docs_folder(cfg.docs).is_dir():
             try:
@@ -262,45 +264,45 @@ class SCPGame(Game):
         return tuple(dict.fromkeys(keys))
 
     @classmethod
-    def players_set(cls, cfg: GameConfig) -> bool:
+    def players_set(cls, cfg: SCPConfig) -> bool:
         return str(cfg.mode) == "player_set"
 
     @classmethod
-    def check_config(cls, cfg: GameConfig) -> list[tuple[str, Any, str]]:
+    def check_config(cls, cfg: SCPConfig) -> list[Problem]:
         problems = super().check_config(cfg)
         age = cfg.max_doc_age_days
         if age is not None and age < 1:
-            problems.append(("max_doc_age_days", age, "must be >= 1 (days), or null for no check"))
+            problems.append(Problem("max_doc_age_days", age, "must be >= 1 (days), or null for no check"))
         if cfg.mode not in MODES:
-            problems.append(("mode", cfg.mode, f"use one of {', '.join(MODES)}"))
+            problems.append(Problem("mode", cfg.mode, f"use one of {', '.join(MODES)}"))
         types = list(cfg.types)
         unknown = [t for t in types if t not in TYPES]
         if not types or unknown:
-            problems.append(("types", types, f"give a non-empty subset of {list(TYPES)}"))
+            problems.append(Problem("types", types, f"give a non-empty subset of {list(TYPES)}"))
         if not docs_folder(cfg.docs).is_dir():
-            problems.append(("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
+            problems.append(Problem("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
         if cfg.benchmark is not None and not Path(str(cfg.benchmark)).expanduser().is_file():
-            problems.append(("benchmark", cfg.benchmark,
+            problems.append(Problem("benchmark", cfg.benchmark,
                              "no such file: give a JSONL written by skate scp build, or null"))
         for key, low in (("per_doc", 1), ("offer_docs", 1), ("min_distractor_chars", 1)):
             if getattr(cfg, key) < low:
-                problems.append((key, getattr(cfg, key), f"must be >= {low}"))
+                problems.append(Problem(key, getattr(cfg, key), f"must be >= {low}"))
         if cfg.questions is not None and cfg.questions < 1:
-            problems.append(("questions", cfg.questions, "must be >= 1, or null for every question"))
+            problems.append(Problem("questions", cfg.questions, "must be >= 1, or null for every question"))
         if cfg.max_distractor_chars < cfg.min_distractor_chars:
-            problems.append(("max_distractor_chars", cfg.max_distractor_chars, "must be >= game.min_distractor_chars"))
+            problems.append(Problem("max_distractor_chars", cfg.max_distractor_chars, "must be >= game.min_distractor_chars"))
         if not 0.0 < cfg.max_distractor_similarity <= 1.0:
-            problems.append(("max_distractor_similarity", cfg.max_distractor_similarity, "must lie in (0, 1]"))
+            problems.append(Problem("max_distractor_similarity", cfg.max_distractor_similarity, "must lie in (0, 1]"))
         if not 0.0 < cfg.markup_threshold <= 1.0:
-            problems.append(("markup_threshold", cfg.markup_threshold, "must lie in (0, 1]"))
+            problems.append(Problem("markup_threshold", cfg.markup_threshold, "must lie in (0, 1]"))
         sizes = _sizes(cfg.fragments)
         for qtype, (n, min_chars) in sizes.items():
             if n < 1 or min_chars < 0:
-                problems.append((f"fragments.{qtype}", {"paragraphs": n, "min_chars": min_chars},
+                problems.append(Problem(f"fragments.{qtype}", {"paragraphs": n, "min_chars": min_chars},
                                  "need paragraphs >= 1 and min_chars >= 0"))
         need = max(n + (t == "prediction") for t, (n, _) in sizes.items() if t in types or not types)
         if cfg.window < need:
-            problems.append(("window", cfg.window, f"must be >= {need}: a whole fragment must fit in it"))
+            problems.append(Problem("window", cfg.window, f"must be >= {need}: a whole fragment must fit in it"))
         return problems
 
     # ------------------------------------------------------------------ the built benchmark

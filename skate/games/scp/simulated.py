@@ -29,7 +29,7 @@ from skate.games.scp.questions import N_OPTIONS, TYPES, cloze, sequencing, simil
 from skate.games.scp.reader import Reader, SCPQuery, difficulty
 from skate.games.scp.rules import SHIPPED_DOMAINS, SCPGame, SCPProposal, query_of
 from skate.players.simulated import SimulatedPlayer, Simulation
-from skate.runlog.records import SetterContext
+from skate.runlog.records import Rejection, SetterContext
 
 FLAWS = ("not_offered", "outside_window", "repeated_distractor", "no_distractors")
 CANDIDATES = 10  # fragments a setter looks at per attempt
@@ -47,7 +47,7 @@ class SCPSimulation(Simulation):
         self.reader = Reader(game.docs)
         self.kinds = tuple(game.types)
         self._domains = tuple(dict.fromkeys([*SHIPPED_DOMAINS, *sorted({d.domain for d in game.docs})]))
-        self._info: dict[str, tuple[str, str | None, float, int | None]] = {}
+        self._info: dict[str, tuple[str, str | None, float, str | None]] = {}  # ..., the right option's text
 
     @property
     def skill_keys(self) -> tuple[str, ...]:
@@ -126,7 +126,7 @@ class SCPSimulation(Simulation):
                     continue
                 for variant in (pool[:3], [pool[int(i)] for i in rng.choice(len(pool), 3, replace=False)]):
                     made = game._prediction(frag, paras, [paras[i] for i in variant], seed)
-                    if not hasattr(made, "options"):
+                    if isinstance(made, Rejection):
                         continue
                     d = self.read(query_of(made))[2]
                     proposal = SCPProposal(doc_id, start, kind, tuple(paras[i] for i in variant))

@@ -105,7 +105,7 @@ def _generators_send(ctx: _Ctx, w: _Writer) -> str:
     w(f"{c} = {co}()")
     seen = ctx.name(("seen", "log", "outs"))
     w(f"{seen} = [next({c})]")
-    sends = ctx.ints(ctx.scaled(2, 5), 1, 9)
+    sends: list[int | None] = [*ctx.ints(ctx.scaled(2, 5), 1, 9)]
     if handles_none:
         sends = [s if ctx.chance(0.7) else None for s in sends]
     v = ctx.name(("v", "x", "item"))

@@ -106,7 +106,7 @@ def _slicing_assign(ctx: _Ctx, w: _Writer) -> str:
         def clear_head(lst: list[int]) -> None:
             lst[:a] = []
 
-        table = [
+        table: list[tuple[str, Callable[[list[int]], None]]] = [
             (f"{xs}[{a}:{b}] = {new!r}", assign),
             (f"{xs}[{a}:{a}] = {new!r}", insert),
             (f"del {xs}[{a}:{b}]", delete),
@@ -159,9 +159,9 @@ def _slicing_strings(ctx: _Ctx, w: _Writer) -> str:
     for _ in range(ctx.scaled(1, 4)):
         a = ctx.randint(0, 4)
         b = a + ctx.randint(2, 6)
-        k = ctx.randint(2, 3)
+        step = ctx.randint(2, 3)
         simple = [f"{s}[{a}:{b}]", f"{s}[::-1]", f"{s}[-{a + 1}:]", f"{s}[:{b}].upper()"]
-        tricky = [f"{s}[::{k}]", f"{s}[{a}::{k}]", f"{s}[::-{k}]", f"{s}[{b}:{a}:-1]", f"{s}[-1:-{b}:-{k}]"]
+        tricky = [f"{s}[::{step}]", f"{s}[{a}::{step}]", f"{s}[::-{step}]", f"{s}[{b}:{a}:-1]", f"{s}[-1:-{b}:-{step}]"]
         pieces.append(ctx.pick(simple + (tricky if ctx.hard() else [])))
     if ctx.hard(0.4):
         pieces.append(f"{s} == {s}[::-1]")

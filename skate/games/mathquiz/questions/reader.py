@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skate.games.mathquiz.questions.families import _FAMILIES
@@ -100,16 +100,18 @@ def _read_as(fam: Family, sentences: list[str]) -> _Problem | None:
     last = len(sentences) - 1
     for i, sentence in enumerate(sentences):
         roles = _OPENERS if i == 0 else ("ask",) if i == last else (*fam.steps, "note")
-        for op in roles:
-            bound = None
-            for tpl in fam.templates.get(op, ()):
+        found = None  # (op, the slots read, whose quantity it reads and writes)
+        for role in roles:
+            for tpl in fam.templates.get(role, ()):
                 got = tpl.read(sentence)
-                if got is not None and (bound := _bind(fam, op, got, known, current, fixed)) is not None:
+                if got is not None and (bound := _bind(fam, role, got, known, current, fixed)) is not None:
+                    found = role, got, bound
                     break
-            if bound is not None:
+            if found is not None:
                 break
         else:
             return None
+        op, got, bound = found
         fixed.update((w, got[w]) for w in fam.fixed if w in got)
         if op == "note":
             notes += 1
@@ -119,7 +121,9 @@ def _read_as(fam: Family, sentences: list[str]) -> _Problem | None:
             events.append((op, _numbers(got), *bound))
             known.add(bound[1])
             current = bound[1]
-    answer = _run(fam, tuple(events), ask) if ask is not None else None
+    if ask is None:
+        return None
+    answer = _run(fam, tuple(events), ask)
     return None if answer is None else _Problem(fam.kind, tuple(events), notes, ask, answer)
 
 
@@ -169,7 +173,7 @@ _PLAIN_WORDS = re.compile(r"\b(?:more|fewer|less|left|gives?|spends?|buys?|loses
                           r"altogether|sum|difference|plus|minus)\b", re.IGNORECASE)
 
 
-def _cost(events: list[tuple[str, Mapping[str, int]]] | tuple[_Event, ...], notes: int) -> float:
+def _cost(events: Sequence[tuple[str, Mapping[str, int]]] | Sequence[_Event], notes: int) -> float:
     """Work to solve a problem: operation weights, long numbers and irrelevant facts."""
     cost = _NOTE_COST * notes
     for op, vals, *_ in events:

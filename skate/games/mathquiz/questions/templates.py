@@ -98,11 +98,14 @@ def _pick[T](seq: Sequence[T], rng: np.random.Generator) -> T:
 # ---------------------------------------------------------------- templates
 
 _TOKEN = re.compile(r"\[([^\]]*)\]|\{(\w+)\}|([^\[{]+)")
+# A template's pieces: ("lit", text), ("slot", name) and ("alt", (pieces, ...)).
+type _Piece = tuple[str, str | tuple[_Pieces, ...]]
+type _Pieces = tuple[_Piece, ...]
 
 
-def _tokens(src: str) -> tuple[tuple[str, object], ...]:
-    """Split a template into ("lit", text), ("slot", name) and ("alt", (parts, ...)) pieces."""
-    out: list[tuple[str, object]] = []
+def _tokens(src: str) -> _Pieces:
+    """Split a template into ("lit", text), ("slot", name) and ("alt", (pieces, ...)) pieces."""
+    out: list[_Piece] = []
     for m in _TOKEN.finditer(src):
         if m.group(1) is not None:
             out.append(("alt", tuple(_tokens(alt) for alt in m.group(1).split("|"))))
@@ -118,7 +121,7 @@ class _Template:
     """One sentence form: the operation it denotes, how to write it and how to read it."""
 
     op: str
-    parts: tuple[tuple[str, object], ...]
+    parts: _Pieces
     pattern: str  # the regular expression ``read`` matches, compiled when first read
     groups: tuple[str, ...]  # the slot behind each capturing group, in order
 
@@ -126,16 +129,16 @@ class _Template:
     def compile(cls, op: str, src: str, slots: Mapping[str, str]) -> _Template:
         parts, groups = _tokens(src), []
 
-        def pattern(ps: tuple[tuple[str, object], ...]) -> str:
+        def pattern(ps: _Pieces) -> str:
             out = []
             for kind, val in ps:
-                if kind == "lit":
+                if isinstance(val, tuple):  # "alt"
+                    out.append("(?:" + "|".join(pattern(alt) for alt in val) + ")")
+                elif kind == "lit":
                     out.append(re.escape(val))
-                elif kind == "slot":
+                else:  # "slot"
                     groups.append(val)
                     out.append(f"({slots[val]})")
-                else:
-                    out.append("(?:" + "|".join(pattern(alt) for alt in val) + ")")
             return "".join(out)
 
         return cls(op, parts, pattern(parts), tuple(groups))
@@ -147,15 +150,15 @@ class _Template:
         return re.compile(self.pattern)
 
     def render(self, ctx: Mapping[str, str], rng: np.random.Generator) -> str:
-        def walk(ps: tuple[tuple[str, object], ...]) -> str:
+        def walk(ps: _Pieces) -> str:
             out = []
             for kind, val in ps:
-                if kind == "lit":
-                    out.append(val)
-                elif kind == "slot":
-                    out.append(ctx[val])
-                else:
+                if isinstance(val, tuple):  # "alt"
                     out.append(walk(_pick(val, rng)))
+                elif kind == "lit":
+                    out.append(val)
+                else:  # "slot"
+                    out.append(ctx[val])
             return "".join(out)
 
         return walk(self.parts)

@@ -12,6 +12,7 @@ from bisect import bisect
 from collections.abc import Mapping
 from itertools import accumulate
 from types import MappingProxyType
+from typing import TypeGuard
 
 import numpy as np
 
@@ -63,11 +64,15 @@ def _back(op: str, y: int, rng: np.random.Generator, scale: int) -> tuple[int, d
     if op in ("div", "share"):
         a = r(2, 9 if op == "div" else 7)
         return y * (a + (op == "share")), {"a": a}
+    if op in ("frac", "fracof"):
+        fracs = [pq for pq in _FRACS if y * pq[1] % (pq[1] - pq[0] if op == "frac" else pq[0]) == 0]
+        if not fracs:
+            return None
+        p, q = _pick(fracs, rng)
+        return y * q // (q - p if op == "frac" else p), {"p": p, "q": q}
     choices = {
         "mul": [k for k in range(2, 11) if y % k == 0],
         "scale": [b for b in range(2, 13) if y % b == 0],
-        "frac": [pq for pq in _FRACS if y * pq[1] % (pq[1] - pq[0]) == 0],
-        "fracof": [pq for pq in _FRACS if y * pq[1] % pq[0] == 0],
         "pctoff": [p for p in _PCT_OFF if 100 * y % (100 - p) == 0],
         "pcton": [p for p in _PCT_ON if 100 * y % (100 + p) == 0]}[op]
     if not choices:
@@ -78,9 +83,6 @@ def _back(op: str, y: int, rng: np.random.Generator, scale: int) -> tuple[int, d
     if op == "scale":
         a = _pick([a for a in range(2, 13) if a != c], rng)
         return y // c * a, {"a": a, "b": c}
-    if op in ("frac", "fracof"):
-        p, q = c
-        return y * q // (q - p if op == "frac" else p), {"p": p, "q": q}
     return 100 * y // (100 - c if op == "pctoff" else 100 + c), {"a": c}
 
 
@@ -105,7 +107,7 @@ def _build(fam: Family, d: float, target: int,
     plan, notes = _plan(fam, d, rng)
     scale, cap, hidden = int(8 + 300 * d * d), int(max(2 * abs(target), 300) * (1 + 4 * d)), abs(target)
 
-    def fits(back: tuple[int, dict[str, int]] | None) -> bool:
+    def fits(back: tuple[int, dict[str, int]] | None) -> TypeGuard[tuple[int, dict[str, int]]]:
         return (back is not None and 2 <= abs(back[0]) <= cap and fam.holds(back[0])
                 and hidden not in back[1].values())
 
@@ -114,13 +116,12 @@ def _build(fam: Family, d: float, target: int,
         # the planned operation, else the one closest in weight that works from here
         jitter = rng.random(len(fam.steps))
         fallbacks = sorted((abs(WEIGHTS[o] - WEIGHTS[planned]) + 0.5 * j, o) for o, j in zip(fam.steps, jitter, strict=False))
-        for op in (planned, planned, planned, *(o for _, o in fallbacks)):
-            if fits(back := _back(op, y, rng, scale)):
-                break
-        else:
+        tries = (planned, planned, planned, *(o for _, o in fallbacks))
+        found = next(((op, back) for op in tries if fits(back := _back(op, y, rng, scale))), None)
+        if found is None:
             return None
-        y = back[0]
-        steps.append((op, back[1]))
+        op, (y, values) = found
+        steps.append((op, values))
     if y < 0:
         opener = ("setneg", {"a": -y}) if "setneg" in fam.templates and -y != hidden else None
     else:

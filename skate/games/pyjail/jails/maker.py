@@ -35,6 +35,7 @@ _SAFE_POOL = ("abs", "len", "min", "max", "sorted", "str", "int", "print", "rang
 def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator) -> Rules:
     """The rules of a jail of ``kind`` at ``level`` (0..4), extras growing with ``strength``."""
     extra = 2 + round(strength * 3)
+    words: list[str]
     if kind == "names":
         words = _sample(rng, _EXTRA_WORDS, extra)
         ignore = bool(rng.random() < 0.5)
@@ -57,7 +58,7 @@ def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator)
     if kind == "characters":
         chars = _sample(rng, _MINOR_CHARS, extra)
         builtins: tuple[str, ...] | None = None
-        words: list[str] = []
+        words = []
         if level in (1, 2, 3):
             chars.append(".")
         if level in (2, 3):

@@ -129,12 +129,14 @@ class _Builder:
 
     def pick(self, options: Sequence[_Frag | Callable[[], _Frag]]) -> _Frag:
         """The first option (in the builder's order) that is clean; else the first one."""
-        first = None
+        first: _Frag | None = None
         for option in self._order(options):
             frag = option() if callable(option) else option
             if self._clean(frag):
                 return frag
             first = first or frag
+        if first is None:
+            raise ValueError("pick needs at least one option")
         return first
 
     def _coin(self, p: float = 0.5) -> bool:

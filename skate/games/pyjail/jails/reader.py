@@ -71,9 +71,10 @@ def _elements(node: ast.expr) -> list[ast.expr]:
 
 def _str_tuple(node: ast.expr) -> tuple[str, ...]:
     elts = _elements(node)
-    if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
+    out = tuple(e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    if len(out) < len(elts):
         raise _NotOurs
-    return tuple(e.value for e in elts)
+    return out
 
 
 def _chars(node: ast.expr) -> str:
@@ -193,11 +194,10 @@ def _parse_rules(source: str) -> Rules:
            for node in walked):
         raise _NotOurs
     calls = [node for node in walked if isinstance(node, ast.Call)]
-    runners = [c for c in calls if isinstance(c.func, ast.Name) and c.func.id in ("eval", "exec")]
+    runners = [(c, c.func.id) for c in calls if isinstance(c.func, ast.Name) and c.func.id in ("eval", "exec")]
     if len(runners) != 1:
         raise _NotOurs
-    runner = runners[0]
-    mode = runner.func.id
+    runner, mode = runners[0]
     attrs = {node.attr for node in walked if isinstance(node, ast.Attribute)}
     used = attrs | {node.id for node in walked if isinstance(node, ast.Name)}
     assigns: dict[str, list[ast.expr]] = {}
