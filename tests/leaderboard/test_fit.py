@@ -8,8 +8,9 @@ from scipy.stats import kendalltau
 
 import skate.leaderboard.fit as fit
 from skate.leaderboard.bank import import_run
+from skate.leaderboard.database import models
 from skate.leaderboard.fit import ability, difficulty, refit
-from skate.leaderboard.store import Store, models
+from skate.leaderboard.store import Store
 from skate.runlog.events import read_run
 
 
