@@ -10,10 +10,11 @@ import sqlalchemy as sa
 
 import skate.leaderboard.renew as renew
 from skate.leaderboard.bank import import_run
+from skate.leaderboard.database import tasks
 from skate.leaderboard.fit import refit
 from skate.leaderboard.renew import describe, refresh, retire, thin_bands
 from skate.leaderboard.settings import RefreshSettings
-from skate.leaderboard.store import Store, StoreError, tasks
+from skate.leaderboard.store import Store, StoreError
 
 
 @pytest.fixture
