@@ -7,7 +7,8 @@ import pytest
 import sqlalchemy as sa
 
 from skate.leaderboard.bank import import_run
-from skate.leaderboard.store import SCHEMA_VERSION, Store, StoreError, meta
+from skate.leaderboard.database import SCHEMA_VERSION, meta
+from skate.leaderboard.store import Store, StoreError
 
 
 def test_a_store_made_by_a_newer_skate_or_another_file_is_refused(tmp_path):
