@@ -7,8 +7,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from skate.cli import main
+from skate.leaderboard.database import models, ratings, snapshots
 from skate.leaderboard.page import board_text, render
-from skate.leaderboard.store import Store, models, ratings, snapshots
+from skate.leaderboard.store import Store
 from tests.leaderboard import kills
 
 GAME = "mathquiz"
