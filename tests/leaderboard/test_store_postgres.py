@@ -14,11 +14,8 @@ import sqlalchemy as sa
 
 from skate.cli.leaderboard import main
 from skate.leaderboard.bank import import_run
-from skate.leaderboard.fit import refit
-from skate.leaderboard.store import (
+from skate.leaderboard.database import (
     SCHEMA_VERSION,
-    Store,
-    StoreError,
     adds,
     meta,
     models,
@@ -27,6 +24,8 @@ from skate.leaderboard.store import (
     snapshots,
     tasks,
 )
+from skate.leaderboard.fit import refit
+from skate.leaderboard.store import Store, StoreError
 from tests.leaderboard.conftest import interrupt_then_resume
 
 GAME = "mathquiz"
