@@ -131,7 +131,7 @@ def dump(where: str, root: Path | None = None) -> dict[str, list[tuple]]:
     """Every table of the store at ``where`` (``--store``: a path or a URL),
     each row without what legitimately differs between runs (this module's docstring), sorted.
     A store not made yet dumps as empty tables."""
-    from skate.leaderboard import store as st
+    from skate.leaderboard import database as st
 
     url = st.url_of(where)
     empty: dict[str, list[tuple]] = {t: [] for t in ("meta", "models", "runs", "tasks", "responses", "adds",
