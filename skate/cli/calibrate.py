@@ -7,7 +7,9 @@ import argparse
 import shlex
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from skate.cli.compose import edits_of
 from skate.errors import ConfigError
 from skate.runlog.events import RunLogError
 from skate.runlog.records import StopRun
@@ -35,6 +37,23 @@ def arg_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def embedder_values(sets: list[str]) -> dict[str, dict[str, Any]]:
+    """``--set EMBEDDER.KEY=VALUE ...`` as each embedder's values, ``{"openai": {"api_base": ...}}``
+    (each value read by Hydra's override parser, as on any command line)."""
+    values: dict[str, dict[str, Any]] = {}
+    try:
+        edits = edits_of(sets)
+    except ConfigError:
+        raise ConfigError(f"--set {' '.join(sets)!r}: write EMBEDDER.KEY=VALUE, e.g. "
+                          "openai.api_base=http://127.0.0.1:8000/v1") from None
+    for key, value in edits.items():
+        target, _, rest = key.partition(".")
+        if not rest:
+            raise ConfigError(f"--set {key}: write EMBEDDER.KEY=VALUE, e.g. openai.api_base=http://127.0.0.1:8000/v1")
+        values.setdefault(target, {})[rest] = value
+    return values
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = arg_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -46,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         results = calibrate(Calibration(
             embedders=args.embedders, frr=args.frr, programs=args.programs, distinct=args.distinct, runs=args.runs,
-            run_pairs=args.run_pairs, data=args.data, seed=args.seed, overrides=args.set, out=args.out,
+            run_pairs=args.run_pairs, data=args.data, seed=args.seed, values=embedder_values(args.set), out=args.out,
             command=shlex.join(["skate", "calibrate", *argv])))
     except (ConfigError, RunLogError, StopRun, ValueError, OSError) as exc:
         print(f"skate calibrate: {exc}", file=sys.stderr)

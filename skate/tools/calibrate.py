@@ -33,15 +33,14 @@ import keyword
 import random
 import time
 import tokenize
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from skate.embedders.base import build_embedder
-from skate.errors import ConfigError
 from skate.runlog.events import TaskSet, read_run
 
 # It composes the project's config to build each embedder as a game would.
@@ -375,24 +374,16 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 
 # ------------------------------------------------------------------------- the command
-def build(name: str, sets: Sequence[str]) -> Any:
-    """The embedder ``embedder=name`` of the project's config, with ``NAME.key=value`` settings."""
-    values = {}
-    for item in sets:
-        target, _, rest = item.partition(".")
-        if not rest or "=" not in rest:
-            raise ConfigError(f"--set {item!r}: write EMBEDDER.KEY=VALUE, e.g. openai.api_base=http://127.0.0.1:8000/v1")
-        if target == name:
-            key, _, value = rest.partition("=")
-            values[key] = value
+def build(name: str, values: Mapping[str, Any] | None = None) -> Any:
+    """The embedder ``embedder=name`` of the project's config, with ``values`` (its keys) set over it."""
     embedder = section("embedder", values, embedder=name)  # a bad name or key: one line naming it
     return build_embedder(embedder), float(embedder.threshold)
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """What to calibrate: which embedders (``conf/embedder/NAME.yaml``, with ``overrides`` such as
-    ``openai.api_base=...``), at which false-rejection rate, on how many CRUXEval programs and
+    """What to calibrate: which embedders (``conf/embedder/NAME.yaml``, with ``values`` for each by
+    name, such as ``{"openai": {"api_base": ...}}``), at which false-rejection rate, on how many CRUXEval programs and
     distinct pairs, plus distinct pairs from finished ``runs``; outputs to ``out``."""
 
     embedders: Sequence[str] = ("hashing",)
@@ -403,7 +394,7 @@ class Calibration:
     run_pairs: int = 500
     data: str | Path | None = None
     seed: int = 0
-    overrides: Sequence[str] = ()
+    values: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     out: str | Path = "calibration"
     command: str | None = None  # the command line, recorded in calibration.json
 
@@ -421,7 +412,7 @@ def calibrate(spec: Calibration) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
     dists: dict[str, np.ndarray] = {}
     for name in spec.embedders:
-        embedder, default = build(name, spec.overrides)
+        embedder, default = build(name, spec.values.get(name))
         start = time.perf_counter()
         vectors = embedder.embed(texts)
         seconds = time.perf_counter() - start
