@@ -3,20 +3,21 @@ really answered by its target, and the rest of the project (rate, report) workin
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 
+import skate
 from skate.games.mathquiz.generator import solve
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     out = tmp_path_factory.mktemp("mathquiz")
-    result = run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=10", "seed=1", "logger=none"])), out)
+    result = run_game(skate.config(values={"game.rounds": 10, "seed": 1}, game="mathquiz", logger="none"), out)
     return out, result, read_events(out)
 
 
@@ -68,9 +69,9 @@ def test_rate_and_report_work_on_a_mathquiz_run(game):
 
 
 def test_same_seed_same_game(tmp_path):
-    cfg = ["game=mathquiz", "game.rounds=2", "seed=5", "logger=none", "report=false"]
-    run_game(build_settings(compose_config(cfg)), tmp_path / "a")
-    run_game(build_settings(compose_config(cfg)), tmp_path / "b")
+    cfg = skate.config(values={"game.rounds": 2, "seed": 5, "report": False}, game="mathquiz", logger="none")
+    run_game(copy.deepcopy(cfg), tmp_path / "a")
+    run_game(cfg, tmp_path / "b")
 
     def body(path):
         return [{k: v for k, v in e.items() if k != "ts"} for e in read_events(path)
@@ -81,8 +82,8 @@ def test_same_seed_same_game(tmp_path):
 
 @pytest.mark.parametrize("strategy", ["no_info", "hist_tasks", "full_personal", "full_context"])
 def test_every_augmentation_strategy_plays_through(tmp_path, strategy):
-    result = run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=3", f"aug={strategy}", "logger=none",
-                                      "report=false", "estimator=fixed_n", "estimator.n=8"])), tmp_path)
+    result = run_game(skate.config(values={"game.rounds": 3, "report": False, "estimator.n": 8}, game="mathquiz",
+                                   aug=strategy, logger="none", estimator="fixed_n"), tmp_path)
     assert result.summary.tasks >= 12
     start = read_events(tmp_path)[0]
     assert start["aug"] == strategy

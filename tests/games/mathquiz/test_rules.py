@@ -95,14 +95,13 @@ def test_queries_show_the_question_and_grading_normalises():
 
 
 def test_config_checks_name_the_key():
+    import skate
     from skate.errors import ConfigError
-    from skate.settings.config import build_settings, compose_config
 
-    for override, key in [("game.target_min=5", None), ("game.target_min=2000", "game.target_min"),
-                          ("game.max_question_chars=5", "game.max_question_chars"), ("game.rounds=0", "game.rounds")]:
-        cfg = compose_config(["game=mathquiz", override])
+    for values, key in [({"game.target_min": 5}, None), ({"game.target_min": 2000}, "game.target_min"),
+                        ({"game.max_question_chars": 5}, "game.max_question_chars"), ({"game.rounds": 0}, "game.rounds")]:
         if key is None:
-            build_settings(cfg)
+            skate.config(values=values, game="mathquiz")
             continue
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
-            build_settings(cfg)
+            skate.config(values=values, game="mathquiz")
