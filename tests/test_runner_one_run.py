@@ -15,14 +15,20 @@ from pathlib import Path
 
 import pytest
 
+import skate
 from skate.runlog.files import comparable
 from skate.runner import RunExists, run_game, run_sweep_job
-from skate.settings.config import build_settings, compose_config
 
 ROOT = Path(__file__).resolve().parent.parent
+# The game, on the command line (a sweep of it) and from Python (tiny): the same settings.
 TINY = ["game=mathquiz", "players=simulated_four", "logger=none", "report=false", "print_table=false"]
 ROUNDS = 4
 SEEDS = (1, 2, 3)  # one sweep job each, numbered 0, 1, 2
+
+
+def tiny(values):
+    return skate.config(values={"report": False, "print_table": False, **values}, game="mathquiz",
+                        players="simulated_four", logger="none")
 
 
 def lines(run: Path) -> list[dict]:
@@ -40,7 +46,7 @@ def reference(tmp_path_factory) -> dict[int, Path]:
     """Each job of the sweep, played without a stop."""
     out = tmp_path_factory.mktemp("reference")
     for seed in SEEDS:
-        run_game(build_settings(compose_config([*TINY, f"game.rounds={ROUNDS}", f"seed={seed}"])), out / str(seed))
+        run_game(tiny({"game.rounds": ROUNDS, "seed": seed}), out / str(seed))
     return {seed: out / str(seed) for seed in SEEDS}
 
 
@@ -71,7 +77,7 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
     before = (killed / "events.jsonl").read_bytes()
     with pytest.raises(RunExists, match=r"already holds a run \(stopped after round 2\); to continue it: "
                                         rf"skate resume={killed}; for a new"):
-        run_game(build_settings(compose_config([*TINY, "game.rounds=2"])), killed)
+        run_game(tiny({"game.rounds": 2}), killed)
     assert (killed / "events.jsonl").read_bytes() == before
 
 
@@ -79,11 +85,11 @@ def test_a_sweep_job_keeps_a_finished_run_and_refuses_another_config(reference, 
     job = tmp_path / "0"
     shutil.copytree(reference[1], job)
     before = (job / "events.jsonl").read_bytes()
-    assert run_sweep_job(build_settings(compose_config([*TINY, f"game.rounds={ROUNDS}", "seed=1"])), job) is None
+    assert run_sweep_job(tiny({"game.rounds": ROUNDS, "seed": 1}), job) is None
     assert "already holds this job's finished run; kept" in capsys.readouterr().err
     with pytest.raises(RunExists, match=r"holds a run of another config \(game.rounds, seed differ\): "
                                         r"the sweep's overrides changed"):
-        run_sweep_job(build_settings(compose_config([*TINY, "game.rounds=5", "seed=2"])), job)
+        run_sweep_job(tiny({"game.rounds": 5, "seed": 2}), job)
     assert (job / "events.jsonl").read_bytes() == before
 
 
