@@ -11,14 +11,14 @@ import os
 import shutil
 
 import pytest
-from omegaconf import OmegaConf
 
+import skate
 from skate.games.scp import rules
 from skate.games.scp.corpus import SHIPPED_DIR, load_folder, parse_date
 from skate.games.scp.rules import SCPGame
+from skate.players.config import SimPlayerConfig
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from skate.tools.scp.study import build_benchmark
 
 TODAY = dt.datetime.now(dt.UTC).date()
@@ -79,11 +79,12 @@ def test_an_index_date_that_is_no_date_names_the_file(tmp_path):
 
 
 def test_a_game_on_old_documents_warns_and_its_task_events_carry_the_dates(corpus, tmp_path, caplog):
-    cfg = compose_config(["game=scp", f"game.docs={corpus}", "game.rounds=1", "game.per_doc=1", "estimator=greedy",
-                          "rating=elo", "logger=none", "report=false",
-                          "players.simulated=[{name: hi, skill: 0.8}, {name: lo, skill: 0.4}]"])
+    cfg = skate.config(values={"game.docs": str(corpus), "game.rounds": 1, "game.per_doc": 1, "report": False,
+                               "players.simulated": [SimPlayerConfig(name="hi", skill=0.8),
+                                                     SimPlayerConfig(name="lo", skill=0.4)]},
+                       game="scp", estimator="greedy", rating="elo", logger="none")
     with caplog.at_level(logging.WARNING, logger="skate"):
-        run_game(build_settings(cfg), tmp_path / "run")
+        run_game(cfg, tmp_path / "run")
     tasks = [e for e in read_events(tmp_path / "run") if e["event"] == "task"]
     old = [t for t in tasks if t["doc"] == "old.rst"]
     assert old and len(old) < len(tasks)
@@ -106,7 +107,7 @@ def test_the_check_can_be_moved_or_turned_off(corpus, caplog):
         far = SCPGame(docs=str(corpus), rounds=1, per_doc=1, max_doc_age_days=100_000)
     assert not caplog.records and off.expired == far.expired == set()
     assert all("expired" not in t.data and t.data["doc_date"] for t in off.provided_tasks(1))
-    cfg = OmegaConf.to_object(compose_config(["game=scp", "game.max_doc_age_days=0"]).game)
+    cfg = skate.preset("scp", "game", values={"max_doc_age_days": 0})
     assert ("max_doc_age_days", 0, "must be >= 1 (days), or null for no check") in SCPGame.check_config(cfg)
 
 
