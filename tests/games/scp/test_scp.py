@@ -5,29 +5,30 @@ configs it cannot play; player-set games have real setters whose questions resto
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 import re
 from collections import defaultdict
 
 import pytest
-from omegaconf import OmegaConf
 from scipy.stats import kendalltau
 
+import skate
 from skate.errors import ConfigError
 from skate.games.scp.questions import LETTERS, check, normalise
 from skate.games.scp.rules import SCPGame, question_of
+from skate.players.config import SimPlayerConfig
 from skate.runlog.files import read_events
 from skate.runlog.records import BENCHMARK, FailReason, Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 
-BASE = ("game=scp", "logger=none", "report=false", "estimator=fixed_n")
+CHOICES = {"game": "scp", "logger": "none", "estimator": "fixed_n"}
 TASK_FIELDS = ("event", "ts", "task_id", "round", "setter", "prompt", "answer", "attempts")
 
 
-def config(*overrides: str):
-    return compose_config([*BASE, *overrides])
+def config(values=None, **choices: str):
+    return skate.config(values={"report": False, **(values or {})}, **{**CHOICES, **choices})
 
 
 def kinds(events, kind):
@@ -91,7 +92,8 @@ def docs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("scp-built")
-    result = run_game(build_settings(config("game.questions=120", "game.rounds=6", "estimator.n=16", "seed=1", "report=true")), out)
+    result = run_game(config({"game.questions": 120, "game.rounds": 6, "estimator.n": 16, "seed": 1, "report": True}),
+                      out)
     return out, result, read_events(out)
 
 
@@ -145,9 +147,9 @@ def test_the_report_is_written(built):
 
 
 def test_same_config_and_seed_same_game(tmp_path):
-    cfg = config("game.per_doc=1", "game.questions=12", "game.rounds=2", "estimator.n=6", "seed=3")
-    a = run_game(build_settings(copy.deepcopy(cfg)), tmp_path / "a")
-    b = run_game(build_settings(copy.deepcopy(cfg)), tmp_path / "b")
+    cfg = config({"game.per_doc": 1, "game.questions": 12, "game.rounds": 2, "estimator.n": 6, "seed": 3})
+    a = run_game(copy.deepcopy(cfg), tmp_path / "a")
+    b = run_game(copy.deepcopy(cfg), tmp_path / "b")
     assert a.table == b.table
 
     def body(path):
@@ -155,14 +157,13 @@ def test_same_config_and_seed_same_game(tmp_path):
                 if e["event"] not in ("run_start", "run_end")]
 
     assert body(tmp_path / "a") == body(tmp_path / "b")
-    cfg.seed = 4
-    run_game(build_settings(cfg), tmp_path / "c")
+    run_game(dataclasses.replace(cfg, seed=4), tmp_path / "c")
     assert body(tmp_path / "c") != body(tmp_path / "a")  # the seed matters
 
 
 # --------------------------------------------------------------------------- a benchmark file
 
-TWO = "players.simulated=[{name: hi, skill: 0.8}, {name: lo, skill: 0.4}]"
+TWO = {"players.simulated": [SimPlayerConfig(name="hi", skill=0.8), SimPlayerConfig(name="lo", skill=0.4)]}
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +177,7 @@ def bench_file(tmp_path_factory):
 
 def test_a_benchmark_file_is_played_question_by_question(tmp_path, bench_file):
     lines = [json.loads(x) for x in bench_file.read_text(encoding="utf-8").splitlines() if x.strip()]
-    run_game(build_settings(config(f"game.benchmark={bench_file}", "game.rounds=3", "estimator.n=2", TWO)), tmp_path)
+    run_game(config({"game.benchmark": str(bench_file), "game.rounds": 3, "estimator.n": 2, **TWO}), tmp_path)
     tasks = kinds(read_events(tmp_path), "task")
     assert len(tasks) == len(lines) >= 90  # 98 at one question of each type per document (issue 25)
     by_id = {r["id"]: r for r in lines}
@@ -192,7 +193,7 @@ def test_a_malformed_benchmark_line_is_a_config_error_naming_it(tmp_path, bench_
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([*lines[:2], '{"id": "x", "type": "cloze",', *lines[2:]]) + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad\.jsonl, line 3"):
-        run_game(build_settings(config(f"game.benchmark={bad}", "game.rounds=2", "estimator.n=2", TWO)), tmp_path / "run")
+        run_game(config({"game.benchmark": str(bad), "game.rounds": 2, "estimator.n": 2, **TWO}), tmp_path / "run")
 
 
 @pytest.mark.parametrize("change", [{"answer": "2"}, {"options": None}])
@@ -202,12 +203,11 @@ def test_a_benchmark_line_with_a_wrongly_typed_field_is_a_config_error_naming_it
     bad.write_text("\n".join([lines[0], json.dumps({**json.loads(lines[1]), **change}), *lines[2:]]) + "\n",
                    encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad\.jsonl, line 2"):
-        run_game(build_settings(config(f"game.benchmark={bad}", "game.rounds=2", "estimator.n=2", TWO)), tmp_path / "run")
+        run_game(config({"game.benchmark": str(bad), "game.rounds": 2, "estimator.n": 2, **TWO}), tmp_path / "run")
 
 
 def test_configs_a_built_game_cannot_play_are_refused(tmp_path):
     (tmp_path / "empty").mkdir()
-    base = config("game.rounds=2")
     cases = [
         ({"game.docs": str(tmp_path / "empty")}, r"game=scp: .*empty holds no documents"),
         ({"game.docs": str(tmp_path / "missing")}, r"game\.docs=.*missing' is invalid: no such folder"),
@@ -219,18 +219,13 @@ def test_configs_a_built_game_cannot_play_are_refused(tmp_path):
         ({"schedule.mode": "matches"}, r"schedule\.mode='matches' is invalid: .*no setters to pair.*use rounds"),
     ]
     for changes, says in cases:
-        cfg = copy.deepcopy(base)
-        for key, value in changes.items():
-            OmegaConf.update(cfg, key, value)
         with pytest.raises(ConfigError, match=says):
-            run_game(build_settings(cfg), tmp_path / "run")
+            run_game(config({"game.rounds": 2, **changes}), tmp_path / "run")
     with pytest.raises(ConfigError, match=r"setter_vs_solver.*game=scp game\.mode=built"):
-        run_game(build_settings(config("rating=zerosumeval")), tmp_path / "run")
+        run_game(config(rating="zerosumeval"), tmp_path / "run")
     # with setters to rate and pair, the same rating and schedule are fine
-    cfg = config("game.mode=player_set", "rating=zerosumeval")
-    build_settings(cfg)
-    OmegaConf.update(cfg, "schedule.mode", "matches")
-    build_settings(cfg)
+    config({"game.mode": "player_set"}, rating="zerosumeval")
+    config({"game.mode": "player_set", "schedule.mode": "matches"}, rating="zerosumeval")
 
 
 # --------------------------------------------------------------------------- player-set
@@ -238,7 +233,7 @@ def test_configs_a_built_game_cannot_play_are_refused(tmp_path):
 @pytest.fixture(scope="module")
 def player_set(tmp_path_factory):
     out = tmp_path_factory.mktemp("scp-player-set")
-    result = run_game(build_settings(config("game.mode=player_set", "game.rounds=6", "estimator.n=12", "seed=2")), out)
+    result = run_game(config({"game.mode": "player_set", "game.rounds": 6, "estimator.n": 12, "seed": 2}), out)
     return out, result, read_events(out)
 
 
@@ -293,7 +288,7 @@ def test_player_set_questions_are_cut_from_the_original_text(player_set):
 # --------------------------------------------------------------------------- documents of one's own
 
 def test_a_folder_of_documents_plays_with_its_domains(tmp_path, docs):
-    run_game(build_settings(config(f"game.docs={docs}", "game.rounds=2", "estimator.n=6", TWO)), tmp_path)
+    run_game(config({"game.docs": str(docs), "game.rounds": 2, "estimator.n": 6, **TWO}), tmp_path)
     tasks = kinds(read_events(tmp_path), "task")
     assert len(tasks) >= 20
     assert {t["groups"]["domain"] for t in tasks} == {"astronomy", "cooking"}
@@ -303,18 +298,20 @@ def test_a_folder_of_documents_plays_with_its_domains(tmp_path, docs):
 
 
 def test_a_domain_offset_lowers_the_score_on_that_domain(tmp_path):
-    players = ("players.simulated=[{name: twin, skill: 0.6, noise: 0}, "
-               "{name: no-typing, skill: 0.6, noise: 0, topic_skill: {typing: -0.3}}]")
-    run_game(build_settings(config("game.questions=100", "game.rounds=2", "estimator.n=16", players)), tmp_path)
+    players = [SimPlayerConfig(name="twin", skill=0.6, noise=0),
+               SimPlayerConfig(name="no-typing", skill=0.6, noise=0, topic_skill={"typing": -0.3})]
+    run_game(config({"game.questions": 100, "game.rounds": 2, "estimator.n": 16, "players.simulated": players}),
+             tmp_path)
     p = mean_p(read_events(tmp_path), ("twin", "no-typing"), "typing")
     assert p[("no-typing", True)] < p[("twin", True)] - 0.15, p
     assert p[("no-typing", False)] == pytest.approx(p[("twin", False)], abs=0.05), p
 
 
 def test_a_custom_corpus_domain_can_carry_an_offset(tmp_path, docs):
-    players = ("players.simulated=[{name: twin, skill: 0.5, noise: 0}, "
-               "{name: no-cooking, skill: 0.5, noise: 0, topic_skill: {cooking: -0.3}}]")
-    run_game(build_settings(config(f"game.docs={docs}", "game.rounds=2", "estimator.n=20", players)), tmp_path)
+    players = [SimPlayerConfig(name="twin", skill=0.5, noise=0),
+               SimPlayerConfig(name="no-cooking", skill=0.5, noise=0, topic_skill={"cooking": -0.3})]
+    run_game(config({"game.docs": str(docs), "game.rounds": 2, "estimator.n": 20, "players.simulated": players}),
+             tmp_path)
     p = mean_p(read_events(tmp_path), ("twin", "no-cooking"), "cooking")
     assert p[("no-cooking", True)] < p[("twin", True)] - 0.15, p
     assert p[("no-cooking", False)] == pytest.approx(p[("twin", False)], abs=0.08), p
