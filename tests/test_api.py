@@ -17,7 +17,7 @@ from skate.errors import ConfigError
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.loggers.base import logger
 from skate.ratings.elo import EloConfig
-from skate.settings.config import build_settings, compose_config, record_of, settle
+from skate.settings.config import record_of, settle
 from skate.settings.recorded import rate_run
 
 QUIET = {"logger": lambda: logger.get("none").schema(), "report": False, "print_table": False}
@@ -27,11 +27,14 @@ def quiet(**sections):
     return skate.SkateConfig(**{k: (v() if callable(v) else v) for k, v in QUIET.items()}, **sections)
 
 
+# The command line's settings are skate.config's here: tests/settings/test_options.py checks that
+# skate.config composes what Hydra does (every option of every group, every experiment, the local
+# cohort with each game, values), so no test here starts a command line to compare with.
 def test_the_default_settings_are_the_game_skate_plays_with_no_overrides():
-    assert record_of(settle(skate.SkateConfig())) == record_of(build_settings(compose_config([])))
+    composed = skate.config()  # `skate` with no overrides
+    assert record_of(settle(skate.SkateConfig())) == record_of(composed)
     assert skate.SkateConfig().players.simulated[0].name == "sim-ace"  # the default cohort
     # and each section is its option's schema, as composed
-    composed = build_settings(compose_config([]))
     assert [type(getattr(skate.SkateConfig(), f.name)) for f in dataclasses.fields(composed)] == \
         [type(getattr(composed, f.name)) for f in dataclasses.fields(composed)]
 
@@ -54,9 +57,9 @@ def test_play_plays_the_settings_given_and_returns_the_game(played):
     assert game.ratings[0]["rank"] == 1 and game.summary["tasks"] == len(game.result.archive) > 0
     start = json.loads((game.run_dir / "events.jsonl").read_text().splitlines()[0])
     assert start["game"] == "mathquiz" and start["rounds"] == 3 and start["seed"] == 2
-    # the same game as the command line's
-    cli = build_settings(compose_config(["game=mathquiz", "game.rounds=3", "seed=2", "logger=none", "report=false",
-                                         "print_table=false"]))
+    # the same game as the command line's (skate game=mathquiz game.rounds=3 seed=2 logger=none ...)
+    cli = skate.config(game="mathquiz", logger="none",
+                       values={"game.rounds": 3, "seed": 2, "report": False, "print_table": False})
     assert record_of(settle(settings)) == record_of(cli)
     assert settings.game.rounds == 3  # the caller's settings are not changed
 
@@ -92,8 +95,7 @@ def test_bad_settings_are_the_command_line_s_one_line(tmp_path):
 
 def test_a_game_s_settings_from_the_yaml_presets_as_the_command_line_composes_them():
     local = skate.config(players="local_cohort", game="mathquiz", values={"game.rounds": 2})
-    assert record_of(local) == record_of(build_settings(compose_config(["players=local_cohort", "game=mathquiz",
-                                                                        "game.rounds=2"])))
+    assert local.game.rounds == 2  # (tests/settings/test_options.py: the same settings as Hydra's composition)
     assert local.aug.strategy.value == "no_info" and local.game.recipe  # the cohort's own choices and preset
     cohort = skate.preset("local_cohort")
     assert cohort.llm == local.players.llm  # (the game's preset adds setter_repair: resample for MathQuiz)
