@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
+import skate
+from skate.cli.compose import edits_of
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.config import SECTIONS
 
 GOLDEN = json.loads((Path(__file__).parent / "golden_games.json").read_text())["games"]
 
@@ -84,10 +86,19 @@ def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
     return h.hexdigest(), kinds
 
 
+def golden_settings(overrides: list[str]) -> skate.SkateConfig:
+    """A golden game's settings: the command line it was recorded as (``seed=2 estimator=decided``),
+    read as the command line reads it (a group's option, or a key's value), without W&B or report."""
+    edits = edits_of(overrides)
+    choices = {k: v for k, v in edits.items() if k in (*SECTIONS, "experiment")}
+    values = {k: v for k, v in edits.items() if k not in choices}
+    return skate.config(values={**values, "report": False}, **{**choices, "logger": "none"})
+
+
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_the_game_is_unchanged(tmp_path, name):
     golden = GOLDEN[name]
-    run_game(build_settings(compose_config([*golden["overrides"], "logger=none", "report=false"])), tmp_path)
+    run_game(golden_settings(golden["overrides"]), tmp_path)
     ratings = json.loads((tmp_path / "ratings.json").read_text())
     assert ratings == golden["ratings"]
     digest, kinds = fingerprint(tmp_path)
@@ -100,8 +111,8 @@ def test_a_log_per_pair_folds_into_the_same_fingerprint(tmp_path):
     prints = []
     for kind in ("task", "pair"):
         out = tmp_path / kind
-        run_game(build_settings(compose_config(["seed=1", "game.rounds=2", "logger=none", "report=false",
-                                 f"events.rating_updates={kind}"])), out)
+        run_game(skate.config(values={"seed": 1, "game.rounds": 2, "report": False, "events.rating_updates": kind},
+                              logger="none"), out)
         prints.append((json.loads((out / "ratings.json").read_text()), fingerprint(out)))
         kinds = {e["event"] for e in read_events(out)}
         assert ("rating" in kinds, "rated" in kinds) == ((False, True) if kind == "task" else (True, False))

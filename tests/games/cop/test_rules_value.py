@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hydra.utils import instantiate
 
+import skate
 from skate.games.base import Checks
 from skate.games.cop import COPGame, COPProposal
 from skate.games.cop.generator import KINDS, boolean_only, generate_program, predict_output
 from skate.games.cop.modules import COPSetter
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task
-from skate.settings.config import compose_config
+from skate.settings.build import build_game
 
 NINE = [str(i) for i in range(10, 19)]
 
@@ -51,8 +51,8 @@ def test_switched_off_a_boolean_program_is_a_task(sandbox):
 
 
 def test_the_rule_is_on_by_default_and_off_by_config():
-    on = instantiate(compose_config([]).game, _convert_="all")
-    off = instantiate(compose_config(["game.require_value=false"]).game, _convert_="all")
+    on = build_game(skate.SkateConfig().game)
+    off = build_game(skate.preset("cop", "game", values={"require_value": False}))
     assert isinstance(on, COPGame) and on.require_value is True and off.require_value is False
 
 
