@@ -33,7 +33,8 @@ from skate.games.mathquiz.rules import MathQuizGame
 from skate.llm.fake_replies import count_demos
 from skate.llm.fake_server import FakeLLMServer, FakeModel, read_request
 from skate.optimize.config import Plan, compare_table, plans
-from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore, render_prediction, setter_items, setter_metric
+from skate.optimize.items import render_prediction, setter_items, setter_metric
+from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore
 from skate.optimize.standalone import run_optimize
 from skate.runlog.files import read_events
 from skate.runner import run_game
@@ -474,7 +475,7 @@ def test_bad_demonstration_sources_are_refused():
 def test_demonstrations_can_be_kept_to_a_band_of_difficulty():
     """``optimizer.demo_difficulty``: only demonstrations the game's own measure puts in the band
     (a weak setter shown questions it can still solve)."""
-    from skate.optimize.programs import setter_demos
+    from skate.optimize.items import setter_demos
 
     game = MathQuizGame(rounds=1)
     env = GameEnv(sandbox=None, seed=0)  # type: ignore[arg-type]
