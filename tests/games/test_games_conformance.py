@@ -48,7 +48,7 @@ from skate.errors import ConfigError
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
-from skate.optimize.programs import setter_demos
+from skate.optimize.items import setter_demos
 from skate.players.config import SimPlayerConfig
 from skate.players.simulated import build_simulated
 from skate.runlog.files import comparable, read_events
