@@ -15,8 +15,9 @@ import numpy as np
 
 from skate.games.pyjail.jails.model import FLAWS, KINDS, LEVELS, Rules
 from skate.games.pyjail.jails.reader import read_jail
+from skate.games.pyjail.jails.spelling import _indent
 from skate.games.pyjail.jails.wording import _sample
-from skate.games.pyjail.jails.writer import _indent, _Writer
+from skate.games.pyjail.jails.writer import _Writer
 
 # ---------------------------------------------------------------------------
 # Sound jails: their rules, written and read back
