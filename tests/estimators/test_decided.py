@@ -9,7 +9,6 @@ from skate.estimators.base import wilson
 from skate.estimators.decided import Decided
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings
 from tests.test_runner_game import config
 
 
@@ -62,8 +61,8 @@ def test_a_void_batch_ends_the_estimate():
 
 
 def test_a_game_with_the_decided_estimator_spends_fewer_samples_and_ranks_right(tmp_path):
-    alg = run_game(build_settings(config("seed=4", "game.rounds=6")), tmp_path / "alg")
-    dec = run_game(build_settings(config("seed=4", "game.rounds=6", "estimator=decided")), tmp_path / "dec")
+    alg = run_game(config({"seed": 4, "game.rounds": 6}), tmp_path / "alg")
+    dec = run_game(config({"seed": 4, "game.rounds": 6}, estimator="decided"), tmp_path / "dec")
     assert dec.summary.samples < 0.75 * alg.summary.samples
     assert [r["player"] for r in dec.table] == ["hi", "mid", "lo"]
     assert all(e["n"] >= 10 for e in read_events(tmp_path / "dec") if e["event"] == "estimate")
