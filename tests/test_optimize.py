@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import skate
 import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 
 # isort: split
@@ -38,7 +39,7 @@ from skate.optimize.programs import OPTIMIZE_SUFFIX, ProgramStore
 from skate.optimize.standalone import run_optimize
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.options import composed
 from tests.llm.conftest import llm_config
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, demo_gain=0.8)}
@@ -62,13 +63,21 @@ class MessageServer(FakeLLMServer):
         self.brain.reply = record  # type: ignore[method-assign]
 
 
-def config(srv: FakeLLMServer, root: Path, *overrides: str, optimizer: str = "bootstrap_fewshot",
-           names: tuple[str, ...] = ("ace", "mid", "low"), cache: str = "cache", store: str = "programs", **extra: Any):
-    """A small MathQuiz run of fake models whose prompt store and response cache live in ``root``
-    (no preflight call: the tests count the server's requests)."""
-    return llm_config(srv.api_base, root / cache, "game=mathquiz", "game.rounds=1", "estimator=fixed_n",
-                      "estimator.n=2", "llm.preflight=false", f"optimizer={optimizer}", "optimizer.train=8",
-                      "optimizer.val=8", f"optimizer.store={root / store}", *overrides, names=names, **extra)
+# optimizer.players.mid.name=none: mid keeps its prompts
+MID_AS_IT_IS = {"optimizer.players.mid.name": "none"}
+
+
+def config(srv: FakeLLMServer, root: Path, values: dict[str, Any] | None = None, *, optimizer: str = "bootstrap_fewshot",
+           names: tuple[str, ...] = ("ace", "mid", "low"), cache: str = "cache", store: str = "programs",
+           each: dict[str, Any] | None = None, **choices: str):
+    """A small MathQuiz run (``game``: another) of fake models whose prompt store and response cache
+    live in ``root``, as settings (no preflight call: the tests count the server's requests);
+    ``values`` over its own, ``each``: keys every player gets."""
+    return llm_config(srv.api_base, root / cache, {"game.rounds": 1, "estimator.n": 2, "llm.preflight": False,
+                                                   "optimizer.train": 8, "optimizer.val": 8,
+                                                   "optimizer.store": str(root / store), **(values or {})},
+                      names=names, each=each, **{"game": "mathquiz", "estimator": "fixed_n", "optimizer": optimizer,
+                                                 **choices})
 
 
 def events_of(run: Path, kind: str) -> list[dict[str, Any]]:
@@ -100,8 +109,8 @@ def shared(tmp_path_factory):
     mid is left as it is (``optimizer.players.mid.name=none``)."""
     root = tmp_path_factory.mktemp("shared")
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, root, "+optimizer.players.mid.name=none")
-        result = run_game(build_settings(cfg), root / "run1")
+        cfg = config(srv, root, MID_AS_IT_IS)
+        result = run_game(cfg, root / "run1")
         yield {"srv": srv, "cfg": cfg, "root": root, "run": root / "run1", "result": result,
                "requests": srv.stats.requests}
 
@@ -171,7 +180,7 @@ def test_a_second_identical_run_reuses_every_program_with_no_call(shared):
     root = shared["root"]
     first = {e["player"]: e for e in events_of(shared["run"], "optimize")}
     before = srv.stats.requests
-    again = run_game(build_settings(shared["cfg"]), root / "run2")
+    again = run_game(shared["cfg"], root / "run2")
     # Not one request reached the server: no optimisation call, and every game request was the
     # first run's own (the same messages, demos included), answered by the response cache.
     assert srv.stats.requests == before
@@ -198,8 +207,7 @@ def test_a_reused_program_with_a_cold_cache_asks_only_game_questions(shared, tmp
     first = {e["player"]: e for e in events_of(shared["run"], "optimize")}
     practice = {d["question"] for e in first.values() for d in store.load(e["key"])["state"]["demos"]}
     start = len(srv.requests)
-    cfg = config(srv, root, "+optimizer.players.mid.name=none", cache=f"cold-{tmp_path.name}")
-    run_game(build_settings(cfg), tmp_path / "run")
+    run_game(config(srv, root, MID_AS_IT_IS, cache=f"cold-{tmp_path.name}"), tmp_path / "run")
     new = srv.requests[start:]
     assert new and all(e["reused"] for e in events_of(tmp_path / "run", "optimize"))
     usage = usage_of(tmp_path / "run")["players"]
@@ -235,9 +243,9 @@ def test_a_stored_program_another_version_wrote_is_compiled_anew_saying_so(share
         path.write_text("{ torn")
     else:
         path.write_text(json.dumps({**record, "state": {"demos": 7}}))
-    cfg = config(srv, shared["root"], "+optimizer.players.mid.name=none", store=str(store_dir))
+    cfg = config(srv, shared["root"], MID_AS_IT_IS, store=str(store_dir))
     with caplog.at_level("WARNING", logger="skate.optimize"):
-        run_game(build_settings(cfg), tmp_path / "run")
+        run_game(cfg, tmp_path / "run")
     lines = [r.getMessage() for r in caplog.records if str(path) in r.getMessage()]
     assert len(lines) == 1 and "anew" in lines[0]
     again = {e["player"]: e for e in events_of(tmp_path / "run", "optimize")}
@@ -247,14 +255,14 @@ def test_a_stored_program_another_version_wrote_is_compiled_anew_saying_so(share
 
 def test_an_answerer_whose_answers_are_sessions_is_refused_in_one_line(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "game=pyjail", "optimizer.roles=[answerer]", names=("ace", "mid"))
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["answerer"]}, names=("ace", "mid"), game="pyjail")
         with pytest.raises(ConfigError) as exc:
-            run_optimize(build_settings(cfg), tmp_path / "out")
+            run_optimize(cfg, tmp_path / "out")
     assert "optimizer.roles=[setter]" in str(exc.value) and "\n" not in str(exc.value)
 
 
 def test_optimizing_takes_settings_and_says_how_to_make_a_composed_config_into_them(tmp_path):
-    cfg = compose_config(["game=mathquiz", "optimizer=bootstrap_fewshot", "logger=none"])
+    cfg = composed(game="mathquiz", optimizer="bootstrap_fewshot", logger="none")  # a DictConfig, not settings
     with pytest.raises(TypeError, match="build_settings"):
         run_optimize(cfg, tmp_path / "out")
     assert not (tmp_path / "out").exists()
@@ -264,12 +272,12 @@ def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_p
     """``skate local`` serves each model on a free port, a new one every time: a program compiled
     against the model on one port is the same model's on the next (a provider's address is kept)."""
     with FakeLLMServer(MODELS) as first:
-        cfg = config(first, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"))
-        compiled = run_optimize(build_settings(cfg), tmp_path / "one")
+        compiled = run_optimize(config(first, tmp_path, {"optimizer.train": 4, "optimizer.val": 2}, names=("ace", "mid")),
+                                tmp_path / "one")
     with FakeLLMServer(MODELS) as second:
         assert second.api_base != first.api_base
-        cfg = config(second, tmp_path, "optimizer.train=4", "optimizer.val=2", names=("ace", "mid"), cache="cache2")
-        again = run_optimize(build_settings(cfg), tmp_path / "two")
+        cfg = config(second, tmp_path, {"optimizer.train": 4, "optimizer.val": 2}, names=("ace", "mid"), cache="cache2")
+        again = run_optimize(cfg, tmp_path / "two")
         assert second.stats.requests == 0
     assert [r.key for r in again] == [r.key for r in compiled] and all(r.reused for r in again)
 
@@ -277,18 +285,18 @@ def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_p
 # ------------------------------------------------------------------------- recompilation
 def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        def once(tag: str, *overrides: str) -> dict[str, Any]:
-            cfg = config(srv, tmp_path, "+optimizer.players.mid.name=none", *overrides, names=("ace", "mid"))
-            (record,) = run_optimize(build_settings(cfg), tmp_path / tag)
+        def once(tag: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
+            cfg = config(srv, tmp_path, {**MID_AS_IT_IS, **(values or {})}, names=("ace", "mid"))
+            (record,) = run_optimize(cfg, tmp_path / tag)
             return record.fields()
 
         base = once("base")
         assert base["reused"] is False and base["calls"] > 0
         same = once("same")
         assert same["reused"] is True and same["key"] == base["key"] and same["calls"] == 0
-        seed = once("seed", "optimizer.seed=1")  # other training items
-        train = once("train", "optimizer.train=6")  # fewer training items
-        demos = once("demos", "optimizer.settings.max_bootstrapped_demos=2")  # another setting
+        seed = once("seed", {"optimizer.seed": 1})  # other training items
+        train = once("train", {"optimizer.train": 6})  # fewer training items
+        demos = once("demos", {"optimizer.settings.max_bootstrapped_demos": 2})  # another setting
         keys = [base["key"], seed["key"], train["key"], demos["key"]]
         assert len(set(keys)) == 4
         for r in (seed, train, demos):
@@ -296,17 +304,18 @@ def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
         assert train["train"] == 6
         assert sorted(p.stem for p in (tmp_path / "programs").glob("*.json")) == sorted(keys)
         # each is reused in turn
-        assert once("seed-again", "optimizer.seed=1")["reused"] is True
+        assert once("seed-again", {"optimizer.seed": 1})["reused"] is True
 
 
 # ----------------------------------------------------------------------------- optimisers
 def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
-                     "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
+        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, **MID_AS_IT_IS,
+                                     "optimizer.settings.max_bootstrapped_demos": 1,
+                                     "optimizer.settings.max_labeled_demos": 1},
                      optimizer="mipro_v2", names=("ace", "mid"))
-        assert plans(build_settings(cfg).optimizer, "ace")["answerer"].settings["auto"] == "light"
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        assert plans(cfg.optimizer, "ace")["answerer"].settings["auto"] == "light"
+        result = run_game(cfg, tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and e["optimizer"] == "mipro_v2" and not e["stopped"] and e["reused"] is False
     assert e["calls"] > 0 and (e["train"], e["val"]) == (6, 4)
@@ -321,10 +330,10 @@ def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
 
 def test_random_search_with_two_candidates_compiles(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.ace.name=none",
-                     "optimizer.settings.num_candidate_programs=2", optimizer="bootstrap_fewshot_random_search",
-                     names=("ace", "low"))
-        (r,) = run_optimize(build_settings(cfg), tmp_path / "out")
+        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, "optimizer.players.ace.name": "none",
+                                     "optimizer.settings.num_candidate_programs": 2},
+                     optimizer="bootstrap_fewshot_random_search", names=("ace", "low"))
+        (r,) = run_optimize(cfg, tmp_path / "out")
     assert r.player == "low" and r.optimizer == "bootstrap_fewshot_random_search" and not r.stopped
     assert r.calls > 0 and r.demos > 0 and r.metric_after is not None
     assert r.metric_after > r.metric_before  # low learns from demos
@@ -333,17 +342,17 @@ def test_random_search_with_two_candidates_compiles(tmp_path):
 
 # ------------------------------------------------------------------------------- budget
 def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
-    prices = [f"+llm.prices.{n}={{input_per_mtok: 1000.0, output_per_mtok: 1000.0}}" for n in MODELS]
+    prices = {f"llm.prices.{n}": {"input_per_mtok": 1000.0, "output_per_mtok": 1000.0} for n in MODELS}
     with FakeLLMServer(MODELS) as srv:
         # what optimising ace alone costs, with no budget
-        probe = config(srv, tmp_path, *prices, "optimizer.settings.num_threads=1", cache="probe-cache",
+        probe = config(srv, tmp_path, {**prices, "optimizer.settings.num_threads": 1}, cache="probe-cache",
                        store="probe-programs")
-        first = run_optimize(build_settings(probe), tmp_path / "probe")[0]
+        first = run_optimize(probe, tmp_path / "probe")[0]
         assert first.player == "ace" and first.cost_usd > 0
         # a budget that ace's optimisation fits in but mid's does not
         budget = 1.5 * first.cost_usd
-        cfg = config(srv, tmp_path, *prices, "optimizer.settings.num_threads=1", f"llm.budget_usd={budget}")
-        result = run_game(build_settings(cfg), tmp_path / "run")  # no exception
+        cfg = config(srv, tmp_path, {**prices, "optimizer.settings.num_threads": 1, "llm.budget_usd": budget})
+        result = run_game(cfg, tmp_path / "run")  # no exception
     opt = {e["player"]: e for e in events_of(tmp_path / "run", "optimize")}
     assert sorted(opt) == ["ace", "low", "mid"]
     assert not opt["ace"]["stopped"] and opt["ace"]["calls"] == first.calls
@@ -370,10 +379,10 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
 # -------------------------------------------------------------------------------- setter
 def test_the_setters_are_optimised_on_mathquiz(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=4", "optimizer.val=4",
-                     "optimizer.settings.max_bootstrapped_demos=2", "optimizer.settings.max_labeled_demos=0",
-                     names=("ace", "mid"))
-        records = run_optimize(build_settings(cfg), tmp_path / "out")
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 4, "optimizer.val": 4,
+                                     "optimizer.settings.max_bootstrapped_demos": 2,
+                                     "optimizer.settings.max_labeled_demos": 0}, names=("ace", "mid"))
+        records = run_optimize(cfg, tmp_path / "out")
     assert [(r.player, r.role) for r in records] == [("ace", "setter"), ("mid", "setter")]
     for r in records:
         assert not r.stopped and r.calls > 0 and (r.train, r.val) == (4, 4)
@@ -388,10 +397,11 @@ def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_
     again; the optimisation's setting requests carry the game's stop sequences and setter options;
     the event reports the valid and separating shares before and after."""
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=3", "optimizer.val=2",
-                     "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=2",
-                     names=("ace", "mid"), setter_extra_body="{repeat_penalty: 1.1}")
-        records = run_optimize(build_settings(cfg), tmp_path / "out")
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 3, "optimizer.val": 2,
+                                     "optimizer.settings.max_bootstrapped_demos": 0,
+                                     "optimizer.settings.max_labeled_demos": 2},
+                     names=("ace", "mid"), each={"setter_extra_body": {"repeat_penalty": 1.1}})
+        records = run_optimize(cfg, tmp_path / "out")
         log = list(srv.log)
     assert [(r.player, r.labelled, r.demos) for r in records] == [("ace", 3, 2), ("mid", 3, 2)]
     for r in records:
@@ -428,10 +438,11 @@ def test_a_setter_that_copies_its_demonstrations_writes_nothing_new(tmp_path):
     replies, is not unique."""
     models = {**MODELS, "copier": FakeModel(0.9, faults={"copy_demo": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = config(srv, tmp_path, "game=cop", "optimizer.roles=[setter]", "optimizer.train=2", "optimizer.val=2",
-                     "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=2",
-                     "+optimizer.players.ace.name=none", names=("ace", "copier"))
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 2, "optimizer.val": 2,
+                                     "optimizer.settings.max_bootstrapped_demos": 1,
+                                     "optimizer.settings.max_labeled_demos": 2, "optimizer.players.ace.name": "none"},
+                     names=("ace", "copier"), game="cop")
+        run_game(cfg, tmp_path / "run")
     (record,) = events_of(tmp_path / "run", "optimize")
     assert record["player"] == "copier" and record["demos"] >= 1
     assert record["valid_before"] > 0 and record["valid_after"] == 0
@@ -444,31 +455,32 @@ def test_items_with_the_same_inputs_are_samples_of_their_own(tmp_path):
     """COP's setters have no assignment: every round-1 item asks the same thing. Each item is its
     own sample (its own seed), so the held-out items are not one cached reply scored again."""
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "game=cop", "optimizer.roles=[setter]", "optimizer.train=1",
-                     "optimizer.val=3", "optimizer.settings.max_bootstrapped_demos=1",
-                     "optimizer.settings.max_labeled_demos=0", "+optimizer.players.mid.name=none",
-                     names=("ace", "mid"))
-        run_optimize(build_settings(cfg), tmp_path / "out")
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 1, "optimizer.val": 3,
+                                     "optimizer.settings.max_bootstrapped_demos": 1,
+                                     "optimizer.settings.max_labeled_demos": 0, **MID_AS_IT_IS},
+                     names=("ace", "mid"), game="cop")
+        run_optimize(cfg, tmp_path / "out")
         seeds = [e["seed"] for e in srv.log if "stop" in e["fields"]]
     assert len(seeds) >= 4 and len(set(seeds)) == len(seeds)
 
 
 def test_demonstrations_that_do_not_fit_the_context_are_dropped_saying_so(tmp_path, caplog):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, "optimizer.roles=[setter]", "optimizer.train=3", "optimizer.val=1",
-                     "optimizer.settings.max_bootstrapped_demos=0", "optimizer.settings.max_labeled_demos=3",
-                     "+optimizer.players.mid.name=none", names=("ace", "mid"), max_tokens=64, context_tokens=1500)
+        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 3, "optimizer.val": 1,
+                                     "optimizer.settings.max_bootstrapped_demos": 0,
+                                     "optimizer.settings.max_labeled_demos": 3, **MID_AS_IT_IS},
+                     names=("ace", "mid"), each={"max_tokens": 64, "context_tokens": 1500})
         with caplog.at_level("WARNING", logger="skate.optimize"):
-            (record,) = run_optimize(build_settings(cfg), tmp_path / "out")
+            (record,) = run_optimize(cfg, tmp_path / "out")
     assert record.demos_dropped >= 1 and record.demos == 3 - record.demos_dropped
     warned = [r.getMessage() for r in caplog.records if "did not fit" in r.getMessage()]
     assert len(warned) == 1 and "context_tokens" in warned[0] and "ace" in warned[0]
 
 
 def test_bad_demonstration_sources_are_refused():
-    msg = refused("optimizer.demos=[practice, teachers]")
+    msg = refused({"optimizer.demos": ["practice", "teachers"]})
     assert "optimizer.demos" in msg and "simulated" in msg
-    msg = refused("optimizer.demo_difficulty=[0.5, 0.2]")
+    msg = refused({"optimizer.demo_difficulty": [0.5, 0.2]})
     assert "optimizer.demo_difficulty" in msg and "[lo, hi]" in msg
 
 
@@ -552,26 +564,26 @@ def test_a_task_too_like_the_history_scores_zero():
 
 
 # ---------------------------------------------------------------------------------- plans
-def composed(*overrides: str, optimizer: str = "bootstrap_fewshot"):
-    return llm_config("http://127.0.0.1:9/v1", Path("/nonexistent-cache"), "game=mathquiz", f"optimizer={optimizer}",
-                      "optimizer.store=/nonexistent-store", *overrides)
+def planned(values: dict[str, Any], optimizer: str = "bootstrap_fewshot"):
+    """A MathQuiz game of three fake models (no server: nothing is played) under ``optimizer``."""
+    return llm_config("http://127.0.0.1:9/v1", Path("/nonexistent-cache"),
+                      {"optimizer.store": "/nonexistent-store", **values}, game="mathquiz", optimizer=optimizer)
 
 
-def refused(*overrides: str, optimizer: str = "bootstrap_fewshot") -> str:
+def refused(values: dict[str, Any], optimizer: str = "bootstrap_fewshot") -> str:
     with pytest.raises(ConfigError) as exc:
-        build_settings(composed(*overrides, optimizer=optimizer))
+        planned(values, optimizer=optimizer)
     msg = str(exc.value)
     assert "\n" not in msg and len(msg) < 600, msg
     return msg
 
 
 def test_plans_merge_run_role_and_player_settings_in_that_order():
-    cfg = composed("+optimizer.answerer.max_labeled_demos=2",
-                   "+optimizer.players.ace.settings={max_bootstrapped_demos: 3, max_labeled_demos: 3, max_rounds: 2}",
-                   "+optimizer.players.ace.answerer.max_labeled_demos=1",
-                   "+optimizer.players.low.name=none",
-                   "+optimizer.players.mid.roles=[answerer, setter]", "+optimizer.setter.max_rounds=3")
-    o = build_settings(cfg).optimizer
+    o = planned({"optimizer.answerer.max_labeled_demos": 2,
+                 "optimizer.players.ace.settings": {"max_bootstrapped_demos": 3, "max_labeled_demos": 3, "max_rounds": 2},
+                 "optimizer.players.ace.answerer.max_labeled_demos": 1,
+                 "optimizer.players.low.name": "none",
+                 "optimizer.players.mid.roles": ["answerer", "setter"], "optimizer.setter.max_rounds": 3}).optimizer
     ace, mid, low = (plans(o, n) for n in ("ace", "mid", "low"))
     run = {"max_bootstrapped_demos": 4, "max_labeled_demos": 4, "max_rounds": 1, "num_threads": 4}
     assert ace == {"answerer": Plan("bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1,
@@ -582,48 +594,46 @@ def test_plans_merge_run_role_and_player_settings_in_that_order():
 
 
 def test_a_player_may_choose_its_own_optimizer_under_none():
-    cfg = composed("+optimizer.players.mid.name=bootstrap_fewshot", optimizer="none")
-    o = build_settings(cfg).optimizer
+    o = planned({"optimizer.players.mid.name": "bootstrap_fewshot"}, optimizer="none").optimizer
     assert plans(o, "ace") == {}
     assert plans(o, "mid") == {"answerer": Plan("bootstrap_fewshot", {})}
 
 
 def test_a_player_may_switch_to_another_optimizer_under_a_preset():
-    cfg = composed("+optimizer.players.ace.name=mipro_v2")
-    assert plans(build_settings(cfg).optimizer, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
+    o = planned({"optimizer.players.ace.name": "mipro_v2"}).optimizer
+    assert plans(o, "ace") == {"answerer": Plan("mipro_v2", {})}  # not bootstrap's settings
 
 
 def test_bad_optimizer_configs_are_refused_naming_the_key():
-    assert "optimizer.players.ace" in (m := refused("+optimizer.players.ace.colour=red")) and "colour" in m
-    assert "bogus" in (m := refused("+optimizer.settings.bogus=1")) and "BootstrapFewShot" in m
-    assert "bogus" in refused("+optimizer.players.mid.answerer.bogus=1")
-    assert "auto" in (m := refused("optimizer.settings.auto=fast", optimizer="mipro_v2")) and "light" in m
-    assert "num_trials" in refused("optimizer.settings.auto=null", optimizer="mipro_v2")
-    assert "optimizer.compare" in refused("optimizer.compare=true", optimizer="none")
-    assert "optimizer.players" in (m := refused("+optimizer.players.zed.name=none")) and "zed" in m
-    assert "judge" in refused("+optimizer.players.ace.roles=[judge]")
-    assert "optimizer.name" in refused("+optimizer.players.ace.name=bogus")
-    assert "optimizer.train" in refused("optimizer.train=0")
-    assert "optimizer.val" in refused("optimizer.val=-1")
+    assert "optimizer.players.ace" in (m := refused({"optimizer.players.ace.colour": "red"})) and "colour" in m
+    assert "bogus" in (m := refused({"optimizer.settings.bogus": 1})) and "BootstrapFewShot" in m
+    assert "bogus" in refused({"optimizer.players.mid.answerer.bogus": 1})
+    assert "auto" in (m := refused({"optimizer.settings.auto": "fast"}, optimizer="mipro_v2")) and "light" in m
+    assert "num_trials" in refused({"optimizer.settings.auto": None}, optimizer="mipro_v2")
+    assert "optimizer.compare" in refused({"optimizer.compare": True}, optimizer="none")
+    assert "optimizer.players" in (m := refused({"optimizer.players.zed.name": "none"})) and "zed" in m
+    assert "judge" in refused({"optimizer.players.ace.roles": ["judge"]})
+    assert "optimizer.name" in refused({"optimizer.players.ace.name": "bogus"})
+    assert "optimizer.train" in refused({"optimizer.train": 0})
+    assert "optimizer.val" in refused({"optimizer.val": -1})
 
 
 def test_a_bad_per_player_setting_is_refused_naming_the_player():
-    assert "optimizer.players.mid" in refused("+optimizer.players.mid.answerer.bogus=1")
-    assert "optimizer.players.mid" in refused("+optimizer.players.mid.settings.auto=fast", optimizer="mipro_v2")
+    assert "optimizer.players.mid" in refused({"optimizer.players.mid.answerer.bogus": 1})
+    assert "optimizer.players.mid" in refused({"optimizer.players.mid.settings.auto": "fast"}, optimizer="mipro_v2")
 
 
 def test_compare_needs_language_model_players():
-    cfg = compose_config(["game=mathquiz", "optimizer=bootstrap_fewshot", "optimizer.compare=true", "logger=none"])
     with pytest.raises(ConfigError, match="optimizer.compare"):
-        build_settings(cfg)
+        skate.config(game="mathquiz", optimizer="bootstrap_fewshot", logger="none", values={"optimizer.compare": True})
 
 
 # ------------------------------------------------------------------ simulated and compare
 def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
-    cfg = compose_config(["game=mathquiz", "game.rounds=1", "optimizer=bootstrap_fewshot", "logger=none",
-                          "report=false", "estimator=fixed_n", "estimator.n=2",
-                          f"optimizer.store={tmp_path / 'programs'}", f"llm.cache_dir={tmp_path / 'cache'}"])
-    result = run_game(build_settings(cfg), tmp_path / "run")
+    cfg = skate.config(game="mathquiz", optimizer="bootstrap_fewshot", logger="none", estimator="fixed_n",
+                       values={"game.rounds": 1, "report": False, "estimator.n": 2,
+                               "optimizer.store": str(tmp_path / "programs"), "llm.cache_dir": str(tmp_path / "cache")})
+    result = run_game(cfg, tmp_path / "run")
     assert len(result.table) == len(cfg.players.simulated) >= 2
     assert not events_of(tmp_path / "run", "optimize") and events_of(tmp_path / "run", "round_end")
     assert result.summary.optimization is None and not (tmp_path / "programs").exists()
@@ -631,12 +641,12 @@ def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
 
 def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twin(tmp_path):
     with MessageServer(MODELS) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "experiment=prompt_optimization", "game=mathquiz",
-                         "game.rounds=1", "estimator=fixed_n", "estimator.n=2", "llm.preflight=false",
-                         "optimizer.roles=[answerer]",
-                         "optimizer.train=6", "optimizer.val=4", f"optimizer.store={tmp_path / 'programs'}")
+        cfg = llm_config(srv.api_base, tmp_path / "cache",
+                         {"game.rounds": 1, "estimator.n": 2, "llm.preflight": False, "optimizer.roles": ["answerer"],
+                          "optimizer.train": 6, "optimizer.val": 4, "optimizer.store": str(tmp_path / "programs")},
+                         experiment="prompt_optimization", game="mathquiz", estimator="fixed_n")
         assert cfg.optimizer.compare and cfg.optimizer.name == "bootstrap_fewshot"
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        result = run_game(cfg, tmp_path / "run")
     names = sorted(r["player"] for r in result.table)
     assert names == sorted(["ace", "mid", "low", "ace-default", "mid-default", "low-default"])
     assert sorted(e["player"] for e in events_of(tmp_path / "run", "optimize")) == ["ace", "low", "mid"]
@@ -686,10 +696,11 @@ def test_a_model_that_cannot_answer_mipros_own_requests_keeps_its_prompts_and_th
     that DSPy cannot read, and the whole optimisation died with a traceback."""
     models = {"ace": FakeModel(0.9, {"rambling": 1.0}), "mid": FakeModel(0.5)}
     with FakeLLMServer(models) as srv, caplog.at_level(logging.WARNING, logger="skate.optimize"):
-        cfg = config(srv, tmp_path, "optimizer.train=6", "optimizer.val=4", "+optimizer.players.mid.name=none",
-                     "optimizer.settings.max_bootstrapped_demos=1", "optimizer.settings.max_labeled_demos=1",
+        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, **MID_AS_IT_IS,
+                                     "optimizer.settings.max_bootstrapped_demos": 1,
+                                     "optimizer.settings.max_labeled_demos": 1},
                      optimizer="mipro_v2", names=("ace", "mid"))
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        result = run_game(cfg, tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and "could not read the model's reply" in e["stopped"] and e["metric_after"] is None
     assert not ProgramStore(tmp_path / "programs").load(e["key"])  # nothing stored: tried again next time
