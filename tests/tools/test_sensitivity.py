@@ -7,7 +7,8 @@ import pytest
 
 from skate.cli.sensitivity import main
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.build import build_game
+from skate.settings.recorded import run_settings
 from skate.tools.sensitivity import SensitivityError, run_probe, variants
 from tests.test_runner_game import config
 from tests.wandb_records import summarise
@@ -16,20 +17,18 @@ from tests.wandb_records import summarise
 @pytest.fixture(scope="module")
 def cop_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("cop")
-    run_game(build_settings(config("game.rounds=1", "report=false")), out)
+    run_game(config({"game.rounds": 1, "report": False}), out)
     return out
 
 
 def test_each_task_is_asked_over_fresh_option_sets_and_over_orders_of_one_set(cop_run):
     import numpy as np
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
 
     from skate.runlog import events as ev
     from skate.runlog.records import Task
 
     log = ev.read_run(cop_run)
-    game = instantiate(OmegaConf.create(log.start.config).game, _convert_="all")
+    game = build_game(run_settings(log.start, check=False).game)  # the recorded game, typed by its schema
     t = log.of(ev.TaskSet)[0]
     task = Task(t.task_id, t.round, t.setter, t.prompt, t.answer, dict(t.extra))
     vs = variants(game, task, 4, 5, np.random.default_rng(0))
@@ -75,6 +74,6 @@ def test_bad_input_says_what_to_fix(cop_run, tmp_path, capsys):
 
 
 def test_a_game_without_multiple_choice_is_refused(tmp_path):
-    run_game(build_settings(config("game=mathquiz", "game.rounds=1", "report=false")), tmp_path)
+    run_game(config({"game.rounds": 1, "report": False}, game="mathquiz"), tmp_path)
     with pytest.raises(SensitivityError, match="not multiple choice"):
         run_probe(tmp_path, n_tasks=1, sets=1, orders=1, samples=1)
