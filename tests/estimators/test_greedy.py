@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+import skate
 from skate.errors import ConfigError
 from skate.estimators.base import Sampler, task_rng
 from skate.estimators.greedy import Greedy
@@ -18,8 +19,8 @@ from skate.report.page import group_tables, load_run, value_correlations, with_s
 from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.runlog.records import VOID, Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
-from tests.llm.conftest import cohort
+from skate.settings.build import build_game
+from tests.llm.conftest import llm_players
 
 
 class Recorder:
@@ -34,11 +35,9 @@ class Recorder:
 
 
 def test_every_player_sees_the_same_query_once(tmp_path):
-    cfg = compose_config(["game=cop", "estimator=greedy", "logger=none", "report=false", "game.rounds=1", "seed=3"])
-    run_game(build_settings(cfg), tmp_path / "run")
-    from hydra.utils import instantiate
-
-    game = instantiate(cfg.game, _convert_="all")
+    cfg = skate.config(game="cop", estimator="greedy", logger="none", values={"report": False, "game.rounds": 1, "seed": 3})
+    run_game(cfg, tmp_path / "run")
+    game = build_game(cfg.game)
     run = read_run(tmp_path / "run")
     ests = run.of(Estimated)
     assert ests and all(e.n + e.void == 1 and e.p in (0.0, 1.0) for e in ests)  # one answer, right or wrong
@@ -64,10 +63,11 @@ def test_a_void_answer_is_void_never_wrong():
 
 def test_models_answer_at_temperature_zero_within_max_tokens(tmp_path):
     with FakeLLMServer({"ace": FakeModel(0.9), "low": FakeModel(0.3)}) as srv:
-        cfg = compose_config(["game=mathquiz", "game.rounds=1", "estimator=greedy", "estimator.max_tokens=50",
-                              "logger=none", "report=false", "players.simulated=[]", "llm.preflight=false",
-                              f"players.llm={cohort(srv.api_base, ('ace', 'low'))}", f"llm.cache_dir={tmp_path / 'c'}"])
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = skate.config(game="mathquiz", estimator="greedy", logger="none",
+                           values={"game.rounds": 1, "estimator.max_tokens": 50, "report": False, "players.simulated": [],
+                                   "llm.preflight": False, "players.llm": llm_players(srv.api_base, ("ace", "low")),
+                                   "llm.cache_dir": str(tmp_path / "c")})
+        run_game(cfg, tmp_path / "run")
         answers = [r for r in srv.log if r["max_tokens"] == 50]
     assert answers and all(r["temperature"] == 0.0 and r["n"] == 1 for r in answers)
     ests = read_run(tmp_path / "run").of(Estimated)
@@ -76,15 +76,15 @@ def test_models_answer_at_temperature_zero_within_max_tokens(tmp_path):
 
 def test_only_games_with_one_answer_to_one_query_take_it():
     with pytest.raises(ConfigError, match="estimator='greedy' is invalid: .* game=pyjail's answers are executed"):
-        build_settings(compose_config(["game=pyjail", "estimator=greedy"]))
+        skate.config(game="pyjail", estimator="greedy")
     with pytest.raises(ConfigError, match="estimator.max_tokens"):
-        build_settings(compose_config(["estimator=greedy", "estimator.max_tokens=0"]))
+        skate.config(estimator="greedy", values={"estimator.max_tokens": 0})
 
 
 def test_the_arxivroll_preset_reports_accuracy_with_errors_and_how_the_types_agree(tmp_path):
-    cfg = compose_config(["experiment=arxivroll", "logger=none", "game.questions=48", "seed=0"])
+    cfg = skate.config(experiment="arxivroll", logger="none", values={"game.questions": 48, "seed": 0})
     assert (cfg.game.name, cfg.game.mode, cfg.estimator.max_tokens, cfg.game.reasoning) == ("scp", "built", 50, False)
-    run_game(build_settings(cfg), tmp_path / "run")
+    run_game(cfg, tmp_path / "run")
     d = load_run(tmp_path / "run")
     (title, wide), *_ = group_tables(d)
     shown = with_se(d, title, wide)
