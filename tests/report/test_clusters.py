@@ -228,9 +228,9 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
     import subprocess
     import sys
 
-    code = ("import sys\nfrom skate.settings.config import build_settings, compose_config\nfrom skate.runner import run_game\n"
+    code = ("import sys\nimport skate\nfrom skate.runner import run_game\n"
             "import skate.report.callback\n"
-            f"run_game(build_settings(compose_config(['game.rounds=1', 'logger=none', 'report=false'])), {str(tmp_path / 'run')!r})\n"
+            f"run_game(skate.config(values={{'game.rounds': 1, 'report': False}}, logger='none'), {str(tmp_path / 'run')!r})\n"
             "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).resolve().parents[2])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skate.engine import GameResult, Summary
+from skate.loop import GameResult, Summary
 from skate.report.console import OUTAGE_STATUS, print_summary
 
 ROWS = [{"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
@@ -45,6 +45,7 @@ def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_ex
 
 # ------------------------------------------------------------------ what the tasks told
 def _cohort(base, names):
+    """The fake models as a ``players.llm=`` override, for the command line."""
     return "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in names) + "]"
 
 
@@ -77,17 +78,19 @@ def test_a_cohort_that_sets_nothing_is_told_so_with_what_to_try(tmp_path):
 
 
 def test_the_summary_gives_the_share_of_tasks_that_separated_and_who_answered_at_a_guess(tmp_path):
+    import skate
     from skate.llm.fake_server import FakeLLMServer, FakeModel
+    from skate.players.config import LLMPlayerConfig
     from skate.report.console import summary_text
     from skate.runlog.files import read_events
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
 
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "blank": FakeModel(0.5, {"no_option": 1.0})}
     with FakeLLMServer(models) as srv:
-        settings = build_settings(compose_config(["game.rounds=2", "logger=none", "report=false", "players.simulated=[]",
-                                                  f"players.llm={_cohort(srv.api_base, list(models))}",
-                                                  "estimator=fixed_n", "estimator.n=4", f"llm.cache_dir={tmp_path}/c"]))
+        cohort = [LLMPlayerConfig(name=n, model=f"hosted_vllm/{n}", api_base=srv.api_base) for n in models]
+        settings = skate.config(values={"game.rounds": 2, "report": False, "players.simulated": [],
+                                        "players.llm": cohort, "estimator.n": 4, "llm.cache_dir": f"{tmp_path}/c"},
+                                logger="none", estimator="fixed_n")
         result = run_game(settings, tmp_path / "run")
     events = read_events(tmp_path / "run")
     by_task: dict = {}
