@@ -9,14 +9,13 @@ import pytest
 
 from skate.runner import run_game
 from skate.sandbox import SandboxError
-from skate.settings.config import build_settings
 from tests.test_runner_game import config
 from tests.wandb_records import summarise
 
 
 def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
     out = tmp_path / "run"
-    run_game(build_settings(config("game.rounds=3", "logger=wandb", "logger.progress=plain", "report=true")), out)
+    run_game(config({"game.rounds": 3, "logger.progress": "plain", "report": True}, logger="wandb"), out)
     s = summarise(out)
     assert {"plots/rating_evolution/_type", "plots/self_preference/_type"} <= s["history_keys"]  # every plot
     assert s["exit_code"] == 0 and s["kinds"]["exit"] == 1  # finished and closed
@@ -48,7 +47,7 @@ def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(
     every player's latest μ and σ, the round's last among them (so the curves end at the final
     ratings)."""
     out = tmp_path / "run"
-    run_game(build_settings(config("game.rounds=3", "logger=wandb", "logger.progress=plain", "logger.updates_per_round=2")), out)
+    run_game(config({"game.rounds": 3, "logger.progress": "plain", "logger.updates_per_round": 2}, logger="wandb"), out)
     s = summarise(out)
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     rated = [e for e in events if e["event"] == "rated"]
@@ -62,14 +61,14 @@ def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(
 def test_a_crashed_game_still_leaves_a_closed_run(tmp_path):
     out = tmp_path / "crash"
     with pytest.raises(SandboxError):
-        run_game(build_settings(config("game.rounds=2", "logger=wandb", "logger.progress=plain", "sandbox=subprocess",
-                        "sandbox.python=/nonexistent/python")), out)
+        run_game(config({"game.rounds": 2, "logger.progress": "plain", "sandbox.python": "/nonexistent/python"},
+                        logger="wandb", sandbox="subprocess"), out)
     s = summarise(out)
     assert s["exit_code"] == 1 and s["kinds"]["exit"] == 1
 
 
 def test_logger_none_writes_no_wandb_run(tmp_path):
-    run_game(build_settings(config("game.rounds=1", "logger=none")), tmp_path / "quiet")
+    run_game(config({"game.rounds": 1}, logger="none"), tmp_path / "quiet")
     assert not (tmp_path / "quiet" / "wandb").exists()
 
 
