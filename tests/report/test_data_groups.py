@@ -11,16 +11,20 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import skate
 from skate.report import build_report, group_tables
 from skate.report.data import load_run
 from skate.runlog.events import Estimated, RunEnded, RunStarted, TaskSet
 from skate.runlog.files import EventLog, read_events
 from skate.runlog.records import BENCHMARK
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from tests.test_runner_game import config as cop_config
 
-SCP = ["game=scp", "game.questions=30", "game.rounds=2", "estimator=fixed_n", "estimator.n=4", "logger=none"]
+SCP = {"game.questions": 30, "game.rounds": 2, "estimator.n": 4}
+
+
+def scp_config(values=None):
+    return skate.config(values={**SCP, **(values or {})}, game="scp", estimator="fixed_n", logger="none")
 SETTER_PLOTS = ("setter_progress.png", "self_preference.png", "asking_vs_answering.png")
 
 # A built SCP benchmark by hand: task -> (groups, {player: p}); None is a void estimate.
@@ -52,7 +56,7 @@ def write_run(out: Path, tasks=RUN_TASKS, players=("A", "B", "C"), finished=True
 @pytest.fixture(scope="module")
 def scp_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("scp")
-    run_game(build_settings(compose_config([*SCP, "report=true"])), out)
+    run_game(scp_config({"report": True}), out)
     return out
 
 
@@ -138,14 +142,14 @@ def test_void_estimates_are_left_out(tmp_path):
 
 
 def test_player_set_scp_keeps_setter_plots_and_groups(tmp_path):
-    run_game(build_settings(compose_config([*SCP, "game.mode=player_set", "report=true"])), tmp_path)
+    run_game(scp_config({"game.mode": "player_set", "report": True}), tmp_path)
     text = (tmp_path / "report" / "index.html").read_text()
     assert "<h2>Accuracy by type and domain</h2>" in text
     assert '<img alt="setter_progress.png"' in text and '<img alt="self_preference.png"' in text
 
 
 def test_a_game_without_groups_has_no_group_section(tmp_path):
-    run_game(build_settings(cop_config("game.rounds=2", "report=true")), tmp_path)
+    run_game(cop_config({"game.rounds": 2, "report": True}), tmp_path)
     d = load_run(tmp_path)
     assert d.groups.empty and d.group_keys == [] and group_tables(d) == []
     text = (tmp_path / "report" / "index.html").read_text()
