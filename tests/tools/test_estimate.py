@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
+import skate
 from skate.llm.counts import counts_path, entries
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import LLMPlayerConfig
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from skate.tools.estimate import estimate, expected_samples
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 
@@ -22,21 +23,22 @@ FAKE = {"house": FakeModel(0.85, thinking="hidden", rules="openai_reasoning", th
         "r1": FakeModel(0.35, thinking="inline", thinking_tokens=600)}
 
 
-def settings(base, cache, *overrides):
-    llm = ", ".join(f"{{name: {n}, model: {'openai' if m.rules else 'hosted_vllm'}/{n}, api_base: '{base}', "
-                    "api_key_env: SKATE_TEST_NO_KEY}" for n, m in FAKE.items())
-    return build_settings(compose_config(["logger=none", "report=false", "players.simulated=[]", f"players.llm=[{llm}]",
-                                          f"llm.cache_dir={cache}/responses", "game.rounds=3", *overrides]))
+def settings(base, cache, values=None, **choices):
+    llm = [LLMPlayerConfig(name=n, model=f"{'openai' if m.rules else 'hosted_vllm'}/{n}", api_base=base,
+                           api_key_env="SKATE_TEST_NO_KEY") for n, m in FAKE.items()]
+    return skate.config(values={"report": False, "players.simulated": [], "players.llm": llm,
+                                "llm.cache_dir": f"{cache}/responses", "game.rounds": 3, **(values or {})},
+                        **{"logger": "none", **choices})
 
 
-@pytest.mark.parametrize("chosen", [["estimator=fixed_n", "estimator.n=6"],
-                                    ["estimator=algorithm1", "estimator.sigma_star=0.12", "estimator.n_step=4",
-                                     "estimator.max_samples=24"]])
-def test_the_estimate_of_models_that_have_played_is_within_30_percent(chosen, tmp_path):
+@pytest.mark.parametrize(("estimator", "values"), [
+    ("fixed_n", {"estimator.n": 6}),
+    ("algorithm1", {"estimator.sigma_star": 0.12, "estimator.n_step": 4, "estimator.max_samples": 24})])
+def test_the_estimate_of_models_that_have_played_is_within_30_percent(estimator, values, tmp_path):
     with FakeLLMServer(FAKE) as srv:
-        run_game(settings(srv.api_base, tmp_path, "seed=0", *chosen), tmp_path / "first")
+        run_game(settings(srv.api_base, tmp_path, {"seed": 0, **values}, estimator=estimator), tmp_path / "first")
         kept = list(entries(counts_path(tmp_path / "responses")))
-        later = settings(srv.api_base, tmp_path, "seed=1", *chosen)
+        later = settings(srv.api_base, tmp_path, {"seed": 1, **values}, estimator=estimator)
         guess = estimate(later)
         st = srv.stats
         before = (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens)
@@ -50,7 +52,7 @@ def test_the_estimate_of_models_that_have_played_is_within_30_percent(chosen, tm
         assert 0.7 * c <= g <= 1.3 * c, (guessed, counted)
 
 
-def skate(*args, cwd):
+def skate_command(*args, cwd):
     return subprocess.run([sys.executable, "-m", "skate", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
@@ -75,25 +77,25 @@ def test_the_estimate_of_hosted_models_needs_no_key_and_calls_nothing(tmp_path):
 
 
 def test_an_estimate_of_a_config_that_cannot_play_says_why_in_one_line(tmp_path):
-    res = skate("--estimate", "game.rounds=0", cwd=tmp_path)
+    res = skate_command("--estimate", "game.rounds=0", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "game.rounds" in res.stderr
-    res = skate("--estimate", cwd=tmp_path)  # the simulated cohort calls no model
+    res = skate_command("--estimate", cwd=tmp_path)  # the simulated cohort calls no model
     assert res.returncode == 0 and "costs nothing" in res.stdout
 
 
 def test_the_estimator_s_own_samples_per_estimate(tmp_path):
-    def per(*overrides):
-        return expected_samples(build_settings(compose_config(list(overrides))), 6)
+    def per(values=None, **choices):
+        return expected_samples(skate.config(values=values, **choices), 6)
 
-    assert per("estimator=fixed_n", "estimator.n=20") == 20 and per("estimator=greedy") == 1
+    assert per({"estimator.n": 20}, estimator="fixed_n") == 20 and per(estimator="greedy") == 1
     algorithm1 = per()  # the paper's: about p(1-p)/0.05^2 over p spread on [0, 1], in tens, at least 10
     assert 55 <= algorithm1 <= 80
-    assert per("estimator=decided") < algorithm1 and per("experiment=fewer_calls") <= 6
+    assert per(estimator="decided") < algorithm1 and per(experiment="fewer_calls") <= 6
 
 
 def test_a_run_keeps_each_model_s_counts_beside_the_cache(tmp_path):
     with FakeLLMServer(FAKE) as srv:
-        run_game(settings(srv.api_base, tmp_path, "estimator=fixed_n", "estimator.n=2", "game.rounds=1"), tmp_path / "r")
+        run_game(settings(srv.api_base, tmp_path, {"estimator.n": 2, "game.rounds": 1}, estimator="fixed_n"), tmp_path / "r")
     kept = {e["model"]: e for e in entries(counts_path(tmp_path / "responses"))}
     house = kept["openai/house"]
     assert house["game"] == "cop" and house["estimator"] == "fixed_n" and house["rounds"] == 1 and house["players"] == 3
@@ -103,14 +105,14 @@ def test_a_run_keeps_each_model_s_counts_beside_the_cache(tmp_path):
 def test_the_frontier_cohort_names_reasoning_models_litellm_knows_and_plays_adaptive(monkeypatch):
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):
         monkeypatch.setenv(var, "k")
-    s = build_settings(compose_config(["players=frontier"]))
+    s = skate.config(players="frontier")
     assert type(s.estimator).__name__ == "AdaptiveConfig"
     assert {c.model.split("/")[0] for c in s.players.llm} == {"openai", "anthropic", "gemini", "deepseek", "xai"}
     guess = estimate(s)
     assert all(m.usd and m.usd > 0 and m.thinking_tokens > 0 and m.price_from == "LiteLLM's model map"
                for m in guess.models)
     # the paper's cohort is as it was
-    assert type(build_settings(compose_config(["players=paper_six"])).estimator).__name__ == "Algorithm1Config"
+    assert type(skate.config(players="paper_six").estimator).__name__ == "Algorithm1Config"
 
 
 def test_a_hosted_reasoning_cohort_with_no_budget_is_told_how_to_see_its_cost(monkeypatch, caplog):
@@ -121,9 +123,9 @@ def test_a_hosted_reasoning_cohort_with_no_budget_is_told_how_to_see_its_cost(mo
 
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):
         monkeypatch.setenv(var, "k")
-    for overrides, said in ((["estimator=algorithm1"], "estimator=algorithm1 asks more"), ([], "--estimate"),
-                            (["llm.budget_usd=5"], None)):
-        s = build_settings(compose_config(["players=frontier", *overrides]))
+    for choices, values, said in (({"estimator": "algorithm1"}, {}, "estimator=algorithm1 asks more"),
+                                  ({}, {}, "--estimate"), ({}, {"llm.budget_usd": 5}, None)):
+        s = skate.config(values=values, players="frontier", **choices)
         players = [SimpleNamespace(name=c.name, spec=spec_of_config(c)) for c in s.players.llm]
         caplog.clear()
         with caplog.at_level("WARNING", logger="skate.settings.build"):
