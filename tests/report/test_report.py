@@ -15,7 +15,6 @@ from skate.report import build_report, correlations
 from skate.report.plots import rating_evolution
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings
 from tests.test_runner_game import config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = run_game(build_settings(config("seed=3", "game.rounds=6")), out)
+    result = run_game(config({"seed": 3, "game.rounds": 6}), out)
     return out, result
 
 
@@ -74,7 +73,7 @@ def test_a_long_game_logged_per_pair_plots_a_sample_of_its_rating_updates(tmp_pa
     import skate.report.data as data
 
     out = tmp_path / "run"
-    run_game(build_settings(config("seed=3", "game.rounds=6", "events.rating_updates=pair", "report=false")), out)
+    run_game(config({"seed": 3, "game.rounds": 6, "events.rating_updates": "pair", "report": False}), out)
     rating = [e for e in read_events(out) if e["event"] == "rating"]
     monkeypatch.setattr(data, "KEEP_UPDATES", 10)
     d = data.load_run(out)
@@ -129,7 +128,7 @@ def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path, capsys):
 
 
 def test_every_game_ends_with_its_report(tmp_path):
-    run_game(build_settings(config("game.rounds=2", "report=true")), tmp_path / "r")
+    run_game(config({"game.rounds": 2, "report": True}), tmp_path / "r")
     assert (tmp_path / "r" / "report" / "index.html").exists()
 
 
@@ -139,7 +138,7 @@ def test_the_pass_mark_is_the_run_s_own(tmp_path):
     from skate.report.data import load_run
     from skate.report.plots import self_preference
 
-    run_game(build_settings(config("seed=3", "game.rounds=3", "rating.p_thresh=0.9", "report=false")), tmp_path)
+    run_game(config({"seed": 3, "game.rounds": 3, "rating.p_thresh": 0.9, "report": False}), tmp_path)
     d = load_run(tmp_path)
     assert d.pass_mark == 0.9
     strict = self_preference(d, filtered=True)
