@@ -8,7 +8,9 @@ import json
 
 import pytest
 
+import skate
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import LLMPlayerConfig
 from skate.runlog.files import read_events
 from skate.runlog.replies import (
     REPLIES_FILE,
@@ -20,19 +22,18 @@ from skate.runlog.replies import (
     unpack_samples,
 )
 from skate.runner import resume_settings, run_game
-from skate.settings.config import build_settings, compose_config
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.5, thinking="reasoning_content"), "low": FakeModel(0.2)}
 
 
 def cohort(base):
-    return "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in MODELS) + "]"
+    return [LLMPlayerConfig(name=n, model=f"hosted_vllm/{n}", api_base=base) for n in MODELS]
 
 
-def settings(base, cache, *more):
-    return build_settings(compose_config([
-        "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base)}",
-        "estimator=fixed_n", "estimator.n=3", f"llm.cache_dir={cache}", "llm.structured=off", *more]))
+def settings(base, cache, values):
+    return skate.config(values={"report": False, "players.simulated": [], "players.llm": cohort(base),
+                                "estimator.n": 3, "llm.cache_dir": str(cache), "llm.structured": "off", **values},
+                        logger="none", estimator="fixed_n")
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,8 @@ def played(tmp_path_factory):
     resumed to 3."""
     tmp = tmp_path_factory.mktemp("replies")
     with FakeLLMServer(MODELS) as srv:
-        run_game(settings(srv.api_base, tmp / "c1", "game.rounds=3"), tmp / "whole")
-        run_game(settings(srv.api_base, tmp / "c2", "game.rounds=2"), tmp / "resumed")
+        run_game(settings(srv.api_base, tmp / "c1", {"game.rounds": 3}), tmp / "whole")
+        run_game(settings(srv.api_base, tmp / "c2", {"game.rounds": 2}), tmp / "resumed")
         run_game(resume_settings(tmp / "resumed", {"game.rounds": 3}), tmp / "resumed", resume=True)
     return tmp
 
@@ -111,7 +112,7 @@ def test_a_resumed_run_keeps_the_same_replies(played):
 
 def test_replies_are_not_kept_when_turned_off(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        run_game(settings(srv.api_base, tmp_path / "c", "game.rounds=1", "events.replies=false"), tmp_path / "run")
+        run_game(settings(srv.api_base, tmp_path / "c", {"game.rounds": 1, "events.replies": False}), tmp_path / "run")
     assert not (tmp_path / "run" / REPLIES_FILE).exists()
     assert (tmp_path / "run" / "events.jsonl").exists()
 
