@@ -8,14 +8,17 @@ import contextlib
 import io
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
+import skate
 from skate.cli.calibrate import main
 from skate.embedders import minilm
 from skate.llm.fake_server import FakeLLMServer, FakeModel
-from skate.settings.config import build_settings, compose_config
+from skate.paths import CONF_DIR
 from skate.tools.calibrate import (
     NEAR_KINDS,
     build_pairs,
@@ -93,7 +96,7 @@ def finished_run(tmp_path_factory):
     from skate.runner import run_game
 
     out = tmp_path_factory.mktemp("run")
-    run_game(build_settings(compose_config(["game=cop", "game.rounds=3", "logger=none", "report=false", "sandbox=subprocess"])), out)
+    run_game(skate.config(game="cop", logger="none", sandbox="subprocess", values={"game.rounds": 3, "report": False}), out)
     return out
 
 
@@ -106,7 +109,7 @@ def test_the_command_writes_plots_tables_and_a_summary(tmp_path, finished_run, c
     r = summary["embedders"]["hashing"]
     assert r["distinct_pairs"] > 200 and r["near_pairs"] >= 30 * 4
     assert r["at_threshold_frr"] <= 0.1 and 0.5 < r["auc"] <= 1.0
-    assert r["default_threshold"] == compose_config(["embedder=hashing"]).embedder.threshold
+    assert r["default_threshold"] == skate.preset("hashing", "embedder").threshold
     assert r["by_kind"]["run"]["pairs"] > 0
     assert (out / "distances.png").stat().st_size > 10_000 and (out / "roc.png").stat().st_size > 10_000
     rows = (out / "pairs.csv").read_text().splitlines()
@@ -161,9 +164,11 @@ def test_the_threshold_sweep_is_on_the_default_embedders_scale():
     """sensitivity_embedder sweeps hashing thresholds at rising false-rejection rates: on a
     fresh sample of real programs each value rejects more distinct pairs than the one before,
     and the one calibrated at 5 % rejects about that share."""
-    cfg = compose_config(["experiment=sensitivity_embedder"], return_hydra_config=True)
-    values = [float(v) for v in str(cfg.hydra.sweeper.params["embedder.threshold"]).split(",")]
-    assert cfg.embedder._target_.endswith("HashingEmbedder") and cfg.embedder.threshold in values
+    # the sweep's values, as the preset gives them to Hydra's sweeper (skate -m experiment=sensitivity_embedder)
+    sweep = yaml.safe_load(Path(CONF_DIR, "experiment", "sensitivity_embedder.yaml").read_text())["hydra"]["sweeper"]
+    values = [float(v) for v in str(sweep["params"]["embedder.threshold"]).split(",")]
+    embedder = skate.config(experiment="sensitivity_embedder").embedder
+    assert embedder._target_.endswith("HashingEmbedder") and embedder.threshold in values
     texts, pairs = build_pairs(RECORDS, programs=80, distinct=1500, seed=11)
     from skate.embedders import HashingEmbedder
 
