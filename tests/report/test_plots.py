@@ -12,11 +12,11 @@ from skate.report import build_report
 from skate.report.data import load_run
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.config import StageConfig as Stage
 from tests.test_runner_game import config
 
-STAGES = ("stages=[{name: base, rounds: 2}, {name: watch, join: [hi], setters: [], rounds: 0},"
-          " {name: play, rounds: 2}]")
+STAGES = [Stage(name="base", rounds=2), Stage(name="watch", join=["hi"], setters=[], rounds=0),
+          Stage(name="play", rounds=2)]
 
 
 def figures(page):
@@ -27,7 +27,7 @@ def figures(page):
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
     out = tmp_path_factory.mktemp("staged")
-    run_game(build_settings(config("seed=2", STAGES, "embedder.threshold=0.5")), out)
+    run_game(config({"seed": 2, "stages": STAGES, "embedder.threshold": 0.5}), out)
     return out
 
 
@@ -61,7 +61,7 @@ def test_stage_panels_and_mu_sigma_paths_from_the_stage_ends(staged, staged_page
 
 
 def test_a_game_without_stages_draws_neither_stage_figure(tmp_path):
-    run_game(build_settings(config("game.rounds=1")), tmp_path)
+    run_game(config({"game.rounds": 1}), tmp_path)
     shown = figures(build_report(tmp_path))
     assert "rating_evolution.png" in shown and not {"stage_panels.png", "mu_sigma_paths.png"} & set(shown)
 
@@ -71,7 +71,7 @@ def sweep(tmp_path_factory):
     """Two jobs, one per augmentation strategy, as a sweep folder holds them."""
     root = tmp_path_factory.mktemp("sweep")
     for i, aug in enumerate(("hist_perf", "no_info")):
-        run_game(build_settings(config(f"aug={aug}", "game.rounds=2", "report=false")), root / str(i))
+        run_game(config({"game.rounds": 2, "report": False}, aug=aug), root / str(i))
         (root / str(i) / ".hydra").mkdir()
         (root / str(i) / ".hydra" / "overrides.yaml").write_text(f"- aug={aug}\n")
     return root
