@@ -453,8 +453,8 @@ def test_the_zygotes_syscall_tables_are_libseccomps():
 
 
 def test_sandbox_warm_is_a_config_key():
-    from skate.settings.config import compose_config
+    import skate
 
-    assert compose_config([]).sandbox.warm is True
-    for choice in ("sandbox=nsjail", "sandbox=bwrap", "sandbox=auto"):
-        assert compose_config([choice, "sandbox.warm=false"]).sandbox.warm is False
+    assert skate.SkateConfig().sandbox.warm is True
+    for choice in ("nsjail", "bwrap", "auto"):
+        assert skate.preset(choice, "sandbox", values={"warm": False}).warm is False

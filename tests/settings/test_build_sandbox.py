@@ -8,30 +8,32 @@ import contextlib
 
 import pytest
 
+import skate
 from skate.games import load_games
 from skate.runlog.events import read_start
 from skate.runlog.files import EventLog
 from skate.runner import run_game
 from skate.sandbox import NoSandbox, SandboxError, SandboxUnavailable
 from skate.settings.build import assemble, build_table
-from skate.settings.config import build_settings, compose_config
 
-BROKEN = ["sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail"]
+BROKEN = {"sandbox.binary": "/nonexistent/nsjail"}  # with sandbox=nsjail
 
 
 @pytest.mark.parametrize("game", ["mathquiz", "scp"])
 def test_a_game_without_programs_plays_where_no_sandbox_works(game, tmp_path):
-    run_game(build_settings(compose_config([f"game={game}", "game.rounds=1", "logger=none", "report=false", *BROKEN])), tmp_path)
+    run_game(skate.config(values={"game.rounds": 1, "report": False, **BROKEN}, game=game, logger="none",
+                          sandbox="nsjail"), tmp_path)
     start = read_start(tmp_path)
     assert start.sandbox == "none" and start.sandbox_detail == "none (the game runs no program)"
     assert (tmp_path / "ratings.json").exists()
 
 
 def test_a_game_with_programs_still_needs_its_sandbox(tmp_path):
+    settings = skate.config(values=BROKEN, game="cop", sandbox="nsjail")
     with contextlib.ExitStack() as cleanup, pytest.raises(SandboxUnavailable, match="/nonexistent/nsjail"):
-        build_table(build_settings(compose_config(["game=cop", *BROKEN])), cleanup)
+        build_table(settings, cleanup)
     with contextlib.ExitStack() as cleanup, pytest.raises(SandboxUnavailable, match="/nonexistent/nsjail"):
-        assemble(build_settings(compose_config(["game=cop", *BROKEN])), cleanup, EventLog(tmp_path / "events.jsonl"))
+        assemble(settings, cleanup, EventLog(tmp_path / "events.jsonl"))
     assert not (tmp_path / "events.jsonl").exists()  # nothing written, nothing opened
 
 

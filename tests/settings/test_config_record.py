@@ -8,19 +8,20 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
+import skate
 from skate.games import load_games
-from skate.settings.compose import yaml_options
-from skate.settings.config import build_settings, compose_config, record_of
+from skate.settings.config import record_of
+from skate.settings.options import yaml_options
 
 pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 
-OPTIONS = [[]] + [[f"game={g}"] for g in sorted(load_games())] + [
-    [f"{group}={o}"] for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
+OPTIONS = [{}] + [{"game": g} for g in sorted(load_games())] + [
+    {group: o} for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
     for o in sorted(yaml_options(group))]
 
 
-@pytest.mark.parametrize("overrides", OPTIONS, ids=lambda o: o[0] if o else "defaults")
-def test_the_record_is_omegaconfs_conversion_of_the_settings(overrides):
-    settings = build_settings(compose_config(overrides))
+@pytest.mark.parametrize("choices", OPTIONS, ids=lambda c: "".join(f"{k}={v}" for k, v in c.items()) or "defaults")
+def test_the_record_is_omegaconfs_conversion_of_the_settings(choices):
+    settings = skate.config(**choices)
     theirs = OmegaConf.to_container(OmegaConf.structured(settings), resolve=True, enum_to_str=True)
     assert json.dumps(record_of(settings)) == json.dumps(theirs)  # same keys, order and values
