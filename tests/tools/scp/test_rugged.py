@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skate.settings.config import build_settings
+import skate
 from skate.tools.scp.rugged import CHOICES, Choices, main, private_from_run, read_scores, rugged_scores
 from tests.report.test_data_groups import RUN_TASKS, write_run
 
@@ -172,10 +172,9 @@ def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
     the tasks whose event carries that type and domain."""
     from skate.runlog.files import read_events
     from skate.runner import run_game
-    from skate.settings.config import compose_config
 
-    run_game(build_settings(compose_config(["game=scp", "game.questions=12", "game.rounds=2", "estimator=fixed_n",
-                             "estimator.n=4", "logger=none", "report=false"])), tmp_path)
+    run_game(skate.config(game="scp", estimator="fixed_n", logger="none",
+                          values={"game.questions": 12, "game.rounds": 2, "estimator.n": 4, "report": False}), tmp_path)
     events = read_events(tmp_path)
     group = {e["task_id"]: (e["groups"]["type"], e["groups"]["domain"]) for e in events if e["event"] == "task"}
     scores: dict[tuple[str, str], list[float]] = {}
