@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from skate.runner import run_game
-from skate.settings.config import build_settings
 from skate.settings.recorded import rate_run
 from tests.test_runner_game import config
 
@@ -21,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    result = run_game(build_settings(config("seed=5", "game.rounds=8")), out)
+    result = run_game(config({"seed": 5, "game.rounds": 8}), out)
     return out, result
 
 
@@ -36,7 +35,7 @@ def test_recomputing_a_run_gives_the_live_table(stored_run):
 
 def test_recomputing_keeps_the_runs_rating_settings_and_takes_overrides(tmp_path):
     out = tmp_path / "abs"
-    result = run_game(build_settings(config("seed=2", "game.rounds=5", "rating.outcome=absolute", "rating.tau=0.2")), out)
+    result = run_game(config({"seed": 2, "game.rounds": 5, "rating.outcome": "absolute", "rating.tau": 0.2}), out)
     _, rows = rate_run(out)
     assert {r["player"]: r["mu"] for r in rows} == pytest.approx({r["player"]: r["mu"] for r in result.table})
     _, relative = rate_run(out, {"rating.outcome": "relative"})
@@ -90,13 +89,14 @@ def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run, capsys):
 
 
 # ------------------------------------------------------------------ rerate: one game rated several ways as it ends
-REPLAY = "rerate=[{name: same}, {name: absolute, outcome: absolute, average_last: 20}, {name: bt, rating: elo}]"
+REPLAY = [{"name": "same"}, {"name": "absolute", "outcome": "absolute", "average_last": 20},
+          {"name": "bt", "rating": "elo"}]
 
 
 @pytest.fixture(scope="module")
 def rerated_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("rerated")
-    result = run_game(build_settings(config("seed=5", "game.rounds=8", REPLAY)), out)
+    result = run_game(config({"seed": 5, "game.rounds": 8, "rerate": REPLAY}), out)
     return out, result
 
 
@@ -121,22 +121,30 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
                                                   for r, t in zip(elo, end["rerated"]["bt"], strict=False)])
 
 
+@pytest.fixture(scope="module")
+def fixed_n():
+    """The small game with estimator=fixed_n, settled once: each bad-entry test gives it its rerate list."""
+    return config(estimator="fixed_n")
+
+
 @pytest.mark.parametrize(("entries", "says"), [
-    ("[{outcome: absolute}]", "rerate[0].name"),
-    ("[{name: a}, {name: a, outcome: absolute}]", "another rerate entry"),
-    ("[{name: a, outcom: absolute}]", "outcom"),
-    ("[{name: a, outcome: sometimes}]", "rerate[0] (a)"),
-    ("[{name: a, rating: glicko}]", "glicko"),
-    ("[{name: a, draw_margin: sigma_star}]", None),
+    ([{"outcome": "absolute"}], "rerate[0].name"),
+    ([{"name": "a"}, {"name": "a", "outcome": "absolute"}], "another rerate entry"),
+    ([{"name": "a", "outcom": "absolute"}], "outcom"),
+    ([{"name": "a", "outcome": "sometimes"}], "rerate[0] (a)"),
+    ([{"name": "a", "rating": "glicko"}], "glicko"),
+    ([{"name": "a", "draw_margin": "sigma_star"}], None),
 ])
-def test_bad_rerate_entries_say_what_to_fix(entries, says, tmp_path):
+def test_bad_rerate_entries_say_what_to_fix(fixed_n, entries, says, tmp_path):
     """The entries are read once, where the game is run, before anything is written."""
+    import dataclasses
+
     from skate.errors import ConfigError
 
-    cfg = config(f"rerate={entries}", "estimator=fixed_n")
+    settings = dataclasses.replace(fixed_n, rerate=entries)
     # fixed_n has no sigma* to tie the margin to
     with pytest.raises(ConfigError, match="sigma_star" if says is None else re.escape(says)):
-        run_game(build_settings(cfg), tmp_path / "run")
+        run_game(settings, tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
 
@@ -144,7 +152,7 @@ def test_a_built_benchmark_is_rated_again_from_every_one_of_its_tasks(tmp_path):
     """A built SCP benchmark has many tasks a round, all set by the game itself: re-rating reads
     each one (it once read only the last task of each round) and gives the live table."""
     out = tmp_path / "scp"
-    result = run_game(build_settings(config("game=scp", "game.rounds=2", "game.questions=12")), out)
+    result = run_game(config({"game.rounds": 2, "game.questions": 12}, game="scp"), out)
     from skate.runlog.events import read_run
 
     stream = read_run(out).rating_stream()
@@ -176,7 +184,7 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
     checked = []
     real = rerate.validate_rating
     monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
-    run_game(build_settings(config("game.rounds=1", "rerate=[{name: a, outcome: absolute}]")), tmp_path / "run")
+    run_game(config({"game.rounds": 1, "rerate": [{"name": "a", "outcome": "absolute"}]}), tmp_path / "run")
     from skate.runlog.files import read_events
 
     end = read_events(tmp_path / "run")[-1]
@@ -188,7 +196,7 @@ def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_
     from skate.ratings.rerate import rerate_configs
     from skate.settings.options import rating_option
 
-    settings = build_settings(config("estimator=algorithm1"))
+    settings = config(estimator="algorithm1")
     (_, same), (_, zse), (_, tied) = rerate_configs(
         [{"name": "same"}, {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
          {"name": "tied", "draw_margin": "2*sigma_star"}],
