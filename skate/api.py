@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skate.engine import GameResult
 from skate.errors import ConfigError
+from skate.loop import GameResult
 from skate.ratings.base import rating_class
 from skate.ratings.config import RatingConfig
 from skate.ratings.rerate import load_stream, rate_stream

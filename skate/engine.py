@@ -17,28 +17,29 @@ estimator's :class:`~skate.estimators.base.Sampler`, for each answer sample's qu
 Randomness: one run seed. Every random decision draws from a generator derived from that seed
 and the decision's coordinates (stage, round, player, attempt) with numpy's ``SeedSequence``
 spawn keys, so the same seed gives the same run even when players set tasks concurrently.
+
+What the loop is played with and returns (:class:`~skate.loop.Parts`, its :class:`~skate.loop.Loop`
+settings, the :class:`~skate.loop.Summary`) is :mod:`skate.loop`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from skate.augment import Augmentation, ScoredTask
-from skate.embedders import Embedder, NoveltyIndex
-from skate.estimators.base import Estimator, Sampler, TaskContext, task_rng
-from skate.games.base import AnswerFormat, Checks, Game, GameEnv, drop_try
-from skate.loggers.base import RunLogger
-from skate.players.base import Player
-from skate.ratings.base import Applied, RatingBackend
+from skate.augment import ScoredTask
+from skate.embedders import NoveltyIndex
+from skate.estimators.base import Sampler, TaskContext
+from skate.games.base import Checks, Game, drop_try
+from skate.loop import GameResult, Loop, Parts, Summary, at_guess, separating
+from skate.ratings.base import Applied
 from skate.runlog import events as ev
 from skate.runlog import replies as kept
 from skate.runlog.files import EventLog
@@ -56,11 +57,7 @@ from skate.runlog.records import (
     Task,
     VoidProposal,
 )
-from skate.runlog.replies import ReplyLog
-from skate.sandbox import Sandbox, SandboxError
-
-if TYPE_CHECKING:
-    from skate.llm import LLMClient
+from skate.sandbox import SandboxError
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +67,6 @@ _SET, _AUG, _ANSWER, _JOIN, _ASSIGN, _CHECK, _PAIR = 1, 2, 3, 4, 5, 6, 7
 MAX_INFRA_RETRIES = 3
 MAX_VOID_RETRIES = 2  # a setter whose model calls keep failing sets no task this round
 ANSWER_WORKERS = 64  # (task, player) estimates in flight at once when players wait on the network
-SEPARATES = 0.05  # a task separates players whose p(correct) on it lie more than this apart (the draw margin's default)
 
 
 @contextlib.contextmanager
@@ -93,88 +89,6 @@ class _SetResult:
     attempts: list[ev.AttemptMade] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Parts:
-    """What a game is played with, every part built and finished (:func:`skate.settings.build.assemble`
-    builds them from the settings): the game and its environment, the sandbox, the embedder, the
-    players and the model client they share, the rating backend, the setters' augmentation, the
-    estimator and the logger."""
-
-    game: Game
-    sandbox: Sandbox
-    env: GameEnv
-    embedder: Embedder
-    players: list[Player]
-    client: LLMClient | None  # None: no player (nor the embedder) calls a model
-    rating: RatingBackend
-    aug: Augmentation
-    estimator: Estimator
-    logger: RunLogger
-    replies: ReplyLog | None = None  # where the players' replies are kept (events.replies), else None
-
-
-@dataclass(frozen=True)
-class Loop:
-    """The loop's own settings: the run seed, the stages, the schedule and when to stop early.
-    The engine takes them as checked (the runner makes them of settings
-    :func:`skate.settings.config.validate` checked, :func:`skate.runner.loop_of`: ``settled`` in
-    (0.5, 1) or None, and not with stages)."""
-
-    seed: int = 0
-    stages: tuple[Stage, ...] = ()  # empty: one stage, game.rounds long
-    schedule: ScheduleMode = ScheduleMode.rounds
-    settled: float | None = None  # stop once every adjacent pair is ordered with this probability
-    min_rounds: int = 1  # ... but not before this many rounds
-
-
-_COUNTS = ("attempts", "tasks", "samples", "estimates", "updates", "void_attempts", "void_samples", "void_estimates")
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a run did: counts, the tasks each player set, the time, how it ended (the engine's);
-    and what the runner adds once the game is over (model usage, prompt optimisation: a new
-    summary, :func:`dataclasses.replace`). Read by attribute; recorded as ``run_end.summary``
-    (:meth:`as_dict`: the fields that are set, in this order)."""
-
-    attempts: int = 0
-    tasks: int = 0
-    samples: int = 0
-    estimates: int = 0
-    updates: int = 0
-    void_attempts: int = 0
-    void_samples: int = 0
-    void_estimates: int = 0
-    skipped_estimates: int | None = None  # estimates an estimator chose not to make (adaptive)
-    read_estimates: int | None = None  # p(correct) read from a model's probabilities, no sample drawn (logprobs)
-    tasks_by_setter: dict[str, int] = field(default_factory=dict)
-    elapsed_s: float = 0.0
-    sandbox_executions: int = 0
-    stopped: str | None = None  # why the game stopped early (a signal, a spent budget)
-    stopped_round: int | None = None
-    settled: str | None = None  # why the game ended early because its ranking was settled
-    optimization: list[dict[str, Any]] | None = None
-    prompt_optimization: list[dict[str, Any]] | None = None
-    usage: dict[str, Any] | None = None
-    # Rejected setting attempts, setter -> reason -> count; what to try for each reason seen
-    # (the game's hints); of the valid tasks, those whose players' p(correct) lay more than
-    # SEPARATES apart (some pair told apart); players who answered every task at or below a blind
-    # guess among its options (multiple choice: ordered by nothing but their failures to answer).
-    rejections: dict[str, dict[str, int]] | None = None
-    hints: dict[str, str] | None = None
-    separating: int | None = None
-    at_guess: list[str] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The recorded form (``run_end.summary``, the loggers'): every field that is set."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
-
-
-@dataclass(frozen=True)
-class GameResult:
-    table: list[dict[str, Any]]
-    archive: list[ScoredTask]
-    summary: Summary
 
 
 class Engine:
@@ -662,8 +576,8 @@ class Engine:
                        stopped=self.stopped or None, stopped_round=self.stopped_round if self.stopped else None,
                        settled=self.ended_detail if self.ended == "settled" else None,
                        rejections={n: dict(sorted(m.items())) for n, m in self.rejections.items()} or None,
-                       hints=hints or None, separating=self._separating() if final else None,
-                       at_guess=self._at_guess() if final else None)
+                       hints=hints or None, separating=separating(self.archive) if final else None,
+                       at_guess=at_guess(self.game, self.archive) if final else None)
 
     def _hint(self, reason: str) -> str | None:
         """The game's hint for ``reason``, less what is already in effect: a fresh sample after
@@ -674,35 +588,6 @@ class Engine:
         in_effect = ([Game.RESAMPLE] if repairs and all(r == "resample" for r in repairs) else []) + (
             [Game.NO_HISTORY] if self.aug.strategy.value == "no_info" else [])
         return hint and drop_try(hint, *in_effect)
-
-    def _separating(self) -> int | None:
-        """Valid tasks on which some two players' p(correct) lay more than SEPARATES apart."""
-        if not self.archive:
-            return None
-        out = 0
-        for s in self.archive:
-            ps = [p for p in s.p_correct.values() if p is not None]
-            out += len(ps) >= 2 and max(ps) - min(ps) > SEPARATES
-        return out
-
-    def _at_guess(self) -> list[str] | None:
-        """Players whose p(correct) on every task they answered was at or below a blind guess among
-        its options (1 / the options a sample shows: multiple-choice games only)."""
-        if self.game.spec.answer_format != AnswerFormat.multiple_choice:
-            return None
-        chance: dict[str, float] = {}
-        for s in self.archive:
-            query = self.game.make_query(s.task, task_rng(s.task))
-            options = getattr(query, "options", None)
-            if not options:
-                return None
-            chance[s.task.task_id] = 1.0 / len(options)
-        seen: dict[str, bool] = {}
-        for s in self.archive:
-            for player, p in s.p_correct.items():
-                if p is not None:
-                    seen[player] = seen.get(player, True) and p <= chance[s.task.task_id] + 1e-9
-        return sorted(n for n, low in seen.items() if low) or None
 
 
 def round_(x: float, nd: int = 4) -> float:

@@ -23,10 +23,11 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from skate import report
-from skate.engine import Engine, GameResult, Loop
+from skate.engine import Engine
 from skate.errors import ConfigError
 from skate.llm.counts import counts_path
 from skate.llm.counts import record as record_counts
+from skate.loop import GameResult, Loop
 from skate.optimize.config import compare_table
 from skate.ratings.rerate import rerate_configs, rerate_run
 from skate.runlog import events as ev

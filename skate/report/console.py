@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from skate.engine import GameResult, Summary
+from skate.loop import GameResult, Summary
 from skate.optimize.config import format_results
 from skate.runlog import events as ev
 from skate.runlog.files import format_table

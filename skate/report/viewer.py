@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skate.engine import SEPARATES
+from skate.loop import SEPARATES
 from skate.runlog import events as ev
 from skate.runlog.replies import REPLIES_FILE, iter_replies, unpack_samples
 

@@ -21,7 +21,6 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
 from skate.embedders import Embedder, build_embedder, connect_embedder
-from skate.engine import Parts
 from skate.errors import ConfigError
 from skate.estimators.base import estimator as estimators
 from skate.games import GameEnv
@@ -30,6 +29,7 @@ from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.config import LLMConfig
 from skate.llm.counts import purpose_counts
 from skate.llm.preflight import preflight
+from skate.loop import Parts
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
 from skate.runlog import events as ev
