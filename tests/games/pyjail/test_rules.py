@@ -298,9 +298,10 @@ def test_an_unisolated_sandbox_is_refused_unless_allowed(sandbox):
 def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, sandbox):
     from skate.augment import Augmentation
     from skate.embedders import HashingEmbedder
-    from skate.engine import Engine, Parts
+    from skate.engine import Engine
     from skate.estimators.fixed_n import FixedN
     from skate.loggers.base import RunLogger
+    from skate.loop import Parts
     from skate.players.base import Player
     from skate.ratings.trueskill_backend import TrueSkillRating
     from skate.runlog.files import EventLog, read_events
