@@ -43,11 +43,11 @@ import pytest
 
 import skate
 from skate.cli.play import resume
-from skate.engine import Summary
 from skate.errors import ConfigError
 from skate.games import AnswerFormat, Checks, Game, GameEnv, load_games
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
+from skate.loop import Summary
 from skate.optimize.items import setter_demos
 from skate.players.config import SimPlayerConfig
 from skate.players.simulated import build_simulated
