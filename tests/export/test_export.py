@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import skate
 from skate.cli.export import main
 from skate.estimators.base import task_rng
 from skate.export import EXECUTED_NOTE, export
@@ -24,8 +25,7 @@ from skate.llm.modules import render_options
 from skate.runlog.events import Estimated, TaskSet, read_run
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
-from tests.llm.conftest import cohort
+from tests.llm.conftest import llm_players
 
 MODELS = {"ace": 0.9, "low": 0.3}
 
@@ -36,11 +36,12 @@ def server():
         yield srv
 
 
-def _greedy_run(srv, folder: Path, *overrides: str) -> Path:
-    cfg = compose_config([*overrides, "estimator=greedy", "logger=none", "report=false", "players.simulated=[]",
-                          "llm.preflight=false", f"players.llm={cohort(srv.api_base, tuple(MODELS))}",
-                          f"llm.cache_dir={folder / 'cache'}"])
-    run_game(build_settings(cfg), folder / "run")
+def _greedy_run(srv, folder: Path, game: str, values: dict) -> Path:
+    cfg = skate.config(game=game, estimator="greedy", logger="none",
+                       values={**values, "report": False, "players.simulated": [], "llm.preflight": False,
+                               "players.llm": llm_players(srv.api_base, tuple(MODELS)),
+                               "llm.cache_dir": str(folder / "cache")})
+    run_game(cfg, folder / "run")
     return folder / "run"
 
 
@@ -48,7 +49,7 @@ def _greedy_run(srv, folder: Path, *overrides: str) -> Path:
 def cop_run(server, tmp_path_factory):
     """A COP game of the fake models (they set the programs on this server, so it knows the
     outputs), answered at temperature 0: skate's greedy score of each model on every task."""
-    return _greedy_run(server, tmp_path_factory.mktemp("cop"), "game=cop", "game.rounds=2", "seed=5")
+    return _greedy_run(server, tmp_path_factory.mktemp("cop"), "cop", {"game.rounds": 2, "seed": 5})
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +62,8 @@ def scp_bench(server, tmp_path_factory):
     lines = (folder / "all.jsonl").read_text().splitlines()[:12]
     bench = folder / "bench.jsonl"
     bench.write_text("\n".join(lines) + "\n")
-    run = _greedy_run(server, folder, "game=scp", "game.mode=built", f"game.benchmark={bench}", "game.rounds=1",
-                      "game.max_doc_age_days=null")
+    run = _greedy_run(server, folder, "scp", {"game.mode": "built", "game.benchmark": str(bench), "game.rounds": 1,
+                                              "game.max_doc_age_days": None})
     return bench, run
 
 
@@ -118,8 +119,8 @@ def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
         assert (r["provenance"]["doc_date"], r["provenance"]["doc_date_source"], r["provenance"]["built"]) == (
             q["doc_date"], q["doc_date_source"], q["built"])
         assert f"[[ ## question ## ]]\n{stem(from_json(q))}\n\n[[ ## options ## ]]\n1. " in r["prompt"]
-    cfg = compose_config(["game=mathquiz", "game.rounds=1", "logger=none", "report=false", "estimator=greedy"])
-    run_game(build_settings(cfg), tmp_path / "mq")
+    run_game(skate.config(game="mathquiz", estimator="greedy", logger="none", values={"game.rounds": 1, "report": False}),
+             tmp_path / "mq")
     export(tmp_path / "mq", "jsonl", tmp_path / "m")
     tasks = read_run(tmp_path / "mq").of(TaskSet)
     records = _records(tmp_path / "m")
