@@ -9,10 +9,11 @@ import numpy as np
 
 from skate.augment import Augmentation
 from skate.embedders import HashingEmbedder
-from skate.engine import Engine, Loop, Parts
+from skate.engine import Engine
 from skate.estimators.fixed_n import FixedN
 from skate.games.cop import COPGame, COPProposal
 from skate.loggers.base import RunLogger
+from skate.loop import Loop, Parts
 from skate.players.base import Player
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runlog.files import EventLog, read_events
