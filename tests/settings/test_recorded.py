@@ -4,29 +4,34 @@ overrides and the three levels of checking."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 
 import pytest
-from hydra.utils import instantiate
+from omegaconf import OmegaConf
 
+import skate
 from skate.errors import ConfigError
 from skate.estimators.base import estimator
 from skate.estimators.fixed_n import FixedN
 from skate.loggers.base import NullLogger, logger
+from skate.runlog.files import EventLog
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config, record_of
+from skate.settings.build import assemble
+from skate.settings.config import record_of
 from skate.settings.recorded import CONFIG_VERSION, RecordError, migrate, run_settings
 
-GAME = ["game.rounds=2", "players=simulated_four", "logger=none", "report=false", "sandbox=subprocess"]
+GAME = {"game.rounds": 2, "report": False}
+CHOICES = {"players": "simulated_four", "logger": "none", "sandbox": "subprocess"}
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("recorded") / "run"
-    run_game(build_settings(compose_config([*GAME, "rating=bradley_terry", "rating.bootstrap=20", "estimator=fixed_n",
-                             "estimator.n=4"])), folder, made_from={"choices": {"rating": "bradley_terry"},
-                                                                   "overrides": ["estimator.n=4"]})
+    run_game(skate.config(values={**GAME, "rating.bootstrap": 20, "estimator.n": 4}, **CHOICES, rating="bradley_terry",
+                          estimator="fixed_n"),
+             folder, made_from={"choices": {"rating": "bradley_terry"}, "overrides": ["estimator.n=4"]})
     return folder
 
 
@@ -90,7 +95,7 @@ def test_a_version_1_record_names_the_old_modules_and_loads(run):
 
 
 
-def test_a_version_2_record_names_the_estimators_and_loggers_by_their_groups_one_module_and_loads(run):
+def test_a_version_2_record_names_the_estimators_and_loggers_by_their_groups_one_module_and_loads(run, tmp_path):
     """Runs before version 3 recorded skate.estimators.<Class> and skate.loggers.<Class> targets;
     they are typed (by choice or by target) and build the same components from their new modules."""
     start = _start(run)
@@ -102,7 +107,9 @@ def test_a_version_2_record_names_the_estimators_and_loggers_by_their_groups_one
         assert type(settings.estimator).__name__ == "FixedNConfig" and settings.estimator.n == 4
         assert settings.estimator._target_ == "skate.estimators.fixed_n.FixedN"
         assert settings.logger._target_ == "skate.loggers.base.NullLogger"
-        assert type(instantiate(settings.estimator)) is FixedN and type(instantiate(settings.logger)) is NullLogger
+        with contextlib.ExitStack() as cleanup:  # the game's own builder makes them from their targets
+            parts = assemble(settings, cleanup, EventLog(tmp_path / "events.jsonl"))
+            assert type(parts.estimator) is FixedN and type(parts.logger) is NullLogger
     with pytest.raises(RecordError, match="estimator 'skate.estimators.FixedN' is not one this skate has"):
         run_settings({"config": config, "config_version": CONFIG_VERSION})  # a current record is not migrated
 
@@ -174,7 +181,7 @@ def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_read
 def test_the_game_and_the_checks_take_settings_and_say_how_to_make_them_from_a_composed_config(tmp_path):
     from skate.settings.config import validate
 
-    cfg = compose_config(GAME)
+    cfg = OmegaConf.structured(skate.SkateConfig())  # the settings as a composed config (a DictConfig), not settings
     with pytest.raises(TypeError, match=r"run_game takes settings, not a DictConfig: .*build_settings\(cfg\)"):
         run_game(cfg, tmp_path / "run")
     with pytest.raises(TypeError, match=r"validate takes settings, not a DictConfig: .*build_settings\(cfg\)"):
