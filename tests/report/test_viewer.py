@@ -17,41 +17,42 @@ from pathlib import Path
 
 import pytest
 
+import skate
 from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import LLMPlayerConfig
 from skate.report.viewer import ASSETS, ViewerError, build_viewer
 from skate.runlog.files import read_events
 from skate.runlog.replies import unpack_samples
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (PyJail's game needs a jail, as every game's test)
 
-GAMES = {"cop": ["game=cop", "game.rounds=2"], "mathquiz": ["game=mathquiz", "game.rounds=2"],
-         "pyjail": ["game=pyjail", "game.rounds=1"], "scp": ["game=scp", "game.questions=12", "game.rounds=1"]}
-BASE = ["logger=none", "report=false", "print_table=false", "estimator=fixed_n", "estimator.n=4"]
+GAMES = {"cop": {"game.rounds": 2}, "mathquiz": {"game.rounds": 2}, "pyjail": {"game.rounds": 1},
+         "scp": {"game.questions": 12, "game.rounds": 1}}
+BASE = {"report": False, "print_table": False, "estimator.n": 4}
 # The fake server's cohort: a model that thinks (its thinking apart from its reply), one that
 # writes a broken task half the time (rejected attempts with replies behind them), and a plain one.
 FAKE = {"deep": FakeModel(0.8, thinking="reasoning_content"), "sloppy": FakeModel(0.5, {"placeholder": 0.5}),
         "plain": FakeModel(0.3)}
 
 
-def play(out: Path, *overrides: str) -> Path:
-    run_game(build_settings(compose_config([*BASE, *overrides])), out)
+def play(out: Path, game: str, values: dict | None = None) -> Path:
+    run_game(skate.config(values={**BASE, **(values or {})}, game=game, logger="none", estimator="fixed_n"), out)
     return out
 
 
-def fake_cohort(base: str) -> str:
-    return "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in FAKE) + "]"
+def fake_cohort(base: str) -> list[LLMPlayerConfig]:
+    return [LLMPlayerConfig(name=n, model=f"hosted_vllm/{n}", api_base=base) for n in FAKE]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """A small game of each kind with the simulated cohort, and a COP game of the fake server's models."""
     tmp = tmp_path_factory.mktemp("viewer")
-    out = {game: play(tmp / game, *overrides) for game, overrides in GAMES.items()}
+    out = {game: play(tmp / game, game, values) for game, values in GAMES.items()}
     with FakeLLMServer(FAKE) as srv:
-        out["llm"] = play(tmp / "llm", "game=cop", "game.rounds=2", "players.simulated=[]",
-                          f"players.llm={fake_cohort(srv.api_base)}", f"llm.cache_dir={tmp}/cache",
-                          "llm.structured=off")
+        out["llm"] = play(tmp / "llm", "cop", {"game.rounds": 2, "players.simulated": [],
+                                               "players.llm": fake_cohort(srv.api_base), "llm.cache_dir": f"{tmp}/cache",
+                                               "llm.structured": "off"})
     return out
 
 
@@ -210,7 +211,7 @@ def test_a_run_from_an_earlier_skate_and_one_without_replies_say_so(runs, tmp_pa
                      "attempts and p(correct), without the answers behind them."]
     assert tree(old) == before
     assert len(rows(old / "viewer", "tasks")) == len(of(read_events(old), "task"))
-    off = play(tmp_path / "off", *GAMES["mathquiz"], "events.replies=false")
+    off = play(tmp_path / "off", "mathquiz", {**GAMES["mathquiz"], "events.replies": False})
     assert not (off / "replies.jsonl").exists()
     _, notes = build_viewer(off)
     assert notes == ["This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
