@@ -43,12 +43,12 @@ def cpu() -> float:
 
 
 def bank(folder: Path) -> list[Path]:
+    import skate
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
 
-    game = ["game=mathquiz", "game.rounds=6", "logger=none", "report=false", "print_table=false"]
+    game = {"game.rounds": 6, "report": False, "print_table": False}
     for seed in (0, 1):
-        run_game(build_settings(compose_config([*game, f"seed={seed}"])), folder / f"r{seed}")
+        run_game(skate.config(values={**game, "seed": seed}, game="mathquiz", logger="none"), folder / f"r{seed}")
     return [folder / "r0", folder / "r1"]
 
 

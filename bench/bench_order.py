@@ -22,11 +22,17 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import skate  # noqa: E402
+from skate.players.config import SimPlayerConfig  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.runlog.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+
+# The close cohort: six players two points of skill apart.
+CLOSE = [SimPlayerConfig(name="c1", skill=0.66), SimPlayerConfig(name="c2", skill=0.64),
+         SimPlayerConfig(name="c3", skill=0.62), SimPlayerConfig(name="c4", skill=0.60),
+         SimPlayerConfig(name="c5", skill=0.58), SimPlayerConfig(name="c6", skill=0.56)]
 
 
 def ranks(backend, players, tasks) -> dict[str, int]:
@@ -46,13 +52,10 @@ def main() -> None:
     args = ap.parse_args()
     run_dir = args.run_dir
     if run_dir is None:
-        over = [f"game.rounds={args.rounds}", "logger=none"]
-        if args.cohort == "close":
-            over.append("players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.64}, {name: c3, skill: 0.62},"
-                        " {name: c4, skill: 0.60}, {name: c5, skill: 0.58}, {name: c6, skill: 0.56}]")
-        cfg = compose_config(over)
+        values = {"game.rounds": args.rounds, **({"players.simulated": CLOSE} if args.cohort == "close" else {})}
+        settings = skate.config(values=values, logger="none")
         run_dir = Path(tempfile.mkdtemp(prefix="bench-order-"))
-        run_game(build_settings(cfg), run_dir)
+        run_game(settings, run_dir)
     run = read_run(run_dir)
     players, tasks, truth = run.players, run.rated_scores(), run.true_skill
     true_rank = {n: i + 1 for i, n in enumerate(sorted(players, key=lambda n: -(truth[n] or 0)))}

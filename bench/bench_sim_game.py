@@ -24,13 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import skate
 from skate.answers import exact
 from skate.games.cop.difficulty import code_difficulty
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
-
-_GAMES = {"cop": [], "mathquiz": ["game=mathquiz"]}
+from skate.settings.config import SkateConfig
 
 
 def digest(run_dir: Path) -> str:
@@ -46,15 +45,19 @@ def digest(run_dir: Path) -> str:
     return h.hexdigest()[:12]
 
 
-def play(overrides: list[str], root: Path, n: int, keep_caches: bool) -> tuple[float, str]:
-    cfg = compose_config([*overrides, "logger=none", "report=false"])
+def settings(game: str, seed: int) -> SkateConfig:
+    """The game's settings: its default cohort at ``seed``, no logger, no report."""
+    return skate.config(values={"seed": seed, "report": False}, game=game, logger="none")
+
+
+def play(settings: SkateConfig, root: Path, n: int, keep_caches: bool) -> tuple[float, str]:
     out = root / f"run{n}"
     if not keep_caches:
         for cached in (code_difficulty, getattr(exact, "_normalized", None)):
             if hasattr(cached, "cache_clear"):
                 cached.cache_clear()
     c0 = time.process_time()
-    run_game(build_settings(cfg), out)
+    run_game(settings, out)
     return time.process_time() - c0, digest(out)
 
 
@@ -62,18 +65,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--games", nargs="+", default=list(_GAMES), choices=list(_GAMES))
+    ap.add_argument("--games", nargs="+", default=["cop", "mathquiz"], choices=["cop", "mathquiz"])
     ap.add_argument("--keep-caches", action="store_true", help="do not empty caches between plays")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, seed {args.seed}")
     with tempfile.TemporaryDirectory() as tmp:
         n = 0
         for game in args.games:
-            overrides = [*_GAMES[game], f"seed={args.seed}"]
-            play(overrides, Path(tmp), n := n + 1, args.keep_caches)  # warm-up
+            made = settings(game, args.seed)
+            play(made, Path(tmp), n := n + 1, args.keep_caches)  # warm-up
             cpu, digests = [], set()
             for _ in range(args.repeats):
-                t, d = play(overrides, Path(tmp), n := n + 1, args.keep_caches)
+                t, d = play(made, Path(tmp), n := n + 1, args.keep_caches)
                 cpu.append(t)
                 digests.add(d)
             runs = ", ".join(f"{t:.2f}" for t in cpu)
