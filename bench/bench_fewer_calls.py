@@ -61,6 +61,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import skate  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 from skate.settings.config import build_settings, compose_config  # noqa: E402
 
@@ -218,7 +219,7 @@ def part_games(args: argparse.Namespace) -> None:
 
 def preset_cap() -> int:
     try:
-        return int(compose_config(["experiment=fewer_calls"]).game.rounds)
+        return int(skate.config(experiment="fewer_calls").game.rounds)
     except Exception:  # noqa: BLE001
         return -1
 

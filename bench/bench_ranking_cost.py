@@ -59,53 +59,56 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import skate  # noqa: E402
+from skate.players.config import SimPlayerConfig as Sim  # noqa: E402
 from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
+from skate.ratings.config import RatingConfig  # noqa: E402
 from skate.ratings.elo import EloRating  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.ratings.trueskill_backend import TrueSkillRating  # noqa: E402
 from skate.ratings.ttt import TrueSkillThroughTimeRating  # noqa: E402
 from skate.runlog.events import AttemptMade, Estimated, RatedTask, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 _HALF = ("arithmetic", "strings", "slicing", "dicts", "recursion", "closures")
 _OTHER = ("sorting", "bitwise", "generators", "exceptions", "classes", "comprehensions")
 
 
-def _swap(up: tuple[str, ...], down: tuple[str, ...], by: float) -> str:
-    return "{" + ", ".join([*(f"{k}: {by}" for k in up), *(f"{k}: {-by}" for k in down)]) + "}"
+def _swap(up: tuple[str, ...], down: tuple[str, ...], by: float) -> dict[str, float]:
+    return {**{k: by for k in up}, **{k: -by for k in down}}
 
 
-COHORTS = {
-    "separated": [],  # the default cohort: skills 0.90 ... 0.30
-    "close": ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.64}, {name: c3, skill: 0.62},"
-              " {name: c4, skill: 0.60}, {name: c5, skill: 0.58}, {name: c6, skill: 0.56}]"],
-    "misspecified": [
-        "players.simulated=["
-        "{name: x-ace, skill: 0.88, pitch: -0.2, slip: 0.1, sloppiness: 0.4},"
-        f" {{name: x-a, skill: 0.74, pitch: -0.1, topic_skill: {_swap(_HALF, _OTHER, 0.12)}}},"
-        f" {{name: x-b, skill: 0.66, pitch: -0.05, topic_skill: {_swap(_OTHER, _HALF, 0.12)}}},"
-        " {name: x-erratic, skill: 0.56, noise: 0.24, sloppiness: 0.4},"
-        " {name: x-weak, skill: 0.46, pitch: 0.1, slip: 0.1},"
-        " {name: x-novice, skill: 0.34, pitch: 0.2, sloppiness: 0.4}]"],
+# Each cohort's settings (values): the default cohort's are the game's own.
+COHORTS: dict[str, dict[str, Any]] = {
+    "separated": {},  # the default cohort: skills 0.90 ... 0.30
+    "close": {"players.simulated": [Sim(name="c1", skill=0.66), Sim(name="c2", skill=0.64), Sim(name="c3", skill=0.62),
+                                    Sim(name="c4", skill=0.60), Sim(name="c5", skill=0.58), Sim(name="c6", skill=0.56)]},
+    "misspecified": {"players.simulated": [
+        Sim(name="x-ace", skill=0.88, pitch=-0.2, slip=0.1, sloppiness=0.4),
+        Sim(name="x-a", skill=0.74, pitch=-0.1, topic_skill=_swap(_HALF, _OTHER, 0.12)),
+        Sim(name="x-b", skill=0.66, pitch=-0.05, topic_skill=_swap(_OTHER, _HALF, 0.12)),
+        Sim(name="x-erratic", skill=0.56, noise=0.24, sloppiness=0.4),
+        Sim(name="x-weak", skill=0.46, pitch=0.1, slip=0.1),
+        Sim(name="x-novice", skill=0.34, pitch=0.2, sloppiness=0.4)]},
 }
 
-# A live configuration: the overrides of the game it plays, and the backends that rate its games
-# afterwards ("live" = the game's own rating, as it was configured).
-CONFIGS: dict[str, tuple[list[str], list[str]]] = {
-    "paper": (["estimator=algorithm1"], ["trueskill_rel", "bt_rel", "ttt_rel", "irt"]),
-    "fixed_n10": (["estimator=fixed_n", "estimator.n=10"], ["trueskill_rel", "bt_rel", "irt"]),
-    "decided": (["estimator=decided"], ["trueskill_abs", "bt_rel", "irt"]),
-    "fewer_calls": (["experiment=fewer_calls"], ["live"]),
+# A live configuration: the group choices and values of the game it plays, and the backends that
+# rate its games afterwards ("live" = the game's own rating, as it was configured).
+FEWER_CALLS = {"experiment": "fewer_calls"}
+CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any], list[str]]] = {
+    "paper": ({"estimator": "algorithm1"}, {}, ["trueskill_rel", "bt_rel", "ttt_rel", "irt"]),
+    "fixed_n10": ({"estimator": "fixed_n"}, {"estimator.n": 10}, ["trueskill_rel", "bt_rel", "irt"]),
+    "decided": ({"estimator": "decided"}, {}, ["trueskill_abs", "bt_rel", "irt"]),
+    "fewer_calls": (FEWER_CALLS, {}, ["live"]),
     # the preset with a fixed number of samples for each player asked (no top-up)
-    "fewer_calls_1": (["experiment=fewer_calls", "estimator.first=1", "estimator.max_samples=1"], ["live"]),
-    "fewer_calls_2": (["experiment=fewer_calls", "estimator.first=2", "estimator.max_samples=2"], ["live"]),
+    "fewer_calls_1": (FEWER_CALLS, {"estimator.first": 1, "estimator.max_samples": 1}, ["live"]),
+    "fewer_calls_2": (FEWER_CALLS, {"estimator.first": 2, "estimator.max_samples": 2}, ["live"]),
     # not in the default list: the other variants tried on the close cohort (--configs NAME ...)
-    "fewer_calls_4": (["experiment=fewer_calls", "estimator.first=4", "estimator.max_samples=4"], ["live"]),
-    "fewer_calls_6": (["experiment=fewer_calls", "estimator.first=6", "estimator.max_samples=6"], ["live"]),
-    "fewer_calls_3to9": (["experiment=fewer_calls", "estimator.first=3", "estimator.step=3",
-                          "estimator.max_samples=9"], ["live"]),
-    "fixed_n4": (["estimator=fixed_n", "estimator.n=4"], ["bt_rel", "irt"]),
+    "fewer_calls_4": (FEWER_CALLS, {"estimator.first": 4, "estimator.max_samples": 4}, ["live"]),
+    "fewer_calls_6": (FEWER_CALLS, {"estimator.first": 6, "estimator.max_samples": 6}, ["live"]),
+    "fewer_calls_3to9": (FEWER_CALLS, {"estimator.first": 3, "estimator.step": 3, "estimator.max_samples": 9},
+                         ["live"]),
+    "fixed_n4": ({"estimator": "fixed_n"}, {"estimator.n": 4}, ["bt_rel", "irt"]),
 }
 DEFAULT_CONFIGS = ["paper", "fixed_n10", "decided", "fewer_calls", "fewer_calls_1", "fewer_calls_2"]
 BACKENDS: dict[str, Callable[[], Any]] = {
@@ -151,7 +154,7 @@ def load_game(run_dir: Path) -> dict[str, Any]:
             calls_at[e.task_id] = spent
     end = run.end
     return {"players": run.players, "stream": stream, "truth": [truth[n] for n in run.players],
-            "calls_at": calls_at, "total": spent, "config": run.start.config,
+            "calls_at": calls_at, "total": spent,
             "ended": end.get("ended", "rounds") if end else "unfinished"}
 
 
@@ -174,28 +177,27 @@ def trajectory(game: dict[str, Any], make: Callable[[], Any], per_round: bool = 
     return out
 
 
-def live_backend(game: dict[str, Any]) -> Callable[[], Any]:
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
+def live_backend(rating: RatingConfig) -> Callable[[], Any]:
+    """A fresh backend of the game's own rating settings (as the run records them)."""
+    from hydra.utils import instantiate  # how skate builds a rating from its schema (skate.ratings.rerate)
 
-    rating = OmegaConf.create(game["config"]["rating"])
     return lambda: instantiate(rating, _convert_="all")
 
 
 def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, str, int], dict[str, Any]]:
     """One game; its trajectories for each backend and what it spent."""
     cohort, config, seed, rounds, backends = job
-    overrides, _ = CONFIGS[config]
-    cfg = compose_config([*overrides, f"game.rounds={rounds}", "logger=none", "report=false", f"seed={seed}",
-                          *COHORTS[cohort]])
+    choices, values, _ = CONFIGS[config]
+    settings = skate.config(values={**values, "game.rounds": rounds, "report": False, "seed": seed,
+                                    **COHORTS[cohort]}, logger="none", **choices)
     out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
     try:
-        run_game(build_settings(cfg), out)
+        run_game(settings, out)
         game = load_game(out)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     table = {**BACKENDS, **DRAW_BACKENDS}
-    trajs = {b: trajectory(game, live_backend(game) if b == "live" else table[b], per_round=b in PER_ROUND)
+    trajs = {b: trajectory(game, live_backend(settings.rating) if b == "live" else table[b], per_round=b in PER_ROUND)
              for b in backends}
     rounds_played = max((t.task_id for t in game["stream"]), default="r000")[1:4]
     return (cohort, config, seed), {"trajs": trajs, "total": game["total"], "ended": game["ended"],
@@ -242,13 +244,13 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     jobs = []
+    configs = ["paper", "fixed_n10", "decided"] if args.draws else args.configs
+    preset_rounds = args.preset_rounds or (int(skate.config(**FEWER_CALLS).game.rounds)
+                                           if any(c.startswith("fewer_calls") for c in configs) else None)
     for cohort in args.cohorts:
-        for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):
-            backends = tuple(DRAW_BACKENDS) if args.draws else tuple(CONFIGS[config][1])
-            rounds = args.rounds
-            if config.startswith("fewer_calls"):
-                preset = compose_config(["experiment=fewer_calls"])
-                rounds = args.preset_rounds or int(preset.game.rounds)
+        for config in configs:
+            backends = tuple(DRAW_BACKENDS) if args.draws else tuple(CONFIGS[config][2])
+            rounds = preset_rounds if config.startswith("fewer_calls") else args.rounds
             jobs += [(cohort, config, seed, rounds, backends) for seed in args.seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         done = dict(pool.map(play, jobs))

@@ -36,22 +36,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scipy.stats import kendalltau  # noqa: E402
 
+import skate  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
+from skate.players.config import LLMPlayerConfig  # noqa: E402
 from skate.runlog.files import read_events  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.config import SkateConfig  # noqa: E402
 from skate.tools.estimate import estimate, format_estimate  # noqa: E402
 
 STYLES = ("hidden", "reasoning_content", "reasoning", "inline")
 SKILLS = {"r90": 0.9, "r78": 0.78, "r66": 0.66, "r54": 0.54, "r42": 0.42, "r30": 0.30}
-ESTIMATORS = {
-    "algorithm1": ["estimator=algorithm1"],
-    "fixed_n": ["estimator=fixed_n", "estimator.n=20"],
-    "decided": ["estimator=decided"],
-    "adaptive": ["estimator=adaptive"],
-    "fewer_calls": ["experiment=fewer_calls"],  # irt + adaptive (+ stop.settled, capped at --rounds)
-    "greedy": ["estimator=greedy"],
-    "logprobs": ["estimator=logprobs"],
+# Each estimator's group choices and values.
+ESTIMATORS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
+    "algorithm1": ({"estimator": "algorithm1"}, {}),
+    "fixed_n": ({"estimator": "fixed_n"}, {"estimator.n": 20}),
+    "decided": ({"estimator": "decided"}, {}),
+    "adaptive": ({"estimator": "adaptive"}, {}),
+    "fewer_calls": ({"experiment": "fewer_calls"}, {}),  # irt + adaptive (+ stop.settled, capped at --rounds)
+    "greedy": ({"estimator": "greedy"}, {}),
+    "logprobs": ({"estimator": "logprobs"}, {}),
 }
 
 
@@ -64,18 +67,18 @@ def models(thinking: bool, tokens: int) -> dict[str, FakeModel]:
     return out
 
 
-def cohort(base: str, names: list[str], fake: dict[str, FakeModel]) -> str:
-    entries = []
-    for n in names:
-        provider = "openai" if fake[n].rules else "hosted_vllm"
-        entries.append(f"{{name: {n}, model: {provider}/{n}, api_base: '{base}', api_key_env: SKATE_BENCH_NO_KEY}}")
-    return "[" + ", ".join(entries) + "]"
+def cohort(base: str, names: list[str], fake: dict[str, FakeModel]) -> list[LLMPlayerConfig]:
+    return [LLMPlayerConfig(name=n, model=f"{'openai' if fake[n].rules else 'hosted_vllm'}/{n}", api_base=base,
+                            api_key_env="SKATE_BENCH_NO_KEY") for n in names]
 
 
-def settings(base: str, names: list[str], fake: dict[str, FakeModel], folder: Path, *overrides: str, cache=False):
-    return build_settings(compose_config([
-        "logger=none", "report=false", "players.simulated=[]", f"players.llm={cohort(base, names, fake)}",
-        f"llm.cache={'true' if cache else 'false'}", f"llm.cache_dir={folder}/responses", *overrides]))
+def settings(base: str, names: list[str], fake: dict[str, FakeModel], folder: Path, choices: dict[str, str],
+             values: dict[str, Any], cache: bool = False) -> SkateConfig:
+    """The fake cohort's game: ``choices`` (group options) and ``values`` (dotted keys) over no
+    logger, no report and the response cache (off unless ``cache``) in ``folder``."""
+    return skate.config(values={"report": False, "players.simulated": [], "players.llm": cohort(base, names, fake),
+                                "llm.cache": cache, "llm.cache_dir": f"{folder}/responses", **values},
+                        **{"logger": "none", **choices})
 
 
 def answering(usage: dict[str, Any]) -> dict[str, float]:
@@ -102,8 +105,9 @@ def part_estimators(args: argparse.Namespace) -> None:
             folder = Path(tempfile.mkdtemp())
             with FakeLLMServer(fake) as srv:
                 t0 = time.perf_counter()
-                result = run_game(settings(srv.api_base, names, fake, folder, f"seed={seed}", *ESTIMATORS[label],
-                                           f"game.rounds={args.rounds}"), folder / "run")
+                choices, values = ESTIMATORS[label]
+                result = run_game(settings(srv.api_base, names, fake, folder, choices,
+                                           {**values, "seed": seed, "game.rounds": args.rounds}), folder / "run")
                 secs.append(time.perf_counter() - t0)
             usage = json.loads((folder / "run" / "usage.json").read_text())
             events = read_events(folder / "run")
@@ -131,12 +135,12 @@ def part_typical(args: argparse.Namespace) -> None:
     print("|---|---:|---:|---:|---:|")
     fake = models(False, 0)
     names = list(SKILLS)[:4]
-    extra = {"scp": ["game.mode=player_set"], "pyjail": [], "mathquiz": [], "cop": []}
+    extra: dict[str, dict[str, Any]] = {"scp": {"game.mode": "player_set"}, "pyjail": {}, "mathquiz": {}, "cop": {}}
     for game in ("cop", "mathquiz", "pyjail", "scp"):
         folder = Path(tempfile.mkdtemp())
         with FakeLLMServer(fake) as srv:
-            run_game(settings(srv.api_base, names, fake, folder, f"game={game}", "game.rounds=2", "estimator=fixed_n",
-                              "estimator.n=4", *extra[game]), folder / "run")
+            run_game(settings(srv.api_base, names, fake, folder, {"game": game, "estimator": "fixed_n"},
+                              {"game.rounds": 2, "estimator.n": 4, **extra[game]}), folder / "run")
         usage = json.loads((folder / "run" / "usage.json").read_text())
         tot: dict[str, dict[str, float]] = {"set": {}, "answer": {}}
         for parts in usage["purposes"].values():
@@ -160,11 +164,13 @@ def part_check(args: argparse.Namespace) -> None:
     for label in args.check_estimators:
         folder = Path(tempfile.mkdtemp())
         with FakeLLMServer(fake) as srv:
-            common = [*ESTIMATORS[label], f"game.rounds={args.check_rounds}"]
+            choices, values = ESTIMATORS[label]
+            common = {**values, "game.rounds": args.check_rounds}
             for seed in args.history_seeds:
-                run_game(settings(srv.api_base, names, fake, folder, f"seed={seed}", *common, cache=True),
+                run_game(settings(srv.api_base, names, fake, folder, choices, {**common, "seed": seed}, cache=True),
                          folder / f"first-{seed}")
-            later = settings(srv.api_base, names, fake, folder, f"seed={args.target_seed}", *common, cache=True)
+            later = settings(srv.api_base, names, fake, folder, choices, {**common, "seed": args.target_seed},
+                             cache=True)
             guess = estimate(later)
             before = (srv.stats.requests, srv.stats.prompt_tokens, srv.stats.completion_tokens, srv.stats.thinking_tokens)
             run_game(later, folder / "second")
