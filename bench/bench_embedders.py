@@ -24,9 +24,9 @@ t0 = time.perf_counter()
 if name == "baseline":
     emb = None
 else:
-    from skate.settings.config import compose_config
+    import skate
     from skate.embedders import build_embedder
-    emb = build_embedder(compose_config([f"embedder={name}"]).embedder)
+    emb = build_embedder(skate.config(embedder=name).embedder)
 load = time.perf_counter() - t0
 out = {"embedder": name, "load_s": round(load, 3)}
 if emb is not None:

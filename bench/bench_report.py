@@ -15,7 +15,7 @@ on the code measured here, so a before/after comparison reports on the very same
 All numbers are CPU seconds (``time.process_time``: this process, user + system), never wall time:
 
 * ``cold``: a fresh ``python`` process that first loads what ``python -m skate`` has loaded
-  before the report (``skate.runner``, a composed config), then imports the report and builds it once: what a game
+  before the report (``skate.runner``, a game's settings), then imports the report and builds it once: what a game
   with ``report=true`` pays at its end (imports included). Median of ``--cold`` processes.
 * ``warm``: ``build_report`` again in this process (after one call that warms the imports and
   the caches), median of ``--repeat`` calls: what each further call of the test suite pays.
@@ -80,10 +80,10 @@ def cpu(fn, repeat: int) -> tuple[float, object]:
 def child_cold(run: Path) -> None:
     """In a fresh process: the report's imports and its first build, in CPU seconds (printed as JSON)."""
     t0 = time.process_time()
+    import skate
     import skate.runner  # noqa: F401 - what python -m skate has loaded before the report ...
-    from skate.settings.config import compose_config
 
-    compose_config([])  # ... and its composed config (every game's modules: reading the run's config needs them)
+    skate.config()  # ... and its settings (every game's modules: reading the run's settings needs them)
     t1 = time.process_time()
     from skate.report import (
         build_report,

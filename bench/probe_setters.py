@@ -24,14 +24,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hydra.utils import instantiate  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
-
 from skate.games.base import Checks, GameEnv  # noqa: E402
 from skate.players.llm import build_llm_players  # noqa: E402
 from skate.runlog.records import Rejection, SetterContext, VoidProposal  # noqa: E402
-from skate.settings.build import build_client, build_sandbox  # noqa: E402
-from skate.settings.config import compose_config  # noqa: E402
+from skate.settings.build import build_client, build_game, build_sandbox  # noqa: E402
+from skate.settings.config import build_settings, compose_config  # noqa: E402
 
 
 def main() -> None:
@@ -48,11 +45,12 @@ def main() -> None:
         name, _, base = m.partition("=")
         llm.append({"name": name, "model": f"hosted_vllm/{name}", "api_base": base, "max_tokens": args.max_tokens,
                     "timeout_s": 1800.0, "temperature": 0.7})
-    cfg = compose_config(["llm.cache=false", *args.overrides])
-    game = instantiate(cfg.game, _convert_="all")
-    sandbox = build_sandbox(OmegaConf.to_object(cfg.sandbox))
-    env = GameEnv(sandbox=sandbox, seed=0, pass_mark=float(cfg.rating.p_thresh))
-    client = build_client(OmegaConf.to_object(cfg.llm))
+    # Command-line overrides: composed by Hydra, as skate composes them.
+    settings = build_settings(compose_config(["llm.cache=false", *args.overrides]))
+    game = build_game(settings.game)
+    sandbox = build_sandbox(settings.sandbox)
+    env = GameEnv(sandbox=sandbox, seed=0, pass_mark=float(settings.rating.p_thresh))
+    client = build_client(settings.llm)
     players = build_llm_players(llm, client, lambda: game.modules(env))
     names = tuple(p.name for p in players)
     rng = np.random.default_rng(0)
@@ -62,8 +60,8 @@ def main() -> None:
         shown = 0
         for i in range(args.n):
             assignment = game.assignment(player.name, 1, rng)
-            ctx = SetterContext(player=player.name, players=names, round=1, rounds=int(cfg.game.rounds), attempt=1,
-                                attempts_left=3, failed=(), history=(), strategy=str(cfg.aug.strategy),
+            ctx = SetterContext(player=player.name, players=names, round=1, rounds=int(settings.game.rounds), attempt=1,
+                                attempts_left=3, failed=(), history=(), strategy=str(settings.aug.strategy),
                                 assignment=assignment or {})
             prop = player.set_task(ctx, np.random.default_rng(i))
             if isinstance(prop, VoidProposal):
