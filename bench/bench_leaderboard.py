@@ -32,15 +32,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_load import as_override, spread_players  # noqa: E402
+from bench.bench_load import spread_players  # noqa: E402
+
+# What every game played here leaves out besides the logger (logger=none): the report, the table.
+QUIET = {"report": False, "print_table": False}
 
 
 def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, seed: int) -> Path:
+    import skate
+    from skate.players.config import SimPlayerConfig
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
 
-    run_game(build_settings(compose_config([f"game={game}", f"game.rounds={rounds}", f"seed={seed}", "logger=none", "report=false",
-                             "print_table=false", f"players.simulated={as_override(players)}"])), folder)
+    cohort = [SimPlayerConfig(**p) for p in players]
+    run_game(skate.config(values={**QUIET, "game.rounds": rounds, "seed": seed, "players.simulated": cohort},
+                          game=game, logger="none"), folder)
     return folder
 
 
@@ -100,8 +105,8 @@ def place_bench(args: argparse.Namespace) -> None:
                                                              window=args.window, max_placed=args.max_placed,
                                                              samples=args.samples,
                                                              runs_dir=tmp / "adds", seed=k),
-                      overrides=[f"players.simulated.0.pitch={new['pitch']}",
-                                 f"players.simulated.0.sloppiness={new['sloppiness']}"])
+                      edits={"players.simulated.0.pitch": new["pitch"],
+                             "players.simulated.0.sloppiness": new["sloppiness"]})
             row = next(r for r in store.board(args.game)[1] if r["model"] == new["name"])
             # a full refit after it, on a copy: how far do the incumbents move?
             copy = tmp / f"refit-{k}.db"
@@ -155,28 +160,28 @@ def place_bench(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------- fake
 def fake_bench(args: argparse.Namespace) -> None:
     """One add against one replay, counted by the fake OpenAI-compatible server itself."""
+    import skate
     from skate.leaderboard.bank import import_run
     from skate.leaderboard.fit import refit
     from skate.leaderboard.place import add
     from skate.leaderboard.settings import AddSettings
     from skate.leaderboard.store import Store
     from skate.llm.fake_server import FakeLLMServer, FakeModel
+    from skate.players.config import LLMPlayerConfig
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
 
     skills = {f"m{i}": round(0.9 - 0.6 * i / (args.players - 1), 3) for i in range(args.players)}
     new, incumbents = "m-new", list(skills)
     skills[new] = args.new_skill
 
-    def cohort(base: str, names: list[str]) -> str:
-        return "[" + ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_NO_KEY}}"
-                               for n in names) + "]"
+    def cohort(base: str, names: list[str]) -> list[LLMPlayerConfig]:
+        return [LLMPlayerConfig(name=n, model=f"openai/{n}", api_base=base, api_key_env="SKATE_NO_KEY") for n in names]
 
     def game(base: str, names: list[str], folder: Path, cache: Path) -> None:
-        run_game(build_settings(compose_config([f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false",
-                                 "print_table=false", "players.simulated=[]", f"players.llm={cohort(base, names)}",
-                                 f"llm.cache_dir={cache}", "llm.preflight=false", "estimator=fixed_n",
-                                 f"estimator.n={args.n}"])), folder)
+        run_game(skate.config(values={**QUIET, "game.rounds": args.rounds, "players.simulated": [],
+                                      "players.llm": cohort(base, names), "llm.cache_dir": str(cache),
+                                      "llm.preflight": False, "estimator.n": args.n},
+                              game=args.game, logger="none", estimator="fixed_n"), folder)
 
     with tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp, \
             FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
@@ -188,7 +193,7 @@ def fake_bench(args: argparse.Namespace) -> None:
         refit(store)
         before = srv.stats.requests
         got = add(store, f"openai/{new}", new, AddSettings(runs_dir=tmp / "adds", budget=args.budget),
-                  [f"llm.cache_dir={tmp / 'cache-add'}", "llm.preflight=false"], api_base=srv.api_base,
+                  edits={"llm.cache_dir": str(tmp / "cache-add"), "llm.preflight": False}, api_base=srv.api_base,
                   api_key_env="SKATE_NO_KEY")
         add_requests = srv.stats.requests - before
         before = srv.stats.requests
