@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from skate.cli import local as local_cli
+from skate.cli.compose import compose_config
 from skate.local import models as local_models
 from skate.local import play as local
 from skate.local import server as local_server
@@ -24,7 +25,6 @@ from skate.local import serving as local_serving
 from skate.local.models import LocalError, LocalModel, Part
 from skate.local.serving import ServerProcess
 from skate.runlog.events import read_run
-from skate.settings.config import compose_config
 
 
 # ------------------------------------------------------------------------------------ arguments

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from skate.cli.compose import compose_config
 from skate.cli.play import resume
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runlog.files import EventLog, LogWriteError, comparable, format_table
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.config import build_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["game=mathquiz", "game.rounds=4", "logger=none", "report=false", "seed=5"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import shutil
 
+from skate.cli.compose import compose_config
 from skate.cli.view import main
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.config import build_settings
 
 
 def test_view_writes_the_viewer_and_says_where(tmp_path, capsys):

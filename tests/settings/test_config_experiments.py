@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from skate.cli.compose import compose_config
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.config import build_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))
