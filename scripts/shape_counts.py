@@ -157,6 +157,11 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
         "compose cache, apply_values, the __deepcopy__ patch, ConfigStore repo reads": grep(
             r"_COMPOSED\s*[:=]|def apply_values|__deepcopy__\s*=|ConfigStore\.instance\(\)\.repo", py),
         "OmegaConf privates (_is_none, _get_node) outside cli/": grep(r"\._(is_none|get_node)\(", outside),
+        # key=value split by hand, Hydra's override parser or OmegaConf's dotlist, or a writer of
+        # override strings (fake_server's --model name=skill specs are no settings' overrides)
+        "modules outside cli/ that parse or write override strings": sorted({h.rsplit(":", 1)[0] for h in grep(
+            r'\.partition\("="\)|\.split\("=", ?1\)|from_dotlist\(|OverridesParser|def \w*override\w*\(|_override_value',
+            [p for p in outside if rel(p) != "skate/llm/fake_server.py"])}),
         "DictConfig / OmegaConf. / HydraConfig code lines outside cli/ and the conversion module": grep(
             r"^(?!\s*#).*(\bDictConfig\b|\bOmegaConf\.|\bHydraConfig\b)",
             [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"]),

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 
+from skate.cli.compose import compose_config, describe_config_error, settings_from, user_groups
 from skate.errors import ConfigError
 from skate.games import load_games
-from skate.cli.compose import compose_config, describe_config_error, settings_from, user_groups
 from skate.settings.config import build_settings
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order

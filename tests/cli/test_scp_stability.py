@@ -9,11 +9,11 @@ import shutil
 
 import pytest
 
+from skate.cli.scp import main
 from skate.games.scp.corpus import SHIPPED_DIR
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.llm.transport import close_pools
 from skate.runlog.files import read_events
-from skate.cli.scp import main
 
 # Three short PEPs: the fake models find the questions' text in the shipped corpus, so their
 # skill shows (on a corpus of their own they would guess).
