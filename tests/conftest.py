@@ -9,7 +9,6 @@ import warnings
 import pytest
 
 from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
-from skate.settings.config import build_settings
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
 # For programs meant never to end: stopped by the wall clock after half a second instead of
@@ -133,13 +132,13 @@ def pytest_runtest_setup(item):
 def runs_to_bank(tmp_path_factory):
     """Two finished six-round MathQuiz games of the simulated cohort (known skills), for the
     leaderboard's tests (tests/leaderboard/, tests/cli/test_leaderboard.py) to bank."""
+    import skate
     from skate.runner import run_game
-    from skate.settings.config import compose_config
 
     base = tmp_path_factory.mktemp("runs_to_bank")
-    game = ["game=mathquiz", "game.rounds=6", "logger=none", "report=false", "print_table=false"]
+    game = {"game.rounds": 6, "report": False, "print_table": False}
     for seed in (0, 1):
-        run_game(build_settings(compose_config([*game, f"seed={seed}"])), base / f"r{seed}")
+        run_game(skate.config(values={**game, "seed": seed}, game="mathquiz", logger="none"), base / f"r{seed}")
     return [base / "r0", base / "r1"]
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+import skate
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.page import board_text
 from skate.leaderboard.place import AddSettings, add
 from skate.leaderboard.store import OVERALL, Store, StoreError
-from skate.settings.config import build_settings
 from tests.leaderboard.conftest import interrupt_then_resume
 
 
@@ -85,14 +85,14 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     loopback: the add's calls reach the server, its neighbours answer its tasks there too."""
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
-    from skate.settings.config import compose_config
-    from tests.llm.conftest import cohort
+    from tests.llm.conftest import llm_players
 
     skills = {"ace": 0.9, "mid": 0.6, "low": 0.3, "new": 0.75}
     with FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
-        run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=3", "logger=none", "report=false", "print_table=false",
-                                 "players.simulated=[]", f"players.llm={cohort(srv.api_base)}", "estimator=fixed_n",
-                                 "estimator.n=4", f"llm.cache_dir={tmp_path / 'cache'}", "llm.preflight=false"])),
+        run_game(skate.config(game="mathquiz", logger="none", estimator="fixed_n",
+                              values={"game.rounds": 3, "report": False, "print_table": False, "players.simulated": [],
+                                      "players.llm": llm_players(srv.api_base), "estimator.n": 4,
+                                      "llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False}),
                  tmp_path / "bank")
         store = Store.open(tmp_path / "b.db")
         import_run(store, tmp_path / "bank")
@@ -122,10 +122,9 @@ def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path
     """SCP's built benchmark: the newcomer answers banked questions and sets none (no setter in
     that game), within its budget."""
     from skate.runner import run_game
-    from skate.settings.config import compose_config
 
-    run_game(build_settings(compose_config(["game=scp", "game.rounds=1", "game.max_doc_age_days=null", "logger=none",
-                             "report=false", "print_table=false"])), tmp_path / "scp")
+    run_game(skate.config(game="scp", logger="none", values={"game.rounds": 1, "game.max_doc_age_days": None,
+                                                             "report": False, "print_table": False}), tmp_path / "scp")
     store = Store.open(tmp_path / "b.db")
     import_run(store, tmp_path / "scp")
     refit(store)
