@@ -28,6 +28,10 @@ from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
 from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, _schema_node, build_settings
 
+# Settings composed, not yet typed as SkateConfig: OmegaConf's typed tree, which only this module
+# (and the command line's Hydra) makes and changes; the rest of skate passes it along.
+Composed = DictConfig
+
 # The groups of conf/config.yaml's defaults list that hold sections, and the optional global presets.
 GLOBAL = ("experiment", "preset_game", "players_game")
 
@@ -221,3 +225,49 @@ def section(group: str, values: Mapping[str, Any] | None = None, **choices: str)
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None)
         raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+
+
+def typed(schema: type) -> Composed:
+    """A section at its schema's defaults, typed by it."""
+    return OmegaConf.structured(schema)
+
+
+def option_schema(group: str, name: str) -> type:
+    """The schema the option ``<group>=<name>`` is typed by (a YAML option's: the schema it extends)."""
+    return OmegaConf.get_type(option(group, name)[0])  # type: ignore[return-value]
+
+
+def _where(exc: OmegaConfBaseException) -> str:
+    return f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
+
+
+def merged(cfg: Composed, data: Mapping[str, Any]) -> Composed:
+    """``data`` (plain, as a run records its settings) over ``cfg``: a dict-typed setting
+    (``llm.prices``) takes its keys, a schema's section still refuses a key it lacks (one line)."""
+    OmegaConf.set_struct(cfg, False)
+    try:
+        out = OmegaConf.merge(cfg, data)
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"{_where(exc)}{str(exc).splitlines()[0]}") from None
+    OmegaConf.set_struct(out, True)
+    return out  # type: ignore[return-value]
+
+
+def edited(cfg: Composed, key: str, value: Any) -> Composed:
+    """``cfg`` with ``key`` (dotted) set to ``value``, typed as the setting is."""
+    node = OmegaConf.select(cfg, key, default=_ABSENT)
+    if node is _ABSENT:
+        raise ConfigError(f"{key} is not a setting this skate has")
+    if isinstance(value, (list, tuple)) or (isinstance(value, Mapping) and isinstance(node, DictConfig)
+                                            and OmegaConf.get_type(node) is dict):
+        OmegaConf.update(cfg, key, [] if isinstance(value, (list, tuple)) else {}, merge=False)  # replaced whole
+    nested: Any = value
+    for part in reversed(key.split(".")):
+        nested = {part: nested}
+    try:
+        return OmegaConf.merge(cfg, nested)  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"{key}: {_where(exc)}{str(exc).splitlines()[0]}") from None
+
+
+_ABSENT = object()

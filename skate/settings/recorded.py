@@ -20,9 +20,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-
 from skate.errors import ConfigError
 from skate.games import get_game
 from skate.ratings.base import rating_class
@@ -31,7 +28,7 @@ from skate.ratings.rerate import load_stream, rate_stream
 from skate.registry import Registry
 from skate.runlog.events import RunStarted, read_start
 from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, build_settings, record_of, to_settings
-from skate.settings.options import composed, option, yaml_options
+from skate.settings.options import Composed, composed, edited, merged, option, option_schema, typed, yaml_options
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).
@@ -104,7 +101,7 @@ def _schema_of_choice(registry: Registry, choice: str) -> type:
     if choice in registry.names():
         return registry.get(choice).schema
     try:
-        return OmegaConf.get_type(option(registry.group, choice)[0])  # type: ignore[return-value]
+        return option_schema(registry.group, choice)
     except ConfigError:  # the option is gone: said in one line
         names = sorted(set(registry.names()) | yaml_options(registry.group))
         raise RecordError(f"the run's {registry.group}={choice} is not an option this skate has "
@@ -122,7 +119,7 @@ def _schema_of_target(registry: Registry, target: str) -> type:
 
 
 def recorded_config(record: Mapping[str, Any], version: int | None = None,
-                    choices: Mapping[str, Any] | None = None) -> DictConfig:
+                    choices: Mapping[str, Any] | None = None) -> Composed:
     """The composed-config form of a record (typed by its schemas, defaults filled), before edits,
     overrides and checks: what :func:`run_settings` builds settings from. Each section of a group
     with a registry is typed by the option the run recorded choosing (``choices``); a record with
@@ -132,27 +129,19 @@ def recorded_config(record: Mapping[str, Any], version: int | None = None,
     cfg = composed()  # every section typed, at its defaults: what the record lacks
     game = data.get("game") or {}
     try:
-        cfg.game = OmegaConf.structured(get_game(str(game.get("name", cfg.game.name))).config_schema)
+        cfg.game = typed(get_game(str(game.get("name", cfg.game.name))).config_schema)
     except KeyError as exc:
         raise RecordError(f"the run's game {game.get('name')!r} is not one this skate has: {exc.args[0]}") from None
     for registry in REGISTRIES:
         section, choice = data.get(registry.group), choices.get(registry.group)
         if choice:
-            cfg[registry.group] = OmegaConf.structured(_schema_of_choice(registry, str(choice)))
+            cfg[registry.group] = typed(_schema_of_choice(registry, str(choice)))
         elif isinstance(section, Mapping) and section.get("_target_"):
-            cfg[registry.group] = OmegaConf.structured(_schema_of_target(registry, str(section["_target_"])))
-    OmegaConf.set_struct(cfg, False)  # a dict-typed setting (llm.prices, ...) takes the record's keys;
-    try:                              # a schema's node still refuses a key it does not have
-        merged = OmegaConf.merge(cfg, data)
-        OmegaConf.set_struct(merged, True)
-        return merged  # type: ignore[return-value]
-    except OmegaConfBaseException as exc:
-        raise RecordError(f"the run's recorded settings do not fit this skate's ({_where(exc)}"
-                          f"{str(exc).splitlines()[0]})") from None
-
-
-def _where(exc: OmegaConfBaseException) -> str:
-    return f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
+            cfg[registry.group] = typed(_schema_of_target(registry, str(section["_target_"])))
+    try:
+        return merged(cfg, data)
+    except ConfigError as exc:
+        raise RecordError(f"the run's recorded settings do not fit this skate's ({exc})") from None
 
 
 Run = str | Path | Mapping[str, Any] | RunStarted
@@ -182,7 +171,7 @@ def run_settings(run: Run, edits: Mapping[str, Any] | None = None, *,
     for key in [k for k, v in edits.items() if k in OPTION_GROUPS and isinstance(v, str)]:
         cfg[key] = option(key, edits.pop(key))[0]  # an option first, its keys set after
     for key, value in edits.items():
-        cfg = _edited(cfg, key, value)
+        cfg = edited(cfg, key, value)
     if check is True:
         return build_settings(cfg)
     settings = to_settings(cfg)
@@ -201,24 +190,6 @@ def settle_rating(rating: Any, estimator: Any) -> Any:
     return rating
 
 
-def _edited(cfg: DictConfig, key: str, value: Any) -> DictConfig:
-    """``cfg`` with ``key`` (dotted) set to ``value``, typed as the setting is."""
-    node = OmegaConf.select(cfg, key, default=_ABSENT)
-    if node is _ABSENT:
-        raise ConfigError(f"{key} is not a setting this skate has")
-    if isinstance(value, (list, tuple)) or (isinstance(value, Mapping) and isinstance(node, DictConfig)
-                                            and OmegaConf.get_type(node) is dict):
-        OmegaConf.update(cfg, key, [] if isinstance(value, (list, tuple)) else {}, merge=False)  # replaced whole
-    nested: Any = value
-    for part in reversed(key.split(".")):
-        nested = {part: nested}
-    try:
-        return OmegaConf.merge(cfg, nested)  # type: ignore[return-value]
-    except OmegaConfBaseException as exc:
-        raise ConfigError(f"{key}: {_where(exc)}{str(exc).splitlines()[0]}") from None
-
-
-_ABSENT = object()
 # The config groups an edit may choose an option of (``{"rating": "elo"}``): not the game, which is
 # the run's own (a game's settings are edited key by key).
 OPTION_GROUPS = tuple(g for g in SECTIONS if g != "game")
