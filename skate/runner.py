@@ -170,7 +170,7 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
     config = record_of(s)
     engine = Engine(parts, log, loop_of(s),
                     round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)
-    info = {"game": game.name, "rounds": engine.total_rounds, "players": described,
+    info: dict[str, Any] = {"game": game.name, "rounds": engine.total_rounds, "players": described,
             "rating": type(rating).__name__, "aug": aug.strategy.value,
             "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
             "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": s.seed}
@@ -222,7 +222,7 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
                for name, table in rerate_run(out_dir, rerates).items()}
     for name, table in rerated.items():
         (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
-    log.write(ev.RunEnded(ratings=rows, summary=result.summary.as_dict(), **({"rerated": rerated} if rerated else {}),
+    log.write(ev.RunEnded(ratings=rows, summary=result.summary.as_dict(), rerated=rerated or ev.UNSET,
                           ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
     # The game's own state (the players' memos, the uniqueness index, the archive of tasks) is
     # done with: the report reuses its memory instead of adding to it.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from omegaconf import II
+
 from skate.errors import Problem, Settings, require
 from skate.registry import Registry
 
@@ -61,9 +63,9 @@ class OpenAIEmbedderConfig(EmbedderConfig):
     price_per_mtok: float = 0.02  # USD per million input tokens, unless llm.prices names the model
     timeout_s: float = 60.0
     # Only outside a game (calibration); a game uses the run's client and its llm settings.
-    cache: bool = "${llm.cache}"  # type: ignore[assignment]
+    cache: bool = II("llm.cache")  # "${llm.cache}", typed as the setting
     cache_dir: str = "${llm.cache_dir}"
-    max_retries: int = "${llm.max_retries}"  # type: ignore[assignment]
+    max_retries: int = II("llm.max_retries")
 
     def check(self) -> list[Problem]:
         return [*super().check(), *_threshold(self.threshold)]

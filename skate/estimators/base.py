@@ -46,7 +46,7 @@ class Sampler:
     its model's replies join the samples they were read from."""
 
     def __init__(self, game: Game, task: Task,
-                 answer: Callable[[list[Any], np.random.Generator], Sequence[Any]],
+                 answer: Callable[[Sequence[Any], np.random.Generator], Sequence[Any]],
                  sandbox: Any = None, fixed_queries: bool = False,
                  read_choices: Callable[..., list[Any] | None] | None = None,
                  player: str = "", keep: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
@@ -65,7 +65,7 @@ class Sampler:
             self.keep(self.views)
         self.views = []
 
-    def answer(self, queries: list[Any], rng: np.random.Generator) -> Sequence[Any]:
+    def answer(self, queries: Sequence[Any], rng: np.random.Generator) -> Sequence[Any]:
         """The player's replies, asked in the reply scope of this task, player and call."""
         call = self._calls
         self._calls += 1

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from omegaconf import II
 
 from skate.errors import Problem, require
 from skate.estimators.algorithm1 import batches
@@ -24,8 +25,8 @@ class DecidedConfig(EstimatorConfig):
     confidence: float = 0.8  # of the Wilson intervals that decide outcomes
     # The outcome rule to decide: the rating's own, by default.
     outcome: str = "${rating.outcome}"
-    draw_margin: float = "${rating.draw_margin}"  # type: ignore[assignment]
-    p_thresh: float = "${rating.p_thresh}"  # type: ignore[assignment]
+    draw_margin: float = II("rating.draw_margin")  # "${rating.draw_margin}", typed as the setting
+    p_thresh: float = II("rating.p_thresh")
 
     def check(self) -> list[Problem]:
         return [*super().check(), *batches(self),
@@ -57,7 +58,7 @@ class Decided(Estimator):
 
         self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star
         self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
-        self.rule = PairRule(outcome, draw_margin, p_thresh)  # the rating's own rule
+        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh)  # the rating's own rule
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]

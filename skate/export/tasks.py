@@ -17,6 +17,7 @@ from skate.estimators.base import task_rng
 from skate.games import AnswerFormat, Game, GameEnv, load_games
 from skate.runlog.events import RunEnded, RunLogError, RunStarted, TaskSet, read_run
 from skate.runlog.records import Task
+from skate.sandbox import NoSandbox
 from skate.settings.build import build_game
 from skate.settings.options import preset
 from skate.settings.recorded import run_settings
@@ -83,7 +84,7 @@ class Renderer:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.answerer = game.modules(GameEnv(sandbox=None)).answerer  # type: ignore[arg-type]
+        self.answerer = game.modules(GameEnv(sandbox=NoSandbox())).answerer  # the answerer runs no program
         sig = self.answerer.predict.signature
         self.instructions = str(sig.instructions)
         out = sig.output_fields["answer"]

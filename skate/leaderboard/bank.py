@@ -89,7 +89,9 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
                                  float(task.ts if task.ts is not None else start.ts or 0.0), body)
             n_tasks += 1
             for player, (k, n) in rated.counts.items():
-                if not float(k).is_integer():  # a read (estimator=logprobs): its share right, at the board's
+                if float(k).is_integer():
+                    k, n = int(k), int(n)
+                else:  # a read (estimator=logprobs): its share right, at the board's
                     k, n = round(k / n * EFFECTIVE_SAMPLES), EFFECTIVE_SAMPLES  # largest weight, in whole samples
                 if player not in ids:
                     known = store.model_id(conn, player)

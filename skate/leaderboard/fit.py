@@ -56,7 +56,11 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
 
 
-def ability(items: Sequence[tuple[float, ...]], prior_sd: float = PRIOR_SD, prior_mean: float = 0.0) -> Ability:
+# One task a model answered: (difficulty b, correct k, samples n[, b's sd or None]).
+Item = tuple[float, float, float] | tuple[float, float, float, float | None]
+
+
+def ability(items: Sequence[Item], prior_sd: float = PRIOR_SD, prior_mean: float = 0.0) -> Ability:
     """One model's ability from ``items``: (difficulty b, correct k, samples n[, b's sd]), the
     difficulties fixed, each known to within its sd (its posterior from the board's fit: a task
     every incumbent got right is known only to be easy, not how easy). Each task's likelihood is
@@ -201,7 +205,7 @@ def _plus(x: float | None, shift: float) -> float | None:
     return None if x is None else x + shift
 
 
-def difficulty(items: Sequence[tuple[float, int, int]], spread: float) -> tuple[float, float]:
+def difficulty(items: Sequence[tuple[float, float, float]], spread: float) -> tuple[float, float]:
     """One task's difficulty (and sd) from ``items`` (ability θ, correct k, samples n) of models
     whose abilities are fixed, under the N(0, spread²) the game's tasks are drawn from:
     P(correct) = σ(θ − b) = σ(−b − (−θ)), so it is :func:`ability` with the signs turned."""

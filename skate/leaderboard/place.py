@@ -248,18 +248,19 @@ def _place(store: Store, game: str, mid: int, name: str, table: Table, estimator
             return f"budget: {calls} calls"
         cands = [t for t in store.candidates(game, name, est.theta, settings.max_placed,
                                              settings.pick_among + len(tried)) if t.id not in tried]
-        cands = [t for t in cands[:settings.pick_among] if abs((t.difficulty or 0.0) - est.theta) <= settings.window]
-        if not cands:
+        near = [(t, b) for t in cands[:settings.pick_among]  # a candidate's difficulty is known
+                if (b := t.difficulty) is not None and abs(b - est.theta) <= settings.window]
+        if not near:
             return f"no banked task left within {settings.window:g} of its estimate"
         rng = np.random.default_rng([settings.seed, who, step])
-        t = cands[int(rng.integers(len(cands)))]
+        t, b = near[int(rng.integers(len(near)))]
         tried.add(t.id)
         step += 1
         got = estimator.estimate(Sampler(table.game, t.task(), player.answer, table.sandbox), rng)
         calls += got.n + got.void
         with store.transaction() as conn:
             if got.n > 0 and store.record(conn, mid, t.id, got.correct, got.n, "add", settings.max_placed):
-                items[t.id] = (t.difficulty, *effective(got.correct, got.n), t.difficulty_sd)
+                items[t.id] = (b, *effective(got.correct, got.n), t.difficulty_sd)
             store.update_add(conn, mid, game, calls=got.n + got.void)
 
 

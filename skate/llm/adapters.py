@@ -5,10 +5,11 @@ The modules of :mod:`skate.llm.modules` format their requests and read their rep
 
 from __future__ import annotations
 
+import functools
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import Any, Literal, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_origin
 
 import dspy
 from dspy.adapters.utils import parse_value
@@ -35,7 +36,12 @@ def field_kind(info: Any, kinds: dict[str, str] | None = None, name: str = "") -
     return "text"
 
 
-class CompactDemos:
+# The adapter a CompactDemos is mixed into, as the type checker sees it (DSPy's Adapter, whose
+# formatting methods it calls); at run time the mixin is a plain class.
+_Adapter: Any = dspy.Adapter if TYPE_CHECKING else object
+
+
+class CompactDemos(_Adapter):
     """Demonstrations that show only the inputs that make each one what it is: the fields named
     in ``demo_skip`` (a setter's rules, guidance and history: the same long text in every
     demonstration, and in the request itself) are left out of each demonstration's user message.
@@ -46,17 +52,17 @@ class CompactDemos:
 
     def format_demos(self, signature: type[dspy.Signature], demos: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not self.demo_skip:
-            return super().format_demos(signature, demos)  # type: ignore[misc]
+            return super().format_demos(signature, demos)
         out: list[dict[str, Any]] = []
         for demo in demos:
             outputs = {k: demo.get(k) for k in signature.output_fields}
             if any(v is None for v in outputs.values()):
                 continue  # a demonstration without its whole reply shows nothing to copy
             shown = {k: demo[k] for k in signature.input_fields if k not in self.demo_skip and demo.get(k) is not None}
-            user = self.format_user_message_content(signature, shown) or "Write this round's task."  # type: ignore[attr-defined]
+            user = self.format_user_message_content(signature, shown) or "Write this round's task."
             out.append({"role": "user", "content": user})
             out.append({"role": "assistant",
-                        "content": self.format_assistant_message_content(signature, outputs)})  # type: ignore[attr-defined]
+                        "content": self.format_assistant_message_content(signature, outputs)})
         return out
 
 
@@ -77,7 +83,7 @@ class CompactChatAdapter(CompactDemos, dspy.ChatAdapter):
                 if field_kind(info) == "choice":
                     choices = getattr(info.annotation, "__args__", ())
                     fixed = re.sub(rf"(\[\[ ## {re.escape(name)} ## \]\][ \t]*\n?)(.*?)(?=\n\s*\[\[ ## |\Z)",
-                                   lambda m, c=choices: m.group(1) + leading_choice(m.group(2), c), fixed, flags=re.S)
+                                   functools.partial(_lead, choices=choices), fixed, flags=re.S)
             if fixed == completion:
                 raise
             return super().parse(signature, fixed)
@@ -134,6 +140,11 @@ class PlainAdapter(CompactDemos, dspy.ChatAdapter):
                 value = leading_choice(value, getattr(info.annotation, "__args__", ()))
             out[name] = value if isinstance(value, list) else parse_value(value, info.annotation)
         return out
+
+
+def _lead(m: re.Match[str], choices: Sequence[Any]) -> str:
+    """A choice field's header and its value read leniently (:func:`leading_choice`)."""
+    return m.group(1) + leading_choice(m.group(2), choices)
 
 
 def leading_choice(value: str, choices: Sequence[Any]) -> str:

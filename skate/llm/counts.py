@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ def counts_path(cache_dir: str | Path) -> Path:
     return Path(cache_dir).expanduser().parent / COUNTS_FILE
 
 
-def record(path: Path, entries: list[Mapping[str, Any]]) -> None:
+def record(path: Path, entries: Sequence[Mapping[str, Any]]) -> None:
     """Append ``entries`` (one per model of a run) to the counts file."""
     if not entries:
         return

@@ -32,7 +32,7 @@ import json
 import re
 import textwrap
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from dataclasses import dataclass
 from typing import Any, Literal, get_origin
 
@@ -141,7 +141,8 @@ def output_schema(signature: type[dspy.Signature]) -> dict[str, Any]:
                 for sub in (part.get(key) or {}).values():
                     close(sub)
             for key in ("items", "anyOf"):
-                for sub in (part.get(key) if isinstance(part.get(key), list) else [part.get(key)]):
+                value = part.get(key)
+                for sub in (value if isinstance(value, list) else [value]):
                     close(sub)
 
     close(schema)
@@ -403,7 +404,8 @@ class _Module(dspy.Module):
             if not got:
                 return False
             counts, last = self.adapter.counts, list(fields)[-1]
-            lists_full = all(len(got.get(k, ())) >= counts[k] for k in kinds if kinds[k] == "list" and k in counts)
+            lists_full = all(isinstance(v := got.get(k, ()), Sized) and len(v) >= counts[k]
+                             for k in kinds if kinds[k] == "list" and k in counts)
             last_known = kinds[last] in ("code", "number", "choice") or (kinds[last] == "list" and last in counts)
             return whole and lists_full and last_known
         found = find_json_object(text, fields)
@@ -505,7 +507,7 @@ class SetterModule(_Module):
         """The game's empty proposal (what :meth:`parse` makes of an empty reply), its ``note``
         saying ``why``: the game rejects it as malformed with that reason."""
         empty = self.parse("")
-        if dataclasses.is_dataclass(empty) and any(f.name == "note" for f in dataclasses.fields(empty)):
+        if dataclasses.is_dataclass(empty) and not isinstance(empty, type) and any(f.name == "note" for f in dataclasses.fields(empty)):
             return dataclasses.replace(empty, note=why)
         return empty
 
@@ -613,7 +615,7 @@ class MultipleChoiceAnswerer(AnswererModule):
     def __init__(self, signature: type[dspy.Signature], n_options: int, prompt_field: str,
                  reasoning: bool = False) -> None:
         letters = tuple(LETTERS[:n_options])
-        signature = signature.with_updated_fields("answer", type_=Literal[letters])  # type: ignore[valid-type]
+        signature = signature.with_updated_fields("answer", type_=Literal[letters])
         super().__init__(with_reasoning(signature) if reasoning else signature)
         self.letters = self.option_labels = letters
         self.prompt_field = prompt_field

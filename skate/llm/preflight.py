@@ -305,8 +305,10 @@ class _Probe:
             self.out.calls += 1
             opts, _ = shaped(self.spec, shaper.shape(self.original, player), None)
             try:
-                reply = send(self.spec, PROBE_MESSAGES, 1, 0, options=opts) if opts else \
-                    send(self.spec, PROBE_MESSAGES, 1, 0)
+                if opts:
+                    reply = send(self.spec, PROBE_MESSAGES, 1, 0, options=opts)  # type: ignore[call-arg]  # client.Transport lacks the options keyword its transports take
+                else:
+                    reply = send(self.spec, PROBE_MESSAGES, 1, 0)
             except ModelConfigError as exc:
                 return self.problem("no_key", str(exc))
             except CallFailed as exc:

@@ -31,7 +31,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +151,7 @@ def table_changes(spec: ModelSpec) -> list[Change]:
     if spec.provider == "anthropic" and spec.temperature != DEFAULT_TEMPERATURE:
         changes.append(Change("temperature", "dropped", source="Anthropic's rule for extended thinking",
                               used=DEFAULT_TEMPERATURE))
-    probe = {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "stop": _PROBE_STOP,
+    probe: dict[str, Any] = {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "stop": _PROBE_STOP,
              "logprobs": True, "top_logprobs": 5, "seed": 1}
     try:
         from litellm.utils import get_optional_params  # only for a model that thinks: LiteLLM costs seconds to import
@@ -247,7 +247,7 @@ class Shaper:
             self._tell(spec, player, c)
         return shape
 
-    def learn(self, spec: ModelSpec, player: str, exc: CallFailed, sent: dict[str, Any]) -> Change | None:
+    def learn(self, spec: ModelSpec, player: str, exc: CallFailed, sent: Collection[str]) -> Change | None:
         """What a refusal of a request that carried ``sent`` (the fields skate added to the
         body, by name) teaches about ``spec``: the change made (the request can be sent again),
         or None when the refusal names no parameter, or one already changed. A refused parameter

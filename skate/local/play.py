@@ -113,8 +113,11 @@ def cohort_players(names: Sequence[str]) -> list[str]:
     model's api_base is read from its :func:`base_env` variable either way."""
     if list(names) == list(COHORT):
         return ["players=local_cohort"]
-    entries = {e["name"]: e for e in OmegaConf.to_container(
-        OmegaConf.load(Path(CONF_DIR) / "players" / "local_cohort.yaml"))["llm"]}
+    path = Path(CONF_DIR) / "players" / "local_cohort.yaml"
+    cohort = OmegaConf.to_container(OmegaConf.load(path))
+    if not isinstance(cohort, dict):
+        raise LocalError(f"{path} is not a players group (a mapping with an llm list)")
+    entries = {e["name"]: e for e in cohort["llm"]}
     items = []
     for name in names:
         e = {**entries[name], "api_base": "${oc.env:" + base_env(name) + "}"}
@@ -185,7 +188,7 @@ def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProce
         + (f"; servers' peak {sum(peaks):,.0f} MB resident" if peaks else "")
         + (f"; run folder {run_dir}" if run_dir else ""))
     if dog.dead is not None:
-        raise LocalError(f"the server at {dog.dead.base} stopped with status {dog.dead.proc.returncode} mid-game "
+        raise LocalError(f"the server at {dog.dead.base} stopped with status {dog.dead.process.returncode} mid-game "
                          f"(log: {dog.dead.log}); the game was stopped, nothing is rated on the calls it did not "
                          f"answer; resume with: {again} resume={run_dir}")
     return code
@@ -227,8 +230,8 @@ def cohort_threads(threads: int | None, server: str) -> int | None:
 def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
          threads: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
     """Serve ``model``, play a game against it, stop the server; the game's exit status."""
-    with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
-        code = play_against(server, model, overrides)
+    with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
+        code = play_against(running, model, overrides)
         say("stopping the server")
     return code
 
@@ -255,33 +258,33 @@ def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, thr
     """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them."""
     if len(models) == 1:
         (model,) = models
-        with serving(root, model, port, threads=threads, server=server, slots=slots) as server:
-            print(f"api_base: {server.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
-            print(f"try: LOCAL_LLM_API_BASE={server.base} LOCAL_LLM_MODEL={model.name} "
+        with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
+            print(f"api_base: {running.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
+            print(f"try: LOCAL_LLM_API_BASE={running.base} LOCAL_LLM_MODEL={model.name} "
                   "python -m skate players=local_tiny", flush=True)
-            _wait_for(server)
+            _wait_for(running)
         return
     with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
                       server=server, slots=slots) as servers:
-        for name, server in servers.items():
-            print(f"{base_env(name)}={server.base}", flush=True)
+        for name, one in servers.items():
+            print(f"{base_env(name)}={one.base}", flush=True)
         print("try: (export the lines above, then) python -m skate "
               + " ".join(shlex.quote(o) for o in cohort_players(list(servers))),
               flush=True)
         print("Ctrl-C stops the servers", flush=True)
-        while all(s.proc.poll() is None for s in servers.values()):
+        while all(s.process.poll() is None for s in servers.values()):
             try:
                 time.sleep(0.5)
             except KeyboardInterrupt:
                 return
-        for server in servers.values():
-            _wait_for(server, block=False)
+        for one in servers.values():
+            _wait_for(one, block=False)
 
 
 def _wait_for(server: ServerProcess, block: bool = True) -> None:
     if block:
         with contextlib.suppress(KeyboardInterrupt):
-            server.proc.wait()
-    code = server.proc.poll()
+            server.process.wait()
+    code = server.process.poll()
     if code not in (None, 0, -signal.SIGTERM):
         raise LocalError(f"the server stopped with status {code}\n{tail(server.log)}")

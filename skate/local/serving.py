@@ -315,6 +315,13 @@ class ServerProcess:
         self.started_s = time.monotonic()
         return self
 
+    @property
+    def process(self) -> subprocess.Popen:
+        """The server's process, once started."""
+        if self.proc is None:
+            raise LocalError(f"the server for {self.base} was not started")
+        return self.proc
+
     def ready(self) -> bool:
         try:
             with urllib.request.urlopen(f"{self.base}/models", timeout=2) as r:

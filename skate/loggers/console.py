@@ -8,9 +8,12 @@ import os
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skate.loggers.base import LoggerConfig, RunLogger, logger
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.progress import Progress
 
 
 @dataclass
@@ -33,7 +36,7 @@ class ConsoleLogger(RunLogger):
         self.every = max(1, every)
         self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
                                            and not os.environ.get("CI"))
-        self._bar = None
+        self._bar: Progress | None = None
         self._status = ""  # the bar's status after the last round
         self._waiting: dict[str, str] = {}  # model -> what the progress says of its outage
         self._lock = threading.Lock()
@@ -45,10 +48,10 @@ class ConsoleLogger(RunLogger):
         if self.rich:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self._bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
-            self._bar.start()
-            self._task = self._bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
+            self._bar = bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                       TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
+            bar.start()
+            self._task = bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
                   table: list[dict[str, Any]]) -> None:

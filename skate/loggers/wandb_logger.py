@@ -16,11 +16,23 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from skate.loggers.base import LoggerConfig, logger, logs_to_wandb
 from skate.loggers.console import ConsoleLogger, ConsoleLoggerConfig
 from skate.runlog import events as ev
+
+if TYPE_CHECKING:  # pragma: no cover
+    import wandb
+
+Mode = Literal["offline", "online", "disabled"]
+
+
+def wandb_mode(mode: str) -> Mode:
+    """``logger.mode`` as W&B takes it, or ValueError naming the choices."""
+    if mode not in get_args(Mode):
+        raise ValueError(f"logger.mode={mode!r}: choose offline, online or disabled")
+    return cast(Mode, mode)
 
 
 @dataclass
@@ -50,14 +62,13 @@ class WandbLogger(ConsoleLogger):
                  name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto",
                  updates_per_round: int = 1000) -> None:
         super().__init__(every, progress)
-        if mode not in ("offline", "online", "disabled"):
-            raise ValueError(f"logger.mode={mode!r}: choose offline, online or disabled")
+        checked = wandb_mode(mode)
         if updates_per_round < 1:
             raise ValueError(f"logger.updates_per_round={updates_per_round}: give at least 1")
-        self.project, self.entity, self.mode = project, entity or None, mode
+        self.project, self.entity, self.mode = project, entity or None, checked
         self.group, self.name, self.tags = group, name, list(tags or [])
         self.updates_per_round = updates_per_round
-        self.run = None
+        self.run: wandb.Run | None = None
         self._out: Path | None = None
         self._config: dict[str, Any] = {}
         self._events: Path | None = None
@@ -97,15 +108,15 @@ class WandbLogger(ConsoleLogger):
 
         group, name = self._sweep_labels()
         folder = self._out or Path.cwd()
-        self.run = wandb.init(project=self.project, entity=self.entity, mode=self.mode, dir=str(folder),
-                              group=self.group or group, name=self.name or name, tags=self.tags,
-                              config=self._config, job_type="game", reinit="finish_previous")
-        self.run.define_metric("update")
+        self.run = run = wandb.init(project=self.project, entity=self.entity, mode=self.mode, dir=str(folder),
+                                    group=self.group or group, name=self.name or name, tags=self.tags,
+                                    config=self._config, job_type="game", reinit="finish_previous")
+        run.define_metric("update")
         for key in ("mu/*", "sigma/*", "elo/*"):
-            self.run.define_metric(key, step_metric="update")
-        self.run.define_metric("round")
+            run.define_metric(key, step_metric="update")
+        run.define_metric("round")
         for key in ("tasks", "attempts", "samples", "leader_mu"):
-            self.run.define_metric(key, step_metric="round")
+            run.define_metric(key, step_metric="round")
 
     def _read_new(self) -> list[tuple[int, dict[str, float]]]:
         """Read the lines written since the last call (whole lines only: a line being written
@@ -142,7 +153,7 @@ class WandbLogger(ConsoleLogger):
                     self._players = [p["name"] for p in record.get("players", [])]
         return updates
 
-    def _log_updates(self, updates: list[tuple[int, dict[str, float]]]) -> None:
+    def _log_updates(self, run: wandb.Run, updates: list[tuple[int, dict[str, float]]]) -> None:
         """Each update as a point of the rating curves, or, when a round has more than
         ``updates_per_round``, evenly spaced points (the round's last among them) each carrying
         every player's latest values."""
@@ -150,16 +161,16 @@ class WandbLogger(ConsoleLogger):
         for i, (number, values) in enumerate(updates):
             self._now.update(values)
             if stride == 1:
-                self.run.log({"update": number, **values})
+                run.log({"update": number, **values})
             elif (len(updates) - 1 - i) % stride == 0:
-                self.run.log({"update": number, **self._now})
+                run.log({"update": number, **self._now})
 
     def round_end(self, round: int, rounds: int, summary: dict[str, Any],
                   table: list[dict[str, Any]]) -> None:
         super().round_end(round, rounds, summary, table)
         if self.run is None:
             return
-        self._log_updates(self._read_new())
+        self._log_updates(self.run, self._read_new())
         self.run.log({"round": round, "tasks": summary["tasks"], "attempts": summary["attempts"],
                       "samples": summary["samples"],
                       "leader_mu": table[0].get("score") if table else None})
@@ -169,7 +180,7 @@ class WandbLogger(ConsoleLogger):
             return
         import wandb
 
-        self._log_updates(self._read_new())
+        self._log_updates(self.run, self._read_new())
         self.run.log({"ratings": ratings_table(wandb, table), "tasks": self._tasks_table(wandb)})
         for key, value in summary.items():
             if key != "usage" and not isinstance(value, dict):
@@ -199,7 +210,7 @@ class WandbLogger(ConsoleLogger):
 
         cols = ["player", "model", "role", "optimizer", "reused", "train", "val", "metric_before", "metric_after",
                 "demos", "calls", "prompt_tokens", "completion_tokens", "cost_usd", "elapsed_s", "stopped"]
-        self.run.log({"optimization": wandb.Table(columns=cols, data=[[r.get(c) for c in cols] for r in records])})
+        self.run.log({"optimization": wandb.Table(columns=[*cols], data=[[r.get(c) for c in cols] for r in records])})
         for r in records:
             for key in ("metric_before", "metric_after", "calls"):
                 self.run.summary[f"optimize/{r['player']}/{r['role']}/{key}"] = r.get(key)
@@ -232,9 +243,11 @@ def log_figures(folder: Path, settings: LoggerConfig, *, prefix: str, name: str,
                 figures: list[Path], tables: dict[str, Path] | None = None) -> bool:
     """Put figures (PNG) and CSV tables in one W&B run of their own inside ``folder``, when
     ``settings`` (a logger's) are W&B's and not disabled; return whether it did."""
-    if not logs_to_wandb(settings) or settings.mode == "disabled":  # type: ignore[attr-defined]
+    if not logs_to_wandb(settings):
         return False
-    w: WandbLoggerConfig = settings  # type: ignore[assignment]
+    w = cast(WandbLoggerConfig, settings)  # the wandb logger's (or a DictConfig of them: logs_to_wandb reads either)
+    if w.mode == "disabled":
+        return False
     tables = {k: v for k, v in (tables or {}).items() if v.exists()}
     if not figures and not tables:
         return False
@@ -244,7 +257,7 @@ def log_figures(folder: Path, settings: LoggerConfig, *, prefix: str, name: str,
     import pandas as pd
     import wandb
 
-    run = wandb.init(project=w.project, entity=w.entity or None, mode=w.mode, dir=str(folder), group=w.group or group,
+    run = wandb.init(project=w.project, entity=w.entity or None, mode=wandb_mode(w.mode), dir=str(folder), group=w.group or group,
                      name=name, job_type=job_type, tags=list(w.tags), reinit="finish_previous")
     try:
         record: dict[str, Any] = {f"{prefix}/{p.stem}": wandb.Image(str(p)) for p in figures}

@@ -35,6 +35,8 @@ def run_optimize(settings: SkateConfig, out_dir: Path) -> list[ev.Optimized]:
         # The game's table, the client and the model players; no model is checked before.
         table = build_table(s, cleanup)
         client = open_client(s, table, cleanup)
+        if client is None:  # pragma: no cover - players.llm is not empty (checked above)
+            raise ConfigError("this cohort has no language-model players to optimise")
         players = llm_players(s.players.llm, table, client, None, s.players.setter_repair)
         prepare_models(s, table, client)
         log_ = EventLog(out_dir / "optimize.jsonl")

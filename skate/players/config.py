@@ -7,9 +7,9 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
-from omegaconf import MISSING, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 
 from skate.errors import ConfigError, Problem, Settings, require
 from skate.llm.spec import ModelConfigError, ModelSpec
@@ -106,13 +106,13 @@ class PlayersConfig(metaclass=Settings):
                          *require(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]"),
                          *require(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0"),
                          *require(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")]
-        for i, p in enumerate(llm_roster):
-            problems += require(p.setter_repair is None or p.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair",
-                                p.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: the cohort's)")
+        for i, lp in enumerate(llm_roster):
+            problems += require(lp.setter_repair is None or lp.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair",
+                                lp.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: the cohort's)")
             try:
-                spec_of_config(p).api_key()  # a hosted model without its key fails here
+                spec_of_config(lp).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:
-                problems.append(Problem(f"llm[{i}]", p.name, str(exc)))
+                problems.append(Problem(f"llm[{i}]", lp.name, str(exc)))
         return problems
 
 
@@ -166,5 +166,7 @@ def preset_players(name: str) -> PlayersConfig:
         names = sorted(p.stem for p in path.parent.glob("*.yaml"))
         raise ConfigError(f"players={name} is not a cohort: choose one of {', '.join(names)}")
     body = OmegaConf.load(path)
+    if not isinstance(body, DictConfig):
+        raise ConfigError(f"{path} holds no cohort: it must be a mapping of players settings")
     body.pop("defaults", None)
-    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayersConfig), body))  # type: ignore[return-value]
+    return cast(PlayersConfig, OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayersConfig), body)))

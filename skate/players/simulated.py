@@ -212,12 +212,12 @@ class SimulatedPlayer(Player):
 
     def target_difficulty(self, ctx: SetterContext, rng: np.random.Generator) -> float:
         prior = self.skill + self.pitch
-        scored = [h for h in self._own_items(ctx) if h.p_correct and self.name in h.p_correct]
-        scored = scored[-HISTORY_WINDOW:]
+        scored = [(h.prompt, h.p_correct[self.name]) for h in self._own_items(ctx)
+                  if h.p_correct and self.name in h.p_correct][-HISTORY_WINDOW:]
         if scored:
             aim = AIM_OWN_P if ctx.strategy == "hist_perf" else AIM_OWN_P_COMPETITIVE
-            d = np.array([self.difficulty(h.prompt) for h in scored])
-            p = np.array([h.p_correct[self.name] for h in scored])
+            d = np.array([self.difficulty(prompt) for prompt, _ in scored])
+            p = np.array([own for _, own in scored])
             # Too easy for myself (p above aim) -> harder; too hard -> easier.
             estimate = float(d.mean() + 0.5 * (p.mean() - aim))
             w = len(scored) / (len(scored) + 2.0)

@@ -10,6 +10,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from skate import report
+from skate.loggers.base import LoggerConfig
 from skate.loggers.wandb_logger import log_sweep
 
 log = logging.getLogger("skate")
@@ -26,6 +27,9 @@ class SweepReport(Callback):
             log.warning("no sweep report: %s", exc)
             return
         try:
-            log_sweep(Path(config.hydra.sweep.dir), OmegaConf.to_object(config.logger))
+            settings = OmegaConf.to_object(config.logger)
+            if not isinstance(settings, LoggerConfig):
+                raise TypeError(f"the sweep's logger settings are a {type(settings).__name__}")
+            log_sweep(Path(config.hydra.sweep.dir), settings)
         except Exception as exc:  # noqa: BLE001 - W&B must never fail the sweep either
             log.warning("sweep figures not sent to W&B: %s", exc)

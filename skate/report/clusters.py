@@ -19,6 +19,7 @@ import hashlib
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -29,6 +30,9 @@ from skate.embedders import Embedder, HashingEmbedder, build_embedder
 from skate.embedders.config import embedder as embedder_registry
 from skate.report.data import RunData, run_settings_or_none
 from skate.report.plots import figure, save_png
+
+if TYPE_CHECKING:  # pragma: no cover
+    from scipy.sparse import csr_matrix
 
 MAX_K = 8  # the most clusters tried: more would not fit one legend or one table
 # Fewer valid tasks than this are shown as one group: a dozen tasks split into up to 8 clusters
@@ -101,7 +105,7 @@ def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM
     distinct = _distinct_rows(vectors)
     tried = list(range(2, min(max_k, distinct, n - 1) + 1))
     best: tuple[float, np.ndarray] | None = None
-    points = vectors  # what k-means reads: mostly-zero vectors (the hashing embedder's) as a sparse matrix
+    points: np.ndarray | csr_matrix = vectors  # what k-means reads: mostly-zero vectors (the hashing embedder's) as a sparse matrix
     if n >= SPARSE_FROM and np.count_nonzero(vectors) <= SPARSE_DENSITY * vectors.size:
         from scipy.sparse import csr_matrix
 

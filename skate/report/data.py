@@ -109,9 +109,9 @@ def load_run(run_dir: str | Path) -> RunData:
         n = est.pivot_table(index="task_id", columns="player", values="n", aggfunc="first", dropna=False)
     else:
         p = n = pd.DataFrame()
-    order = [t for t in tasks["task_id"] if t in p.index]
-    p = p.reindex(index=order, columns=players).astype(float)
-    n = n.reindex(index=order, columns=players)
+    task_order = [t for t in tasks["task_id"] if t in p.index]
+    p = p.reindex(index=task_order, columns=players).astype(float)
+    n = n.reindex(index=task_order, columns=players)
     rated = run.of(TaskRated)
     updates = pd.DataFrame(run.rating_trace())  # the numbers read_run held: about KEEP_UPDATES
     stride = run.rated_stride
@@ -123,7 +123,7 @@ def load_run(run_dir: str | Path) -> RunData:
                               "reason": a.reason, "novelty_distance": a.get("novelty_distance")}
                              for a in run.of(AttemptMade)],
                             columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"])
-    threshold = settings.embedder.threshold if settings is not None else None
+    threshold = getattr(settings.embedder, "threshold", None) if settings is not None else None  # every shipped embedder's
     rerated = end.get("rerated") if end is not None else None
     order = pd.DataFrame([{"round": e.round, **pair} for e in run.of(RoundEnded)
                           for pair in (e.get("order") or [])], columns=["round", "above", "below", "confidence"])
@@ -131,7 +131,7 @@ def load_run(run_dir: str | Path) -> RunData:
                    run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
                    stages=stages, update_count=run.update_count,
                    update_stride=stride if rated else run.update_stride, per_task=bool(rated),
-                   pass_mark=float(settings.rating.p_thresh) if settings is not None else PASS_MARK,
+                   pass_mark=float(getattr(settings.rating, "p_thresh", PASS_MARK)) if settings is not None else PASS_MARK,
                    groups=_groups(run.of(TaskSet)), attempts=attempts,
                    novelty_threshold=float(threshold) if threshold is not None else None,
                    rerated=rerated if isinstance(rerated, dict) else {}, order=order,

@@ -7,6 +7,7 @@ import contextlib
 import html
 import json
 import logging
+import math
 import numbers
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,10 +95,10 @@ def with_se(d: RunData, title: str, wide: pd.DataFrame) -> pd.DataFrame:
     cell = {(r["player"], str(r[key])): (r["accuracy"], r["se"]) for r in acc.to_dict("records")}
     out = wide.astype(object).copy()
     for i, player in enumerate(out["player"]):
-        for col in out.columns[1:-1]:
+        for j, col in enumerate(out.columns[1:-1], start=1):
             a, se = cell.get((player, str(col)), (float("nan"), float("nan")))
             if pd.notna(a):
-                out.iat[i, out.columns.get_loc(col)] = f"{a:.3f} ± {se:.3f}" if pd.notna(se) else f"{a:.3f}"
+                out.iat[i, j] = f"{a:.3f} ± {se:.3f}" if pd.notna(se) else f"{a:.3f}"
     return out
 
 
@@ -168,9 +169,10 @@ def _group_table(df: pd.DataFrame) -> str:
         v = row[col]
         if not isinstance(v, numbers.Real) or isinstance(v, bool):
             return str(v)
-        if pd.isna(v):
+        x = float(v)
+        if math.isnan(x):
             return "–"
-        return str(int(v)) if col == "tasks" or row.iloc[0] == GROUP_TASKS else f"{v:.3f}"
+        return str(int(x)) if col == "tasks" or row.iloc[0] == GROUP_TASKS else f"{x:.3f}"
 
     shown = pd.DataFrame([{c: cell(row, c) for c in df.columns} for _, row in df.iterrows()], columns=df.columns)
     return shown.to_html(index=False, border=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import matplotlib
 
@@ -81,14 +81,20 @@ def rating_evolution(d: RunData, out: Path) -> tuple[str, str] | None:
     return _save(fig, out, "rating_evolution.png", MARGINS), f"TrueSkill μ ± σ of every player after {every}."
 
 
+def _score_of(row: dict[str, Any]) -> float | None:
+    """A ratings row's score (``mu`` in the records of runs from before scores)."""
+    score = row.get("score")
+    return row.get("mu") if score is None else score
+
+
 def final_ratings(d: RunData, out: Path) -> tuple[str, str] | None:
-    rows = [r for r in d.ratings if r.get("score") is not None or r.get("mu") is not None]
-    if not rows:
+    scored = sorted(((s, r) for r in d.ratings if (s := _score_of(r)) is not None), key=lambda t: t[0])
+    if not scored:
         return None
-    rows = sorted(rows, key=lambda r: (r.get("score", r.get("mu")) or 0))
-    score = [r.get("score", r.get("mu")) for r in rows]
-    lo = [r.get("lo") if r.get("lo") is not None else s for r, s in zip(rows, score, strict=True)]
-    hi = [r.get("hi") if r.get("hi") is not None else s for r, s in zip(rows, score, strict=True)]
+    rows = [r for _, r in scored]
+    score = [s for s, _ in scored]
+    lo = [r["lo"] if r.get("lo") is not None else s for s, r in scored]
+    hi = [r["hi"] if r.get("hi") is not None else s for s, r in scored]
     fig, ax = figure(figsize=(7, 0.5 * len(rows) + 1.5))
     y = np.arange(len(rows))
     ax.errorbar(score, y, xerr=[np.subtract(score, lo), np.subtract(hi, score)], fmt="o", capsize=4)
@@ -125,7 +131,7 @@ def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
     tasks = d.tasks.set_index("task_id").loc[d.p.index]
     out = pd.DataFrame(index=d.players, columns=d.players, dtype=float)
     for setter in d.players:
-        ids = tasks.index[tasks["setter"] == setter]
+        ids = list(tasks.index[tasks["setter"] == setter])
         if filtered:
             ids = [t for t in ids if d.p.loc[t, setter] >= d.pass_mark]
         if not len(ids):
@@ -176,12 +182,13 @@ def variance_histogram(d: RunData, out: Path) -> tuple[str, str, list[dict]] | N
     fig, ax = figure(figsize=(7, 4))
     ax.hist(var, bins=30)
     ax.set(xlabel="variance of p(correct) across players", ylabel="tasks", title="Points of difference")
-    low, high = var.idxmin(), var.idxmax()
+    low, high = str(var.idxmin()), str(var.idxmax())  # task ids
     examples = []
     for label, tid in (("lowest variance", low), ("highest variance", high)):
         row = d.tasks.set_index("task_id").loc[tid]
+        ps = cast(pd.Series, d.p.loc[tid])  # one task's row (task ids are unique)
         examples.append({"label": label, "task_id": tid, "setter": row["setter"], "prompt": row["prompt"],
-                         "answer": row["answer"], "p": {k: round(float(v), 2) for k, v in d.p.loc[tid].items() if v == v}})
+                         "answer": row["answer"], "p": {k: round(float(v), 2) for k, v in ps.items() if v == v}})
     return _save(fig, out, "variance_histogram.png", MARGINS), "How much the players disagree on each task.", examples
 
 

@@ -108,11 +108,11 @@ def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     for r, rule in enumerate(rules):
         for a, aug in enumerate(augs):
             ax = axes[r][a]
-            got = cells.get((rule, aug), [])
-            names = [p for p in players if any(p in g for g in got)]
+            cell = cells.get((rule, aug), [])
+            names = [p for p in players if any(p in g for g in cell)]
             if names:
-                mu = [np.mean([g[p][0] for g in got if p in g]) for p in names]
-                sigma = [np.mean([g[p][1] for g in got if p in g]) for p in names]
+                mu = [np.mean([g[p][0] for g in cell if p in g]) for p in names]
+                sigma = [np.mean([g[p][1] for g in cell if p in g]) for p in names]
                 ax.errorbar(mu, [at[p] for p in names], xerr=sigma, fmt="o", capsize=3, ms=4)
             ax.set_yticks(range(len(at)), list(at), fontsize=8)
             ax.set_ylim(-0.5, len(at) - 0.5)

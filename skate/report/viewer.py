@@ -140,16 +140,17 @@ def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
     """replies.jsonl, gathered: model replies by answer sample, by attempt (setting calls and the
     checks' calls) and by task read; the samples of each (task, player); what each setter saw;
     each task's table of answers."""
-    answer: dict[tuple[str, str, Any, Any], dict[str, Any]] = {}
-    setting: dict[tuple[int, str, int, int], list[dict[str, Any]]] = defaultdict(list)
-    reads: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    samples: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)  # packed, as written
-    shown: dict[tuple[int, str], dict[str, Any]] = {}
+    # Keyed by what a record names (None where it names nothing):
+    answer: dict[tuple[Any, ...], dict[str, Any]] = {}  # (task, answerer, call, index)
+    setting: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)  # (round, setter, attempt, tries)
+    reads: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)  # (task, answerer)
+    samples: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)  # (task, player): packed, as written
+    shown: dict[tuple[Any, ...], dict[str, Any]] = {}  # (round, player)
     values: dict[str, dict[int, str]] = defaultdict(dict)  # task -> its answers by number
     for r in iter_replies(run_dir):
         kind = r.get("kind")
         if kind == "reply":
-            view = {k: r[k] for k in ("text", "thinking", "finish", "cached", "void", "purpose", "player", "model",
+            view: dict[str, Any] = {k: r[k] for k in ("text", "thinking", "finish", "cached", "void", "purpose", "player", "model",
                                        "thinking_cut") if k in r}
             if "setter" in r and "attempt" in r:
                 setting[(r.get("round"), r["setter"], r["attempt"], r.get("tries", 0))].append(

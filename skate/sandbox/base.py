@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 
 class Outcome(enum.StrEnum):
@@ -127,7 +128,7 @@ class Sandbox(ABC):
     name: str = "abstract"
     isolated: bool = False  # a security boundary for hostile code?
 
-    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0) -> None:
+    def __init__(self, limits: Limits | Mapping[str, Any] | None = None, workers: int = 0) -> None:
         if isinstance(limits, Mapping):
             unknown = sorted(set(limits) - set(Limits.__dataclass_fields__))
             if unknown:

@@ -229,7 +229,8 @@ def build_pairs(records: list[dict[str, str]], programs: int, distinct: int, see
     if len(runs) > 1:
         base = len(texts)
         texts += [t for _, t in runs]
-        m, got, tries = len(runs), set(), 0
+        m, tries = len(runs), 0
+        got: set[tuple[int, int]] = set()
         while len(got) < min(run_pairs, m * (m - 1) // 2) and tries < 50 * run_pairs:
             tries += 1
             x, y = sorted(rng.sample(range(m), 2))

@@ -204,7 +204,7 @@ def _rounds(settings: SkateConfig) -> int:
 def estimate(settings: SkateConfig) -> CostEstimate:
     """The cost of the game ``settings`` configure, per model player (see the module's docstring)."""
     s = settings
-    names = [p.name for p in [*s.players.simulated, *s.players.llm]]
+    names = [p.name for p in s.players.simulated] + [p.name for p in s.players.llm]
     n_players, rounds = len(names), _rounds(s)
     matches = s.schedule.mode == ScheduleMode.matches
     per_task = 1 if matches else n_players  # setters a round, and answerers a task
@@ -276,11 +276,11 @@ def format_estimate(est: CostEstimate) -> str:
         lines.append(f"{m.player:<22}{m.model:<36}{_n(m.calls):>10}{_n(m.prompt_tokens):>13}"
                      f"{_n(m.completion_tokens):>13}{_n(m.thinking_tokens):>13}{usd:>11}")
     tot = est.models
-    usd = est.usd
+    total_usd = est.usd
     lines.append("-" * len(head))
     lines.append(f"{'total':<58}{_n(sum(m.calls for m in tot)):>10}{_n(sum(m.prompt_tokens for m in tot)):>13}"
                  f"{_n(sum(m.completion_tokens for m in tot)):>13}{_n(sum(m.thinking_tokens for m in tot)):>13}"
-                 f"{(f'{usd:,.2f}' if usd is not None else '?'):>11}")
+                 f"{(f'{total_usd:,.2f}' if total_usd is not None else '?'):>11}")
     lines.append("")
     lines += [f"{m.player}: tokens from {m.tokens_from}; price from {m.price_from}" for m in est.models]
     lines += est.notes

@@ -29,7 +29,6 @@ import pandas as pd
 
 from skate.answers.choice import ChoiceQuery
 from skate.games.base import VOID, Game, ask
-from skate.loggers.base import logs_to_wandb
 from skate.loggers.wandb_logger import WandbLoggerConfig, log_figures
 from skate.runlog import events as ev
 from skate.runlog.records import Task
@@ -132,9 +131,9 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
             for task in chosen:
                 rows += probe(game, task, player, sets, orders, samples,
                               np.random.default_rng([seed, names.index(player.name), tasks.index(task)]))
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    table.to_csv(run_dir / SENSITIVITY_FILE, index=False)
-    return table
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    out.to_csv(run_dir / SENSITIVITY_FILE, index=False)
+    return out
 
 
 def spread(table: pd.DataFrame) -> pd.DataFrame:
@@ -151,7 +150,7 @@ def log_probe(run_dir: Path, mode: str = "run") -> bool:
     elsewhere; False when the run's logger is not W&B and no mode was asked for."""
     logger = run_settings(run_dir, check=False).logger
     if mode != "run":
-        logger = (dataclasses.replace(logger, mode=mode) if logs_to_wandb(logger)
+        logger = (dataclasses.replace(logger, mode=mode) if isinstance(logger, WandbLoggerConfig)
                   else WandbLoggerConfig(mode=mode))
     return log_figures(run_dir, logger, prefix="sensitivity", name=f"sensitivity {run_dir.name}",
                        job_type="sensitivity", group=run_dir.name,

@@ -193,8 +193,8 @@ def validate(df: pd.DataFrame, require_private: bool = True) -> pd.DataFrame:
         raise ValueError(f"duplicated (model, benchmark) rows: {_few(f'({m}, {b})' for m, b in pairs)}; "
                          f"keep one score per pair")
     for col in ("kind", "domain"):
-        mixed = df.groupby("benchmark")[col].nunique()
-        mixed = sorted(mixed[mixed > 1].index)
+        kinds = df.groupby("benchmark")[col].nunique()
+        mixed = sorted(kinds[kinds > 1].index)
         if mixed:
             raise ValueError(f"benchmark(s) {_few(mixed)} have more than one {col} across models; "
                              f"each benchmark must have a single {col}")
@@ -432,7 +432,7 @@ def rugged_scores(df: pd.DataFrame, choices: Choices | None = None) -> pd.DataFr
 
         df["rank"] = df.groupby("benchmark")["score"].transform(
             lambda s: rankdata(s.to_numpy(), method="average"))
-    models = {model: rows for model, rows in df.groupby("model", sort=False)}
+    models = {str(model): rows for model, rows in df.groupby("model", sort=False)}
     if choices.rank == "rank":
         rel = {m: _rs1(*(list(part.values()) for part in _rs1_inputs(rows, "rank", choices)))
                for m, rows in models.items()}

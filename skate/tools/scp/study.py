@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from skate.errors import ConfigError
+from skate.games.base import GameEnv
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import docs_folder, load_folder
 from skate.games.scp.questions import TYPES, build, check
@@ -26,7 +27,7 @@ from skate.games.scp.rules import SCPGame, build_date, doc_dates, query_of, ques
 from skate.games.scp.simulated import key_of
 from skate.players.simulated import build_simulated
 from skate.runner import run_game
-from skate.sandbox import SandboxUnavailable
+from skate.sandbox import NoSandbox, SandboxUnavailable
 from skate.settings.config import SkateConfig, settle, to_settings
 from skate.settings.options import composed
 
@@ -156,7 +157,7 @@ def _sim_cohort(folder: Path, types: tuple[str, ...], per_doc: int, roster: list
         game = SCPGame(mode="player_set", docs=str(folder), types=types, per_doc=per_doc, max_doc_age_days=None)
     except (ValueError, ConfigError) as exc:
         raise UsageError(str(exc)) from None
-    return {p.name: p for p in build_simulated(roster, game.simulation(None), seed)}
+    return {p.name: p for p in build_simulated(roster, game.simulation(GameEnv(sandbox=NoSandbox())), seed)}
 
 
 def _seed_rows(seed: int, names: list[str], archive: list, sim_cohort: dict[str, Any]) -> list[dict]:
