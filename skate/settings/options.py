@@ -110,7 +110,7 @@ def preset(name: str, group: str = "players", values: Mapping[str, Any] | None =
     node, _ = option(group, name)
     try:
         for key, value in (values or {}).items():
-            OmegaConf.update(node, key, value, merge=False, force_add=False)
+            OmegaConf.update(node, key, value, merge=True, force_add=False)  # as Hydra sets key=value
         return OmegaConf.to_object(node)
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None)
@@ -193,7 +193,7 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
         for body in [*extra, own]:
             cfg = OmegaConf.merge(cfg, body)  # type: ignore[assignment]
         for key, value in (values or {}).items():
-            OmegaConf.update(cfg, key, value, merge=False, force_add=False)
+            OmegaConf.update(cfg, key, value, merge=True, force_add=False)  # as Hydra sets key=value
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None)
         raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
@@ -261,13 +261,13 @@ def edited(cfg: Composed, key: str, value: Any) -> Composed:
     if isinstance(value, (list, tuple)) or (isinstance(value, Mapping) and isinstance(node, DictConfig)
                                             and OmegaConf.get_type(node) is dict):
         OmegaConf.update(cfg, key, [] if isinstance(value, (list, tuple)) else {}, merge=False)  # replaced whole
-    nested: Any = value
-    for part in reversed(key.split(".")):
-        nested = {part: nested}
     try:
-        return OmegaConf.merge(cfg, nested)  # type: ignore[return-value]
+        OmegaConf.update(cfg, key, value, merge=True)  # a list item by its index: players.simulated.0.pitch
     except OmegaConfBaseException as exc:
-        raise ConfigError(f"{key}: {_where(exc)}{str(exc).splitlines()[0]}") from None
+        where = _where(exc)  # the key in full, or within the value (a list entry's own key)
+        raise ConfigError(f"{where if where.startswith(key) else f'{key}: {where}'}{str(exc).splitlines()[0]}") \
+            from None
+    return cfg
 
 
 _ABSENT = object()

@@ -60,6 +60,14 @@ def test_values_go_over_the_options_as_on_the_command_line():
     assert ours == hydra and ours["game"]["rounds"] == 6 and ours["seed"] == 4
 
 
+def test_a_list_of_plain_entries_and_one_entry_by_its_index_are_set_as_on_the_command_line():
+    roster = [{"name": "c1", "skill": 0.66}, {"name": "c2", "skill": 0.2}]
+    hydra = record_of(build_settings(compose_config(
+        ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.2}]", "players.simulated.1.pitch=0.3"])))
+    ours = settings({"players.simulated": roster, "players.simulated.1.pitch": 0.3})
+    assert record_of(ours) == hydra and [(p.name, p.pitch) for p in ours.players.simulated] == [("c1", 0.0), ("c2", 0.3)]
+
+
 def test_a_preset_is_a_typed_section():
     cohort = preset("local_cohort")
     assert isinstance(cohort, PlayersConfig) and [p.name for p in cohort.llm][0] == "qwen2.5-coder-1.5b"

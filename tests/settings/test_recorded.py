@@ -147,6 +147,11 @@ def test_a_record_is_typed_by_its_recorded_group_choices_and_without_them_by_its
     assert type(typed.estimator).__name__ == "FixedNConfig" and typed.estimator.n == 4
 
 
+def test_an_edit_sets_one_entry_of_a_list_by_its_index(run):
+    settings = run_settings(run, {"players.simulated.0.pitch": 0.25})
+    assert settings.players.simulated[0].pitch == 0.25
+
+
 def test_edits_set_settings_typed_as_theirs_before_the_overrides_and_the_checks(run):
     settings = run_settings(run, edits={
         "players.simulated": [{"name": "a", "skill": 0.9}, {"name": "b", "skill": 0.1}],
