@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from skate.embedders.base import Embedder, EmbedderUnavailable
-from skate.llm.client import EmbeddingFailed, LLMClient, Price, ResponseCache, RetryPolicy
+from skate.llm.client import EmbeddingFailed, LLMClient, ResponseCache
+from skate.llm.endpoints import RetryPolicy
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.transport import _litellm_error, post_json
+from skate.llm.usage import Price
 from skate.llm.wire import CallFailed
 
 log = logging.getLogger(__name__)

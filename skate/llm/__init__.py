@@ -14,9 +14,11 @@ os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # LiteLLM
 os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate"))
                                            .expanduser() / "dspy"))
 
-from skate.llm.client import BudgetExceeded, Completion, LLMClient, Price, ResponseCache, RetryPolicy, Usage
+from skate.llm.client import Completion, LLMClient, ResponseCache
+from skate.llm.endpoints import RetryPolicy
 from skate.llm.outage import ModelUnreachable
 from skate.llm.spec import ModelConfigError, ModelSpec  # noqa: E402
+from skate.llm.usage import BudgetExceeded, Price, Usage
 from skate.llm.wire import CallFailed
 
 __all__ = ["BudgetExceeded", "CallFailed", "Completion", "LLMClient", "ModelConfigError", "ModelSpec", "ModelUnreachable",

@@ -46,8 +46,9 @@ from dspy.clients._deprecation import warn_openai_messages
 from dspy.clients.execution import aexecute, execute, finalize, prepare
 from dspy.utils.callback import with_callbacks
 
-from skate.llm.client import BudgetExceeded, LLMClient, Usage
+from skate.llm.client import LLMClient
 from skate.llm.spec import ModelSpec
+from skate.llm.usage import BudgetExceeded, Usage
 from skate.runlog.records import StopRun
 
 SEED_RANGE = 2**31 - 1  # the seeds the game's players draw from, too

@@ -13,7 +13,7 @@ as a server without JSON-schema support answers, or LiteLLM's unsupported-parame
 asked once in llama-cpp-python's form (``{"type": "json_object", "schema": ...}``), and if it
 refuses that too, ``auto`` remembers it for that model and endpoint for the rest of the run
 (one warning) and sends the text format from then on, while ``on`` stops the run
-(:class:`StructuredOutputRefused`). ``off`` never sends a schema. The response cache keys on
+(:class:`~skate.llm.endpoints.StructuredOutputRefused`). ``off`` never sends a schema. The response cache keys on
 the ``response_format`` sent, so a structured and a text reply to the same request never share
 an entry. Usage counts, per player, the calls sent with a schema (``structured``), the replies
 cut at ``max_tokens`` (``cut``, ``finish_reason`` "length") and the empty ones (``empty``).
@@ -28,22 +28,23 @@ call) is *down*, and its calls wait for it instead of being void (:mod:`skate.ll
 does not answer within ``outage_wait_s`` the run stops cleanly
 (:class:`~skate.llm.outage.ModelUnreachable`).
 Chat requests and embeddings share these rules (:meth:`LLMClient._retrying`).
+
+The client's bases hold what it counts (:class:`~skate.llm.usage.Accounts`: usage, prices, cost)
+and what it keeps of each endpoint (:class:`~skate.llm.endpoints.Endpoints`: concurrency, the
+structured-output forms, retries and outages).
 """
 
 from __future__ import annotations
 
 import contextvars
 import logging
-import random
-import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from skate.llm.cache import ResponseCache, pack, unpack
-from skate.llm.outage import Outages
+from skate.llm.endpoints import Endpoints, RetryPolicy
 from skate.llm.refusals import (
     FORMATS,
     STRUCTURED_MODES,
@@ -59,6 +60,7 @@ from skate.llm.shaping import Shaper, apply_stops, refusal, shaped
 from skate.llm.spec import ModelSpec
 from skate.llm.thinking import share_of, split_inline
 from skate.llm.transport import send
+from skate.llm.usage import BudgetExceeded, Price, Usage
 from skate.llm.wire import CallFailed, Reply
 from skate.runlog.records import StopRun
 
@@ -66,14 +68,6 @@ log = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------------------------- errors
-class BudgetExceeded(StopRun):
-    """The run's spending limit is reached: no new model calls are made."""
-
-
-class StructuredOutputRefused(StopRun):
-    """``llm.structured=on`` and a model's server refuses a JSON-schema ``response_format``."""
-
-
 class EmbeddingFailed(StopRun):
     """Texts could not be embedded (a request that cannot succeed, or retries spent): the run
     stops cleanly, since no uniqueness test can be made without the vectors. ``error`` is the
@@ -108,58 +102,6 @@ class Completion:
         return self.finish_reason == "length"
 
 
-@dataclass
-class Usage:
-    calls: int = 0  # requests sent to a provider
-    samples: int = 0  # completions asked for (cache hits included)
-    cached: int = 0
-    void: int = 0
-    retries: int = 0
-    prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0  # of prompt_tokens, those the provider reused from its prompt cache
-    completion_tokens: int = 0  # thinking included
-    thinking_tokens: int = 0  # of completion_tokens, those spent thinking (as the provider counts them, else estimated)
-    cost_usd: float = 0.0
-    structured: int = 0  # calls sent with a JSON schema (structured output)
-    cut: int = 0  # replies cut at max_tokens (finish_reason "length")
-    cut_thinking: int = 0  # of those, cut while still thinking (no answer at all)
-    empty: int = 0  # replies with no text at all
-    refused: int = 0  # requests refused for a parameter the model does not take, sent again without it
-    seconds: float = 0.0  # wall time of the requests sent (in flight, the server's queue included)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "cost_usd": round(self.cost_usd, 6), "seconds": round(self.seconds, 3)}
-
-
-def _add(into: Usage, u: Usage) -> Usage:
-    for k, v in u.__dict__.items():
-        setattr(into, k, getattr(into, k) + v)
-    return into
-
-
-# ---------------------------------------------------------------------------------- prices
-@dataclass(frozen=True)
-class Price:
-    input_per_mtok: float = 0.0  # USD per million prompt tokens
-    output_per_mtok: float = 0.0
-
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
-
-
-def price_of(spec: ModelSpec, prices: dict[str, Price]) -> Price | None:
-    """``spec``'s price from ``prices`` (``llm.prices``, by ``provider/model`` or by name), else
-    from LiteLLM's model map (thinking is priced as output, as providers bill it); None when
-    neither has one."""
-    for key in (spec.model, spec.name):
-        if key in prices:
-            return prices[key]
-    found = spec.facts
-    if found is not None and (found.input_per_mtok is not None or found.output_per_mtok is not None):
-        return Price(found.input_per_mtok or 0.0, found.output_per_mtok or 0.0)
-    return None
-
-
 # ------------------------------------------------------------------------------------- client
 Transport = Callable[[ModelSpec, list[dict[str, Any]], int, int], Reply]
 # A request's chat messages, or a function that makes them (called only if they are sent).
@@ -178,20 +120,7 @@ def _batches(positions: list[int], size: int | None) -> list[list[int]]:
 EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
 
 
-# The longest wait between two probes of a model that is down: the most its round waits once it is
-# back (a probe is one request: every 10 s costs nothing beside a game's calls).
-PROBE_EVERY_S = 10.0
-
-
-@dataclass
-class RetryPolicy:
-    max_retries: int = 4  # retries after the first try
-    backoff_s: float = 0.5  # first backoff; doubles each retry, with jitter
-    max_backoff_s: float = 30.0
-    max_retry_after_s: float = 120.0  # longest Retry-After honoured before giving up
-
-
-class LLMClient:
+class LLMClient(Endpoints):
     """Thread-safe: every LLM player of a run shares one client."""
 
     def __init__(self, cache: ResponseCache | None = None, retry: RetryPolicy | None = None,
@@ -214,160 +143,22 @@ class LLMClient:
         caller's thread (:mod:`skate.runlog.replies` ties it to the task it served)."""
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
-        self.structured = structured
+        super().__init__(prices, budget_usd, retry, concurrency, endpoint_concurrency, structured, outage_wait_s,
+                         on_outage)
         self.cache = cache
-        self.retry = retry or RetryPolicy()
-        self.concurrency = concurrency
-        self.endpoint_concurrency = dict(endpoint_concurrency or {})
-        self.prices = dict(prices or {})
-        self.budget_usd = budget_usd
         self._transport = transport
         self.on_void = on_void
         self.on_thinking = on_thinking
         self.on_reply = on_reply
         self.shaper = Shaper(on_adjust)
         self._inline: set[tuple[str, str]] = set()  # models seen thinking inline with no opening tag
-        self._lock = threading.Lock()
-        self._slots: dict[str, threading.BoundedSemaphore] = {}
-        # Per player and purpose of its calls ("set", "answer", "read"; "" for others): what
-        # ``usage`` adds up per player, and the estimate of a later run reads apart (skate.tools.estimate).
-        self._parts: dict[tuple[str, str], Usage] = {}
-        # Threads per endpoint, as many as its requests in flight: one pool for the calls of
-        # complete_many, one for the extra requests of a call split into several. A pool of one
-        # size for every endpoint grew a thread for each call queued behind a busy endpoint's
-        # slots, up to its cap (a long game's memory rose with them: docs/benchmarks/load.md).
-        self._pools: dict[tuple[str, str], ThreadPoolExecutor] = {}
-        self._rand = random.Random()
-        self._warned_prices: set[str] = set()
-        self._forms: dict[tuple[str, str], int] = {}  # (model, endpoint) -> index in FORMATS
-        self._max_n: dict[str, int] = {}  # endpoint -> the most samples per request it takes (learnt)
-        self._warned: set[tuple[str, str, str]] = set()
-        # Probes of a down endpoint: the first after the backoff the retries would have waited next,
-        # then twice as long each time, up to PROBE_EVERY_S (or max_backoff_s if shorter).
-        r = self.retry
-        every = min(r.max_backoff_s, PROBE_EVERY_S)
-        self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2 ** r.max_retries), every, on_outage)
 
-    # -- bookkeeping
-    def _usage(self, player: str, purpose: str = "") -> Usage:
-        with self._lock:
-            return self._parts.setdefault((player, purpose), Usage())
-
-    @property
-    def usage(self) -> dict[str, Usage]:
-        """Per player, its calls' usage (every purpose added up); a copy."""
-        with self._lock:
-            out: dict[str, Usage] = {}
-            for (player, _), u in self._parts.items():
-                _add(out.setdefault(player, Usage()), u)
-            return out
-
-    def purposes(self) -> dict[str, dict[str, Usage]]:
-        """Per player, its calls' usage by purpose (those made with one: setting, answering, reading)."""
-        with self._lock:
-            out: dict[str, dict[str, Usage]] = {}
-            for (player, purpose), u in sorted(self._parts.items()):
-                if purpose:
-                    out.setdefault(player, {})[purpose] = _add(Usage(), u)
-            return out
-
-    def total(self) -> Usage:
-        with self._lock:
-            out = Usage()
-            for u in self._parts.values():
-                _add(out, u)
-            return out
-
-    @property
-    def spent_usd(self) -> float:
-        return self.total().cost_usd
-
-    def _limit(self, spec: ModelSpec) -> int:
-        """Requests in flight to ``spec``'s endpoint (by its api_base or provider, else the default)."""
-        return max(1, int(self.endpoint_concurrency.get(spec.endpoint_key, self.endpoint_concurrency.get(
-            spec.provider, self.concurrency))))
-
-    def _pool_for(self, spec: ModelSpec, kind: str) -> ThreadPoolExecutor:
-        """The ``kind`` ("call" or "request") thread pool of ``spec``'s endpoint, sized by its limit."""
-        key = (kind, spec.endpoint_key)
-        with self._lock:
-            pool = self._pools.get(key)
-            if pool is None:
-                pool = self._pools[key] = ThreadPoolExecutor(max_workers=self._limit(spec),
-                                                             thread_name_prefix=f"llm-{kind}")
-            return pool
-
-    def _slot(self, spec: ModelSpec) -> threading.BoundedSemaphore:
-        key = spec.endpoint_key
-        limit = self._limit(spec)
-        with self._lock:
-            if key not in self._slots:
-                self._slots[key] = threading.BoundedSemaphore(limit)
-            return self._slots[key]
-
-    def price(self, spec: ModelSpec) -> Price:
-        """The model's price: ``llm.prices``' (by ``provider/model`` or name), else LiteLLM's map's
-        (:func:`price_of`); a hosted model with neither is counted at 0, said once."""
-        found = price_of(spec, self.prices)
-        if found is not None:
-            return found
-        if spec.hosted and spec.model not in self._warned_prices:
-            self._warned_prices.add(spec.model)
-            log.warning("no price for %s in llm.prices nor in LiteLLM's model map: its cost is counted as 0", spec.model)
-        return Price()
-
+    # -- calls
     def _transport_for(self, spec: ModelSpec) -> Transport:
         if self._transport is not None:
             return self._transport
         return send
 
-    # -- structured output
-    def _endpoint(self, spec: ModelSpec) -> tuple[str, str]:
-        return (spec.model, spec.base_url)
-
-    def wants_structured(self, spec: ModelSpec) -> bool:
-        """Whether calls to this model are sent with a JSON schema now (``llm.structured`` is
-        not off, and its server has not refused one this run)."""
-        if self.structured == "off":
-            return False
-        with self._lock:
-            return FORMATS[self._forms.get(self._endpoint(spec), 0)] != "text"
-
-    def structured_formats(self) -> dict[str, str]:
-        """Per model (and endpoint) called with structured output in mind: the form it takes
-        (json_schema, json_object) or "text" where it was refused."""
-        with self._lock:
-            return {f"{m} at {e}" if e else m: FORMATS[i] for (m, e), i in sorted(self._forms.items())}
-
-    def _refused(self, spec: ModelSpec, form: int, exc: CallFailed) -> None:
-        """A server refused structured output in ``FORMATS[form]``: try the next form, and after
-        the last, the text format (``auto``) or stop the run (``on``)."""
-        where = f"{spec.model} at {spec.base_url}" if spec.base_url else spec.model
-        with self._lock:
-            key = self._endpoint(spec)
-            if self._forms.get(key, 0) == form:
-                self._forms[key] = form + 1
-            now = self._forms[key]
-        if FORMATS[now] == "text" and self.structured == "on":
-            raise StructuredOutputRefused(
-                f"{where} refused structured output (a JSON-schema response_format): {exc.kind}: {exc.detail}"[:400]
-                + "; set llm.structured=auto (text where refused) or llm.structured=off")
-        if FORMATS[now] == "text":
-            self._warn_once(spec, "text", "%s refused structured output (%s); its calls use the text format for "
-                            "the rest of the run (llm.structured=auto)", where, exc.detail[:160])
-        else:
-            log.debug("%s refused response_format %s (%s); trying %s", where, FORMATS[form], exc.detail[:160],
-                      FORMATS[now])
-
-    def _warn_once(self, spec: ModelSpec, what: str, msg: str, *args: Any) -> None:
-        key = (spec.model, spec.base_url, what)
-        with self._lock:
-            if key in self._warned:
-                return
-            self._warned.add(key)
-        log.warning(msg, *args)
-
-    # -- calls
     def complete(self, spec: ModelSpec, messages: Messages,
                  samples: Sequence[tuple[int, int]], player: str,
                  structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
@@ -445,16 +236,6 @@ class LLMClient:
                                "finish": None if comp.finish_reason in (None, "stop") else comp.finish_reason,
                                "thinking_cut": comp.thinking_cut, "cached": comp.cached, "void": comp.void})
         return out  # type: ignore[return-value]
-
-    def max_n(self, spec: ModelSpec) -> int | None:
-        """The most samples one request to ``spec`` asks for: 1 where the provider takes no ``n``,
-        else the smaller of ``spec.max_n`` and what its server said it takes (None: any)."""
-        if not spec.can_batch_samples:
-            return 1
-        with self._lock:
-            learnt = self._max_n.get(spec.endpoint_key)
-        limits = [x for x in (spec.max_n, learnt) if x]
-        return min(limits) if limits else None
 
     def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str,
                       purpose: str = "") -> list[list[Completion]]:
@@ -592,44 +373,6 @@ class LLMClient:
                                  stops=had_stops, thinking=thinking, thinking_cut=cut)
                 for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes, strict=False))]
 
-    def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
-                  give_up: Callable[[CallFailed, int], Any]) -> Any:
-        """``once(attempt)`` for attempt 1, 2, ... until it returns, waiting out the retry policy's
-        backoff after each :class:`CallFailed` that may pass; ``give_up(exc, attempts)`` when one
-        cannot (not retryable, or out of tries). While the endpoint is down (:mod:`skate.llm.outage`)
-        the call waits for it instead, and goes on with a fresh retry budget when it answers.
-        Chat requests and embeddings share it."""
-        outages = self.outages
-        call = outages.call(self._endpoint(spec), player)
-        attempt = tries = 0
-        try:
-            while True:
-                outages.before(call)
-                attempt += 1
-                tries += 1
-                sent = time.monotonic()
-                try:
-                    result = once(attempt)
-                except CallFailed as exc:
-                    delay = self._retry_delay(exc, tries)
-                    if outages.failed(call, exc, exhausted=delay is None):
-                        tries = 0
-                        continue
-                    if delay is None:
-                        return give_up(exc, attempt)
-                    with self._lock:
-                        usage.retries += 1
-                    log.debug("%s (%s) %s; retry %d in %.2fs", player, spec.model, exc, tries, delay)
-                    time.sleep(delay)
-                    continue
-                except (FormatRefused, TooManySamples, OptionRefused):
-                    outages.answered(call, sent)  # a refusal of something asked for: the server is there
-                    raise
-                outages.answered(call, sent)
-                return result
-        finally:
-            outages.leave(call)
-
     def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
                     attempt: int, structured: bool, logprobs: list[dict] | None = None,
                     stops: bool = False, thinking: str | None = None, thinking_cut: bool = False) -> Completion:
@@ -721,26 +464,6 @@ class LLMClient:
 
         return self._retrying(spec, player, usage, once, give_up)
 
-    def _retry_delay(self, exc: CallFailed, attempt: int) -> float | None:
-        """How long to wait before trying again after ``exc`` on try ``attempt``; None: give up."""
-        if not exc.retryable or attempt > self.retry.max_retries:
-            return None
-        delay = min(self.retry.max_backoff_s, self.retry.backoff_s * 2 ** (attempt - 1))
-        delay *= 0.5 + self._rand.random() / 2  # jitter: callers that failed together spread out
-        if exc.retry_after is not None:
-            if exc.retry_after > self.retry.max_retry_after_s:
-                return None
-            delay = max(delay, exc.retry_after)
-        return delay
-
-    def _charge(self, spec: ModelSpec, usage: Usage, reply: Reply) -> None:
-        cost = self.price(spec).cost(reply.prompt_tokens, reply.completion_tokens)
-        with self._lock:
-            usage.prompt_tokens += reply.prompt_tokens
-            usage.cached_prompt_tokens += reply.cached_prompt_tokens
-            usage.completion_tokens += reply.completion_tokens
-            usage.cost_usd += cost
-
     def _void(self, spec: ModelSpec, player: str, usage: Usage, samples: list[tuple[int, int]],
               exc: CallFailed, attempts: int) -> list[Completion]:
         reason = f"{exc.kind}: {exc.detail}"[:300]
@@ -753,11 +476,6 @@ class LLMClient:
             self.on_void({"player": player, "model": spec.model, "kind": exc.kind, "status": exc.status,
                           "detail": exc.detail[:300], "attempts": attempts, "samples": len(samples)})
         return [Completion(None, void=reason, attempts=attempts) for _ in samples]
-
-    def stop_waiting(self) -> None:
-        """The run is stopping: calls waiting for a model that is down end now, and so do those
-        that would (:class:`~skate.llm.outage.ModelUnreachable`); other calls go on."""
-        self.outages.close()
 
     def close(self) -> None:
         self.outages.close()

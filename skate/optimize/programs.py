@@ -42,8 +42,9 @@ import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
 from skate.embedders import NoveltyIndex
 from skate.games.base import Game, GameEnv
 from skate.llm.bridge import SkateLM
-from skate.llm.client import BudgetExceeded, LLMClient
+from skate.llm.client import LLMClient
 from skate.llm.modules import ITEM_SEED, _Module
+from skate.llm.usage import BudgetExceeded
 from skate.optimize.config import OptimizeError, OptimizerConfig, Plan, _split, plans
 from skate.optimize.items import (
     Items,

@@ -36,9 +36,9 @@ from skate.estimators.base import TaskContext
 from skate.estimators.base import estimator as estimators
 from skate.games import get_game
 from skate.games.base import AnswerFormat
-from skate.llm.client import Price, price_of
 from skate.llm.counts import counts_path, entries
 from skate.llm.spec import ModelSpec
+from skate.llm.usage import Price, price_of
 from skate.players.config import spec_of_config
 from skate.runlog.records import ScheduleMode
 from skate.settings.build import build_estimator, prices_of
