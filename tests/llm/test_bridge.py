@@ -20,7 +20,8 @@ from skate.games.mathquiz.generator import KINDS, generate_question
 from skate.games.mathquiz.modules import AnswerMathQuestion, answerer
 from skate.llm import BudgetExceeded, LLMClient, ModelSpec, ModelUnreachable, Price
 from skate.llm.bridge import SkateLM, VoidCall
-from skate.llm.client import ResponseCache, RetryPolicy
+from skate.llm.client import ResponseCache
+from skate.llm.endpoints import RetryPolicy
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 
 from .conftest import RecordingServer
