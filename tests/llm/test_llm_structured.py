@@ -19,7 +19,7 @@ from skate.games.mathquiz.modules import MathQuizSetter
 from skate.games.pyjail.modules import PyJailAttacker
 from skate.games.scp.modules import SCPSetter
 from skate.llm import LLMClient, ModelSpec, ResponseCache, RetryPolicy, plain
-from skate.llm.client import StructuredOutputRefused
+from skate.llm.endpoints import StructuredOutputRefused
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
