@@ -38,13 +38,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import RecordingProxy, server_times_since, timings_of, wanted_fields  # noqa: E402
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.llm import plain  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import play as local  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.runlog.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value", "question_type", "distractors"}
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import skate
 from skate.cli.compose import settings_from
 from skate.games.mathquiz.config import MathQuizConfig
-from skate.settings.config import settle
+from skate.settings.options import settle
 
 
 def by_hydra(i: int) -> skate.SkateConfig:

@@ -62,8 +62,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skate  # noqa: E402
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 GAMES: dict[str, list[str]] = {
     "cop": ["game=cop"],

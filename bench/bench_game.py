@@ -24,8 +24,9 @@ from pathlib import Path
 
 from scipy.stats import kendalltau
 
+from skate.cli.compose import compose_config
 from skate.runner import run_game
-from skate.settings.config import build_settings, compose_config
+from skate.settings.options import build_settings
 
 
 def main() -> None:

@@ -42,13 +42,14 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import play as local  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.ratings.irt import IRTRating  # noqa: E402
 from skate.runlog.events import AttemptMade, Estimated, TaskSet, read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 # CRUXEval-O accuracy of each model (200 items, greedy: docs/real-models.md, "Does the ranking hold?").
 CRUXEVAL_O = {"qwen2.5-coder-1.5b": 24.5, "qwen2.5-coder-0.5b": 9.0, "gemma3-270m": 0.0, "smollm2-135m": 0.0}

@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skate.loggers.base import RunLogger  # noqa: E402 - after sys.path takes the repository
-from skate.settings.config import build_settings  # noqa: E402 - after sys.path takes the repository
+from skate.settings.options import build_settings  # noqa: E402 - after sys.path takes the repository
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
 
@@ -168,8 +168,8 @@ def as_override(items: list[dict[str, Any]]) -> str:
 def run_sim(args: argparse.Namespace) -> None:
     import tracemalloc
 
+    from skate.cli.compose import compose_config
     from skate.runner import run_game
-    from skate.settings.config import compose_config
 
     meter_cls = importlib.import_module("bench.bench_load").RoundMeter  # the class Hydra instantiates
     meter_cls.trace = tuple(args.trace or ())
@@ -363,6 +363,7 @@ def llm_players(base: str, names: list[str]) -> str:
 
 
 def run_llm(args: argparse.Namespace) -> None:
+    from skate.cli.compose import compose_config
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runlog.events import (
         AttemptMade,
@@ -373,7 +374,6 @@ def run_llm(args: argparse.Namespace) -> None:
         read_run,
     )
     from skate.runner import run_game
-    from skate.settings.config import compose_config
 
     names = [f"m{i:02d}" for i in range(args.players)]
     models = {n: FakeModel(round(0.10 + 0.85 * i / max(1, args.players - 1), 3), dict(FAULTS))

@@ -35,11 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import play as local  # noqa: E402
 from skate.local import serving as local_serving  # noqa: E402
 from skate.optimize.standalone import run_optimize  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 GAME_OVERRIDES = {"scp": ["game=scp", "game.mode=player_set", "game.max_doc_age_days=null"]}
 

@@ -34,9 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.runlog.files import played_events, read_events  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 MODELS = ("ace=0.9", "mid=0.6", "low=0.3")
 

@@ -14,7 +14,7 @@ import tempfile  # noqa: E402
 from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
 from skate.runlog.files import read_events  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, llm_config  # noqa: E402
 
 for game in ("cop", "scp"):

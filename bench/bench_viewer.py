@@ -44,8 +44,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 def play_sim(args: argparse.Namespace) -> None:
     from bench.bench_load import as_override, spread_players
+    from skate.cli.compose import compose_config
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
+    from skate.settings.options import build_settings
 
     cfg = compose_config([f"players.simulated={as_override(spread_players(args.players))}", "logger=none",
                           "report=false", "print_table=false", f"game.rounds={args.rounds}", *args.overrides])
@@ -55,9 +56,10 @@ def play_sim(args: argparse.Namespace) -> None:
 
 
 def play_llm(args: argparse.Namespace) -> None:
+    from skate.cli.compose import compose_config
     from skate.llm.fake_server import FakeLLMServer, FakeModel
     from skate.runner import run_game
-    from skate.settings.config import build_settings, compose_config
+    from skate.settings.options import build_settings
 
     names = [f"fake-{i:02d}" for i in range(args.players)]
     models = {n: FakeModel(round(0.1 + 0.85 * i / max(1, args.players - 1), 3),

@@ -23,9 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.ratings.zerosumeval import run_matches, write_matches  # noqa: E402
 from skate.runner import run_game  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 from skate.settings.recorded import run_settings  # noqa: E402
 
 

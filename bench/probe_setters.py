@@ -24,11 +24,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli.compose import compose_config  # noqa: E402
 from skate.games.base import Checks, GameEnv  # noqa: E402
 from skate.players.llm import build_llm_players  # noqa: E402
 from skate.runlog.records import Rejection, SetterContext, VoidProposal  # noqa: E402
 from skate.settings.build import build_client, build_game, build_sandbox  # noqa: E402
-from skate.settings.config import build_settings, compose_config  # noqa: E402
+from skate.settings.options import build_settings  # noqa: E402
 
 
 def main() -> None:

@@ -34,7 +34,8 @@ from skate.ratings.config import RatingConfig
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.runlog import events as ev
 from skate.runner import run_game
-from skate.settings.config import SkateConfig, settle
+from skate.settings.config import SkateConfig
+from skate.settings.options import settle
 from skate.settings.recorded import run_settings, settle_rating
 
 __all__ = ["Played", "Run", "load_run", "play", "rate"]

@@ -17,7 +17,8 @@ from skate.errors import ConfigError
 from skate.games.mathquiz.config import MathQuizConfig
 from skate.loggers.base import logger
 from skate.ratings.elo import EloConfig
-from skate.settings.config import record_of, settle
+from skate.settings.config import record_of
+from skate.settings.options import settle
 from skate.settings.recorded import rate_run
 
 QUIET = {"logger": lambda: logger.get("none").schema(), "report": False, "print_table": False}

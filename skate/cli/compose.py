@@ -24,8 +24,8 @@ from skate.errors import ConfigError, not_a_setting
 from skate.games import load_games
 from skate.paths import CONF_DIR
 from skate.registry import SCHEMA_GROUP, schema_node
-from skate.settings.config import _SCHEMAS, REGISTRIES, SkateConfig, _schema_node, build_settings
-from skate.settings.options import yaml_options
+from skate.settings.config import _SCHEMAS, REGISTRIES, SkateConfig
+from skate.settings.options import build_settings, settings_node, yaml_options
 
 # What has been put in Hydra's ConfigStore here: (group, name) -> schema, so that a schema is stored once.
 _STORED: dict[tuple[str | None, str], object] = {}
@@ -44,7 +44,7 @@ def register_configs() -> None:
     ``<group>=<name>`` as its schema stands; one with a YAML (which sets values of its own) gets
     its schema as ``schema/<group>/<name>``, out of the options users choose, for the YAML's
     defaults list (:func:`skate.registry.schema_default`)."""
-    store(None, "skate_schema", _schema_node())
+    store(None, "skate_schema", settings_node())
     for group, entries in (("game", [(n, g.config_schema) for n, g in load_games().items()]),
                            *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES)):
         with_yaml = yaml_options(group)

@@ -22,7 +22,7 @@ from skate.optimize.config import OptimizeError, format_results
 from skate.optimize.standalone import run_optimize
 from skate.paths import CONF_DIR
 from skate.sandbox import SandboxUnavailable
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,7 +43,7 @@ from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
 from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_game, run_sweep_job, stop_on_signals
 from skate.sandbox import SandboxUnavailable
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from skate.tools.estimate import estimate as estimate_cost
 from skate.tools.estimate import format_estimate
 

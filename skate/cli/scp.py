@@ -34,7 +34,8 @@ from skate.cli.compose import compose_config, describe_config_error
 from skate.errors import ConfigError
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.questions import TYPES
-from skate.settings.config import SkateConfig, to_settings
+from skate.settings.config import SkateConfig
+from skate.settings.options import to_settings
 from skate.tools.scp import arxiv
 from skate.tools.scp.study import (
     STUDY,

@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf import MISSING
 
 # Every section's schema lives with its component; they are imported here to compose the whole.
 from skate.augment import AugConfig
 from skate.embedders.config import EmbedderConfig, embedder
 from skate.errors import ConfigError, Problem, Settings, not_a_setting, raise_first, require
 from skate.errors import check as _check
-from skate.estimators.base import EstimatorConfig, check_links, estimator
+from skate.estimators.base import EstimatorConfig, estimator
 from skate.games import get_game, load_games
 from skate.games.base import AnswerFormat, GameConfig
 from skate.llm.config import LLMConfig
@@ -35,12 +33,11 @@ from skate.loggers.base import LoggerConfig, logger
 from skate.optimize.config import OptimizerConfig, check_players
 from skate.players.config import PlayersConfig, check_topic_skills, cohort_roles, preset_players
 from skate.ratings.base import rating, rating_class, rating_name
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig, draw_margin_of
-from skate.registry import schema_node, spoken
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, RatingConfig
+from skate.registry import spoken
 from skate.runlog.files import RatingLog
 from skate.runlog.records import ScheduleMode
 from skate.sandbox.config import SandboxConfig, sandbox
-from skate.settings.compose import compose, store, yaml_options
 
 
 def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
@@ -206,47 +203,8 @@ class SkateConfig(metaclass=Settings):
 
 
 
-def compose_config(overrides: Sequence[str] = (), return_hydra_config: bool = False) -> DictConfig:
-    """The config ``python -m skate`` would compose with these overrides (for tools, benchmarks
-    and tests that run outside the Hydra app); each set of group choices is composed by Hydra once
-    per process and value overrides go to a copy (:mod:`skate.settings.compose`), so the result and every
-    error are Hydra's."""
-    register_configs()
-    return compose(overrides, return_hydra_config)
-
-
-def register_configs() -> None:
-    """Put every schema in Hydra's ConfigStore (idempotent; a schema already stored is not stored
-    again, and a game or component registered since the last call is added). A game or component
-    with no YAML under ``conf/<group>/`` is the option ``<group>=<name>`` as its schema stands; one
-    with a YAML (which sets values of its own) gets its schema as ``schema/<group>/<name>``, out of
-    the options users choose, for the YAML's defaults list (:func:`skate.registry.schema_default`)."""
-    store(None, "skate_schema", _schema_node())
-    for group, entries in (("game", [(n, g.config_schema) for n, g in load_games().items()]),
-                           *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES)):
-        with_yaml = yaml_options(group)
-        for name, schema in entries:
-            store(*(schema_node(group, name) if name in with_yaml else (group, name)), schema)
-    for group, node in _SCHEMAS:
-        store(*schema_node(group), node)
-
-
 # The sections a config group's option fills in (conf/config.yaml's defaults list).
 SECTIONS = ("game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger", "optimizer")
-_NODE: list[DictConfig] = []
-
-
-def _schema_node() -> DictConfig:
-    """SkateConfig as Hydra composes it: each section that a group's option fills in left missing
-    (typed by its base schema), for the option chosen to fill; made once."""
-    if not _NODE:
-        node = OmegaConf.structured(SkateConfig)
-        for name in SECTIONS:
-            node[name] = MISSING
-        _NODE.append(node)
-    return _NODE[0]
-
-
 # The groups whose options build different components: each group's registry names them, with
 # their schemas (stored as schema/<group>/<name>) and capabilities.
 REGISTRIES = (rating, estimator, sandbox, embedder, logger)
@@ -348,63 +306,6 @@ def validate(settings: SkateConfig) -> SkateConfig:
     return s
 
 
-def prepare(cfg: DictConfig) -> None:
-    """Settle what the config leaves to the cohort and the estimator, in place, so that the run
-    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number
-    (stages are settled to name players, not roles, by :func:`validate`, which resolves them once). Also what can only be checked before the config is typed:
-    an estimator's settings that refer to a rating key the rating does not have."""
-    check_links(cfg.estimator, cfg.rating)
-    if isinstance(cfg.rating.get("draw_margin"), str):
-        cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
-    if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
-        # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
-        cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
-
-
-def build_settings(cfg: DictConfig) -> SkateConfig:
-    """The run's settings from a composed config: settled (:func:`prepare`, in place), typed once
-    (``OmegaConf.to_object``: every section an instance of its schema), its stages settled
-    (:func:`settle_stages`), then checked (:func:`validate`). Everything that plays or prepares a
-    game takes these; only the command-line layer sees the composed config."""
-    prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
-    settings = to_settings(cfg)
-    unknown = unknown_setting(settings)
-    if unknown is not None:
-        raise ConfigError(unknown)
-    return validate(settings)
-
-
-def settle(settings: SkateConfig) -> SkateConfig:
-    """Settings made in Python (``SkateConfig(...)``, its sections built as dataclasses) settled and
-    checked as a composed config is (:func:`build_settings`): the cache folders' environment
-    variables read, the draw margin settled, every check run; a copy."""
-    if not isinstance(settings, SkateConfig):
-        raise TypeError(f"settle takes a SkateConfig, not a {type(settings).__name__}")
-    for f in dataclasses.fields(settings):  # a value of the wrong type, named by its section's key
-        section = getattr(settings, f.name)
-        if dataclasses.is_dataclass(section):
-            try:
-                OmegaConf.structured(section)
-            except OmegaConfBaseException as exc:
-                key = getattr(exc, "full_key", None)
-                raise ConfigError(f"{f.name}.{key + ': ' if key else ': '}{str(exc).splitlines()[0]}") from None
-    try:
-        cfg = OmegaConf.structured(settings)
-    except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
-    return build_settings(cfg)
-
-
-def to_settings(cfg: DictConfig) -> SkateConfig:
-    """``cfg`` typed (every section an instance of its schema), unchecked."""
-    try:
-        return OmegaConf.to_object(cfg)  # type: ignore[return-value]
-    except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
-
-
 def record_of(settings: object) -> dict[str, Any]:
     """The settings (a :class:`SkateConfig`, or any of its sections: ``object``, since it reads any
     dataclass the same way) as plain data, as a run records them (``run_start.config``): what
@@ -425,7 +326,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
-
-
-def to_container(cfg: DictConfig) -> dict[str, Any]:
-    return OmegaConf.to_container(cfg, resolve=True, enum_to_str=True)  # type: ignore[return-value]

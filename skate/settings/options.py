@@ -16,17 +16,20 @@ option of every group, every experiment and every cohort with each game.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.errors import ConfigError
+from skate.estimators.base import check_links
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
-from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, _schema_node, build_settings
+from skate.ratings.config import draw_margin_of
+from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, unknown_setting, validate
 
 # Settings composed, not yet typed as SkateConfig: OmegaConf's typed tree, which only this module
 # (and the command line's Hydra) makes and changes; the rest of skate passes it along.
@@ -179,7 +182,7 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
         if all(chosen.get(k) == v for k, v in made.items()):
             break
         chosen.update(made)
-    cfg = copy.deepcopy(_schema_node())
+    cfg = copy.deepcopy(settings_node())
     for group in SECTIONS:
         cfg[group] = read_option(group)[0]
     for preset_group, key in (("preset_game", f"{experiment}_{chosen['game']}"),
@@ -271,3 +274,81 @@ def edited(cfg: Composed, key: str, value: Any) -> Composed:
 
 
 _ABSENT = object()
+
+
+# ------------------------------------------------------------- settings from a composed config
+_NODE: list[Composed] = []
+
+
+def settings_node() -> Composed:
+    """SkateConfig as Hydra composes it: each section that a group's option fills in left missing
+    (typed by its base schema), for the option chosen to fill; made once."""
+    if not _NODE:
+        node = OmegaConf.structured(SkateConfig)
+        for name in SECTIONS:
+            node[name] = MISSING
+        _NODE.append(node)
+    return _NODE[0]
+
+
+def prepare(cfg: Composed) -> None:
+    """Settle what the config leaves to the cohort and the estimator, in place, so that the run
+    records (and a resume replays) plain values: a draw margin tied to sigma* becomes its number
+    (stages are settled to name players, not roles, by :func:`validate`, which resolves them once). Also what can only be checked before the config is typed:
+    an estimator's settings that refer to a rating key the rating does not have."""
+    check_links(cfg.estimator, cfg.rating)
+    if isinstance(cfg.rating.get("draw_margin"), str):
+        cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
+    if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
+        # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
+        cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
+
+
+def build_settings(cfg: Composed) -> SkateConfig:
+    """The run's settings from a composed config: settled (:func:`prepare`, in place), typed once
+    (``OmegaConf.to_object``: every section an instance of its schema), its stages settled
+    (:func:`settle_stages`), then checked (:func:`validate`). Everything that plays or prepares a
+    game takes these; only the command-line layer sees the composed config."""
+    prepare(cfg)  # a draw margin tied to sigma* becomes its number (validate settles the stages)
+    settings = to_settings(cfg)
+    unknown = unknown_setting(settings)
+    if unknown is not None:
+        raise ConfigError(unknown)
+    return validate(settings)
+
+
+def settle(settings: SkateConfig) -> SkateConfig:
+    """Settings made in Python (``SkateConfig(...)``, its sections built as dataclasses) settled and
+    checked as a composed config is (:func:`build_settings`): the cache folders' environment
+    variables read, the draw margin settled, every check run; a copy."""
+    if not isinstance(settings, SkateConfig):
+        raise TypeError(f"settle takes a SkateConfig, not a {type(settings).__name__}")
+    try:
+        cfg = OmegaConf.structured(settings)
+    except OmegaConfBaseException as exc:
+        raise ConfigError(_typing_error(settings, exc)) from None
+    return build_settings(cfg)
+
+
+def _typing_error(settings: SkateConfig, exc: OmegaConfBaseException) -> str:
+    """A value of the wrong type in settings made in Python, in one line naming its key: OmegaConf
+    names the key within the section it typed, so the section that fails on its own names it."""
+    for f in dataclasses.fields(settings):
+        section = getattr(settings, f.name)
+        if dataclasses.is_dataclass(section) and not isinstance(section, type):
+            try:
+                OmegaConf.structured(section)
+            except OmegaConfBaseException as inner:
+                key = getattr(inner, "full_key", None)
+                return f"{f.name}.{key + ': ' if key else ': '}{str(inner).splitlines()[0]}"
+    key = getattr(exc, "full_key", None)
+    return f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}"
+
+
+def to_settings(cfg: Composed) -> SkateConfig:
+    """``cfg`` typed (every section an instance of its schema), unchecked."""
+    try:
+        return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None

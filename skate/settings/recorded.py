@@ -27,8 +27,19 @@ from skate.ratings.config import draw_margin_of, sigma_star_factor, validate_rat
 from skate.ratings.rerate import load_stream, rate_stream
 from skate.registry import Registry
 from skate.runlog.events import RunStarted, read_start
-from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, build_settings, record_of, to_settings
-from skate.settings.options import Composed, composed, edited, merged, option, option_schema, typed, yaml_options
+from skate.settings.config import REGISTRIES, SECTIONS, SkateConfig, record_of
+from skate.settings.options import (
+    Composed,
+    build_settings,
+    composed,
+    edited,
+    merged,
+    option,
+    option_schema,
+    to_settings,
+    typed,
+    yaml_options,
+)
 
 # The version of the settings' record a run of this skate writes (run_start.config_version).
 # 1: runs made before the version was recorded (see _v1_to_v2).

@@ -16,7 +16,7 @@ from hydra.errors import ConfigCompositionException, MissingConfigException, Ove
 from skate.cli.compose import compose_config, describe_config_error, settings_from, user_groups
 from skate.errors import ConfigError
 from skate.games import load_games
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
 

@@ -18,7 +18,7 @@ from skate.cli.play import resume
 from skate.ratings.trueskill_backend import TrueSkillRating
 from skate.runlog.files import EventLog, LogWriteError, comparable, format_table
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = ["game=mathquiz", "game.rounds=4", "logger=none", "report=false", "seed=5"]

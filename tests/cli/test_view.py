@@ -9,7 +9,7 @@ import shutil
 from skate.cli.compose import compose_config
 from skate.cli.view import main
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 
 def test_view_writes_the_viewer_and_says_where(tmp_path, capsys):

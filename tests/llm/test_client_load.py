@@ -33,7 +33,7 @@ from skate.runlog.events import (
     read_run,
 )
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import llm_config
 
 # 20% of requests fail, each a fault that a retry can get past (429 with Retry-After, 500, a 200

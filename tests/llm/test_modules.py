@@ -80,7 +80,7 @@ def test_no_network_at_import_or_with_local_players(tmp_path):
         assert seen == [], seen
         from tests.llm.conftest import llm_config
         from skate.llm.fake_server import FakeLLMServer, FakeModel
-        from skate.settings.config import build_settings
+        from skate.settings.options import build_settings
         from skate.runner import run_game
         with FakeLLMServer({{"ace": FakeModel(0.9), "mid": FakeModel(0.5)}}) as srv:
             run_game(build_settings(llm_config(srv.api_base, {str(tmp_path / 'c')!r}, "game.rounds=1", "sandbox=subprocess",

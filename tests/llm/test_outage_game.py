@@ -19,7 +19,7 @@ from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import played_events, read_events
 from skate.runner import Signals, run_game, stop_on_signals
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, llm_config
 
 # A small retry budget (a few hundredths of a second): the outage is a second or less here, as

@@ -10,7 +10,7 @@ from skate.errors import ConfigError
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import format_table, read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, llm_config
 
 

@@ -12,7 +12,7 @@ from hydra.errors import ConfigCompositionException, MissingConfigException
 from skate.cli.compose import compose_config, register_configs
 from skate.errors import ConfigError
 from skate.paths import CONF_DIR as CONF
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 # This file, tests/test_registry.py and tests/settings/test_config_record.py compose every option of every
 # group: on one xdist worker, so that each is composed once (compose_config's cache).

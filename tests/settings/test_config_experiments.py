@@ -12,7 +12,7 @@ import pytest
 
 from skate.cli.compose import compose_config
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))

@@ -10,8 +10,8 @@ from skate.cli.compose import compose_config
 from skate.errors import ConfigError
 from skate.games import load_games
 from skate.players.config import PlayersConfig
-from skate.settings.config import REGISTRIES, build_settings, record_of
-from skate.settings.options import preset, settings, yaml_options
+from skate.settings.config import REGISTRIES, record_of
+from skate.settings.options import build_settings, preset, settings, yaml_options
 
 HOSTED_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY")
 

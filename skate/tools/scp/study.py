@@ -28,8 +28,8 @@ from skate.games.scp.simulated import key_of
 from skate.players.simulated import build_simulated
 from skate.runner import run_game
 from skate.sandbox import NoSandbox, SandboxUnavailable
-from skate.settings.config import SkateConfig, settle, to_settings
-from skate.settings.options import composed
+from skate.settings.config import SkateConfig
+from skate.settings.options import composed, settle, to_settings
 
 
 class UsageError(Exception):

@@ -11,7 +11,7 @@ from skate.games.mathquiz.modules import MathQuizSetter
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 

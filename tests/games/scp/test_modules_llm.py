@@ -19,7 +19,7 @@ from skate.llm.fake_server import FakeModel
 from skate.runlog.files import read_events
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.settings.config import build_settings
+from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 TASK_FIELDS = ("event", "ts", "task_id", "round", "setter", "prompt", "answer", "attempts")
