@@ -120,7 +120,7 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
     """Build every part of the run, play the game, write the results.
 
     ``settings``: the run's settings (a composed config is made into them, settled and checked,
-    by :func:`skate.settings.config.build_settings`; a recorded run's by :func:`skate.settings.recorded.run_settings`).
+    by :func:`skate.settings.options.build_settings`; a recorded run's by :func:`skate.settings.recorded.run_settings`).
     ``resume``: ``out_dir`` holds a run that did not finish (stopped,
     crashed, killed); play it again from its start with the same settings and seed, keeping its
     event log and writing only what comes after where it stopped (:class:`skate.runlog.files.EventLog`
@@ -148,7 +148,7 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
 def _check_settings(given: object, who: str) -> None:
     if not isinstance(given, SkateConfig):
         raise TypeError(f"{who} takes settings, not a {type(given).__name__}: make a composed config into "
-                        "settings with skate.settings.config.build_settings(cfg)")
+                        "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)")
 
 
 def loop_of(settings: SkateConfig) -> Loop:

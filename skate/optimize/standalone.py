@@ -20,11 +20,11 @@ from skate.settings.config import SkateConfig, record_of
 def run_optimize(settings: SkateConfig, out_dir: Path) -> list[ev.Optimized]:
     """Build the run's language-model players and optimise them, writing ``optimize.jsonl`` and
     ``usage.json`` into ``out_dir``; no game is played. ``settings``: built, settled and checked
-    (:func:`skate.settings.config.build_settings` of a composed config)."""
+    (:func:`skate.settings.options.build_settings` of a composed config)."""
     s = settings
     if not isinstance(s, SkateConfig):
         raise TypeError(f"run_optimize takes settings, not a {type(s).__name__}: make a composed config into "
-                        "settings with skate.settings.config.build_settings(cfg)")
+                        "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)")
     if not s.players.llm:
         raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
                           "can be optimised (simulated players have none)")

@@ -4,7 +4,7 @@ Every run records its settings in its first event (``run_start.config``, the set
 data), with the config's version (``config_version``), the group choices it was composed from
 (``choices``, e.g. ``{"rating": "trueskill", ...}``) and the command line's overrides
 (``overrides``). :func:`run_settings`, the one door to a finished run's settings, turns any such
-record, old or new, into typed settings, as :func:`skate.settings.config.build_settings` makes them for a
+record, old or new, into typed settings, as :func:`skate.settings.options.build_settings` makes them for a
 new run: each section is typed by the option the run chose for its group (or, for records made
 before the choices were recorded, by the schema its ``_target_`` belongs to; the game by its
 name), keys the record lacks take that schema's defaults, and records of older versions are
@@ -172,7 +172,7 @@ def run_settings(run: Run, edits: Mapping[str, Any] | None = None, *,
     :func:`skate.cli.compose.edits_of`.
 
     ``check``: ``True`` settles and checks the settings as a new run's
-    (:func:`skate.settings.config.build_settings`); ``"rating"`` settles the rating's draw margin and
+    (:func:`skate.settings.options.build_settings`); ``"rating"`` settles the rating's draw margin and
     checks the rating section alone (re-rating: the rest was checked when the run was played);
     ``False`` types them unchecked (a report of an old run whose settings today's checks refuse
     still renders). Bad records and edits raise one line (:class:`ConfigError`)."""
