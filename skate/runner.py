@@ -19,9 +19,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
-
 from skate import report
 from skate.engine import Engine
 from skate.errors import ConfigError
@@ -55,7 +52,7 @@ class RunExists(ConfigError):
     config)."""
 
 
-def _held_refusal(out_dir: Path) -> str | None:
+def held_refusal(out_dir: Path) -> str | None:
     """Why a new run cannot go into ``out_dir`` (it holds one), or None."""
     held = held_run(out_dir)
     if held is None:
@@ -63,22 +60,6 @@ def _held_refusal(out_dir: Path) -> str | None:
     more = " game.rounds=<more>" if held.finished else ""
     return (f"{out_dir} already holds a run ({held.describe()}); to continue it: "
             f"skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
-
-
-class OneRunPerFolder(Callback):
-    """Hydra callback (conf/config.yaml): a single run (not a sweep) into a folder that already
-    holds one is refused before Hydra writes its ``.hydra/`` files and its log there, so that the
-    folder is left exactly as it was (:func:`run_game` refuses it too, for every other caller)."""
-
-    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        try:
-            folder = Path(str(config.hydra.run.dir)).absolute()
-        except Exception:  # noqa: BLE001  (resolved only inside the job: run_game checks it there)
-            return
-        refusal = _held_refusal(folder)
-        if refusal:
-            print(f"skate: {refusal}", file=sys.stderr)
-            sys.exit(2)
 
 
 def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None) -> GameResult | None:
@@ -133,7 +114,7 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
     _check_settings(settings, "run_game")
     rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator), option=rating_option)
     out_dir = Path(out_dir)
-    refusal = None if resume else _held_refusal(out_dir)
+    refusal = None if resume else held_refusal(out_dir)
     if refusal:  # a folder holds one run: a second would be rated as part of the first
         raise RunExists(refusal)
     out_dir.mkdir(parents=True, exist_ok=True)

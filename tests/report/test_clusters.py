@@ -229,7 +229,7 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
     import sys
 
     code = ("import sys\nimport skate\nfrom skate.runner import run_game\n"
-            "import skate.report.callback\n"
+            "import skate.cli.callbacks\n"
             f"run_game(skate.config(values={{'game.rounds': 1, 'report': False}}, logger='none'), {str(tmp_path / 'run')!r})\n"
             "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -1,8 +1,11 @@
-"""A Hydra callback that writes the sweep's comparison page when a sweep ends."""
+"""Hydra's callbacks for ``skate``'s app (conf/config.yaml, ``hydra.callbacks``): the command line's,
+as Hydra is. A single run into a folder that holds one is refused before Hydra writes there
+(:class:`OneRunPerFolder`); a sweep's comparison page is written when the sweep ends (:class:`SweepReport`)."""
 
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +15,30 @@ from omegaconf import DictConfig, OmegaConf
 from skate import report
 from skate.loggers.base import LoggerConfig
 from skate.loggers.wandb_logger import log_sweep
+from skate.runner import held_refusal
 
 log = logging.getLogger("skate")
 
 
+class OneRunPerFolder(Callback):
+    """Hydra callback (conf/config.yaml): a single run (not a sweep) into a folder that already
+    holds one is refused before Hydra writes its ``.hydra/`` files and its log there, so that the
+    folder is left exactly as it was (:func:`run_game` refuses it too, for every other caller)."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:
+            folder = Path(str(config.hydra.run.dir)).absolute()
+        except Exception:  # noqa: BLE001  (resolved only inside the job: run_game checks it there)
+            return
+        refusal = held_refusal(folder)
+        if refusal:
+            print(f"skate: {refusal}", file=sys.stderr)
+            sys.exit(2)
+
+
 class SweepReport(Callback):
+    """One page comparing the jobs when a sweep ends (``report=false``: none), and its figures to W&B."""
+
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if not config.get("report", True):
             return
