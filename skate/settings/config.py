@@ -309,10 +309,10 @@ def validate(settings: SkateConfig) -> SkateConfig:
 def record_of(settings: object) -> dict[str, Any]:
     """The settings (a :class:`SkateConfig`, or any of its sections: ``object``, since it reads any
     dataclass the same way) as plain data, as a run records them (``run_start.config``): what
-    ``OmegaConf.to_container(OmegaConf.structured(settings), enum_to_str=True)`` gives (each
-    dataclass a dict of its fields in order, an enum by its name, tuples as lists), read straight
-    off the typed settings, which hold no interpolation: ~200x faster than through OmegaConf, and it
-    runs at every run's start and every resume's check."""
+    OmegaConf's container of the structured settings gives, enums as strings (each dataclass a dict
+    of its fields in order, an enum by its name, tuples as lists), read straight off the typed
+    settings, which hold no interpolation: ~200x faster than through OmegaConf, and it runs at
+    every run's start and every resume's check."""
     return _plain(settings)
 
 
