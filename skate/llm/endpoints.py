@@ -95,6 +95,7 @@ class Endpoints(Accounts):
                 self._slots[key] = threading.BoundedSemaphore(limit)
             return self._slots[key]
 
+    # -- structured output
     def _endpoint(self, spec: ModelSpec) -> tuple[str, str]:
         return (spec.model, spec.base_url)
 
@@ -140,6 +141,7 @@ class Endpoints(Accounts):
             self._warned.add(key)
         log.warning(msg, *args)
 
+    # -- calls: samples per request, retries, outages
     def max_n(self, spec: ModelSpec) -> int | None:
         """The most samples one request to ``spec`` asks for: 1 where the provider takes no ``n``,
         else the smaller of ``spec.max_n`` and what its server said it takes (None: any)."""
