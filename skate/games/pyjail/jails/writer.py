@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from skate.games.pyjail.jails.spelling import _indent, _Spelling
 from skate.games.pyjail.jails.wording import (
-    _BANNERS,
     _BANNER_FUNCS,
+    _BANNERS,
     _CHAR_VARS,
     _CHECK_DOCS,
     _CHECK_FUNCS,
