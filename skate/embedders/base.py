@@ -12,6 +12,7 @@ import threading
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,10 +30,15 @@ class Embedder(ABC):
     """Maps texts to unit-norm vectors; ``threshold`` is its uniqueness cut-off on 1 - cosine."""
 
     threshold: float
+    uses_client = False  # True: it calls a model, through the run's client (connect)
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an array of shape (len(texts), dim) with unit-norm rows (zero rows allowed)."""
+
+    def connect(self, client: Any, check: bool = True) -> None:
+        """Take the run's model client: what an embedder that ``uses_client`` defines."""
+        raise NotImplementedError(f"{type(self).__name__} takes no model client")
 
 
 class HashingEmbedder(Embedder):

@@ -191,4 +191,4 @@ class OpenAIEmbedder(Embedder):
 def connect_embedder(embedder: Embedder, client: Any, check: bool = True) -> None:
     """Hand the run's model client to an embedder that makes model calls (no-op for the others)."""
     if getattr(embedder, "uses_client", False):
-        embedder.connect(client, check=check)  # type: ignore[attr-defined]
+        embedder.connect(client, check=check)

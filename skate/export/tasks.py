@@ -151,10 +151,12 @@ def from_benchmark(path: Path) -> Collected:
     """Every question of a game's benchmark file, as the tasks of one built round (SCP's, from
     ``skate scp build``: ids ``r001-qNNNN``): read by the first game whose
     :attr:`GameExport.benchmark <skate.games.base.GameExport.benchmark>` reads it."""
-    readers = {name: cls.export for name, cls in sorted(load_games().items()) if cls.export.benchmark is not None}
     why = []
-    for name, hooks in readers.items():
-        settings = hooks.benchmark(str(path))  # type: ignore[misc]
+    for name, cls in sorted(load_games().items()):
+        hooks = cls.export
+        if hooks.benchmark is None:
+            continue
+        settings = hooks.benchmark(str(path))
         try:
             game = build_game(preset(name, "game", values=settings))  # the game's option with the file's settings
         except (ValueError, OSError) as exc:

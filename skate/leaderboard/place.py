@@ -347,6 +347,7 @@ def _snapshot(store: Store, game: str, name: str, mid: int, est: Ability) -> int
     z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
     row = {"model": name, "score": est.theta, "lo": est.theta - z * est.sd, "hi": est.theta + z * est.sd,
            "sd": est.sd, "tasks": est.tasks}
+    rank: int | None = None
     with store.transaction() as conn:
         # The latest boards read in the write transaction, not the ones this add started from:
         # another add may have put its row there meanwhile, and this snapshot must keep it.
@@ -363,4 +364,6 @@ def _snapshot(store: Store, game: str, name: str, mid: int, est: Ability) -> int
             if board == game:
                 rank = ranks[name]
         store.update_add(conn, mid, game, status="done")
-    return int(rank)  # type: ignore[arg-type]
+    if rank is None:  # pragma: no cover - its row has a score, so it has a rank on its game's board
+        raise RuntimeError(f"{name} has no rank on the {game} board")
+    return rank

@@ -137,7 +137,10 @@ def _value_for(field_name: str, type_name: str | None, inputs: dict[str, str], r
             return f"{rng.random():.2f}"
         if t.startswith("Literal["):
             try:
-                args = ast.parse(t, mode="eval").body.slice  # type: ignore[attr-defined]
+                node = ast.parse(t, mode="eval").body
+                if not isinstance(node, ast.Subscript):
+                    raise ValueError(t)
+                args = node.slice
                 values = [ast.literal_eval(a) for a in (args.elts if isinstance(args, ast.Tuple) else [args])]
                 return str(rng.choice(values))
             except (SyntaxError, ValueError, AttributeError):

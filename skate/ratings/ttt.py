@@ -164,12 +164,13 @@ class TrueSkillThroughTimeRating(RatingBackend):
         if self.time == "none":
             return [0] * n
         rounds = [task_round(o.task_id) for o in self.history]
-        if any(r is None for r in rounds):
+        known = [r for r in rounds if r is not None]
+        if len(known) < n:
             bad = next(o.task_id for o, r in zip(self.history, rounds, strict=False) if r is None)
             self._warn_once("time", f"rating.time=round: task id {bad!r} names no round (rNNN-...); "
                                     "all outcomes fitted as one batch")
             return [0] * n
-        return rounds  # type: ignore[return-value]
+        return known
 
     def _components(self) -> list[set[str]]:
         """The groups of players joined by outcomes (each has its own overall level)."""
