@@ -133,7 +133,7 @@ def _check_settings(given: object, who: str) -> None:
 
 
 def loop_of(settings: SkateConfig) -> Loop:
-    """The engine's :class:`~skate.engine.Loop` from a run's settings: their seed, and their stages,
+    """The engine's :class:`~skate.loop.Loop` from a run's settings: their seed, and their stages,
     schedule and stop sections."""
     stages = tuple(Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None,
                          int(st.rounds)) for st in settings.stages)

@@ -15,7 +15,7 @@ asks the same samples again, all of them answered by the response cache.
 
 A void completion (the client gave up after its retries) raises :class:`VoidCall`; DSPy's
 optimisers and ``Evaluate`` count it as a failed example. A stop of the run
-(:class:`~skate.runlog.records.StopRun`: a spent budget, :class:`~skate.llm.client.BudgetExceeded`;
+(:class:`~skate.runlog.records.StopRun`: a spent budget, :class:`~skate.llm.usage.BudgetExceeded`;
 a model that did not answer within ``llm.outage_wait_s``) is raised as it is, but DSPy's optimisers
 catch every ``Exception`` per example (up to their ``max_errors``), so the bridge also *latches*
 it: once it is raised every later call of the bridge (and of its copies) raises it at once, and
