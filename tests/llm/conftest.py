@@ -49,13 +49,13 @@ def llm_values(base: str, cache_dir: Path, names=("ace", "mid", "low"), **extra:
         "llm.preflight": False}
 
 
-def llm_config(base: str, cache_dir: Path, values: Mapping[str, Any] | None = None, *, names=("ace", "mid", "low"),
-               each: Mapping[str, Any] | None = None, **choices: str) -> SkateConfig:
+def llm_config(base: str, cache_dir: Path, values: Mapping[str, Any] | None = None, *strings: str,
+               names=("ace", "mid", "low"), each: Mapping[str, Any] | None = None, **choices: str) -> SkateConfig:
     """A short game of the fake models ``names`` served at ``base``, as settings (``skate.config``):
     ``values`` go over :func:`llm_values`' (``{"game.rounds": 2}``), ``choices`` are group options
     (``game="mathquiz"``; ``logger=none`` and ``estimator=fixed_n`` unless given), ``each`` the keys
     every player gets (``{"timeout_s": 0.3}``)."""
-    if isinstance(values, str):
+    if isinstance(values, str) or strings:  # the override strings it took before skate.config
         raise TypeError(f"llm_config takes values as a dict and group choices as keywords, not {values!r}: "
                         "llm_config(base, cache_dir, {\"game.rounds\": 2}, game=\"mathquiz\")")
     return skate.config(values={**llm_values(base, cache_dir, names, **(each or {})), **(values or {})},
