@@ -116,8 +116,8 @@ def describe_config_error(exc: BaseException) -> str:
     if isinstance(exc, OverrideParseException):
         return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
     cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
-    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and getattr(cause, "full_key", None) \
-            and dataclasses.is_dataclass(cause.object_type):
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and cause.full_key \
+            and isinstance(cause.object_type, type) and dataclasses.is_dataclass(cause.object_type):
         return not_a_setting(cause.full_key, cause.object_type)
     if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
         return f"{cause.full_key}: {str(cause).splitlines()[0]}"

@@ -34,7 +34,7 @@ from skate.players.base import Player
 from skate.players.simulated import build_simulated
 from skate.runlog import events as ev
 from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
-from skate.runlog.records import Decoding
+from skate.runlog.records import PASS_MARK, Decoding
 from skate.runlog.replies import REPLIES_FILE, ReplyLog
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.sandbox.config import SandboxConfig
@@ -93,7 +93,7 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
 def _say_what_thinking_costs(settings: SkateConfig, players: Sequence[Player]) -> None:
     """One line when hosted models that think play with no budget: every answer sample costs their
     thinking, so say how to see the bill first and which estimator keeps it down."""
-    thinkers = [p.name for p in players if getattr(p, "spec", None) is not None and p.spec.thinks and p.spec.hosted]
+    thinkers = [p.name for p in players if (spec := getattr(p, "spec", None)) is not None and spec.thinks and spec.hosted]
     if not thinkers or settings.llm.budget_usd is not None:
         return
     name = estimators.of(settings.estimator).name
@@ -130,7 +130,7 @@ def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
     refusal = game.check_sandbox(sandbox)
     if refusal:
         raise ConfigError(refusal)
-    return Table(game, sandbox, GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(s.rating.p_thresh)), embedder)
+    return Table(game, sandbox, GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(getattr(s.rating, "p_thresh", PASS_MARK))), embedder)
 
 
 def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,

@@ -46,12 +46,12 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
     rounds}]``. Raises :class:`ConfigError` naming the stage and what to add or change."""
     cfg = settings
     players = cfg.players
-    names = [str(p.name) for p in [*players.simulated, *players.llm]]
+    names = [str(p.name) for p in players.simulated] + [str(p.name) for p in players.llm]
     roles = cohort_roles(players)
     for role, who in roles.items():
         _check(who in names, f"players.roles.{role}", who, f"names no player of this cohort ({names})")
 
-    def who(stage_key: str, field_name: str, items: Any) -> list[str]:
+    def named(stage_key: str, field_name: str, items: Any) -> list[str]:
         out = []
         for item in items or []:
             item = str(item)
@@ -68,35 +68,35 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
         return out
 
     stages = list(cfg.stages or [])
-    resolved = []
+    resolved: list[dict[str, Any]] = []
     for i, st in enumerate(stages):
         key = f"stages[{i}] ({st.name})"
-        resolved.append({"name": str(st.name), "join": who(key, "join", st.join),
-                         "setters": None if st.setters is None else who(key, "setters", st.setters),
-                         "answer_only": who(key, "answer_only", st.answer_only),
+        resolved.append({"name": str(st.name), "join": named(key, "join", st.join),
+                         "setters": None if st.setters is None else named(key, "setters", st.setters),
+                         "answer_only": named(key, "answer_only", st.answer_only),
                          "rounds": int(st.rounds)})
     later = {n for st in resolved for n in st["join"]}
     active = [n for n in names if n not in later]
-    out = []
-    for i, st in enumerate(resolved):
-        key = f"stages[{i}] ({st['name']})"
-        _check(st["rounds"] >= 0, f"{key}.rounds", st["rounds"], "must be >= 0")
-        twice = sorted(set(st["join"]) & set(active))
+    out: list[dict[str, Any]] = []
+    for i, stage in enumerate(resolved):
+        key = f"stages[{i}] ({stage['name']})"
+        _check(stage["rounds"] >= 0, f"{key}.rounds", stage["rounds"], "must be >= 0")
+        twice = sorted(set(stage["join"]) & set(active))
         _check(not twice, f"{key}.join", twice, "a player joins only once (and not if it plays from the start)")
-        active += st["join"]
-        if st["answer_only"]:
-            _check(st["setters"] is None, f"{key}.answer_only", st["answer_only"],
+        active += stage["join"]
+        if stage["answer_only"]:
+            _check(stage["setters"] is None, f"{key}.answer_only", stage["answer_only"],
                    "give setters or answer_only, not both")
-            absent = sorted(set(st["answer_only"]) - set(active))
+            absent = sorted(set(stage["answer_only"]) - set(active))
             _check(not absent, f"{key}.answer_only", absent, f"not in the game at this stage (active: {active})")
-            st["setters"] = [n for n in active if n not in st["answer_only"]]
-        if st["rounds"] and not any(s["rounds"] for s in out):
+            stage["setters"] = [n for n in active if n not in stage["answer_only"]]
+        if stage["rounds"] and not any(s["rounds"] for s in out):
             _check(len(active) >= 2, key, f"{len(active)} player(s) {active}",
                    "the first stage that plays needs at least 2 players in the game: join fewer players later "
                    "or use a larger cohort")
-        out.append({k: st[k] for k in ("name", "join", "setters", "rounds")})
+        out.append({k: stage[k] for k in ("name", "join", "setters", "rounds")})
     if out:
-        _check(sum(st["rounds"] for st in out) >= 1, "stages", "0 rounds in all", "play at least one round")
+        _check(sum(done["rounds"] for done in out) >= 1, "stages", "0 rounds in all", "play at least one round")
     return out
 
 

@@ -19,12 +19,12 @@ import copy
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from omegaconf import MISSING, DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from skate.errors import ConfigError
+from skate.errors import ConfigError, not_a_setting
 from skate.estimators.base import check_links
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
@@ -45,9 +45,13 @@ def _yaml(path: Path) -> tuple[list[Any], DictConfig]:
         body = OmegaConf.load(path)
     except (OSError, OmegaConfBaseException) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not isinstance(body, DictConfig):
+        raise ConfigError(f"{path}: an option is a mapping of settings, not a list")
     listed = body.pop("defaults", None)
     defaults = OmegaConf.to_container(listed, resolve=False) if listed is not None else []
-    return list(defaults), body  # type: ignore[arg-type, return-value]
+    if not isinstance(defaults, list):
+        raise ConfigError(f"{path}: its defaults are a list")
+    return defaults, body
 
 
 def yaml_options(group: str) -> set[str]:
@@ -101,7 +105,7 @@ def option(group: str, name: str) -> tuple[DictConfig, dict[str, str]]:
             raise ConfigError(f"{path}: its defaults list holds {entry!r}, which skate's presets do not use")
     if schema is None:
         raise ConfigError(f"{path}: its defaults list names no schema (/schema/{group}...@_here_)")
-    return OmegaConf.merge(OmegaConf.structured(schema), body), choices  # type: ignore[return-value]
+    return cast(Composed, OmegaConf.merge(OmegaConf.structured(schema), body)), choices
 
 
 def preset(name: str, group: str = "players", values: Mapping[str, Any] | None = None) -> Any:
@@ -116,9 +120,7 @@ def preset(name: str, group: str = "players", values: Mapping[str, Any] | None =
             OmegaConf.update(node, key, value, merge=True, force_add=False)  # as Hydra sets key=value
         return OmegaConf.to_object(node)
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{group}={name}: {group + '.' + key + ': ' if key else ''}{str(exc).splitlines()[0]}") \
-            from None
+        raise ConfigError(f"{group}={name}: {one_line(exc, group + '.')}") from None
 
 
 def _primary() -> tuple[dict[str, str], DictConfig]:
@@ -194,12 +196,11 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
         body.pop("hydra", None)  # a sweep's own settings (an experiment's grid): Hydra's, not the game's
     try:
         for body in [*extra, own]:
-            cfg = OmegaConf.merge(cfg, body)  # type: ignore[assignment]
+            cfg = cast(Composed, OmegaConf.merge(cfg, body))
         for key, value in (values or {}).items():
             OmegaConf.update(cfg, key, value, merge=True, force_add=False)  # as Hydra sets key=value
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+        raise ConfigError(one_line(exc)) from None
     return cfg
 
 
@@ -226,8 +227,7 @@ def section(group: str, values: Mapping[str, Any] | None = None, **choices: str)
     try:
         return OmegaConf.to_object(cfg[group])
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+        raise ConfigError(one_line(exc)) from None
 
 
 def typed(schema: type) -> Composed:
@@ -237,11 +237,23 @@ def typed(schema: type) -> Composed:
 
 def option_schema(group: str, name: str) -> type:
     """The schema the option ``<group>=<name>`` is typed by (a YAML option's: the schema it extends)."""
-    return OmegaConf.get_type(option(group, name)[0])  # type: ignore[return-value]
+    schema = OmegaConf.get_type(option(group, name)[0])
+    if not isinstance(schema, type):
+        raise ConfigError(f"{group}={name} is typed by no schema")
+    return schema
 
 
-def _where(exc: OmegaConfBaseException) -> str:
-    return f"{exc.full_key}: " if getattr(exc, "full_key", None) else ""
+def one_line(exc: OmegaConfBaseException, prefix: str = "") -> str:
+    """OmegaConf's error as the command line's one line (:func:`skate.cli.compose.describe_config_error`):
+    a key no schema has names the nearest setting and the schema's settings; any other, the key
+    (after ``prefix``, the section's ``game.``) and the first line of what is wrong."""
+    key = getattr(exc, "full_key", None)
+    full = f"{prefix}{key}" if key else prefix.rstrip(".")
+    kind = getattr(exc, "object_type", None)
+    if isinstance(exc, (ConfigKeyError, ConfigAttributeError)) and key and isinstance(kind, type) \
+            and dataclasses.is_dataclass(kind):
+        return not_a_setting(full, kind)
+    return f"{full + ': ' if full else ''}{str(exc).splitlines()[0]}"
 
 
 def merged(cfg: Composed, data: Mapping[str, Any]) -> Composed:
@@ -251,9 +263,9 @@ def merged(cfg: Composed, data: Mapping[str, Any]) -> Composed:
     try:
         out = OmegaConf.merge(cfg, data)
     except OmegaConfBaseException as exc:
-        raise ConfigError(f"{_where(exc)}{str(exc).splitlines()[0]}") from None
+        raise ConfigError(one_line(exc)) from None
     OmegaConf.set_struct(out, True)
-    return out  # type: ignore[return-value]
+    return cast(Composed, out)
 
 
 def edited(cfg: Composed, key: str, value: Any) -> Composed:
@@ -267,9 +279,8 @@ def edited(cfg: Composed, key: str, value: Any) -> Composed:
     try:
         OmegaConf.update(cfg, key, value, merge=True)  # a list item by its index: players.simulated.0.pitch
     except OmegaConfBaseException as exc:
-        where = _where(exc)  # the key in full, or within the value (a list entry's own key)
-        raise ConfigError(f"{where if where.startswith(key) else f'{key}: {where}'}{str(exc).splitlines()[0]}") \
-            from None
+        where = str(getattr(exc, "full_key", None) or "")  # the key in full, or within the value (an entry's own)
+        raise ConfigError(one_line(exc, "" if where.startswith(key) else f"{key}.")) from None
     return cfg
 
 
@@ -348,7 +359,9 @@ def _typing_error(settings: SkateConfig, exc: OmegaConfBaseException) -> str:
 def to_settings(cfg: Composed) -> SkateConfig:
     """``cfg`` typed (every section an instance of its schema), unchecked."""
     try:
-        return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+        settings = OmegaConf.to_object(cfg)
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        raise ConfigError(f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}") from None
+        raise ConfigError(one_line(exc)) from None
+    if not isinstance(settings, SkateConfig):
+        raise TypeError(f"to_settings takes the whole settings composed, not a {type(settings).__name__}")
+    return settings

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from skate.cli.compose import compose_config
+from skate.cli.compose import compose_config, describe_config_error
 from skate.errors import ConfigError
 from skate.games import load_games
 from skate.players.config import PlayersConfig
@@ -66,6 +66,16 @@ def test_a_list_of_plain_entries_and_one_entry_by_its_index_are_set_as_on_the_co
         ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.2}]", "players.simulated.1.pitch=0.3"])))
     ours = settings({"players.simulated": roster, "players.simulated.1.pitch": 0.3})
     assert record_of(ours) == hydra and [(p.name, p.pitch) for p in ours.players.simulated] == [("c1", 0.0), ("c2", 0.3)]
+
+
+@pytest.mark.parametrize("key, value", [("game.roundz", 2), ("game.no_such_key", 1), ("game.rounds", "ten"),
+                                        ("players.simulated.0.skil", 0.5)])
+def test_a_bad_value_is_the_command_line_s_one_line(key, value):
+    with pytest.raises(Exception) as cli:
+        compose_config([f"{key}={value}"])
+    with pytest.raises(ConfigError) as ours:
+        settings({key: value})
+    assert str(ours.value) == describe_config_error(cli.value)
 
 
 def test_a_preset_is_a_typed_section():

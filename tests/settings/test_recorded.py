@@ -158,7 +158,7 @@ def test_edits_set_settings_typed_as_theirs_before_the_overrides_and_the_checks(
         "players.roles": {}, "stop.settled": 0.9, "stop.min_rounds": 4, "report": False})
     assert [(p.name, p.skill, p.slip) for p in settings.players.simulated] == [("a", 0.9, 0.0), ("b", 0.1, 0.0)]
     assert settings.stop.settled == 0.9 and settings.stop.min_rounds == 4 and settings.report is False
-    with pytest.raises(ConfigError, match=r"^players.simulated: .*skil"):
+    with pytest.raises(ConfigError, match=r"^players.simulated.skil is not a setting of SimPlayerConfig \(did you mean players.simulated.skill\?\)"):
         run_settings(run, edits={"players.simulated": [{"name": "a", "skil": 0.9}]})
     with pytest.raises(ConfigError, match="game.roundz is not a setting"):
         run_settings(run, edits={"game.roundz": 3})
