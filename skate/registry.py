@@ -25,11 +25,12 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from skate.errors import ConfigError
 
 T = TypeVar("T", bound=type)
+S = TypeVar("S")
 
 # The ConfigStore group holding the schemas the YAML options extend: not an option users choose
 # (``skate play --help`` lists none of it).
@@ -48,6 +49,26 @@ def schema_default(group: str, name: str | None = None) -> str:
     ``/schema/<group>/<name>@_here_`` (its keys land in the option's own package)."""
     where, what = schema_node(group, name)
     return f"/{where}/{what}@_here_"
+
+
+class Component(Generic[S]):
+    """A part built from its settings, each default written once, in its schema: an instance of
+    :attr:`schema` (``EloRating(EloConfig(k=32))``, what :meth:`Registry.build` passes), or the
+    schema's keys as keywords (``EloRating(k=32)``: the schema built from them, a misspelt key a
+    :class:`~skate.errors.SettingError`). ``settings`` holds them; a part's own options that are no
+    setting (``record_pairs``) are keywords of its ``__init__`` beside them."""
+
+    # The settings schema: set by the registry's decorator (``@rating.register("elo", EloConfig)``);
+    # a part registered by import path declares its own (the registry checks they agree).
+    schema: ClassVar[type]
+    settings: S
+
+    def __init__(self, settings: S | None = None, /, **values: Any) -> None:
+        if settings is None:
+            settings = self.schema(**values)
+        elif values:
+            settings = dataclasses.replace(cast(Any, settings), **values)
+        self.settings = settings
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,8 @@ class Registry(Generic[T]):
             raise TypeError(f"{self.group}={name}: its schema {schema!r} is not a dataclass")
 
         def add(ref: Any) -> Any:
+            if isinstance(ref, type) and issubclass(ref, Component) and "schema" not in vars(ref):
+                ref.schema = schema  # the schema its settings are (Component)
             entry: Entry[T] = Entry(self.group, name, schema, ref)
             old = self._entries.get(name)
             if old is not None and old.target != entry.target:  # (the same module imported again is fine)
@@ -155,6 +178,18 @@ class Registry(Generic[T]):
         name = getattr(kind, "__name__", repr(kind))
         raise ConfigError(f"{self.group}: settings of type {name} belong to no registered {self.group} "
                           f"(registered: {', '.join(self.names())})")
+
+    def build(self, section: Any, **extra: Any) -> Any:
+        """The component ``section`` (a schema instance) names, built from it; ``extra``: the
+        component's own options that are no setting (``record_pairs=True``)."""
+        entry = self.of(section)
+        cls: Any = entry.component
+        if not (isinstance(cls, type) and issubclass(cls, Component)):
+            raise TypeError(f"{entry.option}: {cls!r} is not built from its settings (make it a skate.registry.Component)")
+        if not issubclass(entry.schema, cls.schema):
+            raise TypeError(f"{entry.option}: {cls.__name__} is built from {cls.schema.__name__}, "
+                            f"but it is registered with {entry.schema.__name__}")
+        return cls(section, **extra)
 
     def of_target(self, target: str) -> Entry[T] | None:
         """The entry a recorded ``_target_`` names (for records of runs made before group choices
