@@ -134,6 +134,27 @@ def games_named_in_tests() -> list[str]:
     return [f"{rel(p)}:{i}" for p in tests for i, line in enumerate(p.read_text().splitlines(), 1) if rx.search(line)]
 
 
+RESTATED = """
+import dataclasses, inspect
+from skate.augment import AugConfig, Augmentation
+from skate.games import load_games
+from skate.settings.config import REGISTRIES
+parts = [(e.option, e.schema, e.component) for r in REGISTRIES for e in r]
+parts += [(f"game={n}", g.config_schema, g) for n, g in load_games().items()] + [("aug", AugConfig, Augmentation)]
+for option, schema, cls in parts:
+    fields = {f.name for f in dataclasses.fields(schema)}
+    for p in inspect.signature(cls.__init__).parameters:
+        if p in fields:
+            print(f"{option}: {cls.__name__}({p})")
+"""
+
+
+def restated_parameters() -> list[str]:
+    """Issue 59, part 3: constructor parameters of a component that restate a field of its schema."""
+    probe = subprocess.run([sys.executable, "-c", RESTATED], capture_output=True, text=True, cwd=ROOT)
+    return probe.stdout.splitlines() if probe.returncode == 0 else [f"the probe failed: {probe.stderr[-300:]}"]
+
+
 def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
     """Issue 59's counts: skate from Python, and Hydra at the command line's edge only."""
     outside = [p for p in py if p not in cli and p.parent.name != "cli"]
@@ -167,6 +188,10 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
             [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"]),
         "list[Any] / dict[str, Any] schema fields": grep(r"^    \w+: (list\[Any\]|dict\[str, Any\])",
                                                          [p for p in py if p.name == "config.py" or p.name.endswith("config.py")]),
+        "constructor parameters restating a schema field": restated_parameters(),
+        "draw-margin defaults written in skate/ and conf/ (code, not comments)": grep(
+            r"^[^#]*draw_margin[^=#]*=\s*0\.\d|^draw_margin:\s*0\.\d",
+            [*py, *sorted((ROOT / "conf").rglob("*.yaml"))]),
         "type: ignore comments": grep(r"type: ignore", py),
         "noqa comments": grep(r"# noqa", py),
     }
