@@ -119,16 +119,16 @@ def test_bad_roles_say_what_to_fix(small, stages, says):
 
 
 def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
-    for k, v in KEYS.items():
+    for k, v in {**KEYS, "DEEPSEEK_API_KEY": "x", "XAI_API_KEY": "x"}.items():
         monkeypatch.setenv(k, os.environ.get(k, v))
 
-    def added(roles):
-        return skate.config(experiment="added_models_xy", players="paper_six", values={"players.roles": roles})
+    def added(roles=None):  # the frontier cohort: models, and no roles declared
+        return skate.config(experiment="added_models_xy", players="frontier", values={"players.roles": roles or {}})
 
     with pytest.raises(ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"):
-        added({})  # a cohort of models that declares no roles
-    settled = added({"second": "gpt-4o", "strongest": "gemini-2.0-flash"})
-    assert [st.join for st in settled.stages] == [[], ["gpt-4o"], ["gemini-2.0-flash"]]
+        added()
+    settled = added({"second": "gpt-5-mini", "strongest": "gemini-2.5-pro"})
+    assert [st.join for st in settled.stages] == [[], ["gpt-5-mini"], ["gemini-2.5-pro"]]
     with pytest.raises(ConfigError, match="players.roles.second='gpt-5'.*names no player"):
         skate.config(experiment="added_models_xy", players="paper_six", values={"players.roles.second": "gpt-5"})
 
