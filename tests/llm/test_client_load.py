@@ -33,7 +33,6 @@ from skate.runlog.events import (
     read_run,
 )
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.llm.conftest import llm_config
 
 # 20% of requests fail, each a fault that a retry can get past (429 with Retry-After, 500, a 200
@@ -47,9 +46,9 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     models = {n: FakeModel(round(0.10 + 0.85 * i / (len(NAMES) - 1), 3), dict(FAULTS)) for i, n in enumerate(NAMES)}
     # A little latency so that requests overlap: 64 in flight need the engine to keep 64 waiting.
     with FakeLLMServer(models, latency_s=0.1, retry_after_s=0.01) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", f"game.rounds={ROUNDS}", f"estimator.n={N}",
-                         f"llm.concurrency={IN_FLIGHT}", f"llm.max_retries={MAX_RETRIES}", names=NAMES)
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": ROUNDS, "estimator.n": N,
+                         "llm.concurrency": IN_FLIGHT, "llm.max_retries": MAX_RETRIES}, names=NAMES)
+        result = run_game(cfg, tmp_path / "run")
         # The game's requests: the preflight's probes (one token each) bypass the client. They draw
         # the first faults of each model's stream (fault_seed 0): none gets two 500s in a row, which
         # the preflight would take for a broken server.

@@ -14,7 +14,6 @@ from skate.llm.fake_replies import cut_in_half, wrap_in_prose
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import RecordingServer, llm_config
 from tests.llm.test_llm_structured import cop_answerer
@@ -29,12 +28,12 @@ def _play(tmp_path, fault, mode, replay=False):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, faults)}
     with FakeLLMServer(models) as srv:
         run = tmp_path / f"run-{fault}-{mode}"
-        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", "game.rounds=2", "estimator.n=4",
-                         f"llm.structured={mode}")
-        run_game(build_settings(cfg), run)
+        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", {"game.rounds": 2, "estimator.n": 4,
+                         "llm.structured": mode})
+        run_game(cfg, run)
         if replay:
             before = srv.stats.requests
-            run_game(build_settings(cfg), tmp_path / f"again-{fault}-{mode}")
+            run_game(cfg, tmp_path / f"again-{fault}-{mode}")
             return srv, run, read_events(run), srv.stats.requests - before, read_events(tmp_path / f"again-{fault}-{mode}")
     return srv, run, read_events(run)
 
@@ -123,8 +122,8 @@ def slips(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("slips")
     models = {"ace": FakeModel(0.9), **{f: FakeModel(0.6, {f: 1.0}) for f in SLIPS}}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp / "cache", "game.rounds=2", "estimator.n=2", names=("ace", *SLIPS))
-        run_game(build_settings(cfg), tmp / "run")
+        cfg = llm_config(srv.api_base, tmp / "cache", {"game.rounds": 2, "estimator.n": 2}, names=("ace", *SLIPS))
+        run_game(cfg, tmp / "run")
     return srv, read_events(tmp / "run")
 
 
@@ -181,9 +180,9 @@ def test_a_setter_that_resends_its_rejected_task_is_asked_anew_with_setter_repai
     round's request anew instead: no repair turn to copy, a fresh program each attempt."""
     models = {"ace": FakeModel(0.9), "low": FakeModel(0.3, {"uncalled": 0.7, "resend": 0.3})}
     with RecordingServer(models) as srv:  # (8 rounds: some first attempt fails, whatever order the draws come in)
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game.rounds=8", "estimator.n=1", names=("ace", "low"))
-        cfg.players.llm[1].setter_repair = repair
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 8, "estimator.n": 1,
+                         "players.llm.1.setter_repair": repair}, names=("ace", "low"))
+        run_game(cfg, tmp_path / "run")
     attempts = _of(read_events(tmp_path / "run"), "attempt", "low")
     previous = {(a["round"], a["attempt"]): a["text"] for a in attempts}
     repaired = [a for a in attempts if a["attempt"] > 1]

@@ -7,7 +7,6 @@ import json
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 from tests.llm.conftest import SKILLS, llm_config
 
@@ -27,8 +26,8 @@ def strip_volatile(events):
 
 
 def test_llm_players_play_a_whole_game(server, tmp_path):
-    cfg = llm_config(server.api_base, tmp_path / "cache", "estimator.n=10", "game.rounds=4", "report=true")
-    result = run_game(build_settings(cfg), tmp_path / "run")
+    cfg = llm_config(server.api_base, tmp_path / "cache", {"estimator.n": 10, "game.rounds": 4, "report": True})
+    result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
     events = read_events(tmp_path / "run")
     start = events[0]
@@ -53,8 +52,9 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
               "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models, retry_after_s=0.01, slow_s=1.0) as srv:
         # llm.outage_wait_s=0: a model down all game is void, not waited for (tests/llm/test_outage*.py)
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=3", "llm.outage_wait_s=0", timeout_s=0.3)
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.max_retries": 3, "llm.outage_wait_s": 0},
+                         each={"timeout_s": 0.3})
+        result = run_game(cfg, tmp_path / "run")
         faults = dict(srv.stats.by_fault)
     events = read_events(tmp_path / "run")
     assert kinds(events, "run_end")  # the game completed
@@ -85,42 +85,43 @@ def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
 def test_a_finished_run_replays_from_the_cache_without_a_model_call(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         cfg = llm_config(srv.api_base, tmp_path / "cache")
-        run_game(build_settings(cfg), tmp_path / "first")
+        run_game(cfg, tmp_path / "first")
         first_requests = srv.stats.requests
-        second = run_game(build_settings(cfg), tmp_path / "second")
+        second = run_game(cfg, tmp_path / "second")
         assert srv.stats.requests == first_requests  # not one request more
         assert second.summary.usage["total"]["cached"] == second.summary.usage["total"]["samples"]
         assert strip_volatile(read_events(tmp_path / "first")) == strip_volatile(read_events(tmp_path / "second"))
-        off = run_game(build_settings(llm_config(srv.api_base, tmp_path / "cache", "llm.cache=false")), tmp_path / "third")
+        off = run_game(llm_config(srv.api_base, tmp_path / "cache", {"llm.cache": False}), tmp_path / "third")
         assert srv.stats.requests == 2 * first_requests and off.summary.usage["total"]["cached"] == 0
 
 
 def test_errors_are_never_cached(tmp_path):
     models = {"ace": FakeModel(0.9, {"down": 1.0}), "mid": FakeModel(0.6)}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.max_retries=0", "llm.outage_wait_s=0", names=("ace", "mid"))
-        run_game(build_settings(cfg), tmp_path / "a")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.max_retries": 0, "llm.outage_wait_s": 0},
+                         names=("ace", "mid"))
+        run_game(cfg, tmp_path / "a")
         srv.brain.models["ace"] = FakeModel(0.9)  # the model comes back
         before = srv.stats.by_model.get("ace", 0)
-        again = run_game(build_settings(cfg), tmp_path / "b")
+        again = run_game(cfg, tmp_path / "b")
         assert srv.stats.by_model["ace"] > before
         assert again.summary.usage["players"]["ace"]["void"] == 0
 
 
 def test_calls_overlap_up_to_the_concurrency_limit(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, latency_s=0.05) as srv:
-        run_game(build_settings(llm_config(srv.api_base, tmp_path / "c", "llm.concurrency=4", "game.rounds=1")), tmp_path / "r")
+        run_game(llm_config(srv.api_base, tmp_path / "c", {"llm.concurrency": 4, "game.rounds": 1}), tmp_path / "r")
         assert 2 <= srv.stats.max_in_flight <= 4
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, latency_s=0.05) as srv:
-        run_game(build_settings(llm_config(srv.api_base, tmp_path / "d", "llm.concurrency=1", "game.rounds=1")), tmp_path / "s")
+        run_game(llm_config(srv.api_base, tmp_path / "d", {"llm.concurrency": 1, "game.rounds": 1}), tmp_path / "s")
         assert srv.stats.max_in_flight == 1
 
 
 def test_a_budget_stops_the_run_cleanly(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        prices = [f"+llm.prices.{n}={{input_per_mtok: 100.0, output_per_mtok: 100.0}}" for n in SKILLS]
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game.rounds=20", "llm.budget_usd=5", *prices)
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        prices = {n: {"input_per_mtok": 100.0, "output_per_mtok": 100.0} for n in SKILLS}  # added to llm.prices' own
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 20, "llm.budget_usd": 5, "llm.prices": prices})
+        result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     stopped = kinds(events, "run_stopped")
     assert stopped and "BudgetExceeded" in stopped[0]["reason"]

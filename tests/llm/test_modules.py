@@ -80,11 +80,10 @@ def test_no_network_at_import_or_with_local_players(tmp_path):
         assert seen == [], seen
         from tests.llm.conftest import llm_config
         from skate.llm.fake_server import FakeLLMServer, FakeModel
-        from skate.settings.options import build_settings
         from skate.runner import run_game
         with FakeLLMServer({{"ace": FakeModel(0.9), "mid": FakeModel(0.5)}}) as srv:
-            run_game(build_settings(llm_config(srv.api_base, {str(tmp_path / 'c')!r}, "game.rounds=1", "sandbox=subprocess",
-                                names=("ace", "mid"))), {str(tmp_path / 'r')!r})
+            run_game(llm_config(srv.api_base, {str(tmp_path / 'c')!r}, {{"game.rounds": 1}}, sandbox="subprocess",
+                                names=("ace", "mid")), {str(tmp_path / 'r')!r})
         local = ("127.0.0.1", "localhost")
         others = [a for a in seen if not (a[0] in local or (a[0] == "dns" and a[1] in local))]
         assert others == [], others

@@ -19,12 +19,11 @@ from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import played_events, read_events
 from skate.runner import Signals, run_game, stop_on_signals
-from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, llm_config
 
 # A small retry budget (a few hundredths of a second): the outage is a second or less here, as
 # what happens past the retries does not depend on how long the server stays down.
-GAME = ("game=mathquiz", "game.rounds=4", "estimator.n=2", "seed=3", "llm.max_retries=1")
+GAME = {"game.rounds": 4, "estimator.n": 2, "seed": 3, "llm.max_retries": 1}  # of game="mathquiz"
 
 
 def ratings(run: Path) -> list[dict]:
@@ -42,7 +41,7 @@ def reference(server, tmp_path_factory) -> tuple[Path, int]:
     """The game played with no outage, and the requests it took."""
     run = tmp_path_factory.mktemp("reference") / "run"
     before = server.stats.requests
-    run_game(build_settings(llm_config(server.api_base, run.parent / "cache", *GAME)), run)
+    run_game(llm_config(server.api_base, run.parent / "cache", GAME, game="mathquiz"), run)
     return run, server.stats.requests - before
 
 
@@ -82,7 +81,7 @@ def test_a_server_killed_mid_game_and_back_is_waited_for_with_no_void_call(serve
     run = tmp_path / "run"
     kill_after(server, requests // 3)  # in the second of four rounds
     restarter = once_found_down(run, server.start)  # so the pause outlasts the retry budget
-    result = run_game(build_settings(llm_config(server.api_base, tmp_path / "cache", *GAME)), run)
+    result = run_game(llm_config(server.api_base, tmp_path / "cache", GAME, game="mathquiz"), run)
     restarter.join()
     events = read_events(run)
     assert result.summary.stopped is None and events[-1]["event"] == "run_end"
@@ -101,9 +100,9 @@ def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_comple
     ref, requests = reference
     run = tmp_path / "run"
     kill_after(server, requests // 3)  # and left down
-    cfg = llm_config(server.api_base, tmp_path / "cache", *GAME, "llm.outage_wait_s=0.2")
+    cfg = llm_config(server.api_base, tmp_path / "cache", {**GAME, "llm.outage_wait_s": 0.2}, game="mathquiz")
     try:
-        result = run_game(build_settings(cfg), run)
+        result = run_game(cfg, run)
         assert result.summary.stopped.startswith("ModelUnreachable: ")
         assert print_summary(result, run, print_table=False) == OUTAGE_STATUS == 75
         # Resumed while the server is still down: the calls made before the stop come from the
@@ -144,10 +143,10 @@ def test_a_signal_while_a_model_is_down_stops_the_run_at_once(server, reference,
     run = tmp_path / "run"
     server.stop()
     once_found_down(run, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
-    cfg = llm_config(server.api_base, tmp_path / "cache", *GAME, "llm.outage_wait_s=30")
+    cfg = llm_config(server.api_base, tmp_path / "cache", {**GAME, "llm.outage_wait_s": 30}, game="mathquiz")
     try:
         with stop_on_signals():
-            result = run_game(build_settings(cfg), run)
+            result = run_game(cfg, run)
     finally:
         Signals.received = None
         server.start()

@@ -10,16 +10,15 @@ from skate.errors import ConfigError
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import format_table, read_events
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, llm_config
 
 
 def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, strict=True) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "llm.preflight=true", "game=mathquiz")
-        cfg.players.llm[2].model = "hosted_vllm/loww"
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.preflight": True, "players.llm.2.model": "hosted_vllm/loww"},
+                         game="mathquiz")
         with pytest.raises(ConfigError) as err:
-            run_game(build_settings(cfg), tmp_path / "run")
+            run_game(cfg, tmp_path / "run")
         message = str(err.value)
         assert "'low'" in message and "hosted_vllm/loww" in message and "does not serve this model" in message
         assert "llm.preflight=false" in message
@@ -30,9 +29,10 @@ def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
 def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
     models = {**{n: FakeModel(s) for n, s in SKILLS.items()}, "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0",
-                         "llm.outage_wait_s=0")  # void, not waited for (an outage: tests/llm/test_outage*.py)
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.max_retries": 0,
+                         "llm.outage_wait_s": 0},  # void, not waited for (an outage: tests/llm/test_outage*.py)
+                         game="mathquiz")
+        result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     silent = [e for e in events if e["event"] == "player_void"]
     assert [(e["round"], e["player"]) for e in silent] == [(1, "low"), (2, "low")]
@@ -51,14 +51,14 @@ def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_p
     from skate.cli.play import resume
     from skate.runlog.files import comparable
 
-    prices = [f"+llm.prices.{n}={{input_per_mtok: 100.0, output_per_mtok: 100.0}}" for n in SKILLS]
-    game = ["game=mathquiz", "game.rounds=4", *prices]
+    prices = {n: {"input_per_mtok": 100.0, "output_per_mtok": 100.0} for n in SKILLS}  # added to llm.prices' own
+    game = {"game.rounds": 4, "llm.prices": prices}
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        whole = llm_config(srv.api_base, tmp_path / "cache-whole", *game, "llm.budget_usd=1000")
-        run_game(build_settings(whole), tmp_path / "whole")
+        whole = llm_config(srv.api_base, tmp_path / "cache-whole", {**game, "llm.budget_usd": 1000}, game="mathquiz")
+        run_game(whole, tmp_path / "whole")
         needed = srv.stats.requests
-        stopped = llm_config(srv.api_base, tmp_path / "cache", *game, "llm.budget_usd=2")
-        result = run_game(build_settings(stopped), tmp_path / "run")
+        stopped = llm_config(srv.api_base, tmp_path / "cache", {**game, "llm.budget_usd": 2}, game="mathquiz")
+        result = run_game(stopped, tmp_path / "run")
         assert "Budget" in result.summary.stopped
         before = srv.stats.requests - needed
         assert 0 < before < needed

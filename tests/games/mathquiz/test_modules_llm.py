@@ -4,6 +4,7 @@ void calls, cache."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from skate.games.mathquiz.generator import solve
@@ -11,7 +12,6 @@ from skate.games.mathquiz.modules import MathQuizSetter
 from skate.llm.fake_server import FakeLLMServer, FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 
@@ -24,14 +24,13 @@ Recording = RecordingServer
 
 def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=4", "estimator.n=10",
-                         "report=true")
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 4, "estimator.n": 10, "report": True},
+                         game="mathquiz")
+        result = run_game(cfg, tmp_path / "run")
         requests = srv.stats.requests
         # the same game again: every call is served from the response cache (its report, the
         # same plots again, is left out: only the calls and the table are compared)
-        cfg.report = False
-        again = run_game(build_settings(cfg), tmp_path / "again")
+        again = run_game(dataclasses.replace(cfg, report=False), tmp_path / "again")
         assert srv.stats.requests == requests and again.table == result.table
     events = read_events(tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
@@ -57,9 +56,9 @@ def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
 
 def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=1",
-                         "game.reasoning=false", names=("ace", "mid"))
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1, "game.reasoning": False},
+                         names=("ace", "mid"), game="mathquiz")
+        run_game(cfg, tmp_path / "run")
     answers = [u for u in srv.users if "[[ ## question ## ]]" in u and "[[ ## target ## ]]" not in u]
     assert answers and not any("reasoning" in u for u in answers)
 
@@ -67,9 +66,9 @@ def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
 def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "llm.max_retries=0",
-                         "llm.outage_wait_s=0")  # void, not waited for
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.max_retries": 0,
+                         "llm.outage_wait_s": 0}, game="mathquiz")  # void, not waited for
+        result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     low = [a for a in kinds(events, "attempt") if a["player"] == "low"]
     assert low and all(a["reason"] == "void" for a in low)
@@ -90,9 +89,9 @@ def test_a_question_written_with_no_heading_is_read_but_prose_is_not():
 
 def test_with_a_recipe_each_setter_is_given_a_calculation_of_its_target_and_no_solver_sees_it(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=mathquiz", "game.rounds=2", "game.recipe=true",
-                         "estimator.n=4", names=("ace", "mid"))
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "game.recipe": True, "estimator.n": 4},
+                         names=("ace", "mid"), game="mathquiz")
+        run_game(cfg, tmp_path / "run")
     set_prompts = [u for u in srv.users if "[[ ## target ## ]]" in u]
     assert set_prompts
     for u in set_prompts:

@@ -11,7 +11,6 @@ from skate.games.pyjail.rules import AttackQuery, Try, TryVerdict
 from skate.llm.fake_server import FakeModel
 from skate.runlog.files import read_events
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")
@@ -22,9 +21,9 @@ Recording = RecordingServer
 
 def test_llm_players_play_a_whole_pyjail_game(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=2", "game.tries=3",
-                         "estimator.n=4")
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "game.tries": 3, "estimator.n": 4},
+                         game="pyjail")
+        result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     start = events[0]
     assert start["game"] == "pyjail" and start["sandbox_isolated"] is True
@@ -68,9 +67,9 @@ def test_text_sent_in_quotes_reaches_the_game_as_a_string(tmp_path):
     is a string, not a function, and is rejected saying so; its inputs reach the jail as strings,
     so it never captures a flag, where the same model without the slip does."""
     with Recording({"ace": FakeModel(0.9), "quoted": FakeModel(0.9, {"quoted": 1.0})}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=pyjail", "game.rounds=1", "game.tries=2",
-                         "estimator.n=4", names=("ace", "quoted"))
-        run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1, "game.tries": 2, "estimator.n": 4},
+                         names=("ace", "quoted"), game="pyjail")
+        run_game(cfg, tmp_path / "run")
     assert srv.stats.by_fault["quoted"] > 0
     events = read_events(tmp_path / "run")
     mine = [e for e in events if e["event"] == "attempt" and e["player"] == "quoted"]

@@ -19,7 +19,6 @@ from skate.llm.fake_server import FakeModel
 from skate.runlog.files import read_events
 from skate.runlog.records import Task
 from skate.runner import run_game
-from skate.settings.options import build_settings
 from tests.llm.conftest import SKILLS, RecordingServer, llm_config
 
 TASK_FIELDS = ("event", "ts", "task_id", "round", "setter", "prompt", "answer", "attempts")
@@ -47,13 +46,13 @@ class Replies(RecordingServer):
 
 def test_llm_players_answer_a_built_benchmark(tmp_path):
     with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=scp", "game.questions=24", "game.rounds=2",
-                         "estimator.n=4")
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.questions": 24, "game.rounds": 2, "estimator.n": 4},
+                         game="scp")
+        result = run_game(cfg, tmp_path / "run")
         requests = srv.stats.requests
         assert requests > 0
         # the same game again: every call is served from the response cache
-        again = run_game(build_settings(cfg), tmp_path / "again")
+        again = run_game(cfg, tmp_path / "again")
         assert srv.stats.requests == requests and again.table == result.table
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]  # the fake skills' order
     events = read_events(tmp_path / "run")
@@ -73,9 +72,9 @@ def test_llm_players_answer_a_built_benchmark(tmp_path):
 
 def test_llm_players_set_questions_from_offered_paragraphs(tmp_path):
     with Replies({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", "game=scp", "game.mode=player_set", "game.rounds=2",
-                         "estimator.n=4")
-        result = run_game(build_settings(cfg), tmp_path / "run")
+        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.mode": "player_set", "game.rounds": 2,
+                         "estimator.n": 4}, game="scp")
+        result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     setting = [(u, r) for u, r in srv.pairs if "[[ ## documents ## ]]" in u]
     assert len(setting) >= 6  # three setters, two rounds
