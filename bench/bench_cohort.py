@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_local import RecordingProxy, server_times_since, timings_of, wanted_fields  # noqa: E402
 
+from skate.cli import local_game  # noqa: E402
 from skate.cli.compose import compose_config  # noqa: E402
 from skate.llm import plain  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
@@ -279,10 +280,10 @@ def main() -> None:
         # The game talks to the proxies: players=local_cohort reads their addresses from the
         # environment (all four) or gets them in players.llm (a subset).
         os.environ.update(local.cohort_env(proxies, {}))  # type: ignore[arg-type]
-        overrides = local.game_overrides(
+        overrides = local_game.game_overrides(
             ["logger=none", "llm.cache=false", f"seed={args.seed}", *args.overrides],
-            local.client_falls_back_on_llama_cpp(), local.cohort_players(list(servers)),
-            local.cohort_defaults(args.overrides))
+            local.client_falls_back_on_llama_cpp(), local_game.cohort_players(list(servers)),
+            local_game.cohort_defaults(args.overrides))
         print("overrides: " + " ".join(overrides), flush=True)
         cfg = compose_config(overrides)
         import resource

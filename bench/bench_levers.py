@@ -42,6 +42,7 @@ from scipy.stats import kendalltau
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli import local_game  # noqa: E402
 from skate.cli.compose import compose_config  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import play as local  # noqa: E402
@@ -186,8 +187,8 @@ def main() -> None:
         for name, extra in variants:
             given = [f"game={args.game}", f"game.rounds={args.rounds}", f"seed={args.seed}", "stop.settled=null",
                      "logger=none", "report=false", "llm.cache=false", *args.common.split(), *extra.split()]
-            overrides = local.game_overrides(given, local.client_falls_back_on_llama_cpp(),
-                                             local.cohort_players(list(servers)), local.cohort_defaults(given))
+            overrides = local_game.game_overrides(given, local.client_falls_back_on_llama_cpp(),
+                                             local_game.cohort_players(list(servers)), local_game.cohort_defaults(given))
             print(f"\n{name}: " + " ".join(overrides), flush=True)
             t0 = time.perf_counter()
             run_game(build_settings(compose_config(overrides)), out / name)

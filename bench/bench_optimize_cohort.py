@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skate.cli import local_game  # noqa: E402
 from skate.cli.compose import compose_config  # noqa: E402
 from skate.local import models as local_models  # noqa: E402
 from skate.local import play as local  # noqa: E402
@@ -101,8 +102,8 @@ def main() -> None:
                          f"optimizer.val={args.val}", f"optimizer.seed={args.seed}", f"seed={args.seed}",
                          "logger=none", f"llm.cache_dir={out / 'cache'}",
                          *([f"optimizer.store={args.store}"] if args.store else []), *args.overrides]
-                overrides = local.game_overrides(given, local.client_falls_back_on_llama_cpp(),
-                                                 local.cohort_players(list(servers)), ())
+                overrides = local_game.game_overrides(given, local.client_falls_back_on_llama_cpp(),
+                                                 local_game.cohort_players(list(servers)), ())
                 print(f"\n{game} {opt}: " + " ".join(overrides), flush=True)
                 t0 = time.perf_counter()
                 records = run_optimize(build_settings(compose_config(overrides)), out / f"{game}-{opt}")

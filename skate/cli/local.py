@@ -37,8 +37,9 @@ import sys
 from collections.abc import Sequence
 
 from skate.cli import take_overrides
+from skate.cli.local_game import cohort_command, cohort_players, play_command
 from skate.local.models import COHORT, COHORT_PORT, COHORT_THREADS, DEFAULT_MODEL, MODELS, LocalError, parse_models
-from skate.local.play import play, play_cohort, serve
+from skate.local.play import falls_back, play, play_cohort, serve
 from skate.local.serving import (
     DEFAULT_SERVER,
     LLAMA_SERVER,
@@ -138,11 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             for model in models:
                 fetch(root, model)
         elif args.command == "serve":
-            serve(root, models, args.port, args.threads, args.server, args.slots)
+            serve(root, models, args.port, args.threads, args.server, args.slots,
+                  cohort_players([m.name for m in models]) if len(models) > 1 else ())
         elif args.command == "cohort":
-            return play_cohort(root, models, args.overrides, args.threads, args.port, args.server, args.slots)
+            game, run_dir = cohort_command(args.overrides, [m.name for m in models], falls_back)
+            return play_cohort(root, models, game, run_dir, args.threads, args.port, args.server, args.slots)
         else:
-            return play(root, models[0], args.overrides, args.port, args.threads, args.server, args.slots)
+            game, run_dir = play_command(args.overrides, falls_back)
+            return play(root, models[0], game, run_dir, args.port, args.threads, args.server, args.slots)
     except LocalError as exc:
         print(f"skate local: {exc}", file=sys.stderr)
         return 1

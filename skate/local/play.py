@@ -1,7 +1,7 @@
 """A game against small models served on this machine (``skate local play`` and ``cohort``; the
-command line is :mod:`skate.cli.local`): the game's overrides (the cohort's defaults, the user's
-own winning), the environment the players read each server's address from, and the game run as
-``python -m skate ...`` in its own process while the servers run, stopped with them."""
+command line is :mod:`skate.cli.local`, the game's own command line :mod:`skate.cli.local_game`):
+the environment the players read each server's address from, and the game run as ``python -m
+skate ...`` in its own process while the servers run, stopped with them."""
 
 from __future__ import annotations
 
@@ -17,35 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
-
 from skate.llm import client as llm_client  # its rule is read at each call (tests may swap it)
-from skate.local.models import COHORT, COHORT_PORT, COHORT_THREADS, LocalError, LocalModel, base_env
+from skate.local.models import COHORT_PORT, COHORT_THREADS, LocalError, LocalModel, base_env
 from skate.local.serving import DEFAULT_SERVER, LLAMA_SERVER, ServerProcess, say, serving, serving_many, tail
-from skate.paths import CONF_DIR
-
-# A short game unless the overrides say otherwise (the user's value for a key wins).
-PLAY_DEFAULTS = ("game.rounds=2", "estimator=fixed_n", "estimator.n=4")
-# A cohort game: the fewer-calls preset (docs/fewer-calls.md), a few rounds, and where the answers
-# name an option (cop, scp) each answer read from the model's probabilities in one call.
-COHORT_DEFAULTS = ("experiment=fewer_calls", "game.rounds=3")
-READ_GAMES = ("cop", "scp")
-
-
-def cohort_defaults(overrides: Sequence[str]) -> tuple[str, ...]:
-    """:data:`COHORT_DEFAULTS`, and ``estimator=logprobs`` where the game's answers name an option
-    (:data:`READ_GAMES`, the default cop included) and no ``game.reasoning=true`` asks for working
-    first (the user's own estimator wins either way: :func:`game_overrides`)."""
-    game = next((o.split("=", 1)[1] for o in overrides if override_key(o) == "game"), "cop")
-    reasoning = any(override_key(o) == "game.reasoning" and o.split("=", 1)[1].lower() == "true" for o in overrides)
-    return COHORT_DEFAULTS + (("estimator=logprobs",) if game in READ_GAMES and not reasoning else ())
-
-
-# ------------------------------------------------------------------------------------ play
-def override_key(override: str) -> str:
-    key = override.split("=", 1)[0].lstrip("+~")
-    return key.removeprefix("override ").strip()
-
 
 # What llama-cpp-python 0.3.36's server answers a request whose response_format is OpenAI's
 # json_schema form (it takes a schema only inside {"type": "json_object", "schema": ...}): HTTP
@@ -61,32 +35,6 @@ def client_falls_back_on_llama_cpp() -> bool:
     return bool(llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
 
 
-def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True, players: Sequence[str] = ("players=local_tiny",),
-                   defaults: Sequence[str] = PLAY_DEFAULTS) -> list[str]:
-    """``players`` (``players=local_tiny``) and ``defaults`` (:data:`PLAY_DEFAULTS`), except for
-    keys the user set (``players`` where the user gives a roster: ``players=``, ``players.llm=``;
-    one player's setting, ``players.llm.0.max_tokens=``, applies to the cohort), then the user's
-    overrides. Where the client would not fall back from the
-    json_schema form on this server (``structured_falls_back`` false: every call would fail),
-    ``llm.structured=off`` unless the user set it."""
-    given = {override_key(o) for o in overrides}
-    chosen = {override_key(d) for d in defaults if "." not in override_key(d)}  # groups the defaults choose
-
-    def set_by_user(key: str) -> bool:
-        """The key, or a group whose option the defaults choose too and the user chose otherwise
-        (``estimator=adaptive`` drops ``estimator.n=4``, a setting of the default's ``fixed_n``; a
-        game the user chooses keeps ``game.rounds``, which every game has)."""
-        parts = key.split(".")
-        return key in given or any(".".join(parts[:i]) in given & chosen for i in range(1, len(parts)))
-
-    # The user's own roster replaces the cohort; a setting of one of its players tweaks it.
-    out = [] if given & {"players", "players.llm", "players.simulated"} else list(players)
-    out += [d for d in defaults if not set_by_user(override_key(d))]
-    if not structured_falls_back and not set_by_user("llm.structured"):
-        out.append("llm.structured=off")
-    return out + list(overrides)
-
-
 def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | None = None) -> dict[str, str]:
     return {**(os.environ if env is None else env), "LOCAL_LLM_API_BASE": server.base, "LOCAL_LLM_MODEL": model.name}
 
@@ -94,51 +42,6 @@ def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | Non
 def cohort_env(servers: dict[str, ServerProcess], env: dict[str, str] | None = None) -> dict[str, str]:
     """The environment ``players=local_cohort`` reads each served model's api_base from."""
     return {**(os.environ if env is None else env), **{base_env(name): s.base for name, s in servers.items()}}
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _override_value(value: Any) -> str:
-    """``value`` (a mapping, a string, a number) as a Hydra override writes it."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{_override_value(v)}" for k, v in value.items()) + "}"
-    return _quote(value) if isinstance(value, str) else str(value)
-
-
-def cohort_players(names: Sequence[str]) -> list[str]:
-    """The overrides for a cohort of ``names``: ``players=local_cohort`` for all four, or that
-    group with ``players.llm`` cut down to ``names`` (each entry as the group file has it). Each
-    model's api_base is read from its :func:`base_env` variable either way."""
-    if list(names) == list(COHORT):
-        return ["players=local_cohort"]
-    path = Path(CONF_DIR) / "players" / "local_cohort.yaml"
-    cohort = OmegaConf.to_container(OmegaConf.load(path))
-    if not isinstance(cohort, dict):
-        raise LocalError(f"{path} is not a players group (a mapping with an llm list)")
-    entries = {e["name"]: e for e in cohort["llm"]}
-    items = []
-    for name in names:
-        e = {**entries[name], "api_base": "${oc.env:" + base_env(name) + "}"}
-        items.append(_override_value(e))
-    return ["players=local_cohort", "players.llm=[" + ",".join(items) + "]"]
-
-
-def resuming(overrides: Sequence[str]) -> bool:
-    return any(o.startswith("resume=") for o in overrides)
-
-
-def run_dir_override(overrides: Sequence[str], now: float | None = None) -> tuple[list[str], Path | None]:
-    """``overrides`` with ``hydra.run.dir`` set to the folder Hydra would choose
-    (``outputs/<date>/<time>``) unless given, and that folder (or the one being resumed)."""
-    for o in overrides:
-        if o.startswith("resume="):
-            return list(overrides), Path(o.split("=", 1)[1])
-        if override_key(o) == "hydra.run.dir":
-            return list(overrides), Path(o.split("=", 1)[1])
-    folder = Path("outputs") / time.strftime("%Y-%m-%d/%H-%M-%S", time.localtime(now))
-    return [*overrides, f"hydra.run.dir={folder}"], folder
 
 
 class _Watchdog:
@@ -194,7 +97,9 @@ def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProce
     return code
 
 
-def _falls_back() -> bool:
+def falls_back() -> bool:
+    """Whether skate's client falls back from the json_schema form on llama-cpp-python's server
+    (said in one line when it does not: structured output is then turned off)."""
     falls_back = client_falls_back_on_llama_cpp()
     if not falls_back:
         say("this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
@@ -202,22 +107,19 @@ def _falls_back() -> bool:
     return falls_back
 
 
-def play_against(server: ServerProcess, model: LocalModel, overrides: Sequence[str], cwd: str | Path | None = None) -> int:
-    """Play ``python -m skate players=local_tiny ...`` against a running ``server``; its exit status."""
-    overrides, run_dir = run_dir_override(overrides)
-    args = overrides if resuming(overrides) else game_overrides(overrides, _falls_back())
-    return _run_game([sys.executable, "-m", "skate", *args], game_env(server, model), [server], cwd, run_dir,
+def play_against(server: ServerProcess, model: LocalModel, game: Sequence[str], run_dir: Path | None = None,
+                 cwd: str | Path | None = None) -> int:
+    """Play ``python -m skate <game>`` (``players=local_tiny ...``: the command line's,
+    :mod:`skate.cli.local_game`) against a running ``server``, into ``run_dir``; its exit status."""
+    return _run_game([sys.executable, "-m", "skate", *game], game_env(server, model), [server], cwd, run_dir,
                      f"skate local play --model {model.name}")
 
 
-def play_cohort_against(servers: dict[str, ServerProcess], overrides: Sequence[str],
+def play_cohort_against(servers: dict[str, ServerProcess], game: Sequence[str], run_dir: Path | None = None,
                         cwd: str | Path | None = None) -> int:
-    """Play ``python -m skate players=local_cohort ...`` (cut down to the served models) against
-    running ``servers`` (model name -> server); its exit status."""
-    overrides, run_dir = run_dir_override(overrides)
-    args = overrides if resuming(overrides) else game_overrides(
-        overrides, _falls_back(), cohort_players(list(servers)), cohort_defaults(overrides))
-    return _run_game([sys.executable, "-m", "skate", *args], cohort_env(servers), list(servers.values()), cwd,
+    """Play ``python -m skate <game>`` (``players=local_cohort ...`` cut down to the served models)
+    against running ``servers`` (model name -> server), into ``run_dir``; its exit status."""
+    return _run_game([sys.executable, "-m", "skate", *game], cohort_env(servers), list(servers.values()), cwd,
                      run_dir, f"skate local cohort --models {','.join(servers)}")
 
 
@@ -227,18 +129,21 @@ def cohort_threads(threads: int | None, server: str) -> int | None:
     return threads if threads is not None or server == LLAMA_SERVER else COHORT_THREADS
 
 
-def play(root: Path, model: LocalModel, overrides: Sequence[str], port: int | None = None,
+def play(root: Path, model: LocalModel, game: Sequence[str], run_dir: Path | None = None, port: int | None = None,
          threads: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
-    """Serve ``model``, play a game against it, stop the server; the game's exit status."""
+    """Serve ``model``, play the game ``python -m skate <game>`` against it, stop the server; the
+    game's exit status."""
     with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
-        code = play_against(running, model, overrides)
+        code = play_against(running, model, game, run_dir)
         say("stopping the server")
     return code
 
 
-def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[str], threads: int | None = None,
-                port: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
-    """Serve ``models`` (a server each), play a game among them, stop the servers; its exit status."""
+def play_cohort(root: Path, models: Sequence[LocalModel], game: Sequence[str], run_dir: Path | None = None,
+                threads: int | None = None, port: int | None = None, server: str = DEFAULT_SERVER,
+                slots: int | None = None) -> int:
+    """Serve ``models`` (a server each), play the game ``python -m skate <game>`` among them, stop the
+    servers; its exit status."""
     if len(models) < 2:
         raise LocalError("a cohort needs at least two models (--models a,b); for one model beside simulated "
                          "players use play --model NAME")
@@ -246,7 +151,7 @@ def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[st
     # keys on a request's api_base, so a resumed game finds the replies it already had.
     with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
                       server=server, slots=slots) as servers:
-        code = play_cohort_against(servers, overrides)
+        code = play_cohort_against(servers, game, run_dir)
         say("stopping the servers")
     return code
 
@@ -254,8 +159,9 @@ def play_cohort(root: Path, models: Sequence[LocalModel], overrides: Sequence[st
 # ------------------------------------------------------------------------------------ CLI
 
 def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None,
-          server: str = DEFAULT_SERVER, slots: int | None = None) -> None:
-    """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them."""
+          server: str = DEFAULT_SERVER, slots: int | None = None, cohort_game: Sequence[str] = ()) -> None:
+    """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them
+    (several: ``python -m skate <cohort_game>``, the cohort's overrides)."""
     if len(models) == 1:
         (model,) = models
         with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
@@ -269,7 +175,7 @@ def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, thr
         for name, one in servers.items():
             print(f"{base_env(name)}={one.base}", flush=True)
         print("try: (export the lines above, then) python -m skate "
-              + " ".join(shlex.quote(o) for o in cohort_players(list(servers))),
+              + " ".join(shlex.quote(o) for o in cohort_game),
               flush=True)
         print("Ctrl-C stops the servers", flush=True)
         while all(s.process.poll() is None for s in servers.values()):

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from skate.cli import local as local_cli
+from skate.cli import local_game
 from skate.cli.compose import compose_config
 from skate.local import models as local_models
 from skate.local import play as local
@@ -66,20 +67,20 @@ def test_bad_arguments_say_what_to_fix(argv, says, capsys):
 
 
 def test_game_overrides_keep_the_users_values():
-    assert local.game_overrides([]) == ["players=local_tiny", *local.PLAY_DEFAULTS]
-    out = local.game_overrides(["game.rounds=5", "estimator=algorithm1", "seed=3"])
+    assert local_game.game_overrides([]) == ["players=local_tiny", *local_game.PLAY_DEFAULTS]
+    out = local_game.game_overrides(["game.rounds=5", "estimator=algorithm1", "seed=3"])
     assert out == ["players=local_tiny", "game.rounds=5", "estimator=algorithm1", "seed=3"]
-    assert local.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
+    assert local_game.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
     # another estimator drops the default estimator's own settings; another game keeps the rounds
-    assert local.game_overrides(["estimator=adaptive"]) == ["players=local_tiny", "game.rounds=2", "estimator=adaptive"]
-    assert local.game_overrides(["game=mathquiz"]) == ["players=local_tiny", *local.PLAY_DEFAULTS, "game=mathquiz"]
+    assert local_game.game_overrides(["estimator=adaptive"]) == ["players=local_tiny", "game.rounds=2", "estimator=adaptive"]
+    assert local_game.game_overrides(["game=mathquiz"]) == ["players=local_tiny", *local_game.PLAY_DEFAULTS, "game=mathquiz"]
 
 
 def test_structured_output_off_where_the_client_would_not_fall_back():
-    base = ["players=local_tiny", *local.PLAY_DEFAULTS]
-    assert local.game_overrides([], structured_falls_back=True) == base
-    assert local.game_overrides([], structured_falls_back=False) == [*base, "llm.structured=off"]
-    assert local.game_overrides(["llm.structured=on"], structured_falls_back=False) == [*base, "llm.structured=on"]
+    base = ["players=local_tiny", *local_game.PLAY_DEFAULTS]
+    assert local_game.game_overrides([], structured_falls_back=True) == base
+    assert local_game.game_overrides([], structured_falls_back=False) == [*base, "llm.structured=off"]
+    assert local_game.game_overrides(["llm.structured=on"], structured_falls_back=False) == [*base, "llm.structured=on"]
 
 
 def test_the_fallback_check_asks_the_clients_own_rule(monkeypatch):
@@ -290,36 +291,36 @@ def test_cohort_command_and_options():
 
 def test_a_cohort_of_one_model_is_refused(tmp_path):
     with pytest.raises(LocalError, match="at least two models"):
-        local.play_cohort(tmp_path, [local_models.MODELS["smollm2-135m"]], [])
+        local.play_cohort(tmp_path, [local_models.MODELS["smollm2-135m"]], [], None)
 
 
 def test_cohort_overrides_keep_the_users_values():
-    players = local.cohort_players(list(local_models.COHORT))
+    players = local_game.cohort_players(list(local_models.COHORT))
     assert players == ["players=local_cohort"]
-    out = local.game_overrides(["game.rounds=5"], True, players, local.COHORT_DEFAULTS)
+    out = local_game.game_overrides(["game.rounds=5"], True, players, local_game.COHORT_DEFAULTS)
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=5"]
     # a game of the user's: still the cohort's few rounds (it once played the preset's 40)
-    out = local.game_overrides(["game=mathquiz"], True, players, local.cohort_defaults(["game=mathquiz"]))
+    out = local_game.game_overrides(["game=mathquiz"], True, players, local_game.cohort_defaults(["game=mathquiz"]))
     assert out == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "game=mathquiz"]
     # players given by the user (the whole group or its list): the cohort's are not added
-    assert local.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
+    assert local_game.game_overrides(["players.llm=[]"], True, players, ())[:1] == ["players.llm=[]"]
     # one player's setting tweaks the cohort, and composes (over the cohort's own for COP: resample)
     tweak = ["players.llm.0.setter_repair=show"]
-    assert local.game_overrides(tweak, True, players, ()) == ["players=local_cohort", *tweak]
-    cfg = compose_config(local.game_overrides(tweak, True, players, ()))
+    assert local_game.game_overrides(tweak, True, players, ()) == ["players=local_cohort", *tweak]
+    cfg = compose_config(local_game.game_overrides(tweak, True, players, ()))
     assert [p.setter_repair for p in cfg.players.llm] == ["show", None, None, None]
     assert cfg.players.setter_repair == "resample"
 
 
 def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_takes_them_off():
-    players = local.cohort_players(list(local_models.COHORT))
-    tuned = compose_config(local.game_overrides([], True, players, local.cohort_defaults([])))
+    players = local_game.cohort_players(list(local_models.COHORT))
+    tuned = compose_config(local_game.game_overrides([], True, players, local_game.cohort_defaults([])))
     assert (tuned.game.topics, tuned.game.n_distractors, tuned.game.fill_distractors) == (True, 3, True)
     assert tuned.players.setter_repair == "resample"
-    plain_cop = compose_config(local.game_overrides(["~players_game"], True, players, local.cohort_defaults([])))
+    plain_cop = compose_config(local_game.game_overrides(["~players_game"], True, players, local_game.cohort_defaults([])))
     assert (plain_cop.game.topics, plain_cop.game.n_distractors, plain_cop.game.fill_distractors) == (False, 9, False)
     assert plain_cop.players.setter_repair is None
-    one_off = compose_config(local.game_overrides(["game.topics=false"], True, players, local.cohort_defaults([])))
+    one_off = compose_config(local_game.game_overrides(["game.topics=false"], True, players, local_game.cohort_defaults([])))
     assert (one_off.game.topics, one_off.game.fill_distractors) == (False, True)
     # players=local_cohort alone (skate play, the servers already up) plays with them too, and MathQuiz its own
     assert compose_config(["players=local_cohort"]).game.topics is True
@@ -338,12 +339,12 @@ def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_
 
 def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_option():
     reads = ("experiment=fewer_calls", "game.rounds=3", "estimator=logprobs")
-    assert local.cohort_defaults([]) == reads  # cop
-    assert local.cohort_defaults(["game=scp", "game.mode=player_set"]) == reads
-    assert local.cohort_defaults(["game=mathquiz"]) == local.COHORT_DEFAULTS
-    assert local.cohort_defaults(["game.reasoning=true"]) == local.COHORT_DEFAULTS
-    players = local.cohort_players(list(local_models.COHORT))
-    assert local.game_overrides(["estimator=adaptive"], True, players, local.cohort_defaults(["estimator=adaptive"])) == [
+    assert local_game.cohort_defaults([]) == reads  # cop
+    assert local_game.cohort_defaults(["game=scp", "game.mode=player_set"]) == reads
+    assert local_game.cohort_defaults(["game=mathquiz"]) == local_game.COHORT_DEFAULTS
+    assert local_game.cohort_defaults(["game.reasoning=true"]) == local_game.COHORT_DEFAULTS
+    players = local_game.cohort_players(list(local_models.COHORT))
+    assert local_game.game_overrides(["estimator=adaptive"], True, players, local_game.cohort_defaults(["estimator=adaptive"])) == [
         "players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "estimator=adaptive"]
 
 
@@ -355,7 +356,7 @@ def test_the_cohort_reads_each_servers_address(monkeypatch):
         (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local_models.COHORT)]
     assert not cfg.players.simulated
     # a subset: the same entries, cut down, still reading the variables
-    cfg = compose_config(local.cohort_players(["gemma3-270m", "qwen2.5-coder-1.5b"]))
+    cfg = compose_config(local_game.cohort_players(["gemma3-270m", "qwen2.5-coder-1.5b"]))
     assert [(p.name, p.model, p.api_base, p.max_tokens) for p in cfg.players.llm] == [
         ("gemma3-270m", "hosted_vllm/gemma3-270m", "http://127.0.0.1:5002/v1", 512),
         ("qwen2.5-coder-1.5b", "hosted_vllm/qwen2.5-coder-1.5b", "http://127.0.0.1:5000/v1", 1024)]
@@ -369,10 +370,10 @@ def test_without_the_variables_the_cohort_reads_the_default_ports(monkeypatch):
 
 
 def test_a_run_folder_is_chosen_unless_given():
-    out, folder = local.run_dir_override(["game.rounds=2"], now=0)
+    out, folder = local_game.run_dir_override(["game.rounds=2"], now=0)
     assert out[-1] == f"hydra.run.dir={folder}" and folder.parts[0] == "outputs"
-    assert local.run_dir_override(["hydra.run.dir=/x/y"]) == (["hydra.run.dir=/x/y"], Path("/x/y"))
-    assert local.run_dir_override(["resume=/r/1"]) == (["resume=/r/1"], Path("/r/1"))
+    assert local_game.run_dir_override(["hydra.run.dir=/x/y"]) == (["hydra.run.dir=/x/y"], Path("/x/y"))
+    assert local_game.run_dir_override(["resume=/r/1"]) == (["resume=/r/1"], Path("/r/1"))
 
 
 def test_a_server_that_dies_mid_game_stops_the_game_with_one_line(tmp_path):
@@ -405,9 +406,9 @@ def test_play_against_a_stand_in_server(tmp_path):
     run = tmp_path / "run"
     with _fake_server(tmp_path) as server:
         server.wait(timeout_s=60)
-        code = local.play_against(server, model, [
+        code = local.play_against(server, model, *local_game.play_command([
             "game.rounds=1", "estimator.n=2", "logger=none", "report=false", "llm.cache=false",
-            f"hydra.run.dir={run}"])
+            f"hydra.run.dir={run}"]))
     assert code == 0
     log = read_run(run)
     names = [p["name"] for p in log.start.players]
@@ -425,8 +426,8 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
     with contextlib.ExitStack() as stack:
         for s in servers.values():
             stack.enter_context(s).wait(timeout_s=60)
-        code = local.play_cohort_against(servers, ["game.rounds=1", "logger=none", "report=false",
-                                                   "llm.cache=false", f"hydra.run.dir={run}"])
+        code = local.play_cohort_against(servers, *local_game.cohort_command(
+            ["game.rounds=1", "logger=none", "report=false", "llm.cache=false", f"hydra.run.dir={run}"], names))
     assert code == 0
     log = read_run(run)
     assert [p["name"] for p in log.start.players] == names
