@@ -40,8 +40,9 @@ import contextvars
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import wait
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from skate.llm.cache import ResponseCache, pack, unpack
 from skate.llm.endpoints import Endpoints, RetryPolicy
@@ -110,6 +111,17 @@ Messages = list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]
 
 def _made(messages: Messages) -> list[dict[str, Any]]:
     return messages() if callable(messages) else messages
+
+
+_T = TypeVar("_T")
+
+
+def _filled(slots: list[_T | None]) -> list[_T]:
+    """``slots``, every one of which has been filled (one left None is a bug of the caller's)."""
+    filled = [x for x in slots if x is not None]
+    if len(filled) != len(slots):
+        raise AssertionError(f"{len(slots) - len(filled)} of {len(slots)} slots left unfilled")
+    return filled
 
 
 def _batches(positions: list[int], size: int | None) -> list[list[int]]:
@@ -218,35 +230,39 @@ class LLMClient(Endpoints):
             try:
                 first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options, purpose)
             finally:
-                results = [f.exception() or f.result() for f in futures]  # every group done, refused or not
-            for r in results:
-                if isinstance(r, BaseException):
-                    raise r
+                wait(futures)  # every group done, refused or not
+            results = [f.result() for f in futures]  # a group's refusal raised here, the first in order
             for group, got in zip(groups, [first, *results], strict=True):
                 for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
                         self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs,
                                              comp.thinking, comp.thinking_cut)
+        done = _filled(out)
         if self.on_reply is not None:
-            for (index, seed), comp in zip(samples, out, strict=True):
-                assert comp is not None
+            for (index, seed), comp in zip(samples, done, strict=True):
                 self.on_reply({"player": player, "model": spec.model, "purpose": purpose, "index": index,
                                "seed": seed, "text": comp.text, "thinking": comp.thinking,
                                "finish": None if comp.finish_reason in (None, "stop") else comp.finish_reason,
                                "thinking_cut": comp.thinking_cut, "cached": comp.cached, "void": comp.void})
-        return out  # type: ignore[return-value]
+        return done
 
     def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str,
                       purpose: str = "") -> list[list[Completion]]:
         """Several requests at once (e.g. every sample of a question), results in order; each is
-        ``(messages, samples)`` or ``(messages, samples, structured)`` as :meth:`complete` takes."""
+        ``(messages, samples)``, ``(messages, samples, structured)`` or ``(messages, samples,
+        structured, options)`` as :meth:`complete` takes them."""
+
+        def call(request: tuple[Any, ...]) -> list[Completion]:
+            structured = request[2] if len(request) > 2 else None
+            options = request[3] if len(request) > 3 else None
+            return self.complete(spec, request[0], request[1], player, structured, options, purpose=purpose)
+
         if len(requests) == 1:
-            return [self.complete(spec, *requests[0][:2], player, *requests[0][2:], purpose=purpose)]
+            return [call(requests[0])]
         pool = self._pool_for(spec, "call")
         # Each call runs in a copy of the caller's context: its replies keep the caller's reply scope.
-        futures = [pool.submit(contextvars.copy_context().run, self.complete, spec, r[0], r[1], player, *r[2:],
-                               purpose=purpose) for r in requests]
+        futures = [pool.submit(contextvars.copy_context().run, call, r) for r in requests]
         return [f.result() for f in futures]
 
     def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
@@ -442,7 +458,7 @@ class LLMClient(Endpoints):
                 out[pos] = unpack(packed)
                 if self.cache is not None:
                     self.cache.put(keys[pos], packed)
-        return out  # type: ignore[return-value]
+        return _filled(out)
 
     def _embed_request(self, spec: ModelSpec, texts: list[str], player: str,
                        send: EmbedTransport) -> list[list[float]]:
