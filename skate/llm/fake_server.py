@@ -287,6 +287,8 @@ class FakeLLMServer:
     @property
     def api_base(self) -> str:
         host, port = self.httpd.server_address[:2]
+        if not isinstance(host, str):  # typeshed allows bytes too; a bound AF_INET server's is a str
+            host = bytes(host).decode()
         return f"http://{host}:{port}/v1"
 
     def start(self) -> FakeLLMServer:
@@ -399,8 +401,8 @@ class FakeLLMServer:
             texts = [wrap_in_prose(t, json_reply) for t in texts]
         elif fault in SMALL_MODEL_SLIPS:
             if fault == "echo":  # the request written back until the token limit ran out
-                last = _request_user(messages)
-                texts, finish = [echo_request(str(messages[last]["content"]) if last is not None else "")
+                user = _request_user(messages)
+                texts, finish = [echo_request(str(messages[user]["content"]) if user is not None else "")
                                  for _ in texts], "length"
             else:
                 texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
@@ -480,9 +482,8 @@ def parse_model(spec: str) -> tuple[str, FakeModel]:
     try:
         if not name or not sep or (plus and not gain) or (at and style not in (*THINKING_STYLES, "openai")):
             raise ValueError
-        thinking = {"thinking": "hidden", "rules": "openai_reasoning"} if style == "openai" else \
-            ({"thinking": style} if style else {})
-        return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0, **thinking)
+        thinking, rules = ("hidden", "openai_reasoning") if style == "openai" else (style, "")
+        return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0, thinking=thinking, rules=rules)
     except ValueError:
         raise ValueError(f"{spec!r} is not name=skill, name=skill+gain or either with @style (e.g. low=0.3+0.5, "
                          f"r1=0.9@inline; styles: {', '.join((*THINKING_STYLES, 'openai'))})") from None
