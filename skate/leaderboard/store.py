@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine, RowMapping
 
 from skate.leaderboard.database import (
     BUSY_TIMEOUT_S,
@@ -45,7 +45,7 @@ from skate.leaderboard.database import (
     tasks,
     url_of,
 )
-from skate.runlog.events import TaskSet, parse
+from skate.runlog.events import TaskSet, parse_as
 from skate.runlog.records import Task
 
 OVERALL = ""  # the game name of an overall snapshot
@@ -108,7 +108,7 @@ class BankedTask:
 
     def task(self) -> Task:
         """The task as its game asks and grades it: its event's fields read by the event schema."""
-        return parse({"event": TaskSet.event, **self.body}).task()  # type: ignore[attr-defined]
+        return parse_as({"event": TaskSet.event, **self.body}, TaskSet).task()
 
 
 class Store:
@@ -285,8 +285,8 @@ class Store:
                 raise StoreError(f"the board's model {name!r} is played by {row[1]}, not {text}: give the new "
                                  "one another name")
             return int(row[0])
-        return int(conn.execute(models.insert().values(name=name, kind=kind, spec=text, added=time.time(),
-                                                       how=how)).inserted_primary_key[0])
+        return _new_id(conn.execute(models.insert().values(name=name, kind=kind, spec=text, added=time.time(),
+                                                           how=how)))
 
     def models(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
@@ -300,9 +300,9 @@ class Store:
 
     def add_run(self, conn: Connection, key: str, path: str, game: str, config: Mapping[str, Any],
                 config_version: int | None, played: float | None) -> int:
-        return int(conn.execute(runs.insert().values(key=key, path=path, game=game, config=canonical(config),
-                                                     config_version=config_version, played=played,
-                                                     imported=time.time())).inserted_primary_key[0])
+        return _new_id(conn.execute(runs.insert().values(key=key, path=path, game=game, config=canonical(config),
+                                                         config_version=config_version, played=played,
+                                                         imported=time.time())))
 
     def run_config(self, run_id: int) -> tuple[dict[str, Any], int | None]:
         with self.engine.connect() as conn:
@@ -311,9 +311,8 @@ class Store:
 
     def add_task(self, conn: Connection, run_id: int, game: str, task_id: str, setter: str, created: float,
                  body: Mapping[str, Any]) -> int:
-        return int(conn.execute(tasks.insert().values(run_id=run_id, game=game, task_id=task_id, setter=setter,
-                                                      created=created, body=canonical(body))
-                                ).inserted_primary_key[0])
+        return _new_id(conn.execute(tasks.insert().values(run_id=run_id, game=game, task_id=task_id, setter=setter,
+                                                          created=created, body=canonical(body))))
 
     def games(self, conn: Connection | None = None) -> list[str]:
         """The games the bank holds tasks of (read through ``conn``, a write transaction's, when given)."""
@@ -363,7 +362,9 @@ class Store:
                                                                                     tasks.c.id)
         with self.engine.connect() as conn:
             found = [_banked(r) for q in (up, down) for r in conn.execute(q.limit(limit)).mappings()]
-        return sorted(found, key=lambda t: (abs(t.difficulty - theta), t.id))[:limit]  # type: ignore[operator]
+        # every one found has a difficulty (a NULL one is neither >= theta nor < theta)
+        return sorted(found, key=lambda t: (abs(t.difficulty - theta) if t.difficulty is not None else float("inf"),
+                                            t.id))[:limit]
 
     def set_difficulty(self, conn: Connection, values: Mapping[int, tuple[float, float | None]]) -> None:
         """Each task's fitted difficulty (and its sd), by row id."""
@@ -413,7 +414,7 @@ class Store:
         if game is not None:
             q = q.where(tasks.c.game == game)
         with self.engine.connect() as conn:
-            return [tuple(r) for r in conn.execute(q.order_by(responses.c.task_id))]  # type: ignore[misc]
+            return [tuple(r) for r in conn.execute(q.order_by(responses.c.task_id))]
 
     def run_paths(self) -> dict[int, str]:
         """Each run's row id and the folder it was imported from."""
@@ -451,8 +452,8 @@ class Store:
     def snapshot(self, conn: Connection, game: str, why: str, fit: Mapping[str, Any],
                  rows: Iterable[Mapping[str, Any]]) -> int:
         """A fit's table (``rows``: model, score, lo, hi, sd, rank, tasks) for ``game``."""
-        sid = int(conn.execute(snapshots.insert().values(at=time.time(), game=game, why=why,
-                                                         fit=canonical(fit))).inserted_primary_key[0])
+        sid = _new_id(conn.execute(snapshots.insert().values(at=time.time(), game=game, why=why,
+                                                             fit=canonical(fit))))
         ids = dict(conn.execute(sa.select(models.c.name, models.c.id)).all())
         values = [{"snapshot_id": sid, "model_id": ids[r["model"]], **{k: r.get(k) for k in
                    ("score", "lo", "hi", "sd", "rank")}, "tasks": int(r.get("tasks") or 0)} for r in rows]
@@ -494,7 +495,15 @@ def digest(text: str | bytes) -> str:
     return hashlib.sha256(text if isinstance(text, bytes) else text.encode()).hexdigest()[:32]
 
 
-def _banked(r: Mapping[str, Any]) -> BankedTask:
+def _new_id(inserted: CursorResult[Any]) -> int:
+    """The row id of the one row an insert added."""
+    key = inserted.inserted_primary_key
+    if key is None:
+        raise StoreError("the database gave no row id for a row just added")
+    return int(key[0])
+
+
+def _banked(r: RowMapping) -> BankedTask:
     return BankedTask(id=int(r["id"]), game=r["game"], run_id=int(r["run_id"]), task_id=r["task_id"],
                       setter=r["setter"], created=float(r["created"]), body=json.loads(r["body"]),
                       difficulty=r["difficulty"], difficulty_sd=r["difficulty_sd"], exposure=int(r["exposure"]), placed=int(r["placed"]),
