@@ -27,10 +27,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -89,6 +89,27 @@ class _SetResult:
     attempts: list[ev.AttemptMade] = field(default_factory=list)
 
 
+class _Counts(TypedDict):
+    """What the engine counts, as :class:`~skate.loop.Summary` names it (the last two only once
+    there is one)."""
+
+    attempts: int
+    tasks: int
+    samples: int
+    estimates: int
+    updates: int
+    void_attempts: int
+    void_samples: int
+    void_estimates: int
+    skipped_estimates: NotRequired[int]
+    read_estimates: NotRequired[int]
+
+
+# A task's graded samples, player -> (correct, samples): correct is p times samples for an
+# estimate read from the model's probabilities, so not always whole.
+Graded = dict[str, tuple[float, int]]
+
+
 
 
 class Engine:
@@ -113,7 +134,7 @@ class Engine:
         self.seed = seed
         self.names = tuple(names)
         self.archive: list[ScoredTask] = []
-        self.counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0,
+        self.counts: _Counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0,
                        "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
         self.stopped: str | None = None  # why the run ended early, if it did
         self.stopped_round = 0
@@ -237,21 +258,21 @@ class Engine:
 
     def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
                           estimates: dict[tuple[int, int], Estimate]
-                          ) -> list[tuple[dict[str, float], dict[str, tuple[int, int]]]]:
+                          ) -> list[tuple[dict[str, float], Graded]]:
         """Log every estimate in a fixed order (task, then player); return p(correct) and the
         graded samples (correct, samples) per task.
 
         Void estimates (no sample got through) and skipped ones (not asked) are logged and left
         out of p(correct), so they never count as a loss.
         """
-        out: list[tuple[dict[str, float], dict[str, tuple[int, int]]]] = [({}, {}) for _ in tasks]
+        out: list[tuple[dict[str, float], Graded]] = [({}, {}) for _ in tasks]
         for k, (idx, task) in enumerate(tasks):
             for j in self.answering:
                 self._log_estimate(task, round, self.names[j], estimates[(idx, j)], *out[k])
         return out
 
     def _log_estimate(self, task: Task, round: int, player: str, est: Estimate,
-                      p_correct: dict[str, float], counts: dict[str, tuple[int, int]],
+                      p_correct: dict[str, float], counts: Graded,
                       joined: str = ev.UNSET) -> None:
         """Count and log one estimate; a non-void one goes into ``p_correct`` and its graded
         samples into ``counts``. A skipped one (not asked) is logged as such and counts as no
@@ -277,7 +298,7 @@ class Engine:
                                     skipped=True if est.skipped else ev.UNSET,
                                     read=ev.UNSET if est.read is None else est.read))
 
-    def _rate(self, task: Task, p_correct: dict[str, float], counts: dict[str, tuple[int, int]],
+    def _rate(self, task: Task, p_correct: dict[str, float], counts: Mapping[str, tuple[float, int]],
               involving: set[str] | None = None) -> None:
         """Update the ratings from one task and log every update."""
         self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter,
@@ -306,7 +327,7 @@ class Engine:
                                     state=state or ev.UNSET))
 
     def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
-                        ) -> tuple[list[_SetResult], dict[tuple[int, int], Estimate]]:
+                        ) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
         """Every player sets a task; every player answers every valid task.
 
         With players that wait on the network, answering a task starts as soon as it is valid,
@@ -404,7 +425,7 @@ class Engine:
                 sampler.close()
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
-                                   scored.counts, joined=stage)
+                                   scored.counts, joined=stage)  # type: ignore[arg-type]  # ScoredTask.counts (skate/augment.py) says (int, int); a read's correct is a float
             self._rate(scored.task, scored.p_correct, scored.counts, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
@@ -529,7 +550,7 @@ class Engine:
             if res.task is not None:
                 p_correct, counts = next(scores)
                 self._rate(res.task, p_correct, counts)
-                self.archive.append(ScoredTask(res.task, p_correct, counts))
+                self.archive.append(ScoredTask(res.task, p_correct, counts))  # type: ignore[arg-type]  # as above: ScoredTask.counts says (int, int)
             elif ev.forfeited(res.attempts):
                 self._forfeit(rnd, self.names[idx], res.attempts)
         self.counts["tasks"] += len(tasks)
