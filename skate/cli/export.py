@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from skate.export import FORMATS, UsageError, export
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"skate export: {message}; see --help", file=sys.stderr)
         sys.exit(2)
 

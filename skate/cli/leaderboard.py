@@ -105,38 +105,39 @@ def main(argv: list[str] | None = None) -> int:
                 refused = 0
                 for run_dir in args.runs:
                     try:  # each run banked marks a refit due, made below (or, if cut short, at the next import)
-                        got = import_run(store, run_dir, refit_due=True)
+                        imported = import_run(store, run_dir, refit_due=True)
                     except StoreError as exc:  # one line; the other runs are still banked (not on a full disk)
                         if isinstance(exc, DiskFull):
                             raise
                         print(f"skate leaderboard: {exc}", file=sys.stderr)
                         refused += 1
                         continue
-                    new = f"; new models: {', '.join(got.models)}" if got.models else ""
-                    print(f"{run_dir}: on the board already, nothing changed" if got.already else
-                          f"{run_dir}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}")
+                    new = f"; new models: {', '.join(imported.models)}" if imported.models else ""
+                    print(f"{run_dir}: on the board already, nothing changed" if imported.already else
+                          f"{run_dir}: {imported.game}, {imported.tasks} tasks, {imported.responses} responses{new}")
                 if store.refit_due() and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
                 if refused:
                     return 2
             elif args.command == "add":
-                got = add(store, args.model, args.name,
-                          AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
-                                      samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
-                                      neighbours=args.neighbours, set_samples=args.set_samples,
-                                      seed=args.seed, runs_dir=args.runs_dir), edits_of(args.overrides),
-                          api_base=args.api_base, api_key_env=args.api_key_env)
-                print(f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked" if got.already
-                      else f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± "
-                      f"{1.96 * got.sd:.2f}, from {got.tasks} tasks and {got.calls} calls ({got.stopped}; "
-                      f"{got.set_tasks} tasks of its own banked)")
+                placed = add(store, args.model, args.name,
+                             AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
+                                         samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
+                                         neighbours=args.neighbours, set_samples=args.set_samples,
+                                         seed=args.seed, runs_dir=args.runs_dir), edits_of(args.overrides),
+                             api_base=args.api_base, api_key_env=args.api_key_env)
+                print(f"{placed.model} is on the {placed.game} board already (rank {placed.rank}); nothing asked"
+                      if placed.already else
+                      f"{placed.model}: rank {placed.rank} on the {placed.game} board, score {placed.theta:.2f} ± "
+                      f"{1.96 * placed.sd:.2f}, from {placed.tasks} tasks and {placed.calls} calls ({placed.stopped}; "
+                      f"{placed.set_tasks} tasks of its own banked)")
             elif args.command == "refresh":
-                got = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
-                                                     max_exposure=args.max_exposure, min_per_band=args.min_per_band,
-                                                     players=args.players, rounds=args.rounds, seed=args.seed,
-                                                     runs_dir=args.runs_dir), edits_of(args.overrides))
-                print("\n".join(describe(got)))
+                refreshed = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
+                                                           max_exposure=args.max_exposure, min_per_band=args.min_per_band,
+                                                           players=args.players, rounds=args.rounds, seed=args.seed,
+                                                           runs_dir=args.runs_dir), edits_of(args.overrides))
+                print("\n".join(describe(refreshed)))
             elif args.command == "refit":
                 refit(store)
                 print(f"refitted the board in {args.store}")

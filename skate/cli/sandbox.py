@@ -24,7 +24,7 @@ from skate.cli import parse_with_overrides
 from skate.cli.compose import compose_config
 from skate.errors import ConfigError
 from skate.sandbox.base import Outcome
-from skate.sandbox.config import validate_sandbox
+from skate.sandbox.config import SandboxConfig, validate_sandbox
 from skate.sandbox.jail import SandboxUnavailable
 from skate.settings.build import build_sandbox
 
@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = compose_config(args.overrides)
         settings = OmegaConf.to_object(cfg.sandbox)  # the composed section, typed
+        if not isinstance(settings, SandboxConfig):
+            raise ConfigError(f"sandbox: a section of settings is expected, not {settings!r}")
         validate_sandbox(settings)
     except (HydraException, OmegaConfBaseException, ConfigError, ValueError) as exc:
         print(f"skate.sandbox: config error: {exc}", file=sys.stderr)

@@ -107,7 +107,7 @@ def compile_program(name: str, settings: Mapping[str, Any], student: _Module, me
     settings = dict(settings)
     threads = int(settings.get("num_threads", 1) or 1)
     if name == "bootstrap_fewshot":
-        cls: type = dspy.BootstrapFewShot
+        cls: type[Any] = dspy.BootstrapFewShot
         settings.pop("num_threads", None)
     elif name == "bootstrap_fewshot_random_search":
         cls = dspy.BootstrapFewShotWithRandomSearch

@@ -192,7 +192,9 @@ class _Worker:
         return "\n".join(lines)[-n:]
 
     def _read_reply(self, deadline: float) -> dict:
-        fd = self.proc.stdout.fileno()
+        replies = self.proc.stdout
+        assert replies is not None, "the jail's stdout is a pipe (stdout=PIPE)"
+        fd = replies.fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -218,8 +220,10 @@ class _Worker:
         request = {"code": code, "stdin": stdin, "env": dict(env or {}), "timeout": lim.timeout_s, "cpu": cpu_seconds(lim),
                    "mem": int(lim.memory_mb) * 1024 * 1024, "fsize": lim.max_output_bytes + 1,
                    "nproc": int(lim.max_processes) + 1}  # + the supervisor, which shares the uid
+        requests = self.proc.stdin
+        assert requests is not None, "the jail's stdin is a pipe (stdin=PIPE)"
         try:
-            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            requests.write(json.dumps(request).encode() + b"\n")
         except (BrokenPipeError, OSError) as exc:
             raise _WorkerFailed(f"the jail is gone: {self.stderr_tail() or exc}") from exc
         reply = self._read_reply(time.monotonic() + lim.timeout_s + REPLY_GRACE_S)
@@ -448,8 +452,7 @@ class JailSandbox(Sandbox):
         with self._lock:
             self._idle.extend(workers)
         for f in futures:
-            if f.exception() is not None:
-                raise f.exception()
+            f.result()  # the first jail that could not start raises its error here
 
     def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
                  ) -> ExecResult:
@@ -481,6 +484,7 @@ class JailSandbox(Sandbox):
             # Nothing of the program ran: run it again, on a fresh jail.
             log.warning("%s: a jail failed before the program started; running it on a fresh one: %s",
                         self.name, failure)
+        assert reply is not None, "the loop ends with a reply (failure is None) or returns"
         duration = time.perf_counter() - start
         rc, stderr = reply["rc"], reply["err"]
         too_much = reply["out_bytes"] > lim.max_output_bytes

@@ -371,6 +371,7 @@ class _Writer(_Spelling):
         return [f'"""{title}', ""] + "\n\n".join(parts).split("\n") + ['"""']
 
     def refuse_def(self) -> list[str]:
+        assert self.refuse is not None, "refuse_def is written only once a refusal has called it"
         p, q, t = self.pick(("reason", "why_text", "what", "detail")), self.q, self.theme
         body = self.pick((f"return f{q}[{t['tag']}] {{{p}}}{q}",
                           f"return {self.lit(t['tag'] + ': ')} + {p}",
