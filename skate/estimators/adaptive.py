@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from skate.errors import Problem, require
+from skate.errors import Problem, raise_first, require
 from skate.estimators.base import Estimator, EstimatorConfig, SampleFn, TaskContext, binomial_std, estimator
 from skate.runlog.records import Estimate, skipped_estimate
+
+# estimator.confidence when it is null and the game does not stop once settled (no stop.settled).
+UNSURE_BELOW = 0.95
 
 
 @dataclass
@@ -23,7 +26,7 @@ class AdaptiveConfig(EstimatorConfig):
     step: int = 2  # then, where an unsure pair disagrees on the task, this many more at a time ...
     max_samples: int = 6  # ... up to this many per player (= first: no top-up)
     # An adjacent pair ordered with less than this probability is uncertain; null: stop.settled
-    # when the game stops once settled (so it samples until then), else 0.95.
+    # when the game stops once settled (so it samples until then), else UNSURE_BELOW (0.95).
     confidence: Optional[float] = None
     setter_answers: bool = False  # the setter always answers its own task
     # Ask this many of them first (spread over the ranking); if they all agree on every sample
@@ -73,17 +76,15 @@ class Adaptive(Estimator):
     uses_order = True
     picks_answerers = True
 
-    def __init__(self, first: int = 2, step: int = 2, max_samples: int = 6, confidence: float = 0.95,
-                 setter_answers: bool = False, probe: int = 0, per_task: int = 0) -> None:
-        if first < 1 or step < 1 or max_samples < first:
-            raise ValueError(f"estimator: need first >= 1, step >= 1 and max_samples >= first "
-                             f"(got first={first}, step={step}, max_samples={max_samples})")
-        if not 0.5 < confidence < 1:
-            raise ValueError(f"estimator.confidence={confidence}: must lie in (0.5, 1)")
-        self.first, self.step, self.max_samples = int(first), int(step), int(max_samples)
-        self.confidence, self.setter_answers = float(confidence), bool(setter_answers)
-        self.probe = int(probe)
-        self.per_task = int(per_task)
+    settings: AdaptiveConfig
+
+    def __init__(self, settings: AdaptiveConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        raise_first(self.settings.check(), "estimator")  # as built from Python (a game's were checked)
+        c = self.settings.confidence
+        # A game's confidence is set when composed (stop.settled's, else the default); one built
+        # alone, with none, takes the default.
+        self.confidence = UNSURE_BELOW if c is None else float(c)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]
@@ -99,13 +100,13 @@ class Adaptive(Estimator):
                  if p.confidence < self.confidence and p.above in idx and p.below in idx]
         who = {i for pair in pairs for i in pair}
         who |= {i for name, i in idx.items() if name not in ranked}  # no place in the ranking yet
-        if self.setter_answers and context.setter in idx:
+        if self.settings.setter_answers and context.setter in idx:
             who.add(idx[context.setter])
         return who, pairs
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
                       pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
-        k = len(samples)
+        s, k = self.settings, len(samples)
         who, pairs = self.plan(context, k)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
         dead: set[int] = set()  # every sample of a batch failed: the model is down now
@@ -122,13 +123,13 @@ class Adaptive(Estimator):
         asked = sorted(who)
         # A task costs its setter's attempts whoever answers it: with few players asked, each
         # gives more samples (per_task shared among them, at least `first` each).
-        first = max(self.first, self.per_task // len(asked)) if self.per_task and asked else self.first
-        if 0 < self.probe < len(asked):
+        first = max(s.first, s.per_task // len(asked)) if s.per_task and asked else s.first
+        if 0 < s.probe < len(asked):
             # A few players first, spread over the ranking; if they all agree (all right, or all
             # wrong, every sample) the task does not discriminate at their level: stop there.
             rank = {name: r for r, name in enumerate(_ranked(context))}
             asked.sort(key=lambda i: (rank.get(context.players[i], -1) if context else i, i))
-            probe = [asked[round(x)] for x in np.linspace(0, len(asked) - 1, self.probe)]
+            probe = [asked[round(x)] for x in np.linspace(0, len(asked) - 1, s.probe)]
             draw({i: first for i in probe})
             if all(correct[i] == n[i] for i in probe) or all(correct[i] == 0 for i in probe):
                 who = set(probe)
@@ -145,9 +146,9 @@ class Adaptive(Estimator):
                 if unanimous:
                     continue
                 for x in (i, j):
-                    room = max(self.max_samples, first) - n[x] - void[x]
+                    room = max(s.max_samples, first) - n[x] - void[x]
                     if room > 0:
-                        more[x] = min(self.step, room)
+                        more[x] = min(s.step, room)
             if not more:
                 break
             draw(more)
@@ -158,7 +159,7 @@ class Adaptive(Estimator):
                 continue
             p = correct[i] / n[i] if n[i] else float("nan")
             out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
-                                unparsable[i], capped=n[i] + void[i] >= max(self.max_samples, first), void=void[i]))
+                                unparsable[i], capped=n[i] + void[i] >= max(s.max_samples, first), void=void[i]))
         return out
 
 

@@ -48,24 +48,22 @@ class Algorithm1(Estimator):
     sqrt(p(1-p)/N) is below ``sigma_star``, or when ``max_samples`` is reached.
     """
 
-    def __init__(self, sigma_star: float = 0.05, n_step: int = 10, max_samples: int = 200) -> None:
-        self.sigma_star = sigma_star
-        self.n_step = n_step
-        self.max_samples = max_samples
+    settings: Algorithm1Config
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        s = self.settings
         # n counts samples that got an answer; void samples (failed model calls) are drawn again
         # but still count against max_samples, so a failing model cannot make this loop forever.
         n = correct = unparsable = void = 0
         while True:
-            step = min(self.n_step, self.max_samples - n - void)
+            step = min(s.n_step, s.max_samples - n - void)
             c, u, v = sample(step, rng)
             n, correct, unparsable, void = n + step - v, correct + c, unparsable + u, void + v
             p = correct / n if n else float("nan")
             std = binomial_std(p, n) if n else float("inf")
-            if n and std < self.sigma_star:
+            if n and std < s.sigma_star:
                 return Estimate(p, n, correct, std, unparsable, capped=False, void=void)
-            if n + void >= self.max_samples:
+            if n + void >= s.max_samples:
                 return Estimate(p, n, correct, std, unparsable, capped=bool(n), void=void)
             if v == step:  # a whole batch failed: the model is down now, more draws only cost
                 return Estimate(p, n, correct, std, unparsable, capped=False, void=void)

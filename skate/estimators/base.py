@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 from skate.errors import ConfigError, Problem, Settings
 from skate.games.base import AnswerFormat
 from skate.ratings.base import OrderPair, rating_name
-from skate.registry import Registry, spoken
+from skate.registry import Component, Registry, spoken
 from skate.runlog import replies
 from skate.runlog.records import VOID, Decoding, Estimate, Task
 
@@ -154,9 +154,23 @@ class TaskContext:
     order: tuple[OrderPair, ...] | None = None
 
 
-class Estimator(ABC):
-    """An estimator's capabilities are these class attributes (the config checks read them from
-    the :data:`estimator` registry, never from a ``_target_`` string)."""
+# --------------------------------------------------------------------------- estimator
+@dataclass
+class EstimatorConfig(metaclass=Settings):
+    """What every estimator's settings are (the ``estimator`` section's type); each estimator's
+    schema extends it (see :data:`estimator`, the group's registry), and checks its own fields in
+    ``check`` (adding to ``super().check()``)."""
+
+    def check(self) -> list[Problem]:
+        """What types cannot say is wrong with these settings (keys within ``estimator``)."""
+        return []
+
+
+class Estimator(Component[EstimatorConfig], ABC):
+    """An estimator, built from its settings (:class:`~skate.registry.Component`: an instance of
+    its schema, or the schema's keys as keywords: ``FixedN(n=4)``), each kind's class narrowing
+    ``settings`` to its own schema. Its capabilities are these class attributes (the config checks
+    read them from the :data:`estimator` registry, never from a ``_target_`` string)."""
 
     joint = False  # True: estimates all players of a task together (estimate_task)
     uses_order = False  # True: reads the ranking so far (TaskContext.order): the rating must say how sure it is
@@ -189,18 +203,6 @@ def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-# --------------------------------------------------------------------------- estimator
-@dataclass
-class EstimatorConfig(metaclass=Settings):
-    """What every estimator's settings are (the ``estimator`` section's type); each estimator's
-    schema extends it (see :data:`estimator`, the group's registry), and checks its own fields in
-    ``check`` (adding to ``super().check()``)."""
-
-    def check(self) -> list[Problem]:
-        """What types cannot say is wrong with these settings (keys within ``estimator``)."""
-        return []
 
 
 # The estimator group's registry (conf/estimator/<name>.yaml extends /schema/estimator/<name>);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from omegaconf import II
@@ -11,9 +12,9 @@ from omegaconf import II
 from skate.errors import Problem, require
 from skate.estimators.algorithm1 import batches
 from skate.estimators.base import Estimator, EstimatorConfig, SampleFn, TaskContext, binomial_std, estimator, wilson
-from skate.ratings.config import OutcomeRule, one_of
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, one_of
 from skate.ratings.outcomes import PairRule
-from skate.runlog.records import PASS_MARK, Estimate
+from skate.runlog.records import Estimate
 
 
 @dataclass
@@ -51,26 +52,26 @@ class Decided(Estimator):
     joint = True
     decides_outcomes = True
 
-    def __init__(self, n_step: int = 10, max_samples: int = 200, sigma_star: float = 0.05,
-                 confidence: float = 0.95, outcome: str = "relative", draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK) -> None:
+    settings: DecidedConfig
+
+    def __init__(self, settings: DecidedConfig | None = None, /, **values: Any) -> None:
         from statistics import NormalDist
 
-        self.n_step, self.max_samples, self.sigma_star = n_step, max_samples, sigma_star
-        self.z = NormalDist().inv_cdf(0.5 + confidence / 2)
-        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh)  # the rating's own rule
+        super().__init__(settings, **values)
+        self.z = NormalDist().inv_cdf(0.5 + self.settings.confidence / 2)
+        self.rule = rule_of(self.settings)  # the rating's own rule
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]
 
     def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
                       pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
-        k = len(samples)
+        s, k = self.settings, len(samples)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
         active = set(range(k))
         while active:
             order = sorted(active)
-            steps = {i: min(self.n_step, self.max_samples - n[i] - void[i]) for i in order}
+            steps = {i: min(s.n_step, s.max_samples - n[i] - void[i]) for i in order}
             results = list(pmap(lambda i, steps=steps: samples[i](steps[i], rngs[i]), order))
             for i, (c, u, v) in zip(order, results, strict=True):
                 n[i] += steps[i] - v
@@ -79,13 +80,26 @@ class Decided(Estimator):
             for i, (_, _, v) in zip(order, results, strict=True):
                 p = correct[i] / n[i] if n[i] else float("nan")
                 whole_batch_void = v == steps[i]
-                if (n[i] + void[i] >= self.max_samples or whole_batch_void
-                        or (n[i] and binomial_std(p, n[i]) < self.sigma_star)
+                if (n[i] + void[i] >= s.max_samples or whole_batch_void
+                        or (n[i] and binomial_std(p, n[i]) < s.sigma_star)
                         or (n[i] and self.rule.settled(iv[i], [iv[j] for j in range(k) if j != i]))):
                     active.discard(i)
         out = []
         for i in range(k):
             p = correct[i] / n[i] if n[i] else float("nan")
             out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
-                                unparsable[i], capped=n[i] + void[i] >= self.max_samples, void=void[i]))
+                                unparsable[i], capped=n[i] + void[i] >= s.max_samples, void=void[i]))
         return out
+
+
+def rule_of(settings: DecidedConfig) -> PairRule:
+    """The outcome rule ``settings`` decide: the rating's, whose keys they follow
+    (``${rating.outcome}``, ...: resolved when a game's settings are composed). An estimator built
+    alone, whose keys still say so, decides the rule the rating's schema sets by default."""
+    rating = OutcomeRuleConfig()
+
+    def key(name: str) -> Any:
+        value = getattr(settings, name)
+        return getattr(rating, name) if isinstance(value, str) and value.startswith("${") else value
+
+    return PairRule(outcome=OutcomeRule(key("outcome")), draw_margin=key("draw_margin"), p_thresh=key("p_thresh"))

@@ -24,11 +24,10 @@ class FixedNConfig(EstimatorConfig):
 class FixedN(Estimator):
     """Exactly ``n`` samples per (task, player)."""
 
-    def __init__(self, n: int = 20) -> None:
-        self.n = n
+    settings: FixedNConfig
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
-        correct, unparsable, void = sample(self.n, rng)
-        n = self.n - void
+        correct, unparsable, void = sample(self.settings.n, rng)
+        n = self.settings.n - void
         p = correct / n if n else float("nan")
         return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void)

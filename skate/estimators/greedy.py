@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -35,9 +35,11 @@ class Greedy(Estimator):
     fixed_queries = True
     greedy_decoding = True
 
-    def __init__(self, llm_temperature: float = 0.0, max_tokens: int | None = None) -> None:
-        self.llm_temperature, self.max_tokens = llm_temperature, max_tokens
-        self.decoding = Decoding(llm_temperature, max_tokens)
+    settings: GreedyConfig
+
+    def __init__(self, settings: GreedyConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        self.decoding = Decoding(self.settings.llm_temperature, self.settings.max_tokens)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         correct, unparsable, void = sample(1, rng)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from skate.errors import Problem, require
+from skate.errors import Problem, raise_first, require
 from skate.estimators.base import Estimator, EstimatorConfig, Read, SampleFn, binomial_std, estimator
 from skate.runlog.records import Estimate
 
@@ -57,25 +58,22 @@ class LogProbs(Estimator):
     reads = True
     fixed_queries = True  # the fallback's samples show the task's one query, as the read does
 
-    def __init__(self, fallback: int = 4, weight: int = 4, min_mass: float = 0.5, orders: int = 1) -> None:
-        if fallback < 1 or weight < 1:
-            raise ValueError(f"estimator: need fallback >= 1 and weight >= 1 (got fallback={fallback}, weight={weight})")
-        if not 0.0 < min_mass <= 1.0:
-            raise ValueError(f"estimator.min_mass={min_mass}: must lie in (0, 1]")
-        if not 1 <= orders <= 24:
-            raise ValueError(f"estimator.orders={orders}: give the reads per (player, task), from 1 to 24")
-        self.fallback, self.weight, self.min_mass = int(fallback), int(weight), float(min_mass)
-        self.orders = int(orders)
+    settings: LogProbsConfig
+
+    def __init__(self, settings: LogProbsConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        raise_first(self.settings.check(), "estimator")  # as built from Python (a game's were checked)
 
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
+        s = self.settings
         read = getattr(sample, "read", None)
-        got = read(rng, self.min_mass, self.orders) if read is not None else Read(why="no reader")
+        got = read(rng, s.min_mass, s.orders) if read is not None else Read(why="no reader")
         if got.p is not None:
             p = got.p
-            return Estimate(p, self.weight, p * self.weight, binomial_std(p, self.weight), read=True)
+            return Estimate(p, s.weight, p * s.weight, binomial_std(p, s.weight), read=True)
         if got.void:
             return Estimate(float("nan"), 0, 0, float("inf"), void=1, read=True)
-        correct, unparsable, void = sample(self.fallback, rng)
-        n = self.fallback - void
+        correct, unparsable, void = sample(s.fallback, rng)
+        n = s.fallback - void
         p = correct / n if n else float("nan")
         return Estimate(p, n, correct, binomial_std(p, n) if n else float("inf"), unparsable, void=void, read=False)
