@@ -209,7 +209,7 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
             # The game's table and players; each model decodes as the estimator asks (the game's own,
             # unless --samples) and is checked first.
             table = build_table(s, cleanup)
-            estimator = FixedN(settings.samples) if settings.samples else build_estimator(s)
+            estimator = FixedN(n=settings.samples) if settings.samples else build_estimator(s)
             client = open_client(s, table, cleanup)
             players = [*simulated_players(s, table),
                        *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None),
