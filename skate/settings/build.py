@@ -116,7 +116,7 @@ def _outages_to(log: EventLog, logger: Any) -> Callable[[dict], None]:
 
 def build_estimator(settings: SkateConfig) -> Any:
     """The game's estimator (``estimator``): how p(correct) is estimated, and how models decode."""
-    return instantiate(settings.estimator, _convert_="all")
+    return estimators.build(settings.estimator)
 
 
 def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
