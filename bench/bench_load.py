@@ -15,7 +15,7 @@ answer), every valid task was rated between the players it has a p(correct) for.
 
 ``sim``: N simulated players (default 50, skills spread over 0.28-0.92) for R rounds (default
 50) of the default game (COP, Algorithm 1, TrueSkill, hist_perf) unless overridden. A run logger
-(:class:`RoundMeter`, put in as ``logger._target_``) records after each round the round's wall
+(:class:`RoundMeter`, the settings' ``logger``) records after each round the round's wall
 wall time and CPU time (this process's, and the sandbox's: every descendant process and the
 programs they ran), this process's resident memory (``VmRSS``), the sandbox workers' resident
 memory, the size of ``events.jsonl`` and the machine's 1-minute load average (above
@@ -42,7 +42,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -51,13 +50,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skate.loggers.base import RunLogger  # noqa: E402 - after sys.path takes the repository
+from skate.loggers.base import LoggerConfig, RunLogger, logger  # noqa: E402 - after sys.path takes the repository
 from skate.settings.options import build_settings  # noqa: E402 - after sys.path takes the repository
 
 FAULTS = {"rate_limit": 0.07, "server_error": 0.07, "malformed": 0.06}  # 20% per request, all retried
@@ -106,17 +106,21 @@ def workers_usage() -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------------------ round meter
-class RoundMeter(RunLogger):
-    """A run logger (``logger._target_=bench.bench_load.RoundMeter``) measuring every round.
+@dataclass
+class RoundMeterConfig(LoggerConfig):
+    """The round meter's settings (it has none): the run's ``logger`` section that builds it."""
 
-    The last instance is ``RoundMeter.last``; read it through ``bench.bench_load`` (the module
-    Hydra imports), not through ``__main__``.
-    """
+
+@logger.register("round_meter", RoundMeterConfig)
+class RoundMeter(RunLogger):
+    """A run logger (``logger=RoundMeterConfig()``) measuring every round; the last one built is
+    ``RoundMeter.last``."""
 
     last: RoundMeter | None = None
     trace: tuple[int, ...] = ()  # rounds after which to take a tracemalloc snapshot
 
-    def __init__(self) -> None:
+    def __init__(self, settings: RoundMeterConfig | None = None, /) -> None:
+        super().__init__(settings)
         RoundMeter.last = self
         self.rows: list[dict[str, Any]] = []
         self.snapshots: dict[int, Any] = {}
@@ -171,13 +175,12 @@ def run_sim(args: argparse.Namespace) -> None:
     from skate.cli.compose import compose_config
     from skate.runner import run_game
 
-    meter_cls = importlib.import_module("bench.bench_load").RoundMeter  # the class Hydra instantiates
+    meter_cls = RoundMeter
     meter_cls.trace = tuple(args.trace or ())
     if args.trace:
         tracemalloc.start(1)
     players = spread_players(args.players)
-    cfg = compose_config([f"players.simulated={as_override(players)}", "logger=none",
-                          "logger._target_=bench.bench_load.RoundMeter", "report=false",
+    cfg = compose_config([f"players.simulated={as_override(players)}", "logger=none", "report=false",
                           f"game.rounds={args.rounds}", f"seed={args.seed}", *args.overrides])
     print(f"python {platform.python_version()}, {os.cpu_count()} cores; {args.players} simulated players, "
           f"{args.rounds} rounds, game={cfg.game.name}, estimator={cfg.estimator._target_.rsplit('.', 1)[-1]}, "
@@ -196,7 +199,7 @@ def run_sim(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         if prof is not None:
             prof.enable()
-        result = run_game(build_settings(cfg), Path(tmp) / "run")
+        result = run_game(replace(build_settings(cfg), logger=RoundMeterConfig()), Path(tmp) / "run")
         if prof is not None:
             prof.disable()
         wall = time.perf_counter() - t0

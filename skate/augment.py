@@ -17,10 +17,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from skate.errors import Settings
+from skate.registry import Component
 from skate.runlog.records import HistoryItem, Task
 
 
@@ -49,10 +51,16 @@ class ScoredTask:
     counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
-class Augmentation:
-    def __init__(self, strategy: Strategy | str = Strategy.hist_perf, max_items: int = 0) -> None:
-        self.strategy = Strategy(strategy)
-        self.max_items = max_items
+class Augmentation(Component[AugConfig]):
+    """The history a setter sees, from the ``aug`` settings (an :class:`AugConfig`, or its keys
+    as keywords: ``Augmentation(strategy="no_info")``)."""
+
+    schema = AugConfig  # the aug section has no registry: one strategy class for every option
+
+    def __init__(self, settings: AugConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        self.strategy = Strategy(self.settings.strategy)  # a strategy given by name: ValueError for none of them
+        self.max_items = self.settings.max_items
 
     def history(self, player: str, archive: Sequence[ScoredTask],
                 rng: np.random.Generator) -> tuple[HistoryItem, ...]:

@@ -21,7 +21,7 @@ def archive() -> list[ScoredTask]:
 
 
 def hist(strategy, player="bob", seed=0, **kw):
-    return Augmentation(strategy, **kw).history(player, archive(), np.random.default_rng(seed))
+    return Augmentation(strategy=strategy, **kw).history(player, archive(), np.random.default_rng(seed))
 
 
 def test_no_info_sees_nothing():
@@ -77,4 +77,4 @@ def test_max_items_keeps_the_most_recent():
 
 def test_unknown_strategy():
     with pytest.raises(ValueError):
-        Augmentation("everything")
+        Augmentation(strategy="everything")

@@ -58,7 +58,7 @@ def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
     from skate.sandbox import SubprocessSandbox
 
     parts = Parts(game=game, sandbox=SubprocessSandbox(), env=None, embedder=HashingEmbedder(threshold=0.2),
-                  players=list(players), client=None, rating=TrueSkillRating(), aug=Augmentation(strategy),
+                  players=list(players), client=None, rating=TrueSkillRating(), aug=Augmentation(strategy=strategy),
                   estimator=FixedN(n=10), logger=RunLogger())
     engine = Engine(parts, log, Loop(seed=seed))
     result = engine.run()

@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from skate.embedders.config import EmbedderConfig, HashingEmbedderConfig
+from skate.embedders.config import embedder as embedders
 from skate.errors import ConfigError
+from skate.registry import Component
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+|[^\w\s]")
 
@@ -26,8 +29,10 @@ class EmbedderUnavailable(ConfigError):
     says what to install or set."""
 
 
-class Embedder(ABC):
-    """Maps texts to unit-norm vectors; ``threshold`` is its uniqueness cut-off on 1 - cosine."""
+class Embedder(Component[EmbedderConfig], ABC):
+    """Maps texts to unit-norm vectors; ``threshold`` is its uniqueness cut-off on 1 - cosine.
+    Built from its settings (:class:`~skate.registry.Component`: an instance of its schema, or
+    the schema's keys as keywords)."""
 
     threshold: float
     uses_client = False  # True: it calls a model, through the run's client (connect)
@@ -49,11 +54,14 @@ class HashingEmbedder(Embedder):
     task look new.
     """
 
-    def __init__(self, dim: int = 1024, threshold: float = 0.2) -> None:
-        if dim < 16:
-            raise ValueError(f"embedder.dim={dim} is too small: use at least 16")
-        self.dim = dim
-        self.threshold = threshold
+    schema = HashingEmbedderConfig  # registered by import path (skate.embedders.config)
+    settings: HashingEmbedderConfig
+
+    def __init__(self, settings: HashingEmbedderConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        self.dim, self.threshold = self.settings.dim, self.settings.threshold
+        if self.dim < 16:
+            raise ValueError(f"embedder.dim={self.dim} is too small: use at least 16")
 
     def _features(self, text: str) -> list[str]:
         toks = ["<num>" if t[0].isdigit() else t for t in _TOKEN.findall(text)]
@@ -194,18 +202,13 @@ class NoveltyIndex:
             self.extend(setter, self.embedder.embed(texts))
 
 
-def build_embedder(cfg: object) -> Embedder:
-    """Instantiate an embedder config (Hydra ``_target_``); an embedder that cannot run here, or
-    a bad setting, raises a one-line :class:`ConfigError` instead of Hydra's wrapped traceback."""
-    from hydra.errors import InstantiationException
-    from hydra.utils import instantiate
-
+def build_embedder(settings: EmbedderConfig) -> Embedder:
+    """The embedder its settings (the ``embedder`` section) name, built from them (the ``embedder``
+    registry); an embedder that cannot run here, or a bad setting, raises a one-line
+    :class:`ConfigError`."""
     try:
-        return instantiate(cfg, _convert_="all")
-    except InstantiationException as exc:
-        cause = exc.__cause__
-        if isinstance(cause, ConfigError):
-            raise cause from None
-        if isinstance(cause, (ValueError, TypeError)):
-            raise ConfigError(f"embedder: {cause}") from None
+        return embedders.build(settings)
+    except ConfigError:
         raise
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"embedder: {exc}") from None

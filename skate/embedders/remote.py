@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from skate.embedders.base import Embedder, EmbedderUnavailable
+from skate.embedders.config import OpenAIEmbedderConfig
+from skate.errors import ConfigError
 from skate.llm.client import EmbeddingFailed, LLMClient, ResponseCache
 from skate.llm.endpoints import RetryPolicy
 from skate.llm.spec import ModelConfigError, ModelSpec
@@ -77,8 +79,9 @@ def _send_litellm(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
 
 
 class OpenAIEmbedder(Embedder):
-    """Vectors from an embeddings endpoint; ``threshold`` 0.336 is the paper's for
-    text-embedding-3-small.
+    """Vectors from an embeddings endpoint, from its settings
+    (:class:`~skate.embedders.config.OpenAIEmbedderConfig`); ``threshold`` 0.336 is the paper's
+    for text-embedding-3-small.
 
     ``model`` is ``provider/model`` as for players (``openai/text-embedding-3-small``; any
     ``api_base`` speaking OpenAI's protocol, e.g. ``http://127.0.0.1:8000/v1``; or a LiteLLM
@@ -89,29 +92,29 @@ class OpenAIEmbedder(Embedder):
 
     uses_client = True  # the runner hands it the run's model client (connect)
 
-    def __init__(self, model: str = "openai/text-embedding-3-small", threshold: float = 0.336,
-                 api_base: str = "", api_key_env: str = "", dimensions: int | None = None,
-                 batch_size: int = 256, price_per_mtok: float = 0.02, timeout_s: float = 60.0,
-                 cache: bool = True, cache_dir: str = "~/.cache/skate/responses", max_retries: int = 4) -> None:
+    schema = OpenAIEmbedderConfig  # registered by import path (skate.embedders.config)
+    settings: OpenAIEmbedderConfig
 
-        if batch_size < 1:
-            raise ValueError(f"embedder.batch_size={batch_size} must be >= 1")
-        if price_per_mtok < 0:
-            raise ValueError(f"embedder.price_per_mtok={price_per_mtok} must be >= 0")
-        if dimensions is not None and dimensions < 1:
-            raise ValueError(f"embedder.dimensions={dimensions} must be >= 1 (or null: the model's own)")
-        extra = {"dimensions": int(dimensions)} if dimensions else {}
+    def __init__(self, settings: OpenAIEmbedderConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        if s.batch_size < 1:
+            raise ValueError(f"embedder.batch_size={s.batch_size} must be >= 1")
+        if s.price_per_mtok < 0:
+            raise ValueError(f"embedder.price_per_mtok={s.price_per_mtok} must be >= 0")
+        if s.dimensions is not None and s.dimensions < 1:
+            raise ValueError(f"embedder.dimensions={s.dimensions} must be >= 1 (or null: the model's own)")
+        extra = {"dimensions": int(s.dimensions)} if s.dimensions else {}
         try:
-            self.spec = ModelSpec(model, api_base=api_base, api_key_env=api_key_env, temperature=0.0,
-                                  max_tokens=1, extra_body=extra, timeout_s=timeout_s)
+            self.spec = ModelSpec(s.model, api_base=s.api_base, api_key_env=s.api_key_env, temperature=0.0,
+                                  max_tokens=1, extra_body=extra, timeout_s=s.timeout_s)
             self.spec.api_key()  # a hosted model without its key: say so now, not mid-game
         except ModelConfigError as exc:
             raise EmbedderUnavailable(f"embedder.model: {exc}".replace("(or api_key_env", "(or embedder.api_key_env")) \
                 from None
-        self.threshold = threshold
-        self.batch_size = batch_size
-        self.price_per_mtok = price_per_mtok
-        self._own = (cache, cache_dir, max_retries)
+        self.threshold = s.threshold
+        self.batch_size = s.batch_size
+        self.price_per_mtok = s.price_per_mtok
         self._client: Any = None
         self._owns_client = False
         self._lock = threading.Lock()
@@ -134,10 +137,14 @@ class OpenAIEmbedder(Embedder):
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
-
-                cache, cache_dir, retries = self._own
-                self._client = LLMClient(cache=ResponseCache(cache_dir) if cache else None,
-                                         retry=RetryPolicy(max_retries=retries),
+                s = self.settings
+                unresolved = [k for k in ("cache", "cache_dir", "max_retries") if str(getattr(s, k)).startswith("${")]
+                if unresolved:  # the schema's own defaults follow llm's: settings made outside a game's lack them
+                    raise ConfigError(f"embedder.{unresolved[0]}={getattr(s, unresolved[0])!r} refers to settings "
+                                      "these embedder settings were made without: build them as a game's "
+                                      "(skate.config(embedder=...).embedder), or give cache, cache_dir and max_retries")
+                self._client = LLMClient(cache=ResponseCache(s.cache_dir) if s.cache else None,
+                                         retry=RetryPolicy(max_retries=s.max_retries),
                                          prices={self.spec.model: Price(self.price_per_mtok, 0.0)})
                 self._owns_client = True
             return self._client

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from skate.errors import Settings
-from skate.registry import Registry
+from skate.registry import Component, Registry
 
 
 # The logger group's schemas (conf/logger/*.yaml) extend LoggerConfig, each in its logger's module.
@@ -18,9 +18,12 @@ class LoggerConfig(metaclass=Settings):
     extends it (see :data:`logger`, the group's registry)."""
 
 
-class RunLogger:
-    """Hooks the runner and engine call; the base class does nothing."""
+class RunLogger(Component[LoggerConfig]):
+    """Hooks the runner and engine call; the base class does nothing. A logger is built from its
+    settings (:class:`~skate.registry.Component`: an instance of its schema, or the schema's keys
+    as keywords); the base class's are :class:`LoggerConfig`, which has none."""
 
+    schema = LoggerConfig  # each registered logger's: its own (the registry's decorator sets it)
     logs_to_wandb = False  # a capability: True for a logger whose figures can go to a W&B run of their own
 
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:

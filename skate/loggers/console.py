@@ -30,10 +30,14 @@ log = logging.getLogger("skate")
 class ConsoleLogger(RunLogger):
     """Progress: a rich bar on a terminal, plain lines (every ``every`` rounds) otherwise."""
 
-    def __init__(self, every: int = 10, progress: str = "auto") -> None:
+    settings: ConsoleLoggerConfig
+
+    def __init__(self, settings: ConsoleLoggerConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        progress = self.settings.progress
         if progress not in ("auto", "rich", "plain"):
             raise ValueError(f"logger.progress={progress!r}: choose auto, rich or plain")
-        self.every = max(1, every)
+        self.every = max(1, self.settings.every)
         self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
                                            and not os.environ.get("CI"))
         self._bar: Progress | None = None

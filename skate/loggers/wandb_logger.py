@@ -58,16 +58,17 @@ class WandbLogger(ConsoleLogger):
 
     logs_to_wandb = True
 
-    def __init__(self, project: str = "skate", entity: str = "", mode: str = "offline", group: str = "",
-                 name: str = "", tags: list[str] | None = None, every: int = 10, progress: str = "auto",
-                 updates_per_round: int = 1000) -> None:
-        super().__init__(every, progress)
-        checked = wandb_mode(mode)
-        if updates_per_round < 1:
-            raise ValueError(f"logger.updates_per_round={updates_per_round}: give at least 1")
-        self.project, self.entity, self.mode = project, entity or None, checked
-        self.group, self.name, self.tags = group, name, list(tags or [])
-        self.updates_per_round = updates_per_round
+    settings: WandbLoggerConfig
+
+    def __init__(self, settings: WandbLoggerConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        checked = wandb_mode(s.mode)
+        if s.updates_per_round < 1:
+            raise ValueError(f"logger.updates_per_round={s.updates_per_round}: give at least 1")
+        self.project, self.entity, self.mode = s.project, s.entity or None, checked
+        self.group, self.name, self.tags = s.group, s.name, list(s.tags or [])
+        self.updates_per_round = s.updates_per_round
         self.run: wandb.Run | None = None
         self._out: Path | None = None
         self._config: dict[str, Any] = {}

@@ -20,6 +20,7 @@ from typing import Any
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 
+from skate.augment import Augmentation
 from skate.embedders import Embedder, build_embedder, connect_embedder
 from skate.errors import ConfigError
 from skate.estimators.base import estimator as estimators
@@ -29,6 +30,7 @@ from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.config import LLMConfig
 from skate.llm.counts import purpose_counts
 from skate.llm.preflight import preflight
+from skate.loggers.base import logger as loggers
 from skate.loop import Parts
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
@@ -68,7 +70,7 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     s = settings
     table = build_table(s, cleanup)
     rating = instantiate(s.rating, _convert_="all", record_pairs=log.keeps_pairs(s.events.rating_updates))
-    aug, logger = instantiate(s.aug, _convert_="all"), instantiate(s.logger, _convert_="all")
+    aug, logger = Augmentation(s.aug), loggers.build(s.logger)
     estimator = build_estimator(s)
     thinking = ThinkingLog(log.path.parent / THINKING_FILE) if s.llm.keep_thinking else None
     if thinking is not None:

@@ -40,7 +40,7 @@ def _history(strategy: str, player: str = "ace"):
     """What the strategy shows ``player`` of a small archive (through the real augmentation)."""
     archive = [ScoredTask(Task(f"r001-{s}", 1, s, f"print({i})", str(i)), {"ace": 0.85, "mid": 0.3})
                for i, s in enumerate(("ace", "mid"))]
-    return Augmentation(strategy).history(player, archive, np.random.default_rng(0))
+    return Augmentation(strategy=strategy).history(player, archive, np.random.default_rng(0))
 
 
 def _ctx(strategy: str, assignment=None) -> SetterContext:

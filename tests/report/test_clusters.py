@@ -242,11 +242,12 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
 def test_a_minilm_run_is_clustered_with_minilm(tmp_path):
     """embedder=minilm (when its weights are installed here): the report embeds with it too."""
     from skate.embedders import EmbedderUnavailable, build_embedder
+    from skate.embedders.config import MiniLMEmbedderConfig
 
     minilm = {"_target_": "skate.embedders.MiniLMEmbedder", "threshold": 0.334, "model_dir": "", "batch_size": 16,
               "threads": 1}
     try:
-        build_embedder(minilm)
+        build_embedder(MiniLMEmbedderConfig(**minilm))  # the settings the run records
     except EmbedderUnavailable as exc:
         pytest.skip(f"MiniLM cannot run here: {exc}")
     tasks = topic_tasks(per=7)  # 21 tasks: enough to cluster (MIN_TASKS)

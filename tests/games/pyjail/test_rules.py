@@ -322,7 +322,7 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     before = sandbox.executions
     log = EventLog(tmp_path / "events.jsonl")
     Engine(Parts(game=game(rounds=2, attempts=2), sandbox=sandbox, env=None, embedder=HashingEmbedder(threshold=0.2),
-                 players=[a, b], client=None, rating=TrueSkillRating(), aug=Augmentation("hist_perf"),
+                 players=[a, b], client=None, rating=TrueSkillRating(), aug=Augmentation(strategy="hist_perf"),
                  estimator=FixedN(n=2), logger=RunLogger()),
            log).run()
     log.close()
