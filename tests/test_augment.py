@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skate.augment import Augmentation, ScoredTask
+from skate.augment import AugConfig, Augmentation, ScoredTask, Strategy
+from skate.errors import SettingError
 from skate.runlog.records import Task
 
 PLAYERS = ("ann", "bob", "cat")
@@ -78,3 +79,14 @@ def test_max_items_keeps_the_most_recent():
 def test_unknown_strategy():
     with pytest.raises(ValueError):
         Augmentation(strategy="everything")
+
+
+def test_built_from_the_aug_settings_or_their_keys():
+    """``Augmentation(settings.aug)``, as a game builds it, or the schema's keys; a strategy given
+    by name is the strategy."""
+    built = Augmentation(AugConfig(strategy=Strategy.full_context, max_items=4))
+    keyed = Augmentation(strategy="full_context", max_items=4)
+    assert (built.strategy, built.max_items) == (keyed.strategy, keyed.max_items) == (Strategy.full_context, 4)
+    assert Augmentation().strategy is AugConfig.strategy
+    with pytest.raises(SettingError, match="max_item"):
+        Augmentation(max_item=4)

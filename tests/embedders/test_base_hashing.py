@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from skate.embedders import HashingEmbedder, NoveltyIndex
+from skate.embedders.config import HashingEmbedderConfig
+from skate.errors import SettingError
 
 LOOP = "total = 0\nfor i in range(10):\n    total += i * i\nprint(total)\n"
 STRINGS = "word = 'banana'\nprint(word[::-1].upper().count('A'))\n"
@@ -103,3 +105,14 @@ def test_a_long_game_keeps_hashed_tasks_in_a_fraction_of_their_dense_size():
     assert idx.nbytes < 400 * emb.dim * 8 / 4
     ok, dist, _ = idx.check("alice", programs[3])
     assert not ok and dist == pytest.approx(0.0, abs=1e-9)
+
+
+def test_an_embedder_is_built_from_its_settings_or_their_keys():
+    """Its schema's instance, or the schema's keys as keywords (a misspelt one refused, naming the
+    setting); every default is the schema's."""
+    given, keyed, bare = HashingEmbedder(HashingEmbedderConfig(dim=256)), HashingEmbedder(dim=256), HashingEmbedder()
+    assert (given.dim, keyed.dim, given.threshold) == (256, 256, HashingEmbedderConfig.threshold)
+    assert bare.settings == HashingEmbedderConfig() and (bare.dim, bare.threshold) == (1024, 0.2)
+    assert HashingEmbedder(HashingEmbedderConfig(dim=256), threshold=0.5).settings == HashingEmbedderConfig(dim=256, threshold=0.5)
+    with pytest.raises(SettingError, match="dims"):
+        HashingEmbedder(dims=256)

@@ -112,6 +112,14 @@ def test_a_hosted_model_without_its_key_is_refused_at_build(monkeypatch):
         build_embedder(openai_section())
 
 
+def test_settings_made_outside_a_game_name_what_they_lack_before_a_client_of_their_own():
+    """The schema's cache keys follow llm's (``${llm.cache_dir}``): settings made without a game's
+    have no client of their own to make, and say so; given them, or a client, they embed."""
+    bare = OpenAIEmbedder(api_base="http://127.0.0.1:9/v1", model="openai/emb-small")
+    with pytest.raises(ConfigError, match=r"embedder.cache=.*skate.config\(embedder=...\).embedder"):
+        bare.client()
+
+
 def test_bad_settings_are_config_errors():
     with pytest.raises(ConfigError, match="embedder.batch_size=0"):
         build_embedder(dataclasses.replace(openai_section(), api_base="http://127.0.0.1:9/v1", batch_size=0))

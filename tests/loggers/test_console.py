@@ -7,7 +7,8 @@ import logging
 
 import pytest
 
-from skate.loggers.console import ConsoleLogger
+from skate.errors import SettingError
+from skate.loggers.console import ConsoleLogger, ConsoleLoggerConfig
 
 
 def test_plain_progress_lines_without_a_terminal(caplog):
@@ -70,3 +71,10 @@ def test_the_bar_says_which_models_it_waits_for_and_goes_back_to_the_game_when_t
     c.outage(outage("gave_up", 600.0, model="openai/ace"))
     assert status() == "1 tasks, 5 samples, leader x"
     c.close()
+
+
+def test_a_logger_is_built_from_its_settings_or_their_keys():
+    assert ConsoleLogger(ConsoleLoggerConfig(every=3, progress="plain")).every == ConsoleLogger(every=3).every == 3
+    assert ConsoleLogger().settings == ConsoleLoggerConfig()
+    with pytest.raises(SettingError, match="evry"):
+        ConsoleLogger(evry=3)
