@@ -108,9 +108,11 @@ class WinsRating(RatingBackend):
 
     says_order = False
 
-    def __init__(self, per_win: float = 1.0, **rule) -> None:
-        super().__init__(**rule)
-        self.per_win, self.score = per_win, {}
+    settings: WinsConfig
+
+    def __init__(self, settings: WinsConfig | None = None, /, **values) -> None:
+        super().__init__(settings, **values)
+        self.per_win, self.score = self.settings.per_win, {}
 
     def _add(self, name: str) -> None:
         self.score[name] = 0.0
@@ -188,10 +190,7 @@ class SureConfig(OutcomeRuleConfig):
 class SureRating(EloRating):
     """Elo that claims to say how sure its order is: a backend written for the test."""
 
-    says_order = True
-
-    def __init__(self, spread: float = 1.0, **settings) -> None:
-        super().__init__(**settings)
+    says_order = True  # (Elo's __init__ builds it from a SureConfig: spread is one of its settings)
 '''
 
 

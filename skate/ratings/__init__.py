@@ -9,7 +9,9 @@
 | ``irt`` | the item-response model fitted on the graded samples themselves |
 
 A backend is one module here: its settings dataclass (whose ``check`` returns the problems of its
-own fields, added to ``super().check()``'s) and its class, registered with
+own fields, added to ``super().check()``'s) and its class, built from an instance of it
+(``__init__(self, settings=None, /, **values)`` hands both to ``super().__init__`` and reads
+``self.settings``: :class:`~skate.registry.Component`) and registered with
 ``@rating.register("<name>", <Name>Config)`` (capabilities are class attributes: ``says_order``,
 ``uses_counts``; the config's messages list backends by them), plus ``conf/rating/<name>.yaml``
 (``defaults: [/schema/rating/<name>@_here_, _self_]``).

@@ -9,10 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from skate.ratings.config import OutcomeRule, OwnUnsolved, RatingConfig
+from skate.ratings.config import RatingConfig
 from skate.ratings.outcomes import PairOutcome, PairRule
-from skate.registry import Registry
-from skate.runlog.records import PASS_MARK
+from skate.registry import Component, Registry
 
 
 @dataclass(frozen=True)
@@ -103,9 +102,13 @@ def rank_by_intervals(intervals: dict[str, tuple[float, float] | None]) -> dict[
     return out
 
 
-class RatingBackend(ABC):
+class RatingBackend(Component[RatingConfig], ABC):
     """Holds one rating per player; ``update`` takes one task's p(correct) for every player,
     ``forfeit`` a setter that set no valid task in a round.
+
+    Built from its settings (:class:`~skate.registry.Component`): an instance of its schema
+    (``EloRating(EloConfig(k=32))``, what ``rating.build(section)`` passes) or the schema's keys
+    (``EloRating(k=32)``); each backend narrows :attr:`settings` to its own schema.
 
     Pairwise backends (TrueSkill, Bradley–Terry, Elo) turn each task into outcomes between
     pairs of players by the outcome rule; a backend that models the answers themselves
@@ -118,13 +121,14 @@ class RatingBackend(ABC):
     # can be applied in one loop without building an outcome object for each pair.
     quick_pairs = False
     says_order = True  # False: order_confidence is None (no uncertainty, e.g. Elo)
-    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, own_unsolved: OwnUnsolved | str = OwnUnsolved.loss,
-                 record_pairs: bool = False) -> None:
-        """``record_pairs``: update and forfeit return one record per pairwise update
-        (:attr:`Applied.pairs`), for a log that keeps them (``events.rating_updates=pair``);
-        building them costs more than a TrueSkill update."""
-        self.rule = PairRule(OutcomeRule(outcome), draw_margin, p_thresh, OwnUnsolved(own_unsolved))
+
+    def __init__(self, settings: RatingConfig | None = None, /, *, record_pairs: bool = False, **values: Any) -> None:
+        """``record_pairs`` (an option of the backend's, no setting): update and forfeit return one
+        record per pairwise update (:attr:`Applied.pairs`), for a log that keeps them
+        (``events.rating_updates=pair``); building them costs more than a TrueSkill update.
+        (A backend's own ``__init__`` passes it on with the settings' keys, in ``values``.)"""
+        super().__init__(settings, **values)
+        self.rule = PairRule.of(self.settings)
         self.record_pairs = record_pairs
         self.players: list[str] = []
         self.games: dict[str, int] = {}

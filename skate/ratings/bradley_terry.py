@@ -63,9 +63,8 @@ import numpy as np
 
 from skate.errors import Problem, require
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, rank_by_intervals, rating
-from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRule, OutcomeRuleConfig, one_of
+from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRuleConfig, one_of
 from skate.ratings.outcomes import PairOutcome
-from skate.runlog.records import PASS_MARK
 
 
 def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = None,
@@ -162,22 +161,21 @@ class BradleyTerryConfig(OutcomeRuleConfig):
 
 @rating.register("bradley_terry", BradleyTerryConfig)
 class BradleyTerryRating(RatingBackend):
-    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, alpha: float = 0.01, bootstrap: int = 1000,
-                 level: float = 0.95, seed: int = 0, scale: BTScale | str = BTScale.logit,
-                 point: BTPoint | str = BTPoint.fit,
-                 own_unsolved: str = "loss", draws: BTDraws | str = BTDraws.tasks,
-                 role_weights: Mapping[str, float] | None = None, record_pairs: bool = False) -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
+    settings: BradleyTerryConfig
+
+    def __init__(self, settings: BradleyTerryConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
         try:
-            self.scale, self.point, self.draws = BTScale(scale), BTPoint(point), BTDraws(draws)
+            self.scale, self.point, self.draws = BTScale(s.scale), BTPoint(s.point), BTDraws(s.draws)
         except ValueError as exc:
             raise ValueError(f"rating.scale / rating.point / rating.draws: {exc} (scale: {', '.join(BTScale)}; "
                              f"point: {', '.join(BTPoint)}; draws: {', '.join(BTDraws)})") from None
-        weights = {"setter": 1.0, "solver": 1.0, **dict(role_weights or {})}
+        weights = dict(s.role_weights)
         if set(weights) != {"setter", "solver"} or min(weights.values()) <= 0:
-            raise ValueError(f"rating.role_weights={dict(role_weights or {})}: give {{setter: w, solver: w}}, each > 0")
+            raise ValueError(f"rating.role_weights={weights}: give {{setter: w, solver: w}}, each > 0")
         self.role_weights = {k: float(v) for k, v in weights.items()}
+        alpha, bootstrap, level, seed = s.alpha, s.bootstrap, s.level, s.seed
         if alpha <= 0:
             raise ValueError(f"rating.alpha={alpha}: must be > 0 so that unbeaten players stay finite")
         if not 0 < level < 1:

@@ -12,9 +12,8 @@ from typing import Any
 
 from skate.errors import Problem
 from skate.ratings.base import RatingBackend, RatingRow, rank_by_score, rating
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
+from skate.ratings.config import OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
-from skate.runlog.records import PASS_MARK
 
 
 # The settings (conf/rating/elo.yaml extends them: /schema/rating/elo).
@@ -33,14 +32,14 @@ class EloConfig(OutcomeRuleConfig):
 class EloRating(RatingBackend):
     says_order = False  # no uncertainty: it cannot say how sure its order is
     quick_pairs = True
-    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, k: float = 16.0, scale: float = 400.0,
-                 initial: float = 1500.0,
-                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
+    settings: EloConfig
+
+    def __init__(self, settings: EloConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        k, scale = self.settings.k, self.settings.scale
         if k <= 0 or scale <= 0:
             raise ValueError(f"rating.k={k} and rating.scale={scale} must both be > 0")
-        self.k, self.scale, self.initial = k, scale, initial
+        self.k, self.scale, self.initial = k, scale, self.settings.initial
         self.ratings: dict[str, float] = {}
         self.n_updates = 0
 

@@ -164,10 +164,12 @@ class IRTConfig(RatingConfig):
 class IRTRating(RatingBackend):
     uses_counts = True
 
-    def __init__(self, guess: float = 0.0, prior_sd: float = 5.0, interval: str = "sandwich",
-                 level: float = 0.95, bootstrap: int = 200, grid: int = 121, seed: int = 0,
-                 p_thresh: float = PASS_MARK, record_pairs: bool = False) -> None:
-        super().__init__(p_thresh=p_thresh, record_pairs=record_pairs)
+    settings: IRTConfig
+
+    def __init__(self, settings: IRTConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        guess, prior_sd, interval, level = s.guess, s.prior_sd, s.interval, s.level
         if not 0.0 <= guess < 1.0:
             raise ValueError(f"rating.guess={guess}: must lie in [0, 1)")
         if prior_sd <= 0:
@@ -177,8 +179,8 @@ class IRTRating(RatingBackend):
         if not 0 < level < 1:
             raise ValueError(f"rating.level={level}: must lie in (0, 1)")
         self.guess, self.prior_sd, self.interval, self.level = float(guess), float(prior_sd), interval, level
-        self.n_boot, self.seed = int(bootstrap), seed
-        self.grid = Grid(int(grid))
+        self.n_boot, self.seed = int(s.bootstrap), s.seed
+        self.grid = Grid(int(s.grid))
         self.z = NormalDist().inv_cdf(0.5 + level / 2)
         self.counts: dict[str, dict[str, tuple[float, float]]] = {}  # task -> player -> (correct, samples)
         self.n_tasks = 0

@@ -24,12 +24,12 @@ Outcomes name their two players ``a``/``b`` in roster order, whatever the rule.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from skate.ratings.config import OutcomeRule, OwnUnsolved
-from skate.runlog.records import PASS_MARK
+from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, OwnUnsolved
 
 Interval = tuple[float, float]
 
@@ -51,16 +51,23 @@ class PairOutcome:
 
 @dataclass(frozen=True)
 class PairRule:
-    """The outcome rule with its parameters."""
+    """The outcome rule with its parameters: a rating's settings (:meth:`of`), or given one by
+    one, each left out taking its default in the settings' schema (:class:`OutcomeRuleConfig`)."""
 
-    outcome: OutcomeRule = OutcomeRule.relative
-    draw_margin: float = 0.05  # relative: closer than this is a draw
-    p_thresh: float = PASS_MARK  # absolute and setter_vs_solver: the pass mark
-    own_unsolved: OwnUnsolved = OwnUnsolved.loss  # setter_vs_solver: a setter's own unsolved task
+    outcome: OutcomeRule = OutcomeRuleConfig.outcome
+    draw_margin: float = OutcomeRuleConfig.draw_margin  # relative: closer than this is a draw
+    p_thresh: float = OutcomeRuleConfig.p_thresh  # absolute and setter_vs_solver: the pass mark
+    own_unsolved: OwnUnsolved = OutcomeRuleConfig.own_unsolved  # setter_vs_solver: a setter's own unsolved task
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "outcome", OutcomeRule(self.outcome))
         object.__setattr__(self, "own_unsolved", OwnUnsolved(self.own_unsolved))
+
+    @classmethod
+    def of(cls, settings: object) -> PairRule:
+        """The rule of a rating's settings: their outcome rule's keys (a backend with no rule of
+        its own, the item-response model, sets only the pass mark: the others keep their defaults)."""
+        return cls(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(cls) if hasattr(settings, f.name)})
 
     @property
     def needs_setter(self) -> bool:

@@ -29,9 +29,8 @@ import numpy as np
 from skate.errors import Problem, require
 from skate.ratings import trueskill_math as tsm
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
+from skate.ratings.config import OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
-from skate.runlog.records import PASS_MARK
 
 DEFAULT_DRAW = 0.10
 MIN_OUTCOMES_FOR_AUTO = 20
@@ -81,18 +80,17 @@ class TrueSkillConfig(OutcomeRuleConfig):
 class TrueSkillRating(RatingBackend):
     quick_pairs = True
 
-    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, mu: float = 25.0, sigma: float = 25.0 / 3.0,
-                 beta: float = 25.0 / 6.0, tau: float = 25.0 / 300.0,
-                 draw_probability: float | str = DEFAULT_DRAW, orderings: int = 1,
-                 average_last: int = 0, seed: int = 0,
-                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
+    settings: TrueSkillConfig
+
+    def __init__(self, settings: TrueSkillConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        draw_probability = s.draw_probability
         if isinstance(draw_probability, str) and draw_probability != "auto":
             raise ValueError(f"rating.draw_probability={draw_probability!r}: give a number in [0, 1) or 'auto'")
         self.auto_draw = draw_probability == "auto"
-        self.params = {"mu": mu, "sigma": sigma, "beta": beta, "tau": tau}
-        self.orderings, self.average_last, self.seed = int(orderings), int(average_last), seed
+        self.params = {"mu": s.mu, "sigma": s.sigma, "beta": s.beta, "tau": s.tau}
+        self.orderings, self.average_last, self.seed = int(s.orderings), int(s.average_last), s.seed
         self.env = self._env(DEFAULT_DRAW if self.auto_draw else float(draw_probability))
         self.ratings: dict[str, Skill] = {}
         self.n_updates = 0

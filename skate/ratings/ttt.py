@@ -56,9 +56,8 @@ import trueskillthroughtime as ttt
 
 from skate.errors import Problem, require
 from skate.ratings.base import OrderPair, RatingBackend, RatingRow, adjacent_pairs, normal_above, rank_by_score, rating
-from skate.ratings.config import OutcomeRule, OutcomeRuleConfig, positive
+from skate.ratings.config import OutcomeRuleConfig, positive
 from skate.ratings.outcomes import PairOutcome
-from skate.runlog.records import PASS_MARK
 
 TIMES = ("none", "round")
 # The package needs p_draw > 0 to model a draw at all, and below about 0.01 its draw update is
@@ -113,24 +112,23 @@ class TTTConfig(OutcomeRuleConfig):
 
 @rating.register("ttt", TTTConfig)
 class TrueSkillThroughTimeRating(RatingBackend):
-    def __init__(self, outcome: OutcomeRule | str = OutcomeRule.relative, draw_margin: float = 0.05,
-                 p_thresh: float = PASS_MARK, mu: float = 25.0, sigma: float = 25.0 / 3.0,
-                 beta: float = 25.0 / 6.0, gamma: float = 0.0, draw_probability: float = 0.10,
-                 time: str = "none", iterations: int = 30, epsilon: float = 1e-4,
-                 own_unsolved: str = "loss", record_pairs: bool = False) -> None:
-        super().__init__(outcome, draw_margin, p_thresh, own_unsolved, record_pairs)
-        self.mu = _number("mu", mu, "a finite number", lambda x: True)
-        self.sigma = _number("sigma", sigma, "a number > 0", lambda x: x > 0)
-        self.beta = _number("beta", beta, "a number > 0", lambda x: x > 0)
-        self.gamma = _number("gamma", gamma, "a number >= 0 (0: skills fixed)", lambda x: x >= 0)
-        self.draw_probability = _number("draw_probability", draw_probability, "a number in [0, 1)",
+    settings: TTTConfig
+
+    def __init__(self, settings: TTTConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        self.mu = _number("mu", s.mu, "a finite number", lambda x: True)
+        self.sigma = _number("sigma", s.sigma, "a number > 0", lambda x: x > 0)
+        self.beta = _number("beta", s.beta, "a number > 0", lambda x: x > 0)
+        self.gamma = _number("gamma", s.gamma, "a number >= 0 (0: skills fixed)", lambda x: x >= 0)
+        self.draw_probability = _number("draw_probability", s.draw_probability, "a number in [0, 1)",
                                         lambda x: 0 <= x < 1)
-        if time not in TIMES:
-            raise ValueError(f"rating.time={time!r}: give none or round")
-        self.time = str(time)
-        self.iterations = int(_number("iterations", iterations, "an integer >= 1",
+        if s.time not in TIMES:
+            raise ValueError(f"rating.time={s.time!r}: give none or round")
+        self.time = str(s.time)
+        self.iterations = int(_number("iterations", s.iterations, "an integer >= 1",
                                       lambda x: x >= 1 and x.is_integer()))
-        self.epsilon = _number("epsilon", epsilon, "a number > 0", lambda x: x > 0)
+        self.epsilon = _number("epsilon", s.epsilon, "a number > 0", lambda x: x > 0)
         self.n_updates = 0
         # The last fit: (outcomes it covers, {player: (mu, sigma)}), and how it went.
         self._fit: tuple[int, dict[str, tuple[float, float]]] = (0, {})
