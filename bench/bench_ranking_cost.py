@@ -179,9 +179,9 @@ def trajectory(game: dict[str, Any], make: Callable[[], Any], per_round: bool = 
 
 def live_backend(rating: RatingConfig) -> Callable[[], Any]:
     """A fresh backend of the game's own rating settings (as the run records them)."""
-    from hydra.utils import instantiate  # how skate builds a rating from its schema (skate.ratings.rerate)
+    from skate.ratings.base import rating as ratings  # as skate builds it (skate.ratings.rerate.rate_stream)
 
-    return lambda: instantiate(rating, _convert_="all")
+    return lambda: ratings.build(rating)
 
 
 def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, str, int], dict[str, Any]]:

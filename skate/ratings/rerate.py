@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hydra.utils import instantiate
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from skate.errors import ConfigError
+from skate.ratings.base import rating as ratings
 from skate.ratings.config import OutcomeRule, RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
 from skate.runlog.events import Forfeit, RatedTask, read_run
 from skate.runlog.records import BENCHMARK
@@ -42,7 +42,7 @@ def rate_stream(rating: RatingConfig, players: Sequence[str],
         raise ConfigError("rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
                           f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
                           "or absolute")
-    backend = instantiate(rating, _convert_="all")
+    backend = ratings.build(rating)
     backend.add_players(players)
     for item in stream:
         item.apply(backend)

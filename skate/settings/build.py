@@ -34,6 +34,7 @@ from skate.loggers.base import logger as loggers
 from skate.loop import Parts
 from skate.players.base import Player
 from skate.players.simulated import build_simulated
+from skate.ratings.base import rating as ratings
 from skate.runlog import events as ev
 from skate.runlog.files import THINKING_FILE, EventLog, ThinkingLog
 from skate.runlog.records import PASS_MARK, Decoding
@@ -69,7 +70,7 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     client) is closed by ``cleanup``, last opened first; nothing is written to ``log`` here."""
     s = settings
     table = build_table(s, cleanup)
-    rating = instantiate(s.rating, _convert_="all", record_pairs=log.keeps_pairs(s.events.rating_updates))
+    rating = ratings.build(s.rating, record_pairs=log.keeps_pairs(s.events.rating_updates))
     aug, logger = Augmentation(s.aug), loggers.build(s.logger)
     estimator = build_estimator(s)
     thinking = ThinkingLog(log.path.parent / THINKING_FILE) if s.llm.keep_thinking else None

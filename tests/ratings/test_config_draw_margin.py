@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hydra.utils import instantiate
 
 from skate.errors import ConfigError
+from skate.ratings.base import rating
 from skate.runlog.files import read_events
 from skate.runner import run_game
 from tests.test_runner_game import config
@@ -23,7 +23,7 @@ def test_the_margin_follows_sigma_star(margin, estimator, expected):
     settings = config({"rating.draw_margin": margin, **values}, **choice)
     assert settings.rating.draw_margin == pytest.approx(expected)
     # the backend built from the settled section, as the game builds it (skate.settings.build.assemble)
-    assert instantiate(settings.rating, _convert_="all").rule.draw_margin == pytest.approx(expected)
+    assert rating.build(settings.rating).rule.draw_margin == pytest.approx(expected)
     if hasattr(settings.estimator, "draw_margin"):  # the decided estimator settles the rating's own margin
         assert settings.estimator.draw_margin == pytest.approx(expected)
 
