@@ -10,7 +10,9 @@
 | ``decided``, ``adaptive`` | the joint estimators: sample until the outcomes are settled; sample where the ranking is unsure |
 
 An estimator is one module here: its settings dataclass (whose ``check`` returns the problems of
-its own fields, added to ``super().check()``'s) and its class, registered with
+its own fields, added to ``super().check()``'s) and its class, built from those settings (a
+:class:`~skate.registry.Component`: ``FixedN(FixedNConfig(n=4))`` or ``FixedN(n=4)``, read as
+``self.settings``, each default written once, in the schema), registered with
 ``@estimator.register("<name>", <Name>Config)`` (capabilities are class attributes of
 :class:`~skate.estimators.base.Estimator`: ``joint``, ``uses_order``, ``decides_outcomes``, ...),
 plus ``conf/estimator/<name>.yaml`` where it sets values of its own.

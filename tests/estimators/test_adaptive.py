@@ -118,3 +118,11 @@ def test_a_per_task_budget_gives_the_few_players_asked_more_samples_each():
     players = {n: Player(p=0.5) for n in "abcdef"}
     out = estimate(Adaptive(first=1, max_samples=1, per_task=12), players)
     assert {e.n for e in out.values()} == {2}
+
+
+def test_built_alone_with_no_confidence_it_takes_the_default():
+    """A game's confidence is set when its settings are composed (stop.settled's, else the default);
+    an estimator built alone with none takes the default."""
+    from skate.estimators.adaptive import UNSURE_BELOW
+
+    assert Adaptive().confidence == UNSURE_BELOW and Adaptive(confidence=0.8).confidence == 0.8

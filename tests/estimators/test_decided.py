@@ -66,3 +66,14 @@ def test_a_game_with_the_decided_estimator_spends_fewer_samples_and_ranks_right(
     assert dec.summary.samples < 0.75 * alg.summary.samples
     assert [r["player"] for r in dec.table] == ["hi", "mid", "lo"]
     assert all(e["n"] >= 10 for e in read_events(tmp_path / "dec") if e["event"] == "estimate")
+
+
+def test_built_alone_it_decides_the_rule_the_rating_s_schema_sets_by_default():
+    """Its outcome rule follows the rating's keys (${rating.outcome}, ...): resolved when a game's
+    settings are composed; one built alone takes the rating schema's defaults, and keys given win."""
+    from skate.ratings.config import OutcomeRuleConfig
+
+    default, rule = OutcomeRuleConfig(), Decided().rule
+    assert (rule.outcome, rule.draw_margin, rule.p_thresh) == (default.outcome, default.draw_margin, default.p_thresh)
+    rule = Decided(outcome="absolute", draw_margin=0.1, p_thresh=0.7).rule
+    assert (rule.outcome, rule.draw_margin, rule.p_thresh) == ("absolute", 0.1, 0.7)
