@@ -25,6 +25,7 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from skate.errors import ConfigError, not_a_setting
+from skate.estimators.adaptive import UNSURE_BELOW
 from skate.estimators.base import check_links
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
@@ -312,7 +313,7 @@ def prepare(cfg: Composed) -> None:
         cfg.rating.draw_margin = draw_margin_of(cfg.rating.draw_margin, cfg.estimator)
     if "confidence" in cfg.estimator and cfg.estimator.confidence is None:
         # Adaptive: unsure = below the confidence at which the game stops, so it samples until then.
-        cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else 0.95
+        cfg.estimator.confidence = float(cfg.stop.settled) if cfg.stop.settled is not None else UNSURE_BELOW
 
 
 def build_settings(cfg: Composed) -> SkateConfig:
