@@ -17,6 +17,7 @@ import argparse
 import math
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -67,7 +68,7 @@ def main() -> int:
     print("|---|---|---|---:|---:|---:|---|")
     for kind in args.kinds.split(","):
         cls = {"nsjail": NsjailSandbox, "bwrap": BwrapSandbox}[kind]
-        sb = cls(LIMITS, workers=1, warm=not args.cold)
+        sb = cls(limits=asdict(LIMITS), workers=1, warm=not args.cold)
         try:
             sb.start()
             for name, (sender, receiver) in CHANNELS.items():

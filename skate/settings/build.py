@@ -41,6 +41,7 @@ from skate.runlog.records import PASS_MARK, Decoding
 from skate.runlog.replies import REPLIES_FILE, ReplyLog
 from skate.sandbox import NoSandbox, Sandbox, SandboxUnavailable
 from skate.sandbox.config import SandboxConfig
+from skate.sandbox.config import sandbox as sandboxes
 from skate.settings.config import SkateConfig, record_of
 
 log = logging.getLogger(__name__)
@@ -202,15 +203,16 @@ def build_game(game_settings: GameConfig) -> Game:
 
 
 def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
-    """Instantiate the configured sandbox; a sandbox that cannot run here raises SandboxUnavailable."""
+    """The sandbox its settings name, built from them (the sandbox registry's build); a sandbox
+    that cannot run here raises SandboxUnavailable, settings it cannot take a one-line ConfigError."""
     try:
-        return instantiate(sandbox_cfg, _convert_="all")
+        return sandboxes.build(sandbox_cfg)
     except Exception as exc:
         cause: BaseException | None = exc
         while cause is not None:
             if isinstance(cause, SandboxUnavailable):
                 raise cause from None
-            if isinstance(cause, (ValueError, TypeError)) and cause is not exc:
+            if isinstance(cause, (ValueError, TypeError)):
                 raise ConfigError(f"sandbox: {cause}") from None
             cause = cause.__cause__
         raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import asdict
 
 import pytest
 
@@ -28,7 +29,7 @@ def built():
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnsafeSandboxWarning)
-                sb = cls(TEST_LIMITS, workers=2)
+                sb = cls(limits=asdict(TEST_LIMITS), workers=2)
             probe(sb)
             out[name] = sb
         except SandboxUnavailable as exc:

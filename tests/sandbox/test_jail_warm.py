@@ -10,6 +10,7 @@ docs/sandbox.md owns up to, which are pinned here too.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 
 import pytest
 
@@ -24,7 +25,7 @@ def pair(request, built):
     """(warm, cold) sandboxes of one kind, one worker each."""
     _get(built, request.param)
     cls = JAILS[request.param]
-    warm, cold = cls(TEST_LIMITS, workers=1), cls(TEST_LIMITS, workers=1, warm=False)
+    warm, cold = cls(limits=asdict(TEST_LIMITS), workers=1), cls(limits=asdict(TEST_LIMITS), workers=1, warm=False)
     warm.start()
     cold.start()
     yield warm, cold
@@ -428,7 +429,7 @@ def test_zygotes_that_cannot_start_leave_the_jail_cold_and_it_says_so(built, mon
     if name is None:
         pytest.skip("needs a jail")
     monkeypatch.setattr(jail_module, "ZYGOTE", "raise SystemExit('no zygote today')")
-    sb = JAILS[name](TEST_LIMITS, workers=1)
+    sb = JAILS[name](limits=asdict(TEST_LIMITS), workers=1)
     try:
         res = sb.run("import sys\nprint('json' in sys.modules)")
         assert res.ok and res.stdout == "False\n"

@@ -3,6 +3,8 @@ session, faults of the jail and of the sandbox, and flags that never leak."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
@@ -209,7 +211,7 @@ class FlakySandbox(Sandbox):
     isolated = True
 
     def __init__(self, inner: Sandbox) -> None:
-        super().__init__(inner.limits, workers=1)
+        super().__init__(limits=asdict(inner.limits), workers=1)
         self.inner, self.calls = inner, 0
 
     def _execute(self, code, limits, stdin="", env=None):
