@@ -48,7 +48,7 @@ class ScoredTask:
 
     task: Task
     p_correct: dict[str, float]
-    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    counts: dict[str, tuple[float, int]] = field(default_factory=dict)  # a read's correct is p x n
 
 
 class Augmentation(Component[AugConfig]):

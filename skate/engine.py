@@ -425,7 +425,7 @@ class Engine:
                 sampler.close()
             for j, est in zip(new, ests, strict=True):
                 self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
-                                   scored.counts, joined=stage)  # type: ignore[arg-type]  # ScoredTask.counts (skate/augment.py) says (int, int); a read's correct is a float
+                                   scored.counts, joined=stage)
             self._rate(scored.task, scored.p_correct, scored.counts, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
@@ -550,7 +550,7 @@ class Engine:
             if res.task is not None:
                 p_correct, counts = next(scores)
                 self._rate(res.task, p_correct, counts)
-                self.archive.append(ScoredTask(res.task, p_correct, counts))  # type: ignore[arg-type]  # as above: ScoredTask.counts says (int, int)
+                self.archive.append(ScoredTask(res.task, p_correct, counts))
             elif ev.forfeited(res.attempts):
                 self._forfeit(rnd, self.names[idx], res.attempts)
         self.counts["tasks"] += len(tasks)

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import wait
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from skate.llm.cache import ResponseCache, pack, unpack
 from skate.llm.endpoints import Endpoints, RetryPolicy
@@ -104,7 +104,14 @@ class Completion:
 
 
 # ------------------------------------------------------------------------------------- client
-Transport = Callable[[ModelSpec, list[dict[str, Any]], int, int], Reply]
+class Transport(Protocol):
+    """How one chat request is sent (:func:`skate.llm.transport.send`, or a test's own): the
+    request's structured-output form and further fields as keywords, when it has them."""
+
+    def __call__(self, spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int, /,
+                 response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply: ...
+
+
 # A request's chat messages, or a function that makes them (called only if they are sent).
 Messages = list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]
 

@@ -306,7 +306,7 @@ class _Probe:
             opts, _ = shaped(self.spec, shaper.shape(self.original, player), None)
             try:
                 if opts:
-                    reply = send(self.spec, PROBE_MESSAGES, 1, 0, options=opts)  # type: ignore[call-arg]  # client.Transport lacks the options keyword its transports take
+                    reply = send(self.spec, PROBE_MESSAGES, 1, 0, options=opts)
                 else:
                     reply = send(self.spec, PROBE_MESSAGES, 1, 0)
             except ModelConfigError as exc:
