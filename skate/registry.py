@@ -165,8 +165,8 @@ class Registry(Generic[T]):
                               f"choose one of {', '.join(self.names())}") from None
 
     def of(self, section: Any) -> Entry[T]:
-        """The entry whose schema ``section`` has: a composed section (``DictConfig``), a schema
-        instance, or a schema class. A section of no registered schema raises :class:`ConfigError`."""
+        """The entry whose schema ``section`` has: a schema instance, or a schema class. A section
+        of no registered schema raises :class:`ConfigError`."""
         self._load()
         kind = _schema_of(section)
         for entry in self._entries.values():
@@ -210,13 +210,7 @@ def spoken(names: Iterable[str], last: str = "or") -> str:
 
 
 def _schema_of(section: Any) -> Any:
-    if isinstance(section, type):
-        return section
-    from omegaconf import DictConfig, OmegaConf
-
-    if isinstance(section, DictConfig):
-        return OmegaConf.get_type(section)
-    return type(section)
+    return section if isinstance(section, type) else type(section)
 
 
 def _default_target(schema: type) -> str | None:

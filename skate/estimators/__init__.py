@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``base`` | the :class:`Sampler` (queries and grades through the game), the estimator interface (:class:`Estimator`, :class:`TaskContext`), the shared statistics (``binomial_std``, ``wilson``), :class:`EstimatorConfig`, the ``estimator`` registry and ``check_links`` |
+| ``base`` | the :class:`Sampler` (queries and grades through the game), the estimator interface (:class:`Estimator`, :class:`TaskContext`), the shared statistics (``binomial_std``, ``wilson``), :class:`EstimatorConfig`, the ``estimator`` registry |
 | ``algorithm1`` | the SKATE paper's adaptive estimator (and the batch stopping rule's check) |
 | ``fixed_n`` | exactly ``n`` samples per (task, player) |
 | ``greedy`` | one answer at temperature 0 per (task, player), as ArxivRoll scores |

@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from omegaconf import DictConfig, OmegaConf
 
-from skate.errors import ConfigError, Problem, Settings
+from skate.errors import Problem, Settings
 from skate.games.base import AnswerFormat
-from skate.ratings.base import OrderPair, rating_name
-from skate.registry import Component, Registry, spoken
+from skate.ratings.base import OrderPair
+from skate.registry import Component, Registry
 from skate.runlog import replies
 from skate.runlog.records import VOID, Decoding, Estimate, Task
 
@@ -208,15 +207,3 @@ def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
 # The estimator group's registry (conf/estimator/<name>.yaml extends /schema/estimator/<name>);
 # each estimator registers in its own module of this package.
 estimator: Registry[type[Estimator]] = Registry("estimator", "skate.estimators")
-
-
-def check_links(e: DictConfig, r: DictConfig) -> None:
-    """What only the composed config can say (before it is typed): an estimator that decides the
-    rating's pairwise outcomes, whose outcome rule follows the rating's (``${rating.outcome}``),
-    needs a rating that has one."""
-    kind = estimator.of(e)
-    if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
-        others = estimator.names(lambda entry: not entry.component.decides_outcomes)
-        raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
-                          f"{rating_name(r)} has none (it rates the answers themselves): use estimator={spoken(others)}, "
-                          "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh")

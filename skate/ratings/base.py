@@ -270,8 +270,8 @@ rating: Registry[type[RatingBackend]] = Registry("rating", "skate.ratings")
 
 
 def rating_name(r: Any) -> str:
-    """How the user names a rating's settings (or their schema, or a composed ``DictConfig`` of
-    them): ``rating=<name>`` (from the schema's registry entry)."""
+    """How the user names a rating's settings (or their schema): ``rating=<name>`` (from the
+    schema's registry entry)."""
     return rating.of(r).option
 
 

@@ -104,7 +104,7 @@ def pass_mark(p_thresh: float) -> list[Problem]:
 
 def validate_rating(r: RatingConfig) -> None:
     """Raise :class:`~skate.errors.ConfigError` on the first problem of a rating's settings (a
-    schema instance: a composed ``rating`` section is made one with ``OmegaConf.to_object``),
+    schema instance: a composed section is typed first, :func:`skate.settings.options.to_settings`),
     naming ``rating.<key>``."""
     if not isinstance(r, RatingConfig):
         raise ConfigError(f"rating: {type(r).__name__} settings are no rating backend's: compose the "

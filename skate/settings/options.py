@@ -26,10 +26,12 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from skate.errors import ConfigError, not_a_setting
 from skate.estimators.adaptive import UNSURE_BELOW
-from skate.estimators.base import check_links
+from skate.estimators.base import estimator
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
+from skate.ratings.base import rating_name
 from skate.ratings.config import draw_margin_of
+from skate.registry import spoken
 from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, unknown_setting, validate
 
 # Settings composed, not yet typed as SkateConfig: OmegaConf's typed tree, which only this module
@@ -301,6 +303,18 @@ def settings_node() -> Composed:
             node[name] = MISSING
         _NODE.append(node)
     return _NODE[0]
+
+
+def check_links(e: Composed, r: Composed) -> None:
+    """What only the composed config can say (before it is typed): an estimator that decides the
+    rating's pairwise outcomes, whose outcome rule follows the rating's (``${rating.outcome}``),
+    needs a rating that has one."""
+    kind = estimator.of(OmegaConf.get_type(e))
+    if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
+        others = estimator.names(lambda entry: not entry.component.decides_outcomes)
+        raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
+                          f"{rating_name(OmegaConf.get_type(r))} has none (it rates the answers themselves): use estimator={spoken(others)}, "
+                          "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh")
 
 
 def prepare(cfg: Composed) -> None:

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # The tests outside this folder that go over every game (those that do not, deselected by -k).
 OVER_EVERY_GAME = [
     "tests/games/test_games_conformance.py",
-    "tests/settings/test_config_errors.py::test_each_refusal_is_one_line_saying_what_to_write",
+    "tests/cli/test_compose.py::test_each_refusal_is_one_line_saying_what_to_write",
     "tests/cli/test_cli.py::test_the_entry_returns_its_status_instead_of_exiting",  # skate --help lists it
     "tests/cli/test_cli.py::test_every_command_answers_help",
     "tests/cli/test_cli.py::test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone",  # play --help
