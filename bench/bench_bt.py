@@ -20,8 +20,8 @@ from scipy.stats import kendalltau
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.ratings.bradley_terry import BradleyTerryRating  # noqa: E402
-from skate.ratings.outcomes import PairOutcome  # noqa: E402
+from skate.ratings.bradley_terry import BradleyTerryRating
+from skate.ratings.outcomes import PairOutcome
 
 
 def main() -> None:

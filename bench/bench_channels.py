@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.sandbox import BwrapSandbox, Limits, NsjailSandbox  # noqa: E402
+from skate.sandbox import BwrapSandbox, Limits, NsjailSandbox
 
 LIMITS = Limits(timeout_s=5, cpu_s=5, memory_mb=512)
 CHANNELS = {

@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skate.cli.compose import compose_config  # noqa: E402
-from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.optimize.standalone import run_optimize  # noqa: E402
-from skate.settings.options import build_settings  # noqa: E402
+from skate.cli.compose import compose_config
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.optimize.standalone import run_optimize
+from skate.settings.options import build_settings
 
 MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, demo_gain=0.5)}
 

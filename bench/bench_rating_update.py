@@ -28,7 +28,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", SyntaxWarning)
     import trueskill
 
-from skate.ratings import trueskill_math as tsm  # noqa: E402
+from skate.ratings import trueskill_math as tsm
 
 MU, SIGMA, BETA, TAU, DRAW = 25.0, 25 / 3, 25 / 6, 25 / 300, 0.10
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import json  # noqa: E402
-import tempfile  # noqa: E402
+import json
+import tempfile
 
-from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.runlog.files import read_events  # noqa: E402
-from skate.runner import run_game  # noqa: E402
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runlog.files import read_events
+from skate.runner import run_game
 from skate.settings.options import build_settings
-from tests.llm.conftest import SKILLS, llm_config  # noqa: E402
+from tests.llm.conftest import SKILLS, llm_config
 
 for game in ("cop", "scp"):
     for on in (False, True):

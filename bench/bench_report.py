@@ -81,7 +81,7 @@ def child_cold(run: Path) -> None:
     """In a fresh process: the report's imports and its first build, in CPU seconds (printed as JSON)."""
     t0 = time.process_time()
     import skate
-    import skate.runner  # noqa: F401 - what python -m skate has loaded before the report ...
+    import skate.runner  # what python -m skate has loaded before the report ...
 
     skate.config()  # ... and its settings (every game's modules: reading the run's settings needs them)
     t1 = time.process_time()

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.sandbox import (  # noqa: E402
+from skate.sandbox import (
     BwrapSandbox,
     Limits,
     NsjailSandbox,

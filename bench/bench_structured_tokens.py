@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.cli.compose import compose_config  # noqa: E402
-from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.runner import run_game  # noqa: E402
-from skate.settings.options import build_settings  # noqa: E402
+from skate.cli.compose import compose_config
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.runner import run_game
+from skate.settings.options import build_settings
 
 game = sys.argv[1:] or ["game=cop"]
 SK = {"ace": 0.9, "mid": 0.6, "low": 0.3}

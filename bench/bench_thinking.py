@@ -34,15 +34,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scipy.stats import kendalltau  # noqa: E402
+from scipy.stats import kendalltau
 
-import skate  # noqa: E402
-from skate.llm.fake_server import FakeLLMServer, FakeModel  # noqa: E402
-from skate.players.config import LLMPlayerConfig  # noqa: E402
-from skate.runlog.files import read_events  # noqa: E402
-from skate.runner import run_game  # noqa: E402
-from skate.settings.config import SkateConfig  # noqa: E402
-from skate.tools.estimate import estimate, format_estimate  # noqa: E402
+import skate
+from skate.llm.fake_server import FakeLLMServer, FakeModel
+from skate.players.config import LLMPlayerConfig
+from skate.runlog.files import read_events
+from skate.runner import run_game
+from skate.settings.config import SkateConfig
+from skate.tools.estimate import estimate, format_estimate
 
 STYLES = ("hidden", "reasoning_content", "reasoning", "inline")
 SKILLS = {"r90": 0.9, "r78": 0.78, "r66": 0.66, "r54": 0.54, "r42": 0.42, "r30": 0.30}

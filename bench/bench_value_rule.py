@@ -8,9 +8,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from skate.games.cop.generator import KINDS, generate_program, predict_output  # noqa: E402
+from skate.games.cop.generator import KINDS, generate_program, predict_output
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 rng = np.random.default_rng(0)

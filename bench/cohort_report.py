@@ -26,8 +26,8 @@ from scipy.stats import kendalltau
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skate.loop import SEPARATES  # noqa: E402
-from skate.runlog.files import read_events  # noqa: E402
+from skate.loop import SEPARATES
+from skate.runlog.files import read_events
 
 CRUXEVAL_O = {"qwen2.5-coder-1.5b": 0.245, "qwen2.5-coder-0.5b": 0.09, "gemma3-270m": 0.0, "smollm2-135m": 0.0}
 

@@ -232,7 +232,7 @@ def _report(out_dir: Path) -> None:
     try:
         page = report.build_report(out_dir)  # loads matplotlib and pandas only now
         logging.getLogger("skate").info("report: %s", page)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a report must never fail a finished game: logged instead
         logging.getLogger("skate").warning("no report for %s: %s", out_dir, exc)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import skate
-import skate.llm  # noqa: F401  (environment defaults before dspy is imported)
+import skate.llm  # environment defaults before dspy is imported
 
 # isort: split
 import dspy

@@ -100,7 +100,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parse_with_overrides(parser(), argv)
     try:
-        with Store.open(args.store, create=args.command == "import") as store:  # noqa: SIM117
+        with Store.open(args.store, create=args.command == "import") as store:
             if args.command == "import":
                 refused = 0
                 for run_dir in args.runs:

@@ -67,7 +67,7 @@ def _send_litellm(spec: Any, texts: list[str]) -> tuple[list[list[float]], int]:
         kwargs["api_key"] = spec.api_key()
     try:
         resp = litellm.embedding(**kwargs)
-    except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
+    except Exception as exc:  # LiteLLM's errors do not share one base class
         raise _litellm_error(exc, spec) from exc
     try:
         rows = sorted(resp.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)

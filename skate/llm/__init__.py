@@ -17,7 +17,7 @@ os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR"
 from skate.llm.client import Completion, LLMClient, ResponseCache
 from skate.llm.endpoints import RetryPolicy
 from skate.llm.outage import ModelUnreachable
-from skate.llm.spec import ModelConfigError, ModelSpec  # noqa: E402
+from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.usage import BudgetExceeded, Price, Usage
 from skate.llm.wire import CallFailed
 

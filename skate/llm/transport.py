@@ -170,7 +170,7 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
     try:
         resp = litellm.completion(**kwargs)
-    except Exception as exc:  # noqa: BLE001 - LiteLLM's errors do not share one base class
+    except Exception as exc:  # LiteLLM's errors do not share one base class
         raise _litellm_error(exc, spec) from exc
     try:
         read = [from_message(c.message) for c in resp.choices]

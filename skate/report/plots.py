@@ -9,11 +9,11 @@ from typing import Any, cast
 import matplotlib
 
 matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-from skate.report.data import RunData, group_accuracy  # noqa: E402
+from skate.report.data import RunData, group_accuracy
 
 # Per-player figures with a row and a column per player: names on the axes up to this many
 # players, each cell's number written in it up to this many (a 200-player game's 80,000 cell

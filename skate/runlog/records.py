@@ -99,7 +99,7 @@ class StopRun(Exception):
     """Raised by a component that needs the run to end cleanly now (e.g. a spent budget)."""
 
 
-class Interrupted(BaseException):  # noqa: N818 - like KeyboardInterrupt, never caught by `except Exception`
+class Interrupted(BaseException):  # like KeyboardInterrupt, never caught by `except Exception`
     """The run was asked to stop by a signal (SIGINT, SIGTERM); ``signal`` is its name."""
 
     def __init__(self, signal: str) -> None:

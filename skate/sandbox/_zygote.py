@@ -45,9 +45,9 @@ import gc
 
 gc.disable()  # until the fork: no collections punching holes into pages the children share
 
-import os  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
+import os
+import signal
+import sys
 
 # Blocked in the zygote (its dispositions stay a fresh interpreter's; a child only unblocks them):
 # a belt to the child's seccomp braces, which already keep programs from signalling it.
@@ -57,13 +57,13 @@ _SHIELDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signa
 _FRESH_PATH = tuple(sys.path)  # what a fresh `python -I -S` has, before anything changes it
 
 # What the zygote itself needs.
-import _signal  # noqa: E402
-import _socket  # noqa: E402
-import atexit  # noqa: E402
-import builtins  # noqa: E402
-import ctypes  # noqa: E402
-import marshal  # noqa: E402
-import resource  # noqa: E402
+import _signal
+import _socket
+import atexit
+import builtins
+import ctypes
+import marshal
+import resource
 
 # What programs commonly import (PyJail's jails: ast, contextlib, io, os, re, unicodedata;
 # sandboxed calls: os, sys; short programs: the rest), so that they pay none of it. Kept to
@@ -413,7 +413,7 @@ def _exit_status(exc):
     try:
         _stderr_write(_str(code))
         _stderr_write("\n")
-    except _BaseException:  # noqa: BLE001 - as CPython: the status stands
+    except _BaseException:  # as CPython: the status stands
         pass
     return 1
 
@@ -433,7 +433,7 @@ def _uncaught(exc, tb):
             hook(_type(exc), exc, tb)
         except _SystemExit as stop:
             return _exit_status(stop)
-        except _BaseException as exc2:  # noqa: BLE001
+        except _BaseException as exc2:
             tb2 = exc2.__traceback__ and exc2.__traceback__.tb_next  # from the hook down, without this frame
             exc2.__traceback__ = tb2
             _stderr_write("Error in sys.excepthook:\n")
@@ -454,18 +454,18 @@ def _flush_std(report=True):
         try:
             if _getattr(stream, "closed", False):
                 continue
-        except _BaseException:  # noqa: BLE001
+        except _BaseException:
             pass
         try:
             stream.flush()
-        except _BaseException as exc:  # noqa: BLE001
+        except _BaseException as exc:
             ok = False
             if name == "stdout" and report:
                 hook = _getattr(sys, "unraisablehook", None)
                 if hook is not None:
                     try:
                         hook(_UnraisableHookArgs((_type(exc), exc, None, None, stream)))
-                    except _BaseException:  # noqa: BLE001
+                    except _BaseException:
                         pass
     return ok
 
@@ -487,7 +487,7 @@ def _finish(status, main):
         if threading_module is not None:
             try:
                 threading_module._shutdown()  # join the non-daemon threads
-            except _BaseException as exc:  # noqa: BLE001
+            except _BaseException as exc:
                 _stderr_write(f"Exception ignored on threading shutdown: {exc!r}\n")
         _run_exitfuncs()
         if not _flush_std():
@@ -503,7 +503,7 @@ def _finish(status, main):
             _set_handler(_SIGINT, _SIG_DFL)
             _kill(_getpid(), _SIGINT)
             status = 130
-    except _BaseException:  # noqa: BLE001 - whatever happens here, the process ends now
+    except _BaseException:  # whatever happens here, the process ends now
         pass
     _os_exit(1 if status is None else status)
 
@@ -514,7 +514,7 @@ if __name__ == "__main__":
     try:
         _main, _source, _setup = _child_setup(_fds, _fprog)
         os.close(_setup)  # from here on, what goes wrong is the program's
-    except BaseException as _exc:  # noqa: BLE001
+    except BaseException as _exc:  # noqa: BLE001 - a child that cannot start says why to its host, then exits
         try:
             os.write(_fds[4], f"could not start the program: {_exc!r}".encode("utf-8", "replace"))
         finally:
@@ -523,13 +523,13 @@ if __name__ == "__main__":
     _error = None
     try:
         _code = _compile(_source)
-    except BaseException as _exc:  # a program that does not compile: reported with no frames
+    except BaseException as _exc:  # noqa: BLE001 - a program that does not compile: reported with no frames
         _error, _tb = _exc, None
     else:
         del _source
         try:
             exec(_code, _main.__dict__)
-        except BaseException as _exc:
+        except BaseException as _exc:  # noqa: BLE001 - whatever the program raises is its result, reported below
             _error, _tb = _exc, _exc.__traceback__ and _exc.__traceback__.tb_next  # without this frame
     # Reported here, outside the handlers, so that nothing is "being handled" meanwhile (as in
     # CPython's PyErr_Print): an excepthook sees no sys.exc_info(), what it raises no context.

@@ -189,7 +189,7 @@ class Sandbox(Component[SandboxConfig], ABC):
         return {"memory": "address-space rlimit per process", "tmp": "none of its own",
                 "system_calls": "all allowed"}
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:  # optional hook
         """Release long-lived resources (workers, temp folders)."""
 
 

@@ -268,8 +268,8 @@ def fork(child: Callable[[], int], log: Path) -> int:
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
-        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
         code = int(child())
     except BaseException:  # noqa: BLE001 - the child reports and ends here, whatever it was
         traceback.print_exc()

@@ -139,7 +139,7 @@ def test_nothing_a_program_does_survives_into_the_next(pair):
     for res in before + after:
         assert res.ok and "ATEXIT-LEAK" not in res.stdout, res
     assert before[0].stdout == before[1].stdout == after[0].stdout == after[1].stdout
-    seen = eval(after[0].stdout)  # noqa: S307 - our own program's repr
+    seen = eval(after[0].stdout)  # our own program's repr
     assert seen["len"] == 2 and "injected" not in seen["builtins"] and "sorted" in seen["builtins"]
     assert "json" in seen["modules"] and "evil" not in seen["modules"] and seen["re"]
     assert seen["environ"] == {"LC_CTYPE": "C.UTF-8"} and seen["environ_c"] == ["LC_CTYPE=C.UTF-8"]

@@ -123,7 +123,7 @@ def from_json(record: dict) -> Question:
     """The question a :meth:`Question.to_json` record describes (ValueError naming what is
     wrong with a record that is not one)."""
     if not isinstance(record, dict):
-        raise ValueError(f"a question record is a JSON object, got {type(record).__name__}")  # noqa: TRY004 - bad input
+        raise ValueError(f"a question record is a JSON object, got {type(record).__name__}")  # bad input
     qtype = record.get("type")
     cls = _CLASSES.get(str(qtype))
     if cls is None:

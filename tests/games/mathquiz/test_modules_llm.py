@@ -97,7 +97,7 @@ def test_with_a_recipe_each_setter_is_given_a_calculation_of_its_target_and_no_s
     for u in set_prompts:
         target = int(u.split("[[ ## target ## ]]\n")[1].split("\n")[0])
         calc = u.split("[[ ## calculation ## ]]\n")[1].split("\n")[0]
-        assert eval(calc.replace("×", "*")) == target  # noqa: S307 - a × b ± c written by the game
+        assert eval(calc.replace("×", "*")) == target  # a × b ± c written by the game
         assert "without its result" in u
     assert not any("[[ ## calculation ## ]]" in u for u in srv.users if "[[ ## target ## ]]" not in u)
     tasks = kinds(read_events(tmp_path / "run"), "task")

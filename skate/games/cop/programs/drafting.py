@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 # Importing a template module registers its variants in _VARIANTS.
-from skate.games.cop.programs import (  # noqa: F401
+from skate.games.cop.programs import (  # noqa: F401 - imported for their effect: each registers its variants
     arithmetic,
     bitwise,
     classes,
@@ -108,7 +108,7 @@ def _acceptable(source: str) -> bool:
     sys.settrace(_LineBudget(_MAX_TRACE_EVENTS))
     try:
         output = _run_draft(source)
-    except (Exception, _BudgetExceeded):  # a draft that fails is simply redrawn
+    except (Exception, _BudgetExceeded):  # noqa: BLE001 - a draft that fails, however, is simply redrawn
         return False
     finally:
         sys.settrace(previous)
