@@ -57,10 +57,14 @@ def main() -> None:
     scores = {r.player: r.score for r in rows}
     tau = kendalltau([scores[n] for n in names], skill).statistic
     width = np.mean([r.hi - r.lo for r in rows])
-    print(f"{args.players} players, {len(outcomes)} outcomes in {t} tasks, {args.bootstrap} task resamples, "
-          f"{os.cpu_count()} cores")
-    print(f"table (fit + bootstrap): best {min(times):.2f} s, median {np.median(times):.2f} s over {args.repeats}; "
-          f"Kendall tau to the true skills {tau:.3f}; mean 95% interval width {width:.3f}")
+    print(
+        f"{args.players} players, {len(outcomes)} outcomes in {t} tasks, {args.bootstrap} task resamples, "
+        f"{os.cpu_count()} cores"
+    )
+    print(
+        f"table (fit + bootstrap): best {min(times):.2f} s, median {np.median(times):.2f} s over {args.repeats}; "
+        f"Kendall tau to the true skills {tau:.3f}; mean 95% interval width {width:.3f}"
+    )
 
 
 if __name__ == "__main__":

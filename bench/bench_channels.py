@@ -27,17 +27,21 @@ from skate.sandbox import BwrapSandbox, Limits, NsjailSandbox
 LIMITS = Limits(timeout_s=5, cpu_s=5, memory_mb=512)
 CHANNELS = {
     # the jail's pid counter: each fork takes the next pid number
-    "pid": ("import os\nfor _ in range({n}):\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
-            "    os.waitpid(pid, 0)\nprint('sent')",
-            "import os\nprint(os.getpid())"),
+    "pid": (
+        "import os\nfor _ in range({n}):\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
+        "    os.waitpid(pid, 0)\nprint('sent')",
+        "import os\nprint(os.getpid())",
+    ),
     # /tmp's inode counter: each file made (and removed) takes the next inode number
-    "tmp_inode": ("import os\nfor i in range({n}):\n    open('/tmp/x', 'w').close()\n    os.unlink('/tmp/x')\n"
-                  "print('sent')",
-                  "import os\nopen('/tmp/y', 'w').close()\nprint(os.stat('/tmp/y').st_ino)"),
+    "tmp_inode": (
+        "import os\nfor i in range({n}):\n    open('/tmp/x', 'w').close()\n    os.unlink('/tmp/x')\nprint('sent')",
+        "import os\nopen('/tmp/y', 'w').close()\nprint(os.stat('/tmp/y').st_ino)",
+    ),
     # the kernel's shared counter for pipe inodes (pipes are not on /tmp's file system)
-    "pipe_inode": ("import os\nfor _ in range({n}):\n    r, w = os.pipe()\n    os.close(r)\n    os.close(w)\n"
-                   "print('sent')",
-                   "import os\nr, w = os.pipe()\nprint(os.fstat(r).st_ino)"),
+    "pipe_inode": (
+        "import os\nfor _ in range({n}):\n    r, w = os.pipe()\n    os.close(r)\n    os.close(w)\nprint('sent')",
+        "import os\nr, w = os.pipe()\nprint(os.fstat(r).st_ino)",
+    ),
 }
 
 
@@ -55,8 +59,15 @@ def measure(sb, name: str, sender: str, receiver: str) -> dict:
         decoded.append((secret, now - base))  # the receiver's own step counts once
     step = decoded[0][1]  # what a sender of 0 leaves: the cost of the runs themselves
     exact = all(got - step == secret for secret, got in decoded)
-    return {"channel": name, "ok": res.ok, "per_step_us": per_step * 1e6, "capacity": capacity,
-            "bits": math.log2(max(capacity, 1)), "exact": exact, "decoded": decoded}
+    return {
+        "channel": name,
+        "ok": res.ok,
+        "per_step_us": per_step * 1e6,
+        "capacity": capacity,
+        "bits": math.log2(max(capacity, 1)),
+        "exact": exact,
+        "decoded": decoded,
+    }
 
 
 def main() -> int:
@@ -73,8 +84,11 @@ def main() -> int:
             sb.start()
             for name, (sender, receiver) in CHANNELS.items():
                 r = measure(sb, name, sender, receiver)
-                print(f"| {kind} | {'cold' if args.cold else 'warm'} | {name} | {r['per_step_us']:.1f} | "
-                      f"{r['capacity']:,} | {r['bits']:.1f} | {r['exact']} {r['decoded']} |", flush=True)
+                print(
+                    f"| {kind} | {'cold' if args.cold else 'warm'} | {name} | {r['per_step_us']:.1f} | "
+                    f"{r['capacity']:,} | {r['bits']:.1f} | {r['exact']} {r['decoded']} |",
+                    flush=True,
+                )
         finally:
             sb.close()
     return 0

@@ -48,12 +48,27 @@ from skate.runlog.events import AttemptMade, Estimated, TaskSet, read_run  # noq
 from skate.runner import run_game  # noqa: E402
 from skate.settings.options import build_settings  # noqa: E402
 
-SETTER_FIELDS = {"program", "question", "jail", "wrong_answers", "source", "answer_value", "question_type", "distractors"}
+SETTER_FIELDS = {
+    "program",
+    "question",
+    "jail",
+    "wrong_answers",
+    "source",
+    "answer_value",
+    "question_type",
+    "distractors",
+}
 
 
 def _role(request: dict) -> str:
-    user = next((str(m.get("content", "")) for m in request["messages"] if m.get("role") == "user"
-                 and "[[ ##" in str(m.get("content", ""))), "")
+    user = next(
+        (
+            str(m.get("content", ""))
+            for m in request["messages"]
+            if m.get("role") == "user" and "[[ ##" in str(m.get("content", ""))
+        ),
+        "",
+    )
     fmt = request.get("response_format") or {}
     schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {}  # llama-cpp's form, OpenAI's
     fields = set(plain.template_fields(user)) or set(schema.get("properties") or ()) or set(wanted_fields(request))
@@ -80,23 +95,38 @@ def summarise(run: Path, perf: dict[str, list[dict]] | None = None) -> dict[str,
         parse_fail = [a for a in attempts if not a.valid and a.reason == "malformed"]
         cut = [a for a in attempts if not a.valid and "cut off at the length limit" in (a.detail or "")]
         row = {
-            "attempts": len(attempts), "valid": sum(a.valid for a in attempts),
+            "attempts": len(attempts),
+            "valid": sum(a.valid for a in attempts),
             "reasons": dict(Counter(str(a.reason) for a in attempts if not a.valid).most_common()),
-            "parse_failures": len(parse_fail), "cut_attempts": len(cut),
-            "answer_samples": n_samples, "correct": sum(e.correct for e in estimates),
-            "unparsable": sum(e.unparsable for e in estimates), "void": sum(e.void for e in log.of(Estimated) if e.player == me),
-            "calls": u.get("calls", len(calls)), "cut_replies": u.get("cut", 0), "empty_replies": u.get("empty", 0),
-            "prompt_tokens": u.get("prompt_tokens", 0), "completion_tokens": u.get("completion_tokens", 0),
+            "parse_failures": len(parse_fail),
+            "cut_attempts": len(cut),
+            "answer_samples": n_samples,
+            "correct": sum(e.correct for e in estimates),
+            "unparsable": sum(e.unparsable for e in estimates),
+            "void": sum(e.void for e in log.of(Estimated) if e.player == me),
+            "calls": u.get("calls", len(calls)),
+            "cut_replies": u.get("cut", 0),
+            "empty_replies": u.get("empty", 0),
+            "prompt_tokens": u.get("prompt_tokens", 0),
+            "completion_tokens": u.get("completion_tokens", 0),
             "seconds": u.get("seconds", 0.0),
         }
         for role, cs in by_role.items():
             row[f"{role}_calls"] = len(cs)
             row[f"{role}_s"] = sum(c["s"] for c in cs)
             row[f"{role}_completion_tokens"] = sum(
-                (c["response"].get("usage") or {}).get("completion_tokens", 0) for c in cs if isinstance(c["response"], dict))
+                (c["response"].get("usage") or {}).get("completion_tokens", 0)
+                for c in cs
+                if isinstance(c["response"], dict)
+            )
         pf = (perf or {}).get(me) or timings_of(calls)
-        row["prompt_tokens_sent"] = sum(int(((c["response"].get("usage") or {}) if isinstance(c["response"], dict)
-                                             else {}).get("prompt_tokens") or 0) for c in calls)
+        row["prompt_tokens_sent"] = sum(
+            int(
+                ((c["response"].get("usage") or {}) if isinstance(c["response"], dict) else {}).get("prompt_tokens")
+                or 0
+            )
+            for c in calls
+        )
         row["eval_tokens"] = sum(x["eval_tokens"] for x in pf)
         row["eval_s"] = sum(x["eval_ms"] for x in pf) / 1000
         row["prompt_eval_tokens"] = sum(x["prompt_tokens"] for x in pf)
@@ -111,8 +141,10 @@ def summarise(run: Path, perf: dict[str, list[dict]] | None = None) -> dict[str,
 def tokens_table(summary: dict[str, dict]) -> str:
     """Per model: prompt tokens sent and processed (the share the server reused from its cache),
     tokens generated, and the speeds llama.cpp measured."""
-    lines = ["| model | calls | prompt tokens sent | processed | reused | generated | prompt tok/s | gen tok/s |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| model | calls | prompt tokens sent | processed | reused | generated | prompt tok/s | gen tok/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for me, r in summary.items():
         if me.startswith("_"):
             continue
@@ -131,9 +163,11 @@ def pct(a: float, b: float) -> str:
 
 
 def table(summary: dict[str, dict]) -> str:
-    lines = ["| model | attempts valid | rejected (reason) | unparsed | cut | answer accuracy | unparsable answers | "
-             "calls | s/call (set / answer) | completion tok/call (set / answer) | gen tok/s | prompt tok/s |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| model | attempts valid | rejected (reason) | unparsed | cut | answer accuracy | unparsable answers | "
+        "calls | s/call (set / answer) | completion tok/call (set / answer) | gen tok/s | prompt tok/s |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for me, r in summary.items():
         if me.startswith("_"):
             continue
@@ -146,7 +180,8 @@ def table(summary: dict[str, dict]) -> str:
             f"{pct(r['correct'], r['answer_samples'])} | {r['unparsable']} | {r['calls']} | "
             f"{per(r['set_s'], r['set_calls'])} / {per(r['answer_s'], r['answer_calls'])} | "
             f"{per(r['set_completion_tokens'], r['set_calls'])} / {per(r['answer_completion_tokens'], r['answer_calls'])} | "
-            f"{gen} | {pp} |")
+            f"{gen} | {pp} |"
+        )
     return "\n".join(lines)
 
 
@@ -158,18 +193,27 @@ def examples(summary: dict[str, dict], n: int = 2) -> str:
         out.append(f"\n### {me}")
         for t in r["examples_valid"][:n]:
             out.append(f"- valid:\n```python\n{t[:600]}\n```")
-        for reason, detail, t in r["examples_rejected"][:n * 2]:
+        for reason, detail, t in r["examples_rejected"][: n * 2]:
             out.append(f"- rejected ({reason}): {detail[:200]}\n```\n{t[:400]}\n```")
     return "\n".join(out)
 
 
-SPEED_PROMPT = ("Write a Python function that returns the n-th Fibonacci number, iteratively, with a short "
-                "docstring, then three lines that call it and print the results. " * 1
-                + "Here is the style to follow. " + " ".join(f"Rule {i}: keep names short and clear." for i in range(40)))
+SPEED_PROMPT = (
+    "Write a Python function that returns the n-th Fibonacci number, iteratively, with a short "
+    "docstring, then three lines that call it and print the results. "
+    * 1
+    + "Here is the style to follow. "
+    + " ".join(f"Rule {i}: keep names short and clear." for i in range(40))
+)
 
 
-def speed(models: list[local_models.LocalModel], threads: list[int], max_tokens: int = 128,
-          server_kind: str = local_serving.DEFAULT_SERVER, polls: list[int] | None = None) -> list[dict]:
+def speed(
+    models: list[local_models.LocalModel],
+    threads: list[int],
+    max_tokens: int = 128,
+    server_kind: str = local_serving.DEFAULT_SERVER,
+    polls: list[int] | None = None,
+) -> list[dict]:
     """Each model alone (and, for each thread count, all of them at once): prompt and generation
     speed from llama.cpp's own timing of one greedy completion, after a warm-up request (llama-server:
     its prompt cache off for these requests, and each ``poll`` level in ``polls``)."""
@@ -177,12 +221,18 @@ def speed(models: list[local_models.LocalModel], threads: list[int], max_tokens:
     import urllib.request
 
     def ask(server: local_serving.ServerProcess, name: str, out: list, prompt: str = SPEED_PROMPT) -> None:
-        body = {"model": name, "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
-                "temperature": 0, "seed": 0}
+        body = {
+            "model": name,
+            "messages": [{"role": "user", "content": prompt}],
+            "max_tokens": max_tokens,
+            "temperature": 0,
+            "seed": 0,
+        }
         if server_kind == local_serving.LLAMA_SERVER:
             body["cache_prompt"] = False
-        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{server.base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+        )
         t0 = time.perf_counter()
         with urllib.request.urlopen(req, timeout=1800) as r:
             data = json.loads(r.read())
@@ -192,8 +242,9 @@ def speed(models: list[local_models.LocalModel], threads: list[int], max_tokens:
     root = local_serving.cache_root()
     grid = [(n, poll) for n in threads for poll in (polls or [None])]
     for n, poll in grid:
-        serving = local_serving.serving_many(root, models, threads=n, server=server_kind,
-                                     tune={"poll": poll} if poll is not None else None)
+        serving = local_serving.serving_many(
+            root, models, threads=n, server=server_kind, tune={"poll": poll} if poll is not None else None
+        )
         servers = serving.__enter__()
         try:
             for name, server in servers.items():  # warm-up: the weights into memory (another prompt:
@@ -220,25 +271,42 @@ def speed(models: list[local_models.LocalModel], threads: list[int], max_tokens:
                 for name, s in servers.items():
                     timing = results[name][0][2]
                     if timing:  # llama-server: its own timing, in the reply
-                        p = {"prompt_tokens": timing["prompt_n"], "prompt_ms": timing["prompt_ms"],
-                             "eval_tokens": timing["predicted_n"], "eval_ms": timing["predicted_ms"]}
+                        p = {
+                            "prompt_tokens": timing["prompt_n"],
+                            "prompt_ms": timing["prompt_ms"],
+                            "eval_tokens": timing["predicted_n"],
+                            "eval_ms": timing["predicted_ms"],
+                        }
                     else:
                         perf = server_times_since(s, marks[name])
                         p = perf[-1] if perf else {}
-                    rows.append({"model": name, "threads": n, "poll": poll, "together": together, "wall_s": wall,
-                                 "s": results[name][0][0], "prompt_tokens": p.get("prompt_tokens"),
-                                 "prompt_tok_s": 1000 * p["prompt_tokens"] / p["prompt_ms"] if p.get("prompt_ms") else None,
-                                 "gen_tokens": p.get("eval_tokens"),
-                                 "gen_tok_s": 1000 * p["eval_tokens"] / p["eval_ms"] if p.get("eval_ms") else None,
-                                 "rss_mb": s.rss_mb()})
+                    rows.append(
+                        {
+                            "model": name,
+                            "threads": n,
+                            "poll": poll,
+                            "together": together,
+                            "wall_s": wall,
+                            "s": results[name][0][0],
+                            "prompt_tokens": p.get("prompt_tokens"),
+                            "prompt_tok_s": 1000 * p["prompt_tokens"] / p["prompt_ms"] if p.get("prompt_ms") else None,
+                            "gen_tokens": p.get("eval_tokens"),
+                            "gen_tok_s": 1000 * p["eval_tokens"] / p["eval_ms"] if p.get("eval_ms") else None,
+                            "rss_mb": s.rss_mb(),
+                        }
+                    )
         finally:
             serving.__exit__(None, None, None)
-    print("| model | threads | poll | alone or all at once | prompt tokens | prompt tok/s | generated | gen tok/s | s | wall s (all) |")
+    print(
+        "| model | threads | poll | alone or all at once | prompt tokens | prompt tok/s | generated | gen tok/s | s | wall s (all) |"
+    )
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         f = lambda v: f"{v:.1f}" if isinstance(v, float) else str(v)  # noqa: E731
-        print(f"| {r['model']} | {r['threads']} | {r['poll']} | {'all at once' if r['together'] else 'alone'} | {r['prompt_tokens']} | "
-              f"{f(r['prompt_tok_s'])} | {r['gen_tokens']} | {f(r['gen_tok_s'])} | {r['s']:.1f} | {r['wall_s']:.1f} |")
+        print(
+            f"| {r['model']} | {r['threads']} | {r['poll']} | {'all at once' if r['together'] else 'alone'} | {r['prompt_tokens']} | "
+            f"{f(r['prompt_tok_s'])} | {r['gen_tokens']} | {f(r['gen_tok_s'])} | {r['s']:.1f} | {r['wall_s']:.1f} |"
+        )
     return rows
 
 
@@ -253,9 +321,18 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="the run folder (default: a temporary one)")
     ap.add_argument("--json", type=Path, help="write every number here")
     ap.add_argument("--table", type=Path, help="only print the table of this finished run folder")
-    ap.add_argument("--speed", nargs="*", type=int, metavar="THREADS",
-                    help="only measure each model's speed (alone and all at once) with these llama.cpp thread counts")
-    ap.add_argument("overrides", nargs="*", help="Hydra overrides (default: experiment=fewer_calls game.rounds=3, and for cop and scp estimator=logprobs)")
+    ap.add_argument(
+        "--speed",
+        nargs="*",
+        type=int,
+        metavar="THREADS",
+        help="only measure each model's speed (alone and all at once) with these llama.cpp thread counts",
+    )
+    ap.add_argument(
+        "overrides",
+        nargs="*",
+        help="Hydra overrides (default: experiment=fewer_calls game.rounds=3, and for cop and scp estimator=logprobs)",
+    )
     args = ap.parse_args()
     if args.table:
         s = summarise(args.table)
@@ -271,10 +348,14 @@ def main() -> None:
         return
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-cohort-")) / "run"
     root = local_serving.cache_root()
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
-          f"{args.server}; run in {out}", flush=True)
-    with local_serving.serving_many(root, models, threads=local.cohort_threads(args.threads, args.server), server=args.server,
-                            slots=args.slots) as servers:
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
+        f"{args.server}; run in {out}",
+        flush=True,
+    )
+    with local_serving.serving_many(
+        root, models, threads=local.cohort_threads(args.threads, args.server), server=args.server, slots=args.slots
+    ) as servers:
         proxies = {name: RecordingProxy(s.base, refusal_as_400=False) for name, s in servers.items()}
         log_start = {name: s.log.stat().st_size for name, s in servers.items()}
         # The game talks to the proxies: players=local_cohort reads their addresses from the
@@ -282,8 +363,10 @@ def main() -> None:
         os.environ.update(local.cohort_env(proxies, {}))  # type: ignore[arg-type]
         overrides = local_game.game_overrides(
             ["logger=none", "llm.cache=false", f"seed={args.seed}", *args.overrides],
-            local.client_falls_back_on_llama_cpp(), local_game.cohort_players(list(servers)),
-            local_game.cohort_defaults(args.overrides))
+            local.client_falls_back_on_llama_cpp(),
+            local_game.cohort_players(list(servers)),
+            local_game.cohort_defaults(args.overrides),
+        )
         print("overrides: " + " ".join(overrides), flush=True)
         cfg = compose_config(overrides)
         import resource
@@ -297,7 +380,9 @@ def main() -> None:
             # the game's own CPU (this process: engine, client, ratings) and its children's (the
             # sandboxed programs; the servers are reaped only when they stop, after this)
             cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-            game_cpu = [round(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime, 1) for a, b in zip(cpu0, cpu1, strict=False)]
+            game_cpu = [
+                round(b.ru_utime + b.ru_stime - a.ru_utime - a.ru_stime, 1) for a, b in zip(cpu0, cpu1, strict=False)
+            ]
             for p in proxies.values():
                 p.close()
         perf = {}
@@ -309,10 +394,21 @@ def main() -> None:
                     f.write(json.dumps(c) + "\n")
         rss = {name: s.rss_mb(peak=True) for name, s in servers.items()}
     s = summarise(out, perf)
-    s["_run"] = {"wall_s": wall, "overrides": overrides, "rss_mb": rss, "out": str(out), "server": args.server,
-                 "slots": args.slots, "threads": args.threads, "game_cpu_s": game_cpu[0], "sandbox_cpu_s": game_cpu[1]}
-    print(f"\ngame: {wall:.0f} s, {s['_tasks']['count']} tasks; the game's own CPU {game_cpu[0]} s, its sandboxed "
-          f"programs' {game_cpu[1]} s; servers' peak RSS (MB): {rss}\n")
+    s["_run"] = {
+        "wall_s": wall,
+        "overrides": overrides,
+        "rss_mb": rss,
+        "out": str(out),
+        "server": args.server,
+        "slots": args.slots,
+        "threads": args.threads,
+        "game_cpu_s": game_cpu[0],
+        "sandbox_cpu_s": game_cpu[1],
+    }
+    print(
+        f"\ngame: {wall:.0f} s, {s['_tasks']['count']} tasks; the game's own CPU {game_cpu[0]} s, its sandboxed "
+        f"programs' {game_cpu[1]} s; servers' peak RSS (MB): {rss}\n"
+    )
     print(table(s))
     print()
     print(tokens_table(s))

@@ -27,16 +27,16 @@ def by_hydra(i: int) -> skate.SkateConfig:
 
 
 def by_presets(i: int) -> skate.SkateConfig:
-    return skate.config(game="mathquiz", values={"seed": i, "game.rounds": i % 7 + 1,
-                                                 "players.simulated.0.skill": 0.3})
+    return skate.config(game="mathquiz", values={"seed": i, "game.rounds": i % 7 + 1, "players.simulated.0.skill": 0.3})
 
 
 BASE = skate.SkateConfig()
 
 
 def by_dataclasses(i: int) -> skate.SkateConfig:
-    players = dataclasses.replace(BASE.players, simulated=[dataclasses.replace(BASE.players.simulated[0], skill=0.3),
-                                                           *BASE.players.simulated[1:]])
+    players = dataclasses.replace(
+        BASE.players, simulated=[dataclasses.replace(BASE.players.simulated[0], skill=0.3), *BASE.players.simulated[1:]]
+    )
     return settle(dataclasses.replace(BASE, game=MathQuizConfig(rounds=i % 7 + 1), seed=i, players=players))
 
 
@@ -61,13 +61,17 @@ def main() -> None:
     args = ap.parse_args()
     same = {by_hydra(3) == by_presets(3) == by_dataclasses(3)}
     assert same == {True}, "the three ways disagree"
-    for name, make in (("Hydra's compose (skate.cli.compose.settings_from)", by_hydra),
-                       ("the YAML presets without Hydra (skate.config)", by_presets),
-                       ("dataclasses (settle(SkateConfig(...)))", by_dataclasses)):
+    for name, make in (
+        ("Hydra's compose (skate.cli.compose.settings_from)", by_hydra),
+        ("the YAML presets without Hydra (skate.config)", by_presets),
+        ("dataclasses (settle(SkateConfig(...)))", by_dataclasses),
+    ):
         walls, cpus = measure(make, args.calls, args.repeats)
-        print(f"{name}: {statistics.median(cpus) / args.calls * 1000:.1f} ms of CPU a call (median of "
-              f"{args.repeats} x {args.calls}; best {min(cpus) / args.calls * 1000:.1f}), wall "
-              f"{statistics.median(walls) / args.calls * 1000:.1f} ms")
+        print(
+            f"{name}: {statistics.median(cpus) / args.calls * 1000:.1f} ms of CPU a call (median of "
+            f"{args.repeats} x {args.calls}; best {min(cpus) / args.calls * 1000:.1f}), wall "
+            f"{statistics.median(walls) / args.calls * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

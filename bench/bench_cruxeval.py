@@ -37,9 +37,11 @@ from skate.local import serving as local_serving  # noqa: E402
 SYSTEM = "You predict exactly what Python code returns. Reply with the value only, as a Python literal."
 # No example values in the prompt: Qwen2.5-Coder 0.5B answered the first example ("3") to most
 # items when the prompt listed some (the 2026-11-26 run in docs/real-models.md).
-USER = ("Here is a Python function:\n\n```python\n{code}\n```\n\nWhat does `f({input})` return? Reply with the "
-        "returned value only, written as a Python literal (a number, a quoted string, a list, a tuple, a dict, "
-        "True, False or None), and nothing else.")
+USER = (
+    "Here is a Python function:\n\n```python\n{code}\n```\n\nWhat does `f({input})` return? Reply with the "
+    "returned value only, written as a Python literal (a number, a quoted string, a list, a tuple, a dict, "
+    "True, False or None), and nothing else."
+)
 
 
 def literal(text: str) -> object:
@@ -70,10 +72,19 @@ def right(reply: str, output: str) -> bool:
 
 
 def ask(base: str, model: str, item: dict, max_tokens: int) -> tuple[str, dict, float]:
-    body = {"model": model, "temperature": 0, "seed": 0, "max_tokens": max_tokens,
-            "messages": [{"role": "system", "content": SYSTEM},
-                         {"role": "user", "content": USER.format(code=item["code"], input=item["input"])}]}
-    req = urllib.request.Request(f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"})
+    body = {
+        "model": model,
+        "temperature": 0,
+        "seed": 0,
+        "max_tokens": max_tokens,
+        "messages": [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": USER.format(code=item["code"], input=item["input"])},
+        ],
+    }
+    req = urllib.request.Request(
+        f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     t0 = time.perf_counter()
     with urllib.request.urlopen(req, timeout=1800) as r:
         data = json.loads(r.read())
@@ -81,7 +92,6 @@ def ask(base: str, model: str, item: dict, max_tokens: int) -> tuple[str, dict, 
 
 
 def sample(n: int, seed: int) -> list[dict]:
-
     recs = list(records())
     idx = np.random.default_rng(seed).permutation(len(recs))[:n]
     return [recs[int(i)] for i in sorted(idx)]
@@ -114,13 +124,23 @@ def main() -> None:
         items = sample(args.n, args.seed)
         result = {"n": len(items), "seed": args.seed, "ids": [i["id"] for i in items], "models": {}}
         t0 = time.perf_counter()
-        with local_serving.serving_many(local_serving.cache_root(), models, threads=local_models.COHORT_THREADS) as servers:
+        with local_serving.serving_many(
+            local_serving.cache_root(), models, threads=local_models.COHORT_THREADS
+        ) as servers:
+
             def run(name: str, server: local_serving.ServerProcess) -> None:
                 rows = []
                 for item in items:
                     reply, usage, s = ask(server.base, name, item, args.max_tokens)
-                    rows.append({"id": item["id"], "right": right(reply, item["output"]), "reply": reply[:300], "s": s,
-                                 "completion_tokens": usage.get("completion_tokens", 0)})
+                    rows.append(
+                        {
+                            "id": item["id"],
+                            "right": right(reply, item["output"]),
+                            "reply": reply[:300],
+                            "s": s,
+                            "completion_tokens": usage.get("completion_tokens", 0),
+                        }
+                    )
                 result["models"][name] = rows
 
             threads = [threading.Thread(target=run, args=(n, s)) for n, s in servers.items()]
@@ -133,14 +153,18 @@ def main() -> None:
             args.json.write_text(json.dumps(result, indent=1))
     acc = {name: sum(r["right"] for r in rows) / len(rows) for name, rows in result["models"].items()}
     order = sorted(acc, key=lambda m: -acc[m])
-    print(f"CRUXEval-O, {result['n']} items (seed {result['seed']}), greedy, one answer"
-          + (f"; {result['wall_s'] / 60:.1f} min, the models at once" if "wall_s" in result else ""))
+    print(
+        f"CRUXEval-O, {result['n']} items (seed {result['seed']}), greedy, one answer"
+        + (f"; {result['wall_s'] / 60:.1f} min, the models at once" if "wall_s" in result else "")
+    )
     print("| model | accuracy | s/item | completion tokens/item |")
     print("|---|---:|---:|---:|")
     for m in order:
         rows = result["models"][m]
-        print(f"| {m} | {acc[m]:.1%} ({sum(r['right'] for r in rows)}/{len(rows)}) | "
-              f"{sum(r['s'] for r in rows) / len(rows):.1f} | {sum(r['completion_tokens'] for r in rows) / len(rows):.0f} |")
+        print(
+            f"| {m} | {acc[m]:.1%} ({sum(r['right'] for r in rows)}/{len(rows)}) | "
+            f"{sum(r['s'] for r in rows) / len(rows):.1f} | {sum(r['completion_tokens'] for r in rows) / len(rows):.0f} |"
+        )
     for run in args.run:
         table = json.loads((run / "ratings.json").read_text())
         ranked = [r["player"] for r in table if r["player"] in acc]

@@ -55,8 +55,10 @@ def main() -> None:
             print(f"{name:<10} failed: {res.stderr.strip().splitlines()[-1]}")
             continue
         r = json.loads(res.stdout.strip().splitlines()[-1])
-        print(f"{name:<10} {r['load_s']:>7.2f} {r.get('one_text_ms', float('nan')):>12.2f} "
-              f"{r.get('batch_ms_per_text', float('nan')):>14.2f} {r['peak_rss_mb']:>12.1f}")
+        print(
+            f"{name:<10} {r['load_s']:>7.2f} {r.get('one_text_ms', float('nan')):>12.2f} "
+            f"{r.get('batch_ms_per_text', float('nan')):>14.2f} {r['peak_rss_mb']:>12.1f}"
+        )
 
 
 if __name__ == "__main__":

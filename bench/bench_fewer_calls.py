@@ -116,8 +116,14 @@ def read_events(out: Path) -> dict[str, Any]:
                     ended = e.get("ended") or "rounds"
                 elif kind == "run_error":
                     ended = "error"
-    return {"calls": attempts + samples + void, "attempts": attempts, "samples": samples, "void": void,
-            "rounds": rounds, "ended": ended}
+    return {
+        "calls": attempts + samples + void,
+        "attempts": attempts,
+        "samples": samples,
+        "void": void,
+        "rounds": rounds,
+        "ended": ended,
+    }
 
 
 def tau(xs: list[float], ys: list[float]) -> float:
@@ -141,12 +147,21 @@ def play(overrides: list[str]) -> dict[str, Any]:
             cfg = compose_config(overrides)
             result = run_game(build_settings(cfg), out)
         except Exception as exc:  # noqa: BLE001 - one game's error is reported, the others go on
-            return {"error": short_error(exc), "trace": traceback.format_exc(limit=3),
-                    "wall": time.perf_counter() - t0, **read_events(out)}
+            return {
+                "error": short_error(exc),
+                "trace": traceback.format_exc(limit=3),
+                "wall": time.perf_counter() - t0,
+                **read_events(out),
+            }
         counts = read_events(out)
     rows = sorted(result.table, key=lambda r: r.get("rank") or 0)
-    return {"error": None, "wall": time.perf_counter() - t0, "table": rows,
-            "order": [r["player"] for r in rows], **counts}
+    return {
+        "error": None,
+        "wall": time.perf_counter() - t0,
+        "table": rows,
+        "order": [r["player"] for r in rows],
+        **counts,
+    }
 
 
 def true_tau(rows: list[dict[str, Any]]) -> float:
@@ -173,12 +188,16 @@ def mean(xs: list[float]) -> float | None:
 
 # --------------------------------------------------------------------------------- games
 def part_games(args: argparse.Namespace) -> None:
-    print(f"## Simulated cohorts: default configuration vs experiment=fewer_calls\n\n"
-          f"seeds {' '.join(map(str, args.seeds))}; default configuration {args.rounds} rounds; "
-          f"preset at most {preset_desc(args)}; "
-          f"calls = attempts + samples answered + void samples\n")
-    print("| game | configuration | seeds ok | model calls (mean) | rounds (mean) | settled | τ to truth mean | "
-          "τ to truth worst | τ to default (mean) | wall s / game | calls preset / default |")
+    print(
+        f"## Simulated cohorts: default configuration vs experiment=fewer_calls\n\n"
+        f"seeds {' '.join(map(str, args.seeds))}; default configuration {args.rounds} rounds; "
+        f"preset at most {preset_desc(args)}; "
+        f"calls = attempts + samples answered + void samples\n"
+    )
+    print(
+        "| game | configuration | seeds ok | model calls (mean) | rounds (mean) | settled | τ to truth mean | "
+        "τ to truth worst | τ to default (mean) | wall s / game | calls preset / default |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     errors: list[str] = []
     for game in args.games:
@@ -186,8 +205,15 @@ def part_games(args: argparse.Namespace) -> None:
         for config, extra in CONFIGS.items():
             runs[config] = {}
             for seed in args.seeds:
-                ov = [*GAMES[game], *extra, *rounds_overrides(config, args.rounds, args.preset_rounds),
-                      f"seed={seed}", "logger=none", "report=false", *args.overrides]
+                ov = [
+                    *GAMES[game],
+                    *extra,
+                    *rounds_overrides(config, args.rounds, args.preset_rounds),
+                    f"seed={seed}",
+                    "logger=none",
+                    "report=false",
+                    *args.overrides,
+                ]
                 r = play(ov)
                 runs[config][seed] = r
                 if r["error"]:
@@ -202,15 +228,24 @@ def part_games(args: argparse.Namespace) -> None:
             if config != "default":
                 base = mean([float(r["calls"]) for r in runs["default"].values() if not r["error"]])
                 ratio = fmt(calls / base if calls is not None and base else None, ".3f")
-                vs_default = fmt(mean([pair_tau(r["table"], runs["default"][s]["table"])
-                                       for s, r in runs[config].items()
-                                       if not r["error"] and not runs["default"][s]["error"]]))
+                vs_default = fmt(
+                    mean(
+                        [
+                            pair_tau(r["table"], runs["default"][s]["table"])
+                            for s, r in runs[config].items()
+                            if not r["error"] and not runs["default"][s]["error"]
+                        ]
+                    )
+                )
             settled = sum(1 for r in ok if r["ended"] == "settled")
             n_ok = f"{len(ok)}/{len(args.seeds)}" + (" (error)" if len(ok) < len(args.seeds) else "")
             worst = min((t for t in taus if not math.isnan(t)), default=None)
-            print(f"| {game} | {config} | {n_ok} | {fmt(calls, ',.0f')} | {fmt(mean([float(r['rounds']) for r in ok]), '.1f')} | "
-                  f"{settled}/{len(ok)} | {fmt(mean(taus))} | {fmt(worst)} | {vs_default} | "
-                  f"{fmt(mean([r['wall'] for r in runs[config].values()]), '.1f')} | {ratio} |", flush=True)
+            print(
+                f"| {game} | {config} | {n_ok} | {fmt(calls, ',.0f')} | {fmt(mean([float(r['rounds']) for r in ok]), '.1f')} | "
+                f"{settled}/{len(ok)} | {fmt(mean(taus))} | {fmt(worst)} | {vs_default} | "
+                f"{fmt(mean([r['wall'] for r in runs[config].values()]), '.1f')} | {ratio} |",
+                flush=True,
+            )
     if errors:
         print("\nErrors:\n")
         for e in errors:
@@ -237,22 +272,38 @@ def part_fake(args: argparse.Namespace) -> None:
     from skate.llm.transport import close_pools
 
     seed = args.seeds[0]
-    print(f"## LLM players against the fake server (in-process): default configuration vs experiment=fewer_calls\n\n"
-          f"models {', '.join(f'{n}={s}' for n, s in FAKE_MODELS.items())}; seed {seed}; default configuration "
-          f"{args.rounds} rounds; preset at most {preset_desc(args)}; llm.cache=false, llm.preflight=false\n")
-    print("| game | configuration | server requests | completions served | calls (events) | rounds | ended | "
-          "final order | true order? | wall s | requests preset / default |")
+    print(
+        f"## LLM players against the fake server (in-process): default configuration vs experiment=fewer_calls\n\n"
+        f"models {', '.join(f'{n}={s}' for n, s in FAKE_MODELS.items())}; seed {seed}; default configuration "
+        f"{args.rounds} rounds; preset at most {preset_desc(args)}; llm.cache=false, llm.preflight=false\n"
+    )
+    print(
+        "| game | configuration | server requests | completions served | calls (events) | rounds | ended | "
+        "final order | true order? | wall s | requests preset / default |"
+    )
     print("|---|---|---:|---:|---:|---:|---|---|---|---:|---:|")
     errors: list[str] = []
     with FakeLLMServer({n: FakeModel(s) for n, s in FAKE_MODELS.items()}) as server:
         base = server.api_base
-        players = "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in FAKE_MODELS) + "]"
+        players = (
+            "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in FAKE_MODELS) + "]"
+        )
         for game in args.fake_games:
             requests: dict[str, int] = {}
             for config, extra in CONFIGS.items():
-                ov = [*GAMES[game], *extra, *rounds_overrides(config, args.rounds, args.preset_rounds),
-                      f"seed={seed}", "logger=none", "report=false", "players.simulated=[]",
-                      f"players.llm={players}", "llm.cache=false", "llm.preflight=false", *args.overrides]
+                ov = [
+                    *GAMES[game],
+                    *extra,
+                    *rounds_overrides(config, args.rounds, args.preset_rounds),
+                    f"seed={seed}",
+                    "logger=none",
+                    "report=false",
+                    "players.simulated=[]",
+                    f"players.llm={players}",
+                    "llm.cache=false",
+                    "llm.preflight=false",
+                    *args.overrides,
+                ]
                 req0, choices0 = server.stats.requests, server.stats.completion_choices
                 try:
                     r = play(ov)
@@ -271,8 +322,11 @@ def part_fake(args: argparse.Namespace) -> None:
                 if config != "default" and requests.get("default"):
                     ratio = f"{req / requests['default']:.3f}"
                 ended = "error" if r["error"] else r["ended"]
-                print(f"| {game} | {config} | {req:,} | {choices:,} | {r['calls']:,} | {r['rounds']} | {ended} | "
-                      f"{order} | {right} | {r['wall']:.1f} | {ratio} |", flush=True)
+                print(
+                    f"| {game} | {config} | {req:,} | {choices:,} | {r['calls']:,} | {r['rounds']} | {ended} | "
+                    f"{order} | {right} | {r['wall']:.1f} | {ratio} |",
+                    flush=True,
+                )
     if errors:
         print("\nErrors:\n")
         for e in errors:
@@ -283,13 +337,22 @@ def part_fake(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", choices=["games", "fake", "all"], default="all")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
-                    help="seeds of part games (part fake plays the first)")
+    ap.add_argument(
+        "--seeds", type=int, nargs="+", default=[0, 1, 2], help="seeds of part games (part fake plays the first)"
+    )
     ap.add_argument("--rounds", type=int, default=10, help="game.rounds of the default configuration")
-    ap.add_argument("--preset-rounds", type=int, default=None,
-                    help="game.rounds of experiment=fewer_calls (default: the preset's own cap)")
-    ap.add_argument("--games", nargs="+", default=list(GAMES),
-                    help=f"games of part games, of: {', '.join(repr(g) for g in GAMES)} (scp_player_set too)")
+    ap.add_argument(
+        "--preset-rounds",
+        type=int,
+        default=None,
+        help="game.rounds of experiment=fewer_calls (default: the preset's own cap)",
+    )
+    ap.add_argument(
+        "--games",
+        nargs="+",
+        default=list(GAMES),
+        help=f"games of part games, of: {', '.join(repr(g) for g in GAMES)} (scp_player_set too)",
+    )
     ap.add_argument("--fake-games", nargs="+", default=["cop"], help="games of part fake (e.g. cop mathquiz)")
     ap.add_argument("--verbose", action="store_true", help="print the traceback of a game that fails")
     ap.add_argument("overrides", nargs="*", help="more overrides for every game")
@@ -300,10 +363,13 @@ def main() -> None:
         if g not in GAMES:
             ap.error(f"unknown game {g!r}: give one of {', '.join(GAMES)}")
     t0 = time.perf_counter()
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, part {args.part}, seeds "
-          f"{' '.join(map(str, args.seeds))}, default configuration {args.rounds} rounds, "
-          f"preset at most {preset_desc(args)}, "
-          f"overrides: {args.overrides or 'none'}\n", flush=True)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, part {args.part}, seeds "
+        f"{' '.join(map(str, args.seeds))}, default configuration {args.rounds} rounds, "
+        f"preset at most {preset_desc(args)}, "
+        f"overrides: {args.overrides or 'none'}\n",
+        flush=True,
+    )
     if args.part in ("games", "all"):
         part_games(args)
     if args.part in ("fake", "all"):

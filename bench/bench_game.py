@@ -36,8 +36,10 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, overrides: {args.overrides or 'none'}\n")
-    print("| seed | wall s | tasks | attempts | samples | updates | executions/s | Kendall τ | swapped pairs "
-          "| exact order |")
+    print(
+        "| seed | wall s | tasks | attempts | samples | updates | executions/s | Kendall τ | swapped pairs "
+        "| exact order |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|")
     for seed in args.seeds:
         rounds = [f"game.rounds={args.rounds}"] if args.rounds else []
@@ -50,13 +52,16 @@ def main() -> None:
         truth = [r["player"] for r in sorted(rows, key=lambda r: -r["true_skill"])]
         ranked = [r["player"] for r in rows]
         tau = kendalltau([r["score"] for r in rows], [r["true_skill"] for r in rows]).statistic
-        swapped = [(a, b) for i, a in enumerate(truth) for b in truth[i + 1:] if ranked.index(a) > ranked.index(b)]
+        swapped = [(a, b) for i, a in enumerate(truth) for b in truth[i + 1 :] if ranked.index(a) > ranked.index(b)]
         adjacent = all(truth.index(b) == truth.index(a) + 1 for a, b in swapped)
         s = result.summary
         rate = s.sandbox_executions / wall
-        print(f"| {seed} | {wall:.1f} | {s.tasks} | {s.attempts} | {s.samples} | {s.updates} | {rate:.1f} | "
-              f"{tau:.3f} | {len(swapped)}{' (adjacent)' if swapped and adjacent else ''} | "
-              f"{'yes' if ranked == truth else 'no'} |", flush=True)
+        print(
+            f"| {seed} | {wall:.1f} | {s.tasks} | {s.attempts} | {s.samples} | {s.updates} | {rate:.1f} | "
+            f"{tau:.3f} | {len(swapped)}{' (adjacent)' if swapped and adjacent else ''} | "
+            f"{'yes' if ranked == truth else 'no'} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

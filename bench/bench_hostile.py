@@ -91,22 +91,22 @@ def report(line, made):
     os._exit(0 if made else 1)
 '''
 
-EPILOGUE = r'''
+EPILOGUE = r"""
 try:
     _line, _made = main()
 except BaseException as _e:  # noqa: BLE001
     _line, _made = f"failed: {err(_e)}", False
 report(_line, _made)
-'''
+"""
 
 PROGRAMS: dict[str, str] = {}
 
-PROGRAMS["idle"] = r'''
+PROGRAMS["idle"] = r"""
 def main():  # the control: pins nothing, shows how much the machine's readings wander by themselves
     return "held nothing (control)", True
-'''
+"""
 
-PROGRAMS["unix_socketpair"] = r'''
+PROGRAMS["unix_socketpair"] = r"""
 import socket
 
 
@@ -151,9 +151,9 @@ def main():
         why = err(e)
     return (f"queued {mib(queued)} in {len(pairs)} pairs ({n_stream} stream, {n_dgram} dgram; "
             f"SO_SNDBUF {sndbuf >> 10} KiB, {nofile} fds); stopped by {why}"), queued > 0
-'''
+"""
 
-PROGRAMS["tcp_loopback"] = r'''
+PROGRAMS["tcp_loopback"] = r"""
 import socket
 
 
@@ -209,9 +209,9 @@ def main():
     queued = state["queued"]
     return (f"queued {mib(queued)} over {len(conns)} loopback connections ({len(accepted)} accepted, "
             f"{nofile} fds); stopped by {why}"), queued > 0
-'''
+"""
 
-PROGRAMS["tmp_file_flood"] = r'''
+PROGRAMS["tmp_file_flood"] = r"""
 import stat
 
 
@@ -252,9 +252,9 @@ def main():
     except Exception as e:  # noqa: BLE001
         why = err(e)
     return f"made {made} empty files in {folders} folders; stopped by {why}", made > 0
-'''
+"""
 
-PROGRAMS["pipes"] = r'''
+PROGRAMS["pipes"] = r"""
 import fcntl
 
 
@@ -286,9 +286,9 @@ def main():
         why = err(e)
     return (f"held {mib(held)} in {len(pipes)} full pipes ({big} grown to 1 MiB; {nofile} fds); "
             f"stopped by {why}"), held > 0
-'''
+"""
 
-PROGRAMS["memfd"] = r'''
+PROGRAMS["memfd"] = r"""
 import ctypes
 import signal
 
@@ -356,9 +356,9 @@ def main():
         why = (why + " " if why.endswith("then") else "") + err(e)
     return (f"held {mib(held)} in memfds: {len(fds)} open + {mapped} mapped and closed, "
             f"{per >> 10} KiB each ({nofile} fds); stopped by {why}"), held > 0
-'''
+"""
 
-PROGRAMS["inotify"] = r'''
+PROGRAMS["inotify"] = r"""
 import ctypes
 
 
@@ -415,9 +415,9 @@ def main():
         why = err(e)
     more = f", refused {refused}" if refused else ""
     return f"{len(wds)} inotify watches ({folders} folders) on /usr/lib and /usr{more}; stopped by {why}", bool(wds)
-'''
+"""
 
-PROGRAMS["io_uring"] = r'''
+PROGRAMS["io_uring"] = r"""
 import ctypes
 import struct
 
@@ -458,9 +458,9 @@ def main():
         why = err(e)
     return (f"io_uring_setup(4096) -> fd {rings[0]} ({sq} sq / {cq} cq entries); {len(rings)} rings "
             f"~ {mib(held)} ({nofile} fds); stopped by {why}"), True
-'''
+"""
 
-PROGRAMS["threads_fork"] = r'''
+PROGRAMS["threads_fork"] = r"""
 import select
 import threading
 
@@ -522,14 +522,15 @@ def main():
     return (f"{1 + kids} processes holding {mib(total)} (parent {mib(len(mine))}, {kids} children, "
             f"{len(sizes)} reported); fork stopped by {why}; {threads} threads ({terr}); "
             f"RLIMIT_NPROC {nproc}"), total > 0
-'''
+"""
 
 TRIVIAL = "print(1)\n"
 
 
 def program_source(name: str, build_s: float, hold_s: float, cap: int) -> str:
-    prelude = (PRELUDE.replace("__BUILD_S__", repr(build_s)).replace("__HOLD_S__", repr(hold_s))
-               .replace("__CAP__", str(cap)))
+    prelude = (
+        PRELUDE.replace("__BUILD_S__", repr(build_s)).replace("__HOLD_S__", repr(hold_s)).replace("__CAP__", str(cap))
+    )
     return prelude + PROGRAMS[name] + EPILOGUE
 
 
@@ -595,8 +596,10 @@ def settle(base: dict[str, int], slack_mib: float = 20.0, max_s: float = 3.0) ->
     start = time.monotonic()
     while time.monotonic() - start < max_s:
         now = reading()
-        if (now["MemAvailable"] >= base["MemAvailable"] - slack_mib * 1024
-                and now["kernel"] <= base["kernel"] + slack_mib * 1024):
+        if (
+            now["MemAvailable"] >= base["MemAvailable"] - slack_mib * 1024
+            and now["kernel"] <= base["kernel"] + slack_mib * 1024
+        ):
             break
         time.sleep(0.05)
     return time.monotonic() - start
@@ -643,27 +646,42 @@ def measure(sb, name: str, code: str, limits, interval: float) -> dict:
         th.join(interval)
     res = box.get("res")
     t_end = box["t_end"]
-    row = {"program": name, "samples": samples, "run_s": t_end - t0,
-           "mem_available_drop_mib": (base["MemAvailable"] - low["MemAvailable"]) / 1024,
-           "kernel_rise_mib": (high["kernel"] - base["kernel"]) / 1024,
-           "slab_rise_mib": (high["Slab"] - base["Slab"]) / 1024,
-           "sunreclaim_rise_mib": (high["SUnreclaim"] - base["SUnreclaim"]) / 1024,
-           "shmem_rise_mib": (high["Shmem"] - base["Shmem"]) / 1024,
-           "tcp_mem_rise_pages": high["tcp_mem"] - base["tcp_mem"],
-           "tcp_alloc_rise": high["tcp_alloc"] - base["tcp_alloc"],
-           "sockets_used_rise": high["sockets_used"] - base["sockets_used"],
-           "base": base}
+    row = {
+        "program": name,
+        "samples": samples,
+        "run_s": t_end - t0,
+        "mem_available_drop_mib": (base["MemAvailable"] - low["MemAvailable"]) / 1024,
+        "kernel_rise_mib": (high["kernel"] - base["kernel"]) / 1024,
+        "slab_rise_mib": (high["Slab"] - base["Slab"]) / 1024,
+        "sunreclaim_rise_mib": (high["SUnreclaim"] - base["SUnreclaim"]) / 1024,
+        "shmem_rise_mib": (high["Shmem"] - base["Shmem"]) / 1024,
+        "tcp_mem_rise_pages": high["tcp_mem"] - base["tcp_mem"],
+        "tcp_alloc_rise": high["tcp_alloc"] - base["tcp_alloc"],
+        "sockets_used_rise": high["sockets_used"] - base["sockets_used"],
+        "base": base,
+    }
     if res is None:
-        row.update(outcome="bench_error", summary=f"sb.run raised {box.get('exc')!r}", returncode=None,
-                   stderr_tail="", cleanup_ms=None)
+        row.update(
+            outcome="bench_error",
+            summary=f"sb.run raised {box.get('exc')!r}",
+            returncode=None,
+            stderr_tail="",
+            cleanup_ms=None,
+        )
     else:
         summary, _built, end = parse_stdout(res.stdout)
         if not summary:
             tail = res.stderr.strip().splitlines()[-1:] if res.stderr.strip() else []
             summary = f"(no summary) {tail[0] if tail else ''}".strip()
         cleanup = (t_end - end) * 1000 if end is not None and 0 <= t_end - end < 600 else None
-        row.update(outcome=res.outcome.value, summary=summary, returncode=res.returncode,
-                   duration_s=res.duration_s, stderr_tail=res.stderr.strip()[-400:], cleanup_ms=cleanup)
+        row.update(
+            outcome=res.outcome.value,
+            summary=summary,
+            returncode=res.returncode,
+            duration_s=res.duration_s,
+            stderr_tail=res.stderr.strip()[-400:],
+            cleanup_ms=cleanup,
+        )
     # The next program on the same sandbox: what cleaning up after this one left to pay.
     t = time.perf_counter()
     nxt = sb.run(TRIVIAL, limits)
@@ -678,8 +696,20 @@ def boot_ticks() -> int:
     return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
 
 
-NUMERIC = ("mem_available_drop_mib", "kernel_rise_mib", "slab_rise_mib", "sunreclaim_rise_mib", "shmem_rise_mib",
-           "tcp_mem_rise_pages", "tcp_alloc_rise", "sockets_used_rise", "run_s", "cleanup_ms", "next_ms", "settle_s")
+NUMERIC = (
+    "mem_available_drop_mib",
+    "kernel_rise_mib",
+    "slab_rise_mib",
+    "sunreclaim_rise_mib",
+    "shmem_rise_mib",
+    "tcp_mem_rise_pages",
+    "tcp_alloc_rise",
+    "sockets_used_rise",
+    "run_s",
+    "cleanup_ms",
+    "next_ms",
+    "settle_s",
+)
 
 
 def medians(runs: list[dict]) -> list[dict]:
@@ -735,17 +765,33 @@ def main() -> None:
     ap.add_argument("--starts", default="warm,cold", help="jail starts: warm, cold or both")
     ap.add_argument("--programs", default=",".join(PROGRAMS), help=f"some of {', '.join(PROGRAMS)}")
     ap.add_argument("--memory-mb", type=int, default=None, help="the limit (default: Limits()'s)")
-    ap.add_argument("--memory-bound", default="", choices=["", "auto", "cgroup", "rlimit"],
-                    help="sandbox.memory_bound for the jails (default: the sandbox's own default)")
+    ap.add_argument(
+        "--memory-bound",
+        default="",
+        choices=["", "auto", "cgroup", "rlimit"],
+        help="sandbox.memory_bound for the jails (default: the sandbox's own default)",
+    )
     ap.add_argument("--timeout", type=float, default=4.0, help="each program's wall-clock limit, s")
-    ap.add_argument("--cap-mb", type=int, default=4096,
-                    help="a program stops pinning at this much (the machine's safety, not the jail's)")
-    ap.add_argument("--repeats", type=int, default=1,
-                    help="run every program this many times (interleaved); the table gives medians")
+    ap.add_argument(
+        "--cap-mb",
+        type=int,
+        default=4096,
+        help="a program stops pinning at this much (the machine's safety, not the jail's)",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="run every program this many times (interleaved); the table gives medians",
+    )
     ap.add_argument("--interval", type=float, default=0.05, help="host sampling interval, s")
     ap.add_argument("--width", type=int, default=120, help="summary column width in the table")
-    ap.add_argument("--repo", type=Path, default=None,
-                    help="import skate from this checkout (default: PYTHONPATH if set, else this script's)")
+    ap.add_argument(
+        "--repo",
+        type=Path,
+        default=None,
+        help="import skate from this checkout (default: PYTHONPATH if set, else this script's)",
+    )
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args()
 
@@ -760,16 +806,23 @@ def main() -> None:
     kinds = [k for k in args.kinds.split(",") if k]
     starts = [s for s in args.starts.split(",") if s]
     names = [p for p in args.programs.split(",") if p]
-    for what, given, known in (("kind", kinds, classes), ("start", starts, ("warm", "cold")),
-                               ("program", names, PROGRAMS)):
+    for what, given, known in (
+        ("kind", kinds, classes),
+        ("start", starts, ("warm", "cold")),
+        ("program", names, PROGRAMS),
+    ):
         bad = [g for g in given if g not in known]
         if bad:
             ap.error(f"unknown {what}: {', '.join(bad)} (known: {', '.join(known)})")
 
     defaults = Limits()
-    limits = Limits(timeout_s=args.timeout, cpu_s=defaults.cpu_s,
-                    memory_mb=args.memory_mb if args.memory_mb is not None else defaults.memory_mb,
-                    max_output_bytes=defaults.max_output_bytes, max_processes=defaults.max_processes)
+    limits = Limits(
+        timeout_s=args.timeout,
+        cpu_s=defaults.cpu_s,
+        memory_mb=args.memory_mb if args.memory_mb is not None else defaults.memory_mb,
+        max_output_bytes=defaults.max_output_bytes,
+        max_processes=defaults.max_processes,
+    )
     hold_s = max(0.5, args.timeout - 0.7)
     build_s = min(2.0, hold_s - 0.3)
     cap = args.cap_mb << 20
@@ -808,10 +861,13 @@ def main() -> None:
                     row = measure(sb, name, code, limits, args.interval)
                     row.update(sandbox=kind, start=start, repeat=repeat, startup_ms=startup_ms)
                     runs.append(row)
-                    print(f"{label:14} {name:16} {row['outcome']:13} drop {row['mem_available_drop_mib']:7.0f} MiB  "
-                          f"kernel +{row['kernel_rise_mib']:6.0f} MiB  "
-                          f"tcp +{row['tcp_mem_rise_pages']:6d} p  next {row['next_ms']:6.0f} ms  {row['summary']}",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"{label:14} {name:16} {row['outcome']:13} drop {row['mem_available_drop_mib']:7.0f} MiB  "
+                        f"kernel +{row['kernel_rise_mib']:6.0f} MiB  "
+                        f"tcp +{row['tcp_mem_rise_pages']:6d} p  next {row['next_ms']:6.0f} ms  {row['summary']}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             finally:
                 used.update(w.host_uid for w in list(sb._all) if w.host_uid > 0)
                 sb.close()
@@ -820,16 +876,23 @@ def main() -> None:
     rows = medians(runs)
     total_s = time.monotonic() - t_all
 
-    print(f"skate from {skate_at}; {platform.system()} {platform.release()}, {os.cpu_count()} cores, "
-          f"python {sys.version.split()[0]}; {total_s:.0f} s in all\n")
-    print(f"Limits: timeout {limits.timeout_s:g} s, cpu {limits.cpu_s} s, memory_mb {limits.memory_mb}, "
-          f"max_processes {limits.max_processes}, max_output_bytes {limits.max_output_bytes}. "
-          f"Bound: memory_mb × max_processes = {limits.memory_mb} × {limits.max_processes} = {bound_mib} MiB. "
-          f"Programs build for ≤ {build_s:g} s, hold until {hold_s:g} s, stop at {args.cap_mb} MiB "
-          f"(TCP: {tcp_cap >> 20} MiB, half the host's tcp_mem low mark)."
-          + (f" Figures: the median of {args.repeats} runs." if args.repeats > 1 else "") + "\n")
-    print("| sandbox | start | program | outcome | summary | MemAvailable drop MiB | kernel+shmem rise MiB "
-          "| Slab rise MiB | TCP mem rise pages | run s | cleanup ms | next-program ms |")
+    print(
+        f"skate from {skate_at}; {platform.system()} {platform.release()}, {os.cpu_count()} cores, "
+        f"python {sys.version.split()[0]}; {total_s:.0f} s in all\n"
+    )
+    print(
+        f"Limits: timeout {limits.timeout_s:g} s, cpu {limits.cpu_s} s, memory_mb {limits.memory_mb}, "
+        f"max_processes {limits.max_processes}, max_output_bytes {limits.max_output_bytes}. "
+        f"Bound: memory_mb × max_processes = {limits.memory_mb} × {limits.max_processes} = {bound_mib} MiB. "
+        f"Programs build for ≤ {build_s:g} s, hold until {hold_s:g} s, stop at {args.cap_mb} MiB "
+        f"(TCP: {tcp_cap >> 20} MiB, half the host's tcp_mem low mark)."
+        + (f" Figures: the median of {args.repeats} runs." if args.repeats > 1 else "")
+        + "\n"
+    )
+    print(
+        "| sandbox | start | program | outcome | summary | MemAvailable drop MiB | kernel+shmem rise MiB "
+        "| Slab rise MiB | TCP mem rise pages | run s | cleanup ms | next-program ms |"
+    )
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         summary = r["summary"].replace("|", "/")
@@ -837,19 +900,35 @@ def main() -> None:
             summary = summary[: args.width - 1] + "…"
         cleanup = f"{r['cleanup_ms']:.0f}" if r.get("cleanup_ms") is not None else "–"
         nxt = f"{r['next_ms']:.0f}" + ("" if r["next_outcome"] == "ok" else f" ({r['next_outcome']})")
-        print(f"| {r['sandbox']} | {r['start']} | {r['program']} | {r['outcome']} | {summary} "
-              f"| {r['mem_available_drop_mib']:.0f} | {r['kernel_rise_mib']:.0f} | {r['slab_rise_mib']:.0f} "
-              f"| {r['tcp_mem_rise_pages']:.0f} "
-              f"| {r['run_s']:.2f} | {cleanup} | {nxt} |")
+        print(
+            f"| {r['sandbox']} | {r['start']} | {r['program']} | {r['outcome']} | {summary} "
+            f"| {r['mem_available_drop_mib']:.0f} | {r['kernel_rise_mib']:.0f} | {r['slab_rise_mib']:.0f} "
+            f"| {r['tcp_mem_rise_pages']:.0f} "
+            f"| {r['run_s']:.2f} | {cleanup} | {nxt} |"
+        )
     if left:
         print(f"\nWARNING: processes left after every sandbox closed: {', '.join(left)}", file=sys.stderr)
     if args.json:
-        args.json.write_text(json.dumps({
-            "skate": skate_at, "kernel": platform.release(), "limits": dataclasses.asdict(limits),
-            "bound_mib": bound_mib, "cap_mib": args.cap_mb, "tcp_cap_mib": tcp_cap >> 20,
-            "build_s": build_s, "hold_s": hold_s, "total_s": total_s, "repeats": args.repeats, "leftovers": left,
-            "rows": rows, "runs": runs,
-        }, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "skate": skate_at,
+                    "kernel": platform.release(),
+                    "limits": dataclasses.asdict(limits),
+                    "bound_mib": bound_mib,
+                    "cap_mib": args.cap_mb,
+                    "tcp_cap_mib": tcp_cap >> 20,
+                    "build_s": build_s,
+                    "hold_s": hold_s,
+                    "total_s": total_s,
+                    "repeats": args.repeats,
+                    "leftovers": left,
+                    "rows": rows,
+                    "runs": runs,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -67,8 +67,9 @@ class Stores:
         return self.server.database(copy_of=copy_of)  # type: ignore[attr-defined]
 
 
-def run_points(name: str, command, stores: Stores, tmp: Path, n: int, copy_of: str | None,
-               chosen: list[kills.Event] | None) -> tuple[str | None, list[kills.Event], list[kills.Result]]:
+def run_points(
+    name: str, command, stores: Stores, tmp: Path, n: int, copy_of: str | None, chosen: list[kills.Event] | None
+) -> tuple[str | None, list[kills.Event], list[kills.Result]]:
     """Trace ``command``, then kill it at each point; (the reference store, the points, results)."""
     ref = tmp / f"{name}-ref"
     ref.mkdir()
@@ -83,8 +84,11 @@ def run_points(name: str, command, stores: Stores, tmp: Path, n: int, copy_of: s
         root.mkdir()
         where_i = stores.new(root, copy_of=copy_of)
         results.append(kills.kill_and_rerun(command(where_i, root), where_i, root, point, trace))
-        print(f"  {stores.backend} {name} {i + 1}/{len(points)}: {kills.describe(point)}: "
-              f"{'ok' if ok(results[-1]) else results[-1].why}", flush=True)
+        print(
+            f"  {stores.backend} {name} {i + 1}/{len(points)}: {kills.describe(point)}: "
+            f"{'ok' if ok(results[-1]) else results[-1].why}",
+            flush=True,
+        )
     return where, points, results
 
 
@@ -117,25 +121,36 @@ def main() -> None:
                 work = tmp / backend
                 work.mkdir()
                 board, chosen["import"], results[backend, "import"] = run_points(
-                    "import", importing, stores, work, args.points, None, chosen.get("import"))
+                    "import", importing, stores, work, args.points, None, chosen.get("import")
+                )
                 _, chosen["add"], results[backend, "add"] = run_points(
-                    "add", adding, stores, work, args.points, board, chosen.get("add"))
-    print(f"\n{time.perf_counter() - t0:.0f} s, {cpu() - c0:.0f} s of CPU (this process and the killed ones; "
-          "the PostgreSQL server's not counted)\n")
+                    "add", adding, stores, work, args.points, board, chosen.get("add")
+                )
+    print(
+        f"\n{time.perf_counter() - t0:.0f} s, {cpu() - c0:.0f} s of CPU (this process and the killed ones; "
+        "the PostgreSQL server's not counted)\n"
+    )
     for command in ("import", "add"):
         print(f"`{command}`: {len(chosen[command])} points\n")
         print("| # | killed | step | " + " | ".join(backends) + " |")
         print("|---:|---|---|" + "---|" * len(backends))
         for i, point in enumerate(chosen[command]):
-            where = (f"after write {point.n} ({point.what}) of transaction {point.commits_before + 1}, before its "
-                     "commit" if point.kind == "write" else f"right after commit {point.n}")
-            cells = ["ok" if ok(results[b, command][i]) else "FAILED: " + "; ".join(results[b, command][i].why)[:200]
-                     for b in backends]
+            where = (
+                f"after write {point.n} ({point.what}) of transaction {point.commits_before + 1}, before its commit"
+                if point.kind == "write"
+                else f"right after commit {point.n}"
+            )
+            cells = [
+                "ok" if ok(results[b, command][i]) else "FAILED: " + "; ".join(results[b, command][i].why)[:200]
+                for b in backends
+            ]
             print(f"| {i + 1} | {where} | {point.phase} | " + " | ".join(cells) + " |")
         print()
     for (backend, command), rs in results.items():
-        print(f"{backend} {command}: {sum(map(ok, rs))} of {len(rs)} points: killed there, the store as at the last "
-              "commit before it, run again to the uninterrupted run's store")
+        print(
+            f"{backend} {command}: {sum(map(ok, rs))} of {len(rs)} points: killed there, the store as at the last "
+            "commit before it, run again to the uninterrupted run's store"
+        )
 
 
 def _server(backend: str) -> contextlib.AbstractContextManager:

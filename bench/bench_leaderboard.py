@@ -44,8 +44,12 @@ def play(folder: Path, players: list[dict[str, Any]], game: str, rounds: int, se
     from skate.runner import run_game
 
     cohort = [SimPlayerConfig(**p) for p in players]
-    run_game(skate.config(values={**QUIET, "game.rounds": rounds, "seed": seed, "players.simulated": cohort},
-                          game=game, logger="none"), folder)
+    run_game(
+        skate.config(
+            values={**QUIET, "game.rounds": rounds, "seed": seed, "players.simulated": cohort}, game=game, logger="none"
+        ),
+        folder,
+    )
     return folder
 
 
@@ -71,11 +75,13 @@ def place_bench(args: argparse.Namespace) -> None:
 
     incumbents = spread_players(20)
     tied = incumbents[9]
-    newcomers = [{"name": "new-a", "skill": 0.85, "pitch": -0.2, "sloppiness": 0.12},
-                 {"name": "new-b", "skill": 0.71, "pitch": -0.1, "sloppiness": 0.15},
-                 {"name": "new-tie", "skill": tied["skill"], "pitch": tied["pitch"], "sloppiness": tied["sloppiness"]},
-                 {"name": "new-c", "skill": 0.45, "pitch": 0.1, "sloppiness": 0.2},
-                 {"name": "new-d", "skill": 0.31, "pitch": 0.2, "sloppiness": 0.24}]
+    newcomers = [
+        {"name": "new-a", "skill": 0.85, "pitch": -0.2, "sloppiness": 0.12},
+        {"name": "new-b", "skill": 0.71, "pitch": -0.1, "sloppiness": 0.15},
+        {"name": "new-tie", "skill": tied["skill"], "pitch": tied["pitch"], "sloppiness": tied["sloppiness"]},
+        {"name": "new-c", "skill": 0.45, "pitch": 0.1, "sloppiness": 0.2},
+        {"name": "new-d", "skill": 0.31, "pitch": 0.2, "sloppiness": 0.24},
+    ]
     truth = {p["name"]: p["skill"] for p in incumbents + newcomers}
     with tempfile.TemporaryDirectory(prefix="bench-lb-") as tmp:
         tmp = Path(tmp)
@@ -87,26 +93,43 @@ def place_bench(args: argparse.Namespace) -> None:
             import_run(store, bank)
             bank_calls += run_calls(bank)
         refit(store)
-        print(f"bank: {args.games} games of {args.game} among 20 players, {args.rounds} rounds each, "
-              f"{len(store.tasks())} tasks, {bank_calls} calls, {time.perf_counter() - t0:.0f} s\n")
-        print("Ranks are among the 20 incumbents and the newcomer (truth: by true skill; board: the board's "
-              "scores; replay: the replay's).\n")
-        print("Replay rank: its rank, then the ranks it allows (where it cannot separate the newcomer from a "
-              "neighbour at 0.95), and whether the board's rank is one of them.\n")
-        print("| newcomer | true skill | true rank | board rank | board interval | add calls | replay rank "
-              "| replay interval | replay calls | add/replay | refit drift / interval width | the add stopped |")
+        print(
+            f"bank: {args.games} games of {args.game} among 20 players, {args.rounds} rounds each, "
+            f"{len(store.tasks())} tasks, {bank_calls} calls, {time.perf_counter() - t0:.0f} s\n"
+        )
+        print(
+            "Ranks are among the 20 incumbents and the newcomer (truth: by true skill; board: the board's "
+            "scores; replay: the replay's).\n"
+        )
+        print(
+            "Replay rank: its rank, then the ranks it allows (where it cannot separate the newcomer from a "
+            "neighbour at 0.95), and whether the board's rank is one of them.\n"
+        )
+        print(
+            "| newcomer | true skill | true rank | board rank | board interval | add calls | replay rank "
+            "| replay interval | replay calls | add/replay | refit drift / interval width | the add stopped |"
+        )
         print("|---|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---|", flush=True)
         names = {p["name"] for p in incumbents}
         hits = 0
         for k, new in enumerate(newcomers):
             spec = f"simulated:{new['skill']}"
             before = {r["model"]: r for r in store.board(args.game)[1]}
-            got = add(store, spec, new["name"], AddSettings(budget=args.budget, confidence=args.confidence,
-                                                             window=args.window, max_placed=args.max_placed,
-                                                             samples=args.samples,
-                                                             runs_dir=tmp / "adds", seed=k),
-                      edits={"players.simulated.0.pitch": new["pitch"],
-                             "players.simulated.0.sloppiness": new["sloppiness"]})
+            got = add(
+                store,
+                spec,
+                new["name"],
+                AddSettings(
+                    budget=args.budget,
+                    confidence=args.confidence,
+                    window=args.window,
+                    max_placed=args.max_placed,
+                    samples=args.samples,
+                    runs_dir=tmp / "adds",
+                    seed=k,
+                ),
+                edits={"players.simulated.0.pitch": new["pitch"], "players.simulated.0.sloppiness": new["sloppiness"]},
+            )
             row = next(r for r in store.board(args.game)[1] if r["model"] == new["name"])
             # a full refit after it, on a copy: how far do the incumbents move?
             copy = tmp / f"refit-{k}.db"
@@ -115,8 +138,11 @@ def place_bench(args: argparse.Namespace) -> None:
             store = Store.open(tmp / "board.db")
             with Store.open(copy) as other:
                 after = {r["model"]: r for r in refit(other)[args.game]}
-            drift = max(abs(after[m]["score"] - before[m]["score"]) / (before[m]["hi"] - before[m]["lo"])
-                        for m in before if m in after)
+            drift = max(
+                abs(after[m]["score"] - before[m]["score"]) / (before[m]["hi"] - before[m]["lo"])
+                for m in before
+                if m in after
+            )
             replay_store = Store.open(tmp / f"replay-{k}.db")
             calls = 0
             for g in range(args.games):
@@ -138,11 +164,13 @@ def place_bench(args: argparse.Namespace) -> None:
             allowed = (1 + sum(p <= 0.05 for p in sure.values()), 1 + sum(p < 0.95 for p in sure.values()))
             ok = allowed[0] <= rank(board_now) <= allowed[1]
             hits += ok
-            print(f"| {new['name']} | {new['skill']} | {true_rank} | {rank(board_now)} | [{row['lo']:.2f}, {row['hi']:.2f}] "
-                  f"| {got.calls} | {rank({m: r['score'] for m, r in replayed.items()})} "
-                  f"({allowed[0]}–{allowed[1]}: {'yes' if ok else 'no'}) "
-                  f"| [{rb['lo']:.2f}, {rb['hi']:.2f}] | {calls} | {got.calls / calls:.1%} | {drift:.2f} | {got.stopped} |",
-                  flush=True)
+            print(
+                f"| {new['name']} | {new['skill']} | {true_rank} | {rank(board_now)} | [{row['lo']:.2f}, {row['hi']:.2f}] "
+                f"| {got.calls} | {rank({m: r['score'] for m, r in replayed.items()})} "
+                f"({allowed[0]}–{allowed[1]}: {'yes' if ok else 'no'}) "
+                f"| [{rb['lo']:.2f}, {rb['hi']:.2f}] | {calls} | {got.calls / calls:.1%} | {drift:.2f} | {got.stopped} |",
+                flush=True,
+            )
         final = {r["model"]: r["score"] for r in store.board(args.game)[1]}
         everyone = Store.open(tmp / "replay-all.db")
         all_calls = 0
@@ -152,9 +180,11 @@ def place_bench(args: argparse.Namespace) -> None:
             all_calls += run_calls(run)
         replay_scores = {r["model"]: r["score"] for r in refit(everyone)[args.game]}
         print(f"\n{hits} of {len(newcomers)} newcomers at a rank the replay allows")
-        print(f"Kendall τ to the true skills over all 25: board {tau(final, truth):.3f}, "
-              f"replay with all 25 {tau(replay_scores, truth):.3f} ({all_calls} calls); "
-              f"{time.perf_counter() - t0:.0f} s in all")
+        print(
+            f"Kendall τ to the true skills over all 25: board {tau(final, truth):.3f}, "
+            f"replay with all 25 {tau(replay_scores, truth):.3f} ({all_calls} calls); "
+            f"{time.perf_counter() - t0:.0f} s in all"
+        )
 
 
 # ------------------------------------------------------------------------------------- fake
@@ -178,13 +208,28 @@ def fake_bench(args: argparse.Namespace) -> None:
         return [LLMPlayerConfig(name=n, model=f"openai/{n}", api_base=base, api_key_env="SKATE_NO_KEY") for n in names]
 
     def game(base: str, names: list[str], folder: Path, cache: Path) -> None:
-        run_game(skate.config(values={**QUIET, "game.rounds": args.rounds, "players.simulated": [],
-                                      "players.llm": cohort(base, names), "llm.cache_dir": str(cache),
-                                      "llm.preflight": False, "estimator.n": args.n},
-                              game=args.game, logger="none", estimator="fixed_n"), folder)
+        run_game(
+            skate.config(
+                values={
+                    **QUIET,
+                    "game.rounds": args.rounds,
+                    "players.simulated": [],
+                    "players.llm": cohort(base, names),
+                    "llm.cache_dir": str(cache),
+                    "llm.preflight": False,
+                    "estimator.n": args.n,
+                },
+                game=args.game,
+                logger="none",
+                estimator="fixed_n",
+            ),
+            folder,
+        )
 
-    with tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp, \
-            FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-lb-fake-") as tmp,
+        FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv,
+    ):
         tmp = Path(tmp)
         game(srv.api_base, incumbents, tmp / "bank", tmp / "cache-bank")
         bank_requests = srv.stats.requests
@@ -192,23 +237,33 @@ def fake_bench(args: argparse.Namespace) -> None:
         import_run(store, tmp / "bank")
         refit(store)
         before = srv.stats.requests
-        got = add(store, f"openai/{new}", new, AddSettings(runs_dir=tmp / "adds", budget=args.budget),
-                  edits={"llm.cache_dir": str(tmp / "cache-add"), "llm.preflight": False}, api_base=srv.api_base,
-                  api_key_env="SKATE_NO_KEY")
+        got = add(
+            store,
+            f"openai/{new}",
+            new,
+            AddSettings(runs_dir=tmp / "adds", budget=args.budget),
+            edits={"llm.cache_dir": str(tmp / "cache-add"), "llm.preflight": False},
+            api_base=srv.api_base,
+            api_key_env="SKATE_NO_KEY",
+        )
         add_requests = srv.stats.requests - before
         before = srv.stats.requests
         game(srv.api_base, [*incumbents, new], tmp / "replay", tmp / "cache-replay")
         replay_requests = srv.stats.requests - before
         bank_calls, replay_calls = run_calls(tmp / "bank"), run_calls(tmp / "replay")
-    print(f"{args.game}, {args.players} fake models through the fake server ({args.rounds} rounds, "
-          f"estimator=fixed_n n={args.n}); newcomer skill {args.new_skill}\n")
+    print(
+        f"{args.game}, {args.players} fake models through the fake server ({args.rounds} rounds, "
+        f"estimator=fixed_n n={args.n}); newcomer skill {args.new_skill}\n"
+    )
     print("| | server requests | skate's count of calls |")
     print("|---|---:|---:|")
     print(f"| the bank's game ({args.players} models) | {bank_requests} | {bank_calls} |")
     print(f"| add the newcomer (rank {got.rank}, stopped: {got.stopped}) | {add_requests} | {got.calls} |")
     print(f"| replay with {args.players + 1} models | {replay_requests} | {replay_calls} |")
-    print(f"\nadd / replay: {add_requests / replay_requests:.1%} of the server's requests, "
-          f"{got.calls / replay_calls:.1%} of skate's count of calls")
+    print(
+        f"\nadd / replay: {add_requests / replay_requests:.1%} of the server's requests, "
+        f"{got.calls / replay_calls:.1%} of skate's count of calls"
+    )
 
 
 # ------------------------------------------------------------------------------------- store
@@ -261,8 +316,10 @@ def store_bench(args: argparse.Namespace) -> None:
 
     theta, b, rows = synthetic(args.tasks, args.models, args.per_task)
     body = _json.dumps({"prompt": "x" * 400, "answer": "42", "setter": "m", "task_id": "t"})
-    print(f"{args.tasks} tasks x {args.models} models, {len(rows)} responses ({args.per_task} models a task); "
-          f"median of {args.repeat} runs of each query, ms\n")
+    print(
+        f"{args.tasks} tasks x {args.models} models, {len(rows)} responses ({args.per_task} models a task); "
+        f"median of {args.repeat} runs of each query, ms\n"
+    )
     results: dict[str, dict[str, float]] = {}
     newcomer = args.models  # answers the first 100 tasks, then asks for more
     with tempfile.TemporaryDirectory(prefix="bench-lb-store-") as tmp:
@@ -270,19 +327,59 @@ def store_bench(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         store = st.Store.open(Path(tmp) / "board.db")
         with store.transaction() as conn:
-            conn.execute(st.models.insert(), [{"name": f"m{i}", "kind": "simulated", "spec": "{}", "added": 0.0,
-                                               "how": "import"} for i in range(args.models + 1)])
+            conn.execute(
+                st.models.insert(),
+                [
+                    {"name": f"m{i}", "kind": "simulated", "spec": "{}", "added": 0.0, "how": "import"}
+                    for i in range(args.models + 1)
+                ],
+            )
             run = store.add_run(conn, "k", "/x", "cop", {}, 2, 0.0)
-            conn.execute(st.tasks.insert(), [{"run_id": run, "game": "cop", "task_id": f"t{j}", "setter": "m0",
-                                              "created": 0.0, "body": body, "difficulty": float(b[j]),
-                                              "exposure": args.per_task} for j in range(args.tasks)])
-            conn.execute(st.responses.insert(), [{"model_id": i + 1, "task_id": j + 1, "correct": k, "samples": 10,
-                                                  "at": 0.0, "how": "run"} for i, j, k in rows]
-                         + [{"model_id": newcomer + 1, "task_id": j + 1, "correct": 5, "samples": 10, "at": 0.0,
-                             "how": "add"} for j in range(100)])
-            store.snapshot(conn, "cop", "refit", {}, [{"model": f"m{i}", "score": float(theta[i]), "lo": 0.0,
-                                                      "hi": 0.0, "sd": 0.1, "rank": i + 1, "tasks": 1}
-                                                     for i in range(args.models)])
+            conn.execute(
+                st.tasks.insert(),
+                [
+                    {
+                        "run_id": run,
+                        "game": "cop",
+                        "task_id": f"t{j}",
+                        "setter": "m0",
+                        "created": 0.0,
+                        "body": body,
+                        "difficulty": float(b[j]),
+                        "exposure": args.per_task,
+                    }
+                    for j in range(args.tasks)
+                ],
+            )
+            conn.execute(
+                st.responses.insert(),
+                [
+                    {"model_id": i + 1, "task_id": j + 1, "correct": k, "samples": 10, "at": 0.0, "how": "run"}
+                    for i, j, k in rows
+                ]
+                + [
+                    {"model_id": newcomer + 1, "task_id": j + 1, "correct": 5, "samples": 10, "at": 0.0, "how": "add"}
+                    for j in range(100)
+                ],
+            )
+            store.snapshot(
+                conn,
+                "cop",
+                "refit",
+                {},
+                [
+                    {
+                        "model": f"m{i}",
+                        "score": float(theta[i]),
+                        "lo": 0.0,
+                        "hi": 0.0,
+                        "sd": 0.1,
+                        "rank": i + 1,
+                        "tasks": 1,
+                    }
+                    for i in range(args.models)
+                ],
+            )
         build = time.perf_counter() - t0
         free = iter(range(101, args.tasks))
 
@@ -299,7 +396,8 @@ def store_bench(args: argparse.Namespace) -> None:
             "pick the next task": _timed(lambda: store.candidates("cop", f"m{newcomer}", 0.3, 4, 5), args.repeat),
             "record a response": _timed(record, args.repeat),
             "refit one newcomer": _timed(refit_one, args.repeat),
-            "show the board": _timed(lambda: store.board("cop"), args.repeat)}
+            "show the board": _timed(lambda: store.board("cop"), args.repeat),
+        }
         store.close()
         size_sqlite = sum(f.stat().st_size for f in Path(tmp).glob("board.db*"))
         # DuckDB, the same tables and queries in its own SQL
@@ -312,53 +410,88 @@ def store_bench(args: argparse.Namespace) -> None:
             t0 = time.perf_counter()
             db = duckdb.connect(str(Path(tmp) / "board.duckdb"))
             db.execute(DUCKDB_SCHEMA)
-            db.executemany("INSERT INTO models (name, kind, spec, added, how) VALUES (?, 'simulated', '{}', 0, 'import')",
-                           [(f"m{i}",) for i in range(args.models + 1)])
+            db.executemany(
+                "INSERT INTO models (name, kind, spec, added, how) VALUES (?, 'simulated', '{}', 0, 'import')",
+                [(f"m{i}",) for i in range(args.models + 1)],
+            )
             import pyarrow as pa
 
             n = args.tasks
-            tasks_df = pa.table({"id": list(range(1, n + 1)), "run_id": [1] * n, "game": ["cop"] * n,  # noqa: F841
-                                 "task_id": [f"t{j}" for j in range(n)], "setter": ["m0"] * n, "created": [0.0] * n,
-                                 "body": [body] * n, "difficulty": b.tolist(), "difficulty_sd": [None] * n,
-                                 "exposure": [args.per_task] * n, "placed": [0] * n, "retired": [False] * n})
+            tasks_df = pa.table(  # noqa: F841 - DuckDB reads it by name in the SQL below
+                {
+                    "id": list(range(1, n + 1)),
+                    "run_id": [1] * n,
+                    "game": ["cop"] * n,
+                    "task_id": [f"t{j}" for j in range(n)],
+                    "setter": ["m0"] * n,
+                    "created": [0.0] * n,
+                    "body": [body] * n,
+                    "difficulty": b.tolist(),
+                    "difficulty_sd": [None] * n,
+                    "exposure": [args.per_task] * n,
+                    "placed": [0] * n,
+                    "retired": [False] * n,
+                }
+            )
             db.execute("INSERT INTO tasks SELECT * FROM tasks_df")
             every = [(i + 1, j + 1, k) for i, j, k in rows] + [(newcomer + 1, j + 1, 5) for j in range(100)]
-            resp_df = pa.table({"model_id": [r[0] for r in every], "task_id": [r[1] for r in every],  # noqa: F841
-                                "correct": [r[2] for r in every], "samples": [10] * len(every),
-                                "at": [0.0] * len(every), "how": ["run"] * len(every)})
+            resp_df = pa.table(  # noqa: F841 - DuckDB reads it by name in the SQL below
+                {
+                    "model_id": [r[0] for r in every],
+                    "task_id": [r[1] for r in every],
+                    "correct": [r[2] for r in every],
+                    "samples": [10] * len(every),
+                    "at": [0.0] * len(every),
+                    "how": ["run"] * len(every),
+                }
+            )
             db.execute("INSERT INTO responses SELECT * FROM resp_df")
-            db.executemany("INSERT INTO ratings VALUES (1, ?, ?, 0, 0, 0.1, ?, 1)",
-                           [(i + 1, float(theta[i]), i + 1) for i in range(args.models)])
+            db.executemany(
+                "INSERT INTO ratings VALUES (1, ?, ?, 0, 0, 0.1, ?, 1)",
+                [(i + 1, float(theta[i]), i + 1) for i in range(args.models)],
+            )
             build = time.perf_counter() - t0
             free = iter(range(101, args.tasks))
             mid = newcomer + 1
 
             def d_pick() -> None:
-                db.execute("SELECT * FROM tasks WHERE game = 'cop' AND NOT retired AND difficulty IS NOT NULL AND "
-                           "placed < 4 AND id NOT IN (SELECT task_id FROM responses WHERE model_id = ?) "
-                           "ORDER BY abs(difficulty - 0.3), id LIMIT 5", [mid]).fetchall()
+                db.execute(
+                    "SELECT * FROM tasks WHERE game = 'cop' AND NOT retired AND difficulty IS NOT NULL AND "
+                    "placed < 4 AND id NOT IN (SELECT task_id FROM responses WHERE model_id = ?) "
+                    "ORDER BY abs(difficulty - 0.3), id LIMIT 5",
+                    [mid],
+                ).fetchall()
 
             def d_record() -> None:
                 t = next(free)
                 db.execute("BEGIN TRANSACTION")
-                db.execute("UPDATE tasks SET exposure = exposure + 1, placed = placed + 1 WHERE id = ? AND placed < 4",
-                           [t])
+                db.execute(
+                    "UPDATE tasks SET exposure = exposure + 1, placed = placed + 1 WHERE id = ? AND placed < 4", [t]
+                )
                 db.execute("INSERT INTO responses VALUES (?, ?, 1, 2, 0, 'add')", [mid, t])
                 db.execute("COMMIT")
 
             def d_refit() -> None:
-                got = db.execute("SELECT r.correct, r.samples, t.difficulty FROM responses r JOIN tasks t "
-                                 "ON t.id = r.task_id WHERE r.model_id = ? AND t.game = 'cop'", [mid]).fetchall()
+                got = db.execute(
+                    "SELECT r.correct, r.samples, t.difficulty FROM responses r JOIN tasks t "
+                    "ON t.id = r.task_id WHERE r.model_id = ? AND t.game = 'cop'",
+                    [mid],
+                ).fetchall()
                 ability([(d, k, n) for k, n, d in got])
 
             def d_board() -> None:
-                db.execute("SELECT m.name, r.* FROM ratings r JOIN models m ON m.id = r.model_id "
-                           "WHERE r.snapshot_id = 1 ORDER BY r.rank").fetchall()
+                db.execute(
+                    "SELECT m.name, r.* FROM ratings r JOIN models m ON m.id = r.model_id "
+                    "WHERE r.snapshot_id = 1 ORDER BY r.rank"
+                ).fetchall()
 
-            results["DuckDB (same SQL)"] = {"build": build * 1000, "pick the next task": _timed(d_pick, args.repeat),
-                                            "record a response": _timed(d_record, args.repeat),
-                                            "refit one newcomer": _timed(d_refit, args.repeat),
-                                            "show the board": _timed(d_board, args.repeat)}
+            results["DuckDB (same SQL)"] = {
+                "build": build * 1000,
+                "pick the next task": _timed(d_pick, args.repeat),
+                "record a response": _timed(d_record, args.repeat),
+                "refit one newcomer": _timed(d_refit, args.repeat),
+                "show the board": _timed(d_board, args.repeat),
+            }
             db.close()
             size_duck = (Path(tmp) / "board.duckdb").stat().st_size
         names = list(next(iter(results.values())))
@@ -366,8 +499,10 @@ def store_bench(args: argparse.Namespace) -> None:
         print("|---|" + "---:|" * len(names))
         for db_name, r in results.items():
             print(f"| {db_name} | " + " | ".join(f"{r[n]:,.1f}" for n in names) + " |")
-        print(f"\nfile size: SQLite {size_sqlite / 1e6:.0f} MB"
-              + (f", DuckDB {size_duck / 1e6:.0f} MB" if duckdb is not None else ""))
+        print(
+            f"\nfile size: SQLite {size_sqlite / 1e6:.0f} MB"
+            + (f", DuckDB {size_duck / 1e6:.0f} MB" if duckdb is not None else "")
+        )
 
 
 def main() -> None:

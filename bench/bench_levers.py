@@ -117,16 +117,18 @@ def measure(run: Path) -> dict:
             separating += bool(ps) and max(ps) >= pass_mark > min(ps)
         own = [p for p in (p_of(t.task_id, name) for t in mine) if p is not None]
         others_tasks = [p for p in (p_of(t.task_id, name) for t in tasks.values() if t.setter != name) if p is not None]
-        others_on_mine = [p for t in mine for x in players if x != name
-                          for p in [p_of(t.task_id, x)] if p is not None]
+        others_on_mine = [p for t in mine for x in players if x != name for p in [p_of(t.task_id, x)] if p is not None]
         r = ratings.get(name, {})
         rows[name] = {
             "attempts": sum(a.player == name for a in attempts),
             "valid": len(mine),
-            "distinct": sum(seen[normalised(t.prompt)] == 1 for t in mine) + len(
-                {normalised(t.prompt) for t in mine if seen[normalised(t.prompt)] > 1}),
+            "distinct": sum(seen[normalised(t.prompt)] == 1 for t in mine)
+            + len({normalised(t.prompt) for t in mine if seen[normalised(t.prompt)] > 1}),
             "separating": separating,
-            "score": r.get("score"), "lo": r.get("lo"), "hi": r.get("hi"), "rank": r.get("rank"),
+            "score": r.get("score"),
+            "lo": r.get("lo"),
+            "hi": r.get("hi"),
+            "rank": r.get("rank"),
             "score_without_self_answers": without_self[name]["score"],
             "own_p": float(np.mean(own)) if own else None,
             "others_tasks_p": float(np.mean(others_tasks)) if others_tasks else None,
@@ -135,8 +137,14 @@ def measure(run: Path) -> dict:
         }
     ranked = [n for n in players if n in CRUXEVAL_O and rows[n]["score"] is not None]
     tau = kendall_tau_b([rows[n]["score"] for n in ranked], [CRUXEVAL_O[n] for n in ranked])
-    return {"run": str(run), "players": rows, "tau_cruxeval_o": tau, "tasks": len(tasks),
-            "rounds": max((t.round for t in tasks.values()), default=0), "pass_mark": pass_mark}
+    return {
+        "run": str(run),
+        "players": rows,
+        "tau_cruxeval_o": tau,
+        "tasks": len(tasks),
+        "rounds": max((t.round for t in tasks.values()), default=0),
+        "pass_mark": pass_mark,
+    }
 
 
 def fmt(x, d: int = 2) -> str:
@@ -144,13 +152,19 @@ def fmt(x, d: int = 2) -> str:
 
 
 def table(name: str, m: dict) -> str:
-    out = [f"**{name}**: {m['tasks']} valid tasks; Kendall's tau-b against CRUXEval-O: {fmt(m['tau_cruxeval_o'])}",
-           "", "| model | valid / attempts | distinct | separating | score [interval] | without self-answers "
-           "| own p on own tasks | own p on others' | others' p on its tasks |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        f"**{name}**: {m['tasks']} valid tasks; Kendall's tau-b against CRUXEval-O: {fmt(m['tau_cruxeval_o'])}",
+        "",
+        "| model | valid / attempts | distinct | separating | score [interval] | without self-answers "
+        "| own p on own tasks | own p on others' | others' p on its tasks |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for n, r in m["players"].items():
-        out.append(f"| {n} | {r['valid']} / {r['attempts']} | {r['distinct']} | {r['separating']} | {fmt(r['score'])} "
-                   f"[{fmt(r['lo'])}, {fmt(r['hi'])}] | {fmt(r['score_without_self_answers'])} | {fmt(r['own_p'])} "
-                   f"| {fmt(r['others_tasks_p'])} | {fmt(r['others_on_own_p'])} |")
+        out.append(
+            f"| {n} | {r['valid']} / {r['attempts']} | {r['distinct']} | {r['separating']} | {fmt(r['score'])} "
+            f"[{fmt(r['lo'])}, {fmt(r['hi'])}] | {fmt(r['score_without_self_answers'])} | {fmt(r['own_p'])} "
+            f"| {fmt(r['others_tasks_p'])} | {fmt(r['others_on_own_p'])} |"
+        )
     return "\n".join(out)
 
 
@@ -179,20 +193,41 @@ def main() -> None:
     if not variants:
         ap.error("name at least one variant (NAME=OVERRIDES), or --aug, or --runs")
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-levers-"))
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-          f"out {out}", flush=True)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; out {out}",
+        flush=True,
+    )
     models = local_models.parse_models(args.models)
-    with local_serving.serving_many(local_serving.cache_root(), models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)) as servers:
+    with local_serving.serving_many(
+        local_serving.cache_root(), models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)
+    ) as servers:
         os.environ.update(local.cohort_env(servers, {}))  # type: ignore[arg-type]
         for name, extra in variants:
-            given = [f"game={args.game}", f"game.rounds={args.rounds}", f"seed={args.seed}", "stop.settled=null",
-                     "logger=none", "report=false", "llm.cache=false", *args.common.split(), *extra.split()]
-            overrides = local_game.game_overrides(given, local.client_falls_back_on_llama_cpp(),
-                                             local_game.cohort_players(list(servers)), local_game.cohort_defaults(given))
+            given = [
+                f"game={args.game}",
+                f"game.rounds={args.rounds}",
+                f"seed={args.seed}",
+                "stop.settled=null",
+                "logger=none",
+                "report=false",
+                "llm.cache=false",
+                *args.common.split(),
+                *extra.split(),
+            ]
+            overrides = local_game.game_overrides(
+                given,
+                local.client_falls_back_on_llama_cpp(),
+                local_game.cohort_players(list(servers)),
+                local_game.cohort_defaults(given),
+            )
             print(f"\n{name}: " + " ".join(overrides), flush=True)
             t0 = time.perf_counter()
             run_game(build_settings(compose_config(overrides)), out / name)
-            results[name] = {**measure(out / name), "wall_s": round(time.perf_counter() - t0, 1), "overrides": overrides}
+            results[name] = {
+                **measure(out / name),
+                "wall_s": round(time.perf_counter() - t0, 1),
+                "overrides": overrides,
+            }
             print(table(name, results[name]) + f"\n({results[name]['wall_s']:.0f} s)", flush=True)
             if args.json:
                 args.json.write_text(json.dumps(results, indent=1))

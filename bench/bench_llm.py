@@ -45,16 +45,43 @@ def free_port() -> int:
 
 def play(latency: float, concurrency: int, rounds: int, extra: list[str]) -> dict:
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "skate.llm.fake_server", "--port", str(port),
-                               "--latency", str(latency), "ace=0.9", "mid=0.6", "low=0.3"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skate.llm.fake_server",
+            "--port",
+            str(port),
+            "--latency",
+            str(latency),
+            "ace=0.9",
+            "mid=0.6",
+            "low=0.3",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         server.stdout.readline()  # "fake LLM players ... at ..." once it listens
         base = f"http://127.0.0.1:{port}/v1"
-        players = "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}"
-                                  for n in ("ace", "mid", "low")) + "]"
-        cfg = compose_config([f"game.rounds={rounds}", "logger=none", "players.simulated=[]",
-                              f"players.llm={players}", "llm.cache=false", f"llm.concurrency={concurrency}", *extra])
+        players = (
+            "["
+            + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{base}'}}" for n in ("ace", "mid", "low"))
+            + "]"
+        )
+        cfg = compose_config(
+            [
+                f"game.rounds={rounds}",
+                "logger=none",
+                "players.simulated=[]",
+                f"players.llm={players}",
+                "llm.cache=false",
+                f"llm.concurrency={concurrency}",
+                *extra,
+            ]
+        )
         out = Path(tempfile.mkdtemp(prefix="bench-llm-"))
         with phases() as cpu_in:
             cpu0, t0 = time.process_time(), time.perf_counter()
@@ -65,10 +92,18 @@ def play(latency: float, concurrency: int, rounds: int, extra: list[str]) -> dic
         server.wait()
     calls = result.summary.usage["total"]["calls"]
     ideal = calls * latency / concurrency
-    return {"latency": latency, "concurrency": concurrency, "calls": calls, "wall": wall, "cpu": cpu,
-            "game_cpu": cpu_in["game"], "report_cpu": cpu_in["report"],
-            "ideal": ideal, "ratio": wall / ideal if ideal else None,
-            "order": [r["player"] for r in result.table]}
+    return {
+        "latency": latency,
+        "concurrency": concurrency,
+        "calls": calls,
+        "wall": wall,
+        "cpu": cpu,
+        "game_cpu": cpu_in["game"],
+        "report_cpu": cpu_in["report"],
+        "ideal": ideal,
+        "ratio": wall / ideal if ideal else None,
+        "order": [r["player"] for r in result.table],
+    }
 
 
 @contextlib.contextmanager
@@ -87,6 +122,7 @@ def phases():
                 return f(*args, **kwargs)
             finally:
                 spent[phase] += time.process_time() - cpu0
+
         return wrapper
 
     for owner, name, phase in patched:
@@ -105,17 +141,24 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds, "
-          f"3 fake models, overrides: {args.overrides or 'none'}\n")
-    print("| latency s | concurrency | model calls | wall s | ideal s | wall / ideal | engine ms/call (wall) | "
-          "engine CPU ms/call | of which game CPU ms/call | report CPU s |")
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, {args.rounds} rounds, "
+        f"3 fake models, overrides: {args.overrides or 'none'}\n"
+    )
+    print(
+        "| latency s | concurrency | model calls | wall s | ideal s | wall / ideal | engine ms/call (wall) | "
+        "engine CPU ms/call | of which game CPU ms/call | report CPU s |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for lat in args.latency:
         r = play(lat, args.concurrency, args.rounds, args.overrides)
         ratio = f"{r['ratio']:.2f}" if r["ratio"] else "–"
-        print(f"| {lat:g} | {r['concurrency']} | {r['calls']} | {r['wall']:.2f} | {r['ideal']:.2f} | {ratio} | "
-              f"{1000 * r['wall'] / r['calls']:.2f} | {1000 * r['cpu'] / r['calls']:.2f} | "
-              f"{1000 * r['game_cpu'] / r['calls']:.2f} | {r['report_cpu']:.2f} |", flush=True)
+        print(
+            f"| {lat:g} | {r['concurrency']} | {r['calls']} | {r['wall']:.2f} | {r['ideal']:.2f} | {ratio} | "
+            f"{1000 * r['wall'] / r['calls']:.2f} | {1000 * r['cpu'] / r['calls']:.2f} | "
+            f"{1000 * r['game_cpu'] / r['calls']:.2f} | {r['report_cpu']:.2f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -136,14 +136,25 @@ class RoundMeter(RunLogger):
     def round_end(self, round: int, rounds: int, summary: dict[str, Any], table: list[dict[str, Any]]) -> None:
         now, cpu = time.perf_counter(), time.process_time()
         wrss, wcpu = workers_usage()
-        row = {"round": round, "s": now - self.t, "cpu": cpu - self.cpu, "wcpu": wcpu - self.wcpu,
-               "rss": rss_mb(), "workers": wrss,
-               "events_mb": self.events.stat().st_size / 2**20 if self.events and self.events.exists() else 0.0,
-               "tasks": summary["tasks"], "samples": summary["samples"], "updates": summary["updates"],
-               "load": os.getloadavg()[0]}
+        row = {
+            "round": round,
+            "s": now - self.t,
+            "cpu": cpu - self.cpu,
+            "wcpu": wcpu - self.wcpu,
+            "rss": rss_mb(),
+            "workers": wrss,
+            "events_mb": self.events.stat().st_size / 2**20 if self.events and self.events.exists() else 0.0,
+            "tasks": summary["tasks"],
+            "samples": summary["samples"],
+            "updates": summary["updates"],
+            "load": os.getloadavg()[0],
+        }
         self.rows.append(row)
-        print(f"| {round} | {row['s']:.1f} | {row['cpu']:.1f} | {row['wcpu']:.1f} | {row['rss']:.0f} | {row['workers']:.0f} | {row['events_mb']:.0f} | "
-              f"{row['tasks']} | {row['samples']} | {row['updates']} | {row['load']:.1f} |", flush=True)
+        print(
+            f"| {round} | {row['s']:.1f} | {row['cpu']:.1f} | {row['wcpu']:.1f} | {row['rss']:.0f} | {row['workers']:.0f} | {row['events_mb']:.0f} | "
+            f"{row['tasks']} | {row['samples']} | {row['updates']} | {row['load']:.1f} |",
+            flush=True,
+        )
         if round in self.trace:
             import tracemalloc
 
@@ -158,8 +169,14 @@ def spread_players(n: int) -> list[dict[str, Any]]:
     out = []
     for i in range(n):
         f = i / max(1, n - 1)
-        out.append({"name": f"sim-{i:02d}", "skill": round(0.92 - 0.64 * f, 3), "pitch": round(-0.25 + 0.5 * f, 3),
-                    "sloppiness": round(0.10 + 0.15 * f, 3)})
+        out.append(
+            {
+                "name": f"sim-{i:02d}",
+                "skill": round(0.92 - 0.64 * f, 3),
+                "pitch": round(-0.25 + 0.5 * f, 3),
+                "sloppiness": round(0.10 + 0.15 * f, 3),
+            }
+        )
     return out
 
 
@@ -180,14 +197,26 @@ def run_sim(args: argparse.Namespace) -> None:
     if args.trace:
         tracemalloc.start(1)
     players = spread_players(args.players)
-    cfg = compose_config([f"players.simulated={as_override(players)}", "logger=none", "report=false",
-                          f"game.rounds={args.rounds}", f"seed={args.seed}", *args.overrides])
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores; {args.players} simulated players, "
-          f"{args.rounds} rounds, game={cfg.game.name}, estimator={cfg.estimator._target_.rsplit('.', 1)[-1]}, "
-          f"rating={cfg.rating._target_.rsplit('.', 1)[-1]}, seed {args.seed}, overrides: {args.overrides or 'none'}"
-          f"{', tracemalloc on' if args.trace else ''}\n")
-    print("| round | wall s | CPU s | sandbox CPU s | RSS MB | sandbox workers MB | events.jsonl MB | tasks | samples "
-          "| rating updates | load |")
+    cfg = compose_config(
+        [
+            f"players.simulated={as_override(players)}",
+            "logger=none",
+            "report=false",
+            f"game.rounds={args.rounds}",
+            f"seed={args.seed}",
+            *args.overrides,
+        ]
+    )
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores; {args.players} simulated players, "
+        f"{args.rounds} rounds, game={cfg.game.name}, estimator={cfg.estimator._target_.rsplit('.', 1)[-1]}, "
+        f"rating={cfg.rating._target_.rsplit('.', 1)[-1]}, seed {args.seed}, overrides: {args.overrides or 'none'}"
+        f"{', tracemalloc on' if args.trace else ''}\n"
+    )
+    print(
+        "| round | wall s | CPU s | sandbox CPU s | RSS MB | sandbox workers MB | events.jsonl MB | tasks | samples "
+        "| rating updates | load |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     rss0 = rss_mb()
     prof = None
@@ -211,22 +240,30 @@ def run_sim(args: argparse.Namespace) -> None:
         xs = [by[r][key] for r in range(lo, hi + 1) if r in by]
         return sum(xs) / len(xs) if xs else math.nan
 
-    print(f"\nwall {wall:.0f} s ({wall / 60:.1f} min) for {last} rounds; RSS before the game {rss0:.0f} MB; "
-          f"peak RSS (VmHWM) {peak_rss_mb():.0f} MB; sandbox workers at the end {rows[-1]['workers']:.0f} MB")
+    print(
+        f"\nwall {wall:.0f} s ({wall / 60:.1f} min) for {last} rounds; RSS before the game {rss0:.0f} MB; "
+        f"peak RSS (VmHWM) {peak_rss_mb():.0f} MB; sandbox workers at the end {rows[-1]['workers']:.0f} MB"
+    )
     marks = [r for r in (1, 2, 5, 10, 20, 30, 40, 50, last) if r in by]
     print("RSS after round " + ", ".join(f"{r}: {by[r]['rss']:.0f} MB" for r in dict.fromkeys(marks)))
     if 10 in by and last > 10:
         grow = by[last]["rss"] - by[10]["rss"]
-        print(f"RSS growth from round 10 to {last}: {grow:+.0f} MB ({grow / (last - 10):+.2f} MB per round); "
-              f"events.jsonl {by[last]['events_mb']:.0f} MB")
+        print(
+            f"RSS growth from round 10 to {last}: {grow:+.0f} MB ({grow / (last - 10):+.2f} MB per round); "
+            f"events.jsonl {by[last]['events_mb']:.0f} MB"
+        )
     q = max(1, last // 5)
     for key, what in (("s", "wall"), ("cpu", "CPU (this process)"), ("wcpu", "CPU (sandbox)")):
-        print(f"{what} seconds per round: rounds 2-{1 + q} {mean_s(2, 1 + q, key):.1f}, rounds {last - q + 1}-{last} "
-              f"{mean_s(last - q + 1, last, key):.1f}; round 1 {by[1][key]:.1f}")
+        print(
+            f"{what} seconds per round: rounds 2-{1 + q} {mean_s(2, 1 + q, key):.1f}, rounds {last - q + 1}-{last} "
+            f"{mean_s(last - q + 1, last, key):.1f}; round 1 {by[1][key]:.1f}"
+        )
     s = result.summary
-    print(f"tasks {s.tasks}, attempts {s.attempts}, samples {s.samples}, estimates {s.estimates}, "
-          f"rating updates {s.updates}, sandbox executions {s.sandbox_executions}; "
-          f"events.jsonl {rows[-1]['events_mb']:.1f} MB")
+    print(
+        f"tasks {s.tasks}, attempts {s.attempts}, samples {s.samples}, estimates {s.estimates}, "
+        f"rating updates {s.updates}, sandbox executions {s.sandbox_executions}; "
+        f"events.jsonl {rows[-1]['events_mb']:.1f} MB"
+    )
     from scipy.stats import kendalltau, spearmanr
 
     true = {p["name"]: p["skill"] for p in players}
@@ -301,15 +338,31 @@ def run_cli(args: argparse.Namespace) -> None:
     players = spread_players(args.players)
     tmp = Path(tempfile.mkdtemp(prefix="bench-load-cli-"))
     out = tmp / "run"
-    cmd = [sys.executable, "-m", "skate", f"players.simulated={as_override(players)}", f"game.rounds={args.rounds}",
-           f"seed={args.seed}", f"hydra.run.dir={out}", *args.overrides]
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores; python -m skate with {args.players} simulated "
-          f"players, {args.rounds} rounds, seed {args.seed}, overrides: {args.overrides or 'none'}\n")
+    cmd = [
+        sys.executable,
+        "-m",
+        "skate",
+        f"players.simulated={as_override(players)}",
+        f"game.rounds={args.rounds}",
+        f"seed={args.seed}",
+        f"hydra.run.dir={out}",
+        *args.overrides,
+    ]
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores; python -m skate with {args.players} simulated "
+        f"players, {args.rounds} rounds, seed {args.seed}, overrides: {args.overrides or 'none'}\n"
+    )
     print("| round | wall s | RSS MB | other processes MB | events.jsonl MB | load |")
     print("|---:|---:|---:|---:|---:|---:|", flush=True)
     t0 = time.time()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "WANDB_SILENT": "true"})
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "WANDB_SILENT": "true"},
+    )
     rows: list[dict[str, Any]] = []
     stop = threading.Event()
     err: list[str] = []
@@ -329,12 +382,23 @@ def run_cli(args: argparse.Namespace) -> None:
                 if line.startswith(b'{"event": "round_end"'):
                     e = json.loads(line)
                     others = sum(_status_kb(p, "VmRSS") for p in descendants_of(proc.pid)) / 1024
-                    rows.append({"round": e["round"], "s": e["ts"] - last_ts, "rss": _status_kb(proc.pid, "VmRSS") / 1024,
-                                 "others": others, "events_mb": offset / 2**20, "load": os.getloadavg()[0]})
+                    rows.append(
+                        {
+                            "round": e["round"],
+                            "s": e["ts"] - last_ts,
+                            "rss": _status_kb(proc.pid, "VmRSS") / 1024,
+                            "others": others,
+                            "events_mb": offset / 2**20,
+                            "load": os.getloadavg()[0],
+                        }
+                    )
                     last_ts = e["ts"]
                     r = rows[-1]
-                    print(f"| {r['round']} | {r['s']:.1f} | {r['rss']:.0f} | {r['others']:.0f} | {r['events_mb']:.0f} | "
-                          f"{r['load']:.1f} |", flush=True)
+                    print(
+                        f"| {r['round']} | {r['s']:.1f} | {r['rss']:.0f} | {r['others']:.0f} | {r['events_mb']:.0f} | "
+                        f"{r['load']:.1f} |",
+                        flush=True,
+                    )
 
     threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True).start()
     watcher = threading.Thread(target=watch, daemon=True)
@@ -344,11 +408,22 @@ def run_cli(args: argparse.Namespace) -> None:
     stop.set()
     watcher.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    end = json.loads(next(line for line in reversed((out / "events.jsonl").read_text().splitlines())
-                          if line.startswith('{"event": "round_end"')))["ts"] if rows else t0
-    print(f"\nexit status {proc.returncode}; wall {wall:.0f} s ({wall / 60:.1f} min), of which {time.time() - end:.0f} s "
-          f"after the last round (table, report, W&B); peak RSS of the skate process (wait4) "
-          f"{usage.ru_maxrss / 1024:.0f} MB")
+    end = (
+        json.loads(
+            next(
+                line
+                for line in reversed((out / "events.jsonl").read_text().splitlines())
+                if line.startswith('{"event": "round_end"')
+            )
+        )["ts"]
+        if rows
+        else t0
+    )
+    print(
+        f"\nexit status {proc.returncode}; wall {wall:.0f} s ({wall / 60:.1f} min), of which {time.time() - end:.0f} s "
+        f"after the last round (table, report, W&B); peak RSS of the skate process (wait4) "
+        f"{usage.ru_maxrss / 1024:.0f} MB"
+    )
     if len(rows) > 10:
         by = {r["round"]: r for r in rows}
         last = rows[-1]["round"]
@@ -361,8 +436,13 @@ def run_cli(args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------------------------- llm
 def llm_players(base: str, names: list[str]) -> str:
-    return "[" + ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY}}"
-                           for n in names) + "]"
+    return (
+        "["
+        + ", ".join(
+            f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY}}" for n in names
+        )
+        + "]"
+    )
 
 
 def run_llm(args: argparse.Namespace) -> None:
@@ -379,19 +459,38 @@ def run_llm(args: argparse.Namespace) -> None:
     from skate.runner import run_game
 
     names = [f"m{i:02d}" for i in range(args.players)]
-    models = {n: FakeModel(round(0.10 + 0.85 * i / max(1, args.players - 1), 3), dict(FAULTS))
-              for i, n in enumerate(names)}
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores; {args.players} fake LLM players, faults "
-          f"{FAULTS} per request, latency {args.latency} s, llm.concurrency={args.concurrency}, {args.rounds} rounds, "
-          f"overrides: {args.overrides or 'none'}\n", flush=True)
-    with tempfile.TemporaryDirectory(prefix="bench-load-llm-") as tmp, \
-            FakeLLMServer(models, latency_s=args.latency, retry_after_s=0.05, fault_seed=args.seed) as srv:
+    models = {
+        n: FakeModel(round(0.10 + 0.85 * i / max(1, args.players - 1), 3), dict(FAULTS)) for i, n in enumerate(names)
+    }
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores; {args.players} fake LLM players, faults "
+        f"{FAULTS} per request, latency {args.latency} s, llm.concurrency={args.concurrency}, {args.rounds} rounds, "
+        f"overrides: {args.overrides or 'none'}\n",
+        flush=True,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-load-llm-") as tmp,
+        FakeLLMServer(models, latency_s=args.latency, retry_after_s=0.05, fault_seed=args.seed) as srv,
+    ):
         fixed = not any(o.startswith("estimator=") for o in args.overrides)  # else the override's estimator
         estimator = ["estimator=fixed_n", f"estimator.n={args.n}"] if fixed else []
-        cfg = compose_config([
-            f"game={args.game}", f"game.rounds={args.rounds}", "logger=none", "report=false", "players.simulated=[]",
-            f"players.llm={llm_players(srv.api_base, names)}", *estimator, "llm.cache=false", f"llm.concurrency={args.concurrency}", "llm.backoff_s=0.05", "llm.max_backoff_s=1.0",
-            f"seed={args.seed}", *args.overrides])
+        cfg = compose_config(
+            [
+                f"game={args.game}",
+                f"game.rounds={args.rounds}",
+                "logger=none",
+                "report=false",
+                "players.simulated=[]",
+                f"players.llm={llm_players(srv.api_base, names)}",
+                *estimator,
+                "llm.cache=false",
+                f"llm.concurrency={args.concurrency}",
+                "llm.backoff_s=0.05",
+                "llm.max_backoff_s=1.0",
+                f"seed={args.seed}",
+                *args.overrides,
+            ]
+        )
         t0, cpu0 = time.perf_counter(), time.process_time()
         result = run_game(build_settings(cfg), Path(tmp) / "run")
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
@@ -411,8 +510,10 @@ def run_llm(args: argparse.Namespace) -> None:
         ("requests to the server (game / all)", f"{len(game_log)} / {stats.requests}"),
         ("most requests in flight", stats.max_in_flight),
         ("requests per second", f"{len(game_log) / wall:.0f}"),
-        ("faults injected (rate_limit, server_error, malformed)",
-         f"{sum(faults.values())} ({faults['rate_limit']}, {faults['server_error']}, {faults['malformed']})"),
+        (
+            "faults injected (rate_limit, server_error, malformed)",
+            f"{sum(faults.values())} ({faults['rate_limit']}, {faults['server_error']}, {faults['malformed']})",
+        ),
         ("retries", usage["retries"]),
         ("void requests (all retries failed) / void samples", f"{len(voids)} / {usage['void']}"),
         ("samples asked for", usage["samples"]),
@@ -441,8 +542,14 @@ def run_llm(args: argparse.Namespace) -> None:
         made = rated[t.task_id].updates if t.task_id in rated else 0
         if made != k * (k - 1) // 2:
             problems.append(f"task {t.task_id}: {made} updates for {k} players with a p(correct)")
-    print("\nnothing lost: " + ("yes (every fault retried or a logged void call; every (task, player) estimated; "
-                                "every valid task rated)" if not problems else "NO: " + "; ".join(problems[:5])))
+    print(
+        "\nnothing lost: "
+        + (
+            "yes (every fault retried or a logged void call; every (task, player) estimated; every valid task rated)"
+            if not problems
+            else "NO: " + "; ".join(problems[:5])
+        )
+    )
     print("order (best first): " + " ".join(r["player"] for r in result.table))
     print(json.dumps({"by_fault_all_requests": dict(stats.by_fault), "usage": usage}))
 
@@ -457,8 +564,13 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2, help="llm: fixed_n samples per (task, player)")
     ap.add_argument("--latency", type=float, default=0.1, help="llm: seconds the server waits per request")
     ap.add_argument("--concurrency", type=int, default=64, help="llm: llm.concurrency")
-    ap.add_argument("--trace", type=int, nargs=2, metavar=("A", "B"),
-                    help="sim: tracemalloc snapshots after rounds A and B; print what grew")
+    ap.add_argument(
+        "--trace",
+        type=int,
+        nargs=2,
+        metavar=("A", "B"),
+        help="sim: tracemalloc snapshots after rounds A and B; print what grew",
+    )
     ap.add_argument("--profile", action="store_true", help="sim: cProfile the game (slower); print where it went")
     ap.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. game=mathquiz estimator=fixed_n")
     args = ap.parse_intermixed_args()

@@ -55,8 +55,9 @@ def kendall(a: list[float], b: list[float]) -> float:
     return float(kendalltau(a, b).statistic)
 
 
-def run_model(name: str, base: str, tasks: list, game: COPGame, samples: int, per_request: int, fmt: str,
-              out: dict) -> None:
+def run_model(
+    name: str, base: str, tasks: list, game: COPGame, samples: int, per_request: int, fmt: str, out: dict
+) -> None:
     mods = game.modules(GameEnv(sandbox=None))  # type: ignore[arg-type]
     client = LLMClient()
     spec = ModelSpec(f"hosted_vllm/{name}", api_base=base, temperature=0.7, max_tokens=512, timeout_s=3600)
@@ -75,12 +76,14 @@ def run_model(name: str, base: str, tasks: list, game: COPGame, samples: int, pe
         t0 = time.perf_counter()
         if fmt == "letter":  # the read's own request, sampled
             messages = mods.answerer.label_messages(query)
-            done = client.complete(spec, messages, [(i, 1000 * k + i) for i in range(samples)], name,
-                                   options={"max_tokens": LABEL_TOKENS})
+            done = client.complete(
+                spec, messages, [(i, 1000 * k + i) for i in range(samples)], name, options={"max_tokens": LABEL_TOKENS}
+            )
             picks = []
             for d in done:
-                label = next((x for x in (label_of(t, mods.answerer.option_labels) for t in (d.text or "").split()) if x),
-                             None)
+                label = next(
+                    (x for x in (label_of(t, mods.answerer.option_labels) for t in (d.text or "").split()) if x), None
+                )
                 picks.append(mods.answerer.option_labels.index(label) if label else None)
         else:  # the game's own answers to the same query
             picks = player.answer([query] * samples, np.random.default_rng(10_000 + k))
@@ -89,12 +92,27 @@ def run_model(name: str, base: str, tasks: list, game: COPGame, samples: int, pe
         ok = [p for p in picks if isinstance(p, int)]
         freq = sum(p in right for p in ok) / samples
         p_read = sum(got.probs[i] for i in right) if got.ok else None
-        rows.append({"task": task.task_id, "read": p_read, "why": got.why, "kind": got.kind, "sampled": freq,
-                     "unreadable": samples - len(ok)})
-        print(f"{name} {k + 1}/{len(tasks)}: read {p_read if p_read is None else round(p_read, 3)}, "
-              f"sampled {freq:.3f}", flush=True)
-    out[name] = {"rows": rows, "read_s": read_s, "sample_s": sample_s, "read_calls": read_calls,
-                 "sample_calls": sample_calls}
+        rows.append(
+            {
+                "task": task.task_id,
+                "read": p_read,
+                "why": got.why,
+                "kind": got.kind,
+                "sampled": freq,
+                "unreadable": samples - len(ok),
+            }
+        )
+        print(
+            f"{name} {k + 1}/{len(tasks)}: read {p_read if p_read is None else round(p_read, 3)}, sampled {freq:.3f}",
+            flush=True,
+        )
+    out[name] = {
+        "rows": rows,
+        "read_s": read_s,
+        "sample_s": sample_s,
+        "read_calls": read_calls,
+        "sample_calls": sample_calls,
+    }
 
 
 def main() -> None:
@@ -112,17 +130,25 @@ def main() -> None:
     print(f"{len(tasks)} CRUXEval-O items as COP tasks; {args.samples} samples each, format {args.format}", flush=True)
     out: dict = {}
     t0 = time.perf_counter()
-    with local_serving.serving_many(local_serving.cache_root(), models, server=local_serving.LLAMA_SERVER, slots=args.slots) as servers:
-        workers = [threading.Thread(target=run_model, args=(m, s.base, tasks, game, args.samples, args.slots,
-                                                             args.format, out)) for m, s in servers.items()]
+    with local_serving.serving_many(
+        local_serving.cache_root(), models, server=local_serving.LLAMA_SERVER, slots=args.slots
+    ) as servers:
+        workers = [
+            threading.Thread(
+                target=run_model, args=(m, s.base, tasks, game, args.samples, args.slots, args.format, out)
+            )
+            for m, s in servers.items()
+        ]
         for w in workers:
             w.start()
         for w in workers:
             w.join()
     wall = time.perf_counter() - t0
     print(f"\n{len(tasks)} tasks, {args.samples} samples ({args.format}), all models at once: {wall:.0f} s\n")
-    print("| model | reads made (fell back: why) | mean abs. difference | correlation over tasks | mean p read | "
-          "mean p sampled | calls read / sampled | s read / sampled |")
+    print(
+        "| model | reads made (fell back: why) | mean abs. difference | correlation over tasks | mean p read | "
+        "mean p sampled | calls read / sampled | s read / sampled |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     means_read, means_sampled, names = [], [], []
     for m in [x.name for x in models]:
@@ -133,23 +159,34 @@ def main() -> None:
             if x["read"] is None:
                 why[x["kind"]] = why.get(x["kind"], 0) + 1
         diff = statistics.fmean(abs(x["read"] - x["sampled"]) for x in both) if both else math.nan
-        corr = float(np.corrcoef([x["read"] for x in both], [x["sampled"] for x in both])[0, 1]) if len(both) > 2 else math.nan
+        corr = (
+            float(np.corrcoef([x["read"] for x in both], [x["sampled"] for x in both])[0, 1])
+            if len(both) > 2
+            else math.nan
+        )
         mr = statistics.fmean(x["read"] for x in both) if both else math.nan
         ms = statistics.fmean(x["sampled"] for x in r["rows"])
         names.append(m)
         means_read.append(mr)
         means_sampled.append(ms)
         fell = ", ".join(f"{k} {v}" for k, v in why.items()) or "–"
-        print(f"| {m} | {len(both)}/{len(r['rows'])} ({fell}) | {diff:.3f} | {corr:.2f} | {mr:.3f} | {ms:.3f} | "
-              f"{r['read_calls']} / {r['sample_calls']} | {r['read_s']:.0f} / {r['sample_s']:.0f} |")
-    order = lambda xs: " > ".join(n for _, n in sorted(zip(xs, names, strict=False), key=lambda t: -t[0] if not math.isnan(t[0]) else 1))  # noqa: E731
+        print(
+            f"| {m} | {len(both)}/{len(r['rows'])} ({fell}) | {diff:.3f} | {corr:.2f} | {mr:.3f} | {ms:.3f} | "
+            f"{r['read_calls']} / {r['sample_calls']} | {r['read_s']:.0f} / {r['sample_s']:.0f} |"
+        )
+    order = lambda xs: " > ".join(  # noqa: E731
+        n for _, n in sorted(zip(xs, names, strict=False), key=lambda t: -t[0] if not math.isnan(t[0]) else 1)
+    )
     print(f"\nranking by read p(correct): {order(means_read)}")
     print(f"ranking by sampled p(correct): {order(means_sampled)}")
     if not any(math.isnan(x) for x in means_read):
         print(f"Kendall tau-b between the two: {kendall(means_read, means_sampled):.2f}")
     if args.json:
-        args.json.write_text(json.dumps({"wall_s": wall, "args": vars(args) | {"json": str(args.json)}, "models": out},
-                                        indent=1, default=str))
+        args.json.write_text(
+            json.dumps(
+                {"wall_s": wall, "args": vars(args) | {"json": str(args.json)}, "models": out}, indent=1, default=str
+            )
+        )
 
 
 if __name__ == "__main__":

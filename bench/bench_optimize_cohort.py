@@ -47,13 +47,32 @@ GAME_OVERRIDES = {"scp": ["game=scp", "game.mode=player_set", "game.max_doc_age_
 
 
 def row(game: str, r) -> dict:
-    return {"model": r.player, "game": game, "role": r.role, "optimizer": r.optimizer, "train": r.train, "val": r.val,
-            "labelled": r.labelled, "demos": r.demos, "dropped": r.demos_dropped, "before": r.metric_before,
-            "after": r.metric_after, "valid_before": r.valid_before, "valid_after": r.valid_after,
-            "separating_before": r.separating_before, "separating_after": r.separating_after, "calls": r.calls,
-            "tokens": r.prompt_tokens + r.completion_tokens, "s": r.elapsed_s, "reused": r.reused,
-            "stopped": r.stopped, "tasks_before": r.tasks_before, "tasks_after": r.tasks_after,
-            "rejected_before": r.rejected_before, "rejected_after": r.rejected_after}
+    return {
+        "model": r.player,
+        "game": game,
+        "role": r.role,
+        "optimizer": r.optimizer,
+        "train": r.train,
+        "val": r.val,
+        "labelled": r.labelled,
+        "demos": r.demos,
+        "dropped": r.demos_dropped,
+        "before": r.metric_before,
+        "after": r.metric_after,
+        "valid_before": r.valid_before,
+        "valid_after": r.valid_after,
+        "separating_before": r.separating_before,
+        "separating_after": r.separating_after,
+        "calls": r.calls,
+        "tokens": r.prompt_tokens + r.completion_tokens,
+        "s": r.elapsed_s,
+        "reused": r.reused,
+        "stopped": r.stopped,
+        "tasks_before": r.tasks_before,
+        "tasks_after": r.tasks_after,
+        "rejected_before": r.rejected_before,
+        "rejected_after": r.rejected_after,
+    }
 
 
 def num(x) -> str:
@@ -61,15 +80,19 @@ def num(x) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| model | game | role | optimizer | labelled / demos | accuracy or metric: before → after "
-            "| valid: before → after | separating (of valid) | calls | s |")
+    head = (
+        "| model | game | role | optimizer | labelled / demos | accuracy or metric: before → after "
+        "| valid: before → after | separating (of valid) | calls | s |"
+    )
     out = [head, "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         valid = f"{num(r['valid_before'])} → {num(r['valid_after'])}" if r["role"] == "setter" else ""
         sep = f"{num(r['separating_before'])} → {num(r['separating_after'])}" if r["role"] == "setter" else ""
         note = " (reused)" if r["reused"] else (f" ({r['stopped']})" if r["stopped"] else "")
-        out.append(f"| {r['model']} | {r['game']} | {r['role']} | {r['optimizer']}{note} | {r['labelled']} / {r['demos']} "
-                   f"| {num(r['before'])} → {num(r['after'])} | {valid} | {sep} | {r['calls']} | {r['s']:.0f} |")
+        out.append(
+            f"| {r['model']} | {r['game']} | {r['role']} | {r['optimizer']}{note} | {r['labelled']} / {r['demos']} "
+            f"| {num(r['before'])} → {num(r['after'])} | {valid} | {sep} | {r['calls']} | {r['s']:.0f} |"
+        )
     return "\n".join(out)
 
 
@@ -90,20 +113,33 @@ def main() -> None:
     models = local_models.parse_models(args.models)
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-optimize-"))
     root = local_serving.cache_root()
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-          f"out {out}", flush=True)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; out {out}",
+        flush=True,
+    )
     rows: list[dict] = []
-    with local_serving.serving_many(root, models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)) as servers:
+    with local_serving.serving_many(
+        root, models, threads=local.cohort_threads(None, local_serving.DEFAULT_SERVER)
+    ) as servers:
         os.environ.update(local.cohort_env(servers, {}))  # type: ignore[arg-type]
         for game in args.games.split(","):
             for opt in args.optimizers.split(","):
-                given = [*GAME_OVERRIDES.get(game, [f"game={game}"]), f"optimizer={opt}",
-                         f"optimizer.roles=[{args.roles}]", f"optimizer.train={args.train}",
-                         f"optimizer.val={args.val}", f"optimizer.seed={args.seed}", f"seed={args.seed}",
-                         "logger=none", f"llm.cache_dir={out / 'cache'}",
-                         *([f"optimizer.store={args.store}"] if args.store else []), *args.overrides]
-                overrides = local_game.game_overrides(given, local.client_falls_back_on_llama_cpp(),
-                                                 local_game.cohort_players(list(servers)), ())
+                given = [
+                    *GAME_OVERRIDES.get(game, [f"game={game}"]),
+                    f"optimizer={opt}",
+                    f"optimizer.roles=[{args.roles}]",
+                    f"optimizer.train={args.train}",
+                    f"optimizer.val={args.val}",
+                    f"optimizer.seed={args.seed}",
+                    f"seed={args.seed}",
+                    "logger=none",
+                    f"llm.cache_dir={out / 'cache'}",
+                    *([f"optimizer.store={args.store}"] if args.store else []),
+                    *args.overrides,
+                ]
+                overrides = local_game.game_overrides(
+                    given, local.client_falls_back_on_llama_cpp(), local_game.cohort_players(list(servers)), ()
+                )
                 print(f"\n{game} {opt}: " + " ".join(overrides), flush=True)
                 t0 = time.perf_counter()
                 records = run_optimize(build_settings(compose_config(overrides)), out / f"{game}-{opt}")

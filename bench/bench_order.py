@@ -30,9 +30,14 @@ from skate.runlog.events import read_run  # noqa: E402
 from skate.runner import run_game  # noqa: E402
 
 # The close cohort: six players two points of skill apart.
-CLOSE = [SimPlayerConfig(name="c1", skill=0.66), SimPlayerConfig(name="c2", skill=0.64),
-         SimPlayerConfig(name="c3", skill=0.62), SimPlayerConfig(name="c4", skill=0.60),
-         SimPlayerConfig(name="c5", skill=0.58), SimPlayerConfig(name="c6", skill=0.56)]
+CLOSE = [
+    SimPlayerConfig(name="c1", skill=0.66),
+    SimPlayerConfig(name="c2", skill=0.64),
+    SimPlayerConfig(name="c3", skill=0.62),
+    SimPlayerConfig(name="c4", skill=0.60),
+    SimPlayerConfig(name="c5", skill=0.58),
+    SimPlayerConfig(name="c6", skill=0.56),
+]
 
 
 def ranks(backend, players, tasks) -> dict[str, int]:
@@ -68,17 +73,22 @@ def main() -> None:
         single.append(ranks(TrueSkillRating(), players, order))
         averaged.append(ranks(TrueSkillRating(orderings=args.k, seed=s), players, order))
     print(f"{len(tasks)} tasks, {len(players)} players, {args.shuffles} shuffles, K={args.k}\n")
-    print("| player | true rank | BT rank (interval rule) | TrueSkill ranks, one ordering (min–max, sd) | TrueSkill ranks, mean of K orderings (min–max, sd) |")
+    print(
+        "| player | true rank | BT rank (interval rule) | TrueSkill ranks, one ordering (min–max, sd) | TrueSkill ranks, mean of K orderings (min–max, sd) |"
+    )
     print("|---|---:|---:|---|---|")
     for n in sorted(players, key=lambda n: true_rank[n]):
         a = [r[n] for r in single]
         b = [r[n] for r in averaged]
-        print(f"| {n} | {true_rank[n]} | {bt[n]} | {min(a)}–{max(a)}, {np.std(a):.2f} | {min(b)}–{max(b)}, {np.std(b):.2f} |")
+        print(
+            f"| {n} | {true_rank[n]} | {bt[n]} | {min(a)}–{max(a)}, {np.std(a):.2f} | {min(b)}–{max(b)}, {np.std(b):.2f} |"
+        )
 
     def agree(rs):
         exact_true = np.mean([all(r[n] == true_rank[n] for n in players) for r in rs])
         tau_bt = np.mean([kendalltau([r[n] for n in players], [bt[n] for n in players]).statistic for r in rs])
         return exact_true, tau_bt
+
     for label, rs in (("one ordering", single), (f"mean of {args.k} orderings", averaged)):
         e, t = agree(rs)
         print(f"\nTrueSkill, {label}: exact true order in {e:.0%} of shuffles; mean Kendall tau to BT {t:.3f}")

@@ -49,9 +49,13 @@ def free_port() -> int:
 
 
 def serve(port: int, latency: float) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "skate.llm.fake_server", "--port", str(port),
-                             "--latency", str(latency), *MODELS],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skate.llm.fake_server", "--port", str(port), "--latency", str(latency), *MODELS],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     proc.stdout.readline()  # "fake LLM players ... at ..." once it listens
     return proc
 
@@ -64,11 +68,28 @@ def rounds_done(run: Path) -> int:
 def play(args: argparse.Namespace, out: Path, port: int, name: str, outage: bool, extra: list[str]) -> dict:
     server = [serve(port, args.latency)]
     base = f"http://127.0.0.1:{port}/v1"
-    players = "[" + ", ".join(f"{{name: {m.split('=')[0]}, model: hosted_vllm/{m.split('=')[0]}, api_base: '{base}'}}"
-                              for m in MODELS) + "]"
-    cfg = compose_config([f"game={args.game}", f"game.rounds={args.rounds}", f"seed={args.seed}", "logger=console",
-                          "logger.progress=plain", "report=false", "players.simulated=[]", f"players.llm={players}",
-                          f"llm.cache_dir={out / name / 'cache'}", *args.overrides, *extra])
+    players = (
+        "["
+        + ", ".join(
+            f"{{name: {m.split('=')[0]}, model: hosted_vllm/{m.split('=')[0]}, api_base: '{base}'}}" for m in MODELS
+        )
+        + "]"
+    )
+    cfg = compose_config(
+        [
+            f"game={args.game}",
+            f"game.rounds={args.rounds}",
+            f"seed={args.seed}",
+            "logger=console",
+            "logger.progress=plain",
+            "report=false",
+            "players.simulated=[]",
+            f"players.llm={players}",
+            f"llm.cache_dir={out / name / 'cache'}",
+            *args.overrides,
+            *extra,
+        ]
+    )
     run = out / name / "run"
     killed: dict[str, float] = {}
 
@@ -97,12 +118,22 @@ def play(args: argparse.Namespace, out: Path, port: int, name: str, outage: bool
         server[0].wait()
     events = read_events(run)
     outages = [e for e in events if e["event"] == "llm_outage"]
-    return {"name": name, "wall": wall, "killed": killed, "run": run,
-            "void": result.summary.usage["total"]["void"], "void_events": sum(e["event"] == "llm_void" for e in events),
-            "void_estimates": result.summary.void_estimates, "void_attempts": result.summary.void_attempts,
-            "calls": result.summary.usage["total"]["calls"], "retries": result.summary.usage["total"]["retries"],
-            "outages": outages, "stopped": result.summary.stopped,
-            "game": played_events(run), "ratings": json.loads((run / "ratings.json").read_text())}
+    return {
+        "name": name,
+        "wall": wall,
+        "killed": killed,
+        "run": run,
+        "void": result.summary.usage["total"]["void"],
+        "void_events": sum(e["event"] == "llm_void" for e in events),
+        "void_estimates": result.summary.void_estimates,
+        "void_attempts": result.summary.void_attempts,
+        "calls": result.summary.usage["total"]["calls"],
+        "retries": result.summary.usage["total"]["retries"],
+        "outages": outages,
+        "stopped": result.summary.stopped,
+        "game": played_events(run),
+        "ratings": json.loads((run / "ratings.json").read_text()),
+    }
 
 
 def main() -> None:
@@ -117,27 +148,36 @@ def main() -> None:
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-outage-"))
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores; game={args.game}, {args.rounds} rounds, "
-          f"3 fake models, latency {args.latency:g} s; killed after round {args.kill_after}, down {args.down:g} s; "
-          f"overrides: {args.overrides or 'none'}; runs in {out}\n", flush=True)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores; game={args.game}, {args.rounds} rounds, "
+        f"3 fake models, latency {args.latency:g} s; killed after round {args.kill_after}, down {args.down:g} s; "
+        f"overrides: {args.overrides or 'none'}; runs in {out}\n",
+        flush=True,
+    )
     port = free_port()  # every game on the same port: the players' api_base are recorded alike
     plays = [play(args, out, port, "reference", False, [])]
     plays.append(play(args, out, port, "outage", True, []))
     if args.void:
         plays.append(play(args, out, port, "no-wait", True, ["llm.outage_wait_s=0"]))
     ref = plays[0]
-    print("| game | wall s | model calls | retries | void calls (samples) | void estimates, attempts | "
-          "outages: model, down s, probes | events equal | ratings equal | stopped |")
+    print(
+        "| game | wall s | model calls | retries | void calls (samples) | void estimates, attempts | "
+        "outages: model, down s, probes | events equal | ratings equal | stopped |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|---|---|---|")
     for p in plays:
         ups = [e for e in p["outages"] if e["state"] in ("up", "gave_up")]
         told = ", ".join(f"{e['model']} {e['down_s']:.1f} s {e['probes']}" for e in ups) or "none"
-        killed = (f" (killed after round {p['killed']['at_round']}, down {p['killed']['down']:.1f} s)"
-                  if p["killed"] else "")
-        print(f"| {p['name']}{killed} | {p['wall']:.1f} | {p['calls']} | {p['retries']} | {p['void_events']} "
-              f"({p['void']}) | {p['void_estimates']}, {p['void_attempts']} | {told} | "
-              f"{'yes' if p['game'] == ref['game'] else 'no'} | {'yes' if p['ratings'] == ref['ratings'] else 'no'} | "
-              f"{p['stopped'] or 'no'} |", flush=True)
+        killed = (
+            f" (killed after round {p['killed']['at_round']}, down {p['killed']['down']:.1f} s)" if p["killed"] else ""
+        )
+        print(
+            f"| {p['name']}{killed} | {p['wall']:.1f} | {p['calls']} | {p['retries']} | {p['void_events']} "
+            f"({p['void']}) | {p['void_estimates']}, {p['void_attempts']} | {told} | "
+            f"{'yes' if p['game'] == ref['game'] else 'no'} | {'yes' if p['ratings'] == ref['ratings'] else 'no'} | "
+            f"{p['stopped'] or 'no'} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -81,15 +81,26 @@ def _swap(up: tuple[str, ...], down: tuple[str, ...], by: float) -> dict[str, fl
 # Each cohort's settings (values): the default cohort's are the game's own.
 COHORTS: dict[str, dict[str, Any]] = {
     "separated": {},  # the default cohort: skills 0.90 ... 0.30
-    "close": {"players.simulated": [Sim(name="c1", skill=0.66), Sim(name="c2", skill=0.64), Sim(name="c3", skill=0.62),
-                                    Sim(name="c4", skill=0.60), Sim(name="c5", skill=0.58), Sim(name="c6", skill=0.56)]},
-    "misspecified": {"players.simulated": [
-        Sim(name="x-ace", skill=0.88, pitch=-0.2, slip=0.1, sloppiness=0.4),
-        Sim(name="x-a", skill=0.74, pitch=-0.1, topic_skill=_swap(_HALF, _OTHER, 0.12)),
-        Sim(name="x-b", skill=0.66, pitch=-0.05, topic_skill=_swap(_OTHER, _HALF, 0.12)),
-        Sim(name="x-erratic", skill=0.56, noise=0.24, sloppiness=0.4),
-        Sim(name="x-weak", skill=0.46, pitch=0.1, slip=0.1),
-        Sim(name="x-novice", skill=0.34, pitch=0.2, sloppiness=0.4)]},
+    "close": {
+        "players.simulated": [
+            Sim(name="c1", skill=0.66),
+            Sim(name="c2", skill=0.64),
+            Sim(name="c3", skill=0.62),
+            Sim(name="c4", skill=0.60),
+            Sim(name="c5", skill=0.58),
+            Sim(name="c6", skill=0.56),
+        ]
+    },
+    "misspecified": {
+        "players.simulated": [
+            Sim(name="x-ace", skill=0.88, pitch=-0.2, slip=0.1, sloppiness=0.4),
+            Sim(name="x-a", skill=0.74, pitch=-0.1, topic_skill=_swap(_HALF, _OTHER, 0.12)),
+            Sim(name="x-b", skill=0.66, pitch=-0.05, topic_skill=_swap(_OTHER, _HALF, 0.12)),
+            Sim(name="x-erratic", skill=0.56, noise=0.24, sloppiness=0.4),
+            Sim(name="x-weak", skill=0.46, pitch=0.1, slip=0.1),
+            Sim(name="x-novice", skill=0.34, pitch=0.2, sloppiness=0.4),
+        ]
+    },
 }
 
 # A live configuration: the group choices and values of the game it plays, and the backends that
@@ -106,8 +117,11 @@ CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any], list[str]]] = {
     # not in the default list: the other variants tried on the close cohort (--configs NAME ...)
     "fewer_calls_4": (FEWER_CALLS, {"estimator.first": 4, "estimator.max_samples": 4}, ["live"]),
     "fewer_calls_6": (FEWER_CALLS, {"estimator.first": 6, "estimator.max_samples": 6}, ["live"]),
-    "fewer_calls_3to9": (FEWER_CALLS, {"estimator.first": 3, "estimator.step": 3, "estimator.max_samples": 9},
-                         ["live"]),
+    "fewer_calls_3to9": (
+        FEWER_CALLS,
+        {"estimator.first": 3, "estimator.step": 3, "estimator.max_samples": 9},
+        ["live"],
+    ),
     "fixed_n4": ({"estimator": "fixed_n"}, {"estimator.n": 4}, ["bt_rel", "irt"]),
 }
 DEFAULT_CONFIGS = ["paper", "fixed_n10", "decided", "fewer_calls", "fewer_calls_1", "fewer_calls_2"]
@@ -133,8 +147,10 @@ PER_ROUND = {"ttt_rel"}
 
 def true_order(described: list[dict[str, Any]], kinds: tuple[str, ...]) -> dict[str, float]:
     """Each simulated player's true skill: its base skill plus its mean offset over the game's kinds."""
-    return {d["name"]: d["true_skill"] + sum((d.get("topic_skill") or {}).get(k, 0.0) for k in kinds) / len(kinds)
-            for d in described}
+    return {
+        d["name"]: d["true_skill"] + sum((d.get("topic_skill") or {}).get(k, 0.0) for k in kinds) / len(kinds)
+        for d in described
+    }
 
 
 def load_game(run_dir: Path) -> dict[str, Any]:
@@ -153,9 +169,14 @@ def load_game(run_dir: Path) -> dict[str, Any]:
             spent += e.n + e.void
             calls_at[e.task_id] = spent
     end = run.end
-    return {"players": run.players, "stream": stream, "truth": [truth[n] for n in run.players],
-            "calls_at": calls_at, "total": spent,
-            "ended": end.get("ended", "rounds") if end else "unfinished"}
+    return {
+        "players": run.players,
+        "stream": stream,
+        "truth": [truth[n] for n in run.players],
+        "calls_at": calls_at,
+        "total": spent,
+        "ended": end.get("ended", "rounds") if end else "unfinished",
+    }
 
 
 def trajectory(game: dict[str, Any], make: Callable[[], Any], per_round: bool = False) -> list[tuple[int, float]]:
@@ -188,8 +209,11 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
     """One game; its trajectories for each backend and what it spent."""
     cohort, config, seed, rounds, backends = job
     choices, values, _ = CONFIGS[config]
-    settings = skate.config(values={**values, "game.rounds": rounds, "report": False, "seed": seed,
-                                    **COHORTS[cohort]}, logger="none", **choices)
+    settings = skate.config(
+        values={**values, "game.rounds": rounds, "report": False, "seed": seed, **COHORTS[cohort]},
+        logger="none",
+        **choices,
+    )
     out = Path(tempfile.mkdtemp(prefix="bench-cost-"))
     try:
         run_game(settings, out)
@@ -197,11 +221,18 @@ def play(job: tuple[str, str, int, int, tuple[str, ...]]) -> tuple[tuple[str, st
     finally:
         shutil.rmtree(out, ignore_errors=True)
     table = {**BACKENDS, **DRAW_BACKENDS}
-    trajs = {b: trajectory(game, live_backend(settings.rating) if b == "live" else table[b], per_round=b in PER_ROUND)
-             for b in backends}
+    trajs = {
+        b: trajectory(game, live_backend(settings.rating) if b == "live" else table[b], per_round=b in PER_ROUND)
+        for b in backends
+    }
     rounds_played = max((t.task_id for t in game["stream"]), default="r000")[1:4]
-    return (cohort, config, seed), {"trajs": trajs, "total": game["total"], "ended": game["ended"],
-                                    "rounds": int(rounds_played), "draws": draw_share(game)}
+    return (cohort, config, seed), {
+        "trajs": trajs,
+        "total": game["total"],
+        "ended": game["ended"],
+        "rounds": int(rounds_played),
+        "draws": draw_share(game),
+    }
 
 
 def draw_share(game: dict[str, Any]) -> dict[str, tuple[int, int]]:
@@ -224,19 +255,28 @@ def summarise(runs: list[dict[str, Any]], backend: str) -> dict[str, Any]:
     mean_tau = [float(np.mean([t[i][1] for t in padded])) for i in range(length)]
     mean_calls = [float(np.mean([t[i][0] for t in padded])) for i in range(length)]
     hit = next((i for i in range(length) if all(x >= TARGET for x in mean_tau[i:])), None)
-    return {"cost": mean_calls[hit] if hit is not None else None, "tasks": hit + 1 if hit is not None else None,
-            "final_tau": mean_tau[-1], "min_final_tau": min(t[-1][1] for t in trajs),
-            "total": float(np.mean([r["total"] for r in runs])),
-            "rounds": float(np.mean([r["rounds"] for r in runs])),
-            "settled": sum(r["ended"] == "settled" for r in runs), "seeds": len(runs)}
+    return {
+        "cost": mean_calls[hit] if hit is not None else None,
+        "tasks": hit + 1 if hit is not None else None,
+        "final_tau": mean_tau[-1],
+        "min_final_tau": min(t[-1][1] for t in trajs),
+        "total": float(np.mean([r["total"] for r in runs])),
+        "rounds": float(np.mean([r["rounds"] for r in runs])),
+        "settled": sum(r["ended"] == "settled" for r in runs),
+        "seeds": len(runs),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(8)))
     ap.add_argument("--rounds", type=int, default=20, help="game.rounds of every configuration but fewer_calls")
-    ap.add_argument("--preset-rounds", type=int, default=None,
-                    help="game.rounds of fewer_calls and its variant (default: the preset's own)")
+    ap.add_argument(
+        "--preset-rounds",
+        type=int,
+        default=None,
+        help="game.rounds of fewer_calls and its variant (default: the preset's own)",
+    )
     ap.add_argument("--cohorts", nargs="+", default=list(COHORTS), choices=list(COHORTS))
     ap.add_argument("--configs", nargs="+", default=DEFAULT_CONFIGS, choices=list(CONFIGS))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -245,8 +285,9 @@ def main() -> None:
     t0 = time.perf_counter()
     jobs = []
     configs = ["paper", "fixed_n10", "decided"] if args.draws else args.configs
-    preset_rounds = args.preset_rounds or (int(skate.config(**FEWER_CALLS).game.rounds)
-                                           if any(c.startswith("fewer_calls") for c in configs) else None)
+    preset_rounds = args.preset_rounds or (
+        int(skate.config(**FEWER_CALLS).game.rounds) if any(c.startswith("fewer_calls") for c in configs) else None
+    )
     for cohort in args.cohorts:
         for config in configs:
             backends = tuple(DRAW_BACKENDS) if args.draws else tuple(CONFIGS[config][2])
@@ -254,8 +295,10 @@ def main() -> None:
             jobs += [(cohort, config, seed, rounds, backends) for seed in args.seeds]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         done = dict(pool.map(play, jobs))
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
-          f"{args.rounds} rounds (fewer_calls: its own), {time.perf_counter() - t0:.0f} s\n")
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, seeds {args.seeds}, "
+        f"{args.rounds} rounds (fewer_calls: its own), {time.perf_counter() - t0:.0f} s\n"
+    )
     if args.draws:
         print("| cohort | outcome rule | outcomes drawn (all estimators and seeds) |\n|---|---|---:|")
         for cohort in args.cohorts:
@@ -266,7 +309,7 @@ def main() -> None:
         print()
     for cohort in args.cohorts:
         rows = []
-        for config in (["paper", "fixed_n10", "decided"] if args.draws else args.configs):
+        for config in ["paper", "fixed_n10", "decided"] if args.draws else args.configs:
             runs = [done[(cohort, config, s)] for s in args.seeds]
             for backend in runs[0]["trajs"]:
                 rows.append((config, backend, summarise(runs, backend)))
@@ -274,17 +317,23 @@ def main() -> None:
         paper_ts = base.get(("paper", "trueskill_rel") if not args.draws else ("paper", "trueskill_rel_0.10"))
         paper_bt = base.get(("paper", "bt_rel"))
         print(f"### cohort: {cohort}\n")
-        print("| configuration | backend | calls until mean τ stays ≥ 0.9 | tasks | × paper (TrueSkill) "
-              "| × paper (Bradley–Terry) | final τ (worst seed) | calls, whole game | rounds played (settled) |")
+        print(
+            "| configuration | backend | calls until mean τ stays ≥ 0.9 | tasks | × paper (TrueSkill) "
+            "| × paper (Bradley–Terry) | final τ (worst seed) | calls, whole game | rounds played (settled) |"
+        )
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for config, backend, r in rows:
+
             def ratio(b: dict[str, Any] | None) -> str:
                 return f"{r['cost'] / b['cost']:.2f}" if r["cost"] is not None and b and b["cost"] else "–"  # noqa: B023 - called within the iteration that defines it
+
             cost = f"{r['cost']:,.0f}" if r["cost"] is not None else "not reached"
             tasks = r["tasks"] if r["tasks"] is not None else "–"
-            print(f"| {config} | {backend} | {cost} | {tasks} | {ratio(paper_ts)} | {ratio(paper_bt)} "
-                  f"| {r['final_tau']:.2f} ({r['min_final_tau']:.2f}) | {r['total']:,.0f} "
-                  f"| {r['rounds']:.1f} ({r['settled']}/{r['seeds']}) |")
+            print(
+                f"| {config} | {backend} | {cost} | {tasks} | {ratio(paper_ts)} | {ratio(paper_bt)} "
+                f"| {r['final_tau']:.2f} ({r['min_final_tau']:.2f}) | {r['total']:,.0f} "
+                f"| {r['rounds']:.1f} ({r['settled']}/{r['seeds']}) |"
+            )
         print()
 
 

@@ -35,8 +35,10 @@ MU, SIGMA, BETA, TAU, DRAW = 25.0, 25 / 3, 25 / 6, 25 / 300, 0.10
 
 def matches(n: int, seed: int) -> list[tuple[float, float, float, float, bool]]:
     rng = random.Random(seed)
-    return [(rng.uniform(15, 35), rng.uniform(0.5, 8.3), rng.uniform(15, 35), rng.uniform(0.5, 8.3), rng.random() < 0.3)
-            for _ in range(n)]
+    return [
+        (rng.uniform(15, 35), rng.uniform(0.5, 8.3), rng.uniform(15, 35), rng.uniform(0.5, 8.3), rng.random() < 0.3)
+        for _ in range(n)
+    ]
 
 
 def library(ms):
@@ -74,12 +76,18 @@ def openskill_models(rated):
     out = []
     for cls in (ThurstoneMostellerFull, PlackettLuce):
         model = cls(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU)
-        players = [(model.rating(mu=ra.mu, sigma=ra.sigma), model.rating(mu=rb.mu, sigma=rb.sigma), d)
-                   for ra, rb, d in rated]
+        players = [
+            (model.rating(mu=ra.mu, sigma=ra.sigma), model.rating(mu=rb.mu, sigma=rb.sigma), d) for ra, rb, d in rated
+        ]
         t = time.perf_counter()
         res = [model.rate([[pa], [pb]], ranks=[0, 0] if d else [0, 1]) for pa, pb, d in players]
-        out.append((cls.__name__, time.perf_counter() - t, [(x[0][0].mu, x[0][0].sigma, x[1][0].mu, x[1][0].sigma)
-                                                              for x in res]))
+        out.append(
+            (
+                cls.__name__,
+                time.perf_counter() - t,
+                [(x[0][0].mu, x[0][0].sigma, x[1][0].mu, x[1][0].sigma) for x in res],
+            )
+        )
     return out
 
 
@@ -98,15 +106,19 @@ def main() -> None:
     t_lib, ref, rated = library(ms)
     t_cf, cf = closed_form(rated)
     t_elo = elo(ms)
-    print(f"python {platform.python_version()}; {args.n:,} random two-player matches, 30% draws, "
-          f"TrueSkill mu {MU}, sigma {SIGMA:.3f}, beta {BETA:.3f}, tau {TAU:.4f}, draw probability {DRAW}\n")
+    print(
+        f"python {platform.python_version()}; {args.n:,} random two-player matches, 30% draws, "
+        f"TrueSkill mu {MU}, sigma {SIGMA:.3f}, beta {BETA:.3f}, tau {TAU:.4f}, draw probability {DRAW}\n"
+    )
     print("| update | µs each | × the library | max abs Δμ | max abs Δσ | identical |")
     print("|---|---:|---:|---:|---:|---:|")
     print(f"| trueskill {trueskill.__version__} (rate_1vs1) | {t_lib / args.n * 1e6:.1f} | 1 | 0 | 0 | all |")
     dmu, dsig = gap(cf, ref)
     same = sum(x == y for x, y in zip(cf, ref, strict=True))
-    print(f"| skate closed form (trueskill_math.rate_1vs1) | {t_cf / args.n * 1e6:.1f} | "
-          f"{t_lib / t_cf:.0f}× faster | {dmu:.1e} | {dsig:.1e} | {same:,} of {args.n:,} |")
+    print(
+        f"| skate closed form (trueskill_math.rate_1vs1) | {t_cf / args.n * 1e6:.1f} | "
+        f"{t_lib / t_cf:.0f}× faster | {dmu:.1e} | {dsig:.1e} | {same:,} of {args.n:,} |"
+    )
     for name, t, res in openskill_models(rated):
         dmu, dsig = gap(res, ref)
         print(f"| openskill {name} | {t / args.n * 1e6:.1f} | {t_lib / t:.1f}× faster | {dmu:.2f} | {dsig:.2f} | — |")

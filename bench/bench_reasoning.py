@@ -22,12 +22,15 @@ for game in ("cop", "scp"):
         tmp = Path(tempfile.mkdtemp())
         with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
             extra = ("game=scp", "game.questions=24", "game.rounds=2") if game == "scp" else ("game.rounds=5",)
-            cfg = llm_config(srv.api_base, tmp / "cache", *extra, "estimator.n=10",
-                             f"game.reasoning={str(on).lower()}")
+            cfg = llm_config(srv.api_base, tmp / "cache", *extra, "estimator.n=10", f"game.reasoning={str(on).lower()}")
             run_game(build_settings(cfg), tmp / "run")
         est = [e for e in read_events(tmp / "run") if e["event"] == "estimate"]
         usage = json.loads((tmp / "run" / "usage.json").read_text())["total"]
-        row = {p: round(sum(e["p"] for e in est if e["player"] == p) / max(1, sum(e["player"] == p for e in est)), 4)
-               for p in SKILLS}
-        print(f"{game} reasoning={on}: mean p(correct) {row}; estimates {len(est)}; unparsable samples "
-              f"{sum(e['unparsable'] for e in est)}; completion tokens {usage['completion_tokens']}, calls {usage['calls']}")
+        row = {
+            p: round(sum(e["p"] for e in est if e["player"] == p) / max(1, sum(e["player"] == p for e in est)), 4)
+            for p in SKILLS
+        }
+        print(
+            f"{game} reasoning={on}: mean p(correct) {row}; estimates {len(est)}; unparsable samples "
+            f"{sum(e['unparsable'] for e in est)}; completion tokens {usage['completion_tokens']}, calls {usage['calls']}"
+        )

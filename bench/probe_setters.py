@@ -44,8 +44,16 @@ def main() -> None:
     llm = []
     for m in args.model:
         name, _, base = m.partition("=")
-        llm.append({"name": name, "model": f"hosted_vllm/{name}", "api_base": base, "max_tokens": args.max_tokens,
-                    "timeout_s": 1800.0, "temperature": 0.7})
+        llm.append(
+            {
+                "name": name,
+                "model": f"hosted_vllm/{name}",
+                "api_base": base,
+                "max_tokens": args.max_tokens,
+                "timeout_s": 1800.0,
+                "temperature": 0.7,
+            }
+        )
     # Command-line overrides: composed by Hydra, as skate composes them.
     settings = build_settings(compose_config(["llm.cache=false", *args.overrides]))
     game = build_game(settings.game)
@@ -61,30 +69,60 @@ def main() -> None:
         shown = 0
         for i in range(args.n):
             assignment = game.assignment(player.name, 1, rng)
-            ctx = SetterContext(player=player.name, players=names, round=1, rounds=int(settings.game.rounds), attempt=1,
-                                attempts_left=3, failed=(), history=(), strategy=str(settings.aug.strategy),
-                                assignment=assignment or {})
+            ctx = SetterContext(
+                player=player.name,
+                players=names,
+                round=1,
+                rounds=int(settings.game.rounds),
+                attempt=1,
+                attempts_left=3,
+                failed=(),
+                history=(),
+                strategy=str(settings.aug.strategy),
+                assignment=assignment or {},
+            )
             prop = player.set_task(ctx, np.random.default_rng(i))
             if isinstance(prop, VoidProposal):
                 reasons["void"] += 1
                 continue
-            checks = Checks(round=1, setter=player.name, assignment=assignment or {}, sandbox=sandbox,
-                            rng=np.random.default_rng(i), solve=lambda qs, r, p=player: p.answer(qs, r))
+            checks = Checks(
+                round=1,
+                setter=player.name,
+                assignment=assignment or {},
+                sandbox=sandbox,
+                rng=np.random.default_rng(i),
+                solve=lambda qs, r, p=player: p.answer(qs, r),
+            )
             res = game.validate(prop, checks)
             ok = not isinstance(res, Rejection)
             reasons["valid" if ok else str(res.reason)] += 1
             if args.jsonl:
                 with args.jsonl.open("a") as f:
-                    f.write(json.dumps({"model": player.name, "i": i, "valid": ok, "reason": None if ok else str(res.reason),
-                                        "detail": None if ok else res.detail, "text": game.proposal_text(prop)}) + "\n")
+                    f.write(
+                        json.dumps(
+                            {
+                                "model": player.name,
+                                "i": i,
+                                "valid": ok,
+                                "reason": None if ok else str(res.reason),
+                                "detail": None if ok else res.detail,
+                                "text": game.proposal_text(prop),
+                            }
+                        )
+                        + "\n"
+                    )
             if shown < args.show:
                 shown += 1
-                print(f"--- {player.name} #{i}: {'VALID' if ok else f'{res.reason}: {res.detail[:300]}'}\n"
-                      f"{game.proposal_text(prop)[:800]}\n    wrong: {getattr(prop, 'distractors', '')!s:.300}")
+                print(
+                    f"--- {player.name} #{i}: {'VALID' if ok else f'{res.reason}: {res.detail[:300]}'}\n"
+                    f"{game.proposal_text(prop)[:800]}\n    wrong: {getattr(prop, 'distractors', '')!s:.300}"
+                )
         u = client.usage.get(player.name)
-        print(f"== {player.name}: {dict(reasons)} in {time.perf_counter() - t0:.0f} s; "
-              f"{u.completion_tokens / max(u.calls, 1):.0f} completion tokens/call, cut {u.cut}, empty {u.empty}",
-              flush=True)
+        print(
+            f"== {player.name}: {dict(reasons)} in {time.perf_counter() - t0:.0f} s; "
+            f"{u.completion_tokens / max(u.calls, 1):.0f} completion tokens/call, cut {u.cut}, empty {u.empty}",
+            flush=True,
+        )
     sandbox.close()
 
 

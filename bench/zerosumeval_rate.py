@@ -40,8 +40,15 @@ def main(argv: list[str]) -> int:
     weights = {k: float(v) for k, v in (w.split("=") for w in args.weights)} or None
     module = load_rating_module()
     table = module.calculate_ratings(args.matches, args.bootstrap, role_weights=weights)
-    rows = [{"player": model, "lo": float(row[("rating", "lower")]), "score": float(row[("rating", "predicted")]),
-             "hi": float(row[("rating", "upper")])} for model, row in table.iterrows()]
+    rows = [
+        {
+            "player": model,
+            "lo": float(row[("rating", "lower")]),
+            "score": float(row[("rating", "predicted")]),
+            "hi": float(row[("rating", "upper")]),
+        }
+        for model, row in table.iterrows()
+    ]
     print(json.dumps(rows))
     return 0
 

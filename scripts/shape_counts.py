@@ -130,7 +130,9 @@ def python_m_aliases() -> tuple[list[str], list[str]]:
 def games_named_in_tests() -> list[str]:
     """Lines of tests outside tests/games/ that list several games by name."""
     tests = [p for p in sources(ROOT / "tests") if "games" not in p.relative_to(ROOT / "tests").parts[:1]]
-    rx = re.compile(r"[\"']cop[\"'].*[\"']mathquiz[\"']|[\"']mathquiz[\"'].*[\"']pyjail[\"']|[\"']pyjail[\"'].*[\"']scp[\"']")
+    rx = re.compile(
+        r"[\"']cop[\"'].*[\"']mathquiz[\"']|[\"']mathquiz[\"'].*[\"']pyjail[\"']|[\"']pyjail[\"'].*[\"']scp[\"']"
+    )
     return [f"{rel(p)}:{i}" for p in tests for i, line in enumerate(p.read_text().splitlines(), 1) if rx.search(line)]
 
 
@@ -159,15 +161,25 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
     """Issue 59's counts: skate from Python, and Hydra at the command line's edge only."""
     outside = [p for p in py if p not in cli and p.parent.name != "cli"]
     tests = sources(ROOT / "tests")
-    probe = subprocess.run([sys.executable, "-c", (
-        "import dataclasses, skate\n"
-        "print(' '.join(n for n in ('play', 'SkateConfig', 'load_run', 'rate') if not hasattr(skate, n)))\n"
-        "from omegaconf import MISSING\n"
-        "from skate.settings.config import SkateConfig, validate\n"
-        "s = SkateConfig()\n"
-        "gone = [f.name for f in dataclasses.fields(s) if isinstance(getattr(s, f.name), str) and getattr(s, f.name) == MISSING]\n"
-        "print(' '.join(gone))\n"
-        "gone or validate(s)\n")], capture_output=True, text=True, cwd=ROOT)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import dataclasses, skate\n"
+                "print(' '.join(n for n in ('play', 'SkateConfig', 'load_run', 'rate') if not hasattr(skate, n)))\n"
+                "from omegaconf import MISSING\n"
+                "from skate.settings.config import SkateConfig, validate\n"
+                "s = SkateConfig()\n"
+                "gone = [f.name for f in dataclasses.fields(s) if isinstance(getattr(s, f.name), str) and getattr(s, f.name) == MISSING]\n"
+                "print(' '.join(gone))\n"
+                "gone or validate(s)\n"
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     lines = probe.stdout.splitlines() + ["", ""]
     failed = [] if probe.returncode == 0 else ["validate(SkateConfig()) fails"]
     return {
@@ -176,22 +188,32 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
         "compose_config( calls outside skate/cli/": [c for c in calls_of("compose_config", outside)],
         "test files calling compose_config(": sorted({c.split(":")[0] for c in calls_of("compose_config", tests)}),
         "compose cache, apply_values, the __deepcopy__ patch, ConfigStore repo reads": grep(
-            r"_COMPOSED\s*[:=]|def apply_values|__deepcopy__\s*=|ConfigStore\.instance\(\)\.repo", py),
+            r"_COMPOSED\s*[:=]|def apply_values|__deepcopy__\s*=|ConfigStore\.instance\(\)\.repo", py
+        ),
         "OmegaConf privates (_is_none, _get_node) outside cli/": grep(r"\._(is_none|get_node)\(", outside),
         # key=value split by hand, Hydra's override parser or OmegaConf's dotlist, or a writer of
         # override strings (fake_server's --model name=skill specs are no settings' overrides)
-        "modules outside cli/ that parse or write override strings": sorted({h.rsplit(":", 1)[0] for h in grep(
-            r'\.partition\("="\)|\.split\("=", ?1\)|from_dotlist\(|OverridesParser|def \w*override\w*\(|_override_value',
-            [p for p in outside if rel(p) != "skate/llm/fake_server.py"])}),
+        "modules outside cli/ that parse or write override strings": sorted(
+            {
+                h.rsplit(":", 1)[0]
+                for h in grep(
+                    r'\.partition\("="\)|\.split\("=", ?1\)|from_dotlist\(|OverridesParser|def \w*override\w*\(|_override_value',
+                    [p for p in outside if rel(p) != "skate/llm/fake_server.py"],
+                )
+            }
+        ),
         "DictConfig / OmegaConf. / HydraConfig code lines outside cli/ and the conversion module": grep(
             r"^(?!\s*#).*(\bDictConfig\b|\bOmegaConf\.|\bHydraConfig\b)",
-            [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"]),
-        "list[Any] / dict[str, Any] schema fields": grep(r"^    \w+: (list\[Any\]|dict\[str, Any\])",
-                                                         [p for p in py if p.name == "config.py" or p.name.endswith("config.py")]),
+            [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"],
+        ),
+        "list[Any] / dict[str, Any] schema fields": grep(
+            r"^    \w+: (list\[Any\]|dict\[str, Any\])",
+            [p for p in py if p.name == "config.py" or p.name.endswith("config.py")],
+        ),
         "constructor parameters restating a schema field": restated_parameters(),
         "draw-margin defaults written in skate/ and conf/ (code, not comments)": grep(
-            r"^[^#]*draw_margin[^=#]*=\s*0\.\d|^draw_margin:\s*0\.\d",
-            [*py, *sorted((ROOT / "conf").rglob("*.yaml"))]),
+            r"^[^#]*draw_margin[^=#]*=\s*0\.\d|^draw_margin:\s*0\.\d", [*py, *sorted((ROOT / "conf").rglob("*.yaml"))]
+        ),
         "type: ignore comments": grep(r"type: ignore", py),
         "noqa comments": grep(r"# noqa", py),
     }
@@ -201,29 +223,42 @@ def main() -> None:
     py = sources()
     cli = sorted(PKG.glob("cli/*.py"))
     counts = {
-        "recorded_config calls outside the settings' reader": [c for c in calls_of("recorded_config", py)
-                                                                if "recorded.py" not in c],
+        "recorded_config calls outside the settings' reader": [
+            c for c in calls_of("recorded_config", py) if "recorded.py" not in c
+        ],
         "OmegaConf.to_object of a recorded section outside the settings": [
-            c for c in grep(r"to_object\(recorded_config", py)],
+            c for c in grep(r"to_object\(recorded_config", py)
+        ],
         "raw recorded settings read with defaults (start.config[...] / .config.get)": grep(
-            r"(start|record)\.config(\.get\(|\[)|\bconfig\.get\(\"(players|rating|game|estimator)\"", py),
+            r"(start|record)\.config(\.get\(|\[)|\bconfig\.get\(\"(players|rating|game|estimator)\"", py
+        ),
         "functions taking settings typed Any or DictConfig": settings_typed_any(py),
         "the pass mark's default 0.55 written in skate/ and conf/": grep(
-            r"(p_thresh|pass_mark).*\b0\.55\b|\b0\.55\b.*(p_thresh|pass_mark)", py + sorted((ROOT / "conf").rglob("*.yaml"))),
-        "hasattr( lines in the range checks": grep(r"hasattr\(", [p for p in py if p.parent.name in ("ratings", "estimators")
-                                                                   or p.name in ("estimators.py", "config.py")]),
+            r"(p_thresh|pass_mark).*\b0\.55\b|\b0\.55\b.*(p_thresh|pass_mark)",
+            py + sorted((ROOT / "conf").rglob("*.yaml")),
+        ),
+        "hasattr( lines in the range checks": grep(
+            r"hasattr\(",
+            [p for p in py if p.parent.name in ("ratings", "estimators") or p.name in ("estimators.py", "config.py")],
+        ),
         "import-linter exceptions": lint_exceptions(),
-        "cli/ modules over 150 lines": [f"{rel(p)} ({len(p.read_text().splitlines())})" for p in cli
-                                        if len(p.read_text().splitlines()) > 150],
+        "cli/ modules over 150 lines": [
+            f"{rel(p)} ({len(p.read_text().splitlines())})" for p in cli if len(p.read_text().splitlines()) > 150
+        ],
         "top-level modules of skate/": [rel(p) for p in sorted(PKG.glob("*.py"))],
         "python -m aliases that run with no word": python_m_aliases()[0],
         "python -m aliases that say what replaced them (one release)": python_m_aliases()[1],
         "re-export lines (noqa: F401, not an import for its effect)": [
-            line for line in grep(r"noqa: F401", py)
-            if not re.search(r"import skate\.llm  # noqa|programs/drafting\.py", open(ROOT / line.split(":")[0]).read().splitlines()[int(line.split(":")[1]) - 1] + line)],
+            line
+            for line in grep(r"noqa: F401", py)
+            if not re.search(
+                r"import skate\.llm  # noqa|programs/drafting\.py",
+                open(ROOT / line.split(":")[0]).read().splitlines()[int(line.split(":")[1]) - 1] + line,
+            )
+        ],
         "ConfigError imported through the settings (skate.config)": grep(
-            r"from skate(\.settings)?\.config import .*\bConfigError\b",
-                                                          py + sources(ROOT / "tests")),
+            r"from skate(\.settings)?\.config import .*\bConfigError\b", py + sources(ROOT / "tests")
+        ),
         "assemble's keyword flags": kwonly_flags("assemble", py),
         "attributes set on parts after construction": grep(r"(?<!self)\.(record_pairs|on_void) = ", py),
         "import cycles between modules": [" <-> ".join(c) for c in import_cycles()],

@@ -21,6 +21,7 @@ fi
 # the ~100 processes a run starts costs more than the whole of some test files.
 # The linter first (ruff, configured in pyproject.toml): a second, and it names the line.
 .venv/bin/ruff check --quiet skate tests bench scripts
+.venv/bin/ruff format --check --quiet skate tests bench scripts  # the formatter's layout, [tool.ruff.format]
 .venv/bin/mypy --no-error-summary  # the type checker next ([tool.mypy]: skate/); silent when clean
 unset PYTHONDONTWRITEBYTECODE
 # Nothing is compiled at install time (scripts/setup.sh). In a fresh environment one process

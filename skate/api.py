@@ -65,8 +65,10 @@ def play(settings: SkateConfig | None = None, out_dir: str | Path | None = None,
     already holds a run is refused, unless ``resume``, which continues the stopped run there with
     its own settings when ``settings`` is None)."""
     if settings is not None and not isinstance(settings, SkateConfig):
-        raise TypeError(f"play takes a SkateConfig, not a {type(settings).__name__}: build one with "
-                        "skate.SkateConfig(...) (its sections are the schemas the config groups' options extend)")
+        raise TypeError(
+            f"play takes a SkateConfig, not a {type(settings).__name__}: build one with "
+            "skate.SkateConfig(...) (its sections are the schemas the config groups' options extend)"
+        )
     out = Path(out_dir) if out_dir is not None else default_run_dir()
     if resume and settings is None:
         typed = run_settings(out)

@@ -62,8 +62,7 @@ class Augmentation(Component[AugConfig]):
         self.strategy = Strategy(self.settings.strategy)  # a strategy given by name: ValueError for none of them
         self.max_items = self.settings.max_items
 
-    def history(self, player: str, archive: Sequence[ScoredTask],
-                rng: np.random.Generator) -> tuple[HistoryItem, ...]:
+    def history(self, player: str, archive: Sequence[ScoredTask], rng: np.random.Generator) -> tuple[HistoryItem, ...]:
         """The shuffled, numbered history that ``player`` may see when setting a task."""
         s = self.strategy
         if s is Strategy.no_info:
@@ -79,9 +78,16 @@ class Augmentation(Component[AugConfig]):
                 p = {player: scored.p_correct[player]} if player in scored.p_correct else {}
             else:
                 p = dict(scored.p_correct)
-            items.append(HistoryItem(number=number, round=scored.task.round, setter=scored.task.setter,
-                                     prompt=scored.task.prompt, p_correct=p))
+            items.append(
+                HistoryItem(
+                    number=number,
+                    round=scored.task.round,
+                    setter=scored.task.setter,
+                    prompt=scored.task.prompt,
+                    p_correct=p,
+                )
+            )
         if self.max_items > 0:
-            items = items[-self.max_items:]
+            items = items[-self.max_items :]
         order = rng.permutation(len(items))
         return tuple(items[i] for i in order)

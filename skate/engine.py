@@ -110,16 +110,25 @@ class _Counts(TypedDict):
 Graded = dict[str, tuple[float, int]]
 
 
-
-
 class Engine:
-    def __init__(self, parts: Parts, log: EventLog, loop: Loop | None = None,
-                 round_info: Callable[[], dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        parts: Parts,
+        log: EventLog,
+        loop: Loop | None = None,
+        round_info: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
         """``parts``: a game's, every one built (:func:`skate.settings.build.assemble`);
         ``round_info``: what else each ``round_end`` records (the runner's model usage)."""
         loop = loop or Loop()
         game, players, rating = parts.game, parts.players, parts.rating
-        seed, stages, schedule, settled, min_rounds = loop.seed, loop.stages, loop.schedule, loop.settled, loop.min_rounds
+        seed, stages, schedule, settled, min_rounds = (
+            loop.seed,
+            loop.stages,
+            loop.schedule,
+            loop.settled,
+            loop.min_rounds,
+        )
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must be unique, got {names}")
@@ -134,8 +143,16 @@ class Engine:
         self.seed = seed
         self.names = tuple(names)
         self.archive: list[ScoredTask] = []
-        self.counts: _Counts = {"attempts": 0, "tasks": 0, "samples": 0, "estimates": 0, "updates": 0,
-                       "void_attempts": 0, "void_samples": 0, "void_estimates": 0}
+        self.counts: _Counts = {
+            "attempts": 0,
+            "tasks": 0,
+            "samples": 0,
+            "estimates": 0,
+            "updates": 0,
+            "void_attempts": 0,
+            "void_samples": 0,
+            "void_estimates": 0,
+        }
         self.stopped: str | None = None  # why the run ended early, if it did
         self.stopped_round = 0
         # Stop once the ranking is settled: every adjacent pair ordered with at least this
@@ -170,18 +187,32 @@ class Engine:
         history = self.aug.history(player.name, self.archive, self.rng(_AUG, round, idx))
         assignment = game.assignment(player.name, round, self.rng(_ASSIGN, round, idx))
         if self.replies is not None:
-            self.replies.shown(round, player.name, [
-                {"task": self.archive[h.number - 1].task.task_id, **({"p": h.p_correct} if h.p_correct else {})}
-                for h in history], assignment)
+            self.replies.shown(
+                round,
+                player.name,
+                [
+                    {"task": self.archive[h.number - 1].task.task_id, **({"p": h.p_correct} if h.p_correct else {})}
+                    for h in history
+                ],
+                assignment,
+            )
         failed: list[FailedAttempt] = []
         out = _SetResult(task=None)
         attempt, infra, void = 1, 0, 0
         while attempt <= game.attempts:
             tries = infra + void
-            ctx = SetterContext(player=player.name, players=self.names, round=round, rounds=self.total_rounds,
-                                attempt=attempt, attempts_left=game.attempts - attempt + 1,
-                                failed=tuple(failed), history=history, strategy=self.aug.strategy.value,
-                                assignment=assignment)
+            ctx = SetterContext(
+                player=player.name,
+                players=self.names,
+                round=round,
+                rounds=self.total_rounds,
+                attempt=attempt,
+                attempts_left=game.attempts - attempt + 1,
+                failed=tuple(failed),
+                history=history,
+                strategy=self.aug.strategy.value,
+                assignment=assignment,
+            )
             with kept.scope(round=round, setter=player.name, attempt=attempt, tries=tries):
                 proposal = player.set_task(ctx, self.rng(_SET, round, idx, attempt, tries))
             seen: tuple[bool, float, Any] | None = None  # the uniqueness check, once made
@@ -197,8 +228,14 @@ class Engine:
                 if seen is not None and not seen[0]:
                     result = self._not_unique(seen[1])
                 else:
-                    checks = Checks(round=round, setter=player.name, assignment=assignment, sandbox=self.sandbox,
-                                    rng=self.rng(_CHECK, round, idx, attempt, tries), solve=player.answer)
+                    checks = Checks(
+                        round=round,
+                        setter=player.name,
+                        assignment=assignment,
+                        sandbox=self.sandbox,
+                        rng=self.rng(_CHECK, round, idx, attempt, tries),
+                        solve=player.answer,
+                    )
                     with kept.scope(round=round, setter=player.name, attempt=attempt, tries=tries, check=True):
                         result = game.validate(proposal, checks)
             record = ev.AttemptMade(round=round, player=player.name, attempt=attempt, text=text)
@@ -236,8 +273,11 @@ class Engine:
         return out
 
     def _not_unique(self, dist: float) -> Rejection:
-        return Rejection(FailReason.NOT_UNIQUE, f"too similar to one of your earlier tasks (distance {dist:.3f}, "
-                                                f"must exceed {self.novelty.embedder.threshold:.3f})")
+        return Rejection(
+            FailReason.NOT_UNIQUE,
+            f"too similar to one of your earlier tasks (distance {dist:.3f}, "
+            f"must exceed {self.novelty.embedder.threshold:.3f})",
+        )
 
     # ------------------------------------------------------------------ answering
     def _sampler(self, task: Task, j: int) -> Sampler:
@@ -245,10 +285,16 @@ class Engine:
         player = self.players[j]
         replies = self.replies
         keep = None if replies is None else (lambda views: replies.answers(task.task_id, player.name, views))
-        return Sampler(self.game, task, player.answer, self.sandbox,
-                       fixed_queries=getattr(self.estimator, "fixed_queries", False),
-                       read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None,
-                       player=player.name, keep=keep)
+        return Sampler(
+            self.game,
+            task,
+            player.answer,
+            self.sandbox,
+            fixed_queries=getattr(self.estimator, "fixed_queries", False),
+            read_choices=player.read_choices if getattr(self.estimator, "reads", False) else None,
+            player=player.name,
+            keep=keep,
+        )
 
     def _estimate(self, task: Task, round: int, setter_idx: int, j: int) -> Estimate:
         sampler = self._sampler(task, j)
@@ -256,9 +302,9 @@ class Engine:
         sampler.close()
         return est
 
-    def _record_estimates(self, tasks: list[tuple[int, Task]], round: int,
-                          estimates: dict[tuple[int, int], Estimate]
-                          ) -> list[tuple[dict[str, float], Graded]]:
+    def _record_estimates(
+        self, tasks: list[tuple[int, Task]], round: int, estimates: dict[tuple[int, int], Estimate]
+    ) -> list[tuple[dict[str, float], Graded]]:
         """Log every estimate in a fixed order (task, then player); return p(correct) and the
         graded samples (correct, samples) per task.
 
@@ -271,9 +317,16 @@ class Engine:
                 self._log_estimate(task, round, self.names[j], estimates[(idx, j)], *out[k])
         return out
 
-    def _log_estimate(self, task: Task, round: int, player: str, est: Estimate,
-                      p_correct: dict[str, float], counts: Graded,
-                      joined: str = ev.UNSET) -> None:
+    def _log_estimate(
+        self,
+        task: Task,
+        round: int,
+        player: str,
+        est: Estimate,
+        p_correct: dict[str, float],
+        counts: Graded,
+        joined: str = ev.UNSET,
+    ) -> None:
         """Count and log one estimate; a non-void one goes into ``p_correct`` and its graded
         samples into ``counts``. A skipped one (not asked) is logged as such and counts as no
         estimate."""
@@ -291,26 +344,42 @@ class Engine:
         elif not est.is_void:
             p_correct[player] = est.p
             counts[player] = (est.correct, est.n)
-        self.log.write(ev.Estimated(task_id=task.task_id, round=round, player=player,
-                                    p=None if est.is_void else est.p, n=est.n, correct=est.correct,
-                                    std=None if est.is_void else round_(est.std), unparsable=est.unparsable,
-                                    capped=est.capped, void=est.void, joined=joined,
-                                    skipped=True if est.skipped else ev.UNSET,
-                                    read=ev.UNSET if est.read is None else est.read))
+        self.log.write(
+            ev.Estimated(
+                task_id=task.task_id,
+                round=round,
+                player=player,
+                p=None if est.is_void else est.p,
+                n=est.n,
+                correct=est.correct,
+                std=None if est.is_void else round_(est.std),
+                unparsable=est.unparsable,
+                capped=est.capped,
+                void=est.void,
+                joined=joined,
+                skipped=True if est.skipped else ev.UNSET,
+                read=ev.UNSET if est.read is None else est.read,
+            )
+        )
 
-    def _rate(self, task: Task, p_correct: dict[str, float], counts: Mapping[str, tuple[float, int]],
-              involving: set[str] | None = None) -> None:
+    def _rate(
+        self,
+        task: Task,
+        p_correct: dict[str, float],
+        counts: Mapping[str, tuple[float, int]],
+        involving: set[str] | None = None,
+    ) -> None:
         """Update the ratings from one task and log every update."""
-        self._log_updates(self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter,
-                                             counts=counts))
+        self._log_updates(
+            self.rating.update(task.task_id, p_correct, involving=involving, setter=task.setter, counts=counts)
+        )
 
     def _forfeit(self, rnd: int, setter: str, attempts: list[ev.AttemptMade]) -> None:
         """A setter that set no valid task this round loses to every other active player (under
         the setter_vs_solver rule; no update under the others; a draw with each when its last
         task was one it could not solve and rating.own_unsolved=tie); log every update."""
         answerers = [self.names[j] for j in self.answering if self.names[j] != setter]
-        self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers,
-                                              ev.unsolved_own(attempts)))
+        self._log_updates(self.rating.forfeit(ev.forfeit_id(rnd, setter), setter, answerers, ev.unsolved_own(attempts)))
 
     def _log_updates(self, applied: Applied) -> None:
         """Log what one task or forfeit did to the ratings: each pairwise update (the backend
@@ -323,11 +392,13 @@ class Engine:
                 self.log.write(ev.parse({"event": ev.RatingUpdated.event, **upd}))
             return
         state = self.rating.state(applied.players)
-        self.log.write(ev.TaskRated(task_id=applied.task_id, updates=applied.updates, update=applied.last,
-                                    state=state or ev.UNSET))
+        self.log.write(
+            ev.TaskRated(task_id=applied.task_id, updates=applied.updates, update=applied.last, state=state or ev.UNSET)
+        )
 
-    def _set_and_answer(self, pool: ThreadPoolExecutor, rnd: int
-                        ) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
+    def _set_and_answer(
+        self, pool: ThreadPoolExecutor, rnd: int
+    ) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
         """Every player sets a task; every player answers every valid task.
 
         With players that wait on the network, answering a task starts as soon as it is valid,
@@ -359,7 +430,9 @@ class Engine:
             raise
         return [(i, f.result()) for f, i in setting.items()], estimates
 
-    def _answer_provided(self, rnd: int, tasks: Sequence[Task]) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
+    def _answer_provided(
+        self, rnd: int, tasks: Sequence[Task]
+    ) -> tuple[list[tuple[int, _SetResult]], dict[tuple[int, int], Estimate]]:
         """Every active player answers every task the game built for this round (no one sets);
         task ``k``'s estimates are keyed ``(k, player)``."""
         results = [(k, _SetResult(task=t)) for k, t in enumerate(tasks)]
@@ -396,8 +469,9 @@ class Engine:
     def _keyed_estimate(self, task: Task, rnd: int, k: int, j: int) -> dict[tuple[int, int], Estimate]:
         return {(k, j): self._estimate(task, rnd, k, j)}
 
-    def _task_estimates(self, task: Task, round: int, setter_idx: int,
-                        pmap: Any = map) -> dict[tuple[int, int], Estimate]:
+    def _task_estimates(
+        self, task: Task, round: int, setter_idx: int, pmap: Any = map
+    ) -> dict[tuple[int, int], Estimate]:
         """Every active player's estimate on one task, each from its own derived generator."""
         rngs = [self.rng(_ANSWER, round, setter_idx, j) for j in self.answering]
         samplers = [self._sampler(task, j) for j in self.answering]
@@ -424,8 +498,9 @@ class Engine:
             for sampler in samplers:
                 sampler.close()
             for j, est in zip(new, ests, strict=True):
-                self._log_estimate(scored.task, scored.task.round, self.names[j], est, scored.p_correct,
-                                   scored.counts, joined=stage)
+                self._log_estimate(
+                    scored.task, scored.task.round, self.names[j], est, scored.p_correct, scored.counts, joined=stage
+                )
             self._rate(scored.task, scored.p_correct, scored.counts, involving=joined)
 
     def snapshot(self) -> list[dict[str, Any]]:
@@ -490,15 +565,18 @@ class Engine:
             return False
         weakest = min(order, key=lambda p: p.confidence)
         self.ended = "settled"
-        self.ended_detail = (f"settled after round {rnd} of {self.total_rounds}: every adjacent pair of the ranking "
-                             f"is ordered with probability >= {self.settled} (the least sure: {weakest.above} above "
-                             f"{weakest.below}, {weakest.confidence:.4f})")
+        self.ended_detail = (
+            f"settled after round {rnd} of {self.total_rounds}: every adjacent pair of the ranking "
+            f"is ordered with probability >= {self.settled} (the least sure: {weakest.above} above "
+            f"{weakest.below}, {weakest.confidence:.4f})"
+        )
         return True
 
     def result(self, elapsed: float) -> GameResult:
         """The ratings table, the archive and the summary as they stand."""
-        return GameResult(table=[r.as_dict() for r in self.rating.table()], archive=self.archive,
-                          summary=self.summary(elapsed))
+        return GameResult(
+            table=[r.as_dict() for r in self.rating.table()], archive=self.archive, summary=self.summary(elapsed)
+        )
 
     def _pick_match(self, rnd: int) -> tuple[int, int]:
         """The least-played ordered pair (setter, solver) among the active players; ties drawn
@@ -525,8 +603,9 @@ class Engine:
             self.log.write(ev.RoundStarted(round=rnd, setters=[self.names[setter]], answerers=[self.names[solver]]))
             results, estimates = self._set_and_answer(pool, rnd)
         else:
-            self.round_setters = [i for i in self.active
-                                  if self.stage_setters is None or self.players[i].name in self.stage_setters]
+            self.round_setters = [
+                i for i in self.active if self.stage_setters is None or self.players[i].name in self.stage_setters
+            ]
             self.answering = list(self.active)
             self.log.write(ev.RoundStarted(round=rnd))
             results, estimates = self._set_and_answer(pool, rnd)
@@ -542,8 +621,17 @@ class Engine:
             if res.task is not None:
                 t = res.task
                 tasks.append((idx, t))
-                self.log.write(ev.TaskSet(task_id=t.task_id, round=t.round, setter=t.setter, prompt=t.prompt,
-                                          answer=t.answer, attempts=len(res.attempts), extra=dict(t.data)))
+                self.log.write(
+                    ev.TaskSet(
+                        task_id=t.task_id,
+                        round=t.round,
+                        setter=t.setter,
+                        prompt=t.prompt,
+                        answer=t.answer,
+                        attempts=len(res.attempts),
+                        extra=dict(t.data),
+                    )
+                )
         self._report_void_players(rnd, results, estimates)
         scores = iter(self._record_estimates(tasks, rnd, estimates))
         for idx, res in results:  # in setter order: online backends depend on it
@@ -556,19 +644,27 @@ class Engine:
         self.counts["tasks"] += len(tasks)
         table = [r.as_dict() for r in self.rating.table()]
         order = self.rating.order_confidence()
-        self.log.write(ev.RoundEnded(round=rnd, tasks=len(tasks), ratings=table,
-                                     order=[p.as_dict() for p in order] if order is not None else ev.UNSET,
-                                     **self.extra_round_info()))
+        self.log.write(
+            ev.RoundEnded(
+                round=rnd,
+                tasks=len(tasks),
+                ratings=table,
+                order=[p.as_dict() for p in order] if order is not None else ev.UNSET,
+                **self.extra_round_info(),
+            )
+        )
         self.rounds_played += 1
         if hasattr(self.log, "sync"):
             self.log.sync()  # a finished round survives a power loss
         if self.replies is not None:
             self.replies.flush()  # a round's replies are readable once it ends
-        self.logger.round_end(rnd, self.total_rounds, self.summary(time.perf_counter() - start, final=False).as_dict(),
-                              table)
+        self.logger.round_end(
+            rnd, self.total_rounds, self.summary(time.perf_counter() - start, final=False).as_dict(), table
+        )
 
-    def _report_void_players(self, rnd: int, results: list[tuple[int, _SetResult]],
-                             estimates: dict[tuple[int, int], Estimate]) -> None:
+    def _report_void_players(
+        self, rnd: int, results: list[tuple[int, _SetResult]], estimates: dict[tuple[int, int], Estimate]
+    ) -> None:
         """Log (and record as ``player_void``) each player whose every model call this round failed."""
         attempts = {idx: res.attempts for idx, res in results}
         for j in sorted(set(self.answering) | set(attempts)):
@@ -578,8 +674,14 @@ class Engine:
                 continue
             if all(e.is_void for e in mine) and all(a.reason == FailReason.VOID.value for a in tries):
                 name = self.names[j]
-                log.warning("round %d: every model call of %s failed (%d void estimates, %d void attempts); "
-                            "check its model and endpoint", rnd, name, len(mine), len(tries))
+                log.warning(
+                    "round %d: every model call of %s failed (%d void estimates, %d void attempts); "
+                    "check its model and endpoint",
+                    rnd,
+                    name,
+                    len(mine),
+                    len(tries),
+                )
                 self.log.write(ev.PlayerVoid(round=rnd, player=name, estimates=len(mine), attempts=len(tries)))
 
     def extra_round_info(self) -> dict[str, Any]:
@@ -592,13 +694,19 @@ class Engine:
         per_player = {n: sum(1 for s in self.archive if s.task.setter == n) for n in self.names}
         reasons = sorted({r for mine in self.rejections.values() for r in mine})
         hints = {r: h for r in reasons if (h := self._hint(r))}
-        return Summary(**self.counts, tasks_by_setter=per_player, elapsed_s=round(elapsed, 2),
-                       sandbox_executions=getattr(self.sandbox, "executions", 0),
-                       stopped=self.stopped or None, stopped_round=self.stopped_round if self.stopped else None,
-                       settled=self.ended_detail if self.ended == "settled" else None,
-                       rejections={n: dict(sorted(m.items())) for n, m in self.rejections.items()} or None,
-                       hints=hints or None, separating=separating(self.archive) if final else None,
-                       at_guess=at_guess(self.game, self.archive) if final else None)
+        return Summary(
+            **self.counts,
+            tasks_by_setter=per_player,
+            elapsed_s=round(elapsed, 2),
+            sandbox_executions=getattr(self.sandbox, "executions", 0),
+            stopped=self.stopped or None,
+            stopped_round=self.stopped_round if self.stopped else None,
+            settled=self.ended_detail if self.ended == "settled" else None,
+            rejections={n: dict(sorted(m.items())) for n, m in self.rejections.items()} or None,
+            hints=hints or None,
+            separating=separating(self.archive) if final else None,
+            at_guess=at_guess(self.game, self.archive) if final else None,
+        )
 
     def _hint(self, reason: str) -> str | None:
         """The game's hint for ``reason``, less what is already in effect: a fresh sample after
@@ -607,7 +715,8 @@ class Engine:
         hint = self.game.rejection_hint(reason)
         repairs = [p.setter_repair for p in self.players if hasattr(p, "setter_repair")]
         in_effect = ([Game.RESAMPLE] if repairs and all(r == "resample" for r in repairs) else []) + (
-            [Game.NO_HISTORY] if self.aug.strategy.value == "no_info" else [])
+            [Game.NO_HISTORY] if self.aug.strategy.value == "no_info" else []
+        )
         return hint and drop_try(hint, *in_effect)
 
 

@@ -161,8 +161,9 @@ class Registry(Generic[T]):
         try:
             return self._entries[name]
         except KeyError:
-            raise ConfigError(f"{self.group}={name!r} is not a registered {self.group}: "
-                              f"choose one of {', '.join(self.names())}") from None
+            raise ConfigError(
+                f"{self.group}={name!r} is not a registered {self.group}: choose one of {', '.join(self.names())}"
+            ) from None
 
     def of(self, section: Any) -> Entry[T]:
         """The entry whose schema ``section`` has: a schema instance, or a schema class. A section
@@ -176,8 +177,10 @@ class Registry(Generic[T]):
             if isinstance(kind, type) and issubclass(kind, entry.schema):
                 return entry
         name = getattr(kind, "__name__", repr(kind))
-        raise ConfigError(f"{self.group}: settings of type {name} belong to no registered {self.group} "
-                          f"(registered: {', '.join(self.names())})")
+        raise ConfigError(
+            f"{self.group}: settings of type {name} belong to no registered {self.group} "
+            f"(registered: {', '.join(self.names())})"
+        )
 
     def build(self, section: Any, **extra: Any) -> Any:
         """The component ``section`` (a schema instance) names, built from it; ``extra``: the
@@ -185,10 +188,14 @@ class Registry(Generic[T]):
         entry = self.of(section)
         cls: Any = entry.component
         if not (isinstance(cls, type) and issubclass(cls, Component)):
-            raise TypeError(f"{entry.option}: {cls!r} is not built from its settings (make it a skate.registry.Component)")
+            raise TypeError(
+                f"{entry.option}: {cls!r} is not built from its settings (make it a skate.registry.Component)"
+            )
         if not issubclass(entry.schema, cls.schema):
-            raise TypeError(f"{entry.option}: {cls.__name__} is built from {cls.schema.__name__}, "
-                            f"but it is registered with {entry.schema.__name__}")
+            raise TypeError(
+                f"{entry.option}: {cls.__name__} is built from {cls.schema.__name__}, "
+                f"but it is registered with {entry.schema.__name__}"
+            )
         return cls(section, **extra)
 
     def of_target(self, target: str) -> Entry[T] | None:

@@ -58,11 +58,15 @@ def held_refusal(out_dir: Path) -> str | None:
     if held is None:
         return None
     more = " game.rounds=<more>" if held.finished else ""
-    return (f"{out_dir} already holds a run ({held.describe()}); to continue it: "
-            f"skate resume={out_dir}{more}; for a new run choose another hydra.run.dir")
+    return (
+        f"{out_dir} already holds a run ({held.describe()}); to continue it: "
+        f"skate resume={out_dir}{more}; for a new run choose another hydra.run.dir"
+    )
 
 
-def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None) -> GameResult | None:
+def run_sweep_job(
+    settings: SkateConfig, out_dir: Path, made_from: Mapping[str, Any] | None = None
+) -> GameResult | None:
     """One job of a sweep (``-m``), in its folder ``out_dir``, so that a sweep run again with the
     same ``hydra.sweep.dir`` ends as if it had never been stopped: a folder with no run plays it
     fresh; one holding a finished run keeps it (returns None); one holding an unfinished run
@@ -75,9 +79,11 @@ def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, 
         return run_game(settings, out_dir, made_from=made_from)
     differ = _differences(held.config or {}, record_of(settings))
     if differ:
-        raise RunExists(f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
-                        f"{', ...' if len(differ) > 4 else ''} differ): the sweep's overrides changed; "
-                        f"sweep into another hydra.sweep.dir, or resume this job alone: skate resume={out_dir}")
+        raise RunExists(
+            f"{out_dir} holds a run of another config ({', '.join(differ[:4])}"
+            f"{', ...' if len(differ) > 4 else ''} differ): the sweep's overrides changed; "
+            f"sweep into another hydra.sweep.dir, or resume this job alone: skate resume={out_dir}"
+        )
     if held.finished:
         print(f"skate: {out_dir} already holds this job's finished run; kept", file=sys.stderr)
         return None
@@ -88,16 +94,20 @@ def run_sweep_job(settings: SkateConfig, out_dir: Path, made_from: Mapping[str, 
 def _differences(old: Any, new: Any, key: str = "") -> list[str]:
     """The dotted keys where two configs differ."""
     if isinstance(old, dict) and isinstance(new, dict):
-        return [d for k in sorted(set(old) | set(new), key=str)
-                for d in _differences(old.get(k, _MISSING), new.get(k, _MISSING), f"{key}.{k}" if key else str(k))]
+        return [
+            d
+            for k in sorted(set(old) | set(new), key=str)
+            for d in _differences(old.get(k, _MISSING), new.get(k, _MISSING), f"{key}.{k}" if key else str(k))
+        ]
     return [] if old == new else [key or "config"]
 
 
 _MISSING = object()
 
 
-def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
-             made_from: Mapping[str, Any] | None = None) -> GameResult:
+def run_game(
+    settings: SkateConfig, out_dir: Path, resume: bool = False, made_from: Mapping[str, Any] | None = None
+) -> GameResult:
     """Build every part of the run, play the game, write the results.
 
     ``settings``: the run's settings (a composed config is made into them, settled and checked,
@@ -128,35 +138,74 @@ def run_game(settings: SkateConfig, out_dir: Path, resume: bool = False,
 
 def _check_settings(given: object, who: str) -> None:
     if not isinstance(given, SkateConfig):
-        raise TypeError(f"{who} takes settings, not a {type(given).__name__}: make a composed config into "
-                        "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)")
+        raise TypeError(
+            f"{who} takes settings, not a {type(given).__name__}: make a composed config into "
+            "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)"
+        )
 
 
 def loop_of(settings: SkateConfig) -> Loop:
     """The engine's :class:`~skate.loop.Loop` from a run's settings: their seed, and their stages,
     schedule and stop sections."""
-    stages = tuple(Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None,
-                         int(st.rounds)) for st in settings.stages)
-    return Loop(seed=settings.seed, stages=stages, schedule=ScheduleMode(settings.schedule.mode),
-                settled=settings.stop.settled, min_rounds=settings.stop.min_rounds)
+    stages = tuple(
+        Stage(st.name, tuple(st.join), tuple(st.setters) if st.setters is not None else None, int(st.rounds))
+        for st in settings.stages
+    )
+    return Loop(
+        seed=settings.seed,
+        stages=stages,
+        schedule=ScheduleMode(settings.schedule.mode),
+        settled=settings.stop.settled,
+        min_rounds=settings.stop.min_rounds,
+    )
 
 
-def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: contextlib.ExitStack,
-          rerates: list, made_from: dict[str, Any]) -> GameResult:
-    game, players, rating, aug, sandbox, client, logger = (parts.game, parts.players, parts.rating, parts.aug,
-                                                            parts.sandbox, parts.client, parts.logger)
+def _play(
+    s: SkateConfig,
+    parts: Parts,
+    log: EventLog,
+    out_dir: Path,
+    cleanup: contextlib.ExitStack,
+    rerates: list,
+    made_from: dict[str, Any],
+) -> GameResult:
+    game, players, rating, aug, sandbox, client, logger = (
+        parts.game,
+        parts.players,
+        parts.rating,
+        parts.aug,
+        parts.sandbox,
+        parts.client,
+        parts.logger,
+    )
     described = [p.describe() for p in players]
     cleanup.push(lambda kind, *_: logger.close(failed=kind is not None))
     cleanup.callback(log.close)  # first, before the client: a call abandoned at the stop writes nothing late
     config = record_of(s)
-    engine = Engine(parts, log, loop_of(s),
-                    round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None)
-    info: dict[str, Any] = {"game": game.name, "rounds": engine.total_rounds, "players": described,
-            "rating": type(rating).__name__, "aug": aug.strategy.value,
-            "sandbox": sandbox.name, "sandbox_isolated": sandbox.isolated,
-            "sandbox_detail": sandbox.describe(), "sandbox_bounds": dict(sandbox.bounds), "seed": s.seed}
-    log.write(ev.RunStarted(**info, config=config, versions=_versions(), config_version=CONFIG_VERSION,
-                            **{k: made_from[k] for k in ("choices", "overrides") if k in made_from}))
+    engine = Engine(
+        parts, log, loop_of(s), round_info=(lambda: {"usage": usage_summary(client)}) if client is not None else None
+    )
+    info: dict[str, Any] = {
+        "game": game.name,
+        "rounds": engine.total_rounds,
+        "players": described,
+        "rating": type(rating).__name__,
+        "aug": aug.strategy.value,
+        "sandbox": sandbox.name,
+        "sandbox_isolated": sandbox.isolated,
+        "sandbox_detail": sandbox.describe(),
+        "sandbox_bounds": dict(sandbox.bounds),
+        "seed": s.seed,
+    }
+    log.write(
+        ev.RunStarted(
+            **info,
+            config=config,
+            versions=_versions(),
+            config_version=CONFIG_VERSION,
+            **{k: made_from[k] for k in ("choices", "overrides") if k in made_from},
+        )
+    )
     if client is not None:  # what the models are sent differently, found since they were built, then as found
         client.shaper.attach(lambda info: log.write(ev.ModelAdjusted(**info)))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
@@ -168,11 +217,19 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
                 from skate.optimize.programs import optimize_players  # loads DSPy: only for language-model players
 
                 llm = [p for p in players if getattr(p, "io_bound", False)]
-                targets = ([p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)]
-                           if s.optimizer.compare else None)
-                optimized = optimize_players(game, llm, client, s.optimizer, parts.env, parts.embedder,
-                                             game_config=config["game"], strategy=aug.strategy.value,
-                                             write=log.write, targets=targets)
+                targets = [p.name for p in llm if not p.name.endswith(DEFAULT_SUFFIX)] if s.optimizer.compare else None
+                optimized = optimize_players(
+                    game,
+                    llm,
+                    client,
+                    s.optimizer,
+                    parts.env,
+                    parts.embedder,
+                    game_config=config["game"],
+                    strategy=aug.strategy.value,
+                    write=log.write,
+                    targets=targets,
+                )
                 logger.optimized([r.fields() for r in optimized])
             result = engine.run()
         except (Interrupted, StopRun) as exc:  # before the first round (the engine handles its own)
@@ -183,28 +240,44 @@ def _play(s: SkateConfig, parts: Parts, log: EventLog, out_dir: Path, cleanup: c
             log.write(ev.RunFailed(error=f"{type(exc).__name__}: {exc}", summary=engine.summary(0.0).as_dict()))
         raise
     true_skill = {d["name"]: d.get("true_skill") for d in described}
-    rows = [{**row, **({"true_skill": true_skill[row["player"]]}
-                       if true_skill.get(row["player"]) is not None else {})}
-            for row in result.table]
+    rows = [
+        {**row, **({"true_skill": true_skill[row["player"]]} if true_skill.get(row["player"]) is not None else {})}
+        for row in result.table
+    ]
     # The run's summary: the game's, and what only the runner knows (prompt optimisation, usage).
     summary = dataclasses.replace(
-        result.summary, optimization=[r.fields() for r in optimized] if optimized else None,
+        result.summary,
+        optimization=[r.fields() for r in optimized] if optimized else None,
         prompt_optimization=compare_table(rows, DEFAULT_SUFFIX) if s.optimizer.compare else None,
-        usage=usage_summary(client) if client is not None else None)
+        usage=usage_summary(client) if client is not None else None,
+    )
     result = dataclasses.replace(result, table=rows, summary=summary)
     if summary.usage is not None:
         (out_dir / "usage.json").write_text(json.dumps(summary.usage, indent=2) + "\n")
         if s.llm.cache:  # what each model's calls cost, for the estimates of later runs
-            record_counts(counts_path(s.llm.cache_dir), count_entries(s, players, summary, engine.rounds_played, out_dir))
+            record_counts(
+                counts_path(s.llm.cache_dir), count_entries(s, players, summary, engine.rounds_played, out_dir)
+            )
     write_ratings(out_dir, rows)
     # The same games rated other ways (cfg.rerate), from the log: ratings.<name>.json each.
-    rerated = {name: [{**row, **({"true_skill": true_skill[row["player"]]}
-                                 if true_skill.get(row["player"]) is not None else {})} for row in table]
-               for name, table in rerate_run(out_dir, rerates).items()}
+    rerated = {
+        name: [
+            {**row, **({"true_skill": true_skill[row["player"]]} if true_skill.get(row["player"]) is not None else {})}
+            for row in table
+        ]
+        for name, table in rerate_run(out_dir, rerates).items()
+    }
     for name, table in rerated.items():
         (out_dir / f"ratings.{name}.json").write_text(json.dumps(table, indent=2) + "\n")
-    log.write(ev.RunEnded(ratings=rows, summary=result.summary.as_dict(), rerated=rerated or ev.UNSET,
-                          ended=engine.ended, ended_detail=engine.ended_detail or ev.UNSET))
+    log.write(
+        ev.RunEnded(
+            ratings=rows,
+            summary=result.summary.as_dict(),
+            rerated=rerated or ev.UNSET,
+            ended=engine.ended,
+            ended_detail=engine.ended_detail or ev.UNSET,
+        )
+    )
     # The game's own state (the players' memos, the uniqueness index, the archive of tasks) is
     # done with: the report reuses its memory instead of adding to it.
     del engine, players
@@ -237,9 +310,24 @@ def _report(out_dir: Path) -> None:
 
 
 # What may change when a run is resumed: nothing that changes the game already played.
-RESUMABLE = ("game.rounds", "llm.budget_usd", "llm.max_retries", "llm.backoff_s", "llm.max_backoff_s",
-             "llm.max_retry_after_s", "llm.outage_wait_s", "llm.concurrency", "llm.endpoint_concurrency",
-             "llm.cache_dir", "llm.preflight", "llm.timeout_s", "logger", "report", "print_table", "sandbox.workers")
+RESUMABLE = (
+    "game.rounds",
+    "llm.budget_usd",
+    "llm.max_retries",
+    "llm.backoff_s",
+    "llm.max_backoff_s",
+    "llm.max_retry_after_s",
+    "llm.outage_wait_s",
+    "llm.concurrency",
+    "llm.endpoint_concurrency",
+    "llm.cache_dir",
+    "llm.preflight",
+    "llm.timeout_s",
+    "logger",
+    "report",
+    "print_table",
+    "sandbox.workers",
+)
 
 
 class CannotResume(Exception):
@@ -266,12 +354,15 @@ def resume_settings(folder: Path, edits: Mapping[str, Any] | None = None) -> Ska
     kinds = [r.get("event") for r in records]
     edits = dict(edits or {})
     if "run_end" in kinds and not {"run_stopped", "run_error"} & set(kinds) and not edits:
-        raise CannotResume(f"the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)",
-                           status=0)
+        raise CannotResume(
+            f"the run in {folder} finished; nothing to resume (to play more rounds, add game.rounds=N)", status=0
+        )
     for key in edits:
         if not any(key == k or key.startswith(k + ".") for k in RESUMABLE):
-            raise CannotResume(f"cannot change {key!r} when resuming: the resumed game must be the one already "
-                               f"played (you may change: {', '.join(RESUMABLE)})")
+            raise CannotResume(
+                f"cannot change {key!r} when resuming: the resumed game must be the one already "
+                f"played (you may change: {', '.join(RESUMABLE)})"
+            )
     return run_settings(records[0], edits)
 
 

@@ -28,8 +28,7 @@ def sandbox() -> Sandbox:
     except SandboxUnavailable as exc:
         if REQUIRED_SANDBOXES:
             pytest.fail(f"no hardened sandbox works here, but {REQUIRED_SANDBOXES} are required: {exc}")
-        warnings.warn(f"no hardened sandbox here, game tests use the subprocess one: {exc}",
-                      stacklevel=1)
+        warnings.warn(f"no hardened sandbox here, game tests use the subprocess one: {exc}", stacklevel=1)
         sb = SubprocessSandbox(limits=dataclasses.asdict(TEST_LIMITS))
     yield sb
     sb.close()

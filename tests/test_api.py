@@ -36,8 +36,9 @@ def test_the_default_settings_are_the_game_skate_plays_with_no_overrides():
     assert record_of(settle(skate.SkateConfig())) == record_of(composed)
     assert skate.SkateConfig().players.simulated[0].name == "sim-ace"  # the default cohort
     # and each section is its option's schema, as composed
-    assert [type(getattr(skate.SkateConfig(), f.name)) for f in dataclasses.fields(composed)] == \
-        [type(getattr(composed, f.name)) for f in dataclasses.fields(composed)]
+    assert [type(getattr(skate.SkateConfig(), f.name)) for f in dataclasses.fields(composed)] == [
+        type(getattr(composed, f.name)) for f in dataclasses.fields(composed)
+    ]
 
 
 def test_import_skate_loads_no_game_until_it_is_used():
@@ -59,8 +60,9 @@ def test_play_plays_the_settings_given_and_returns_the_game(played):
     start = json.loads((game.run_dir / "events.jsonl").read_text().splitlines()[0])
     assert start["game"] == "mathquiz" and start["rounds"] == 3 and start["seed"] == 2
     # the same game as the command line's (skate game=mathquiz game.rounds=3 seed=2 logger=none ...)
-    cli = skate.config(game="mathquiz", logger="none",
-                       values={"game.rounds": 3, "seed": 2, "report": False, "print_table": False})
+    cli = skate.config(
+        game="mathquiz", logger="none", values={"game.rounds": 3, "seed": 2, "report": False, "print_table": False}
+    )
     assert record_of(settle(settings)) == record_of(cli)
     assert settings.game.rounds == 3  # the caller's settings are not changed
 
@@ -70,8 +72,12 @@ def test_load_run_reads_a_run_back_and_rate_rates_it_again(played):
     run = skate.load_run(game.run_dir)
     assert run.finished and set(run.players) == {r["player"] for r in run.ratings}
     assert isinstance(run.settings.game, MathQuizConfig) and run.settings.game.rounds == 3
-    assert len(run.tasks) == game.summary["tasks"] and {e.task_id for e in run.estimates} == {t.task_id for t in run.tasks}
-    assert [r["player"] for r in skate.rate(run)] == [r["player"] for r in game.ratings]  # its own rating: the live table
+    assert len(run.tasks) == game.summary["tasks"] and {e.task_id for e in run.estimates} == {
+        t.task_id for t in run.tasks
+    }
+    assert [r["player"] for r in skate.rate(run)] == [
+        r["player"] for r in game.ratings
+    ]  # its own rating: the live table
     elo = skate.rate(game.run_dir, EloConfig())
     assert elo == rate_run(game.run_dir, {"rating": "elo"})[1]  # what skate rate RUN_DIR rating=elo gives
     absolute = skate.rate(run, dataclasses.replace(run.settings.rating, outcome="absolute"))
@@ -83,7 +89,9 @@ def test_bad_settings_are_the_command_line_s_one_line(tmp_path):
         skate.play(quiet(game=MathQuizConfig(rounds=0)), tmp_path / "a")
     with pytest.raises(ConfigError, match=r"game\.rounds: .*ten"):
         skate.play(quiet(game=MathQuizConfig(rounds="ten")), tmp_path / "b")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match=r"^gaem is not a setting of SkateConfig \(did you mean game\?\); its settings: aug, "):
+    with pytest.raises(
+        ConfigError, match=r"^gaem is not a setting of SkateConfig \(did you mean game\?\); its settings: aug, "
+    ):
         skate.SkateConfig(gaem=MathQuizConfig())  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"roundz is not a setting of MathQuizConfig \(did you mean rounds\?\)"):
         MathQuizConfig(roundz=3)  # type: ignore[call-arg]  (a SettingError is a TypeError too, as Python's own)

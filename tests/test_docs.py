@@ -24,9 +24,12 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def _build(config: Path, site: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
-                           "--config-file", str(config), "--site-dir", str(site)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_docs_build_in_strict_mode(tmp_path):
@@ -49,7 +52,9 @@ def test_strict_build_fails_on_a_broken_link_and_a_page_missing_from_the_nav(tmp
 
 def test_readme_is_short():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
-    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; keep it to {README_MAX_LINES} (move the rest to docs/)"
+    assert lines <= README_MAX_LINES, (
+        f"README.md has {lines} lines; keep it to {README_MAX_LINES} (move the rest to docs/)"
+    )
 
 
 def _anchors(page: Path) -> set[str]:

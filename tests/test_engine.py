@@ -57,9 +57,18 @@ def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
     log = EventLog(tmp_path / "events.jsonl")
     from skate.sandbox import SubprocessSandbox
 
-    parts = Parts(game=game, sandbox=SubprocessSandbox(), env=None, embedder=HashingEmbedder(threshold=0.2),
-                  players=list(players), client=None, rating=TrueSkillRating(), aug=Augmentation(strategy=strategy),
-                  estimator=FixedN(n=10), logger=RunLogger())
+    parts = Parts(
+        game=game,
+        sandbox=SubprocessSandbox(),
+        env=None,
+        embedder=HashingEmbedder(threshold=0.2),
+        players=list(players),
+        client=None,
+        rating=TrueSkillRating(),
+        aug=Augmentation(strategy=strategy),
+        estimator=FixedN(n=10),
+        logger=RunLogger(),
+    )
     engine = Engine(parts, log, Loop(seed=seed))
     result = engine.run()
     log.close()
@@ -67,8 +76,9 @@ def play(tmp_path, players, rounds=2, attempts=3, strategy="hist_perf", seed=0):
 
 
 def test_failed_attempts_are_fed_back_and_a_later_attempt_can_succeed(tmp_path):
-    setter = Scripted("setter", [("print(undefined)", NINE), ("print(42)", NINE[:3]),
-                                 ("print(42)", NINE), ("print(1)", NINE)])
+    setter = Scripted(
+        "setter", [("print(undefined)", NINE), ("print(42)", NINE[:3]), ("print(42)", NINE), ("print(1)", NINE)]
+    )
     other = Scripted("other", [(PROGRAMS[1], NINE)])
     result, events = play(tmp_path, [setter, other], rounds=1)
     ctxs = setter.contexts
@@ -78,7 +88,10 @@ def test_failed_attempts_are_fed_back_and_a_later_attempt_can_succeed(tmp_path):
     assert "NameError" in ctxs[1].failed[0].detail and ctxs[1].failed[0].text == "print(undefined)"
     attempts = [e for e in events if e["event"] == "attempt" and e["player"] == "setter"]
     assert [(a["valid"], a["reason"]) for a in attempts] == [
-        (False, "not_verifiable"), (False, "too_few_distractors"), (True, None)]
+        (False, "not_verifiable"),
+        (False, "too_few_distractors"),
+        (True, None),
+    ]
     assert result.summary.tasks_by_setter == {"setter": 1, "other": 1}
 
 
@@ -95,6 +108,7 @@ def test_three_failures_leave_the_setter_out_of_the_round(tmp_path):
 def test_the_hints_leave_out_a_fresh_sample_where_every_model_player_has_one(tmp_path):
     """A rejection's hint names ``setter_repair: resample`` unless every player with the setting
     already asks anew after a rejection (the local cohort does)."""
+
     def hints(repairs):
         players = [Scripted("bad", [("print(undefined)", NINE)]), Scripted("good", [(PROGRAMS[0], NINE)])]
         for p, r in zip(players, repairs, strict=True):
@@ -120,14 +134,20 @@ def test_repeating_a_task_is_not_unique(tmp_path):
     # another player's identical program does not count against "rep" in round 1
     assert rep[0]["valid"]
     # the hint names no history shown, unless the game already shows none
-    assert "aug=no_info" in play(tmp_path / "hp", [Scripted("rep", [(PROGRAMS[0], NINE)])])[0].summary.hints["not_unique"]
-    plain = play(tmp_path / "ni", [Scripted("rep", [(PROGRAMS[0], NINE)])], strategy="no_info")[0].summary.hints["not_unique"]
+    assert (
+        "aug=no_info" in play(tmp_path / "hp", [Scripted("rep", [(PROGRAMS[0], NINE)])])[0].summary.hints["not_unique"]
+    )
+    plain = play(tmp_path / "ni", [Scripted("rep", [(PROGRAMS[0], NINE)])], strategy="no_info")[0].summary.hints[
+        "not_unique"
+    ]
     assert "aug=no_info" not in plain and "embedder.threshold" in plain
 
 
 def test_everyone_answers_every_task_and_ratings_update_per_pair(tmp_path):
-    players = [Scripted(f"p{i}", [(PROGRAMS[(i + r) % 6], NINE) for r in range(3)], accuracy=acc)
-               for i, acc in enumerate([1.0, 0.6, 0.1])]
+    players = [
+        Scripted(f"p{i}", [(PROGRAMS[(i + r) % 6], NINE) for r in range(3)], accuracy=acc)
+        for i, acc in enumerate([1.0, 0.6, 0.1])
+    ]
     result, events = play(tmp_path, players, rounds=3)
     tasks = [e for e in events if e["event"] == "task"]
     assert len(tasks) == 9
@@ -154,9 +174,18 @@ def test_setter_context_follows_the_augmentation_strategy(tmp_path):
 
 
 def test_rng_streams_do_not_depend_on_order(tmp_path):
-    parts = Parts(game=COPGame(rounds=1), sandbox=None, env=None, embedder=HashingEmbedder(),  # type: ignore[arg-type]
-                  players=[Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
-                  client=None, rating=TrueSkillRating(), aug=Augmentation(), estimator=FixedN(), logger=RunLogger())
+    parts = Parts(
+        game=COPGame(rounds=1),
+        sandbox=None,
+        env=None,
+        embedder=HashingEmbedder(),  # type: ignore[arg-type]
+        players=[Scripted("a", [(PROGRAMS[0], NINE)]), Scripted("b", [(PROGRAMS[1], NINE)])],
+        client=None,
+        rating=TrueSkillRating(),
+        aug=Augmentation(),
+        estimator=FixedN(),
+        logger=RunLogger(),
+    )
     engine = Engine(parts, EventLog(tmp_path / "e.jsonl"), Loop(seed=5))
     x = engine.rng(1, 2, 3).random()
     engine.rng(9).random()

@@ -17,8 +17,11 @@ from skate.settings.config import StageConfig as Stage
 from skate.settings.config import resolve_stages, validate
 from tests.test_runner_game import config
 
-STAGES = [Stage(name="base", rounds=3), Stage(name="watch", join=["hi"], setters=[], rounds=0),
-          Stage(name="play", rounds=2)]
+STAGES = [
+    Stage(name="base", rounds=3),
+    Stage(name="watch", join=["hi"], setters=[], rounds=0),
+    Stage(name="play", rounds=2),
+]
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +66,14 @@ def test_setters_follow_the_stage(staged):
     assert result.summary.tasks_by_setter["hi"] == 2
 
 
-@pytest.mark.parametrize(("stages", "says"), [
-    ([Stage(name="a", join=["nobody"], rounds=1)], "neither a player nor a role"),
-    ([Stage(name="a", join=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "joins only once"),
-    ([Stage(name="a", rounds=0)], "at least one round"),
-])
+@pytest.mark.parametrize(
+    ("stages", "says"),
+    [
+        ([Stage(name="a", join=["nobody"], rounds=1)], "neither a player nor a role"),
+        ([Stage(name="a", join=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "joins only once"),
+        ([Stage(name="a", rounds=0)], "at least one round"),
+    ],
+)
 def test_bad_stages_say_what_to_fix(small, stages, says):
     with pytest.raises(ConfigError, match=says):
         validate(dataclasses.replace(small, stages=stages))
@@ -85,8 +91,11 @@ def test_the_report_shows_the_ranking_of_each_stage(staged):
 ROOT = Path(__file__).resolve().parents[1]
 STAGED = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml") if "stages:" in p.read_text())
 KEYS = {"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "x", "GEMINI_API_KEY": "x"}
-STRONGEST_TWO = {"simulated": {"sim-ace", "sim-strong"}, "paper_six": {"claude-sonnet-4", "claude-3.5-sonnet"},
-                 "paper_four": {"claude-3.5-sonnet", "gemini-2.0-flash"}}
+STRONGEST_TWO = {
+    "simulated": {"sim-ace", "sim-strong"},
+    "paper_six": {"claude-sonnet-4", "claude-3.5-sonnet"},
+    "paper_four": {"claude-3.5-sonnet", "gemini-2.0-flash"},
+}
 
 
 def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win(small):
@@ -96,23 +105,34 @@ def test_a_simulated_cohort_has_roles_from_its_skills_and_declared_roles_win(sma
 
 
 def test_stages_name_players_by_role_and_answer_only_leaves_the_rest_setting(small):
-    by_role = dataclasses.replace(small, stages=[
-        Stage(name="a", rounds=1), Stage(name="b", join=["strongest"], answer_only=["strongest"], rounds=1),
-        Stage(name="c", answer_only=["weakest"], rounds=1)])
+    by_role = dataclasses.replace(
+        small,
+        stages=[
+            Stage(name="a", rounds=1),
+            Stage(name="b", join=["strongest"], answer_only=["strongest"], rounds=1),
+            Stage(name="c", answer_only=["weakest"], rounds=1),
+        ],
+    )
     validate(dataclasses.replace(by_role))  # checked (a copy: validate settles its stages to name players)
     assert resolve_stages(by_role) == [
         {"name": "a", "join": [], "setters": None, "rounds": 1},
         {"name": "b", "join": ["hi"], "setters": ["mid", "lo"], "rounds": 1},
-        {"name": "c", "join": [], "setters": ["mid", "hi"], "rounds": 1}]
+        {"name": "c", "join": [], "setters": ["mid", "hi"], "rounds": 1},
+    ]
 
 
-@pytest.mark.parametrize(("stages", "says"), [
-    ([Stage(name="a", rounds=1), Stage(name="b", join=["fifth"], rounds=1)],
-     "'fifth' is neither a player nor a role of this cohort"),
-    ([Stage(name="a", rounds=1), Stage(name="b", setters=["hi"], answer_only=["lo"], rounds=1)], "not both"),
-    ([Stage(name="a", answer_only=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "not in the game"),
-    ([Stage(name="a", rounds=1), Stage(name="b", join=["mid", "lo"], rounds=1)], "at least 2 players"),
-])
+@pytest.mark.parametrize(
+    ("stages", "says"),
+    [
+        (
+            [Stage(name="a", rounds=1), Stage(name="b", join=["fifth"], rounds=1)],
+            "'fifth' is neither a player nor a role of this cohort",
+        ),
+        ([Stage(name="a", rounds=1), Stage(name="b", setters=["hi"], answer_only=["lo"], rounds=1)], "not both"),
+        ([Stage(name="a", answer_only=["hi"], rounds=1), Stage(name="b", join=["hi"], rounds=1)], "not in the game"),
+        ([Stage(name="a", rounds=1), Stage(name="b", join=["mid", "lo"], rounds=1)], "at least 2 players"),
+    ],
+)
 def test_bad_roles_say_what_to_fix(small, stages, says):
     with pytest.raises(ConfigError, match=says):
         validate(dataclasses.replace(small, stages=stages))
@@ -125,7 +145,9 @@ def test_a_cohort_without_the_role_is_told_what_to_add(monkeypatch):
     def added(roles=None):  # the frontier cohort: models, and no roles declared
         return skate.config(experiment="added_models_xy", players="frontier", values={"players.roles": roles or {}})
 
-    with pytest.raises(ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"):
+    with pytest.raises(
+        ConfigError, match=r"stages\[1\] \(add_second\)\.join: 'second'.*add `roles: \{second: <player>\}`"
+    ):
         added()
     settled = added({"second": "gpt-5-mini", "strongest": "gemini-2.5-pro"})
     assert [st.join for st in settled.stages] == [[], ["gpt-5-mini"], ["gemini-2.5-pro"]]

@@ -89,16 +89,19 @@ def test_min_rounds_holds_the_game_and_without_stop_every_round_is_played(tmp_pa
     assert end["ended"] == "rounds" and "ended_detail" not in end
 
 
-@pytest.mark.parametrize("choices, values, keys", [
-    ({"rating": "elo"}, {"stop.settled": 0.99}, ["stop.settled", "rating=elo"]),
-    ({"rating": "elo", "estimator": "adaptive"}, {}, ["estimator=adaptive", "rating=elo"]),
-    ({"rating": "irt", "estimator": "decided"}, {}, ["estimator=decided", "rating=irt"]),
-    ({}, {"stop.settled": 1.5}, ["stop.settled"]),
-    ({}, {"stop.min_rounds": 0}, ["stop.min_rounds"]),
-    ({"experiment": "added_models_xy"}, {"stop.settled": 0.99}, ["stop.settled", "stage"]),
-    ({"rating": "irt"}, {"schedule.mode": "matches"}, ["schedule.mode", "rating=irt"]),
-    ({"experiment": "zerosumeval", "estimator": "adaptive"}, {}, ["estimator", "schedule.mode=matches"]),
-])
+@pytest.mark.parametrize(
+    "choices, values, keys",
+    [
+        ({"rating": "elo"}, {"stop.settled": 0.99}, ["stop.settled", "rating=elo"]),
+        ({"rating": "elo", "estimator": "adaptive"}, {}, ["estimator=adaptive", "rating=elo"]),
+        ({"rating": "irt", "estimator": "decided"}, {}, ["estimator=decided", "rating=irt"]),
+        ({}, {"stop.settled": 1.5}, ["stop.settled"]),
+        ({}, {"stop.min_rounds": 0}, ["stop.min_rounds"]),
+        ({"experiment": "added_models_xy"}, {"stop.settled": 0.99}, ["stop.settled", "stage"]),
+        ({"rating": "irt"}, {"schedule.mode": "matches"}, ["schedule.mode", "rating=irt"]),
+        ({"experiment": "zerosumeval", "estimator": "adaptive"}, {}, ["estimator", "schedule.mode=matches"]),
+    ],
+)
 def test_a_stop_rule_or_estimator_its_rating_cannot_serve_fails_at_compose_time(tmp_path, choices, values, keys):
     with pytest.raises(ConfigError) as err:
         run_game(skate.config(values={**values, "report": False}, logger="none", **choices), tmp_path / "x")

@@ -30,8 +30,14 @@ MAX_FUNCTION_IMPORTS = 15
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).parent / "lint-imports"
     assert exe.exists(), "import-linter is not installed: bash scripts/setup.sh test"
-    return subprocess.run([str(exe), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": os.pathsep.join([str(cwd), str(ROOT)]), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [str(exe), "--no-cache"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": os.pathsep.join([str(cwd), str(ROOT)]), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -74,8 +80,7 @@ def import_edges(package: Path) -> tuple[dict[str, set[str]], list[str]]:
                         up = pkg.split(".")[: len(pkg.split(".")) - child.level + 1]  # noqa: B023 - called within the iteration that defines it
                         base = ".".join(up + ([base] if base else []))
                     targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in child.names]
-                found = {t for t in (resolve(t) for t in targets if t.split(".")[0] == package.name)
-                         if t and t != mod}  # noqa: B023 - called within the iteration that defines it
+                found = {t for t in (resolve(t) for t in targets if t.split(".")[0] == package.name) if t and t != mod}  # noqa: B023 - called within the iteration that defines it
                 edges[mod] |= found  # noqa: B023 - called within the iteration that defines it
                 if inside and found:
                     in_functions.append(f"{mod}:{child.lineno} -> {', '.join(sorted(found))}")  # noqa: B023 - called within the iteration that defines it
@@ -86,9 +91,13 @@ def import_edges(package: Path) -> tuple[dict[str, set[str]], list[str]]:
 
 
 def _main_guard(node: ast.AST) -> bool:
-    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"
-            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in node.test.comparators))
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in node.test.comparators)
+    )
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -216,15 +225,23 @@ def test_the_tests_mirror_the_package():
         if not package.is_dir():
             wrong.append(f"tests/{rel}: skate/{rel.parent} is no package (put it beside the tests of its module)")
             continue
-        names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"} | {package.name} | {
-            p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        names = (
+            {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+            | {package.name}
+            | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+        )
         stem = f.stem.removeprefix("test_")
         if not any(stem == n or stem.startswith(n + "_") for n in names):
             wrong.append(f"tests/{rel}: names no module of skate/{rel.parent} ({', '.join(sorted(names))})")
     assert not wrong, "\n".join(wrong)
-    empty = [str(d.relative_to(tests)) for d in tests.rglob("*")
-             if d.is_dir() and d.name not in ("__pycache__", "data") and "__pycache__" not in d.parts
-             and not any(d.rglob("test_*.py"))]
+    empty = [
+        str(d.relative_to(tests))
+        for d in tests.rglob("*")
+        if d.is_dir()
+        and d.name not in ("__pycache__", "data")
+        and "__pycache__" not in d.parts
+        and not any(d.rglob("test_*.py"))
+    ]
     assert not empty, f"test folders with no test: {empty}"
 
 
@@ -232,10 +249,20 @@ def test_the_architecture_page_names_every_layer_of_the_contracts():
     """docs/architecture.md's layer table names each module of .importlinter's layers contract."""
     contracts = configparser.ConfigParser()
     contracts.read(ROOT / ".importlinter")
-    listed = {m.strip().removeprefix("skate.") for line in contracts["importlinter:contract:layers"]["layers"].split("\n")
-              for m in line.split("|") if m.strip()}
+    listed = {
+        m.strip().removeprefix("skate.")
+        for line in contracts["importlinter:contract:layers"]["layers"].split("\n")
+        for m in line.split("|")
+        if m.strip()
+    }
     page = (ROOT / "docs" / "architecture.md").read_text()
     table = page.split("| layer | modules | what it is |", 1)[1].split("\n\n", 1)[0]
-    named = {cell for row in table.splitlines()[2:] for cell in re.findall(r"`([a-z_]+(?:\.[a-z_]+)*)`", re.split(r"(?<!\\)\|", row)[2])}
-    assert named == listed, f"in the contracts, not the page: {sorted(listed - named)}; " \
-                            f"on the page, not in the contracts: {sorted(named - listed)}"
+    named = {
+        cell
+        for row in table.splitlines()[2:]
+        for cell in re.findall(r"`([a-z_]+(?:\.[a-z_]+)*)`", re.split(r"(?<!\\)\|", row)[2])
+    }
+    assert named == listed, (
+        f"in the contracts, not the page: {sorted(listed - named)}; "
+        f"on the page, not in the contracts: {sorted(named - listed)}"
+    )

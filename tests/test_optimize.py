@@ -67,17 +67,37 @@ class MessageServer(FakeLLMServer):
 MID_AS_IT_IS = {"optimizer.players.mid.name": "none"}
 
 
-def config(srv: FakeLLMServer, root: Path, values: dict[str, Any] | None = None, *, optimizer: str = "bootstrap_fewshot",
-           names: tuple[str, ...] = ("ace", "mid", "low"), cache: str = "cache", store: str = "programs",
-           each: dict[str, Any] | None = None, **choices: str):
+def config(
+    srv: FakeLLMServer,
+    root: Path,
+    values: dict[str, Any] | None = None,
+    *,
+    optimizer: str = "bootstrap_fewshot",
+    names: tuple[str, ...] = ("ace", "mid", "low"),
+    cache: str = "cache",
+    store: str = "programs",
+    each: dict[str, Any] | None = None,
+    **choices: str,
+):
     """A small MathQuiz run (``game``: another) of fake models whose prompt store and response cache
     live in ``root``, as settings (no preflight call: the tests count the server's requests);
     ``values`` over its own, ``each``: keys every player gets."""
-    return llm_config(srv.api_base, root / cache, {"game.rounds": 1, "estimator.n": 2, "llm.preflight": False,
-                                                   "optimizer.train": 8, "optimizer.val": 8,
-                                                   "optimizer.store": str(root / store), **(values or {})},
-                      names=names, each=each, **{"game": "mathquiz", "estimator": "fixed_n", "optimizer": optimizer,
-                                                 **choices})
+    return llm_config(
+        srv.api_base,
+        root / cache,
+        {
+            "game.rounds": 1,
+            "estimator.n": 2,
+            "llm.preflight": False,
+            "optimizer.train": 8,
+            "optimizer.val": 8,
+            "optimizer.store": str(root / store),
+            **(values or {}),
+        },
+        names=names,
+        each=each,
+        **{"game": "mathquiz", "estimator": "fixed_n", "optimizer": optimizer, **choices},
+    )
 
 
 def events_of(run: Path, kind: str) -> list[dict[str, Any]]:
@@ -111,8 +131,14 @@ def shared(tmp_path_factory):
     with MessageServer(MODELS) as srv:
         cfg = config(srv, root, MID_AS_IT_IS)
         result = run_game(cfg, root / "run1")
-        yield {"srv": srv, "cfg": cfg, "root": root, "run": root / "run1", "result": result,
-               "requests": srv.stats.requests}
+        yield {
+            "srv": srv,
+            "cfg": cfg,
+            "root": root,
+            "run": root / "run1",
+            "result": result,
+            "requests": srv.stats.requests,
+        }
 
 
 def test_bootstrap_fewshot_lifts_the_metric_when_demonstrations_help(shared):
@@ -272,8 +298,9 @@ def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_p
     """``skate local`` serves each model on a free port, a new one every time: a program compiled
     against the model on one port is the same model's on the next (a provider's address is kept)."""
     with FakeLLMServer(MODELS) as first:
-        compiled = run_optimize(config(first, tmp_path, {"optimizer.train": 4, "optimizer.val": 2}, names=("ace", "mid")),
-                                tmp_path / "one")
+        compiled = run_optimize(
+            config(first, tmp_path, {"optimizer.train": 4, "optimizer.val": 2}, names=("ace", "mid")), tmp_path / "one"
+        )
     with FakeLLMServer(MODELS) as second:
         assert second.api_base != first.api_base
         cfg = config(second, tmp_path, {"optimizer.train": 4, "optimizer.val": 2}, names=("ace", "mid"), cache="cache2")
@@ -285,6 +312,7 @@ def test_a_model_served_on_this_machine_finds_its_programs_on_another_port(tmp_p
 # ------------------------------------------------------------------------- recompilation
 def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
     with FakeLLMServer(MODELS) as srv:
+
         def once(tag: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
             cfg = config(srv, tmp_path, {**MID_AS_IT_IS, **(values or {})}, names=("ace", "mid"))
             (record,) = run_optimize(cfg, tmp_path / tag)
@@ -310,10 +338,19 @@ def test_a_changed_training_set_or_setting_compiles_a_new_program(tmp_path):
 # ----------------------------------------------------------------------------- optimisers
 def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, **MID_AS_IT_IS,
-                                     "optimizer.settings.max_bootstrapped_demos": 1,
-                                     "optimizer.settings.max_labeled_demos": 1},
-                     optimizer="mipro_v2", names=("ace", "mid"))
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.train": 6,
+                "optimizer.val": 4,
+                **MID_AS_IT_IS,
+                "optimizer.settings.max_bootstrapped_demos": 1,
+                "optimizer.settings.max_labeled_demos": 1,
+            },
+            optimizer="mipro_v2",
+            names=("ace", "mid"),
+        )
         assert plans(cfg.optimizer, "ace")["answerer"].settings["auto"] == "light"
         result = run_game(cfg, tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
@@ -330,9 +367,18 @@ def test_mipro_v2_light_compiles_through_the_bridge_and_the_game_runs(tmp_path):
 
 def test_random_search_with_two_candidates_compiles(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, "optimizer.players.ace.name": "none",
-                                     "optimizer.settings.num_candidate_programs": 2},
-                     optimizer="bootstrap_fewshot_random_search", names=("ace", "low"))
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.train": 6,
+                "optimizer.val": 4,
+                "optimizer.players.ace.name": "none",
+                "optimizer.settings.num_candidate_programs": 2,
+            },
+            optimizer="bootstrap_fewshot_random_search",
+            names=("ace", "low"),
+        )
         (r,) = run_optimize(cfg, tmp_path / "out")
     assert r.player == "low" and r.optimizer == "bootstrap_fewshot_random_search" and not r.stopped
     assert r.calls > 0 and r.demos > 0 and r.metric_after is not None
@@ -345,8 +391,9 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
     prices = {f"llm.prices.{n}": {"input_per_mtok": 1000.0, "output_per_mtok": 1000.0} for n in MODELS}
     with FakeLLMServer(MODELS) as srv:
         # what optimising ace alone costs, with no budget
-        probe = config(srv, tmp_path, {**prices, "optimizer.settings.num_threads": 1}, cache="probe-cache",
-                       store="probe-programs")
+        probe = config(
+            srv, tmp_path, {**prices, "optimizer.settings.num_threads": 1}, cache="probe-cache", store="probe-programs"
+        )
         first = run_optimize(probe, tmp_path / "probe")[0]
         assert first.player == "ace" and first.cost_usd > 0
         # a budget that ace's optimisation fits in but mid's does not
@@ -379,9 +426,18 @@ def test_the_budget_stops_optimisation_and_the_game_cleanly(tmp_path):
 # -------------------------------------------------------------------------------- setter
 def test_the_setters_are_optimised_on_mathquiz(tmp_path):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 4, "optimizer.val": 4,
-                                     "optimizer.settings.max_bootstrapped_demos": 2,
-                                     "optimizer.settings.max_labeled_demos": 0}, names=("ace", "mid"))
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.roles": ["setter"],
+                "optimizer.train": 4,
+                "optimizer.val": 4,
+                "optimizer.settings.max_bootstrapped_demos": 2,
+                "optimizer.settings.max_labeled_demos": 0,
+            },
+            names=("ace", "mid"),
+        )
         records = run_optimize(cfg, tmp_path / "out")
     assert [(r.player, r.role) for r in records] == [("ace", "setter"), ("mid", "setter")]
     for r in records:
@@ -397,10 +453,19 @@ def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_
     again; the optimisation's setting requests carry the game's stop sequences and setter options;
     the event reports the valid and separating shares before and after."""
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 3, "optimizer.val": 2,
-                                     "optimizer.settings.max_bootstrapped_demos": 0,
-                                     "optimizer.settings.max_labeled_demos": 2},
-                     names=("ace", "mid"), each={"setter_extra_body": {"repeat_penalty": 1.1}})
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.roles": ["setter"],
+                "optimizer.train": 3,
+                "optimizer.val": 2,
+                "optimizer.settings.max_bootstrapped_demos": 0,
+                "optimizer.settings.max_labeled_demos": 2,
+            },
+            names=("ace", "mid"),
+            each={"setter_extra_body": {"repeat_penalty": 1.1}},
+        )
         records = run_optimize(cfg, tmp_path / "out")
         log = list(srv.log)
     assert [(r.player, r.labelled, r.demos) for r in records] == [("ace", 3, 2), ("mid", 3, 2)]
@@ -413,8 +478,11 @@ def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_
     for d in demos:  # each a valid question for its own target, from the generator
         assert solve(d["question"]) == int(d["target"])
     # the setting requests that carried them: demonstrations are target + situation -> question
-    with_demos = [m for _, m in srv.requests if "[[ ## rules ## ]]" in last_user(m)
-                  and sum(x["role"] == "assistant" for x in m) == 2]
+    with_demos = [
+        m
+        for _, m in srv.requests
+        if "[[ ## rules ## ]]" in last_user(m) and sum(x["role"] == "assistant" for x in m) == 2
+    ]
     assert with_demos, "no setting request carried the compiled demonstrations"
     messages = with_demos[0]
     shown = [m["content"] for m in messages[1:-1]]
@@ -426,8 +494,11 @@ def test_setters_learn_from_labelled_demonstrations_shown_without_the_rules(tmp_
     setting = [e for e in log if "stop" in e["fields"]]
     assert setting and all("repeat_penalty" in e["fields"] for e in setting)
     assert any("stop" not in e["fields"] for e in log)  # the metric's answers
-    event = next(e for e in map(json.loads, (tmp_path / "out" / "optimize.jsonl").read_text().splitlines())
-                 if e["event"] == "optimize")
+    event = next(
+        e
+        for e in map(json.loads, (tmp_path / "out" / "optimize.jsonl").read_text().splitlines())
+        if e["event"] == "optimize"
+    )
     assert {"valid_before", "valid_after", "separating_before", "separating_after", "labelled"} <= set(event)
 
 
@@ -438,10 +509,20 @@ def test_a_setter_that_copies_its_demonstrations_writes_nothing_new(tmp_path):
     replies, is not unique."""
     models = {**MODELS, "copier": FakeModel(0.9, faults={"copy_demo": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 2, "optimizer.val": 2,
-                                     "optimizer.settings.max_bootstrapped_demos": 1,
-                                     "optimizer.settings.max_labeled_demos": 2, "optimizer.players.ace.name": "none"},
-                     names=("ace", "copier"), game="cop")
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.roles": ["setter"],
+                "optimizer.train": 2,
+                "optimizer.val": 2,
+                "optimizer.settings.max_bootstrapped_demos": 1,
+                "optimizer.settings.max_labeled_demos": 2,
+                "optimizer.players.ace.name": "none",
+            },
+            names=("ace", "copier"),
+            game="cop",
+        )
         run_game(cfg, tmp_path / "run")
     (record,) = events_of(tmp_path / "run", "optimize")
     assert record["player"] == "copier" and record["demos"] >= 1
@@ -455,10 +536,20 @@ def test_items_with_the_same_inputs_are_samples_of_their_own(tmp_path):
     """COP's setters have no assignment: every round-1 item asks the same thing. Each item is its
     own sample (its own seed), so the held-out items are not one cached reply scored again."""
     with MessageServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 1, "optimizer.val": 3,
-                                     "optimizer.settings.max_bootstrapped_demos": 1,
-                                     "optimizer.settings.max_labeled_demos": 0, **MID_AS_IT_IS},
-                     names=("ace", "mid"), game="cop")
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.roles": ["setter"],
+                "optimizer.train": 1,
+                "optimizer.val": 3,
+                "optimizer.settings.max_bootstrapped_demos": 1,
+                "optimizer.settings.max_labeled_demos": 0,
+                **MID_AS_IT_IS,
+            },
+            names=("ace", "mid"),
+            game="cop",
+        )
         run_optimize(cfg, tmp_path / "out")
         seeds = [e["seed"] for e in srv.log if "stop" in e["fields"]]
     assert len(seeds) >= 4 and len(set(seeds)) == len(seeds)
@@ -466,10 +557,20 @@ def test_items_with_the_same_inputs_are_samples_of_their_own(tmp_path):
 
 def test_demonstrations_that_do_not_fit_the_context_are_dropped_saying_so(tmp_path, caplog):
     with FakeLLMServer(MODELS) as srv:
-        cfg = config(srv, tmp_path, {"optimizer.roles": ["setter"], "optimizer.train": 3, "optimizer.val": 1,
-                                     "optimizer.settings.max_bootstrapped_demos": 0,
-                                     "optimizer.settings.max_labeled_demos": 3, **MID_AS_IT_IS},
-                     names=("ace", "mid"), each={"max_tokens": 64, "context_tokens": 1500})
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.roles": ["setter"],
+                "optimizer.train": 3,
+                "optimizer.val": 1,
+                "optimizer.settings.max_bootstrapped_demos": 0,
+                "optimizer.settings.max_labeled_demos": 3,
+                **MID_AS_IT_IS,
+            },
+            names=("ace", "mid"),
+            each={"max_tokens": 64, "context_tokens": 1500},
+        )
         with caplog.at_level("WARNING", logger="skate.optimize"):
             (record,) = run_optimize(cfg, tmp_path / "out")
     assert record.demos_dropped >= 1 and record.demos == 3 - record.demos_dropped
@@ -566,8 +667,13 @@ def test_a_task_too_like_the_history_scores_zero():
 # ---------------------------------------------------------------------------------- plans
 def planned(values: dict[str, Any], optimizer: str = "bootstrap_fewshot"):
     """A MathQuiz game of three fake models (no server: nothing is played) under ``optimizer``."""
-    return llm_config("http://127.0.0.1:9/v1", Path("/nonexistent-cache"),
-                      {"optimizer.store": "/nonexistent-store", **values}, game="mathquiz", optimizer=optimizer)
+    return llm_config(
+        "http://127.0.0.1:9/v1",
+        Path("/nonexistent-cache"),
+        {"optimizer.store": "/nonexistent-store", **values},
+        game="mathquiz",
+        optimizer=optimizer,
+    )
 
 
 def refused(values: dict[str, Any], optimizer: str = "bootstrap_fewshot") -> str:
@@ -579,17 +685,27 @@ def refused(values: dict[str, Any], optimizer: str = "bootstrap_fewshot") -> str
 
 
 def test_plans_merge_run_role_and_player_settings_in_that_order():
-    o = planned({"optimizer.answerer.max_labeled_demos": 2,
-                 "optimizer.players.ace.settings": {"max_bootstrapped_demos": 3, "max_labeled_demos": 3, "max_rounds": 2},
-                 "optimizer.players.ace.answerer.max_labeled_demos": 1,
-                 "optimizer.players.low.name": "none",
-                 "optimizer.players.mid.roles": ["answerer", "setter"], "optimizer.setter.max_rounds": 3}).optimizer
+    o = planned(
+        {
+            "optimizer.answerer.max_labeled_demos": 2,
+            "optimizer.players.ace.settings": {"max_bootstrapped_demos": 3, "max_labeled_demos": 3, "max_rounds": 2},
+            "optimizer.players.ace.answerer.max_labeled_demos": 1,
+            "optimizer.players.low.name": "none",
+            "optimizer.players.mid.roles": ["answerer", "setter"],
+            "optimizer.setter.max_rounds": 3,
+        }
+    ).optimizer
     ace, mid, low = (plans(o, n) for n in ("ace", "mid", "low"))
     run = {"max_bootstrapped_demos": 4, "max_labeled_demos": 4, "max_rounds": 1, "num_threads": 4}
-    assert ace == {"answerer": Plan("bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1,
-                                                          "max_rounds": 2})}
-    assert mid == {"answerer": Plan("bootstrap_fewshot", {**run, "max_labeled_demos": 2}),
-                   "setter": Plan("bootstrap_fewshot", {**run, "max_rounds": 3})}
+    assert ace == {
+        "answerer": Plan(
+            "bootstrap_fewshot", {**run, "max_bootstrapped_demos": 3, "max_labeled_demos": 1, "max_rounds": 2}
+        )
+    }
+    assert mid == {
+        "answerer": Plan("bootstrap_fewshot", {**run, "max_labeled_demos": 2}),
+        "setter": Plan("bootstrap_fewshot", {**run, "max_rounds": 3}),
+    }
     assert low == {}  # name: none skips the player
 
 
@@ -630,9 +746,19 @@ def test_compare_needs_language_model_players():
 
 # ------------------------------------------------------------------ simulated and compare
 def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
-    cfg = skate.config(game="mathquiz", optimizer="bootstrap_fewshot", logger="none", estimator="fixed_n",
-                       values={"game.rounds": 1, "report": False, "estimator.n": 2,
-                               "optimizer.store": str(tmp_path / "programs"), "llm.cache_dir": str(tmp_path / "cache")})
+    cfg = skate.config(
+        game="mathquiz",
+        optimizer="bootstrap_fewshot",
+        logger="none",
+        estimator="fixed_n",
+        values={
+            "game.rounds": 1,
+            "report": False,
+            "estimator.n": 2,
+            "optimizer.store": str(tmp_path / "programs"),
+            "llm.cache_dir": str(tmp_path / "cache"),
+        },
+    )
     result = run_game(cfg, tmp_path / "run")
     assert len(result.table) == len(cfg.players.simulated) >= 2
     assert not events_of(tmp_path / "run", "optimize") and events_of(tmp_path / "run", "round_end")
@@ -641,10 +767,22 @@ def test_simulated_players_play_as_usual_with_an_optimizer(tmp_path):
 
 def test_the_prompt_optimization_preset_compares_each_model_with_its_default_twin(tmp_path):
     with MessageServer(MODELS) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache",
-                         {"game.rounds": 1, "estimator.n": 2, "llm.preflight": False, "optimizer.roles": ["answerer"],
-                          "optimizer.train": 6, "optimizer.val": 4, "optimizer.store": str(tmp_path / "programs")},
-                         experiment="prompt_optimization", game="mathquiz", estimator="fixed_n")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {
+                "game.rounds": 1,
+                "estimator.n": 2,
+                "llm.preflight": False,
+                "optimizer.roles": ["answerer"],
+                "optimizer.train": 6,
+                "optimizer.val": 4,
+                "optimizer.store": str(tmp_path / "programs"),
+            },
+            experiment="prompt_optimization",
+            game="mathquiz",
+            estimator="fixed_n",
+        )
         assert cfg.optimizer.compare and cfg.optimizer.name == "bootstrap_fewshot"
         result = run_game(cfg, tmp_path / "run")
     names = sorted(r["player"] for r in result.table)
@@ -696,10 +834,19 @@ def test_a_model_that_cannot_answer_mipros_own_requests_keeps_its_prompts_and_th
     that DSPy cannot read, and the whole optimisation died with a traceback."""
     models = {"ace": FakeModel(0.9, {"rambling": 1.0}), "mid": FakeModel(0.5)}
     with FakeLLMServer(models) as srv, caplog.at_level(logging.WARNING, logger="skate.optimize"):
-        cfg = config(srv, tmp_path, {"optimizer.train": 6, "optimizer.val": 4, **MID_AS_IT_IS,
-                                     "optimizer.settings.max_bootstrapped_demos": 1,
-                                     "optimizer.settings.max_labeled_demos": 1},
-                     optimizer="mipro_v2", names=("ace", "mid"))
+        cfg = config(
+            srv,
+            tmp_path,
+            {
+                "optimizer.train": 6,
+                "optimizer.val": 4,
+                **MID_AS_IT_IS,
+                "optimizer.settings.max_bootstrapped_demos": 1,
+                "optimizer.settings.max_labeled_demos": 1,
+            },
+            optimizer="mipro_v2",
+            names=("ace", "mid"),
+        )
         result = run_game(cfg, tmp_path / "run")
     (e,) = events_of(tmp_path / "run", "optimize")
     assert e["player"] == "ace" and "could not read the model's reply" in e["stopped"] and e["metric_after"] is None

@@ -55,7 +55,11 @@ def test_messages_list_names_as_a_sentence():
     from skate.registry import spoken
 
     assert [spoken([]), spoken(["a"]), spoken(["a", "b"]), spoken(["a", "b", "c"], "and")] == [
-        "none", "a", "a or b", "a, b and c"]
+        "none",
+        "a",
+        "a or b",
+        "a, b and c",
+    ]
     assert spoken(estimator.names(lambda e: e.component.uses_order)) == "adaptive"
 
 
@@ -72,16 +76,28 @@ def test_two_components_under_one_name_are_refused():
         reg.register("a", S)(type("B", (), {}))
 
 
-@pytest.mark.parametrize(("choices", "values", "says"), [
-    # capabilities, not names: Elo says nothing about how sure its order is
-    ({"rating": "elo", "estimator": "adaptive"}, {},
-     "estimator=adaptive samples where the ranking is unsure, and rating=elo"),
-    ({"rating": "elo"}, {"stop.settled": 0.9}, "rating=elo cannot say how sure it is"),
-    ({"estimator": "adaptive"}, {"schedule.mode": "matches", "rating.outcome": "setter_vs_solver"},
-     "estimator='adaptive' is invalid: chooses who answers each task"),
-    ({"game": "pyjail", "estimator": "greedy", "sandbox": "subprocess"}, {"game.allow_unsafe_sandbox": True},
-     "estimator='greedy' is invalid: scores one answer to one query"),
-])
+@pytest.mark.parametrize(
+    ("choices", "values", "says"),
+    [
+        # capabilities, not names: Elo says nothing about how sure its order is
+        (
+            {"rating": "elo", "estimator": "adaptive"},
+            {},
+            "estimator=adaptive samples where the ranking is unsure, and rating=elo",
+        ),
+        ({"rating": "elo"}, {"stop.settled": 0.9}, "rating=elo cannot say how sure it is"),
+        (
+            {"estimator": "adaptive"},
+            {"schedule.mode": "matches", "rating.outcome": "setter_vs_solver"},
+            "estimator='adaptive' is invalid: chooses who answers each task",
+        ),
+        (
+            {"game": "pyjail", "estimator": "greedy", "sandbox": "subprocess"},
+            {"game.allow_unsafe_sandbox": True},
+            "estimator='greedy' is invalid: scores one answer to one query",
+        ),
+    ],
+)
 def test_the_checks_read_capabilities(choices, values, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)")):
         skate.config(values=values, **choices)
@@ -152,8 +168,12 @@ def test_a_new_rating_backend_is_its_module_and_nothing_else(tmp_path, add_backe
     config checks know it, and a game is rated with it."""
     add_backend("wins", BACKEND)
     assert "wins" in rating.names()
-    settings = skate.config(rating="wins", players="simulated_four", logger="none",
-                            values={"rating.per_win": 2, "game.rounds": 2, "report": False})
+    settings = skate.config(
+        rating="wins",
+        players="simulated_four",
+        logger="none",
+        values={"rating.per_win": 2, "game.rounds": 2, "report": False},
+    )
     assert type(settings.rating).__name__ == "WinsConfig"
     with pytest.raises(ConfigError, match="rating=wins cannot say how sure it is"):
         skate.config(rating="wins", values={"stop.settled": 0.9})
@@ -206,7 +226,10 @@ def test_a_registered_backend_checks_its_own_settings_and_joins_the_messages(add
         skate.config(rating="sure", values={"rating.p_thresh": 1.5})
     says_order = ["bradley_terry", "irt", "sure", "trueskill", "ttt"]
     assert rating.names(lambda e: e.component.says_order) == says_order
-    for choices, values in (({"rating": "elo"}, {"stop.settled": 0.9}), ({"rating": "elo", "estimator": "adaptive"}, {})):
+    for choices, values in (
+        ({"rating": "elo"}, {"stop.settled": 0.9}),
+        ({"rating": "elo", "estimator": "adaptive"}, {}),
+    ):
         with pytest.raises(ConfigError, match="use rating=bradley_terry, irt, sure, trueskill or ttt"):
             skate.config(values=values, **choices)
 

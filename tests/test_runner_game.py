@@ -12,9 +12,15 @@ from skate.runlog.files import format_table, read_events
 from skate.runner import RunExists, run_game
 
 # COP's small game: three simulated players, 12 rounds, no report (and logger=none, in config).
-SMALL = {"game.rounds": 12, "report": False,
-         "players.simulated": [Sim(name="hi", skill=0.85, pitch=-0.2), Sim(name="mid", skill=0.6),
-                               Sim(name="lo", skill=0.35, pitch=0.2)]}
+SMALL = {
+    "game.rounds": 12,
+    "report": False,
+    "players.simulated": [
+        Sim(name="hi", skill=0.85, pitch=-0.2),
+        Sim(name="mid", skill=0.6),
+        Sim(name="lo", skill=0.35, pitch=0.2),
+    ],
+}
 
 
 def config(values=None, **choices):
@@ -78,7 +84,9 @@ def test_event_log_records_the_whole_game(small_run):
     assert len(estimates) == 3 * len(tasks)
     assert all(e["n"] >= 10 and 0 <= e["p"] <= 1 for e in estimates)
     rated = [e for e in events if e["event"] == "rated"]  # the ratings once per task
-    assert [r["task_id"] for r in rated] == [t["task_id"] for t in tasks] and not any(e["event"] == "rating" for e in events)
+    assert [r["task_id"] for r in rated] == [t["task_id"] for t in tasks] and not any(
+        e["event"] == "rating" for e in events
+    )
     assert all(r["updates"] == 3 for r in rated)  # 3 unique pairs per task
     assert [r["update"] for r in rated] == list(range(3, 3 * len(tasks) + 1, 3))
     assert all(set(r["state"]) == {"mu", "sigma"} and list(r["state"]["mu"]) == ["hi", "mid", "lo"] for r in rated)
@@ -99,8 +107,9 @@ def test_same_seed_same_run_different_seed_different_run(small_run, tmp_path):
 
 @pytest.mark.parametrize("strategy", ["no_info", "full_context"])
 def test_other_strategies_and_absolute_rule_play_through(tmp_path, strategy):
-    result = run_game(config({"game.rounds": 3, "rating.outcome": "absolute"}, aug=strategy, estimator="fixed_n"),
-                      tmp_path)
+    result = run_game(
+        config({"game.rounds": 3, "rating.outcome": "absolute"}, aug=strategy, estimator="fixed_n"), tmp_path
+    )
     assert result.summary.tasks >= 6
     est = [e for e in read_events(tmp_path) if e["event"] == "estimate"]
     assert {e["n"] for e in est} == {20}

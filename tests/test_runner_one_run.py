@@ -27,8 +27,12 @@ SEEDS = (1, 2, 3)  # one sweep job each, numbered 0, 1, 2
 
 
 def tiny(values):
-    return skate.config(values={"report": False, "print_table": False, **values}, game="mathquiz",
-                        players="simulated_four", logger="none")
+    return skate.config(
+        values={"report": False, "print_table": False, **values},
+        game="mathquiz",
+        players="simulated_four",
+        logger="none",
+    )
 
 
 def lines(run: Path) -> list[dict]:
@@ -55,7 +59,7 @@ def cut_after_round(src: Path, dst: Path, n: int) -> None:
     raw = (src / "events.jsonl").read_bytes().splitlines(keepends=True)
     end = next(i for i, line in enumerate(raw) if b'"round_end"' in line and json.loads(line)["round"] == n)
     dst.mkdir(parents=True)
-    (dst / "events.jsonl").write_bytes(b"".join(raw[:end + 2]) + raw[end + 2][:20])
+    (dst / "events.jsonl").write_bytes(b"".join(raw[: end + 2]) + raw[end + 2][:20])
 
 
 def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_path):
@@ -63,20 +67,29 @@ def test_a_second_run_into_a_folder_is_refused_and_the_log_kept(reference, tmp_p
     shutil.copytree(reference[1], done)
     before = (done / "events.jsonl").read_bytes()
     files = sorted(done.rglob("*"))
-    res = subprocess.run([sys.executable, "-m", "skate", *TINY, f"game.rounds={ROUNDS}", "seed=1",
-                          f"hydra.run.dir={done}"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", *TINY, f"game.rounds={ROUNDS}", "seed=1", f"hydra.run.dir={done}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2
     assert res.stderr.strip().splitlines() == [
         f"skate: {done} already holds a run (finished); to continue it: skate resume={done} "
-        f"game.rounds=<more>; for a new run choose another hydra.run.dir"]
+        f"game.rounds=<more>; for a new run choose another hydra.run.dir"
+    ]
     assert (done / "events.jsonl").read_bytes() == before
     assert sorted(done.rglob("*")) == files  # refused before Hydra writes .hydra/ and its log there
     # every caller of run_game is refused, and an unfinished run is named by where it stopped
     killed = tmp_path / "killed"
     cut_after_round(reference[1], killed, 2)
     before = (killed / "events.jsonl").read_bytes()
-    with pytest.raises(RunExists, match=r"already holds a run \(stopped after round 2\); to continue it: "
-                                        rf"skate resume={killed}; for a new"):
+    with pytest.raises(
+        RunExists,
+        match=r"already holds a run \(stopped after round 2\); to continue it: "
+        rf"skate resume={killed}; for a new",
+    ):
         run_game(tiny({"game.rounds": 2}), killed)
     assert (killed / "events.jsonl").read_bytes() == before
 
@@ -87,22 +100,35 @@ def test_a_sweep_job_keeps_a_finished_run_and_refuses_another_config(reference, 
     before = (job / "events.jsonl").read_bytes()
     assert run_sweep_job(tiny({"game.rounds": ROUNDS, "seed": 1}), job) is None
     assert "already holds this job's finished run; kept" in capsys.readouterr().err
-    with pytest.raises(RunExists, match=r"holds a run of another config \(game.rounds, seed differ\): "
-                                        r"the sweep's overrides changed"):
+    with pytest.raises(
+        RunExists,
+        match=r"holds a run of another config \(game.rounds, seed differ\): "
+        r"the sweep's overrides changed",
+    ):
         run_sweep_job(tiny({"game.rounds": 5, "seed": 2}), job)
     assert (job / "events.jsonl").read_bytes() == before
 
 
 def _sweep(folder: Path, launcher: str) -> list[str]:
-    return [sys.executable, "-m", "skate", "-m", *TINY, f"game.rounds={ROUNDS}",
-            "seed=" + ",".join(map(str, SEEDS)), f"hydra.sweep.dir={folder}", f"hydra/launcher={launcher}"]
+    return [
+        sys.executable,
+        "-m",
+        "skate",
+        "-m",
+        *TINY,
+        f"game.rounds={ROUNDS}",
+        "seed=" + ",".join(map(str, SEEDS)),
+        f"hydra.sweep.dir={folder}",
+        f"hydra/launcher={launcher}",
+    ]
 
 
 def _kill_when(folder: Path, launcher: str, job: int, rounds: int) -> None:
     """Start the sweep and SIGKILL its whole process group once job ``job`` has logged round
     ``rounds`` (and has not finished)."""
-    proc = subprocess.Popen(_sweep(folder, launcher), cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        _sweep(folder, launcher), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     log = folder / str(job) / "events.jsonl"
     deadline = time.time() + 180
     try:
@@ -135,9 +161,12 @@ def test_a_killed_sweep_run_again_ends_as_an_uninterrupted_one(reference, tmp_pa
     finished and the other may still be playing."""
     job, rounds = (1, 2) if launcher == "basic" else (2, 1)
     _kill_when(tmp_path, launcher, job, rounds)
-    finished = {j: (tmp_path / str(j) / "events.jsonl").read_bytes() for j in range(len(SEEDS))
-                if (tmp_path / str(j) / "events.jsonl").exists()
-                and '"run_end"' in (tmp_path / str(j) / "events.jsonl").read_text()}
+    finished = {
+        j: (tmp_path / str(j) / "events.jsonl").read_bytes()
+        for j in range(len(SEEDS))
+        if (tmp_path / str(j) / "events.jsonl").exists()
+        and '"run_end"' in (tmp_path / str(j) / "events.jsonl").read_text()
+    }
     assert finished and job not in finished
     # The kill lands a moment after round `rounds` is logged: the job may have finished one more.
     held = (tmp_path / str(job) / "events.jsonl").read_text().count('"round_end"')

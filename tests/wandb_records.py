@@ -23,11 +23,11 @@ def raw_records(path: Path) -> Iterator[bytes]:
         if room < 7:  # a block's tail too short for a record header is padding
             pos += room
             continue
-        length = int.from_bytes(data[pos + 4:pos + 6], "little")
+        length = int.from_bytes(data[pos + 4 : pos + 6], "little")
         kind = data[pos + 6]
         if pos + 7 + length > len(data):  # the writer is still appending this record
             return
-        chunk = data[pos + 7:pos + 7 + length]
+        chunk = data[pos + 7 : pos + 7 + length]
         pos += 7 + length
         if kind == 1:
             yield chunk
@@ -68,9 +68,16 @@ def summarise(run_dir: Path, wait_s: float = 10.0) -> dict:
 def _summarise(run_dir: Path) -> dict:
     files = sorted(Path(run_dir).glob("wandb/offline-run-*/run-*.wandb"))
     assert files, f"no offline W&B run under {run_dir}"
-    out = {"kinds": {}, "history_keys": set(), "summary_keys": set(), "exit_code": None,
-           "group": None, "name": None, "files": files,
-           "rows": []}
+    out = {
+        "kinds": {},
+        "history_keys": set(),
+        "summary_keys": set(),
+        "exit_code": None,
+        "group": None,
+        "name": None,
+        "files": files,
+        "rows": [],
+    }
     for rec in records(files[-1]):
         kind = rec.WhichOneof("record_type")
         out["kinds"][kind] = out["kinds"].get(kind, 0) + 1

@@ -32,8 +32,9 @@ class ChoiceQuery:
     options: tuple[str, ...]
 
 
-def draw_choice(prompt: str, answer: str, distractors: Sequence[str], n_options: int,
-                rng: np.random.Generator) -> ChoiceQuery:
+def draw_choice(
+    prompt: str, answer: str, distractors: Sequence[str], n_options: int, rng: np.random.Generator
+) -> ChoiceQuery:
     """The answer plus ``n_options - 1`` distractors drawn without replacement, shuffled."""
     picked = [distractors[i] for i in rng.choice(len(distractors), size=n_options - 1, replace=False).tolist()]
     options = [answer, *picked]

@@ -59,7 +59,7 @@ _SEP = "[,_'\u00a0\u2009\u202f]"
 _INT = r"(?:\d{1,3}(?:" + _SEP + r"\d{3})+|\d+)"
 _UNUM = _INT + r"(?:\.\d+)?"
 # One number token in running text (also used to find a number a question states).
-_NUMBER = (r"(?<![\w.+\-])(?P<num>[-+]?" + _UNUM + r")(?![\w]|\.\d)")
+_NUMBER = r"(?<![\w.+\-])(?P<num>[-+]?" + _UNUM + r")(?![\w]|\.\d)"
 NUMBER = re.compile(_NUMBER)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-"})
@@ -67,8 +67,7 @@ _MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-"})
 # Where an answer may start: a number or a LaTeX fraction (a sign allowed), not glued to a word.
 _FRAC = r"\\[dt]?frac\s*\{"
 _START = re.compile(r"(?<![\w.])[-+]?(?:\d|" + _FRAC + ")")
-_CUE = re.compile(r"answer(?:\s+is|\s*[:=])(?:[\s*$:]|\\[(\[])*(?=[-+]?(?:\d|" + _FRAC + "))",
-                  re.IGNORECASE)
+_CUE = re.compile(r"answer(?:\s+is|\s*[:=])(?:[\s*$:]|\\[(\[])*(?=[-+]?(?:\d|" + _FRAC + "))", re.IGNORECASE)
 _NUM_AT = re.compile(r"[-+]?" + _UNUM + r"(?!\w|\.\d)")
 _FRAC_AT = re.compile(r"([-+]?)" + _FRAC)
 _INT_PART = re.compile(r"\s*([-+]?)(0|[1-9]\d{0,2}(?:" + _SEP + r"\d{3})+|[1-9]\d*)\s*\Z")
@@ -76,11 +75,17 @@ _OP = re.compile(r"[ \t]*(\*\*|[-+*/:^×·÷]|\\(?:times|cdot|div)(?![A-Za-z]))[
 _EQ = re.compile(r"[ \t]*=[ \t]*")
 # After a term: an operator on something this reader does not parse, or a bracket glued to it.
 _OPERAND_LIKE = r"(?:[-+]?\d|[(\[{][ \t]*[-+\d(\\]|[√∛]|\\[A-Za-z])"
-_TRAIL = re.compile(r"[ \t]*(?:[\^×·÷±]|(?:\*\*|[-+*/:]|\\(?:times|cdot|div|pm|mp)(?![A-Za-z]))[ \t]*"
-                    + _OPERAND_LIKE + r")|\(\s*[-+\d(]")
+_TRAIL = re.compile(
+    r"[ \t]*(?:[\^×·÷±]|(?:\*\*|[-+*/:]|\\(?:times|cdot|div|pm|mp)(?![A-Za-z]))[ \t]*"
+    + _OPERAND_LIKE
+    + r")|\(\s*[-+\d(]"
+)
 # After the answer a cue points at: another number, directly or through a connective.
-_ANOTHER = re.compile(r"[ \t]*(?:,|,?[ \t]*(?:or|to|and|x|times|plus|minus|mod|over|divided by|multiplied by)"
-                      r"[ \t]+)?[-+]?(?:\d|" + _FRAC + ")", re.IGNORECASE)
+_ANOTHER = re.compile(
+    r"[ \t]*(?:,|,?[ \t]*(?:or|to|and|x|times|plus|minus|mod|over|divided by|multiplied by)"
+    r"[ \t]+)?[-+]?(?:\d|" + _FRAC + ")",
+    re.IGNORECASE,
+)
 # After the answer a cue points at: "of" and another number ("1/3 of 12", "50% of 8", "3 out of
 # 4"): a part of a calculation, not the answer; the answer is then what an "=" later on that line
 # gives, if anything.
@@ -89,13 +94,61 @@ _EQ_LATER = re.compile(r"[^\n=]*=[ \t]*")
 _CALL = re.compile(r"(?:(\\)([A-Za-z]+)[ \t]*[({]?|(?<![\\A-Za-z])([A-Za-z]+)\(|[√∛∜±∓])[ \t]*\Z")
 # LaTeX commands that only format, space or lead to what follows (a number after any other
 # command, such as \sqrt, \times, \pm or \log, is part of a calculation: unreadable, not read).
-_HARMLESS = frozenset({
-    "text", "textbf", "textit", "textrm", "textsf", "texttt", "textnormal", "mathrm", "mathbf",
-    "mathit", "mathsf", "mathtt", "mathnormal", "boldsymbol", "bm", "boxed", "fbox", "mbox", "hbox",
-    "displaystyle", "textstyle", "underline", "emph", "left", "right", "big", "Big", "bigl", "bigr",
-    "Bigl", "Bigr", "quad", "qquad", "item", "newline", "par", "noindent", "color", "textcolor",
-    "bf", "rm", "it", "approx", "sim", "therefore", "implies", "to", "rightarrow", "Rightarrow",
-    "longrightarrow", "Longrightarrow"})
+_HARMLESS = frozenset(
+    {
+        "text",
+        "textbf",
+        "textit",
+        "textrm",
+        "textsf",
+        "texttt",
+        "textnormal",
+        "mathrm",
+        "mathbf",
+        "mathit",
+        "mathsf",
+        "mathtt",
+        "mathnormal",
+        "boldsymbol",
+        "bm",
+        "boxed",
+        "fbox",
+        "mbox",
+        "hbox",
+        "displaystyle",
+        "textstyle",
+        "underline",
+        "emph",
+        "left",
+        "right",
+        "big",
+        "Big",
+        "bigl",
+        "bigr",
+        "Bigl",
+        "Bigr",
+        "quad",
+        "qquad",
+        "item",
+        "newline",
+        "par",
+        "noindent",
+        "color",
+        "textcolor",
+        "bf",
+        "rm",
+        "it",
+        "approx",
+        "sim",
+        "therefore",
+        "implies",
+        "to",
+        "rightarrow",
+        "Rightarrow",
+        "longrightarrow",
+        "Longrightarrow",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -216,7 +269,7 @@ def _answer_at(text: str, i: int) -> tuple[int, Fraction | None] | None:
 def _in_calculation(text: str, i: int) -> bool:
     """Whether the answer starting at ``i`` is an operand of something before it: an operator,
     a function or root (``sqrt(``, ``\\sqrt{``, ``√``), or a sign standing after a word."""
-    before = text[max(0, i - 80):i]
+    before = text[max(0, i - 80) : i]
     line = before.rsplit("\n", 1)[-1].rstrip(" \t")
     if not line:
         return False

@@ -32,7 +32,6 @@ TOOLS: dict[str, tuple[str, str]] = {
 }
 
 
-
 def commands() -> dict[str, tuple[str, str]]:
     """Every command: skate's own tools, then each registered game's (``Game.commands``, games in
     name order). Reading the games' commands imports every game, so only a word that is no tool of
@@ -44,8 +43,10 @@ def commands() -> dict[str, tuple[str, str]]:
     for game, cls in sorted(load_games().items()):
         for name, entry in cls.commands.items():
             if name in out:
-                raise ValueError(f"game={game} registers the command {name!r}, which {owner[name]} already has: "
-                                 "rename it in the game's register(..., commands=...)")
+                raise ValueError(
+                    f"game={game} registers the command {name!r}, which {owner[name]} already has: "
+                    "rename it in the game's register(..., commands=...)"
+                )
             out[name], owner[name] = entry, f"game={game}"
     return out
 
@@ -53,9 +54,12 @@ def commands() -> dict[str, tuple[str, str]]:
 def usage() -> str:
     every = commands()
     width = max(len(n) for n in every)
-    lines = ["usage: skate [overrides...]            play a game (e.g. skate game=cop rating=trueskill aug=hist_perf)",
-             "       skate <command> [arguments...]  run a tool; skate <command> --help for its arguments",
-             "", "commands:"]
+    lines = [
+        "usage: skate [overrides...]            play a game (e.g. skate game=cop rating=trueskill aug=hist_perf)",
+        "       skate <command> [arguments...]  run a tool; skate <command> --help for its arguments",
+        "",
+        "commands:",
+    ]
     lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in every.items()]
     lines += ["", "skate play --help shows the game's config groups and Hydra's options."]
     return "\n".join(lines)
@@ -64,8 +68,7 @@ def usage() -> str:
 def command_of(argv: Sequence[str]) -> tuple[str, list[str]]:
     """The command ``argv`` asks for and its arguments: a first word that names no command (an
     override such as ``game=cop``, a Hydra flag, nothing) plays a game."""
-    if argv and (argv[0] in TOOLS or ("=" not in argv[0] and not argv[0].startswith("-")
-                                      and argv[0] in commands())):
+    if argv and (argv[0] in TOOLS or ("=" not in argv[0] and not argv[0].startswith("-") and argv[0] in commands())):
         return argv[0], list(argv[1:])
     return "play", list(argv)
 
@@ -114,9 +117,28 @@ def parse_with_overrides(parser: argparse.ArgumentParser, argv: Sequence[str] | 
 
 
 # What starts a game rather than a command: Hydra's own flags.
-_HYDRA_FLAGS = ("-m", "--multirun", "-c", "--cfg", "--info", "--resolve", "-p", "--package", "--config-dir",
-                "-cd", "--config-name", "-cn", "--config-path", "-cp", "--hydra-help", "--run", "-r",
-                "--shell-completion", "-sc", "--experimental-rerun")
+_HYDRA_FLAGS = (
+    "-m",
+    "--multirun",
+    "-c",
+    "--cfg",
+    "--info",
+    "--resolve",
+    "-p",
+    "--package",
+    "--config-dir",
+    "-cd",
+    "--config-name",
+    "-cn",
+    "--config-path",
+    "-cp",
+    "--hydra-help",
+    "--run",
+    "-r",
+    "--shell-completion",
+    "-sc",
+    "--experimental-rerun",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

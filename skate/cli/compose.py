@@ -45,8 +45,10 @@ def register_configs() -> None:
     its schema as ``schema/<group>/<name>``, out of the options users choose, for the YAML's
     defaults list (:func:`skate.registry.schema_default`)."""
     store(None, "skate_schema", settings_node())
-    for group, entries in (("game", [(n, g.config_schema) for n, g in load_games().items()]),
-                           *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES)):
+    for group, entries in (
+        ("game", [(n, g.config_schema) for n, g in load_games().items()]),
+        *((r.group, [(e.name, e.schema) for e in r]) for r in REGISTRIES),
+    ):
         with_yaml = yaml_options(group)
         for name, schema in entries:
             store(*(schema_node(group, name) if name in with_yaml else (group, name)), schema)
@@ -95,8 +97,11 @@ def user_groups() -> str:
     stored = {group for group, _ in _STORED if group and "/" not in group}
     lines = []
     for group in sorted(({p.name for p in Path(CONF_DIR).iterdir() if p.is_dir()} | stored) - {"hydra", SCHEMA_GROUP}):
-        names = {n.removesuffix(".yaml") for n in ConfigStore.instance().list(group) if n.endswith(".yaml")} \
-            if group in stored else set()
+        names = (
+            {n.removesuffix(".yaml") for n in ConfigStore.instance().list(group) if n.endswith(".yaml")}
+            if group in stored
+            else set()
+        )
         lines.append(f"{group}: {', '.join(sorted(yaml_options(group) | names))}")
     return "\n".join(lines)
 
@@ -109,15 +114,22 @@ def describe_config_error(exc: BaseException) -> str:
         group, _, name = exc.missing_cfg_file.rpartition("/")
         options = sorted(exc.options or [])
         # <option>_schema named the schema an option extends before the schemas left the groups
-        near = [name.removesuffix("_schema")] if name.removesuffix("_schema") in options else \
-            difflib.get_close_matches(name, options, n=1)
+        near = (
+            [name.removesuffix("_schema")]
+            if name.removesuffix("_schema") in options
+            else difflib.get_close_matches(name, options, n=1)
+        )
         hint = f"did you mean {group}={near[0]}? " if near else ""
         return f"{group}={name} is not an option of {group}: {hint}choose one of {', '.join(options)}"
     if isinstance(exc, OverrideParseException):
         return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
     cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
-    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)) and cause.full_key \
-            and isinstance(cause.object_type, type) and dataclasses.is_dataclass(cause.object_type):
+    if (
+        isinstance(cause, (ConfigKeyError, ConfigAttributeError))
+        and cause.full_key
+        and isinstance(cause.object_type, type)
+        and dataclasses.is_dataclass(cause.object_type)
+    ):
         return not_a_setting(cause.full_key, cause.object_type)
     if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
         return f"{cause.full_key}: {str(cause).splitlines()[0]}"

@@ -16,8 +16,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="skate export",
-                 description="Export a finished game's tasks, or a built SCP benchmark, for other harnesses.")
+    ap = _Parser(
+        prog="skate export",
+        description="Export a finished game's tasks, or a built SCP benchmark, for other harnesses.",
+    )
     ap.add_argument("source", help="a finished run folder (with events.jsonl) or a built SCP benchmark (.jsonl)")
     ap.add_argument("--to", required=True, help=f"the format: {', '.join(FORMATS)}")
     ap.add_argument("--out", required=True, help="a new folder to write (it must not exist)")

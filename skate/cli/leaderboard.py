@@ -30,60 +30,115 @@ DEFAULT_STORE = "leaderboard.db"
 
 
 def _store_arg(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--store", default=os.environ.get("SKATE_LEADERBOARD", DEFAULT_STORE),
-                    help="the board: a path (SQLite) or a database URL (default: $SKATE_LEADERBOARD or "
-                         f"{DEFAULT_STORE})")
+    ap.add_argument(
+        "--store",
+        default=os.environ.get("SKATE_LEADERBOARD", DEFAULT_STORE),
+        help=f"the board: a path (SQLite) or a database URL (default: $SKATE_LEADERBOARD or {DEFAULT_STORE})",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="skate leaderboard", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="skate leaderboard", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="command", required=True, metavar="{import,add,refresh,refit,show}")
     imp = sub.add_parser("import", help="bank the tasks and responses of finished runs, then refit")
     imp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     imp.add_argument("--no-refit", action="store_true", help="bank only; refit later with skate leaderboard refit")
     _store_arg(imp)
-    placing = sub.add_parser("add", help="place a new model: banked tasks chosen for it, then tasks of its own",
-                         description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
-                                     "Overrides (key=value) change the game's settings or the model client's "
-                                     "(llm.cache_dir=..., llm.budget_usd=...).")
+    placing = sub.add_parser(
+        "add",
+        help="place a new model: banked tasks chosen for it, then tasks of its own",
+        description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
+        "Overrides (key=value) change the game's settings or the model client's "
+        "(llm.cache_dir=..., llm.budget_usd=...).",
+    )
     placing.add_argument("model")
     placing.add_argument("overrides", nargs="*", help="e.g. llm.cache_dir=cache")
     placing.add_argument("--name", default=None, help="its name on the board (default: the model's last part)")
     placing.add_argument("--api-base", default=None, help="its OpenAI-compatible server, e.g. http://localhost:8000/v1")
-    placing.add_argument("--api-key-env", default=None, help="the variable holding its key (default: the provider's usual)")
+    placing.add_argument(
+        "--api-key-env", default=None, help="the variable holding its key (default: the provider's usual)"
+    )
     placing.add_argument("--game", default=None, help="the game's board (default: the bank's only game)")
     d = AddSettings()
     placing.add_argument("--budget", type=int, default=d.budget, help=f"calls at most (default {d.budget})")
-    placing.add_argument("--confidence", type=float, default=d.confidence, help=f"stop once its order against both neighbours is this sure (default {d.confidence})")
-    placing.add_argument("--samples", type=int, default=d.samples, help="answer samples per banked task (default: as the game's own estimator draws them)")
-    placing.add_argument("--max-placed", type=int, default=d.max_placed,
-                     help=f"a banked task is shown to at most this many models being added (default {d.max_placed})")
-    placing.add_argument("--set-rounds", type=int, default=d.set_rounds,
-                     help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)")
-    placing.add_argument("--neighbours", type=int, default=d.neighbours,
-                     help=f"incumbents nearest it that answer its tasks (default {d.neighbours})")
-    placing.add_argument("--set-samples", type=int, default=d.set_samples,
-                     help=f"answer samples per player on each of its tasks (default {d.set_samples})")
-    placing.add_argument("--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})")
+    placing.add_argument(
+        "--confidence",
+        type=float,
+        default=d.confidence,
+        help=f"stop once its order against both neighbours is this sure (default {d.confidence})",
+    )
+    placing.add_argument(
+        "--samples",
+        type=int,
+        default=d.samples,
+        help="answer samples per banked task (default: as the game's own estimator draws them)",
+    )
+    placing.add_argument(
+        "--max-placed",
+        type=int,
+        default=d.max_placed,
+        help=f"a banked task is shown to at most this many models being added (default {d.max_placed})",
+    )
+    placing.add_argument(
+        "--set-rounds",
+        type=int,
+        default=d.set_rounds,
+        help=f"rounds in which it sets tasks of its own (default {d.set_rounds}; 0: none)",
+    )
+    placing.add_argument(
+        "--neighbours",
+        type=int,
+        default=d.neighbours,
+        help=f"incumbents nearest it that answer its tasks (default {d.neighbours})",
+    )
+    placing.add_argument(
+        "--set-samples",
+        type=int,
+        default=d.set_samples,
+        help=f"answer samples per player on each of its tasks (default {d.set_samples})",
+    )
+    placing.add_argument(
+        "--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})"
+    )
     placing.add_argument("--seed", type=int, default=d.seed)
     _store_arg(placing)
     rd = RefreshSettings()
-    fresh = sub.add_parser("refresh", help="retire old or over-exposed tasks; play a short game where the bank runs low",
-                           description="Retire the game's tasks that are too old or answered by too many models, "
-                                       "then, for each one-logit band of ability with too few tasks left to ask, "
-                                       "play a short game among the incumbents nearest it, bank it and refit. "
-                                       "Overrides (key=value) change the game's settings.")
+    fresh = sub.add_parser(
+        "refresh",
+        help="retire old or over-exposed tasks; play a short game where the bank runs low",
+        description="Retire the game's tasks that are too old or answered by too many models, "
+        "then, for each one-logit band of ability with too few tasks left to ask, "
+        "play a short game among the incumbents nearest it, bank it and refit. "
+        "Overrides (key=value) change the game's settings.",
+    )
     fresh.add_argument("overrides", nargs="*")
     fresh.add_argument("--game", default=None, help="the game's bank (default: the bank's only game)")
-    fresh.add_argument("--max-age-days", type=float, default=rd.max_age_days,
-                       help=f"tasks older than this retire (default {rd.max_age_days:g})")
-    fresh.add_argument("--max-exposure", type=int, default=rd.max_exposure,
-                       help=f"tasks answered by this many models retire (default {rd.max_exposure})")
-    fresh.add_argument("--min-per-band", type=int, default=rd.min_per_band,
-                       help=f"a band with fewer tasks left to ask is thin (default {rd.min_per_band})")
-    fresh.add_argument("--players", type=int, default=rd.players,
-                       help=f"incumbents that play a thin band's game (default {rd.players})")
+    fresh.add_argument(
+        "--max-age-days",
+        type=float,
+        default=rd.max_age_days,
+        help=f"tasks older than this retire (default {rd.max_age_days:g})",
+    )
+    fresh.add_argument(
+        "--max-exposure",
+        type=int,
+        default=rd.max_exposure,
+        help=f"tasks answered by this many models retire (default {rd.max_exposure})",
+    )
+    fresh.add_argument(
+        "--min-per-band",
+        type=int,
+        default=rd.min_per_band,
+        help=f"a band with fewer tasks left to ask is thin (default {rd.min_per_band})",
+    )
+    fresh.add_argument(
+        "--players",
+        type=int,
+        default=rd.players,
+        help=f"incumbents that play a thin band's game (default {rd.players})",
+    )
     fresh.add_argument("--rounds", type=int, default=rd.rounds, help=f"rounds of that game (default {rd.rounds})")
     fresh.add_argument("--runs-dir", type=Path, default=rd.runs_dir, help=f"where its games go (default {rd.runs_dir})")
     fresh.add_argument("--seed", type=int, default=rd.seed)
@@ -91,8 +146,13 @@ def parser() -> argparse.ArgumentParser:
     _store_arg(sub.add_parser("refit", help="fit every model and task again (anchored to the last board)"))
     show = sub.add_parser("show", help="print the board, overall or for one game")
     show.add_argument("--game", default=None, help="one game's board (default: overall, then each game)")
-    show.add_argument("--html", type=Path, default=None, metavar="OUT_DIR",
-                      help="also write the whole board (every game) as one static page, OUT_DIR/index.html")
+    show.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="OUT_DIR",
+        help="also write the whole board (every game) as one static page, OUT_DIR/index.html",
+    )
     _store_arg(show)
     return ap
 
@@ -113,30 +173,59 @@ def main(argv: list[str] | None = None) -> int:
                         refused += 1
                         continue
                     new = f"; new models: {', '.join(imported.models)}" if imported.models else ""
-                    print(f"{run_dir}: on the board already, nothing changed" if imported.already else
-                          f"{run_dir}: {imported.game}, {imported.tasks} tasks, {imported.responses} responses{new}")
+                    print(
+                        f"{run_dir}: on the board already, nothing changed"
+                        if imported.already
+                        else f"{run_dir}: {imported.game}, {imported.tasks} tasks, {imported.responses} responses{new}"
+                    )
                 if store.refit_due() and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
                 if refused:
                     return 2
             elif args.command == "add":
-                placed = add(store, args.model, args.name,
-                             AddSettings(game=args.game, budget=args.budget, confidence=args.confidence,
-                                         samples=args.samples, max_placed=args.max_placed, set_rounds=args.set_rounds,
-                                         neighbours=args.neighbours, set_samples=args.set_samples,
-                                         seed=args.seed, runs_dir=args.runs_dir), edits_of(args.overrides),
-                             api_base=args.api_base, api_key_env=args.api_key_env)
-                print(f"{placed.model} is on the {placed.game} board already (rank {placed.rank}); nothing asked"
-                      if placed.already else
-                      f"{placed.model}: rank {placed.rank} on the {placed.game} board, score {placed.theta:.2f} ± "
-                      f"{1.96 * placed.sd:.2f}, from {placed.tasks} tasks and {placed.calls} calls ({placed.stopped}; "
-                      f"{placed.set_tasks} tasks of its own banked)")
+                placed = add(
+                    store,
+                    args.model,
+                    args.name,
+                    AddSettings(
+                        game=args.game,
+                        budget=args.budget,
+                        confidence=args.confidence,
+                        samples=args.samples,
+                        max_placed=args.max_placed,
+                        set_rounds=args.set_rounds,
+                        neighbours=args.neighbours,
+                        set_samples=args.set_samples,
+                        seed=args.seed,
+                        runs_dir=args.runs_dir,
+                    ),
+                    edits_of(args.overrides),
+                    api_base=args.api_base,
+                    api_key_env=args.api_key_env,
+                )
+                print(
+                    f"{placed.model} is on the {placed.game} board already (rank {placed.rank}); nothing asked"
+                    if placed.already
+                    else f"{placed.model}: rank {placed.rank} on the {placed.game} board, score {placed.theta:.2f} ± "
+                    f"{1.96 * placed.sd:.2f}, from {placed.tasks} tasks and {placed.calls} calls ({placed.stopped}; "
+                    f"{placed.set_tasks} tasks of its own banked)"
+                )
             elif args.command == "refresh":
-                refreshed = refresh(store, RefreshSettings(game=args.game, max_age_days=args.max_age_days,
-                                                           max_exposure=args.max_exposure, min_per_band=args.min_per_band,
-                                                           players=args.players, rounds=args.rounds, seed=args.seed,
-                                                           runs_dir=args.runs_dir), edits_of(args.overrides))
+                refreshed = refresh(
+                    store,
+                    RefreshSettings(
+                        game=args.game,
+                        max_age_days=args.max_age_days,
+                        max_exposure=args.max_exposure,
+                        min_per_band=args.min_per_band,
+                        players=args.players,
+                        rounds=args.rounds,
+                        seed=args.seed,
+                        runs_dir=args.runs_dir,
+                    ),
+                    edits_of(args.overrides),
+                )
                 print("\n".join(describe(refreshed)))
             elif args.command == "refit":
                 refit(store)

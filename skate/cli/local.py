@@ -60,52 +60,99 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     argv = list(argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv.insert(0, "play")
-    ap = argparse.ArgumentParser(prog="skate local", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="skate local", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--cache-dir", help="where the server venv and models live "
-                        "(default: $SKATE_LOCAL_DIR, else $SKATE_CACHE_DIR/local, else ~/.cache/skate/local)")
+    common.add_argument(
+        "--cache-dir",
+        help="where the server venv and models live "
+        "(default: $SKATE_LOCAL_DIR, else $SKATE_CACHE_DIR/local, else ~/.cache/skate/local)",
+    )
     with_model = argparse.ArgumentParser(add_help=False)
-    with_model.add_argument("--model", default=DEFAULT_MODEL,
-                            help=f"which model: {', '.join(sorted(MODELS))} (default {DEFAULT_MODEL})")
+    with_model.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"which model: {', '.join(sorted(MODELS))} (default {DEFAULT_MODEL})"
+    )
     with_models = argparse.ArgumentParser(add_help=False)
-    with_models.add_argument("--models", help="several models, comma-separated, or 'cohort' for all four "
-                             f"({', '.join(COHORT)}); instead of --model")
+    with_models.add_argument(
+        "--models",
+        help=f"several models, comma-separated, or 'cohort' for all four ({', '.join(COHORT)}); instead of --model",
+    )
     with_server = argparse.ArgumentParser(add_help=False)
-    with_server.add_argument("--port", type=int, help="loopback port for the server (default: a free one; with "
-                             f"several models the first of theirs, default {COHORT_PORT})")
+    with_server.add_argument(
+        "--port",
+        type=int,
+        help="loopback port for the server (default: a free one; with "
+        f"several models the first of theirs, default {COHORT_PORT})",
+    )
     choose_server = argparse.ArgumentParser(add_help=False)
-    choose_server.add_argument("--server", choices=SERVERS, default=DEFAULT_SERVER,
-                               help=f"which server (default {DEFAULT_SERVER}: llama.cpp's own, with a prompt cache per "
-                               f"slot and in RAM; {PYTHON_SERVER}: the one skate served before)")
-    with_server.add_argument("--slots", type=int, help="llama-server: requests each server works on at once "
-                             "(default: the model's measured setting)")
-    with_server.add_argument("--threads", type=int, help="llama.cpp threads per server (default: the model's measured "
-                             f"setting; llama-cpp-python's server: its own choice, {COHORT_THREADS} with several models)")
+    choose_server.add_argument(
+        "--server",
+        choices=SERVERS,
+        default=DEFAULT_SERVER,
+        help=f"which server (default {DEFAULT_SERVER}: llama.cpp's own, with a prompt cache per "
+        f"slot and in RAM; {PYTHON_SERVER}: the one skate served before)",
+    )
+    with_server.add_argument(
+        "--slots",
+        type=int,
+        help="llama-server: requests each server works on at once (default: the model's measured setting)",
+    )
+    with_server.add_argument(
+        "--threads",
+        type=int,
+        help="llama.cpp threads per server (default: the model's measured "
+        f"setting; llama-cpp-python's server: its own choice, {COHORT_THREADS} with several models)",
+    )
     overrides = argparse.ArgumentParser(add_help=False)
     overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("play", parents=[common, with_model, with_server, choose_server, overrides],
-                   help="install, fetch, serve, play a short game beside two simulated players, stop (the default)")
-    p = sub.add_parser("cohort", parents=[common, choose_server, overrides],
-                       help="serve several models (all four by default) and play a game among them (players=local_cohort)")
+    sub.add_parser(
+        "play",
+        parents=[common, with_model, with_server, choose_server, overrides],
+        help="install, fetch, serve, play a short game beside two simulated players, stop (the default)",
+    )
+    p = sub.add_parser(
+        "cohort",
+        parents=[common, choose_server, overrides],
+        help="serve several models (all four by default) and play a game among them (players=local_cohort)",
+    )
     p.add_argument("--models", default="cohort", help="comma-separated model names (default: all four)")
-    p.add_argument("--port", type=int, help=f"the first of the servers' ports (default {COHORT_PORT}: "
-                   f"{COHORT_PORT}-{COHORT_PORT + len(COHORT) - 1}, one per model, what players=local_cohort reads)")
-    p.add_argument("--threads", type=int, help="llama.cpp threads per server (default: each model's measured setting; "
-                   f"llama-cpp-python's server: {COHORT_THREADS})")
-    p.add_argument("--slots", type=int, help="llama-server: requests each server works on at once (default: each "
-                   "model's measured setting)")
-    sub.add_parser("install", parents=[common, choose_server],
-                   help=f"build the server: llama.cpp's {LLAMA_SERVER} (default) or {SERVER_PIN} in its own venv")
+    p.add_argument(
+        "--port",
+        type=int,
+        help=f"the first of the servers' ports (default {COHORT_PORT}: "
+        f"{COHORT_PORT}-{COHORT_PORT + len(COHORT) - 1}, one per model, what players=local_cohort reads)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        help="llama.cpp threads per server (default: each model's measured setting; "
+        f"llama-cpp-python's server: {COHORT_THREADS})",
+    )
+    p.add_argument(
+        "--slots",
+        type=int,
+        help="llama-server: requests each server works on at once (default: each model's measured setting)",
+    )
+    sub.add_parser(
+        "install",
+        parents=[common, choose_server],
+        help=f"build the server: llama.cpp's {LLAMA_SERVER} (default) or {SERVER_PIN} in its own venv",
+    )
     sub.add_parser("fetch", parents=[common, with_model, with_models], help="download models and check their sha256")
-    sub.add_parser("serve", parents=[common, with_model, with_models, with_server, choose_server],
-                   help="serve a model (or several) until Ctrl-C")
+    sub.add_parser(
+        "serve",
+        parents=[common, with_model, with_models, with_server, choose_server],
+        help="serve a model (or several) until Ctrl-C",
+    )
     args, unknown = ap.parse_known_args(argv)
     unknown = take_overrides(args, unknown)  # overrides may follow the options too (cohort --models m x=1)
     if unknown:
-        ap.error(f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
-                 "-m sweeps are not supported here)")
+        ap.error(
+            f"{' '.join(unknown)}: unknown option (Hydra overrides look like key=value; "
+            "-m sweeps are not supported here)"
+        )
     if getattr(args, "port", None) is not None and not 0 < args.port < 65536:
         ap.error(f"--port {args.port}: give a port between 1 and 65535")
     if getattr(args, "model", DEFAULT_MODEL) not in MODELS:
@@ -139,8 +186,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             for model in models:
                 fetch(root, model)
         elif args.command == "serve":
-            serve(root, models, args.port, args.threads, args.server, args.slots,
-                  cohort_players([m.name for m in models]) if len(models) > 1 else ())
+            serve(
+                root,
+                models,
+                args.port,
+                args.threads,
+                args.server,
+                args.slots,
+                cohort_players([m.name for m in models]) if len(models) > 1 else (),
+            )
         elif args.command == "cohort":
             game, run_dir = cohort_command(args.overrides, [m.name for m in models], falls_back)
             return play_cohort(root, models, game, run_dir, args.threads, args.port, args.server, args.slots)

@@ -38,8 +38,12 @@ def override_key(override: str) -> str:
     return key.removeprefix("override ").strip()
 
 
-def game_overrides(overrides: Sequence[str], structured_falls_back: bool = True, players: Sequence[str] = ("players=local_tiny",),
-                   defaults: Sequence[str] = PLAY_DEFAULTS) -> list[str]:
+def game_overrides(
+    overrides: Sequence[str],
+    structured_falls_back: bool = True,
+    players: Sequence[str] = ("players=local_tiny",),
+    defaults: Sequence[str] = PLAY_DEFAULTS,
+) -> list[str]:
     """``players`` (``players=local_tiny``) and ``defaults`` (:data:`PLAY_DEFAULTS`), except for
     keys the user set (``players`` where the user gives a roster: ``players=``, ``players.llm=``;
     one player's setting, ``players.llm.0.max_tokens=``, applies to the cohort), then the user's
@@ -109,7 +113,9 @@ def run_dir_override(overrides: Sequence[str], now: float | None = None) -> tupl
     return [*overrides, f"hydra.run.dir={folder}"], folder
 
 
-def play_command(overrides: Sequence[str], falls_back: Callable[[], bool] = lambda: True) -> tuple[list[str], Path | None]:
+def play_command(
+    overrides: Sequence[str], falls_back: Callable[[], bool] = lambda: True
+) -> tuple[list[str], Path | None]:
     """``skate local play``'s game: the overrides ``python -m skate`` takes (:func:`game_overrides`
     over ``players=local_tiny``, or a resume as given) and its run folder. ``falls_back``: whether
     the client falls back from the json_schema form on this server (asked unless resuming)."""
@@ -117,8 +123,9 @@ def play_command(overrides: Sequence[str], falls_back: Callable[[], bool] = lamb
     return (list(overrides) if resuming(overrides) else game_overrides(overrides, falls_back())), run_dir
 
 
-def cohort_command(overrides: Sequence[str], names: Sequence[str],
-                   falls_back: Callable[[], bool] = lambda: True) -> tuple[list[str], Path | None]:
+def cohort_command(
+    overrides: Sequence[str], names: Sequence[str], falls_back: Callable[[], bool] = lambda: True
+) -> tuple[list[str], Path | None]:
     """``skate local cohort``'s game among the models ``names``: the overrides ``python -m skate``
     takes (:func:`cohort_players`, :func:`cohort_defaults`, the user's winning) and its run folder."""
     overrides, run_dir = run_dir_override(overrides)

@@ -38,13 +38,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"skate.optimize: {exc}", file=sys.stderr)
             sys.exit(2)
         except ModelUnreachable as exc:  # llm.outage_wait_s spent: 75, try again later
-            print(f"skate.optimize: {exc}; run it again once it answers (the programs stored and the calls "
-                  "answered so far are reused)", file=sys.stderr)
+            print(
+                f"skate.optimize: {exc}; run it again once it answers (the programs stored and the calls "
+                "answered so far are reused)",
+                file=sys.stderr,
+            )
             sys.exit(75)
         print(format_results(records))
         total = json.loads((out_dir / "usage.json").read_text())["total"]
-        print(f"\nmodel calls: {total['calls']} ({total['cached']} from the cache); tokens "
-              f"{total['prompt_tokens']} in, {total['completion_tokens']} out; cost ${total['cost_usd']:.4f}")
+        print(
+            f"\nmodel calls: {total['calls']} ({total['cached']} from the cache); tokens "
+            f"{total['prompt_tokens']} in, {total['completion_tokens']} out; cost ${total['cost_usd']:.4f}"
+        )
         print(f"programs: {Path(str(cfg.optimizer.store)).expanduser()}; results: {out_dir}")
 
     with hydra_argv("skate optimize", list(sys.argv[1:] if argv is None else argv)):

@@ -92,20 +92,34 @@ def _app(cfg: DictConfig) -> None:
     sweep = hc.mode == RunMode.MULTIRUN
     try:
         with stop_on_signals():
-            made_from = {"choices": {k: str(v) for k, v in hc.runtime.choices.items()
-                                     if v is not None and not k.startswith("hydra")},
-                         "overrides": list(hc.overrides.task)}
+            made_from = {
+                "choices": {
+                    k: str(v) for k, v in hc.runtime.choices.items() if v is not None and not k.startswith("hydra")
+                },
+                "overrides": list(hc.overrides.task),
+            }
             # A sweep run again into its folder keeps its finished jobs and resumes the others.
             settings = build_settings(cfg)  # settled, typed and checked: what the game is played from
-            result = (run_sweep_job(settings, out_dir, made_from) if sweep
-                      else run_game(settings, out_dir, made_from=made_from))
+            result = (
+                run_sweep_job(settings, out_dir, made_from)
+                if sweep
+                else run_game(settings, out_dir, made_from=made_from)
+            )
     except LogWriteError as exc:
-        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
-              f"skate resume={out_dir}", file=sys.stderr)
+        print(
+            f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume with: "
+            f"skate resume={out_dir}",
+            file=sys.stderr,
+        )
         sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
-        what = "" if isinstance(exc, RunExists) else \
-            "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
+        what = (
+            ""
+            if isinstance(exc, RunExists)
+            else "config error: "
+            if isinstance(exc, ConfigError)
+            else "no usable sandbox: "
+        )
         print(f"skate: {what}{exc}", file=sys.stderr)
         if sweep:
             # In a sweep, exiting would take the launcher (and the other jobs) down with it:
@@ -132,7 +146,9 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         print(f"skate: {exc}", file=sys.stderr)
         return exc.status
     except LogWriteError as exc:
-        print(f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again", file=sys.stderr)
+        print(
+            f"skate: {exc}. What was written is kept: free space (or fix the folder) and resume again", file=sys.stderr
+        )
         return 2
     except (ConfigError, SandboxUnavailable) as exc:
         down = isinstance(exc, PreflightError) and exc.down  # a model still down: the outage the run stopped for
@@ -148,8 +164,11 @@ def resume(run_dir: str, overrides: list[str]) -> int:
 @contextlib.contextmanager
 def _no_keys_needed() -> Iterator[None]:
     """Every provider's key variable that is unset, set for the block (and unset again after)."""
-    missing = [v for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
-               if v and v not in os.environ]
+    missing = [
+        v
+        for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
+        if v and v not in os.environ
+    ]
     os.environ.update(dict.fromkeys(missing, "not-needed-for-an-estimate"))
     try:
         yield
@@ -162,8 +181,11 @@ def estimate(overrides: list[str]) -> int:
     """``skate play [overrides...] --estimate``: the configured game's cost, printed; no model is
     called, nothing is played (exit status 2 for a config that cannot be played)."""
     if any(a in ("-m", "--multirun") or a.startswith(("resume=", "-")) for a in overrides):
-        print("skate: --estimate takes the overrides of one game (no -m, resume= or other flags): estimate each "
-              "job of a sweep on its own", file=sys.stderr)
+        print(
+            "skate: --estimate takes the overrides of one game (no -m, resume= or other flags): estimate each "
+            "job of a sweep on its own",
+            file=sys.stderr,
+        )
         return 2
     try:
         with _no_keys_needed():  # an estimate calls no model: it needs no key
@@ -176,8 +198,10 @@ def estimate(overrides: list[str]) -> int:
         print(f"skate: config error: {exc}", file=sys.stderr)
         return 2
     if not settings.players.llm:
-        print("estimate: no language-model player in this cohort: the game calls no model and costs nothing "
-              "(players=... names models)")
+        print(
+            "estimate: no language-model player in this cohort: the game calls no model and costs nothing "
+            "(players=... names models)"
+        )
         return 0
     print(format_estimate(found))
     return 0

@@ -34,8 +34,9 @@ from skate.settings.recorded import rate_run
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="skate rate", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="skate rate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("overrides", nargs="*", help="e.g. rating=bradley_terry rating.bootstrap=200")
     ap.add_argument("--json", action="store_true", help="print the table as JSON")
@@ -57,4 +58,3 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(rows))
         print(f"\n{name} over {args.run_dir}; saved {out}")
     return 0
-

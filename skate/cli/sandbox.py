@@ -31,16 +31,16 @@ from skate.settings.build import build_sandbox
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="skate sandbox",
-        description="Run a Python file through the configured sandbox and report what happened.")
+        prog="skate sandbox", description="Run a Python file through the configured sandbox and report what happened."
+    )
     parser.add_argument("file", help="the program to run ('-' reads it from stdin)")
-    parser.add_argument("overrides", nargs="*",
-                        help="Hydra overrides, e.g. sandbox=bwrap sandbox.limits.timeout_s=2")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. sandbox=bwrap sandbox.limits.timeout_s=2")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("-v", "--verbose", action="store_true", help="log which sandbox is chosen")
     args = parse_with_overrides(parser, argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
 
     try:
         code = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
@@ -72,16 +72,28 @@ def main(argv: list[str] | None = None) -> int:
         sandbox.close()
 
     if args.json:
-        print(json.dumps({"outcome": res.outcome.value, "stdout": res.stdout, "stderr": res.stderr,
-                          "returncode": res.returncode, "duration_s": round(res.duration_s, 6),
-                          "sandbox": sandbox.name, "limits": OmegaConf.to_container(cfg.sandbox.limits)}))
+        print(
+            json.dumps(
+                {
+                    "outcome": res.outcome.value,
+                    "stdout": res.stdout,
+                    "stderr": res.stderr,
+                    "returncode": res.returncode,
+                    "duration_s": round(res.duration_s, 6),
+                    "sandbox": sandbox.name,
+                    "limits": OmegaConf.to_container(cfg.sandbox.limits),
+                }
+            )
+        )
     else:
         sys.stdout.write(res.stdout)
         sys.stdout.flush()
         if res.stderr:
             sys.stderr.write(res.stderr if res.stderr.endswith("\n") else res.stderr + "\n")
-        print(f"-- {res.outcome.value} in {res.duration_s:.3f} s "
-              f"(sandbox {sandbox.name}, exit status {res.returncode})", file=sys.stderr)
+        print(
+            f"-- {res.outcome.value} in {res.duration_s:.3f} s (sandbox {sandbox.name}, exit status {res.returncode})",
+            file=sys.stderr,
+        )
     if res.outcome is Outcome.OK:
         return 0
     return 3 if res.outcome is Outcome.SANDBOX_ERROR else 1

@@ -54,8 +54,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one ``skate.scp: ...`` line and exit status 2."""
 
     def error(self, message: str):
-        print(f"{PROG}: {message} (see skate scp {self._sub_name()}--help)",
-              file=sys.stderr)
+        print(f"{PROG}: {message} (see skate scp {self._sub_name()}--help)", file=sys.stderr)
         sys.exit(2)
 
     def _sub_name(self) -> str:
@@ -67,15 +66,21 @@ def _types(value: str) -> tuple[str, ...]:
     chosen = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in chosen if t not in TYPES]
     if not chosen or unknown:
-        raise argparse.ArgumentTypeError(
-            f"expected a comma-separated subset of {','.join(TYPES)}, got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {','.join(TYPES)}, got {value!r}")
     return tuple(dict.fromkeys(chosen))
 
 
-
 # Settings the study owns (the folder, seeds and types come from its own arguments).
-_OWNED = ("game", "game.mode", "game.docs", "game.benchmark", "game.build_seed", "game.per_doc", "game.types",
-          "game.questions")
+_OWNED = (
+    "game",
+    "game.mode",
+    "game.docs",
+    "game.benchmark",
+    "game.build_seed",
+    "game.per_doc",
+    "game.types",
+    "game.questions",
+)
 
 
 def _cohort(players: str | Sequence[str]) -> list[str]:
@@ -86,8 +91,10 @@ def _cohort(players: str | Sequence[str]) -> list[str]:
     for item in given:
         item = str(item).strip()
         if not item:
-            raise UsageError("--players is empty: give a conf/players option (e.g. simulated, fake_local) or "
-                             "overrides such as 'players.llm=[{name: m, model: openai/m, api_base: URL}]'")
+            raise UsageError(
+                "--players is empty: give a conf/players option (e.g. simulated, fake_local) or "
+                "overrides such as 'players.llm=[{name: m, model: openai/m, api_base: URL}]'"
+            )
         out.append(item if "=" in item else f"players={item}")
     return out
 
@@ -99,47 +106,74 @@ def study_settings(players: Sequence[str], overrides: Sequence[str]) -> SkateCon
     for o in overrides:
         key = str(o).split("=", 1)[0].lstrip("+~")
         if key in _OWNED:
-            raise UsageError(f"{key} is set by the stability study itself (DOCS_DIR, --seeds, --per-doc, --types): "
-                             f"drop the override {o!r}")
+            raise UsageError(
+                f"{key} is set by the stability study itself (DOCS_DIR, --seeds, --per-doc, --types): "
+                f"drop the override {o!r}"
+            )
     chosen = _cohort(players)
-    study = [f"{k}={v}" for k, v in STUDY.items()] + [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                                                      for k, v in STUDY_VALUES.items()]
+    study = [f"{k}={v}" for k, v in STUDY.items()] + [
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in STUDY_VALUES.items()
+    ]
     try:
         return to_settings(compose_config([*study, *chosen, *overrides]))
     except (HydraException, OmegaConfBaseException, ConfigError) as exc:
-        raise UsageError(f"cannot load the players config {' '.join(chosen)!r}: {describe_config_error(exc)}") \
-            from None
+        raise UsageError(f"cannot load the players config {' '.join(chosen)!r}: {describe_config_error(exc)}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="skate scp", description=__doc__,
-                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog="skate scp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     b = sub.add_parser("build", help="build a JSONL benchmark from a folder of documents")
-    b.add_argument("docs_dir", metavar="DOCS_DIR",
-                   help="folder of documents, or 'shipped' for the corpus in the package")
+    b.add_argument(
+        "docs_dir", metavar="DOCS_DIR", help="folder of documents, or 'shipped' for the corpus in the package"
+    )
     b.add_argument("--out", type=Path, required=True, help="JSONL file to write")
     b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    b.add_argument("--per-doc", type=int, default=SCPConfig.per_doc,
-                   help=f"questions of each type per document, at most (default {SCPConfig.per_doc})")
-    b.add_argument("--types", type=_types, default=TYPES,
-                   help=f"comma-separated subset of {','.join(TYPES)} (default all)")
+    b.add_argument(
+        "--per-doc",
+        type=int,
+        default=SCPConfig.per_doc,
+        help=f"questions of each type per document, at most (default {SCPConfig.per_doc})",
+    )
+    b.add_argument(
+        "--types", type=_types, default=TYPES, help=f"comma-separated subset of {','.join(TYPES)} (default all)"
+    )
     s = sub.add_parser("stability", help="spread of each simulated player's accuracy over benchmark seeds")
-    s.add_argument("docs_dir", metavar="DOCS_DIR",
-                   help="folder of documents, or 'shipped' for the corpus in the package")
+    s.add_argument(
+        "docs_dir", metavar="DOCS_DIR", help="folder of documents, or 'shipped' for the corpus in the package"
+    )
     s.add_argument("--seeds", type=int, default=32, help="benchmark seeds 0..K-1 (default 32)")
-    s.add_argument("--per-doc", type=int, default=SCPConfig.per_doc,
-                   help=f"questions of each type per document, at most (default {SCPConfig.per_doc})")
-    s.add_argument("--types", type=_types, default=TYPES,
-                   help=f"comma-separated subset of {','.join(TYPES)} (default all)")
-    s.add_argument("--players", action="append", default=None, metavar="COHORT",
-                   help="a conf/players option (simulated, fake_local, ...) or an override such as "
-                        "'players.llm=[{name: m, model: openai/m, api_base: URL}]' (repeatable; default simulated)")
+    s.add_argument(
+        "--per-doc",
+        type=int,
+        default=SCPConfig.per_doc,
+        help=f"questions of each type per document, at most (default {SCPConfig.per_doc})",
+    )
+    s.add_argument(
+        "--types", type=_types, default=TYPES, help=f"comma-separated subset of {','.join(TYPES)} (default all)"
+    )
+    s.add_argument(
+        "--players",
+        action="append",
+        default=None,
+        metavar="COHORT",
+        help="a conf/players option (simulated, fake_local, ...) or an override such as "
+        "'players.llm=[{name: m, model: openai/m, api_base: URL}]' (repeatable; default simulated)",
+    )
     s.add_argument("--out", type=Path, default=None, help="CSV of every seed's accuracies (optional)")
-    s.add_argument("--runs", type=Path, default=None, metavar="DIR",
-                   help="keep each seed's run folder here (DIR/seed-000, ...); default: a temporary folder")
-    s.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
-                   help="Hydra-style overrides of the game's config, e.g. players=fake_local llm.cache_dir=/tmp/c")
+    s.add_argument(
+        "--runs",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep each seed's run folder here (DIR/seed-000, ...); default: a temporary folder",
+    )
+    s.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="Hydra-style overrides of the game's config, e.g. players=fake_local llm.cache_dir=/tmp/c",
+    )
     a = sub.add_parser("arxiv", help="fetch recent arXiv papers (HTML full text) into a documents folder")
     arxiv.add_arguments(a)
     args, extra = ap.parse_known_args(argv)
@@ -154,10 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         with held_warnings("skate.games.scp.rules") as warnings:
             try:
                 chosen = [o for o in args.overrides if o.split("=", 1)[0] == "players"]
-                settings = study_settings([*(args.players or []), *chosen] or ["simulated"],
-                                          [o for o in args.overrides if o not in chosen])
-                rows, per_seed = stability(args.docs_dir, settings, args.seeds, args.per_doc, args.types,
-                                           runs_dir=args.runs)
+                settings = study_settings(
+                    [*(args.players or []), *chosen] or ["simulated"], [o for o in args.overrides if o not in chosen]
+                )
+                rows, per_seed = stability(
+                    args.docs_dir, settings, args.seeds, args.per_doc, args.types, runs_dir=args.runs
+                )
                 if args.out is not None:
                     import pandas as pd
 
@@ -173,8 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{PROG}: warning: {message}", file=sys.stderr)
         return 0
     try:
-        summary = build_benchmark(args.docs_dir, args.out, seed=args.seed,
-                                  per_doc=args.per_doc, types=args.types)
+        summary = build_benchmark(args.docs_dir, args.out, seed=args.seed, per_doc=args.per_doc, types=args.types)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

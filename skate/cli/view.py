@@ -18,20 +18,27 @@ from skate.report.viewer import ViewerError, build_viewer
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="skate view", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="skate view", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("run_dir", type=Path, help="a run folder (the one that holds its events.jsonl)")
     ap.add_argument("--no-open", action="store_true", help="write the viewer, do not open a browser")
     args = ap.parse_args(argv)
     run_dir = args.run_dir
     if not run_dir.is_dir():
-        print(f"skate view: {run_dir} is not a folder: give a run folder (the one that holds events.jsonl)",
-              file=sys.stderr)
+        print(
+            f"skate view: {run_dir} is not a folder: give a run folder (the one that holds events.jsonl)",
+            file=sys.stderr,
+        )
         return 2
-    if not (run_dir / "events.jsonl").exists() and any((p / "events.jsonl").exists() for p in run_dir.iterdir()
-                                                          if p.is_dir()):
-        print(f"skate view: {run_dir} is a sweep's folder: give one of its jobs (skate report {run_dir} writes "
-              "a page that links each job's viewer)", file=sys.stderr)
+    if not (run_dir / "events.jsonl").exists() and any(
+        (p / "events.jsonl").exists() for p in run_dir.iterdir() if p.is_dir()
+    ):
+        print(
+            f"skate view: {run_dir} is a sweep's folder: give one of its jobs (skate report {run_dir} writes "
+            "a page that links each job's viewer)",
+            file=sys.stderr,
+        )
         return 2
     try:
         page, notes = build_viewer(run_dir)

@@ -24,11 +24,23 @@ from skate.embedders.base import (
     cosine_distances,
 )
 
-__all__ = ["Embedder", "EmbedderUnavailable", "HashingEmbedder", "MiniLMEmbedder", "NoveltyIndex", "OpenAIEmbedder",
-           "build_embedder", "connect_embedder", "cosine_distances"]
+__all__ = [
+    "Embedder",
+    "EmbedderUnavailable",
+    "HashingEmbedder",
+    "MiniLMEmbedder",
+    "NoveltyIndex",
+    "OpenAIEmbedder",
+    "build_embedder",
+    "connect_embedder",
+    "cosine_distances",
+]
 
-_LAZY = {"MiniLMEmbedder": "skate.embedders.minilm", "OpenAIEmbedder": "skate.embedders.remote",
-         "connect_embedder": "skate.embedders.remote"}
+_LAZY = {
+    "MiniLMEmbedder": "skate.embedders.minilm",
+    "OpenAIEmbedder": "skate.embedders.remote",
+    "connect_embedder": "skate.embedders.remote",
+}
 
 
 def __getattr__(name: str) -> Any:

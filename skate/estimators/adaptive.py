@@ -39,11 +39,13 @@ class AdaptiveConfig(EstimatorConfig):
 
     def check(self) -> list[Problem]:
         c = self.confidence
-        return [*super().check(),
-                *require(self.first >= 1, "first", self.first, "must be >= 1"),
-                *require(self.step >= 1, "step", self.step, "must be >= 1"),
-                *require(self.max_samples >= self.first, "max_samples", self.max_samples, "must be >= estimator.first"),
-                *require(c is None or 0.5 < c < 1, "confidence", c, "must lie in (0.5, 1), or null")]
+        return [
+            *super().check(),
+            *require(self.first >= 1, "first", self.first, "must be >= 1"),
+            *require(self.step >= 1, "step", self.step, "must be >= 1"),
+            *require(self.max_samples >= self.first, "max_samples", self.max_samples, "must be >= estimator.first"),
+            *require(c is None or 0.5 < c < 1, "confidence", c, "must lie in (0.5, 1), or null"),
+        ]
 
 
 @estimator.register("adaptive", AdaptiveConfig)
@@ -96,16 +98,24 @@ class Adaptive(Estimator):
             return everyone, [(i, j) for i in range(k) for j in range(i + 1, k)]
         idx = {name: i for i, name in enumerate(context.players)}
         ranked = {n for p in context.order for n in (p.above, p.below)}
-        pairs = [(idx[p.above], idx[p.below]) for p in context.order
-                 if p.confidence < self.confidence and p.above in idx and p.below in idx]
+        pairs = [
+            (idx[p.above], idx[p.below])
+            for p in context.order
+            if p.confidence < self.confidence and p.above in idx and p.below in idx
+        ]
         who = {i for pair in pairs for i in pair}
         who |= {i for name, i in idx.items() if name not in ranked}  # no place in the ranking yet
         if self.settings.setter_answers and context.setter in idx:
             who.add(idx[context.setter])
         return who, pairs
 
-    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
-                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+    def estimate_task(
+        self,
+        samples: Sequence[SampleFn],
+        rngs: Sequence[np.random.Generator],
+        pmap: Callable = map,
+        context: TaskContext | None = None,
+    ) -> list[Estimate]:
         s, k = self.settings, len(samples)
         who, pairs = self.plan(context, k)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
@@ -158,8 +168,17 @@ class Adaptive(Estimator):
                 out.append(skipped_estimate())
                 continue
             p = correct[i] / n[i] if n[i] else float("nan")
-            out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
-                                unparsable[i], capped=n[i] + void[i] >= max(s.max_samples, first), void=void[i]))
+            out.append(
+                Estimate(
+                    p,
+                    n[i],
+                    correct[i],
+                    binomial_std(p, n[i]) if n[i] else float("inf"),
+                    unparsable[i],
+                    capped=n[i] + void[i] >= max(s.max_samples, first),
+                    void=void[i],
+                )
+            )
         return out
 
 

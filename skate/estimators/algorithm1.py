@@ -22,9 +22,11 @@ class Batches(Protocol):
 
 def batches(e: Batches) -> list[Problem]:
     """Algorithm 1's stopping rule: batches of n_step until the standard error is below sigma_star."""
-    return [*require(0.0 < e.sigma_star < 0.5, "sigma_star", e.sigma_star, "must lie in (0, 0.5)"),
-            *require(e.n_step >= 1, "n_step", e.n_step, "must be >= 1"),
-            *require(e.max_samples >= e.n_step, "max_samples", e.max_samples, "must be >= estimator.n_step")]
+    return [
+        *require(0.0 < e.sigma_star < 0.5, "sigma_star", e.sigma_star, "must lie in (0, 0.5)"),
+        *require(e.n_step >= 1, "n_step", e.n_step, "must be >= 1"),
+        *require(e.max_samples >= e.n_step, "max_samples", e.max_samples, "must be >= estimator.n_step"),
+    ]
 
 
 @dataclass

@@ -44,11 +44,17 @@ class Sampler:
     (:mod:`skate.runlog.replies`) of the task, the player (``player``) and the call's number, so
     its model's replies join the samples they were read from."""
 
-    def __init__(self, game: Game, task: Task,
-                 answer: Callable[[Sequence[Any], np.random.Generator], Sequence[Any]],
-                 sandbox: Any = None, fixed_queries: bool = False,
-                 read_choices: Callable[..., list[Any] | None] | None = None,
-                 player: str = "", keep: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        task: Task,
+        answer: Callable[[Sequence[Any], np.random.Generator], Sequence[Any]],
+        sandbox: Any = None,
+        fixed_queries: bool = False,
+        read_choices: Callable[..., list[Any] | None] | None = None,
+        player: str = "",
+        keep: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         self.game, self.task, self._answer, self.sandbox = game, task, answer, sandbox
         self.fixed_queries = fixed_queries
         self._read_choices = read_choices  # the player's Player.read_choices, where it may be asked
@@ -99,8 +105,10 @@ class Sampler:
             return Read(why=next(c.why for c in got if c.void), void=True)
         if not all(choice.ok for choice in got):
             return Read(why=next(c.why for c in got if not c.ok))
-        ps = [sum(prob for i, prob in enumerate(choice.probs) if self.game.grade(self.task, query, i))
-              for query, choice in zip(queries, got, strict=True)]
+        ps = [
+            sum(prob for i, prob in enumerate(choice.probs) if self.game.grade(self.task, query, i))
+            for query, choice in zip(queries, got, strict=True)
+        ]
         return Read(p=min(1.0, max(0.0, float(np.mean(ps)))))
 
     def __call__(self, n: int, rng: np.random.Generator) -> tuple[int, int, int]:
@@ -179,8 +187,13 @@ class Estimator(Component[EstimatorConfig], ABC):
     decides_outcomes = False  # True: settles the rating rule's pairwise outcomes (needs a rating with a rule)
     reads = False  # True: reads p(correct) from the players' probabilities (multiple-choice games only)
 
-    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
-                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+    def estimate_task(
+        self,
+        samples: Sequence[SampleFn],
+        rngs: Sequence[np.random.Generator],
+        pmap: Callable = map,
+        context: TaskContext | None = None,
+    ) -> list[Estimate]:
         """Every player's estimate on one task (independently, unless the estimator is joint)."""
         return list(pmap(lambda i: self.estimate(samples[i], rngs[i]), range(len(samples))))
 

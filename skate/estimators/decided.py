@@ -30,9 +30,12 @@ class DecidedConfig(EstimatorConfig):
     p_thresh: float = II("rating.p_thresh")
 
     def check(self) -> list[Problem]:
-        return [*super().check(), *batches(self),
-                *require(0 < self.confidence < 1, "confidence", self.confidence, "must lie in (0, 1)"),
-                *one_of(OutcomeRule, "outcome", self.outcome)]
+        return [
+            *super().check(),
+            *batches(self),
+            *require(0 < self.confidence < 1, "confidence", self.confidence, "must lie in (0, 1)"),
+            *one_of(OutcomeRule, "outcome", self.outcome),
+        ]
 
 
 @estimator.register("decided", DecidedConfig)
@@ -64,8 +67,13 @@ class Decided(Estimator):
     def estimate(self, sample: SampleFn, rng: np.random.Generator) -> Estimate:
         return self.estimate_task([sample], [rng])[0]
 
-    def estimate_task(self, samples: Sequence[SampleFn], rngs: Sequence[np.random.Generator],
-                      pmap: Callable = map, context: TaskContext | None = None) -> list[Estimate]:
+    def estimate_task(
+        self,
+        samples: Sequence[SampleFn],
+        rngs: Sequence[np.random.Generator],
+        pmap: Callable = map,
+        context: TaskContext | None = None,
+    ) -> list[Estimate]:
         s, k = self.settings, len(samples)
         n, correct, unparsable, void = [0] * k, [0] * k, [0] * k, [0] * k
         active = set(range(k))
@@ -80,15 +88,27 @@ class Decided(Estimator):
             for i, (_, _, v) in zip(order, results, strict=True):
                 p = correct[i] / n[i] if n[i] else float("nan")
                 whole_batch_void = v == steps[i]
-                if (n[i] + void[i] >= s.max_samples or whole_batch_void
-                        or (n[i] and binomial_std(p, n[i]) < s.sigma_star)
-                        or (n[i] and self.rule.settled(iv[i], [iv[j] for j in range(k) if j != i]))):
+                if (
+                    n[i] + void[i] >= s.max_samples
+                    or whole_batch_void
+                    or (n[i] and binomial_std(p, n[i]) < s.sigma_star)
+                    or (n[i] and self.rule.settled(iv[i], [iv[j] for j in range(k) if j != i]))
+                ):
                     active.discard(i)
         out = []
         for i in range(k):
             p = correct[i] / n[i] if n[i] else float("nan")
-            out.append(Estimate(p, n[i], correct[i], binomial_std(p, n[i]) if n[i] else float("inf"),
-                                unparsable[i], capped=n[i] + void[i] >= s.max_samples, void=void[i]))
+            out.append(
+                Estimate(
+                    p,
+                    n[i],
+                    correct[i],
+                    binomial_std(p, n[i]) if n[i] else float("inf"),
+                    unparsable[i],
+                    capped=n[i] + void[i] >= s.max_samples,
+                    void=void[i],
+                )
+            )
         return out
 
 

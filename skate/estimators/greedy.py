@@ -20,8 +20,11 @@ class GreedyConfig(EstimatorConfig):
 
     def check(self) -> list[Problem]:
         t, m = self.llm_temperature, self.max_tokens
-        return [*super().check(), *require(0.0 <= t <= 2.0, "llm_temperature", t, "must lie in [0, 2]"),
-                *require(m is None or m >= 1, "max_tokens", m, "must be >= 1 or null")]
+        return [
+            *super().check(),
+            *require(0.0 <= t <= 2.0, "llm_temperature", t, "must lie in [0, 2]"),
+            *require(m is None or m >= 1, "max_tokens", m, "must be >= 1 or null"),
+        ]
 
 
 @estimator.register("greedy", GreedyConfig)

@@ -18,7 +18,9 @@ class LogProbsConfig(EstimatorConfig):
     (:class:`LogProbs`); multiple-choice games only."""
 
     _target_: str = "skate.estimators.logprobs.LogProbs"
-    fallback: int = 4  # samples drawn where a read cannot be made (no log-probabilities, a reply not starting with a label)
+    fallback: int = (
+        4  # samples drawn where a read cannot be made (no log-probabilities, a reply not starting with a label)
+    )
     weight: int = 4  # samples a read counts as, for ratings that take graded samples (irt)
     min_mass: float = 0.5  # the least probability the labels must hold at the reply's first token
     # Reads per (player, task), each of the options in another order drawn from the task (the
@@ -27,11 +29,13 @@ class LogProbsConfig(EstimatorConfig):
     orders: int = 1
 
     def check(self) -> list[Problem]:
-        return [*super().check(),
-                *require(self.fallback >= 1, "fallback", self.fallback, "must be >= 1"),
-                *require(self.weight >= 1, "weight", self.weight, "must be >= 1"),
-                *require(0.0 < self.min_mass <= 1.0, "min_mass", self.min_mass, "must lie in (0, 1]"),
-                *require(1 <= self.orders <= 24, "orders", self.orders, "give the reads per (player, task), from 1 to 24")]
+        return [
+            *super().check(),
+            *require(self.fallback >= 1, "fallback", self.fallback, "must be >= 1"),
+            *require(self.weight >= 1, "weight", self.weight, "must be >= 1"),
+            *require(0.0 < self.min_mass <= 1.0, "min_mass", self.min_mass, "must lie in (0, 1]"),
+            *require(1 <= self.orders <= 24, "orders", self.orders, "give the reads per (player, task), from 1 to 24"),
+        ]
 
 
 @estimator.register("logprobs", LogProbsConfig)

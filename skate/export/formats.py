@@ -16,27 +16,47 @@ SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "skate exported task",
     "description": "One task of a finished skate game or a built SCP benchmark, as a solver sees it. "
-                   "A reply is right when the first group of `pattern` found in it (commas removed, "
-                   "for a number) equals `answer`.",
+    "A reply is right when the first group of `pattern` found in it (commas removed, "
+    "for a number) equals `answer`.",
     "type": "object",
-    "required": ["id", "game", "prompt", "options", "labels", "answer", "answer_text", "setter", "round",
-                 "pattern", "provenance"],
+    "required": [
+        "id",
+        "game",
+        "prompt",
+        "options",
+        "labels",
+        "answer",
+        "answer_text",
+        "setter",
+        "round",
+        "pattern",
+        "provenance",
+    ],
     "additionalProperties": False,
     "properties": {
         "id": {"type": "string", "description": "<game>/<task id>, unique within the export"},
         "game": {"type": "string", "enum": []},  # filled by schema(): the registry's exportable games
-        "prompt": {"type": "string", "description": "the whole question as a solver sees it: the answerer's "
-                   "instructions, its input fields in [[ ## name ## ]] sections (options in one fixed order, "
-                   "drawn from the task alone as estimator=greedy draws it), a line asking for the answer"},
-        "options": {"type": "array", "items": {"type": "string"},
-                    "description": "the options in the order shown; empty for an exact-match (number) answer"},
+        "prompt": {
+            "type": "string",
+            "description": "the whole question as a solver sees it: the answerer's "
+            "instructions, its input fields in [[ ## name ## ]] sections (options in one fixed order, "
+            "drawn from the task alone as estimator=greedy draws it), a line asking for the answer",
+        },
+        "options": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "the options in the order shown; empty for an exact-match (number) answer",
+        },
         "labels": {"type": "array", "items": {"type": "string"}, "description": "each option's label"},
         "answer": {"type": "string", "description": "the right option's label, or the normalised number"},
         "answer_text": {"type": "string", "description": "the right option's text, or the task's answer"},
         "setter": {"type": "string", "description": "the player who set the task ('(benchmark)': built)"},
         "round": {"type": "integer", "minimum": 1},
-        "pattern": {"type": "string", "description": "a regular expression; its first group in a reply is "
-                    "the answer given (the first match for options, the last for a number)"},
+        "pattern": {
+            "type": "string",
+            "description": "a regular expression; its first group in a reply is "
+            "the answer given (the first match for options, the last for a number)",
+        },
         "provenance": {
             "type": "object",
             "required": ["game", "task_id"],
@@ -52,10 +72,15 @@ SCHEMA = {
                 "build_seed": {"type": ["integer", "null"], "description": "the SCP benchmark's build seed"},
                 "domain": {"type": ["string", "null"]},
                 "type": {"type": ["string", "null"]},
-                "doc_date": {"type": ["string", "null"], "description": "SCP: the source document's date "
-                             "(ISO); a benchmark expires as its documents age (game.max_doc_age_days)"},
-                "doc_date_source": {"type": ["string", "null"], "description": "where that date came from "
-                                    "(index, the document's header, the file's mtime)"},
+                "doc_date": {
+                    "type": ["string", "null"],
+                    "description": "SCP: the source document's date "
+                    "(ISO); a benchmark expires as its documents age (game.max_doc_age_days)",
+                },
+                "doc_date_source": {
+                    "type": ["string", "null"],
+                    "description": "where that date came from (index, the document's header, the file's mtime)",
+                },
                 "built": {"type": ["string", "null"], "description": "SCP: the date the benchmark was built"},
             },
         },
@@ -127,38 +152,42 @@ def write_lm_eval(got: Collected, folder: Path, out: Path) -> list[str]:
     write_jsonl(got.tasks, folder)
     (folder / "utils.py").write_text(LM_EVAL_UTILS.format(data=DATA_FILE), encoding="utf-8")
     ignore = '    regexes_to_ignore: [","]\n' if number else ""
-    yaml = (f"# An lm-evaluation-harness task exported by skate export ({', '.join(sorted(games))}).\n"
-            f"# lm_eval --model local-chat-completions --model_args model=NAME,base_url=URL/v1/chat/completions,"
-            f"tokenized_requests=False --tasks {name} --include_path DIR --apply_chat_template\n"
-            f"task: {name}\n"
-            "custom_dataset: !function utils.load\n"
-            "test_split: test\n"
-            "output_type: generate_until\n"
-            'doc_to_text: "{{prompt}}"\n'
-            'doc_to_target: "{{answer}}"\n'
-            "generation_kwargs:\n"
-            '  until: ["[[ ## completed ## ]]"]\n'
-            "  do_sample: false\n"
-            "  temperature: 0.0\n"
-            "  max_gen_toks: 256\n"
-            "filter_list:\n"
-            "  - name: answer\n"
-            "    filter:\n"
-            "      - function: regex\n"
-            f"        regex_pattern: {_yaml_str(pattern)}\n"
-            f"        group_select: {-1 if number else 0}\n"
-            "      - function: take_first\n"
-            "metric_list:\n"
-            "  - metric: exact_match\n"
-            "    aggregation: mean\n"
-            "    higher_is_better: true\n"
-            f"{ignore}"
-            "metadata:\n"
-            "  version: 1.0\n")
+    yaml = (
+        f"# An lm-evaluation-harness task exported by skate export ({', '.join(sorted(games))}).\n"
+        f"# lm_eval --model local-chat-completions --model_args model=NAME,base_url=URL/v1/chat/completions,"
+        f"tokenized_requests=False --tasks {name} --include_path DIR --apply_chat_template\n"
+        f"task: {name}\n"
+        "custom_dataset: !function utils.load\n"
+        "test_split: test\n"
+        "output_type: generate_until\n"
+        'doc_to_text: "{{prompt}}"\n'
+        'doc_to_target: "{{answer}}"\n'
+        "generation_kwargs:\n"
+        '  until: ["[[ ## completed ## ]]"]\n'
+        "  do_sample: false\n"
+        "  temperature: 0.0\n"
+        "  max_gen_toks: 256\n"
+        "filter_list:\n"
+        "  - name: answer\n"
+        "    filter:\n"
+        "      - function: regex\n"
+        f"        regex_pattern: {_yaml_str(pattern)}\n"
+        f"        group_select: {-1 if number else 0}\n"
+        "      - function: take_first\n"
+        "metric_list:\n"
+        "  - metric: exact_match\n"
+        "    aggregation: mean\n"
+        "    higher_is_better: true\n"
+        f"{ignore}"
+        "metadata:\n"
+        "  version: 1.0\n"
+    )
     (folder / f"{name}.yaml").write_text(yaml, encoding="utf-8")
-    return [f"lm-eval task {name}: lm_eval --model local-chat-completions --model_args "
-            f"model=NAME,base_url=URL/v1/chat/completions,tokenized_requests=False --tasks {name} "
-            f"--include_path {out} --apply_chat_template"]
+    return [
+        f"lm-eval task {name}: lm_eval --model local-chat-completions --model_args "
+        f"model=NAME,base_url=URL/v1/chat/completions,tokenized_requests=False --tasks {name} "
+        f"--include_path {out} --apply_chat_template"
+    ]
 
 
 # ------------------------------------------------------------------ Inspect
@@ -227,15 +256,26 @@ def write_inspect(got: Collected, folder: Path, out: Path) -> list[str]:
         raise ValueError("one export holds one game's tasks with one answer format")
     write_jsonl(got.tasks, folder)
     file = f"{name}.py"
-    text = INSPECT_TASK.format(games=", ".join(sorted({t.game for t in got.tasks})), source=got.source,
-                               file=file, data=DATA_FILE, number=number, name=name,
-                               scorer="number_match" if number else "choice_match",
-                               which="the last" if number else "the first",
-                               kind="the normalised number" if number else "the right option's label")
+    text = INSPECT_TASK.format(
+        games=", ".join(sorted({t.game for t in got.tasks})),
+        source=got.source,
+        file=file,
+        data=DATA_FILE,
+        number=number,
+        name=name,
+        scorer="number_match" if number else "choice_match",
+        which="the last" if number else "the first",
+        kind="the normalised number" if number else "the right option's label",
+    )
     (folder / file).write_text(text, encoding="utf-8")
-    return [f"Inspect task {name}: inspect eval {out / file} --model openai-api/local/NAME "
-            "(LOCAL_BASE_URL=URL/v1, LOCAL_API_KEY=KEY; or --model openai/NAME with OPENAI_BASE_URL)"]
+    return [
+        f"Inspect task {name}: inspect eval {out / file} --model openai-api/local/NAME "
+        "(LOCAL_BASE_URL=URL/v1, LOCAL_API_KEY=KEY; or --model openai/NAME with OPENAI_BASE_URL)"
+    ]
 
 
 WRITERS: dict[str, Callable[[Collected, Path, Path], list[str]]] = {
-    "jsonl": write_plain, "lm-eval": write_lm_eval, "inspect": write_inspect}
+    "jsonl": write_plain,
+    "lm-eval": write_lm_eval,
+    "inspect": write_inspect,
+}

@@ -3,7 +3,6 @@ rendered as skate's answerer shows it (see :mod:`skate.export`). What differs by
 game's to say (:class:`~skate.games.base.GameExport`, registered with it): the settings its tasks
 are rendered again with, their provenance, and how a benchmark file of it is read."""
 
-
 from __future__ import annotations
 
 from collections import Counter
@@ -25,8 +24,10 @@ from skate.settings.recorded import run_settings
 FORMATS = ("jsonl", "lm-eval", "inspect")
 DATA_FILE = "tasks.jsonl"
 SCHEMA_FILE = "tasks.schema.json"
-EXECUTED_NOTE = ("left out {n} {game} task(s): its answers are programs run in a sandbox (answer format executed), "
-                 "which no static harness can check")
+EXECUTED_NOTE = (
+    "left out {n} {game} task(s): its answers are programs run in a sandbox (answer format executed), "
+    "which no static harness can check"
+)
 
 
 class UsageError(Exception):
@@ -50,10 +51,19 @@ class Exported:
     pattern: str = ""  # the regular expression whose first group is the answer in a reply
 
     def record(self) -> dict[str, Any]:
-        return {"id": self.id, "game": self.game, "prompt": self.prompt, "options": self.options,
-                "labels": self.labels, "answer": self.answer, "answer_text": self.answer_text,
-                "setter": self.setter, "round": self.round, "pattern": self.pattern,
-                "provenance": self.provenance}
+        return {
+            "id": self.id,
+            "game": self.game,
+            "prompt": self.prompt,
+            "options": self.options,
+            "labels": self.labels,
+            "answer": self.answer,
+            "answer_text": self.answer_text,
+            "setter": self.setter,
+            "round": self.round,
+            "pattern": self.pattern,
+            "provenance": self.provenance,
+        }
 
 
 @dataclass
@@ -67,8 +77,10 @@ class Collected:
 
 # ------------------------------------------------------------------ rendering one task
 NUMBER_PATTERN = r"(-?\d[\d,]*(?:\.\d+)?)"
-RESPOND = ("Respond with the corresponding output fields, starting with the field `[[ ## answer ## ]]` "
-           "({note}), and then ending with the marker for `[[ ## completed ## ]]`.")
+RESPOND = (
+    "Respond with the corresponding output fields, starting with the field `[[ ## answer ## ]]` "
+    "({note}), and then ending with the marker for `[[ ## completed ## ]]`."
+)
 
 
 def render_prompt(instructions: str, fields: dict[str, str], note: str) -> str:
@@ -119,8 +131,9 @@ def from_run(run_dir: Path) -> Collected:
     except RunLogError as exc:
         raise UsageError(f"{exc}") from None
     if not run.of(RunEnded):
-        raise UsageError(f"{run_dir} has not finished (no run_end event in its events.jsonl): "
-                         "export it once the game has ended")
+        raise UsageError(
+            f"{run_dir} has not finished (no run_end event in its events.jsonl): export it once the game has ended"
+        )
     start: RunStarted = run.start
     out = Collected(str(run_dir))
     tasks = run.of(TaskSet)
@@ -139,8 +152,12 @@ def from_run(run_dir: Path) -> Collected:
     renderer = Renderer(game)
     for t in tasks:
         task = t.task()
-        prov: dict[str, Any] = {"run": str(Path(run_dir).resolve()), "game": start.game, "seed": start.seed,
-                                "task_id": t.task_id}
+        prov: dict[str, Any] = {
+            "run": str(Path(run_dir).resolve()),
+            "game": start.game,
+            "seed": start.seed,
+            "task_id": t.task_id,
+        }
         if hooks.provenance is not None:
             prov.update(hooks.provenance(task))
         out.tasks.append(_exported(renderer, task, start.game, prov))
@@ -160,14 +177,20 @@ def from_benchmark(path: Path) -> Collected:
         try:
             game = build_game(preset(name, "game", values=settings))  # the game's option with the file's settings
         except (ValueError, OSError) as exc:
-            why.append(f"not a built {name.upper()} benchmark ({exc}): give the .jsonl file that "
-                       f"{hooks.benchmark_source or f'game={name}'} wrote")
+            why.append(
+                f"not a built {name.upper()} benchmark ({exc}): give the .jsonl file that "
+                f"{hooks.benchmark_source or f'game={name}'} wrote"
+            )
             continue
         renderer = Renderer(game)
         out = Collected(str(path))
         for task in sorted(game.provided_tasks(1) or [], key=lambda t: t.task_id):  # in the file's order
-            prov = {"benchmark": str(Path(path).resolve()), "game": name, "task_id": task.task_id,
-                    **(hooks.provenance(task) if hooks.provenance is not None else {})}
+            prov = {
+                "benchmark": str(Path(path).resolve()),
+                "game": name,
+                "task_id": task.task_id,
+                **(hooks.provenance(task) if hooks.provenance is not None else {}),
+            }
             out.tasks.append(_exported(renderer, task, name, prov))
         return out
     raise UsageError(f"{path} is {'; nor '.join(why) if why else 'no benchmark file: no game reads one'}")
@@ -175,9 +198,19 @@ def from_benchmark(path: Path) -> Collected:
 
 def _exported(renderer: Renderer, task: Task, game: str, prov: dict[str, Any]) -> Exported:
     prompt, options, labels, answer, pattern = renderer.render(task)
-    return Exported(id=f"{game}/{task.task_id}", game=game, prompt=prompt, options=options, labels=labels,
-                    answer=answer, answer_text=task.answer, setter=task.setter, round=task.round,
-                    provenance=prov, pattern=pattern)
+    return Exported(
+        id=f"{game}/{task.task_id}",
+        game=game,
+        prompt=prompt,
+        options=options,
+        labels=labels,
+        answer=answer,
+        answer_text=task.answer,
+        setter=task.setter,
+        round=task.round,
+        provenance=prov,
+        pattern=pattern,
+    )
 
 
 def collect(source: Path) -> Collected:
@@ -185,7 +218,6 @@ def collect(source: Path) -> Collected:
         return from_run(source)
     if source.is_file() and source.suffix == ".jsonl":
         return from_benchmark(source)
-    raise UsageError(f"{source} is neither a run folder (with events.jsonl) nor a built benchmark (.jsonl): "
-                     "give one of them")
-
-
+    raise UsageError(
+        f"{source} is neither a run folder (with events.jsonl) nor a built benchmark (.jsonl): give one of them"
+    )

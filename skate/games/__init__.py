@@ -35,9 +35,22 @@ from skate.games.base import (
     seeded_random,
 )
 
-__all__ = ["AnswerFormat", "Checks", "FakePlayer", "FakeRequest", "Game", "GameConfig", "GameEnv", "GameExport",
-           "GameParts", "GameSpec",
-           "get_game", "load_games", "register", "seeded_random"]
+__all__ = [
+    "AnswerFormat",
+    "Checks",
+    "FakePlayer",
+    "FakeRequest",
+    "Game",
+    "GameConfig",
+    "GameEnv",
+    "GameExport",
+    "GameParts",
+    "GameSpec",
+    "get_game",
+    "load_games",
+    "register",
+    "seeded_random",
+]
 
 _GAMES: dict[str, type[Game]] = {}
 _LOCK = threading.Lock()
@@ -45,10 +58,16 @@ ENTRY_POINTS = "skate.games"  # the entry point group of games installed from el
 _installed: list[str] = []  # the entry points loaded (once per process)
 
 
-def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, modules: str | None = None,
-             fake_player: Callable[[], FakePlayer] | None = None,
-             practice: Callable[..., Any] | None = None, commands: Mapping[str, tuple[str, str]] | None = None,
-             export: GameExport | None = None) -> type[Game]:
+def register(
+    cls: type[Game],
+    *,
+    simulation: Callable[..., Any] | None = None,
+    modules: str | None = None,
+    fake_player: Callable[[], FakePlayer] | None = None,
+    practice: Callable[..., Any] | None = None,
+    commands: Mapping[str, tuple[str, str]] | None = None,
+    export: GameExport | None = None,
+) -> type[Game]:
     """Make a game known under ``cls.spec.name`` (usable as a class decorator).
 
     Its package passes how its players are made (:class:`~skate.games.base.GameParts`):
@@ -68,8 +87,10 @@ def register(cls: type[Game], *, simulation: Callable[..., Any] | None = None, m
         for command, entry in commands.items():
             word = bool(command) and not command.startswith("-") and "=" not in command
             if not (word and isinstance(entry, tuple) and len(entry) == 2 and ":" in str(entry[0]) and entry[1]):
-                raise ValueError(f"{cls.__name__}: command {command!r} must be a word mapped to "
-                                 f"(\"package.module:function\", \"one line of help\"), not {entry!r}")
+                raise ValueError(
+                    f"{cls.__name__}: command {command!r} must be a word mapped to "
+                    f'("package.module:function", "one line of help"), not {entry!r}'
+                )
         cls.commands = dict(commands)
     if export is not None:
         cls.export = export
@@ -94,9 +115,11 @@ def load_games() -> dict[str, type[Game]]:
                 try:
                     ep.load()  # the module registers its game when imported
                 except Exception as exc:
-                    raise ImportError(f"the game {ep.name!r} ({ep.value}, a {ENTRY_POINTS} entry point of "
-                                      f"{ep.dist.name if ep.dist else 'an installed distribution'}) cannot be "
-                                      f"imported: {exc}; fix or uninstall it") from exc
+                    raise ImportError(
+                        f"the game {ep.name!r} ({ep.value}, a {ENTRY_POINTS} entry point of "
+                        f"{ep.dist.name if ep.dist else 'an installed distribution'}) cannot be "
+                        f"imported: {exc}; fix or uninstall it"
+                    ) from exc
                 _installed.append(ep.value)
     return dict(_GAMES)
 

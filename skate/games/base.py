@@ -95,8 +95,9 @@ class GameSpec:
         try:
             object.__setattr__(self, "answer_format", AnswerFormat(self.answer_format))
         except ValueError:
-            raise ValueError(f"game {self.name!r}: answer_format={self.answer_format!r} is not one of "
-                             f"{', '.join(AnswerFormat)}") from None
+            raise ValueError(
+                f"game {self.name!r}: answer_format={self.answer_format!r} is not one of {', '.join(AnswerFormat)}"
+            ) from None
 
 
 @dataclass
@@ -172,8 +173,7 @@ class Checks:
 
     def task(self, prompt: str, answer: str, **data: Any) -> Task:
         """The valid task this proposal becomes (``data``: what else the game keeps about it)."""
-        return Task(task_id=self.task_id, round=self.round, setter=self.setter, prompt=prompt,
-                    answer=answer, data=data)
+        return Task(task_id=self.task_id, round=self.round, setter=self.setter, prompt=prompt, answer=answer, data=data)
 
 
 # A game's config schema: Game[C] reads a C (``COPGame(Game[COPConfig])``).
@@ -223,8 +223,10 @@ class Game(ABC, Generic[C]):
         """Range checks on this game's config, as every section's schema checks itself
         (:mod:`skate.errors`): a :class:`~skate.errors.Problem` (key within ``game``, value, what
         is needed) per problem; a game adds its own to ``super().check_config(cfg)``'s."""
-        return [*require(cfg.rounds >= 1, "rounds", cfg.rounds, "need at least 1 round"),
-                *require(cfg.attempts >= 1, "attempts", cfg.attempts, "need at least 1 attempt per round")]
+        return [
+            *require(cfg.rounds >= 1, "rounds", cfg.rounds, "need at least 1 round"),
+            *require(cfg.attempts >= 1, "attempts", cfg.attempts, "need at least 1 attempt per round"),
+        ]
 
     @classmethod
     def skill_keys(cls, cfg: C) -> tuple[str, ...]:
@@ -255,10 +257,10 @@ class Game(ABC, Generic[C]):
     RESAMPLE, NO_HISTORY = "setter_repair: resample", "aug=no_info"
     REJECTION_HINTS: ClassVar[dict[str, str]] = {
         "malformed": "its replies could not be read (the rejections' detail in events.jsonl says how): "
-                     f"{RESAMPLE} for a model that sends a rejected reply back (players.llm), a larger "
-                     "max_tokens where replies were cut",
+        f"{RESAMPLE} for a model that sends a rejected reply back (players.llm), a larger "
+        "max_tokens where replies were cut",
         "not_unique": f"its tasks repeated its own earlier ones: {NO_HISTORY} (it sees none of its history), or a "
-                      "larger embedder.threshold",
+        "larger embedder.threshold",
         "void": "its model calls failed: see the llm_void events in events.jsonl (a server, a key, a limit)",
         "infrastructure": "the sandbox failed, not the setter: skate sandbox checks it (docs/sandbox.md)",
     }
@@ -292,8 +294,15 @@ class Game(ABC, Generic[C]):
         return None
 
     # ------------------------------------------------------------------ answering
-    def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
+    def play(
+        self,
+        task: Task,
+        answer: Answer,
+        n: int,
+        rng: np.random.Generator,
+        sandbox: Sandbox | None = None,
+        query_rng: np.random.Generator | None = None,
+    ) -> list[Verdict]:
         """``n`` graded samples of one player on ``task``: one verdict per sample.
 
         The default asks one query per sample (all ``n`` at once, so a model client can send
@@ -302,11 +311,14 @@ class Game(ABC, Generic[C]):
         """
         queries = [self.make_query(task, query_rng or rng) for _ in range(n)]
         replies = ask(answer, queries, rng)
-        return [reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
-                for query, reply in zip(queries, replies, strict=True)]
+        return [
+            reply if reply is VOID or reply is None else bool(self.grade(task, query, reply))
+            for query, reply in zip(queries, replies, strict=True)
+        ]
 
-    def sample_views(self, task: Task, turns: Sequence[Sequence[tuple[int, Query, Reply]]],
-                     verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
+    def sample_views(
+        self, task: Task, turns: Sequence[Sequence[tuple[int, Query, Reply]]], verdicts: Sequence[Verdict]
+    ) -> list[dict[str, Any]]:
         """One draw of :meth:`play` as a person reads it (the game viewer), one view per sample:
         ``answer`` (the reply as text: the option picked, the answer written), ``ok`` (its
         verdict: true, false, null for unreadable, "void") and ``call``/``index`` (the call to the
@@ -357,8 +369,10 @@ class Game(ABC, Generic[C]):
     @classmethod
     def _parts(cls) -> GameParts:
         if cls.parts is None:
-            raise NotImplementedError(f"{cls.__name__} has no players: register it with its GameParts "
-                                      "(skate.games.register) or define simulation, modules and fake_player")
+            raise NotImplementedError(
+                f"{cls.__name__} has no players: register it with its GameParts "
+                "(skate.games.register) or define simulation, modules and fake_player"
+            )
         return cls.parts
 
 

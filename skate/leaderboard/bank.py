@@ -59,8 +59,10 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
     except RunLogError as exc:
         raise StoreError(str(exc)) from None
     if not run.finished:
-        raise StoreError(f"{run_dir} holds a run that has not finished (no run_end): finish it with "
-                         f"skate resume={run_dir}, then import it")
+        raise StoreError(
+            f"{run_dir} holds a run that has not finished (no run_end): finish it with "
+            f"skate resume={run_dir}, then import it"
+        )
     start = run.start
     key = run_key(run_dir)
     stream = [t for t in run.rating_stream() if isinstance(t, RatedTask)]
@@ -75,8 +77,9 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
             return Imported(str(run_dir), start.game, 0, 0, [], already=True, run_id=known_run)
         if refit_due:
             store.set_refit_due(conn, True)
-        run_id = store.add_run(conn, key, str(run_dir.resolve()), start.game, start.config,
-                               start.get("config_version"), start.ts)
+        run_id = store.add_run(
+            conn, key, str(run_dir.resolve()), start.game, start.config, start.get("config_version"), start.ts
+        )
         ids: dict[str, int] = {}
         added: list[str] = []
         n_tasks = n_resp = 0
@@ -85,8 +88,15 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
             if task is None or not rated.counts:
                 continue
             body = task.fields()
-            row = store.add_task(conn, run_id, start.game, task.task_id, task.setter,
-                                 float(task.ts if task.ts is not None else start.ts or 0.0), body)
+            row = store.add_task(
+                conn,
+                run_id,
+                start.game,
+                task.task_id,
+                task.setter,
+                float(task.ts if task.ts is not None else start.ts or 0.0),
+                body,
+            )
             n_tasks += 1
             for player, (k, n) in rated.counts.items():
                 if float(k).is_integer():

@@ -43,81 +43,102 @@ WRITE = "skate_write"  # the execution option of a connection that writes (store
 
 metadata = sa.MetaData()
 
-meta = sa.Table("meta", metadata,
-                sa.Column("key", sa.String(64), primary_key=True),
-                sa.Column("value", sa.Text, nullable=False))
+meta = sa.Table(
+    "meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text, nullable=False)
+)
 
-models = sa.Table("models", metadata,
-                  sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                  sa.Column("name", sa.String(200), nullable=False, unique=True),
-                  sa.Column("kind", sa.String(32), nullable=False),  # simulated | llm
-                  sa.Column("spec", sa.Text, nullable=False),  # JSON: the player's config entry
-                  sa.Column("added", sa.Float, nullable=False),  # unix time
-                  sa.Column("how", sa.String(16), nullable=False))  # import | add
+models = sa.Table(
+    "models",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("kind", sa.String(32), nullable=False),  # simulated | llm
+    sa.Column("spec", sa.Text, nullable=False),  # JSON: the player's config entry
+    sa.Column("added", sa.Float, nullable=False),  # unix time
+    sa.Column("how", sa.String(16), nullable=False),
+)  # import | add
 
-runs = sa.Table("runs", metadata,
-                sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                sa.Column("key", sa.String(64), nullable=False, unique=True),
-                sa.Column("path", sa.Text, nullable=False),
-                sa.Column("game", sa.String(64), nullable=False),
-                sa.Column("config", sa.Text, nullable=False),  # JSON: the run's recorded config
-                sa.Column("config_version", sa.Integer, nullable=True),
-                sa.Column("played", sa.Float, nullable=True),  # when it started (unix time)
-                sa.Column("imported", sa.Float, nullable=False))
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("key", sa.String(64), nullable=False, unique=True),
+    sa.Column("path", sa.Text, nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("config", sa.Text, nullable=False),  # JSON: the run's recorded config
+    sa.Column("config_version", sa.Integer, nullable=True),
+    sa.Column("played", sa.Float, nullable=True),  # when it started (unix time)
+    sa.Column("imported", sa.Float, nullable=False),
+)
 
-tasks = sa.Table("tasks", metadata,
-                 sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                 sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
-                 sa.Column("game", sa.String(64), nullable=False),
-                 sa.Column("task_id", sa.String(200), nullable=False),
-                 sa.Column("setter", sa.String(200), nullable=False),
-                 sa.Column("created", sa.Float, nullable=False),  # unix time it was set
-                 sa.Column("body", sa.Text, nullable=False),  # JSON: the task event's fields
-                 sa.Column("difficulty", sa.Float, nullable=True),  # logits, on the game's board scale
-                 sa.Column("difficulty_sd", sa.Float, nullable=True),
-                 sa.Column("exposure", sa.Integer, nullable=False, server_default="0"),  # models that answered it
-                 sa.Column("placed", sa.Integer, nullable=False, server_default="0"),  # ... of them while being added
-                 sa.Column("retired", sa.Boolean, nullable=False, server_default=sa.false()),
-                 sa.UniqueConstraint("run_id", "task_id"),
-                 sa.Index("tasks_pick", "game", "retired", "difficulty"))
+tasks = sa.Table(
+    "tasks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("task_id", sa.String(200), nullable=False),
+    sa.Column("setter", sa.String(200), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),  # unix time it was set
+    sa.Column("body", sa.Text, nullable=False),  # JSON: the task event's fields
+    sa.Column("difficulty", sa.Float, nullable=True),  # logits, on the game's board scale
+    sa.Column("difficulty_sd", sa.Float, nullable=True),
+    sa.Column("exposure", sa.Integer, nullable=False, server_default="0"),  # models that answered it
+    sa.Column("placed", sa.Integer, nullable=False, server_default="0"),  # ... of them while being added
+    sa.Column("retired", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.UniqueConstraint("run_id", "task_id"),
+    sa.Index("tasks_pick", "game", "retired", "difficulty"),
+)
 
-responses = sa.Table("responses", metadata,
-                     sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
-                     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
-                     sa.Column("correct", sa.Integer, nullable=False),
-                     sa.Column("samples", sa.Integer, nullable=False),
-                     sa.Column("at", sa.Float, nullable=False),
-                     sa.Column("how", sa.String(16), nullable=False),  # run | add
-                     sa.Index("responses_task", "task_id"))
+responses = sa.Table(
+    "responses",
+    metadata,
+    sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("correct", sa.Integer, nullable=False),
+    sa.Column("samples", sa.Integer, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("how", sa.String(16), nullable=False),  # run | add
+    sa.Index("responses_task", "task_id"),
+)
 
-snapshots = sa.Table("snapshots", metadata,
-                     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                     sa.Column("at", sa.Float, nullable=False),
-                     sa.Column("game", sa.String(64), nullable=False),  # "" = overall
-                     sa.Column("why", sa.String(64), nullable=False),  # refit | add:<model>
-                     sa.Column("fit", sa.Text, nullable=False),  # JSON: the fit's own numbers
-                     sa.Index("snapshots_game", "game", "id"))
+snapshots = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("game", sa.String(64), nullable=False),  # "" = overall
+    sa.Column("why", sa.String(64), nullable=False),  # refit | add:<model>
+    sa.Column("fit", sa.Text, nullable=False),  # JSON: the fit's own numbers
+    sa.Index("snapshots_game", "game", "id"),
+)
 
-ratings = sa.Table("ratings", metadata,
-                   sa.Column("snapshot_id", sa.Integer, sa.ForeignKey("snapshots.id"), primary_key=True),
-                   sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
-                   sa.Column("score", sa.Float, nullable=True),
-                   sa.Column("lo", sa.Float, nullable=True),
-                   sa.Column("hi", sa.Float, nullable=True),
-                   sa.Column("sd", sa.Float, nullable=True),
-                   sa.Column("rank", sa.Integer, nullable=True),
-                   sa.Column("tasks", sa.Integer, nullable=False))
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("snapshot_id", sa.Integer, sa.ForeignKey("snapshots.id"), primary_key=True),
+    sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+    sa.Column("score", sa.Float, nullable=True),
+    sa.Column("lo", sa.Float, nullable=True),
+    sa.Column("hi", sa.Float, nullable=True),
+    sa.Column("sd", sa.Float, nullable=True),
+    sa.Column("rank", sa.Integer, nullable=True),
+    sa.Column("tasks", sa.Integer, nullable=False),
+)
 
 
-adds = sa.Table("adds", metadata,
-                sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
-                sa.Column("game", sa.String(64), primary_key=True),
-                sa.Column("status", sa.String(16), nullable=False),  # ADD_STEPS: placing | setting | banked | done
-                sa.Column("calls", sa.Integer, nullable=False, server_default="0"),  # answer samples and setter attempts
-                sa.Column("budget", sa.Integer, nullable=False),
-                sa.Column("started", sa.Float, nullable=False),
-                sa.Column("ended", sa.Float, nullable=True),
-                sa.Column("detail", sa.Text, nullable=False, server_default=""))  # why it stopped
+adds = sa.Table(
+    "adds",
+    metadata,
+    sa.Column("model_id", sa.Integer, sa.ForeignKey("models.id"), primary_key=True),
+    sa.Column("game", sa.String(64), primary_key=True),
+    sa.Column("status", sa.String(16), nullable=False),  # ADD_STEPS: placing | setting | banked | done
+    sa.Column("calls", sa.Integer, nullable=False, server_default="0"),  # answer samples and setter attempts
+    sa.Column("budget", sa.Integer, nullable=False),
+    sa.Column("started", sa.Float, nullable=False),
+    sa.Column("ended", sa.Float, nullable=True),
+    sa.Column("detail", sa.Text, nullable=False, server_default=""),
+)  # why it stopped
 
 
 def url_of(where: str | os.PathLike[str]) -> str:

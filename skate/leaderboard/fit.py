@@ -80,7 +80,7 @@ def ability(items: Sequence[Item], prior_sd: float = PRIOR_SD, prior_mean: float
     nodes, weights = np.polynomial.hermite_e.hermegauss(9)
     logw = np.log(weights / weights.sum())[None, :]
     shift = b + sd * nodes[None, :]  # (tasks, nodes): the difficulties each task may have
-    prec = 1.0 / prior_sd ** 2
+    prec = 1.0 / prior_sd**2
 
     def terms(theta: float) -> tuple[np.ndarray, np.ndarray]:
         """Each task's score and curvature of its log-likelihood (averaged over its difficulty)."""
@@ -92,7 +92,7 @@ def ability(items: Sequence[Item], prior_sd: float = PRIOR_SD, prior_mean: float
         p = np.exp(logp)
         g, h = k - n * p, -n * p * (1.0 - p)
         score = (r * g).sum(axis=1)
-        return score, (r * (h + g * g)).sum(axis=1) - score ** 2
+        return score, (r * (h + g * g)).sum(axis=1) - score**2
 
     theta = prior_mean
     for _ in range(100):
@@ -106,8 +106,8 @@ def ability(items: Sequence[Item], prior_sd: float = PRIOR_SD, prior_mean: float
     score, curv = terms(theta)
     info = max(prec - curv.sum(), prec)
     m = len(items)
-    meat = float((score ** 2).sum()) * (m / (m - 1) if m > 1 else 1.0)
-    var = max(1.0 / info, meat / info ** 2)
+    meat = float((score**2).sum()) * (m / (m - 1) if m > 1 else 1.0)
+    var = max(1.0 / info, meat / info**2)
     return Ability(float(theta), math.sqrt(var), m, int(n.sum()))
 
 
@@ -162,8 +162,9 @@ def refit(store: Store, why: str = "refit") -> dict[str, list[dict[str, Any]]]:
     return {game: rows for game, (rows, _, _) in fits.items()}
 
 
-def _fits(store: Store, conn: Connection | None = None
-          ) -> dict[str, tuple[list[dict[str, Any]], dict[int, tuple[float, float | None]], dict[str, Any]]]:
+def _fits(
+    store: Store, conn: Connection | None = None
+) -> dict[str, tuple[list[dict[str, Any]], dict[int, tuple[float, float | None]], dict[str, Any]]]:
     """Each game's fit and the overall one, read through ``conn`` when given: (its table, its
     tasks' difficulties by row id, the fit's own numbers)."""
     out = {}
@@ -180,16 +181,30 @@ def _fits(store: Store, conn: Connection | None = None
         if fit is None:
             continue
         _, previous = store.board(game, conn)
-        shift = _anchor({r["model"]: r["score"] for r in previous if r["score"] is not None},
-                        dict(zip(fit.players, fit.theta.tolist(), strict=True)))
+        shift = _anchor(
+            {r["model"]: r["score"] for r in previous if r["score"] is not None},
+            dict(zip(fit.players, fit.theta.tolist(), strict=True)),
+        )
         rows = []
         for row in backend.table():
             tasks_of = sum(1 for counts in by_task.values() if row.player in counts)
-            rows.append({"model": row.player, "score": _plus(row.score, shift), "lo": _plus(row.lo, shift),
-                         "hi": _plus(row.hi, shift), "sd": row.extra.get("sd"), "rank": row.rank, "tasks": tasks_of})
+            rows.append(
+                {
+                    "model": row.player,
+                    "score": _plus(row.score, shift),
+                    "lo": _plus(row.lo, shift),
+                    "hi": _plus(row.hi, shift),
+                    "sd": row.extra.get("sd"),
+                    "rank": row.rank,
+                    "tasks": tasks_of,
+                }
+            )
         difficulties = {int(t): (b + shift, fit.difficulty_sd.get(t)) for t, b in fit.difficulty.items()}
-        out[game] = (rows, difficulties, {"tasks": len(by_task), "difficulty_sd": fit.s, "shift": shift,
-                                          "loglik": fit.loglik})
+        out[game] = (
+            rows,
+            difficulties,
+            {"tasks": len(by_task), "difficulty_sd": fit.s, "shift": shift, "loglik": fit.loglik},
+        )
     return out
 
 

@@ -189,16 +189,31 @@ def _board(store: Store, game: str) -> dict[str, Any] | None:
     for r in rows:
         ok = r["lo"] is not None and r["hi"] is not None and math.isfinite(r["lo"]) and math.isfinite(r["hi"])
         r["width"] = r["hi"] - r["lo"] if ok else None
-        r["bar"] = ({"x0": x(r["lo"]), "w": round(max(x(r["hi"]) - x(r["lo"]), 1.0), 2),
-                     "xs": x(r["score"]) if r["score"] is not None and math.isfinite(r["score"]) else None}
-                    if ok else None)
+        r["bar"] = (
+            {
+                "x0": x(r["lo"]),
+                "w": round(max(x(r["hi"]) - x(r["lo"]), 1.0), 2),
+                "xs": x(r["score"]) if r["score"] is not None and math.isfinite(r["score"]) else None,
+            }
+            if ok
+            else None
+        )
     missing = store.not_overall() if game == OVERALL else []  # placed on a game's board since the overall fit
     placing = being_added(store, rows)
-    return {"game": game, "title": game or "overall", "rows": rows, "lo": lo, "hi": hi,
-            "missing": not_overall_line(missing) if missing else "",
-            "placing": being_added_line(placing) if placing else "",
-            "zero": x(0.0) if lo <= 0.0 <= hi else None, "tasks": snap["fit"].get("tasks", 0),
-            "fitted": _when(snap["at"]), "at": snap["at"], "why": snap["why"]}
+    return {
+        "game": game,
+        "title": game or "overall",
+        "rows": rows,
+        "lo": lo,
+        "hi": hi,
+        "missing": not_overall_line(missing) if missing else "",
+        "placing": being_added_line(placing) if placing else "",
+        "zero": x(0.0) if lo <= 0.0 <= hi else None,
+        "tasks": snap["fit"].get("tasks", 0),
+        "fitted": _when(snap["at"]),
+        "at": snap["at"],
+        "why": snap["why"],
+    }
 
 
 def _grade(correct: int, samples: int) -> str:
@@ -213,8 +228,9 @@ def _solved(results: list[Response]) -> str:
 def _setters(store: Store, boards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each model, by its overall rank (then name), with the tasks it set, hardest first within
     each game, and every other model's result on each, by its rank on that game's board."""
-    rank = {b["game"]: {r["model"]: (r["rank"] if r["rank"] is not None else math.inf) for r in b["rows"]}
-            for b in boards}
+    rank = {
+        b["game"]: {r["model"]: (r["rank"] if r["rank"] is not None else math.inf) for r in b["rows"]} for b in boards
+    }
     results: dict[int, list[Response]] = defaultdict(list)
     for r in store.responses():
         results[r.task].append(r)
@@ -229,20 +245,38 @@ def _setters(store: Store, boards: list[dict[str, Any]]) -> list[dict[str, Any]]
     out = []
     for i, name in enumerate(names):
         tasks, everyone = [], []
-        for t in sorted(by_setter.get(name, []), key=lambda t: (t.game, t.difficulty is None,
-                                                                -(t.difficulty or 0.0), t.id)):
+        for t in sorted(
+            by_setter.get(name, []), key=lambda t: (t.game, t.difficulty is None, -(t.difficulty or 0.0), t.id)
+        ):
             game_rank = rank.get(t.game, {})
-            others = sorted((r for r in results[t.id] if r.model != name),
-                            key=lambda r: (game_rank.get(r.model, math.inf), r.model))
+            others = sorted(
+                (r for r in results[t.id] if r.model != name), key=lambda r: (game_rank.get(r.model, math.inf), r.model)
+            )
             everyone += others
             prompt = str(t.body.get("prompt", ""))
             viewer = viewers.get(t.run_id)
-            tasks.append({"id": t.id, "task_id": t.task_id, "game": t.game, "difficulty": t.difficulty,
-                          "viewer": f"{viewer}#task={quote(t.task_id)}" if viewer else None,
-                          "prompt": prompt, "long": len(prompt) > SHORT, "short": prompt[:SHORT].rstrip() + "…",
-                          "solved": _solved(others),
-                          "others": [{"model": r.model, "correct": r.correct, "samples": r.samples,
-                                      "grade": _grade(r.correct, r.samples)} for r in others]})
+            tasks.append(
+                {
+                    "id": t.id,
+                    "task_id": t.task_id,
+                    "game": t.game,
+                    "difficulty": t.difficulty,
+                    "viewer": f"{viewer}#task={quote(t.task_id)}" if viewer else None,
+                    "prompt": prompt,
+                    "long": len(prompt) > SHORT,
+                    "short": prompt[:SHORT].rstrip() + "…",
+                    "solved": _solved(others),
+                    "others": [
+                        {
+                            "model": r.model,
+                            "correct": r.correct,
+                            "samples": r.samples,
+                            "grade": _grade(r.correct, r.samples),
+                        }
+                        for r in others
+                    ],
+                }
+            )
         out.append({"name": name, "anchor": f"model-{i}", "tasks": tasks, "solved": _solved(everyone)})
     return out
 
@@ -263,16 +297,27 @@ def render(store: Store) -> str:
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters.update(f2=_f2, num=_num)
     return env.from_string(TEMPLATE).render(
-        boards=boards, setters=setters, anchors={m["name"]: m["anchor"] for m in setters if m["tasks"]},
-        counts=store.counts(), games=len(store.games()), level=f"{LEVEL:.0%}", bar_w=BAR_W, bar_h=BAR_H,
+        boards=boards,
+        setters=setters,
+        anchors={m["name"]: m["anchor"] for m in setters if m["tasks"]},
+        counts=store.counts(),
+        games=len(store.games()),
+        level=f"{LEVEL:.0%}",
+        bar_w=BAR_W,
+        bar_h=BAR_H,
         fitted={"iso": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(fitted)), "text": _when(fitted)},
-        style=STYLE, script=SCRIPT, script_hash=SCRIPT_HASH)
+        style=STYLE,
+        script=SCRIPT,
+        script_hash=SCRIPT_HASH,
+    )
 
 
 def not_overall_line(models: list[str]) -> str:
     """What the overall table says of the models it does not hold yet."""
-    return (f"Not in this table until the next refit: {', '.join(models)} (placed on a game's board since the "
-            "overall fit, which pools every game; skate leaderboard refit fits them in)")
+    return (
+        f"Not in this table until the next refit: {', '.join(models)} (placed on a game's board since the "
+        "overall fit, which pools every game; skate leaderboard refit fits them in)"
+    )
 
 
 def being_added(store: Store, rows: list[dict[str, Any]]) -> list[str]:
@@ -284,8 +329,10 @@ def being_added(store: Store, rows: list[dict[str, Any]]) -> list[str]:
 
 def being_added_line(models: list[str]) -> str:
     """What a table says of its rows whose add has not finished."""
-    return (f"Still being added: {', '.join(models)} (a refit during the add fitted the answers given by then; "
-            "the add puts its own row here when it finishes, and an add that was stopped finishes when run again)")
+    return (
+        f"Still being added: {', '.join(models)} (a refit during the add fitted the answers given by then; "
+        "the add puts its own row here when it finishes, and an add that was stopped finishes when run again)"
+    )
 
 
 def format_board(title: str, rows: list[dict[str, Any]]) -> str:
@@ -295,8 +342,9 @@ def format_board(title: str, rows: list[dict[str, Any]]) -> str:
     for r in rows:
         iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r["lo"] is not None and r["hi"] is not None else "-"
         score = f"{r['score']:>7.2f}" if r["score"] is not None else f"{'-':>7}"
-        lines.append(f"{r['rank'] if r['rank'] is not None else '-':>4}  {r['model']:<24} {score} {iv:>17} "
-                     f"{r['tasks']:>6}")
+        lines.append(
+            f"{r['rank'] if r['rank'] is not None else '-':>4}  {r['model']:<24} {score} {iv:>17} {r['tasks']:>6}"
+        )
     return "\n".join(lines)
 
 
@@ -309,12 +357,18 @@ def board_text(store: Store, game: str | None = None, where: str = "the store") 
         if snap is not None:
             missing = store.not_overall() if g == OVERALL else []
             placing = being_added(store, rows)
-            shown.append(format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows) + "\n"
-                         + (f"{not_overall_line(missing)}\n" if missing else "")
-                         + (f"{being_added_line(placing)}\n" if placing else ""))
+            shown.append(
+                format_board(f"{g or 'overall'}: {snap['fit'].get('tasks', 0)} tasks", rows)
+                + "\n"
+                + (f"{not_overall_line(missing)}\n" if missing else "")
+                + (f"{being_added_line(placing)}\n" if placing else "")
+            )
     if not shown:
-        raise StoreError(f"no board in {where} yet" + (f" for game {game!r}" if game else "")
-                         + ": import a finished run with skate leaderboard import RUN_DIR")
+        raise StoreError(
+            f"no board in {where} yet"
+            + (f" for game {game!r}" if game else "")
+            + ": import a finished run with skate leaderboard import RUN_DIR"
+        )
     return "\n".join(shown)
 
 

@@ -102,8 +102,9 @@ def model_entry(model: str, name: str | None, **fields: Any) -> tuple[str, dict[
             raise StoreError(f"{', '.join(sorted(fields))}: a simulated player calls no model; leave them out")
         return "simulated", {"name": name or f"sim-{skill:g}", "skill": skill}
     if "/" not in model or model.startswith("/") or model.endswith("/"):
-        raise StoreError(f"unknown model {model!r}: give provider/model (e.g. hosted_vllm/qwen2.5-coder-1.5b) "
-                         "or simulated:SKILL")
+        raise StoreError(
+            f"unknown model {model!r}: give provider/model (e.g. hosted_vllm/qwen2.5-coder-1.5b) or simulated:SKILL"
+        )
     return "llm", {"name": name or model.rsplit("/", 1)[1], "model": model, **fields}
 
 
@@ -120,19 +121,33 @@ def game_of(store: Store, game: str | None) -> str:
     return game
 
 
-def game_settings(store: Store, game: str, entries: list[tuple[str, dict[str, Any]]],
-                  edits: Mapping[str, Any] | None = None, stages: list[dict[str, Any]] | None = None) -> SkateConfig:
+def game_settings(
+    store: Store,
+    game: str,
+    entries: list[tuple[str, dict[str, Any]]],
+    edits: Mapping[str, Any] | None = None,
+    stages: list[dict[str, Any]] | None = None,
+) -> SkateConfig:
     """Settings to play ``game`` as its last imported run did, with these players only, and ``edits``
     (``{"seed": 3, "llm.cache_dir": ...}``, as :func:`skate.settings.recorded.run_settings` takes them)."""
     run_id = store.latest_run(game)
     assert run_id is not None
     record, version = store.run_config(run_id)
     # Bad settings (a board's player that does not fit this skate's) raise one line (ConfigError).
-    return run_settings({"config": record, "config_version": version},
-                        {"logger": "none", "players.simulated": [e for k, e in entries if k == "simulated"],
-                         "players.llm": [e for k, e in entries if k == "llm"], "players.roles": {},
-                         "stages": list(stages or []), "stop.settled": None, "report": False,
-                         "print_table": False, **(edits or {})})
+    return run_settings(
+        {"config": record, "config_version": version},
+        {
+            "logger": "none",
+            "players.simulated": [e for k, e in entries if k == "simulated"],
+            "players.llm": [e for k, e in entries if k == "llm"],
+            "players.roles": {},
+            "stages": list(stages or []),
+            "stop.settled": None,
+            "report": False,
+            "print_table": False,
+            **(edits or {}),
+        },
+    )
 
 
 def _board(store: Store, game: str, without: str) -> list[dict[str, Any]]:
@@ -156,8 +171,10 @@ def _neighbours(est: Ability, board: list[dict[str, Any]]) -> list[dict[str, Any
 
 def settled(est: Ability, board: list[dict[str, Any]], confidence: float) -> bool:
     """Whether its order against the incumbent just above and the one just below is this sure."""
-    return all(max(p := above((est.theta, est.sd), (r["score"], r["sd"] or 0.0)), 1 - p) >= confidence
-               for r in _neighbours(est, board))
+    return all(
+        max(p := above((est.theta, est.sd), (r["score"], r["sd"] or 0.0)), 1 - p) >= confidence
+        for r in _neighbours(est, board)
+    )
 
 
 def setting_cost(game: Any, settings: AddSettings) -> int:
@@ -166,8 +183,14 @@ def setting_cost(game: Any, settings: AddSettings) -> int:
     return settings.set_rounds * (int(game.attempts) + (settings.neighbours + 1) * settings.set_samples)
 
 
-def add(store: Store, model: str, name: str | None = None, settings: AddSettings | None = None,
-        edits: Mapping[str, Any] | None = None, **fields: Any) -> Placed:
+def add(
+    store: Store,
+    model: str,
+    name: str | None = None,
+    settings: AddSettings | None = None,
+    edits: Mapping[str, Any] | None = None,
+    **fields: Any,
+) -> Placed:
     """Place ``model`` on the board of ``settings.game`` (see the module's docstring); ``edits``: the
     games' settings changed (``{"llm.cache_dir": ...}``, :func:`game_settings`); ``fields``: the rest
     of a language model's ``players.llm`` entry (``api_base``, ``api_key_env``, ...)."""
@@ -189,16 +212,26 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     reserve = setting_cost(s.game, settings) if sets else 0
     floor = settings.min_tasks * (settings.samples or 1) + reserve
     if settings.budget < floor:
-        raise StoreError(f"a budget of {settings.budget} calls cannot place anyone here: {settings.min_tasks} "
-                         f"banked tasks of {settings.samples or 1} samples at least and its setting game need {floor}; "
-                         f"give --budget {floor} or more")
+        raise StoreError(
+            f"a budget of {settings.budget} calls cannot place anyone here: {settings.min_tasks} "
+            f"banked tasks of {settings.samples or 1} samples at least and its setting game need {floor}; "
+            f"give --budget {floor} or more"
+        )
     state = store.add_state(name, game)
     if state is not None and state["status"] == "done":
         snap_rows = store.board(game)[1]
         row = next((r for r in snap_rows if r["model"] == name), None)
-        return Placed(name, game, row["score"] if row else math.nan, row["sd"] if row else math.nan,
-                      row["rank"] if row else 0, row["tasks"] if row else 0, int(state["calls"]),
-                      state["detail"], already=True)
+        return Placed(
+            name,
+            game,
+            row["score"] if row else math.nan,
+            row["sd"] if row else math.nan,
+            row["rank"] if row else 0,
+            row["tasks"] if row else 0,
+            int(state["calls"]),
+            state["detail"],
+            already=True,
+        )
     with store.transaction() as conn:
         mid = store.ensure_model(conn, name, kind, spec, "add")
         store.start_add(conn, mid, game, settings.budget)
@@ -211,13 +244,27 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
             table = build_table(s, cleanup)
             estimator = FixedN(n=settings.samples) if settings.samples else build_estimator(s)
             client = open_client(s, table, cleanup)
-            players = [*simulated_players(s, table),
-                       *llm_players(s.players.llm, table, client, getattr(estimator, "decoding", None),
-                                    s.players.setter_repair)]
+            players = [
+                *simulated_players(s, table),
+                *llm_players(
+                    s.players.llm, table, client, getattr(estimator, "decoding", None), s.players.setter_repair
+                ),
+            ]
             prepare_models(s, table, client, players)
             player = next(p for p in players if p.name == name)
-            stopped = _place(store, game, mid, name, table, estimator, player, board, settings,
-                             int(state["calls"]), settings.budget - reserve)
+            stopped = _place(
+                store,
+                game,
+                mid,
+                name,
+                table,
+                estimator,
+                player,
+                board,
+                settings,
+                int(state["calls"]),
+                settings.budget - reserve,
+            )
         with store.transaction() as conn:
             store.update_add(conn, mid, game, status="setting" if sets else "banked", detail=stopped)
         state = store.add_state(name, game) or {}
@@ -226,12 +273,32 @@ def add(store: Store, model: str, name: str | None = None, settings: AddSettings
     est = _estimate(store, name, game, board)
     rank = _snapshot(store, game, name, mid, est)
     state = store.add_state(name, game) or {}
-    return Placed(name, game, est.theta, est.sd, rank, est.tasks, int(state["calls"]), state["detail"],
-                  _own_tasks(store, folder) if sets else 0)
+    return Placed(
+        name,
+        game,
+        est.theta,
+        est.sd,
+        rank,
+        est.tasks,
+        int(state["calls"]),
+        state["detail"],
+        _own_tasks(store, folder) if sets else 0,
+    )
 
 
-def _place(store: Store, game: str, mid: int, name: str, table: Table, estimator: Any, player: Any,
-           board: list[dict[str, Any]], settings: AddSettings, calls: int, budget: int) -> str:
+def _place(
+    store: Store,
+    game: str,
+    mid: int,
+    name: str,
+    table: Table,
+    estimator: Any,
+    player: Any,
+    board: list[dict[str, Any]],
+    settings: AddSettings,
+    calls: int,
+    budget: int,
+) -> str:
     """The adaptive loop over banked tasks; why it stopped. The nth task it asks (counting those
     it answered before an interruption) draws from its own generator, seeded by the seed, the
     game, the model and n: run again after an interruption, it asks what it would have asked."""
@@ -246,10 +313,16 @@ def _place(store: Store, game: str, mid: int, name: str, table: Table, estimator
             return f"order against its neighbours settled at {settings.confidence:g}"
         if calls + most > budget:
             return f"budget: {calls} calls"
-        cands = [t for t in store.candidates(game, name, est.theta, settings.max_placed,
-                                             settings.pick_among + len(tried)) if t.id not in tried]
-        near = [(t, b) for t in cands[:settings.pick_among]  # a candidate's difficulty is known
-                if (b := t.difficulty) is not None and abs(b - est.theta) <= settings.window]
+        cands = [
+            t
+            for t in store.candidates(game, name, est.theta, settings.max_placed, settings.pick_among + len(tried))
+            if t.id not in tried
+        ]
+        near = [
+            (t, b)
+            for t in cands[: settings.pick_among]  # a candidate's difficulty is known
+            if (b := t.difficulty) is not None and abs(b - est.theta) <= settings.window
+        ]
         if not near:
             return f"no banked task left within {settings.window:g} of its estimate"
         rng = np.random.default_rng([settings.seed, who, step])
@@ -272,8 +345,9 @@ def _most_samples(estimator: Any) -> int:
     return 1
 
 
-def _items(answered: list[tuple[int, int, int, float | None, float | None]]
-           ) -> dict[int, tuple[float, float, float, float | None]]:
+def _items(
+    answered: list[tuple[int, int, int, float | None, float | None]],
+) -> dict[int, tuple[float, float, float, float | None]]:
     """By task row id: (difficulty, correct, samples as the fits count them, difficulty's sd) of
     every task it answered (:meth:`Store.model_responses`) whose difficulty is known."""
     return {t: (b, *effective(k, n), sd) for t, k, n, b, sd in answered if b is not None}
@@ -293,18 +367,32 @@ def _estimate(store: Store, name: str, game: str, board: list[dict[str, Any]]) -
     return ability(list(_items(store.model_responses(name, game)).values()), **_prior(board))
 
 
-def _set_tasks(store: Store, game: str, name: str, mid: int, entry: tuple[str, dict[str, Any]],
-               board: list[dict[str, Any]], settings: AddSettings, edits: Mapping[str, Any], folder: Path) -> None:
+def _set_tasks(
+    store: Store,
+    game: str,
+    name: str,
+    mid: int,
+    entry: tuple[str, dict[str, Any]],
+    board: list[dict[str, Any]],
+    settings: AddSettings,
+    edits: Mapping[str, Any],
+    folder: Path,
+) -> None:
     """Its setting game in ``folder``: it sets, it and its nearest incumbents answer. Then, in
     one transaction, the run is banked, its tasks' difficulties estimated, its calls counted and
     the add's next step stored."""
     est = _estimate(store, name, game, board)
-    near = sorted(board, key=lambda r: abs(r["score"] - est.theta))[:settings.neighbours]
+    near = sorted(board, key=lambda r: abs(r["score"] - est.theta))[: settings.neighbours]
     specs = {m["name"]: (m["kind"], m["spec"]) for m in store.models()}
     entries = [entry, *(specs[r["model"]] for r in near)]
     stage = [{"name": "add", "join": [], "setters": [name], "rounds": settings.set_rounds}]
-    s = game_settings(store, game, entries, {"seed": settings.seed, "estimator": "fixed_n",
-                                             "estimator.n": settings.set_samples, **edits}, stages=stage)
+    s = game_settings(
+        store,
+        game,
+        entries,
+        {"seed": settings.seed, "estimator": "fixed_n", "estimator.n": settings.set_samples, **edits},
+        stages=stage,
+    )
     held = held_run(folder)
     if held is None or not held.finished:
         run_game(s, folder, resume=held is not None)
@@ -345,8 +433,14 @@ def _snapshot(store: Store, game: str, name: str, mid: int, est: Ability) -> int
     row joins it too; with several games it joins the overall fit at the next refit, and the
     overall table says so meanwhile (:meth:`Store.not_overall`)."""
     z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
-    row = {"model": name, "score": est.theta, "lo": est.theta - z * est.sd, "hi": est.theta + z * est.sd,
-           "sd": est.sd, "tasks": est.tasks}
+    row = {
+        "model": name,
+        "score": est.theta,
+        "lo": est.theta - z * est.sd,
+        "hi": est.theta + z * est.sd,
+        "sd": est.sd,
+        "tasks": est.tasks,
+    }
     rank: int | None = None
     with store.transaction() as conn:
         # The latest boards read in the write transaction, not the ones this add started from:

@@ -56,13 +56,21 @@ class Refreshed:
 def retire(store: Store, game: str, max_age_days: float, max_exposure: int, now: float | None = None) -> int:
     """Retire the game's tasks that are too old or answered by too many models; how many."""
     if max_age_days <= 0 or max_exposure < 1:
-        raise StoreError(f"max_age_days={max_age_days} and max_exposure={max_exposure}: give a positive age "
-                         "and an exposure of at least 1")
+        raise StoreError(
+            f"max_age_days={max_age_days} and max_exposure={max_exposure}: give a positive age "
+            "and an exposure of at least 1"
+        )
     cutoff = (time.time() if now is None else now) - max_age_days * DAY
     with store.transaction() as conn:
-        done = conn.execute(sa.update(tasks).where(tasks.c.game == game, tasks.c.retired == sa.false(),
-                                                   sa.or_(tasks.c.created < cutoff, tasks.c.exposure >= max_exposure))
-                            .values(retired=True))
+        done = conn.execute(
+            sa.update(tasks)
+            .where(
+                tasks.c.game == game,
+                tasks.c.retired == sa.false(),
+                sa.or_(tasks.c.created < cutoff, tasks.c.exposure >= max_exposure),
+            )
+            .values(retired=True)
+        )
         return int(done.rowcount)
 
 
@@ -73,8 +81,9 @@ def thin_bands(store: Store, game: str, min_per_band: int, max_placed: int) -> l
     scores = [r["score"] for r in rows if r["score"] is not None]
     if not scores:
         raise StoreError(f"the board of {game} has no fit yet: run skate leaderboard refit")
-    askable = [t.difficulty for t in store.tasks(game, retired=False)
-               if t.difficulty is not None and t.placed < max_placed]
+    askable = [
+        t.difficulty for t in store.tasks(game, retired=False) if t.difficulty is not None and t.placed < max_placed
+    ]
     lo, hi = math.floor(min(scores)), math.ceil(max(scores))
     out = []
     for left in range(lo, max(hi, lo + 1)):
@@ -89,8 +98,9 @@ def refresh(store: Store, settings: RefreshSettings | None = None, edits: Mappin
     settings = settings or RefreshSettings()
     game = game_of(store, settings.game)
     if settings.players < 2 or settings.rounds < 1:
-        raise StoreError(f"players={settings.players}, rounds={settings.rounds}: a refresh game needs at least "
-                         "2 players and 1 round")
+        raise StoreError(
+            f"players={settings.players}, rounds={settings.rounds}: a refresh game needs at least 2 players and 1 round"
+        )
     out = Refreshed(game, retire(store, game, settings.max_age_days, settings.max_exposure))
     out.thin = thin_bands(store, game, settings.min_per_band, settings.max_placed)
     if not out.thin:
@@ -103,11 +113,15 @@ def refresh(store: Store, settings: RefreshSettings | None = None, edits: Mappin
     stamp = store.counts()["runs"]  # a refresh run again before anything else is banked finds its folders
     for k, (left, right, _) in enumerate(out.thin):
         middle = (left + right) / 2
-        near = sorted(rated, key=lambda r: (abs(r["score"] - middle), r["model"]))[:settings.players]
+        near = sorted(rated, key=lambda r: (abs(r["score"] - middle), r["model"]))[: settings.players]
         if len(near) < 2:
             raise StoreError(f"the board of {game} has fewer than 2 models to play a refresh game")
-        s = game_settings(store, game, [specs[r["model"]] for r in near],
-                          {"seed": settings.seed + k, "game.rounds": settings.rounds, **(edits or {})})
+        s = game_settings(
+            store,
+            game,
+            [specs[r["model"]] for r in near],
+            {"seed": settings.seed + k, "game.rounds": settings.rounds, **(edits or {})},
+        )
         folder = Path(settings.runs_dir) / f"refresh-{game}-{stamp}-{k}"
         held = held_run(folder)
         if held is None or not held.finished:
@@ -124,7 +138,9 @@ def describe(got: Refreshed) -> list[str]:
     if not got.thin:
         lines.append(f"{got.game}: every band of ability has enough tasks to ask; no game played")
     for (lo, hi, n), folder in zip(got.thin, got.played + [""] * len(got.thin), strict=False):
-        lines.append(f"{got.game}: band [{lo:g}, {hi:g}) had {n} askable tasks" + (f"; played {folder}" if folder else ""))
+        lines.append(
+            f"{got.game}: band [{lo:g}, {hi:g}) had {n} askable tasks" + (f"; played {folder}" if folder else "")
+        )
     if got.played:
         lines.append(f"{got.game}: {got.added} new tasks banked; board refitted")
     return lines

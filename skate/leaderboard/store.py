@@ -105,7 +105,6 @@ class BankedTask:
     placed: int
     retired: bool
 
-
     def task(self) -> Task:
         """The task as its game asks and grades it: its event's fields read by the event schema."""
         return parse_as({"event": TaskSet.event, **self.body}, TaskSet).task()
@@ -159,32 +158,43 @@ class Store:
             full = self._disk_full(exc.orig, "the board cannot be opened until there is room for its write-ahead log")
             if full is not None:
                 raise DiskFull(full) from None
-            raise StoreError(f"cannot reach the leaderboard at {self.where}: {' '.join(str(exc.orig).split())}"
-                             ) from None
+            raise StoreError(
+                f"cannot reach the leaderboard at {self.where}: {' '.join(str(exc.orig).split())}"
+            ) from None
         except sa.exc.DatabaseError as exc:
-            raise StoreError(f"{self.where} is not a leaderboard store ({type(exc.orig).__name__}: "
-                             f"{str(exc.orig).strip()})") from None
+            raise StoreError(
+                f"{self.where} is not a leaderboard store ({type(exc.orig).__name__}: {str(exc.orig).strip()})"
+            ) from None
         if "meta" in names:
             self._check_version()
             return
         if names - {"meta"} and not names & set(metadata.tables):
-            raise StoreError(f"{self.where} holds other tables ({', '.join(sorted(names)[:5])}): "
-                             "give a new file or an empty database for the leaderboard")
+            raise StoreError(
+                f"{self.where} holds other tables ({', '.join(sorted(names)[:5])}): "
+                "give a new file or an empty database for the leaderboard"
+            )
         if not create:
             raise StoreError(f"{self.where} is not a leaderboard store yet: make one with skate leaderboard import")
         with self.transaction() as conn:
             metadata.create_all(conn, checkfirst=True)
             if conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first() is None:
-                conn.execute(meta.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
-                                             {"key": "created", "value": repr(time.time())}])
+                conn.execute(
+                    meta.insert(),
+                    [
+                        {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                        {"key": "created", "value": repr(time.time())},
+                    ],
+                )
 
     def _check_version(self) -> None:
         with self.engine.connect() as conn:
             row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
         version = int(row[0]) if row else 0
         if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.where} was made by a newer skate (store version {version}; this skate reads "
-                             f"up to {SCHEMA_VERSION}): upgrade skate to use it")
+            raise StoreError(
+                f"{self.where} was made by a newer skate (store version {version}; this skate reads "
+                f"up to {SCHEMA_VERSION}): upgrade skate to use it"
+            )
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -230,8 +240,10 @@ class Store:
             return f"the disk holding {path} is full: {kept} there and run the command again" if full else None
         if getattr(error, "sqlstate", None) == "53100":  # PostgreSQL's disk_full
             said = str(error).strip().splitlines()[0]
-            return f"the PostgreSQL server of {self.where} is out of disk space ({said}): {kept} on the server and run " \
-                   "the command again"
+            return (
+                f"the PostgreSQL server of {self.where} is out of disk space ({said}): {kept} on the server and run "
+                "the command again"
+            )
         return None
 
     def refit_due(self) -> bool:
@@ -249,8 +261,10 @@ class Store:
         """What a fit reads, in two numbers that grow with every write of it: the responses and
         the latest snapshot's id (a refit writes its fit only if they are the same as when it read)."""
         with self._reading(conn) as c:
-            return (int(c.execute(sa.select(sa.func.count()).select_from(responses)).scalar_one()),
-                    int(c.execute(sa.select(sa.func.coalesce(sa.func.max(snapshots.c.id), 0))).scalar_one()))
+            return (
+                int(c.execute(sa.select(sa.func.count()).select_from(responses)).scalar_one()),
+                int(c.execute(sa.select(sa.func.coalesce(sa.func.max(snapshots.c.id), 0))).scalar_one()),
+            )
 
     @contextmanager
     def writing(self, conn: Connection | None = None) -> Iterator[Connection]:
@@ -282,11 +296,13 @@ class Store:
         row = conn.execute(sa.select(models.c.id, models.c.spec).where(models.c.name == name)).first()
         if row is not None:
             if row[1] != text:
-                raise StoreError(f"the board's model {name!r} is played by {row[1]}, not {text}: give the new "
-                                 "one another name")
+                raise StoreError(
+                    f"the board's model {name!r} is played by {row[1]}, not {text}: give the new one another name"
+                )
             return int(row[0])
-        return _new_id(conn.execute(models.insert().values(name=name, kind=kind, spec=text, added=time.time(),
-                                                           how=how)))
+        return _new_id(
+            conn.execute(models.insert().values(name=name, kind=kind, spec=text, added=time.time(), how=how))
+        )
 
     def models(self) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
@@ -298,21 +314,52 @@ class Store:
         row = conn.execute(sa.select(runs.c.id).where(runs.c.key == key)).first()
         return int(row[0]) if row else None
 
-    def add_run(self, conn: Connection, key: str, path: str, game: str, config: Mapping[str, Any],
-                config_version: int | None, played: float | None) -> int:
-        return _new_id(conn.execute(runs.insert().values(key=key, path=path, game=game, config=canonical(config),
-                                                         config_version=config_version, played=played,
-                                                         imported=time.time())))
+    def add_run(
+        self,
+        conn: Connection,
+        key: str,
+        path: str,
+        game: str,
+        config: Mapping[str, Any],
+        config_version: int | None,
+        played: float | None,
+    ) -> int:
+        return _new_id(
+            conn.execute(
+                runs.insert().values(
+                    key=key,
+                    path=path,
+                    game=game,
+                    config=canonical(config),
+                    config_version=config_version,
+                    played=played,
+                    imported=time.time(),
+                )
+            )
+        )
 
     def run_config(self, run_id: int) -> tuple[dict[str, Any], int | None]:
         with self.engine.connect() as conn:
             row = conn.execute(sa.select(runs.c.config, runs.c.config_version).where(runs.c.id == run_id)).one()
         return json.loads(row[0]), row[1]
 
-    def add_task(self, conn: Connection, run_id: int, game: str, task_id: str, setter: str, created: float,
-                 body: Mapping[str, Any]) -> int:
-        return _new_id(conn.execute(tasks.insert().values(run_id=run_id, game=game, task_id=task_id, setter=setter,
-                                                          created=created, body=canonical(body))))
+    def add_task(
+        self,
+        conn: Connection,
+        run_id: int,
+        game: str,
+        task_id: str,
+        setter: str,
+        created: float,
+        body: Mapping[str, Any],
+    ) -> int:
+        return _new_id(
+            conn.execute(
+                tasks.insert().values(
+                    run_id=run_id, game=game, task_id=task_id, setter=setter, created=created, body=canonical(body)
+                )
+            )
+        )
 
     def games(self, conn: Connection | None = None) -> list[str]:
         """The games the bank holds tasks of (read through ``conn``, a write transaction's, when given)."""
@@ -328,12 +375,24 @@ class Store:
     def being_added(self) -> list[str]:
         """The models whose add has not finished (under way, or stopped and not run again)."""
         with self.engine.connect() as conn:
-            return sorted(set(conn.execute(sa.select(models.c.name).join(adds, adds.c.model_id == models.c.id)
-                                           .where(adds.c.status != "done")).scalars()))
+            return sorted(
+                set(
+                    conn.execute(
+                        sa.select(models.c.name)
+                        .join(adds, adds.c.model_id == models.c.id)
+                        .where(adds.c.status != "done")
+                    ).scalars()
+                )
+            )
 
-    def tasks(self, game: str | None = None, ids: Iterable[int] | None = None,
-              retired: bool | None = None, run_id: int | None = None,
-              conn: Connection | None = None) -> list[BankedTask]:
+    def tasks(
+        self,
+        game: str | None = None,
+        ids: Iterable[int] | None = None,
+        retired: bool | None = None,
+        run_id: int | None = None,
+        conn: Connection | None = None,
+    ) -> list[BankedTask]:
         q = sa.select(tasks)
         if game is not None:
             q = q.where(tasks.c.game == game)
@@ -351,37 +410,61 @@ class Store:
         """Up to ``limit`` tasks of ``game`` that ``model`` has not answered, neither retired nor
         shown to ``max_placed`` models being added already, nearest in difficulty to ``theta``
         first (for a Rasch item, the nearest is the most informative)."""
-        answered = (sa.select(responses.c.task_id).join(models, models.c.id == responses.c.model_id)
-                    .where(models.c.name == model))
-        usable = (tasks.c.game == game, tasks.c.retired == sa.false(), tasks.c.placed < max_placed,
-                  tasks.c.id.not_in(answered))
+        answered = (
+            sa.select(responses.c.task_id)
+            .join(models, models.c.id == responses.c.model_id)
+            .where(models.c.name == model)
+        )
+        usable = (
+            tasks.c.game == game,
+            tasks.c.retired == sa.false(),
+            tasks.c.placed < max_placed,
+            tasks.c.id.not_in(answered),
+        )
         # The nearest above and the nearest below, each a walk along the (game, retired, difficulty)
         # index from theta, then merged: ordering by |difficulty - theta| would read every task.
         up = sa.select(tasks).where(*usable, tasks.c.difficulty >= theta).order_by(tasks.c.difficulty, tasks.c.id)
-        down = sa.select(tasks).where(*usable, tasks.c.difficulty < theta).order_by(tasks.c.difficulty.desc(),
-                                                                                    tasks.c.id)
+        down = (
+            sa.select(tasks).where(*usable, tasks.c.difficulty < theta).order_by(tasks.c.difficulty.desc(), tasks.c.id)
+        )
         with self.engine.connect() as conn:
             found = [_banked(r) for q in (up, down) for r in conn.execute(q.limit(limit)).mappings()]
         # every one found has a difficulty (a NULL one is neither >= theta nor < theta)
-        return sorted(found, key=lambda t: (abs(t.difficulty - theta) if t.difficulty is not None else float("inf"),
-                                            t.id))[:limit]
+        return sorted(
+            found, key=lambda t: (abs(t.difficulty - theta) if t.difficulty is not None else float("inf"), t.id)
+        )[:limit]
 
     def set_difficulty(self, conn: Connection, values: Mapping[int, tuple[float, float | None]]) -> None:
         """Each task's fitted difficulty (and its sd), by row id."""
         if values:
-            conn.execute(sa.update(tasks).where(tasks.c.id == sa.bindparam("tid"))
-                         .values(difficulty=sa.bindparam("b"), difficulty_sd=sa.bindparam("sd")),
-                         [{"tid": t, "b": b, "sd": sd} for t, (b, sd) in values.items()])
+            conn.execute(
+                sa.update(tasks)
+                .where(tasks.c.id == sa.bindparam("tid"))
+                .values(difficulty=sa.bindparam("b"), difficulty_sd=sa.bindparam("sd")),
+                [{"tid": t, "b": b, "sd": sd} for t, (b, sd) in values.items()],
+            )
 
     # ------------------------------------------------------------------ responses
-    def record(self, conn: Connection, model_id: int, task: int, correct: int, samples: int, how: str,
-               max_placed: int | None = None) -> bool:
+    def record(
+        self,
+        conn: Connection,
+        model_id: int,
+        task: int,
+        correct: int,
+        samples: int,
+        how: str,
+        max_placed: int | None = None,
+    ) -> bool:
         """One model's graded samples on one task; False (nothing changed) if it had answered it,
         or, for a model being added (``how="add"``), if ``max_placed`` others being added had
         answered it already (another add took the last place meanwhile). The task's ``exposure``
         counts the models that answered it, ``placed`` those of them being added."""
-        if conn.execute(sa.select(responses.c.task_id).where(responses.c.model_id == model_id,
-                                                              responses.c.task_id == task)).first() is not None:
+        if (
+            conn.execute(
+                sa.select(responses.c.task_id).where(responses.c.model_id == model_id, responses.c.task_id == task)
+            ).first()
+            is not None
+        ):
             return False
         bump = {"exposure": tasks.c.exposure + 1}
         where = [tasks.c.id == task]
@@ -391,26 +474,35 @@ class Store:
                 where.append(tasks.c.placed < max_placed)
         if conn.execute(sa.update(tasks).where(*where).values(**bump)).rowcount != 1:
             return False
-        conn.execute(responses.insert().values(model_id=model_id, task_id=task, correct=int(correct),
-                                               samples=int(samples), at=time.time(), how=how))
+        conn.execute(
+            responses.insert().values(
+                model_id=model_id, task_id=task, correct=int(correct), samples=int(samples), at=time.time(), how=how
+            )
+        )
         return True
 
     def responses(self, game: str | None = None, conn: Connection | None = None) -> list[Response]:
-        q = (sa.select(models.c.name, responses.c.task_id, responses.c.correct, responses.c.samples)
-             .join(models, models.c.id == responses.c.model_id))
+        q = sa.select(models.c.name, responses.c.task_id, responses.c.correct, responses.c.samples).join(
+            models, models.c.id == responses.c.model_id
+        )
         if game is not None:
             q = q.join(tasks, tasks.c.id == responses.c.task_id).where(tasks.c.game == game)
         with self._reading(conn) as c:
             return [Response(*r) for r in c.execute(q.order_by(responses.c.task_id, models.c.name))]
 
-    def model_responses(self, model: str, game: str | None = None
-                        ) -> list[tuple[int, int, int, float | None, float | None]]:
+    def model_responses(
+        self, model: str, game: str | None = None
+    ) -> list[tuple[int, int, int, float | None, float | None]]:
         """(task row id, correct, samples, the task's difficulty and its sd) of each task ``model``
         answered."""
-        q = (sa.select(responses.c.task_id, responses.c.correct, responses.c.samples, tasks.c.difficulty,
-                       tasks.c.difficulty_sd)
-             .join(models, models.c.id == responses.c.model_id).join(tasks, tasks.c.id == responses.c.task_id)
-             .where(models.c.name == model))
+        q = (
+            sa.select(
+                responses.c.task_id, responses.c.correct, responses.c.samples, tasks.c.difficulty, tasks.c.difficulty_sd
+            )
+            .join(models, models.c.id == responses.c.model_id)
+            .join(tasks, tasks.c.id == responses.c.task_id)
+            .where(models.c.name == model)
+        )
         if game is not None:
             q = q.where(tasks.c.game == game)
         with self.engine.connect() as conn:
@@ -430,60 +522,99 @@ class Store:
     # ------------------------------------------------------------------ adds
     def add_state(self, model: str, game: str) -> dict[str, Any] | None:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(adds).join(models, models.c.id == adds.c.model_id)
-                               .where(models.c.name == model, adds.c.game == game)).mappings().first()
+            row = (
+                conn.execute(
+                    sa.select(adds)
+                    .join(models, models.c.id == adds.c.model_id)
+                    .where(models.c.name == model, adds.c.game == game)
+                )
+                .mappings()
+                .first()
+            )
         return dict(row) if row else None
 
     def start_add(self, conn: Connection, model_id: int, game: str, budget: int) -> None:
         if conn.execute(sa.select(adds.c.status).where(adds.c.model_id == model_id, adds.c.game == game)).first():
             conn.execute(sa.update(adds).where(adds.c.model_id == model_id, adds.c.game == game).values(budget=budget))
             return
-        conn.execute(adds.insert().values(model_id=model_id, game=game, status="placing", calls=0, budget=budget,
-                                          started=time.time(), detail=""))
+        conn.execute(
+            adds.insert().values(
+                model_id=model_id, game=game, status="placing", calls=0, budget=budget, started=time.time(), detail=""
+            )
+        )
 
     def update_add(self, conn: Connection, model_id: int, game: str, calls: int = 0, **values: Any) -> None:
         """Add ``calls`` to the add's count and set any other column given."""
         if values.get("status") == "done":
             values.setdefault("ended", time.time())
-        conn.execute(sa.update(adds).where(adds.c.model_id == model_id, adds.c.game == game)
-                     .values(calls=adds.c.calls + int(calls), **values))
+        conn.execute(
+            sa.update(adds)
+            .where(adds.c.model_id == model_id, adds.c.game == game)
+            .values(calls=adds.c.calls + int(calls), **values)
+        )
 
     # ------------------------------------------------------------------ snapshots
-    def snapshot(self, conn: Connection, game: str, why: str, fit: Mapping[str, Any],
-                 rows: Iterable[Mapping[str, Any]]) -> int:
+    def snapshot(
+        self, conn: Connection, game: str, why: str, fit: Mapping[str, Any], rows: Iterable[Mapping[str, Any]]
+    ) -> int:
         """A fit's table (``rows``: model, score, lo, hi, sd, rank, tasks) for ``game``."""
-        sid = _new_id(conn.execute(snapshots.insert().values(at=time.time(), game=game, why=why,
-                                                             fit=canonical(fit))))
+        sid = _new_id(conn.execute(snapshots.insert().values(at=time.time(), game=game, why=why, fit=canonical(fit))))
         ids = dict(conn.execute(sa.select(models.c.name, models.c.id)).all())
-        values = [{"snapshot_id": sid, "model_id": ids[r["model"]], **{k: r.get(k) for k in
-                   ("score", "lo", "hi", "sd", "rank")}, "tasks": int(r.get("tasks") or 0)} for r in rows]
+        values = [
+            {
+                "snapshot_id": sid,
+                "model_id": ids[r["model"]],
+                **{k: r.get(k) for k in ("score", "lo", "hi", "sd", "rank")},
+                "tasks": int(r.get("tasks") or 0),
+            }
+            for r in rows
+        ]
         if values:
             conn.execute(ratings.insert(), values)
         return sid
 
-    def board(self, game: str = OVERALL, conn: Connection | None = None
-              ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    def board(
+        self, game: str = OVERALL, conn: Connection | None = None
+    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The latest snapshot of ``game`` (``""``: overall): its record and its rows by rank
         (read through ``conn``, a write transaction's, when given)."""
         if conn is None:
             with self.engine.connect() as own:
                 return self.board(game, own)
-        snap = conn.execute(sa.select(snapshots).where(snapshots.c.game == game)
-                            .order_by(snapshots.c.id.desc()).limit(1)).mappings().first()
+        snap = (
+            conn.execute(sa.select(snapshots).where(snapshots.c.game == game).order_by(snapshots.c.id.desc()).limit(1))
+            .mappings()
+            .first()
+        )
         if snap is None:
             return None, []
-        rows = conn.execute(sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.lo, ratings.c.hi,
-                                      ratings.c.sd, ratings.c.rank, ratings.c.tasks)
-                            .join(models, models.c.id == ratings.c.model_id)
-                            .where(ratings.c.snapshot_id == snap["id"])).mappings().all()
+        rows = (
+            conn.execute(
+                sa.select(
+                    models.c.name.label("model"),
+                    ratings.c.score,
+                    ratings.c.lo,
+                    ratings.c.hi,
+                    ratings.c.sd,
+                    ratings.c.rank,
+                    ratings.c.tasks,
+                )
+                .join(models, models.c.id == ratings.c.model_id)
+                .where(ratings.c.snapshot_id == snap["id"])
+            )
+            .mappings()
+            .all()
+        )
         out = sorted((dict(r) for r in rows), key=lambda r: (r["rank"] is None, r["rank"] or 0, r["model"]))
         return {**snap, "fit": json.loads(snap["fit"])}, out
 
     def counts(self) -> dict[str, int]:
         """How many rows each table holds (models, runs, tasks, responses, snapshots)."""
         with self.engine.connect() as conn:
-            return {t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
-                    for t in (models, runs, tasks, responses, snapshots, adds)}
+            return {
+                t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
+                for t in (models, runs, tasks, responses, snapshots, adds)
+            }
 
 
 def canonical(value: Any) -> str:
@@ -504,7 +635,17 @@ def _new_id(inserted: CursorResult[Any]) -> int:
 
 
 def _banked(r: RowMapping) -> BankedTask:
-    return BankedTask(id=int(r["id"]), game=r["game"], run_id=int(r["run_id"]), task_id=r["task_id"],
-                      setter=r["setter"], created=float(r["created"]), body=json.loads(r["body"]),
-                      difficulty=r["difficulty"], difficulty_sd=r["difficulty_sd"], exposure=int(r["exposure"]), placed=int(r["placed"]),
-                      retired=bool(r["retired"]))
+    return BankedTask(
+        id=int(r["id"]),
+        game=r["game"],
+        run_id=int(r["run_id"]),
+        task_id=r["task_id"],
+        setter=r["setter"],
+        created=float(r["created"]),
+        body=json.loads(r["body"]),
+        difficulty=r["difficulty"],
+        difficulty_sd=r["difficulty_sd"],
+        exposure=int(r["exposure"]),
+        placed=int(r["placed"]),
+        retired=bool(r["retired"]),
+    )

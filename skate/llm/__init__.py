@@ -11,8 +11,9 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # LiteLLM's own copy, not a fetch
-os.environ.setdefault("DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate"))
-                                           .expanduser() / "dspy"))
+os.environ.setdefault(
+    "DSPY_CACHEDIR", str(Path(os.environ.get("SKATE_CACHE_DIR", "~/.cache/skate")).expanduser() / "dspy")
+)
 
 from skate.llm.client import Completion, LLMClient, ResponseCache
 from skate.llm.endpoints import RetryPolicy
@@ -21,5 +22,16 @@ from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.llm.usage import BudgetExceeded, Price, Usage
 from skate.llm.wire import CallFailed
 
-__all__ = ["BudgetExceeded", "CallFailed", "Completion", "LLMClient", "ModelConfigError", "ModelSpec", "ModelUnreachable",
-           "Price", "ResponseCache", "RetryPolicy", "Usage"]
+__all__ = [
+    "BudgetExceeded",
+    "CallFailed",
+    "Completion",
+    "LLMClient",
+    "ModelConfigError",
+    "ModelSpec",
+    "ModelUnreachable",
+    "Price",
+    "ResponseCache",
+    "RetryPolicy",
+    "Usage",
+]

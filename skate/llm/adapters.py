@@ -61,8 +61,7 @@ class CompactDemos(_Adapter):
             shown = {k: demo[k] for k in signature.input_fields if k not in self.demo_skip and demo.get(k) is not None}
             user = self.format_user_message_content(signature, shown) or "Write this round's task."
             out.append({"role": "user", "content": user})
-            out.append({"role": "assistant",
-                        "content": self.format_assistant_message_content(signature, outputs)})
+            out.append({"role": "assistant", "content": self.format_assistant_message_content(signature, outputs)})
         return out
 
 
@@ -82,8 +81,12 @@ class CompactChatAdapter(CompactDemos, dspy.ChatAdapter):
             for name, info in signature.output_fields.items():
                 if field_kind(info) == "choice":
                     choices = getattr(info.annotation, "__args__", ())
-                    fixed = re.sub(rf"(\[\[ ## {re.escape(name)} ## \]\][ \t]*\n?)(.*?)(?=\n\s*\[\[ ## |\Z)",
-                                   functools.partial(_lead, choices=choices), fixed, flags=re.S)
+                    fixed = re.sub(
+                        rf"(\[\[ ## {re.escape(name)} ## \]\][ \t]*\n?)(.*?)(?=\n\s*\[\[ ## |\Z)",
+                        functools.partial(_lead, choices=choices),
+                        fixed,
+                        flags=re.S,
+                    )
             if fixed == completion:
                 raise
             return super().parse(signature, fixed)
@@ -98,8 +101,9 @@ class PlainAdapter(CompactDemos, dspy.ChatAdapter):
     the same form, and :meth:`parse` reads it back, leniently. ``kinds`` names the fields whose
     kind the type does not tell (``{"program": "code"}``)."""
 
-    def __init__(self, kinds: dict[str, str] | None = None, counts: dict[str, int] | None = None,
-                 demo_skip: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, kinds: dict[str, str] | None = None, counts: dict[str, int] | None = None, demo_skip: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(use_json_adapter_fallback=False)
         self.demo_skip = tuple(demo_skip)
         self.kinds = dict(kinds or {})
@@ -122,16 +126,20 @@ class PlainAdapter(CompactDemos, dspy.ChatAdapter):
             fields.append((name, kind, hint, choices, self.counts.get(name, 0)))
         return plain.request_block(fields)
 
-    def format_assistant_message_content(self, signature: type[dspy.Signature], outputs: dict[str, Any],
-                                         missing_field_message: str | None = None) -> str:
+    def format_assistant_message_content(
+        self, signature: type[dspy.Signature], outputs: dict[str, Any], missing_field_message: str | None = None
+    ) -> str:
         kinds = self.field_kinds(signature)
-        return plain.render_reply([(k, kinds[k], outputs.get(k, missing_field_message)) for k in signature.output_fields])
+        return plain.render_reply(
+            [(k, kinds[k], outputs.get(k, missing_field_message)) for k in signature.output_fields]
+        )
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
         found, _ = plain.read_reply(completion, self.field_kinds(signature))
         if set(found) != set(signature.output_fields):
-            raise AdapterParseError(adapter_name="PlainAdapter", signature=signature, lm_response=completion,
-                                    parsed_result=found)
+            raise AdapterParseError(
+                adapter_name="PlainAdapter", signature=signature, lm_response=completion, parsed_result=found
+            )
         out = {}
         kinds = self.field_kinds(signature)
         for name, info in signature.output_fields.items():
@@ -179,8 +187,9 @@ class LabelAdapter(PlainAdapter):
     def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
         return plain.label_request(self.labels)
 
-    def format_assistant_message_content(self, signature: type[dspy.Signature], outputs: dict[str, Any],
-                                         missing_field_message: str | None = None) -> str:
+    def format_assistant_message_content(
+        self, signature: type[dspy.Signature], outputs: dict[str, Any], missing_field_message: str | None = None
+    ) -> str:
         return str(outputs.get("answer", missing_field_message))
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:

@@ -96,10 +96,16 @@ def _minus(a: Usage, b: Usage) -> Usage:
 def _response(model: str, texts: list[str]) -> _AttrDict:
     """An OpenAI chat-completion body, as DSPy's output processing reads it."""
     return _AttrDict(
-        id="skate", object="chat.completion", created=0, model=model,
-        choices=[_AttrDict(index=i, finish_reason="stop", logprobs=None,
-                           message=_AttrDict(role="assistant", content=t)) for i, t in enumerate(texts)],
-        usage=_AttrDict())  # tokens are counted by the client (SkateLM.usage), not per call here
+        id="skate",
+        object="chat.completion",
+        created=0,
+        model=model,
+        choices=[
+            _AttrDict(index=i, finish_reason="stop", logprobs=None, message=_AttrDict(role="assistant", content=t))
+            for i, t in enumerate(texts)
+        ],
+        usage=_AttrDict(),
+    )  # tokens are counted by the client (SkateLM.usage), not per call here
 
 
 class SkateLM(dspy.BaseLM):
@@ -114,11 +120,18 @@ class SkateLM(dspy.BaseLM):
     (requests, retries, tokens, cost); :meth:`summary` has both, for a log line or an event.
     """
 
-    def __init__(self, client: LLMClient, spec: ModelSpec, player: str, seed: int = 0,
-                 options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, client: LLMClient, spec: ModelSpec, player: str, seed: int = 0, options: dict[str, Any] | None = None
+    ) -> None:
         # DSPy's cache and retries stay off: the client has its own, and the same for every call.
-        super().__init__(model=spec.model, model_type="chat", temperature=spec.temperature,
-                         max_tokens=spec.max_tokens, cache=False, num_retries=0)
+        super().__init__(
+            model=spec.model,
+            model_type="chat",
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+            cache=False,
+            num_retries=0,
+        )
         self.client = client
         self.spec = spec
         self.player = player
@@ -148,8 +161,9 @@ class SkateLM(dspy.BaseLM):
         warn_openai_messages(self, messages)
         return finalize(self, call, await aexecute(self, call))
 
-    def forward(self, prompt: str | None = None, messages: list[dict[str, Any]] | None = None,
-                **kwargs: Any) -> _AttrDict:
+    def forward(
+        self, prompt: str | None = None, messages: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> _AttrDict:
         """One DSPy LM call: ``n`` choices of ``messages`` (or of ``prompt`` as a user message).
 
         ``temperature`` and ``max_tokens`` (or ``max_completion_tokens``) set this call's spec,
@@ -169,8 +183,7 @@ class SkateLM(dspy.BaseLM):
         n = int(opts.get("n") or opts.get("num_generations") or 1)
         seeds = self.seeds(msgs, n, opts.get("rollout_id"), opts.get("seed"))
         try:
-            got = self.client.complete(spec, msgs, list(enumerate(seeds)), self.player,
-                                       options=self.options or None)
+            got = self.client.complete(spec, msgs, list(enumerate(seeds)), self.player, options=self.options or None)
         except StopRun as exc:
             with shared.lock:
                 shared.stop_error = shared.stop_error or exc
@@ -184,8 +197,9 @@ class SkateLM(dspy.BaseLM):
             raise VoidCall(spec.model, self.player, str(void[0].void), len(void), len(got))
         return _response(spec.model, [str(c.text) for c in got])
 
-    async def aforward(self, prompt: str | None = None, messages: list[dict[str, Any]] | None = None,
-                       **kwargs: Any) -> _AttrDict:
+    async def aforward(
+        self, prompt: str | None = None, messages: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> _AttrDict:
         return await asyncio.to_thread(self.forward, prompt, messages, **kwargs)
 
     # -- what a call asks for
@@ -201,8 +215,7 @@ class SkateLM(dspy.BaseLM):
             changes["max_tokens"] = int(max_tokens)
         return dataclasses.replace(self.spec, **changes) if changes else self.spec
 
-    def seeds(self, messages: list[dict[str, Any]], n: int, rollout_id: Any = None,
-              call_seed: Any = None) -> list[int]:
+    def seeds(self, messages: list[dict[str, Any]], n: int, rollout_id: Any = None, call_seed: Any = None) -> list[int]:
         """One seed per choice, from (bridge seed, messages, rollout id, call seed, choice)."""
         blob = json.dumps(messages, sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(blob.encode()).hexdigest()
@@ -277,8 +290,13 @@ class SkateLM(dspy.BaseLM):
         s = self._shared
         with s.lock:
             counts = {"lm_calls": s.lm_calls, "samples": s.samples, "cached": s.cached, "void": s.void}
-        return {"player": self.player, "model": self.spec.model, **counts, "usage": self.usage().as_dict(),
-                "budget_hit": self.budget_hit}
+        return {
+            "player": self.player,
+            "model": self.spec.model,
+            **counts,
+            "usage": self.usage().as_dict(),
+            "budget_hit": self.budget_hit,
+        }
 
     # -- copies share the client, the spec and the counters
     def __deepcopy__(self, memo: dict[int, Any]) -> SkateLM:
@@ -295,9 +313,11 @@ class SkateLM(dspy.BaseLM):
 
     @classmethod
     def load_state(cls, state: dict[str, Any], **_: Any) -> SkateLM:
-        raise TypeError("a SkateLM cannot be loaded from a saved program: it needs the run's LLMClient. "
-                        "Save programs without an LM (use dspy.context(lm=...), not set_lm) and make a "
-                        "SkateLM for the run.")
+        raise TypeError(
+            "a SkateLM cannot be loaded from a saved program: it needs the run's LLMClient. "
+            "Save programs without an LM (use dspy.context(lm=...), not set_lm) and make a "
+            "SkateLM for the run."
+        )
 
     def __repr__(self) -> str:
         return f"SkateLM({self.spec.model!r}, player={self.player!r}, seed={self.seed})"

@@ -36,10 +36,20 @@ class ResponseCache:
         self._db = diskcache.Cache(str(self.folder))
 
     @staticmethod
-    def key(spec: ModelSpec, messages: Sequence[dict[str, Any]], index: int, seed: int,
-            response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> str:
-        request: dict[str, Any] = {"endpoint": spec.request_identity(), "messages": list(messages),
-                                   "sample": index, "seed": seed}
+    def key(
+        spec: ModelSpec,
+        messages: Sequence[dict[str, Any]],
+        index: int,
+        seed: int,
+        response_format: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> str:
+        request: dict[str, Any] = {
+            "endpoint": spec.request_identity(),
+            "messages": list(messages),
+            "sample": index,
+            "seed": seed,
+        }
         if response_format is not None:  # (absent otherwise: text-format keys are as they were)
             request["response_format"] = response_format
         if options:  # stop sequences, log-probabilities, another max_tokens (absent: keys as they were)
@@ -61,21 +71,40 @@ class ResponseCache:
         if isinstance(value, str):
             return Cached(value)
         if isinstance(value, dict) and isinstance(value.get("text"), str):
-            return Cached(value["text"], value.get("finish_reason"), value.get("logprobs"), value.get("thinking"),
-                          bool(value.get("thinking_cut")))
+            return Cached(
+                value["text"],
+                value.get("finish_reason"),
+                value.get("logprobs"),
+                value.get("thinking"),
+                bool(value.get("thinking_cut")),
+            )
         return None
 
-    def put_reply(self, key: str, text: str, finish_reason: str | None, logprobs: list[dict] | None = None,
-                  thinking: str | None = None, thinking_cut: bool = False) -> None:
+    def put_reply(
+        self,
+        key: str,
+        text: str,
+        finish_reason: str | None,
+        logprobs: list[dict] | None = None,
+        thinking: str | None = None,
+        thinking_cut: bool = False,
+    ) -> None:
         """Cache a completion; one cut at ``max_tokens`` keeps its finish reason, one asked
         for with log-probabilities keeps them and one with thinking keeps it (the text is the
         answer alone), so a replay reads it as the first run did."""
         if finish_reason in (None, "stop") and logprobs is None and thinking is None:
             self._db.set(key, text)
         else:
-            self._db.set(key, {"text": text, "finish_reason": finish_reason, "logprobs": logprobs,
-                               **({"thinking": thinking} if thinking is not None else {}),
-                               **({"thinking_cut": True} if thinking_cut else {})})
+            self._db.set(
+                key,
+                {
+                    "text": text,
+                    "finish_reason": finish_reason,
+                    "logprobs": logprobs,
+                    **({"thinking": thinking} if thinking is not None else {}),
+                    **({"thinking_cut": True} if thinking_cut else {}),
+                },
+            )
 
     @staticmethod
     def embedding_key(spec: ModelSpec, text: str) -> str:

@@ -63,8 +63,9 @@ def _is_opening(token: str) -> bool:
     return not token.strip(_OPENERS)
 
 
-def option_probabilities(tokens: Sequence[dict] | None, labels: Sequence[str], temperature: float,
-                         min_mass: float = 0.5) -> ChoiceRead:
+def option_probabilities(
+    tokens: Sequence[dict] | None, labels: Sequence[str], temperature: float, min_mass: float = 0.5
+) -> ChoiceRead:
     """One probability per label (in ``labels``' order) at ``temperature`` from a reply's
     ``tokens`` (:data:`skate.llm.wire.TokenLogprobs`, each with its ``top`` alternatives), read
     at the reply's first token that is not only whitespace or opening marks; or a
@@ -77,8 +78,9 @@ def option_probabilities(tokens: Sequence[dict] | None, labels: Sequence[str], t
         return ChoiceRead(why="the reply held no label", kind="no_label")
     top = position.get("top") or []
     if not top:
-        return ChoiceRead(why="the provider gave no alternatives (top_logprobs) for the reply's first token",
-                          kind="no_alternatives")
+        return ChoiceRead(
+            why="the provider gave no alternatives (top_logprobs) for the reply's first token", kind="no_alternatives"
+        )
     logp: dict[str, list[float]] = {label: [] for label in labels}
     for token, lp in top:
         label = label_of(str(token), labels)
@@ -87,12 +89,18 @@ def option_probabilities(tokens: Sequence[dict] | None, labels: Sequence[str], t
     mass = sum(math.exp(lp) for lps in logp.values() for lp in lps)
     missing = [label for label, lps in logp.items() if not lps]
     if missing:
-        return ChoiceRead(why=f"option {', '.join(missing)} is not among the {len(top)} alternatives the provider "
-                              f"returned for the reply's first token", kind="missing_option")
+        return ChoiceRead(
+            why=f"option {', '.join(missing)} is not among the {len(top)} alternatives the provider "
+            f"returned for the reply's first token",
+            kind="missing_option",
+        )
     if mass < min_mass:
         first = str(position.get("token", ""))
-        return ChoiceRead(why=f"the reply does not start with a label: the labels hold {mass:.0%} of its first "
-                              f"token's probability (it wrote {first!r} first)", kind="not_a_label")
+        return ChoiceRead(
+            why=f"the reply does not start with a label: the labels hold {mass:.0%} of its first "
+            f"token's probability (it wrote {first!r} first)",
+            kind="not_a_label",
+        )
     if temperature <= 0:
         best = max(labels, key=lambda label: max(logp[label]))
         return ChoiceRead(tuple(1.0 if label == best else 0.0 for label in labels))

@@ -108,8 +108,16 @@ class Transport(Protocol):
     """How one chat request is sent (:func:`skate.llm.transport.send`, or a test's own): the
     request's structured-output form and further fields as keywords, when it has them."""
 
-    def __call__(self, spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int, /,
-                 response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply: ...
+    def __call__(
+        self,
+        spec: ModelSpec,
+        messages: list[dict[str, Any]],
+        n: int,
+        seed: int,
+        /,
+        response_format: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Reply: ...
 
 
 # A request's chat messages, or a function that makes them (called only if they are sent).
@@ -134,7 +142,9 @@ def _filled(slots: list[_T | None]) -> list[_T]:
 def _batches(positions: list[int], size: int | None) -> list[list[int]]:
     """``positions`` in requests of at most ``size`` samples each (None: all in one)."""
     size = max(1, size or len(positions) or 1)
-    return [positions[i:i + size] for i in range(0, len(positions), size)]
+    return [positions[i : i + size] for i in range(0, len(positions), size)]
+
+
 # Embeddings: (spec, texts) -> (one vector per text, prompt tokens); raises CallFailed.
 EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
 
@@ -142,15 +152,23 @@ EmbedTransport = Callable[[ModelSpec, list[str]], tuple[list[list[float]], int]]
 class LLMClient(Endpoints):
     """Thread-safe: every LLM player of a run shares one client."""
 
-    def __init__(self, cache: ResponseCache | None = None, retry: RetryPolicy | None = None,
-                 concurrency: int = 8, endpoint_concurrency: dict[str, int] | None = None,
-                 prices: dict[str, Price] | None = None, budget_usd: float | None = None,
-                 transport: Transport | None = None, on_void: Callable[[dict], None] | None = None,
-                 structured: str = "off", outage_wait_s: float = 0.0,
-                 on_outage: Callable[[dict], None] | None = None,
-                 on_adjust: Callable[[dict], None] | None = None,
-                 on_thinking: Callable[[dict], None] | None = None,
-                 on_reply: Callable[[dict], None] | None = None) -> None:
+    def __init__(
+        self,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+        concurrency: int = 8,
+        endpoint_concurrency: dict[str, int] | None = None,
+        prices: dict[str, Price] | None = None,
+        budget_usd: float | None = None,
+        transport: Transport | None = None,
+        on_void: Callable[[dict], None] | None = None,
+        structured: str = "off",
+        outage_wait_s: float = 0.0,
+        on_outage: Callable[[dict], None] | None = None,
+        on_adjust: Callable[[dict], None] | None = None,
+        on_thinking: Callable[[dict], None] | None = None,
+        on_reply: Callable[[dict], None] | None = None,
+    ) -> None:
         """``outage_wait_s``: how long the calls to an endpoint that stopped answering wait for it
         before the run stops (0: they do not wait; a call that outlasts its retries is void);
         ``on_outage``: where each change of an outage is told (:mod:`skate.llm.outage`);
@@ -162,8 +180,9 @@ class LLMClient(Endpoints):
         caller's thread (:mod:`skate.runlog.replies` ties it to the task it served)."""
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"llm.structured={structured!r}: use one of {', '.join(STRUCTURED_MODES)}")
-        super().__init__(prices, budget_usd, retry, concurrency, endpoint_concurrency, structured, outage_wait_s,
-                         on_outage)
+        super().__init__(
+            prices, budget_usd, retry, concurrency, endpoint_concurrency, structured, outage_wait_s, on_outage
+        )
         self.cache = cache
         self._transport = transport
         self.on_void = on_void
@@ -178,10 +197,16 @@ class LLMClient(Endpoints):
             return self._transport
         return send
 
-    def complete(self, spec: ModelSpec, messages: Messages,
-                 samples: Sequence[tuple[int, int]], player: str,
-                 structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
-                 options: dict[str, Any] | None = None, purpose: str = "") -> list[Completion]:
+    def complete(
+        self,
+        spec: ModelSpec,
+        messages: Messages,
+        samples: Sequence[tuple[int, int]],
+        player: str,
+        structured: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+        options: dict[str, Any] | None = None,
+        purpose: str = "",
+    ) -> list[Completion]:
         """Get one completion per ``(index, seed)`` sample of the same request.
 
         ``structured``, when given, is the same request for structured output: its JSON-format
@@ -208,18 +233,34 @@ class LLMClient(Endpoints):
             except FormatRefused as exc:
                 self._refused(spec, form, exc.error)
 
-    def _complete(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: Sequence[tuple[int, int]],
-                  player: str, rf: dict[str, Any] | None, options: dict[str, Any] | None = None,
-                  purpose: str = "") -> list[Completion]:
+    def _complete(
+        self,
+        spec: ModelSpec,
+        messages: list[dict[str, Any]],
+        samples: Sequence[tuple[int, int]],
+        player: str,
+        rf: dict[str, Any] | None,
+        options: dict[str, Any] | None = None,
+        purpose: str = "",
+    ) -> list[Completion]:
         usage = self._usage(player, purpose)
         out: list[Completion | None] = [None] * len(samples)
-        keys = [ResponseCache.key(spec, messages, i, s, rf, options) for i, s in samples] if self.cache is not None else []
+        keys = (
+            [ResponseCache.key(spec, messages, i, s, rf, options) for i, s in samples] if self.cache is not None else []
+        )
         missing: list[int] = []
         for pos in range(len(samples)):
             hit = self.cache.get_reply(keys[pos]) if self.cache is not None else None
             if hit is not None:
-                out[pos] = Completion(hit.text, cached=True, finish_reason=hit.finish_reason, structured=rf is not None,
-                                      logprobs=hit.logprobs, thinking=hit.thinking, thinking_cut=hit.thinking_cut)
+                out[pos] = Completion(
+                    hit.text,
+                    cached=True,
+                    finish_reason=hit.finish_reason,
+                    structured=rf is not None,
+                    logprobs=hit.logprobs,
+                    thinking=hit.thinking,
+                    thinking_cut=hit.thinking_cut,
+                )
             else:
                 missing.append(pos)
         with self._lock:
@@ -232,8 +273,10 @@ class LLMClient(Endpoints):
             # The first group runs in this thread; any others on the request pool, whose tasks
             # never wait on other tasks (so the pools cannot starve each other).
             pool = self._pool_for(spec, "request")
-            futures = [pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf, options, purpose)
-                       for g in groups[1:]]
+            futures = [
+                pool.submit(self._request, spec, messages, [samples[p] for p in g], player, rf, options, purpose)
+                for g in groups[1:]
+            ]
             try:
                 first = self._request(spec, messages, [samples[p] for p in groups[0]], player, rf, options, purpose)
             finally:
@@ -243,19 +286,37 @@ class LLMClient(Endpoints):
                 for pos, comp in zip(group, got, strict=True):
                     out[pos] = comp
                     if comp.ok and self.cache is not None:
-                        self.cache.put_reply(keys[pos], comp.text or "", comp.finish_reason, comp.logprobs,
-                                             comp.thinking, comp.thinking_cut)
+                        self.cache.put_reply(
+                            keys[pos],
+                            comp.text or "",
+                            comp.finish_reason,
+                            comp.logprobs,
+                            comp.thinking,
+                            comp.thinking_cut,
+                        )
         done = _filled(out)
         if self.on_reply is not None:
             for (index, seed), comp in zip(samples, done, strict=True):
-                self.on_reply({"player": player, "model": spec.model, "purpose": purpose, "index": index,
-                               "seed": seed, "text": comp.text, "thinking": comp.thinking,
-                               "finish": None if comp.finish_reason in (None, "stop") else comp.finish_reason,
-                               "thinking_cut": comp.thinking_cut, "cached": comp.cached, "void": comp.void})
+                self.on_reply(
+                    {
+                        "player": player,
+                        "model": spec.model,
+                        "purpose": purpose,
+                        "index": index,
+                        "seed": seed,
+                        "text": comp.text,
+                        "thinking": comp.thinking,
+                        "finish": None if comp.finish_reason in (None, "stop") else comp.finish_reason,
+                        "thinking_cut": comp.thinking_cut,
+                        "cached": comp.cached,
+                        "void": comp.void,
+                    }
+                )
         return done
 
-    def complete_many(self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str,
-                      purpose: str = "") -> list[list[Completion]]:
+    def complete_many(
+        self, spec: ModelSpec, requests: Sequence[tuple[Any, ...]], player: str, purpose: str = ""
+    ) -> list[list[Completion]]:
         """Several requests at once (e.g. every sample of a question), results in order; each is
         ``(messages, samples)``, ``(messages, samples, structured)`` or ``(messages, samples,
         structured, options)`` as :meth:`complete` takes them."""
@@ -272,9 +333,16 @@ class LLMClient(Endpoints):
         futures = [pool.submit(contextvars.copy_context().run, call, r) for r in requests]
         return [f.result() for f in futures]
 
-    def _request(self, spec: ModelSpec, messages: list[dict[str, Any]], samples: list[tuple[int, int]], player: str,
-                 rf: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
-                 purpose: str = "") -> list[Completion]:
+    def _request(
+        self,
+        spec: ModelSpec,
+        messages: list[dict[str, Any]],
+        samples: list[tuple[int, int]],
+        player: str,
+        rf: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+        purpose: str = "",
+    ) -> list[Completion]:
         """Send one request for these samples (n = len(samples)), retrying what may pass; each
         model is sent only the parameters it takes (:mod:`skate.llm.shaping`), and a refusal of
         one of skate's own is learnt and the request sent again at once."""
@@ -287,9 +355,15 @@ class LLMClient(Endpoints):
                 shape = self.shaper.shape(spec, player)
                 opts, stops = shaped(spec, shape, options)
                 if options and options.get("logprobs") and (shape.drops("logprobs") or shape.drops("top_logprobs")):
-                    raise OptionRefused("logprobs", CallFailed(
-                        "client", f"{spec.model} takes no log-probabilities ({shape.changes.get('logprobs') or ''})",
-                        False, status=400))
+                    raise OptionRefused(
+                        "logprobs",
+                        CallFailed(
+                            "client",
+                            f"{spec.model} takes no log-probabilities ({shape.changes.get('logprobs') or ''})",
+                            False,
+                            status=400,
+                        ),
+                    )
                 with self._slot(spec):
                     with self._lock:
                         usage.calls += 1
@@ -304,8 +378,11 @@ class LLMClient(Endpoints):
                         reply = send(spec, messages, n, seed, **extra)
                     except CallFailed as exc:
                         refused = refusal(exc)
-                        if refused is not None and refused[0] != "response_format" and self.shaper.learn(
-                                spec, player, exc, self._sent(spec, n, rf, opts)) is not None:
+                        if (
+                            refused is not None
+                            and refused[0] != "response_format"
+                            and self.shaper.learn(spec, player, exc, self._sent(spec, n, rf, opts)) is not None
+                        ):
                             with self._lock:
                                 usage.refused += 1
                             continue  # learnt what it takes: the same request again, shaped anew
@@ -321,43 +398,75 @@ class LLMClient(Endpoints):
                     finally:
                         with self._lock:
                             usage.seconds += time.monotonic() - t0
-                got = self._completions(spec, player, usage, reply, n, attempt, rf is not None, stops,
-                                        bool((options or {}).get("stop")))
+                got = self._completions(
+                    spec, player, usage, reply, n, attempt, rf is not None, stops, bool((options or {}).get("stop"))
+                )
                 if got is None:  # the server stopped a reply inside its thinking: stops are skate's now
                     continue
                 break
             self._charge(spec, usage, reply)
             if len(reply.texts) < n:  # the provider ignored n: ask for the rest one by one
-                got += [c for s in samples[len(reply.texts):]
-                        for c in self._request(spec, messages, [s], player, rf, options, purpose)]
+                got += [
+                    c
+                    for s in samples[len(reply.texts) :]
+                    for c in self._request(spec, messages, [s], player, rf, options, purpose)
+                ]
             if self.on_thinking is not None:
                 for (index, sample_seed), comp in zip(samples, got, strict=False):
                     if comp.thinking:
-                        self.on_thinking({"player": player, "model": spec.model, "index": index, "seed": sample_seed,
-                                          "thinking": comp.thinking, "answer": comp.text,
-                                          "finish_reason": comp.finish_reason})
+                        self.on_thinking(
+                            {
+                                "player": player,
+                                "model": spec.model,
+                                "index": index,
+                                "seed": sample_seed,
+                                "thinking": comp.thinking,
+                                "answer": comp.text,
+                                "finish_reason": comp.finish_reason,
+                            }
+                        )
             return got
 
         try:
-            return self._retrying(spec, player, usage, once,
-                                  lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt))
+            return self._retrying(
+                spec, player, usage, once, lambda exc, attempt: self._void(spec, player, usage, samples, exc, attempt)
+            )
         except TooManySamples as exc:  # learn the server's limit, then ask in requests it takes
             with self._lock:
                 self._max_n[spec.endpoint_key] = exc.limit
             log.debug("%s (%s) takes at most %d samples per request", player, spec.model, exc.limit)
-            return [c for group in _batches(list(range(n)), exc.limit)
-                    for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options, purpose)]
+            return [
+                c
+                for group in _batches(list(range(n)), exc.limit)
+                for c in self._request(spec, messages, [samples[i] for i in group], player, rf, options, purpose)
+            ]
 
     @staticmethod
     def _sent(spec: ModelSpec, n: int, rf: dict[str, Any] | None, opts: dict[str, Any]) -> set[str]:
         """The request fields a request carried (by name), as the transport builds its body."""
-        fields = {"temperature", "max_tokens", "seed", *spec.request_fields(), *(["n"] if n > 1 else []),
-                  *(["response_format"] if rf is not None else [])}
+        fields = {
+            "temperature",
+            "max_tokens",
+            "seed",
+            *spec.request_fields(),
+            *(["n"] if n > 1 else []),
+            *(["response_format"] if rf is not None else []),
+        }
         fields |= {k for k, v in opts.items() if v is not None}
         return fields - {k for k, v in opts.items() if v is None}
 
-    def _completions(self, spec: ModelSpec, player: str, usage: Usage, reply: Reply, n: int, attempt: int,
-                     structured: bool, stops: list[str], had_stops: bool) -> list[Completion] | None:
+    def _completions(
+        self,
+        spec: ModelSpec,
+        player: str,
+        usage: Usage,
+        reply: Reply,
+        n: int,
+        attempt: int,
+        structured: bool,
+        stops: list[str],
+        had_stops: bool,
+    ) -> list[Completion] | None:
         """The completions of one reply, each with its thinking taken out (:mod:`skate.llm.thinking`)
         and ended at the stop sequences skate applies itself; None when the server ended a reply at
         a stop sequence inside its thinking (it is learnt: send the request again)."""
@@ -371,7 +480,9 @@ class LLMClient(Endpoints):
             finish = reply.finish(i)
             with self._lock:
                 inline = key in self._inline
-            split = split_inline(text, thinks_inline=inline and (finish == "length" or finish == "stop" and server_stops))
+            split = split_inline(
+                text, thinks_inline=inline and (finish == "length" or finish == "stop" and server_stops)
+            )
             if split.bare and not inline:
                 with self._lock:
                     self._inline.add(key)  # thinks inline, the block opened by its chat template
@@ -392,13 +503,37 @@ class LLMClient(Endpoints):
         thinking_tokens = reply.thinking_tokens or share_of(reply.completion_tokens, thoughts, answers)
         with self._lock:
             usage.thinking_tokens += thinking_tokens
-        return [self._completion(spec, player, usage, answer, finish, attempt, structured, reply.tokens(i),
-                                 stops=had_stops, thinking=thinking, thinking_cut=cut)
-                for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes, strict=False))]
+        return [
+            self._completion(
+                spec,
+                player,
+                usage,
+                answer,
+                finish,
+                attempt,
+                structured,
+                reply.tokens(i),
+                stops=had_stops,
+                thinking=thinking,
+                thinking_cut=cut,
+            )
+            for i, (answer, thinking, cut, finish) in enumerate(zip(answers, thoughts, cuts, finishes, strict=False))
+        ]
 
-    def _completion(self, spec: ModelSpec, player: str, usage: Usage, text: str, finish: str | None,
-                    attempt: int, structured: bool, logprobs: list[dict] | None = None,
-                    stops: bool = False, thinking: str | None = None, thinking_cut: bool = False) -> Completion:
+    def _completion(
+        self,
+        spec: ModelSpec,
+        player: str,
+        usage: Usage,
+        text: str,
+        finish: str | None,
+        attempt: int,
+        structured: bool,
+        logprobs: list[dict] | None = None,
+        stops: bool = False,
+        thinking: str | None = None,
+        thinking_cut: bool = False,
+    ) -> Completion:
         """One choice of a reply, its cut or empty text counted (and logged once per model).
         ``stops``: the request had stop sequences (an empty reply may have met one at once);
         ``thinking``: what the model thought before ``text``; ``thinking_cut``: it was cut while the
@@ -410,28 +545,61 @@ class LLMClient(Endpoints):
                 usage.cut_thinking += thinking_cut
                 usage.empty += empty and not thinking_cut
         if thinking_cut:
-            self._warn_once(spec, "cut_thinking", "%s (%s): a reply was cut at max_tokens=%d while the model was still "
-                            "thinking: it counts as no answer (never a wrong one). Raise max_tokens for this player "
-                            "(players.llm), or lower its reasoning_effort or thinking_budget", player, spec.model,
-                            spec.max_tokens)
+            self._warn_once(
+                spec,
+                "cut_thinking",
+                "%s (%s): a reply was cut at max_tokens=%d while the model was still "
+                "thinking: it counts as no answer (never a wrong one). Raise max_tokens for this player "
+                "(players.llm), or lower its reasoning_effort or thinking_budget",
+                player,
+                spec.model,
+                spec.max_tokens,
+            )
         elif empty and stops and finish == "stop":
-            self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason stop): read as unparsable. "
-                            "Either it began with one of the request's stop sequences (a model copying its "
-                            "request is stopped there), or the server's chat template does not suit the model "
-                            "(e.g. llama.cpp needs --chat_format for some models)", player, spec.model)
+            self._warn_once(
+                spec,
+                "empty",
+                "%s (%s) gave an empty reply (finish_reason stop): read as unparsable. "
+                "Either it began with one of the request's stop sequences (a model copying its "
+                "request is stopped there), or the server's chat template does not suit the model "
+                "(e.g. llama.cpp needs --chat_format for some models)",
+                player,
+                spec.model,
+            )
         elif empty:
-            self._warn_once(spec, "empty", "%s (%s) gave an empty reply (finish_reason %s): read as unparsable. A "
-                            "local server whose chat template does not suit the model does this (e.g. "
-                            "llama.cpp needs --chat_format for some models)", player, spec.model, finish)
+            self._warn_once(
+                spec,
+                "empty",
+                "%s (%s) gave an empty reply (finish_reason %s): read as unparsable. A "
+                "local server whose chat template does not suit the model does this (e.g. "
+                "llama.cpp needs --chat_format for some models)",
+                player,
+                spec.model,
+                finish,
+            )
         elif cut:
-            self._warn_once(spec, "cut", "%s (%s): a reply was cut at max_tokens=%d (finish_reason length): it "
-                            "counts only if its fields were complete; raise max_tokens if this recurs",
-                            player, spec.model, spec.max_tokens)
-        return Completion(text, attempts=attempt, finish_reason=finish, structured=structured, logprobs=logprobs,
-                          thinking=thinking, thinking_cut=thinking_cut)
+            self._warn_once(
+                spec,
+                "cut",
+                "%s (%s): a reply was cut at max_tokens=%d (finish_reason length): it "
+                "counts only if its fields were complete; raise max_tokens if this recurs",
+                player,
+                spec.model,
+                spec.max_tokens,
+            )
+        return Completion(
+            text,
+            attempts=attempt,
+            finish_reason=finish,
+            structured=structured,
+            logprobs=logprobs,
+            thinking=thinking,
+            thinking_cut=thinking_cut,
+        )
 
-    def embed(self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport,
-              batch_size: int = 256) -> list[list[float]]:
+    def embed(
+        self, spec: ModelSpec, texts: Sequence[str], player: str, send: EmbedTransport, batch_size: int = 256
+    ) -> list[list[float]]:
         """One embedding vector per text, through ``send`` (an :data:`EmbedTransport`).
 
         Like :meth:`complete`: vectors come from the cache when there (keyed on the endpoint and
@@ -458,7 +626,7 @@ class LLMClient(Endpoints):
         for start in range(0, len(missing), max(1, batch_size)):
             if self.budget_usd is not None and self.spent_usd >= self.budget_usd:
                 raise BudgetExceeded(f"spent ${self.spent_usd:.4f} of the ${self.budget_usd:.4f} budget")
-            group = missing[start:start + max(1, batch_size)]
+            group = missing[start : start + max(1, batch_size)]
             vectors = self._embed_request(spec, [texts[p] for p in group], player, send)
             for pos, vec in zip(group, vectors, strict=True):
                 packed = pack(vec)
@@ -467,8 +635,7 @@ class LLMClient(Endpoints):
                     self.cache.put(keys[pos], packed)
         return _filled(out)
 
-    def _embed_request(self, spec: ModelSpec, texts: list[str], player: str,
-                       send: EmbedTransport) -> list[list[float]]:
+    def _embed_request(self, spec: ModelSpec, texts: list[str], player: str, send: EmbedTransport) -> list[list[float]]:
         usage = self._usage(player)
 
         def once(attempt: int) -> list[list[float]]:
@@ -482,22 +649,39 @@ class LLMClient(Endpoints):
             return vectors
 
         def give_up(exc: CallFailed, attempt: int) -> list[list[float]]:
-            raise EmbeddingFailed(f"embeddings from {spec.model} failed after {attempt} attempt(s): "
-                                  f"{exc.kind}: {exc.detail}"[:400], exc) from exc
+            raise EmbeddingFailed(
+                f"embeddings from {spec.model} failed after {attempt} attempt(s): {exc.kind}: {exc.detail}"[:400], exc
+            ) from exc
 
         return self._retrying(spec, player, usage, once, give_up)
 
-    def _void(self, spec: ModelSpec, player: str, usage: Usage, samples: list[tuple[int, int]],
-              exc: CallFailed, attempts: int) -> list[Completion]:
+    def _void(
+        self, spec: ModelSpec, player: str, usage: Usage, samples: list[tuple[int, int]], exc: CallFailed, attempts: int
+    ) -> list[Completion]:
         reason = f"{exc.kind}: {exc.detail}"[:300]
         with self._lock:
             usage.void += len(samples)
             loud = usage.void <= 5 * len(samples)  # the first few per player; the event log has all
-        log.log(logging.WARNING if loud else logging.DEBUG, "%s (%s): void after %d attempt(s): %s",
-                player, spec.model, attempts, reason)
+        log.log(
+            logging.WARNING if loud else logging.DEBUG,
+            "%s (%s): void after %d attempt(s): %s",
+            player,
+            spec.model,
+            attempts,
+            reason,
+        )
         if self.on_void is not None:
-            self.on_void({"player": player, "model": spec.model, "kind": exc.kind, "status": exc.status,
-                          "detail": exc.detail[:300], "attempts": attempts, "samples": len(samples)})
+            self.on_void(
+                {
+                    "player": player,
+                    "model": spec.model,
+                    "kind": exc.kind,
+                    "status": exc.status,
+                    "detail": exc.detail[:300],
+                    "attempts": attempts,
+                    "samples": len(samples),
+                }
+            )
         return [Completion(None, void=reason, attempts=attempts) for _ in samples]
 
     def close(self) -> None:

@@ -53,20 +53,35 @@ class LLMConfig(metaclass=Settings):
 
     def check(self) -> list[Problem]:
         """What types cannot say is wrong with these settings (keys within ``llm``)."""
-        problems = [*require(self.max_retries >= 0, "max_retries", self.max_retries, "must be >= 0"),
-                    *require(self.concurrency >= 1, "concurrency", self.concurrency, "must be >= 1")]
+        problems = [
+            *require(self.max_retries >= 0, "max_retries", self.max_retries, "must be >= 0"),
+            *require(self.concurrency >= 1, "concurrency", self.concurrency, "must be >= 1"),
+        ]
         for model, price in self.prices.items():
-            ok = (isinstance(price, Mapping) and set(price) <= {"input_per_mtok", "output_per_mtok"}
-                  and all(isinstance(v, (int, float)) and v >= 0 for v in price.values()))
-            problems += require(ok, f"prices.{model}", price,
-                                "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens")
+            ok = (
+                isinstance(price, Mapping)
+                and set(price) <= {"input_per_mtok", "output_per_mtok"}
+                and all(isinstance(v, (int, float)) and v >= 0 for v in price.values())
+            )
+            problems += require(
+                ok, f"prices.{model}", price, "give {input_per_mtok: <USD>, output_per_mtok: <USD>} per million tokens"
+            )
         budget = self.budget_usd
-        problems += require(self.outage_wait_s >= 0, "outage_wait_s", self.outage_wait_s,
-                            "must be >= 0 (seconds the calls to a model that stopped answering wait for it; "
-                            "0: no waiting, they are void)")
-        return [*problems,
-                *require(budget is None or budget > 0, "budget_usd", budget, "must be > 0 (or null for no budget)"),
-                *require(self.structured in STRUCTURED, "structured", self.structured,
-                         "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the "
-                         "run) or off (the text format)")]
-
+        problems += require(
+            self.outage_wait_s >= 0,
+            "outage_wait_s",
+            self.outage_wait_s,
+            "must be >= 0 (seconds the calls to a model that stopped answering wait for it; "
+            "0: no waiting, they are void)",
+        )
+        return [
+            *problems,
+            *require(budget is None or budget > 0, "budget_usd", budget, "must be > 0 (or null for no budget)"),
+            *require(
+                self.structured in STRUCTURED,
+                "structured",
+                self.structured,
+                "must be auto (a JSON schema where the server takes one), on (always; a refusal stops the "
+                "run) or off (the text format)",
+            ),
+        ]

@@ -43,8 +43,11 @@ def record(path: Path, entries: Sequence[Mapping[str, Any]]) -> None:
         with _lock, open(path, "a", encoding="utf-8") as fh:
             fh.write(lines)
     except OSError as exc:
-        log.warning("cannot keep the models' token counts in %s (%s): later estimates will not know them",
-                    path, exc.strerror or exc)
+        log.warning(
+            "cannot keep the models' token counts in %s (%s): later estimates will not know them",
+            path,
+            exc.strerror or exc,
+        )
 
 
 def entries(path: Path) -> Iterator[dict[str, Any]]:

@@ -47,10 +47,17 @@ class Endpoints(Accounts):
     concurrency, the structured-output form each model takes, the samples a request may ask for,
     retries and outages."""
 
-    def __init__(self, prices: dict[str, Price] | None = None, budget_usd: float | None = None,
-                 retry: RetryPolicy | None = None, concurrency: int = 8,
-                 endpoint_concurrency: dict[str, int] | None = None, structured: str = "off",
-                 outage_wait_s: float = 0.0, on_outage: Callable[[dict], None] | None = None) -> None:
+    def __init__(
+        self,
+        prices: dict[str, Price] | None = None,
+        budget_usd: float | None = None,
+        retry: RetryPolicy | None = None,
+        concurrency: int = 8,
+        endpoint_concurrency: dict[str, int] | None = None,
+        structured: str = "off",
+        outage_wait_s: float = 0.0,
+        on_outage: Callable[[dict], None] | None = None,
+    ) -> None:
         super().__init__(prices, budget_usd)
         self.structured = structured
         self.retry = retry or RetryPolicy()
@@ -70,12 +77,18 @@ class Endpoints(Accounts):
         # then twice as long each time, up to PROBE_EVERY_S (or max_backoff_s if shorter).
         r = self.retry
         every = min(r.max_backoff_s, PROBE_EVERY_S)
-        self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2 ** r.max_retries), every, on_outage)
+        self.outages = Outages(outage_wait_s, min(every, r.backoff_s * 2**r.max_retries), every, on_outage)
 
     def _limit(self, spec: ModelSpec) -> int:
         """Requests in flight to ``spec``'s endpoint (by its api_base or provider, else the default)."""
-        return max(1, int(self.endpoint_concurrency.get(spec.endpoint_key, self.endpoint_concurrency.get(
-            spec.provider, self.concurrency))))
+        return max(
+            1,
+            int(
+                self.endpoint_concurrency.get(
+                    spec.endpoint_key, self.endpoint_concurrency.get(spec.provider, self.concurrency)
+                )
+            ),
+        )
 
     def _pool_for(self, spec: ModelSpec, kind: str) -> ThreadPoolExecutor:
         """The ``kind`` ("call" or "request") thread pool of ``spec``'s endpoint, sized by its limit."""
@@ -83,8 +96,9 @@ class Endpoints(Accounts):
         with self._lock:
             pool = self._pools.get(key)
             if pool is None:
-                pool = self._pools[key] = ThreadPoolExecutor(max_workers=self._limit(spec),
-                                                             thread_name_prefix=f"llm-{kind}")
+                pool = self._pools[key] = ThreadPoolExecutor(
+                    max_workers=self._limit(spec), thread_name_prefix=f"llm-{kind}"
+                )
             return pool
 
     def _slot(self, spec: ModelSpec) -> threading.BoundedSemaphore:
@@ -125,13 +139,21 @@ class Endpoints(Accounts):
         if FORMATS[now] == "text" and self.structured == "on":
             raise StructuredOutputRefused(
                 f"{where} refused structured output (a JSON-schema response_format): {exc.kind}: {exc.detail}"[:400]
-                + "; set llm.structured=auto (text where refused) or llm.structured=off")
+                + "; set llm.structured=auto (text where refused) or llm.structured=off"
+            )
         if FORMATS[now] == "text":
-            self._warn_once(spec, "text", "%s refused structured output (%s); its calls use the text format for "
-                            "the rest of the run (llm.structured=auto)", where, exc.detail[:160])
+            self._warn_once(
+                spec,
+                "text",
+                "%s refused structured output (%s); its calls use the text format for "
+                "the rest of the run (llm.structured=auto)",
+                where,
+                exc.detail[:160],
+            )
         else:
-            log.debug("%s refused response_format %s (%s); trying %s", where, FORMATS[form], exc.detail[:160],
-                      FORMATS[now])
+            log.debug(
+                "%s refused response_format %s (%s); trying %s", where, FORMATS[form], exc.detail[:160], FORMATS[now]
+            )
 
     def _warn_once(self, spec: ModelSpec, what: str, msg: str, *args: Any) -> None:
         key = (spec.model, spec.base_url, what)
@@ -152,8 +174,14 @@ class Endpoints(Accounts):
         limits = [x for x in (spec.max_n, learnt) if x]
         return min(limits) if limits else None
 
-    def _retrying(self, spec: ModelSpec, player: str, usage: Usage, once: Callable[[int], Any],
-                  give_up: Callable[[CallFailed, int], Any]) -> Any:
+    def _retrying(
+        self,
+        spec: ModelSpec,
+        player: str,
+        usage: Usage,
+        once: Callable[[int], Any],
+        give_up: Callable[[CallFailed, int], Any],
+    ) -> Any:
         """``once(attempt)`` for attempt 1, 2, ... until it returns, waiting out the retry policy's
         backoff after each :class:`CallFailed` that may pass; ``give_up(exc, attempts)`` when one
         cannot (not retryable, or out of tries). While the endpoint is down (:mod:`skate.llm.outage`)

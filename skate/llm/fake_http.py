@@ -97,14 +97,27 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
         def _authorized(self, given: str | None = None) -> bool:
             """False (after answering 401) when the server wants a key this request lacks
             (``given``: the key a wire format sends in a header of its own, else the bearer token)."""
-            if server.api_key is None or self.headers.get("Authorization", "") == f"Bearer {server.api_key}" \
-                    or (given is not None and given == server.api_key):
+            if (
+                server.api_key is None
+                or self.headers.get("Authorization", "") == f"Bearer {server.api_key}"
+                or (given is not None and given == server.api_key)
+            ):
                 return True
             with server._lock:
                 server.stats.unauthorized += 1
-            self._send(401, json.dumps({"error": {
-                "message": "Incorrect API key provided.", "type": "invalid_request_error",
-                "param": None, "code": "invalid_api_key"}}).encode())
+            self._send(
+                401,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": "Incorrect API key provided.",
+                            "type": "invalid_request_error",
+                            "param": None,
+                            "code": "invalid_api_key",
+                        }
+                    }
+                ).encode(),
+            )
             return False
 
         def _admitted(self, name: str) -> bool:
@@ -115,9 +128,19 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
                 return True
             with server._lock:
                 server.stats.unknown_model += 1
-            self._send(404, json.dumps({"error": {
-                "message": f"The model `{name}` does not exist or you do not have access to it.",
-                "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}).encode())
+            self._send(
+                404,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": f"The model `{name}` does not exist or you do not have access to it.",
+                            "type": "invalid_request_error",
+                            "param": "model",
+                            "code": "model_not_found",
+                        }
+                    }
+                ).encode(),
+            )
             return False
 
         def do_GET(self) -> None:
@@ -126,8 +149,11 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
                     server.stats.model_lists += 1
                 if not self._authorized():
                     return
-                data = [{"id": m, "object": "model", "created": 0, "owned_by": "skate-fake"}
-                        for m in server.brain.models if m != "*"]
+                data = [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "skate-fake"}
+                    for m in server.brain.models
+                    if m != "*"
+                ]
                 self._send(200, json.dumps({"object": "list", "data": data}).encode())
             else:
                 self._send(404, b'{"error": {"message": "not found"}}')
@@ -206,10 +232,15 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
             tokens = sum(len(t) for t in texts) // 4 + len(texts)
             with server._lock:
                 server.stats.embedded_texts += len(texts)
-            out = {"object": "list", "model": name,
-                   "data": [{"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in v]}
-                            for i, v in enumerate(vectors)],
-                   "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+            out = {
+                "object": "list",
+                "model": name,
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": [round(float(x), 7) for x in v]}
+                    for i, v in enumerate(vectors)
+                ],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
             self._send(200, json.dumps(out).encode())
 
         def _complete(self, body: dict[str, Any], name: str) -> None:
@@ -233,17 +264,31 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
                 message: dict[str, Any] = {"role": "assistant", "content": t.content}
                 if t.thinking is not None and style in ("reasoning_content", "reasoning"):
                     message[style] = t.thinking
-                choices.append({"index": i, "finish_reason": t.finish, "message": message,
-                                **({"logprobs": {"content": played.logprobs[i]}} if played.logprobs else {})})
+                choices.append(
+                    {
+                        "index": i,
+                        "finish_reason": t.finish,
+                        "message": message,
+                        **({"logprobs": {"content": played.logprobs[i]}} if played.logprobs else {}),
+                    }
+                )
             completion = played.completion_tokens
-            usage: dict[str, Any] = {"prompt_tokens": played.prompt_tokens,
-                                     "prompt_tokens_details": {"cached_tokens": played.cached_tokens},
-                                     "completion_tokens": completion,
-                                     "total_tokens": played.prompt_tokens + completion}
+            usage: dict[str, Any] = {
+                "prompt_tokens": played.prompt_tokens,
+                "prompt_tokens_details": {"cached_tokens": played.cached_tokens},
+                "completion_tokens": completion,
+                "total_tokens": played.prompt_tokens + completion,
+            }
             if played.counted_thinking:
                 usage["completion_tokens_details"] = {"reasoning_tokens": played.counted_thinking}
-            out = {"id": f"fake-{played.seed}", "object": "chat.completion", "created": 0, "model": name,
-                   "choices": choices, "usage": usage}
+            out = {
+                "id": f"fake-{played.seed}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": name,
+                "choices": choices,
+                "usage": usage,
+            }
             try:
                 self._send(200, json.dumps(out).encode())
             except (BrokenPipeError, ConnectionResetError):
@@ -254,11 +299,19 @@ def handler_for(server: Any) -> type[BaseHTTPRequestHandler]:
             fault = server._pick_fault(name)
             n, seed = int(body.get("n") or 1), body.get("seed")
             with server._lock:
-                server.log.append({"model": name, "n": n, "seed": seed, "fault": fault,
-                                   "temperature": body.get("temperature"), "max_tokens": body.get("max_tokens"),
-                                   "fields": sorted(body), "body": {k: v for k, v in body.items() if k != "messages"},
-                                   "headers": {k.lower(): v for k, v in self.headers.items()
-                                               if k.lower().startswith("x-")}})
+                server.log.append(
+                    {
+                        "model": name,
+                        "n": n,
+                        "seed": seed,
+                        "fault": fault,
+                        "temperature": body.get("temperature"),
+                        "max_tokens": body.get("max_tokens"),
+                        "fields": sorted(body),
+                        "body": {k: v for k, v in body.items() if k != "messages"},
+                        "headers": {k.lower(): v for k, v in self.headers.items() if k.lower().startswith("x-")},
+                    }
+                )
                 if fault:
                     server.stats.by_fault[fault] = server.stats.by_fault.get(fault, 0) + 1
             return fault

@@ -17,9 +17,11 @@ from skate.llm import plain
 # plain-format reply (other replies pass unchanged), except ``echo``.
 def uncalled_main(text: str) -> str:
     """The program put inside ``def main():`` and never called (``uncalled``)."""
+
     def wrap(m: re.Match) -> str:
         body = "\n".join("    " + line for line in m.group(2).splitlines())
         return f"{m.group(1)}def main():\n{body}\n```"
+
     return re.sub(r"(```python\n)(.*?)\n```", wrap, text, count=1, flags=re.DOTALL)
 
 
@@ -34,14 +36,15 @@ def unclosed_fence(text: str) -> str:
     m = re.search(r"```python\n.*?\n```", text, flags=re.DOTALL)
     if not m:
         return text
-    return text[:m.end() - 3].rstrip("\n") + "\n" + text[m.end():].lstrip("\n") + "\n```"
+    return text[: m.end() - 3].rstrip("\n") + "\n" + text[m.end() :].lstrip("\n") + "\n```"
 
 
 def quoted_code(text: str) -> str:
     """The fenced block's text sent as a Python string literal, quotes and all (``quoted``): the
     1.5B put its PyJail inputs in quotes, so they reached ``eval`` as strings."""
-    return re.sub(r"(```python\n)(.*?)\n```", lambda m: f"{m.group(1)}{m.group(2)!r}\n```", text, count=1,
-                  flags=re.DOTALL)
+    return re.sub(
+        r"(```python\n)(.*?)\n```", lambda m: f"{m.group(1)}{m.group(2)!r}\n```", text, count=1, flags=re.DOTALL
+    )
 
 
 def echo_request(user: str) -> str:
@@ -50,13 +53,18 @@ def echo_request(user: str) -> str:
     return cut_in_half(user)
 
 
-SMALL_MODEL_SLIPS = {"uncalled": uncalled_main, "placeholder": placeholder_items, "unclosed_fence": unclosed_fence,
-                     "quoted": quoted_code, "echo": echo_request}
+SMALL_MODEL_SLIPS = {
+    "uncalled": uncalled_main,
+    "placeholder": placeholder_items,
+    "unclosed_fence": unclosed_fence,
+    "quoted": quoted_code,
+    "echo": echo_request,
+}
 
 
 def cut_in_half(text: str) -> str:
     """``text`` cut off halfway (the fault ``cut``)."""
-    return text[:max(0, len(text) // 2)] if len(text) > 1 else ""
+    return text[: max(0, len(text) // 2)] if len(text) > 1 else ""
 
 
 def wrap_in_prose(text: str, json_reply: bool) -> str:
@@ -75,8 +83,8 @@ def cut_in_reasoning(text: str) -> str:
     m = _REASONING.search(text)
     if m is not None:
         end = text.find("[[ ##", m.end())
-        body = text[m.end():end if end >= 0 else len(text)]
-        return text[:m.end() + max(1, len(body) // 2)]
+        body = text[m.end() : end if end >= 0 else len(text)]
+        return text[: m.end() + max(1, len(body) // 2)]
     m = _JSON_REASONING.search(text)
     if m is None:
         return text
@@ -84,7 +92,7 @@ def cut_in_reasoning(text: str) -> str:
         value, end = json.JSONDecoder().raw_decode(text, m.end() - 1)
     except ValueError:
         return text
-    return text[:m.end() + max(1, (end - m.end()) // 2)]
+    return text[: m.end() + max(1, (end - m.end()) // 2)]
 
 
 # How many answers the fake draws to give a label request its probabilities.
@@ -100,8 +108,9 @@ def label_request(user: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in re.split(r",| or ", m.group(1)) if x.strip()) if m else ()
 
 
-def token_logprobs(text: str, dist: dict[str, float], temperature: float, top_k: int, chatty: bool = False,
-                   few: bool = False) -> list[dict[str, Any]]:
+def token_logprobs(
+    text: str, dist: dict[str, float], temperature: float, top_k: int, chatty: bool = False, few: bool = False
+) -> list[dict[str, Any]]:
     """OpenAI's ``logprobs.content`` for a reply ``text``. For a label request (``dist``: how often
     the fake answers each label) the first token is the label, and its alternatives give each
     label the probability that, sharpened by the request's ``temperature`` as a client does
@@ -109,23 +118,35 @@ def token_logprobs(text: str, dist: dict[str, float], temperature: float, top_k:
     that are no label. ``chatty``: the reply begins "The", which holds nearly all the probability;
     ``few``: only two alternatives are listed. Any other reply: each word a token, certain."""
     if not dist:
-        return [{"token": w, "logprob": 0.0, "top_logprobs": [{"token": w, "logprob": 0.0}]}
-                for w in re.findall(r"\s*\S+", text)[:64]]
-    powered = {k: v ** temperature for k, v in dist.items()}
+        return [
+            {"token": w, "logprob": 0.0, "top_logprobs": [{"token": w, "logprob": 0.0}]}
+            for w in re.findall(r"\s*\S+", text)[:64]
+        ]
+    powered = {k: v**temperature for k, v in dist.items()}
     norm = sum(powered.values())
     share = NOT_A_LABEL if not chatty else 0.9
     q = {k: (1 - share) * v / norm for k, v in powered.items()}
-    others = {"The": share * 0.8, " ": share * 0.1, "I": share * 0.1} if not chatty else \
-        {"The": share, "I": NOT_A_LABEL * 0.5}
+    others = (
+        {"The": share * 0.8, " ": share * 0.1, "I": share * 0.1}
+        if not chatty
+        else {"The": share, "I": NOT_A_LABEL * 0.5}
+    )
     alts = sorted([*q.items(), *others.items()], key=lambda kv: -kv[1])
-    alts = alts[:2] if few else alts[:top_k or len(alts)]
+    alts = alts[:2] if few else alts[: top_k or len(alts)]
     first = "The" if chatty else text.strip()
     prob = dict([*q.items(), *others.items()]).get(first, 1e-6)
-    tokens = [{"token": first, "logprob": math.log(prob),
-               "top_logprobs": [{"token": k, "logprob": math.log(v)} for k, v in alts]}]
+    tokens = [
+        {
+            "token": first,
+            "logprob": math.log(prob),
+            "top_logprobs": [{"token": k, "logprob": math.log(v)} for k, v in alts],
+        }
+    ]
     if chatty:
-        tokens += [{"token": w, "logprob": -0.01, "top_logprobs": [{"token": w, "logprob": -0.01}]}
-                   for w in re.findall(r"\s*\S+", text)[1:]]
+        tokens += [
+            {"token": w, "logprob": -0.01, "top_logprobs": [{"token": w, "logprob": -0.01}]}
+            for w in re.findall(r"\s*\S+", text)[1:]
+        ]
     return tokens
 
 
@@ -156,14 +177,17 @@ def copied_demo(messages: list[dict[str, Any]]) -> str:
 
 # What the Qwen 0.5B wrote when MIPROv2's instruction proposer asked it for an instruction (the
 # fault ``rambling``): fragments of a JSON object, over and over, and no section DSPy can read.
-RAMBLING = ('"proposed_instruction": "Predict the correct output based on the input text.",\n  "completed": true,\n  '
-            * 6).rstrip()
+RAMBLING = (
+    '"proposed_instruction": "Predict the correct output based on the input text.",\n  "completed": true,\n  ' * 6
+).rstrip()
 
 
 def repair_turns(messages: list[dict[str, Any]]) -> int:
     """How many repair turns (a rejection and the request to send the task again) follow the
     request's own user message."""
-    return sum(1 for m in messages if m.get("role") == "user" and str(m.get("content", "")).startswith(plain.REPAIR_PREFIX))
+    return sum(
+        1 for m in messages if m.get("role") == "user" and str(m.get("content", "")).startswith(plain.REPAIR_PREFIX)
+    )
 
 
 def resent_reply(messages: list[dict[str, Any]]) -> str:
@@ -176,6 +200,8 @@ def _request_user(messages: list[dict[str, Any]]) -> int | None:
     asked again after a rejection gets its reply and then the rejection as a further user message,
     :data:`skate.llm.plain.REPAIR_PREFIX`: :meth:`skate.llm.modules.SetterModule.messages`)."""
     for i in range(len(messages) - 1, -1, -1):
-        if messages[i].get("role") == "user" and not str(messages[i].get("content", "")).startswith(plain.REPAIR_PREFIX):
+        if messages[i].get("role") == "user" and not str(messages[i].get("content", "")).startswith(
+            plain.REPAIR_PREFIX
+        ):
             return i
     return None

@@ -75,8 +75,9 @@ def as_json_reply(text: str, schema: dict[str, Any] | None) -> str:
         return text
     props = (schema or {}).get("properties")
     if isinstance(props, dict):
-        obj = {name: _typed(found.get(name, ""), prop if isinstance(prop, dict) else {})
-               for name, prop in props.items()}
+        obj = {
+            name: _typed(found.get(name, ""), prop if isinstance(prop, dict) else {}) for name, prop in props.items()
+        }
     else:
         obj = {k: v for k, v in found.items() if k != "completed"}
     return json.dumps(obj, ensure_ascii=False)
@@ -89,8 +90,13 @@ def as_plain_reply(text: str, kinds: dict[str, str]) -> str:
     found = sections(text)
     if not found:
         return text
-    return plain.render_reply([(name, kind, _unfenced(found[name]) if kind == "code" else found[name])
-                               for name, kind in kinds.items() if name in found])
+    return plain.render_reply(
+        [
+            (name, kind, _unfenced(found[name]) if kind == "code" else found[name])
+            for name, kind in kinds.items()
+            if name in found
+        ]
+    )
 
 
 _FENCED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
@@ -107,22 +113,43 @@ def _last_user(messages: list[dict[str, Any]]) -> int | None:
 
 
 # ------------------------------------------------------------------ unclaimed DSPy requests
-_TYPE_NOTE = re.compile(r"`\[\[ ## (\w+) ## \]\]`(?: \(must be formatted as a valid Python (.*?)\))?(?=, then |, and then |$)")
+_TYPE_NOTE = re.compile(
+    r"`\[\[ ## (\w+) ## \]\]`(?: \(must be formatted as a valid Python (.*?)\))?(?=, then |, and then |$)"
+)
 
-_OPENERS = ("Read the input carefully", "Take a moment to understand what is asked", "Work through the task step by step",
-            "Check every detail of the input", "Think about what the task really asks", "Consider the input as an expert would")
-_ENDINGS = ("and answer with exactly what the output fields ask for.", "then give a precise, concise answer.",
-            "and double-check the answer before you give it.", "and answer with a single, unambiguous value.",
-            "keeping track of every quantity, and answer only when you are sure.",
-            "then answer in the requested format and nothing more.")
-_SUBJECTS = ("The examples are short, self-contained tasks", "Each data point is a small reasoning problem",
-             "The dataset holds compact question-and-answer items", "The samples are exercises of varying difficulty")
-_DETAILS = ("each with one correct answer that can be checked exactly.",
-            "written in plain English with the numbers or code needed to solve them.",
-            "whose answers are short and follow a fixed format.",
-            "that reward careful, step-by-step reading over guessing.")
-_PLAIN = ("A short, direct response to the {field} asked for.", "The {field}, stated briefly and plainly.",
-          "A concise {field} based on the inputs given.")
+_OPENERS = (
+    "Read the input carefully",
+    "Take a moment to understand what is asked",
+    "Work through the task step by step",
+    "Check every detail of the input",
+    "Think about what the task really asks",
+    "Consider the input as an expert would",
+)
+_ENDINGS = (
+    "and answer with exactly what the output fields ask for.",
+    "then give a precise, concise answer.",
+    "and double-check the answer before you give it.",
+    "and answer with a single, unambiguous value.",
+    "keeping track of every quantity, and answer only when you are sure.",
+    "then answer in the requested format and nothing more.",
+)
+_SUBJECTS = (
+    "The examples are short, self-contained tasks",
+    "Each data point is a small reasoning problem",
+    "The dataset holds compact question-and-answer items",
+    "The samples are exercises of varying difficulty",
+)
+_DETAILS = (
+    "each with one correct answer that can be checked exactly.",
+    "written in plain English with the numbers or code needed to solve them.",
+    "whose answers are short and follow a fixed format.",
+    "that reward careful, step-by-step reading over guessing.",
+)
+_PLAIN = (
+    "A short, direct response to the {field} asked for.",
+    "The {field}, stated briefly and plainly.",
+    "A concise {field} based on the inputs given.",
+)
 
 
 def _value_for(field_name: str, type_name: str | None, inputs: dict[str, str], rng: random.Random) -> str:

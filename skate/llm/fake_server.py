@@ -263,10 +263,20 @@ class FakeBrain:
 class FakeLLMServer:
     """``with FakeLLMServer({...}) as srv:`` then point players at ``srv.api_base``."""
 
-    def __init__(self, models: dict[str, FakeModel] | None = None, latency_s: float = 0.0,
-                 retry_after_s: float = 0.05, slow_s: float = 5.0, host: str = "127.0.0.1",
-                 port: int = 0, fault_seed: int = 0, strict: bool = False, api_key: str | None = None,
-                 formats: tuple[str, ...] = ("json_schema", "json_object"), max_n: int | None = None) -> None:
+    def __init__(
+        self,
+        models: dict[str, FakeModel] | None = None,
+        latency_s: float = 0.0,
+        retry_after_s: float = 0.05,
+        slow_s: float = 5.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        fault_seed: int = 0,
+        strict: bool = False,
+        api_key: str | None = None,
+        formats: tuple[str, ...] = ("json_schema", "json_object"),
+        max_n: int | None = None,
+    ) -> None:
         self.brain = FakeBrain(models or {"*": FakeModel()})
         self.formats = tuple(formats)  # the response_format types taken (others: HTTP 400)
         self.max_n = max_n  # the most choices one request may ask for (as llama.cpp's server: its slots)
@@ -296,8 +306,9 @@ class FakeLLMServer:
         if self._thread is not None:  # stopped before: listen again where it listened
             self.httpd = _Listener(self.httpd.server_address[:2], handler_for(self))
         # stop() takes effect within 50 ms (the standard library's 0.5 s: a killed server answering on)
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True, name="fake-llm")
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True, name="fake-llm"
+        )
         self._thread.start()
         return self
 
@@ -331,8 +342,9 @@ class FakeLLMServer:
             k = self._seedless[key] = self._seedless.get(key, -1) + 1
         return seeded_random("seedless", key, k).getrandbits(31)
 
-    def play(self, body: dict[str, Any], name: str, fault: str | None,
-             thinking_style: str | None = None) -> Played | Failure:
+    def play(
+        self, body: dict[str, Any], name: str, fault: str | None, thinking_style: str | None = None
+    ) -> Played | Failure:
         """What model ``name`` answers an OpenAI-style chat request ``body`` (another wire format's
         request translated into one), with ``fault`` injected: the choices and their thinking, or
         the failure to send. ``thinking_style``: where a thinking model's thinking goes on this
@@ -351,20 +363,49 @@ class FakeLLMServer:
         if fault == "malformed":
             return Failure(200, b'{"choices": [ this is not json')
         if fault == "refuse_logprobs" and body.get("logprobs"):  # a provider that takes none
-            return Failure(400, json.dumps({"error": {"message": "logprobs is not supported for this model",
-                                                      "type": "invalid_request_error", "param": "logprobs"}}).encode())
+            return Failure(
+                400,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": "logprobs is not supported for this model",
+                            "type": "invalid_request_error",
+                            "param": "logprobs",
+                        }
+                    }
+                ).encode(),
+            )
         if self.max_n is not None and n > self.max_n:  # llama.cpp's server's words
-            return Failure(400, json.dumps({"error": {
-                "code": 400, "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, "
-                                        f"but got {n}", "type": "invalid_request_error"}}).encode())
+            return Failure(
+                400,
+                json.dumps(
+                    {
+                        "error": {
+                            "code": 400,
+                            "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, but got {n}",
+                            "type": "invalid_request_error",
+                        }
+                    }
+                ).encode(),
+            )
         rf = body.get("response_format")
         kind = rf.get("type") if isinstance(rf, dict) else None
         if rf is not None and kind != "text" and kind not in self.formats:
             with self._lock:
                 self.stats.refused_format += 1
-            return Failure(400, json.dumps({"error": {
-                "message": f"response_format type {kind!r} is not supported by this server",
-                "type": "invalid_request_error", "param": "response_format", "code": None}}).encode())
+            return Failure(
+                400,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": f"response_format type {kind!r} is not supported by this server",
+                            "type": "invalid_request_error",
+                            "param": "response_format",
+                            "code": None,
+                        }
+                    }
+                ).encode(),
+            )
         json_reply = kind in ("json_schema", "json_object")
         schema = response_schema(rf)
         temperature = body.get("temperature")
@@ -402,8 +443,10 @@ class FakeLLMServer:
         elif fault in SMALL_MODEL_SLIPS:
             if fault == "echo":  # the request written back until the token limit ran out
                 user = _request_user(messages)
-                texts, finish = [echo_request(str(messages[user]["content"]) if user is not None else "")
-                                 for _ in texts], "length"
+                texts, finish = (
+                    [echo_request(str(messages[user]["content"]) if user is not None else "") for _ in texts],
+                    "length",
+                )
             else:
                 texts = [SMALL_MODEL_SLIPS[fault](t) for t in texts]
         logprobs = None
@@ -415,16 +458,29 @@ class FakeLLMServer:
             if fault == "chatty" and dist:
                 texts = [f"The answer is {t}" for t in texts]
             t_req = float(temperature) if isinstance(temperature, (int, float)) and temperature else 1.0
-            logprobs = [token_logprobs(t, dist, t_req, int(body.get("top_logprobs") or 0),
-                                       chatty=fault == "chatty", few=fault == "few_logprobs") for t in texts]
+            logprobs = [
+                token_logprobs(
+                    t,
+                    dist,
+                    t_req,
+                    int(body.get("top_logprobs") or 0),
+                    chatty=fault == "chatty",
+                    few=fault == "few_logprobs",
+                )
+                for t in texts
+            ]
         model = self.brain.model(name)
         style = (thinking_style or model.thinking) if model.thinking else ""
         if thinking_style == "reasoning_content" and "thinking" not in body:
             style = ""  # Anthropic's models think only when the request turns thinking on
         tokens = thinking_budget(body, model.thinking_tokens) if style else 0
         limit = completion_limit(body)
-        thoughts = [think(t, thinking_text(t, tokens, (name, seed, i)), style, limit, finish) if tokens
-                    else Thought(t, None, 0, finish) for i, t in enumerate(texts)]
+        thoughts = [
+            think(t, thinking_text(t, tokens, (name, seed, i)), style, limit, finish)
+            if tokens
+            else Thought(t, None, 0, finish)
+            for i, t in enumerate(texts)
+        ]
         if logprobs is not None and tokens:  # a model that thinks first: its first tokens are thinking, not a label
             logprobs = [token_logprobs(t.thinking or t.content, {}, 1.0, 0) for t in thoughts]
         stops = body.get("stop")
@@ -446,14 +502,24 @@ class FakeLLMServer:
             last = self._last_prompt.get(name, "")
             self._last_prompt[name] = prompt
             self.stats.completion_choices += n
-        common = next((i for i, (a, b) in enumerate(zip(prompt, last, strict=False)) if a != b), min(len(prompt), len(last)))
+        common = next(
+            (i for i, (a, b) in enumerate(zip(prompt, last, strict=False)) if a != b), min(len(prompt), len(last))
+        )
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4
         with self._lock:
             self.stats.prompt_tokens += prompt_tokens
             self.stats.completion_tokens += completion
             self.stats.thinking_tokens += thinking
-        return Played(thoughts, seed, prompt_tokens, min(prompt_tokens, common // 4), completion,
-                      0 if inline else thinking, logprobs, met)
+        return Played(
+            thoughts,
+            seed,
+            prompt_tokens,
+            min(prompt_tokens, common // 4),
+            completion,
+            0 if inline else thinking,
+            logprobs,
+            met,
+        )
 
     def _pick_fault(self, name: str) -> str | None:
         faults = self.brain.model(name).faults
@@ -485,25 +551,35 @@ def parse_model(spec: str) -> tuple[str, FakeModel]:
         thinking, rules = ("hidden", "openai_reasoning") if style == "openai" else (style, "")
         return name, FakeModel(float(skill), demo_gain=float(gain) if plus else 0.0, thinking=thinking, rules=rules)
     except ValueError:
-        raise ValueError(f"{spec!r} is not name=skill, name=skill+gain or either with @style (e.g. low=0.3+0.5, "
-                         f"r1=0.9@inline; styles: {', '.join((*THINKING_STYLES, 'openai'))})") from None
+        raise ValueError(
+            f"{spec!r} is not name=skill, name=skill+gain or either with @style (e.g. low=0.3+0.5, "
+            f"r1=0.9@inline; styles: {', '.join((*THINKING_STYLES, 'openai'))})"
+        ) from None
 
 
 def arg_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Serve fake deterministic LLM players on loopback.")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
-    ap.add_argument("--strict", action="store_true",
-                    help="answer a chat request for a model name not served with HTTP 404")
+    ap.add_argument(
+        "--strict", action="store_true", help="answer a chat request for a model name not served with HTTP 404"
+    )
     ap.add_argument("--api-key", default=None, help="answer requests without 'Authorization: Bearer KEY' with 401")
-    ap.add_argument("--formats", default="json_schema,json_object",
-                    help="response_format types taken, comma-separated (others get HTTP 400); 'none' refuses "
-                         "structured output like a server without JSON-schema support")
-    ap.add_argument("models", nargs="*", default=["ace=0.9", "mid=0.6", "low=0.3"],
-                    help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
-                         "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); @style makes a "
-                         "reasoning model (r1=0.9@inline; hidden, reasoning_content, reasoning, inline, "
-                         "inline_bare, openai); default: ace=0.9 mid=0.6 low=0.3")
+    ap.add_argument(
+        "--formats",
+        default="json_schema,json_object",
+        help="response_format types taken, comma-separated (others get HTTP 400); 'none' refuses "
+        "structured output like a server without JSON-schema support",
+    )
+    ap.add_argument(
+        "models",
+        nargs="*",
+        default=["ace=0.9", "mid=0.6", "low=0.3"],
+        help="models as name=skill, or name=skill+gain to play a request that carries few-shot "
+        "demonstrations with skill min(1, skill+gain) (e.g. low=0.3+0.5); @style makes a "
+        "reasoning model (r1=0.9@inline; hidden, reasoning_content, reasoning, inline, "
+        "inline_bare, openai); default: ace=0.9 mid=0.6 low=0.3",
+    )
     return ap
 
 
@@ -521,8 +597,9 @@ def parse_models(argv: list[str] | None = None) -> tuple[argparse.Namespace, dic
 def main(argv: list[str] | None = None) -> int:
     args, models = parse_models(argv)
     formats = tuple(f for f in args.formats.split(",") if f and f != "none")
-    srv = FakeLLMServer(models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key,
-                        formats=formats)
+    srv = FakeLLMServer(
+        models, latency_s=args.latency, port=args.port, strict=args.strict, api_key=args.api_key, formats=formats
+    )
     print(f"fake LLM players {sorted(models)} at {srv.api_base}", flush=True)
     try:
         srv.httpd.serve_forever()

@@ -39,11 +39,18 @@ THINKING_STYLES = ("hidden", "reasoning_content", "reasoning", "inline", "inline
 EFFORT_SCALE = {"none": 0.0, "minimal": 0.1, "low": 0.4, "medium": 1.0, "high": 2.5, "xhigh": 4.0, "max": 6.0}
 CHARS_PER_TOKEN = 4  # the fake server counts tokens as characters / 4
 
-_FILLER = ("Let me read the request carefully.", "First I trace what happens step by step.",
-           "The loop runs over every element, so I keep a running total.", "I should check the edge cases too.",
-           "That gives one value; let me verify it against the others.", "Wait, I need to recount that part.",
-           "The order of the operations matters here.", "So far this looks consistent.",
-           "Let me write a first draft and then check it.", "I will compare the options one by one.")
+_FILLER = (
+    "Let me read the request carefully.",
+    "First I trace what happens step by step.",
+    "The loop runs over every element, so I keep a running total.",
+    "I should check the edge cases too.",
+    "That gives one value; let me verify it against the others.",
+    "Wait, I need to recount that part.",
+    "The order of the operations matters here.",
+    "So far this looks consistent.",
+    "Let me write a first draft and then check it.",
+    "I will compare the options one by one.",
+)
 BROKEN_PROGRAM = "def draft(:\n    return [x for x in\n"
 
 
@@ -57,8 +64,9 @@ def _wrong_label(value: str) -> str:
 
 
 def _wrong(name: str, value: Any) -> Any:
-    if isinstance(value, str) and ("```" in value or "def " in value or "print(" in value or name in ("program", "code",
-                                                                                                       "jail")):
+    if isinstance(value, str) and (
+        "```" in value or "def " in value or "print(" in value or name in ("program", "code", "jail")
+    ):
         return f"```python\n{BROKEN_PROGRAM}```" if "```" in value else BROKEN_PROGRAM
     if isinstance(value, str):
         return _wrong_label(value)
@@ -104,7 +112,13 @@ def thinking_text(reply: str, tokens: int, draw: tuple[Any, ...]) -> str:
     while sum(len(w) + 1 for w in words) < budget:
         words.append(rng.choice(_FILLER))
     half = len(words) // 2
-    return " ".join(words[:half]) + ("\n" if half else "") + draft + ("\n" if words[half:] else "") + " ".join(words[half:])
+    return (
+        " ".join(words[:half])
+        + ("\n" if half else "")
+        + draft
+        + ("\n" if words[half:] else "")
+        + " ".join(words[half:])
+    )
 
 
 def thinking_budget(body: dict[str, Any], default: int) -> int:
@@ -145,9 +159,9 @@ def think(answer: str, thinking: str, style: str, limit: int | None, finish: str
     where the limit falls. ``style`` says where the thinking goes (:data:`THINKING_STYLES`)."""
     t_tokens = max(1, len(thinking) // CHARS_PER_TOKEN)
     if limit is not None and t_tokens >= limit:
-        thinking, t_tokens, answer, finish = thinking[:limit * CHARS_PER_TOKEN], limit, "", "length"
+        thinking, t_tokens, answer, finish = thinking[: limit * CHARS_PER_TOKEN], limit, "", "length"
     elif limit is not None and t_tokens + len(answer) // CHARS_PER_TOKEN > limit:
-        answer, finish = answer[:(limit - t_tokens) * CHARS_PER_TOKEN], "length"
+        answer, finish = answer[: (limit - t_tokens) * CHARS_PER_TOKEN], "length"
     if style == "inline":
         closed = "" if finish == "length" and not answer else "\n</think>\n\n"
         return Thought(f"<think>\n{thinking}{closed}{answer}", None, t_tokens, finish)
@@ -167,21 +181,33 @@ def openai_refusal(body: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     take it: the first of ``max_tokens``, a temperature other than 1, ``stop``, ``logprobs``,
     ``top_logprobs`` and a ``reasoning_effort`` they do not know."""
     if "max_tokens" in body:
-        return _openai_error("Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-                             "'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter")
+        return _openai_error(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.",
+            "max_tokens",
+            "unsupported_parameter",
+        )
     temperature = body.get("temperature")
     if temperature is not None and temperature != 1:
-        return _openai_error(f"Unsupported value: 'temperature' does not support {temperature} with this model. Only "
-                             "the default (1) value is supported.", "temperature", "unsupported_value")
+        return _openai_error(
+            f"Unsupported value: 'temperature' does not support {temperature} with this model. Only "
+            "the default (1) value is supported.",
+            "temperature",
+            "unsupported_value",
+        )
     for param in ("stop", "logprobs", "top_logprobs"):
         if body.get(param) not in (None, False):
-            return _openai_error(f"Unsupported parameter: '{param}' is not supported with this model.", param,
-                                 "unsupported_parameter")
+            return _openai_error(
+                f"Unsupported parameter: '{param}' is not supported with this model.", param, "unsupported_parameter"
+            )
     effort = body.get("reasoning_effort")
     if effort is not None and effort not in ("minimal", "low", "medium", "high"):
-        return _openai_error(f"Unsupported value: 'reasoning_effort' does not support {effort!r} with this model. "
-                             "Supported values are: 'minimal', 'low', 'medium', and 'high'.", "reasoning_effort",
-                             "unsupported_value")
+        return _openai_error(
+            f"Unsupported value: 'reasoning_effort' does not support {effort!r} with this model. "
+            "Supported values are: 'minimal', 'low', 'medium', and 'high'.",
+            "reasoning_effort",
+            "unsupported_value",
+        )
     return None
 
 
@@ -217,8 +243,13 @@ def from_anthropic(body: dict[str, Any]) -> tuple[dict[str, Any], tuple[int, dic
     for m in body.get("messages") or []:
         if isinstance(m, dict):
             messages.append({"role": m.get("role", "user"), "content": _text_of(m.get("content"))})
-    out: dict[str, Any] = {"model": body.get("model"), "messages": messages, "max_tokens": body.get("max_tokens"),
-                           "temperature": body.get("temperature"), "stop": body.get("stop_sequences")}
+    out: dict[str, Any] = {
+        "model": body.get("model"),
+        "messages": messages,
+        "max_tokens": body.get("max_tokens"),
+        "temperature": body.get("temperature"),
+        "stop": body.get("stop_sequences"),
+    }
     fmt = body.get("output_format")
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
         out["response_format"] = {"type": "json_schema", "json_schema": {"schema": fmt.get("schema")}}
@@ -230,13 +261,17 @@ def from_anthropic(body: dict[str, Any]) -> tuple[dict[str, Any], tuple[int, dic
         if not isinstance(budget, int) or budget < 1024:
             refusal = anthropic_error("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
         elif isinstance(limit, int) and budget >= limit:
-            refusal = anthropic_error("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
-                                      "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
-                                      "#max-tokens-and-context-window-size")
+            refusal = anthropic_error(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+                "#max-tokens-and-context-window-size"
+            )
         elif body.get("temperature") not in (None, 1, 1.0):
-            refusal = anthropic_error("`temperature` may only be set to 1 when thinking is enabled. Please consult our "
-                                      "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
-                                      "#important-considerations-when-using-extended-thinking")
+            refusal = anthropic_error(
+                "`temperature` may only be set to 1 when thinking is enabled. Please consult our "
+                "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+                "#important-considerations-when-using-extended-thinking"
+            )
     return out, refusal
 
 
@@ -252,10 +287,19 @@ def to_anthropic(name: str, thought: Thought, prompt_tokens: int, stop_sequence:
     if thought.content or not content:
         content.append({"type": "text", "text": thought.content})
     reason = "stop_sequence" if stop_sequence is not None else _STOP_REASONS.get(thought.finish, "end_turn")
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": name, "content": content,
-            "stop_reason": reason, "stop_sequence": stop_sequence,
-            "usage": {"input_tokens": prompt_tokens,
-                      "output_tokens": thought.thinking_tokens + len(thought.content) // CHARS_PER_TOKEN}}
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": name,
+        "content": content,
+        "stop_reason": reason,
+        "stop_sequence": stop_sequence,
+        "usage": {
+            "input_tokens": prompt_tokens,
+            "output_tokens": thought.thinking_tokens + len(thought.content) // CHARS_PER_TOKEN,
+        },
+    }
 
 
 # -------------------------------------------------------------------------------- Gemini
@@ -267,17 +311,24 @@ def from_gemini(name: str, body: dict[str, Any]) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     system = body.get("systemInstruction") or body.get("system_instruction")
     if isinstance(system, dict):
-        messages.append({"role": "system", "content": "".join(str(p.get("text", "")) for p in system.get("parts") or ())})
+        messages.append(
+            {"role": "system", "content": "".join(str(p.get("text", "")) for p in system.get("parts") or ())}
+        )
     for c in body.get("contents") or []:
         if isinstance(c, dict):
             text = "".join(str(p.get("text", "")) for p in c.get("parts") or () if isinstance(p, dict))
             messages.append({"role": "assistant" if c.get("role") == "model" else "user", "content": text})
     config = body.get("generationConfig") or body.get("generation_config") or {}
     get = lambda *keys: next((config[k] for k in keys if k in config), None)  # noqa: E731 - both spellings
-    out: dict[str, Any] = {"model": name, "messages": messages, "temperature": get("temperature"),
-                           "max_tokens": get("maxOutputTokens", "max_output_tokens"),
-                           "n": get("candidateCount", "candidate_count") or 1, "seed": get("seed"),
-                           "stop": get("stopSequences", "stop_sequences")}
+    out: dict[str, Any] = {
+        "model": name,
+        "messages": messages,
+        "temperature": get("temperature"),
+        "max_tokens": get("maxOutputTokens", "max_output_tokens"),
+        "n": get("candidateCount", "candidate_count") or 1,
+        "seed": get("seed"),
+        "stop": get("stopSequences", "stop_sequences"),
+    }
     schema = get("responseJsonSchema", "response_json_schema", "responseSchema", "response_schema")
     if isinstance(schema, dict):
         out["response_format"] = {"type": "json_schema", "json_schema": {"schema": schema}}
@@ -302,11 +353,18 @@ def to_gemini(name: str, thoughts: list[Thought], prompt_tokens: int, include_th
         if include_thoughts and t.thinking is not None:
             parts.append({"text": t.thinking, "thought": True})
         parts.append({"text": t.content})
-        candidates.append({"content": {"parts": parts, "role": "model"}, "finishReason": _FINISH.get(t.finish, "STOP"),
-                           "index": i})
+        candidates.append(
+            {"content": {"parts": parts, "role": "model"}, "finishReason": _FINISH.get(t.finish, "STOP"), "index": i}
+        )
     written = sum(len(t.content) // CHARS_PER_TOKEN for t in thoughts)
     thought_tokens = sum(t.thinking_tokens for t in thoughts)
-    return {"candidates": candidates, "modelVersion": name,
-            "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": written,
-                              "thoughtsTokenCount": thought_tokens,
-                              "totalTokenCount": prompt_tokens + written + thought_tokens}}
+    return {
+        "candidates": candidates,
+        "modelVersion": name,
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": written,
+            "thoughtsTokenCount": thought_tokens,
+            "totalTokenCount": prompt_tokens + written + thought_tokens,
+        },
+    }

@@ -73,11 +73,15 @@ def facts(model: str) -> ModelFacts | None:
         price_in = price_out = None
     max_out = entry.get("max_output_tokens")
     return ModelFacts(
-        key=key, provider=str(entry.get("litellm_provider") or provider), reasoning=bool(entry.get("supports_reasoning")),
-        input_per_mtok=price_in, output_per_mtok=price_out,
+        key=key,
+        provider=str(entry.get("litellm_provider") or provider),
+        reasoning=bool(entry.get("supports_reasoning")),
+        input_per_mtok=price_in,
+        output_per_mtok=price_out,
         max_output_tokens=int(max_out) if isinstance(max_out, int) and max_out > 0 else None,
         efforts=frozenset(x for x in levels if entry.get(f"supports_{x}_reasoning_effort") is True),
-        no_efforts=frozenset(x for x in levels if entry.get(f"supports_{x}_reasoning_effort") is False))
+        no_efforts=frozenset(x for x in levels if entry.get(f"supports_{x}_reasoning_effort") is False),
+    )
 
 
 def reasons(model: str) -> bool:

@@ -90,8 +90,9 @@ class _Formatter:
             user = self.adapter.format_user_message_content(sig, inputs, main_request=True)
         return [*prefix, {"role": "user", "content": user}]
 
-    def _own_user_message(self, sig: type[dspy.Signature], inputs: dict[str, Any],
-                          user: dict[str, Any]) -> tuple[tuple[str, ...] | None, str | None]:
+    def _own_user_message(
+        self, sig: type[dspy.Signature], inputs: dict[str, Any], user: dict[str, Any]
+    ) -> tuple[tuple[str, ...] | None, str | None]:
         """The input field names and output-requirements line :func:`_user_message` needs to
         give ``user`` (DSPy's user message for ``inputs``), or ``(None, None)`` where it cannot
         be checked (an input that is not a string) or does not match."""
@@ -142,7 +143,7 @@ def output_schema(signature: type[dspy.Signature]) -> dict[str, Any]:
                     close(sub)
             for key in ("items", "anyOf"):
                 value = part.get(key)
-                for sub in (value if isinstance(value, list) else [value]):
+                for sub in value if isinstance(value, list) else [value]:
                     close(sub)
 
     close(schema)
@@ -209,8 +210,10 @@ def strip_fences(code: str) -> str:
 
 # ------------------------------------------------------------------------- setter context
 def render_situation(ctx: SetterContext) -> str:
-    lines = [f"Round {ctx.round} of {ctx.rounds}. This is attempt {ctx.attempt}; counting it you "
-             f"have {ctx.attempts_left} attempt(s) left this round."]
+    lines = [
+        f"Round {ctx.round} of {ctx.rounds}. This is attempt {ctx.attempt}; counting it you "
+        f"have {ctx.attempts_left} attempt(s) left this round."
+    ]
     topic = (ctx.assignment or {}).get("topic")
     if topic:  # a game that gives its setters a topic each round (COP's game.topics)
         lines.append(f"This round your task is about {topic}.")
@@ -252,7 +255,8 @@ _COMMON = (
     "Points come from the other players failing your task, so an easy task gains you nothing "
     "over them: write the hardest task you can still answer correctly yourself most of the time. "
     "Make each task original, and vary the idea and the form from one round to the next rather "
-    "than reworking a theme you have already used.")
+    "than reworking a theme you have already used."
+)
 
 _CALIBRATE = (
     "Each score is the share of answer samples that got the task right. Before you write, go "
@@ -260,31 +264,36 @@ _CALIBRATE = (
     "most likely easy for the others as well: make this one harder than those. A kind of task "
     "you got right less than {low} of the time is beyond what you can answer reliably and does "
     "not earn you its point: steer away from it. Aim for a task you would get right between "
-    "{band_low} and {band_high} of the time.")
+    "{band_low} and {band_high} of the time."
+)
 
 STRATEGY_GUIDANCE: dict[str, str] = {
     "no_info": (
         "You are shown no earlier tasks and no scores, so there is nothing to calibrate against: "
         "judge the difficulty from your own sense of where careful solvers go wrong, and choose "
-        "an idea you would not expect the other players to pick."),
+        "an idea you would not expect the other players to pick."
+    ),
     "hist_tasks": (
         "The history lists your own earlier tasks without any scores, so it cannot tell you how "
         "hard they turned out to be. Use it for variety: note which ideas you have already used "
-        "and build this round's task on one you have not."),
+        "and build this round's task on one you have not."
+    ),
     "hist_perf": (
-        "The history lists your own earlier tasks, each with your own score on it as a "
-        "percentage. " + _CALIBRATE),
+        "The history lists your own earlier tasks, each with your own score on it as a percentage. " + _CALIBRATE
+    ),
     "full_personal": (
         "The history lists your own earlier tasks, each with every player's score on it as a "
         "percentage. " + _CALIBRATE + " The other players' scores show where they are weak: a "
         "task they scored well below you on has found a weakness of theirs, worth probing again "
-        "in a new form; one they scored as well as you on did not separate you from them."),
+        "in a new form; one they scored as well as you on did not separate you from them."
+    ),
     "full_context": (
         "The history lists every player's earlier tasks, each with every player's score on it as "
         "a percentage. " + _CALIBRATE + " Read the others' scores as well: kinds of task on which "
         "they scored low while you scored high are their weaknesses, so aim at those; kinds you "
         "scored low on are your own. Do not copy another player's task: take the weakness it "
-        "found, not its program."),
+        "found, not its program."
+    ),
 }
 
 
@@ -295,8 +304,9 @@ def render_guidance(strategy: str, pass_mark: float = PASS_MARK) -> str:
     try:
         own = STRATEGY_GUIDANCE[str(strategy)]
     except KeyError:
-        raise ValueError(f"no setter guidance for augmentation strategy {strategy!r}: use one of "
-                         f"{', '.join(STRATEGY_GUIDANCE)}") from None
+        raise ValueError(
+            f"no setter guidance for augmentation strategy {strategy!r}: use one of {', '.join(STRATEGY_GUIDANCE)}"
+        ) from None
     low = max(TARGET_BAND[0], pass_mark + 0.05)
     high = min(0.95, max(TARGET_BAND[1], low + 0.1))
     own = own.format(high=percent(high), low=percent(pass_mark), band_low=percent(low), band_high=percent(high))
@@ -317,9 +327,13 @@ class _Module(dspy.Module):
     def __init__(self, signature: type[dspy.Signature], plain_counts: dict[str, int] | None = None) -> None:
         super().__init__()
         self.predict = dspy.Predict(signature)
-        self.adapter: dspy.ChatAdapter = (PlainAdapter(self.plain_kinds, plain_counts, self.demo_skip)
-                                          if self.plain_kinds is not None
-                                          else CompactChatAdapter(self.demo_skip) if self.demo_skip else _ADAPTER)
+        self.adapter: dspy.ChatAdapter = (
+            PlainAdapter(self.plain_kinds, plain_counts, self.demo_skip)
+            if self.plain_kinds is not None
+            else CompactChatAdapter(self.demo_skip)
+            if self.demo_skip
+            else _ADAPTER
+        )
         self._format = _Formatter(self.adapter)
         self._format_json = _Formatter(_JSON_ADAPTER)
         self._schema: tuple[Any, dict[str, Any]] | None = None
@@ -351,16 +365,19 @@ class _Module(dspy.Module):
             return []
         sig = self.predict.signature
         kinds = self.adapter.field_kinds(sig)
-        return plain.stop_sequences(list(kinds.items()), self.adapter.counts,
-                                    plain.opening_words(textwrap.dedent(sig.instructions)))
+        return plain.stop_sequences(
+            list(kinds.items()), self.adapter.counts, plain.opening_words(textwrap.dedent(sig.instructions))
+        )
 
     def response_format(self) -> dict[str, Any]:
         """OpenAI's ``response_format`` asking for the signature's output fields as one JSON
         object (:func:`output_schema`, strict)."""
         sig = self.predict.signature
         if self._schema is None or self._schema[0] is not sig:
-            rf = {"type": "json_schema", "json_schema": {"name": _schema_name(sig), "schema": output_schema(sig),
-                                                        "strict": True}}
+            rf = {
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(sig), "schema": output_schema(sig), "strict": True},
+            }
             self._schema = (sig, rf)
         return self._schema[1]
 
@@ -404,8 +421,11 @@ class _Module(dspy.Module):
             if not got:
                 return False
             counts, last = self.adapter.counts, list(fields)[-1]
-            lists_full = all(isinstance(v := got.get(k, ()), Sized) and len(v) >= counts[k]
-                             for k in kinds if kinds[k] == "list" and k in counts)
+            lists_full = all(
+                isinstance(v := got.get(k, ()), Sized) and len(v) >= counts[k]
+                for k in kinds
+                if kinds[k] == "list" and k in counts
+            )
             last_known = kinds[last] in ("code", "number", "choice") or (kinds[last] == "list" and last in counts)
             return whole and lists_full and last_known
         found = find_json_object(text, fields)
@@ -469,7 +489,9 @@ class SetterModule(_Module):
         if not (self.plain and isinstance(ctx, SetterContext) and ctx.failed):
             return super().messages(x, structured)
         first = ctx.failed[0].attempt
-        opening = dataclasses.replace(ctx, failed=(), attempt=first, attempts_left=ctx.attempts_left + ctx.attempt - first)
+        opening = dataclasses.replace(
+            ctx, failed=(), attempt=first, attempts_left=ctx.attempts_left + ctx.attempt - first
+        )
         out = super().messages(opening)
         kinds = self.adapter.field_kinds(self.predict.signature)
         heads = ", then ".join(plain.heading(n) + ":" for n in kinds)
@@ -480,9 +502,15 @@ class SetterModule(_Module):
                 reply = plain.render_reply([(next(iter(kinds)), next(iter(kinds.values())), f.text)])
             left = ctx.attempts_left + ctx.attempt - after
             out.append({"role": "assistant", "content": reply})
-            out.append({"role": "user", "content": (
-                f"{plain.REPAIR_PREFIX} ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
-                f"fixed, in the same form ({heads}). Counting this one you have {left} attempt(s) left this round.")})
+            out.append(
+                {
+                    "role": "user",
+                    "content": (
+                        f"{plain.REPAIR_PREFIX} ({f.reason.value}): {f.detail}\n\nWrite the whole task again with that "
+                        f"fixed, in the same form ({heads}). Counting this one you have {left} attempt(s) left this round."
+                    ),
+                }
+            )
         return out
 
     def label(self, proposal: Any) -> dict[str, Any]:
@@ -507,7 +535,11 @@ class SetterModule(_Module):
         """The game's empty proposal (what :meth:`parse` makes of an empty reply), its ``note``
         saying ``why``: the game rejects it as malformed with that reason."""
         empty = self.parse("")
-        if dataclasses.is_dataclass(empty) and not isinstance(empty, type) and any(f.name == "note" for f in dataclasses.fields(empty)):
+        if (
+            dataclasses.is_dataclass(empty)
+            and not isinstance(empty, type)
+            and any(f.name == "note" for f in dataclasses.fields(empty))
+        ):
             return dataclasses.replace(empty, note=why)
         return empty
 
@@ -542,8 +574,10 @@ class AnswererModule(_Module):
         """The chat messages asking for the label of the option the model picks, and nothing
         else (the same instructions, inputs and demonstrations as :meth:`messages`)."""
         if not self.reads_labels:
-            raise ValueError(f"{type(self).__name__} cannot be read from probabilities: "
-                             + ("it reasons before its answer" if self.reasoning else "its answer names no option"))
+            raise ValueError(
+                f"{type(self).__name__} cannot be read from probabilities: "
+                + ("it reasons before its answer" if self.reasoning else "its answer names no option")
+            )
         fmt = getattr(self, "_format_label", None)
         if fmt is None:
             fmt = self._format_label = _Formatter(LabelAdapter(self.option_labels))
@@ -612,8 +646,9 @@ class MultipleChoiceAnswerer(AnswererModule):
     model first writes its working in a ``reasoning`` output (chain of thought), then the letter.
     """
 
-    def __init__(self, signature: type[dspy.Signature], n_options: int, prompt_field: str,
-                 reasoning: bool = False) -> None:
+    def __init__(
+        self, signature: type[dspy.Signature], n_options: int, prompt_field: str, reasoning: bool = False
+    ) -> None:
         letters = tuple(LETTERS[:n_options])
         signature = signature.with_updated_fields("answer", type_=Literal[letters])
         super().__init__(with_reasoning(signature) if reasoning else signature)
@@ -643,8 +678,9 @@ class FreeFormAnswerer(AnswererModule):
     in a field of its own (chain of thought), which is not graded; a reply with sections but no
     ``answer`` section (cut inside its reasoning) is unreadable."""
 
-    def __init__(self, signature: type[dspy.Signature], prompt_field: str, read: Callable[[str], Any],
-                 reasoning: bool = False) -> None:
+    def __init__(
+        self, signature: type[dspy.Signature], prompt_field: str, read: Callable[[str], Any], reasoning: bool = False
+    ) -> None:
         super().__init__(with_reasoning(signature) if reasoning else signature)
         self.prompt_field = prompt_field
         self.read = read

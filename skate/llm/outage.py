@@ -106,11 +106,17 @@ class _Outage:
 class Outages:
     """The outages of one client's endpoints (see the module's docstring); thread-safe."""
 
-    def __init__(self, wait_s: float = 0.0, first_probe_s: float = 1.0, max_probe_s: float = 30.0,
-                 on_outage: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        wait_s: float = 0.0,
+        first_probe_s: float = 1.0,
+        max_probe_s: float = 30.0,
+        on_outage: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         if wait_s < 0:
-            raise ValueError(f"outage_wait_s={wait_s}: must be >= 0 (0: no waiting, a call that outlasts "
-                             "its retries is void)")
+            raise ValueError(
+                f"outage_wait_s={wait_s}: must be >= 0 (0: no waiting, a call that outlasts its retries is void)"
+            )
         self.wait_s = float(wait_s)
         self.max_probe_s = max(0.01, float(max_probe_s))
         self.first_probe_s = min(self.max_probe_s, max(0.01, float(first_probe_s)))
@@ -152,8 +158,9 @@ class Outages:
                 if self._closed:
                     self._leave(call)
                     waited = time.monotonic() - o.began
-                    raise ModelUnreachable(f"stopped while waiting for {call.key[0]} (down {seconds(waited)})",
-                                           *call.key, waited)
+                    raise ModelUnreachable(
+                        f"stopped while waiting for {call.key[0]} (down {seconds(waited)})", *call.key, waited
+                    )
                 if call.outage is not o:
                     self._leave(call)
                     o.held.append(call)
@@ -218,8 +225,14 @@ class Outages:
             if not exhausted or self._answered.get(call.key, float("-inf")) > call.failing_since:
                 return False  # retries left, or the endpoint answers others: this call fails on its own
             first = self.first_probe_s
-            o = _Outage(call.key, call.player, now, exc, next_probe=now + first * (0.5 + self._rand.random() / 2),
-                        delay=min(self.max_probe_s, 2 * first))
+            o = _Outage(
+                call.key,
+                call.player,
+                now,
+                exc,
+                next_probe=now + first * (0.5 + self._rand.random() / 2),
+                delay=min(self.max_probe_s, 2 * first),
+            )
             self._down[call.key] = o
             self._tell(o, "down", now)
             return True
@@ -261,8 +274,10 @@ class Outages:
 
     def _give_up(self, o: _Outage, now: float) -> None:
         waited = now - o.began
-        message = (f"{o.key[0]} at {o.key[1] or 'its provider'} did not answer for {seconds(waited)} "
-                   f"(llm.outage_wait_s={self.wait_s:g}; last: {o.error.kind}: {short(o.error.detail)})")
+        message = (
+            f"{o.key[0]} at {o.key[1] or 'its provider'} did not answer for {seconds(waited)} "
+            f"(llm.outage_wait_s={self.wait_s:g}; last: {o.error.kind}: {short(o.error.detail)})"
+        )
         self._stop = (message, *o.key, waited)
         self._tell(o, "gave_up", now)
         self._cond.notify_all()
@@ -277,17 +292,44 @@ class Outages:
         model, endpoint = o.key
         down = now - o.began
         if state == "down":
-            log.warning("%s at %s does not answer (%s: %s, past its retries): its calls wait for it and are "
-                        "sent again when it answers; the run stops if it does not within %s (llm.outage_wait_s)",
-                        model, endpoint or "its provider", o.error.kind, short(o.error.detail), seconds(self.wait_s))
+            log.warning(
+                "%s at %s does not answer (%s: %s, past its retries): its calls wait for it and are "
+                "sent again when it answers; the run stops if it does not within %s (llm.outage_wait_s)",
+                model,
+                endpoint or "its provider",
+                o.error.kind,
+                short(o.error.detail),
+                seconds(self.wait_s),
+            )
         elif state == "up":
-            log.warning("%s answers again after %s down (%d probes); its %d held calls go on", model,
-                        seconds(down), o.probes, len(o.held))
+            log.warning(
+                "%s answers again after %s down (%d probes); its %d held calls go on",
+                model,
+                seconds(down),
+                o.probes,
+                len(o.held),
+            )
         elif state == "waiting":
-            log.debug("waiting for %s (down %s, gives up at %s): probe %d", model, seconds(down),
-                      seconds(self.wait_s), o.probes)
+            log.debug(
+                "waiting for %s (down %s, gives up at %s): probe %d",
+                model,
+                seconds(down),
+                seconds(self.wait_s),
+                o.probes,
+            )
         if self.on_outage is not None and not self._closed:  # (a call abandoned at the stop tells nothing)
-            self.on_outage({"state": state, "model": model, "endpoint": endpoint, "player": o.player,
-                            "kind": o.error.kind, "status": o.error.status, "detail": o.error.detail[:300],
-                            "down_s": round(down, 3), "probes": o.probes, "held": len(o.held),
-                            "wait_s": self.wait_s})
+            self.on_outage(
+                {
+                    "state": state,
+                    "model": model,
+                    "endpoint": endpoint,
+                    "player": o.player,
+                    "kind": o.error.kind,
+                    "status": o.error.status,
+                    "detail": o.error.detail[:300],
+                    "down_s": round(down, 3),
+                    "probes": o.probes,
+                    "held": len(o.held),
+                    "wait_s": self.wait_s,
+                }
+            )

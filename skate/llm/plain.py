@@ -81,8 +81,11 @@ def _heading_pattern(names: Sequence[str]) -> re.Pattern:
     # "PROGRAM:", "**PROGRAM:**", "**Program**:", "## Wrong answers", "WRONG ANSWERS: 1. ..." (a
     # value may follow the colon on the same line); without a colon the heading is the whole line.
     bold = r"(?:\*\*|__)"
-    return re.compile(rf"^[ \t]*(?:#{{1,6}}[ \t]*)?{bold}?[ \t]*({alts})[ \t]*"
-                      rf"(?::[ \t]*{bold}|{bold}?[ \t]*:|{bold}?[ \t]*$)[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+    return re.compile(
+        rf"^[ \t]*(?:#{{1,6}}[ \t]*)?{bold}?[ \t]*({alts})[ \t]*"
+        rf"(?::[ \t]*{bold}|{bold}?[ \t]*:|{bold}?[ \t]*$)[ \t]*(.*)$",
+        re.IGNORECASE | re.MULTILINE,
+    )
 
 
 def template_fields(user: str) -> dict[str, str]:
@@ -98,7 +101,7 @@ def template_fields(user: str) -> dict[str, str]:
         if not m:
             continue
         name = m.group(1).strip().lower().replace(" ", "_")
-        rest, body = m.group(2), block.strip()[m.end():]
+        rest, body = m.group(2), block.strip()[m.end() :]
         if "```" in body:
             kind = "code"
         elif re.search(r"^\s*1\.", body, re.MULTILINE):
@@ -120,8 +123,9 @@ COPYING = "[[ ##"
 MAX_STOPS = 4
 
 
-def stop_sequences(fields: Sequence[tuple[str, str]], counts: Mapping[str, int] | None = None,
-                   opening: str = "") -> list[str]:
+def stop_sequences(
+    fields: Sequence[tuple[str, str]], counts: Mapping[str, int] | None = None, opening: str = ""
+) -> list[str]:
     """Stop sequences for a plain request asking for ``fields`` (``(name, kind)`` in order): where a
     reply begins copying the request (its ``[[ ##`` sections, the ``opening`` words of its
     instructions, a rejection's :data:`REPAIR_PREFIX`: copies Gemma 3 270M wrote to the token
@@ -218,8 +222,9 @@ def _read_list(body: str) -> list[str]:
         m = _ITEM.match(line)
         if m:
             rest = m.group(1) or ""
-            if rest.strip().startswith("```") or (not rest.strip() and i + 1 < len(lines)
-                                                   and lines[i + 1].strip().startswith("```")):
+            if rest.strip().startswith("```") or (
+                not rest.strip() and i + 1 < len(lines) and lines[i + 1].strip().startswith("```")
+            ):
                 # an item in a fence: the lines up to the closing fence
                 start = i if rest.strip().startswith("```") else i + 1
                 j = start + 1
@@ -268,7 +273,7 @@ def read_reply(text: str, fields: Mapping[str, str]) -> tuple[dict[str, object],
     for k, m in enumerate(marks):
         name = m.group(1).lower().replace(" ", "_")
         end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
-        inline, rest = m.group(2).strip(), text[m.end():end].strip("\n")
+        inline, rest = m.group(2).strip(), text[m.end() : end].strip("\n")
         bodies.setdefault(name, f"{inline}\n{rest}" if inline else rest)
     out: dict[str, object] = {}
     whole = True

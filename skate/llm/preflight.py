@@ -116,8 +116,15 @@ class PreflightProblem:
         return f"{who} ({where}): {self.cause}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"players": list(self.players), "model": self.model, "endpoint": self.endpoint,
-                "kind": self.kind, "cause": self.cause, "fatal": self.fatal, "status": self.status}
+        return {
+            "players": list(self.players),
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "kind": self.kind,
+            "cause": self.cause,
+            "fatal": self.fatal,
+            "status": self.status,
+        }
 
 
 @dataclass
@@ -144,11 +151,17 @@ class PreflightReport:
         return "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"checks": self.checks, "players": self.players, "calls": self.calls,
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": round(self.cost_usd, 6), "elapsed_s": round(self.elapsed_s, 3),
-                "problems": [p.as_dict() for p in self.problems],
-                "warnings": [p.as_dict() for p in self.warnings]}
+        return {
+            "checks": self.checks,
+            "players": self.players,
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "elapsed_s": round(self.elapsed_s, 3),
+            "problems": [p.as_dict() for p in self.problems],
+            "warnings": [p.as_dict() for p in self.warnings],
+        }
 
 
 class PreflightError(ConfigError):
@@ -168,8 +181,9 @@ class PreflightError(ConfigError):
 
 
 # ------------------------------------------------------------------------------------- public
-def preflight(client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0,
-              retry_delay_s: float = 1.0) -> PreflightReport:
+def preflight(
+    client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0, retry_delay_s: float = 1.0
+) -> PreflightReport:
     """Check every distinct model the players use; raise :class:`PreflightError` if any fails.
 
     ``players``: ``(name, ModelSpec)`` pairs, or player objects with ``name`` and a
@@ -181,16 +195,23 @@ def preflight(client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0
     for w in report.warnings:
         log.warning("preflight: %s", w.line)
     if report.checks:
-        log.info("preflight: %d model(s) of %d player(s) checked in %.1fs (%d call(s), $%.6f)%s",
-                 report.checks, report.players, report.elapsed_s, report.calls, report.cost_usd,
-                 f": {len(report.problems)} failed" if report.problems else "")
+        log.info(
+            "preflight: %d model(s) of %d player(s) checked in %.1fs (%d call(s), $%.6f)%s",
+            report.checks,
+            report.players,
+            report.elapsed_s,
+            report.calls,
+            report.cost_usd,
+            f": {len(report.problems)} failed" if report.problems else "",
+        )
     if report.problems:
         raise PreflightError(report)
     return report
 
 
-def check_models(client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0,
-                 retry_delay_s: float = 1.0) -> PreflightReport:
+def check_models(
+    client: LLMClient, players: Iterable[Any], timeout_s: float = 15.0, retry_delay_s: float = 1.0
+) -> PreflightReport:
     """Probe each distinct model and endpoint once, concurrently; never raises for a failed check."""
     start = time.perf_counter()
     groups: dict[tuple, tuple[ModelSpec, list[str]]] = {}
@@ -203,11 +224,20 @@ def check_models(client: LLMClient, players: Iterable[Any], timeout_s: float = 1
         try:
             results[i] = _Probe(client, spec, tuple(names), timeout_s, retry_delay_s).run()
         except Exception as exc:  # noqa: BLE001 - a bug here must not hide the other checks
-            results[i] = _Outcome(PreflightProblem(tuple(names), spec.model, _endpoint(spec), "error",
-                                                   f"the check failed: {type(exc).__name__}: {exc}"[:300]))
+            results[i] = _Outcome(
+                PreflightProblem(
+                    tuple(names),
+                    spec.model,
+                    _endpoint(spec),
+                    "error",
+                    f"the check failed: {type(exc).__name__}: {exc}"[:300],
+                )
+            )
 
-    threads = [threading.Thread(target=run, args=(i, spec, names), daemon=True, name=f"preflight-{i}")
-               for i, (spec, names) in enumerate(groups.values())]
+    threads = [
+        threading.Thread(target=run, args=(i, spec, names), daemon=True, name=f"preflight-{i}")
+        for i, (spec, names) in enumerate(groups.values())
+    ]
     for t in threads:
         t.start()
     # Each probe is bounded by its timeouts; the deadline only guards against a transport that
@@ -216,9 +246,15 @@ def check_models(client: LLMClient, players: Iterable[Any], timeout_s: float = 1
     for t in threads:
         t.join(max(0.0, deadline - time.monotonic()))
     for i, (spec, names) in enumerate(groups.values()):
-        out = results[i] or _Outcome(PreflightProblem(
-            tuple(names), spec.model, _endpoint(spec), "unreachable",
-            f"cannot reach {_where(spec)}: no answer within {2 * timeout_s + retry_delay_s + 30.0:g}s"))
+        out = results[i] or _Outcome(
+            PreflightProblem(
+                tuple(names),
+                spec.model,
+                _endpoint(spec),
+                "unreachable",
+                f"cannot reach {_where(spec)}: no answer within {2 * timeout_s + retry_delay_s + 30.0:g}s",
+            )
+        )
         report.calls += out.calls
         report.prompt_tokens += out.prompt_tokens
         report.completion_tokens += out.completion_tokens
@@ -231,14 +267,18 @@ def check_models(client: LLMClient, players: Iterable[Any], timeout_s: float = 1
 
 def check_key(spec: ModelSpec) -> tuple:
     """What makes two players' checks the same check: model, endpoint, key variable, headers."""
-    return (spec.model, spec.base_url, key_env(spec), tuple(sorted(spec.extra_headers.items())),
-            json.dumps(spec.extra_body, sort_keys=True, default=str))
+    return (
+        spec.model,
+        spec.base_url,
+        key_env(spec),
+        tuple(sorted(spec.extra_headers.items())),
+        json.dumps(spec.extra_body, sort_keys=True, default=str),
+    )
 
 
 def key_env(spec: ModelSpec) -> str:
     """The environment variable the model's key is read from ("" if none)."""
-    return (spec.api_key_env or OPENAI_COMPATIBLE.get(spec.provider, ("", ""))[1]
-            or LITELLM_KEYS.get(spec.provider, ""))
+    return spec.api_key_env or OPENAI_COMPATIBLE.get(spec.provider, ("", ""))[1] or LITELLM_KEYS.get(spec.provider, "")
 
 
 # ------------------------------------------------------------------------------------ probing
@@ -272,8 +312,9 @@ def _where(spec: ModelSpec) -> str:
 class _Probe:
     """One check: a one-token completion, once more after a 5xx, the model list after a 404."""
 
-    def __init__(self, client: LLMClient, spec: ModelSpec, players: tuple[str, ...], timeout_s: float,
-                 retry_delay_s: float) -> None:
+    def __init__(
+        self, client: LLMClient, spec: ModelSpec, players: tuple[str, ...], timeout_s: float, retry_delay_s: float
+    ) -> None:
         self.client, self.players = client, players
         self.timeout_s = min(float(timeout_s), spec.timeout_s)
         self.retry_delay_s = retry_delay_s
@@ -282,21 +323,27 @@ class _Probe:
         # passes too), at its own temperature.
         thinks = spec.thinks
         room = PROBE_THINKING_TOKENS + (spec.thinking_budget or 0)  # a budget must stay below max_tokens
-        self.spec = dataclasses.replace(spec, max_tokens=room if thinks else 1,
-                                        temperature=spec.temperature if thinks else 0.0, timeout_s=self.timeout_s)
+        self.spec = dataclasses.replace(
+            spec,
+            max_tokens=room if thinks else 1,
+            temperature=spec.temperature if thinks else 0.0,
+            timeout_s=self.timeout_s,
+        )
         self.out = _Outcome()
 
     def problem(self, kind: str, cause: str, status: int | None = None, fatal: bool = True) -> _Outcome:
-        self.out.problem = PreflightProblem(self.players, self.original.model, _endpoint(self.original),
-                                            kind, cause, fatal, status)
+        self.out.problem = PreflightProblem(
+            self.players, self.original.model, _endpoint(self.original), kind, cause, fatal, status
+        )
         return self.out
 
     def run(self) -> _Outcome:
         try:
             self.spec.api_key()
         except ModelConfigError:
-            return self.problem("no_key", f"no key: set {key_env(self.spec)} (or api_key_env to the variable "
-                                          "that holds the key)")
+            return self.problem(
+                "no_key", f"no key: set {key_env(self.spec)} (or api_key_env to the variable that holds the key)"
+            )
         send = self.client._transport_for(self.spec)
         shaper, player = self.client.shaper, self.players[0]
         attempt, learnt = 0, 0
@@ -314,11 +361,15 @@ class _Probe:
             except CallFailed as exc:
                 # A parameter the model does not take: learnt (once per parameter) and asked again.
                 try:
-                    change = shaper.learn(self.original, player, exc, self.client._sent(self.spec, 1, None, opts)) \
-                        if refusal(exc) is not None and learnt < 8 else None
+                    change = (
+                        shaper.learn(self.original, player, exc, self.client._sent(self.spec, 1, None, opts))
+                        if refusal(exc) is not None and learnt < 8
+                        else None
+                    )
                 except ParameterRefused as refused:
-                    return self.problem("refused", str(refused).split(": ", 1)[-1].removesuffix(", then resume"),
-                                        exc.status)
+                    return self.problem(
+                        "refused", str(refused).split(": ", 1)[-1].removesuffix(", then resume"), exc.status
+                    )
                 if change is not None:
                     learnt += 1
                     attempt -= 1
@@ -343,8 +394,12 @@ class _Probe:
         if reason is not None:
             return self.problem("unreachable", f"cannot reach {_where(self.spec)}: {reason}", status)
         if exc.kind == "timeout":
-            return self.problem("slow", f"connected, but no reply within {self.timeout_s:g}s; going on (the game's "
-                                        f"calls wait up to {self.original.timeout_s:g}s)", fatal=False)
+            return self.problem(
+                "slow",
+                f"connected, but no reply within {self.timeout_s:g}s; going on (the game's "
+                f"calls wait up to {self.original.timeout_s:g}s)",
+                fatal=False,
+            )
         if exc.kind == "malformed":
             return self.out  # a 200 came back: the server, the key and the model are there
         if status in (401, 403):
@@ -356,8 +411,9 @@ class _Probe:
         if status == 429:
             if re.search(r"quota|billing|credit|insufficient", detail, re.IGNORECASE):
                 return self.problem("quota", f"the account has no quota left (HTTP 429: {detail})", status)
-            return self.problem("rate_limit", f"rate-limited (HTTP 429: {detail}); the model is there, going on",
-                                status, fatal=False)
+            return self.problem(
+                "rate_limit", f"rate-limited (HTTP 429: {detail}); the model is there, going on", status, fatal=False
+            )
         if _is_server_failure(exc):
             what = f"HTTP {status}: {detail}" if status else detail
             return self.problem("server", f"the server failed twice ({what})", status)
@@ -370,8 +426,10 @@ class _Probe:
         cause = f"the server does not serve this model (HTTP 404: {detail}"
         served = self.list_models()
         if served and self.spec.name in served:
-            return (f"the server lists this model but its chat endpoint answered HTTP 404 ({detail}); "
-                    f"check api_base (the chat URL is {self.spec.base_url}/chat/completions)")
+            return (
+                f"the server lists this model but its chat endpoint answered HTTP 404 ({detail}); "
+                f"check api_base (the chat URL is {self.spec.base_url}/chat/completions)"
+            )
         if served:
             near = difflib.get_close_matches(self.spec.name, served, n=1, cutoff=0.6)
             if near:
@@ -391,8 +449,13 @@ class _Probe:
         headers = {"Authorization": f"Bearer {self.spec.api_key()}", **self.spec.extra_headers}
         self.out.calls += 1
         try:
-            resp = urllib3.request("GET", self.spec.base_url + "/models", headers=headers, retries=False,
-                                   timeout=urllib3.Timeout(total=min(5.0, self.timeout_s)))
+            resp = urllib3.request(
+                "GET",
+                self.spec.base_url + "/models",
+                headers=headers,
+                retries=False,
+                timeout=urllib3.Timeout(total=min(5.0, self.timeout_s)),
+            )
             if resp.status != 200:
                 return None
             data = json.loads(resp.data)["data"]
@@ -415,12 +478,19 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return seen
 
 
-_REACH_TEXT = [(r"connection refused", "connection refused"),
-               ((r"name or service not known|nodename nor servname|temporary failure in name resolution|"
-                 r"failed to resolve|getaddrinfo failed|name resolution"), "the host name does not resolve"),
-               (r"network is unreachable", "the network is unreachable"),
-               (r"no route to host", "no route to host"),
-               (r"connection reset", "the connection was reset")]
+_REACH_TEXT = [
+    (r"connection refused", "connection refused"),
+    (
+        (
+            r"name or service not known|nodename nor servname|temporary failure in name resolution|"
+            r"failed to resolve|getaddrinfo failed|name resolution"
+        ),
+        "the host name does not resolve",
+    ),
+    (r"network is unreachable", "the network is unreachable"),
+    (r"no route to host", "no route to host"),
+    (r"connection reset", "the connection was reset"),
+]
 
 
 def _unreachable(exc: CallFailed) -> str | None:
@@ -466,5 +536,4 @@ def _message(exc: CallFailed) -> str:
     return text[:160] + ("..." if len(text) > 160 else "")
 
 
-__all__ = ["PreflightError", "PreflightProblem", "PreflightReport", "check_key", "check_models", "key_env",
-           "preflight"]
+__all__ = ["PreflightError", "PreflightProblem", "PreflightReport", "check_key", "check_models", "key_env", "preflight"]

@@ -58,8 +58,11 @@ STRUCTURED_MODES = ("auto", "on", "off")
 # The forms of structured output tried in turn: OpenAI's (vLLM, Ollama, llama.cpp's own server),
 # then llama-cpp-python's (its server takes a schema only inside a json_object format).
 FORMATS = ("json_schema", "json_object", "text")
-_REFUSAL = re.compile(r"response.?format|json.?schema|json_object|structured.?output|\bschema\b|"
-                      r"unsupported.?param", re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"response.?format|json.?schema|json_object|structured.?output|\bschema\b|"
+    r"unsupported.?param",
+    re.IGNORECASE,
+)
 
 
 # llama-cpp-python's server answers a response_format type it does not take with HTTP 500 and
@@ -69,9 +72,12 @@ _VALIDATION_500 = re.compile(r"validation error.*response_format", re.IGNORECASE
 
 def is_format_refusal(exc: CallFailed) -> bool:
     """Whether a failed request that carried a ``response_format`` was refused because of it."""
-    return exc.status in (400, 422) and bool(_REFUSAL.search(exc.detail)) or (
-        exc.status == 500 and bool(_VALIDATION_500.search(exc.detail))) or (
-        exc.kind == "error" and "UnsupportedParams" in exc.detail)
+    return (
+        exc.status in (400, 422)
+        and bool(_REFUSAL.search(exc.detail))
+        or (exc.status == 500 and bool(_VALIDATION_500.search(exc.detail)))
+        or (exc.kind == "error" and "UnsupportedParams" in exc.detail)
+    )
 
 
 def as_format(response_format: dict[str, Any], form: str) -> dict[str, Any] | None:

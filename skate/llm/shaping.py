@@ -49,8 +49,19 @@ ADJUSTABLE = ("max_tokens", "temperature", "stop", "logprobs", "top_logprobs", "
 DEFAULT_TEMPERATURE = 1.0
 # Providers whose requests LiteLLM's own mapping knows (the OpenAI-compatible ones are sent by
 # skate; the others go through LiteLLM, which renames for them, so only what it drops counts).
-LITELLM_SHAPED = ("openai", "deepseek", "xai", "openrouter", "groq", "mistral", "together_ai", "fireworks_ai",
-                  "anthropic", "gemini", "vertex_ai")
+LITELLM_SHAPED = (
+    "openai",
+    "deepseek",
+    "xai",
+    "openrouter",
+    "groq",
+    "mistral",
+    "together_ai",
+    "fireworks_ai",
+    "anthropic",
+    "gemini",
+    "vertex_ai",
+)
 
 
 class ParameterRefused(StopRun):
@@ -71,11 +82,17 @@ class Change:
 
     def line(self, who: str) -> str:
         what = f"'{self.param}' is sent as '{self.to}'" if self.action == "renamed" else f"'{self.param}' is not sent"
-        after = {"stop": ": skate ends each reply at the stop sequences itself",
-                 "temperature": f": it runs at temperature {self.used:g}" if self.used is not None else "",
-                 "logprobs": ": p(correct) is sampled instead of read",
-                 "top_logprobs": ": p(correct) is sampled instead of read",
-                 "n": ": each sample is its own request"}.get(self.param, "") if self.action == "dropped" else ""
+        after = (
+            {
+                "stop": ": skate ends each reply at the stop sequences itself",
+                "temperature": f": it runs at temperature {self.used:g}" if self.used is not None else "",
+                "logprobs": ": p(correct) is sampled instead of read",
+                "top_logprobs": ": p(correct) is sampled instead of read",
+                "n": ": each sample is its own request",
+            }.get(self.param, "")
+            if self.action == "dropped"
+            else ""
+        )
         return f"{who}: {what} ({self.source}){after}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -149,16 +166,24 @@ def table_changes(spec: ModelSpec) -> list[Change]:
         return []
     changes: list[Change] = []
     if spec.provider == "anthropic" and spec.temperature != DEFAULT_TEMPERATURE:
-        changes.append(Change("temperature", "dropped", source="Anthropic's rule for extended thinking",
-                              used=DEFAULT_TEMPERATURE))
-    probe: dict[str, Any] = {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "stop": _PROBE_STOP,
-             "logprobs": True, "top_logprobs": 5, "seed": 1}
+        changes.append(
+            Change("temperature", "dropped", source="Anthropic's rule for extended thinking", used=DEFAULT_TEMPERATURE)
+        )
+    probe: dict[str, Any] = {
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "stop": _PROBE_STOP,
+        "logprobs": True,
+        "top_logprobs": 5,
+        "seed": 1,
+    }
     try:
         from litellm.utils import get_optional_params  # only for a model that thinks: LiteLLM costs seconds to import
 
         thinking = {k: v for k, v in spec.request_fields().items() if k in ("reasoning_effort", "thinking")}
-        got = get_optional_params(model=spec.name, custom_llm_provider=spec.provider, drop_params=True,
-                                  **probe, **thinking)
+        got = get_optional_params(
+            model=spec.name, custom_llm_provider=spec.provider, drop_params=True, **probe, **thinking
+        )
     except Exception as exc:  # noqa: BLE001 - LiteLLM's own checks: its rules unknown, learnt from refusals
         log.debug("LiteLLM has no request rules for %s (%s: %s)", spec.model, type(exc).__name__, exc)
         return changes
@@ -170,8 +195,12 @@ def table_changes(spec: ModelSpec) -> list[Change]:
             continue  # dropped with logprobs (shaped)
         if name == "max_tokens" and got.get("max_completion_tokens") == spec.max_tokens:
             changes.append(Change(name, "renamed", to="max_completion_tokens", source=source))
-        elif name == "max_tokens" and got.get("max_output_tokens") == spec.max_tokens or \
-                name == "stop" and got.get("stop_sequences") == _PROBE_STOP:
+        elif (
+            name == "max_tokens"
+            and got.get("max_output_tokens") == spec.max_tokens
+            or name == "stop"
+            and got.get("stop_sequences") == _PROBE_STOP
+        ):
             continue  # LiteLLM's own name for it (Gemini's, Anthropic's): it renames it as it sends
         elif name == "temperature":
             changes.append(Change(name, "dropped", source=source, used=DEFAULT_TEMPERATURE))
@@ -208,8 +237,12 @@ def refusal(exc: CallFailed) -> tuple[str, str | None, str] | None:
     message = str(err.get("message") or exc.body or exc.detail)
     code = str(err.get("code") or "")
     param = err.get("param") if isinstance(err.get("param"), str) else None
-    if param and code not in ("unsupported_parameter", "unsupported_value") and not _UNSUPPORTED.search(message) \
-            and not _NOT_SUPPORTED.search(message):
+    if (
+        param
+        and code not in ("unsupported_parameter", "unsupported_value")
+        and not _UNSUPPORTED.search(message)
+        and not _NOT_SUPPORTED.search(message)
+    ):
         param = None  # a parameter named for another reason (a value out of range): not a refusal of it
     if not param:
         m = _UNSUPPORTED.search(message) or _NOT_SUPPORTED.search(message)
@@ -260,15 +293,27 @@ class Shaper:
         if param in shape.changes or param not in sent:
             return None
         if param not in ADJUSTABLE:
-            where = "its thinking settings" if param in ("reasoning_effort", "thinking", "reasoning", "think",
-                                                         "chat_template_kwargs") else "extra_body"
+            where = (
+                "its thinking settings"
+                if param in ("reasoning_effort", "thinking", "reasoning", "think", "chat_template_kwargs")
+                else "extra_body"
+            )
             raise ParameterRefused(
                 f"player {player!r} ({spec.model}): the provider refused '{param}' (HTTP {exc.status}: {words}); it "
-                f"comes from {where}: change or remove it for this player (players.llm), then resume")
+                f"comes from {where}: change or remove it for this player (players.llm), then resume"
+            )
         source = f"the provider refused it: HTTP {exc.status}: {words}"
-        change = (Change(param, "renamed", to=instead, source=source, learnt=True) if instead else
-                  Change(param, "dropped", source=source, learnt=True,
-                         used=DEFAULT_TEMPERATURE if param == "temperature" else None))
+        change = (
+            Change(param, "renamed", to=instead, source=source, learnt=True)
+            if instead
+            else Change(
+                param,
+                "dropped",
+                source=source,
+                learnt=True,
+                used=DEFAULT_TEMPERATURE if param == "temperature" else None,
+            )
+        )
         with self._lock:
             if param in shape.changes:
                 return None

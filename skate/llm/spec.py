@@ -28,8 +28,12 @@ OPENAI_COMPATIBLE: dict[str, tuple[str, str]] = {
     "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
 }
 # Providers LiteLLM serves, and the variable it reads the key from.
-LITELLM_KEYS: dict[str, str] = {"anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY",
-                                "cohere": "COHERE_API_KEY", "fireworks_ai": "FIREWORKS_API_KEY"}
+LITELLM_KEYS: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "fireworks_ai": "FIREWORKS_API_KEY",
+}
 LOCAL_PROVIDERS = {"hosted_vllm", "vllm", "ollama", "ollama_chat", "llamacpp", "lmstudio", "local"}
 
 
@@ -79,7 +83,8 @@ class ModelSpec:
         if "/" not in self.model or self.model.startswith("/") or self.model.endswith("/"):
             raise ModelConfigError(
                 f"model={self.model!r}: name models as 'provider/model', e.g. 'openai/gpt-4o', "
-                "'anthropic/claude-3-5-sonnet-20241022' or 'hosted_vllm/<model>' with an api_base")
+                "'anthropic/claude-3-5-sonnet-20241022' or 'hosted_vllm/<model>' with an api_base"
+            )
         if self.temperature < 0:
             raise ModelConfigError(f"model {self.model}: temperature={self.temperature} must be >= 0")
         self._check_thinking()
@@ -90,32 +95,39 @@ class ModelSpec:
             raise ModelConfigError(
                 f"model {self.model}: thinking_budget={self.thinking_budget} must be below max_tokens="
                 f"{self.max_tokens} (the thinking counts in it, and the answer needs room after it): raise "
-                f"max_tokens (e.g. to {self.thinking_budget + ANSWER_ROOM}) or lower thinking_budget")
+                f"max_tokens (e.g. to {self.thinking_budget + ANSWER_ROOM}) or lower thinking_budget"
+            )
         if self.max_tokens < 1:
             raise ModelConfigError(f"model {self.model}: max_tokens={self.max_tokens} must be >= 1")
         if self.context_tokens is not None and self.context_tokens <= self.max_tokens:
-            raise ModelConfigError(f"model {self.model}: context_tokens={self.context_tokens} must be more than "
-                                   f"max_tokens={self.max_tokens} (or null: unknown)")
+            raise ModelConfigError(
+                f"model {self.model}: context_tokens={self.context_tokens} must be more than "
+                f"max_tokens={self.max_tokens} (or null: unknown)"
+            )
         if self.max_n is not None and self.max_n < 1:
             raise ModelConfigError(f"model {self.model}: max_n={self.max_n} must be >= 1 (or null: any)")
         if self.timeout_s <= 0:
             raise ModelConfigError(f"model {self.model}: timeout_s={self.timeout_s} must be > 0")
         if self.provider in LOCAL_PROVIDERS and not self.base_url:
-            raise ModelConfigError(f"model {self.model}: a local server needs api_base, "
-                                   "e.g. api_base=http://localhost:8000/v1")
+            raise ModelConfigError(
+                f"model {self.model}: a local server needs api_base, e.g. api_base=http://localhost:8000/v1"
+            )
 
     def _check_thinking(self) -> None:
         effort, budget = self.reasoning_effort, self.thinking_budget
         if effort is not None and effort not in EFFORTS:
-            raise ModelConfigError(f"model {self.model}: reasoning_effort={effort!r} is not a level: use one of "
-                                   f"{', '.join(EFFORTS)} (or null: the model's own)")
+            raise ModelConfigError(
+                f"model {self.model}: reasoning_effort={effort!r} is not a level: use one of "
+                f"{', '.join(EFFORTS)} (or null: the model's own)"
+            )
         if budget is not None:
             if budget < 1:
                 raise ModelConfigError(f"model {self.model}: thinking_budget={budget} must be >= 1 (or null)")
             if self.provider not in BUDGET_PROVIDERS:
                 raise ModelConfigError(
                     f"model {self.model}: thinking_budget is for {', '.join(p + '/' for p in BUDGET_PROVIDERS)} "
-                    "models; set reasoning_effort instead (or thinking: false to turn a local model's thinking off)")
+                    "models; set reasoning_effort instead (or thinking: false to turn a local model's thinking off)"
+                )
             if effort is not None:
                 raise ModelConfigError(f"model {self.model}: give reasoning_effort or thinking_budget, not both")
 
@@ -183,8 +195,9 @@ class ModelSpec:
 
     @property
     def openai_compatible(self) -> bool:
-        return self.provider in OPENAI_COMPATIBLE or bool(self.api_base and self.provider not in
-                                                          ("anthropic", "gemini", "vertex_ai", "bedrock"))
+        return self.provider in OPENAI_COMPATIBLE or bool(
+            self.api_base and self.provider not in ("anthropic", "gemini", "vertex_ai", "bedrock")
+        )
 
     @property
     def base_url(self) -> str:
@@ -208,17 +221,25 @@ class ModelSpec:
         return self.supports_n if self.supports_n is not None else self.openai_compatible
 
     def api_key(self) -> str:
-        env = (self.api_key_env or OPENAI_COMPATIBLE.get(self.provider, ("", ""))[1]
-               or LITELLM_KEYS.get(self.provider, ""))
+        env = (
+            self.api_key_env or OPENAI_COMPATIBLE.get(self.provider, ("", ""))[1] or LITELLM_KEYS.get(self.provider, "")
+        )
         if env:
             key = os.environ.get(env, "")
             if not key and self.hosted:
-                raise ModelConfigError(f"model {self.model}: set the {env} environment variable "
-                                       "(or api_key_env to the variable that holds the key)")
+                raise ModelConfigError(
+                    f"model {self.model}: set the {env} environment variable "
+                    "(or api_key_env to the variable that holds the key)"
+                )
             return key or "unused"
         return "unused"  # local servers usually ignore the key
 
     def request_identity(self) -> dict[str, Any]:
         """What about the endpoint makes two requests different (for the cache key)."""
-        return {"model": self.model, "api_base": self.base_url, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "extra_body": self.request_fields()}
+        return {
+            "model": self.model,
+            "api_base": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "extra_body": self.request_fields(),
+        }

@@ -67,14 +67,14 @@ def split_inline(text: str, thinks_inline: bool = False) -> Split:
             break
         close = _CLOSE[m.group(1).lower()].search(rest, m.end())
         if close is None:
-            thinking.append(rest[m.end():].strip())
+            thinking.append(rest[m.end() :].strip())
             return Split("", "\n\n".join(thinking), open=True)
-        thinking.append(rest[m.end():close.start()].strip())
-        rest = rest[close.end():]
+        thinking.append(rest[m.end() : close.start()].strip())
+        rest = rest[close.end() :]
     if not thinking:
         close = _BARE_CLOSE.search(rest)
         if close is not None:
-            return Split(rest[close.end():].lstrip(), rest[:close.start()].strip(), bare=True)
+            return Split(rest[close.end() :].lstrip(), rest[: close.start()].strip(), bare=True)
         if thinks_inline:
             return Split("", rest.strip(), open=True)
         return Split(text, None)

@@ -32,8 +32,14 @@ _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def send(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-         response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
+def send(
+    spec: ModelSpec,
+    messages: list[dict[str, Any]],
+    n: int,
+    seed: int,
+    response_format: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Reply:
     """One chat request for ``n`` choices. ``options`` are further request fields, sent as they
     are: ``stop`` (sequences that end a reply), ``logprobs``/``top_logprobs``, ``max_tokens``
     (instead of the model's)."""
@@ -46,15 +52,17 @@ def send(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
 def _pool(spec: ModelSpec):
     import urllib3
 
-    headers = {"Authorization": f"Bearer {spec.api_key()}", "Content-Type": "application/json",
-               **spec.extra_headers}
+    headers = {"Authorization": f"Bearer {spec.api_key()}", "Content-Type": "application/json", **spec.extra_headers}
     key = (spec.base_url, tuple(sorted(headers.items())), spec.timeout_s)
     with _clients_lock:
         pool = _clients.get(key)
         if pool is None:
-            pool = (urllib3.PoolManager(maxsize=256, retries=False, headers=headers,
-                                        timeout=urllib3.Timeout(total=spec.timeout_s)),
-                    spec.base_url + "/chat/completions")
+            pool = (
+                urllib3.PoolManager(
+                    maxsize=256, retries=False, headers=headers, timeout=urllib3.Timeout(total=spec.timeout_s)
+                ),
+                spec.base_url + "/chat/completions",
+            )
             _clients[key] = pool
         return pool
 
@@ -69,12 +77,25 @@ def close_pools() -> None:
         pool.clear()
 
 
-def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-                 response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
+def _send_openai(
+    spec: ModelSpec,
+    messages: list[dict[str, Any]],
+    n: int,
+    seed: int,
+    response_format: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Reply:
     """POST /chat/completions with urllib3: the protocol is plain JSON, and a typed SDK's own
     request building costs more per call than everything else in the engine together."""
-    body: dict[str, Any] = {"model": spec.name, "messages": messages, "temperature": spec.temperature,
-                            "max_tokens": spec.max_tokens, "seed": seed, **spec.request_fields(), **(options or {})}
+    body: dict[str, Any] = {
+        "model": spec.name,
+        "messages": messages,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "seed": seed,
+        **spec.request_fields(),
+        **(options or {}),
+    }
     if n > 1:
         body["n"] = n
     if response_format is not None:
@@ -91,14 +112,22 @@ def _send_openai(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: 
             raise ValueError("no text in the choices")
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
-        logprobs = [compact_logprobs((c.get("logprobs") or {}).get("content")) for c in choices] \
-            if options and options.get("logprobs") else None
+        logprobs = (
+            [compact_logprobs((c.get("logprobs") or {}).get("content")) for c in choices]
+            if options and options.get("logprobs")
+            else None
+        )
         thinking = [t for _, t in read]
-        return Reply(texts, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                     [c.get("finish_reason") for c in choices],
-                     cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
-                     logprobs=logprobs, thinking=thinking if any(thinking) else None,
-                     thinking_tokens=thinking_tokens(usage))
+        return Reply(
+            texts,
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+            [c.get("finish_reason") for c in choices],
+            cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+            logprobs=logprobs,
+            thinking=thinking if any(thinking) else None,
+            thinking_tokens=thinking_tokens(usage),
+        )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise CallFailed("malformed", f"unreadable reply body ({exc}): {text[:120]!r}", retryable=True) from exc
 
@@ -148,15 +177,29 @@ def _status_error(status: int, retry_after: str | None, text: str) -> CallFailed
 
 
 # ------------------------------------------------------------------------------------ litellm
-def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed: int,
-                  response_format: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> Reply:
+def _send_litellm(
+    spec: ModelSpec,
+    messages: list[dict[str, Any]],
+    n: int,
+    seed: int,
+    response_format: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Reply:
     import litellm  # skate.llm (this module's package) has set its offline price table
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banner on stdout per error
 
-    kwargs: dict[str, Any] = {"model": spec.model, "messages": messages, "temperature": spec.temperature,
-                              "max_tokens": spec.max_tokens, "timeout": spec.timeout_s, "num_retries": 0,
-                              "n": n, "seed": seed, "drop_params": True}
+    kwargs: dict[str, Any] = {
+        "model": spec.model,
+        "messages": messages,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "timeout": spec.timeout_s,
+        "num_retries": 0,
+        "n": n,
+        "seed": seed,
+        "drop_params": True,
+    }
     if spec.api_base:
         kwargs["api_base"] = spec.api_base
     if spec.api_key_env:
@@ -186,13 +229,21 @@ def _send_litellm(spec: ModelSpec, messages: list[dict[str, Any]], n: int, seed:
             for c in resp.choices:
                 lp = getattr(c, "logprobs", None)
                 content = getattr(lp, "content", None) if lp is not None else None
-                logprobs.append(compact_logprobs([x.model_dump() if hasattr(x, "model_dump") else x
-                                                  for x in content] if content else None))
-        return Reply(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                     int(getattr(usage, "completion_tokens", 0) or 0),
-                     [getattr(c, "finish_reason", None) for c in resp.choices],
-                     cached_prompt_tokens=int(getattr(details, "cached_tokens", 0) or 0), logprobs=logprobs,
-                     thinking=thinking if any(thinking) else None, thinking_tokens=thinking_tokens(usage))
+                logprobs.append(
+                    compact_logprobs(
+                        [x.model_dump() if hasattr(x, "model_dump") else x for x in content] if content else None
+                    )
+                )
+        return Reply(
+            texts,
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+            [getattr(c, "finish_reason", None) for c in resp.choices],
+            cached_prompt_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+            logprobs=logprobs,
+            thinking=thinking if any(thinking) else None,
+            thinking_tokens=thinking_tokens(usage),
+        )
     except (ValueError, AttributeError, TypeError) as exc:
         raise CallFailed("malformed", f"unreadable reply ({exc})", retryable=True) from exc
 

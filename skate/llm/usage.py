@@ -127,7 +127,9 @@ class Accounts:
             return found
         if spec.hosted and spec.model not in self._warned_prices:
             self._warned_prices.add(spec.model)
-            log.warning("no price for %s in llm.prices nor in LiteLLM's model map: its cost is counted as 0", spec.model)
+            log.warning(
+                "no price for %s in llm.prices nor in LiteLLM's model map: its cost is counted as 0", spec.model
+            )
         return Price()
 
     def _charge(self, spec: ModelSpec, usage: Usage, reply: Reply) -> None:

@@ -12,8 +12,15 @@ from typing import Any
 class CallFailed(Exception):
     """One request failed. ``retryable`` says whether trying again can help."""
 
-    def __init__(self, kind: str, detail: str, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None, body: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        detail: str,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+        body: str = "",
+    ) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind, self.detail, self.retryable = kind, detail, retryable
         self.retry_after, self.status = retry_after, status
@@ -81,9 +88,17 @@ def compact_logprobs(content: Any) -> list[TokenLogprobs] | None:
     for item in content:
         if not isinstance(item, dict) or not isinstance(item.get("token"), str):
             return None
-        top = [[str(t.get("token")), float(lp)] for t in item.get("top_logprobs") or ()
-               if isinstance(t, dict) and isinstance(lp := t.get("logprob"), (int, float))]
+        top = [
+            [str(t.get("token")), float(lp)]
+            for t in item.get("top_logprobs") or ()
+            if isinstance(t, dict) and isinstance(lp := t.get("logprob"), (int, float))
+        ]
         logprob = item.get("logprob")
-        out.append({"token": item["token"], "logprob": float(logprob) if isinstance(logprob, (int, float)) else None,
-                    "top": top})
+        out.append(
+            {
+                "token": item["token"],
+                "logprob": float(logprob) if isinstance(logprob, (int, float)) else None,
+                "top": top,
+            }
+        )
     return out

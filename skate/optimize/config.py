@@ -67,15 +67,25 @@ class OptimizerConfig(metaclass=Settings):
         """What types cannot say is wrong with these settings (keys within ``optimizer``)."""
         band = list(self.demo_difficulty)
         bad = [str(x) for x in self.demos if str(x) not in DEMO_SOURCES]
-        return [*require(self.train >= 1, "train", self.train, "must be >= 1"),
-                *require(self.val >= 0, "val", self.val, "must be >= 0"),
-                *require(len(band) == 2 and 0 <= band[0] <= band[1] <= 1, "demo_difficulty", band,
-                         "is a range [lo, hi] within [0, 1], e.g. [0, 0.4]"),
-                *require(not bad, "demos", list(self.demos),
-                         f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []"),
-                *require(not self.compare or self.name != OptimizerName.none, "compare", self.compare,
-                         "compares default and optimised prompts: choose an optimizer too (e.g. "
-                         "optimizer=bootstrap_fewshot)")]
+        return [
+            *require(self.train >= 1, "train", self.train, "must be >= 1"),
+            *require(self.val >= 0, "val", self.val, "must be >= 0"),
+            *require(
+                len(band) == 2 and 0 <= band[0] <= band[1] <= 1,
+                "demo_difficulty",
+                band,
+                "is a range [lo, hi] within [0, 1], e.g. [0, 0.4]",
+            ),
+            *require(
+                not bad, "demos", list(self.demos), f"takes {list(DEMO_SOURCES)} (in the order to draw from), or []"
+            ),
+            *require(
+                not self.compare or self.name != OptimizerName.none,
+                "compare",
+                self.compare,
+                "compares default and optimised prompts: choose an optimizer too (e.g. optimizer=bootstrap_fewshot)",
+            ),
+        ]
 
 
 class OptimizeError(ConfigError):
@@ -94,14 +104,16 @@ def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
     """Each role to optimise for ``player``: the run's optimiser and settings, overridden per role
     (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``:
     ``name``, ``roles``, ``settings``, ``setter``, ``answerer``)."""
+
     def plain(x: Any) -> dict[str, Any]:
         return dict(x or {})
 
     mine = plain(cfg.players.get(player, {}))
     unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
     if unknown:
-        raise OptimizeError(f"optimizer.players.{player}: unknown keys {sorted(unknown)}; "
-                            "use name, roles, settings, setter, answerer")
+        raise OptimizeError(
+            f"optimizer.players.{player}: unknown keys {sorted(unknown)}; use name, roles, settings, setter, answerer"
+        )
     name = str(mine.get("name", cfg.name))
     roles = [str(r) for r in mine.get("roles", cfg.roles)]
     bad = [r for r in roles if r not in ROLES]
@@ -114,8 +126,12 @@ def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
     inherit = name == str(cfg.name)
     out = {}
     for role in roles:
-        settings = {**(plain(cfg.settings) if inherit else {}), **(plain(getattr(cfg, role)) if inherit else {}),
-                    **plain(mine.get("settings")), **plain(mine.get(role))}
+        settings = {
+            **(plain(cfg.settings) if inherit else {}),
+            **(plain(getattr(cfg, role)) if inherit else {}),
+            **plain(mine.get("settings")),
+            **plain(mine.get(role)),
+        }
         out[role] = Plan(name, settings)
         try:
             check_plan(out[role])
@@ -134,13 +150,17 @@ def _split(cls: Any, settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
     b = {k: v for k, v in settings.items() if k in comp and k not in init}
     unknown = set(settings) - set(a) - set(b) - {"num_threads"}
     if unknown:
-        raise OptimizeError(f"{cls.__name__} has no settings {sorted(unknown)}; it takes "
-                            f"{sorted((init | comp) - {'kwargs', 'args'})}")
+        raise OptimizeError(
+            f"{cls.__name__} has no settings {sorted(unknown)}; it takes {sorted((init | comp) - {'kwargs', 'args'})}"
+        )
     return a, b
 
 
-OPTIMIZERS = {"bootstrap_fewshot": "BootstrapFewShot", "bootstrap_fewshot_random_search": "BootstrapFewShotWithRandomSearch",
-              "mipro_v2": "MIPROv2"}
+OPTIMIZERS = {
+    "bootstrap_fewshot": "BootstrapFewShot",
+    "bootstrap_fewshot_random_search": "BootstrapFewShotWithRandomSearch",
+    "mipro_v2": "MIPROv2",
+}
 
 
 def check_plan(plan: Plan) -> None:
@@ -164,8 +184,12 @@ def check_players(o: OptimizerConfig, llm_players: list[str]) -> None:
     language-model players, ``compare`` has some, and each player's plan can work. Raises
     :class:`ConfigError`."""
     unknown = sorted(set(o.players) - set(llm_players))
-    _check(not unknown, "optimizer.players", unknown,
-           f"names no language-model player of this cohort ({llm_players or 'none'})")
+    _check(
+        not unknown,
+        "optimizer.players",
+        unknown,
+        f"names no language-model player of this cohort ({llm_players or 'none'})",
+    )
     if o.compare:
         _check(bool(llm_players), "optimizer.compare", o.compare, "needs language-model players")
     if o.name != OptimizerName.none or o.players:
@@ -179,14 +203,17 @@ def check_players(o: OptimizerConfig, llm_players: list[str]) -> None:
 # --------------------------------------------------------------------------- results
 def format_results(records: Sequence[ev.Optimized]) -> str:
     """The before/after table, one line per player and role."""
+
     def num(x: Any) -> str:
         return f"{x:.3f}" if isinstance(x, (int, float)) else "-"
 
     def pair(a: Any, b: Any) -> str:
         return f"{num(a)}>{num(b)}" if a is not None or b is not None else "-"
 
-    head = (f"{'player':<16} {'role':<9} {'optimizer':<32} {'train':>5} {'val':>4} {'before':>7} {'after':>7} "
-            f"{'valid':>11} {'separating':>11} {'demos':>5} {'calls':>6} {'tokens':>9} {'s':>6}  note")
+    head = (
+        f"{'player':<16} {'role':<9} {'optimizer':<32} {'train':>5} {'val':>4} {'before':>7} {'after':>7} "
+        f"{'valid':>11} {'separating':>11} {'demos':>5} {'calls':>6} {'tokens':>9} {'s':>6}  note"
+    )
     lines = [head, "-" * len(head)]
     for r in records:
         notes = ["reused"] if r.reused else ([r.stopped] if r.stopped else [])
@@ -194,10 +221,12 @@ def format_results(records: Sequence[ev.Optimized]) -> str:
             notes.append(f"{r.labelled} labelled")
         if r.demos_dropped:
             notes.append(f"{r.demos_dropped} demos over the context dropped")
-        lines.append(f"{r.player:<16} {r.role:<9} {r.optimizer:<32} {r.train:>5} {r.val:>4} {num(r.metric_before):>7} "
-                     f"{num(r.metric_after):>7} {pair(r.valid_before, r.valid_after):>11} "
-                     f"{pair(r.separating_before, r.separating_after):>11} {r.demos:>5} {r.calls:>6} "
-                     f"{r.prompt_tokens + r.completion_tokens:>9} {r.elapsed_s:>6.1f}  {'; '.join(notes)}")
+        lines.append(
+            f"{r.player:<16} {r.role:<9} {r.optimizer:<32} {r.train:>5} {r.val:>4} {num(r.metric_before):>7} "
+            f"{num(r.metric_after):>7} {pair(r.valid_before, r.valid_after):>11} "
+            f"{pair(r.separating_before, r.separating_after):>11} {r.demos:>5} {r.calls:>6} "
+            f"{r.prompt_tokens + r.completion_tokens:>9} {r.elapsed_s:>6.1f}  {'; '.join(notes)}"
+        )
     return "\n".join(lines)
 
 
@@ -220,8 +249,16 @@ def compare_table(table: Sequence[Mapping[str, Any]], suffix: str) -> list[dict[
             return 0.0
 
         half = 1.96 * float(np.hypot(spread(r), spread(twin)))
-        out.append({"model": name, "optimized": round(float(r["score"]), 4), "default": round(float(twin["score"]), 4),
-                    "gain": round(gain, 4), "lo": round(gain - half, 4), "hi": round(gain + half, 4)})
+        out.append(
+            {
+                "model": name,
+                "optimized": round(float(r["score"]), 4),
+                "default": round(float(twin["score"]), 4),
+                "gain": round(gain, 4),
+                "lo": round(gain - half, 4),
+                "hi": round(gain + half, 4),
+            }
+        )
     return out
 
 

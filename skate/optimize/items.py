@@ -85,8 +85,9 @@ class Items:
         self.by_id: dict[str, Any] = {}
         self.labelled = 0  # training items that carry a labelled reply (a demonstration)
 
-    def add(self, fields: dict[str, Any], labels: dict[str, Any], payload: Any, held_out: bool,
-            seed: int | None = None) -> None:
+    def add(
+        self, fields: dict[str, Any], labels: dict[str, Any], payload: Any, held_out: bool, seed: int | None = None
+    ) -> None:
         """One example: its input ``fields``, its ``labels`` (a reply the metric accepts, or none),
         what the metric needs (``payload``); ``seed`` gives its calls samples of their own
         (:data:`~skate.llm.modules.ITEM_SEED`), for items whose inputs are the same."""
@@ -102,12 +103,15 @@ class Items:
         return [{k: v for k, v in ex.items() if k != "skate_id"} for ex in self.train]
 
 
-def answerer_items(game: Game, module: AnswererModule, n_train: int, n_val: int, runs: Sequence[str],
-                   rng: np.random.Generator) -> Items:
+def answerer_items(
+    game: Game, module: AnswererModule, n_train: int, n_val: int, runs: Sequence[str], rng: np.random.Generator
+) -> Items:
     if type(game).make_query is Game.make_query:  # an answer is a session of exchanges (PyJail's tries)
-        raise OptimizeError(f"game={game.name}: an answer is a session of exchanges, not one query with a known "
-                            "reply, so its answerer has no training items; optimise its setter only "
-                            "(optimizer.roles=[setter])")
+        raise OptimizeError(
+            f"game={game.name}: an answer is a session of exchanges, not one query with a known "
+            "reply, so its answerer has no training items; optimise its setter only "
+            "(optimizer.roles=[setter])"
+        )
     tasks = list(game.practice_tasks(n_train + n_val, rng))
     tasks += tasks_from_runs(runs, game)
     items = Items()
@@ -159,15 +163,26 @@ def simulated_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator) 
     for _ in range(3 * n):
         if len(out) >= n:
             break
-        teacher = SimulatedPlayer(TEACHER, skill=float(rng.uniform(0.55, 0.9)), sim=sim, seed=env.seed,
-                                  pitch=-0.15, sloppiness=0.0, noise=0.0)
+        teacher = SimulatedPlayer(
+            TEACHER, skill=float(rng.uniform(0.55, 0.9)), sim=sim, seed=env.seed, pitch=-0.15, sloppiness=0.0, noise=0.0
+        )
         assignment = game.assignment(TEACHER, 1, rng)
-        ctx = SetterContext(player=TEACHER, players=(TEACHER,), round=1, rounds=game.rounds, attempt=1,
-                            attempts_left=game.attempts, failed=(), history=(), strategy="no_info",
-                            assignment=assignment)
+        ctx = SetterContext(
+            player=TEACHER,
+            players=(TEACHER,),
+            round=1,
+            rounds=game.rounds,
+            attempt=1,
+            attempts_left=game.attempts,
+            failed=(),
+            history=(),
+            strategy="no_info",
+            assignment=assignment,
+        )
         proposal = teacher.set_task(ctx, rng)
-        checks = Checks(round=1, setter=TEACHER, assignment=assignment, sandbox=env.sandbox, rng=rng,
-                        solve=teacher.answer)
+        checks = Checks(
+            round=1, setter=TEACHER, assignment=assignment, sandbox=env.sandbox, rng=rng, solve=teacher.answer
+        )
         if isinstance(game.validate(proposal, checks), Task):
             out.append(Demo(dict(assignment), proposal, "simulated"))
     return out
@@ -176,8 +191,15 @@ def simulated_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator) 
 DRAWS_PER_DEMO = 4  # candidates drawn per demonstration wanted, when only some difficulties will do
 
 
-def setter_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator, runs: Sequence[str] = (),
-                 sources: Sequence[str] = DEMO_SOURCES, difficulty: Sequence[float] = (0.0, 1.0)) -> list[Demo]:
+def setter_demos(
+    game: Game,
+    env: GameEnv,
+    n: int,
+    rng: np.random.Generator,
+    runs: Sequence[str] = (),
+    sources: Sequence[str] = DEMO_SOURCES,
+    difficulty: Sequence[float] = (0.0, 1.0),
+) -> list[Demo]:
     """Up to ``n`` labelled demonstrations for a setter, from ``sources`` in that order, each of a
     ``difficulty`` in that range on the game's own scale (its simulation's measure of a task's
     text, in [0, 1]; the whole range by default)."""
@@ -209,8 +231,17 @@ def setter_demos(game: Game, env: GameEnv, n: int, rng: np.random.Generator, run
     return out[:n]
 
 
-def setter_items(game: Game, module: SetterModule, player: str, names: tuple[str, ...], strategy: str,
-                 n_train: int, n_val: int, rng: np.random.Generator, demos: Sequence[Demo] = ()) -> Items:
+def setter_items(
+    game: Game,
+    module: SetterModule,
+    player: str,
+    names: tuple[str, ...],
+    strategy: str,
+    n_train: int,
+    n_val: int,
+    rng: np.random.Generator,
+    demos: Sequence[Demo] = (),
+) -> Items:
     """Round-1 situations: ``n_val`` held out, then ``n_train`` for training, the first of which
     carry ``demos`` (each with its demonstration's assignment and, as its label, the proposal in
     the setter's reply format). Every item samples on its own seed."""
@@ -219,9 +250,18 @@ def setter_items(game: Game, module: SetterModule, player: str, names: tuple[str
         assignment = game.assignment(player, 1, np.random.default_rng([int(rng.integers(2**31)), k]))
         held_out = k < n_val
         demo = demos[k - n_val] if not held_out and k - n_val < len(demos) else None
-        ctx = SetterContext(player=player, players=names, round=1, rounds=game.rounds, attempt=1,
-                            attempts_left=game.attempts, failed=(), history=(), strategy=strategy,
-                            assignment=demo.assignment if demo else assignment)
+        ctx = SetterContext(
+            player=player,
+            players=names,
+            round=1,
+            rounds=game.rounds,
+            attempt=1,
+            attempts_left=game.attempts,
+            failed=(),
+            history=(),
+            strategy=strategy,
+            assignment=demo.assignment if demo else assignment,
+        )
         items.add(module.inputs(ctx), module.label(demo.proposal) if demo else {}, ctx, held_out, seed=k)
     return items
 
@@ -243,8 +283,17 @@ class SetterMetric:
     keeps each item's :class:`SetterOutcome` (the last scored), for the valid and separating
     shares reported beside the metric."""
 
-    def __init__(self, game: Game, module: SetterModule, player: Any, others: Sequence[Any], items: Items,
-                 env: GameEnv, novelty: Any, seed: int) -> None:
+    def __init__(
+        self,
+        game: Game,
+        module: SetterModule,
+        player: Any,
+        others: Sequence[Any],
+        items: Items,
+        env: GameEnv,
+        novelty: Any,
+        seed: int,
+    ) -> None:
         self.game, self.module, self.player, self.others = game, module, player, list(others)
         self.items, self.env, self.novelty, self.seed = items, env, novelty, seed
         self.lock = threading.Lock()
@@ -269,8 +318,14 @@ class SetterMetric:
         ctx: SetterContext = self.items.by_id[example.skate_id]
         rng = np.random.default_rng([self.seed, int(example.skate_id)])
         proposal = self.module.parse(render_prediction(pred))
-        checks = Checks(round=ctx.round, setter=player.name, assignment=ctx.assignment, sandbox=self.env.sandbox,
-                        rng=rng, solve=player.answer)
+        checks = Checks(
+            round=ctx.round,
+            setter=player.name,
+            assignment=ctx.assignment,
+            sandbox=self.env.sandbox,
+            rng=rng,
+            solve=player.answer,
+        )
         result = game.validate(proposal, checks)
         outcome = self.outcomes[example.skate_id] = SetterOutcome()
         if isinstance(result, Rejection) or not isinstance(result, Task):
@@ -304,8 +359,10 @@ class SetterMetric:
         if not got:
             return None, None
         valid = [o for o in got if o.valid]
-        return (round(len(valid) / len(got), 4),
-                round(sum(o.separates for o in valid) / len(valid), 4) if valid else None)
+        return (
+            round(len(valid) / len(got), 4),
+            round(sum(o.separates for o in valid) / len(valid), 4) if valid else None,
+        )
 
     def reasons(self, examples: Sequence[dspy.Example]) -> dict[str, int]:
         """How many of ``examples`` (last scored) were rejected for each reason."""
@@ -323,8 +380,16 @@ class SetterMetric:
         return [o.text[:chars] for o in pick[:n]]
 
 
-def setter_metric(game: Game, module: SetterModule, player: Any, others: Sequence[Any], items: Items,
-                  env: GameEnv, novelty: Any, seed: int) -> SetterMetric:
+def setter_metric(
+    game: Game,
+    module: SetterModule,
+    player: Any,
+    others: Sequence[Any],
+    items: Items,
+    env: GameEnv,
+    novelty: Any,
+    seed: int,
+) -> SetterMetric:
     return SetterMetric(game, module, player, others, items, env, novelty, seed)
 
 

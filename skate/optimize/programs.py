@@ -69,9 +69,20 @@ class Unreadable(Exception):
 # Bump when a role's metric changes meaning: stored programs compiled under the old one are stale.
 METRIC_VERSION = {"answerer": 1, "setter": 2}
 # What a stored program keeps of its optimisation's measures (reported again when it is reused).
-SAVED_MEASURES = ("metric_before", "metric_after", "valid_before", "valid_after", "separating_before",
-                  "separating_after", "labelled", "demos_dropped", "tasks_before", "tasks_after", "rejected_before",
-                  "rejected_after")
+SAVED_MEASURES = (
+    "metric_before",
+    "metric_after",
+    "valid_before",
+    "valid_after",
+    "separating_before",
+    "separating_after",
+    "labelled",
+    "demos_dropped",
+    "tasks_before",
+    "tasks_after",
+    "rejected_before",
+    "rejected_after",
+)
 OPTIMIZE_SUFFIX = "@optimize"  # the usage key of a player's optimisation calls
 
 
@@ -99,8 +110,15 @@ def quiet():
             log.debug("DSPy said:\n%s", out.getvalue())
 
 
-def compile_program(name: str, settings: Mapping[str, Any], student: _Module, metric: Callable,
-                    trainset: list[dspy.Example], seed: int, prompt_lm: Any = None) -> _Module:
+def compile_program(
+    name: str,
+    settings: Mapping[str, Any],
+    student: _Module,
+    metric: Callable,
+    trainset: list[dspy.Example],
+    seed: int,
+    prompt_lm: Any = None,
+) -> _Module:
     """``student`` compiled by the named DSPy optimiser (a new module; the student is untouched).
     ``prompt_lm`` writes MIPROv2's instructions (default: the context's LM, which answers the
     student's own calls)."""
@@ -116,8 +134,10 @@ def compile_program(name: str, settings: Mapping[str, Any], student: _Module, me
         settings.setdefault("seed", seed)
 
     else:
-        raise OptimizeError(f"optimizer.name={name!r} is invalid: use none, bootstrap_fewshot, "
-                            "bootstrap_fewshot_random_search or mipro_v2")
+        raise OptimizeError(
+            f"optimizer.name={name!r} is invalid: use none, bootstrap_fewshot, "
+            "bootstrap_fewshot_random_search or mipro_v2"
+        )
     init, comp = _split(cls, settings)
     if "num_threads" in inspect.signature(cls.__init__).parameters:
         init["num_threads"] = threads
@@ -152,9 +172,10 @@ def fit_demos(module: _Module, spec: Any, examples: Sequence[dspy.Example]) -> i
     dropped = 0
 
     def longest() -> int:
-        return max(prompt_tokens(module._format(module.predict, {k: v for k, v in ex.inputs().items()
-                                                                   if k != ITEM_SEED}))
-                   for ex in examples)
+        return max(
+            prompt_tokens(module._format(module.predict, {k: v for k, v in ex.inputs().items() if k != ITEM_SEED}))
+            for ex in examples
+        )
 
     while module.predict.demos and longest() > room:
         module.predict.demos = module.predict.demos[:-1]
@@ -182,13 +203,24 @@ def model_identity(spec: Any) -> dict[str, Any]:
     return identity
 
 
-def program_key(spec: Any, role: str, game: Game, game_config: Mapping[str, Any], plan: Plan,
-                items: Items, module: _Module) -> str:
+def program_key(
+    spec: Any, role: str, game: Game, game_config: Mapping[str, Any], plan: Plan, items: Items, module: _Module
+) -> str:
     sig = module.predict.signature
-    return _digest({"model": model_identity(spec), "role": role, "game": game.name, "game_config": game_config,
-                    "optimizer": plan.optimizer, "settings": plan.settings, "train": items.content(),
-                    "val": len(items.val), "metric": METRIC_VERSION[role],
-                    "signature": {"instructions": sig.instructions, "fields": list(sig.fields)}})
+    return _digest(
+        {
+            "model": model_identity(spec),
+            "role": role,
+            "game": game.name,
+            "game_config": game_config,
+            "optimizer": plan.optimizer,
+            "settings": plan.settings,
+            "train": items.content(),
+            "val": len(items.val),
+            "metric": METRIC_VERSION[role],
+            "signature": {"instructions": sig.instructions, "fields": list(sig.fields)},
+        }
+    )
 
 
 STORE_FORMAT = 2  # what a stored program's file holds; another is compiled anew
@@ -214,31 +246,49 @@ class ProgramStore:
         except (OSError, ValueError) as exc:
             log.warning("the stored program %s cannot be read (%s): compiling it anew over it", path, exc)
             return None
-        if not isinstance(record, dict) or record.get("format") != STORE_FORMAT or not isinstance(record.get("state"), dict):
-            log.warning("the stored program %s was written by another version of skate: compiling it anew over it",
-                        path)
+        if (
+            not isinstance(record, dict)
+            or record.get("format") != STORE_FORMAT
+            or not isinstance(record.get("state"), dict)
+        ):
+            log.warning(
+                "the stored program %s was written by another version of skate: compiling it anew over it", path
+            )
             return None
         return record
 
     def save(self, key: str, record: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.path(key).with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"format": STORE_FORMAT, **record}, indent=1, ensure_ascii=False, default=str),
-                       encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"format": STORE_FORMAT, **record}, indent=1, ensure_ascii=False, default=str), encoding="utf-8"
+        )
         tmp.replace(self.path(key))
 
 
 # --------------------------------------------------------------------------- the step
 def _usage(client: LLMClient) -> dict[str, float]:
     u = client.total()
-    return {"calls": u.calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
-            "cost_usd": u.cost_usd}
+    return {
+        "calls": u.calls,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "cost_usd": u.cost_usd,
+    }
 
 
-def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt: OptimizerConfig, env: GameEnv,
-                     embedder: Any, game_config: Mapping[str, Any] | None = None,
-                     strategy: str = "hist_perf", write: Callable[[ev.Event], None] | None = None,
-                     targets: Sequence[str] | None = None) -> list[ev.Optimized]:
+def optimize_players(
+    game: Game,
+    players: Sequence[Any],
+    client: LLMClient,
+    opt: OptimizerConfig,
+    env: GameEnv,
+    embedder: Any,
+    game_config: Mapping[str, Any] | None = None,
+    strategy: str = "hist_perf",
+    write: Callable[[ev.Event], None] | None = None,
+    targets: Sequence[str] | None = None,
+) -> list[ev.Optimized]:
     """Optimise the modules of each language-model player in ``players`` (those named in
     ``targets``, default all) as ``opt`` (the ``optimizer`` settings) say; return one event per
     player and role, each also passed to ``write``. Stops early, keeping what is done, when the
@@ -268,16 +318,29 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                 items = answerer_items(game, module, opt.train, opt.val, list(opt.runs), rng)
                 metric: Callable = answerer_metric(game, module, items)
             else:
-                demos = setter_demos(game, env, opt.train, np.random.default_rng([opt.seed, 7]), list(opt.runs),
-                                     [str(x) for x in opt.demos], tuple(opt.demo_difficulty)) if opt.demos else []
+                demos = (
+                    setter_demos(
+                        game,
+                        env,
+                        opt.train,
+                        np.random.default_rng([opt.seed, 7]),
+                        list(opt.runs),
+                        [str(x) for x in opt.demos],
+                        tuple(opt.demo_difficulty),
+                    )
+                    if opt.demos
+                    else []
+                )
                 items = setter_items(game, module, player.name, names, strategy, opt.train, opt.val, rng, demos)
                 record.labelled = items.labelled
                 novelty = NoveltyIndex(embedder)
                 # The uniqueness test's history: the practice tasks, and the demonstrations (a
                 # setter that copies one back has written nothing new).
                 history = game.practice_tasks(opt.train, np.random.default_rng(opt.seed))
-                novelty.seed(player.name, [game.novelty_text(t) for t in history]
-                             + [game.proposal_text(d.proposal) for d in demos])
+                novelty.seed(
+                    player.name,
+                    [game.novelty_text(t) for t in history] + [game.proposal_text(d.proposal) for d in demos],
+                )
                 others = [p for p in players if p.name != player.name]
                 metric = setter = setter_metric(game, module, player, others, items, env, novelty, opt.seed)
                 options = player.setting_options()  # as the game sends its setting requests
@@ -303,8 +366,11 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                         try:
                             module.predict.load_state(saved["state"])
                         except Exception as exc:  # noqa: BLE001 - DSPy's own check of a state it cannot take
-                            log.warning("the stored program %s does not fit this version (%s): compiling it anew",
-                                        store.path(key), exc)
+                            log.warning(
+                                "the stored program %s does not fit this version (%s): compiling it anew",
+                                store.path(key),
+                                exc,
+                            )
                             module.predict.load_state(fresh)
                             saved = None
                     if saved is not None:
@@ -322,8 +388,15 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                             record.rejected_before = setter.reasons(items.val)
                         try:
                             with bridge.guard(), quiet():  # a budget hit inside the optimiser is not swallowed
-                                compiled = compile_program(plan.optimizer, plan.settings, module, metric, items.train,
-                                                           opt.seed, prompt_lm=proposer)
+                                compiled = compile_program(
+                                    plan.optimizer,
+                                    plan.settings,
+                                    module,
+                                    metric,
+                                    items.train,
+                                    opt.seed,
+                                    prompt_lm=proposer,
+                                )
                         except AdapterParseError as exc:  # the model could not answer the optimiser's own request
                             raise Unreadable(str(exc).strip().splitlines()[0]) from None
                         state = compiled.predict.dump_state()
@@ -335,24 +408,47 @@ def optimize_players(game: Game, players: Sequence[Any], client: LLMClient, opt:
                             record.valid_after, record.separating_after = setter.shares(items.val)
                             record.tasks_after = setter.examples(items.val)
                             record.rejected_after = setter.reasons(items.val)
-                        store.save(key, {"key": key, "state": state, "player": player.name, "model": player.spec.model,
-                                         "role": role, "game": game.name, "optimizer": plan.optimizer,
-                                         "settings": plan.settings, "train": len(items.train),
-                                         "val": len(items.val), **{k: getattr(record, k) for k in SAVED_MEASURES}})
+                        store.save(
+                            key,
+                            {
+                                "key": key,
+                                "state": state,
+                                "player": player.name,
+                                "model": player.spec.model,
+                                "role": role,
+                                "game": game.name,
+                                "optimizer": plan.optimizer,
+                                "settings": plan.settings,
+                                "train": len(items.train),
+                                "val": len(items.val),
+                                **{k: getattr(record, k) for k in SAVED_MEASURES},
+                            },
+                        )
                     if record.demos_dropped:
-                        log.warning("%s: %d of the %s's demonstrations did not fit the model's context of %s tokens "
-                                    "and were dropped; lower optimizer.settings.max_bootstrapped_demos and "
-                                    "max_labeled_demos, or raise the player's context_tokens",
-                                    player.name, record.demos_dropped, role, player.spec.context_tokens)
+                        log.warning(
+                            "%s: %d of the %s's demonstrations did not fit the model's context of %s tokens "
+                            "and were dropped; lower optimizer.settings.max_bootstrapped_demos and "
+                            "max_labeled_demos, or raise the player's context_tokens",
+                            player.name,
+                            record.demos_dropped,
+                            role,
+                            player.spec.context_tokens,
+                        )
             except BudgetExceeded as exc:
                 stopped = record.stopped = f"budget: {exc}"
                 log.warning("prompt optimisation stopped: %s", exc)
             except Unreadable as exc:
                 module.predict.load_state(fresh)  # its prompts as they were; nothing stored, so tried again next time
-                record.stopped = (f"{plan.optimizer} could not read the model's reply to one of its own requests ({exc}); "
-                                  f"the {role} keeps its prompts")
-                log.warning("%s: %s. A model this small may not follow the optimiser's requests: try "
-                            "optimizer=bootstrap_fewshot for it", player.name, record.stopped)
+                record.stopped = (
+                    f"{plan.optimizer} could not read the model's reply to one of its own requests ({exc}); "
+                    f"the {role} keeps its prompts"
+                )
+                log.warning(
+                    "%s: %s. A model this small may not follow the optimiser's requests: try "
+                    "optimizer=bootstrap_fewshot for it",
+                    player.name,
+                    record.stopped,
+                )
             record.demos = len(module.predict.demos)
             used = _usage(client)
             record.calls = int(used["calls"] - before_usage["calls"])

@@ -23,11 +23,15 @@ def run_optimize(settings: SkateConfig, out_dir: Path) -> list[ev.Optimized]:
     (:func:`skate.settings.options.build_settings` of a composed config)."""
     s = settings
     if not isinstance(s, SkateConfig):
-        raise TypeError(f"run_optimize takes settings, not a {type(s).__name__}: make a composed config into "
-                        "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)")
+        raise TypeError(
+            f"run_optimize takes settings, not a {type(s).__name__}: make a composed config into "
+            "settings with skate.settings.options.build_settings(cfg), or make them with skate.config(...)"
+        )
     if not s.players.llm:
-        raise ConfigError("this cohort has no language-model players (players.llm is empty): only their prompts "
-                          "can be optimised (simulated players have none)")
+        raise ConfigError(
+            "this cohort has no language-model players (players.llm is empty): only their prompts "
+            "can be optimised (simulated players have none)"
+        )
     if s.optimizer.name == "none" and not s.optimizer.players:
         raise ConfigError("optimizer=none: choose an optimizer, e.g. optimizer=bootstrap_fewshot")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -42,9 +46,18 @@ def run_optimize(settings: SkateConfig, out_dir: Path) -> list[ev.Optimized]:
         log_ = EventLog(out_dir / "optimize.jsonl")
         cleanup.callback(log_.close)
         config = record_of(s)
-        log_.write(ev.RunStarted(game=table.game.name, rounds=0, players=[p.describe() for p in players],
-                                 config=config))
-        records = optimize_players(table.game, players, client, s.optimizer, table.env, table.embedder,
-                                   game_config=config["game"], write=log_.write)
+        log_.write(
+            ev.RunStarted(game=table.game.name, rounds=0, players=[p.describe() for p in players], config=config)
+        )
+        records = optimize_players(
+            table.game,
+            players,
+            client,
+            s.optimizer,
+            table.env,
+            table.embedder,
+            game_config=config["game"],
+            write=log_.write,
+        )
         (out_dir / "usage.json").write_text(json.dumps(usage_summary(client), indent=2) + "\n")
         return records

@@ -95,20 +95,36 @@ class PlayersConfig(metaclass=Settings):
         ``players``."""
         roster, llm_roster = list(self.simulated), list(self.llm)
         names = [p.name for p in roster] + [p.name for p in llm_roster]
-        problems = [*require(self.setter_repair is None or self.setter_repair in SETTER_REPAIRS, "setter_repair",
-                             self.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: show)"),
-                    *require(len(names) >= 2, "", f"{len(names)} players", "a game needs at least 2 players"),
-                    *require(len(set(names)) == len(names), "", sorted({n for n in names if names.count(n) > 1}),
-                             "player names must be unique")]
+        problems = [
+            *require(
+                self.setter_repair is None or self.setter_repair in SETTER_REPAIRS,
+                "setter_repair",
+                self.setter_repair,
+                f"must be one of {list(SETTER_REPAIRS)} (or null: show)",
+            ),
+            *require(len(names) >= 2, "", f"{len(names)} players", "a game needs at least 2 players"),
+            *require(
+                len(set(names)) == len(names),
+                "",
+                sorted({n for n in names if names.count(n) > 1}),
+                "player names must be unique",
+            ),
+        ]
         for i, p in enumerate(roster):
             key = f"simulated[{i}]"
-            problems += [*require(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]"),
-                         *require(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]"),
-                         *require(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0"),
-                         *require(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)")]
+            problems += [
+                *require(0.0 <= p.skill <= 1.0, f"{key}.skill", p.skill, "must lie in [0, 1]"),
+                *require(0.0 <= p.sloppiness <= 1.0, f"{key}.sloppiness", p.sloppiness, "must lie in [0, 1]"),
+                *require(p.noise >= 0.0, f"{key}.noise", p.noise, "must be >= 0"),
+                *require(0.0 <= p.slip < 1.0, f"{key}.slip", p.slip, "must lie in [0, 1)"),
+            ]
         for i, lp in enumerate(llm_roster):
-            problems += require(lp.setter_repair is None or lp.setter_repair in SETTER_REPAIRS, f"llm[{i}].setter_repair",
-                                lp.setter_repair, f"must be one of {list(SETTER_REPAIRS)} (or null: the cohort's)")
+            problems += require(
+                lp.setter_repair is None or lp.setter_repair in SETTER_REPAIRS,
+                f"llm[{i}].setter_repair",
+                lp.setter_repair,
+                f"must be one of {list(SETTER_REPAIRS)} (or null: the cohort's)",
+            )
             try:
                 spec_of_config(lp).api_key()  # a hosted model without its key fails here
             except ModelConfigError as exc:
@@ -134,15 +150,20 @@ def cohort_roles(players: Any) -> dict[str, str]:
     return roles
 
 
-def check_topic_skills(players: PlayersConfig, known_kinds: Iterable[str], game: str,
-                       game_kinds: Iterable[str]) -> list[Problem]:
+def check_topic_skills(
+    players: PlayersConfig, known_kinds: Iterable[str], game: str, game_kinds: Iterable[str]
+) -> list[Problem]:
     """Simulated players' ``topic_skill`` name only kinds some game has (``known_kinds``): what
     the cohort and the games say together (keys within ``players``)."""
     known, problems = set(known_kinds), []
     for i, p in enumerate(players.simulated):
         unknown = sorted(set(p.topic_skill) - known)
-        problems += require(not unknown, f"simulated[{i}].topic_skill", unknown,
-                            f"no game has these kinds; {game} has {list(game_kinds)}")
+        problems += require(
+            not unknown,
+            f"simulated[{i}].topic_skill",
+            unknown,
+            f"no game has these kinds; {game} has {list(game_kinds)}",
+        )
     return problems
 
 

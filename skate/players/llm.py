@@ -44,8 +44,15 @@ log = logging.getLogger(__name__)
 class LLMPlayer(Player):
     io_bound = True
 
-    def __init__(self, name: str, spec: ModelSpec, client: LLMClient, modules: GameModules,
-                 setter_extra_body: dict[str, Any] | None = None, setter_repair: str = "show") -> None:
+    def __init__(
+        self,
+        name: str,
+        spec: ModelSpec,
+        client: LLMClient,
+        modules: GameModules,
+        setter_extra_body: dict[str, Any] | None = None,
+        setter_repair: str = "show",
+    ) -> None:
         self.name, self.spec, self.client = name, spec, client
         self.setter_extra_body = dict(setter_extra_body or {})  # request fields for setting requests only
         self.setter_repair = setter_repair  # "resample": after a rejection, the round's request asked anew
@@ -79,8 +86,9 @@ class LLMPlayer(Player):
         messages, structured = self._request(self.setter, ctx)
         options = self.setting_options(structured is not None)
         stops = options.get("stop")
-        (done,) = self.client.complete(self.spec, messages, [(ctx.attempt, seed)], self.name, structured,
-                                       options or None, purpose="set")
+        (done,) = self.client.complete(
+            self.spec, messages, [(ctx.attempt, seed)], self.name, structured, options or None, purpose="set"
+        )
         if not done.ok:
             return VoidProposal(done.void or "void")
         text = done.text or ""
@@ -88,19 +96,23 @@ class LLMPlayer(Player):
         if done.thinking_cut:
             return self.setter.unreadable(
                 f"the reply was cut off at the length limit (max_tokens={self.spec.max_tokens}) while the model was "
-                "still thinking: it wrote no task")
+                "still thinking: it wrote no task"
+            )
         if not text.strip():
             if stops and done.finish_reason == "stop":
                 return self.setter.unreadable(
                     "the reply was empty: it wrote nothing before it began to copy the request (its [[ ## ]] "
                     "sections, its instructions or the rejection: a reply stops where it starts copying them); "
-                    "write only your reply's own headings and fields")
-            return self.setter.unreadable(f"the reply was empty (finish_reason {done.finish_reason}): the model "
-                                          "wrote nothing")
+                    "write only your reply's own headings and fields"
+                )
+            return self.setter.unreadable(
+                f"the reply was empty (finish_reason {done.finish_reason}): the model wrote nothing"
+            )
         if done.cut and not self.setter.finished(text):
             return self.setter.unreadable(
                 f"the reply was cut off at the length limit (max_tokens={self.spec.max_tokens}, finish_reason "
-                f"length) before it was complete; it began: {text[:200]!r}")
+                f"length) before it was complete; it began: {text[:200]!r}"
+            )
         return self.setter.read_reply(text)
 
     def _read_answer(self, done: Completion) -> Any:
@@ -136,12 +148,12 @@ class LLMPlayer(Player):
         then sampled: said once per model and reason); a provider that gives no log-probabilities
         is not asked again this run."""
         if not self.answerer.reads_labels:
-            why = ("its answerer reasons before the answer" if self.answerer.reasoning
-                   else "its answer names no option")
+            why = "its answerer reasons before the answer" if self.answerer.reasoning else "its answer names no option"
             return [self._cannot_read(ChoiceRead(why=why, kind="answerer")) for _ in queries]
         if self.spec.thinks or self._thinks:  # its first tokens are thinking: no label's probability to read
-            return [self._cannot_read(ChoiceRead(why="the model thinks before it answers", kind="thinks"))
-                    for _ in queries]
+            return [
+                self._cannot_read(ChoiceRead(why="the model thinks before it answers", kind="thinks")) for _ in queries
+            ]
         if self._no_logprobs:
             return [self._cannot_read(self._no_logprobs) for _ in queries]
         seeds = [int(s) for s in rng.integers(2**31 - 1, size=len(queries))]
@@ -151,8 +163,9 @@ class LLMPlayer(Player):
         try:
             replies = self.client.complete_many(self.spec, requests, self.name, purpose="read")
         except OptionRefused as exc:  # a provider that takes no logprobs: sampled, never void
-            self._no_logprobs = ChoiceRead(why=f"the provider refused log-probabilities ({exc.error.detail[:120]})",
-                                           kind="no_logprobs")
+            self._no_logprobs = ChoiceRead(
+                why=f"the provider refused log-probabilities ({exc.error.detail[:120]})", kind="no_logprobs"
+            )
             return [self._cannot_read(self._no_logprobs) for _ in queries]
         for (done,) in replies:
             if not done.ok:
@@ -174,8 +187,12 @@ class LLMPlayer(Player):
             first = got.kind not in self._said
             self._said.add(got.kind)
         if first:
-            log.warning("%s (%s): p(correct) sampled instead of read from its probabilities: %s",
-                        self.name, self.spec.model, got.why)
+            log.warning(
+                "%s (%s): p(correct) sampled instead of read from its probabilities: %s",
+                self.name,
+                self.spec.model,
+                got.why,
+            )
         return got
 
     def describe(self) -> dict[str, Any]:
@@ -184,23 +201,44 @@ class LLMPlayer(Player):
         much it thinks, where set."""
         spec = self.spec
         used = self.client.shaper.shape(spec, self.name).temperature
-        thinking = {k: v for k, v in (("reasoning_effort", spec.reasoning_effort),
-                                      ("thinking_budget", spec.thinking_budget), ("thinking", spec.thinking))
-                    if v is not None}
-        return {"name": self.name, "kind": "LLMPlayer", "model": spec.model,
-                "api_base": spec.base_url, "temperature": spec.temperature if used is None else used,
-                "max_tokens": spec.max_tokens, **thinking,
-                **({"temperature_asked": spec.temperature} if used is not None and used != spec.temperature else {})}
+        thinking = {
+            k: v
+            for k, v in (
+                ("reasoning_effort", spec.reasoning_effort),
+                ("thinking_budget", spec.thinking_budget),
+                ("thinking", spec.thinking),
+            )
+            if v is not None
+        }
+        return {
+            "name": self.name,
+            "kind": "LLMPlayer",
+            "model": spec.model,
+            "api_base": spec.base_url,
+            "temperature": spec.temperature if used is None else used,
+            "max_tokens": spec.max_tokens,
+            **thinking,
+            **({"temperature_asked": spec.temperature} if used is not None and used != spec.temperature else {}),
+        }
 
 
-def build_llm_players(configs: Sequence[Any], client: LLMClient, make_modules: Callable[[], GameModules],
-                      decoding: Decoding | None = None) -> list[LLMPlayer]:
+def build_llm_players(
+    configs: Sequence[Any], client: LLMClient, make_modules: Callable[[], GameModules], decoding: Decoding | None = None
+) -> list[LLMPlayer]:
     """One player per ``players.llm`` entry, each with its own copy of the game's modules (so an
     optimiser may tune one player's prompts without touching another's). ``decoding``: how every
     model decodes when the estimator says (greedy: temperature 0, its reply limit), over the entry's."""
     players = []
     for c in configs:
         c = dict(c)
-        players.append(LLMPlayer(c["name"], spec_of_config(c, decoding), client, make_modules(),
-                                 c.get("setter_extra_body"), c.get("setter_repair") or "show"))
+        players.append(
+            LLMPlayer(
+                c["name"],
+                spec_of_config(c, decoding),
+                client,
+                make_modules(),
+                c.get("setter_extra_body"),
+                c.get("setter_repair") or "show",
+            )
+        )
     return players

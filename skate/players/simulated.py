@@ -110,8 +110,9 @@ class Simulation(ABC):
         """How hard a task is, in [0, 1], from its text (the scale skills are on)."""
 
     @abstractmethod
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> Any:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> Any:
         """A proposal of ``kind`` near difficulty ``target``."""
 
     @abstractmethod
@@ -124,13 +125,23 @@ class Simulation(ABC):
 
 
 class SimulatedPlayer(Player):
-    def __init__(self, name: str, skill: float, sim: Simulation, seed: int,
-                 topic_skill: Mapping[str, float] | None = None, pitch: float = 0.0,
-                 sloppiness: float = 0.15, noise: float = 0.08, slip: float = 0.0) -> None:
+    def __init__(
+        self,
+        name: str,
+        skill: float,
+        sim: Simulation,
+        seed: int,
+        topic_skill: Mapping[str, float] | None = None,
+        pitch: float = 0.0,
+        sloppiness: float = 0.15,
+        noise: float = 0.08,
+        slip: float = 0.0,
+    ) -> None:
         unknown = sorted(set(topic_skill or {}) - set(sim.skill_keys))
         if unknown:
-            raise ValueError(f"player {name!r}: unknown topic_skill kinds {unknown}; "
-                             f"valid kinds are {list(sim.skill_keys)}")
+            raise ValueError(
+                f"player {name!r}: unknown topic_skill kinds {unknown}; valid kinds are {list(sim.skill_keys)}"
+            )
         self.name = name
         self.skill = skill
         self.topic_skill = dict(topic_skill or {})
@@ -144,8 +155,14 @@ class SimulatedPlayer(Player):
         self._skill: Memo[str, float] = Memo(self._effective_skill)  # a fixed function of the text
 
     def describe(self) -> dict[str, Any]:
-        out = {"name": self.name, "kind": "simulated", "true_skill": self.skill,
-               "topic_skill": self.topic_skill, "pitch": self.pitch, "sloppiness": self.sloppiness}
+        out = {
+            "name": self.name,
+            "kind": "simulated",
+            "true_skill": self.skill,
+            "topic_skill": self.topic_skill,
+            "pitch": self.pitch,
+            "sloppiness": self.sloppiness,
+        }
         if self.slip:
             out["slip"] = self.slip
         return out
@@ -159,9 +176,13 @@ class SimulatedPlayer(Player):
         return self._skill(text)
 
     def _effective_skill(self, text: str) -> float:
-        blind = np.random.default_rng(
-            [self.seed, zlib.crc32(self.name.encode()), zlib.crc32(text.encode())]
-        ).normal(0.0, self.noise) if self.noise > 0 else 0.0
+        blind = (
+            np.random.default_rng([self.seed, zlib.crc32(self.name.encode()), zlib.crc32(text.encode())]).normal(
+                0.0, self.noise
+            )
+            if self.noise > 0
+            else 0.0
+        )
         offset = sum(self.topic_skill.get(key, 0.0) for key in self.sim.kinds_of(text))
         return self.skill + offset + float(blind)
 
@@ -212,8 +233,9 @@ class SimulatedPlayer(Player):
 
     def target_difficulty(self, ctx: SetterContext, rng: np.random.Generator) -> float:
         prior = self.skill + self.pitch
-        scored = [(h.prompt, h.p_correct[self.name]) for h in self._own_items(ctx)
-                  if h.p_correct and self.name in h.p_correct][-HISTORY_WINDOW:]
+        scored = [
+            (h.prompt, h.p_correct[self.name]) for h in self._own_items(ctx) if h.p_correct and self.name in h.p_correct
+        ][-HISTORY_WINDOW:]
         if scored:
             aim = AIM_OWN_P if ctx.strategy == "hist_perf" else AIM_OWN_P_COMPETITIVE
             d = np.array([self.difficulty(prompt) for prompt, _ in scored])
@@ -233,9 +255,17 @@ def build_simulated(roster: Sequence[Any], sim: Simulation, seed: int) -> list[P
     ``topic_skill`` offsets for kinds of other games are left out (the config check has already
     refused kinds no game knows).
     """
-    return [SimulatedPlayer(name=p.name, skill=float(p.skill), sim=sim, seed=seed,
-                            topic_skill={str(k): float(v) for k, v in dict(p.topic_skill).items()
-                                         if str(k) in sim.skill_keys},
-                            pitch=float(p.pitch), sloppiness=float(p.sloppiness), noise=float(p.noise),
-                            slip=float(p.slip))
-            for p in roster]
+    return [
+        SimulatedPlayer(
+            name=p.name,
+            skill=float(p.skill),
+            sim=sim,
+            seed=seed,
+            topic_skill={str(k): float(v) for k, v in dict(p.topic_skill).items() if str(k) in sim.skill_keys},
+            pitch=float(p.pitch),
+            sloppiness=float(p.sloppiness),
+            noise=float(p.noise),
+            slip=float(p.slip),
+        )
+        for p in roster
+    ]

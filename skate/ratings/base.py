@@ -37,8 +37,14 @@ class RatingRow:
         raise AttributeError(name)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "score": self.score, "lo": self.lo, "hi": self.hi,
-                "rank": self.rank, **self.extra}
+        return {
+            "player": self.player,
+            "score": self.score,
+            "lo": self.lo,
+            "hi": self.hi,
+            "rank": self.rank,
+            **self.extra,
+        }
 
 
 @dataclass
@@ -97,8 +103,7 @@ def rank_by_intervals(intervals: dict[str, tuple[float, float] | None]) -> dict[
         if iv is None:
             out[name] = None
             continue
-        out[name] = 1 + sum(1 for other, o in intervals.items()
-                            if other != name and o is not None and o[0] > iv[1])
+        out[name] = 1 + sum(1 for other, o in intervals.items() if other != name and o is not None and o[0] > iv[1])
     return out
 
 
@@ -150,19 +155,28 @@ class RatingBackend(Component[RatingConfig], ABC):
                 self.games[name] = 0
                 self._add(name)
 
-    def outcomes(self, task_id: str, p_correct: Mapping[str, float],
-                 setter: str | None = None) -> list[PairOutcome]:
+    def outcomes(self, task_id: str, p_correct: Mapping[str, float], setter: str | None = None) -> list[PairOutcome]:
         return self.rule.task_outcomes(task_id, p_correct, self.players, setter=setter)
 
-    def update(self, task_id: str, p_correct: Mapping[str, float],
-               involving: set[str] | None = None, setter: str | None = None,
-               counts: Mapping[str, tuple[float, float]] | None = None) -> Applied:
+    def update(
+        self,
+        task_id: str,
+        p_correct: Mapping[str, float],
+        involving: set[str] | None = None,
+        setter: str | None = None,
+        counts: Mapping[str, tuple[float, float]] | None = None,
+    ) -> Applied:
         """Apply every pairwise outcome of one task (only pairs with a player in ``involving``,
         when given); say what changed. ``setter`` (who set the task) is needed by the
         setter_vs_solver rule and ignored by the others; ``counts`` (player -> (correct,
         samples)) by backends that rate the answers themselves."""
-        if involving is None and self.quick_pairs and not self.record_pairs and not self.keeps_history \
-                and not self.rule.needs_setter:
+        if (
+            involving is None
+            and self.quick_pairs
+            and not self.record_pairs
+            and not self.keeps_history
+            and not self.rule.needs_setter
+        ):
             return self._apply_results(task_id, self.rule.task_results(p_correct, self.players))
         return self._apply_all(task_id, self.outcomes(task_id, p_correct, setter), involving)
 
@@ -183,8 +197,9 @@ class RatingBackend(Component[RatingConfig], ABC):
         setter_vs_solver rule (no outcome under the others), or draws with each when its last
         task was one it could not solve itself and the rule's ``own_unsolved`` is ``tie``; say
         what changed."""
-        return self._apply_all(task_id, self.rule.forfeit_outcomes(task_id, setter, answerers, self.players, unsolved),
-                               None)
+        return self._apply_all(
+            task_id, self.rule.forfeit_outcomes(task_id, setter, answerers, self.players, unsolved), None
+        )
 
     def _apply_all(self, task_id: str, outcomes: list[PairOutcome], involving: set[str] | None) -> Applied:
         done = Applied(task_id)

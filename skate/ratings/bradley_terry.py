@@ -67,8 +67,9 @@ from skate.ratings.config import BTDraws, BTPoint, BTScale, OutcomeRuleConfig, o
 from skate.ratings.outcomes import PairOutcome
 
 
-def fit_bt_many(comps: np.ndarray, alpha: float, initial: np.ndarray | None = None,
-                max_iter: int = 500, tol: float = 1e-8) -> np.ndarray:
+def fit_bt_many(
+    comps: np.ndarray, alpha: float, initial: np.ndarray | None = None, max_iter: int = 500, tol: float = 1e-8
+) -> np.ndarray:
     """θ for many win-count matrices at once (shape (B, p, p) -> (B, p)), each centred on 0.
 
     The same iteration as choix's ``ilsr_pairwise_dense`` (iterative Luce spectral ranking with
@@ -122,7 +123,9 @@ def zerosumeval_draws(n: int, resamples: int, seed: int) -> np.ndarray:
     as pandas' ``DataFrame.sample(frac=1, replace=True)`` takes it, ``choice(n, n)`` with
     replacement."""
     rs = np.random.RandomState(seed)
-    return np.stack([rs.choice(n, size=n, replace=True) for _ in range(resamples)]) if n else np.zeros((resamples, 0), int)
+    return (
+        np.stack([rs.choice(n, size=n, replace=True) for _ in range(resamples)]) if n else np.zeros((resamples, 0), int)
+    )
 
 
 def zerosumeval_scale(theta: np.ndarray) -> np.ndarray:
@@ -147,16 +150,27 @@ class BradleyTerryConfig(OutcomeRuleConfig):
 
     def check(self) -> list[Problem]:
         weights = dict(self.role_weights)
-        return [*super().check(),
-                *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
-                *require(self.alpha > 0, "alpha", self.alpha, "must be > 0 (keeps unbeaten players finite)"),
-                *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
-                *one_of(BTScale, "scale", self.scale), *one_of(BTDraws, "draws", self.draws),
-                *require(set(weights) == {"setter", "solver"}, "role_weights", weights,
-                         "give a weight for each role: {setter: w, solver: w}"),
-                *require(all(isinstance(w, (int, float)) and w > 0 for w in weights.values()), "role_weights",
-                         weights, "weights must be > 0"),
-                *one_of(BTPoint, "point", self.point)]
+        return [
+            *super().check(),
+            *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
+            *require(self.alpha > 0, "alpha", self.alpha, "must be > 0 (keeps unbeaten players finite)"),
+            *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
+            *one_of(BTScale, "scale", self.scale),
+            *one_of(BTDraws, "draws", self.draws),
+            *require(
+                set(weights) == {"setter", "solver"},
+                "role_weights",
+                weights,
+                "give a weight for each role: {setter: w, solver: w}",
+            ),
+            *require(
+                all(isinstance(w, (int, float)) and w > 0 for w in weights.values()),
+                "role_weights",
+                weights,
+                "weights must be > 0",
+            ),
+            *one_of(BTPoint, "point", self.point),
+        ]
 
 
 @rating.register("bradley_terry", BradleyTerryConfig)
@@ -169,8 +183,10 @@ class BradleyTerryRating(RatingBackend):
         try:
             self.scale, self.point, self.draws = BTScale(s.scale), BTPoint(s.point), BTDraws(s.draws)
         except ValueError as exc:
-            raise ValueError(f"rating.scale / rating.point / rating.draws: {exc} (scale: {', '.join(BTScale)}; "
-                             f"point: {', '.join(BTPoint)}; draws: {', '.join(BTDraws)})") from None
+            raise ValueError(
+                f"rating.scale / rating.point / rating.draws: {exc} (scale: {', '.join(BTScale)}; "
+                f"point: {', '.join(BTPoint)}; draws: {', '.join(BTDraws)})"
+            ) from None
         weights = dict(s.role_weights)
         if set(weights) != {"setter", "solver"} or min(weights.values()) <= 0:
             raise ValueError(f"rating.role_weights={weights}: give {{setter: w, solver: w}}, each > 0")
@@ -190,8 +206,15 @@ class BradleyTerryRating(RatingBackend):
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
         self.n_updates += 1
-        return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
-                "p_a": o.p_a, "p_b": o.p_b, "result": o.result}
+        return {
+            "update": self.n_updates,
+            "task_id": o.task_id,
+            "a": o.a,
+            "b": o.b,
+            "p_a": o.p_a,
+            "p_b": o.p_b,
+            "result": o.result,
+        }
 
     def task_matrices(self, active: list[str]) -> np.ndarray:
         """One win-count matrix per task (per outcome with ``draws=zerosumeval``: each is one of
@@ -252,13 +275,16 @@ class BradleyTerryRating(RatingBackend):
         rows = []
         for n in self.players:
             low, high = interval[n] or (None, None)
-            rows.append(RatingRow(n, score[n], low, high, ranks[n], {"games": self.games.get(n, 0), **notes.get(n, {})}))
+            rows.append(
+                RatingRow(n, score[n], low, high, ranks[n], {"games": self.games.get(n, 0), **notes.get(n, {})})
+            )
         rows.sort(key=lambda r: (r.rank or 10**9, -(r.score or 0.0), r.player))
         self._cache = (len(self.history), rows)
         return rows
 
-    def _unbounded_notes(self, active: list[str], score: Mapping[str, float | None],
-                         unbounded: np.ndarray) -> dict[str, dict[str, Any]]:
+    def _unbounded_notes(
+        self, active: list[str], score: Mapping[str, float | None], unbounded: np.ndarray
+    ) -> dict[str, dict[str, Any]]:
         """What the table says of players whose maximum-likelihood rating does not exist: no
         wins (or no losses) in the data, so only the prior ``alpha`` holds the fit finite; and,
         for every player, in how many bootstrap resamples that happened."""
@@ -268,9 +294,11 @@ class BradleyTerryRating(RatingBackend):
             note: dict[str, Any] = {}
             if wins[i] == 0 or losses[i] == 0:
                 what = f"{wins[i]} wins" if wins[i] == 0 else f"{losses[i]} losses"
-                note["unbounded"] = (f"rating unbounded: {what} in {self.games.get(n, 0)} matches; the prior "
-                                     f"(rating.alpha={self.alpha:g} pseudo-wins each way) holds it at "
-                                     f"{score[n]:.{0 if self.scale is BTScale.zerosumeval else 2}f}")
+                note["unbounded"] = (
+                    f"rating unbounded: {what} in {self.games.get(n, 0)} matches; the prior "
+                    f"(rating.alpha={self.alpha:g} pseudo-wins each way) holds it at "
+                    f"{score[n]:.{0 if self.scale is BTScale.zerosumeval else 2}f}"
+                )
             if unbounded[i]:
                 note["unbounded_resamples"], note["resamples"] = int(unbounded[i]), self.n_boot
             if note:
@@ -287,6 +315,7 @@ class BradleyTerryRating(RatingBackend):
             both = ~(np.isnan(boot[a]) | np.isnan(boot[b]))  # resamples in which both played
             x, y = boot[a][both], boot[b][both]
             return float(np.mean(x > y) + 0.5 * np.mean(x == y)) if len(x) else 0.5
+
         return adjacent_pairs(rows, above)
 
     def bootstrap(self, per_task: np.ndarray, p: int, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -296,8 +325,9 @@ class BradleyTerryRating(RatingBackend):
         player, the number of resamples in which it had no wins or no losses."""
         n = len(per_task)
         if self.draws is BTDraws.zerosumeval:
-            weights = np.stack([np.bincount(row, minlength=n) for row in zerosumeval_draws(n, self.n_boot, self.seed)]
-                               ).astype(float)
+            weights = np.stack(
+                [np.bincount(row, minlength=n) for row in zerosumeval_draws(n, self.n_boot, self.seed)]
+            ).astype(float)
         else:
             rng = np.random.default_rng(self.seed)
             picks = rng.integers(n, size=(self.n_boot, n))

@@ -76,15 +76,21 @@ class OutcomeRuleConfig(RatingConfig):
     def check(self) -> list[Problem]:
         dm = self.draw_margin
         if isinstance(dm, str):
-            margin = require(sigma_star_factor(dm) is not None, "draw_margin", dm,
-                             "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
+            margin = require(
+                sigma_star_factor(dm) is not None,
+                "draw_margin",
+                dm,
+                "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star",
+            )
         else:
             margin = require(isinstance(dm, (int, float)) and 0.0 <= dm < 1.0, "draw_margin", dm, "must lie in [0, 1)")
-        return [*super().check(),
-                *one_of(OutcomeRule, "outcome", self.outcome),
-                *pass_mark(self.p_thresh),
-                *margin,
-                *one_of(OwnUnsolved, "own_unsolved", self.own_unsolved)]
+        return [
+            *super().check(),
+            *one_of(OutcomeRule, "outcome", self.outcome),
+            *pass_mark(self.p_thresh),
+            *margin,
+            *one_of(OwnUnsolved, "own_unsolved", self.own_unsolved),
+        ]
 
 
 def one_of(kind: type[enum.Enum], key: str, value: Any) -> list[Problem]:
@@ -107,8 +113,10 @@ def validate_rating(r: RatingConfig) -> None:
     schema instance: a composed section is typed first, :func:`skate.settings.options.to_settings`),
     naming ``rating.<key>``."""
     if not isinstance(r, RatingConfig):
-        raise ConfigError(f"rating: {type(r).__name__} settings are no rating backend's: compose the "
-                          "section over a rating schema (rating=<option>)")
+        raise ConfigError(
+            f"rating: {type(r).__name__} settings are no rating backend's: compose the "
+            "section over a rating schema (rating=<option>)"
+        )
     raise_first(r.check(), "rating")
 
 
@@ -134,15 +142,21 @@ def draw_margin_of(value: Any, estimator: Any, key: str = "rating.draw_margin") 
     """The relative rule's draw margin: ``value`` itself, or k × the estimator's sigma*."""
     k = sigma_star_factor(value)
     if k is None:
-        _check(isinstance(value, (int, float)) and not isinstance(value, bool), key, value,
-               "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star")
+        _check(
+            isinstance(value, (int, float)) and not isinstance(value, bool),
+            key,
+            value,
+            "give a number in [0, 1), sigma_star (the estimator's sigma*) or <k>*sigma_star",
+        )
         return float(value)
     sigma_star = (estimator or {}).get("sigma_star")
     settings = ", ".join(sorted(str(k) for k in (estimator or {}) if k != "_target_")) or "none"
     if sigma_star is None:
-        raise ConfigError(f"{key}={value!r} is invalid: ties the draw margin to the estimator's sigma_star, and this "
-                          f"estimator has none (its settings: {settings}): choose an estimator with a sigma_star "
-                          "setting, or give the margin as a number")
+        raise ConfigError(
+            f"{key}={value!r} is invalid: ties the draw margin to the estimator's sigma_star, and this "
+            f"estimator has none (its settings: {settings}): choose an estimator with a sigma_star "
+            "setting, or give the margin as a number"
+        )
     margin = k * float(sigma_star)
     _check(0.0 <= margin < 1.0, key, value, f"gives {margin} with sigma_star={sigma_star}: must lie in [0, 1)")
     return margin

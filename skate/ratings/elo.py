@@ -64,10 +64,21 @@ class EloRating(RatingBackend):
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
         self._pair(o.a, o.b, o.result)
-        return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b, "p_a": o.p_a,
-                "p_b": o.p_b, "result": o.result, "elo_a": self.ratings[o.a], "elo_b": self.ratings[o.b]}
+        return {
+            "update": self.n_updates,
+            "task_id": o.task_id,
+            "a": o.a,
+            "b": o.b,
+            "p_a": o.p_a,
+            "p_b": o.p_b,
+            "result": o.result,
+            "elo_a": self.ratings[o.a],
+            "elo_b": self.ratings[o.b],
+        }
 
     def _table(self) -> list[RatingRow]:
         ranks = rank_by_score([(n, self.ratings[n]) for n in self.players])
-        return sorted((RatingRow(n, self.ratings[n], None, None, ranks[n], {"games": self.games[n]})
-                       for n in self.players), key=lambda r: r.rank or 10**9)
+        return sorted(
+            (RatingRow(n, self.ratings[n], None, None, ranks[n], {"games": self.games[n]}) for n in self.players),
+            key=lambda r: r.rank or 10**9,
+        )

@@ -107,12 +107,13 @@ class Grid:
 
     def __init__(self, points: int) -> None:
         self.x = np.linspace(-6.0, 6.0, points)
-        logw = -0.5 * self.x ** 2
+        logw = -0.5 * self.x**2
         self.logw = logw - logsumexp(logw)
 
 
-def _terms(params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: float
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _terms(
+    params: np.ndarray, K: np.ndarray, F: np.ndarray, grid: Grid, guess: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-task log marginal likelihood (J,), per-task scores (J, P+1) in (θ, log s), and the
     posterior weights of each task over the grid (J, G)."""
     p = K.shape[1]
@@ -151,13 +152,16 @@ class IRTConfig(RatingConfig):
     p_thresh: float = PASS_MARK  # the pass mark games use (a setter solving its own task); not a rating rule
 
     def check(self) -> list[Problem]:
-        return [*super().check(), *pass_mark(self.p_thresh),
-                *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
-                *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
-                *require(0.0 <= self.guess < 1.0, "guess", self.guess, "the guess floor must lie in [0, 1)"),
-                *require(self.prior_sd > 0, "prior_sd", self.prior_sd, "must be > 0"),
-                *require(self.interval in INTERVALS, "interval", self.interval, f"must be one of {', '.join(INTERVALS)}"),
-                *require(self.grid >= 21, "grid", self.grid, "must be >= 21 quadrature points")]
+        return [
+            *super().check(),
+            *pass_mark(self.p_thresh),
+            *require(self.bootstrap >= 1, "bootstrap", self.bootstrap, "must be >= 1"),
+            *require(0 < self.level < 1, "level", self.level, "must lie in (0, 1)"),
+            *require(0.0 <= self.guess < 1.0, "guess", self.guess, "the guess floor must lie in [0, 1)"),
+            *require(self.prior_sd > 0, "prior_sd", self.prior_sd, "must be > 0"),
+            *require(self.interval in INTERVALS, "interval", self.interval, f"must be one of {', '.join(INTERVALS)}"),
+            *require(self.grid >= 21, "grid", self.grid, "must be >= 21 quadrature points"),
+        ]
 
 
 @rating.register("irt", IRTConfig)
@@ -198,15 +202,22 @@ class IRTRating(RatingBackend):
     def apply(self, outcome: PairOutcome) -> dict[str, Any]:  # pragma: no cover - never called
         raise TypeError("the item-response model rates answers, not pairwise outcomes")
 
-    def update(self, task_id: str, p_correct: Mapping[str, float], involving: set[str] | None = None,
-               setter: str | None = None, counts: Mapping[str, tuple[float, float]] | None = None
-               ) -> Applied:
+    def update(
+        self,
+        task_id: str,
+        p_correct: Mapping[str, float],
+        involving: set[str] | None = None,
+        setter: str | None = None,
+        counts: Mapping[str, tuple[float, float]] | None = None,
+    ) -> Applied:
         """Take one task's graded samples (``counts``: player -> (correct, samples)). A task seen
         again (players who joined later answering it) gains their counts. Logs no pairwise
         update: the round's table carries the ratings."""
         if counts is None:
-            raise ValueError(f"task {task_id}: the item-response model needs the graded samples behind "
-                             "each p(correct) (counts), not only p(correct)")
+            raise ValueError(
+                f"task {task_id}: the item-response model needs the graded samples behind "
+                "each p(correct) (counts), not only p(correct)"
+            )
         cell = self.counts.get(task_id)
         if cell is None:
             cell = self.counts[task_id] = {}
@@ -240,7 +251,7 @@ class IRTRating(RatingBackend):
 
     def _solve(self, K: np.ndarray, F: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, float]:
         p = K.shape[1]
-        prec = 1.0 / self.prior_sd ** 2
+        prec = 1.0 / self.prior_sd**2
 
         def objective(params: np.ndarray) -> tuple[float, np.ndarray]:
             lse, scores, _ = _terms(params, K, F, self.grid, self.guess)
@@ -279,7 +290,7 @@ class IRTRating(RatingBackend):
         lse, scores, post = _terms(params, K, F, self.grid, self.guess)
         s = math.exp(params[p])
         mean = post @ (s * self.grid.x)
-        sd = np.sqrt(np.maximum(post @ (s * self.grid.x) ** 2 - mean ** 2, 0.0))
+        sd = np.sqrt(np.maximum(post @ (s * self.grid.x) ** 2 - mean**2, 0.0))
         difficulty = dict(zip(ids, mean.tolist(), strict=True))
         hess = self._hessian(params, K, F)
         hess_inv = np.linalg.pinv(hess)
@@ -312,7 +323,7 @@ class IRTRating(RatingBackend):
 
         def grad(x: np.ndarray) -> np.ndarray:
             g = -_terms(x, K, F, self.grid, self.guess)[1].sum(axis=0)
-            g[:p] += x[:p] / self.prior_sd ** 2
+            g[:p] += x[:p] / self.prior_sd**2
             return g
 
         h = np.empty((len(params), len(params)))
@@ -338,8 +349,11 @@ class IRTRating(RatingBackend):
                 else:
                     lo, hi = theta - self.z * sd, theta + self.z * sd
                 score[n], bounds[n] = theta, (lo, hi)
-                extra[n].update(sd=sd, p_typical=self.guess + (1 - self.guess) * float(expit(theta)),
-                                samples=int(sum(c[n][1] for c in self.counts.values() if n in c)))
+                extra[n].update(
+                    sd=sd,
+                    p_typical=self.guess + (1 - self.guess) * float(expit(theta)),
+                    samples=int(sum(c[n][1] for c in self.counts.values() if n in c)),
+                )
         ranks = rank_by_score([(n, score[n]) for n in self.players])
         rows = [RatingRow(n, score[n], bounds[n][0], bounds[n][1], ranks[n], extra[n]) for n in self.players]
         return sorted(rows, key=lambda r: (r.rank or 10**9, r.player))
@@ -358,6 +372,7 @@ class IRTRating(RatingBackend):
                 return float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
             var = float(fit.cov[i, i] + fit.cov[k, k] - 2 * fit.cov[i, k])
             return normal_above(float(fit.theta[i]), float(fit.theta[k]), var)
+
         return adjacent_pairs(rows, above)
 
     def task_difficulty(self) -> dict[str, float]:
@@ -368,5 +383,10 @@ class IRTRating(RatingBackend):
     def summary(self) -> dict[str, Any]:
         """The fit's own numbers: tasks, spread of difficulty, log-likelihood."""
         fit = self.fit()
-        return {"tasks": self.n_tasks, "difficulty_sd": fit.s if fit else None,
-                "loglik": fit.loglik if fit else None, "interval": self.interval, "guess": self.guess}
+        return {
+            "tasks": self.n_tasks,
+            "difficulty_sd": fit.s if fit else None,
+            "loglik": fit.loglik if fit else None,
+            "interval": self.interval,
+            "guess": self.guess,
+        }

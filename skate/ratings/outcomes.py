@@ -115,7 +115,7 @@ class PairRule:
             margin = self.draw_margin
             for i, a in enumerate(present):
                 p_a = p_correct[a]
-                for b in present[i + 1:]:
+                for b in present[i + 1 :]:
                     d = p_a - p_correct[b]  # |p_a - p_b| < margin: a draw; else p_a > p_b: a wins
                     out.append((a, b, 0.5 if abs(d) < margin else 1.0 if d > 0 else 0.0))
         elif self.outcome is OutcomeRule.absolute:
@@ -128,22 +128,26 @@ class PairRule:
             raise ValueError("the setter_vs_solver rule scores a setter against a solver: use task_outcomes")
         return out
 
-    def task_outcomes(self, task_id: str, p_correct: Mapping[str, float],
-                      order: Sequence[str], setter: str | None = None) -> list[PairOutcome]:
+    def task_outcomes(
+        self, task_id: str, p_correct: Mapping[str, float], order: Sequence[str], setter: str | None = None
+    ) -> list[PairOutcome]:
         """One task's outcomes, pairs in ``order``. Relative and absolute: every unique pair among
         the players who have a score. Setter_vs_solver: the setter (required) against each other
         player who has a score."""
         if not self.needs_setter:
             present = [name for name in order if name in p_correct]
-            return [PairOutcome(task_id, a, b, p_correct[a], p_correct[b], self.result(p_correct[a], p_correct[b]))
-                    for a, b in itertools.combinations(present, 2)]
+            return [
+                PairOutcome(task_id, a, b, p_correct[a], p_correct[b], self.result(p_correct[a], p_correct[b]))
+                for a, b in itertools.combinations(present, 2)
+            ]
         if setter is None:
             raise ValueError(f"task {task_id}: the setter_vs_solver rule needs the task's setter")
         solved = {n: 1.0 if p >= self.p_thresh else 0.0 for n, p in p_correct.items()}
         return _versus(task_id, setter, solved, p_correct, order)
 
-    def forfeit_outcomes(self, task_id: str, setter: str, answerers: Sequence[str],
-                         order: Sequence[str], unsolved: bool = False) -> list[PairOutcome]:
+    def forfeit_outcomes(
+        self, task_id: str, setter: str, answerers: Sequence[str], order: Sequence[str], unsolved: bool = False
+    ) -> list[PairOutcome]:
         """A setter that set no valid task loses to every answerer (setter_vs_solver only; the
         other rules give no outcome), or draws with each when its last task was one it could not
         solve itself (``unsolved``) and ``own_unsolved`` is ``tie``. Pairs in ``order``."""
@@ -153,8 +157,9 @@ class PairRule:
         return _versus(task_id, setter, dict.fromkeys(answerers, result), {}, order)
 
 
-def _versus(task_id: str, setter: str, solved: Mapping[str, float], p_correct: Mapping[str, float],
-            order: Sequence[str]) -> list[PairOutcome]:
+def _versus(
+    task_id: str, setter: str, solved: Mapping[str, float], p_correct: Mapping[str, float], order: Sequence[str]
+) -> list[PairOutcome]:
     """The setter against each other player in ``solved`` (1.0: that player solved the task and
     wins; 0.0: the setter wins; 0.5: a draw), in ``order``; a/b in ``order`` too."""
     rank = {n: i for i, n in enumerate(order)}

@@ -33,15 +33,19 @@ def load_stream(run_dir: Path) -> tuple[list[str], list[RatedTask | Forfeit], di
     return run.players, run.rating_stream(), run.start.config
 
 
-def rate_stream(rating: RatingConfig, players: Sequence[str],
-                stream: Sequence[RatingStreamItem]) -> list[dict[str, Any]]:
+def rate_stream(
+    rating: RatingConfig, players: Sequence[str], stream: Sequence[RatingStreamItem]
+) -> list[dict[str, Any]]:
     """The table of a fresh backend built from ``rating`` (a rating schema's instance, e.g. a
     :class:`~skate.ratings.trueskill.TrueSkillConfig`) fed a run's rating stream."""
     if getattr(rating, "outcome", None) == OutcomeRule.setter_vs_solver and any(
-            getattr(item, "setter", None) == BENCHMARK for item in stream):
-        raise ConfigError("rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
-                          f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
-                          "or absolute")
+        getattr(item, "setter", None) == BENCHMARK for item in stream
+    ):
+        raise ConfigError(
+            "rating.outcome=setter_vs_solver rates setters against solvers, but this run's tasks "
+            f"were built by the game itself (setter {BENCHMARK}): use rating.outcome=relative "
+            "or absolute"
+        )
     backend = ratings.build(rating)
     backend.add_players(players)
     for item in stream:
@@ -53,8 +57,13 @@ def rate_stream(rating: RatingConfig, players: Sequence[str],
 RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapping[str, Any] | None = None, *,
-                   option: Callable[[str], RatingConfig]) -> list[tuple[str, RatingConfig]]:
+def rerate_configs(
+    entries: Sequence[Any],
+    rating: RatingConfig,
+    estimator: Mapping[str, Any] | None = None,
+    *,
+    option: Callable[[str], RatingConfig],
+) -> list[tuple[str, RatingConfig]]:
     """``(name, rating settings)`` for each entry of the config's ``rerate`` list.
 
     An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
@@ -66,13 +75,17 @@ def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapp
     for i, entry in enumerate(entries):
         key = f"rerate[{i}]"
         if not isinstance(entry, Mapping):
-            raise ConfigError(f"{key}={entry!r} is invalid: give {{name: <name>, <rating key>: <value>, ...}}, "
-                              "e.g. {name: absolute, outcome: absolute}")
+            raise ConfigError(
+                f"{key}={entry!r} is invalid: give {{name: <name>, <rating key>: <value>, ...}}, "
+                "e.g. {name: absolute, outcome: absolute}"
+            )
         fields = {str(k): v for k, v in entry.items()}
         name = str(fields.pop("name", "") or "")
         if not RERATE_NAME.fullmatch(name):
-            raise ConfigError(f"{key}.name={name!r} is invalid: give each entry a name of letters, digits, _ . - "
-                              "(it names ratings.<name>.json)")
+            raise ConfigError(
+                f"{key}.name={name!r} is invalid: give each entry a name of letters, digits, _ . - "
+                "(it names ratings.<name>.json)"
+            )
         if name in {n for n, _ in out}:
             raise ConfigError(f"{key}.name={name!r} is invalid: another rerate entry has this name")
         key = f"rerate[{i}] ({name})"
@@ -85,8 +98,9 @@ def rerate_configs(entries: Sequence[Any], rating: RatingConfig, estimator: Mapp
             cfg: Any = OmegaConf.to_object(OmegaConf.merge(base, fields))
         except OmegaConfBaseException as exc:
             msg = str(exc).splitlines()[0]
-            raise ConfigError(f"{key}: {msg} (an entry's keys are the rating's: "
-                              f"{sorted(k for k in base if k != '_target_')})") from None
+            raise ConfigError(
+                f"{key}: {msg} (an entry's keys are the rating's: {sorted(k for k in base if k != '_target_')})"
+            ) from None
         if sigma_star_factor(getattr(cfg, "draw_margin", None)) is not None:
             cfg.draw_margin = draw_margin_of(cfg.draw_margin, estimator, f"{key}.draw_margin")
         try:

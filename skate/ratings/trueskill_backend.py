@@ -69,11 +69,18 @@ class TrueSkillConfig(OutcomeRuleConfig):
 
     def check(self) -> list[Problem]:
         dp = self.draw_probability
-        return [*super().check(), *positive(self, "sigma", "beta"),
-                *require(dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0), "draw_probability", dp,
-                         "give a number in [0, 1) or auto"),
-                *require(self.orderings >= 1, "orderings", self.orderings, "must be >= 1"),
-                *require(self.average_last >= 0, "average_last", self.average_last, "must be >= 0")]
+        return [
+            *super().check(),
+            *positive(self, "sigma", "beta"),
+            *require(
+                dp == "auto" or (isinstance(dp, (int, float)) and 0.0 <= dp < 1.0),
+                "draw_probability",
+                dp,
+                "give a number in [0, 1) or auto",
+            ),
+            *require(self.orderings >= 1, "orderings", self.orderings, "must be >= 1"),
+            *require(self.average_last >= 0, "average_last", self.average_last, "must be >= 0"),
+        ]
 
 
 @rating.register("trueskill", TrueSkillConfig)
@@ -118,8 +125,9 @@ class TrueSkillRating(RatingBackend):
         if result == 0.0:
             mb, sb, ma, sa = tsm.rate_1vs1(rb.mu, rb.sigma, ra.mu, ra.sigma, False, env.beta, env.tau, env.margin)
         else:
-            ma, sa, mb, sb = tsm.rate_1vs1(ra.mu, ra.sigma, rb.mu, rb.sigma, result == 0.5, env.beta, env.tau,
-                                           env.margin)
+            ma, sa, mb, sb = tsm.rate_1vs1(
+                ra.mu, ra.sigma, rb.mu, rb.sigma, result == 0.5, env.beta, env.tau, env.margin
+            )
         return Skill(ma, sa), Skill(mb, sb)
 
     def _pair(self, a: str, b: str, result: float) -> tuple[Skill, Skill]:
@@ -137,9 +145,19 @@ class TrueSkillRating(RatingBackend):
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
         new_a, new_b = self._pair(o.a, o.b, o.result)
-        return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
-                "p_a": o.p_a, "p_b": o.p_b, "result": o.result,
-                "mu_a": new_a.mu, "sigma_a": new_a.sigma, "mu_b": new_b.mu, "sigma_b": new_b.sigma}
+        return {
+            "update": self.n_updates,
+            "task_id": o.task_id,
+            "a": o.a,
+            "b": o.b,
+            "p_a": o.p_a,
+            "p_b": o.p_b,
+            "result": o.result,
+            "mu_a": new_a.mu,
+            "sigma_a": new_a.sigma,
+            "mu_b": new_b.mu,
+            "sigma_b": new_b.sigma,
+        }
 
     def state(self, players: Sequence[str]) -> dict[str, dict[str, float]]:
         return {"mu": {n: self.ratings[n].mu for n in players}, "sigma": {n: self.ratings[n].sigma for n in players}}
@@ -158,8 +176,10 @@ class TrueSkillRating(RatingBackend):
         """P(skill_a > skill_b) = Φ((μ_a − μ_b) / √(σ_a² + σ_b²)) for each adjacent pair (the
         μ and σ of the table)."""
         rows = {r.player: r for r in self.table()}
-        return adjacent_pairs(list(rows.values()), lambda a, b: normal_above(
-            rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2))
+        return adjacent_pairs(
+            list(rows.values()),
+            lambda a, b: normal_above(rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2),
+        )
 
     def _table(self) -> list[RatingRow]:
         # The engine asks for the table and for its order's confidence at every round's end: with
@@ -177,8 +197,10 @@ class TrueSkillRating(RatingBackend):
         extra: dict[str, dict[str, Any]] = {n: {} for n in self.players}
         if self.orderings > 1 and self.history:
             rng = np.random.default_rng(self.seed)
-            runs = [self.replay([self.history[i] for i in rng.permutation(len(self.history))])
-                    for _ in range(self.orderings)]
+            runs = [
+                self.replay([self.history[i] for i in rng.permutation(len(self.history))])
+                for _ in range(self.orderings)
+            ]
             for n in self.players:
                 mus = np.array([r[n].mu for r in runs])
                 mu[n], sigma[n] = float(mus.mean()), float(np.mean([r[n].sigma for r in runs]))
@@ -191,6 +213,17 @@ class TrueSkillRating(RatingBackend):
                     mu[n], sigma[n] = float(np.mean([m for m, _ in states])), float(np.mean([s for _, s in states]))
         score = dict(mu)
         ranks = rank_by_score([(n, score[n]) for n in self.players])
-        return sorted((RatingRow(n, score[n], score[n] - 2 * sigma[n], score[n] + 2 * sigma[n], ranks[n],
-                                 {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0), **extra[n]})
-                       for n in self.players), key=lambda r: r.rank or 10**9)
+        return sorted(
+            (
+                RatingRow(
+                    n,
+                    score[n],
+                    score[n] - 2 * sigma[n],
+                    score[n] + 2 * sigma[n],
+                    ranks[n],
+                    {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0), **extra[n]},
+                )
+                for n in self.players
+            ),
+            key=lambda r: r.rank or 10**9,
+        )

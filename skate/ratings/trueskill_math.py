@@ -35,37 +35,38 @@ _sqrt, _exp, _INF = math.sqrt, math.exp, math.inf
 
 def _pi1(x: float) -> float:
     """A one-term sum factor's precision, 1 / (1 / x); the library reads 1 / 0 as infinity."""
-    return 1. / (1 / x) if x else 0.0
+    return 1.0 / (1 / x) if x else 0.0
 
 
 def _pi2(x: float, y: float) -> float:
     """A two-term sum factor's precision, 1 / (1/x + 1/y), zeros read as the library reads them."""
-    return 1. / (1 / x + 1 / y) if x and y else 0.0
+    return 1.0 / (1 / x + 1 / y) if x and y else 0.0
 
 
 def reported(mu: float, sigma: float) -> tuple[float, float]:
     """(μ, σ) as ``trueskill.Rating(mu, sigma)`` reports them (through its π, τ form)."""
-    pi = sigma ** -2
+    pi = sigma**-2
     tau = pi * mu
     return (pi and tau / pi), (math.sqrt(1 / pi) if pi else math.inf)
 
 
 def draw_margin(draw_probability: float, beta: float) -> float:
     """The library's draw margin for two players (``trueskill.calc_draw_margin``, same expression)."""
-    return ppf((draw_probability + 1) / 2.) * math.sqrt(2) * beta
+    return ppf((draw_probability + 1) / 2.0) * math.sqrt(2) * beta
 
 
 def _floating_point_error() -> FloatingPointError:
-    return FloatingPointError("Cannot calculate correctly, set backend to \"mpmath\"")  # the library's words
+    return FloatingPointError('Cannot calculate correctly, set backend to "mpmath"')  # the library's words
 
 
-def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: bool,
-              beta: float, tau: float, margin: float) -> tuple[float, float, float, float]:
+def rate_1vs1(
+    mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: bool, beta: float, tau: float, margin: float
+) -> tuple[float, float, float, float]:
     """New (μ, σ) of the winner and the loser (of the first and second player when ``drawn``),
     as ``trueskill.rate_1vs1(Rating(mu_w, sigma_w), Rating(mu_l, sigma_l), drawn)`` in an
     environment with this β and τ and draw margin ``margin`` (:func:`draw_margin`) gives them.
     Raises FloatingPointError where the library does (an upset too large for float precision)."""
-    beta2 = beta ** 2
+    beta2 = beta**2
     vpi0, vtau0, ppi0, ptau0, tpi0, ttau0 = _down(mu_w, sigma_w, tau, beta2)
     vpi1, vtau1, ppi1, ptau1, tpi1, ttau1 = _down(mu_l, sigma_l, tau, beta2)
     # The difference of the two performances: its sum-factor message (sp, st).
@@ -88,21 +89,21 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
             denom = 0.5 * erfc(-lo / _SQRT2) - 0.5 * erfc(-hi / _SQRT2)
             if not denom:
                 raise _floating_point_error()
-            pdf_lo, pdf_hi = _PDF_C * _exp(-(lo ** 2 / 2)), _PDF_C * _exp(-(hi ** 2 / 2))
+            pdf_lo, pdf_hi = _PDF_C * _exp(-(lo**2 / 2)), _PDF_C * _exp(-(hi**2 / 2))
             ratio = (pdf_hi - pdf_lo) / denom
             v = ratio * (-1 if diff < 0 else +1)
-            w = (ratio ** 2) + (lo * pdf_lo - hi * pdf_hi) / denom
+            w = (ratio**2) + (lo * pdf_lo - hi * pdf_hi) / denom
         else:
             x = diff - m
             denom = 0.5 * erfc(-x / _SQRT2)
-            v = (_PDF_C * _exp(-(x ** 2 / 2)) / denom) if denom else -x
+            v = (_PDF_C * _exp(-(x**2 / 2)) / denom) if denom else -x
             w = v * (v + x)
             if not 0 < w < 1:
                 raise _floating_point_error()
-        den = 1. - w
+        den = 1.0 - w
         npi, ntau = cp / den, (ct + sqrt_pi * v) / den
         pi_delta = abs(dp - npi)
-        delta = 0. if pi_delta == _INF else max(abs(dt - ntau), _sqrt(pi_delta))
+        delta = 0.0 if pi_delta == _INF else max(abs(dt - ntau), _sqrt(pi_delta))
         mp, mt = (npi + mp) - dp, (ntau + mt) - dt
         dp, dt = npi, ntau
         if delta <= MIN_DELTA:
@@ -127,26 +128,27 @@ def rate_1vs1(mu_w: float, sigma_w: float, mu_l: float, sigma_l: float, drawn: b
 def _down(mu: float, sigma: float, tau: float, beta2: float) -> tuple[float, float, float, float, float, float]:
     """One player's messages down the graph: the prior with τ added (its π, τ), the performance
     after the likelihood (β²), and the one-player team's performance."""
-    s = _sqrt(sigma ** 2 + tau ** 2)
-    vpi = s ** -2
+    s = _sqrt(sigma**2 + tau**2)
+    vpi = s**-2
     vtau = vpi * mu
-    a = 1. / (1. + beta2 * vpi)
+    a = 1.0 / (1.0 + beta2 * vpi)
     ppi, ptau = a * vpi, a * vtau
     tpi = _pi1(ppi)
     return vpi, vtau, ppi, ptau, tpi, tpi * (ptau / ppi)
 
 
-def _rating_up(np_: float, nt: float, tpi: float, ttau: float, ppi: float, ptau: float,
-               vpi: float, vtau: float, beta2: float) -> tuple[float, float]:
+def _rating_up(
+    np_: float, nt: float, tpi: float, ttau: float, ppi: float, ptau: float, vpi: float, vtau: float, beta2: float
+) -> tuple[float, float]:
     dvp, dvt = np_ - tpi, nt - ttau
     mu = dvt / dvp if dvp else dvp
     xp = _pi1(dvp)
     xt = xp * mu
     mgp, mgt = (ppi + xp) - ppi, (ptau + xt) - ptau
-    a = 1. / (1. + beta2 * mgp)
+    a = 1.0 / (1.0 + beta2 * mgp)
     rp, rt = vpi + a * mgp, vtau + a * mgt
     # The new Rating(μ, σ), and what it reports (see reported)
     mu, sigma = float(rt / rp if rp else rp), float(_sqrt(1 / rp) if rp else _INF)
-    pi = sigma ** -2
+    pi = sigma**-2
     tau = pi * mu
     return (pi and tau / pi), (_sqrt(1 / pi) if pi else _INF)

@@ -103,11 +103,19 @@ class TTTConfig(OutcomeRuleConfig):
 
     def check(self) -> list[Problem]:
         dp = self.draw_probability
-        return [*super().check(), *positive(self, "sigma", "beta"),
-                *require(isinstance(dp, (int, float)) and 0.0 <= dp < 1.0, "draw_probability", dp,
-                         "give a number in [0, 1)"),
-                *require(self.time in TIMES, "time", self.time,
-                         "give none (every outcome one batch) or round (each round a time step)")]
+        return [
+            *super().check(),
+            *positive(self, "sigma", "beta"),
+            *require(
+                isinstance(dp, (int, float)) and 0.0 <= dp < 1.0, "draw_probability", dp, "give a number in [0, 1)"
+            ),
+            *require(
+                self.time in TIMES,
+                "time",
+                self.time,
+                "give none (every outcome one batch) or round (each round a time step)",
+            ),
+        ]
 
 
 @rating.register("ttt", TTTConfig)
@@ -121,13 +129,15 @@ class TrueSkillThroughTimeRating(RatingBackend):
         self.sigma = _number("sigma", s.sigma, "a number > 0", lambda x: x > 0)
         self.beta = _number("beta", s.beta, "a number > 0", lambda x: x > 0)
         self.gamma = _number("gamma", s.gamma, "a number >= 0 (0: skills fixed)", lambda x: x >= 0)
-        self.draw_probability = _number("draw_probability", s.draw_probability, "a number in [0, 1)",
-                                        lambda x: 0 <= x < 1)
+        self.draw_probability = _number(
+            "draw_probability", s.draw_probability, "a number in [0, 1)", lambda x: 0 <= x < 1
+        )
         if s.time not in TIMES:
             raise ValueError(f"rating.time={s.time!r}: give none or round")
         self.time = str(s.time)
-        self.iterations = int(_number("iterations", s.iterations, "an integer >= 1",
-                                      lambda x: x >= 1 and x.is_integer()))
+        self.iterations = int(
+            _number("iterations", s.iterations, "an integer >= 1", lambda x: x >= 1 and x.is_integer())
+        )
         self.epsilon = _number("epsilon", s.epsilon, "a number > 0", lambda x: x > 0)
         self.n_updates = 0
         # The last fit: (outcomes it covers, {player: (mu, sigma)}), and how it went.
@@ -148,8 +158,15 @@ class TrueSkillThroughTimeRating(RatingBackend):
 
     def apply(self, o: PairOutcome) -> dict[str, Any]:
         self.n_updates += 1  # the fit waits for the table
-        return {"update": self.n_updates, "task_id": o.task_id, "a": o.a, "b": o.b,
-                "p_a": o.p_a, "p_b": o.p_b, "result": o.result}
+        return {
+            "update": self.n_updates,
+            "task_id": o.task_id,
+            "a": o.a,
+            "b": o.b,
+            "p_a": o.p_a,
+            "p_b": o.p_b,
+            "result": o.result,
+        }
 
     # ------------------------------------------------------------------------------- the fit
     def _warn_once(self, key: str, message: str) -> None:
@@ -165,8 +182,10 @@ class TrueSkillThroughTimeRating(RatingBackend):
         known = [r for r in rounds if r is not None]
         if len(known) < n:
             bad = next(o.task_id for o, r in zip(self.history, rounds, strict=False) if r is None)
-            self._warn_once("time", f"rating.time=round: task id {bad!r} names no round (rNNN-...); "
-                                    "all outcomes fitted as one batch")
+            self._warn_once(
+                "time",
+                f"rating.time=round: task id {bad!r} names no round (rNNN-...); all outcomes fitted as one batch",
+            )
             return [0] * n
         return known
 
@@ -203,7 +222,7 @@ class TrueSkillThroughTimeRating(RatingBackend):
         settle, which they do fast.
         """
         batches = history.batches
-        pi0 = self.sigma ** -2
+        pi0 = self.sigma**-2
         collapse = self.gamma == 0 or len(batches) == 1  # one skill per player, one direction per group
         # Each player's nodes, one per step it played: (batch, elapsed steps, λ, λν)
         nodes: dict[str, list[tuple[int, float, float, float]]] = {}
@@ -233,7 +252,7 @@ class TrueSkillThroughTimeRating(RatingBackend):
                     q = np.zeros((k, k))
                     q[0, 0] = pi0
                     for i in range(1, k):
-                        p = 1.0 / (self.gamma ** 2 * chain[i][1])
+                        p = 1.0 / (self.gamma**2 * chain[i][1])
                         q[i - 1, i - 1] += p
                         q[i, i] += p
                         q[i - 1, i] -= p
@@ -299,8 +318,16 @@ class TrueSkillThroughTimeRating(RatingBackend):
             return {}
         composition = [[[o.a], [o.b]] for o in self.history]
         results = [[o.result, 1.0 - o.result] for o in self.history]  # a draw: equal results
-        history = ttt.History(composition, results, times=self._times(), mu=self.mu, sigma=self.sigma,
-                              beta=self.beta, gamma=self.gamma, p_draw=self.p_draw)
+        history = ttt.History(
+            composition,
+            results,
+            times=self._times(),
+            mu=self.mu,
+            sigma=self.sigma,
+            beta=self.beta,
+            gamma=self.gamma,
+            p_draw=self.p_draw,
+        )
         groups = self._components()
         before = self._posteriors(history)
         step, sweeps = math.inf, 0
@@ -319,13 +346,21 @@ class TrueSkillThroughTimeRating(RatingBackend):
             for a in b.skills:
                 g = b.posterior(a)
                 last[a] = (g.mu, g.sigma)
-        self.fit_info = {"outcomes": n, "batches": len(history.batches), "sweeps": sweeps,
-                         "step": step, "converged": step < self.epsilon,
-                         "seconds": _time.perf_counter() - start}
+        self.fit_info = {
+            "outcomes": n,
+            "batches": len(history.batches),
+            "sweeps": sweeps,
+            "step": step,
+            "converged": step < self.epsilon,
+            "seconds": _time.perf_counter() - start,
+        }
         if step >= self.epsilon:
-            self._warn_once("converge", f"TrueSkill Through Time: still moving by {step:.2g} after "
-                                        f"rating.iterations={self.iterations} sweeps "
-                                        f"(rating.epsilon={self.epsilon:g})")
+            self._warn_once(
+                "converge",
+                f"TrueSkill Through Time: still moving by {step:.2g} after "
+                f"rating.iterations={self.iterations} sweeps "
+                f"(rating.epsilon={self.epsilon:g})",
+            )
         self._fit = (n, last)
         return last
 
@@ -334,14 +369,27 @@ class TrueSkillThroughTimeRating(RatingBackend):
         """P(skill_a > skill_b) = Φ((μ_a − μ_b) / √(σ_a² + σ_b²)) for each adjacent pair (the
         μ and σ of the table)."""
         rows = {r.player: r for r in self.table()}
-        return adjacent_pairs(list(rows.values()), lambda a, b: normal_above(
-            rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2))
+        return adjacent_pairs(
+            list(rows.values()),
+            lambda a, b: normal_above(rows[a].mu, rows[b].mu, rows[a].sigma ** 2 + rows[b].sigma ** 2),
+        )
 
     def _table(self) -> list[RatingRow]:
         fitted = self.fit()
         mu = {n: fitted.get(n, (self.mu, self.sigma))[0] for n in self.players}
         sigma = {n: fitted.get(n, (self.mu, self.sigma))[1] for n in self.players}
         ranks = rank_by_score([(n, mu[n]) for n in self.players])
-        return sorted((RatingRow(n, mu[n], mu[n] - 2 * sigma[n], mu[n] + 2 * sigma[n], ranks[n],
-                                 {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0)})
-                       for n in self.players), key=lambda r: r.rank or 10**9)
+        return sorted(
+            (
+                RatingRow(
+                    n,
+                    mu[n],
+                    mu[n] - 2 * sigma[n],
+                    mu[n] + 2 * sigma[n],
+                    ranks[n],
+                    {"mu": mu[n], "sigma": sigma[n], "games": self.games.get(n, 0)},
+                )
+                for n in self.players
+            ),
+            key=lambda r: r.rank or 10**9,
+        )

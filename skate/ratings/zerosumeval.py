@@ -33,8 +33,10 @@ def run_matches(run_dir: Path, rating: RatingConfig) -> list[PairOutcome]:
     run = read_run(Path(run_dir), keep_updates=0)
     outcome = getattr(rating, "outcome", None)
     if outcome != OutcomeRule.setter_vs_solver or not isinstance(rating, OutcomeRuleConfig):
-        raise ConfigError(f"{run_dir} was rated with rating.outcome={outcome}: ZeroSumEval's matches "
-                          "are setter against solver (play it with rating=zerosumeval or rating.outcome=setter_vs_solver)")
+        raise ConfigError(
+            f"{run_dir} was rated with rating.outcome={outcome}: ZeroSumEval's matches "
+            "are setter against solver (play it with rating=zerosumeval or rating.outcome=setter_vs_solver)"
+        )
     rule = PairRule(OutcomeRule.setter_vs_solver, p_thresh=float(rating.p_thresh), own_unsolved=rating.own_unsolved)
     out: list[PairOutcome] = []
     for item in run.rating_stream():
@@ -58,7 +60,10 @@ def write_matches(run_dir: Path, out_dir: Path, rating: RatingConfig, max_player
         folder.mkdir(exist_ok=True)
         scores: dict[str, dict[str, Any]] = {}
         for name, won in ((o.a, o.result), (o.b, 1.0 - o.result)):
-            scores[name] = {"score": 1 if won == 1.0 else 0, "role": "setter" if name == o.setter else "solver",
-                            "attempts": 0}
+            scores[name] = {
+                "score": 1 if won == 1.0 else 0,
+                "role": "setter" if name == o.setter else "solver",
+                "attempts": 0,
+            }
         (folder / "scores.json").write_text(json.dumps(scores))
     return len(matches)

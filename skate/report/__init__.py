@@ -24,8 +24,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ReportError", "accuracy_by_group", "build_report", "build_sweep_report", "correlations",
-           "group_tables", "load_run"]
+__all__ = [
+    "ReportError",
+    "accuracy_by_group",
+    "build_report",
+    "build_sweep_report",
+    "correlations",
+    "group_tables",
+    "load_run",
+]
 
 
 def __getattr__(name: str) -> Any:

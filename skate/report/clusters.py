@@ -90,8 +90,9 @@ def embedder_of(d: RunData) -> tuple[Embedder, str]:
     return embedder, f"the run's embedder ({name})"
 
 
-def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM_STATE
-             ) -> tuple[np.ndarray, float | None, list[int]]:
+def choose_k(
+    vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM_STATE
+) -> tuple[np.ndarray, float | None, list[int]]:
     """k-means labels for the ``k`` in 2..``max_k`` with the highest mean silhouette (cosine;
     the smaller ``k`` on a tie), that silhouette, and the ``k`` tried. All zeros (one cluster)
     and no silhouette when fewer than three tasks, or fewer than two distinct vectors."""
@@ -105,7 +106,9 @@ def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM
     distinct = _distinct_rows(vectors)
     tried = list(range(2, min(max_k, distinct, n - 1) + 1))
     best: tuple[float, np.ndarray] | None = None
-    points: np.ndarray | csr_matrix = vectors  # what k-means reads: mostly-zero vectors (the hashing embedder's) as a sparse matrix
+    points: np.ndarray | csr_matrix = (
+        vectors  # what k-means reads: mostly-zero vectors (the hashing embedder's) as a sparse matrix
+    )
     if n >= SPARSE_FROM and np.count_nonzero(vectors) <= SPARSE_DENSITY * vectors.size:
         from scipy.sparse import csr_matrix
 
@@ -126,8 +129,15 @@ def choose_k(vectors: np.ndarray, max_k: int = MAX_K, random_state: int = RANDOM
             if distances is not None:
                 score = float(silhouette_score(distances, labels, metric="precomputed"))
             else:
-                score = float(silhouette_score(vectors, labels, metric="cosine", random_state=random_state,
-                                               sample_size=SILHOUETTE_SAMPLE if n > SILHOUETTE_SAMPLE else None))
+                score = float(
+                    silhouette_score(
+                        vectors,
+                        labels,
+                        metric="cosine",
+                        random_state=random_state,
+                        sample_size=SILHOUETTE_SAMPLE if n > SILHOUETTE_SAMPLE else None,
+                    )
+                )
             if best is None or score > best[0]:
                 best = (score, labels)
     if best is None:
@@ -140,7 +150,7 @@ def _distinct_rows(vectors: np.ndarray, block: int = 256) -> int:
     copy of the whole matrix)."""
     seen = set()
     for start in range(0, len(vectors), block):
-        for row in np.round(vectors[start:start + block], 9):
+        for row in np.round(vectors[start : start + block], 9):
             seen.add(hashlib.blake2b((row + 0.0).tobytes(), digest_size=16).digest())  # + 0.0: -0.0 is 0.0
     return len(seen)
 
@@ -196,7 +206,7 @@ def _projection(vectors: np.ndarray) -> np.ndarray:
 
 def _first_line(text: str, width: int = 90) -> str:
     line = next((s.strip() for s in str(text).splitlines() if s.strip()), "")
-    return line if len(line) <= width else line[:width - 1] + "…"
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def task_clusters(d: RunData, max_k: int = MAX_K, embedder: tuple[Embedder, str] | None = None) -> Clusters:
@@ -208,8 +218,15 @@ def task_clusters(d: RunData, max_k: int = MAX_K, embedder: tuple[Embedder, str]
     emb, named = embedder or embedder_of(d)
     columns = ["task_id", "round", "setter", "cluster", "x", "y"]
     if tasks.empty:
-        return Clusters(pd.DataFrame(columns=columns), pd.DataFrame(columns=[*FIXED_COLUMNS, *setters]), setters,
-                        0, None, named, note="The game has no valid task: nothing to cluster.")
+        return Clusters(
+            pd.DataFrame(columns=columns),
+            pd.DataFrame(columns=[*FIXED_COLUMNS, *setters]),
+            setters,
+            0,
+            None,
+            named,
+            note="The game has no valid task: nothing to cluster.",
+        )
     texts = [str(t) for t in tasks["prompt"]]
     vectors = np.asarray(emb.embed(texts), dtype=float)
     few = len(texts) < MIN_TASKS
@@ -217,29 +234,41 @@ def task_clusters(d: RunData, max_k: int = MAX_K, embedder: tuple[Embedder, str]
     k = int(labels.max()) + 1
     note = ""
     if few:
-        note = (f"Only {len(texts)} valid task{'s' if len(texts) > 1 else ''}: too few to cluster ({MIN_TASKS} are "
-                "needed), shown as one group.")
+        note = (
+            f"Only {len(texts)} valid task{'s' if len(texts) > 1 else ''}: too few to cluster ({MIN_TASKS} are "
+            "needed), shown as one group."
+        )
     elif silhouette is None:
         note = "The tasks' embeddings are all alike: one group."
     if not d.set_by_players:
-        note += ((" " if note else "")
-                 + "No player set these tasks (a built benchmark): the shares are of its questions.")
+        note += (
+            " " if note else ""
+        ) + "No player set these tasks (a built benchmark): the shares are of its questions."
     elif len(setters) == 1:
         note += (" " if note else "") + f"One setter ({setters[0]}): each share is of its tasks alone."
     xy = _projection(vectors)
-    placed = tasks[["task_id", "round", "setter"]].reset_index(drop=True).assign(cluster=labels + 1, x=xy[:, 0],
-                                                                                  y=xy[:, 1])
+    placed = (
+        tasks[["task_id", "round", "setter"]].reset_index(drop=True).assign(cluster=labels + 1, x=xy[:, 0], y=xy[:, 1])
+    )
     terms = [[]] if few else cluster_terms(texts, labels)
-    counts = pd.crosstab(placed["cluster"], placed["setter"]).reindex(index=range(1, k + 1), columns=setters,
-                                                                       fill_value=0)
+    counts = pd.crosstab(placed["cluster"], placed["setter"]).reindex(
+        index=range(1, k + 1), columns=setters, fill_value=0
+    )
     shares = counts / counts.sum(axis=0)
     rows = []
     for c in range(k):
         inside = np.flatnonzero(labels == c)
         centre = vectors[inside].mean(axis=0)
         nearest = inside[int(np.argmax(vectors[inside] @ centre))]
-        rows.append({"cluster": c + 1, "terms": ", ".join(terms[c]) or "–", "tasks": len(inside),
-                     "example": _first_line(texts[nearest]), **shares.loc[c + 1].to_dict()})
+        rows.append(
+            {
+                "cluster": c + 1,
+                "terms": ", ".join(terms[c]) or "–",
+                "tasks": len(inside),
+                "example": _first_line(texts[nearest]),
+                **shares.loc[c + 1].to_dict(),
+            }
+        )
     table = pd.DataFrame(rows, columns=[*FIXED_COLUMNS, *setters])
     return Clusters(placed, table, setters, k, silhouette, named, note, tried)
 
@@ -248,12 +277,17 @@ def caption(c: Clusters) -> str:
     n = len(c.tasks)
     if not n:
         return c.note
-    how = (f"k={c.k}: the best mean silhouette, {c.silhouette:.2f} on cosine distance, of k={c.tried[0]}–{c.tried[-1]}"
-           if c.silhouette is not None else "one group")
-    return (f"SKATE Fig. 8, question clusters: the game's {n} valid tasks embedded with {c.embedder} and "
-            f"clustered by k-means ({how}); each cluster named by its most characteristic TF-IDF terms. Left: "
-            "the tasks on the embeddings' first two principal components, coloured by cluster, one marker per "
-            "setter; right: the share of each setter's tasks in each cluster." + (f" {c.note}" if c.note else ""))
+    how = (
+        f"k={c.k}: the best mean silhouette, {c.silhouette:.2f} on cosine distance, of k={c.tried[0]}–{c.tried[-1]}"
+        if c.silhouette is not None
+        else "one group"
+    )
+    return (
+        f"SKATE Fig. 8, question clusters: the game's {n} valid tasks embedded with {c.embedder} and "
+        f"clustered by k-means ({how}); each cluster named by its most characteristic TF-IDF terms. Left: "
+        "the tasks on the embeddings' first two principal components, coloured by cluster, one marker per "
+        "setter; right: the share of each setter's tasks in each cluster." + (f" {c.note}" if c.note else "")
+    )
 
 
 MARKERS = "os^Dv<>pP*hX"
@@ -264,18 +298,31 @@ def cluster_figure(c: Clusters, out: Path, name: str = "question_clusters.png") 
     if c.tasks.empty:
         return None
     colour = matplotlib.colormaps["tab10"]
-    fig, axes = figure(1, 2, figsize=(13, max(4.4, 0.42 * len(c.setters) + 2.4)), width_ratios=[1.15, 1],
-                       layout="constrained")
+    fig, axes = figure(
+        1, 2, figsize=(13, max(4.4, 0.42 * len(c.setters) + 2.4)), width_ratios=[1.15, 1], layout="constrained"
+    )
     label = {int(r["cluster"]): f"{int(r['cluster'])}: {r['terms']}" for _, r in c.table.iterrows()}
     for i, setter in enumerate(c.setters):  # one marker per setter, each point in its cluster's colour
         pts = c.tasks[c.tasks["setter"] == setter]
         if len(pts):
-            axes[0].scatter(pts["x"], pts["y"], s=26, alpha=0.8, c=[colour((k - 1) % 10) for k in pts["cluster"]],
-                            marker=MARKERS[i % len(MARKERS)], edgecolors="none")
-    axes[0].set(xlabel="first principal component", ylabel="second principal component",
-                title=f"{len(c.tasks)} valid tasks, {c.k} cluster{'s' if c.k != 1 else ''}")
-    markers = [Line2D([], [], ls="none", marker=MARKERS[i % len(MARKERS)], color="grey", label=setter)
-               for i, setter in enumerate(c.setters)]  # the setters' markers, in grey
+            axes[0].scatter(
+                pts["x"],
+                pts["y"],
+                s=26,
+                alpha=0.8,
+                c=[colour((k - 1) % 10) for k in pts["cluster"]],
+                marker=MARKERS[i % len(MARKERS)],
+                edgecolors="none",
+            )
+    axes[0].set(
+        xlabel="first principal component",
+        ylabel="second principal component",
+        title=f"{len(c.tasks)} valid tasks, {c.k} cluster{'s' if c.k != 1 else ''}",
+    )
+    markers = [
+        Line2D([], [], ls="none", marker=MARKERS[i % len(MARKERS)], color="grey", label=setter)
+        for i, setter in enumerate(c.setters)
+    ]  # the setters' markers, in grey
     axes[0].legend(handles=markers, fontsize=7, title="setter", title_fontsize=7, loc="best")
     y = np.arange(len(c.setters))[::-1]
     left = np.zeros(len(c.setters))
@@ -287,8 +334,14 @@ def cluster_figure(c: Clusters, out: Path, name: str = "question_clusters.png") 
     per = c.tasks["setter"].value_counts()
     axes[1].set_yticks(y, [f"{s} ({int(per.get(s, 0))})" for s in c.setters], fontsize=8)
     axes[1].set(xlim=(0, 1), xlabel="share of the setter's tasks", title="each setter's tasks by cluster")
-    axes[1].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=min(c.k, 2), title="cluster: terms",
-                   title_fontsize=7)
+    axes[1].legend(
+        fontsize=7,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14),
+        ncol=min(c.k, 2),
+        title="cluster: terms",
+        title_fontsize=7,
+    )
     save_png(fig, out / name)
     return name
 
@@ -300,8 +353,10 @@ def cluster_section(c: Clusters, image: str | None, table_html: str) -> str:
     if image is None:
         return parts[0] + f"<p>{html.escape(caption(c))}</p>"
     parts.append(f"<figure>{image}<figcaption>{html.escape(caption(c))}</figcaption></figure>")
-    parts.append("<p>Each cluster's terms, its tasks, the first line of the task nearest its centre, and the share "
-                 "of each setter's tasks that falls in it (each setter's column sums to 1).</p>" + table_html)
+    parts.append(
+        "<p>Each cluster's terms, its tasks, the first line of the task nearest its centre, and the share "
+        "of each setter's tasks that falls in it (each setter's column sums to 1).</p>" + table_html
+    )
     return "".join(parts)
 
 
@@ -321,4 +376,3 @@ def export(c: Clusters, out: Path) -> list[str]:
     c.table.to_csv(out / "question_clusters.csv", index=False)
     c.tasks[["task_id", "round", "setter", "cluster"]].to_csv(out / "task_clusters.csv", index=False)
     return ["question_clusters.csv", "task_clusters.csv"]
-

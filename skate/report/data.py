@@ -98,12 +98,18 @@ def load_run(run_dir: str | Path) -> RunData:
     except RunLogError as exc:
         raise ReportError(str(exc)) from None
     players = run.players
-    task_rows = [{"task_id": t.task_id, "round": t.round, "setter": t.setter, "answer": t.answer,
-                  "prompt": t.prompt, "order": i} for i, t in enumerate(run.of(TaskSet))]
+    task_rows = [
+        {"task_id": t.task_id, "round": t.round, "setter": t.setter, "answer": t.answer, "prompt": t.prompt, "order": i}
+        for i, t in enumerate(run.of(TaskSet))
+    ]
     tasks = pd.DataFrame(task_rows, columns=["task_id", "round", "setter", "answer", "prompt", "order"])
-    est = pd.DataFrame([{"task_id": e.task_id, "player": e.player, "p": e.p, "n": e.n, "correct": e.correct,
-                         "void": e.void} for e in run.of(Estimated)],
-                       columns=["task_id", "player", "p", "n", "correct", "void"])
+    est = pd.DataFrame(
+        [
+            {"task_id": e.task_id, "player": e.player, "p": e.p, "n": e.n, "correct": e.correct, "void": e.void}
+            for e in run.of(Estimated)
+        ],
+        columns=["task_id", "player", "p", "n", "correct", "void"],
+    )
     if len(est):
         p = est.pivot_table(index="task_id", columns="player", values="p", aggfunc="first", dropna=False)
         n = est.pivot_table(index="task_id", columns="player", values="n", aggfunc="first", dropna=False)
@@ -119,25 +125,55 @@ def load_run(run_dir: str | Path) -> RunData:
     summary = end.summary if end else {}
     stages = [{"stage": e.stage, "round": e.round, "ratings": e.ratings} for e in run.of(StageEnded)]
     settings = run_settings_or_none(run.start)
-    attempts = pd.DataFrame([{"round": a.round, "player": a.player, "attempt": a.attempt, "valid": a.valid,
-                              "reason": a.reason, "novelty_distance": a.get("novelty_distance")}
-                             for a in run.of(AttemptMade)],
-                            columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"])
-    threshold = getattr(settings.embedder, "threshold", None) if settings is not None else None  # every shipped embedder's
+    attempts = pd.DataFrame(
+        [
+            {
+                "round": a.round,
+                "player": a.player,
+                "attempt": a.attempt,
+                "valid": a.valid,
+                "reason": a.reason,
+                "novelty_distance": a.get("novelty_distance"),
+            }
+            for a in run.of(AttemptMade)
+        ],
+        columns=["round", "player", "attempt", "valid", "reason", "novelty_distance"],
+    )
+    threshold = (
+        getattr(settings.embedder, "threshold", None) if settings is not None else None
+    )  # every shipped embedder's
     rerated = end.get("rerated") if end is not None else None
-    order = pd.DataFrame([{"round": e.round, **pair} for e in run.of(RoundEnded)
-                          for pair in (e.get("order") or [])], columns=["round", "above", "below", "confidence"])
-    return RunData(run_dir, run.start.record(), players, run.true_skill, tasks, p, n, updates,
-                   run.final_ratings(), summary, summary.get("usage"), finished=end is not None,
-                   stages=stages, update_count=run.update_count,
-                   update_stride=stride if rated else run.update_stride, per_task=bool(rated),
-                   pass_mark=float(getattr(settings.rating, "p_thresh", PASS_MARK)) if settings is not None else PASS_MARK,
-                   groups=_groups(run.of(TaskSet)), attempts=attempts,
-                   novelty_threshold=float(threshold) if threshold is not None else None,
-                   rerated=rerated if isinstance(rerated, dict) else {}, order=order,
-                   ended=str(end.get("ended", "") or "") if end else "",
-                   ended_detail=str(end.get("ended_detail", "") or "") if end else "",
-                   settled_at=settings.stop.settled if settings is not None else None)
+    order = pd.DataFrame(
+        [{"round": e.round, **pair} for e in run.of(RoundEnded) for pair in (e.get("order") or [])],
+        columns=["round", "above", "below", "confidence"],
+    )
+    return RunData(
+        run_dir,
+        run.start.record(),
+        players,
+        run.true_skill,
+        tasks,
+        p,
+        n,
+        updates,
+        run.final_ratings(),
+        summary,
+        summary.get("usage"),
+        finished=end is not None,
+        stages=stages,
+        update_count=run.update_count,
+        update_stride=stride if rated else run.update_stride,
+        per_task=bool(rated),
+        pass_mark=float(getattr(settings.rating, "p_thresh", PASS_MARK)) if settings is not None else PASS_MARK,
+        groups=_groups(run.of(TaskSet)),
+        attempts=attempts,
+        novelty_threshold=float(threshold) if threshold is not None else None,
+        rerated=rerated if isinstance(rerated, dict) else {},
+        order=order,
+        ended=str(end.get("ended", "") or "") if end else "",
+        ended_detail=str(end.get("ended_detail", "") or "") if end else "",
+        settled_at=settings.stop.settled if settings is not None else None,
+    )
 
 
 def run_settings_or_none(start: Any) -> SkateConfig | None:
@@ -201,9 +237,15 @@ def group_accuracy(d: RunData, keys: Sequence[str]) -> pd.DataFrame:
         for values, block in g.groupby(keys, sort=True):
             values = values if isinstance(values, tuple) else (values,)
             got = p.loc[block.index].dropna()
-            rows.append({"player": player, **dict(zip(keys, values, strict=True)), "tasks": len(got),
-                         "accuracy": float(got.mean()) if len(got) else float("nan"),
-                         "se": float(got.std(ddof=1) / np.sqrt(len(got))) if len(got) > 1 else float("nan")})
+            rows.append(
+                {
+                    "player": player,
+                    **dict(zip(keys, values, strict=True)),
+                    "tasks": len(got),
+                    "accuracy": float(got.mean()) if len(got) else float("nan"),
+                    "se": float(got.std(ddof=1) / np.sqrt(len(got))) if len(got) > 1 else float("nan"),
+                }
+            )
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -23,8 +23,15 @@ from skate.report.viewer import ViewerError, build_viewer
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ReportError", "accuracy_by_group", "build_report", "build_sweep_report", "correlations",
-           "group_tables", "load_run"]
+__all__ = [
+    "ReportError",
+    "accuracy_by_group",
+    "build_report",
+    "build_sweep_report",
+    "correlations",
+    "group_tables",
+    "load_run",
+]
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}
@@ -42,14 +49,24 @@ def correlations(ratings: list[dict[str, Any]], benchmarks: pd.DataFrame) -> pd.
     score = {r["player"]: r.get("score", r.get("mu")) for r in ratings}
     rows = []
     for col in [c for c in benchmarks.columns if c != "player"]:
-        pairs = [(score[p], float(v)) for p, v in zip(benchmarks["player"], benchmarks[col], strict=True)
-                 if p in score and score[p] is not None and pd.notna(v)]
+        pairs = [
+            (score[p], float(v))
+            for p, v in zip(benchmarks["player"], benchmarks[col], strict=True)
+            if p in score and score[p] is not None and pd.notna(v)
+        ]
         if len(pairs) < 3:
             rows.append({"benchmark": col, "players": len(pairs), "pearson": None, "spearman": None, "kendall": None})
             continue
         x, y = zip(*pairs, strict=True)
-        rows.append({"benchmark": col, "players": len(pairs), "pearson": float(pearsonr(x, y).statistic),
-                     "spearman": float(spearmanr(x, y).statistic), "kendall": float(kendalltau(x, y).statistic)})
+        rows.append(
+            {
+                "benchmark": col,
+                "players": len(pairs),
+                "pearson": float(pearsonr(x, y).statistic),
+                "spearman": float(spearmanr(x, y).statistic),
+                "kendall": float(kendalltau(x, y).statistic),
+            }
+        )
     return pd.DataFrame(rows, columns=["benchmark", "players", "pearson", "spearman", "kendall"])
 
 
@@ -117,13 +134,16 @@ def value_correlations(d: RunData) -> pd.DataFrame:
         wide = acc.pivot(index="player", columns=key, values="accuracy")
         values = list(wide.columns)
         for i, a in enumerate(values):
-            for b in values[i + 1:]:
+            for b in values[i + 1 :]:
                 both = wide[[a, b]].dropna()
                 row: dict[str, Any] = {"key": key, "a": a, "b": b, "players": len(both)}
                 if len(both) >= 3 and both[a].nunique() > 1 and both[b].nunique() > 1:
                     x, y = both[a].to_numpy(), both[b].to_numpy()
-                    row |= {"pearson": float(pearsonr(x, y).statistic), "spearman": float(spearmanr(x, y).statistic),
-                            "kendall": float(kendalltau(x, y).statistic)}
+                    row |= {
+                        "pearson": float(pearsonr(x, y).statistic),
+                        "spearman": float(spearmanr(x, y).statistic),
+                        "kendall": float(kendalltau(x, y).statistic),
+                    }
                 rows.append(row)
     return pd.DataFrame(rows, columns=["key", "a", "b", "players", "pearson", "spearman", "kendall"])
 
@@ -158,13 +178,20 @@ def ratings_table(rows: list[dict[str, Any]]) -> str:
         df[col] = df[col].map(lambda v: html.escape(v) if isinstance(v, str) else v)
     text = df.to_html(index=False, escape=False, float_format=lambda x: f"{x:.3f}", na_rep="–", border=0)
     if notes:
-        text += '<ol class="notes">' + "".join(f'<li id="unbounded-{i}">{player}: {html.escape(note)}</li>'
-                                               for i, (player, note) in enumerate(notes, 1)) + "</ol>"
+        text += (
+            '<ol class="notes">'
+            + "".join(
+                f'<li id="unbounded-{i}">{player}: {html.escape(note)}</li>'
+                for i, (player, note) in enumerate(notes, 1)
+            )
+            + "</ol>"
+        )
     return text
 
 
 def _group_table(df: pd.DataFrame) -> str:
     """A table of :func:`group_tables` as HTML: task counts as integers, accuracies to 3 places."""
+
     def cell(row: pd.Series, col: str) -> str:
         v = row[col]
         if not isinstance(v, numbers.Real) or isinstance(v, bool):
@@ -221,38 +248,48 @@ def _build_report(run_dir: str | Path, benchmarks: str | Path | None, data: RunD
     viewer = _viewer(d.run_dir)
     parts = [f"<h1>skate report: {html.escape(d.run_dir.name)}</h1>"]
     if viewer is not None:
-        parts.append('<p class="viewer"><a href="../viewer/index.html">Open the game viewer</a>: every task, '
-                     "answer, rejected attempt and reply of this run.</p>")
+        parts.append(
+            '<p class="viewer"><a href="../viewer/index.html">Open the game viewer</a>: every task, '
+            "answer, rejected attempt and reply of this run.</p>"
+        )
     s = d.start
-    parts.append(f"<p>game <b>{s.get('game')}</b>, {len(d.players)} players, {len(d.tasks)} tasks over "
-                 f"{s.get('rounds')} rounds; rating {html.escape(str(s.get('rating')))}, aug {s.get('aug')}, "
-                 f"sandbox {s.get('sandbox')}, seed {s.get('seed')}"
-                 f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>")
+    parts.append(
+        f"<p>game <b>{s.get('game')}</b>, {len(d.players)} players, {len(d.tasks)} tasks over "
+        f"{s.get('rounds')} rounds; rating {html.escape(str(s.get('rating')))}, aug {s.get('aug')}, "
+        f"sandbox {s.get('sandbox')}, seed {s.get('seed')}"
+        f"{'' if d.finished else ' — <b>the run did not finish</b>'}</p>"
+    )
     if d.ended == "settled":
         parts.append(f"<p>The game ended early: {html.escape(d.ended_detail)}.</p>")
     parts.append("<h2>Ratings</h2>" + ratings_table(d.ratings))
     if d.stages:  # a staged game (SKATE §6.1/§6.2): the ranking at the end of each stage
-        rows = [{"stage": e["stage"], "after round": e["round"],
-                 "ranking": " > ".join(r["player"] for r in e["ratings"])} for e in d.stages]
+        rows = [
+            {"stage": e["stage"], "after round": e["round"], "ranking": " > ".join(r["player"] for r in e["ratings"])}
+            for e in d.stages
+        ]
         parts.append("<h2>Rankings by stage</h2>" + _table(pd.DataFrame(rows)))
     exports = ["p_correct.csv", "p_correct.parquet"]
     tables = group_tables(d)
     if tables:  # tasks with groups (e.g. SCP's question type and domain)
         accuracy_by_group(d).to_csv(out / "accuracy_by_group.csv", index=False)
         exports.append("accuracy_by_group.csv")
-        parts.append(f"<h2>Accuracy by {html.escape(' and '.join(d.group_keys))}</h2>"
-                     "<p>Mean p(correct) over each group's tasks ± its standard error over those tasks, "
-                     "void estimates left out (with estimator=greedy, one answer a task: accuracy); "
-                     f"<code>tasks</code>: the estimates it averages (row <code>{GROUP_TASKS}</code>: "
-                     "the group's tasks).</p>")
+        parts.append(
+            f"<h2>Accuracy by {html.escape(' and '.join(d.group_keys))}</h2>"
+            "<p>Mean p(correct) over each group's tasks ± its standard error over those tasks, "
+            "void estimates left out (with estimator=greedy, one answer a task: accuracy); "
+            f"<code>tasks</code>: the estimates it averages (row <code>{GROUP_TASKS}</code>: "
+            "the group's tasks).</p>"
+        )
         parts += [f"<h3>{html.escape(title)}</h3>" + _group_table(with_se(d, title, t)) for title, t in tables]
         agree = value_correlations(d)
         if not agree.empty:
             agree.to_csv(out / "group_correlations.csv", index=False)
             exports.append("group_correlations.csv")
-            parts.append("<h3>How the groups agree</h3><p>For each pair of values of a key (e.g. two question "
-                         "types), the correlation across players of their accuracy on one with their accuracy on "
-                         "the other.</p>" + _table(agree))
+            parts.append(
+                "<h3>How the groups agree</h3><p>For each pair of values of a key (e.g. two question "
+                "types), the correlation across players of their accuracy on one with their accuracy on "
+                "the other.</p>" + _table(agree)
+            )
     if d.summary:
         counts = {k: v for k, v in d.summary.items() if not isinstance(v, dict)}
         parts.append("<h2>Counts</h2>" + _table(pd.DataFrame([counts])))
@@ -264,23 +301,38 @@ def _build_report(run_dir: str | Path, benchmarks: str | Path | None, data: RunD
         corr.to_csv(out / "correlations.csv", index=False)
         parts.append("<h2>Correlation with external benchmarks</h2>" + _table(corr))
     for name, caption in figures:
-        parts.append(f'<figure><img alt="{name}" src="{_img(out / name)}"><figcaption>{html.escape(caption)}'
-                     "</figcaption></figure>")
+        parts.append(
+            f'<figure><img alt="{name}" src="{_img(out / name)}"><figcaption>{html.escape(caption)}'
+            "</figcaption></figure>"
+        )
     for ex in examples:
-        parts.append(f"<h3>Example task, {ex['label']} ({html.escape(ex['task_id'])}, set by "
-                     f"{html.escape(ex['setter'])})</h3><pre>{html.escape(ex['prompt'])}</pre>"
-                     f"<p>answer: <code>{html.escape(str(ex['answer']))}</code>; p(correct): "
-                     f"{html.escape(json.dumps(ex['p']))}</p>")
+        parts.append(
+            f"<h3>Example task, {ex['label']} ({html.escape(ex['task_id'])}, set by "
+            f"{html.escape(ex['setter'])})</h3><pre>{html.escape(ex['prompt'])}</pre>"
+            f"<p>answer: <code>{html.escape(str(ex['answer']))}</code>; p(correct): "
+            f"{html.escape(json.dumps(ex['p']))}</p>"
+        )
     clusters = task_clusters(d)  # SKATE Fig. 8
     image = cluster_figure(clusters, out)
     exports += export(clusters, out)
-    parts.append(cluster_section(clusters, f'<img alt="{image}" src="{_img(out / image)}">' if image else None,
-                                 _table(shares_table(clusters))))
-    parts.append("<p>Exports: <code>p_correct.csv</code>, <code>p_correct.parquet</code> (task × player)"
-                 + "".join(f", <code>{name}</code>" for name in exports[2:]) + ".</p>")
+    parts.append(
+        cluster_section(
+            clusters,
+            f'<img alt="{image}" src="{_img(out / image)}">' if image else None,
+            _table(shares_table(clusters)),
+        )
+    )
+    parts.append(
+        "<p>Exports: <code>p_correct.csv</code>, <code>p_correct.parquet</code> (task × player)"
+        + "".join(f", <code>{name}</code>" for name in exports[2:])
+        + ".</p>"
+    )
     page = out / "index.html"
-    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>skate report</title>"
-                    f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>", encoding="utf-8")
+    page.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><title>skate report</title>"
+        f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>",
+        encoding="utf-8",
+    )
     return page
 
 
@@ -303,8 +355,10 @@ def _build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None) ->
     from scipy.stats import kendalltau
 
     sweep_dir = Path(sweep_dir)
-    jobs = sorted((p for p in sweep_dir.iterdir() if p.is_dir() and (p / "events.jsonl").exists()),
-                  key=lambda p: (len(p.name), p.name))
+    jobs = sorted(
+        (p for p in sweep_dir.iterdir() if p.is_dir() and (p / "events.jsonl").exists()),
+        key=lambda p: (len(p.name), p.name),
+    )
     if not jobs:
         raise ReportError(f"{sweep_dir} holds no job folders with an events.jsonl")
     rows, compared = [], []
@@ -313,8 +367,12 @@ def _build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None) ->
         page = job / "report" / "index.html"
         if benchmarks is not None or not page.exists() or page.stat().st_mtime < (job / "events.jsonl").stat().st_mtime:
             build_report(job, benchmarks, data=d)
-        overrides = (job / ".hydra" / "overrides.yaml")
-        label = " ".join(x.strip("- ").strip() for x in overrides.read_text().splitlines()) if overrides.exists() else job.name
+        overrides = job / ".hydra" / "overrides.yaml"
+        label = (
+            " ".join(x.strip("- ").strip() for x in overrides.read_text().splitlines())
+            if overrides.exists()
+            else job.name
+        )
         compared.append(job_of(d, label))
         order = [r["player"] for r in sorted(d.ratings, key=lambda r: r.get("rank") or 1e9)]
         truth = {k: v for k, v in d.true_skill.items() if v is not None}
@@ -322,29 +380,47 @@ def _build_sweep_report(sweep_dir: str | Path, benchmarks: str | Path | None) ->
         if len(truth) >= 2 and all(p in truth for p in order):
             score = {r["player"]: r.get("score", r.get("mu")) for r in d.ratings}
             tau = float(kendalltau([score[p] for p in order], [truth[p] for p in order]).statistic)
-        stage_rankings = "; ".join(f"{e['stage']}: " + " > ".join(r["player"] for r in e["ratings"])
-                                   for e in d.stages)
+        stage_rankings = "; ".join(f"{e['stage']}: " + " > ".join(r["player"] for r in e["ratings"]) for e in d.stages)
         if not (job / "viewer" / "index.html").exists():
             _viewer(job)
-        viewer = (f' (<a class="viewer" href="{job.name}/viewer/index.html">viewer</a>)'
-                  if (job / "viewer" / "index.html").exists() else "")
-        rows.append({"job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>{viewer}',
-                     "overrides": html.escape(label), "finished": d.finished, "tasks": len(d.tasks),
-                     "samples": d.summary.get("samples"), "ranking": " > ".join(order), "kendall_tau": tau,
-                     **({"rankings by stage": html.escape(stage_rankings)} if stage_rankings else {})})
+        viewer = (
+            f' (<a class="viewer" href="{job.name}/viewer/index.html">viewer</a>)'
+            if (job / "viewer" / "index.html").exists()
+            else ""
+        )
+        rows.append(
+            {
+                "job": f'<a href="{job.name}/report/index.html">{html.escape(job.name)}</a>{viewer}',
+                "overrides": html.escape(label),
+                "finished": d.finished,
+                "tasks": len(d.tasks),
+                "samples": d.summary.get("samples"),
+                "ranking": " > ".join(order),
+                "kendall_tau": tau,
+                **({"rankings by stage": html.escape(stage_rankings)} if stage_rankings else {}),
+            }
+        )
         del d
     df = pd.DataFrame(rows)
     out = sweep_dir / "report"
     out.mkdir(exist_ok=True)
     plain = df.assign(job=[j.name for j in jobs]).apply(
-        lambda c: c.map(lambda v: html.unescape(v) if isinstance(v, str) else v))
+        lambda c: c.map(lambda v: html.unescape(v) if isinstance(v, str) else v)
+    )
     plain.to_csv(out / "jobs.csv", index=False)  # the comparison table, for W&B and spreadsheets
     figures = [got for plot in SWEEP_PLOTS if (got := plot(compared, out)) is not None]
-    parts = [f"<h1>skate sweep: {html.escape(str(sweep_dir))}</h1>",
-             df.to_html(index=False, escape=False, border=0, na_rep="–")]
-    parts += [f'<figure><img alt="{name}" src="{_img(out / name)}"><figcaption>{html.escape(caption)}'
-              "</figcaption></figure>" for name, caption in figures]
+    parts = [
+        f"<h1>skate sweep: {html.escape(str(sweep_dir))}</h1>",
+        df.to_html(index=False, escape=False, border=0, na_rep="–"),
+    ]
+    parts += [
+        f'<figure><img alt="{name}" src="{_img(out / name)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+        for name, caption in figures
+    ]
     page = sweep_dir / "report.html"
-    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>skate sweep</title>"
-                    f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>", encoding="utf-8")
+    page.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><title>skate sweep</title>"
+        f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>",
+        encoding="utf-8",
+    )
     return page

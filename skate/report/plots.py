@@ -44,8 +44,13 @@ def save_png(fig: Figure, path: Path) -> None:
     fig.savefig(path, dpi=DPI, pil_kwargs=PNG)
 
 
-def _save(fig: Figure, out: Path, name: str, margins: tuple[float, float, float, float] | None = None,
-          wspace: float | None = None) -> str:
+def _save(
+    fig: Figure,
+    out: Path,
+    name: str,
+    margins: tuple[float, float, float, float] | None = None,
+    wspace: float | None = None,
+) -> str:
     """Write ``out/name``: laid out with fixed ``margins`` (inches; see MARGINS), or by tight_layout
     when none are given (figures with player names on or beside their axes)."""
     if margins is None:
@@ -68,16 +73,19 @@ def rating_evolution(d: RunData, out: Path) -> tuple[str, str] | None:
         s = u[u["player"] == player].sort_values("update", kind="stable")
         if s.empty:
             continue
-        line, = ax.plot(s["update"], s["mu"], label=player, lw=1.2)
+        (line,) = ax.plot(s["update"], s["mu"], label=player, lw=1.2)
         ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.15, color=line.get_color())
     ax.set(xlabel="rating update", ylabel="TrueSkill μ ± σ", title="Ratings over the game")
     ax.legend(fontsize=8, ncol=2)
     if d.per_task:
-        every = ("each task" if d.update_stride == 1 else f"one task in {d.update_stride} (and the last)")
+        every = "each task" if d.update_stride == 1 else f"one task in {d.update_stride} (and the last)"
         every += f" ({d.update_count:,} pairwise updates in all)"
     else:
-        every = ("each update" if d.update_stride == 1 else
-                 f"one update in {d.update_stride} of {d.update_count:,} (and each player's last)")
+        every = (
+            "each update"
+            if d.update_stride == 1
+            else f"one update in {d.update_stride} of {d.update_count:,} (and each player's last)"
+        )
     return _save(fig, out, "rating_evolution.png", MARGINS), f"TrueSkill μ ± σ of every player after {every}."
 
 
@@ -122,8 +130,10 @@ def setter_progress(d: RunData, out: Path) -> tuple[str, str] | None:
     axes[0].set(title="setter on its own tasks", xlabel="tasks set", ylabel="cumulative mean p(correct)")
     axes[1].set(title="the others on the setter's tasks", xlabel="tasks set")
     axes[1].legend(fontsize=8)
-    return (_save(fig, out, "setter_progress.png", MARGINS, wspace=0.05),
-            "Cumulative mean p(correct) of each setter on its own tasks (left) and of the other players on them (right).")
+    return (
+        _save(fig, out, "setter_progress.png", MARGINS, wspace=0.05),
+        "Cumulative mean p(correct) of each setter on its own tasks (left) and of the other players on them (right).",
+    )
 
 
 def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
@@ -146,8 +156,9 @@ def self_preference(d: RunData, filtered: bool) -> pd.DataFrame:
             diff = block - rest
         kept = ~np.isnan(diff)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.loc[setter, :] = np.where(kept.any(axis=0), np.where(kept, diff, 0.0).sum(axis=0) / kept.sum(axis=0),
-                                          np.nan)
+            out.loc[setter, :] = np.where(
+                kept.any(axis=0), np.where(kept, diff, 0.0).sum(axis=0) / kept.sum(axis=0), np.nan
+            )
     return out
 
 
@@ -161,8 +172,11 @@ def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
         if len(d.players) <= MAX_LABELLED:
             ax.set_xticks(range(len(d.players)), d.players, rotation=45, ha="right", fontsize=8)
             ax.set_yticks(range(len(d.players)), d.players, fontsize=8)
-        ax.set(xlabel="player", ylabel="setter's tasks",
-               title="all tasks" if not filtered else f"setter p(correct) ≥ {d.pass_mark:g}")
+        ax.set(
+            xlabel="player",
+            ylabel="setter's tasks",
+            title="all tasks" if not filtered else f"setter p(correct) ≥ {d.pass_mark:g}",
+        )
         if len(d.players) <= MAX_ANNOTATED:  # beyond that the numbers cannot be read (and cost minutes)
             for i in range(len(d.players)):
                 for j in range(len(d.players)):
@@ -171,8 +185,11 @@ def self_preference_plot(d: RunData, out: Path) -> tuple[str, str] | None:
                         ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
     fig.colorbar(im, ax=axes, shrink=0.8, label="p(correct) − mean of the others")
     save_png(fig, out / "self_preference.png")
-    return ("self_preference.png", "Self-preferencing: on each setter's tasks, each player's p(correct) minus the "
-            "mean of the others; left all tasks, right only tasks the setter itself passes.")
+    return (
+        "self_preference.png",
+        "Self-preferencing: on each setter's tasks, each player's p(correct) minus the "
+        "mean of the others; left all tasks, right only tasks the setter itself passes.",
+    )
 
 
 def variance_histogram(d: RunData, out: Path) -> tuple[str, str, list[dict]] | None:
@@ -187,8 +204,16 @@ def variance_histogram(d: RunData, out: Path) -> tuple[str, str, list[dict]] | N
     for label, tid in (("lowest variance", low), ("highest variance", high)):
         row = d.tasks.set_index("task_id").loc[tid]
         ps = cast(pd.Series, d.p.loc[tid])  # one task's row (task ids are unique)
-        examples.append({"label": label, "task_id": tid, "setter": row["setter"], "prompt": row["prompt"],
-                         "answer": row["answer"], "p": {k: round(float(v), 2) for k, v in ps.items() if v == v}})
+        examples.append(
+            {
+                "label": label,
+                "task_id": tid,
+                "setter": row["setter"],
+                "prompt": row["prompt"],
+                "answer": row["answer"],
+                "p": {k: round(float(v), 2) for k, v in ps.items() if v == v},
+            }
+        )
     return _save(fig, out, "variance_histogram.png", MARGINS), "How much the players disagree on each task.", examples
 
 
@@ -213,8 +238,11 @@ def asking_vs_answering(d: RunData, out: Path) -> tuple[str, str] | None:
     ax.scatter([answer[p] for p in both], [ask[p] for p in both])
     for pl in both:
         ax.annotate(pl, (answer[pl], ask[pl]), fontsize=8, xytext=(3, 3), textcoords="offset points")
-    ax.set(xlabel="answering: mean p(correct) on others' tasks", ylabel="asking: 1 − others' mean p on own tasks",
-           title="Asking versus answering")
+    ax.set(
+        xlabel="answering: mean p(correct) on others' tasks",
+        ylabel="asking: 1 − others' mean p on own tasks",
+        title="Asking versus answering",
+    )
     return _save(fig, out, "asking_vs_answering.png"), "Each player's skill at asking against its skill at answering."
 
 
@@ -255,13 +283,18 @@ def accuracy_by_group_plot(d: RunData, out: Path) -> tuple[str, str] | None:
     for key in d.group_keys:
         acc = group_accuracy(d, [key])
         if not acc.empty:
-            tables.append((key, acc.pivot(index="player", columns=key, values="accuracy")
-                           .reindex(index=d.players)))
+            tables.append((key, acc.pivot(index="player", columns=key, values="accuracy").reindex(index=d.players)))
     if not tables:
         return None
     widths = [max(2, m.shape[1]) for _, m in tables]
-    fig, axes = figure(1, len(tables), figsize=(min(18, 2.2 + 0.9 * sum(widths)), 0.45 * len(d.players) + 2.2),
-                       layout="constrained", squeeze=False, width_ratios=widths)
+    fig, axes = figure(
+        1,
+        len(tables),
+        figsize=(min(18, 2.2 + 0.9 * sum(widths)), 0.45 * len(d.players) + 2.2),
+        layout="constrained",
+        squeeze=False,
+        width_ratios=widths,
+    )
     for ax, (key, m) in zip(axes[0], tables, strict=True):
         values = m.values.astype(float)
         im = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
@@ -272,12 +305,17 @@ def accuracy_by_group_plot(d: RunData, out: Path) -> tuple[str, str] | None:
             for j in range(values.shape[1]):
                 v = values[i, j]
                 if not np.isnan(v):
-                    ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
-                            color="black" if v > 0.6 else "white")
+                    ax.text(
+                        j, i, f"{v:.2f}", ha="center", va="center", fontsize=7, color="black" if v > 0.6 else "white"
+                    )
     fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="mean p(correct)")
     save_png(fig, out / "accuracy_by_group.png")
-    return ("accuracy_by_group.png", "Mean p(correct) of each player over the tasks of each "
-            + " and each ".join(key for key, _ in tables) + " (void estimates left out).")
+    return (
+        "accuracy_by_group.png",
+        "Mean p(correct) of each player over the tasks of each "
+        + " and each ".join(key for key, _ in tables)
+        + " (void estimates left out).",
+    )
 
 
 def novelty_distances(d: RunData, out: Path) -> tuple[str, str] | None:
@@ -294,20 +332,21 @@ def novelty_distances(d: RunData, out: Path) -> tuple[str, str] | None:
     if rejected.any():
         axes[0].hist(dist[rejected], bins=bins, alpha=0.7, label=f"not unique ({int(rejected.sum())})")
     setters = [p for p in d.players if (a["player"] == p).any()]
-    axes[1].boxplot([a.loc[a["player"] == p, "novelty_distance"].astype(float) for p in setters],
-                    tick_labels=setters)
+    axes[1].boxplot([a.loc[a["player"] == p, "novelty_distance"].astype(float) for p in setters], tick_labels=setters)
     axes[1].tick_params(axis="x", rotation=45, labelsize=8)
     if d.novelty_threshold is not None:
         for ax in axes:
-            (ax.axvline if ax is axes[0] else ax.axhline)(d.novelty_threshold, ls="--", c="k", lw=1,
-                                                          label=f"threshold {d.novelty_threshold:g}")
-    axes[0].set(xlabel="1 − cosine to the setter's nearest earlier task", ylabel="proposals",
-                title="Novelty distances")
+            (ax.axvline if ax is axes[0] else ax.axhline)(
+                d.novelty_threshold, ls="--", c="k", lw=1, label=f"threshold {d.novelty_threshold:g}"
+            )
+    axes[0].set(xlabel="1 − cosine to the setter's nearest earlier task", ylabel="proposals", title="Novelty distances")
     axes[0].legend(fontsize=8)
     axes[1].set(ylabel="1 − cosine to the nearest earlier task", title="by setter")
-    return (_save(fig, out, "novelty_distances.png"),
-            "Distance of each proposal to its setter's nearest earlier task (SKATE Fig. 7): accepted "
-            "against turned away as not unique, and by setter; the dashed line is the embedder's threshold.")
+    return (
+        _save(fig, out, "novelty_distances.png"),
+        "Distance of each proposal to its setter's nearest earlier task (SKATE Fig. 7): accepted "
+        "against turned away as not unique, and by setter; the dashed line is the embedder's threshold.",
+    )
 
 
 def _stage_rows(d: RunData) -> list[tuple[str, dict[str, dict]]]:
@@ -325,18 +364,23 @@ def stage_panels(d: RunData, out: Path) -> tuple[str, str] | None:
     stages = _stage_rows(d)
     if not stages:
         return None
-    fig, axes = figure(1, len(stages), figsize=(3.6 * len(stages) + 1, 0.35 * len(d.players) + 2.2),
-                       sharex=True, squeeze=False)
+    fig, axes = figure(
+        1, len(stages), figsize=(3.6 * len(stages) + 1, 0.35 * len(d.players) + 2.2), sharex=True, squeeze=False
+    )
     at = {p: i for i, p in enumerate(d.players[::-1])}  # the same row for a player in every panel
     for ax, (name, rows) in zip(axes[0], stages, strict=True):
         names = [p for p in d.players if p in rows]
-        ax.errorbar([rows[p]["mu"] for p in names], [at[p] for p in names], xerr=[rows[p]["sigma"] for p in names],
-                    fmt="o", capsize=3)
+        ax.errorbar(
+            [rows[p]["mu"] for p in names],
+            [at[p] for p in names],
+            xerr=[rows[p]["sigma"] for p in names],
+            fmt="o",
+            capsize=3,
+        )
         ax.set_yticks(range(len(at)), list(at), fontsize=8)
         ax.set_ylim(-0.5, len(at) - 0.5)
         ax.set(title=name, xlabel="μ ± σ")
-    return (_save(fig, out, "stage_panels.png"),
-            "μ ± σ of every player at the end of each stage (SKATE Fig. 5).")
+    return (_save(fig, out, "stage_panels.png"), "μ ± σ of every player at the end of each stage (SKATE Fig. 5).")
 
 
 def mu_sigma_paths(d: RunData, out: Path) -> tuple[str, str] | None:
@@ -350,13 +394,21 @@ def mu_sigma_paths(d: RunData, out: Path) -> tuple[str, str] | None:
         if not pts:
             continue
         xs, ys = zip(*pts, strict=True)
-        line, = ax.plot(xs, ys, "-o", ms=3, label=player)
-        ax.annotate("", xy=pts[-1], xytext=pts[-2] if len(pts) > 1 else pts[-1],
-                    arrowprops={"arrowstyle": "->", "color": line.get_color()})
-    ax.set(xlabel="μ", ylabel="σ", title="μ and σ as players are added (stages: " + " → ".join(n for n, _ in stages) + ")")
+        (line,) = ax.plot(xs, ys, "-o", ms=3, label=player)
+        ax.annotate(
+            "",
+            xy=pts[-1],
+            xytext=pts[-2] if len(pts) > 1 else pts[-1],
+            arrowprops={"arrowstyle": "->", "color": line.get_color()},
+        )
+    ax.set(
+        xlabel="μ", ylabel="σ", title="μ and σ as players are added (stages: " + " → ".join(n for n, _ in stages) + ")"
+    )
     ax.legend(fontsize=8, ncol=2)
-    return (_save(fig, out, "mu_sigma_paths.png", MARGINS),
-            "Each player's μ and σ at the end of each stage, in stage order (SKATE Fig. 10).")
+    return (
+        _save(fig, out, "mu_sigma_paths.png", MARGINS),
+        "Each player's μ and σ at the end of each stage, in stage order (SKATE Fig. 10).",
+    )
 
 
 def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
@@ -383,12 +435,17 @@ def mcqa_sensitivity(d: RunData, out: Path) -> tuple[str, str] | None:
                 ax.plot([k - 0.3, k + 0.3], [ys.mean()] * 2, c="k", lw=1)
             ax.set_xticks(range(len(ids)), [str(i) for i in range(1, len(ids) + 1)], fontsize=8)
             ax.set_ylim(-0.05, 1.05)
-            ax.set(title=f"{player}: {'different option sets' if probe == 'option set' else 'orders of one set'}",
-                   xlabel="task", ylabel="fraction correct" if c == 0 else None)
+            ax.set(
+                title=f"{player}: {'different option sets' if probe == 'option set' else 'orders of one set'}",
+                xlabel="task",
+                ylabel="fraction correct" if c == 0 else None,
+            )
     samples = int(t["samples"].max())
-    return (_save(fig, out, "mcqa_sensitivity.png"),
-            f"Fraction correct ({samples} answers each) on each probed task over different option sets and over "
-            "orders of one set; the black bar is the task's mean (SKATE Fig. 6; skate sensitivity).")
+    return (
+        _save(fig, out, "mcqa_sensitivity.png"),
+        f"Fraction correct ({samples} answers each) on each probed task over different option sets and over "
+        "orders of one set; the black bar is the task's mean (SKATE Fig. 6; skate sensitivity).",
+    )
 
 
 def ranking_confidence(d: RunData, out: Path) -> tuple[str, str] | None:
@@ -406,11 +463,17 @@ def ranking_confidence(d: RunData, out: Path) -> tuple[str, str] | None:
         ax.plot(s["round"], s["confidence"], lw=1, alpha=0.7, label=f"{pair['above']} > {pair['below']}")
     if d.settled_at is not None:
         ax.axhline(d.settled_at, ls="--", c="grey", lw=1)
-    ax.set(xlabel="round", ylabel="P(order right)", ylim=(0.45, 1.01),
-           title="How sure the ranking is (adjacent pairs of the final ranking)")
+    ax.set(
+        xlabel="round",
+        ylabel="P(order right)",
+        ylim=(0.45, 1.01),
+        title="How sure the ranking is (adjacent pairs of the final ranking)",
+    )
     ax.legend(fontsize=7, ncol=2)
-    caption = ("After each round, each adjacent pair of the ranking with the probability, under the rating's "
-               "model, that its order is right; black: the least sure pair.")
+    caption = (
+        "After each round, each adjacent pair of the ranking with the probability, under the rating's "
+        "model, that its order is right; black: the least sure pair."
+    )
     if d.settled_at is not None:
         caption += f" Dashed: stop.settled={d.settled_at}."
     if d.ended_detail:
@@ -418,7 +481,19 @@ def ranking_confidence(d: RunData, out: Path) -> tuple[str, str] | None:
     return _save(fig, out, "ranking_confidence.png", MARGINS), caption
 
 
-PLOTS: list[Callable] = [rating_evolution, ranking_confidence, final_ratings, accuracy_by_group_plot, setter_progress,
-                         self_preference_plot, variance_histogram, asking_vs_answering, recovered_vs_true,
-                         cost_per_player, novelty_distances, stage_panels, mu_sigma_paths,
-                         mcqa_sensitivity]
+PLOTS: list[Callable] = [
+    rating_evolution,
+    ranking_confidence,
+    final_ratings,
+    accuracy_by_group_plot,
+    setter_progress,
+    self_preference_plot,
+    variance_histogram,
+    asking_vs_answering,
+    recovered_vs_true,
+    cost_per_player,
+    novelty_distances,
+    stage_panels,
+    mu_sigma_paths,
+    mcqa_sensitivity,
+]

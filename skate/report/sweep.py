@@ -54,19 +54,29 @@ def setter_steps(d: RunData) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     p = d.p.reindex(index=tasks["task_id"], columns=d.players)
     own = [p.at[t, s] for t, s in zip(tasks["task_id"], tasks["setter"], strict=True)]
-    others = [p.loc[t].drop(s).mean() if len(d.players) > 1 else np.nan
-              for t, s in zip(tasks["task_id"], tasks["setter"], strict=True)]
-    return pd.DataFrame({"setter": tasks["setter"].to_numpy(), "step": tasks.groupby("setter").cumcount().to_numpy() + 1,
-                         "round": tasks["round"].to_numpy(), "own": np.asarray(own, dtype=float),
-                         "others": np.asarray(others, dtype=float)}, columns=columns)
+    others = [
+        p.loc[t].drop(s).mean() if len(d.players) > 1 else np.nan
+        for t, s in zip(tasks["task_id"], tasks["setter"], strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "setter": tasks["setter"].to_numpy(),
+            "step": tasks.groupby("setter").cumcount().to_numpy() + 1,
+            "round": tasks["round"].to_numpy(),
+            "own": np.asarray(own, dtype=float),
+            "others": np.asarray(others, dtype=float),
+        },
+        columns=columns,
+    )
 
 
 def job_of(d: RunData, label: str) -> Job:
     settings = run_settings_or_none(d.start)
     rule = str(getattr(settings.rating, "outcome", "relative")) if settings is not None else "relative"
     ratings = {rule: d.ratings, **{str(k): v for k, v in d.rerated.items() if isinstance(v, list)}}
-    return Job(label, str(d.start.get("aug", "")), rule, list(d.players), ratings, d.updates, setter_steps(d),
-               d.pass_mark)
+    return Job(
+        label, str(d.start.get("aug", "")), rule, list(d.players), ratings, d.updates, setter_steps(d), d.pass_mark
+    )
 
 
 def _augs(jobs: list[Job]) -> list[str]:
@@ -80,8 +90,11 @@ def _save(fig, out: Path, name: str) -> str:
 
 
 def _mu_sigma(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
-    return {r["player"]: (float(r["mu"]), float(r["sigma"])) for r in rows
-            if r.get("mu") is not None and r.get("sigma") is not None}
+    return {
+        r["player"]: (float(r["mu"]), float(r["sigma"]))
+        for r in rows
+        if r.get("mu") is not None and r.get("sigma") is not None
+    }
 
 
 def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
@@ -103,8 +116,15 @@ def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     rules = [r for r in rules if any((r, a) in cells for a in augs)]
     players = list(dict.fromkeys(p for j in jobs for p in j.players))
     at = {p: i for i, p in enumerate(players[::-1])}
-    fig, axes = figure(len(rules), len(augs), figsize=(2.9 * len(augs) + 1.2, 0.32 * len(players) * len(rules) + 1.6 * len(rules)),
-                       squeeze=False, sharey=True, sharex="row", layout="constrained")
+    fig, axes = figure(
+        len(rules),
+        len(augs),
+        figsize=(2.9 * len(augs) + 1.2, 0.32 * len(players) * len(rules) + 1.6 * len(rules)),
+        squeeze=False,
+        sharey=True,
+        sharex="row",
+        layout="constrained",
+    )
     for r, rule in enumerate(rules):
         for a, aug in enumerate(augs):
             ax = axes[r][a]
@@ -124,9 +144,11 @@ def strategy_grid(jobs: list[Job], out: Path) -> tuple[str, str] | None:
             if r == len(rules) - 1:
                 ax.set_xlabel("μ ± σ")
     fig.suptitle("Final ratings by augmentation strategy (columns) and outcome rule (rows)")
-    return (_save(fig, out, "strategy_grid.png"),
-            "μ ± σ of every player for each augmentation strategy and outcome rule (SKATE Fig. 2); rows other "
-            "than the game's own rule re-rate the same game (config rerate); jobs sharing a cell are averaged.")
+    return (
+        _save(fig, out, "strategy_grid.png"),
+        "μ ± σ of every player for each augmentation strategy and outcome rule (SKATE Fig. 2); rows other "
+        "than the game's own rule re-rate the same game (config rerate); jobs sharing a cell are averaged.",
+    )
 
 
 def _short(jobs: list[Job]) -> dict[str, str]:
@@ -160,9 +182,15 @@ def cumulative_p(jobs: list[Job]) -> pd.DataFrame:
         for j in group:
             for setter, block in j.steps.groupby("setter", sort=False):
                 for solvers in SOLVERS:
-                    curve = pd.DataFrame({"panel": title, "setter": setter, "solvers": solvers,
-                                          "step": block["step"].to_numpy(),
-                                          "cumulative_p": block[solvers].expanding().mean().to_numpy()})
+                    curve = pd.DataFrame(
+                        {
+                            "panel": title,
+                            "setter": setter,
+                            "solvers": solvers,
+                            "step": block["step"].to_numpy(),
+                            "cumulative_p": block[solvers].expanding().mean().to_numpy(),
+                        }
+                    )
                     parts.append(curve.dropna(subset=["cumulative_p"]))
     parts = [p for p in parts if not p.empty]
     if not parts:
@@ -186,8 +214,15 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     setters = list(dict.fromkeys(p for j in jobs for p in j.players if p in set(curves["setter"])))
     cmap = matplotlib.colormaps["tab10" if len(setters) <= 10 else "tab20"]
     colour = {p: cmap(i % 20) for i, p in enumerate(setters)}
-    fig, axes = figure(2, len(panels), figsize=(3.2 * len(panels) + 1.2, 6.2), squeeze=False, sharey=True,
-                       sharex=True, layout="constrained")
+    fig, axes = figure(
+        2,
+        len(panels),
+        figsize=(3.2 * len(panels) + 1.2, 6.2),
+        squeeze=False,
+        sharey=True,
+        sharex=True,
+        layout="constrained",
+    )
     marks = {j.pass_mark for j in jobs}
     for c, panel in enumerate(panels):
         for r, solvers in enumerate(SOLVERS):
@@ -196,7 +231,9 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
             for setter in setters:
                 s = part[part["setter"] == setter]
                 if len(s):
-                    ax.plot(s["step"], s["cumulative_p"], lw=1.3, color=colour[setter], marker="." if len(s) < 12 else None)
+                    ax.plot(
+                        s["step"], s["cumulative_p"], lw=1.3, color=colour[setter], marker="." if len(s) < 12 else None
+                    )
             if r == 0 and len(marks) == 1:
                 ax.axhline(next(iter(marks)), ls=":", c="grey", lw=1)
             ax.set_ylim(-0.02, 1.02)
@@ -212,13 +249,15 @@ def strategy_difficulty(jobs: list[Job], out: Path) -> tuple[str, str] | None:
     fig.legend(handles=handles, loc="outside lower center", ncol=min(len(setters), 8), fontsize=8, title="setter")
     fig.suptitle("Cumulative average p(correct) on each setter's tasks, by augmentation strategy")
     averaged = curves["jobs"].max() > 1
-    return (_save(fig, out, "strategy_difficulty.png"),
-            "SKATE Fig. 9: the cumulative average p(correct) on each setter's tasks against the tasks it has set, "
-            + ("one column per augmentation strategy" if len(_augs(jobs)) >= 2 else "one column per job")
-            + "; top: the setter's own p(correct) (the paper's figure; dotted: the pass mark), bottom: the other "
-            "players' mean p(correct) on those tasks. Void estimates are left out"
-            + ("; jobs sharing a strategy are averaged step by step." if averaged else ".")
-            + " The curves: cumulative_p.csv.")
+    return (
+        _save(fig, out, "strategy_difficulty.png"),
+        "SKATE Fig. 9: the cumulative average p(correct) on each setter's tasks against the tasks it has set, "
+        + ("one column per augmentation strategy" if len(_augs(jobs)) >= 2 else "one column per job")
+        + "; top: the setter's own p(correct) (the paper's figure; dotted: the pass mark), bottom: the other "
+        "players' mean p(correct) on those tasks. Void estimates are left out"
+        + ("; jobs sharing a strategy are averaged step by step." if averaged else ".")
+        + " The curves: cumulative_p.csv.",
+    )
 
 
 def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str, str] | None:
@@ -232,8 +271,9 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
     colour = {p: cmap(i % 20) for i, p in enumerate(players)}
     cols = min(len(shown), 5 if len(shown) != 6 else 3)
     rows = -(-len(shown) // cols)
-    fig, axes = figure(rows, cols, figsize=(3.4 * cols + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True,
-                       layout="constrained")
+    fig, axes = figure(
+        rows, cols, figsize=(3.4 * cols + 1, 2.8 * rows + 0.8), squeeze=False, sharey=True, layout="constrained"
+    )
     short = _short(shown)  # the labels without what every job shares (e.g. the preset)
     for ax, j in zip(axes.flat, shown, strict=False):
         u = j.updates
@@ -245,15 +285,21 @@ def rating_curves(jobs: list[Job], out: Path, max_panels: int = 12) -> tuple[str
             ax.fill_between(s["update"], s["mu"] - s["sigma"], s["mu"] + s["sigma"], alpha=0.12, color=colour[player])
         ax.set_title(short[j.label], fontsize=8)
         ax.set_xlabel("rating update", fontsize=8)
-    for ax in list(axes.flat)[len(shown):]:
+    for ax in list(axes.flat)[len(shown) :]:
         ax.set_visible(False)
     axes[0][0].set_ylabel("TrueSkill μ ± σ")
     handles = [Line2D([], [], color=colour[p], label=p) for p in players]
     fig.legend(handles=handles, loc="outside lower center", ncol=min(len(players), 8), fontsize=8)
-    return (_save(fig, out, "rating_curves.png"),
-            "TrueSkill μ ± σ over each job's game, one panel per job"
-            + (f"; the first {max_panels} jobs" if len(jobs) > max_panels else "") + ".")
+    return (
+        _save(fig, out, "rating_curves.png"),
+        "TrueSkill μ ± σ over each job's game, one panel per job"
+        + (f"; the first {max_panels} jobs" if len(jobs) > max_panels else "")
+        + ".",
+    )
 
 
-SWEEP_PLOTS: list[Callable[[list[Job], Path], tuple[str, str] | None]] = [strategy_grid, strategy_difficulty,
-                                                                          rating_curves]
+SWEEP_PLOTS: list[Callable[[list[Job], Path], tuple[str, str] | None]] = [
+    strategy_grid,
+    strategy_difficulty,
+    rating_curves,
+]

@@ -54,8 +54,7 @@ class _Players:
     attempts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rejected: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     # answerer -> setter -> [p, ...] (the page gets each answerer's means as a list in roster order)
-    by_setter: dict[str, dict[str, list[float]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    by_setter: dict[str, dict[str, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     void_estimates: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -94,21 +93,29 @@ def notes_of(run: ev.RunLog, start: ev.RunStarted, has_replies: bool) -> list[st
     ended = {type(e) for e in run.events} & {ev.RunEnded, ev.RunStopped, ev.RunFailed}
     rounds = sum(isinstance(e, ev.RoundEnded) for e in run.events)
     if not ended:
-        notes.append(f"This run has not ended (it is still being written, or it was killed): showing its "
-                     f"{rounds} finished round{'s' * (rounds != 1)} and what it had written since.")
+        notes.append(
+            f"This run has not ended (it is still being written, or it was killed): showing its "
+            f"{rounds} finished round{'s' * (rounds != 1)} and what it had written since."
+        )
     elif ev.RunEnded not in ended:
         notes.append(f"This run stopped early (after round {rounds}): showing what it played.")
     kept = (start.config.get("events") or {}).get("replies") if isinstance(start.config, dict) else None
     if not has_replies:
         if kept is None:
-            notes.append("This run was recorded by an earlier skate, before replies were kept: showing its tasks, "
-                         "attempts and p(correct), without the answers behind them.")
+            notes.append(
+                "This run was recorded by an earlier skate, before replies were kept: showing its tasks, "
+                "attempts and p(correct), without the answers behind them."
+            )
         elif kept is False:
-            notes.append("This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
-                         "p(correct), without the answers behind them.")
+            notes.append(
+                "This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
+                "p(correct), without the answers behind them."
+            )
         else:
-            notes.append(f"This run has no {REPLIES_FILE} (removed, or nothing was answered yet): showing its "
-                         "tasks, attempts and p(correct), without the answers behind them.")
+            notes.append(
+                f"This run has no {REPLIES_FILE} (removed, or nothing was answered yet): showing its "
+                "tasks, attempts and p(correct), without the answers behind them."
+            )
     return notes
 
 
@@ -133,7 +140,7 @@ def _short(p: float | None) -> float | None:
 
 def _cut(text: str, n: int = TEXT_CUT) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
@@ -150,18 +157,23 @@ def _replies_of(run_dir: Path) -> tuple[dict[Any, Any], ...]:
     for r in iter_replies(run_dir):
         kind = r.get("kind")
         if kind == "reply":
-            view: dict[str, Any] = {k: r[k] for k in ("text", "thinking", "finish", "cached", "void", "purpose", "player", "model",
-                                       "thinking_cut") if k in r}
+            view: dict[str, Any] = {
+                k: r[k]
+                for k in ("text", "thinking", "finish", "cached", "void", "purpose", "player", "model", "thinking_cut")
+                if k in r
+            }
             if "setter" in r and "attempt" in r:
                 setting[(r.get("round"), r["setter"], r["attempt"], r.get("tries", 0))].append(
-                    {**view, "check": bool(r.get("check"))})
+                    {**view, "check": bool(r.get("check"))}
+                )
             elif "task" in r and r.get("call") == "read":
                 reads[(r["task"], r.get("answerer", r.get("player")))].append(view)
             elif "task" in r:
                 answer[(r["task"], r.get("answerer", r.get("player")), r.get("call"), r.get("index"))] = view
         elif kind == "answers":
             samples[(r.get("task"), r.get("player"))].append(
-                {k: v for k, v in r.items() if k not in ("kind", "task", "player")})
+                {k: v for k, v in r.items() if k not in ("kind", "task", "player")}
+            )
         elif kind == "value":
             values[str(r.get("task"))][int(r.get("i") or 0)] = str(r.get("text", ""))
         elif kind == "shown":
@@ -197,7 +209,7 @@ class _Pieces:
 
 def _rows(pieces: _Pieces, rows: list[dict[str, Any]]) -> int:
     for k in range(0, len(rows), ROWS_PER_PIECE):
-        pieces.write(rows[k:k + ROWS_PER_PIECE])
+        pieces.write(rows[k : k + ROWS_PER_PIECE])
     return pieces.count
 
 
@@ -255,16 +267,38 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
             valid_attempt[(a.round, a.player)] = aid
         by_round_setter[(a.round, a.player)].append(aid)
         seen = shown.get((a.round, a.player))
-        record = {"id": aid, "round": a.round, "player": a.player, "attempt": a.attempt, "valid": a.valid,
-                  "reason": a.reason, "detail": a.detail, "text": a.text, "task": task_id,
-                  "novelty": None if a.novelty_distance is ev.UNSET else a.novelty_distance,
-                  "replies": [c for c in calls if not c.get("check")], "checks": [c for c in calls if c.get("check")],
-                  "shown": None if seen is None else {"history": seen.get("history", []),
-                                                      "assignment": seen.get("assignment")}}
+        record = {
+            "id": aid,
+            "round": a.round,
+            "player": a.player,
+            "attempt": a.attempt,
+            "valid": a.valid,
+            "reason": a.reason,
+            "detail": a.detail,
+            "text": a.text,
+            "task": task_id,
+            "novelty": None if a.novelty_distance is ev.UNSET else a.novelty_distance,
+            "replies": [c for c in calls if not c.get("check")],
+            "checks": [c for c in calls if c.get("check")],
+            "shown": None
+            if seen is None
+            else {"history": seen.get("history", []), "assignment": seen.get("assignment")},
+        }
         piece = attempt_detail.add(aid, record)
-        attempt_rows.append({"id": aid, "round": a.round, "player": a.player, "attempt": a.attempt,
-                             "valid": a.valid, "reason": a.reason or "", "detail": _cut(a.detail),
-                             "text": _cut(a.text), "task": task_id, "d": piece})
+        attempt_rows.append(
+            {
+                "id": aid,
+                "round": a.round,
+                "player": a.player,
+                "attempt": a.attempt,
+                "valid": a.valid,
+                "reason": a.reason or "",
+                "detail": _cut(a.detail),
+                "text": _cut(a.text),
+                "task": task_id,
+                "d": piece,
+            }
+        )
     attempt_detail.flush()
 
     names = run.players
@@ -291,37 +325,78 @@ def _write(run: ev.RunLog, start: ev.RunStarted, out: Path, has_report: bool) ->
             behind: dict[str, Any] = {}
             for packed in drawn if (t.task_id, e.player) in replied else ():
                 for view in unpack_samples(packed, tables.get(t.task_id, [])):
-                    pairs = view.get("calls") or ([[view["call"], view["index"]]] if view.get("call") is not None
-                                                  else [])
+                    pairs = view.get("calls") or (
+                        [[view["call"], view["index"]]] if view.get("call") is not None else []
+                    )
                     for c, i in pairs:
                         reply = answer.get((t.task_id, e.player, c, i))
                         if reply is not None:
                             behind[f"{c}:{i}"] = reply
-            answers.append({"player": e.player, "p": e.p, "n": e.n, "correct": e.correct, "unparsable": e.unparsable,
-                            "void": e.void, "std": e.std, "capped": e.capped,
-                            **({"read": e.read} if e.read is not ev.UNSET else {}),
-                            **({"skipped": True} if e.skipped is True else {}),
-                            **({"joined": e.joined} if e.joined is not ev.UNSET else {}),
-                            "drawn": drawn, "replies": behind, "reads": reads.get((t.task_id, e.player), [])})
-        record = {"id": t.task_id, "round": t.round, "setter": t.setter, "prompt": t.prompt, "answer": t.answer,
-                  "data": t.extra, "attempts": by_round_setter.get((t.round, t.setter), []),
-                  "attempt": valid_attempt.get((t.round, t.setter)), "mean": mean, "var": var,
-                  "separating": separating, "values": tables.get(t.task_id, []), "estimates": answers}
+            answers.append(
+                {
+                    "player": e.player,
+                    "p": e.p,
+                    "n": e.n,
+                    "correct": e.correct,
+                    "unparsable": e.unparsable,
+                    "void": e.void,
+                    "std": e.std,
+                    "capped": e.capped,
+                    **({"read": e.read} if e.read is not ev.UNSET else {}),
+                    **({"skipped": True} if e.skipped is True else {}),
+                    **({"joined": e.joined} if e.joined is not ev.UNSET else {}),
+                    "drawn": drawn,
+                    "replies": behind,
+                    "reads": reads.get((t.task_id, e.player), []),
+                }
+            )
+        record = {
+            "id": t.task_id,
+            "round": t.round,
+            "setter": t.setter,
+            "prompt": t.prompt,
+            "answer": t.answer,
+            "data": t.extra,
+            "attempts": by_round_setter.get((t.round, t.setter), []),
+            "attempt": valid_attempt.get((t.round, t.setter)),
+            "mean": mean,
+            "var": var,
+            "separating": separating,
+            "values": tables.get(t.task_id, []),
+            "estimates": answers,
+        }
         piece = task_detail.add(t.task_id, record)
-        task_rows.append({"id": t.task_id, "round": t.round, "setter": t.setter, "text": _cut(t.prompt),
-                          "answer": _cut(t.answer, 60), "mean": mean, "var": var,
-                          "difficulty": None if mean is None else 1 - mean, "separating": separating,
-                          "answered": len(values), "p": [_short(ps.get(n)) for n in names], "d": piece})
+        task_rows.append(
+            {
+                "id": t.task_id,
+                "round": t.round,
+                "setter": t.setter,
+                "text": _cut(t.prompt),
+                "answer": _cut(t.answer, 60),
+                "mean": mean,
+                "var": var,
+                "difficulty": None if mean is None else 1 - mean,
+                "separating": separating,
+                "answered": len(values),
+                "p": [_short(ps.get(n)) for n in names],
+                "d": piece,
+            }
+        )
     task_detail.flush()
 
     meta = _meta(run, start, notes, who, has_replies)
     meta["report"] = has_report
-    meta["pieces"] = {"tasks": _rows(_Pieces(data, "tasks"), task_rows),
-                      "attempts": _rows(_Pieces(data, "attempts"), attempt_rows)}
-    meta["counts"] = {"tasks": len(task_rows), "attempts": len(attempt_rows),
-                      "rejected": sum(not r["valid"] for r in attempt_rows),
-                      "estimates": sum(len(v) for v in estimates.values()),
-                      "separating": sum(r["separating"] for r in task_rows)}
+    meta["pieces"] = {
+        "tasks": _rows(_Pieces(data, "tasks"), task_rows),
+        "attempts": _rows(_Pieces(data, "attempts"), attempt_rows),
+    }
+    meta["counts"] = {
+        "tasks": len(task_rows),
+        "attempts": len(attempt_rows),
+        "rejected": sum(not r["valid"] for r in attempt_rows),
+        "estimates": sum(len(v) for v in estimates.values()),
+        "separating": sum(r["separating"] for r in task_rows),
+    }
     _Pieces(data, "meta").write(meta)
     _assets(out)
     return notes
@@ -342,25 +417,54 @@ def _meta(run: ev.RunLog, start: ev.RunStarted, notes: list[str], who: _Players,
         row = ratings.get(name, {})
         mine = who.by_setter[name]
         accuracy = [_short(statistics.fmean(mine[s])) if mine.get(s) else None for s in run.players]
-        players.append({"name": name, "kind": p.get("kind"), "model": p.get("model"),
-                        "true_skill": p.get("true_skill"), "rank": row.get("rank"), "score": row.get("score"),
-                        "lo": row.get("lo"), "hi": row.get("hi"), "tasks": len(who.set_tasks.get(name, [])),
-                        "attempts": who.attempts.get(name, 0), "rejected": dict(who.rejected.get(name, {})),
-                        "by_setter": accuracy, "void_estimates": who.void_estimates.get(name, 0),
-                        "usage": usage.get(name)})
+        players.append(
+            {
+                "name": name,
+                "kind": p.get("kind"),
+                "model": p.get("model"),
+                "true_skill": p.get("true_skill"),
+                "rank": row.get("rank"),
+                "score": row.get("score"),
+                "lo": row.get("lo"),
+                "hi": row.get("hi"),
+                "tasks": len(who.set_tasks.get(name, [])),
+                "attempts": who.attempts.get(name, 0),
+                "rejected": dict(who.rejected.get(name, {})),
+                "by_setter": accuracy,
+                "void_estimates": who.void_estimates.get(name, 0),
+                "usage": usage.get(name),
+            }
+        )
     reasons = sorted({r for v in who.rejected.values() for r in v})
     # how each model setter was asked again after a rejection: "show" (told of it) or "resample"
     cohort = (start.config.get("players") or {}) if isinstance(start.config, dict) else {}
-    repair = {str(e.get("name")): e.get("setter_repair") or cohort.get("setter_repair") or "show"
-              for e in cohort.get("llm") or [] if isinstance(e, dict)}
+    repair = {
+        str(e.get("name")): e.get("setter_repair") or cohort.get("setter_repair") or "show"
+        for e in cohort.get("llm") or []
+        if isinstance(e, dict)
+    }
     end = run.end
-    return {"format": FORMAT, "name": run.run_dir.name, "game": start.game, "rounds": start.rounds,
-            "played": sum(isinstance(e, ev.RoundEnded) for e in run.events), "seed": start.seed,
-            "rating": start.rating, "aug": start.aug, "estimator": (start.config.get("estimator") or {}).get("_target_", "")
-            .rsplit(".", 1)[-1] if isinstance(start.config, dict) else "", "finished": end is not None,
-            "ended": None if end is None or end.ended is ev.UNSET else end.ended,
-            "notes": notes, "replies": has_replies, "players": players, "reasons": reasons, "repair": repair,
-            "separates": SEPARATES}
+    return {
+        "format": FORMAT,
+        "name": run.run_dir.name,
+        "game": start.game,
+        "rounds": start.rounds,
+        "played": sum(isinstance(e, ev.RoundEnded) for e in run.events),
+        "seed": start.seed,
+        "rating": start.rating,
+        "aug": start.aug,
+        "estimator": (start.config.get("estimator") or {}).get("_target_", "").rsplit(".", 1)[-1]
+        if isinstance(start.config, dict)
+        else "",
+        "finished": end is not None,
+        "ended": None if end is None or end.ended is ev.UNSET else end.ended,
+        "notes": notes,
+        "replies": has_replies,
+        "players": players,
+        "reasons": reasons,
+        "repair": repair,
+        "separates": SEPARATES,
+    }
 
 
 def _assets(out: Path) -> None:

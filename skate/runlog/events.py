@@ -348,9 +348,29 @@ class UnknownEvent(Event):
         return {"event": self.name, "ts": self.ts if ts is None else ts, **self.extra}
 
 
-KINDS: dict[str, type[Event]] = {cls.event: cls for cls in (
-    RunStarted, RoundStarted, AttemptMade, TaskSet, Estimated, RatingUpdated, TaskRated, RoundEnded, ModelCallVoid,
-    ModelAdjusted, ModelOutage, Optimized, PlayerVoid, RunStopped, PlayersJoined, StageEnded, RunEnded, RunFailed)}
+KINDS: dict[str, type[Event]] = {
+    cls.event: cls
+    for cls in (
+        RunStarted,
+        RoundStarted,
+        AttemptMade,
+        TaskSet,
+        Estimated,
+        RatingUpdated,
+        TaskRated,
+        RoundEnded,
+        ModelCallVoid,
+        ModelAdjusted,
+        ModelOutage,
+        Optimized,
+        PlayerVoid,
+        RunStopped,
+        PlayersJoined,
+        StageEnded,
+        RunEnded,
+        RunFailed,
+    )
+}
 _FIELDS = {kind: {f.name for f in dataclasses.fields(cls)} - {"ts", "extra"} for kind, cls in KINDS.items()}
 
 
@@ -362,8 +382,11 @@ def parse(record: dict[str, Any]) -> Event:
     if cls is None:
         return UnknownEvent(name=kind, ts=record.get("ts"), extra=body)
     known = _FIELDS[kind]
-    return cls(**{k: v for k, v in body.items() if k in known}, ts=record.get("ts"),
-               extra={k: v for k, v in body.items() if k not in known})
+    return cls(
+        **{k: v for k, v in body.items() if k in known},
+        ts=record.get("ts"),
+        extra={k: v for k, v in body.items() if k not in known},
+    )
 
 
 def parse_as(record: dict[str, Any], cls: type[E]) -> E:
@@ -468,13 +491,25 @@ class RunLog:
         for e in rated:
             names = list(e.state)
             for player in e.state[names[0]]:
-                rows.append({"update": e.update, "task_id": e.task_id, "player": player,
-                             **{k: e.state[k].get(player) for k in names}})
+                rows.append(
+                    {
+                        "update": e.update,
+                        "task_id": e.task_id,
+                        "player": player,
+                        **{k: e.state[k].get(player) for k in names},
+                    }
+                )
         for u in self.updates:
             values = u.extra
             for side in ("a", "b"):
-                rows.append({"update": u.update, "task_id": u.task_id, "player": getattr(u, side),
-                             **{k[:-2]: v for k, v in values.items() if k.endswith("_" + side)}})
+                rows.append(
+                    {
+                        "update": u.update,
+                        "task_id": u.task_id,
+                        "player": getattr(u, side),
+                        **{k[:-2]: v for k, v in values.items() if k.endswith("_" + side)},
+                    }
+                )
         return rows
 
     def rating_stream(self) -> list[RatedTask | Forfeit]:
@@ -507,7 +542,9 @@ class RunLog:
                 answerers[e.round] = list(e.answerers) if e.answerers is not UNSET else list(active)
             elif isinstance(e, (AttemptMade, TaskSet)):
                 who = e.player if isinstance(e, AttemptMade) else e.setter
-                if isinstance(e, TaskSet) and who == BENCHMARK:  # a built benchmark: many tasks a round, each its own slot
+                if (
+                    isinstance(e, TaskSet) and who == BENCHMARK
+                ):  # a built benchmark: many tasks a round, each its own slot
                     who = e.task_id
                 order = setters.setdefault(e.round, [])
                 if who not in order:
@@ -520,7 +557,11 @@ class RunLog:
             elif isinstance(e, Estimated) and e.p is not None and e.task_id in scores:
                 scores[e.task_id][e.player] = float(e.p)
                 if e.n > 0:
-                    k = e.correct if isinstance(e.correct, float) and not float(e.correct).is_integer() else int(e.correct)
+                    k = (
+                        e.correct
+                        if isinstance(e.correct, float) and not float(e.correct).is_integer()
+                        else int(e.correct)
+                    )
                     counts[e.task_id][e.player] = (k, int(e.n))
         out: list[RatedTask | Forfeit] = []
         for rnd, order in setters.items():
@@ -534,8 +575,14 @@ class RunLog:
                 elif forfeited(tried := attempts.get((rnd, setter), [])):
                     task_id = forfeit_id(rnd, setter)
                     if task_id in rated or rnd in finished:
-                        out.append(Forfeit(task_id, setter, [n for n in answerers.get(rnd, active) if n != setter],
-                                           unsolved_own(tried)))
+                        out.append(
+                            Forfeit(
+                                task_id,
+                                setter,
+                                [n for n in answerers.get(rnd, active) if n != setter],
+                                unsolved_own(tried),
+                            )
+                        )
         return out
 
     def rated_scores(self) -> list[tuple[str, dict[str, float]]]:
@@ -595,8 +642,7 @@ class Forfeit:
         return backend.forfeit(self.task_id, self.setter, self.answerers, self.unsolved)
 
 
-def read_run(run_dir: Path, what: str = "a finished or stopped run",
-             keep_updates: int | None = None) -> RunLog:
+def read_run(run_dir: Path, what: str = "a finished or stopped run", keep_updates: int | None = None) -> RunLog:
     """A run folder's typed log, or :class:`RunLogError` saying what is wrong.
 
     ``keep_updates`` bounds the rating updates held in memory: ``None`` keeps every one; ``N``

@@ -21,8 +21,17 @@ RATINGS_FILE = "ratings.json"
 
 THINKING_FILE = "thinking.jsonl"
 
-__all__ = ["EVENTS_FILE", "RATINGS_FILE", "THINKING_FILE", "EventLog", "HeldRun", "ThinkingLog", "held_run",
-           "read_events", "write_ratings"]
+__all__ = [
+    "EVENTS_FILE",
+    "RATINGS_FILE",
+    "THINKING_FILE",
+    "EventLog",
+    "HeldRun",
+    "ThinkingLog",
+    "held_run",
+    "read_events",
+    "write_ratings",
+]
 
 
 # Where a run ends (or ended before it was resumed): a resumed run's log is cut before the first.
@@ -100,8 +109,11 @@ def held_run(folder: Path) -> HeldRun | None:
     if first is None:
         return None
     config = first.get("config") if first.get("event") == "run_start" else None
-    return HeldRun(finished="run_end" in kinds and not kinds & {"run_stopped", "run_error"},
-                   rounds=rounds, config=config if isinstance(config, dict) else None)
+    return HeldRun(
+        finished="run_end" in kinds and not kinds & {"run_stopped", "run_error"},
+        rounds=rounds,
+        config=config if isinstance(config, dict) else None,
+    )
 
 
 _ENDS = tuple(f'"{kind}"'.encode() for kind in ("round_end", *TERMINAL))
@@ -135,8 +147,9 @@ class ThinkingLog:
                 self.written += 1
             except OSError as exc:
                 self._failed = True
-                logging.getLogger(__name__).warning("cannot keep the models' thinking in %s (%s): not kept from now on",
-                                                    self.path, exc.strerror or exc)
+                logging.getLogger(__name__).warning(
+                    "cannot keep the models' thinking in %s (%s): not kept from now on", self.path, exc.strerror or exc
+                )
 
     def close(self) -> None:
         with self._lock:
@@ -400,6 +413,7 @@ def write_ratings(out_dir: Path, rows: list[dict[str, Any]]) -> Path:
 def format_table(rows: list[dict[str, Any]], tasks_by_setter: Mapping[str, int] | None = None) -> str:
     """The ratings table as plain text, best first: score, interval, and the backend's extras (and,
     given ``tasks_by_setter``, how many valid tasks each player set)."""
+
     def num(x: Any, width: int, nd: int = 2) -> str:
         return f"{x:>{width}.{nd}f}" if isinstance(x, (int, float)) else f"{'-':>{width}}"
 
@@ -412,8 +426,7 @@ def format_table(rows: list[dict[str, Any]], tasks_by_setter: Mapping[str, int] 
     lines = [header, "-" * len(header)]
     for r in rows:
         rank = r.get("rank")
-        iv = (f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None
-              else "-")
+        iv = f"[{r['lo']:.2f}, {r['hi']:.2f}]" if r.get("lo") is not None and r.get("hi") is not None else "-"
         line = f"{rank if rank is not None else '-':>4}  {r['player']:<20} {num(r.get('score'), 8)} {iv:>17}"
         if r.get("no_data"):  # no rated game: its prior score means nothing
             line = f"{'-':>4}  {r['player']:<20} {'no data':>8} {'-':>17}"
@@ -431,7 +444,8 @@ def format_table(rows: list[dict[str, Any]], tasks_by_setter: Mapping[str, int] 
             lines.append(f"* {r['player']}: {r['unbounded']}")
     boots = [r for r in rows if r.get("unbounded_resamples")]
     if boots:
-        lines.append("no wins or no losses in some bootstrap resamples (where the interval ends rest on the prior): "
-                     + ", ".join(f"{r['player']} in {r['unbounded_resamples']} of {r.get('resamples', '?')}"
-                                 for r in boots))
+        lines.append(
+            "no wins or no losses in some bootstrap resamples (where the interval ends rest on the prior): "
+            + ", ".join(f"{r['player']} in {r['unbounded_resamples']} of {r.get('resamples', '?')}" for r in boots)
+        )
     return "\n".join(lines)

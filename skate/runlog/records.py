@@ -190,8 +190,10 @@ class Decoding:
 
     def spec_fields(self) -> dict[str, Any]:
         """The model settings this decoding sets (``ModelSpec`` fields)."""
-        return {"temperature": float(self.temperature),
-                **({"max_tokens": int(self.max_tokens)} if self.max_tokens is not None else {})}
+        return {
+            "temperature": float(self.temperature),
+            **({"max_tokens": int(self.max_tokens)} if self.max_tokens is not None else {}),
+        }
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,9 @@ from typing import Any
 
 REPLIES_FILE = "replies.jsonl"
 
-_SCOPE: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar("skate_reply_scope",
-                                                                           default=MappingProxyType({}))
+_SCOPE: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
+    "skate_reply_scope", default=MappingProxyType({})
+)
 
 log = logging.getLogger(__name__)
 
@@ -106,15 +107,23 @@ class ReplyLog:
     # -- the three kinds
     def reply(self, info: Mapping[str, Any]) -> None:
         """One model call's reply (the client's ``on_reply``), in the caller's scope."""
-        self._write({"kind": "reply", **current(),
-                     **{k: v for k, v in info.items() if k == "text" or (v is not None and v is not False and v != "")}})
+        self._write(
+            {
+                "kind": "reply",
+                **current(),
+                **{k: v for k, v in info.items() if k == "text" or (v is not None and v is not False and v != "")},
+            }
+        )
 
     def answers(self, task: str, player: str, samples: list[dict[str, Any]]) -> None:
         """One estimate's samples; the answers new to the task's table are written first."""
         with self._lock:
             table = self._values.setdefault(task, {})
-            new = [text for text in dict.fromkeys(str(v["answer"]) for v in samples if v.get("answer") is not None)
-                   if text not in table]
+            new = [
+                text
+                for text in dict.fromkeys(str(v["answer"]) for v in samples if v.get("answer") is not None)
+                if text not in table
+            ]
             for text in new:
                 table[text] = len(table)
             lines = [{"kind": "value", "task": task, "i": table[text], "text": text} for text in new]
@@ -123,8 +132,15 @@ class ReplyLog:
                 self._write_locked(line)
 
     def shown(self, round: int, player: str, history: list[dict[str, Any]], assignment: Mapping[str, Any]) -> None:
-        self._write({"kind": "shown", "round": round, "player": player, "history": history,
-                     **({"assignment": jsonable(assignment)} if assignment else {})})
+        self._write(
+            {
+                "kind": "shown",
+                "round": round,
+                "player": player,
+                "history": history,
+                **({"assignment": jsonable(assignment)} if assignment else {}),
+            }
+        )
 
     # -- writing
     def _write(self, record: dict[str, Any]) -> None:
@@ -143,8 +159,9 @@ class ReplyLog:
             self.written += 1
         except OSError as exc:
             self._failed = True
-            log.warning("cannot keep the players' replies in %s (%s): not kept from now on",
-                        self.path, exc.strerror or exc)
+            log.warning(
+                "cannot keep the players' replies in %s (%s): not kept from now on", self.path, exc.strerror or exc
+            )
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,12 +245,19 @@ def unpack_samples(record: Mapping[str, Any], values: list[str]) -> list[dict[st
     raw = record.get("call")
     calls = [c for c, k in raw for _ in range(k)] if isinstance(raw, list) else [raw] * n
     index = record.get("index") or (_counted(calls) if raw is not None else [None] * n)
-    extra = {k: v for k, v in record.items() if isinstance(v, list) and len(v) == n
-             and k not in ("answer", "call", "index", "ok")}
+    extra = {
+        k: v
+        for k, v in record.items()
+        if isinstance(v, list) and len(v) == n and k not in ("answer", "call", "index", "ok")
+    }
     out = []
     for k in range(n):
-        view = {"ok": _READ.get(ok[k]), "answer": None if answers[k] is None else values[answers[k]],
-                "call": calls[k], "index": index[k]}
+        view = {
+            "ok": _READ.get(ok[k]),
+            "answer": None if answers[k] is None else values[answers[k]],
+            "call": calls[k],
+            "index": index[k],
+        }
         view.update({key: col[k] for key, col in extra.items()})
         out.append(view)
     return out

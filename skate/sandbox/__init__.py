@@ -12,6 +12,21 @@ from skate.sandbox.jail import JailSandbox, SandboxUnavailable
 from skate.sandbox.nsjail_sandbox import NsjailSandbox
 from skate.sandbox.subprocess_sandbox import SubprocessSandbox, UnsafeSandboxWarning
 
-__all__ = ["AutoSandbox", "BwrapSandbox", "auto", "ExecResult", "JailSandbox", "Limits", "NoSandbox", "NsjailSandbox", "Outcome",
-           "Sandbox", "SandboxError", "SandboxUnavailable", "SubprocessSandbox",
-           "UnsafeSandboxWarning", "auto_sandbox", "probe"]
+__all__ = [
+    "AutoSandbox",
+    "BwrapSandbox",
+    "auto",
+    "ExecResult",
+    "JailSandbox",
+    "Limits",
+    "NoSandbox",
+    "NsjailSandbox",
+    "Outcome",
+    "Sandbox",
+    "SandboxError",
+    "SandboxUnavailable",
+    "SubprocessSandbox",
+    "UnsafeSandboxWarning",
+    "auto_sandbox",
+    "probe",
+]

@@ -48,8 +48,18 @@ import time
 
 TMP = "/tmp"
 RUN = "/tmp/run"
-SHIELDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-            signal.SIGQUIT, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+SHIELDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGQUIT,
+    signal.SIGALRM,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+)
 ZYGOTES = 2
 ZYGOTE_START_S = 30.0
 REPLY_S = 10.0  # how long a zygote may take to fork
@@ -82,10 +92,20 @@ class Filter:
         self._buf = ctypes.create_string_buffer(data, len(data))
         self._prog = Fprog(len(data) // 8, ctypes.addressof(self._buf))
         self._prctl = ctypes.CDLL(None, use_errno=True).prctl
-        self._args = (ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
-                      ctypes.c_void_p(ctypes.addressof(self._prog)), ctypes.c_ulong(0), ctypes.c_ulong(0))
-        self._nnp = (ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
-                     ctypes.c_ulong(0), ctypes.c_ulong(0))
+        self._args = (
+            ctypes.c_int(PR_SET_SECCOMP),
+            ctypes.c_ulong(SECCOMP_MODE_FILTER),
+            ctypes.c_void_p(ctypes.addressof(self._prog)),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
+        self._nnp = (
+            ctypes.c_int(PR_SET_NO_NEW_PRIVS),
+            ctypes.c_ulong(1),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
         self._errno = ctypes.get_errno
 
     def install(self):
@@ -134,9 +154,12 @@ CGROUP = None  # a Cgroup, or None: memory is then an address-space rlimit per p
 def _bounds():
     """What bounds a program here, as observed from inside (the ready line says it)."""
     st = os.statvfs(TMP)
-    return {"memory": "cgroup" if CGROUP is not None else "rlimit",
-            "tmp_bytes": st.f_blocks * st.f_frsize, "tmp_inodes": st.f_files,
-            "program_filter": FILTER is not None}
+    return {
+        "memory": "cgroup" if CGROUP is not None else "rlimit",
+        "tmp_bytes": st.f_blocks * st.f_frsize,
+        "tmp_inodes": st.f_files,
+        "program_filter": FILTER is not None,
+    }
 
 
 def _drop_privileges(uid, gid):
@@ -183,9 +206,20 @@ def _child(python, req, out_fd, err_fd, stdin_fd, setup_fd):
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
         _close_all_but(setup_fd)  # close-on-exec: open until the program's interpreter starts
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-                    signal.SIGQUIT, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
-                    signal.SIGPIPE, signal.SIGXFSZ):
+        for sig in (
+            signal.SIGINT,
+            signal.SIGTERM,
+            signal.SIGHUP,
+            signal.SIGUSR1,
+            signal.SIGUSR2,
+            signal.SIGQUIT,
+            signal.SIGALRM,
+            signal.SIGTSTP,
+            signal.SIGTTIN,
+            signal.SIGTTOU,
+            signal.SIGPIPE,
+            signal.SIGXFSZ,
+        ):
             signal.signal(sig, signal.SIG_DFL)
         cpu, mem, fsize, nproc = req["cpu"], req["mem"], req["fsize"], req["nproc"]
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -326,7 +360,7 @@ def _write_main(code):
     try:
         data = _encode(code)
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
 
@@ -351,10 +385,17 @@ def _finish(req, rc, timed_out, cpu_used, out_fd, err_fd, setup_fd, clean):
     out, out_bytes = _read_back(out_fd, cap)
     err, _ = _read_back(err_fd, cap)
     said, _ = _read_back(setup_fd, 4096)
-    return {"rc": rc, "timed_out": timed_out, "cpu_s": cpu_used, "out": out.decode("utf-8", "replace"),
-            "out_bytes": out_bytes, "err": err.decode("utf-8", "replace"), "clean": clean,
-            "setup_error": said.decode("utf-8", "replace") or None,
-            "oom": None if CGROUP is None else CGROUP.killed_since()}
+    return {
+        "rc": rc,
+        "timed_out": timed_out,
+        "cpu_s": cpu_used,
+        "out": out.decode("utf-8", "replace"),
+        "out_bytes": out_bytes,
+        "err": err.decode("utf-8", "replace"),
+        "clean": clean,
+        "setup_error": said.decode("utf-8", "replace") or None,
+        "oom": None if CGROUP is None else CGROUP.killed_since(),
+    }
 
 
 def _run_one(python, req):
@@ -520,8 +561,18 @@ def _run_warm(warm, req):
     stdin_fd, req_fd = _stdin_file(req), _anon_file("request")
     # The zygote only passes these on: what is in them is read by the child alone.
     mem = -1 if CGROUP is not None else req["mem"]  # the cgroup bounds memory: no rlimit then
-    os.write(req_fd, marshal.dumps({"env": req.get("env") or {}, "cpu": req["cpu"], "mem": mem,
-                                    "fsize": req["fsize"], "nproc": req["nproc"] + len(warm.zygotes)}))
+    os.write(
+        req_fd,
+        marshal.dumps(
+            {
+                "env": req.get("env") or {},
+                "cpu": req["cpu"],
+                "mem": mem,
+                "fsize": req["fsize"],
+                "nproc": req["nproc"] + len(warm.zygotes),
+            }
+        ),
+    )
     _prepare(req)
     fds = [req_fd, stdin_fd, out_fd, err_fd, setup_fd] + ([CGROUP.procs] if CGROUP is not None else [])
     try:
@@ -561,9 +612,20 @@ def main():
         except Exception as exc:  # noqa: BLE001 - this jail runs cold; the host says so
             warm_error = f"{type(exc).__name__}: {exc}"
     reply = sys.stdout
-    reply.write(json.dumps({"ready": True, "uid": os.getuid(), "pid": os.getpid(),
-                            "python": python, "warm": warm is not None,
-                            "warm_error": warm_error, "bounds": _bounds()}) + "\n")
+    reply.write(
+        json.dumps(
+            {
+                "ready": True,
+                "uid": os.getuid(),
+                "pid": os.getpid(),
+                "python": python,
+                "warm": warm is not None,
+                "warm_error": warm_error,
+                "bounds": _bounds(),
+            }
+        )
+        + "\n"
+    )
     reply.flush()
     for line in sys.stdin:
         STARTED[0] = False

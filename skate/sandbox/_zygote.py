@@ -51,9 +51,21 @@ import sys
 
 # Blocked in the zygote (its dispositions stay a fresh interpreter's; a child only unblocks them):
 # a belt to the child's seccomp braces, which already keep programs from signalling it.
-_SHIELDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-             signal.SIGQUIT, signal.SIGALRM, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU,
-             signal.SIGIO, signal.SIGURG, signal.SIGWINCH)
+_SHIELDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+    signal.SIGQUIT,
+    signal.SIGALRM,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+    signal.SIGIO,
+    signal.SIGURG,
+    signal.SIGWINCH,
+)
 _FRESH_PATH = tuple(sys.path)  # what a fresh `python -I -S` has, before anything changes it
 
 # What the zygote itself needs.
@@ -70,8 +82,21 @@ import resource
 # modules whose import has no lasting effect beyond themselves (no threads, no atexit handlers,
 # no files, no environment) and that need no fixing up after a fork: random (it reseeds itself)
 # and threading are left to the programs that use them, which pay for them as a cold program does.
-PRELOADED = ("ast", "collections", "contextlib", "functools", "heapq", "itertools", "json", "math",
-             "operator", "re", "string", "typing", "unicodedata")
+PRELOADED = (
+    "ast",
+    "collections",
+    "contextlib",
+    "functools",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "re",
+    "string",
+    "typing",
+    "unicodedata",
+)
 for _name in PRELOADED:
     __import__(_name)
 del _name
@@ -90,16 +115,52 @@ CLONE_PARENT = 0x00008000
 # at (checked against libseccomp's tables by the tests). Elsewhere the zygote refuses to start and
 # the jail runs every program cold.
 ARCHES = {
-    "x86_64": (0xC000003E, dict(
-        clone=56, kill=62, tkill=200, tgkill=234, rt_sigqueueinfo=129, rt_tgsigqueueinfo=297,
-        pidfd_open=434, prlimit64=302, setpriority=141, sched_setaffinity=203,
-        sched_setparam=142, sched_setscheduler=144, sched_setattr=314, ioprio_set=251,
-        fcntl=72, ioctl=16, setsid=112, setpgid=109)),
-    "aarch64": (0xC00000B7, dict(
-        clone=220, kill=129, tkill=130, tgkill=131, rt_sigqueueinfo=138, rt_tgsigqueueinfo=240,
-        pidfd_open=434, prlimit64=261, setpriority=140, sched_setaffinity=122,
-        sched_setparam=118, sched_setscheduler=119, sched_setattr=274, ioprio_set=30,
-        fcntl=25, ioctl=29, setsid=157, setpgid=154)),
+    "x86_64": (
+        0xC000003E,
+        dict(
+            clone=56,
+            kill=62,
+            tkill=200,
+            tgkill=234,
+            rt_sigqueueinfo=129,
+            rt_tgsigqueueinfo=297,
+            pidfd_open=434,
+            prlimit64=302,
+            setpriority=141,
+            sched_setaffinity=203,
+            sched_setparam=142,
+            sched_setscheduler=144,
+            sched_setattr=314,
+            ioprio_set=251,
+            fcntl=72,
+            ioctl=16,
+            setsid=112,
+            setpgid=109,
+        ),
+    ),
+    "aarch64": (
+        0xC00000B7,
+        dict(
+            clone=220,
+            kill=129,
+            tkill=130,
+            tgkill=131,
+            rt_sigqueueinfo=138,
+            rt_tgsigqueueinfo=240,
+            pidfd_open=434,
+            prlimit64=261,
+            setpriority=140,
+            sched_setaffinity=122,
+            sched_setparam=118,
+            sched_setscheduler=119,
+            sched_setattr=274,
+            ioprio_set=30,
+            fcntl=25,
+            ioctl=29,
+            setsid=157,
+            setpgid=154,
+        ),
+    ),
 }
 _X32_BIT = 0x40000000
 F_SETOWN, F_SETOWN_EX = 8, 15
@@ -187,8 +248,7 @@ def filter_program(machine, protected):
 
 
 class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
-                ("k", ctypes.c_uint)]
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
 
 
 class _SockFprog(ctypes.Structure):
@@ -201,17 +261,20 @@ def _compiled(machine, protected):
     array = (_SockFilter * len(ins))(*[_SockFilter(*i) for i in ins])
     prog = _SockFprog(len(ins), array)
     prog.keep = array
-    return (ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
-            ctypes.pointer(prog), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return (
+        ctypes.c_int(PR_SET_SECCOMP),
+        ctypes.c_ulong(SECCOMP_MODE_FILTER),
+        ctypes.pointer(prog),
+        ctypes.c_ulong(0),
+        ctypes.c_ulong(0),
+    )
 
 
-_DUMPABLE = (ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
-             ctypes.c_ulong(0))
+_DUMPABLE = (ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
 
 
 def _prctl(option, arg):
-    if _PRCTL(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0),
-              ctypes.c_ulong(0)) != 0:
+    if _PRCTL(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
 
@@ -219,8 +282,14 @@ def _prctl(option, arg):
 def _clone_sibling(nr_clone):
     """fork(), except that the child's parent is ours (the supervisor): CLONE_PARENT."""
     _API.PyOS_BeforeFork()
-    pid = _SYSCALL(ctypes.c_long(nr_clone), ctypes.c_long(CLONE_PARENT | signal.SIGCHLD),
-                   ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0))
+    pid = _SYSCALL(
+        ctypes.c_long(nr_clone),
+        ctypes.c_long(CLONE_PARENT | signal.SIGCHLD),
+        ctypes.c_long(0),
+        ctypes.c_long(0),
+        ctypes.c_long(0),
+        ctypes.c_long(0),
+    )
     if pid == 0:
         _API.PyOS_AfterFork_Child()
         return 0
@@ -240,8 +309,13 @@ def _from_hex(hex_text):
     array = (_SockFilter * (len(data) // 8)).from_buffer_copy(data)
     prog = _SockFprog(len(array), array)
     prog.keep = array
-    return (ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
-            ctypes.pointer(prog), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return (
+        ctypes.c_int(PR_SET_SECCOMP),
+        ctypes.c_ulong(SECCOMP_MODE_FILTER),
+        ctypes.pointer(prog),
+        ctypes.c_ulong(0),
+        ctypes.c_ulong(0),
+    )
 
 
 def _serve(fd, program_fprog=None):
@@ -390,8 +464,7 @@ def _compile(source):
     if nul >= 0:  # CPython's file reader says so in its own words, at the line
         start = source.rfind(b"\n", 0, nul) + 1
         text = source[start:nul].decode("utf-8", "replace")
-        raise SyntaxError("source code cannot contain null bytes",
-                          (FILE, source.count(b"\n", 0, nul) + 1, None, text))
+        raise SyntaxError("source code cannot contain null bytes", (FILE, source.count(b"\n", 0, nul) + 1, None, text))
     return compile(source, FILE, "exec", dont_inherit=True)
 
 

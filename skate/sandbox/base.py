@@ -127,8 +127,9 @@ def limits_of(values: Mapping[str, Any]) -> Limits:
     give; an unknown key raises ``ValueError``."""
     unknown = sorted(set(values) - set(Limits.__dataclass_fields__))
     if unknown:
-        raise ValueError(f"sandbox.limits: unknown keys {unknown}; "
-                         f"valid keys are {sorted(Limits.__dataclass_fields__)}")
+        raise ValueError(
+            f"sandbox.limits: unknown keys {unknown}; valid keys are {sorted(Limits.__dataclass_fields__)}"
+        )
     return Limits(**values)
 
 
@@ -154,8 +155,9 @@ class Sandbox(Component[SandboxConfig], ABC):
         self._count_lock = threading.Lock()
         self.executions = 0  # programs run so far (for throughput figures)
 
-    def run(self, code: str, limits: Limits | None = None, *, stdin: str = "",
-            env: Mapping[str, str] | None = None) -> ExecResult:
+    def run(
+        self, code: str, limits: Limits | None = None, *, stdin: str = "", env: Mapping[str, str] | None = None
+    ) -> ExecResult:
         """Run one program; never raises for anything the program does.
 
         ``stdin`` is what the program reads from standard input (end-of-file after it);
@@ -169,8 +171,7 @@ class Sandbox(Component[SandboxConfig], ABC):
             return self._execute(code, limits or self.limits, stdin, env)
 
     @abstractmethod
-    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None
-                 ) -> ExecResult:
+    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> ExecResult:
         """Run one program under ``limits`` (called with an execution slot held)."""
 
     def run_many(self, programs: Sequence[str], limits: Limits | None = None) -> list[ExecResult]:
@@ -186,8 +187,7 @@ class Sandbox(Component[SandboxConfig], ABC):
     @property
     def bounds(self) -> dict[str, str]:
         """What bounds a program here, in words (``run_start.sandbox_bounds``)."""
-        return {"memory": "address-space rlimit per process", "tmp": "none of its own",
-                "system_calls": "all allowed"}
+        return {"memory": "address-space rlimit per process", "tmp": "none of its own", "system_calls": "all allowed"}
 
     def close(self) -> None:  # optional hook
         """Release long-lived resources (workers, temp folders)."""
@@ -202,8 +202,7 @@ class NoSandbox(Sandbox):
     def __init__(self) -> None:
         super().__init__(workers=1)
 
-    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None
-                 ) -> ExecResult:
+    def _execute(self, code: str, limits: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> ExecResult:
         raise SandboxError("this game runs no program, so its run has no sandbox")
 
     def describe(self) -> str:
@@ -219,9 +218,15 @@ def cpu_seconds(lim: Limits) -> int:
     return max(1, math.ceil(lim.cpu_s))
 
 
-def classify(rc: int | None, timed_out: bool, too_much_output: bool, stderr: str,
-             cpu_used: float | None = None, cpu_limit: float | None = None,
-             out_of_memory: bool | None = None) -> Outcome:
+def classify(
+    rc: int | None,
+    timed_out: bool,
+    too_much_output: bool,
+    stderr: str,
+    cpu_used: float | None = None,
+    cpu_limit: float | None = None,
+    out_of_memory: bool | None = None,
+) -> Outcome:
     """Map how a program ended to an :class:`Outcome` (shared by every implementation).
 
     A SIGKILL is the CPU limit's hard stop, unless the CPU time the program used says otherwise

@@ -23,6 +23,7 @@ MS_NOSUID, MS_NODEV, MS_PRIVATE, MNT_DETACH = 0x2, 0x4, 1 << 18, 0x2
 
 def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
+
     def enc(v: str | None) -> bytes | None:
         return v.encode() if v is not None else None
 
@@ -31,6 +32,7 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
 
 def _umount(target: str) -> None:
     ctypes.CDLL(None, use_errno=True).umount2(target.encode(), MNT_DETACH)
+
 
 class BwrapSandbox(JailSandbox):
     """Bubblewrap (Debian's ``bubblewrap`` package)."""
@@ -45,18 +47,40 @@ class BwrapSandbox(JailSandbox):
             raise SandboxUnavailable("bwrap not found: install it with `apt-get install bubblewrap`")
         return found
 
-    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
-                ) -> tuple[list[str], list[int]]:
+    def command(
+        self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
+    ) -> tuple[list[str], list[int]]:
         seccomp_fd = policy.bpf_file()
-        argv = [self.binary, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--as-pid-1",
-                "--clearenv", "--hostname", "sandbox"]
+        argv = [
+            self.binary,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--as-pid-1",
+            "--clearenv",
+            "--hostname",
+            "sandbox",
+        ]
         if uid >= 0:
             # Root: bubblewrap can only map the caller's uid into a user namespace, and host root
             # is exempt from process-count limits. So no user namespace: the supervisor starts as
             # root with just enough capability to drop to the worker's own uid, then drops.
-            argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                     "--cap-add", "CAP_CHOWN", "--cap-add", "CAP_FOWNER"]
+            argv += [
+                "--cap-drop",
+                "ALL",
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_CHOWN",
+                "--cap-add",
+                "CAP_FOWNER",
+            ]
         else:
             argv += ["--unshare-user", "--disable-userns"]
         binds, links = system_mounts(self.prefix)
@@ -73,8 +97,7 @@ class BwrapSandbox(JailSandbox):
             argv += ["--bind", tmp, "/tmp"]
         else:
             argv += ["--size", str(self.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-        argv += ["--remount-ro", "/dev", "--remount-ro", "/",
-                 "--seccomp", str(seccomp_fd), "--chdir", "/tmp", "--"]
+        argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--seccomp", str(seccomp_fd), "--chdir", "/tmp", "--"]
         argv += self.supervisor_argv(uid, gid, memory)
         return argv, [seccomp_fd]
 
@@ -85,8 +108,10 @@ class BwrapSandbox(JailSandbox):
         os.mkdir(path, 0o700)
         options = f"size={self.tmp_mb * 1024 * 1024},nr_inodes={self.tmp_inodes},mode=0777"
         if _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
-            log.warning("bwrap: could not mount a tmpfs for /tmp (%s); its inodes are not capped",
-                        os.strerror(ctypes.get_errno()))
+            log.warning(
+                "bwrap: could not mount a tmpfs for /tmp (%s); its inodes are not capped",
+                os.strerror(ctypes.get_errno()),
+            )
             return None
         _mount("none", path, None, MS_PRIVATE, None)  # the host's detach must not reach the jail
         return path

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from skate.sandbox.base import ExecResult, Limits, Outcome, Sandbox
 
-_PROGRAM = '''\
+_PROGRAM = """\
 import sys as _sys, os as _os
 _arg = _sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
 _ns = {{"__name__": "__sandboxed__", "__builtins__": __builtins__}}
@@ -32,7 +32,7 @@ _value = _fn(_arg)
 _text = _value if isinstance(_value, str) else repr(_value)
 _sys.stdout.flush()
 _os.write(1, ("\\n" + {marker!r} + _text).encode("utf-8", "surrogateescape"))
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,19 @@ class CallResult:
 
     def shows(self, secret: str) -> bool:
         """Whether ``secret`` appears in anything the call produced: stdout, stderr or the value."""
-        return bool(secret) and (secret in self.output or secret in self.run.stderr
-                                 or (self.value is not None and secret in self.value))
+        return bool(secret) and (
+            secret in self.output or secret in self.run.stderr or (self.value is not None and secret in self.value)
+        )
 
 
-def call_function(sandbox: Sandbox, source: str, function: str, argument: str,
-                  env: Mapping[str, str] | None = None, limits: Limits | None = None) -> CallResult:
+def call_function(
+    sandbox: Sandbox,
+    source: str,
+    function: str,
+    argument: str,
+    env: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+) -> CallResult:
     """Run ``function(argument)`` from ``source`` in ``sandbox`` (see the module docstring)."""
     if not function.isidentifier():
         raise ValueError(f"function name {function!r} is not an identifier")

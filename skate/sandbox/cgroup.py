@@ -97,8 +97,9 @@ def find_parent() -> tuple[Parent | None, str]:
             try:
                 with open(os.path.join(mount, "cgroup.controllers"), encoding="utf-8") as f:
                     if "memory" not in f.read().split():
-                        reasons.append(f"{mount}: the cgroup v2 tree has no memory controller "
-                                       "(a cgroup v1 hierarchy holds it)")
+                        reasons.append(
+                            f"{mount}: the cgroup v2 tree has no memory controller (a cgroup v1 hierarchy holds it)"
+                        )
                         continue
             except OSError as exc:
                 reasons.append(f"{mount}: {exc.strerror}")

@@ -17,16 +17,25 @@ class SandboxConfig(metaclass=Settings):
     workers: int = 0  # concurrent executions; 0 = number of CPU cores
     python: str = ""  # interpreter that runs the programs; "" = the one running skate
     limits: dict[str, Any] = field(
-        default_factory=lambda: {"timeout_s": 5.0, "cpu_s": 5, "memory_mb": 512,
-                                 "max_output_bytes": 65536, "max_processes": 8}
+        default_factory=lambda: {
+            "timeout_s": 5.0,
+            "cpu_s": 5,
+            "memory_mb": 512,
+            "max_output_bytes": 65536,
+            "max_processes": 8,
+        }
     )
 
     def check(self) -> list[Problem]:
         """What types cannot say is wrong with these settings (keys within ``sandbox``)."""
         problems = require(self.workers >= 0, "workers", self.workers, "must be >= 0 (0 = one per CPU core)")
         for key, value in self.limits.items():
-            problems += require(isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
-                                f"limits.{key}", value, "must be a positive number")
+            problems += require(
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+                f"limits.{key}",
+                value,
+                "must be a positive number",
+            )
         return problems
 
 
@@ -42,10 +51,17 @@ class JailSettingsConfig(SandboxConfig):
     warm: bool = True  # fork each program from a clean interpreter kept in the jail; false: exec one
 
     def check(self) -> list[Problem]:
-        return [*super().check(), *require(self.tmp_mb >= 1, "tmp_mb", self.tmp_mb, "must be >= 1"),
-                *require(self.tmp_inodes >= 16, "tmp_inodes", self.tmp_inodes, "must be >= 16"),
-                *require(self.memory_bound in MEMORY_BOUNDS, "memory_bound", self.memory_bound,
-                         "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit")]
+        return [
+            *super().check(),
+            *require(self.tmp_mb >= 1, "tmp_mb", self.tmp_mb, "must be >= 1"),
+            *require(self.tmp_inodes >= 16, "tmp_inodes", self.tmp_inodes, "must be >= 16"),
+            *require(
+                self.memory_bound in MEMORY_BOUNDS,
+                "memory_bound",
+                self.memory_bound,
+                "must be auto (a memory cgroup where the machine allows, else rlimit), cgroup or rlimit",
+            ),
+        ]
 
 
 @dataclass

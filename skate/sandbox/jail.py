@@ -154,8 +154,14 @@ def kill_uid(uid: int, attempts: int = 100) -> None:
 class _Worker:
     """One jail with its supervisor, spoken to over a pair of pipes, one JSON line each way."""
 
-    def __init__(self, argv: list[str], pass_fds: Sequence[int], startup_timeout: float,
-                 host_uid: int = -1, memory: cgroup.Jail | None = None) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        pass_fds: Sequence[int],
+        startup_timeout: float,
+        host_uid: int = -1,
+        memory: cgroup.Jail | None = None,
+    ) -> None:
         self.host_uid = host_uid  # the worker's own host uid (root mode), swept at close
         self.memory = memory  # the jail's memory cgroup, removed at close
         # Set before the jail is killed: a reply that still arrives (its supervisor reporting the
@@ -165,9 +171,16 @@ class _Worker:
         self._on_close: list[int] = []  # fds to close with the worker (its uid slot lock)
         self._buf = b""
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._log, pass_fds=tuple(pass_fds), bufsize=0,
-                                         start_new_session=True, env={})
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                pass_fds=tuple(pass_fds),
+                bufsize=0,
+                start_new_session=True,
+                env={},
+            )
         except OSError as exc:
             self.close()
             raise SandboxUnavailable(f"could not start {argv[0]}: {exc}") from exc
@@ -206,8 +219,9 @@ class _Worker:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 self.proc.wait(timeout=5)
-                raise _WorkerFailed(f"the jail exited (status {self.proc.returncode}): "
-                                    f"{self.stderr_tail() or 'no message'}")
+                raise _WorkerFailed(
+                    f"the jail exited (status {self.proc.returncode}): {self.stderr_tail() or 'no message'}"
+                )
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
         try:
@@ -219,9 +233,16 @@ class _Worker:
         return reply
 
     def execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> dict:
-        request = {"code": code, "stdin": stdin, "env": dict(env or {}), "timeout": lim.timeout_s, "cpu": cpu_seconds(lim),
-                   "mem": int(lim.memory_mb) * 1024 * 1024, "fsize": lim.max_output_bytes + 1,
-                   "nproc": int(lim.max_processes) + 1}  # + the supervisor, which shares the uid
+        request = {
+            "code": code,
+            "stdin": stdin,
+            "env": dict(env or {}),
+            "timeout": lim.timeout_s,
+            "cpu": cpu_seconds(lim),
+            "mem": int(lim.memory_mb) * 1024 * 1024,
+            "fsize": lim.max_output_bytes + 1,
+            "nproc": int(lim.max_processes) + 1,
+        }  # + the supervisor, which shares the uid
         requests = self.proc.stdin
         assert requests is not None, "the jail's stdin is a pipe (stdin=PIPE)"
         try:
@@ -305,8 +326,9 @@ class JailSandbox(Sandbox):
         if memory_bound != "rlimit":
             self.cgroup_parent, self.cgroup_note = cgroup.parent()
             if self.cgroup_parent is None and memory_bound == "cgroup":
-                raise SandboxUnavailable(f"sandbox.memory_bound=cgroup, but no memory cgroup can be "
-                                         f"made here: {self.cgroup_note}")
+                raise SandboxUnavailable(
+                    f"sandbox.memory_bound=cgroup, but no memory cgroup can be made here: {self.cgroup_note}"
+                )
         self.program_filter = policy.program_bpf().hex()
         self.observed: dict = {}  # the bounds the last jail's supervisor reported
         self._warned_cold = False
@@ -337,8 +359,9 @@ class JailSandbox(Sandbox):
         """Path of the jail program; raise SandboxUnavailable with an install hint if missing."""
 
     @abstractmethod
-    def command(self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
-                ) -> tuple[list[str], list[int]]:
+    def command(
+        self, uid: int, gid: int, workdir: str, memory: cgroup.Jail | None = None
+    ) -> tuple[list[str], list[int]]:
         """argv that starts one jailed supervisor, and the fds it must inherit (besides the
         memory cgroup's, which ``memory`` holds and the caller passes too)."""
 
@@ -346,25 +369,43 @@ class JailSandbox(Sandbox):
         """Undo what :meth:`command` set up in ``workdir`` once the jail has started (or failed)."""
 
     def supervisor_argv(self, uid: int, gid: int, memory: cgroup.Jail | None = None) -> list[str]:
-        argv = [self.python, "-I", "-S", "-c", SUPERVISOR, self.python, str(uid), str(gid),
-                self.program_filter, memory.argument() if memory is not None else "-"]
+        argv = [
+            self.python,
+            "-I",
+            "-S",
+            "-c",
+            SUPERVISOR,
+            self.python,
+            str(uid),
+            str(gid),
+            self.program_filter,
+            memory.argument() if memory is not None else "-",
+        ]
         return argv + [ZYGOTE] if self.warm else argv
 
     @property
     def bounds(self) -> dict:
         """What bounds a program here (for ``run_start`` and the log)."""
-        memory = (f"{self.cgroup_parent.describe()}: all of a program's processes, the kernel memory "
-                  "they pin and the /tmp files they write, together under memory_mb"
-                  if self.cgroup_parent is not None else
-                  f"address-space rlimit per process (memory_mb each, up to max_processes of them; "
-                  f"kernel memory is bounded by the system-call policy only); no memory cgroup: "
-                  f"{self.cgroup_note}")
+        memory = (
+            f"{self.cgroup_parent.describe()}: all of a program's processes, the kernel memory "
+            "they pin and the /tmp files they write, together under memory_mb"
+            if self.cgroup_parent is not None
+            else f"address-space rlimit per process (memory_mb each, up to max_processes of them; "
+            f"kernel memory is bounded by the system-call policy only); no memory cgroup: "
+            f"{self.cgroup_note}"
+        )
         seen = self.observed  # what the jail's supervisor saw of its /tmp
-        tmp = (f"tmpfs of {seen['tmp_bytes'] >> 20} MiB and {seen['tmp_inodes']} inodes" if seen else
-               f"tmpfs of {self.tmp_mb} MiB and {self.tmp_inodes} inodes (asked for; no jail started yet)")
-        return {"memory": memory, "tmp": tmp,
-                "system_calls": "no sockets, socketpairs, memfds, io_uring, inotify, fanotify, file locks "
-                                "or page-cache probes (skate/sandbox/policy.py)"}
+        tmp = (
+            f"tmpfs of {seen['tmp_bytes'] >> 20} MiB and {seen['tmp_inodes']} inodes"
+            if seen
+            else f"tmpfs of {self.tmp_mb} MiB and {self.tmp_inodes} inodes (asked for; no jail started yet)"
+        )
+        return {
+            "memory": memory,
+            "tmp": tmp,
+            "system_calls": "no sockets, socketpairs, memfds, io_uring, inotify, fanotify, file locks "
+            "or page-cache probes (skate/sandbox/policy.py)",
+        }
 
     # -- pool
     def _spawn(self) -> _Worker:
@@ -384,8 +425,9 @@ class JailSandbox(Sandbox):
                 except OSError as exc:
                     raise SandboxError(f"could not make the jail's memory cgroup: {exc}") from exc
             argv, fds = self.command(uid, gid, workdir, memory)
-            worker = _Worker(argv, fds + (memory.fds if memory else []), self.startup_timeout_s,
-                             host_uid=uid, memory=memory)
+            worker = _Worker(
+                argv, fds + (memory.fds if memory else []), self.startup_timeout_s, host_uid=uid, memory=memory
+            )
             worker._on_close = keep
         except BaseException:
             for fd in keep:
@@ -401,8 +443,9 @@ class JailSandbox(Sandbox):
         self.observed = worker.bounds
         if self.warm and not worker.warm and not self._warned_cold:
             self._warned_cold = True
-            log.warning("%s: sandbox.warm is on but this jail runs every program cold: %s",
-                        self.name, worker.warm_error)
+            log.warning(
+                "%s: sandbox.warm is on but this jail runs every program cold: %s", self.name, worker.warm_error
+            )
         with self._lock:
             closed = self._closed
             if not closed:
@@ -456,15 +499,15 @@ class JailSandbox(Sandbox):
         for f in futures:
             f.result()  # the first jail that could not start raises its error here
 
-    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
-                 ) -> ExecResult:
+    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> ExecResult:
         start = time.perf_counter()
         for attempt in (1, 2):
             try:
                 worker = self._checkout()
             except SandboxError as exc:
-                return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
-                                  time.perf_counter() - start)
+                return ExecResult(
+                    Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None, time.perf_counter() - start
+                )
             failure, started, reply = None, True, None  # failure: the supervisor's word, never the program's
             try:
                 reply = worker.execute(code, lim, stdin, env)
@@ -472,8 +515,13 @@ class JailSandbox(Sandbox):
                 failure, started = str(exc), exc.started
             if worker.killed:  # the host killed the jail while the program ran: whatever the reply says
                 self._retire(worker)
-                return ExecResult(Outcome.SANDBOX_ERROR, "", "sandbox failed: the jail was killed while the program ran",
-                                  None, time.perf_counter() - start)
+                return ExecResult(
+                    Outcome.SANDBOX_ERROR,
+                    "",
+                    "sandbox failed: the jail was killed while the program ran",
+                    None,
+                    time.perf_counter() - start,
+                )
             if reply is not None and reply["setup_error"]:
                 failure, started = f"the jail {reply['setup_error']}", False
             elif reply is not None and not reply["clean"]:
@@ -484,14 +532,22 @@ class JailSandbox(Sandbox):
             if started or attempt == 2:
                 return self._blame(failure, reply, start)
             # Nothing of the program ran: run it again, on a fresh jail.
-            log.warning("%s: a jail failed before the program started; running it on a fresh one: %s",
-                        self.name, failure)
+            log.warning(
+                "%s: a jail failed before the program started; running it on a fresh one: %s", self.name, failure
+            )
         assert reply is not None, "the loop ends with a reply (failure is None) or returns"
         duration = time.perf_counter() - start
         rc, stderr = reply["rc"], reply["err"]
         too_much = reply["out_bytes"] > lim.max_output_bytes
-        outcome = classify(rc, reply["timed_out"], too_much, stderr, cpu_used=reply.get("cpu_s"),
-                           cpu_limit=cpu_seconds(lim), out_of_memory=reply["oom"] is True)
+        outcome = classify(
+            rc,
+            reply["timed_out"],
+            too_much,
+            stderr,
+            cpu_used=reply.get("cpu_s"),
+            cpu_limit=cpu_seconds(lim),
+            out_of_memory=reply["oom"] is True,
+        )
         stdout = reply["out"]
         if too_much:
             stdout = stdout.encode("utf-8", "replace")[: lim.max_output_bytes].decode("utf-8", "replace")
@@ -505,10 +561,16 @@ class JailSandbox(Sandbox):
         duration = time.perf_counter() - start
         out = (reply or {}).get("out", "")
         if healthy is not None:
-            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {failure}; and a known-good "
-                              f"program then failed on a fresh jail too: {healthy}", None, duration)
-        return ExecResult(Outcome.BROKE_JAIL, out, f"the program broke its jail: {failure}",
-                          (reply or {}).get("rc"), duration)
+            return ExecResult(
+                Outcome.SANDBOX_ERROR,
+                "",
+                f"sandbox failed: {failure}; and a known-good program then failed on a fresh jail too: {healthy}",
+                None,
+                duration,
+            )
+        return ExecResult(
+            Outcome.BROKE_JAIL, out, f"the program broke its jail: {failure}", (reply or {}).get("rc"), duration
+        )
 
     def health_check(self) -> str | None:
         """Build a fresh jail and run a known-good program in it (the jail then joins the pool,
@@ -524,11 +586,9 @@ class JailSandbox(Sandbox):
         except _WorkerFailed as exc:
             self._retire(worker)
             return str(exc)
-        healthy = (reply["rc"] == 0 and reply["out"] == "42\n" and not reply["setup_error"]
-                   and reply["clean"])
+        healthy = reply["rc"] == 0 and reply["out"] == "42\n" and not reply["setup_error"] and reply["clean"]
         self._give_back(worker, usable=healthy)
-        return None if healthy else (f"it gave status {reply['rc']}, "
-                                     f"{reply['setup_error'] or reply['err'][-200:]!r}")
+        return None if healthy else (f"it gave status {reply['rc']}, {reply['setup_error'] or reply['err'][-200:]!r}")
 
     def close(self) -> None:
         with self._lock:
@@ -554,5 +614,4 @@ class JailSandbox(Sandbox):
     def describe(self) -> str:
         start = "warm" if self.warm else "cold"
         memory = "memory cgroup" if self.cgroup_parent is not None else "memory rlimit per process"
-        return (f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start, "
-                f"{memory}")
+        return f"{self.name} ({self.binary}), {self.workers} workers, python {self.python}, {start} start, {memory}"

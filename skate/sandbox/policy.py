@@ -39,42 +39,110 @@ import os
 import tempfile
 
 DENIED = (
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm",
-    "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup",
-    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-    "semget", "semop", "semtimedop", "semctl", "ipc",
-    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "acct",
+    "quotactl",
+    "syslog",
+    "iopl",
+    "ioperm",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "lookup_dcookie",
+    "vhangup",
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "ipc",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
     # kernel memory outside the program's limit, and the host's shared network pools
-    "socket", "io_uring_setup", "io_uring_enter", "io_uring_register", "memfd_secret",
+    "socket",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "memfd_secret",
     # asynchronous I/O contexts draw on a host-wide quota (fs.aio-max-nr) every process shares
-    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
     # the host's file activity and page cache; locks on shared inodes
-    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
-    "mincore", "cachestat", "fadvise64", "readahead", "process_madvise", "flock",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
+    "mincore",
+    "cachestat",
+    "fadvise64",
+    "readahead",
+    "process_madvise",
+    "flock",
 )
 PROGRAM_DENIED = (
-    "socketpair", "memfd_create",  # the supervisor uses both; programs may not
+    "socketpair",
+    "memfd_create",  # the supervisor uses both; programs may not
     # the host's free memory, load and process count (sysinfo), and the free space of its file
     # systems (statfs): they move with what the host and other jails do
-    "sysinfo", "statfs", "fstatfs",
+    "sysinfo",
+    "statfs",
+    "fstatfs",
 )
 
 # Refused by argument, in programs (F_* and MADV_* from the kernel's uapi headers).
 F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 5, 6, 7, 36, 37, 38
 F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
-FCNTL_DENIED = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW,
-                F_SETLEASE, F_GETLEASE, F_NOTIFY)
+FCNTL_DENIED = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY)
 MADV_COLD, MADV_PAGEOUT = 20, 21
 RWF_NOWAIT = 0x8
 
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
-CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
-                         0x20000000, 0x40000000)
+CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
 def syscall_numbers(names: tuple[str, ...] = DENIED) -> list[int]:

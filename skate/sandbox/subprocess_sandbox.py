@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 UNSAFE_MESSAGE = (
     "sandbox=subprocess is NOT a security boundary: programs run as your user with the network, "
     "your files and your other processes in reach. Use it only for code you trust (such as the "
-    "simulated cohort's); for model-written code use sandbox=auto, nsjail or bwrap.")
+    "simulated cohort's); for model-written code use sandbox=auto, nsjail or bwrap."
+)
 
 
 class UnsafeSandboxWarning(UserWarning):
@@ -78,18 +79,17 @@ class SubprocessSandbox(Sandbox):
     def describe(self) -> str:
         return f"subprocess (NOT isolated), {self.workers} workers, python {self.python}"
 
-    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None
-                 ) -> ExecResult:
+    def _execute(self, code: str, lim: Limits, stdin: str = "", env: Mapping[str, str] | None = None) -> ExecResult:
         start = time.perf_counter()
         try:
             with tempfile.TemporaryDirectory(prefix="skate-sbx-") as tmp:
                 return self._run_in(Path(tmp), code, lim, start, stdin, env or {})
         except OSError as exc:  # could not create the folder, spawn the interpreter, ...
-            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None,
-                              time.perf_counter() - start)
+            return ExecResult(Outcome.SANDBOX_ERROR, "", f"sandbox failed: {exc}", None, time.perf_counter() - start)
 
-    def _run_in(self, tmp: Path, code: str, lim: Limits, start: float, stdin: str,
-                env: Mapping[str, str]) -> ExecResult:
+    def _run_in(
+        self, tmp: Path, code: str, lim: Limits, start: float, stdin: str, env: Mapping[str, str]
+    ) -> ExecResult:
         prog = tmp / "main.py"
         prog.write_text(code, encoding="utf-8")
         in_path = tmp / "stdin"
@@ -98,11 +98,22 @@ class SubprocessSandbox(Sandbox):
         # stdout goes to a file capped by RLIMIT_FSIZE (cap + 1 byte so "exactly at the cap" is legal
         # and one byte more is detectable); stderr is capped the same way.
         fsize = lim.max_output_bytes + 1
-        args = [self.python, "-I", "-S", "-c", _BOOTSTRAP, str(prog), str(cpu_seconds(lim)),
-                str(lim.memory_mb * 1024 * 1024), str(fsize), str(lim.max_processes)]
+        args = [
+            self.python,
+            "-I",
+            "-S",
+            "-c",
+            _BOOTSTRAP,
+            str(prog),
+            str(cpu_seconds(lim)),
+            str(lim.memory_mb * 1024 * 1024),
+            str(fsize),
+            str(lim.max_processes),
+        ]
         with open(out_path, "wb") as out, open(err_path, "wb") as err, open(in_path, "rb") as given:
-            proc = subprocess.Popen(args, stdin=given, stdout=out, stderr=err,
-                                    cwd=tmp, env={**env, **_CHILD_ENV}, start_new_session=True)
+            proc = subprocess.Popen(
+                args, stdin=given, stdout=out, stderr=err, cwd=tmp, env={**env, **_CHILD_ENV}, start_new_session=True
+            )
             try:
                 timed_out = not _wait_exit(proc, lim.timeout_s)
             finally:

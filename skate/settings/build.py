@@ -77,44 +77,76 @@ def assemble(settings: SkateConfig, cleanup: contextlib.ExitStack, log: EventLog
     thinking = ThinkingLog(log.path.parent / THINKING_FILE) if s.llm.keep_thinking else None
     if thinking is not None:
         cleanup.callback(thinking.close)
-    replies = ReplyLog(log.path.parent / REPLIES_FILE, replay=log.resumed) \
-        if s.events.replies else None
+    replies = ReplyLog(log.path.parent / REPLIES_FILE, replay=log.resumed) if s.events.replies else None
     if replies is not None:
         cleanup.callback(replies.close)
-    client = open_client(s, table, cleanup, on_void=lambda info: log.write(ev.ModelCallVoid(**info)),
-                         on_outage=_outages_to(log, logger), on_thinking=thinking,
-                         on_reply=replies.reply if replies is not None else None)
+    client = open_client(
+        s,
+        table,
+        cleanup,
+        on_void=lambda info: log.write(ev.ModelCallVoid(**info)),
+        on_outage=_outages_to(log, logger),
+        on_thinking=thinking,
+        on_reply=replies.reply if replies is not None else None,
+    )
     twins = [dataclasses.replace(c, name=c.name + DEFAULT_SUFFIX) for c in s.players.llm] if s.optimizer.compare else []
-    players = [*simulated_players(s, table),
-               *llm_players([*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None),
-                            s.players.setter_repair)]
+    players = [
+        *simulated_players(s, table),
+        *llm_players(
+            [*s.players.llm, *twins], table, client, getattr(estimator, "decoding", None), s.players.setter_repair
+        ),
+    ]
     prepare_models(s, table, client, players)
     _say_what_thinking_costs(s, players)
-    return Parts(game=table.game, sandbox=table.sandbox, env=table.env, embedder=table.embedder, players=players,
-                 client=client, rating=rating, aug=aug, estimator=estimator, logger=logger, replies=replies)
+    return Parts(
+        game=table.game,
+        sandbox=table.sandbox,
+        env=table.env,
+        embedder=table.embedder,
+        players=players,
+        client=client,
+        rating=rating,
+        aug=aug,
+        estimator=estimator,
+        logger=logger,
+        replies=replies,
+    )
 
 
 def _say_what_thinking_costs(settings: SkateConfig, players: Sequence[Player]) -> None:
     """One line when hosted models that think play with no budget: every answer sample costs their
     thinking, so say how to see the bill first and which estimator keeps it down."""
-    thinkers = [p.name for p in players if (spec := getattr(p, "spec", None)) is not None and spec.thinks and spec.hosted]
+    thinkers = [
+        p.name for p in players if (spec := getattr(p, "spec", None)) is not None and spec.thinks and spec.hosted
+    ]
     if not thinkers or settings.llm.budget_usd is not None:
         return
     name = estimators.of(settings.estimator).name
-    cheaper = "" if name == "adaptive" else (f"; estimator={name} asks more samples per answer than estimator=adaptive, "
-                                             "which kept the ranking of reasoning players for a twelfth of Algorithm 1's")
-    log.warning("%s think before they answer and every answer sample costs the thinking: `skate play ... --estimate` "
-                "says what this game will cost, and llm.budget_usd=<USD> stops it cleanly once spent%s",
-                ", ".join(thinkers), cheaper)
+    cheaper = (
+        ""
+        if name == "adaptive"
+        else (
+            f"; estimator={name} asks more samples per answer than estimator=adaptive, "
+            "which kept the ranking of reasoning players for a twelfth of Algorithm 1's"
+        )
+    )
+    log.warning(
+        "%s think before they answer and every answer sample costs the thinking: `skate play ... --estimate` "
+        "says what this game will cost, and llm.budget_usd=<USD> stops it cleanly once spent%s",
+        ", ".join(thinkers),
+        cheaper,
+    )
 
 
 def _outages_to(log: EventLog, logger: Any) -> Callable[[dict], None]:
     """Where a model's outage is told: its start, end or the run's stop to the event log
     (``llm_outage``), and each of its probes too to the logger (the progress shows the wait)."""
+
     def told(info: dict) -> None:
         if info["state"] != "waiting":
             log.write(ev.ModelOutage(**info))
         logger.outage(info)
+
     return told
 
 
@@ -134,14 +166,23 @@ def build_table(settings: SkateConfig, cleanup: contextlib.ExitStack) -> Table:
     refusal = game.check_sandbox(sandbox)
     if refusal:
         raise ConfigError(refusal)
-    return Table(game, sandbox, GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(getattr(s.rating, "p_thresh", PASS_MARK))), embedder)
+    return Table(
+        game,
+        sandbox,
+        GameEnv(sandbox=sandbox, seed=s.seed, pass_mark=float(getattr(s.rating, "p_thresh", PASS_MARK))),
+        embedder,
+    )
 
 
-def open_client(settings: SkateConfig, table: Table, cleanup: contextlib.ExitStack,
-                on_void: Callable[[dict], None] | None = None,
-                on_outage: Callable[[dict], None] | None = None,
-                on_thinking: Callable[[dict], None] | None = None,
-                on_reply: Callable[[dict], None] | None = None) -> LLMClient | None:
+def open_client(
+    settings: SkateConfig,
+    table: Table,
+    cleanup: contextlib.ExitStack,
+    on_void: Callable[[dict], None] | None = None,
+    on_outage: Callable[[dict], None] | None = None,
+    on_thinking: Callable[[dict], None] | None = None,
+    on_reply: Callable[[dict], None] | None = None,
+) -> LLMClient | None:
     """The one model client the run's model players (and an embedder that calls a model:
     ``embedder=openai``) share, closed by ``cleanup``; None when nothing calls a model.
     ``on_void``: where each void call is told (the runner's event log); ``on_outage``: where each
@@ -164,8 +205,13 @@ def simulated_players(settings: SkateConfig, table: Table) -> list[Player]:
     return build_simulated(settings.players.simulated, table.game.simulation(table.env), settings.seed)
 
 
-def llm_players(configs: Sequence[Any], table: Table, client: LLMClient | None,
-                decoding: Decoding | None = None, setter_repair: str | None = None) -> list[Player]:
+def llm_players(
+    configs: Sequence[Any],
+    table: Table,
+    client: LLMClient | None,
+    decoding: Decoding | None = None,
+    setter_repair: str | None = None,
+) -> list[Player]:
     """One language-model player per entry of ``configs`` (``players.llm`` entries), sharing
     ``client``; ``decoding``: how they decode when the estimator says (greedy), over their own;
     ``setter_repair``: the cohort's (``players.setter_repair``), for entries that give none."""
@@ -178,7 +224,9 @@ def llm_players(configs: Sequence[Any], table: Table, client: LLMClient | None,
     return list(build_llm_players(entries, client, lambda: table.game.modules(table.env), decoding))
 
 
-def prepare_models(settings: SkateConfig, table: Table, client: LLMClient | None, players: Sequence[Player] = ()) -> None:
+def prepare_models(
+    settings: SkateConfig, table: Table, client: LLMClient | None, players: Sequence[Player] = ()
+) -> None:
     """With ``llm.preflight``, one cheap call per distinct model and endpoint of ``players``, so
     that a dead one stops the run now, not after every round of void calls (PreflightError is a
     ConfigError: one line, exit 2); then the embedder that calls a model gets the client (and,
@@ -218,41 +266,55 @@ def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:
         raise
 
 
-
 def prices_of(c: LLMConfig) -> dict[str, Price]:
     """``llm.prices`` as the client takes them."""
     return {k: Price(v.get("input_per_mtok", 0.0), v.get("output_per_mtok", 0.0)) for k, v in c.prices.items()}
 
 
-def build_client(c: LLMConfig, on_void: Callable[[dict], None] | None = None,
-                 on_outage: Callable[[dict], None] | None = None,
-                 on_thinking: Callable[[dict], None] | None = None,
-                 on_reply: Callable[[dict], None] | None = None) -> LLMClient:
+def build_client(
+    c: LLMConfig,
+    on_void: Callable[[dict], None] | None = None,
+    on_outage: Callable[[dict], None] | None = None,
+    on_thinking: Callable[[dict], None] | None = None,
+    on_reply: Callable[[dict], None] | None = None,
+) -> LLMClient:
     """A model client from the ``llm`` settings (:func:`open_client`: the run's, closed with it);
     ``on_void``: where each void call is told; ``on_outage``: each change of an outage;
     ``on_thinking``: each reply's thinking; ``on_reply``: each reply."""
     cache = ResponseCache(c.cache_dir) if c.cache else None
     retry = RetryPolicy(c.max_retries, c.backoff_s, c.max_backoff_s, c.max_retry_after_s)
-    return LLMClient(cache=cache, retry=retry, concurrency=c.concurrency,
-                     endpoint_concurrency=dict(c.endpoint_concurrency), prices=prices_of(c),
-                     budget_usd=c.budget_usd, structured=str(c.structured), on_void=on_void,
-                     outage_wait_s=float(c.outage_wait_s), on_outage=on_outage, on_thinking=on_thinking,
-                     on_reply=on_reply)
+    return LLMClient(
+        cache=cache,
+        retry=retry,
+        concurrency=c.concurrency,
+        endpoint_concurrency=dict(c.endpoint_concurrency),
+        prices=prices_of(c),
+        budget_usd=c.budget_usd,
+        structured=str(c.structured),
+        on_void=on_void,
+        outage_wait_s=float(c.outage_wait_s),
+        on_outage=on_outage,
+        on_thinking=on_thinking,
+        on_reply=on_reply,
+    )
 
 
 def usage_summary(client) -> dict[str, Any]:
     """Calls, cache hits, void samples, retries, tokens and cost: per player and for the run."""
-    return {"players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
-            "total": client.total().as_dict(),
-            # per player, its setting, answering and reading calls apart (what an estimate learns from)
-            "purposes": {name: {k: u.as_dict() for k, u in parts.items()} for name, parts in client.purposes().items()},
-            "budget_usd": client.budget_usd,
-            # per model: json_schema / json_object (structured output), or text where refused
-            "structured_output": client.structured_formats()}
+    return {
+        "players": {name: u.as_dict() for name, u in sorted(client.usage.items())},
+        "total": client.total().as_dict(),
+        # per player, its setting, answering and reading calls apart (what an estimate learns from)
+        "purposes": {name: {k: u.as_dict() for k, u in parts.items()} for name, parts in client.purposes().items()},
+        "budget_usd": client.budget_usd,
+        # per model: json_schema / json_object (structured output), or text where refused
+        "structured_output": client.structured_formats(),
+    }
 
 
-def count_entries(settings: SkateConfig, players: Sequence[Player], summary: Any, rounds: int,
-                  out_dir: Any) -> list[dict[str, Any]]:
+def count_entries(
+    settings: SkateConfig, players: Sequence[Player], summary: Any, rounds: int, out_dir: Any
+) -> list[dict[str, Any]]:
     """One entry per model player of a run for the token counts of later estimates
     (:mod:`skate.llm.counts`): the game and estimator, the rounds it played, the players and the
     game's counts, and the model's usage by purpose."""
@@ -263,11 +325,24 @@ def count_entries(settings: SkateConfig, players: Sequence[Player], summary: Any
         spec = getattr(p, "spec", None)
         if spec is None or p.name not in purposes:
             continue
-        out.append({"run": str(out_dir), "game": settings.game.name, "model": spec.model, "api_base": spec.base_url,
-                    "player": p.name, "max_tokens": spec.max_tokens,
-                    **{k: getattr(spec, k) for k in thinking if getattr(spec, k) is not None},
-                    "estimator": estimators.of(settings.estimator).name, "estimator_settings": record_of(settings.estimator),
-                    "rounds": rounds, "players": len(players), "tasks": summary.tasks, "attempts": summary.attempts,
-                    "estimates": summary.estimates, "tasks_set": summary.tasks_by_setter.get(p.name, 0),
-                    **{purpose: purpose_counts(u) for purpose, u in purposes[p.name].items()}})
+        out.append(
+            {
+                "run": str(out_dir),
+                "game": settings.game.name,
+                "model": spec.model,
+                "api_base": spec.base_url,
+                "player": p.name,
+                "max_tokens": spec.max_tokens,
+                **{k: getattr(spec, k) for k in thinking if getattr(spec, k) is not None},
+                "estimator": estimators.of(settings.estimator).name,
+                "estimator_settings": record_of(settings.estimator),
+                "rounds": rounds,
+                "players": len(players),
+                "tasks": summary.tasks,
+                "attempts": summary.attempts,
+                "estimates": summary.estimates,
+                "tasks_set": summary.tasks_by_setter.get(p.name, 0),
+                **{purpose: purpose_counts(u) for purpose, u in purposes[p.name].items()},
+            }
+        )
     return out

@@ -64,17 +64,23 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
                     f"{stage_key}.{field_name}: {item!r} is neither a player nor a role of this cohort "
                     f"(players: {names}; roles: {sorted(roles) or 'none'}). Name a player, or give the cohort "
                     f"the role: add `roles: {{{item}: <player>}}` to its conf/players/<cohort>.yaml, or "
-                    f"players.roles.{item}=<player> on the command line")
+                    f"players.roles.{item}=<player> on the command line"
+                )
         return out
 
     stages = list(cfg.stages or [])
     resolved: list[dict[str, Any]] = []
     for i, st in enumerate(stages):
         key = f"stages[{i}] ({st.name})"
-        resolved.append({"name": str(st.name), "join": named(key, "join", st.join),
-                         "setters": None if st.setters is None else named(key, "setters", st.setters),
-                         "answer_only": named(key, "answer_only", st.answer_only),
-                         "rounds": int(st.rounds)})
+        resolved.append(
+            {
+                "name": str(st.name),
+                "join": named(key, "join", st.join),
+                "setters": None if st.setters is None else named(key, "setters", st.setters),
+                "answer_only": named(key, "answer_only", st.answer_only),
+                "rounds": int(st.rounds),
+            }
+        )
     later = {n for st in resolved for n in st["join"]}
     active = [n for n in names if n not in later]
     out: list[dict[str, Any]] = []
@@ -85,15 +91,23 @@ def resolve_stages(settings: SkateConfig) -> list[dict[str, Any]]:
         _check(not twice, f"{key}.join", twice, "a player joins only once (and not if it plays from the start)")
         active += stage["join"]
         if stage["answer_only"]:
-            _check(stage["setters"] is None, f"{key}.answer_only", stage["answer_only"],
-                   "give setters or answer_only, not both")
+            _check(
+                stage["setters"] is None,
+                f"{key}.answer_only",
+                stage["answer_only"],
+                "give setters or answer_only, not both",
+            )
             absent = sorted(set(stage["answer_only"]) - set(active))
             _check(not absent, f"{key}.answer_only", absent, f"not in the game at this stage (active: {active})")
             stage["setters"] = [n for n in active if n not in stage["answer_only"]]
         if stage["rounds"] and not any(s["rounds"] for s in out):
-            _check(len(active) >= 2, key, f"{len(active)} player(s) {active}",
-                   "the first stage that plays needs at least 2 players in the game: join fewer players later "
-                   "or use a larger cohort")
+            _check(
+                len(active) >= 2,
+                key,
+                f"{len(active)} player(s) {active}",
+                "the first stage that plays needs at least 2 players in the game: join fewer players later "
+                "or use a larger cohort",
+            )
         out.append({k: stage[k] for k in ("name", "join", "setters", "rounds")})
     if out:
         _check(sum(done["rounds"] for done in out) >= 1, "stages", "0 rounds in all", "play at least one round")
@@ -146,7 +160,6 @@ class StageConfig(metaclass=Settings):
     rounds: int = 0
 
 
-
 @dataclass
 class StopConfig(metaclass=Settings):
     """End the game before game.rounds once its ranking is settled."""
@@ -160,10 +173,15 @@ class StopConfig(metaclass=Settings):
         """What types cannot say is wrong with these settings (keys within ``stop``); the engine
         trusts them (with the rating and the stages, :func:`validate` checks what they say together)."""
         settled = self.settled
-        return [*require(self.min_rounds >= 1, "min_rounds", self.min_rounds, "must be >= 1"),
-                *require(settled is None or (isinstance(settled, (int, float)) and 0.5 < settled < 1), "settled",
-                         settled, "give the confidence at which the ranking counts as settled, in (0.5, 1) "
-                         "(e.g. 0.99), or null")]
+        return [
+            *require(self.min_rounds >= 1, "min_rounds", self.min_rounds, "must be >= 1"),
+            *require(
+                settled is None or (isinstance(settled, (int, float)) and 0.5 < settled < 1),
+                "settled",
+                settled,
+                "give the confidence at which the ranking counts as settled, in (0.5, 1) (e.g. 0.99), or null",
+            ),
+        ]
 
 
 # --------------------------------------------------------------------------- top level
@@ -201,15 +219,17 @@ class SkateConfig(metaclass=Settings):
     events: EventsConfig = field(default_factory=EventsConfig)
 
 
-
-
 # The sections a config group's option fills in (conf/config.yaml's defaults list).
 SECTIONS = ("game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger", "optimizer")
 # The groups whose options build different components: each group's registry names them, with
 # their schemas (stored as schema/<group>/<name>) and capabilities.
 REGISTRIES = (rating, estimator, sandbox, embedder, logger)
 # The groups with one schema each (stored as schema/<group>).
-_SCHEMAS: tuple[tuple[str, type], ...] = (("aug", AugConfig), ("players", PlayersConfig), ("optimizer", OptimizerConfig))
+_SCHEMAS: tuple[tuple[str, type], ...] = (
+    ("aug", AugConfig),
+    ("players", PlayersConfig),
+    ("optimizer", OptimizerConfig),
+)
 
 
 # --------------------------------------------------------------------------- validation
@@ -238,8 +258,10 @@ def validate(settings: SkateConfig) -> SkateConfig:
     schema's ``check``, a game's ``check_config``); what follows is only what needs two sections together. Settles the stages to name players, not roles
     (:func:`resolve_stages`, run here once per settings built). Returns the settings checked."""
     if not isinstance(settings, SkateConfig):
-        raise TypeError(f"validate takes settings, not a {type(settings).__name__}: give the composed config to "
-                        "build_settings(cfg), which settles, types and checks it")
+        raise TypeError(
+            f"validate takes settings, not a {type(settings).__name__}: give the composed config to "
+            "build_settings(cfg), which settles, types and checks it"
+        )
     s = settings
     try:
         game = get_game(s.game.name)
@@ -255,53 +277,95 @@ def validate(settings: SkateConfig) -> SkateConfig:
     says_order = rating.names(lambda e: e.component.says_order)
     if not game.players_set(s.game):
         name, mode = s.game.name, getattr(s.game, "mode", None)
-        _check(outcome != OutcomeRule.setter_vs_solver, "rating.outcome", str(outcome),
-               f"game={name} game.mode={mode} builds its own tasks, so there are no setters to rate: use a "
-               f"pairwise rule (rating.outcome={spoken(r for r in OutcomeRule if r != OutcomeRule.setter_vs_solver)})")
-        _check(s.schedule.mode != ScheduleMode.matches, "schedule.mode", str(s.schedule.mode),
-               f"game={name} game.mode={mode} has no setters to pair in matches: use rounds")
+        _check(
+            outcome != OutcomeRule.setter_vs_solver,
+            "rating.outcome",
+            str(outcome),
+            f"game={name} game.mode={mode} builds its own tasks, so there are no setters to rate: use a "
+            f"pairwise rule (rating.outcome={spoken(r for r in OutcomeRule if r != OutcomeRule.setter_vs_solver)})",
+        )
+        _check(
+            s.schedule.mode != ScheduleMode.matches,
+            "schedule.mode",
+            str(s.schedule.mode),
+            f"game={name} game.mode={mode} has no setters to pair in matches: use rounds",
+        )
     if s.schedule.mode == ScheduleMode.matches:
-        _check(outcome == OutcomeRule.setter_vs_solver, "rating.outcome", outcome,
-               f"schedule.mode=matches has one answerer per task, so only "
-               f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(s.rating)}")
-        _check(not s.stages, "stages", f"{len(s.stages)} stages",
-               "schedule.mode=matches plays one stage: leave stages empty")
+        _check(
+            outcome == OutcomeRule.setter_vs_solver,
+            "rating.outcome",
+            outcome,
+            f"schedule.mode=matches has one answerer per task, so only "
+            f"rating.outcome=setter_vs_solver rates it (or rating=zerosumeval), not {rating_name(s.rating)}",
+        )
+        _check(
+            not s.stages,
+            "stages",
+            f"{len(s.stages)} stages",
+            "schedule.mode=matches plays one stage: leave stages empty",
+        )
     kind = estimator.of(s.estimator)
     if kind.component.uses_order and not rating_class(s.rating).says_order:
-        raise ConfigError(f"{kind.option} samples where the ranking is unsure, and {rating_name(s.rating)} cannot "
-                          f"say how sure it is (no uncertainty): use rating={spoken(says_order)} (keys: estimator, rating)")
+        raise ConfigError(
+            f"{kind.option} samples where the ranking is unsure, and {rating_name(s.rating)} cannot "
+            f"say how sure it is (no uncertainty): use rating={spoken(says_order)} (keys: estimator, rating)"
+        )
     formats = {n: g.spec.answer_format for n, g in load_games().items()}
     if kind.component.greedy_decoding:
         one_answer = (AnswerFormat.multiple_choice, AnswerFormat.exact_match)
-        _check(game.spec.answer_format in one_answer, "estimator", kind.name,
-               f"scores one answer to one query, and game={s.game.name}'s answers are "
-               f"{game.spec.answer_format} sessions: use it with "
-               f"{spoken(sorted(n for n, f in formats.items() if f in one_answer))}")
+        _check(
+            game.spec.answer_format in one_answer,
+            "estimator",
+            kind.name,
+            f"scores one answer to one query, and game={s.game.name}'s answers are "
+            f"{game.spec.answer_format} sessions: use it with "
+            f"{spoken(sorted(n for n, f in formats.items() if f in one_answer))}",
+        )
     if kind.component.reads:
-        _check(game.spec.answer_format == AnswerFormat.multiple_choice, "estimator", kind.name,
-               f"reads the probability of each option's label, and game={s.game.name}'s answers are "
-               f"{game.spec.answer_format}, not an option: use it with "
-               f"{spoken(sorted(n for n, f in formats.items() if f == AnswerFormat.multiple_choice))}, or estimator=adaptive")
-        _check(not getattr(s.game, "reasoning", False), "estimator", kind.name,
-               "reads the option's label as the reply's first token, and game.reasoning=true asks for the "
-               "working first: set game.reasoning=false or use another estimator")
+        _check(
+            game.spec.answer_format == AnswerFormat.multiple_choice,
+            "estimator",
+            kind.name,
+            f"reads the probability of each option's label, and game={s.game.name}'s answers are "
+            f"{game.spec.answer_format}, not an option: use it with "
+            f"{spoken(sorted(n for n, f in formats.items() if f == AnswerFormat.multiple_choice))}, or estimator=adaptive",
+        )
+        _check(
+            not getattr(s.game, "reasoning", False),
+            "estimator",
+            kind.name,
+            "reads the option's label as the reply's first token, and game.reasoning=true asks for the "
+            "working first: set game.reasoning=false or use another estimator",
+        )
     if kind.component.picks_answerers:
-        _check(s.schedule.mode != ScheduleMode.matches, "estimator", kind.name,
-               "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
-               f"estimator={spoken(estimator.names(lambda e: not e.component.picks_answerers))} "
-               "(keys: estimator, schedule.mode)")
+        _check(
+            s.schedule.mode != ScheduleMode.matches,
+            "estimator",
+            kind.name,
+            "chooses who answers each task, and schedule.mode=matches has one answerer a match: use "
+            f"estimator={spoken(estimator.names(lambda e: not e.component.picks_answerers))} "
+            "(keys: estimator, schedule.mode)",
+        )
     if s.stop.settled is not None:
-        _check(not s.stages, "stop.settled", s.stop.settled,
-               "ends a game early, and a staged game (stages) plays every stage: leave one of them")
+        _check(
+            not s.stages,
+            "stop.settled",
+            s.stop.settled,
+            "ends a game early, and a staged game (stages) plays every stage: leave one of them",
+        )
         if not rating_class(s.rating).says_order:
-            raise ConfigError(f"stop.settled={s.stop.settled} stops once the ranking is sure, and "
-                              f"{rating_name(s.rating)} cannot say how sure it is (no uncertainty): use "
-                              f"rating={spoken(says_order)}, or stop.settled=null (keys: stop.settled, rating)")
+            raise ConfigError(
+                f"stop.settled={s.stop.settled} stops once the ranking is sure, and "
+                f"{rating_name(s.rating)} cannot say how sure it is (no uncertainty): use "
+                f"rating={spoken(says_order)}, or stop.settled=null (keys: stop.settled, rating)"
+            )
     known_kinds = {k for g in load_games().values() for k in g.spec.kinds} | set(game.skill_keys(s.game))
     raise_first(check_topic_skills(s.players, known_kinds, s.game.name, game.skill_keys(s.game)), "players")
     # Stages name players (a role becomes its player), once per settings built: what the run records.
-    s.stages = [StageConfig(name=st["name"], join=st["join"], setters=st["setters"], rounds=st["rounds"])
-                for st in resolve_stages(s)]  # raises on a stage naming no player or role of this cohort
+    s.stages = [
+        StageConfig(name=st["name"], join=st["join"], setters=st["setters"], rounds=st["rounds"])
+        for st in resolve_stages(s)
+    ]  # raises on a stage naming no player or role of this cohort
     check_players(s.optimizer, [p.name for p in s.players.llm])
     return s
 

@@ -162,8 +162,10 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
     if experiment is not None:
         path = Path(CONF_DIR, "experiment", f"{experiment}.yaml")
         if not path.is_file():
-            raise ConfigError(f"experiment={experiment} is not an option of experiment: choose one of "
-                              f"{', '.join(sorted(p.stem for p in path.parent.glob('*.yaml')))}")
+            raise ConfigError(
+                f"experiment={experiment} is not an option of experiment: choose one of "
+                f"{', '.join(sorted(p.stem for p in path.parent.glob('*.yaml')))}"
+            )
         exp_defaults, exp_body = _yaml(path)
         for entry in exp_defaults:
             if isinstance(entry, Mapping) and len(entry) == 1:
@@ -182,16 +184,19 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
         return read[key]
 
     for _ in range(len(SECTIONS)):  # an option's choices for other groups (a choice made above wins)
-        made = {other: value for group in SECTIONS for other, value in read_option(group)[1].items()
-                if other not in fixed}
+        made = {
+            other: value for group in SECTIONS for other, value in read_option(group)[1].items() if other not in fixed
+        }
         if all(chosen.get(k) == v for k, v in made.items()):
             break
         chosen.update(made)
     cfg = copy.deepcopy(settings_node())
     for group in SECTIONS:
         cfg[group] = read_option(group)[0]
-    for preset_group, key in (("preset_game", f"{experiment}_{chosen['game']}"),
-                              ("players_game", f"{chosen['players']}_{chosen['game']}")):
+    for preset_group, key in (
+        ("preset_game", f"{experiment}_{chosen['game']}"),
+        ("players_game", f"{chosen['players']}_{chosen['game']}"),
+    ):
         path = Path(CONF_DIR, preset_group, f"{key}.yaml")
         if path.is_file():
             extra.append(_yaml(path)[1])
@@ -209,8 +214,9 @@ def composed(values: Mapping[str, Any] | None = None, **choices: str) -> DictCon
 
 def _experiment_groups(experiment: str) -> set[str]:
     defaults, _ = _yaml(Path(CONF_DIR, "experiment", f"{experiment}.yaml"))
-    return {str(k).removeprefix("override ").strip("/").split("@")[0] for e in defaults if isinstance(e, Mapping)
-            for k in e}
+    return {
+        str(k).removeprefix("override ").strip("/").split("@")[0] for e in defaults if isinstance(e, Mapping) for k in e
+    }
 
 
 def rating_option(name: str) -> Any:
@@ -253,8 +259,12 @@ def one_line(exc: OmegaConfBaseException, prefix: str = "") -> str:
     key = getattr(exc, "full_key", None)
     full = f"{prefix}{key}" if key else prefix.rstrip(".")
     kind = getattr(exc, "object_type", None)
-    if isinstance(exc, (ConfigKeyError, ConfigAttributeError)) and key and isinstance(kind, type) \
-            and dataclasses.is_dataclass(kind):
+    if (
+        isinstance(exc, (ConfigKeyError, ConfigAttributeError))
+        and key
+        and isinstance(kind, type)
+        and dataclasses.is_dataclass(kind)
+    ):
         return not_a_setting(full, kind)
     return f"{full + ': ' if full else ''}{str(exc).splitlines()[0]}"
 
@@ -276,8 +286,9 @@ def edited(cfg: Composed, key: str, value: Any) -> Composed:
     node = OmegaConf.select(cfg, key, default=_ABSENT)
     if node is _ABSENT:
         raise ConfigError(f"{key} is not a setting this skate has")
-    if isinstance(value, (list, tuple)) or (isinstance(value, Mapping) and isinstance(node, DictConfig)
-                                            and OmegaConf.get_type(node) is dict):
+    if isinstance(value, (list, tuple)) or (
+        isinstance(value, Mapping) and isinstance(node, DictConfig) and OmegaConf.get_type(node) is dict
+    ):
         OmegaConf.update(cfg, key, [] if isinstance(value, (list, tuple)) else {}, merge=False)  # replaced whole
     try:
         OmegaConf.update(cfg, key, value, merge=True)  # a list item by its index: players.simulated.0.pitch
@@ -312,9 +323,11 @@ def check_links(e: Composed, r: Composed) -> None:
     kind = estimator.of(OmegaConf.get_type(e))
     if kind.component.decides_outcomes and OmegaConf.is_interpolation(e, "outcome") and "outcome" not in r:
         others = estimator.names(lambda entry: not entry.component.decides_outcomes)
-        raise ConfigError(f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
-                          f"{rating_name(OmegaConf.get_type(r))} has none (it rates the answers themselves): use estimator={spoken(others)}, "
-                          "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh")
+        raise ConfigError(
+            f"{kind.option} settles the pairwise outcomes of the rating's outcome rule, and "
+            f"{rating_name(OmegaConf.get_type(r))} has none (it rates the answers themselves): use estimator={spoken(others)}, "
+            "or give estimator.outcome, estimator.draw_margin and estimator.p_thresh"
+        )
 
 
 def prepare(cfg: Composed) -> None:

@@ -46,8 +46,11 @@ from skate.settings.options import (
 CONFIG_VERSION = 3
 
 # Modules renamed to follow their config group's name (version 2), as recorded _target_ prefixes.
-_RENAMED = {"skate.scoring.": "skate.estimators.", "skate.tracking.": "skate.loggers.",
-            "skate.novelty.": "skate.embedders."}
+_RENAMED = {
+    "skate.scoring.": "skate.estimators.",
+    "skate.tracking.": "skate.loggers.",
+    "skate.novelty.": "skate.embedders.",
+}
 
 
 def _v1_to_v2(record: dict[str, Any]) -> dict[str, Any]:
@@ -59,16 +62,25 @@ def _v1_to_v2(record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(target, str):
             for old, new in _RENAMED.items():
                 if target.startswith(old):
-                    section["_target_"] = new + target[len(old):]
+                    section["_target_"] = new + target[len(old) :]
     return record
 
 
 # Estimators and loggers became packages of a module each (version 3), as recorded _target_s.
-_MOVED = {f"skate.estimators.{cls}": f"skate.estimators.{module}.{cls}" for module, cls in (
-    ("algorithm1", "Algorithm1"), ("fixed_n", "FixedN"), ("greedy", "Greedy"), ("logprobs", "LogProbs"),
-    ("decided", "Decided"), ("adaptive", "Adaptive"))} | {
-    f"skate.loggers.{cls}": f"skate.loggers.{module}.{cls}" for module, cls in (
-        ("console", "ConsoleLogger"), ("wandb_logger", "WandbLogger"), ("base", "NullLogger"))}
+_MOVED = {
+    f"skate.estimators.{cls}": f"skate.estimators.{module}.{cls}"
+    for module, cls in (
+        ("algorithm1", "Algorithm1"),
+        ("fixed_n", "FixedN"),
+        ("greedy", "Greedy"),
+        ("logprobs", "LogProbs"),
+        ("decided", "Decided"),
+        ("adaptive", "Adaptive"),
+    )
+} | {
+    f"skate.loggers.{cls}": f"skate.loggers.{module}.{cls}"
+    for module, cls in (("console", "ConsoleLogger"), ("wandb_logger", "WandbLogger"), ("base", "NullLogger"))
+}
 
 
 def _v2_to_v3(record: dict[str, Any]) -> dict[str, Any]:
@@ -97,8 +109,10 @@ def migrate(record: Mapping[str, Any], version: int | None) -> dict[str, Any]:
     """``record`` brought to :data:`CONFIG_VERSION` (``None``: version 1, an unversioned record)."""
     version = 1 if version is None else int(version)
     if version > CONFIG_VERSION:
-        raise RecordError(f"the run was recorded by a newer skate (settings version {version}; this one reads up to "
-                          f"{CONFIG_VERSION}): upgrade skate to read it")
+        raise RecordError(
+            f"the run was recorded by a newer skate (settings version {version}; this one reads up to "
+            f"{CONFIG_VERSION}): upgrade skate to read it"
+        )
     data = copy.deepcopy(dict(record))
     while version < CONFIG_VERSION:
         data = MIGRATIONS[version](data)
@@ -115,8 +129,10 @@ def _schema_of_choice(registry: Registry, choice: str) -> type:
         return option_schema(registry.group, choice)
     except ConfigError:  # the option is gone: said in one line
         names = sorted(set(registry.names()) | yaml_options(registry.group))
-        raise RecordError(f"the run's {registry.group}={choice} is not an option this skate has "
-                          f"(its {registry.group}s: {', '.join(names)})") from None
+        raise RecordError(
+            f"the run's {registry.group}={choice} is not an option this skate has "
+            f"(its {registry.group}s: {', '.join(names)})"
+        ) from None
 
 
 def _schema_of_target(registry: Registry, target: str) -> type:
@@ -124,13 +140,16 @@ def _schema_of_target(registry: Registry, target: str) -> type:
     choices were recorded)."""
     entry = registry.of_target(target)
     if entry is None:
-        raise RecordError(f"the run's {registry.group} {target!r} is not one this skate has "
-                          f"(its {registry.group}s: {', '.join(registry.names())})")
+        raise RecordError(
+            f"the run's {registry.group} {target!r} is not one this skate has "
+            f"(its {registry.group}s: {', '.join(registry.names())})"
+        )
     return entry.schema
 
 
-def recorded_config(record: Mapping[str, Any], version: int | None = None,
-                    choices: Mapping[str, Any] | None = None) -> Composed:
+def recorded_config(
+    record: Mapping[str, Any], version: int | None = None, choices: Mapping[str, Any] | None = None
+) -> Composed:
     """The composed-config form of a record (typed by its schemas, defaults filled), before edits,
     overrides and checks: what :func:`run_settings` builds settings from. Each section of a group
     with a registry is typed by the option the run recorded choosing (``choices``); a record with
@@ -158,8 +177,9 @@ def recorded_config(record: Mapping[str, Any], version: int | None = None,
 Run = str | Path | Mapping[str, Any] | RunStarted
 
 
-def run_settings(run: Run, edits: Mapping[str, Any] | None = None, *,
-                 check: bool | Literal["rating"] = True) -> SkateConfig:
+def run_settings(
+    run: Run, edits: Mapping[str, Any] | None = None, *, check: bool | Literal["rating"] = True
+) -> SkateConfig:
     """The one door to a finished (or stopped) run's settings.
 
     ``run``: the run's folder, or its ``run_start`` record (a :class:`~skate.runlog.events.RunStarted`, or

@@ -47,9 +47,43 @@ from skate.runlog.events import TaskSet, read_run
 from skate.settings.options import section
 
 NEAR_KINDS = ("renamed", "reformatted", "constants", "renamed+constants", "renamed+reformatted+constants")
-_NEW_NAMES = ("data", "items", "value", "result", "text", "count", "index", "acc", "buf", "temp", "key", "seq",
-              "total", "parts", "out", "word", "num", "elem", "chars", "mapping", "step", "left", "right", "cur",
-              "prev", "flag", "limit", "target", "source", "extra", "pos", "size", "head", "tail", "pair")
+_NEW_NAMES = (
+    "data",
+    "items",
+    "value",
+    "result",
+    "text",
+    "count",
+    "index",
+    "acc",
+    "buf",
+    "temp",
+    "key",
+    "seq",
+    "total",
+    "parts",
+    "out",
+    "word",
+    "num",
+    "elem",
+    "chars",
+    "mapping",
+    "step",
+    "left",
+    "right",
+    "cur",
+    "prev",
+    "flag",
+    "limit",
+    "target",
+    "source",
+    "extra",
+    "pos",
+    "size",
+    "head",
+    "tail",
+    "pair",
+)
 _NEW_FUNCS = ("solve", "process", "transform", "compute", "helper", "run", "calc", "apply", "handle", "work")
 
 
@@ -62,7 +96,9 @@ def load_cruxeval(path: str | Path | None = None) -> list[dict[str, str]]:
         text = Path(path).read_text()
     records = [json.loads(line) for line in text.splitlines() if line.strip()]
     if not records or not all("code" in r and "input" in r for r in records):
-        raise ValueError(f"{path or 'skate/games/cop/data/cruxeval.jsonl'}: expected JSON lines with 'code' and 'input'")
+        raise ValueError(
+            f"{path or 'skate/games/cop/data/cruxeval.jsonl'}: expected JSON lines with 'code' and 'input'"
+        )
     return records
 
 
@@ -145,8 +181,10 @@ def change_constants(src: str, rng: random.Random) -> str:
                 return None
             if not isinstance(value, str):
                 return None
-            new = "".join((rng.choice(letters) if c.islower() else rng.choice(letters).upper() if c.isupper() else c)
-                          for c in value)
+            new = "".join(
+                (rng.choice(letters) if c.islower() else rng.choice(letters).upper() if c.isupper() else c)
+                for c in value
+            )
             return repr(new)
         return None
 
@@ -194,8 +232,14 @@ class Pair:
     b_id: str
 
 
-def build_pairs(records: list[dict[str, str]], programs: int, distinct: int, seed: int,
-                runs: Sequence[tuple[str, str]] = (), run_pairs: int = 500) -> tuple[list[str], list[Pair]]:
+def build_pairs(
+    records: list[dict[str, str]],
+    programs: int,
+    distinct: int,
+    seed: int,
+    runs: Sequence[tuple[str, str]] = (),
+    run_pairs: int = 500,
+) -> tuple[list[str], list[Pair]]:
     """The texts to embed and the labelled pairs over them."""
     rng = random.Random(seed)
     picked = rng.sample(range(len(records)), min(programs, len(records)))
@@ -268,8 +312,9 @@ def threshold_at(distinct: np.ndarray, frr: float) -> float:
     return t if t < upper else float(np.nextafter(upper, 0))
 
 
-def summarise(name: str, dist: np.ndarray, pairs: list[Pair], frr: float, default: float,
-              seconds: float, texts: int) -> dict[str, Any]:
+def summarise(
+    name: str, dist: np.ndarray, pairs: list[Pair], frr: float, default: float, seconds: float, texts: int
+) -> dict[str, Any]:
     near_mask = np.array([p.near for p in pairs])
     near, distinct = dist[near_mask], dist[~near_mask]
     _, _, _, auc = roc(near, distinct)
@@ -282,15 +327,27 @@ def summarise(name: str, dist: np.ndarray, pairs: list[Pair], frr: float, defaul
     for kind in [*NEAR_KINDS, "cruxeval", "run"]:
         sel = dist[np.array([p.kind == kind for p in pairs])]
         if len(sel):
-            by_kind[kind] = {"pairs": int(len(sel)), "median": round(float(np.median(sel)), 4),
-                             "p05": round(float(np.quantile(sel, 0.05)), 4),
-                             "p95": round(float(np.quantile(sel, 0.95)), 4),
-                             "caught": round(float(np.mean(sel <= t)), 4)}
-    return {"embedder": name, "near_pairs": int(len(near)), "distinct_pairs": int(len(distinct)),
-            "auc": round(auc, 4), "frr_target": frr, "threshold": t, **{f"at_threshold_{k}": v
-                                                                         for k, v in rates(t).items()},
-            "default_threshold": default, **{f"at_default_{k}": v for k, v in rates(default).items()},
-            "by_kind": by_kind, "texts_embedded": texts, "embed_seconds": round(seconds, 2)}
+            by_kind[kind] = {
+                "pairs": int(len(sel)),
+                "median": round(float(np.median(sel)), 4),
+                "p05": round(float(np.quantile(sel, 0.05)), 4),
+                "p95": round(float(np.quantile(sel, 0.95)), 4),
+                "caught": round(float(np.mean(sel <= t)), 4),
+            }
+    return {
+        "embedder": name,
+        "near_pairs": int(len(near)),
+        "distinct_pairs": int(len(distinct)),
+        "auc": round(auc, 4),
+        "frr_target": frr,
+        "threshold": t,
+        **{f"at_threshold_{k}": v for k, v in rates(t).items()},
+        "default_threshold": default,
+        **{f"at_default_{k}": v for k, v in rates(default).items()},
+        "by_kind": by_kind,
+        "texts_embedded": texts,
+        "embed_seconds": round(seconds, 2),
+    }
 
 
 def plot(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs: list[Pair], out: Path) -> None:
@@ -307,9 +364,13 @@ def plot(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs
         bins = np.linspace(0, max(1.0, float(d.max())), 61)
         ax.hist(d[~near_mask], bins=bins, alpha=0.6, density=True, label=f"distinct ({r['distinct_pairs']})")
         ax.hist(d[near_mask], bins=bins, alpha=0.6, density=True, label=f"near-duplicate ({r['near_pairs']})")
-        ax.axvline(r["threshold"], color="k", lw=1.5,
-                   label=f"threshold {r['threshold']:.3f} (FRR {r['at_threshold_frr']:.1%}, "
-                         f"catch {r['at_threshold_catch']:.1%})")
+        ax.axvline(
+            r["threshold"],
+            color="k",
+            lw=1.5,
+            label=f"threshold {r['threshold']:.3f} (FRR {r['at_threshold_frr']:.1%}, "
+            f"catch {r['at_threshold_catch']:.1%})",
+        )
         if abs(r["default_threshold"] - r["threshold"]) > 1e-9:
             ax.axvline(r["default_threshold"], color="k", ls="--", lw=1, label=f"config {r['default_threshold']:.3f}")
         ax.set_title(f"{name}: distance 1 - cos (AUC {r['auc']:.3f})", fontsize=10)
@@ -335,15 +396,17 @@ def plot(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs
     plt.close(fig)
 
 
-def write_tables(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs: list[Pair],
-                 out: Path) -> None:
+def write_tables(
+    results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray], pairs: list[Pair], out: Path
+) -> None:
     names = list(results)
     with (out / "pairs.csv").open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["label", "kind", "a", "b", *names])
         for i, p in enumerate(pairs):
-            w.writerow(["near" if p.near else "distinct", p.kind, p.a_id, p.b_id,
-                        *(f"{dists[n][i]:.6f}" for n in names)])
+            w.writerow(
+                ["near" if p.near else "distinct", p.kind, p.a_id, p.b_id, *(f"{dists[n][i]:.6f}" for n in names)]
+            )
     near_mask = np.array([p.near for p in pairs])
     with (out / "roc.csv").open("w", newline="") as fh:
         w = csv.writer(fh)
@@ -355,16 +418,23 @@ def write_tables(results: dict[str, dict[str, Any]], dists: dict[str, np.ndarray
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
-    head = (f"{'embedder':<10} {'AUC':>6} {'FRR target':>10} {'threshold':>9} {'FRR':>6} {'caught':>7}"
-            f" {'config':>7} {'FRR':>6} {'caught':>7} {'s':>6}")
+    head = (
+        f"{'embedder':<10} {'AUC':>6} {'FRR target':>10} {'threshold':>9} {'FRR':>6} {'caught':>7}"
+        f" {'config':>7} {'FRR':>6} {'caught':>7} {'s':>6}"
+    )
     lines = [head, "-" * len(head)]
     for r in results.values():
-        lines.append(f"{r['embedder']:<10} {r['auc']:>6.3f} {r['frr_target']:>10.1%} {r['threshold']:>9.3f} "
-                     f"{r['at_threshold_frr']:>6.1%} {r['at_threshold_catch']:>7.1%} {r['default_threshold']:>7.3f} "
-                     f"{r['at_default_frr']:>6.1%} {r['at_default_catch']:>7.1%} {r['embed_seconds']:>6.1f}")
+        lines.append(
+            f"{r['embedder']:<10} {r['auc']:>6.3f} {r['frr_target']:>10.1%} {r['threshold']:>9.3f} "
+            f"{r['at_threshold_frr']:>6.1%} {r['at_threshold_catch']:>7.1%} {r['default_threshold']:>7.3f} "
+            f"{r['at_default_frr']:>6.1%} {r['at_default_catch']:>7.1%} {r['embed_seconds']:>6.1f}"
+        )
     kinds = [k for k in [*NEAR_KINDS, "cruxeval", "run"] if any(k in r["by_kind"] for r in results.values())]
-    lines += ["", "median distance by pair kind (share caught at the calibrated threshold):",
-              f"{'kind':<30} " + " ".join(f"{n:>18}" for n in results)]
+    lines += [
+        "",
+        "median distance by pair kind (share caught at the calibrated threshold):",
+        f"{'kind':<30} " + " ".join(f"{n:>18}" for n in results),
+    ]
     for k in kinds:
         cells = []
         for r in results.values():
@@ -425,8 +495,16 @@ def calibrate(spec: Calibration) -> dict[str, dict[str, Any]]:
         results[name] = summarise(name, dists[name], pairs, spec.frr, default, seconds, len(texts))
     plot(results, dists, pairs, out)
     write_tables(results, dists, pairs, out)
-    summary = {"command": spec.command, "programs": spec.programs, "distinct": spec.distinct, "seed": spec.seed,
-               "frr": spec.frr, "runs": [str(r) for r in spec.runs], "texts": len(texts), "pairs": len(pairs),
-               "embedders": results}
+    summary = {
+        "command": spec.command,
+        "programs": spec.programs,
+        "distinct": spec.distinct,
+        "seed": spec.seed,
+        "frr": spec.frr,
+        "runs": [str(r) for r in spec.runs],
+        "texts": len(texts),
+        "pairs": len(pairs),
+        "embedders": results,
+    }
     (out / "calibration.json").write_text(json.dumps(summary, indent=2) + "\n")
     return results

@@ -56,8 +56,16 @@ TYPICAL: dict[str, dict[str, tuple[int, int]]] = {
 }
 TYPICAL_VALID_SHARE = 0.8  # of setting attempts in a round, the share that ends in a valid task
 # Typical thinking tokens per reply of a model that thinks, by reasoning_effort (None: its default).
-TYPICAL_THINKING: dict[str | None, int] = {None: 2000, "none": 0, "minimal": 150, "low": 700, "medium": 2000,
-                                           "high": 5000, "xhigh": 8000, "max": 12000}
+TYPICAL_THINKING: dict[str | None, int] = {
+    None: 2000,
+    "none": 0,
+    "minimal": 150,
+    "low": 700,
+    "medium": 2000,
+    "high": 5000,
+    "xhigh": 8000,
+    "max": 12000,
+}
 # Samples drawn per estimator to find its expected samples per estimate.
 _SIM_TASKS = 60
 
@@ -129,8 +137,10 @@ def earlier_rates(history: Sequence[dict[str, Any]], estimator_key: tuple[str, A
     spe = None
     if same:
         per_player = sum(float(e.get("estimates") or 0) / max(1, int(e.get("players") or 1)) for e in same)
-        samples = sum(float((e.get("answer") or {}).get("samples") or 0) + float((e.get("read") or {}).get("samples") or 0)
-                      for e in same)
+        samples = sum(
+            float((e.get("answer") or {}).get("samples") or 0) + float((e.get("read") or {}).get("samples") or 0)
+            for e in same
+        )
         spe = samples / per_player if per_player else None
     runs = len(history)
     return Rates(
@@ -144,7 +154,8 @@ def earlier_rates(history: Sequence[dict[str, Any]], estimator_key: tuple[str, A
         answer_completion=_ratio(a.get("completion_tokens", 0), fresh_answer, 0.0),
         answer_thinking=_ratio(a.get("thinking_tokens", 0), fresh_answer, 0.0),
         samples_per_estimate=spe,
-        source=f"{runs} earlier run{'s' if runs != 1 else ''} of this model in this game")
+        source=f"{runs} earlier run{'s' if runs != 1 else ''} of this model in this game",
+    )
 
 
 def typical_thinking(spec: ModelSpec) -> int:
@@ -162,9 +173,19 @@ def typical_rates(game: str, spec: ModelSpec, multiple_choice: bool, fixed_queri
     # Samples of one query go out as one request where the provider takes n; a multiple-choice game
     # shows each sample its own draw of the options (one request each), unless the estimator fixes them.
     one_each = not spec.can_batch_samples or (multiple_choice and not fixed_queries)
-    return Rates(1 / TYPICAL_VALID_SHARE, 1.0, set_tok[0], set_tok[1] + thinking, thinking,
-                 1.0 if one_each else 0.0, answer_tok[0], answer_tok[1] + thinking, thinking, None,
-                 f"typical counts for {game} (no earlier run of this model in it)")
+    return Rates(
+        1 / TYPICAL_VALID_SHARE,
+        1.0,
+        set_tok[0],
+        set_tok[1] + thinking,
+        thinking,
+        1.0 if one_each else 0.0,
+        answer_tok[0],
+        answer_tok[1] + thinking,
+        thinking,
+        None,
+        f"typical counts for {game} (no earlier run of this model in it)",
+    )
 
 
 def expected_samples(settings: SkateConfig, players: int, seed: int = 0) -> float:
@@ -183,12 +204,16 @@ def expected_samples(settings: SkateConfig, players: int, seed: int = 0) -> floa
         def sampler(p: float):
             def draw(n: int, r: np.random.Generator) -> tuple[int, int, int]:
                 return int((r.random(n) < p).sum()), 0, 0  # noqa: B023 - called within the iteration that defines it
+
             return draw
 
         samplers = [sampler(float(p)) for p in ps]
         rngs = [np.random.default_rng(rng.integers(2**31)) for _ in ps]
-        got = est.estimate_task(samplers, rngs, context=TaskContext(players=names)) if est.joint else \
-            [est.estimate(s, r) for s, r in zip(samplers, rngs, strict=False)]
+        got = (
+            est.estimate_task(samplers, rngs, context=TaskContext(players=names))
+            if est.joint
+            else [est.estimate(s, r) for s, r in zip(samplers, rngs, strict=False)]
+        )
         for e in got:
             if not getattr(e, "skipped", False):
                 total += int(e.n)
@@ -221,10 +246,17 @@ def estimate(settings: SkateConfig) -> CostEstimate:
     valid = min(1.0, sum(float(e.get("tasks") or 0) for e in runs.values()) / asked) if asked else TYPICAL_VALID_SHARE
     tasks = rounds * per_task * valid
     drawn = expected_samples(s, per_task)
-    out = CostEstimate(rounds=rounds, players=n_players, tasks=tasks, samples_per_estimate=drawn,
-                       samples_from=f"drawn by estimator={est_entry.name} on {per_task} players",
-                       notes=[f"valid share {valid:.2f} of setting attempts: " + (
-                           f"from {len(runs)} earlier run(s) of {game}" if asked else "typical (no earlier run)")])
+    out = CostEstimate(
+        rounds=rounds,
+        players=n_players,
+        tasks=tasks,
+        samples_per_estimate=drawn,
+        samples_from=f"drawn by estimator={est_entry.name} on {per_task} players",
+        notes=[
+            f"valid share {valid:.2f} of setting attempts: "
+            + (f"from {len(runs)} earlier run(s) of {game}" if asked else "typical (no earlier run)")
+        ],
+    )
     prices = prices_of(s.llm)
     for cfg in s.players.llm:
         spec = spec_of_config(cfg)
@@ -250,11 +282,15 @@ def estimate(settings: SkateConfig) -> CostEstimate:
         if price is None and not spec.hosted:
             price, price_from = Price(), "a server on this machine: no cost"
         else:
-            price_from = ("llm.prices" if any(k in prices for k in (spec.model, spec.name)) else "LiteLLM's model map") \
-                if price is not None else "nowhere (neither llm.prices nor LiteLLM's map has one): tokens only"
+            price_from = (
+                ("llm.prices" if any(k in prices for k in (spec.model, spec.name)) else "LiteLLM's model map")
+                if price is not None
+                else "nowhere (neither llm.prices nor LiteLLM's map has one): tokens only"
+            )
         usd = price.cost(round(prompt), round(completion)) if price is not None else None
-        out.models.append(ModelCost(cfg.name, spec.model, calls, prompt, completion, thinking, usd, rates.source,
-                                    price_from))
+        out.models.append(
+            ModelCost(cfg.name, spec.model, calls, prompt, completion, thinking, usd, rates.source, price_from)
+        )
     if s.stop.settled is not None:
         out.notes.append(f"stop.settled={s.stop.settled}: the game may end before round {rounds}; this is its most")
     return out
@@ -268,23 +304,32 @@ def format_estimate(est: CostEstimate) -> str:
     """The estimate as the command line prints it: one row per model, the total, and what each
     row comes from."""
     head = f"{'player':<22}{'model':<36}{'calls':>10}{'prompt':>13}{'completion':>13}{'thinking':>13}{'USD':>11}"
-    lines = [f"estimate: {est.rounds} rounds, {est.players} players, about {est.tasks:,.0f} valid tasks, "
-             f"{est.samples_per_estimate:.1f} samples per estimate ({est.samples_from}); no model called", "", head,
-             "-" * len(head)]
+    lines = [
+        f"estimate: {est.rounds} rounds, {est.players} players, about {est.tasks:,.0f} valid tasks, "
+        f"{est.samples_per_estimate:.1f} samples per estimate ({est.samples_from}); no model called",
+        "",
+        head,
+        "-" * len(head),
+    ]
     for m in est.models:
         usd = f"{m.usd:,.2f}" if m.usd is not None else "?"
-        lines.append(f"{m.player:<22}{m.model:<36}{_n(m.calls):>10}{_n(m.prompt_tokens):>13}"
-                     f"{_n(m.completion_tokens):>13}{_n(m.thinking_tokens):>13}{usd:>11}")
+        lines.append(
+            f"{m.player:<22}{m.model:<36}{_n(m.calls):>10}{_n(m.prompt_tokens):>13}"
+            f"{_n(m.completion_tokens):>13}{_n(m.thinking_tokens):>13}{usd:>11}"
+        )
     tot = est.models
     total_usd = est.usd
     lines.append("-" * len(head))
-    lines.append(f"{'total':<58}{_n(sum(m.calls for m in tot)):>10}{_n(sum(m.prompt_tokens for m in tot)):>13}"
-                 f"{_n(sum(m.completion_tokens for m in tot)):>13}{_n(sum(m.thinking_tokens for m in tot)):>13}"
-                 f"{(f'{total_usd:,.2f}' if total_usd is not None else '?'):>11}")
+    lines.append(
+        f"{'total':<58}{_n(sum(m.calls for m in tot)):>10}{_n(sum(m.prompt_tokens for m in tot)):>13}"
+        f"{_n(sum(m.completion_tokens for m in tot)):>13}{_n(sum(m.thinking_tokens for m in tot)):>13}"
+        f"{(f'{total_usd:,.2f}' if total_usd is not None else '?'):>11}"
+    )
     lines.append("")
     lines += [f"{m.player}: tokens from {m.tokens_from}; price from {m.price_from}" for m in est.models]
     lines += est.notes
     if any(m.usd is None for m in est.models):
-        lines.append("'?': no price for that model; give it in llm.prices ({input_per_mtok: ..., output_per_mtok: ...})")
+        lines.append(
+            "'?': no price for that model; give it in llm.prices ({input_per_mtok: ..., output_per_mtok: ...})"
+        )
     return "\n".join(lines)
-

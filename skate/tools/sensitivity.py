@@ -54,31 +54,49 @@ def variants(game: Game, task: Task, sets: int, orders: int, rng: np.random.Gene
     """``sets`` fresh draws of the options and ``orders`` orders of one draw."""
     first = game.make_query(task, rng)
     if not isinstance(first, ChoiceQuery):
-        raise SensitivityError(f"game {game.name}: its questions are not multiple choice, so there are no "
-                               "option sets or orders to vary")
+        raise SensitivityError(
+            f"game {game.name}: its questions are not multiple choice, so there are no option sets or orders to vary"
+        )
     out = [Variant("option set", i, first if i == 0 else game.make_query(task, rng)) for i in range(sets)]
     base = first.options
-    out += [Variant("ordering", i, ChoiceQuery(first.prompt, base if i == 0 else tuple(base[k] for k in rng.permutation(len(base)))))
-            for i in range(orders)]
+    out += [
+        Variant(
+            "ordering",
+            i,
+            ChoiceQuery(first.prompt, base if i == 0 else tuple(base[k] for k in rng.permutation(len(base)))),
+        )
+        for i in range(orders)
+    ]
     return out
 
 
-def probe(game: Game, task: Task, player: Any, sets: int, orders: int, samples: int,
-          rng: np.random.Generator) -> list[dict[str, Any]]:
+def probe(
+    game: Game, task: Task, player: Any, sets: int, orders: int, samples: int, rng: np.random.Generator
+) -> list[dict[str, Any]]:
     """One player's rows on one task: each variant asked ``samples`` times (one batch)."""
     vs = variants(game, task, sets, orders, rng)
     queries = [v.query for v in vs for _ in range(samples)]
     replies = ask(player.answer, queries, rng)
     rows = []
     for k, v in enumerate(vs):
-        got = replies[k * samples:(k + 1) * samples]
+        got = replies[k * samples : (k + 1) * samples]
         void = sum(r is VOID for r in got)
         unreadable = sum(r is None for r in got)
         correct = sum(1 for r in got if r is not VOID and r is not None and game.grade(task, v.query, r))
         graded = samples - void
-        rows.append({"player": player.name, "task_id": task.task_id, "probe": v.probe, "variant": v.index,
-                     "correct": correct, "samples": samples, "unreadable": unreadable, "void": void,
-                     "fraction": correct / graded if graded else float("nan")})
+        rows.append(
+            {
+                "player": player.name,
+                "task_id": task.task_id,
+                "probe": v.probe,
+                "variant": v.index,
+                "correct": correct,
+                "samples": samples,
+                "unreadable": unreadable,
+                "void": void,
+                "fraction": correct / graded if graded else float("nan"),
+            }
+        )
     return rows
 
 
@@ -87,17 +105,27 @@ def choose_tasks(tasks: list[Task], k: int, rng: np.random.Generator, ids: list[
         by_id = {t.task_id: t for t in tasks}
         missing = [i for i in ids if i not in by_id]
         if missing:
-            raise SensitivityError(f"no task {', '.join(missing)} in the run (its task ids look like "
-                                   f"{tasks[0].task_id if tasks else 'r001-name'})")
+            raise SensitivityError(
+                f"no task {', '.join(missing)} in the run (its task ids look like "
+                f"{tasks[0].task_id if tasks else 'r001-name'})"
+            )
         return [by_id[i] for i in ids]
     if k >= len(tasks):
         return list(tasks)
     return [tasks[i] for i in sorted(rng.choice(len(tasks), size=k, replace=False))]
 
 
-def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10, sets: int = 10,
-              orders: int = 10, samples: int = 10, seed: int = 0, task_ids: list[str] | None = None,
-              edits: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def run_probe(
+    run_dir: Path,
+    players: list[str] | None = None,
+    n_tasks: int = 10,
+    sets: int = 10,
+    orders: int = 10,
+    samples: int = 10,
+    seed: int = 0,
+    task_ids: list[str] | None = None,
+    edits: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
     """Probe a finished run (its settings with ``edits``, ``{"llm.budget_usd": 2}``: as
     :func:`skate.settings.recorded.run_settings` takes them); write ``sensitivity.csv`` in it and
     return the table."""
@@ -118,7 +146,10 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
     with contextlib.ExitStack() as cleanup:  # the run's players, as the game built them (no model check)
         table = build_table(settings, cleanup)
         client = open_client(settings, table, cleanup)
-        cast = [*simulated_players(settings, table), *llm_players(settings.players.llm, table, client, None, settings.players.setter_repair)]
+        cast = [
+            *simulated_players(settings, table),
+            *llm_players(settings.players.llm, table, client, None, settings.players.setter_repair),
+        ]
         prepare_models(settings, table, client)
         game = table.game
         names = [p.name for p in cast]
@@ -129,8 +160,15 @@ def run_probe(run_dir: Path, players: list[str] | None = None, n_tasks: int = 10
         rows: list[dict[str, Any]] = []
         for player in cast:
             for task in chosen:
-                rows += probe(game, task, player, sets, orders, samples,
-                              np.random.default_rng([seed, names.index(player.name), tasks.index(task)]))
+                rows += probe(
+                    game,
+                    task,
+                    player,
+                    sets,
+                    orders,
+                    samples,
+                    np.random.default_rng([seed, names.index(player.name), tasks.index(task)]),
+                )
     out = pd.DataFrame(rows, columns=COLUMNS)
     out.to_csv(run_dir / SENSITIVITY_FILE, index=False)
     return out
@@ -150,9 +188,18 @@ def log_probe(run_dir: Path, mode: str = "run") -> bool:
     elsewhere; False when the run's logger is not W&B and no mode was asked for."""
     logger = run_settings(run_dir, check=False).logger
     if mode != "run":
-        logger = (dataclasses.replace(logger, mode=mode) if isinstance(logger, WandbLoggerConfig)
-                  else WandbLoggerConfig(mode=mode))
-    return log_figures(run_dir, logger, prefix="sensitivity", name=f"sensitivity {run_dir.name}",
-                       job_type="sensitivity", group=run_dir.name,
-                       figures=[run_dir / "report" / "mcqa_sensitivity.png"],
-                       tables={"table": run_dir / SENSITIVITY_FILE})
+        logger = (
+            dataclasses.replace(logger, mode=mode)
+            if isinstance(logger, WandbLoggerConfig)
+            else WandbLoggerConfig(mode=mode)
+        )
+    return log_figures(
+        run_dir,
+        logger,
+        prefix="sensitivity",
+        name=f"sensitivity {run_dir.name}",
+        job_type="sensitivity",
+        group=run_dir.name,
+        figures=[run_dir / "report" / "mcqa_sensitivity.png"],
+        tables={"table": run_dir / SENSITIVITY_FILE},
+    )

@@ -67,11 +67,14 @@ def test_the_entry_returns_its_status_instead_of_exiting(capsys):
     assert main(["rat", "RUN"]) == 2 and "'rat' is not a command" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("argv", "overrides"), [
-    (["add", "openai/m", "--name", "X", "llm.cache_dir=c"], ["llm.cache_dir=c"]),  # after the options
-    (["add", "openai/m", "a=1", "--name", "X", "+b=2", "~c"], ["a=1", "+b=2", "~c"]),  # around them, in order
-    (["add", "--name", "X", "openai/m", "a=1"], ["a=1"]),
-])
+@pytest.mark.parametrize(
+    ("argv", "overrides"),
+    [
+        (["add", "openai/m", "--name", "X", "llm.cache_dir=c"], ["llm.cache_dir=c"]),  # after the options
+        (["add", "openai/m", "a=1", "--name", "X", "+b=2", "~c"], ["a=1", "+b=2", "~c"]),  # around them, in order
+        (["add", "--name", "X", "openai/m", "a=1"], ["a=1"]),
+    ],
+)
 def test_a_commands_overrides_may_come_anywhere_among_its_options(argv, overrides):
     from skate.cli.leaderboard import parser
 
@@ -79,10 +82,13 @@ def test_a_commands_overrides_may_come_anywhere_among_its_options(argv, override
     assert (args.model, args.name, args.overrides) == ("openai/m", "X", overrides)
 
 
-@pytest.mark.parametrize(("argv", "refused"), [
-    (["add", "openai/m", "--nmae", "X"], "unrecognized arguments: --nmae X"),
-    (["show", "a=1"], "unrecognized arguments: a=1"),  # show takes no overrides
-])
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["add", "openai/m", "--nmae", "X"], "unrecognized arguments: --nmae X"),
+        (["show", "a=1"], "unrecognized arguments: a=1"),  # show takes no overrides
+    ],
+)
 def test_what_is_neither_an_option_nor_an_override_is_refused_in_one_line(argv, refused, capsys):
     from skate.cli.leaderboard import parser
 

@@ -21,26 +21,46 @@ from skate.settings.options import build_settings
 GAMES = ", ".join(sorted(load_games()))  # Hydra lists a group's options in this order
 
 
-@pytest.mark.parametrize("override, line", [
-    ("game=nope", f"game=nope is not an option of game: choose one of {GAMES}"),
-    ("players=paper_fuor", "players=paper_fuor is not an option of players: did you mean players=paper_four? "
-                           "choose one of fake_local, frontier, local, local_cohort, local_tiny, paper_four, paper_six, simulated, "
-                           "simulated_four, subset_a, subset_b, subset_c, subset_d"),
-    ("game.roundz=3", "game.roundz is not a setting of COPConfig (did you mean game.rounds?); its settings: "
-                      "attempts, determinism_runs, fill_distractors, n_distractors, n_options, name, reasoning, require_value, rounds, self_check, "
-                      "topic_families, topics"),
-    ("players.simulated.0.skil=0.5", "players.simulated[0].skil is not a setting of SimPlayerConfig (did you mean "
-                                     "players.simulated[0].skill?); its settings: name, noise, pitch, skill, slip, "
-                                     "sloppiness, topic_skill"),
-    # the schemas an option extends are no options (they were stored beside them as <option>_schema)
-    ("rating=elo_schema", "rating=elo_schema is not an option of rating: did you mean rating=elo? choose one of "
-                          "bradley_terry, elo, irt, trueskill, ttt, zerosumeval"),
-    ("aug=aug_schema", "aug=aug_schema is not an option of aug: choose one of full_context, full_personal, hist_perf, "
-                       "hist_tasks, no_info"),
-    ("game.rounds=abc", "game.rounds: Value 'abc' of type 'str' could not be converted to Integer"),
-    ("game.rounds=[1", "cannot read an override: no viable alternative at input '[1' (write key=value; quote "
-                       "values with spaces)"),
-])
+@pytest.mark.parametrize(
+    "override, line",
+    [
+        ("game=nope", f"game=nope is not an option of game: choose one of {GAMES}"),
+        (
+            "players=paper_fuor",
+            "players=paper_fuor is not an option of players: did you mean players=paper_four? "
+            "choose one of fake_local, frontier, local, local_cohort, local_tiny, paper_four, paper_six, simulated, "
+            "simulated_four, subset_a, subset_b, subset_c, subset_d",
+        ),
+        (
+            "game.roundz=3",
+            "game.roundz is not a setting of COPConfig (did you mean game.rounds?); its settings: "
+            "attempts, determinism_runs, fill_distractors, n_distractors, n_options, name, reasoning, require_value, rounds, self_check, "
+            "topic_families, topics",
+        ),
+        (
+            "players.simulated.0.skil=0.5",
+            "players.simulated[0].skil is not a setting of SimPlayerConfig (did you mean "
+            "players.simulated[0].skill?); its settings: name, noise, pitch, skill, slip, "
+            "sloppiness, topic_skill",
+        ),
+        # the schemas an option extends are no options (they were stored beside them as <option>_schema)
+        (
+            "rating=elo_schema",
+            "rating=elo_schema is not an option of rating: did you mean rating=elo? choose one of "
+            "bradley_terry, elo, irt, trueskill, ttt, zerosumeval",
+        ),
+        (
+            "aug=aug_schema",
+            "aug=aug_schema is not an option of aug: choose one of full_context, full_personal, hist_perf, "
+            "hist_tasks, no_info",
+        ),
+        ("game.rounds=abc", "game.rounds: Value 'abc' of type 'str' could not be converted to Integer"),
+        (
+            "game.rounds=[1",
+            "cannot read an override: no viable alternative at input '[1' (write key=value; quote values with spaces)",
+        ),
+    ],
+)
 def test_each_refusal_is_one_line_saying_what_to_write(override, line):
     with pytest.raises((ConfigCompositionException, MissingConfigException, OverrideParseException)) as err:
         compose_config([override])
@@ -51,8 +71,11 @@ def test_a_key_added_with_plus_that_no_schema_has_is_refused():
     cfg = compose_config(["+game.x=1"])  # Hydra lets it through: + lifts the schema's guard
     with pytest.raises(ConfigError, match=r"^game\.x is not a setting of COPConfig; its settings: attempts, "):
         build_settings(cfg)
-    with pytest.raises(ConfigError, match=r"^players\.simulated\[1\]\.skil is not a setting of SimPlayerConfig "
-                                          r"\(did you mean players\.simulated\[1\]\.skill\?\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^players\.simulated\[1\]\.skil is not a setting of SimPlayerConfig "
+        r"\(did you mean players\.simulated\[1\]\.skill\?\)",
+    ):
         settings_from(["+players.simulated.1.skil=0.5"])
     settings_from(["game=scp", "game.rounds=2"])  # every key of a real config is known
 
@@ -66,8 +89,9 @@ def test_around_the_app_a_composing_error_is_one_line_and_hydra_s_switch_is_put_
         assert os.environ["HYDRA_FULL_ERROR"] == "1"  # Hydra lets the error through to skate
         compose_config(["game=copp"])
     assert done.value.code == 2 and "HYDRA_FULL_ERROR" not in os.environ
-    assert capsys.readouterr().err == ("skate: config error: game=copp is not an option of game: did you mean "
-                                       f"game=cop? choose one of {GAMES}\n")
+    assert capsys.readouterr().err == (
+        f"skate: config error: game=copp is not an option of game: did you mean game=cop? choose one of {GAMES}\n"
+    )
     with pytest.raises(RuntimeError, match="a game crashed"), _one_line_config_errors():
         raise RuntimeError("a game crashed")  # not a config error: its traceback goes on
     assert "HYDRA_FULL_ERROR" not in os.environ
@@ -75,10 +99,18 @@ def test_around_the_app_a_composing_error_is_one_line_and_hydra_s_switch_is_put_
 
 def test_hydra_full_error_set_by_the_user_still_shows_hydra_s_whole_error(tmp_path):
     env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
-    res = subprocess.run([sys.executable, "-m", "skate", "game=copp", f"hydra.run.dir={tmp_path / 'r'}"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", "game=copp", f"hydra.run.dir={tmp_path / 'r'}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert res.returncode == 1
-    assert "Traceback" in res.stderr and "MissingConfigException" in res.stderr and "skate: config error" not in res.stderr
+    assert (
+        "Traceback" in res.stderr and "MissingConfigException" in res.stderr and "skate: config error" not in res.stderr
+    )
 
 
 def test_skate_uses_no_private_hydra_api():
@@ -97,6 +129,8 @@ def test_a_setter_repair_that_is_not_one_of_the_choices_is_refused_naming_them()
 
 def test_the_help_lists_each_group_s_options_but_not_the_schemas_they_extend():
     groups = dict(line.split(": ", 1) for line in user_groups().splitlines())
-    assert {"game", "rating", "players", "experiment"} <= set(groups) and "schema" not in groups and "hydra" not in groups
+    assert (
+        {"game", "rating", "players", "experiment"} <= set(groups) and "schema" not in groups and "hydra" not in groups
+    )
     assert groups["game"].split(", ") == sorted(load_games())
     assert "trueskill" in groups["rating"].split(", ") and "elo_schema" not in groups["rating"]

@@ -19,17 +19,33 @@ def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "on the board already, nothing changed" in out
     assert err.strip().startswith("skate leaderboard: ") and "no events.jsonl" in err and err.count("\n") == 1
-    assert main(["add", "simulated:0.05", "--name", "last", "--store", store, "--runs-dir", str(tmp_path / "adds"),
-                 "--set-rounds", "1"]) == 0
+    assert (
+        main(
+            [
+                "add",
+                "simulated:0.05",
+                "--name",
+                "last",
+                "--store",
+                store,
+                "--runs-dir",
+                str(tmp_path / "adds"),
+                "--set-rounds",
+                "1",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("last: rank 7 on the mathquiz board")  # weaker than the six (sim-novice: 0.3)
     assert main(["show", "--store", store, "--game", "mathquiz"]) == 0
     table = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert table[0].startswith("mathquiz: ") and table[-1].split()[1] == "last"
     assert main(["refresh", "--store", store, "--min-per-band", "0", "--runs-dir", str(tmp_path / "fresh")]) == 0
-    assert capsys.readouterr().out.splitlines() == ["mathquiz: 0 tasks retired",
-                                                    "mathquiz: every band of ability has enough tasks to ask; "
-                                                    "no game played"]
+    assert capsys.readouterr().out.splitlines() == [
+        "mathquiz: 0 tasks retired",
+        "mathquiz: every band of ability has enough tasks to ask; no game played",
+    ]
     assert main(["refit", "--store", store]) == 0
     assert main(["show", "--store", store]) == 0
     shown = capsys.readouterr().out
@@ -41,11 +57,14 @@ def test_import_add_refit_show(runs_to_bank, tmp_path, capsys):
     assert page.read_text().count('<tr data-model="last">') == 2  # overall and mathquiz
 
 
-@pytest.mark.parametrize("args, message", [
-    (["show"], "no leaderboard at"),
-    (["add", "simulated:0.5"], "no leaderboard at"),
-    (["import", "nowhere"], "no events.jsonl"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["show"], "no leaderboard at"),
+        (["add", "simulated:0.5"], "no leaderboard at"),
+        (["import", "nowhere"], "no events.jsonl"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     assert main(args) == 2

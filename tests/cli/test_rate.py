@@ -53,8 +53,9 @@ def test_other_backends_rate_the_same_games(stored_run):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "skate", "rate", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "skate", "rate", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 def test_cli_prints_and_saves_the_table(stored_run):
@@ -71,8 +72,9 @@ def test_overrides_may_follow_the_options(stored_run, capsys):
 
     out, _ = stored_run
     assert main([str(out), "--json", "rating=elo"]) == 0  # not "unrecognized arguments: rating=elo"
-    assert [r["player"] for r in json.loads(capsys.readouterr().out.splitlines()[0])] == \
-        [r["player"] for r in json.loads((out / "ratings.EloRating.json").read_text())]
+    assert [r["player"] for r in json.loads(capsys.readouterr().out.splitlines()[0])] == [
+        r["player"] for r in json.loads((out / "ratings.EloRating.json").read_text())
+    ]
 
 
 def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run, capsys):
@@ -89,8 +91,11 @@ def test_cli_bad_input_says_what_to_fix(tmp_path, stored_run, capsys):
 
 
 # ------------------------------------------------------------------ rerate: one game rated several ways as it ends
-REPLAY = [{"name": "same"}, {"name": "absolute", "outcome": "absolute", "average_last": 20},
-          {"name": "bt", "rating": "elo"}]
+REPLAY = [
+    {"name": "same"},
+    {"name": "absolute", "outcome": "absolute", "average_last": 20},
+    {"name": "bt", "rating": "elo"},
+]
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +122,9 @@ def test_the_game_is_rated_again_each_named_way_into_files_and_the_run_end_event
     assert all("sigma_last" in r for r in end["rerated"]["absolute"])
     # another backend, named by its rating option
     _, elo = rate_run(out, {"rating": "elo"})
-    assert end["rerated"]["bt"] == pytest.approx([{**r, "true_skill": t["true_skill"]}
-                                                  for r, t in zip(elo, end["rerated"]["bt"], strict=False)])
+    assert end["rerated"]["bt"] == pytest.approx(
+        [{**r, "true_skill": t["true_skill"]} for r, t in zip(elo, end["rerated"]["bt"], strict=False)]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -127,14 +133,17 @@ def fixed_n():
     return config(estimator="fixed_n")
 
 
-@pytest.mark.parametrize(("entries", "says"), [
-    ([{"outcome": "absolute"}], "rerate[0].name"),
-    ([{"name": "a"}, {"name": "a", "outcome": "absolute"}], "another rerate entry"),
-    ([{"name": "a", "outcom": "absolute"}], "outcom"),
-    ([{"name": "a", "outcome": "sometimes"}], "rerate[0] (a)"),
-    ([{"name": "a", "rating": "glicko"}], "glicko"),
-    ([{"name": "a", "draw_margin": "sigma_star"}], None),
-])
+@pytest.mark.parametrize(
+    ("entries", "says"),
+    [
+        ([{"outcome": "absolute"}], "rerate[0].name"),
+        ([{"name": "a"}, {"name": "a", "outcome": "absolute"}], "another rerate entry"),
+        ([{"name": "a", "outcom": "absolute"}], "outcom"),
+        ([{"name": "a", "outcome": "sometimes"}], "rerate[0] (a)"),
+        ([{"name": "a", "rating": "glicko"}], "glicko"),
+        ([{"name": "a", "draw_margin": "sigma_star"}], None),
+    ],
+)
 def test_bad_rerate_entries_say_what_to_fix(fixed_n, entries, says, tmp_path):
     """The entries are read once, where the game is run, before anything is written."""
     import dataclasses
@@ -198,14 +207,23 @@ def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_
 
     settings = config(estimator="algorithm1")
     (_, same), (_, zse), (_, tied) = rerate_configs(
-        [{"name": "same"}, {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
-         {"name": "tied", "draw_margin": "2*sigma_star"}],
-        settings.rating, {"sigma_star": 0.1}, option=rating_option)
+        [
+            {"name": "same"},
+            {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
+            {"name": "tied", "draw_margin": "2*sigma_star"},
+        ],
+        settings.rating,
+        {"sigma_star": 0.1},
+        option=rating_option,
+    )
     assert same == settings.rating and same is not settings.rating
     # rating=zerosumeval is a YAML over bradley_terry's schema: its values (not the schema's
     # defaults: seed 0, scale logit) come with it, and the entry's keys go over them
     assert type(zse).__name__ == "BradleyTerryConfig" and (zse.seed, zse.scale, zse.bootstrap) == (1, "zerosumeval", 50)
     assert tied.draw_margin == pytest.approx(0.2)
-    with pytest.raises(ConfigError, match=r"rerate\[0\] \(x\): rating='glicko' is invalid: give one of the rating "
-                                          r"options: .*zerosumeval"):
+    with pytest.raises(
+        ConfigError,
+        match=r"rerate\[0\] \(x\): rating='glicko' is invalid: give one of the rating "
+        r"options: .*zerosumeval",
+    ):
         rerate_configs([{"name": "x", "rating": "glicko"}], settings.rating, option=rating_option)

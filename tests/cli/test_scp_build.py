@@ -15,16 +15,36 @@ from pathlib import Path
 
 import pytest
 
-COMMON = ("id", "type", "domain", "doc", "position", "question", "options", "answer", "original",
-          "doc_date", "doc_date_source", "built")
+COMMON = (
+    "id",
+    "type",
+    "domain",
+    "doc",
+    "position",
+    "question",
+    "options",
+    "answer",
+    "original",
+    "doc_date",
+    "doc_date_source",
+    "built",
+)
 # The build date is this day (reproducible builds): files built around midnight still compare equal.
 EPOCH = {"SOURCE_DATE_EPOCH": "1793750400"}  # 2026-11-04
 BY_TYPE = {"sequencing": ("chunks",), "cloze": ("masked", "candidates"), "prediction": ("context",)}
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skate", "scp", *args], capture_output=True, check=False,
-                          text=True, encoding="utf-8", cwd=cwd, timeout=120, env={**os.environ, **EPOCH})
+    return subprocess.run(
+        [sys.executable, "-m", "skate", "scp", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+        timeout=120,
+        env={**os.environ, **EPOCH},
+    )
 
 
 def norm(text: str) -> str:
@@ -90,8 +110,15 @@ def test_build_shipped_writes_sound_records(built):
     summary = proc.stdout.strip().splitlines()
     assert len(summary) == 1
     dates = sorted(r["doc_date"] for r in records)
-    for word in ("sequencing", "cloze", "prediction", str(out), f"documents dated {dates[0]} to {dates[-1]}",
-                 f"header:Created {len(records)}", "built 2026-11-04"):
+    for word in (
+        "sequencing",
+        "cloze",
+        "prediction",
+        str(out),
+        f"documents dated {dates[0]} to {dates[-1]}",
+        f"header:Created {len(records)}",
+        "built 2026-11-04",
+    ):
         assert word in summary[0]
     for domain in {r["domain"] for r in records}:
         assert domain in summary[0]
@@ -101,8 +128,7 @@ def test_same_seed_same_file_other_seed_different(built, tmp_path):
     out, _ = built
     again, other = tmp_path / "again.jsonl", tmp_path / "other.jsonl"
     assert run("build", "shipped", "--out", str(again), "--per-doc", "4").returncode == 0
-    assert run("build", "shipped", "--out", str(other), "--per-doc", "4",
-               "--seed", "1").returncode == 0
+    assert run("build", "shipped", "--out", str(other), "--per-doc", "4", "--seed", "1").returncode == 0
     assert again.read_bytes() == out.read_bytes()
     assert other.read_bytes() != out.read_bytes()
 
@@ -110,9 +136,14 @@ def test_same_seed_same_file_other_seed_different(built, tmp_path):
 def test_types_and_unicode_from_own_folder(tmp_path):
     docs = tmp_path / "docs" / "rivers"
     docs.mkdir(parents=True)
-    paras = [" ".join(f"Sentence {p}.{s} about the río, the delta and café-side erosion number "
-                      f"{p * 10 + s} keeps going for a while." for s in range(6))
-             for p in range(12)]
+    paras = [
+        " ".join(
+            f"Sentence {p}.{s} about the río, the delta and café-side erosion number "
+            f"{p * 10 + s} keeps going for a while."
+            for s in range(6)
+        )
+        for p in range(12)
+    ]
     (docs / "delta.txt").write_text("\n\n".join(paras) + "\n", encoding="utf-8")
     out = tmp_path / "b.jsonl"
     proc = run("build", str(tmp_path / "docs"), "--out", str(out), "--types", "sequencing")
@@ -134,8 +165,13 @@ def test_bad_input_exits_2_with_one_line(case, tmp_path):
         "per_doc": ("build", "shipped", "--out", out, "--per-doc", "0"),
         "types": ("build", "shipped", "--out", out, "--types", "sequencing,essay"),
     }[case]
-    expected = {"missing": "not a folder", "empty": "no documents", "unwritable": "cannot write",
-                "per_doc": "--per-doc must be at least 1", "types": "sequencing,cloze,prediction"}
+    expected = {
+        "missing": "not a folder",
+        "empty": "no documents",
+        "unwritable": "cannot write",
+        "per_doc": "--per-doc must be at least 1",
+        "types": "sequencing,cloze,prediction",
+    }
     proc = run(*args)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -146,9 +182,23 @@ def test_bad_input_exits_2_with_one_line(case, tmp_path):
 
 
 def test_arxiv_subcommand_says_when_arxiv_cannot_be_reached(tmp_path):
-    proc = run("arxiv", "--category", "cs.CL", "--from", "2026-05-01", "--to", "2026-06-01",
-               "--out", str(tmp_path / "papers"), "--api-url", "http://127.0.0.1:9/api/query", "--delay", "0",
-               "--timeout", "5")
+    proc = run(
+        "arxiv",
+        "--category",
+        "cs.CL",
+        "--from",
+        "2026-05-01",
+        "--to",
+        "2026-06-01",
+        "--out",
+        str(tmp_path / "papers"),
+        "--api-url",
+        "http://127.0.0.1:9/api/query",
+        "--delay",
+        "0",
+        "--timeout",
+        "5",
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot reach the arXiv API" in lines[0] and "skate scp build DOCS_DIR" in lines[0]

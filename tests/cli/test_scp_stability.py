@@ -35,8 +35,9 @@ def peps(tmp_path_factory):
 
 
 def llm_cohort(base: str, names=("ace", "low")) -> list[str]:
-    models = ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY}}"
-                       for n in names)
+    models = ", ".join(
+        f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY}}" for n in names
+    )
     return ["players.simulated=[]", f"players.llm=[{models}]"]
 
 
@@ -48,9 +49,22 @@ def table_rows(out: str) -> dict[str, list[str]]:
 
 def test_language_models_answer_every_seeds_benchmark_through_the_game(peps, tmp_path, capsys):
     with FakeLLMServer({"ace": FakeModel(1.0), "low": FakeModel(0.0)}) as srv:
-        code = main(["stability", str(peps), "--seeds", "2", "--per-doc", "2", "--out", str(tmp_path / "s.csv"),
-                     "--runs", str(tmp_path / "runs"), *llm_cohort(srv.api_base),
-                     f"llm.cache_dir={tmp_path / 'cache'}"])
+        code = main(
+            [
+                "stability",
+                str(peps),
+                "--seeds",
+                "2",
+                "--per-doc",
+                "2",
+                "--out",
+                str(tmp_path / "s.csv"),
+                "--runs",
+                str(tmp_path / "runs"),
+                *llm_cohort(srv.api_base),
+                f"llm.cache_dir={tmp_path / 'cache'}",
+            ]
+        )
         by_model = dict(srv.stats.by_model)
     out, err = capsys.readouterr()
     assert code == 0
@@ -76,13 +90,14 @@ def test_language_models_answer_every_seeds_benchmark_through_the_game(peps, tmp
         assert skill == "-" and expected == "-"
         assert float(mean) == pytest.approx(sum(mine) / 2, abs=0.06)
         assert float(lo) == pytest.approx(min(mine), abs=0.06) and float(hi) == pytest.approx(max(mine), abs=0.06)
-        assert float(std) == pytest.approx(abs(mine[0] - mine[1]) / 2 ** 0.5, abs=0.006)
+        assert float(std) == pytest.approx(abs(mine[0] - mine[1]) / 2**0.5, abs=0.006)
     # each seed was a game run: its events hold the language-model players and their estimates
     for seed in (0, 1):
         events = read_events(tmp_path / "runs" / f"seed-{seed:03d}")
         start = events[0]
         assert [(p["name"], p["model"], p["api_base"]) for p in start["players"]] == [
-            (n, f"openai/{n}", srv.api_base) for n in ("ace", "low")]
+            (n, f"openai/{n}", srv.api_base) for n in ("ace", "low")
+        ]
         assert start["config"]["game"]["build_seed"] == seed
         estimates = [e for e in events if e["event"] == "estimate"]
         assert len(estimates) == 2 * questions[seed] and all(e["n"] == 1 for e in estimates)
@@ -94,8 +109,9 @@ def test_the_simulated_cohort_keeps_its_true_skills_and_expected_spread(peps, tm
     assert list(rows) == ["sim-ace", "sim-strong", "sim-good", "sim-fair", "sim-weak", "sim-novice"]
     assert [float(r[0]) for r in rows.values()] == [0.9, 0.78, 0.66, 0.54, 0.42, 0.3]
     assert float(rows["sim-ace"][1]) > float(rows["sim-novice"][1])
-    assert all(float(r[2]) >= 0 and float(r[3]) <= float(r[1]) <= float(r[4]) and float(r[5]) >= 0
-               for r in rows.values())
+    assert all(
+        float(r[2]) >= 0 and float(r[3]) <= float(r[1]) <= float(r[4]) and float(r[5]) >= 0 for r in rows.values()
+    )
     with open(tmp_path / "s.csv", encoding="utf-8") as fh:
         per_seed = list(csv.DictReader(fh))
     assert len(per_seed) == 12 and all(25 <= float(r["expected"]) <= 100 for r in per_seed)
@@ -118,16 +134,33 @@ def test_a_server_that_is_down_is_one_line_and_status_2(peps, tmp_path, capsys, 
         base = srv.api_base
     # fake_local (conf/players) points at FAKE_LLM_API_BASE: a server that has stopped
     monkeypatch.setenv("FAKE_LLM_API_BASE", base)
-    assert main(["stability", str(peps), "--seeds", "2", "--per-doc", "1", "--players", "fake_local",
-                 f"llm.cache_dir={tmp_path / 'cache'}"]) == 2
+    assert (
+        main(
+            [
+                "stability",
+                str(peps),
+                "--seeds",
+                "2",
+                "--per-doc",
+                "1",
+                "--players",
+                "fake_local",
+                f"llm.cache_dir={tmp_path / 'cache'}",
+            ]
+        )
+        == 2
+    )
     line = one_line_error(capsys)
     assert "seed 0: " in line and "cannot reach" in line and "player 'ace'" in line
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--seeds", "1"), "--seeds must be at least 2"),
-    (("--seeds", "2", "game.docs=elsewhere"), "game.docs is set by the stability study itself"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--seeds", "1"), "--seeds must be at least 2"),
+        (("--seeds", "2", "game.docs=elsewhere"), "game.docs is set by the stability study itself"),
+    ],
+)
 def test_bad_arguments_are_one_line_and_status_2(peps, capsys, args, message):
     assert main(["stability", str(peps), *args]) == 2
     assert message in one_line_error(capsys)

@@ -14,12 +14,28 @@ from skate.settings.options import build_settings
 
 def test_view_writes_the_viewer_and_says_where(tmp_path, capsys):
     run = tmp_path / "run"
-    run_game(build_settings(compose_config(["game=mathquiz", "game.rounds=1", "logger=none", "report=false",
-                                            "print_table=false", "events.replies=false"])), run)
+    run_game(
+        build_settings(
+            compose_config(
+                [
+                    "game=mathquiz",
+                    "game.rounds=1",
+                    "logger=none",
+                    "report=false",
+                    "print_table=false",
+                    "events.replies=false",
+                ]
+            )
+        ),
+        run,
+    )
     assert main([str(run), "--no-open"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["note: This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
-                   "p(correct), without the answers behind them.", f"viewer: {run / 'viewer' / 'index.html'}"]
+    assert out == [
+        "note: This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
+        "p(correct), without the answers behind them.",
+        f"viewer: {run / 'viewer' / 'index.html'}",
+    ]
     assert (run / "viewer" / "index.html").is_file() and (run / "viewer" / "assets" / "tabulator.min.js").is_file()
     # a sweep's folder: pointed to its jobs
     sweep = tmp_path / "sweep"

@@ -113,6 +113,8 @@ def test_an_embedder_is_built_from_its_settings_or_their_keys():
     given, keyed, bare = HashingEmbedder(HashingEmbedderConfig(dim=256)), HashingEmbedder(dim=256), HashingEmbedder()
     assert (given.dim, keyed.dim, given.threshold) == (256, 256, HashingEmbedderConfig.threshold)
     assert bare.settings == HashingEmbedderConfig() and (bare.dim, bare.threshold) == (1024, 0.2)
-    assert HashingEmbedder(HashingEmbedderConfig(dim=256), threshold=0.5).settings == HashingEmbedderConfig(dim=256, threshold=0.5)
+    assert HashingEmbedder(HashingEmbedderConfig(dim=256), threshold=0.5).settings == HashingEmbedderConfig(
+        dim=256, threshold=0.5
+    )
     with pytest.raises(SettingError, match="dims"):
         HashingEmbedder(dims=256)

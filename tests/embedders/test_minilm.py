@@ -20,7 +20,8 @@ REFERENCE = json.loads((ROOT / "tests" / "data" / "minilm_reference.json").read_
 
 needs_weights = pytest.mark.skipif(
     minilm.packaged_model_dir() is None or importlib.util.find_spec("safetensors") is None,
-    reason=f"the minilm extra is not installed: {minilm.INSTALL}")
+    reason=f"the minilm extra is not installed: {minilm.INSTALL}",
+)
 
 
 @pytest.fixture(scope="module")

@@ -31,8 +31,9 @@ def openai_section():
 
 def openai_at(api_base: str, tmp_path, **keys):
     """The section for the test model at ``api_base``, its cache in ``tmp_path``."""
-    return dataclasses.replace(openai_section(), api_base=api_base, model="openai/emb-small",
-                               cache_dir=str(tmp_path / "cache"), **keys)
+    return dataclasses.replace(
+        openai_section(), api_base=api_base, model="openai/emb-small", cache_dir=str(tmp_path / "cache"), **keys
+    )
 
 
 def embedder(server, tmp_path, **keys) -> OpenAIEmbedder:
@@ -101,8 +102,11 @@ def test_a_refused_key_is_one_clear_line(tmp_path, monkeypatch):
 def test_a_missing_model_is_one_clear_line(tmp_path):
     with FakeLLMServer({"ace": FakeModel()}, strict=True) as srv:
         emb = embedder(srv, tmp_path)
-        with pytest.raises(EmbedderUnavailable, match=r"openai/emb-small .* does not serve this embedding model.*"
-                                                      r"check embedder.model and embedder.api_base"):
+        with pytest.raises(
+            EmbedderUnavailable,
+            match=r"openai/emb-small .* does not serve this embedding model.*"
+            r"check embedder.model and embedder.api_base",
+        ):
             emb.check()
 
 
@@ -128,9 +132,19 @@ def test_bad_settings_are_config_errors():
 def test_a_game_counts_embedding_calls_in_its_usage(server, tmp_path):
     """A simulated cohort with embedder=openai: the run builds a client for the embedder, its
     calls appear in usage.json as @embedder, and a replay is served from the cache."""
-    settings = skate.config(values={"game.rounds": 2, "report": False, "embedder.api_base": server.api_base,
-                                    "embedder.model": "openai/emb-small", "llm.cache_dir": str(tmp_path / "cache")},
-                            game="mathquiz", logger="none", sandbox="subprocess", embedder="openai")
+    settings = skate.config(
+        values={
+            "game.rounds": 2,
+            "report": False,
+            "embedder.api_base": server.api_base,
+            "embedder.model": "openai/emb-small",
+            "llm.cache_dir": str(tmp_path / "cache"),
+        },
+        game="mathquiz",
+        logger="none",
+        sandbox="subprocess",
+        embedder="openai",
+    )
     result = run_game(copy.deepcopy(settings), tmp_path / "one")
     usage = json.loads((tmp_path / "one" / "usage.json").read_text())["players"]["@embedder"]
     tasks = sum(result.summary.tasks_by_setter.values())

@@ -19,7 +19,7 @@ class Scripted:
 
     def __call__(self, n, rng):
         self.batches.append(n)
-        got = self.verdicts[self.used:self.used + n]
+        got = self.verdicts[self.used : self.used + n]
         self.used += n
         return sum(got), 0, 0
 

@@ -65,10 +65,13 @@ def test_a_player_the_ranking_does_not_place_is_asked():
 
 
 def test_a_pair_that_disagrees_is_topped_up_and_a_unanimous_one_is_not():
-    players = {"a": Player(always=True), "b": Player(always=False), "c": Player(always=False),
-               "d": Player(always=False)}
-    out = estimate(Adaptive(first=2, step=2, max_samples=6, confidence=0.95), players,
-                   chain("abcd", [0.6, 0.6, 0.6]))
+    players = {
+        "a": Player(always=True),
+        "b": Player(always=False),
+        "c": Player(always=False),
+        "d": Player(always=False),
+    }
+    out = estimate(Adaptive(first=2, step=2, max_samples=6, confidence=0.95), players, chain("abcd", [0.6, 0.6, 0.6]))
     # a and b disagree: both to 6; c and d are both wrong every time: they stop at 2
     assert {n: e.n for n, e in out.items()} == {"a": 6, "b": 6, "c": 2, "d": 2}
     assert out["a"].capped and not out["d"].capped
@@ -111,8 +114,9 @@ def test_a_per_task_budget_gives_the_few_players_asked_more_samples_each():
     the players asked (at least `first` each)."""
     players = {n: Player(p=0.5) for n in "abcdef"}
     # only c and d are unsure of each other: 6 samples each
-    out = estimate(Adaptive(first=1, max_samples=1, per_task=12), players,
-                   chain("abcdef", [0.999, 0.999, 0.7, 0.999, 0.999]))
+    out = estimate(
+        Adaptive(first=1, max_samples=1, per_task=12), players, chain("abcdef", [0.999, 0.999, 0.7, 0.999, 0.999])
+    )
     assert {n: e.n for n, e in out.items() if not e.skipped} == {"c": 6, "d": 6}
     # everyone unsure: 12 // 6 = 2 each
     players = {n: Player(p=0.5) for n in "abcdef"}

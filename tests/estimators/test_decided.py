@@ -15,6 +15,7 @@ from tests.test_runner_game import config
 def always(right: bool):
     def sample(n, rng):
         return (n if right else 0), 0, 0
+
     return sample
 
 

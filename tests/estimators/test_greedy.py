@@ -35,7 +35,9 @@ class Recorder:
 
 
 def test_every_player_sees_the_same_query_once(tmp_path):
-    cfg = skate.config(game="cop", estimator="greedy", logger="none", values={"report": False, "game.rounds": 1, "seed": 3})
+    cfg = skate.config(
+        game="cop", estimator="greedy", logger="none", values={"report": False, "game.rounds": 1, "seed": 3}
+    )
     run_game(cfg, tmp_path / "run")
     game = build_game(cfg.game)
     run = read_run(tmp_path / "run")
@@ -63,10 +65,20 @@ def test_a_void_answer_is_void_never_wrong():
 
 def test_models_answer_at_temperature_zero_within_max_tokens(tmp_path):
     with FakeLLMServer({"ace": FakeModel(0.9), "low": FakeModel(0.3)}) as srv:
-        cfg = skate.config(game="mathquiz", estimator="greedy", logger="none",
-                           values={"game.rounds": 1, "estimator.max_tokens": 50, "report": False, "players.simulated": [],
-                                   "llm.preflight": False, "players.llm": llm_players(srv.api_base, ("ace", "low")),
-                                   "llm.cache_dir": str(tmp_path / "c")})
+        cfg = skate.config(
+            game="mathquiz",
+            estimator="greedy",
+            logger="none",
+            values={
+                "game.rounds": 1,
+                "estimator.max_tokens": 50,
+                "report": False,
+                "players.simulated": [],
+                "llm.preflight": False,
+                "players.llm": llm_players(srv.api_base, ("ace", "low")),
+                "llm.cache_dir": str(tmp_path / "c"),
+            },
+        )
         run_game(cfg, tmp_path / "run")
         answers = [r for r in srv.log if r["max_tokens"] == 50]
     assert answers and all(r["temperature"] == 0.0 and r["n"] == 1 for r in answers)
@@ -88,14 +100,20 @@ def test_the_arxivroll_preset_reports_accuracy_with_errors_and_how_the_types_agr
     d = load_run(tmp_path / "run")
     (title, wide), *_ = group_tables(d)
     shown = with_se(d, title, wide)
-    acc = json.loads(json.dumps(d.p.loc[d.groups.index[d.groups[title.removeprefix("by ")] == wide.columns[1]],
-                                         "sim-ace"].dropna().tolist()))
+    acc = json.loads(
+        json.dumps(
+            d.p.loc[d.groups.index[d.groups[title.removeprefix("by ")] == wide.columns[1]], "sim-ace"].dropna().tolist()
+        )
+    )
     mean, se = np.mean(acc), np.std(acc, ddof=1) / np.sqrt(len(acc))
     assert shown.loc[shown["player"] == "sim-ace", wide.columns[1]].item() == f"{mean:.3f} ± {se:.3f}"
     agree = value_correlations(d)
     types = agree[agree["key"] == "type"]
-    assert {(r.a, r.b) for r in types.itertuples()} == {("cloze", "prediction"), ("cloze", "sequencing"),
-                                                        ("prediction", "sequencing")}
+    assert {(r.a, r.b) for r in types.itertuples()} == {
+        ("cloze", "prediction"),
+        ("cloze", "sequencing"),
+        ("prediction", "sequencing"),
+    }
     assert types[["pearson", "spearman", "kendall"]].notna().all().all()
     page = (tmp_path / "run" / "report" / "index.html").read_text()
     assert "How the groups agree" in page and " ± " in page

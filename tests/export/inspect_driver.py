@@ -12,6 +12,16 @@ from inspect_ai import eval as inspect_eval
 
 log_dir, models, *files = sys.argv[1:]
 logs = inspect_eval(files, model=models.split(","), display="none", log_dir=log_dir)
-print(json.dumps([{"status": log.status, "model": log.eval.model, "task": log.eval.task,
-                   "accuracy": log.results.scores[0].metrics["accuracy"].value if log.results else None}
-                  for log in logs]))
+print(
+    json.dumps(
+        [
+            {
+                "status": log.status,
+                "model": log.eval.model,
+                "task": log.eval.task,
+                "accuracy": log.results.scores[0].metrics["accuracy"].value if log.results else None,
+            }
+            for log in logs
+        ]
+    )
+)

@@ -37,10 +37,19 @@ def server():
 
 
 def _greedy_run(srv, folder: Path, game: str, values: dict) -> Path:
-    cfg = skate.config(game=game, estimator="greedy", logger="none",
-                       values={**values, "report": False, "players.simulated": [], "llm.preflight": False,
-                               "players.llm": llm_players(srv.api_base, tuple(MODELS)),
-                               "llm.cache_dir": str(folder / "cache")})
+    cfg = skate.config(
+        game=game,
+        estimator="greedy",
+        logger="none",
+        values={
+            **values,
+            "report": False,
+            "players.simulated": [],
+            "llm.preflight": False,
+            "players.llm": llm_players(srv.api_base, tuple(MODELS)),
+            "llm.cache_dir": str(folder / "cache"),
+        },
+    )
     run_game(cfg, folder / "run")
     return folder / "run"
 
@@ -62,8 +71,12 @@ def scp_bench(server, tmp_path_factory):
     lines = (folder / "all.jsonl").read_text().splitlines()[:12]
     bench = folder / "bench.jsonl"
     bench.write_text("\n".join(lines) + "\n")
-    run = _greedy_run(server, folder, "scp", {"game.mode": "built", "game.benchmark": str(bench), "game.rounds": 1,
-                                              "game.max_doc_age_days": None})
+    run = _greedy_run(
+        server,
+        folder,
+        "scp",
+        {"game.mode": "built", "game.benchmark": str(bench), "game.rounds": 1, "game.max_doc_age_days": None},
+    )
     return bench, run
 
 
@@ -96,7 +109,10 @@ def test_jsonl_holds_every_task_as_a_solver_sees_it_with_a_schema(cop_run, tmp_p
         query = game.make_query(task, task_rng(task))  # the order estimator=greedy shows every player
         assert r["options"] == list(query.options) and r["labels"] == ["A", "B", "C", "D"]
         assert r["options"][r["labels"].index(r["answer"])] == t.answer == r["answer_text"]
-        assert f"[[ ## program ## ]]\n{t.prompt}\n\n[[ ## options ## ]]\n{render_options(query.options)}\n\n" in r["prompt"]
+        assert (
+            f"[[ ## program ## ]]\n{t.prompt}\n\n[[ ## options ## ]]\n{render_options(query.options)}\n\n"
+            in r["prompt"]
+        )
         assert (r["setter"], r["round"]) == (t.setter, t.round)
         assert r["provenance"] == {"run": str(cop_run.resolve()), "game": "cop", "seed": 5, "task_id": t.task_id}
 
@@ -107,26 +123,40 @@ def test_a_built_benchmark_and_a_mathquiz_game_export_too(scp_bench, tmp_path):
     export(scp_run, "jsonl", tmp_path / "r")  # the game played on it: the same tasks, shown the same way
     same = ("id", "prompt", "options", "answer", "setter", "round")
     assert all(r["provenance"].get("doc_date") for r in _records(tmp_path / "r"))
-    assert sorted(({k: r[k] for k in same} for r in _records(tmp_path / "r")), key=lambda r: r["id"]) == \
-        [{k: r[k] for k in same} for r in _records(tmp_path / "s")]
+    assert sorted(({k: r[k] for k in same} for r in _records(tmp_path / "r")), key=lambda r: r["id"]) == [
+        {k: r[k] for k in same} for r in _records(tmp_path / "s")
+    ]
     built = [json.loads(line) for line in bench.read_text().splitlines()]
     records = _records(tmp_path / "s")
     assert [r["provenance"]["question_id"] for r in records] == [q["id"] for q in built]
     for r, q in zip(records, built, strict=True):
         assert r["labels"] == ["1", "2", "3", "4"] and r["options"][int(r["answer"]) - 1] == q["options"][q["answer"]]
-        assert (r["provenance"]["doc"], r["provenance"]["build_seed"], r["setter"]) == (q["doc"], q["seed"], "(benchmark)")
+        assert (r["provenance"]["doc"], r["provenance"]["build_seed"], r["setter"]) == (
+            q["doc"],
+            q["seed"],
+            "(benchmark)",
+        )
         # the benchmark's dates travel with it: it expires as its documents age
         assert (r["provenance"]["doc_date"], r["provenance"]["doc_date_source"], r["provenance"]["built"]) == (
-            q["doc_date"], q["doc_date_source"], q["built"])
+            q["doc_date"],
+            q["doc_date_source"],
+            q["built"],
+        )
         assert f"[[ ## question ## ]]\n{stem(from_json(q))}\n\n[[ ## options ## ]]\n1. " in r["prompt"]
-    run_game(skate.config(game="mathquiz", estimator="greedy", logger="none", values={"game.rounds": 1, "report": False}),
-             tmp_path / "mq")
+    run_game(
+        skate.config(game="mathquiz", estimator="greedy", logger="none", values={"game.rounds": 1, "report": False}),
+        tmp_path / "mq",
+    )
     export(tmp_path / "mq", "jsonl", tmp_path / "m")
     tasks = read_run(tmp_path / "mq").of(TaskSet)
     records = _records(tmp_path / "m")
     assert len(records) == len(tasks) > 0
     for r, t in zip(records, tasks, strict=True):
-        assert r["options"] == [] and r["answer"] == str(int(t.answer)) and f"[[ ## question ## ]]\n{t.prompt}" in r["prompt"]
+        assert (
+            r["options"] == []
+            and r["answer"] == str(int(t.answer))
+            and f"[[ ## question ## ]]\n{t.prompt}" in r["prompt"]
+        )
 
 
 def _bad(argv, capsys) -> str:
@@ -141,16 +171,22 @@ def test_bad_input_gets_one_line_status_2_and_writes_nothing(cop_run, tmp_path, 
     unfinished.mkdir()
     lines = (cop_run / "events.jsonl").read_text().splitlines()
     (unfinished / "events.jsonl").write_text("\n".join(x for x in lines if '"event": "run_end"' not in x) + "\n")
-    assert "has not finished (no run_end event" in _bad([str(unfinished), "--to", "jsonl", "--out",
-                                                         str(tmp_path / "o")], capsys)
+    assert "has not finished (no run_end event" in _bad(
+        [str(unfinished), "--to", "jsonl", "--out", str(tmp_path / "o")], capsys
+    )
     assert "unknown --to 'csv': use one of jsonl, lm-eval, inspect" in _bad(
-        [str(cop_run), "--to", "csv", "--out", str(tmp_path / "o")], capsys)
+        [str(cop_run), "--to", "csv", "--out", str(tmp_path / "o")], capsys
+    )
     (tmp_path / "taken").mkdir()
     assert "already exists" in _bad([str(cop_run), "--to", "jsonl", "--out", str(tmp_path / "taken")], capsys)
     jail = tmp_path / "jail"
     jail.mkdir()
-    (jail / "events.jsonl").write_text((cop_run / "events.jsonl").read_text().replace('"game": "cop"', '"game": "pyjail"'))
-    assert "pyjail " + EXECUTED_NOTE.split("{game} ")[1] in _bad([str(jail), "--to", "jsonl", "--out", str(tmp_path / "o")], capsys)
+    (jail / "events.jsonl").write_text(
+        (cop_run / "events.jsonl").read_text().replace('"game": "cop"', '"game": "pyjail"')
+    )
+    assert "pyjail " + EXECUTED_NOTE.split("{game} ")[1] in _bad(
+        [str(jail), "--to", "jsonl", "--out", str(tmp_path / "o")], capsys
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jail", "taken", "unfinished"]  # no output, no temp folder
     assert list((tmp_path / "taken").iterdir()) == []
 
@@ -176,13 +212,19 @@ def test_lm_eval_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_be
     logging.getLogger("lm_eval").setLevel(logging.WARNING)
     for model in MODELS:
         res = lm_eval.simple_evaluate(
-            model="local-chat-completions", tasks=names, task_manager=manager, apply_chat_template=True,
+            model="local-chat-completions",
+            tasks=names,
+            task_manager=manager,
+            apply_chat_template=True,
             model_args=f"model={model},base_url={server.api_base}/chat/completions,num_concurrent=1,"
-                       "max_retries=1,tokenized_requests=False")
+            "max_retries=1,tokenized_requests=False",
+        )
         got = [res["results"][n]["exact_match,answer"] for n in names]
         want = [greedy_scores(cop_run)[model], greedy_scores(scp_run)[model]]
-        print(f"lm-eval {model}: cop {got[0]:.3f} (skate greedy {want[0]:.3f}), scp {got[1]:.3f} "
-              f"(skate greedy {want[1]:.3f})")
+        print(
+            f"lm-eval {model}: cop {got[0]:.3f} (skate greedy {want[0]:.3f}), scp {got[1]:.3f} "
+            f"(skate greedy {want[1]:.3f})"
+        )
         assert got == pytest.approx(want, abs=1e-12)
     assert greedy_scores(cop_run)["ace"] > greedy_scores(cop_run)["low"]  # the fake knows its programs
 
@@ -201,16 +243,30 @@ def test_inspect_scores_the_exports_as_skate_greedy_does(server, cop_run, scp_be
     # Task files go by relative path: inspect-ai refuses an absolute one.
     files = [str(next((tmp_path / g).glob("skate_*.py")).relative_to(tmp_path)) for g in ("cop", "scp")]
     env = {**os.environ, "SKATE_BASE_URL": server.api_base, "SKATE_API_KEY": "unused"}
-    res = subprocess.run([str(INSPECT_PYTHON), str(Path(__file__).with_name("inspect_driver.py")),
-                          str(tmp_path / "logs"), ",".join(f"openai-api/skate/{m}" for m in MODELS), *files],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [
+            str(INSPECT_PYTHON),
+            str(Path(__file__).with_name("inspect_driver.py")),
+            str(tmp_path / "logs"),
+            ",".join(f"openai-api/skate/{m}" for m in MODELS),
+            *files,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     logs = json.loads(res.stdout.strip().splitlines()[-1])
     assert [log["status"] for log in logs] == ["success"] * 4
-    got = {(log["model"].rsplit("/", 1)[1], log["task"].rsplit("/", 1)[-1].split("_")[1]): log["accuracy"]
-           for log in logs}
+    got = {
+        (log["model"].rsplit("/", 1)[1], log["task"].rsplit("/", 1)[-1].split("_")[1]): log["accuracy"] for log in logs
+    }
     for model in MODELS:
         want = {"cop": greedy_scores(cop_run)[model], "scp": greedy_scores(scp_run)[model]}
-        print(f"inspect {model}: cop {got[model, 'cop']:.3f} (skate greedy {want['cop']:.3f}), "
-              f"scp {got[model, 'scp']:.3f} (skate greedy {want['scp']:.3f})")
+        print(
+            f"inspect {model}: cop {got[model, 'cop']:.3f} (skate greedy {want['cop']:.3f}), "
+            f"scp {got[model, 'scp']:.3f} (skate greedy {want['scp']:.3f})"
+        )
         assert {g: got[model, g] for g in want} == pytest.approx(want, abs=1e-12)

@@ -93,8 +93,14 @@ def test_cop_answers_are_what_the_programs_print_in_the_sandbox(games, sandbox):
     validation (run in the sandbox) and becomes the same task."""
     game = games["cop"]
     tasks = game.practice_tasks(20, np.random.default_rng(3))
-    checks = Checks(round=0, setter="practice", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
-                    solve=lambda queries, rng: [None] * len(queries))
+    checks = Checks(
+        round=0,
+        setter="practice",
+        assignment={},
+        sandbox=sandbox,
+        rng=np.random.default_rng(0),
+        solve=lambda queries, rng: [None] * len(queries),
+    )
     for task in tasks:
         valid = game.validate(COPProposal(task.prompt, list(task.data["distractors"])), checks)
         assert isinstance(valid, Task), (task.data["source"], valid)
@@ -148,6 +154,9 @@ def test_a_hint_without_a_try_already_in_effect():
     from skate.games.base import drop_try
 
     hint = "its replies could not be read (see events.jsonl): setter_repair: resample asks anew, a larger max_tokens"
-    assert drop_try(hint, "setter_repair: resample") == "its replies could not be read (see events.jsonl): a larger max_tokens"
+    assert (
+        drop_try(hint, "setter_repair: resample")
+        == "its replies could not be read (see events.jsonl): a larger max_tokens"
+    )
     assert drop_try("too few: setter_repair: resample asks anew", "setter_repair") == "too few"
     assert drop_try("nothing to try", "setter_repair") == "nothing to try"

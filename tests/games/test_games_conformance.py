@@ -69,8 +69,11 @@ SMALL = {
 # Other modes a game is played in, besides its default.
 MODES = {"scp": [("player_set", {"game.mode": "player_set"})]}
 
-SIM_PLAYERS = [SimPlayerConfig(name="hi", skill=0.95), SimPlayerConfig(name="mid", skill=0.6),
-               SimPlayerConfig(name="lo", skill=0.1)]
+SIM_PLAYERS = [
+    SimPlayerConfig(name="hi", skill=0.95),
+    SimPlayerConfig(name="mid", skill=0.6),
+    SimPlayerConfig(name="lo", skill=0.1),
+]
 N = 4  # answer samples per (task, player)
 BASE = {"game.rounds": 2, "seed": 0, "report": False, "estimator.n": N, "rerate": [{"name": "irt", "rating": "irt"}]}
 CHOICES = {"logger": "none", "estimator": "fixed_n"}
@@ -108,8 +111,11 @@ def variant(request) -> Variant:
 
 
 def settings_of(variant: Variant, extra: dict[str, Any] | None = None) -> SkateConfig:
-    return skate.config(values={**BASE, "players.simulated": SIM_PLAYERS, **variant.values, **(extra or {})},
-                        game=variant.game, **CHOICES)
+    return skate.config(
+        values={**BASE, "players.simulated": SIM_PLAYERS, **variant.values, **(extra or {})},
+        game=variant.game,
+        **CHOICES,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +145,10 @@ def right_reply(game: Game, task: Task, query: Any) -> Any:
         return task.answer
     if fmt == AnswerFormat.executed:  # the input its setter proved the task with
         return task.data["setter_solution"]
-    pytest.fail(f"game={game.name}: no conformance oracle for answer format {fmt!r}: teach right_reply and "
-                "wrong_reply in this file what a right and a wrong reply are")
+    pytest.fail(
+        f"game={game.name}: no conformance oracle for answer format {fmt!r}: teach right_reply and "
+        "wrong_reply in this file what a right and a wrong reply are"
+    )
 
 
 def wrong_reply(game: Game, task: Task, query: Any) -> Any:
@@ -187,8 +195,14 @@ class Setting:
 
 
 def checks(setting: Setting, player: Any, ctx: SetterContext, seed: int = 0) -> Checks:
-    return Checks(round=ctx.round, setter=player.name, assignment=ctx.assignment, sandbox=setting.env.sandbox,
-                  rng=np.random.default_rng([seed, ctx.round, ctx.attempt]), solve=player.answer)
+    return Checks(
+        round=ctx.round,
+        setter=player.name,
+        assignment=ctx.assignment,
+        sandbox=setting.env.sandbox,
+        rng=np.random.default_rng([seed, ctx.round, ctx.attempt]),
+        solve=player.answer,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -208,9 +222,18 @@ def setting(settings, sandbox) -> Setting:
         rng = np.random.default_rng([1, i])
         assignment = game.assignment(player.name, 1, rng)
         for attempt in range(1, game.attempts + 1):
-            ctx = SetterContext(player=player.name, players=names, round=1, rounds=game.rounds, attempt=attempt,
-                                attempts_left=game.attempts - attempt + 1, failed=(), history=(),
-                                strategy="hist_perf", assignment=assignment)
+            ctx = SetterContext(
+                player=player.name,
+                players=names,
+                round=1,
+                rounds=game.rounds,
+                attempt=attempt,
+                attempts_left=game.attempts - attempt + 1,
+                failed=(),
+                history=(),
+                strategy="hist_perf",
+                assignment=assignment,
+            )
             proposal = player.set_task(ctx, rng)
             out.proposals.append((player, ctx, proposal))
             result = game.validate(proposal, checks(out, player, ctx))
@@ -283,14 +306,29 @@ def test_every_malformed_proposal_is_rejected_as_malformed_with_a_reason(setting
     game = setting.game
     modules = game.modules(setting.env)
     player = setting.players[0]
-    ctx = SetterContext(player=player.name, players=(player.name,), round=1, rounds=game.rounds, attempt=1,
-                        attempts_left=game.attempts, failed=(), history=(), strategy="hist_perf",
-                        assignment=game.assignment(player.name, 1, np.random.default_rng(0)))
+    ctx = SetterContext(
+        player=player.name,
+        players=(player.name,),
+        round=1,
+        rounds=game.rounds,
+        attempt=1,
+        attempts_left=game.attempts,
+        failed=(),
+        history=(),
+        strategy="hist_perf",
+        assignment=game.assignment(player.name, 1, np.random.default_rng(0)),
+    )
     why = "the reply held no task at all"
-    bad = {"None": None, "empty string": "", "a number": 42, "an object": object(), "a list": [],
-           "an unreadable reply": modules.setter.read_reply(UNREADABLE),
-           "an empty reply": modules.setter.read_reply(""),
-           "the setter's unreadable proposal": modules.setter.unreadable(why)}
+    bad = {
+        "None": None,
+        "empty string": "",
+        "a number": 42,
+        "an object": object(),
+        "a list": [],
+        "an unreadable reply": modules.setter.read_reply(UNREADABLE),
+        "an empty reply": modules.setter.read_reply(""),
+        "the setter's unreadable proposal": modules.setter.unreadable(why),
+    }
     for what, proposal in bad.items():
         result = game.validate(proposal, checks(setting, player, ctx))
         assert isinstance(result, Rejection), what
@@ -302,8 +340,11 @@ def test_every_malformed_proposal_is_rejected_as_malformed_with_a_reason(setting
 
 def _stripped(proposal: Any) -> Any:
     """A proposal as its reply gives it back: no note, text fields without a trailing newline."""
-    texts = {f.name: getattr(proposal, f.name).rstrip("\n") for f in dataclasses.fields(proposal)
-             if isinstance(getattr(proposal, f.name), str)}
+    texts = {
+        f.name: getattr(proposal, f.name).rstrip("\n")
+        for f in dataclasses.fields(proposal)
+        if isinstance(getattr(proposal, f.name), str)
+    }
     return dataclasses.replace(proposal, **{**texts, "note": ""})
 
 
@@ -323,13 +364,31 @@ def test_a_setters_demonstration_reads_back_as_the_valid_task_it_shows(setting):
         back = module.read_reply(reply)
         assert _stripped(back) == _stripped(demo.proposal), reply
         if demo.source == "practice":  # a simulated one was validated as it was made
-            ctx = SetterContext(player=strong.name, players=(strong.name,), round=1, rounds=1, attempt=1,
-                                attempts_left=1, failed=(), history=(), strategy="no_info",
-                                assignment=demo.assignment)
+            ctx = SetterContext(
+                player=strong.name,
+                players=(strong.name,),
+                round=1,
+                rounds=1,
+                attempt=1,
+                attempts_left=1,
+                failed=(),
+                history=(),
+                strategy="no_info",
+                assignment=demo.assignment,
+            )
             right = replying(game, Task("t", 1, strong.name, "", str(demo.assignment.get("target", ""))), right_reply)
             solve = right if game.spec.answer_format == AnswerFormat.exact_match else strong.answer
-            result = game.validate(back, Checks(round=1, setter=strong.name, assignment=demo.assignment,
-                                                sandbox=env.sandbox, rng=np.random.default_rng(0), solve=solve))
+            result = game.validate(
+                back,
+                Checks(
+                    round=1,
+                    setter=strong.name,
+                    assignment=demo.assignment,
+                    sandbox=env.sandbox,
+                    rng=np.random.default_rng(0),
+                    solve=solve,
+                ),
+            )
             assert isinstance(result, Task), (result, ctx)
 
 
@@ -509,9 +568,13 @@ def server():
 def llm_run(variant, server, tmp_path_factory) -> Run:
     base = tmp_path_factory.mktemp(f"llm-{variant.id}")
     before = server.stats.requests
-    cfg = llm_config(server.api_base, base / "cache", {**variant.values, "game.rounds": 2, "estimator.n": 3,
-                                                       "rerate": [{"name": "irt", "rating": "irt"}]},
-                     names=tuple(MODELS), game=variant.game)
+    cfg = llm_config(
+        server.api_base,
+        base / "cache",
+        {**variant.values, "game.rounds": 2, "estimator.n": 3, "rerate": [{"name": "irt", "rating": "irt"}]},
+        names=tuple(MODELS),
+        game=variant.game,
+    )
     result = run_game(cfg, base / "run")
     assert server.stats.requests > before
     return Run(base / "run", result.table, result.summary, read_events(base / "run"))

@@ -146,8 +146,11 @@ class FakeEcho(FakePlayer):
 '''
 
 PLAYERS = "players.simulated=[{name: hi, skill: 0.9}, {name: mid, skill: 0.55}, {name: lo, skill: 0.2}]"  # the CLI's
-SIMULATED = [SimPlayerConfig(name="hi", skill=0.9), SimPlayerConfig(name="mid", skill=0.55),
-             SimPlayerConfig(name="lo", skill=0.2)]
+SIMULATED = [
+    SimPlayerConfig(name="hi", skill=0.9),
+    SimPlayerConfig(name="mid", skill=0.55),
+    SimPlayerConfig(name="lo", skill=0.2),
+]
 
 # python -m skate, with the temporary folder among the game packages' folders.
 MAIN = """
@@ -171,8 +174,13 @@ def test_a_games_commands_are_words_mapped_to_a_function_and_a_line_of_help():
     class Odd(Game):
         spec = GameSpec(name="odd", answer_format="exact_match")
 
-    for bad in ({"odd=1": ("m:f", "x")}, {"-odd": ("m:f", "x")}, {"odd": ("m.f", "x")}, {"odd": ("m:f", "")},
-                {"odd": "m:f"}):
+    for bad in (
+        {"odd=1": ("m:f", "x")},
+        {"-odd": ("m:f", "x")},
+        {"odd": ("m.f", "x")},
+        {"odd": ("m:f", "")},
+        {"odd": "m:f"},
+    ):
         with pytest.raises(ValueError, match=r"^Odd: command '.*' must be a word mapped to"):
             register(Odd, commands=bad)
     assert "odd" not in load_games()
@@ -182,15 +190,21 @@ def test_a_game_installed_from_elsewhere_that_cannot_be_imported_is_named(monkey
     broken = importlib.metadata.EntryPoint(name="broken", value="no_such_game_module", group="skate.games")
     monkeypatch.setattr(skate.games, "_installed", [])
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [broken] if group == "skate.games" else [])
-    with pytest.raises(ImportError, match=r"^the game 'broken' \(no_such_game_module, a skate.games entry point "
-                                          r"of an installed distribution\) cannot be imported: No module named"):
+    with pytest.raises(
+        ImportError,
+        match=r"^the game 'broken' \(no_such_game_module, a skate.games entry point "
+        r"of an installed distribution\) cannot be imported: No module named",
+    ):
         load_games()
 
 
 def test_an_answer_format_is_one_of_the_enum_and_a_wrong_one_says_which_to_use():
     assert GameSpec(name="echo", answer_format="exact_match").answer_format is AnswerFormat.exact_match
-    with pytest.raises(ValueError, match=r"^game 'echo': answer_format='free text' is not one of multiple_choice, "
-                                         r"exact_match, executed$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^game 'echo': answer_format='free text' is not one of multiple_choice, "
+        r"exact_match, executed$",
+    ):
         GameSpec(name="echo", answer_format="free text")
 
 
@@ -221,14 +235,24 @@ def echo_game(tmp_path, monkeypatch):
 
 
 def skate_main(games: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", MAIN, str(games), *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", MAIN, str(games), *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_python_dash_m_skate_plays_a_new_game_from_its_package_alone(echo_game, tmp_path):
     run = tmp_path / "run"
-    res = skate_main(echo_game, "game=echo", "game.rounds=3", PLAYERS, "logger=none", "report=false",
-                     "estimator=fixed_n", f"hydra.run.dir={run}", cwd=tmp_path)
+    res = skate_main(
+        echo_game,
+        "game=echo",
+        "game.rounds=3",
+        PLAYERS,
+        "logger=none",
+        "report=false",
+        "estimator=fixed_n",
+        f"hydra.run.dir={run}",
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert "rank  player" in res.stdout and str(run) in res.stdout
     start = json.loads((run / "events.jsonl").read_text().splitlines()[0])
@@ -237,7 +261,8 @@ def test_python_dash_m_skate_plays_a_new_game_from_its_package_alone(echo_game, 
     res = skate_main(echo_game, "game=ech", f"hydra.run.dir={tmp_path / 'r2'}", cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.strip().splitlines() == [
         "skate: config error: game=ech is not an option of game: did you mean game=echo? choose one of cop, echo, "
-        "mathquiz, pyjail, scp"]
+        "mathquiz, pyjail, scp"
+    ]
     res = skate_main(echo_game, "play", "--help", cwd=tmp_path)
     assert "game: cop, echo, mathquiz, pyjail, scp\n" in res.stdout  # its schema is no other option
 
@@ -251,8 +276,9 @@ def test_a_new_game_is_one_package(echo_game, tmp_path):
     from skate.runner import run_game
     from skate.settings.recorded import rate_run
 
-    cfg = skate.config(values={"players.simulated": SIMULATED, "report": False}, game="echo", logger="none",
-                       estimator="fixed_n")
+    cfg = skate.config(
+        values={"players.simulated": SIMULATED, "report": False}, game="echo", logger="none", estimator="fixed_n"
+    )
     assert cfg.game.max_len == 20 and cfg.game.rounds == 4 and "echo" in load_games()
     result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["hi", "mid", "lo"]

@@ -29,15 +29,25 @@ import pytest
 
 REQUIRE_POSTGRES = bool(os.environ.get("SKATE_REQUIRE_POSTGRES"))
 # A throwaway server: nothing it writes needs to survive a crash, and the tests open few connections.
-SERVER_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
-                   "listen_addresses": "", "max_connections": "40", "shared_buffers": "16MB",
-                   "max_wal_size": "64MB", "autovacuum": "off", "log_min_messages": "warning"}
+SERVER_SETTINGS = {
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "listen_addresses": "",
+    "max_connections": "40",
+    "shared_buffers": "16MB",
+    "max_wal_size": "64MB",
+    "autovacuum": "off",
+    "log_min_messages": "warning",
+}
 
 
 def _bin_dir() -> Path | None:
     """The newest installed server's bin folder (Debian's layout), else wherever initdb is on PATH."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parent.parent.name)
-                   if Path(p).parent.parent.name.isdigit() else 0)
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(Path(p).parent.parent.name) if Path(p).parent.parent.name.isdigit() else 0,
+    )
     if found:
         return Path(found[-1]).parent
     on_path = shutil.which("initdb")
@@ -66,8 +76,11 @@ class PostgresServer:
 
         name = f"{prefix}_{uuid.uuid4().hex[:10]}"
         template = copy_of.split("@/", 1)[1].split("?", 1)[0] if copy_of else "template0"
-        engine = sa.create_engine(self.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
-                                  isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+        engine = sa.create_engine(
+            self.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
+            isolation_level="AUTOCOMMIT",
+            poolclass=sa.pool.NullPool,
+        )
         try:
             with engine.connect() as conn:
                 conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
@@ -117,16 +130,36 @@ def running_postgres() -> Iterator[PostgresServer]:
 
     server = None
     try:
-        got = subprocess.run([*prefix, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                              "--no-sync", "--encoding=UTF8", "--locale=C", "--no-instructions"],
-                             capture_output=True, text=True, cwd=root)
+        got = subprocess.run(
+            [
+                *prefix,
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--no-sync",
+                "--encoding=UTF8",
+                "--locale=C",
+                "--no-instructions",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=root,
+        )
         if got.returncode != 0:
             pytest.fail(f"initdb failed ({got.returncode}): {got.stderr.strip()[-2000:]}")
-        settings = [a for k, v in {**SERVER_SETTINGS, "unix_socket_directories": str(root)}.items()
-                    for a in ("-c", f"{k}={v}")]
+        settings = [
+            a for k, v in {**SERVER_SETTINGS, "unix_socket_directories": str(root)}.items() for a in ("-c", f"{k}={v}")
+        ]
         with open(log_path, "wb") as log:
-            server = subprocess.Popen([*prefix, str(bin_dir / "postgres"), "-D", str(data), *settings],
-                                      stdout=log, stderr=subprocess.STDOUT, cwd=root)
+            server = subprocess.Popen(
+                [*prefix, str(bin_dir / "postgres"), "-D", str(data), *settings],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=root,
+            )
         deadline = time.monotonic() + 60
         while True:
             if server.poll() is not None:

@@ -52,8 +52,15 @@ WRITES = ("INSERT", "UPDATE", "DELETE", "CREATE")
 LOCKS = ("BEGIN IMMEDIATE", "SELECT pg_advisory_xact_lock")  # a writer asking for the write lock
 
 # The step of skate a statement belongs to: the innermost of these functions on the stack.
-PHASES = {"import_run": "banking a run", "refit": "refit", "_fits": "refit", "add": "the add's steps",
-          "_place": "a banked task's answer", "_set_tasks": "banking its own tasks", "_snapshot": "its snapshot"}
+PHASES = {
+    "import_run": "banking a run",
+    "refit": "refit",
+    "_fits": "refit",
+    "add": "the add's steps",
+    "_place": "a banked task's answer",
+    "_set_tasks": "banking its own tasks",
+    "_snapshot": "its snapshot",
+}
 STORE = "making the store"
 
 
@@ -134,8 +141,9 @@ def dump(where: str, root: Path | None = None) -> dict[str, list[tuple]]:
     from skate.leaderboard import database as st
 
     url = st.url_of(where)
-    empty: dict[str, list[tuple]] = {t: [] for t in ("meta", "models", "runs", "tasks", "responses", "adds",
-                                                      "snapshots", "ratings")}
+    empty: dict[str, list[tuple]] = {
+        t: [] for t in ("meta", "models", "runs", "tasks", "responses", "adds", "snapshots", "ratings")
+    }
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.connect() as conn:
@@ -143,8 +151,9 @@ def dump(where: str, root: Path | None = None) -> dict[str, list[tuple]]:
                 return empty
             read = lambda t: [dict(r) for r in conn.execute(sa.select(t)).mappings()]  # noqa: E731
             meta, models, runs, tasks, responses, adds, snapshots, ratings = (
-                read(t) for t in (st.meta, st.models, st.runs, st.tasks, st.responses, st.adds, st.snapshots,
-                                  st.ratings))
+                read(t)
+                for t in (st.meta, st.models, st.runs, st.tasks, st.responses, st.adds, st.snapshots, st.ratings)
+            )
     finally:
         engine.dispose()
     where = str(root) if root is not None else None
@@ -160,15 +169,38 @@ def dump(where: str, root: Path | None = None) -> dict[str, list[tuple]]:
         "meta": [(m["key"], m["value"]) for m in meta if m["key"] != "created"],
         "models": [(m["name"], m["kind"], m["spec"], m["how"]) for m in models],
         "runs": [(run[r["id"]], r["game"], r["config"], r["config_version"]) for r in runs],
-        "tasks": [(*task[t["id"]], t["game"], t["setter"], t["body"], _f(t["difficulty"]), _f(t["difficulty_sd"]),
-                   t["exposure"], t["placed"], bool(t["retired"])) for t in tasks],
-        "responses": [(model[r["model_id"]], *task[r["task_id"]], r["correct"], r["samples"], r["how"])
-                      for r in responses],
-        "adds": [(model[a["model_id"]], a["game"], a["status"], a["calls"], a["budget"], a["detail"],
-                  a["ended"] is not None) for a in adds],
+        "tasks": [
+            (
+                *task[t["id"]],
+                t["game"],
+                t["setter"],
+                t["body"],
+                _f(t["difficulty"]),
+                _f(t["difficulty_sd"]),
+                t["exposure"],
+                t["placed"],
+                bool(t["retired"]),
+            )
+            for t in tasks
+        ],
+        "responses": [
+            (model[r["model_id"]], *task[r["task_id"]], r["correct"], r["samples"], r["how"]) for r in responses
+        ],
+        "adds": [
+            (model[a["model_id"]], a["game"], a["status"], a["calls"], a["budget"], a["detail"], a["ended"] is not None)
+            for a in adds
+        ],
         "snapshots": [(*snap[s["id"]], s["why"], json.dumps(_f(json.loads(s["fit"])))) for s in snapshots],
-        "ratings": [(*snap[r["snapshot_id"]], model[r["model_id"]], *(_f(r[k]) for k in ("score", "lo", "hi", "sd")),
-                     r["rank"], r["tasks"]) for r in ratings],
+        "ratings": [
+            (
+                *snap[r["snapshot_id"]],
+                model[r["model_id"]],
+                *(_f(r[k]) for k in ("score", "lo", "hi", "sd")),
+                r["rank"],
+                r["tasks"],
+            )
+            for r in ratings
+        ],
     }
     return {k: sorted(v, key=repr) for k, v in out.items()}
 
@@ -213,7 +245,9 @@ class Trace:
 def _what(statement: str) -> str:
     words = statement.split()
     verb = words[0].upper()
-    table = words[2] if verb in ("INSERT", "DELETE", "CREATE") and len(words) > 2 else words[1] if len(words) > 1 else ""
+    table = (
+        words[2] if verb in ("INSERT", "DELETE", "CREATE") and len(words) > 2 else words[1] if len(words) > 1 else ""
+    )
     return f"{verb} {table.strip(chr(34))}"
 
 
@@ -259,7 +293,9 @@ def fork(child: Callable[[], int], log: Path) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # "multi-threaded, fork() may deadlock": ours does not share
+        warnings.simplefilter(
+            "ignore", DeprecationWarning
+        )  # "multi-threaded, fork() may deadlock": ours does not share
         pid = os.fork()
     if pid:
         return pid
@@ -337,8 +373,10 @@ def killed(command: list[str], point: tuple[str, int], log: Path) -> int:
     kind, at = point
 
     def child() -> int:
-        watch = Watch(on_write=lambda n, s: _die() if kind == "write" and n == at else None,
-                      on_commit=lambda n: _die() if kind == "commit" and n == at else None)
+        watch = Watch(
+            on_write=lambda n, s: _die() if kind == "write" and n == at else None,
+            on_commit=lambda n: _die() if kind == "commit" and n == at else None,
+        )
         with watch:
             main(command)
         return 3  # the point was not reached
@@ -359,7 +397,9 @@ def choose(events: list[Event], n: int) -> list[Event]:
         if e.kind == "write" and not e.what.startswith("CREATE"):
             groups[e.phase, e.kind, e.what].append(e)
     for (_, kind, what), of in groups.items():
-        picks = [of[len(of) // 2]] if what else [of[0], of[len(of) // 2], of[-1]] if kind == "write" else [of[0], of[-1]]
+        picks = (
+            [of[len(of) // 2]] if what else [of[0], of[len(of) // 2], of[-1]] if kind == "write" else [of[0], of[-1]]
+        )
         chosen.update({(e.kind, e.n): e for e in picks})
     rest = [e for e in events if (e.kind, e.n) not in chosen]
     need = min(n - len(chosen), len(rest))
@@ -407,6 +447,8 @@ def describe(event: Event) -> str:
     """A point in words: ``after write 12 of transaction 4 (INSERT responses; a banked task's answer),
     before its commit``."""
     if event.kind == "write":
-        return (f"after write {event.n} of transaction {event.commits_before + 1} ({event.what}; {event.phase}), "
-                "before its commit")
+        return (
+            f"after write {event.n} of transaction {event.commits_before + 1} ({event.what}; {event.phase}), "
+            "before its commit"
+        )
     return f"right after commit {event.n} ({event.phase})"

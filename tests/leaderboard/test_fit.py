@@ -44,8 +44,7 @@ def test_the_refit_keeps_the_incumbents_mean_and_orders_them_by_skill(runs_to_ba
     assert all(t.difficulty is not None for t in store.tasks())
 
 
-def test_a_bank_that_moves_during_a_refit_is_fitted_again_before_the_lock_is_taken(runs_to_bank, tmp_path,
-                                                                                      monkeypatch):
+def test_a_bank_that_moves_during_a_refit_is_fitted_again_before_the_lock_is_taken(runs_to_bank, tmp_path, monkeypatch):
     """An add's answer stored while the refit fits: the refit fits again without the write lock
     (a fit of a large bank takes minutes, and adds wait for the lock), and writes the second fit,
     the answer in it."""

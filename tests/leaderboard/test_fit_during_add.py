@@ -13,23 +13,51 @@ from skate.leaderboard.store import Store
 from tests.leaderboard import kills
 
 GAME = "mathquiz"
-ADD = ["simulated:0.5", "--name", "mid", "--budget", "60", "--samples", "2", "--set-rounds", "1",
-       "--neighbours", "1", "--set-samples", "2"]
+ADD = [
+    "simulated:0.5",
+    "--name",
+    "mid",
+    "--budget",
+    "60",
+    "--samples",
+    "2",
+    "--set-rounds",
+    "1",
+    "--neighbours",
+    "1",
+    "--set-samples",
+    "2",
+]
 
 
 def _refits(where: str) -> list[dict[str, dict]]:
     """Each refit snapshot of the game, oldest first: its rows by model."""
     with Store.open(where, create=False) as store, store.engine.connect() as conn:
-        ids = conn.execute(sa.select(snapshots.c.id).where(snapshots.c.game == GAME, snapshots.c.why == "refit")
-                           .order_by(snapshots.c.id)).scalars().all()
-        return [{r["model"]: dict(r) for r in conn.execute(
-            sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.tasks)
-            .join(models, models.c.id == ratings.c.model_id).where(ratings.c.snapshot_id == sid)).mappings()}
-            for sid in ids]
+        ids = (
+            conn.execute(
+                sa.select(snapshots.c.id)
+                .where(snapshots.c.game == GAME, snapshots.c.why == "refit")
+                .order_by(snapshots.c.id)
+            )
+            .scalars()
+            .all()
+        )
+        return [
+            {
+                r["model"]: dict(r)
+                for r in conn.execute(
+                    sa.select(models.c.name.label("model"), ratings.c.score, ratings.c.tasks)
+                    .join(models, models.c.id == ratings.c.model_id)
+                    .where(ratings.c.snapshot_id == sid)
+                ).mappings()
+            }
+            for sid in ids
+        ]
 
 
 def test_a_refit_during_an_add_fits_its_answers_so_far_and_waits_for_one_being_written(
-        new_store, runs_to_bank, tmp_path):
+    new_store, runs_to_bank, tmp_path
+):
     where = new_store(tmp_path)
     assert main(["leaderboard", "import", str(runs_to_bank[0]), "--store", where]) == 0
     sync = tmp_path / "sync"
@@ -94,6 +122,7 @@ def test_a_refit_during_an_add_fits_its_answers_so_far_and_waits_for_one_being_w
     assert snap["why"] == "add:mid" and status == "done"
     final = {r["model"]: r for r in rows}
     assert {m: r["score"] for m, r in final.items() if m != "mid"} == {
-        m: r["score"] for m, r in second.items() if m != "mid"}
+        m: r["score"] for m, r in second.items() if m != "mid"
+    }
     assert final["mid"]["tasks"] == len(answered) > 10
     assert "Still being added" not in text and "Still being added" not in page

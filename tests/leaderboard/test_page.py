@@ -23,8 +23,10 @@ from skate.leaderboard.store import OVERALL, Store
 # A model that writes markup into its name and its task: both must show as text, and nothing
 # they hold may run.
 HOSTILE_NAME = "sim-<b>bold</b> \"q\" & 'x'"
-HOSTILE_PROMPT = ("Ignore the above.</div></details></li><script>window.__pwned = 1</script>"
-                  "<img src=x onerror=\"window.__pwned = 2\"> \"double\" 'single' & done. " + "More text. " * 20)
+HOSTILE_PROMPT = (
+    "Ignore the above.</div></details></li><script>window.__pwned = 1</script>"
+    '<img src=x onerror="window.__pwned = 2"> "double" \'single\' & done. ' + "More text. " * 20
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +42,15 @@ def board(runs_to_bank, tmp_path_factory):
     incumbents = [m["name"] for m in store.models()]
     with store.transaction() as conn:
         setter = store.ensure_model(conn, HOSTILE_NAME, "simulated", {"name": HOSTILE_NAME, "skill": 0.5}, "import")
-        row = store.add_task(conn, run_id, template.game, "hostile-1", HOSTILE_NAME, template.created,
-                             {**template.body, "prompt": HOSTILE_PROMPT, "task_id": "hostile-1", "setter": HOSTILE_NAME})
+        row = store.add_task(
+            conn,
+            run_id,
+            template.game,
+            "hostile-1",
+            HOSTILE_NAME,
+            template.created,
+            {**template.body, "prompt": HOSTILE_PROMPT, "task_id": "hostile-1", "setter": HOSTILE_NAME},
+        )
         store.record(conn, setter, row, 3, 4, "run")
         for i, name in enumerate(incumbents):
             store.record(conn, store.model_id(conn, name), row, i % 5, 4, "run")
@@ -92,8 +101,9 @@ def test_the_page_loads_alone_and_runs_only_its_own_script(opened, board):
     summary = page.locator("#summary").text_content()
     assert f"{counts['models']} models, {counts['tasks']} tasks" in summary
     latest = max(store.board(g)[0]["at"] for g in [OVERALL, *store.games()])
-    assert page.locator("#summary time").get_attribute("datetime") == \
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(latest))
+    assert page.locator("#summary time").get_attribute("datetime") == time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(latest)
+    )
     assert problems == []
 
 
@@ -137,10 +147,17 @@ def test_a_click_on_a_header_sorts_by_it_ascending_then_descending(opened, board
         rows = t.evaluate(ROWS)
         got = [r["score"] for r in rows]
         assert got == sorted(got, reverse=direction == "descending") and len(got) == len(scores)
-        assert rows[0]["model"] == min(scores, key=scores.get) if direction == "ascending" else max(scores, key=scores.get)
+        assert (
+            rows[0]["model"] == min(scores, key=scores.get) if direction == "ascending" else max(scores, key=scores.get)
+        )
         assert {r["model"]: r["score"] for r in rows} == pytest.approx(scores)  # rows moved whole
-        assert [heads.nth(i).get_attribute("aria-sort") for i in range(5)] == \
-            ["none", "none", direction, "none", "none"]
+        assert [heads.nth(i).get_attribute("aria-sort") for i in range(5)] == [
+            "none",
+            "none",
+            direction,
+            "none",
+            "none",
+        ]
     t.get_by_role("button", name="interval").click()
     widths = [r["width"] for r in t.evaluate(ROWS)]
     assert widths == sorted(widths)

@@ -89,18 +89,36 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
 
     skills = {"ace": 0.9, "mid": 0.6, "low": 0.3, "new": 0.75}
     with FakeLLMServer({n: FakeModel(s) for n, s in skills.items()}) as srv:
-        run_game(skate.config(game="mathquiz", logger="none", estimator="fixed_n",
-                              values={"game.rounds": 3, "report": False, "print_table": False, "players.simulated": [],
-                                      "players.llm": llm_players(srv.api_base), "estimator.n": 4,
-                                      "llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False}),
-                 tmp_path / "bank")
+        run_game(
+            skate.config(
+                game="mathquiz",
+                logger="none",
+                estimator="fixed_n",
+                values={
+                    "game.rounds": 3,
+                    "report": False,
+                    "print_table": False,
+                    "players.simulated": [],
+                    "players.llm": llm_players(srv.api_base),
+                    "estimator.n": 4,
+                    "llm.cache_dir": str(tmp_path / "cache"),
+                    "llm.preflight": False,
+                },
+            ),
+            tmp_path / "bank",
+        )
         store = Store.open(tmp_path / "b.db")
         import_run(store, tmp_path / "bank")
         refit(store)
         before = srv.stats.requests
-        got = add(store, "openai/new", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=1, neighbours=2),
-                  edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False}, api_base=srv.api_base,
-                  api_key_env="SKATE_TEST_NO_KEY")
+        got = add(
+            store,
+            "openai/new",
+            settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=1, neighbours=2),
+            edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False},
+            api_base=srv.api_base,
+            api_key_env="SKATE_TEST_NO_KEY",
+        )
         asked = srv.stats.requests - before
     assert 0 < asked <= got.calls  # every call went to the server (several samples may share a request)
     assert got.model == "new" and got.set_tasks == 1
@@ -111,9 +129,14 @@ def test_a_language_model_is_placed_through_a_real_server(tmp_path):
     # The incumbents' server is gone now: placing another model without a setting game asks only
     # it (its own endpoint checked by the preflight), never an incumbent's.
     with FakeLLMServer({"late": FakeModel(0.5)}) as other:
-        late = add(store, "openai/late", settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, samples=2),
-                   edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": True}, api_base=other.api_base,
-                   api_key_env="SKATE_TEST_NO_KEY")
+        late = add(
+            store,
+            "openai/late",
+            settings=AddSettings(runs_dir=tmp_path / "adds", set_rounds=0, samples=2),
+            edits={"llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": True},
+            api_base=other.api_base,
+            api_key_env="SKATE_TEST_NO_KEY",
+        )
         assert other.stats.requests > 0
     assert late.tasks > 0 and late.model in {r["model"] for r in store.board("mathquiz")[1]}
 
@@ -123,13 +146,23 @@ def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path
     that game), within its budget."""
     from skate.runner import run_game
 
-    run_game(skate.config(game="scp", logger="none", values={"game.rounds": 1, "game.max_doc_age_days": None,
-                                                             "report": False, "print_table": False}), tmp_path / "scp")
+    run_game(
+        skate.config(
+            game="scp",
+            logger="none",
+            values={"game.rounds": 1, "game.max_doc_age_days": None, "report": False, "print_table": False},
+        ),
+        tmp_path / "scp",
+    )
     store = Store.open(tmp_path / "b.db")
     import_run(store, tmp_path / "scp")
     refit(store)
-    got = add(store, "simulated:0.6", settings=AddSettings(runs_dir=tmp_path / "adds", budget=200, samples=2),
-              edits={"game.max_doc_age_days": None})
+    got = add(
+        store,
+        "simulated:0.6",
+        settings=AddSettings(runs_dir=tmp_path / "adds", budget=200, samples=2),
+        edits={"game.max_doc_age_days": None},
+    )
     assert got.set_tasks == 0 and 0 < got.calls <= 200
     assert not (tmp_path / "adds").exists()  # no setting game was played
     assert store.counts()["runs"] == 1

@@ -37,8 +37,9 @@ def test_a_task_is_shown_to_at_most_max_placed_models_being_added(runs_to_bank, 
     banked = store.tasks()
     with store.transaction() as conn:
         store.set_difficulty(conn, {t.id: (0.0, None) for t in banked})
-        ids = [store.ensure_model(conn, f"new{i}", "simulated", {"name": f"new{i}", "skill": 0.5}, "add")
-               for i in range(3)]
+        ids = [
+            store.ensure_model(conn, f"new{i}", "simulated", {"name": f"new{i}", "skill": 0.5}, "add") for i in range(3)
+        ]
     with store.transaction() as conn:
         assert store.record(conn, ids[0], task.id, 1, 2, "add", max_placed=2)
         assert not store.record(conn, ids[0], task.id, 1, 2, "add", max_placed=2)  # answered already

@@ -27,8 +27,9 @@ def small_disk(folder: Path, size: str, owner: str | None = None) -> Iterator[Pa
     folder.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs as a full disk needs root (CI runs the suite as root)")
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
-                         capture_output=True, text=True)
+    got = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)], capture_output=True, text=True
+    )
     if got.returncode != 0:  # root without the right to mount (a container without CAP_SYS_ADMIN)
         pytest.skip(f"cannot mount a small tmpfs as a full disk here: {got.stderr.strip()}")
     try:
@@ -62,7 +63,8 @@ def _one_line(capsys, *said: str) -> str:
 
 
 def test_a_sqlite_store_on_a_full_disk_refuses_the_write_in_one_line_and_keeps_what_it_held(
-        runs_to_bank, tmp_path, capsys):
+    runs_to_bank, tmp_path, capsys
+):
     r0, r1 = (str(r) for r in runs_to_bank)
     with small_disk(tmp_path / "disk", "2m") as disk:
         store = str(disk / "board.db")
@@ -78,8 +80,9 @@ def test_a_sqlite_store_on_a_full_disk_refuses_the_write_in_one_line_and_keeps_w
 
         with kills.Watch(on_write=on_write):
             assert main(["leaderboard", "import", r1, "--store", store]) == 2
-        _one_line(capsys, f"the disk holding {store} is full", "nothing of this write was stored",
-                  "free some space there")
+        _one_line(
+            capsys, f"the disk holding {store} is full", "nothing of this write was stored", "free some space there"
+        )
         # The disk full before a command starts (topped up: closing the store freed its log): SQLite
         # finds no room for its log's index, so no command can open the store; each says so in one line.
         fill(disk)
@@ -94,10 +97,14 @@ def test_a_sqlite_store_on_a_full_disk_refuses_the_write_in_one_line_and_keeps_w
 
 
 def test_a_postgresql_board_out_of_disk_space_refuses_the_write_in_one_line_and_keeps_what_it_held(
-        runs_to_bank, postgres_server, tmp_path, capsys):
+    runs_to_bank, postgres_server, tmp_path, capsys
+):
     r0, r1 = (str(r) for r in runs_to_bank)
-    admin = sa.create_engine(postgres_server.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
-                             isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    admin = sa.create_engine(
+        postgres_server.url("postgres").replace("postgresql://", "postgresql+psycopg://"),
+        isolation_level="AUTOCOMMIT",
+        poolclass=sa.pool.NullPool,
+    )
     name = tmp_path.name.lower().replace("-", "_")[:40]
     # The server runs as postgres: its tablespace's folder is made under one it can reach.
     with small_disk(postgres_server.socket_dir / f"disk_{name}", "16m", owner="postgres") as disk:
@@ -111,8 +118,12 @@ def test_a_postgresql_board_out_of_disk_space_refuses_the_write_in_one_line_and_
             capsys.readouterr()
             filler = fill(disk)
             assert main(["leaderboard", "import", r1, "--store", store]) == 2
-            _one_line(capsys, f"the PostgreSQL server of {store} is out of disk space", "No space left on device",
-                      "nothing of this write was stored")
+            _one_line(
+                capsys,
+                f"the PostgreSQL server of {store} is out of disk space",
+                "No space left on device",
+                "nothing of this write was stored",
+            )
             assert kills.dump(store) == before  # read on the full disk: nothing it held was lost
             assert main(["leaderboard", "show", "--store", store]) == 0
             os.unlink(filler)
@@ -126,18 +137,38 @@ def test_a_postgresql_board_out_of_disk_space_refuses_the_write_in_one_line_and_
 
 
 def test_an_add_whose_runs_folder_is_on_a_full_disk_stops_in_one_line_and_finishes_when_run_again(
-        runs_to_bank, tmp_path, capsys):
+    runs_to_bank, tmp_path, capsys
+):
     """The store has room; the folder the add plays its own game in does not."""
     store = str(tmp_path / "board.db")
     assert main(["leaderboard", "import", *(str(r) for r in runs_to_bank), "--store", store]) == 0
-    add = ["leaderboard", "add", "simulated:0.5", "--store", store, "--budget", "60", "--samples", "2",
-           "--set-rounds", "1", "--neighbours", "1", "--set-samples", "2"]
+    add = [
+        "leaderboard",
+        "add",
+        "simulated:0.5",
+        "--store",
+        store,
+        "--budget",
+        "60",
+        "--samples",
+        "2",
+        "--set-rounds",
+        "1",
+        "--neighbours",
+        "1",
+        "--set-samples",
+        "2",
+    ]
     with small_disk(tmp_path / "disk", "1m") as disk:
         filler = fill(disk)
         capsys.readouterr()
         assert main([*add, "--runs-dir", str(disk / "adds")]) == 2
-        _one_line(capsys, f"cannot write the event log {disk / 'adds'}", "No space left on device",
-                  "what is stored is kept: free some space there and run the same command again")
+        _one_line(
+            capsys,
+            f"cannot write the event log {disk / 'adds'}",
+            "No space left on device",
+            "what is stored is kept: free some space there and run the same command again",
+        )
         os.unlink(filler)
         assert main([*add, "--runs-dir", str(disk / "adds")]) == 0, capsys.readouterr().err
     assert "0.5: rank " in capsys.readouterr().out

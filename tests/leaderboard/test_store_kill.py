@@ -12,19 +12,40 @@ import signal
 from tests.leaderboard import kills
 
 # A small add: at least 20 banked tasks, one round of its own tasks answered by one neighbour.
-ADD = ["simulated:0.5", "--name", "mid", "--budget", "60", "--samples", "2", "--set-rounds", "1",
-       "--neighbours", "1", "--set-samples", "2"]
+ADD = [
+    "simulated:0.5",
+    "--name",
+    "mid",
+    "--budget",
+    "60",
+    "--samples",
+    "2",
+    "--set-rounds",
+    "1",
+    "--neighbours",
+    "1",
+    "--set-samples",
+    "2",
+]
 
 # (step of skate, write or commit, which of them, a write's statement): a few points per store,
 # each step once over the two stores; bench/bench_kill.py has them all.
 POINTS = {
-    "sqlite": {"import": [("banking a run", "write", 0.5, "INSERT responses")],  # mid bulk insert
-               "add": [("a banked task's answer", "write", 0.5, "INSERT responses"),  # mid-write of an answer
-                       ("banking its own tasks", "write", 0.5, ""),  # its setting game half banked
-                       ("its snapshot", "write", -1, "")]},  # its snapshot written, the add not yet done
-    "postgresql": {"import": [("banking a run", "commit", -1, "")],  # the run banked, not yet fitted
-                   "add": [("a banked task's answer", "commit", 0.5, ""),  # between two tasks
-                           ("its snapshot", "commit", -1, "")]},  # right after its last commit
+    "sqlite": {
+        "import": [("banking a run", "write", 0.5, "INSERT responses")],  # mid bulk insert
+        "add": [
+            ("a banked task's answer", "write", 0.5, "INSERT responses"),  # mid-write of an answer
+            ("banking its own tasks", "write", 0.5, ""),  # its setting game half banked
+            ("its snapshot", "write", -1, ""),
+        ],
+    },  # its snapshot written, the add not yet done
+    "postgresql": {
+        "import": [("banking a run", "commit", -1, "")],  # the run banked, not yet fitted
+        "add": [
+            ("a banked task's answer", "commit", 0.5, ""),  # between two tasks
+            ("its snapshot", "commit", -1, ""),
+        ],
+    },  # right after its last commit
 }
 
 

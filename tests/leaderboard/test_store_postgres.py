@@ -36,7 +36,8 @@ def test_a_store_is_made_by_url_and_one_made_by_a_newer_skate_is_refused(postgre
         assert store.engine.dialect.name == "postgresql"
         with store.engine.connect() as conn:
             assert {"meta", "models", "runs", "tasks", "responses", "adds", "snapshots", "ratings"} <= set(
-                sa.inspect(conn).get_table_names())
+                sa.inspect(conn).get_table_names()
+            )
         assert store.counts() == dict.fromkeys(("models", "runs", "tasks", "responses", "snapshots", "adds"), 0)
     with Store.open(postgres_url, create=False) as store:  # opened again: its tables are kept
         with store.transaction() as conn:
@@ -99,8 +100,9 @@ def test_writers_take_turns_so_a_run_imported_twice_at_once_is_banked_once(runs_
         deadline = time.monotonic() + 60
         with store.engine.connect() as conn:
             while conn.execute(waiting).scalar_one() < 2:
-                assert time.monotonic() < deadline and all(th.is_alive() for th in threads), \
+                assert time.monotonic() < deadline and all(th.is_alive() for th in threads), (
                     f"the imports did not wait for the open write transaction: {got}"
+                )
                 conn.rollback()
                 time.sleep(0.01)
         assert got == []
@@ -147,9 +149,28 @@ def _add_at_once(where: str, skills: dict[str, float], runs_dir: Path, max_place
     procs = {}
     for name, skill in skills.items():
         procs[name] = subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(runs_dir / f"{name}.ready"), str(go), f"simulated:{skill}",
-             "--name", name, "--store", where, "--runs-dir", str(runs_dir), "--set-rounds", "1",
-             "--max-placed", str(max_placed)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-c",
+                WORKER,
+                str(runs_dir / f"{name}.ready"),
+                str(go),
+                f"simulated:{skill}",
+                "--name",
+                name,
+                "--store",
+                where,
+                "--runs-dir",
+                str(runs_dir),
+                "--set-rounds",
+                "1",
+                "--max-placed",
+                str(max_placed),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     while not all((runs_dir / f"{n}.ready").exists() for n in skills):
         assert all(p.poll() is None for p in procs.values()), {n: p.communicate() for n, p in procs.items()}
         time.sleep(0.01)
@@ -162,22 +183,35 @@ def _add_at_once(where: str, skills: dict[str, float], runs_dir: Path, max_place
 
 def _assert_consistent(store: Store, added: list[str], max_placed: int) -> None:
     with store.engine.connect() as conn:
-        status = dict(conn.execute(sa.select(models.c.name, adds.c.status)
-                                   .join(adds, adds.c.model_id == models.c.id)).all())
+        status = dict(
+            conn.execute(sa.select(models.c.name, adds.c.status).join(adds, adds.c.model_id == models.c.id)).all()
+        )
         assert status == dict.fromkeys(added, "done")
-        twice = conn.execute(sa.select(responses.c.model_id, responses.c.task_id).group_by(
-            responses.c.model_id, responses.c.task_id).having(sa.func.count() > 1)).all()
+        twice = conn.execute(
+            sa.select(responses.c.model_id, responses.c.task_id)
+            .group_by(responses.c.model_id, responses.c.task_id)
+            .having(sa.func.count() > 1)
+        ).all()
         assert twice == []
-        answered = {t: (n, n_add) for t, n, n_add in conn.execute(
-            sa.select(responses.c.task_id, sa.func.count(),
-                      sa.func.sum(sa.case((responses.c.how == "add", 1), else_=0)))
-            .group_by(responses.c.task_id))}
+        answered = {
+            t: (n, n_add)
+            for t, n, n_add in conn.execute(
+                sa.select(
+                    responses.c.task_id, sa.func.count(), sa.func.sum(sa.case((responses.c.how == "add", 1), else_=0))
+                ).group_by(responses.c.task_id)
+            )
+        }
         for tid, exposure, placed in conn.execute(sa.select(tasks.c.id, tasks.c.exposure, tasks.c.placed)):
             assert (exposure, placed) == answered.get(tid, (0, 0)), f"task {tid}"
             assert placed <= max_placed, f"task {tid}"
         last = conn.execute(sa.select(sa.func.max(snapshots.c.id)).where(snapshots.c.game == GAME)).scalar_one()
-        on_board = set(conn.execute(sa.select(models.c.name).join(ratings, ratings.c.model_id == models.c.id)
-                                    .where(ratings.c.snapshot_id == last)).scalars())
+        on_board = set(
+            conn.execute(
+                sa.select(models.c.name)
+                .join(ratings, ratings.c.model_id == models.c.id)
+                .where(ratings.c.snapshot_id == last)
+            ).scalars()
+        )
         everyone = set(conn.execute(sa.select(models.c.name)).scalars())
     assert on_board == everyone and set(added) <= everyone
     assert sum(placed for _, placed in answered.values()) >= len(added)  # each was placed on banked tasks

@@ -28,38 +28,63 @@ def _close_connections():
 def llm_players(base: str, names=("ace", "mid", "low"), **extra: Any) -> list[LLMPlayerConfig]:
     """``players.llm``: the fake models ``names`` served at ``base`` (``extra``: keys every player
     gets, e.g. ``timeout_s=0.3``)."""
-    return [LLMPlayerConfig(name=n, model=f"openai/{n}", api_base=base, api_key_env="SKATE_TEST_NO_KEY", **extra)
-            for n in names]
+    return [
+        LLMPlayerConfig(name=n, model=f"openai/{n}", api_base=base, api_key_env="SKATE_TEST_NO_KEY", **extra)
+        for n in names
+    ]
 
 
 def cohort(base: str, names=("ace", "mid", "low"), **extra) -> str:
     """The same players as a ``players.llm=`` override, for a command line."""
     opts = "".join(f", {k}: {v}" for k, v in extra.items())
-    return "[" + ", ".join(f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY{opts}}}"
-                           for n in names) + "]"
+    return (
+        "["
+        + ", ".join(
+            f"{{name: {n}, model: openai/{n}, api_base: '{base}', api_key_env: SKATE_TEST_NO_KEY{opts}}}" for n in names
+        )
+        + "]"
+    )
 
 
 def llm_values(base: str, cache_dir: Path, names=("ace", "mid", "low"), **extra: Any) -> dict[str, Any]:
     """The values of a short game of fake models served at ``base`` (:func:`llm_config`'s)."""
     return {
-        "game.rounds": 3, "report": False, "players.simulated": [], "players.llm": llm_players(base, names, **extra),
-        "estimator.n": 6, "llm.cache_dir": str(cache_dir), "llm.backoff_s": 0.01, "llm.max_backoff_s": 0.05,
+        "game.rounds": 3,
+        "report": False,
+        "players.simulated": [],
+        "players.llm": llm_players(base, names, **extra),
+        "estimator.n": 6,
+        "llm.cache_dir": str(cache_dir),
+        "llm.backoff_s": 0.01,
+        "llm.max_backoff_s": 0.05,
         # The game tests count the server's requests and play dead models on purpose; the
         # preflight check has its own tests (test_preflight.py, test_llm_game.py's preflight test).
-        "llm.preflight": False}
+        "llm.preflight": False,
+    }
 
 
-def llm_config(base: str, cache_dir: Path, values: Mapping[str, Any] | None = None, *strings: str,
-               names=("ace", "mid", "low"), each: Mapping[str, Any] | None = None, **choices: str) -> SkateConfig:
+def llm_config(
+    base: str,
+    cache_dir: Path,
+    values: Mapping[str, Any] | None = None,
+    *strings: str,
+    names=("ace", "mid", "low"),
+    each: Mapping[str, Any] | None = None,
+    **choices: str,
+) -> SkateConfig:
     """A short game of the fake models ``names`` served at ``base``, as settings (``skate.config``):
     ``values`` go over :func:`llm_values`' (``{"game.rounds": 2}``), ``choices`` are group options
     (``game="mathquiz"``; ``logger=none`` and ``estimator=fixed_n`` unless given), ``each`` the keys
     every player gets (``{"timeout_s": 0.3}``)."""
     if isinstance(values, str) or strings:  # the override strings it took before skate.config
-        raise TypeError(f"llm_config takes values as a dict and group choices as keywords, not {values!r}: "
-                        "llm_config(base, cache_dir, {\"game.rounds\": 2}, game=\"mathquiz\")")
-    return skate.config(values={**llm_values(base, cache_dir, names, **(each or {})), **(values or {})},
-                        **{"logger": "none", "estimator": "fixed_n", **choices})
+        raise TypeError(
+            f"llm_config takes values as a dict and group choices as keywords, not {values!r}: "
+            'llm_config(base, cache_dir, {"game.rounds": 2}, game="mathquiz")'
+        )
+    return skate.config(
+        values={**llm_values(base, cache_dir, names, **(each or {})), **(values or {})},
+        **{"logger": "none", "estimator": "fixed_n", **choices},
+    )
 
 
 class RecordingServer(FakeLLMServer):

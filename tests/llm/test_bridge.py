@@ -40,8 +40,11 @@ def spec(srv: FakeLLMServer, name: str = "ace", **kw) -> ModelSpec:
 
 
 def client(cache_dir=None, retries: int = 1, **kw) -> LLMClient:
-    return LLMClient(cache=ResponseCache(cache_dir) if cache_dir else None,
-                     retry=RetryPolicy(max_retries=retries, backoff_s=0.01, max_backoff_s=0.02), **kw)
+    return LLMClient(
+        cache=ResponseCache(cache_dir) if cache_dir else None,
+        retry=RetryPolicy(max_retries=retries, backoff_s=0.01, max_backoff_s=0.02),
+        **kw,
+    )
 
 
 def examples(k: int, seed: int = 0, difficulty: float = 0.3) -> list[dspy.Example]:
@@ -205,7 +208,8 @@ def test_a_budget_hit_inside_an_optimiser_ends_as_budget_exceeded(srv, run):
     with dspy.context(lm=lm), pytest.raises(BudgetExceeded), lm.guard():
         if run == "bootstrap":
             dspy.BootstrapFewShot(exact, max_bootstrapped_demos=2, max_errors=100).compile(
-                answerer(), trainset=examples(4))
+                answerer(), trainset=examples(4)
+            )
         else:
             dspy.Evaluate(devset=examples(4), metric=exact, num_threads=2, max_errors=100)(answerer())
     # One request spends the budget; calls already past the check when it did may still go out.
@@ -231,7 +235,8 @@ def test_bootstrap_fewshot_compiles_through_the_bridge_and_replays_from_the_cach
         lm = SkateLM(c, spec(srv), "ace@bootstrap")
         with dspy.context(lm=lm), lm.guard():
             program = dspy.BootstrapFewShot(exact, max_bootstrapped_demos=2, max_labeled_demos=0).compile(
-                answerer(), trainset=examples(4))
+                answerer(), trainset=examples(4)
+            )
         c.close()
         return program, lm, c
 
@@ -254,7 +259,11 @@ def test_random_search_compiles_with_threads_through_the_bridge(srv):
     lm = SkateLM(c, spec(srv), "p")
     with dspy.context(lm=lm), lm.guard():
         program = dspy.BootstrapFewShotWithRandomSearch(
-            exact, max_bootstrapped_demos=1, max_labeled_demos=1, num_candidate_programs=2, num_threads=2,
+            exact,
+            max_bootstrapped_demos=1,
+            max_labeled_demos=1,
+            num_candidate_programs=2,
+            num_threads=2,
         ).compile(answerer(), trainset=examples(4), valset=examples(4, seed=1))
     candidates = program.candidate_programs  # zero-shot, labelled only, unshuffled, 2 random sets
     assert len(candidates) == 5 and any(p["program"].predict.demos for p in candidates)
@@ -265,8 +274,16 @@ def test_mipro_v2_light_compiles_through_the_bridge(srv):
     c = client()
     lm = SkateLM(c, spec(srv), "p")
     # MIPROv2 takes its prompt and task models when it is made (dspy.settings.lm unless given).
-    optimizer = dspy.MIPROv2(exact, prompt_model=lm, task_model=lm, auto="light", max_bootstrapped_demos=1,
-                             max_labeled_demos=1, num_threads=2, seed=0)
+    optimizer = dspy.MIPROv2(
+        exact,
+        prompt_model=lm,
+        task_model=lm,
+        auto="light",
+        max_bootstrapped_demos=1,
+        max_labeled_demos=1,
+        num_threads=2,
+        seed=0,
+    )
     with dspy.context(lm=lm), lm.guard():
         program = optimizer.compile(answerer(), trainset=examples(6), valset=examples(4, seed=1))
     assert isinstance(program.predict.signature.instructions, str) and program.predict.signature.instructions

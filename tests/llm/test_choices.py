@@ -13,7 +13,11 @@ LETTERS = ("A", "B", "C", "D")
 
 def tok(token: str, top: dict[str, float]) -> dict:
     """A generated token whose alternatives have these probabilities."""
-    return {"token": token, "logprob": math.log(top.get(token, 1e-9)), "top": [[k, math.log(v)] for k, v in top.items()]}
+    return {
+        "token": token,
+        "logprob": math.log(top.get(token, 1e-9)),
+        "top": [[k, math.log(v)] for k, v in top.items()],
+    }
 
 
 def test_each_label_gets_its_probability_at_temperature_one():
@@ -24,7 +28,7 @@ def test_each_label_gets_its_probability_at_temperature_one():
 def test_temperature_sharpens_as_sampling_at_it_would():
     p = {"A": 0.1, "B": 0.6, "C": 0.2, "D": 0.1}
     got = option_probabilities([tok("B", p)], LETTERS, 0.5)
-    z = sum(v ** 2 for v in p.values())
+    z = sum(v**2 for v in p.values())
     assert got.probs == pytest.approx(tuple(p[k] ** 2 / z for k in LETTERS))
     assert option_probabilities([tok("B", p)], LETTERS, 0.0).probs == (0.0, 1.0, 0.0, 0.0)
 
@@ -41,14 +45,17 @@ def test_opening_marks_before_the_label_are_skipped():
     assert option_probabilities(tokens, LETTERS, 1.0).probs == pytest.approx((0.25, 0.25, 0.4, 0.1))
 
 
-@pytest.mark.parametrize("tokens, why", [
-    (None, "no log-probabilities"),
-    ([], "no log-probabilities"),
-    ([tok("A", {"A": 0.5, "B": 0.3, "C": 0.2})], "option D is not among the 3 alternatives"),
-    ([tok("The", {"The": 0.8, "A": 0.05, "B": 0.05, "C": 0.05, "D": 0.05})], "does not start with a label"),
-    ([{"token": "A", "logprob": -0.1, "top": []}], "no alternatives"),
-    ([tok(" ", {" ": 1.0})], "held no label"),
-])
+@pytest.mark.parametrize(
+    "tokens, why",
+    [
+        (None, "no log-probabilities"),
+        ([], "no log-probabilities"),
+        ([tok("A", {"A": 0.5, "B": 0.3, "C": 0.2})], "option D is not among the 3 alternatives"),
+        ([tok("The", {"The": 0.8, "A": 0.05, "B": 0.05, "C": 0.05, "D": 0.05})], "does not start with a label"),
+        ([{"token": "A", "logprob": -0.1, "top": []}], "no alternatives"),
+        ([tok(" ", {" ": 1.0})], "held no label"),
+    ],
+)
 def test_what_cannot_be_read_says_why(tokens, why):
     got = option_probabilities(tokens, LETTERS, 0.7)
     assert not got.ok and why in got.why

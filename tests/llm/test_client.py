@@ -63,8 +63,9 @@ def test_a_retry_after_beyond_the_limit_gives_up_at_once():
         assert srv.stats.requests == 1 and not done.ok
 
 
-@pytest.mark.parametrize(("fault", "kind"), [("server_error", "server"), ("malformed", "malformed"),
-                                              ("slow", "timeout")])
+@pytest.mark.parametrize(
+    ("fault", "kind"), [("server_error", "server"), ("malformed", "malformed"), ("slow", "timeout")]
+)
 def test_transient_faults_are_retried_then_void(fault, kind):
     with FakeLLMServer({"m": FakeModel(faults={fault: 1.0})}, slow_s=1.0) as srv:
         (done,) = client(retries=1).complete(spec(srv, timeout_s=0.2), MSGS, [(0, 1)], "p")
@@ -130,8 +131,11 @@ def test_cache_key_covers_request_sample_and_seed():
 
 
 def test_player_groups_identical_queries_and_maps_void_and_unparsable():
-    models = {"ace": FakeModel(0.95), "mute": FakeModel(faults={"no_option": 1.0}),
-              "dead": FakeModel(faults={"down": 1.0})}
+    models = {
+        "ace": FakeModel(0.95),
+        "mute": FakeModel(faults={"no_option": 1.0}),
+        "dead": FakeModel(faults={"down": 1.0}),
+    }
     modules = COPGame().modules(GameEnv(sandbox=None))  # type: ignore[arg-type]
     with FakeLLMServer(models) as srv:
         c = client(retries=0)
@@ -153,11 +157,14 @@ def test_retry_after_header_forms():
     assert 25 < parse_retry_after(future) <= 31
 
 
-@pytest.mark.parametrize(("kwargs", "says"), [
-    ({"model": "gpt-4o"}, "provider/model"),
-    ({"model": "hosted_vllm/qwen"}, "api_base"),
-    ({"model": "openai/m", "temperature": -1}, "temperature"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"model": "gpt-4o"}, "provider/model"),
+        ({"model": "hosted_vllm/qwen"}, "api_base"),
+        ({"model": "openai/m", "temperature": -1}, "temperature"),
+    ],
+)
 def test_bad_model_settings_say_what_to_fix(kwargs, says):
     with pytest.raises(ModelConfigError, match=says):
         ModelSpec(**kwargs)
@@ -190,8 +197,11 @@ def test_the_litellm_route_reaches_the_server_and_classifies_its_errors():
     from skate.llm.transport import _send_litellm
     from skate.llm.wire import CallFailed
 
-    models = {"ok": FakeModel(), "busy": FakeModel(faults={"rate_limit": 1.0}),
-              "broken": FakeModel(faults={"server_error": 1.0})}
+    models = {
+        "ok": FakeModel(),
+        "busy": FakeModel(faults={"rate_limit": 1.0}),
+        "broken": FakeModel(faults={"server_error": 1.0}),
+    }
     with FakeLLMServer(models, retry_after_s=7) as srv:
         reply = _send_litellm(spec(srv, "ok"), MSGS, 2, 3)
         assert len(reply.texts) == 2 and reply.prompt_tokens >= 1

@@ -24,7 +24,9 @@ QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 
 
 def game_modules(game, reasoning=False):
     quick = {"mode": "player_set"} if game == "scp" else {}
-    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(GameEnv(sandbox=None))
+    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(
+        GameEnv(sandbox=None)
+    )
 
 
 def _inputs(signature, i):
@@ -105,11 +107,14 @@ def _player(srv, mode):
     return LLMPlayer("ace", spec, client, mods), mods
 
 
-@pytest.mark.parametrize(("mode", "formats", "text_made", "json_made"), [
-    ("auto", ("json_schema", "json_object"), 0, 8),  # the schema is taken: the text request is never made
-    ("off", ("json_schema", "json_object"), 8, 0),
-    ("auto", (), 8, 2),  # refused (twice, in both forms) on the first call: text from then on
-])
+@pytest.mark.parametrize(
+    ("mode", "formats", "text_made", "json_made"),
+    [
+        ("auto", ("json_schema", "json_object"), 0, 8),  # the schema is taken: the text request is never made
+        ("off", ("json_schema", "json_object"), 8, 0),
+        ("auto", (), 8, 2),  # refused (twice, in both forms) on the first call: text from then on
+    ],
+)
 def test_the_text_request_is_made_only_when_it_is_sent(mode, formats, text_made, json_made):
     with FakeLLMServer({"ace": FakeModel(0.9)}, formats=formats) as srv:
         player, mods = _player(srv, mode)

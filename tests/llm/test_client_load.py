@@ -46,8 +46,12 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     models = {n: FakeModel(round(0.10 + 0.85 * i / (len(NAMES) - 1), 3), dict(FAULTS)) for i, n in enumerate(NAMES)}
     # A little latency so that requests overlap: 64 in flight need the engine to keep 64 waiting.
     with FakeLLMServer(models, latency_s=0.1, retry_after_s=0.01) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": ROUNDS, "estimator.n": N,
-                         "llm.concurrency": IN_FLIGHT, "llm.max_retries": MAX_RETRIES}, names=NAMES)
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": ROUNDS, "estimator.n": N, "llm.concurrency": IN_FLIGHT, "llm.max_retries": MAX_RETRIES},
+            names=NAMES,
+        )
         result = run_game(cfg, tmp_path / "run")
         # The game's requests: the preflight's probes (one token each) bypass the client. They draw
         # the first faults of each model's stream (fault_seed 0): none gets two 500s in a row, which
@@ -60,7 +64,9 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     assert isinstance(run.events[0], RunStarted) and isinstance(run.events[-1], RunEnded)
     assert not run.of(UnknownEvent) and not run.of(RunStopped) and not run.of(RunFailed)
     assert all(e.ts is not None for e in run.events)
-    assert [e.round for e in run.of(RoundStarted)] == [e.round for e in run.of(RoundEnded)] == list(range(1, ROUNDS + 1))
+    assert (
+        [e.round for e in run.of(RoundStarted)] == [e.round for e in run.of(RoundEnded)] == list(range(1, ROUNDS + 1))
+    )
     assert not run.of(PlayerVoid)  # no player lost a whole round to failed calls
     table = run.final_ratings()
     assert sorted(r["player"] for r in table) == sorted(NAMES) and not any(r.get("no_data") for r in table)
@@ -93,7 +99,8 @@ def test_twenty_flaky_llm_players_with_64_requests_in_flight_lose_nothing(tmp_pa
     estimates = run.of(Estimated)
     assert len(tasks) >= ROUNDS * len(NAMES) * 0.8
     assert Counter((e.task_id, e.player) for e in estimates) == Counter(
-        {(t.task_id, n): 1 for t in tasks for n in NAMES})
+        {(t.task_id, n): 1 for t in tasks for n in NAMES}
+    )
     assert all(e.n + e.void == N for e in estimates)
     assert all((e.p is None) == (e.n == 0) for e in estimates)
     assert all(e.p is None or e.p == e.correct / e.n for e in estimates)  # void samples are not wrong answers

@@ -28,13 +28,22 @@ def _play(tmp_path, fault, mode, replay=False):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, faults)}
     with FakeLLMServer(models) as srv:
         run = tmp_path / f"run-{fault}-{mode}"
-        cfg = llm_config(srv.api_base, tmp_path / f"cache-{fault}-{mode}", {"game.rounds": 2, "estimator.n": 4,
-                         "llm.structured": mode})
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / f"cache-{fault}-{mode}",
+            {"game.rounds": 2, "estimator.n": 4, "llm.structured": mode},
+        )
         run_game(cfg, run)
         if replay:
             before = srv.stats.requests
             run_game(cfg, tmp_path / f"again-{fault}-{mode}")
-            return srv, run, read_events(run), srv.stats.requests - before, read_events(tmp_path / f"again-{fault}-{mode}")
+            return (
+                srv,
+                run,
+                read_events(run),
+                srv.stats.requests - before,
+                read_events(tmp_path / f"again-{fault}-{mode}"),
+            )
     return srv, run, read_events(run)
 
 
@@ -50,8 +59,10 @@ def test_replies_cut_at_the_token_limit_are_unparsable_answers_and_rejected_atte
     assert est and all(e["unparsable"] == e["n"] == 4 and e["p"] == 0 for e in est)  # every cut answer: wrong
     attempts = _of(events, "attempt", "low")
     assert attempts and not any(a["valid"] for a in attempts) and not _of(events, "task", "low")
-    assert all(a["reason"] == "malformed" and "cut off at the length limit" in a["detail"]
-               and "max_tokens=2048" in a["detail"] for a in attempts)
+    assert all(
+        a["reason"] == "malformed" and "cut off at the length limit" in a["detail"] and "max_tokens=2048" in a["detail"]
+        for a in attempts
+    )
     others = [e for e in events if e["event"] == "estimate" and e["player"] != "low"]
     assert others and all(e["unparsable"] == 0 for e in others)
     usage = json.loads((run / "usage.json").read_text())["players"]
@@ -131,16 +142,21 @@ def test_a_program_never_called_is_rejected_saying_so_and_asked_again(slips):
     srv, events = slips
     attempts = _of(events, "attempt", "uncalled")
     assert attempts and not _of(events, "task", "uncalled")
-    assert all(a["reason"] == "not_verifiable" and "it defines main() but never calls it" in a["detail"]
-               and "main()" in a["detail"].rsplit("e.g.", 1)[1] for a in attempts)
+    assert all(
+        a["reason"] == "not_verifiable"
+        and "it defines main() but never calls it" in a["detail"]
+        and "main()" in a["detail"].rsplit("e.g.", 1)[1]
+        for a in attempts
+    )
     assert max(a["attempt"] for a in attempts) == 3  # every attempt of the round used (and read: a repair turn)
     assert len(_of(events, "task", "ace")) == 2  # the others unaffected
 
 
 def test_placeholder_items_leave_too_few_wrong_answers(slips):
     attempts = _of(slips[1], "attempt", "placeholder")
-    assert attempts and all(a["reason"] == "too_few_distractors" and "only 1 distinct wrong options" in a["detail"]
-                            for a in attempts)
+    assert attempts and all(
+        a["reason"] == "too_few_distractors" and "only 1 distinct wrong options" in a["detail"] for a in attempts
+    )
 
 
 def test_fields_written_inside_the_programs_fence_are_still_read(slips):
@@ -154,8 +170,10 @@ def test_a_model_that_echoes_its_request_is_stopped_and_rejected(slips):
     no token spent on the copy) and is rejected saying so."""
     events = slips[1]
     attempts = _of(events, "attempt", "echo")
-    assert attempts and all(a["reason"] == "malformed" and "it wrote nothing before it began to copy the request" in a["detail"]
-                            for a in attempts)
+    assert attempts and all(
+        a["reason"] == "malformed" and "it wrote nothing before it began to copy the request" in a["detail"]
+        for a in attempts
+    )
     est = _of(events, "estimate", "echo")
     assert est and all(e["unparsable"] == e["n"] for e in est)  # echoed answers are unreadable
 
@@ -180,8 +198,12 @@ def test_a_setter_that_resends_its_rejected_task_is_asked_anew_with_setter_repai
     round's request anew instead: no repair turn to copy, a fresh program each attempt."""
     models = {"ace": FakeModel(0.9), "low": FakeModel(0.3, {"uncalled": 0.7, "resend": 0.3})}
     with RecordingServer(models) as srv:  # (8 rounds: some first attempt fails, whatever order the draws come in)
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 8, "estimator.n": 1,
-                         "players.llm.1.setter_repair": repair}, names=("ace", "low"))
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 8, "estimator.n": 1, "players.llm.1.setter_repair": repair},
+            names=("ace", "low"),
+        )
         run_game(cfg, tmp_path / "run")
     attempts = _of(read_events(tmp_path / "run"), "attempt", "low")
     previous = {(a["round"], a["attempt"]): a["text"] for a in attempts}

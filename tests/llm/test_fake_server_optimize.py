@@ -164,20 +164,38 @@ def test_dspy_predict_through_dspy_lm_reads_an_unclaimed_reply():
 
 def mipro_requests() -> list[tuple[type[dspy.Signature], dict[str, str]]]:
     basic = AnswerMathQuestion.instructions
-    propose = generate_instruction_class(use_dataset_summary=True, program_aware=True, use_task_demos=True,
-                                         use_instruct_history=True, use_tip=True).signature
+    propose = generate_instruction_class(
+        use_dataset_summary=True, program_aware=True, use_task_demos=True, use_instruct_history=True, use_tip=True
+    ).signature
     code, example = "class Answer(dspy.Module): ...", "Question: 2 + 2?\nAnswer: 4"
     return [
         (DatasetDescriptor, {"examples": "[Example({'question': '2 + 2?', 'answer': '4'})]"}),
         (DatasetDescriptorWithPriorObservations, {"examples": "[...]", "prior_observations": "Arithmetic."}),
         (ObservationSummarizer, {"observations": "Arithmetic word problems."}),
         (DescribeProgram, {"program_code": code, "program_example": example}),
-        (DescribeModule, {"program_code": code, "program_example": example, "program_description": "Solves sums.",
-                          "module": "self.predict = dspy.Predict(AnswerMathQuestion)"}),
-        (propose, {"dataset_description": "Arithmetic.", "program_code": code, "program_description": "Sums.",
-                   "module": "predict", "module_description": "Answers.", "task_demos": "No task demos provided.",
-                   "previous_instructions": "", "basic_instruction": basic,
-                   "tip": "Keep the instruction clear and concise."}),
+        (
+            DescribeModule,
+            {
+                "program_code": code,
+                "program_example": example,
+                "program_description": "Solves sums.",
+                "module": "self.predict = dspy.Predict(AnswerMathQuestion)",
+            },
+        ),
+        (
+            propose,
+            {
+                "dataset_description": "Arithmetic.",
+                "program_code": code,
+                "program_description": "Sums.",
+                "module": "predict",
+                "module_description": "Answers.",
+                "task_demos": "No task demos provided.",
+                "previous_instructions": "",
+                "basic_instruction": basic,
+                "tip": "Keep the instruction clear and concise.",
+            },
+        ),
     ]
 
 
@@ -189,11 +207,15 @@ def test_mipro_proposer_and_summariser_requests_get_parsable_replies():
             got = ADAPTER.parse(sig, text)
             assert set(got) == set(sig.output_fields) and all(str(v).strip() for v in got.values()), sig.__name__
         sig, inputs = mipro_requests()[-1]
-        proposals = {ADAPTER.parse(sig, post(srv, "m", ADAPTER.format(sig, [], inputs), seed=s)[0])
-                     ["proposed_instruction"] for s in range(8)}
+        proposals = {
+            ADAPTER.parse(sig, post(srv, "m", ADAPTER.format(sig, [], inputs), seed=s)[0])["proposed_instruction"]
+            for s in range(8)
+        }
     assert len(proposals) > 1  # the proposal varies with the seed
-    assert all(p.startswith(AnswerMathQuestion.instructions) and len(p) > len(AnswerMathQuestion.instructions)
-               for p in proposals)  # the basic instruction, then a sentence of advice
+    assert all(
+        p.startswith(AnswerMathQuestion.instructions) and len(p) > len(AnswerMathQuestion.instructions)
+        for p in proposals
+    )  # the basic instruction, then a sentence of advice
 
 
 def test_dspy_s_own_dataset_summary_runs_against_the_server():
@@ -225,7 +247,8 @@ def test_mipro_v2_compiles_against_the_server_and_demos_lift_the_metric():
             program = answerer()
             before = evaluate(program).score
             compiled = dspy.MIPROv2(metric=metric, auto="light", num_threads=4, verbose=False, seed=0).compile(
-                program, trainset=data[:15], valset=data[15:], max_bootstrapped_demos=2, max_labeled_demos=2)
+                program, trainset=data[:15], valset=data[15:], max_bootstrapped_demos=2, max_labeled_demos=2
+            )
             after = evaluate(compiled).score
     assert compiled.predict.demos and after >= before + 50, (before, after)
     assert compiled.predict.signature.instructions.startswith(AnswerMathQuestion.instructions)

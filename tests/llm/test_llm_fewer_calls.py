@@ -12,10 +12,20 @@ from tests.llm.conftest import llm_players
 
 
 def test_the_preset_ranks_the_models_and_every_request_is_one_it_logged(server, tmp_path):
-    cfg = skate.config(values={"game.rounds": 40, "estimator.first": 2, "estimator.max_samples": 2, "report": False,
-                               "players.simulated": [], "players.llm": llm_players(server.api_base),
-                               "llm.cache_dir": str(tmp_path / "cache"), "llm.preflight": False},
-                       experiment="fewer_calls", logger="none")
+    cfg = skate.config(
+        values={
+            "game.rounds": 40,
+            "estimator.first": 2,
+            "estimator.max_samples": 2,
+            "report": False,
+            "players.simulated": [],
+            "players.llm": llm_players(server.api_base),
+            "llm.cache_dir": str(tmp_path / "cache"),
+            "llm.preflight": False,
+        },
+        experiment="fewer_calls",
+        logger="none",
+    )
     result = run_game(cfg, tmp_path / "run")
     assert [r["player"] for r in result.table] == ["ace", "mid", "low"]
     events = read_events(tmp_path / "run")

@@ -47,13 +47,18 @@ def test_llm_players_play_a_whole_game(server, tmp_path):
 
 
 def test_faults_are_retried_or_void_and_never_count_as_losses(tmp_path):
-    models = {"ace": FakeModel(0.9, {"rate_limit": 0.1, "server_error": 0.1, "malformed": 0.05,
-                                     "slow": 0.03, "no_option": 0.1}),
-              "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
+    models = {
+        "ace": FakeModel(
+            0.9, {"rate_limit": 0.1, "server_error": 0.1, "malformed": 0.05, "slow": 0.03, "no_option": 0.1}
+        ),
+        "mid": FakeModel(0.6),
+        "low": FakeModel(0.3, {"down": 1.0}),
+    }
     with FakeLLMServer(models, retry_after_s=0.01, slow_s=1.0) as srv:
         # llm.outage_wait_s=0: a model down all game is void, not waited for (tests/llm/test_outage*.py)
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.max_retries": 3, "llm.outage_wait_s": 0},
-                         each={"timeout_s": 0.3})
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"llm.max_retries": 3, "llm.outage_wait_s": 0}, each={"timeout_s": 0.3}
+        )
         result = run_game(cfg, tmp_path / "run")
         faults = dict(srv.stats.by_fault)
     events = read_events(tmp_path / "run")
@@ -98,8 +103,9 @@ def test_a_finished_run_replays_from_the_cache_without_a_model_call(tmp_path):
 def test_errors_are_never_cached(tmp_path):
     models = {"ace": FakeModel(0.9, {"down": 1.0}), "mid": FakeModel(0.6)}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.max_retries": 0, "llm.outage_wait_s": 0},
-                         names=("ace", "mid"))
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"llm.max_retries": 0, "llm.outage_wait_s": 0}, names=("ace", "mid")
+        )
         run_game(cfg, tmp_path / "a")
         srv.brain.models["ace"] = FakeModel(0.9)  # the model comes back
         before = srv.stats.by_model.get("ace", 0)
@@ -120,7 +126,9 @@ def test_calls_overlap_up_to_the_concurrency_limit(tmp_path):
 def test_a_budget_stops_the_run_cleanly(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
         prices = {n: {"input_per_mtok": 100.0, "output_per_mtok": 100.0} for n in SKILLS}  # added to llm.prices' own
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 20, "llm.budget_usd": 5, "llm.prices": prices})
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"game.rounds": 20, "llm.budget_usd": 5, "llm.prices": prices}
+        )
         result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     stopped = kinds(events, "run_stopped")

@@ -28,18 +28,28 @@ from tests.llm.conftest import llm_players
 
 
 def logprobs_config(base, cache_dir, values=None, names=("ace", "mid", "low"), each=None):
-    return skate.config(values={"report": False, "players.simulated": [],
-                                "players.llm": llm_players(base, names, **(each or {})), "llm.cache_dir": str(cache_dir),
-                                "llm.backoff_s": 0.01, "llm.max_backoff_s": 0.05, "llm.preflight": False,
-                                **(values or {})},
-                        estimator="logprobs", logger="none")
+    return skate.config(
+        values={
+            "report": False,
+            "players.simulated": [],
+            "players.llm": llm_players(base, names, **(each or {})),
+            "llm.cache_dir": str(cache_dir),
+            "llm.backoff_s": 0.01,
+            "llm.max_backoff_s": 0.05,
+            "llm.preflight": False,
+            **(values or {}),
+        },
+        estimator="logprobs",
+        logger="none",
+    )
 
 
 def _game(tmp_path, models, values=None, rounds=2):
     with FakeLLMServer(models) as srv:
         run = tmp_path / "run"
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache", {"game.rounds": rounds, **(values or {})},
-                              names=tuple(models))
+        cfg = logprobs_config(
+            srv.api_base, tmp_path / "cache", {"game.rounds": rounds, **(values or {})}, names=tuple(models)
+        )
         run_game(cfg, run)
         return srv, run, read_events(run)
 
@@ -67,9 +77,26 @@ def test_one_call_per_player_and_task_and_every_estimate_read(tmp_path):
 
 def _cop_task(game: COPGame) -> Task:
     program = "xs = [3, 1, 2]\nys = xs\nys.sort()\nprint(xs)"
-    return Task(task_id="r001-x", round=1, setter="x", prompt=program, answer="[1, 2, 3]",
-                data={"distractors": ["[3, 1, 2]", "[2, 1, 3]", "[1, 2]", "None", "[3, 2, 1]", "[]", "[1, 3, 2]",
-                                      "(1, 2, 3)", "[1]"]})
+    return Task(
+        task_id="r001-x",
+        round=1,
+        setter="x",
+        prompt=program,
+        answer="[1, 2, 3]",
+        data={
+            "distractors": [
+                "[3, 1, 2]",
+                "[2, 1, 3]",
+                "[1, 2]",
+                "None",
+                "[3, 2, 1]",
+                "[]",
+                "[1, 3, 2]",
+                "(1, 2, 3)",
+                "[1]",
+            ]
+        },
+    )
 
 
 @pytest.mark.parametrize("skill", [0.9, 0.5])
@@ -122,12 +149,15 @@ def test_a_game_with_several_orders_makes_that_many_reads_per_player_and_task(tm
     assert srv.stats.requests == len(attempts) + 3 * len(estimates)
 
 
-@pytest.mark.parametrize("fault, says", [
-    ("no_logprobs", "the provider gave no log-probabilities"),
-    ("refuse_logprobs", "the provider refused log-probabilities"),
-    ("few_logprobs", "is not among the 2 alternatives"),
-    ("chatty", "does not start with a label"),
-])
+@pytest.mark.parametrize(
+    "fault, says",
+    [
+        ("no_logprobs", "the provider gave no log-probabilities"),
+        ("refuse_logprobs", "the provider refused log-probabilities"),
+        ("few_logprobs", "is not among the 2 alternatives"),
+        ("chatty", "does not start with a label"),
+    ],
+)
 def test_what_cannot_be_read_is_sampled_and_said_once_per_model(fault, says, tmp_path, caplog):
     models = {"ace": FakeModel(0.9), "odd": FakeModel(0.6, {fault: 1.0})}
     with caplog.at_level(logging.WARNING, logger="skate.players.llm"):
@@ -138,7 +168,10 @@ def test_what_cannot_be_read_is_sampled_and_said_once_per_model(fault, says, tmp
     assert all(e["read"] is True for e in estimates if e["player"] == "ace")
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("odd (openai/odd)")]
     assert len(lines) == 1 and says in lines[0] and "sampled instead" in lines[0]
-    if fault in ("no_logprobs", "refuse_logprobs"):  # not asked again once known: the reads of round 1 (at once), then samples only
+    if fault in (
+        "no_logprobs",
+        "refuse_logprobs",
+    ):  # not asked again once known: the reads of round 1 (at once), then samples only
         reads = [entry for entry in srv.log if entry["model"] == "odd" and entry["max_tokens"] == 4]
         first_round = [e for e in events if e["event"] == "task" and e["round"] == 1]
         assert 1 <= len(reads) <= len(first_round) < len(odd)
@@ -153,23 +186,29 @@ def test_a_failed_read_is_void_never_wrong(tmp_path):
 
 def test_simulated_players_are_sampled_beside_read_models(tmp_path):
     with FakeLLMServer({"ace": FakeModel(0.9)}) as srv:
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache",
-                              {"game.rounds": 2, "players.simulated": [SimPlayerConfig(name="sim", skill=0.5)]},
-                              names=("ace",))
+        cfg = logprobs_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 2, "players.simulated": [SimPlayerConfig(name="sim", skill=0.5)]},
+            names=("ace",),
+        )
         run_game(cfg, tmp_path / "run")
     estimates = [e for e in read_events(tmp_path / "run") if e["event"] == "estimate"]
     assert {e["read"] for e in estimates if e["player"] == "sim"} == {False}
     assert {e["read"] for e in estimates if e["player"] == "ace"} == {True}
 
 
-@pytest.mark.parametrize("choices, values, says", [
-    ({"game": "mathquiz"}, {}, "answers are exact_match, not an option"),
-    ({"game": "pyjail"}, {}, "answers are executed, not an option"),
-    ({}, {"game.reasoning": True}, "game.reasoning=true asks for the working first"),
-    ({}, {"estimator.weight": 0}, "estimator.weight=0 is invalid"),
-    ({}, {"estimator.min_mass": 1.5}, "must lie in (0, 1]"),
-    ({}, {"estimator.orders": 0}, "estimator.orders=0 is invalid: give the reads per (player, task), from 1 to 24"),
-])
+@pytest.mark.parametrize(
+    "choices, values, says",
+    [
+        ({"game": "mathquiz"}, {}, "answers are exact_match, not an option"),
+        ({"game": "pyjail"}, {}, "answers are executed, not an option"),
+        ({}, {"game.reasoning": True}, "game.reasoning=true asks for the working first"),
+        ({}, {"estimator.weight": 0}, "estimator.weight=0 is invalid"),
+        ({}, {"estimator.min_mass": 1.5}, "must lie in (0, 1]"),
+        ({}, {"estimator.orders": 0}, "estimator.orders=0 is invalid: give the reads per (player, task), from 1 to 24"),
+    ],
+)
 def test_where_it_does_not_apply_the_config_says_so(choices, values, says):
     with pytest.raises(ConfigError, match=says.replace("(", r"\(").replace(")", r"\)").replace("]", r"\]")):
         skate.config(values=values, estimator="logprobs", **choices)
@@ -179,8 +218,13 @@ def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
     """players.llm's setter_extra_body (the local cohort's repeat penalty) is sent with each setting
     request, never with an answer or a read."""
     with FakeLLMServer({"ace": FakeModel(0.9), "mid": FakeModel(0.5)}) as srv:
-        cfg = logprobs_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1}, names=("ace", "mid"),
-                              each={"setter_extra_body": {"repeat_penalty": 1.1}})
+        cfg = logprobs_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 1},
+            names=("ace", "mid"),
+            each={"setter_extra_body": {"repeat_penalty": 1.1}},
+        )
         run_game(cfg, tmp_path / "run")
     setting = [e for e in srv.log if e["max_tokens"] != 4]
     reading = [e for e in srv.log if e["max_tokens"] == 4]
@@ -191,6 +235,7 @@ def test_setter_extra_body_goes_with_setting_requests_only(tmp_path):
 def test_a_model_biased_to_the_first_label_reads_all_or_nothing_with_one_order_and_between_with_eight(tmp_path):
     """``first_label``: a read of one order is decided by where the right option falls; eight
     orders spread the bias as sampling would."""
+
     def reads(orders):
         models = {"ace": FakeModel(0.9), "biased": FakeModel(0.5, {"first_label": 1.0})}
         _, _, events = _game(tmp_path / f"o{orders}", models, {"estimator.orders": orders}, rounds=2)

@@ -32,7 +32,9 @@ QUERY = ChoiceQuery("print(sorted({3, 1, 2}))", ("[1, 2, 3]", "{1, 2, 3}", "[3, 
 
 def game_modules(game, reasoning=False):
     quick = {"mode": "player_set"} if game == "scp" else {}
-    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(GameEnv(sandbox=None))
+    return build_game(skate.preset(game, "game", values={**quick, "reasoning": reasoning})).modules(
+        GameEnv(sandbox=None)
+    )
 
 
 # ------------------------------------------------------------------------------ the schema
@@ -59,12 +61,17 @@ def test_types_and_enums_come_from_the_signature():
     assert mc["reasoning"]["type"] == "string" and mc["answer"]["enum"] == ["A", "B", "C"]  # narrowed to 3 options
     cop = COPSetter().response_format()["json_schema"]["schema"]["properties"]
     assert cop["program"]["type"] == "string" and cop["wrong_answers"] == {
-        "type": "array", "items": {"type": "string"}, "description": cop["wrong_answers"]["description"]}
+        "type": "array",
+        "items": {"type": "string"},
+        "description": cop["wrong_answers"]["description"],
+    }
     scp = game_modules("scp").setter.response_format()["json_schema"]["schema"]["properties"]
     assert scp["paragraph"]["type"] == "integer"
     assert scp["question_type"]["enum"] == ["sequencing", "cloze", "prediction"]
-    assert game_modules("mathquiz").answerer.response_format()["json_schema"]["schema"]["properties"]["answer"][
-        "type"] == "string"
+    assert (
+        game_modules("mathquiz").answerer.response_format()["json_schema"]["schema"]["properties"]["answer"]["type"]
+        == "string"
+    )
 
 
 def test_the_json_request_has_the_same_inputs_and_asks_for_json():
@@ -77,13 +84,16 @@ def test_the_json_request_has_the_same_inputs_and_asks_for_json():
 
 
 # ------------------------------------------------------------------------------- reading
-@pytest.mark.parametrize("reply", [
-    '{"reasoning": "tracing it gives C", "answer": "C"}',
-    'Sure! Here is my answer:\n```json\n{"reasoning": "tracing it gives C", "answer": "C"}\n```\nHope this helps!',
-    'The program sorts the set. {"reasoning": "so C", "answer": "C"} That is all.',
-    '{"reasoning": "line one\nline two", "answer": "C"}',  # a raw newline inside a string
-    "[[ ## reasoning ## ]]\ntracing it gives C\n\n[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]",  # text format
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"reasoning": "tracing it gives C", "answer": "C"}',
+        'Sure! Here is my answer:\n```json\n{"reasoning": "tracing it gives C", "answer": "C"}\n```\nHope this helps!',
+        'The program sorts the set. {"reasoning": "so C", "answer": "C"} That is all.',
+        '{"reasoning": "line one\nline two", "answer": "C"}',  # a raw newline inside a string
+        "[[ ## reasoning ## ]]\ntracing it gives C\n\n[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]",  # text format
+    ],
+)
 def test_a_reply_is_read_in_either_format_even_inside_prose(reply):
     assert cop_answerer(4, reasoning=True).read_reply(reply) == 2
     assert cop_answerer(4, reasoning=True).finished(reply)
@@ -102,7 +112,8 @@ def test_every_game_s_parse_reads_its_json_reply():
     got = COPSetter().read_reply(json.dumps({"program": program, "wrong_answers": ["[3, 1, 2]", "[1, 2]"]}))
     assert (got.code, got.distractors) == (program, ["[3, 1, 2]", "[1, 2]"])
     scp = SCPSetter(game_modules("scp").setter.game).read_reply(
-        '```json\n{"document": "doc-7", "paragraph": 12, "question_type": "cloze", "distractors": []}\n```')
+        '```json\n{"document": "doc-7", "paragraph": 12, "question_type": "cloze", "distractors": []}\n```'
+    )
     assert (scp.doc, scp.paragraph, scp.type, scp.distractors) == ("doc-7", 12, "cloze", ())
     assert MathQuizSetter().read_reply('{"question": "What is 6 times 7?"}').question == "What is 6 times 7?"
     assert PyJailAttacker(reasoning=True).read_reply('{"reasoning": "no filter", "input": "print(1)"}') == "print(1)"
@@ -122,8 +133,9 @@ def client(mode, **kw):
 
 def _ask(c, srv, samples=((0, 5),)):
     mc = cop_answerer(4)
-    return c.complete(spec(srv), mc.messages(QUERY), list(samples), "p",
-                      (mc.messages(QUERY, structured=True), mc.response_format()))
+    return c.complete(
+        spec(srv), mc.messages(QUERY), list(samples), "p", (mc.messages(QUERY, structured=True), mc.response_format())
+    )
 
 
 def test_the_schema_is_sent_and_the_reply_is_one_json_object(tmp_path):
@@ -135,8 +147,9 @@ def test_the_schema_is_sent_and_the_reply_is_one_json_object(tmp_path):
         assert cop_answerer(4).read_reply(done.text) in range(4)
         # the same request in the text format is another cache entry: asked, not replayed
         mc = cop_answerer(4)
-        (plain,) = client("off", cache=c.cache).complete(spec(srv), mc.messages(QUERY), [(0, 5)], "p",
-                                                       (mc.messages(QUERY, structured=True), mc.response_format()))
+        (plain,) = client("off", cache=c.cache).complete(
+            spec(srv), mc.messages(QUERY), [(0, 5)], "p", (mc.messages(QUERY, structured=True), mc.response_format())
+        )
         assert srv.stats.requests == 2 and not plain.structured and plain.text.startswith("[[ ## answer ## ]]")
         assert cop_answerer(4).read_reply(plain.text) == cop_answerer(4).read_reply(done.text)  # the same pick
         (again,) = _ask(c, srv)
@@ -186,8 +199,11 @@ def test_a_bad_mode_is_refused_with_the_choices():
 
 # ------------------------------------------------------------------------- whole games
 def _estimates(run):
-    return sorted((e["task_id"], e["player"], e["p"], e["n"], e["correct"], e["unparsable"])
-                  for e in read_events(run) if e["event"] == "estimate")
+    return sorted(
+        (e["task_id"], e["player"], e["p"], e["n"], e["correct"], e["unparsable"])
+        for e in read_events(run)
+        if e["event"] == "estimate"
+    )
 
 
 def _tasks(run):
@@ -210,8 +226,9 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
     runs = {}
     for mode in ("auto", "off"):
         with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-            cfg = llm_config(srv.api_base, tmp_path / "cache", {**small, "estimator.n": 4, "llm.structured": mode},
-                             game=name)
+            cfg = llm_config(
+                srv.api_base, tmp_path / "cache", {**small, "estimator.n": 4, "llm.structured": mode}, game=name
+            )
             run_game(cfg, tmp_path / mode)
             runs[mode] = srv
     assert _estimates(tmp_path / "auto") == _estimates(tmp_path / "off") and _estimates(tmp_path / "auto")
@@ -234,8 +251,12 @@ def test_a_game_plays_the_same_with_structured_output_as_without(name, tmp_path)
 def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="skate.llm.client"):
         with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-            run_game(llm_config(srv.api_base, tmp_path / "cache",
-                                {"game.rounds": 2, "estimator.n": 4, "llm.structured": "auto"}), tmp_path / "run")
+            run_game(
+                llm_config(
+                    srv.api_base, tmp_path / "cache", {"game.rounds": 2, "estimator.n": 4, "llm.structured": "auto"}
+                ),
+                tmp_path / "run",
+            )
     assert srv.stats.structured == 0 and srv.stats.refused_format >= 2 * len(SKILLS)
     # remembered: a few refusals, then text. The first requests that carry a schema are answers
     # (setters ask in the plain format), sent together: up to the in-flight limit (8 per server)
@@ -250,7 +271,9 @@ def test_a_game_falls_back_to_text_on_a_server_without_json_schema(tmp_path, cap
 
 def test_structured_on_against_a_refusing_server_stops_the_run_with_the_fix(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, formats=()) as srv:
-        run_game(llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.structured": "on"}), tmp_path / "run")
+        run_game(
+            llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.structured": "on"}), tmp_path / "run"
+        )
     stopped = [e for e in read_events(tmp_path / "run") if e["event"] == "run_stopped"]
     assert stopped and "StructuredOutputRefused" in stopped[0]["reason"]
     assert "llm.structured=auto" in stopped[0]["reason"] and "openai/" in stopped[0]["reason"]
@@ -275,9 +298,11 @@ def test_llama_cpp_python_s_500_for_a_json_schema_is_a_refusal_but_other_500s_ar
     from skate.llm.refusals import is_format_refusal
     from skate.llm.wire import CallFailed
 
-    llama = ("HTTP 500: {\"error\":{\"message\":\"1 validation error:\\n  {'type': 'literal_error', "
-             "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
-             "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}")
+    llama = (
+        'HTTP 500: {"error":{"message":"1 validation error:\\n  {\'type\': \'literal_error\', '
+        "'loc': ('body', 'response_format', 'type'), 'msg': \\\"Input should be 'text' or "
+        "'json_object'\\\", 'input': 'json_schema'}\",\"type\":\"internal_server_error\"}}"
+    )
     assert is_format_refusal(CallFailed("server", llama, retryable=True, status=500))
     assert not is_format_refusal(CallFailed("server", "HTTP 500: out of memory", retryable=True, status=500))
     assert not is_format_refusal(CallFailed("server", "HTTP 503: response_format busy", retryable=True, status=503))

@@ -41,13 +41,16 @@ def test_multiple_choice_letters_follow_the_number_of_options():
     assert mc.parse("[[ ## answer ## ]]\nE\n") == 4 and mc.parse("[[ ## answer ## ]]\nF\n") is None
 
 
-@pytest.mark.parametrize(("reply", "read"), [
-    ("[[ ## answer ## ]]\n42\n\n[[ ## completed ## ]]", "42"),
-    ("[[ ## answer ## ]]\nThe answer is 1,024.\n", "1024"),
-    ("42", "42"),  # no sections at all: the whole reply
-    ("[[ ## reasoning ## ]]\n6 x 7 = 42\n", None),  # sections, but no answer: the working is not read
-    ("I cannot tell.", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "read"),
+    [
+        ("[[ ## answer ## ]]\n42\n\n[[ ## completed ## ]]", "42"),
+        ("[[ ## answer ## ]]\nThe answer is 1,024.\n", "1024"),
+        ("42", "42"),  # no sections at all: the whole reply
+        ("[[ ## reasoning ## ]]\n6 x 7 = 42\n", None),  # sections, but no answer: the working is not read
+        ("I cannot tell.", None),
+    ],
+)
 def test_free_form_answers_are_read_by_the_format_s_reader(reply, read):
     assert FreeFormAnswerer(Solve, "puzzle", normalize_number).parse(reply) == read
 
@@ -82,8 +85,8 @@ def test_no_network_at_import_or_with_local_players(tmp_path):
         from skate.llm.fake_server import FakeLLMServer, FakeModel
         from skate.runner import run_game
         with FakeLLMServer({{"ace": FakeModel(0.9), "mid": FakeModel(0.5)}}) as srv:
-            run_game(llm_config(srv.api_base, {str(tmp_path / 'c')!r}, {{"game.rounds": 1}}, sandbox="subprocess",
-                                names=("ace", "mid")), {str(tmp_path / 'r')!r})
+            run_game(llm_config(srv.api_base, {str(tmp_path / "c")!r}, {{"game.rounds": 1}}, sandbox="subprocess",
+                                names=("ace", "mid")), {str(tmp_path / "r")!r})
         local = ("127.0.0.1", "localhost")
         others = [a for a in seen if not (a[0] in local or (a[0] == "dns" and a[1] in local))]
         assert others == [], others
@@ -103,8 +106,11 @@ def test_a_label_read_asks_for_the_option_s_label_alone_with_the_same_instructio
     assert "[[ ## riddle ## ]]\nWhat has keys but no locks?" in user and "A:\n```\na piano\n```" in user
     assert user.endswith("Reply with nothing but the letter of the option you choose: A, B or C.")
     assert "[[ ## answer ## ]]" not in user  # no template of sections to answer in
-    a.predict.demos = [dspy.Example(riddle="What runs but never walks?", options="A:\n```\nwater\n```",
-                                    answer="A").with_inputs("riddle", "options")]
+    a.predict.demos = [
+        dspy.Example(riddle="What runs but never walks?", options="A:\n```\nwater\n```", answer="A").with_inputs(
+            "riddle", "options"
+        )
+    ]
     with_demo = a.label_messages(q)
     assert [m["role"] for m in with_demo] == ["system", "user", "assistant", "user"]
     assert with_demo[2]["content"] == "A"  # a demonstration's reply is its label alone

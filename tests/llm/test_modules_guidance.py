@@ -38,14 +38,26 @@ def test_every_strategy_has_guidance_and_a_marker_of_its_own():
 
 def _history(strategy: str, player: str = "ace"):
     """What the strategy shows ``player`` of a small archive (through the real augmentation)."""
-    archive = [ScoredTask(Task(f"r001-{s}", 1, s, f"print({i})", str(i)), {"ace": 0.85, "mid": 0.3})
-               for i, s in enumerate(("ace", "mid"))]
+    archive = [
+        ScoredTask(Task(f"r001-{s}", 1, s, f"print({i})", str(i)), {"ace": 0.85, "mid": 0.3})
+        for i, s in enumerate(("ace", "mid"))
+    ]
     return Augmentation(strategy=strategy).history(player, archive, np.random.default_rng(0))
 
 
 def _ctx(strategy: str, assignment=None) -> SetterContext:
-    return SetterContext(player="ace", players=("ace", "mid"), round=2, rounds=5, attempt=1, attempts_left=3,
-                         failed=(), history=_history(strategy), strategy=strategy, assignment=assignment or {})
+    return SetterContext(
+        player="ace",
+        players=("ace", "mid"),
+        round=2,
+        rounds=5,
+        attempt=1,
+        attempts_left=3,
+        failed=(),
+        history=_history(strategy),
+        strategy=strategy,
+        assignment=assignment or {},
+    )
 
 
 def _setters():
@@ -93,12 +105,18 @@ def test_an_unknown_strategy_says_which_exist():
 
 def test_cop_rules_carry_cop_s_own_points():
     rules = COPSetter().inputs(_ctx("no_info"))["rules"]
-    for point in ("its first line is a comment naming the point of Python it tests",
-                  "prints a value with print() (a number, string, list", "not a bare True or False",
-                  "not a deliberate syntax error", "not plain bookkeeping of a few variables",
-                  "the same text every time it runs", "no randomness, clock, environment",
-                  "id() or default object reprs", "a function it defines does nothing until the program calls it",
-                  "written exactly as print() would show it"):
+    for point in (
+        "its first line is a comment naming the point of Python it tests",
+        "prints a value with print() (a number, string, list",
+        "not a bare True or False",
+        "not a deliberate syntax error",
+        "not plain bookkeeping of a few variables",
+        "the same text every time it runs",
+        "no randomness, clock, environment",
+        "id() or default object reprs",
+        "a function it defines does nothing until the program calls it",
+        "written exactly as print() would show it",
+    ):
         assert point in rules, point
 
 

@@ -41,15 +41,22 @@ def test_each_game_has_a_reasoning_key_and_its_answerer_follows_it(game):
 CUT = "[[ ## reasoning ## ]]\nOption B prints 3, but the loop runs once more, so"
 
 
-@pytest.mark.parametrize(("reply", "with_cot", "without"), [
-    ("[[ ## reasoning ## ]]\nA looks right, but tracing it gives C.\n\n[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]", 2, 2),
-    ("[[ ## reasoning ## ]]\nNot A: the list is copied.\n\n[[ ## answer ## ]]\nThe answer is D.\n", 3, 3),
-    ("[[ ## reasoning ## ]]\nB, no: C.\n[[ ## answer ## ]]\n**B**", 1, 1),  # no completed marker, markdown
-    (CUT, None, 1),  # cut inside its reasoning: unparsable with reasoning (without, the old lenient read)
-    ("I traced it: A is off by one, so the answer is (C).", 2, 2),
-    ("Tracing it, A and then D.", None, 3),  # letters named while thinking, no conclusion
-    ("No idea.", None, None),
-])
+@pytest.mark.parametrize(
+    ("reply", "with_cot", "without"),
+    [
+        (
+            "[[ ## reasoning ## ]]\nA looks right, but tracing it gives C.\n\n[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]",
+            2,
+            2,
+        ),
+        ("[[ ## reasoning ## ]]\nNot A: the list is copied.\n\n[[ ## answer ## ]]\nThe answer is D.\n", 3, 3),
+        ("[[ ## reasoning ## ]]\nB, no: C.\n[[ ## answer ## ]]\n**B**", 1, 1),  # no completed marker, markdown
+        (CUT, None, 1),  # cut inside its reasoning: unparsable with reasoning (without, the old lenient read)
+        ("I traced it: A is off by one, so the answer is (C).", 2, 2),
+        ("Tracing it, A and then D.", None, 3),  # letters named while thinking, no conclusion
+        ("No idea.", None, None),
+    ],
+)
 def test_a_multiple_choice_reply_is_read_after_its_reasoning(reply, with_cot, without):
     assert cop_answerer(4, reasoning=True).parse(reply) == with_cot
     assert cop_answerer(4, reasoning=False).parse(reply) == without
@@ -70,7 +77,9 @@ def test_numbered_and_input_answerers_read_after_reasoning_too():
     assert SCPAnswerer().parse("[[ ## reasoning ## ]]\nOption 2 reads well, but") == 1  # off: as before
     jail = PyJailAttacker(reasoning=True)
     assert list(jail.predict.signature.output_fields) == ["reasoning", "input"]
-    assert jail.parse("[[ ## reasoning ## ]]\nThe filter misses getattr.\n\n[[ ## input ## ]]\nprint(1)\n") == "print(1)"
+    assert (
+        jail.parse("[[ ## reasoning ## ]]\nThe filter misses getattr.\n\n[[ ## input ## ]]\nprint(1)\n") == "print(1)"
+    )
     assert jail.parse("[[ ## reasoning ## ]]\nThe filter misses getattr, so I") is None
 
 
@@ -87,8 +96,11 @@ def _asks_reasoning(user):
     """Whether a request asks for a reasoning output first: ChatAdapter's sections, (structured
     output, the default with the fake server) JSONAdapter's list of fields, or the plain format's
     reply template (PyJail's attacker)."""
-    return ("[[ ## reasoning ## ]]" in user or "fields: `reasoning`, then" in user
-            or "\n\nREASONING:\n" in user.split("Reply in exactly this form:")[-1])
+    return (
+        "[[ ## reasoning ## ]]" in user
+        or "fields: `reasoning`, then" in user
+        or "\n\nREASONING:\n" in user.split("Reply in exactly this form:")[-1]
+    )
 
 
 def _answer_requests(users, first_field):
@@ -96,15 +108,19 @@ def _answer_requests(users, first_field):
 
 
 def _estimates(run):
-    return sorted((e["task_id"], e["player"], e["p"], e["n"], e["correct"], e["unparsable"])
-                  for e in read_events(run) if e["event"] == "estimate")
+    return sorted(
+        (e["task_id"], e["player"], e["p"], e["n"], e["correct"], e["unparsable"])
+        for e in read_events(run)
+        if e["event"] == "estimate"
+    )
 
 
 def _play(tmp_path, values, reasoning, models=None, tag="", **choices):
     models = models or {n: FakeModel(s) for n, s in SKILLS.items()}
     with RecordingServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / f"cache{reasoning}{tag}", {**values, "game.reasoning": reasoning},
-                         **choices)
+        cfg = llm_config(
+            srv.api_base, tmp_path / f"cache{reasoning}{tag}", {**values, "game.reasoning": reasoning}, **choices
+        )
         run_game(cfg, tmp_path / f"run{reasoning}{tag}")
     return srv, tmp_path / f"run{reasoning}{tag}"
 

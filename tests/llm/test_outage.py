@@ -27,8 +27,12 @@ def spec(srv_or_base, name="m", **kw):
 
 def client(wait_s=30.0, retries=1, **kw):
     told: list[dict] = []
-    c = LLMClient(retry=RetryPolicy(max_retries=retries, backoff_s=0.01, max_backoff_s=0.05),
-                  outage_wait_s=wait_s, on_outage=told.append, **kw)
+    c = LLMClient(
+        retry=RetryPolicy(max_retries=retries, backoff_s=0.01, max_backoff_s=0.05),
+        outage_wait_s=wait_s,
+        on_outage=told.append,
+        **kw,
+    )
     return c, told
 
 
@@ -124,8 +128,9 @@ def test_with_no_wait_a_dead_endpoint_is_void_as_before():
     assert not done.ok and done.void.startswith("transport") and done.attempts == 2 and not told
 
 
-@pytest.mark.parametrize(("fault", "kind"), [("rate_limit", "rate_limit"), ("malformed", "malformed"),
-                                             ("refuse_logprobs", None)])
+@pytest.mark.parametrize(
+    ("fault", "kind"), [("rate_limit", "rate_limit"), ("malformed", "malformed"), ("refuse_logprobs", None)]
+)
 def test_a_server_that_answers_with_errors_of_its_own_is_no_outage(fault, kind):
     """429 keeps its Retry-After rules, an unreadable reply its retries, a 400 is not retried: each
     ends void (or refused) as before, with no outage."""
@@ -200,22 +205,35 @@ def test_closing_the_client_ends_the_held_calls():
     assert len(errors) == 2 and all(isinstance(e, ModelUnreachable) for e in errors)
 
 
-@pytest.mark.parametrize(("exc", "down"), [
-    (CallFailed("transport", "refused", True), True), (CallFailed("timeout", "no reply", True), True),
-    (CallFailed("server", "HTTP 503", True, None, 503), True),
-    (CallFailed("server", "HTTP 408", True, None, 408), True),
-    (CallFailed("server", "HTTP 409", True, None, 409), False),
-    (CallFailed("rate_limit", "429", True, 1.0, 429), False),
-    (CallFailed("client", "HTTP 400", False, None, 400), False), (CallFailed("malformed", "not JSON", True), False)])
+@pytest.mark.parametrize(
+    ("exc", "down"),
+    [
+        (CallFailed("transport", "refused", True), True),
+        (CallFailed("timeout", "no reply", True), True),
+        (CallFailed("server", "HTTP 503", True, None, 503), True),
+        (CallFailed("server", "HTTP 408", True, None, 408), True),
+        (CallFailed("server", "HTTP 409", True, None, 409), False),
+        (CallFailed("rate_limit", "429", True, 1.0, 429), False),
+        (CallFailed("client", "HTTP 400", False, None, 400), False),
+        (CallFailed("malformed", "not JSON", True), False),
+    ],
+)
 def test_what_counts_as_unreachable(exc, down):
     assert unreachable(exc) is down
 
 
-@pytest.mark.parametrize(("detail", "said"), [
-    ("cannot connect to http://h:1/v1: HTTPConnection(host='h', port=1): Failed to establish a new connection: "
-     "[Errno 111] Connection refused", "Connection refused"),
-    ("cannot connect to http://nowhere/v1: ... [Errno -2] Name or service not known)", "Name or service not known"),
-    ('HTTP 503: {"error": "overloaded"}', 'HTTP 503: {"error": "overloaded"}')])
+@pytest.mark.parametrize(
+    ("detail", "said"),
+    [
+        (
+            "cannot connect to http://h:1/v1: HTTPConnection(host='h', port=1): Failed to establish a new connection: "
+            "[Errno 111] Connection refused",
+            "Connection refused",
+        ),
+        ("cannot connect to http://nowhere/v1: ... [Errno -2] Name or service not known)", "Name or service not known"),
+        ('HTTP 503: {"error": "overloaded"}', 'HTTP 503: {"error": "overloaded"}'),
+    ],
+)
 def test_the_stop_line_gives_the_reason_in_short(detail, said):
     assert short(detail) == said
 

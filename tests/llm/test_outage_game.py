@@ -65,6 +65,7 @@ def outages(run: Path) -> list[tuple[str, str]]:
 
 def once_found_down(run: Path, then) -> threading.Thread:
     """``then()`` once the run's log has an outage (the server down past the retry budget)."""
+
     def watch():
         log, deadline = run / "events.jsonl", time.monotonic() + 30  # (a bound that only catches a hang)
         while not (log.exists() and '"llm_outage"' in log.read_text()) and time.monotonic() < deadline:
@@ -96,7 +97,8 @@ def test_a_server_killed_mid_game_and_back_is_waited_for_with_no_void_call(serve
 
 
 def test_a_server_down_past_the_wait_stops_the_run_in_one_line_and_resume_completes_the_game(
-        server, reference, tmp_path, capsys):
+    server, reference, tmp_path, capsys
+):
     ref, requests = reference
     run = tmp_path / "run"
     kill_after(server, requests // 3)  # and left down

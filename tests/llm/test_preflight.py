@@ -73,8 +73,10 @@ def test_a_misspelt_model_fails_naming_player_model_and_cause(client, strict):
     assert time.perf_counter() - start < 2.0
     msg = str(err.value)
     assert "\n" not in msg  # one line
-    assert msg.startswith(f"player 'bob' (openai/acee at {strict.api_base}): the server does not serve this model "
-                          "(HTTP 404: The model `acee` does not exist")
+    assert msg.startswith(
+        f"player 'bob' (openai/acee at {strict.api_base}): the server does not serve this model "
+        "(HTTP 404: The model `acee` does not exist"
+    )
     assert "did you mean 'ace'?" in msg and msg.endswith("(llm.preflight=false skips this check)")
     assert isinstance(err.value, ConfigError)  # so the command line exits with status 2
     (problem,) = err.value.problems
@@ -89,14 +91,20 @@ def test_a_404_with_nothing_like_the_name_lists_what_the_server_serves(client, s
 
 def test_a_wrong_api_base_says_so(client, strict):
     base = strict.api_base.replace("/v1", "/v2")  # the fake server lists its models under any path
-    with pytest.raises(PreflightError, match=r"the server lists this model but its chat endpoint answered HTTP 404 "
-                                             r"\(unknown path\); check api_base \(the chat URL is "
-                                             r"http://127.0.0.1:\d+/v2/chat/completions\)"):
+    with pytest.raises(
+        PreflightError,
+        match=r"the server lists this model but its chat endpoint answered HTTP 404 "
+        r"\(unknown path\); check api_base \(the chat URL is "
+        r"http://127.0.0.1:\d+/v2/chat/completions\)",
+    ):
         preflight(client, [("ace", spec(base, "ace"))])
     with FakeLLMServer({"*": FakeModel()}) as srv:  # lists nothing
         base = srv.api_base.replace("/v1", "/v2")
-        with pytest.raises(PreflightError, match=r"does not serve this model \(HTTP 404: unknown path\), "
-                                                 r"or api_base is wrong"):
+        with pytest.raises(
+            PreflightError,
+            match=r"does not serve this model \(HTTP 404: unknown path\), "
+            r"or api_base is wrong",
+        ):
             preflight(client, [("ace", spec(base, "ace"))])
 
 
@@ -109,16 +117,21 @@ def test_a_refused_key_names_the_variable(client, monkeypatch):
         monkeypatch.setenv("SKATE_TEST_KEY", "sekrit")
         assert preflight(client, [("ace", spec(srv.api_base, "ace", api_key_env="SKATE_TEST_KEY"))]).ok
     msg = str(err.value)
-    assert msg.startswith(f"player 'ace' (openai/ace at {srv.api_base}): the key was refused (HTTP 401: "
-                          "Incorrect API key provided.); check SKATE_TEST_KEY")
+    assert msg.startswith(
+        f"player 'ace' (openai/ace at {srv.api_base}): the key was refused (HTTP 401: "
+        "Incorrect API key provided.); check SKATE_TEST_KEY"
+    )
     assert err.value.problems[0].kind == "key"
 
 
 def test_a_hosted_model_without_its_key_fails_before_any_call(client, monkeypatch):
     monkeypatch.delenv("SKATE_TEST_UNSET_KEY", raising=False)
     hosted = ModelSpec("openai/gpt-4o", api_key_env="SKATE_TEST_UNSET_KEY")
-    with pytest.raises(PreflightError, match=r"^player 'g' \(openai/gpt-4o at https://api.openai.com/v1\): "
-                                             r"no key: set SKATE_TEST_UNSET_KEY"):
+    with pytest.raises(
+        PreflightError,
+        match=r"^player 'g' \(openai/gpt-4o at https://api.openai.com/v1\): "
+        r"no key: set SKATE_TEST_UNSET_KEY",
+    ):
         preflight(client, [("g", hosted)])
 
 
@@ -130,28 +143,37 @@ def test_an_unreachable_server_fails_fast(client):
     elapsed = time.perf_counter() - start
     assert elapsed < 5.0  # the game's retry policy would spend 0.5+1+2+4 s per call
     lines = str(err.value).split("\n")
-    assert lines == [f"player 'ace' (openai/ace at {base}): cannot reach {base}: connection refused",
-                     (f"player 'mid' (openai/mid at {base}): cannot reach {base}: connection refused "
-                     "(llm.preflight=false skips this check)")]
+    assert lines == [
+        f"player 'ace' (openai/ace at {base}): cannot reach {base}: connection refused",
+        (
+            f"player 'mid' (openai/mid at {base}): cannot reach {base}: connection refused "
+            "(llm.preflight=false skips this check)"
+        ),
+    ]
     assert err.value.report.calls == 2  # one attempt each, no retry
 
 
 def test_an_unresolvable_host_says_so(client, monkeypatch):
     monkeypatch.setenv("SKATE_TEST_KEY", "sk-dummy")
     base = "http://skate-preflight-no-such-host.invalid:8000/v1"
-    with pytest.raises(PreflightError, match=r"cannot reach http://skate-preflight-no-such-host.invalid:8000/v1: "
-                                             r"the host name does not resolve"):
+    with pytest.raises(
+        PreflightError,
+        match=r"cannot reach http://skate-preflight-no-such-host.invalid:8000/v1: "
+        r"the host name does not resolve",
+    ):
         preflight(client, [("ace", spec(base, "ace", api_key_env="SKATE_TEST_KEY"))], timeout_s=5.0)
 
 
 def test_a_down_server_is_asked_once_more_then_reported(client):
     with FakeLLMServer({"ace": FakeModel(faults={"down": 1.0}), "mid": FakeModel()}) as srv:
         with pytest.raises(PreflightError) as err:
-            preflight(client, [("ace", spec(srv.api_base, "ace")), ("mid", spec(srv.api_base, "mid"))],
-                      retry_delay_s=0.05)
+            preflight(
+                client, [("ace", spec(srv.api_base, "ace")), ("mid", spec(srv.api_base, "mid"))], retry_delay_s=0.05
+            )
         assert srv.stats.by_model == {"ace": 2, "mid": 1}
-    assert str(err.value).startswith(f"player 'ace' (openai/ace at {srv.api_base}): the server failed twice "
-                                     "(HTTP 500: internal error)")
+    assert str(err.value).startswith(
+        f"player 'ace' (openai/ace at {srv.api_base}): the server failed twice (HTTP 500: internal error)"
+    )
     assert [p.players for p in err.value.problems] == [("ace",)]
 
 
@@ -181,11 +203,19 @@ def test_a_rate_limit_is_a_warning_not_a_stop(client, caplog):
 
 def test_an_exhausted_quota_is_a_stop():
     def no_quota(spec, messages, n, seed):
-        raise CallFailed("rate_limit", 'HTTP 429: {"error": {"message": "You exceeded your current quota.", '
-                                       '"code": "insufficient_quota"}}', True, None, 429)
+        raise CallFailed(
+            "rate_limit",
+            'HTTP 429: {"error": {"message": "You exceeded your current quota.", "code": "insufficient_quota"}}',
+            True,
+            None,
+            429,
+        )
 
-    with pytest.raises(PreflightError, match=r"the account has no quota left \(HTTP 429: You exceeded your "
-                                             r"current quota.\)"):
+    with pytest.raises(
+        PreflightError,
+        match=r"the account has no quota left \(HTTP 429: You exceeded your "
+        r"current quota.\)",
+    ):
         preflight(LLMClient(transport=no_quota), [("g", spec("http://127.0.0.1:1/v1", "g"))])
 
 
@@ -204,8 +234,7 @@ def test_other_client_errors_stop_the_run():
 
 
 def test_distinct_checks_run_concurrently(client):
-    with FakeLLMServer({"a": FakeModel(), "b": FakeModel(), "c": FakeModel(), "d": FakeModel()},
-                       latency_s=0.5) as srv:
+    with FakeLLMServer({"a": FakeModel(), "b": FakeModel(), "c": FakeModel(), "d": FakeModel()}, latency_s=0.5) as srv:
         report = preflight(client, [(n, spec(srv.api_base, n)) for n in "abcd"])
     assert report.ok and report.checks == 4 and report.elapsed_s < 1.5  # one after another: 2 s
 
@@ -230,8 +259,11 @@ def test_the_probe_bypasses_the_cache_and_the_usage(tmp_path):
 
 
 def test_player_objects_are_accepted_and_others_skipped(client, strict):
-    players = [SimpleNamespace(name="ace", spec=spec(strict.api_base, "ace")),
-               SimpleNamespace(name="sim", true_skill=0.5), ("mid", spec(strict.api_base, "mid"))]
+    players = [
+        SimpleNamespace(name="ace", spec=spec(strict.api_base, "ace")),
+        SimpleNamespace(name="sim", true_skill=0.5),
+        ("mid", spec(strict.api_base, "mid")),
+    ]
     report = preflight(client, players)
     assert report.ok and report.players == 2 and strict.stats.requests == 2
     assert preflight(client, [SimpleNamespace(name="sim")]).checks == 0
@@ -246,8 +278,10 @@ def test_a_litellm_provider_without_a_route_gives_a_clear_line(client, monkeypat
     with pytest.raises(PreflightError) as err:
         preflight(client, [("claude", claude)], timeout_s=5.0)
     # LiteLLM reports a refused connection as an HTTP 500: the cause is found under it.
-    assert str(err.value) == (f"player 'claude' (anthropic/claude-3-haiku-20240307 at {base}): cannot reach {base}: "
-                              "connection refused (llm.preflight=false skips this check)")
+    assert str(err.value) == (
+        f"player 'claude' (anthropic/claude-3-haiku-20240307 at {base}): cannot reach {base}: "
+        "connection refused (llm.preflight=false skips this check)"
+    )
     assert err.value.report.calls == 1  # not asked again as a server failure
 
 
@@ -263,8 +297,12 @@ def _get(url: str, key: str | None = None) -> tuple[int, dict]:
 
 def _chat(url: str, model: str, key: str | None = None) -> tuple[int, dict]:
     headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
-    req = urllib.request.Request(url + "/chat/completions", method="POST", headers=headers,
-                                 data=json.dumps({"model": model, "messages": MSGS}).encode())
+    req = urllib.request.Request(
+        url + "/chat/completions",
+        method="POST",
+        headers=headers,
+        data=json.dumps({"model": model, "messages": MSGS}).encode(),
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status, json.loads(resp.read())

@@ -15,8 +15,12 @@ from tests.llm.conftest import SKILLS, llm_config
 
 def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
     with FakeLLMServer({n: FakeModel(s) for n, s in SKILLS.items()}, strict=True) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"llm.preflight": True, "players.llm.2.model": "hosted_vllm/loww"},
-                         game="mathquiz")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"llm.preflight": True, "players.llm.2.model": "hosted_vllm/loww"},
+            game="mathquiz",
+        )
         with pytest.raises(ConfigError) as err:
             run_game(cfg, tmp_path / "run")
         message = str(err.value)
@@ -29,9 +33,16 @@ def test_a_misspelt_model_stops_the_run_before_round_one(tmp_path):
 def test_a_dead_model_is_reported_each_round_and_not_ranked(tmp_path):
     models = {**{n: FakeModel(s) for n, s in SKILLS.items()}, "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.max_retries": 0,
-                         "llm.outage_wait_s": 0},  # void, not waited for (an outage: tests/llm/test_outage*.py)
-                         game="mathquiz")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {
+                "game.rounds": 2,
+                "llm.max_retries": 0,
+                "llm.outage_wait_s": 0,
+            },  # void, not waited for (an outage: tests/llm/test_outage*.py)
+            game="mathquiz",
+        )
         result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     silent = [e for e in events if e["event"] == "player_void"]
@@ -67,7 +78,9 @@ def test_a_budget_stopped_run_resumes_with_more_budget_and_repeats_no_call(tmp_p
     # every call made before the stop was served from the cache (at most the calls cut off in
     # flight by the stop are asked again)
     assert before + after <= needed + 8
-    runs = [[comparable(json.loads(x)) for x in (tmp_path / d / "events.jsonl").read_text().splitlines()]
-            for d in ("whole", "run")]
+    runs = [
+        [comparable(json.loads(x)) for x in (tmp_path / d / "events.jsonl").read_text().splitlines()]
+        for d in ("whole", "run")
+    ]
     strip = [[{k: v for k, v in e.items() if k != "config"} for e in r] for r in runs]  # budgets differ
     assert strip[0] == strip[1]

@@ -24,31 +24,51 @@ def changes(model, **kw):
 
 
 def test_litellm_s_rules_for_known_reasoning_models():
-    assert changes("openai/gpt-5-mini") == {"max_tokens": ("renamed", "max_completion_tokens", None),
-                                            "temperature": ("dropped", None, 1.0), "stop": ("dropped", None, None),
-                                            "logprobs": ("dropped", None, None)}
-    assert changes("openai/gpt-5-mini", temperature=1.0) == {"max_tokens": ("renamed", "max_completion_tokens", None),
-                                                             "stop": ("dropped", None, None),
-                                                             "logprobs": ("dropped", None, None)}
+    assert changes("openai/gpt-5-mini") == {
+        "max_tokens": ("renamed", "max_completion_tokens", None),
+        "temperature": ("dropped", None, 1.0),
+        "stop": ("dropped", None, None),
+        "logprobs": ("dropped", None, None),
+    }
+    assert changes("openai/gpt-5-mini", temperature=1.0) == {
+        "max_tokens": ("renamed", "max_completion_tokens", None),
+        "stop": ("dropped", None, None),
+        "logprobs": ("dropped", None, None),
+    }
     # Anthropic's extended thinking runs at temperature 1; LiteLLM sends its stop sequences itself.
     assert changes("anthropic/claude-sonnet-4-5", thinking_budget=2048) == {
-        "temperature": ("dropped", None, 1.0), "logprobs": ("dropped", None, None)}
+        "temperature": ("dropped", None, 1.0),
+        "logprobs": ("dropped", None, None),
+    }
     # Models that answer at once, and local servers' models, are sent what they always were.
     assert changes("openai/gpt-4o-2024-11-20") == {} and changes("hosted_vllm/o3", api_base="http://h:1/v1") == {}
 
 
-@pytest.mark.parametrize(("body", "found"), [
-    ('{"error": {"message": "Unsupported parameter: \'max_tokens\' is not supported with this model. Use '
-     '\'max_completion_tokens\' instead.", "type": "invalid_request_error", "param": "max_tokens", '
-     '"code": "unsupported_parameter"}}', ("max_tokens", "max_completion_tokens")),
-    ('{"error": {"message": "Unsupported value: \'temperature\' does not support 0.7 with this model. Only the default '
-     '(1) value is supported.", "param": "temperature", "code": "unsupported_value"}}', ("temperature", None)),
-    ('litellm.BadRequestError: {"error": {"message": "\'stop\' is not supported with this model."}} (trailing)',
-     ("stop", None)),
-    ('{"error": {"message": "Invalid value for \'n\': must be at most 8.", "param": "n", "code": "integer_above_max_value"}}',
-     None),  # a value out of range: no refusal of the parameter itself
-    ('{"error": {"message": "The model `x` does not exist"}}', None),
-])
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        (
+            '{"error": {"message": "Unsupported parameter: \'max_tokens\' is not supported with this model. Use '
+            '\'max_completion_tokens\' instead.", "type": "invalid_request_error", "param": "max_tokens", '
+            '"code": "unsupported_parameter"}}',
+            ("max_tokens", "max_completion_tokens"),
+        ),
+        (
+            '{"error": {"message": "Unsupported value: \'temperature\' does not support 0.7 with this model. Only the default '
+            '(1) value is supported.", "param": "temperature", "code": "unsupported_value"}}',
+            ("temperature", None),
+        ),
+        (
+            'litellm.BadRequestError: {"error": {"message": "\'stop\' is not supported with this model."}} (trailing)',
+            ("stop", None),
+        ),
+        (
+            '{"error": {"message": "Invalid value for \'n\': must be at most 8.", "param": "n", "code": "integer_above_max_value"}}',
+            None,
+        ),  # a value out of range: no refusal of the parameter itself
+        ('{"error": {"message": "The model `x` does not exist"}}', None),
+    ],
+)
 def test_a_refusal_names_its_parameter_and_what_to_use_instead(body, found):
     got = refusal(CallFailed("client", f"HTTP 400: {body[:200]}", False, status=400, body=body))
     assert (got[:2] if got else None) == found
@@ -73,8 +93,10 @@ def test_an_unknown_model_s_refusals_are_learnt_once_each_and_never_void(caplog)
         refused = srv.stats.refused_param
     assert refused == 3 and c.usage["p"].refused == 3 and c.usage["p"].void == 0  # max_tokens, temperature, stop
     assert [(t["param"], t["action"], t["to"], t["used"]) for t in told] == [
-        ("max_tokens", "renamed", "max_completion_tokens", None), ("temperature", "dropped", None, 1.0),
-        ("stop", "dropped", None, None)]
+        ("max_tokens", "renamed", "max_completion_tokens", None),
+        ("temperature", "dropped", None, 1.0),
+        ("stop", "dropped", None, None),
+    ]
     assert len([r for r in caplog.records if "is not sent" in r.getMessage() or "is sent as" in r.getMessage()]) == 3
     assert {"max_completion_tokens"} <= set(fields[-1]) and not {"max_tokens", "temperature", "stop"} & set(fields[-1])
     # The stop sequence the server took no more is applied by skate: the reply ends before it.
@@ -121,41 +143,58 @@ def test_the_preflight_learns_what_a_model_refuses_and_passes():
     assert set(c.shaper.shape(spec(srv, "house")).changes) == {"max_tokens", "temperature"}
 
 
-@pytest.mark.parametrize(("kw", "fields"), [
-    ({"model": "openrouter/openai/gpt-5", "reasoning_effort": "high"}, {"reasoning": {"effort": "high"}}),
-    ({"model": "openrouter/anthropic/claude-sonnet-4.5", "thinking_budget": 4000},
-     {"reasoning": {"max_tokens": 4000}}),
-    ({"model": "anthropic/claude-sonnet-4-5", "thinking_budget": 4000},
-     {"thinking": {"type": "enabled", "budget_tokens": 4000}}),
-    ({"model": "openai/gpt-5", "reasoning_effort": "minimal"}, {"reasoning_effort": "minimal"}),
-    ({"model": "hosted_vllm/Qwen/Qwen3-8B", "api_base": "http://h:1/v1", "thinking": False},
-     {"chat_template_kwargs": {"enable_thinking": False}}),
-    ({"model": "ollama/qwen3", "thinking": True}, {"think": True}),
-])
+@pytest.mark.parametrize(
+    ("kw", "fields"),
+    [
+        ({"model": "openrouter/openai/gpt-5", "reasoning_effort": "high"}, {"reasoning": {"effort": "high"}}),
+        (
+            {"model": "openrouter/anthropic/claude-sonnet-4.5", "thinking_budget": 4000},
+            {"reasoning": {"max_tokens": 4000}},
+        ),
+        (
+            {"model": "anthropic/claude-sonnet-4-5", "thinking_budget": 4000},
+            {"thinking": {"type": "enabled", "budget_tokens": 4000}},
+        ),
+        ({"model": "openai/gpt-5", "reasoning_effort": "minimal"}, {"reasoning_effort": "minimal"}),
+        (
+            {"model": "hosted_vllm/Qwen/Qwen3-8B", "api_base": "http://h:1/v1", "thinking": False},
+            {"chat_template_kwargs": {"enable_thinking": False}},
+        ),
+        ({"model": "ollama/qwen3", "thinking": True}, {"think": True}),
+    ],
+)
 def test_thinking_settings_become_each_provider_s_request_fields(kw, fields):
     assert ModelSpec(**kw).request_fields() == fields
 
 
-@pytest.mark.parametrize(("kw", "max_tokens"), [
-    ({"model": "openai/gpt-4o-2024-11-20"}, 2048),
-    ({"model": "openai/gpt-5-mini"}, 16384),
-    ({"model": "anthropic/claude-sonnet-4-5", "thinking_budget": 8000}, 12096),
-    ({"model": "hosted_vllm/r1", "api_base": "http://h:1/v1"}, 2048),
-    ({"model": "hosted_vllm/r1", "api_base": "http://h:1/v1", "thinking": True}, 16384),
-    ({"model": "openai/gpt-5-mini", "max_tokens": 3000}, 3000),
-])
+@pytest.mark.parametrize(
+    ("kw", "max_tokens"),
+    [
+        ({"model": "openai/gpt-4o-2024-11-20"}, 2048),
+        ({"model": "openai/gpt-5-mini"}, 16384),
+        ({"model": "anthropic/claude-sonnet-4-5", "thinking_budget": 8000}, 12096),
+        ({"model": "hosted_vllm/r1", "api_base": "http://h:1/v1"}, 2048),
+        ({"model": "hosted_vllm/r1", "api_base": "http://h:1/v1", "thinking": True}, 16384),
+        ({"model": "openai/gpt-5-mini", "max_tokens": 3000}, 3000),
+    ],
+)
 def test_a_model_that_thinks_gets_room_for_its_thinking(kw, max_tokens):
     assert ModelSpec(**kw).max_tokens == max_tokens
 
 
-@pytest.mark.parametrize(("entry", "says"), [
-    ({"thinking_budget": 4096, "max_tokens": 4096}, r"thinking_budget=4096 must be below max_tokens=4096"),
-    ({"reasoning_effort": "extreme"}, r"reasoning_effort='extreme' is not a level"),
-    ({"thinking_budget": 2000, "reasoning_effort": "low"}, r"not both"),
-])
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ({"thinking_budget": 4096, "max_tokens": 4096}, r"thinking_budget=4096 must be below max_tokens=4096"),
+        ({"reasoning_effort": "extreme"}, r"reasoning_effort='extreme' is not a level"),
+        ({"thinking_budget": 2000, "reasoning_effort": "low"}, r"not both"),
+    ],
+)
 def test_thinking_settings_that_cannot_work_are_refused_before_the_run(entry, says):
-    llm = [LLMPlayerConfig(name="a", model="anthropic/claude-sonnet-4-5", api_base="http://127.0.0.1:9", **entry),
-           LLMPlayerConfig(name="b", model="anthropic/claude-haiku-4-5", api_base="http://127.0.0.1:9")]
+    llm = [
+        LLMPlayerConfig(name="a", model="anthropic/claude-sonnet-4-5", api_base="http://127.0.0.1:9", **entry),
+        LLMPlayerConfig(name="b", model="anthropic/claude-haiku-4-5", api_base="http://127.0.0.1:9"),
+    ]
     with pytest.raises(ConfigError, match=says) as err:
         skate.config(values={"players.simulated": [], "players.llm": llm})
     assert "\n" not in str(err.value)

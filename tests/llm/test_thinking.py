@@ -18,16 +18,30 @@ from skate.runlog.files import ThinkingLog
 MSGS = [{"role": "user", "content": "hello"}]
 
 
-@pytest.mark.parametrize(("text", "answer", "thinking", "open_", "bare"), [
-    ("<think>\nB is wrong.\n</think>\n\n[[ ## answer ## ]]\nC", "[[ ## answer ## ]]\nC", "B is wrong.", False, False),
-    ("  <think>one</think><think>two</think>final", "final", "one\n\ntwo", False, False),
-    ("<thinking>x</thinking>\nA", "A", "x", False, False),
-    ("<think>\nstill going when the limit came", "", "still going when the limit came", True, False),
-    ("opened by the template\n</think>\n\nA", "A", "opened by the template", False, True),
-    ("no thinking at all", "no thinking at all", None, False, False),
-    ("print('<think>')  # a tag inside the reply is the reply's", "print('<think>')  # a tag inside the reply is the reply's",
-     None, False, False),
-])
+@pytest.mark.parametrize(
+    ("text", "answer", "thinking", "open_", "bare"),
+    [
+        (
+            "<think>\nB is wrong.\n</think>\n\n[[ ## answer ## ]]\nC",
+            "[[ ## answer ## ]]\nC",
+            "B is wrong.",
+            False,
+            False,
+        ),
+        ("  <think>one</think><think>two</think>final", "final", "one\n\ntwo", False, False),
+        ("<thinking>x</thinking>\nA", "A", "x", False, False),
+        ("<think>\nstill going when the limit came", "", "still going when the limit came", True, False),
+        ("opened by the template\n</think>\n\nA", "A", "opened by the template", False, True),
+        ("no thinking at all", "no thinking at all", None, False, False),
+        (
+            "print('<think>')  # a tag inside the reply is the reply's",
+            "print('<think>')  # a tag inside the reply is the reply's",
+            None,
+            False,
+            False,
+        ),
+    ],
+)
 def test_inline_thinking_is_taken_out(text, answer, thinking, open_, bare):
     got = split_inline(text)
     assert (got.answer, got.thinking, got.open, got.bare) == (answer, thinking, open_, bare)
@@ -42,7 +56,9 @@ def test_thinking_beside_the_content_in_each_servers_field():
     assert from_message({"content": "A", "reasoning": "because"}) == ("A", "because")
     blocks = {"content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "A"}]}
     assert from_message(blocks) == ("A", "hm")
-    mistral = {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "x"}]}, {"type": "text", "text": "B"}]}
+    mistral = {
+        "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "x"}]}, {"type": "text", "text": "B"}]
+    }
     assert from_message(mistral) == ("B", "x")
 
     class LiteLLMMessage:  # LiteLLM's view of Anthropic's thinking blocks
@@ -75,8 +91,13 @@ def client(**kw):
 def test_each_style_gives_the_same_answer_as_the_model_without_thinking(style, tmp_path):
     """The reply the game reads is the same, thinking or not; the thinking is kept apart and
     its tokens counted apart (as the server counts them, or their share of the reply)."""
-    user = [{"role": "user", "content": "[[ ## question ## ]]\nWhat is 2 + 2?\n\nRespond with the corresponding "
-                                        "output fields, starting with the field `[[ ## answer ## ]]`."}]
+    user = [
+        {
+            "role": "user",
+            "content": "[[ ## question ## ]]\nWhat is 2 + 2?\n\nRespond with the corresponding "
+            "output fields, starting with the field `[[ ## answer ## ]]`.",
+        }
+    ]
     kept = ThinkingLog(tmp_path / "thinking.jsonl")
     c = client(on_thinking=kept)
     with FakeLLMServer({"m": FakeModel(0.5)}) as srv:
@@ -94,8 +115,12 @@ def test_each_style_gives_the_same_answer_as_the_model_without_thinking(style, t
 
 
 def test_a_reply_cut_inside_its_thinking_is_no_answer_and_said_once(caplog):
-    with FakeLLMServer({"t": FakeModel(0.5, thinking="inline", thinking_tokens=400),
-                        "r": FakeModel(0.5, thinking="reasoning_content", thinking_tokens=400)}) as srv:
+    with FakeLLMServer(
+        {
+            "t": FakeModel(0.5, thinking="inline", thinking_tokens=400),
+            "r": FakeModel(0.5, thinking="reasoning_content", thinking_tokens=400),
+        }
+    ) as srv:
         c = client()
         with caplog.at_level("WARNING", logger="skate.llm.client"):
             cut = c.complete(spec(srv, "t", max_tokens=100), MSGS, [(0, 1), (1, 2)], "p")

@@ -19,22 +19,37 @@ from skate.runner import resume_settings, run_game
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 
 # The inline thinker is the strongest: read from inside its thinking, it would rank last.
-KINDS = {"house": ("openai", FakeModel(0.55, thinking="hidden", rules="openai_reasoning")),
-         "deep": ("hosted_vllm", FakeModel(0.75, thinking="reasoning_content")),
-         "parsed": ("hosted_vllm", FakeModel(0.35, thinking="reasoning")),
-         "r1": ("hosted_vllm", FakeModel(0.95, thinking="inline"))}
+KINDS = {
+    "house": ("openai", FakeModel(0.55, thinking="hidden", rules="openai_reasoning")),
+    "deep": ("hosted_vllm", FakeModel(0.75, thinking="reasoning_content")),
+    "parsed": ("hosted_vllm", FakeModel(0.35, thinking="reasoning")),
+    "r1": ("hosted_vllm", FakeModel(0.95, thinking="inline")),
+}
 
 
 def cohort(base, entries, **extra):
-    return [LLMPlayerConfig(name=n, model=f"{p}/{m}", api_base=base, api_key_env="SKATE_FAKE_KEY", **extra)
-            for n, p, m in entries]
+    return [
+        LLMPlayerConfig(name=n, model=f"{p}/{m}", api_base=base, api_key_env="SKATE_FAKE_KEY", **extra)
+        for n, p, m in entries
+    ]
 
 
 def game(base, cache, entries, values=None, **extra):
-    return skate.config(values={
-        "game.rounds": 4, "report": False, "players.simulated": [], "players.llm": cohort(base, entries, **extra),
-        "estimator.n": 4, "llm.cache_dir": str(cache), "llm.backoff_s": 0.01, "llm.max_backoff_s": 0.05,
-        **(values or {})}, logger="none", estimator="fixed_n")
+    return skate.config(
+        values={
+            "game.rounds": 4,
+            "report": False,
+            "players.simulated": [],
+            "players.llm": cohort(base, entries, **extra),
+            "estimator.n": 4,
+            "llm.cache_dir": str(cache),
+            "llm.backoff_s": 0.01,
+            "llm.max_backoff_s": 0.05,
+            **(values or {}),
+        },
+        logger="none",
+        estimator="fixed_n",
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -76,16 +91,21 @@ def test_four_kinds_of_reasoning_model_play_right(tmp_path):
     # The inline thinker sets and answers exactly as the same model that does not think: no decoy is read.
     twin = {**{n: m for n, (_, m) in KINDS.items()}, "r1": FakeModel(0.95)}
     _, plain, _ = played(tmp_path, "plain", twin, entries)
-    assert [(t["task_id"], t["setter"]) for t in of(plain, "task")] == [(t["task_id"], t["setter"]) for t in of(events, "task")]
-    assert [(e["task_id"], e["p"]) for e in of(plain, "estimate") if e["player"] == "r1"] == \
-        [(e["task_id"], e["p"]) for e in of(events, "estimate") if e["player"] == "r1"]
+    assert [(t["task_id"], t["setter"]) for t in of(plain, "task")] == [
+        (t["task_id"], t["setter"]) for t in of(events, "task")
+    ]
+    assert [(e["task_id"], e["p"]) for e in of(plain, "estimate") if e["player"] == "r1"] == [
+        (e["task_id"], e["p"]) for e in of(events, "estimate") if e["player"] == "r1"
+    ]
     assert sum(t["setter"] == "r1" for t in of(events, "task")) == 4
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "gemini"])
 def test_anthropic_and_gemini_models_think_through_litellm(provider, tmp_path):
-    names = {"anthropic": ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5"],
-             "gemini": ["gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"]}[provider]
+    names = {
+        "anthropic": ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5"],
+        "gemini": ["gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite"],
+    }[provider]
     models = {n: FakeModel(s, thinking="reasoning_content") for n, s in zip(names, (0.9, 0.6, 0.3), strict=False)}
     with FakeLLMServer(models) as srv:
         base = srv.api_base.removesuffix("/v1") if provider == "anthropic" else srv.api_base
@@ -102,26 +122,36 @@ def test_anthropic_and_gemini_models_think_through_litellm(provider, tmp_path):
 
 
 def test_a_budget_spent_by_thinking_stops_the_run_and_a_larger_one_completes_the_same_game(tmp_path):
-    names = [("mini", "openai", "gpt-5-mini"), ("reasoner", "deepseek", "deepseek-reasoner"), ("o4", "openai", "o4-mini")]
-    models = {"gpt-5-mini": FakeModel(0.9, thinking="hidden", rules="openai_reasoning", thinking_tokens=1500),
-              "deepseek-reasoner": FakeModel(0.6, thinking="reasoning_content", thinking_tokens=1500),
-              "o4-mini": FakeModel(0.3, thinking="hidden", rules="openai_reasoning", thinking_tokens=1500)}
+    names = [
+        ("mini", "openai", "gpt-5-mini"),
+        ("reasoner", "deepseek", "deepseek-reasoner"),
+        ("o4", "openai", "o4-mini"),
+    ]
+    models = {
+        "gpt-5-mini": FakeModel(0.9, thinking="hidden", rules="openai_reasoning", thinking_tokens=1500),
+        "deepseek-reasoner": FakeModel(0.6, thinking="reasoning_content", thinking_tokens=1500),
+        "o4-mini": FakeModel(0.3, thinking="hidden", rules="openai_reasoning", thinking_tokens=1500),
+    }
     with FakeLLMServer(models) as srv:
         whole = run_game(game(srv.api_base, tmp_path / "c1", names), tmp_path / "whole")
         cost = whole.summary.usage["total"]["cost_usd"]
-        stopped = run_game(game(srv.api_base, tmp_path / "c2", names, {"llm.budget_usd": float(f"{cost / 3:.6f}")}),
-                           tmp_path / "run")
+        stopped = run_game(
+            game(srv.api_base, tmp_path / "c2", names, {"llm.budget_usd": float(f"{cost / 3:.6f}")}), tmp_path / "run"
+        )
         assert stopped.summary.stopped and "Budget" in stopped.summary.stopped
         spent = stopped.summary.usage["total"]
         assert spent["thinking_tokens"] > 0.5 * spent["completion_tokens"] and spent["cost_usd"] >= cost / 3
-        resumed = run_game(resume_settings(tmp_path / "run", {"llm.budget_usd": round(cost * 3, 6)}), tmp_path / "run",
-                           resume=True)
+        resumed = run_game(
+            resume_settings(tmp_path / "run", {"llm.budget_usd": round(cost * 3, 6)}), tmp_path / "run", resume=True
+        )
     assert resumed.summary.stopped is None
 
     def game_events(folder):
-        return [{k: v for k, v in e.items() if k not in ("ts", "usage", "summary")} for e in read_events(folder)
-                if e["event"] not in ("run_start", "run_stopped", "llm_adjusted", "llm_void", "run_end")]
+        return [
+            {k: v for k, v in e.items() if k not in ("ts", "usage", "summary")}
+            for e in read_events(folder)
+            if e["event"] not in ("run_start", "run_stopped", "llm_adjusted", "llm_void", "run_end")
+        ]
 
     assert game_events(tmp_path / "run") == game_events(tmp_path / "whole")
     assert [(r["player"], r["score"]) for r in resumed.table] == [(r["player"], r["score"]) for r in whole.table]
-

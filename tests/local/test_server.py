@@ -42,9 +42,11 @@ def _sdist(tmp_path: Path, cmakelists: str) -> Path:
 @pytest.fixture
 def source(tmp_path, monkeypatch):
     """Build from a stand-in source instead of the 76 MB download."""
+
     def use(cmakelists: str) -> None:
         sdist = _sdist(tmp_path, cmakelists)
         monkeypatch.setattr(local_server, "fetch_source", lambda root, pip, log: sdist)
+
     return use
 
 
@@ -75,7 +77,9 @@ def test_a_failed_build_says_what_is_missing_and_leaves_the_other_server(source,
     text = str(exc.value)
     assert "building llama-server failed while configuring the build" in text
     assert "Could NOT find OpenMP" in text and "--server llama-cpp-python" in text
-    assert local_serving.installed(root, local_serving.PYTHON_SERVER) and not local_serving.installed(root, local_serving.LLAMA_SERVER)
+    assert local_serving.installed(root, local_serving.PYTHON_SERVER) and not local_serving.installed(
+        root, local_serving.LLAMA_SERVER
+    )
     assert not local_server.binary_path(root).exists()
 
 

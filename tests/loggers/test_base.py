@@ -14,7 +14,11 @@ from skate.loggers.wandb_logger import WandbLoggerConfig
 
 def test_each_logger_registers_from_its_own_module_and_only_wandb_logs_to_wandb():
     assert logger.names() == ["console", "none", "wandb"]
-    assert [logs_to_wandb(s) for s in (WandbLoggerConfig(), ConsoleLoggerConfig(), NoLoggerConfig())] == [True, False, False]
+    assert [logs_to_wandb(s) for s in (WandbLoggerConfig(), ConsoleLoggerConfig(), NoLoggerConfig())] == [
+        True,
+        False,
+        False,
+    ]
     for entry in logger:  # the schema's _target_ is the class's own module (what a new run records)
         assert entry.schema._target_ == entry.target == f"{entry.component.__module__}.{entry.component.__qualname__}"
 

@@ -19,8 +19,10 @@ def test_plain_progress_lines_without_a_terminal(caplog):
     for r in (1, 2, 3):
         c.round_end(r, 3, summary, [{"player": "x"}])
     lines = [m for m in caplog.messages if m.startswith("round")]
-    assert lines == ["round 2/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x",
-                     "round 3/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x"]
+    assert lines == [
+        "round 2/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x",
+        "round 3/3: 3 valid tasks so far, 4 attempts, 50 answer samples; leader x",
+    ]
     with pytest.raises(ValueError, match="progress"):
         ConsoleLogger(progress="fancy")
 
@@ -42,8 +44,15 @@ def test_rich_progress_bar_runs(capsys):
 
 
 def outage(state, down_s, model="openai/mid"):
-    return {"state": state, "model": model, "endpoint": "http://gpu-box:8000/v1", "down_s": down_s, "probes": 1,
-            "held": 2, "wait_s": 600.0}
+    return {
+        "state": state,
+        "model": model,
+        "endpoint": "http://gpu-box:8000/v1",
+        "down_s": down_s,
+        "probes": 1,
+        "held": 2,
+        "wait_s": 600.0,
+    }
 
 
 def test_the_wait_for_a_model_that_is_down_shows_in_plain_lines_at_each_probe(caplog):
@@ -52,7 +61,9 @@ def test_the_wait_for_a_model_that_is_down_shows_in_plain_lines_at_each_probe(ca
     for info in (outage("down", 0.0), outage("waiting", 5.5), outage("waiting", 40.2), outage("up", 47.0)):
         c.outage(info)
     assert [m for m in caplog.messages if m.startswith("waiting")] == [
-        "waiting for openai/mid (down 5.5 s, gives up at 600 s)", "waiting for openai/mid (down 40 s, gives up at 600 s)"]
+        "waiting for openai/mid (down 5.5 s, gives up at 600 s)",
+        "waiting for openai/mid (down 40 s, gives up at 600 s)",
+    ]
 
 
 def test_the_bar_says_which_models_it_waits_for_and_goes_back_to_the_game_when_they_answer():
@@ -65,8 +76,9 @@ def test_the_bar_says_which_models_it_waits_for_and_goes_back_to_the_game_when_t
 
     c.outage(outage("waiting", 40.0))
     c.outage(outage("waiting", 12.0, model="openai/ace"))
-    assert status() == ("waiting for openai/mid (down 40 s, gives up at 600 s); "
-                        "waiting for openai/ace (down 12 s, gives up at 600 s)")
+    assert status() == (
+        "waiting for openai/mid (down 40 s, gives up at 600 s); waiting for openai/ace (down 12 s, gives up at 600 s)"
+    )
     c.outage(outage("up", 45.0))
     c.outage(outage("gave_up", 600.0, model="openai/ace"))
     assert status() == "1 tasks, 5 samples, leader x"

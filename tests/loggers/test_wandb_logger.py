@@ -23,8 +23,7 @@ def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
         assert {f"mu/{player}", f"sigma/{player}"} <= s["history_keys"]
         assert f"final/{player}" in s["summary_keys"]
     assert {"ratings/_type", "tasks/_type", "round", "samples"} <= s["history_keys"]
-    updates = sum(1 for e in map(json.loads, (out / "events.jsonl").read_text().splitlines())
-                  if e["event"] == "rating")
+    updates = sum(1 for e in map(json.loads, (out / "events.jsonl").read_text().splitlines()) if e["event"] == "rating")
     assert s["kinds"]["history"] >= updates  # one history row per rating update, and more
     tables = list((s["files"][-1].parent / "files" / "media" / "table").glob("tasks_*.table.json"))
     task_table = json.loads(tables[0].read_text())
@@ -39,7 +38,9 @@ def test_a_game_leaves_a_closed_offline_run_with_series_and_tables(tmp_path):
     for j in (4, 5, 6):  # each setter's shares add up to 1
         assert sum(row[j] for row in clusters["data"]) == pytest.approx(1.0)
     report = pd.read_csv(out / "report" / "question_clusters.csv")
-    pd.testing.assert_frame_equal(pd.DataFrame(clusters["data"], columns=clusters["columns"]), report, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(clusters["data"], columns=clusters["columns"]), report, check_dtype=False
+    )
 
 
 def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(tmp_path):
@@ -61,8 +62,14 @@ def test_a_round_with_many_rating_updates_logs_a_bounded_number_of_curve_points(
 def test_a_crashed_game_still_leaves_a_closed_run(tmp_path):
     out = tmp_path / "crash"
     with pytest.raises(SandboxError):
-        run_game(config({"game.rounds": 2, "logger.progress": "plain", "sandbox.python": "/nonexistent/python"},
-                        logger="wandb", sandbox="subprocess"), out)
+        run_game(
+            config(
+                {"game.rounds": 2, "logger.progress": "plain", "sandbox.python": "/nonexistent/python"},
+                logger="wandb",
+                sandbox="subprocess",
+            ),
+            out,
+        )
     s = summarise(out)
     assert s["exit_code"] == 1 and s["kinds"]["exit"] == 1
 

@@ -92,6 +92,7 @@ def test_the_sandwich_widens_intervals_when_samples_of_a_task_share_their_luck()
     def sd_of_difference(r, i, k):
         cov = r.fit().cov
         return math.sqrt(cov[i, i] + cov[k, k] - 2 * cov[i, k])
+
     for i, k in ((0, 1), (1, 2), (0, 2)):
         assert sd_of_difference(sandwich, i, k) > 1.5 * sd_of_difference(curvature, i, k)
     for n in names:
@@ -137,7 +138,11 @@ def test_it_needs_the_graded_samples_and_refuses_bad_settings():
     r.add_players(["a", "b"])
     with pytest.raises(ValueError, match="counts"):
         r.update("t1", {"a": 1.0, "b": 0.0})
-    for kw, key in (({"guess": 1.0}, "rating.guess"), ({"prior_sd": 0}, "rating.prior_sd"),
-                    ({"interval": "x"}, "rating.interval"), ({"level": 1.0}, "rating.level")):
+    for kw, key in (
+        ({"guess": 1.0}, "rating.guess"),
+        ({"prior_sd": 0}, "rating.prior_sd"),
+        ({"interval": "x"}, "rating.interval"),
+        ({"level": 1.0}, "rating.level"),
+    ):
         with pytest.raises(ValueError, match=key):
             IRTRating(**kw)

@@ -75,8 +75,10 @@ def test_relative_outcomes_are_settled_only_when_every_value_in_the_intervals_ag
     assert RELATIVE.settled(own, others) is settled
     # brute force over a grid of values inside the intervals: the same result everywhere iff settled
     grid = [i / 100 for i in range(101)]
-    agree = all(len({RELATIVE.result(a, b) for a in grid if own[0] <= a <= own[1]
-                     for b in grid if o[0] <= b <= o[1]}) == 1 for o in others)
+    agree = all(
+        len({RELATIVE.result(a, b) for a in grid if own[0] <= a <= own[1] for b in grid if o[0] <= b <= o[1]}) == 1
+        for o in others
+    )
     assert agree is settled
 
 

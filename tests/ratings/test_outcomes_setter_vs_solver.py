@@ -114,14 +114,17 @@ def attempt(reason, valid=False):
     return ev.AttemptMade(round=1, player="s", valid=valid, reason=None if valid else reason)
 
 
-@pytest.mark.parametrize(("reasons", "forfeits"), [
-    (["malformed"], True),
-    (["void", "unsolved"], True),
-    (["void", "void", "void"], False),  # every model call failed: not the setter's fault
-    (["infrastructure", "void", "void", "void"], False),  # nor is a broken sandbox
-    (["malformed", None], False),  # the second attempt was valid
-    ([], False),
-])
+@pytest.mark.parametrize(
+    ("reasons", "forfeits"),
+    [
+        (["malformed"], True),
+        (["void", "unsolved"], True),
+        (["void", "void", "void"], False),  # every model call failed: not the setter's fault
+        (["infrastructure", "void", "void", "void"], False),  # nor is a broken sandbox
+        (["malformed", None], False),  # the second attempt was valid
+        ([], False),
+    ],
+)
 def test_only_a_real_attempt_forfeits(reasons, forfeits):
     assert ev.forfeited([attempt(r, valid=r is None) for r in reasons]) is forfeits
 
@@ -166,9 +169,15 @@ def test_the_stream_derives_forfeits_from_attempts_with_who_was_in_the_round(tmp
 
 
 # ------------------------------------------------------------------------------ a whole game
-SLOPPY = {"report": False, "game.attempts": 1,
-          "players.simulated": [Sim(name="hi", skill=0.85, sloppiness=0.5), Sim(name="mid", skill=0.6, sloppiness=0.5),
-                                Sim(name="lo", skill=0.35, sloppiness=0.5)]}
+SLOPPY = {
+    "report": False,
+    "game.attempts": 1,
+    "players.simulated": [
+        Sim(name="hi", skill=0.85, sloppiness=0.5),
+        Sim(name="mid", skill=0.6, sloppiness=0.5),
+        Sim(name="lo", skill=0.35, sloppiness=0.5),
+    ],
+}
 
 
 def sloppy(values, **choices):
@@ -190,8 +199,13 @@ def forfeit_updates(out):
 
 @pytest.mark.parametrize("rating", ["trueskill", "elo", "zerosumeval"])
 def test_a_played_game_is_rated_again_to_the_same_table(tmp_path, rating):
-    result = run_game(sloppy({"seed": 3, "game.rounds": 4, "rating.outcome": "setter_vs_solver",
-                              "events.rating_updates": "pair"}, rating=rating), tmp_path)
+    result = run_game(
+        sloppy(
+            {"seed": 3, "game.rounds": 4, "rating.outcome": "setter_vs_solver", "events.rating_updates": "pair"},
+            rating=rating,
+        ),
+        tmp_path,
+    )
     forfeits, updates = forfeit_updates(tmp_path)
     assert forfeits, "the sloppy players should forfeit some rounds"
     # a forfeit is a win for every answerer of the round: the setter loses each game
@@ -230,10 +244,18 @@ def test_a_forfeit_makes_no_update_under_the_relative_rule(tmp_path):
 
 
 def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
-    stages = [Stage(name="base", rounds=3), Stage(name="watch", join=["hi"], setters=[], rounds=0),
-              Stage(name="play", rounds=2)]
-    result = run_game(sloppy({"seed": 1, "stages": stages, "rating.bootstrap": 100, "events.rating_updates": "pair"},
-                             rating="zerosumeval"), tmp_path)
+    stages = [
+        Stage(name="base", rounds=3),
+        Stage(name="watch", join=["hi"], setters=[], rounds=0),
+        Stage(name="play", rounds=2),
+    ]
+    result = run_game(
+        sloppy(
+            {"seed": 1, "stages": stages, "rating.bootstrap": 100, "events.rating_updates": "pair"},
+            rating="zerosumeval",
+        ),
+        tmp_path,
+    )
     forfeits, updates = forfeit_updates(tmp_path)
     early = [t for t in forfeits if int(t[1:4]) <= 3]
     assert early, "a forfeit before hi joins"
@@ -246,7 +268,12 @@ def test_a_staged_game_is_rated_again_to_the_same_table(tmp_path):
 def test_the_schema_takes_the_new_values_and_names_a_bad_one():
     zse = skate.preset("zerosumeval", "rating")
     assert (zse.outcome, zse.scale, zse.point, zse.draws, zse.seed) == (
-        "setter_vs_solver", "zerosumeval", "fit", "zerosumeval", 1)
+        "setter_vs_solver",
+        "zerosumeval",
+        "fit",
+        "zerosumeval",
+        1,
+    )
     validate_rating(zse)
     for key, bad in (("outcome", "teacher"), ("scale", "elo"), ("point", "mean")):
         with pytest.raises(ConfigError, match=rf"rating\.{key}: Invalid value '{bad}'"):  # the option's typed section

@@ -28,15 +28,21 @@ def feed(backend, players, games):
 
 # ------------------------------------------------------------------------------ Bradley–Terry
 def test_bt_score_difference_is_the_log_odds_of_the_wins():
-    rows = feed(BradleyTerryRating(alpha=1e-6, bootstrap=50), ["a", "b"],
-                [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 1), ("t4", "a", "b", 0)])
+    rows = feed(
+        BradleyTerryRating(alpha=1e-6, bootstrap=50),
+        ["a", "b"],
+        [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 1), ("t4", "a", "b", 0)],
+    )
     assert rows["a"].score - rows["b"].score == pytest.approx(math.log(3), abs=1e-3)
     assert rows["a"].score == pytest.approx(-rows["b"].score)  # centred on 0
 
 
 def test_bt_a_draw_is_half_a_win_each_way():
-    rows = feed(BradleyTerryRating(alpha=1e-6, bootstrap=50), ["a", "b"],
-                [("t1", "a", "b", 1), ("t2", "a", "b", 0.5), ("t3", "a", "b", 0.5)])
+    rows = feed(
+        BradleyTerryRating(alpha=1e-6, bootstrap=50),
+        ["a", "b"],
+        [("t1", "a", "b", 1), ("t2", "a", "b", 0.5), ("t3", "a", "b", 0.5)],
+    )
     # a: 1 + 0.5 + 0.5 = 2 wins, b: 0.5 + 0.5 = 1 win
     assert rows["a"].score - rows["b"].score == pytest.approx(math.log(2), abs=1e-3)
     even = feed(BradleyTerryRating(alpha=1e-6, bootstrap=50), ["a", "b"], [("t1", "a", "b", 0.5)])
@@ -44,7 +50,10 @@ def test_bt_a_draw_is_half_a_win_each_way():
 
 
 def test_bt_an_always_winner_stays_finite_and_ranks_first():
-    games = [(f"t{i}", "a", x, 1) for i, x in enumerate(["b", "c", "b", "c"])] + [("t9", "b", "c", 1), ("t10", "c", "b", 1)]
+    games = [(f"t{i}", "a", x, 1) for i, x in enumerate(["b", "c", "b", "c"])] + [
+        ("t9", "b", "c", 1),
+        ("t10", "c", "b", 1),
+    ]
     rows = feed(BradleyTerryRating(alpha=0.01, bootstrap=100), ["a", "b", "c"], games)
     assert math.isfinite(rows["a"].score) and rows["a"].score > rows["b"].score
     assert rows["a"].rank == 1 and rows["b"].score == pytest.approx(rows["c"].score, abs=1e-6)
@@ -62,15 +71,17 @@ def test_bt_bootstrap_resamples_whole_tasks():
     pairs = [("a", "b", 1), ("a", "c", 1), ("b", "c", 1), ("b", "a", 0), ("c", "a", 0.5)]
     one = feed(BradleyTerryRating(bootstrap=200), ["a", "b", "c"], [("t", *p) for p in pairs] * 4)
     assert all(r.lo == pytest.approx(r.score) == pytest.approx(r.hi) for r in one.values())
-    many = feed(BradleyTerryRating(bootstrap=200), ["a", "b", "c"],
-                [(f"t{i}-{k}", *p) for k in range(4) for i, p in enumerate(pairs)])
+    many = feed(
+        BradleyTerryRating(bootstrap=200),
+        ["a", "b", "c"],
+        [(f"t{i}-{k}", *p) for k in range(4) for i, p in enumerate(pairs)],
+    )
     assert all(r.hi - r.lo > 0.1 for r in many.values())
 
 
 def test_bt_bootstrap_is_seeded():
     rng = np.random.default_rng(1)
-    games = [(f"t{i}", *rng.choice(["a", "b", "c", "d"], 2, replace=False), float(rng.integers(2)))
-             for i in range(60)]
+    games = [(f"t{i}", *rng.choice(["a", "b", "c", "d"], 2, replace=False), float(rng.integers(2))) for i in range(60)]
     first = feed(BradleyTerryRating(bootstrap=100, seed=7), list("abcd"), games)
     again = feed(BradleyTerryRating(bootstrap=100, seed=7), list("abcd"), games)
     other = feed(BradleyTerryRating(bootstrap=100, seed=8), list("abcd"), games)
@@ -182,8 +193,12 @@ def test_the_outcome_history_is_kept_only_by_backends_that_read_it():
     orderings average replays it."""
     scores = {"a": 0.9, "b": 0.5, "c": 0.1}
     keeps = {}
-    for name, backend in [("ts", TrueSkillRating()), ("ts_k", TrueSkillRating(orderings=3)),
-                          ("elo", EloRating()), ("bt", BradleyTerryRating())]:
+    for name, backend in [
+        ("ts", TrueSkillRating()),
+        ("ts_k", TrueSkillRating(orderings=3)),
+        ("elo", EloRating()),
+        ("bt", BradleyTerryRating()),
+    ]:
         backend.add_players(list("abc"))
         updates = backend.update("t1", scores).updates + backend.update("t2", scores).updates
         assert updates == 6 and backend.games == {"a": 4, "b": 4, "c": 4}
@@ -191,11 +206,16 @@ def test_the_outcome_history_is_kept_only_by_backends_that_read_it():
     assert keeps == {"ts": 0, "ts_k": 6, "elo": 0, "bt": 6}
 
 
-@pytest.mark.parametrize("make", [lambda **kw: TrueSkillRating(**kw),
-                                  lambda **kw: TrueSkillRating(draw_probability="auto", **kw),
-                                  lambda **kw: TrueSkillRating(outcome="absolute", p_thresh=0.5, **kw),
-                                  lambda **kw: EloRating(**kw)],
-                         ids=["trueskill", "trueskill-auto", "trueskill-absolute", "elo"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: TrueSkillRating(**kw),
+        lambda **kw: TrueSkillRating(draw_probability="auto", **kw),
+        lambda **kw: TrueSkillRating(outcome="absolute", p_thresh=0.5, **kw),
+        lambda **kw: EloRating(**kw),
+    ],
+    ids=["trueskill", "trueskill-auto", "trueskill-absolute", "elo"],
+)
 def test_the_quick_path_is_the_one_update_at_a_time_path(make):
     """A task's outcomes applied as bare triples in one loop (no records asked for) leave exactly
     the numbers that applying each outcome object in turn leaves (records asked for)."""

@@ -58,8 +58,13 @@ def test_the_start_and_the_margin_are_the_librarys():
 def test_every_update_of_a_game_is_the_librarys(tmp_path, rating):
     """A game logged per pair: each update, recomputed by the library from the two players'
     numbers before it (the previous lines of the log), is the logged one exactly."""
-    run_game(skate.config(values={"seed": 4, "game.rounds": 3, "report": False, "events.rating_updates": "pair",
-                                  **rating}, logger="none"), tmp_path)
+    run_game(
+        skate.config(
+            values={"seed": 4, "game.rounds": 3, "report": False, "events.rating_updates": "pair", **rating},
+            logger="none",
+        ),
+        tmp_path,
+    )
     events = read_events(tmp_path)
     state = {p["name"]: trueskill.Rating(25, 25 / 3) for p in events[0]["players"]}
     updates = [e for e in events if e["event"] == "rating"]

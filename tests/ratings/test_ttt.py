@@ -28,8 +28,9 @@ def simulate(skills, n, seed, rounds=1, p_draw=0.10):
     for k in range(n):
         a, b = rng.choice(len(names), 2, replace=False)
         d = skills[names[a]] - skills[names[b]] + rng.normal(0, math.sqrt(2) * BETA)
-        games.append((f"r{1 + k * rounds // n:03d}-q{k:04d}", names[a], names[b],
-                      0.5 if abs(d) < margin else float(d > 0)))
+        games.append(
+            (f"r{1 + k * rounds // n:03d}-q{k:04d}", names[a], names[b], 0.5 if abs(d) < margin else float(d > 0))
+        )
     return games
 
 
@@ -64,8 +65,16 @@ def test_the_fit_is_the_packages_own_fixed_point(time, gamma):
     rows = feed(backend, list("abc"), games)
     assert backend.fit_info["sweeps"] < 20 and backend.fit_info["batches"] == (5 if time == "round" else 1)
     times = [task_round(t) for t, *_ in games] if time == "round" else [0] * len(games)
-    history = ttt.History([[[a], [b]] for _, a, b, _ in games], [[r, 1 - r] for *_, r in games], times=times,
-                          mu=25.0, sigma=25.0 / 3.0, beta=BETA, gamma=gamma, p_draw=0.10)
+    history = ttt.History(
+        [[[a], [b]] for _, a, b, _ in games],
+        [[r, 1 - r] for *_, r in games],
+        times=times,
+        mu=25.0,
+        sigma=25.0 / 3.0,
+        beta=BETA,
+        gamma=gamma,
+        p_draw=0.10,
+    )
     _, sweeps = history.convergence(epsilon=1e-10, iterations=2000, verbose=False)
     assert sweeps > 50  # the package alone is slow to get there
     for n in "abc":
@@ -79,8 +88,7 @@ def test_the_fit_is_the_packages_own_fixed_point(time, gamma):
 def test_time_round_without_drift_is_the_same_model():
     games = simulate(TRUE, 200, seed=2, rounds=10)
     one = feed(TrueSkillThroughTimeRating(epsilon=1e-7), list(TRUE), games)
-    steps = feed(TrueSkillThroughTimeRating(time="round", gamma=0.0, epsilon=1e-7, iterations=200),
-                 list(TRUE), games)
+    steps = feed(TrueSkillThroughTimeRating(time="round", gamma=0.0, epsilon=1e-7, iterations=200), list(TRUE), games)
     for n in TRUE:
         assert steps[n].mu == pytest.approx(one[n].mu, abs=1e-4)
         assert steps[n].sigma == pytest.approx(one[n].sigma, abs=1e-4)
@@ -154,7 +162,7 @@ def test_order_confidence_says_how_sure_each_adjacent_pair_is():
     assert all(p.confidence > 0.95 for p in order)  # 3 points apart with 400 games: clear
     rows = {r.player: r for r in backend.table()}
     a, b = rows["a"], rows["b"]
-    expected = 0.5 * math.erfc(-(a.mu - b.mu) / math.sqrt(2 * (a.sigma ** 2 + b.sigma ** 2)))
+    expected = 0.5 * math.erfc(-(a.mu - b.mu) / math.sqrt(2 * (a.sigma**2 + b.sigma**2)))
     assert order[0].confidence == pytest.approx(expected)
     # a coin-flip pair is not sure
     even = TrueSkillThroughTimeRating()
@@ -167,16 +175,23 @@ def late_bloomer_games():
     """a > b > c throughout; "late" loses to everyone in rounds 1-10 and beats everyone after."""
     games = []
     for r in range(1, 21):
-        games += [(f"r{r:03d}-a", "a", "b", 1.0), (f"r{r:03d}-a", "b", "c", 1.0),
-                  (f"r{r:03d}-b", "a", "c", 1.0), (f"r{r:03d}-c", "b", "a", 0.0 if r % 4 else 1.0)]
+        games += [
+            (f"r{r:03d}-a", "a", "b", 1.0),
+            (f"r{r:03d}-a", "b", "c", 1.0),
+            (f"r{r:03d}-b", "a", "c", 1.0),
+            (f"r{r:03d}-c", "b", "a", 0.0 if r % 4 else 1.0),
+        ]
         games += [(f"r{r:03d}-late", "late", x, 1.0 if r > 10 else 0.0) for x in "abc"]
     return games
 
 
 def test_time_round_lets_a_late_improver_climb():
     fixed = feed(TrueSkillThroughTimeRating(), ["a", "b", "c", "late"], late_bloomer_games())
-    drift = feed(TrueSkillThroughTimeRating(time="round", gamma=1.0, iterations=100),
-                 ["a", "b", "c", "late"], late_bloomer_games())
+    drift = feed(
+        TrueSkillThroughTimeRating(time="round", gamma=1.0, iterations=100),
+        ["a", "b", "c", "late"],
+        late_bloomer_games(),
+    )
     assert fixed["late"].rank > 1  # half its games lost: the fixed model puts it mid-table
     assert drift["late"].rank == 1  # at its last round, it is the best
     assert drift["late"].mu > fixed["late"].mu + 3
@@ -204,18 +219,21 @@ def test_time_round_batches_by_round():
 
 
 # ----------------------------------------------------------------------------------- settings
-@pytest.mark.parametrize("kwargs, key", [
-    ({"time": "x"}, "rating.time='x': give none or round"),
-    ({"gamma": -0.1}, "rating.gamma"),
-    ({"sigma": 0.0}, "rating.sigma"),
-    ({"beta": -1.0}, "rating.beta"),
-    ({"mu": float("nan")}, "rating.mu"),
-    ({"draw_probability": 1.0}, "rating.draw_probability"),
-    ({"draw_probability": "auto"}, "rating.draw_probability"),
-    ({"iterations": 0}, "rating.iterations"),
-    ({"iterations": 2.5}, "rating.iterations"),
-    ({"epsilon": 0.0}, "rating.epsilon"),
-])
+@pytest.mark.parametrize(
+    "kwargs, key",
+    [
+        ({"time": "x"}, "rating.time='x': give none or round"),
+        ({"gamma": -0.1}, "rating.gamma"),
+        ({"sigma": 0.0}, "rating.sigma"),
+        ({"beta": -1.0}, "rating.beta"),
+        ({"mu": float("nan")}, "rating.mu"),
+        ({"draw_probability": 1.0}, "rating.draw_probability"),
+        ({"draw_probability": "auto"}, "rating.draw_probability"),
+        ({"iterations": 0}, "rating.iterations"),
+        ({"iterations": 2.5}, "rating.iterations"),
+        ({"epsilon": 0.0}, "rating.epsilon"),
+    ],
+)
 def test_bad_settings_name_their_key(kwargs, key):
     with pytest.raises(ValueError, match=key.replace("(", r"\(")):
         TrueSkillThroughTimeRating(**kwargs)
@@ -226,8 +244,9 @@ def test_draw_probability_zero_still_models_draws():
     between two new players raised "math domain error" at 1e-4); the backend clamps to 0.01."""
     for p in (0.0, 1e-4):
         backend = TrueSkillThroughTimeRating(draw_probability=p)
-        rows = feed(backend, ["x", "y", "z"], [("r001-t", "x", "y", 0.5), ("r001-u", "x", "z", 1.0),
-                                               ("r001-v", "y", "z", 0.5)])
+        rows = feed(
+            backend, ["x", "y", "z"], [("r001-t", "x", "y", 0.5), ("r001-u", "x", "z", 1.0), ("r001-v", "y", "z", 0.5)]
+        )
         assert backend.p_draw == 0.01
         assert rows["x"].mu > rows["y"].mu > rows["z"].mu
 

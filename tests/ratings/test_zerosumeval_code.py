@@ -35,8 +35,13 @@ ZSE_PYTHON = ROOT / ".venv" / "zse" / "bin" / "python"
 # Four players close enough that, over 100 matches, each wins and loses and no resample of 50
 # has a player without a win or a loss: where the maximum-likelihood fit exists everywhere.
 RESAMPLES = 50
-CLOSE = {"report": False, "seed": 0, "players.simulated.0.skill": 0.75, "players.simulated.3.skill": 0.45,
-         "rating.bootstrap": RESAMPLES}
+CLOSE = {
+    "report": False,
+    "seed": 0,
+    "players.simulated.0.skill": 0.75,
+    "players.simulated.3.skill": 0.45,
+    "rating.bootstrap": RESAMPLES,
+}
 
 
 def close(values=None):
@@ -55,9 +60,20 @@ def close_run(tmp_path_factory) -> Path:
 def zse_ratings(matches: Path, resamples: int, weights: dict[str, float]) -> dict[str, dict]:
     if not ZSE_PYTHON.exists():
         pytest.skip("ZeroSumEval's code is not installed in .venv/zse: run bash scripts/setup.sh test")
-    res = subprocess.run([str(ZSE_PYTHON), str(ROOT / "bench" / "zerosumeval_rate.py"), str(matches),
-                          "--bootstrap", str(resamples), "--weights", *(f"{k}={v}" for k, v in weights.items())],
-                         capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [
+            str(ZSE_PYTHON),
+            str(ROOT / "bench" / "zerosumeval_rate.py"),
+            str(matches),
+            "--bootstrap",
+            str(resamples),
+            "--weights",
+            *(f"{k}={v}" for k, v in weights.items()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     return {r["player"]: r for r in json.loads(res.stdout)}
 
@@ -84,8 +100,10 @@ def test_the_matches_are_every_setter_vs_solver_outcome_in_rating_order(close_ru
     write_matches(close_run, tmp_path / "m", rating)
     first = json.loads((tmp_path / "m" / "matches" / "000" / "scores.json").read_text())
     m = matches[0]
-    assert first == {m.a: {"score": int(m.result == 1.0), "role": "setter" if m.setter == m.a else "solver", "attempts": 0},
-                     m.b: {"score": int(m.result == 0.0), "role": "setter" if m.setter == m.b else "solver", "attempts": 0}}
+    assert first == {
+        m.a: {"score": int(m.result == 1.0), "role": "setter" if m.setter == m.a else "solver", "attempts": 0},
+        m.b: {"score": int(m.result == 0.0), "role": "setter" if m.setter == m.b else "solver", "attempts": 0},
+    }
 
 
 def test_the_resamples_are_the_ones_zerosumeval_draws():
@@ -97,14 +115,20 @@ def test_the_resamples_are_the_ones_zerosumeval_draws():
 
 
 # ------------------------------------------------------------------------------ unbounded ratings
-NEVER_WINS = [(f"t{i}", a, b, r) for i, (a, b, r) in enumerate(
-    [("a", "b", 1), ("b", "a", 1), ("a", "c", 1), ("b", "c", 1), ("a", "b", 0), ("c", "a", 0), ("b", "c", 1)] * 3)]
+NEVER_WINS = [
+    (f"t{i}", a, b, r)
+    for i, (a, b, r) in enumerate(
+        [("a", "b", 1), ("b", "a", 1), ("a", "c", 1), ("b", "c", 1), ("a", "b", 0), ("c", "a", 0), ("b", "c", 1)] * 3
+    )
+]
 
 
 def test_a_player_with_no_wins_is_flagged_with_what_the_prior_does():
     rows = feed(BradleyTerryRating(bootstrap=100, scale="zerosumeval"), ["a", "b", "c"], NEVER_WINS)
-    assert rows["c"].unbounded == (f"rating unbounded: 0 wins in 12 matches; the prior (rating.alpha=0.01 "
-                                   f"pseudo-wins each way) holds it at {rows['c'].score:.0f}")
+    assert rows["c"].unbounded == (
+        f"rating unbounded: 0 wins in 12 matches; the prior (rating.alpha=0.01 "
+        f"pseudo-wins each way) holds it at {rows['c'].score:.0f}"
+    )
     assert rows["c"].unbounded_resamples == 100 and rows["c"].resamples == 100  # none of them has a win either
     assert "unbounded" not in rows["a"].extra and "unbounded" not in rows["b"].extra
     table = format_table([r.as_dict() for r in rows.values()])
@@ -124,21 +148,35 @@ def test_own_unsolved_is_a_loss_or_a_tie():
         # a malformed or rule-breaking task stays a loss whatever the setting
         other = rule.forfeit_outcomes("r001-s", "s", ["x"], ["x", "s"], unsolved=False)
         assert [o.result for o in other] == [1.0]
-    assert ev.unsolved_own([ev.AttemptMade(round=1, player="s", reason="malformed"),
-                            ev.AttemptMade(round=1, player="s", reason="unsolved")])
-    assert not ev.unsolved_own([ev.AttemptMade(round=1, player="s", reason="unsolved"),
-                                ev.AttemptMade(round=1, player="s", reason="malformed")])
+    assert ev.unsolved_own(
+        [
+            ev.AttemptMade(round=1, player="s", reason="malformed"),
+            ev.AttemptMade(round=1, player="s", reason="unsolved"),
+        ]
+    )
+    assert not ev.unsolved_own(
+        [
+            ev.AttemptMade(round=1, player="s", reason="unsolved"),
+            ev.AttemptMade(round=1, player="s", reason="malformed"),
+        ]
+    )
 
 
 def test_the_preset_sets_each_games_rules():
     pyjail = skate.config(experiment="zerosumeval", game="pyjail")
     assert (pyjail.rating.own_unsolved, pyjail.game.tries, dict(pyjail.rating.role_weights)) == (
-        "tie", 5, {"setter": 2.0, "solver": 1.0})
+        "tie",
+        5,
+        {"setter": 2.0, "solver": 1.0},
+    )
     mathquiz = skate.config(experiment="zerosumeval", game="mathquiz")
     assert (mathquiz.rating.own_unsolved, mathquiz.game.tries) == ("loss", 3)
     plain = skate.config(game="mathquiz", rating="zerosumeval")  # skate's own rules stay the default
     assert (plain.rating.own_unsolved, plain.game.tries, dict(plain.rating.role_weights)) == (
-        "loss", 1, {"setter": 1.0, "solver": 1.0})
+        "loss",
+        1,
+        {"setter": 1.0, "solver": 1.0},
+    )
 
 
 def test_role_weights_count_a_setters_win_by_its_weight():

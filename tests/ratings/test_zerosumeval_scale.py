@@ -12,8 +12,15 @@ from skate.ratings.bradley_terry import BradleyTerryRating, zerosumeval_scale
 from tests.ratings.test_ratings_backends import feed
 
 THREE_TO_ONE = [("t1", "a", "b", 1), ("t2", "a", "b", 1), ("t3", "a", "b", 1), ("t4", "a", "b", 0)]
-CYCLE = [("t1", "a", "b", 1), ("t2", "b", "c", 1), ("t3", "a", "c", 1), ("t4", "c", "a", 0.5),
-         ("t5", "a", "b", 0), ("t6", "b", "c", 1), ("t7", "a", "c", 0.5)]
+CYCLE = [
+    ("t1", "a", "b", 1),
+    ("t2", "b", "c", 1),
+    ("t3", "a", "c", 1),
+    ("t4", "c", "a", 0.5),
+    ("t5", "a", "b", 0),
+    ("t6", "b", "c", 1),
+    ("t7", "a", "c", 0.5),
+]
 
 
 def test_the_scale_by_hand():
@@ -33,8 +40,9 @@ def test_the_scale_is_exactly_the_linear_map_of_theta(point):
     zse = feed(BradleyTerryRating(bootstrap=200, point=point, scale="zerosumeval"), ["a", "b", "c"], CYCLE)
     for n in "abc":
         for key in ("score", "lo", "hi"):
-            assert getattr(zse[n], key) == pytest.approx(1000 + 100 * getattr(logit[n], key) / math.log(10),
-                                                         rel=0, abs=1e-9)
+            assert getattr(zse[n], key) == pytest.approx(
+                1000 + 100 * getattr(logit[n], key) / math.log(10), rel=0, abs=1e-9
+            )
         assert zse[n].rank == logit[n].rank
     assert zerosumeval_scale(np.array([0.0, math.log(10)])) == pytest.approx([1000.0, 1100.0])
 

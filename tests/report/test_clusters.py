@@ -36,26 +36,54 @@ def topic_tasks(per: int = 8, seed: int = 0) -> list[tuple[str, str]]:
     for i in range(per):
         v = names[i % len(names)]
         a, b, c = (int(x) for x in rng.integers(1, 9, 3))
-        out.append(("lists", f"{v}_items = [{a}, {b}, {c}]\n{v}_items.append({a + b})\n"
-                             f"{v}_items.sort(reverse=True)\n{v}_items.extend({v}_items[:{c % 3}])\n"
-                             f"print({v}_items.pop(), len({v}_items))"))
-        out.append(("dicts", f"{v}_table = {{'k{a}': {b}, 'z': {c}}}\n{v}_table.update(w={a})\n"
-                             f"for key, val in sorted({v}_table.items()):\n    {v}_table.setdefault(key + '!', val)\n"
-                             f"print({v}_table.get('k{a}'), list({v}_table.keys())[:2])"))
-        out.append(("strings", f"{v}_text = 'word{a} and more'\n{v}_text = {v}_text.upper().replace('W', 'v')\n"
-                               f"print({v}_text.split()[::-1], {v}_text.strip().lower().startswith('v'))"))
+        out.append(
+            (
+                "lists",
+                f"{v}_items = [{a}, {b}, {c}]\n{v}_items.append({a + b})\n"
+                f"{v}_items.sort(reverse=True)\n{v}_items.extend({v}_items[:{c % 3}])\n"
+                f"print({v}_items.pop(), len({v}_items))",
+            )
+        )
+        out.append(
+            (
+                "dicts",
+                f"{v}_table = {{'k{a}': {b}, 'z': {c}}}\n{v}_table.update(w={a})\n"
+                f"for key, val in sorted({v}_table.items()):\n    {v}_table.setdefault(key + '!', val)\n"
+                f"print({v}_table.get('k{a}'), list({v}_table.keys())[:2])",
+            )
+        )
+        out.append(
+            (
+                "strings",
+                f"{v}_text = 'word{a} and more'\n{v}_text = {v}_text.upper().replace('W', 'v')\n"
+                f"print({v}_text.split()[::-1], {v}_text.strip().lower().startswith('v'))",
+            )
+        )
     return out
 
 
-def write_game(out: Path, tasks: list[tuple[str, str]], setters: list[str], players=PLAYERS,
-               embedder: dict | None = HASHING, ratings: list[dict] | None = None) -> Path:
+def write_game(
+    out: Path,
+    tasks: list[tuple[str, str]],
+    setters: list[str],
+    players=PLAYERS,
+    embedder: dict | None = HASHING,
+    ratings: list[dict] | None = None,
+) -> Path:
     """A finished run's events: each task set by its setter, every player's estimate of it."""
     rng = np.random.default_rng(1)
     out.mkdir(parents=True, exist_ok=True)
     config = {"embedder": embedder} if embedder is not None else {}
     with EventLog(out / "events.jsonl") as log:
-        log.write(RunStarted(game="cop", rounds=len(tasks), players=[{"name": p, "kind": "simulated"} for p in players],
-                             aug="hist_perf", config=config))
+        log.write(
+            RunStarted(
+                game="cop",
+                rounds=len(tasks),
+                players=[{"name": p, "kind": "simulated"} for p in players],
+                aug="hist_perf",
+                config=config,
+            )
+        )
         for i, ((_, prompt), setter) in enumerate(zip(tasks, setters, strict=True)):
             log.write(TaskSet(task_id=f"t{i}", round=i // len(players) + 1, setter=setter, prompt=prompt, answer="0"))
             for player in players:
@@ -75,9 +103,11 @@ def mixed_setters(n: int, seed: int = 3) -> list[str]:
 def topics_run(tmp_path_factory) -> tuple[Path, list[tuple[str, str]], list[str]]:
     tasks = topic_tasks()
     setters = mixed_setters(len(tasks))
-    ratings = [{"player": "ann", "score": 30.1, "rank": 1, "mu": 30.1, "sigma": 2.0},
-               {"player": "bob", "score": 25.0, "rank": 2, "mu": 25.0, "sigma": 2.0},
-               {"player": "cy", "score": 12.5, "rank": 3, "mu": 12.5, "sigma": 4.1, "unbounded": NOTE}]
+    ratings = [
+        {"player": "ann", "score": 30.1, "rank": 1, "mu": 30.1, "sigma": 2.0},
+        {"player": "bob", "score": 25.0, "rank": 2, "mu": 25.0, "sigma": 2.0},
+        {"player": "cy", "score": 12.5, "rank": 3, "mu": 12.5, "sigma": 4.1, "unbounded": NOTE},
+    ]
     out = write_game(tmp_path_factory.mktemp("topics"), tasks, setters, ratings=ratings)
     return out, tasks, setters
 
@@ -124,9 +154,12 @@ def test_each_setter_s_shares_add_up_to_one_and_match_the_counts(topics_run):
 
 def test_the_page_embeds_the_figure_and_the_table_and_exports_them(topics_run, topics_page):
     out, _, _ = topics_run
-    shown = dict(re.findall(r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,[^"]*"><figcaption>([^<]*)<',
-                            topics_page))
-    assert "Fig. 8" in shown["question_clusters.png"] and "k=3: the best mean silhouette" in shown["question_clusters.png"]
+    shown = dict(
+        re.findall(r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,[^"]*"><figcaption>([^<]*)<', topics_page)
+    )
+    assert (
+        "Fig. 8" in shown["question_clusters.png"] and "k=3: the best mean silhouette" in shown["question_clusters.png"]
+    )
     assert (out / "report" / "question_clusters.png").stat().st_size > 10000
     assert "<h2>Question clusters (SKATE Fig. 8)</h2>" in topics_page and "append" in topics_page
     table = pd.read_csv(out / "report" / "question_clusters.csv")
@@ -149,8 +182,13 @@ def test_a_ratings_table_without_notes_is_unchanged_and_text_is_escaped():
     plain = ratings_table([{"player": "a<b>", "score": 1.23456, "rank": 1}, {"player": "c", "score": None, "rank": 2}])
     assert "a&lt;b&gt;" in plain and "1.235" in plain and "–" in plain
     assert "<sup>" not in plain and "<ol" not in plain
-    two = ratings_table([{"player": "x", "unbounded": "no losses"}, {"player": "y", "unbounded": None},
-                         {"player": "z", "unbounded": "no wins <1>"}])
+    two = ratings_table(
+        [
+            {"player": "x", "unbounded": "no losses"},
+            {"player": "y", "unbounded": None},
+            {"player": "z", "unbounded": "no wins <1>"},
+        ]
+    )
     assert '<li id="unbounded-1">x: no losses</li><li id="unbounded-2">z: no wins &lt;1&gt;</li>' in two
     assert "<td>y</td>" in two
 
@@ -198,8 +236,12 @@ def test_the_run_s_embedder_is_built_from_its_config_and_one_that_calls_a_model_
     emb, named = embedder_of(d)
     assert isinstance(emb, HashingEmbedder) and emb.dim == 64 and named == "the run's embedder (HashingEmbedder)"
     monkeypatch.setenv("SKATE_TEST_EMBEDDING_KEY", "not-a-key")  # built (no call is made), then set aside
-    d.start["config"]["embedder"] = {"_target_": "skate.embedders.OpenAIEmbedder", "model": "openai/text-embedding-3-small",
-                                     "threshold": 0.336, "api_key_env": "SKATE_TEST_EMBEDDING_KEY"}
+    d.start["config"]["embedder"] = {
+        "_target_": "skate.embedders.OpenAIEmbedder",
+        "model": "openai/text-embedding-3-small",
+        "threshold": 0.336,
+        "api_key_env": "SKATE_TEST_EMBEDDING_KEY",
+    }
     emb, named = embedder_of(d)
     assert isinstance(emb, HashingEmbedder) and "calls a model" in named
     d.start["config"]["embedder"] = {"_target_": "skate.embedders.HashingEmbedder", "dim": 4}  # too small: refused
@@ -215,8 +257,9 @@ def test_the_wandb_ratings_table_puts_the_unbounded_note_last_and_leaves_the_oth
 
     from skate.loggers.wandb_logger import ratings_table as wandb_ratings
 
-    t = wandb_ratings(wandb, [{"player": "a", "rank": 1, "score": 3.0},
-                              {"player": "b", "rank": 2, "score": 1.0, "unbounded": NOTE}])
+    t = wandb_ratings(
+        wandb, [{"player": "a", "rank": 1, "score": 3.0}, {"player": "b", "rank": 2, "score": 1.0, "unbounded": NOTE}]
+    )
     assert t.columns == ["player", "rank", "score", "unbounded"]
     assert [row[-1] for row in t.data] == ["", NOTE]
     assert wandb_ratings(wandb, [{"player": "a", "rank": 1}]).columns == ["player", "rank"]
@@ -228,12 +271,19 @@ def test_a_game_without_a_report_never_loads_scikit_learn_or_matplotlib(tmp_path
     import subprocess
     import sys
 
-    code = ("import sys\nimport skate\nfrom skate.runner import run_game\n"
-            "import skate.cli.callbacks\n"
-            f"run_game(skate.config(values={{'game.rounds': 1, 'report': False}}, logger='none'), {str(tmp_path / 'run')!r})\n"
-            "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
+    code = (
+        "import sys\nimport skate\nfrom skate.runner import run_game\n"
+        "import skate.cli.callbacks\n"
+        f"run_game(skate.config(values={{'game.rounds': 1, 'report': False}}, logger='none'), {str(tmp_path / 'run')!r})\n"
+        "print(sorted(m for m in ('sklearn', 'matplotlib', 'skate.report.clusters') if m in sys.modules))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "run" / "events.jsonl").exists() and not (tmp_path / "run" / "report").exists()
@@ -244,8 +294,13 @@ def test_a_minilm_run_is_clustered_with_minilm(tmp_path):
     from skate.embedders import EmbedderUnavailable, build_embedder
     from skate.embedders.config import MiniLMEmbedderConfig
 
-    minilm = {"_target_": "skate.embedders.MiniLMEmbedder", "threshold": 0.334, "model_dir": "", "batch_size": 16,
-              "threads": 1}
+    minilm = {
+        "_target_": "skate.embedders.MiniLMEmbedder",
+        "threshold": 0.334,
+        "model_dir": "",
+        "batch_size": 16,
+        "threads": 1,
+    }
     try:
         build_embedder(MiniLMEmbedderConfig(**minilm))  # the settings the run records
     except EmbedderUnavailable as exc:

@@ -7,15 +7,37 @@ from pathlib import Path
 from skate.loop import GameResult, Summary
 from skate.report.console import OUTAGE_STATUS, print_summary
 
-ROWS = [{"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
-        {"rank": 2, "player": "lo", "score": 20.0, "lo": 15.0, "hi": 25.0}]
-USAGE = {"total": {"calls": 9, "samples": 12, "cached": 3, "void": 1, "retries": 2, "prompt_tokens": 100,
-                   "completion_tokens": 40, "cost_usd": 0.0123}, "players": {}}
+ROWS = [
+    {"rank": 1, "player": "hi", "score": 30.0, "lo": 25.0, "hi": 35.0},
+    {"rank": 2, "player": "lo", "score": 20.0, "lo": 15.0, "hi": 25.0},
+]
+USAGE = {
+    "total": {
+        "calls": 9,
+        "samples": 12,
+        "cached": 3,
+        "void": 1,
+        "retries": 2,
+        "prompt_tokens": 100,
+        "completion_tokens": 40,
+        "cost_usd": 0.0123,
+    },
+    "players": {},
+}
 
 
 def test_the_report_reads_counts_usage_and_the_tasks_each_player_set(capsys):
-    summary = Summary(attempts=7, tasks=5, samples=40, updates=5, tasks_by_setter={"hi": 4}, elapsed_s=2.0,
-                      sandbox_executions=10, read_estimates=6, usage=USAGE)
+    summary = Summary(
+        attempts=7,
+        tasks=5,
+        samples=40,
+        updates=5,
+        tasks_by_setter={"hi": 4},
+        elapsed_s=2.0,
+        sandbox_executions=10,
+        read_estimates=6,
+        usage=USAGE,
+    )
     print_summary(GameResult(ROWS, [], summary), Path("out"), print_table=True)
     out, err = capsys.readouterr()
     assert "tasks set" in out and out.splitlines()[2].rstrip().endswith("4")
@@ -31,16 +53,18 @@ def test_a_stopped_run_says_where_and_how_to_resume_even_without_the_table(capsy
     assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == 0
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.strip() == ("skate: BudgetExceeded: spent in round 2; 3 tasks rated. "
-                           "Resume with: skate resume=run llm.budget_usd=<more>")
+    assert err.strip() == (
+        "skate: BudgetExceeded: spent in round 2; 3 tasks rated. Resume with: skate resume=run llm.budget_usd=<more>"
+    )
 
 
 def test_a_run_stopped_by_a_model_that_did_not_answer_says_so_in_one_line_and_exits_75(capsys):
     why = "openai/mid at http://gpu-box:8000/v1 did not answer for 600 s (llm.outage_wait_s=600; last: transport: refused)"
     summary = Summary(tasks=3, stopped=f"ModelUnreachable: {why}", stopped_round=6)
     assert print_summary(GameResult(ROWS, [], summary), Path("run"), print_table=False) == OUTAGE_STATUS == 75
-    assert capsys.readouterr().err == (f"skate: {why} in round 6; 3 tasks rated. "
-                                       "Resume with: skate resume=run once it answers\n")
+    assert capsys.readouterr().err == (
+        f"skate: {why} in round 6; 3 tasks rated. Resume with: skate resume=run once it answers\n"
+    )
 
 
 # ------------------------------------------------------------------ what the tasks told
@@ -60,10 +84,26 @@ def test_a_cohort_that_sets_nothing_is_told_so_with_what_to_try(tmp_path):
     from skate.llm.fake_server import FakeLLMServer, FakeModel
 
     with FakeLLMServer({"echo": FakeModel(0.5, {"echo": 1.0}), "lists": FakeModel(0.5, {"placeholder": 1.0})}) as srv:
-        res = subprocess.run([sys.executable, "-m", "skate", "game.rounds=2", "logger=console", "logger.progress=plain",
-                              "report=false", "players.simulated=[]", f"players.llm={_cohort(srv.api_base, ['echo', 'lists'])}",
-                              "llm.structured=off", f"llm.cache_dir={tmp_path}/cache", f"hydra.run.dir={tmp_path}/run"],
-                             capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "skate",
+                "game.rounds=2",
+                "logger=console",
+                "logger.progress=plain",
+                "report=false",
+                "players.simulated=[]",
+                f"players.llm={_cohort(srv.api_base, ['echo', 'lists'])}",
+                "llm.structured=off",
+                f"llm.cache_dir={tmp_path}/cache",
+                f"hydra.run.dir={tmp_path}/run",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert "no ranking: nobody was rated (0 valid tasks from" in out and "rank  player" not in out
@@ -88,9 +128,18 @@ def test_the_summary_gives_the_share_of_tasks_that_separated_and_who_answered_at
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "blank": FakeModel(0.5, {"no_option": 1.0})}
     with FakeLLMServer(models) as srv:
         cohort = [LLMPlayerConfig(name=n, model=f"hosted_vllm/{n}", api_base=srv.api_base) for n in models]
-        settings = skate.config(values={"game.rounds": 2, "report": False, "players.simulated": [],
-                                        "players.llm": cohort, "estimator.n": 4, "llm.cache_dir": f"{tmp_path}/c"},
-                                logger="none", estimator="fixed_n")
+        settings = skate.config(
+            values={
+                "game.rounds": 2,
+                "report": False,
+                "players.simulated": [],
+                "players.llm": cohort,
+                "estimator.n": 4,
+                "llm.cache_dir": f"{tmp_path}/c",
+            },
+            logger="none",
+            estimator="fixed_n",
+        )
         result = run_game(settings, tmp_path / "run")
     events = read_events(tmp_path / "run")
     by_task: dict = {}

@@ -25,6 +25,8 @@ SCP = {"game.questions": 30, "game.rounds": 2, "estimator.n": 4}
 
 def scp_config(values=None):
     return skate.config(values={**SCP, **(values or {})}, game="scp", estimator="fixed_n", logger="none")
+
+
 SETTER_PLOTS = ("setter_progress.png", "self_preference.png", "asking_vs_answering.png")
 
 # A built SCP benchmark by hand: task -> (groups, {player: p}); None is a void estimate.
@@ -43,11 +45,28 @@ def write_run(out: Path, tasks=RUN_TASKS, players=("A", "B", "C"), finished=True
     with EventLog(out / "events.jsonl") as log:
         log.write(RunStarted(game=game, rounds=1, players=[{"name": p, "kind": "simulated"} for p in players]))
         for task_id, (groups, ps) in tasks.items():
-            log.write(TaskSet(task_id=task_id, round=1, setter=BENCHMARK, prompt=f"question {task_id}", answer="A",
-                              extra={} if groups is None else {"groups": groups}))
+            log.write(
+                TaskSet(
+                    task_id=task_id,
+                    round=1,
+                    setter=BENCHMARK,
+                    prompt=f"question {task_id}",
+                    answer="A",
+                    extra={} if groups is None else {"groups": groups},
+                )
+            )
             for player, p in ps.items():
-                log.write(Estimated(task_id=task_id, round=1, player=player, p=p, n=4,
-                                    correct=0 if p is None else round(4 * p), void=4 if p is None else 0))
+                log.write(
+                    Estimated(
+                        task_id=task_id,
+                        round=1,
+                        player=player,
+                        p=p,
+                        n=4,
+                        correct=0 if p is None else round(4 * p),
+                        void=4 if p is None else 0,
+                    )
+                )
         if finished:
             log.write(RunEnded(ratings=[], summary={"tasks": len(tasks)}))
     return out
@@ -69,8 +88,7 @@ def direct_means(run_dir: Path) -> dict[tuple[str, str, str], tuple[int, float]]
         if e["event"] != "estimate" or e["p"] is None:
             continue
         g = groups[e["task_id"]]
-        for key, value in (("type", g["type"]), ("domain", g["domain"]),
-                           ("type×domain", f"{g['type']}×{g['domain']}")):
+        for key, value in (("type", g["type"]), ("domain", g["domain"]), ("type×domain", f"{g['type']}×{g['domain']}")):
             got.setdefault((e["player"], key, value), []).append(e["p"])
     return {k: (len(v), statistics.fmean(v)) for k, v in got.items()}
 

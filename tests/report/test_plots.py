@@ -15,13 +15,19 @@ from skate.runner import run_game
 from skate.settings.config import StageConfig as Stage
 from tests.test_runner_game import config
 
-STAGES = [Stage(name="base", rounds=2), Stage(name="watch", join=["hi"], setters=[], rounds=0),
-          Stage(name="play", rounds=2)]
+STAGES = [
+    Stage(name="base", rounds=2),
+    Stage(name="watch", join=["hi"], setters=[], rounds=0),
+    Stage(name="play", rounds=2),
+]
 
 
 def figures(page):
-    return dict(re.findall(r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,[^"]*"><figcaption>([^<]*)<',
-                           page.read_text()))
+    return dict(
+        re.findall(
+            r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,[^"]*"><figcaption>([^<]*)<', page.read_text()
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -143,18 +149,26 @@ def test_fig_9_averages_jobs_sharing_a_strategy_step_by_step_and_skips_void_esti
         steps = pd.DataFrame(rows, columns=["setter", "step", "round", "own", "others"])
         return Job(label, aug, "relative", ["x", "y"], {}, steps=steps)
 
-    a = job("aug=no_info seed=1", "no_info", [("x", 1, 1, 0.2, 0.5), ("y", 1, 1, nan, 0.1),
-                                              ("x", 2, 2, 0.4, nan), ("y", 2, 2, 0.6, 0.3)])
+    a = job(
+        "aug=no_info seed=1",
+        "no_info",
+        [("x", 1, 1, 0.2, 0.5), ("y", 1, 1, nan, 0.1), ("x", 2, 2, 0.4, nan), ("y", 2, 2, 0.6, 0.3)],
+    )
     b = job("aug=no_info seed=2", "no_info", [("x", 1, 1, 0.6, 0.7)])
     c = job("aug=full_context seed=1", "full_context", [("x", 1, 1, 1.0, 0.0)])
     curves = cumulative_p([c, a, b])
     got = {(r.panel, r.setter, r.solvers, r.step): (round(r.cumulative_p, 9), r.jobs) for r in curves.itertuples()}
     assert got == {
-        ("no_info", "x", "own", 1): (0.4, 2), ("no_info", "x", "own", 2): (0.3, 1),  # (0.2+0.6)/2; (0.2+0.4)/2
-        ("no_info", "x", "others", 1): (0.6, 2), ("no_info", "x", "others", 2): (0.5, 1),  # a void others: 0.5 kept
+        ("no_info", "x", "own", 1): (0.4, 2),
+        ("no_info", "x", "own", 2): (0.3, 1),  # (0.2+0.6)/2; (0.2+0.4)/2
+        ("no_info", "x", "others", 1): (0.6, 2),
+        ("no_info", "x", "others", 2): (0.5, 1),  # a void others: 0.5 kept
         ("no_info", "y", "own", 2): (0.6, 1),  # no point before the first non-void estimate
-        ("no_info", "y", "others", 1): (0.1, 1), ("no_info", "y", "others", 2): (0.2, 1),
-        ("full_context", "x", "own", 1): (1.0, 1), ("full_context", "x", "others", 1): (0.0, 1)}
+        ("no_info", "y", "others", 1): (0.1, 1),
+        ("no_info", "y", "others", 2): (0.2, 1),
+        ("full_context", "x", "own", 1): (1.0, 1),
+        ("full_context", "x", "others", 1): (0.0, 1),
+    }
     drawn = strategy_difficulty([c, a, b], tmp_path)
     assert drawn is not None and drawn[0] == "strategy_difficulty.png" and "averaged step by step" in drawn[1]
     assert (tmp_path / "strategy_difficulty.png").stat().st_size > 5000
@@ -191,5 +205,10 @@ def test_the_sweep_figures_and_table_go_to_one_wandb_run_in_the_jobs_group(sweep
     s = summarise(sweep)
     assert s["exit_code"] == 0 and s["name"] == "sweep report"
     assert s["group"] == str(sweep).replace("/", "_").strip("_")
-    assert {"sweep/strategy_grid/_type", "sweep/strategy_difficulty/_type", "sweep/rating_curves/_type",
-            "sweep/jobs/_type", "sweep/cumulative_p/_type"} <= s["history_keys"]
+    assert {
+        "sweep/strategy_grid/_type",
+        "sweep/strategy_difficulty/_type",
+        "sweep/rating_curves/_type",
+        "sweep/jobs/_type",
+        "sweep/cumulative_p/_type",
+    } <= s["history_keys"]

@@ -40,9 +40,15 @@ def test_the_page_names_every_player_and_embeds_every_plot(stored_run, stored_pa
     for player in ("hi", "mid", "lo"):
         assert player in text
     images = re.findall(r'<img alt="([a-z_]+\.png)" src="data:image/png;base64,', text)
-    assert set(images) >= {"rating_evolution.png", "final_ratings.png", "setter_progress.png",
-                           "self_preference.png", "variance_histogram.png", "asking_vs_answering.png",
-                           "recovered_vs_true.png"}
+    assert set(images) >= {
+        "rating_evolution.png",
+        "final_ratings.png",
+        "setter_progress.png",
+        "self_preference.png",
+        "variance_histogram.png",
+        "asking_vs_answering.png",
+        "recovered_vs_true.png",
+    }
     assert "<script" not in text and 'src="http' not in text  # self-contained: nothing fetched
     for name in images:
         assert (out / "report" / name).stat().st_size > 5000
@@ -99,8 +105,14 @@ def test_the_task_by_player_table_is_exported_as_parquet_and_csv(stored_run, sto
 
 def test_correlations_with_external_benchmarks():
     ratings = [{"player": p, "score": s} for p, s in [("a", 3.0), ("b", 2.0), ("c", 1.5), ("d", 0.1)]]
-    bench = pd.DataFrame({"player": ["a", "b", "c", "d", "e"], "mmlu": [90, 80, 70, 40, 99],
-                          "reversed": [1, 2, 3, 4, 5], "sparse": [1, None, None, 2, 3]})
+    bench = pd.DataFrame(
+        {
+            "player": ["a", "b", "c", "d", "e"],
+            "mmlu": [90, 80, 70, 40, 99],
+            "reversed": [1, 2, 3, 4, 5],
+            "sparse": [1, None, None, 2, 3],
+        }
+    )
     corr = correlations(ratings, bench).set_index("benchmark")
     assert corr.loc["mmlu", "players"] == 4  # e has no rating
     assert corr.loc["mmlu", "pearson"] == pytest.approx(pearsonr([3, 2, 1.5, 0.1], [90, 80, 70, 40]).statistic)
@@ -115,8 +127,13 @@ def test_cli_with_benchmarks_and_bad_input(stored_run, tmp_path, capsys):
     out, result = stored_run
     bench = tmp_path / "bench.csv"
     pd.DataFrame({"player": ["hi", "mid", "lo"], "truth": [0.85, 0.6, 0.35]}).to_csv(bench, index=False)
-    res = subprocess.run([sys.executable, "-m", "skate", "report", str(out), "--benchmarks", str(bench)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", "report", str(out), "--benchmarks", str(bench)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr
     corr = pd.read_csv(out / "report" / "correlations.csv")
     assert corr.loc[0, "spearman"] == pytest.approx(1.0)

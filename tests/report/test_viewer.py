@@ -26,13 +26,20 @@ from skate.runlog.replies import unpack_samples
 from skate.runner import run_game
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (PyJail's game needs a jail, as every game's test)
 
-GAMES = {"cop": {"game.rounds": 2}, "mathquiz": {"game.rounds": 2}, "pyjail": {"game.rounds": 1},
-         "scp": {"game.questions": 12, "game.rounds": 1}}
+GAMES = {
+    "cop": {"game.rounds": 2},
+    "mathquiz": {"game.rounds": 2},
+    "pyjail": {"game.rounds": 1},
+    "scp": {"game.questions": 12, "game.rounds": 1},
+}
 BASE = {"report": False, "print_table": False, "estimator.n": 4}
 # The fake server's cohort: a model that thinks (its thinking apart from its reply), one that
 # writes a broken task half the time (rejected attempts with replies behind them), and a plain one.
-FAKE = {"deep": FakeModel(0.8, thinking="reasoning_content"), "sloppy": FakeModel(0.5, {"placeholder": 0.5}),
-        "plain": FakeModel(0.3)}
+FAKE = {
+    "deep": FakeModel(0.8, thinking="reasoning_content"),
+    "sloppy": FakeModel(0.5, {"placeholder": 0.5}),
+    "plain": FakeModel(0.3),
+}
 
 
 def play(out: Path, game: str, values: dict | None = None) -> Path:
@@ -50,9 +57,17 @@ def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("viewer")
     out = {game: play(tmp / game, game, values) for game, values in GAMES.items()}
     with FakeLLMServer(FAKE) as srv:
-        out["llm"] = play(tmp / "llm", "cop", {"game.rounds": 2, "players.simulated": [],
-                                               "players.llm": fake_cohort(srv.api_base), "llm.cache_dir": f"{tmp}/cache",
-                                               "llm.structured": "off"})
+        out["llm"] = play(
+            tmp / "llm",
+            "cop",
+            {
+                "game.rounds": 2,
+                "players.simulated": [],
+                "players.llm": fake_cohort(srv.api_base),
+                "llm.cache_dir": f"{tmp}/cache",
+                "llm.structured": "off",
+            },
+        )
     return out
 
 
@@ -96,17 +111,29 @@ def test_every_task_and_attempt_is_reachable_and_counted_as_the_log_has_it(runs,
     assert [r["id"] for r in task_rows] == [t["task_id"] for t in tasks]
     for r, t in zip(task_rows, tasks, strict=True):
         rec = task_records[r["d"]][r["id"]]
-        assert (rec["prompt"], rec["answer"], rec["setter"], rec["round"]) == (t["prompt"], t["answer"], t["setter"],
-                                                                              t["round"])
+        assert (rec["prompt"], rec["answer"], rec["setter"], rec["round"]) == (
+            t["prompt"],
+            t["answer"],
+            t["setter"],
+            t["round"],
+        )
         mine = [e for e in of(events, "estimate") if e["task_id"] == t["task_id"]]
-        assert [(e["player"], e["p"], e["n"]) for e in rec["estimates"]] == [(e["player"], e["p"], e["n"]) for e in mine]
+        assert [(e["player"], e["p"], e["n"]) for e in rec["estimates"]] == [
+            (e["player"], e["p"], e["n"]) for e in mine
+        ]
     # every attempt, rejected ones with their reason and detail, each id once
     attempt_rows, attempt_records = rows(viewer, "attempts"), pieces(viewer, "attempt")
     assert len({r["id"] for r in attempt_rows}) == len(attempts) == len(attempt_rows)
     for r, a in zip(attempt_rows, attempts, strict=True):
         rec = attempt_records[r["d"]][r["id"]]
-        assert (rec["player"], rec["round"], rec["valid"], rec["reason"], rec["detail"], rec["text"]) == \
-            (a["player"], a["round"], a["valid"], a.get("reason"), a.get("detail", ""), a["text"])
+        assert (rec["player"], rec["round"], rec["valid"], rec["reason"], rec["detail"], rec["text"]) == (
+            a["player"],
+            a["round"],
+            a["valid"],
+            a.get("reason"),
+            a.get("detail", ""),
+            a["text"],
+        )
     # the players' pages: each one's tasks set and attempts
     by = {p["name"]: p for p in meta["players"]}
     assert {n: by[n]["tasks"] for n in by} == {n: sum(t["setter"] == n for t in tasks) for n in by}
@@ -121,7 +148,9 @@ def test_each_simulated_answer_behind_an_estimate_is_shown(runs):
             (drawn,) = e["drawn"]  # one line an estimate
             assert len(drawn["ok"]) == e["n"] and drawn["ok"].count("1") == e["correct"]
             picked = [s["answer"] for s in unpack_samples(drawn, rec["values"]) if s["ok"] is True]
-            assert all(rec["answer"] in p for p in picked)  # what the simulated player wrote; a right one holds the truth
+            assert all(
+                rec["answer"] in p for p in picked
+            )  # what the simulated player wrote; a right one holds the truth
 
 
 def test_a_jail_s_record_shows_each_attack_session_and_its_tries(runs):
@@ -152,13 +181,17 @@ def test_model_replies_are_shown_behind_answers_and_attempts_with_thinking_apart
 
 def tree(folder: Path) -> dict:
     """Every file of a folder but its viewer, with its bytes' digest and its modification time."""
-    return {str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file() and "viewer" not in p.relative_to(folder).parts}
+    return {
+        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "viewer" not in p.relative_to(folder).parts
+    }
 
 
 def view(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skate", "view", str(folder), "--no-open"], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "skate", "view", str(folder), "--no-open"], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_a_folder_that_is_not_a_run_gets_one_line(tmp_path):
@@ -187,7 +220,7 @@ def test_a_run_still_being_written_shows_its_finished_rounds(runs, tmp_path):
     run = copy_run(runs["cop"], tmp_path / "live")
     lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
     first_round = next(i for i, line in enumerate(lines) if '"round_end"' in line)
-    (run / "events.jsonl").write_text("".join(lines[:first_round + 3]) + lines[first_round + 3][:20])  # torn
+    (run / "events.jsonl").write_text("".join(lines[: first_round + 3]) + lines[first_round + 3][:20])  # torn
     before = tree(run)
     done = view(run)
     assert done.returncode == 0, done.stderr
@@ -207,15 +240,19 @@ def test_a_run_from_an_earlier_skate_and_one_without_replies_say_so(runs, tmp_pa
     (old / "events.jsonl").write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
     before = tree(old)
     _, notes = build_viewer(old)
-    assert notes == ["This run was recorded by an earlier skate, before replies were kept: showing its tasks, "
-                     "attempts and p(correct), without the answers behind them."]
+    assert notes == [
+        "This run was recorded by an earlier skate, before replies were kept: showing its tasks, "
+        "attempts and p(correct), without the answers behind them."
+    ]
     assert tree(old) == before
     assert len(rows(old / "viewer", "tasks")) == len(of(read_events(old), "task"))
     off = play(tmp_path / "off", "mathquiz", {**GAMES["mathquiz"], "events.replies": False})
     assert not (off / "replies.jsonl").exists()
     _, notes = build_viewer(off)
-    assert notes == ["This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
-                     "p(correct), without the answers behind them."]
+    assert notes == [
+        "This run's replies were not kept (events.replies=false): showing its tasks, attempts and "
+        "p(correct), without the answers behind them."
+    ]
 
 
 def test_writing_it_again_replaces_only_the_viewer(runs):
@@ -273,8 +310,9 @@ def open_viewer(browser):
 
 
 def table_ids(page, which: str) -> list[str]:
-    return page.eval_on_selector_all(f"#{which}-table .tabulator-row .tabulator-cell:first-child",
-                                     "cells => cells.map(c => c.textContent)")
+    return page.eval_on_selector_all(
+        f"#{which}-table .tabulator-row .tabulator-cell:first-child", "cells => cells.map(c => c.textContent)"
+    )
 
 
 def row_count(page, which: str) -> int:
@@ -354,9 +392,21 @@ def test_rejected_attempts_show_their_reason_and_the_reply_behind_them(runs, ope
     assert attempt.locator(".reply pre.reply-text").first.text_content()  # what the model wrote
     assert "what the setter was shown" in attempt.text_content()
     # a retry: the rejections of its earlier attempts that round, each linked
-    retry = next((a for a in attempts if a["attempt"] > 1 and any(
-        b["round"] == a["round"] and b["player"] == a["player"] and b["attempt"] < a["attempt"] and not b["valid"]
-        for b in attempts)), None)
+    retry = next(
+        (
+            a
+            for a in attempts
+            if a["attempt"] > 1
+            and any(
+                b["round"] == a["round"]
+                and b["player"] == a["player"]
+                and b["attempt"] < a["attempt"]
+                and not b["valid"]
+                for b in attempts
+            )
+        ),
+        None,
+    )
     assert retry is not None
     page.evaluate(f"location.hash = 'attempt=r{retry['round']:03d}-{retry['player']}-a{retry['attempt']}'")
     told = page.locator("article.attempt ul.told li")
@@ -367,8 +417,9 @@ def test_rejected_attempts_show_their_reason_and_the_reply_behind_them(runs, ope
 
 def test_a_model_that_thinks_shows_its_thinking_apart_from_its_reply(runs, open_viewer):
     viewer = build_viewer(runs["llm"])[0].parent
-    task = next(t for t in records(viewer, "task").values()
-                if any(e["player"] == "deep" and e["drawn"] for e in t["estimates"]))
+    task = next(
+        t for t in records(viewer, "task").values() if any(e["player"] == "deep" and e["drawn"] for e in t["estimates"])
+    )
     page, problems = open_viewer(runs["llm"], "#task=" + task["id"])
     box = page.locator('details.player-answers[data-player="deep"]')
     box.locator("> summary").click()
@@ -417,7 +468,7 @@ def test_the_report_links_the_viewer_and_back(runs, browser):
 def test_model_written_markup_stays_text(runs, open_viewer, tmp_path):
     run = copy_run(runs["cop"], tmp_path / "hostile")
     lines = (run / "events.jsonl").read_text().splitlines(keepends=True)
-    hostile = "<img src=x onerror=\"window.__pwned=1\"></pre><script>window.__pwned=2</script>"
+    hostile = '<img src=x onerror="window.__pwned=1"></pre><script>window.__pwned=2</script>'
     for i, line in enumerate(lines):
         record = json.loads(line)
         if record["event"] == "task":

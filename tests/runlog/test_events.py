@@ -22,12 +22,18 @@ def test_every_kind_reads_back_as_itself(tmp_path):
         ev.RoundStarted(round=1),
         ev.AttemptMade(round=1, player="a", attempt=1, text="t", reason="malformed", detail="why"),
         ev.AttemptMade(round=1, player="a", attempt=2, text="u", novelty_distance=None, valid=True),
-        ev.TaskSet(task_id="r001-a", round=1, setter="a", prompt="p", answer="42", attempts=2,
-                   extra={"distractors": ["1", "2"]}),
+        ev.TaskSet(
+            task_id="r001-a",
+            round=1,
+            setter="a",
+            prompt="p",
+            answer="42",
+            attempts=2,
+            extra={"distractors": ["1", "2"]},
+        ),
         ev.Estimated(task_id="r001-a", round=1, player="a", p=0.5, n=10, correct=5, std=0.16),
         ev.Estimated(task_id="r001-a", round=1, player="b", p=None, n=0, void=10, joined="late"),
-        ev.RatingUpdated(update=1, task_id="r001-a", a="a", b="b", p_a=0.5, p_b=0.1, result=1.0,
-                         extra={"mu_a": 26.0}),
+        ev.RatingUpdated(update=1, task_id="r001-a", a="a", b="b", p_a=0.5, p_b=0.1, result=1.0, extra={"mu_a": 26.0}),
         ev.RoundEnded(round=1, tasks=1, ratings=[{"player": "a"}]),
         ev.ModelCallVoid(player="b", model="openai/x", kind="server", status=500, detail="boom", attempts=5),
         ev.PlayersJoined(stage="late", players=["b"], tasks=1),
@@ -44,11 +50,13 @@ def test_every_kind_reads_back_as_itself(tmp_path):
 
 
 def test_optional_fields_are_left_out_until_set(tmp_path):
-    write(tmp_path,
-          ev.AttemptMade(round=1, player="a", attempt=1, text="t", reason="malformed"),  # never tested
-          ev.AttemptMade(round=1, player="a", attempt=2, text="t", novelty_distance=None, valid=True),  # no earlier task
-          ev.Estimated(task_id="t", player="a", p=1.0),
-          ev.RoundEnded(round=1))
+    write(
+        tmp_path,
+        ev.AttemptMade(round=1, player="a", attempt=1, text="t", reason="malformed"),  # never tested
+        ev.AttemptMade(round=1, player="a", attempt=2, text="t", novelty_distance=None, valid=True),  # no earlier task
+        ev.Estimated(task_id="t", player="a", p=1.0),
+        ev.RoundEnded(round=1),
+    )
     raw = read_events(tmp_path)
     assert "novelty_distance" not in raw[0] and raw[1]["novelty_distance"] is None
     assert "joined" not in raw[2] and "usage" not in raw[3]
@@ -58,8 +66,11 @@ def test_optional_fields_are_left_out_until_set(tmp_path):
 
 
 def test_game_data_and_backend_numbers_are_flat_in_the_line(tmp_path):
-    write(tmp_path, ev.TaskSet(task_id="t", prompt="p", answer="1", extra={"distractors": ["2"]}),
-          ev.RatingUpdated(update=1, a="a", b="b", extra={"mu_a": 26.1, "sigma_a": 8.0}))
+    write(
+        tmp_path,
+        ev.TaskSet(task_id="t", prompt="p", answer="1", extra={"distractors": ["2"]}),
+        ev.RatingUpdated(update=1, a="a", b="b", extra={"mu_a": 26.1, "sigma_a": 8.0}),
+    )
     task, rating = read_events(tmp_path)
     assert task["distractors"] == ["2"] and rating["mu_a"] == 26.1
     t, r = ev.read_events(tmp_path)
@@ -67,8 +78,10 @@ def test_game_data_and_backend_numbers_are_flat_in_the_line(tmp_path):
 
 
 def test_unknown_kinds_and_fields_survive_and_a_torn_line_is_skipped(tmp_path):
-    lines = [{"event": "from_the_future", "ts": 1.0, "x": 1},
-             {"event": "round_start", "ts": 2.0, "round": 4, "weather": "fine"}]
+    lines = [
+        {"event": "from_the_future", "ts": 1.0, "x": 1},
+        {"event": "round_start", "ts": 2.0, "round": 4, "weather": "fine"},
+    ]
     text = "".join(json.dumps(line) + "\n" for line in lines) + '{"event": "round_end", "ro'
     (tmp_path / "events.jsonl").write_text(text)
     future, start = ev.read_events(tmp_path)
@@ -79,11 +92,20 @@ def test_unknown_kinds_and_fields_survive_and_a_torn_line_is_skipped(tmp_path):
 def test_a_run_log_knows_which_tasks_changed_the_ratings(tmp_path):
     task = lambda r, t: ev.TaskSet(task_id=t, round=r, setter="a", prompt="p", answer="1")  # noqa: E731
     est = lambda t, p, pl="a": ev.Estimated(task_id=t, player=pl, p=p)  # noqa: E731
-    write(tmp_path,
-          ev.RunStarted(players=[{"name": "a", "true_skill": 0.9}, {"name": "b", "true_skill": None}]),
-          task(1, "t1"), est("t1", 0.9), est("t1", None, "b"), ev.RatingUpdated(task_id="t1"), ev.RoundEnded(round=1),
-          task(2, "t2"), est("t2", 0.3), ev.RunStopped(round=2),  # a stopped round rates nothing
-          task(3, "t3"), est("t3", 0.1))  # a crash mid-round: no round_end, no rating
+    write(
+        tmp_path,
+        ev.RunStarted(players=[{"name": "a", "true_skill": 0.9}, {"name": "b", "true_skill": None}]),
+        task(1, "t1"),
+        est("t1", 0.9),
+        est("t1", None, "b"),
+        ev.RatingUpdated(task_id="t1"),
+        ev.RoundEnded(round=1),
+        task(2, "t2"),
+        est("t2", 0.3),
+        ev.RunStopped(round=2),  # a stopped round rates nothing
+        task(3, "t3"),
+        est("t3", 0.1),
+    )  # a crash mid-round: no round_end, no rating
     run = ev.read_run(tmp_path)
     assert run.players == ["a", "b"] and run.true_skill == {"a": 0.9, "b": None}
     assert run.rated_scores() == [("t1", {"a": 0.9})]  # the void estimate is left out
@@ -112,7 +134,7 @@ def test_a_long_log_can_be_read_with_a_bounded_sample_of_its_rating_updates(tmp_
     """1,000 updates among 4 players; read with keep_updates=50: every stride-th update (the
     stride a power of two), each player's last update, and exact counts and rated task ids."""
     players = list("abcd")
-    pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
     updates = []
     for i in range(1, 1001):
         a, b = pairs[i % len(pairs)] if i < 995 else ("a", "b")  # c and d play last at 994 and 993

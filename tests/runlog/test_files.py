@@ -45,8 +45,14 @@ def test_a_replay_writes_nothing_it_finds_recorded_then_appends(tmp_path):
         log.write(ev.RoundEnded(round=1, tasks=1))
         assert not log.replaying and log.replayed == 4
         log.write(ev.RoundStarted(round=2))
-    assert [r["event"] for r in lines(path)] == ["run_start", "round_start", "llm_void", "task", "round_end",
-                                                  "round_start"]
+    assert [r["event"] for r in lines(path)] == [
+        "run_start",
+        "round_start",
+        "llm_void",
+        "task",
+        "round_end",
+        "round_start",
+    ]
 
 
 def test_a_replay_with_more_rounds_rewrites_the_first_line_and_a_difference_cuts_the_rest(tmp_path):
@@ -60,7 +66,10 @@ def test_a_replay_with_more_rounds_rewrites_the_first_line_and_a_difference_cuts
         log.write(ev.TaskSet(task_id="r001-a", round=1, setter="a", prompt="p", answer="2"))  # differs
         assert log.diverged == 2 and not log.replaying
     assert [(r["event"], r.get("answer")) for r in lines(path)] == [
-        ("run_start", None), ("round_start", None), ("task", "2")]
+        ("run_start", None),
+        ("round_start", None),
+        ("task", "2"),
+    ]
 
 
 def test_the_log_keeps_pairs_as_a_resumed_log_began_else_as_asked(tmp_path):

@@ -31,9 +31,19 @@ def cohort(base):
 
 
 def settings(base, cache, values):
-    return skate.config(values={"report": False, "players.simulated": [], "players.llm": cohort(base),
-                                "estimator.n": 3, "llm.cache_dir": str(cache), "llm.structured": "off", **values},
-                        logger="none", estimator="fixed_n")
+    return skate.config(
+        values={
+            "report": False,
+            "players.simulated": [],
+            "players.llm": cohort(base),
+            "estimator.n": 3,
+            "llm.cache_dir": str(cache),
+            "llm.structured": "off",
+            **values,
+        },
+        logger="none",
+        estimator="fixed_n",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +74,11 @@ def test_every_estimate_has_its_samples_and_every_sample_its_reply(played):
     assert len(drawn) == len(got["answers"])  # one line an estimate
     estimates = {(e["task_id"], e["player"]): e["n"] for e in events if e["event"] == "estimate"}
     assert drawn == estimates and sum(drawn.values()) > 0
-    replies = {(r["task"], r["answerer"], r["call"], r["index"]): r for r in got["reply"] if r["purpose"] == "answer"
-               and "task" in r}
+    replies = {
+        (r["task"], r["answerer"], r["call"], r["index"]): r
+        for r in got["reply"]
+        if r["purpose"] == "answer" and "task" in r
+    }
     for a in got["answers"]:
         for s in unpack_samples(a, tables[a["task"]]):
             reply = replies[(a["task"], a["player"], s["call"], s["index"])]
@@ -106,6 +119,7 @@ def test_a_resumed_run_keeps_the_same_replies(played):
                 r = {"task": r["task"], "player": r["player"], "samples": unpack_samples(r, tables[r["task"]])}
             out[json.dumps(r, sort_keys=True)] += 1
         return out
+
     assert content(played / "resumed") == content(played / "whole")
     assert (played / "resumed" / "replies.interrupted-1.jsonl").exists()  # what the first run wrote, kept
 
@@ -118,24 +132,36 @@ def test_replies_are_not_kept_when_turned_off(tmp_path):
 
 
 def test_samples_pack_and_unpack():
-    views = [{"ok": True, "answer": "B", "call": 0, "index": 0}, {"ok": False, "answer": "C", "call": 0, "index": 1},
-             {"ok": None, "answer": None, "call": 0, "index": 2}, {"ok": "void", "call": 0, "index": 3}]
+    views = [
+        {"ok": True, "answer": "B", "call": 0, "index": 0},
+        {"ok": False, "answer": "C", "call": 0, "index": 1},
+        {"ok": None, "answer": None, "call": 0, "index": 2},
+        {"ok": "void", "call": 0, "index": 3},
+    ]
     table = {"A": 0, "B": 1, "C": 2}
     packed = pack_samples(views, table)
     assert packed == {"ok": "10uv", "answer": "12--", "call": 0}
     assert unpack_samples(packed, list(table)) == [{**v, "answer": v.get("answer")} for v in views]
-    two_calls = [{"ok": True, "answer": "A", "call": 0, "index": 0}, {"ok": True, "answer": "A", "call": 1, "index": 0},
-                 {"ok": False, "answer": "B", "call": 1, "index": 1}]
+    two_calls = [
+        {"ok": True, "answer": "A", "call": 0, "index": 0},
+        {"ok": True, "answer": "A", "call": 1, "index": 0},
+        {"ok": False, "answer": "B", "call": 1, "index": 1},
+    ]
     assert pack_samples(two_calls, table) == {"ok": "110", "answer": "001", "call": [[0, 1], [1, 2]]}
     many = {str(k): k for k in range(100)}  # more answers than one character numbers
     assert pack_samples([{"ok": True, "answer": "99"}, {"ok": False, "answer": None}], many)["answer"] == [99, None]
-    assert [s["answer"] for s in unpack_samples(pack_samples([{"ok": True, "answer": "99"}], many), list(many))] == ["99"]
+    assert [s["answer"] for s in unpack_samples(pack_samples([{"ok": True, "answer": "99"}], many), list(many))] == [
+        "99"
+    ]
     assert unpack_samples(pack_samples(two_calls, table), list(table)) == two_calls
-    sessions = [{"ok": True, "answer": "A", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
-                {"ok": False, "answer": None, "calls": [[0, 1]], "tries": []}]
+    sessions = [
+        {"ok": True, "answer": "A", "calls": [[0, 0], [1, 0]], "tries": [{"input": "x"}]},
+        {"ok": False, "answer": None, "calls": [[0, 1]], "tries": []},
+    ]
 
     def given(views):
         return [{k: v for k, v in s.items() if v is not None} for s in views]
+
     assert given(unpack_samples(pack_samples(sessions, table), list(table))) == given(sessions)
 
 
@@ -147,8 +173,14 @@ def test_each_task_s_answers_are_written_once_before_they_are_used(tmp_path):
     log.close()
     lines = list(iter_replies(tmp_path))
     assert [(r["kind"], r.get("text")) for r in lines] == [
-        ("value", "4"), ("value", "5"), ("answers", None), ("value", "6"), ("answers", None),
-        ("value", "5"), ("answers", None)]
+        ("value", "4"),
+        ("value", "5"),
+        ("answers", None),
+        ("value", "6"),
+        ("answers", None),
+        ("value", "5"),
+        ("answers", None),
+    ]
     tables = answer_tables(lines)
     assert tables == {"t1": ["4", "5", "6"], "t2": ["5"]}
     assert [s["answer"] for s in unpack_samples(lines[4], tables["t1"])] == ["5", "6"]
@@ -167,4 +199,9 @@ def test_a_reply_carries_the_scope_it_was_written_in(tmp_path):
     log = ReplyLog(tmp_path / "b.jsonl")
     log.reply({"player": "a", "text": "", "void": "timeout"})  # an empty or void reply keeps its (empty) text
     log.close()
-    assert json.loads((tmp_path / "b.jsonl").read_text()) == {"kind": "reply", "player": "a", "text": "", "void": "timeout"}
+    assert json.loads((tmp_path / "b.jsonl").read_text()) == {
+        "kind": "reply",
+        "player": "a",
+        "text": "",
+        "void": "timeout",
+    }

@@ -11,16 +11,19 @@ from skate.sandbox.call import call_function
 
 
 def test_stdin_reaches_the_program_and_ends(any_sandbox):
-    res = any_sandbox.run("import sys\ndata = sys.stdin.read()\nprint(repr(data))\nprint(repr(sys.stdin.read()))",
-                          stdin="line one\nzwei – ü\n")
+    res = any_sandbox.run(
+        "import sys\ndata = sys.stdin.read()\nprint(repr(data))\nprint(repr(sys.stdin.read()))",
+        stdin="line one\nzwei – ü\n",
+    )
     assert res.ok, res
     assert res.stdout == "'line one\\nzwei – ü\\n'\n''\n"
 
 
 def test_env_is_only_what_is_given(any_sandbox, monkeypatch):
     monkeypatch.setenv("SKATE_HOST_SECRET", "host-only-value")
-    res = any_sandbox.run("import os\nprint(os.environ.get('FLAG'))\nprint(os.environ.get('SKATE_HOST_SECRET'))",
-                          env={"FLAG": "flag-123"})
+    res = any_sandbox.run(
+        "import os\nprint(os.environ.get('FLAG'))\nprint(os.environ.get('SKATE_HOST_SECRET'))", env={"FLAG": "flag-123"}
+    )
     assert res.ok, res
     assert res.stdout == "flag-123\nNone\n"
     again = any_sandbox.run("import os\nprint(os.environ.get('FLAG'))")

@@ -112,7 +112,6 @@ def test_closing_leaves_no_jail_behind(built):
     uids = [w.host_uid for w in sb._all]
     sb.close()
     if os.geteuid() == 0:
-
         alive = [p for p in os.listdir("/proc") if p.isdigit() and _safe_uid(p) in uids]
         assert alive == []
 
@@ -129,11 +128,17 @@ def _safe_uid(pid):
 def test_uid_slots_are_exclusive_across_processes(tmp_path):
     slots = UidSlots(base=900_000, count=3, folder=str(tmp_path))
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import fcntl, os, sys, time\n"
-         "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(30)",
-         str(slots.folder / "0.lock")], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(30)",
+            str(slots.folder / "0.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     slots.folder.mkdir(exist_ok=True)
     try:
         assert holder.stdout.readline() == "held\n"
@@ -153,8 +158,9 @@ def test_another_interpreter_can_be_named(tmp_path):
     other = "/usr/bin/python3"
     if not os.path.exists(other) or os.path.realpath(other) == os.path.realpath(sys.executable):
         pytest.skip("no second interpreter here")
-    want = subprocess.run([other, "-c", "import sys; print(sys.version_info[:2])"],
-                          capture_output=True, text=True).stdout
+    want = subprocess.run(
+        [other, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True
+    ).stdout
     sb = NsjailSandbox(limits=asdict(TEST_LIMITS), workers=1, python=other)
     try:
         res = sb.run("import sys; print(sys.version_info[:2])")
@@ -166,8 +172,14 @@ def test_another_interpreter_can_be_named(tmp_path):
 
 
 def run_cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "skate", "sandbox", *args], capture_output=True,
-                          text=True, input=stdin, cwd=REPO, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "skate", "sandbox", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=REPO,
+        timeout=120,
+    )
 
 
 def test_cli_runs_a_file_and_reports(tmp_path, built):

@@ -135,7 +135,11 @@ def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
         fall, res = held_while(lambda: jail.run(PIN_EVERYTHING))
         got = dict(line.split(": ", 1) for line in res.stdout.splitlines())
         assert {k: got.get(k) for k in ("socketpair", "tcp", "memfd", "io_uring")} == {
-            "socketpair": "errno 1", "tcp": "errno 1", "memfd": "errno 1", "io_uring": "-1"}, res
+            "socketpair": "errno 1",
+            "tcp": "errno 1",
+            "memfd": "errno 1",
+            "io_uring": "-1",
+        }, res
         assert got["tmp"].endswith("errno 28"), res  # ENOSPC: /tmp's inodes
         assert int(got["tmp"].split()[0]) < getattr(jail, "tmp_inodes", 8192), res
         # The pipes end with the fd limit, or (memory cgroup) with the kernel ending the program.
@@ -148,8 +152,10 @@ def test_a_program_pins_no_kernel_memory_beyond_its_limit(jail):
 
 
 def test_tmp_is_capped_in_inodes_and_a_flood_is_emptied(jail):
-    flood = ("import os\nn = 0\ntry:\n    while True:\n        os.mkdir(f'/tmp/d{n}')\n        n += 1\n"
-             "except OSError as e:\n    print(n, e.errno)\n")
+    flood = (
+        "import os\nn = 0\ntry:\n    while True:\n        os.mkdir(f'/tmp/d{n}')\n        n += 1\n"
+        "except OSError as e:\n    print(n, e.errno)\n"
+    )
     pids = jail.jail_pids()
     res = jail.run(flood)
     made, errno = res.stdout.split()
@@ -176,22 +182,27 @@ def test_memory_cgroups_are_removed_with_their_jails(built):
 # ------------------------------------------------------------------------------ attribution
 def test_a_program_cannot_forge_the_sandboxs_failure_or_a_memory_outcome(jail):
     pids = jail.jail_pids()
-    forged = jail.run("import sys\nsys.stderr.write('sandbox: could not start the program: OSError()\\n')\n"
-                      "sys.exit(125)")
+    forged = jail.run(
+        "import sys\nsys.stderr.write('sandbox: could not start the program: OSError()\\n')\nsys.exit(125)"
+    )
     assert forged.outcome is Outcome.ERROR and forged.returncode == 125, forged
     said = jail.run("raise MemoryError")
     assert said.outcome is Outcome.ERROR and "MemoryError" in said.stderr, said
     assert jail.jail_pids() == pids  # nothing was taken for the jail's failure
 
 
-@pytest.mark.parametrize("code", [
-    "import os\nos.chmod('/tmp', 0)\nos.chmod('.', 0)\nprint('locked')",
-    "import os\nos.chdir('/tmp')\nfor i in range(3000):\n    os.mkdir('d')\n    os.chmod('.', 0o300)\n"
-    "    os.chdir('d')\nprint('deep')",
-    "import os\nfor i in range(50):\n    os.mkdir(f'/tmp/\\udcff{i}\\n')\nos.symlink('/usr', '/tmp/link')\n"
-    "os.mkfifo('/tmp/fifo')\nprint('odd names')",
-    "s = '\ud800'\nprint(len(s))",  # a real lone surrogate in the source, not an escape
-], ids=["chmod-000", "3000-deep", "odd-names", "lone-surrogate"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os\nos.chmod('/tmp', 0)\nos.chmod('.', 0)\nprint('locked')",
+        "import os\nos.chdir('/tmp')\nfor i in range(3000):\n    os.mkdir('d')\n    os.chmod('.', 0o300)\n"
+        "    os.chdir('d')\nprint('deep')",
+        "import os\nfor i in range(50):\n    os.mkdir(f'/tmp/\\udcff{i}\\n')\nos.symlink('/usr', '/tmp/link')\n"
+        "os.mkfifo('/tmp/fifo')\nprint('odd names')",
+        "s = '\ud800'\nprint(len(s))",  # a real lone surrogate in the source, not an escape
+    ],
+    ids=["chmod-000", "3000-deep", "odd-names", "lone-surrogate"],
+)
 def test_what_a_program_does_to_its_tmp_is_its_own_business(jail, code):
     """Permissions, depth, names and a source the supervisor could not once encode: the program's
     outcome, the same jail goes on, /tmp is empty for the next program."""
@@ -293,8 +304,13 @@ def test_a_program_sees_nothing_of_the_hosts_file_activity_or_cache(jail):
 
 
 def test_the_ready_line_and_describe_say_which_memory_bound_is_in_force(jail):
-    assert jail.run("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE), "
-                    "resource.getrlimit(resource.RLIMIT_SIGPENDING))").stdout == "(1024, 1024) (1024, 1024)\n"
+    assert (
+        jail.run(
+            "import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE), "
+            "resource.getrlimit(resource.RLIMIT_SIGPENDING))"
+        ).stdout
+        == "(1024, 1024) (1024, 1024)\n"
+    )
     (worker,) = jail._all
     assert worker.bounds["memory"] == ("cgroup" if getattr(jail, "cgroup_parent", None) is not None else "rlimit")
     assert worker.bounds["tmp_inodes"] == getattr(jail, "tmp_inodes", 8192) and worker.bounds["program_filter"] is True
@@ -308,8 +324,12 @@ def test_without_a_cgroup_memory_is_an_rlimit_and_memory_error_proves_nothing(bu
         assert sb.cgroup_parent is None and sb.bounds["memory"].startswith("address-space rlimit")
         res = sb.run("x = bytearray(1 << 30)")
         assert res.outcome is Outcome.ERROR and "MemoryError" in res.stderr, res
-        assert "errno 1" in sb.run("import socket\ntry:\n    socket.socketpair()\nexcept OSError as e:\n"
-                                   "    print('errno', e.errno)").stdout
+        assert (
+            "errno 1"
+            in sb.run(
+                "import socket\ntry:\n    socket.socketpair()\nexcept OSError as e:\n    print('errno', e.errno)"
+            ).stdout
+        )
     finally:
         sb.close()
 

@@ -163,7 +163,7 @@ def test_random_state_differs_between_programs(pair):
 FIDELITY = {
     "print": "print(6 * 7, 'naïve → 水')",
     "traceback": "def f():\n    g()\ndef g():\n    try:\n        {}['k']\n    except KeyError as e:\n"
-                 "        raise ValueError('v') from e\nf()",
+    "        raise ValueError('v') from e\nf()",
     "syntax": "def f(:\n    pass",
     "indent": "if True:\nprint(1)",
     "nul": "x = 1\0\n",
@@ -181,37 +181,37 @@ FIDELITY = {
     "hook-exits": "import sys\ndef h(t, v, tb):\n    sys.exit(5)\nsys.excepthook = h\n1 / 0",
     "hook-missing": "import sys\ndel sys.excepthook\n1 / 0",
     "atexit": "import atexit\natexit.register(print, 'first')\natexit.register(lambda: 1 / 0)\n"
-              "atexit.register(print, 'second')\nprint('main')",
+    "atexit.register(print, 'second')\nprint('main')",
     "atexit-after-error": "import atexit\natexit.register(print, 'cleanup')\nraise RuntimeError('x')",
     "del": "class D:\n    def __del__(self):\n        print('del ran')\nd = D()\nprint('main')",
     "unflushed": "f = open(1, 'w', closefd=False)\nf.write('unflushed')",
     "thread": "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('thread done')))"
-              ".start()\nprint('main done')",
+    ".start()\nprint('main done')",
     "atexit-empty": "import atexit, sys\nprint(atexit._ncallbacks(), 'threading' in sys.modules)",
     "daemon": "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.5), print('no')), "
-              "daemon=True).start()\nprint('main done')",
+    "daemon=True).start()\nprint('main done')",
     "flush-at-exit-fails": "for _ in range(50):\n    print('x' * 99)",
     "input": "print(input('name? '))\nprint(input())",
     "warn": "import warnings\nwarnings.warn('careful')",
     "memory": "x = bytearray(2 * 1024 ** 3)",
     "main": "import sys\nprint(sorted(globals()), __name__, __loader__.__class__.__name__, __spec__, "
-            "__package__, __cached__, __file__, sys.argv, sys.orig_argv[1:], "
-            "sys.executable == sys.orig_argv[0], sys.path, sys.flags)",
+    "__package__, __cached__, __file__, sys.argv, sys.orig_argv[1:], "
+    "sys.executable == sys.orig_argv[0], sys.path, sys.flags)",
     "file-gone-at-exit": "import atexit\natexit.register(lambda: print('__file__' in globals()))",
     "environ": "import os, subprocess\nprint(dict(os.environ))\n"
-               "print(subprocess.run(['/usr/bin/env'], capture_output=True, text=True).stdout)",
+    "print(subprocess.run(['/usr/bin/env'], capture_output=True, text=True).stdout)",
     "stdio": "import sys\nfor s in (sys.stdin, sys.stdout, sys.stderr):\n    print(s.name, s.mode, s.encoding, "
-             "s.errors, s.line_buffering, s.write_through, s.seekable(), s.isatty(), s.newlines, "
-             "s.buffer.raw.name, type(s.buffer).__name__, s is getattr(sys, '__%s__' % s.name[1:-1]))",
+    "s.errors, s.line_buffering, s.write_through, s.seekable(), s.isatty(), s.newlines, "
+    "s.buffer.raw.name, type(s.buffer).__name__, s is getattr(sys, '__%s__' % s.name[1:-1]))",
     "signals": "import signal\nprint({int(s): str(signal.getsignal(s)) for s in signal.valid_signals() "
-               "if s not in (9, 19)}, signal.pthread_sigmask(signal.SIG_BLOCK, []))",
+    "if s not in (9, 19)}, signal.pthread_sigmask(signal.SIG_BLOCK, []))",
     "process": "import os, resource\nprint(os.getppid(), os.getpgrp() == os.getpid() == os.getsid(0), "
-               "oct(os.umask(0)), os.getcwd(), sorted(os.listdir('.')), [resource.getrlimit(getattr("
-               "resource, 'RLIMIT_' + n)) for n in ('CPU', 'AS', 'FSIZE', 'CORE', 'NOFILE')])",
+    "oct(os.umask(0)), os.getcwd(), sorted(os.listdir('.')), [resource.getrlimit(getattr("
+    "resource, 'RLIMIT_' + n)) for n in ('CPU', 'AS', 'FSIZE', 'CORE', 'NOFILE')])",
     "fds": "import os\nout = []\nfor fd in range(64):\n    try:\n        os.fstat(fd)\n"
-           "        out.append(fd)\n    except OSError:\n        pass\nprint(out)",
+    "        out.append(fd)\n    except OSError:\n        pass\nprint(out)",
     "subprocess": "import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'import os; "
-                  "print(os.getcwd())'], capture_output=True, text=True).stdout.strip())",
+    "print(os.getcwd())'], capture_output=True, text=True).stdout.strip())",
 }
 
 
@@ -237,8 +237,7 @@ def test_what_differs_from_a_fresh_interpreter(pair):
     # recursion limit is reached one call earlier.
     frame = "import sys\nprint(sys._getframe().f_back is None)"
     assert (warm.run(frame).stdout, cold.run(frame).stdout) == ("False\n", "True\n")
-    depth = ("def f(n):\n    try:\n        return f(n + 1)\n    except RecursionError:\n        return n\n"
-             "print(f(0))")
+    depth = "def f(n):\n    try:\n        return f(n + 1)\n    except RecursionError:\n        return n\nprint(f(0))"
     assert int(warm.run(depth).stdout) == int(cold.run(depth).stdout) - 1
     # setsid/setpgid succeed without effect (the program's processes stay in its group), also
     # where they fail in a fresh interpreter: in the program's process, already a group leader.
@@ -266,8 +265,9 @@ def test_limits_and_outcomes_hold(pair):
     assert warm.run("while True: pass", QUICK).outcome is Outcome.TIMEOUT
     assert warm.run("x = bytearray(2 * 1024 ** 3)").outcome is Outcome.MEMORY
     assert warm.run("print('a' * 100_000)").outcome is Outcome.OUTPUT_LIMIT
-    res = warm.run("import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        time.sleep(60)\n"
-                   "print('forked')")
+    res = warm.run(
+        "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        time.sleep(60)\nprint('forked')"
+    )
     assert res.ok and warm.run("print(1)").ok  # its sleepers were swept with it
 
 

@@ -91,9 +91,11 @@ def test_every_run_gets_a_fresh_interpreter(any_sandbox):
 
 
 def test_timeout_kills_children(any_sandbox):
-    code = ("import subprocess, sys\n"
-            "subprocess.Popen([sys.executable, '-I', '-S', '-c', 'import time; time.sleep(60)'])\n"
-            "while True: pass\n")
+    code = (
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-I', '-S', '-c', 'import time; time.sleep(60)'])\n"
+        "while True: pass\n"
+    )
     res = any_sandbox.run(code, QUICK)
     assert res.outcome is Outcome.TIMEOUT
     assert any_sandbox.run("print('next')").stdout == "next\n"

@@ -35,10 +35,12 @@ def test_every_recorded_output_is_reproduced(any_sandbox, sandbox):
     items = cruxeval()
     if type(any_sandbox) is not type(sandbox):
         items = items[::8]
-    results = any_sandbox.run_many([program(i) for i in items], Limits(timeout_s=10, cpu_s=10,
-                                                                        memory_mb=512))
-    wrong = [(i["id"], r.outcome.value, (r.stdout + r.stderr).strip()[-200:])
-             for i, r in zip(items, results, strict=False) if r.outcome is not Outcome.OK or r.stdout != "True\n"]
+    results = any_sandbox.run_many([program(i) for i in items], Limits(timeout_s=10, cpu_s=10, memory_mb=512))
+    wrong = [
+        (i["id"], r.outcome.value, (r.stdout + r.stderr).strip()[-200:])
+        for i, r in zip(items, results, strict=False)
+        if r.outcome is not Outcome.OK or r.stdout != "True\n"
+    ]
     assert wrong == [], f"{len(wrong)} of {len(items)} differ, e.g. {wrong[:5]}"
 
 

@@ -20,11 +20,22 @@ def settings(values=None, **choices: str):
 def test_a_greedy_game_s_parts_are_finished_when_assembled(tmp_path):
     log = EventLog(tmp_path / "events.jsonl")
     with contextlib.ExitStack() as cleanup:
-        parts = assemble(settings({"estimator.max_tokens": 50, "events.rating_updates": "pair", "optimizer.compare": True},
-                                  estimator="greedy", optimizer="bootstrap_fewshot"), cleanup, log)
+        parts = assemble(
+            settings(
+                {"estimator.max_tokens": 50, "events.rating_updates": "pair", "optimizer.compare": True},
+                estimator="greedy",
+                optimizer="bootstrap_fewshot",
+            ),
+            cleanup,
+            log,
+        )
         # the models decode as the estimator asks, the twins with their default prompts too
-        assert [p.name for p in parts.players] == ["ace", "mid", "low", *(f"{n}{DEFAULT_SUFFIX}" for n in
-                                                                         ("ace", "mid", "low"))]
+        assert [p.name for p in parts.players] == [
+            "ace",
+            "mid",
+            "low",
+            *(f"{n}{DEFAULT_SUFFIX}" for n in ("ace", "mid", "low")),
+        ]
         assert {(p.spec.temperature, p.spec.max_tokens) for p in parts.players} == {(0.0, 50)}
         assert parts.rating.record_pairs  # the log keeps one record per pairwise update
         assert not (tmp_path / "events.jsonl").exists()  # nothing written while building

@@ -21,8 +21,10 @@ BROKEN = {"sandbox.binary": "/nonexistent/nsjail"}  # with sandbox=nsjail
 
 @pytest.mark.parametrize("game", ["mathquiz", "scp"])
 def test_a_game_without_programs_plays_where_no_sandbox_works(game, tmp_path):
-    run_game(skate.config(values={"game.rounds": 1, "report": False, **BROKEN}, game=game, logger="none",
-                          sandbox="nsjail"), tmp_path)
+    run_game(
+        skate.config(values={"game.rounds": 1, "report": False, **BROKEN}, game=game, logger="none", sandbox="nsjail"),
+        tmp_path,
+    )
     start = read_start(tmp_path)
     assert start.sandbox == "none" and start.sandbox_detail == "none (the game runs no program)"
     assert (tmp_path / "ratings.json").exists()

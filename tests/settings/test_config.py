@@ -44,7 +44,13 @@ def test_default_config_composes_and_validates():
 
 @pytest.mark.parametrize("group", GROUPS)
 def test_every_option_of_every_group_composes(group, monkeypatch):
-    for key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):  # hosted cohorts need keys
+    for key in (
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "OPENAI_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "XAI_API_KEY",
+    ):  # hosted cohorts need keys
         monkeypatch.setenv(key, "test-key")
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"config group {group} has no options"
@@ -80,9 +86,7 @@ def test_misspelt_key_fails_at_compose_naming_it(override, named):
         compose("config", overrides=[override])
 
 
-@pytest.mark.parametrize(
-    "override", ["game.rounds=abc", "rating.outcome=relatve", "aug.strategy=everything", "seed=x"]
-)
+@pytest.mark.parametrize("override", ["game.rounds=abc", "rating.outcome=relatve", "aug.strategy=everything", "seed=x"])
 def test_bad_value_fails_at_compose(override):
     with pytest.raises(ConfigCompositionException) as err:
         compose("config", overrides=[override])
@@ -111,8 +115,10 @@ def test_unknown_option_names_the_group():
         ("sandbox.limits.timeout_s=-1", "sandbox.limits.timeout_s"),
         ("sandbox.workers=-2", "sandbox.workers"),
         ("sandbox.tmp_mb=0", "sandbox.tmp_mb"),
-        ("players.simulated=[{name: a, skill: 0.5}, {name: b, skill: 0.4, topic_skill: {astrology: 0.1}}]",
-         "players.simulated[1].topic_skill"),
+        (
+            "players.simulated=[{name: a, skill: 0.5}, {name: b, skill: 0.4, topic_skill: {astrology: 0.1}}]",
+            "players.simulated[1].topic_skill",
+        ),
     ],
 )
 def test_out_of_range_values_name_the_key(override, named):
@@ -140,4 +146,3 @@ def test_topic_skill_of_another_game_s_kinds_is_accepted_and_left_out():
     cfg = compose("config", overrides=["game=mathquiz"])
     assert any(p.topic_skill for p in cfg.players.simulated)
     build_settings(cfg)
-

@@ -24,9 +24,19 @@ def compose_preset(name: str, *extra: str, hydra: bool = False):
 
 
 def test_the_papers_studies_are_all_there():
-    assert {"aug_ablation", "six_player", "cohort_permutations", "sensitivity_sigma_star",
-            "sensitivity_p_thresh", "sensitivity_distractors", "sensitivity_rounds",
-            "sensitivity_embedder", "weaker_judges", "added_models_xy", "added_models_yx"} <= set(PRESETS)
+    assert {
+        "aug_ablation",
+        "six_player",
+        "cohort_permutations",
+        "sensitivity_sigma_star",
+        "sensitivity_p_thresh",
+        "sensitivity_distractors",
+        "sensitivity_rounds",
+        "sensitivity_embedder",
+        "weaker_judges",
+        "added_models_xy",
+        "added_models_yx",
+    } <= set(PRESETS)
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -59,8 +69,10 @@ def test_the_augmentation_ablation_is_five_games_each_rated_relative_and_absolut
     params = cfg.hydra.sweeper.params
     assert dict(params) == {"aug": "no_info,hist_tasks,hist_perf,full_personal,full_context"}
     assert cfg.rating.outcome == "relative" and cfg.rating.average_last == 100
-    assert [dict(r) for r in cfg.rerate] == [{"name": "relative", "outcome": "relative"},
-                                             {"name": "absolute", "outcome": "absolute"}]
+    assert [dict(r) for r in cfg.rerate] == [
+        {"name": "relative", "outcome": "relative"},
+        {"name": "absolute", "outcome": "absolute"},
+    ]
 
 
 def test_the_four_player_presets_take_the_papers_four_whole(monkeypatch):
@@ -71,8 +83,11 @@ def test_the_four_player_presets_take_the_papers_four_whole(monkeypatch):
         build_settings(cfg)
         assert not cfg.players.simulated  # not mixed with the preset's simulated four
         assert [p.model for p in cfg.players.llm] == [
-            "anthropic/claude-3-haiku-20240307", "anthropic/claude-3-5-sonnet-20241022",
-            "gemini/gemini-2.0-flash", "openai/gpt-4o-2024-11-20"]
+            "anthropic/claude-3-haiku-20240307",
+            "anthropic/claude-3-5-sonnet-20241022",
+            "gemini/gemini-2.0-flash",
+            "openai/gpt-4o-2024-11-20",
+        ]
 
 
 def test_a_preset_takes_any_cohort_by_override(monkeypatch):
@@ -87,8 +102,13 @@ def test_a_preset_takes_any_cohort_by_override(monkeypatch):
 def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
     # report=false: the sweep page's Figs. 2 and 9 from such a folder are tests/report/test_plots.py's,
     # the callback that draws it after a sweep is tests/cli/test_play_sweep.py's.
-    res = subprocess.run([sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *TINY,
-                          f"hydra.sweep.dir={tmp_path}"], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    res = subprocess.run(
+        [sys.executable, "-m", "skate", "-m", "experiment=aug_ablation", *TINY, f"hydra.sweep.dir={tmp_path}"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert not (tmp_path / "5").exists()
     for i in range(5):
@@ -101,4 +121,3 @@ def test_the_ablation_sweep_plays_five_games_and_rates_each_both_ways(tmp_path):
             assert len(rows) == 4 and all({"mu", "sigma", "lo", "hi", "rank"} <= set(r) for r in rows)
             assert json.loads((tmp_path / str(i) / f"ratings.{name}.json").read_text()) == rows
         assert end["rerated"]["relative"] == end["ratings"]  # the game's own rule, rated again
-

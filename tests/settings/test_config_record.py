@@ -15,9 +15,15 @@ from skate.settings.options import yaml_options
 
 pytestmark = pytest.mark.xdist_group("every_option")  # with tests/settings/test_config.py: see there
 
-OPTIONS = [{}] + [{"game": g} for g in sorted(load_games())] + [
-    {group: o} for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
-    for o in sorted(yaml_options(group))]
+OPTIONS = (
+    [{}]
+    + [{"game": g} for g in sorted(load_games())]
+    + [
+        {group: o}
+        for group in ("rating", "estimator", "embedder", "logger", "sandbox", "aug")
+        for o in sorted(yaml_options(group))
+    ]
+)
 
 
 @pytest.mark.parametrize("choices", OPTIONS, ids=lambda c: "".join(f"{k}={v}" for k, v in c.items()) or "defaults")

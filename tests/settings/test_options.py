@@ -41,12 +41,18 @@ def both(choices: dict[str, str], values: dict | None = None):
     return out
 
 
-CASES = [{g: o} for g in ("game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger", "optimizer")
-         for o in options(g)]
+CASES = [
+    {g: o}
+    for g in ("game", "rating", "aug", "estimator", "players", "sandbox", "embedder", "logger", "optimizer")
+    for o in options(g)
+]
 CASES += [{"experiment": e} for e in sorted(yaml_options("experiment"))]
 CASES += [{"players": "local_cohort", "game": g} for g in sorted(load_games())]
-CASES += [{"players": "local_cohort", "aug": "hist_perf"}, {"experiment": "zerosumeval", "game": "pyjail"},
-          {"experiment": "fewer_calls", "estimator": "fixed_n"}]
+CASES += [
+    {"players": "local_cohort", "aug": "hist_perf"},
+    {"experiment": "zerosumeval", "game": "pyjail"},
+    {"experiment": "fewer_calls", "estimator": "fixed_n"},
+]
 
 
 @pytest.mark.parametrize("choices", CASES, ids=lambda c: " ".join(f"{k}={v}" for k, v in c.items()))
@@ -62,14 +68,24 @@ def test_values_go_over_the_options_as_on_the_command_line():
 
 def test_a_list_of_plain_entries_and_one_entry_by_its_index_are_set_as_on_the_command_line():
     roster = [{"name": "c1", "skill": 0.66}, {"name": "c2", "skill": 0.2}]
-    hydra = record_of(build_settings(compose_config(
-        ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.2}]", "players.simulated.1.pitch=0.3"])))
+    hydra = record_of(
+        build_settings(
+            compose_config(
+                ["players.simulated=[{name: c1, skill: 0.66}, {name: c2, skill: 0.2}]", "players.simulated.1.pitch=0.3"]
+            )
+        )
+    )
     ours = settings({"players.simulated": roster, "players.simulated.1.pitch": 0.3})
-    assert record_of(ours) == hydra and [(p.name, p.pitch) for p in ours.players.simulated] == [("c1", 0.0), ("c2", 0.3)]
+    assert record_of(ours) == hydra and [(p.name, p.pitch) for p in ours.players.simulated] == [
+        ("c1", 0.0),
+        ("c2", 0.3),
+    ]
 
 
-@pytest.mark.parametrize("key, value", [("game.roundz", 2), ("game.no_such_key", 1), ("game.rounds", "ten"),
-                                        ("players.simulated.0.skil", 0.5)])
+@pytest.mark.parametrize(
+    "key, value",
+    [("game.roundz", 2), ("game.no_such_key", 1), ("game.rounds", "ten"), ("players.simulated.0.skil", 0.5)],
+)
 def test_a_bad_value_is_the_command_line_s_one_line(key, value):
     with pytest.raises(Exception) as cli:
         compose_config([f"{key}={value}"])

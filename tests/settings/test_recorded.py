@@ -29,9 +29,16 @@ CHOICES = {"players": "simulated_four", "logger": "none", "sandbox": "subprocess
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("recorded") / "run"
-    run_game(skate.config(values={**GAME, "rating.bootstrap": 20, "estimator.n": 4}, **CHOICES, rating="bradley_terry",
-                          estimator="fixed_n"),
-             folder, made_from={"choices": {"rating": "bradley_terry"}, "overrides": ["estimator.n=4"]})
+    run_game(
+        skate.config(
+            values={**GAME, "rating.bootstrap": 20, "estimator.n": 4},
+            **CHOICES,
+            rating="bradley_terry",
+            estimator="fixed_n",
+        ),
+        folder,
+        made_from={"choices": {"rating": "bradley_terry"}, "overrides": ["estimator.n=4"]},
+    )
     return folder
 
 
@@ -91,8 +98,9 @@ def test_a_version_1_record_names_the_old_modules_and_loads(run):
     assert type(settings.logger).__name__ == "NoLoggerConfig"
     assert settings.embedder._target_ == "skate.embedders.HashingEmbedder"
     with pytest.raises(RecordError, match="estimator 'skate.scoring.FixedN' is not one this skate has"):
-        run_settings({"config": config, "config_version": CONFIG_VERSION})  # the same names in a current record are not migrated
-
+        run_settings(
+            {"config": config, "config_version": CONFIG_VERSION}
+        )  # the same names in a current record are not migrated
 
 
 def test_a_version_2_record_names_the_estimators_and_loggers_by_their_groups_one_module_and_loads(run, tmp_path):
@@ -131,8 +139,11 @@ def test_a_record_is_typed_by_its_recorded_group_choices_and_without_them_by_its
     start = _start(run)
     # The recorded choice types the section, whatever its _target_ says: an option that is a YAML
     # over a schema (rating=zerosumeval, over bradley_terry's) takes the composed option's schema.
-    odd = {**start, "config": {**start["config"], "rating": {**start["config"]["rating"], "_target_": "gone.Rating"}},
-           "choices": {"rating": "zerosumeval"}}
+    odd = {
+        **start,
+        "config": {**start["config"], "rating": {**start["config"]["rating"], "_target_": "gone.Rating"}},
+        "choices": {"rating": "zerosumeval"},
+    }
     settings = run_settings(odd, check=False)
     assert type(settings.rating).__name__ == "BradleyTerryConfig" and settings.rating.bootstrap == 20
     # No choices (a run before they were recorded): the _target_ types it, and a gone one is refused.
@@ -153,12 +164,22 @@ def test_an_edit_sets_one_entry_of_a_list_by_its_index(run):
 
 
 def test_edits_set_settings_typed_as_theirs_before_the_overrides_and_the_checks(run):
-    settings = run_settings(run, edits={
-        "players.simulated": [{"name": "a", "skill": 0.9}, {"name": "b", "skill": 0.1}],
-        "players.roles": {}, "stop.settled": 0.9, "stop.min_rounds": 4, "report": False})
+    settings = run_settings(
+        run,
+        edits={
+            "players.simulated": [{"name": "a", "skill": 0.9}, {"name": "b", "skill": 0.1}],
+            "players.roles": {},
+            "stop.settled": 0.9,
+            "stop.min_rounds": 4,
+            "report": False,
+        },
+    )
     assert [(p.name, p.skill, p.slip) for p in settings.players.simulated] == [("a", 0.9, 0.0), ("b", 0.1, 0.0)]
     assert settings.stop.settled == 0.9 and settings.stop.min_rounds == 4 and settings.report is False
-    with pytest.raises(ConfigError, match=r"^players.simulated.skil is not a setting of SimPlayerConfig \(did you mean players.simulated.skill\?\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^players.simulated.skil is not a setting of SimPlayerConfig \(did you mean players.simulated.skill\?\)",
+    ):
         run_settings(run, edits={"players.simulated": [{"name": "a", "skil": 0.9}]})
     with pytest.raises(ConfigError, match="game.roundz is not a setting"):
         run_settings(run, edits={"game.roundz": 3})
@@ -170,8 +191,14 @@ def test_settings_today_s_checks_refuse_still_load_unchecked_and_the_report_read
     from skate.report.data import run_settings_or_none
 
     start = _start(run)
-    old = {**start, "config": {**start["config"], "game": {**start["config"]["game"], "rounds": 0},
-                               "rating": {**start["config"]["rating"], "p_thresh": 1.5}}}
+    old = {
+        **start,
+        "config": {
+            **start["config"],
+            "game": {**start["config"]["game"], "rounds": 0},
+            "rating": {**start["config"]["rating"], "p_thresh": 1.5},
+        },
+    }
     with pytest.raises(ConfigError, match="rounds=0 is invalid"):
         run_settings(old)
     unchecked = run_settings(old, check=False)

@@ -96,14 +96,30 @@ def finished_run(tmp_path_factory):
     from skate.runner import run_game
 
     out = tmp_path_factory.mktemp("run")
-    run_game(skate.config(game="cop", logger="none", sandbox="subprocess", values={"game.rounds": 3, "report": False}), out)
+    run_game(
+        skate.config(game="cop", logger="none", sandbox="subprocess", values={"game.rounds": 3, "report": False}), out
+    )
     return out
 
 
 def test_the_command_writes_plots_tables_and_a_summary(tmp_path, finished_run, capsys):
     out = tmp_path / "cal"
-    code = main(["--embedders", "hashing", "--programs", "30", "--distinct", "200",
-                         "--runs", str(finished_run), "--frr", "0.1", "--out", str(out)])
+    code = main(
+        [
+            "--embedders",
+            "hashing",
+            "--programs",
+            "30",
+            "--distinct",
+            "200",
+            "--runs",
+            str(finished_run),
+            "--frr",
+            "0.1",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "calibration.json").read_text())
     r = summary["embedders"]["hashing"]
@@ -126,21 +142,38 @@ def test_the_command_writes_plots_tables_and_a_summary(tmp_path, finished_run, c
 
 def test_openai_calibrates_against_an_endpoint(tmp_path, capsys):
     with FakeLLMServer({"*": FakeModel()}) as srv:
-        code = main(["--embedders", "hashing", "openai", "--programs", "12", "--distinct", "40",
-                     "--set", f"openai.api_base={srv.api_base}", "openai.model=openai/emb", "openai.cache=false",
-                     "--out", str(tmp_path)])
+        code = main(
+            [
+                "--embedders",
+                "hashing",
+                "openai",
+                "--programs",
+                "12",
+                "--distinct",
+                "40",
+                "--set",
+                f"openai.api_base={srv.api_base}",
+                "openai.model=openai/emb",
+                "openai.cache=false",
+                "--out",
+                str(tmp_path),
+            ]
+        )
         assert code == 0 and srv.stats.embedding_requests == 1  # one batch: every text in one request
     printed = capsys.readouterr().out
     assert printed.splitlines()[0].split()[:3] == ["embedder", "AUC", "FRR"]
     assert any(line.startswith("openai") and "0.336" in line for line in printed.splitlines())
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--embedders", "nope"], "embedder=nope"),
-    (["--runs", "{tmp}"], "has no events.jsonl"),
-    (["--set", "openai"], "write EMBEDDER.KEY=VALUE"),
-    (["--data", "{tmp}/none.jsonl"], "none.jsonl"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--embedders", "nope"], "embedder=nope"),
+        (["--runs", "{tmp}"], "has no events.jsonl"),
+        (["--set", "openai"], "write EMBEDDER.KEY=VALUE"),
+        (["--data", "{tmp}/none.jsonl"], "none.jsonl"),
+    ],
+)
 def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert main([*argv, "--programs", "4", "--out", str(tmp_path / "o")]) == 2

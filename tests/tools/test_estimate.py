@@ -18,22 +18,43 @@ from skate.runner import run_game
 from skate.tools.estimate import estimate, expected_samples
 from tests.conftest import REQUIRED_SANDBOXES  # noqa: F401  (same sandbox rules as every game)
 
-FAKE = {"house": FakeModel(0.85, thinking="hidden", rules="openai_reasoning", thinking_tokens=600),
-        "deep": FakeModel(0.6, thinking="reasoning_content", thinking_tokens=600),
-        "r1": FakeModel(0.35, thinking="inline", thinking_tokens=600)}
+FAKE = {
+    "house": FakeModel(0.85, thinking="hidden", rules="openai_reasoning", thinking_tokens=600),
+    "deep": FakeModel(0.6, thinking="reasoning_content", thinking_tokens=600),
+    "r1": FakeModel(0.35, thinking="inline", thinking_tokens=600),
+}
 
 
 def settings(base, cache, values=None, **choices):
-    llm = [LLMPlayerConfig(name=n, model=f"{'openai' if m.rules else 'hosted_vllm'}/{n}", api_base=base,
-                           api_key_env="SKATE_TEST_NO_KEY") for n, m in FAKE.items()]
-    return skate.config(values={"report": False, "players.simulated": [], "players.llm": llm,
-                                "llm.cache_dir": f"{cache}/responses", "game.rounds": 3, **(values or {})},
-                        **{"logger": "none", **choices})
+    llm = [
+        LLMPlayerConfig(
+            name=n,
+            model=f"{'openai' if m.rules else 'hosted_vllm'}/{n}",
+            api_base=base,
+            api_key_env="SKATE_TEST_NO_KEY",
+        )
+        for n, m in FAKE.items()
+    ]
+    return skate.config(
+        values={
+            "report": False,
+            "players.simulated": [],
+            "players.llm": llm,
+            "llm.cache_dir": f"{cache}/responses",
+            "game.rounds": 3,
+            **(values or {}),
+        },
+        **{"logger": "none", **choices},
+    )
 
 
-@pytest.mark.parametrize(("estimator", "values"), [
-    ("fixed_n", {"estimator.n": 6}),
-    ("algorithm1", {"estimator.sigma_star": 0.12, "estimator.n_step": 4, "estimator.max_samples": 24})])
+@pytest.mark.parametrize(
+    ("estimator", "values"),
+    [
+        ("fixed_n", {"estimator.n": 6}),
+        ("algorithm1", {"estimator.sigma_star": 0.12, "estimator.n_step": 4, "estimator.max_samples": 24}),
+    ],
+)
 def test_the_estimate_of_models_that_have_played_is_within_30_percent(estimator, values, tmp_path):
     with FakeLLMServer(FAKE) as srv:
         run_game(settings(srv.api_base, tmp_path, {"seed": 0, **values}, estimator=estimator), tmp_path / "first")
@@ -43,11 +64,18 @@ def test_the_estimate_of_models_that_have_played_is_within_30_percent(estimator,
         st = srv.stats
         before = (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens)
         run_game(later, tmp_path / "second")
-        counted = [b - a for a, b in zip(before, (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens), strict=False)]
+        counted = [
+            b - a
+            for a, b in zip(
+                before, (st.requests, st.prompt_tokens, st.completion_tokens, st.thinking_tokens), strict=False
+            )
+        ]
     assert {e["model"] for e in kept} == {"openai/house", "hosted_vllm/deep", "hosted_vllm/r1"}
     assert all(m.tokens_from.startswith("1 earlier run") for m in guess.models)
-    guessed = [sum(getattr(m, k) for m in guess.models) for k in ("calls", "prompt_tokens", "completion_tokens",
-                                                                  "thinking_tokens")]
+    guessed = [
+        sum(getattr(m, k) for m in guess.models)
+        for k in ("calls", "prompt_tokens", "completion_tokens", "thinking_tokens")
+    ]
     for g, c in zip(guessed, counted, strict=False):
         assert 0.7 * c <= g <= 1.3 * c, (guessed, counted)
 
@@ -57,18 +85,37 @@ def skate_command(*args, cwd):
 
 
 def test_the_estimate_of_hosted_models_needs_no_key_and_calls_nothing(tmp_path):
-    llm = ("players.llm=[{name: g5, model: openai/gpt-5-mini}, {name: opus, model: anthropic/claude-opus-4-5, "
-           "thinking_budget: 4000}, {name: mine, model: openai/my-own-model}, "
-           "{name: box, model: hosted_vllm/qwen3, api_base: 'http://127.0.0.1:9/v1'}]")
+    llm = (
+        "players.llm=[{name: g5, model: openai/gpt-5-mini}, {name: opus, model: anthropic/claude-opus-4-5, "
+        "thinking_budget: 4000}, {name: mine, model: openai/my-own-model}, "
+        "{name: box, model: hosted_vllm/qwen3, api_base: 'http://127.0.0.1:9/v1'}]"
+    )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    res = subprocess.run([sys.executable, "-m", "skate", "--estimate", "players.simulated=[]", llm,
-                          f"llm.cache_dir={tmp_path}/responses", "game.rounds=10"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300, env=env)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skate",
+            "--estimate",
+            "players.simulated=[]",
+            llm,
+            f"llm.cache_dir={tmp_path}/responses",
+            "game.rounds=10",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert "no model called" in out and "10 rounds, 4 players" in out
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["g5"], ["opus"], ["mine"],
-                                                                                               ["box"])}
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.split()[:1] in (["g5"], ["opus"], ["mine"], ["box"])
+    }
     assert float(rows["g5"][-1].replace(",", "")) > 0 and float(rows["opus"][-1].replace(",", "")) > 0
     assert rows["mine"][-1] == "?" and rows["box"][-1] == "0.00"  # no price anywhere; a local server costs nothing
     assert float(rows["box"][-2].replace(",", "")) == 0 and float(rows["opus"][-2].replace(",", "")) > 0  # thinking
@@ -95,7 +142,9 @@ def test_the_estimator_s_own_samples_per_estimate(tmp_path):
 
 def test_a_run_keeps_each_model_s_counts_beside_the_cache(tmp_path):
     with FakeLLMServer(FAKE) as srv:
-        run_game(settings(srv.api_base, tmp_path, {"estimator.n": 2, "game.rounds": 1}, estimator="fixed_n"), tmp_path / "r")
+        run_game(
+            settings(srv.api_base, tmp_path, {"estimator.n": 2, "game.rounds": 1}, estimator="fixed_n"), tmp_path / "r"
+        )
     kept = {e["model"]: e for e in entries(counts_path(tmp_path / "responses"))}
     house = kept["openai/house"]
     assert house["game"] == "cop" and house["estimator"] == "fixed_n" and house["rounds"] == 1 and house["players"] == 3
@@ -109,8 +158,9 @@ def test_the_frontier_cohort_names_reasoning_models_litellm_knows_and_plays_adap
     assert type(s.estimator).__name__ == "AdaptiveConfig"
     assert {c.model.split("/")[0] for c in s.players.llm} == {"openai", "anthropic", "gemini", "deepseek", "xai"}
     guess = estimate(s)
-    assert all(m.usd and m.usd > 0 and m.thinking_tokens > 0 and m.price_from == "LiteLLM's model map"
-               for m in guess.models)
+    assert all(
+        m.usd and m.usd > 0 and m.thinking_tokens > 0 and m.price_from == "LiteLLM's model map" for m in guess.models
+    )
     # the paper's cohort is as it was
     assert type(skate.config(players="paper_six").estimator).__name__ == "Algorithm1Config"
 
@@ -123,8 +173,11 @@ def test_a_hosted_reasoning_cohort_with_no_budget_is_told_how_to_see_its_cost(mo
 
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY"):
         monkeypatch.setenv(var, "k")
-    for choices, values, said in (({"estimator": "algorithm1"}, {}, "estimator=algorithm1 asks more"),
-                                  ({}, {}, "--estimate"), ({}, {"llm.budget_usd": 5}, None)):
+    for choices, values, said in (
+        ({"estimator": "algorithm1"}, {}, "estimator=algorithm1 asks more"),
+        ({}, {}, "--estimate"),
+        ({}, {"llm.budget_usd": 5}, None),
+    ):
         s = skate.config(values=values, players="frontier", **choices)
         players = [SimpleNamespace(name=c.name, spec=spec_of_config(c)) for c in s.players.llm]
         caplog.clear()

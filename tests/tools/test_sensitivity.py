@@ -56,7 +56,10 @@ def test_the_probe_writes_its_table_and_the_report_draws_it(cop_run, capsys):
     pd.testing.assert_frame_equal(again, table, check_dtype=False)
     assert main([str(cop_run), "--tasks", "1", "--sets", "1", "--orders", "1", "--samples", "1", "--wandb"]) == 0
     assert "W&B: not logged (the run's logger is not W&B)" in capsys.readouterr().out  # the tests' runs log nothing
-    assert main([str(cop_run), "--tasks", "1", "--sets", "1", "--orders", "1", "--samples", "1", "--wandb", "offline"]) == 0
+    assert (
+        main([str(cop_run), "--tasks", "1", "--sets", "1", "--orders", "1", "--samples", "1", "--wandb", "offline"])
+        == 0
+    )
     s = summarise(cop_run)
     assert s["exit_code"] == 0 and s["name"] == f"sensitivity {cop_run.name}"
     assert {"sensitivity/mcqa_sensitivity/_type", "sensitivity/table/_type"} <= s["history_keys"]

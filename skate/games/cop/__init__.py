@@ -23,7 +23,12 @@ from skate.games.cop.practice import practice
 from skate.games.cop.rules import COPGame, COPProposal
 from skate.games.cop.simulated import simulation
 
-register(COPGame, simulation=simulation, modules="skate.games.cop.modules:cop_modules",
-         fake_player=FakeCOPPlayer, practice=practice)
+register(
+    COPGame,
+    simulation=simulation,
+    modules="skate.games.cop.modules:cop_modules",
+    fake_player=FakeCOPPlayer,
+    practice=practice,
+)
 
 __all__ = ["COPConfig", "COPGame", "COPProposal"]

@@ -343,5 +343,3 @@ def code_difficulty(code: str) -> float:
     except RecursionError:
         return 0.5
     return float(min(1.0, max(0.0, _squash(_raw_difficulty(visitor.features())))))
-
-

@@ -118,10 +118,10 @@ def _mutate_text(s: str, rng: np.random.Generator) -> str:
     j = min(n - 1, i + 1)
     alphabet = string.ascii_lowercase if not s[i].isdigit() else string.digits
     moves: list[Callable[[], str]] = [
-        lambda: s[:i] + s[j] + s[i] + s[j + 1:] if n > 1 else s + s,
-        lambda: s[:i] + s[i + 1:] if n > 1 else s + "s",
+        lambda: s[:i] + s[j] + s[i] + s[j + 1 :] if n > 1 else s + s,
+        lambda: s[:i] + s[i + 1 :] if n > 1 else s + "s",
         lambda: s[:i] + s[i] + s[i:],
-        lambda: s[:i] + alphabet[int(rng.integers(len(alphabet)))] + s[i + 1:],
+        lambda: s[:i] + alphabet[int(rng.integers(len(alphabet)))] + s[i + 1 :],
         lambda: s.upper() if s != s.upper() else s.lower(),
         lambda: s.swapcase(),
         lambda: s.capitalize() if s != s.capitalize() else s.lower(),
@@ -141,7 +141,7 @@ def _tweak_number_in_text(s: str, rng: np.random.Generator) -> str:
     if not matches:
         return s + str(int(rng.integers(0, 10)))
     m = matches[int(rng.integers(len(matches)))]
-    return s[: m.start()] + str(_mutate_int(int(m.group()), rng)) + s[m.end():]
+    return s[: m.start()] + str(_mutate_int(int(m.group()), rng)) + s[m.end() :]
 
 
 def _shuffle_words(s: str, rng: np.random.Generator) -> str:

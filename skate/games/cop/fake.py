@@ -64,8 +64,9 @@ class FakeCOPPlayer(FakePlayer):
             self.outputs[normalize_program(program)] = output
         found = _N_WRONG.search(req.inputs.get("rules", ""))
         wrong = make_distractors(output, int(found.group(1)) if found else 9, rng)
-        return (f"[[ ## program ## ]]\n{program}\n\n[[ ## wrong_answers ## ]]\n{json.dumps(wrong)}\n\n"
-                "[[ ## completed ## ]]")
+        return (
+            f"[[ ## program ## ]]\n{program}\n\n[[ ## wrong_answers ## ]]\n{json.dumps(wrong)}\n\n[[ ## completed ## ]]"
+        )
 
     def _answer(self, req: FakeRequest) -> str:
         program, shown = req.inputs.get("program", ""), req.inputs["options"]
@@ -76,8 +77,10 @@ class FakeCOPPlayer(FakePlayer):
             truth = self.outputs.get(normalize_program(program))
         if truth is None:  # a CRUXEval practice program (prompt optimisation's items)
             truth = practice_outputs().get(normalize_program(program))
-        right = next((letter for letter, text in options
-                      if truth is not None and normalize_text(text) == normalize_text(truth)), None)
+        right = next(
+            (letter for letter, text in options if truth is not None and normalize_text(text) == normalize_text(truth)),
+            None,
+        )
         if right is not None and rnd.random() < know(req.skill, code_difficulty(program)):
             pick = right
         else:
@@ -85,6 +88,8 @@ class FakeCOPPlayer(FakePlayer):
         head = ""
         if "reasoning" in req.outputs:
             other = next((letter for letter in letters if letter != pick), pick)
-            head = (f"[[ ## reasoning ## ]]\nAt first sight option {other} looks right, but tracing the program "
-                    f"line by line, keeping track of every value, gives what option {pick} shows.\n\n")
+            head = (
+                f"[[ ## reasoning ## ]]\nAt first sight option {other} looks right, but tracing the program "
+                f"line by line, keeping track of every value, gives what option {pick} shows.\n\n"
+            )
         return f"{head}[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"

@@ -54,8 +54,10 @@ rejected when the program fails or times out, prints nothing, prints different t
 different runs, {value_rejection}has fewer than {n_distractors} distinct wrong answers, or is too \
 similar to one of your own earlier tasks.{self_check_note}"""
 
-SELF_CHECK_NOTE = (" Before it counts you answer it yourself once, in a new conversation that shows only the "
-                   "program and its options: if you pick a wrong option, it is rejected.")
+SELF_CHECK_NOTE = (
+    " Before it counts you answer it yourself once, in a new conversation that shows only the "
+    "program and its options: if you pick a wrong option, it is rejected."
+)
 
 VALUE_REJECTION = "prints only True or False (not a value), "
 VALUE_NOTE = " (such a program is rejected)"
@@ -91,22 +93,38 @@ class AnswerCOP(dspy.Signature):
 class COPSetter(SetterModule):
     plain_kinds = {"program": "code"}  # the plain reply format: the program in a fenced block
 
-    def __init__(self, n_distractors: int = 9, n_options: int = 4, timeout_s: float = 5.0,
-                 pass_mark: float = PASS_MARK, require_value: bool = True, self_check: bool = False) -> None:
+    def __init__(
+        self,
+        n_distractors: int = 9,
+        n_options: int = 4,
+        timeout_s: float = 5.0,
+        pass_mark: float = PASS_MARK,
+        require_value: bool = True,
+        self_check: bool = False,
+    ) -> None:
         super().__init__(SetCOPTask, plain_counts={"wrong_answers": n_distractors})
         self.n_distractors, self.n_options = n_distractors, n_options
         self.timeout_s, self.pass_mark = timeout_s, pass_mark
         self.require_value, self.self_check = require_value, self_check
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
-        rules = RULES.format(n_players=len(ctx.players), timeout=self.timeout_s, n_distractors=self.n_distractors,
-                             n_options=self.n_options, n_shown=self.n_options - 1,
-                             pass_mark=percent(self.pass_mark),
-                             value_rejection=VALUE_REJECTION if self.require_value else "",
-                             value_note=VALUE_NOTE if self.require_value else "",
-                             self_check_note=SELF_CHECK_NOTE if self.self_check else "")
-        return {"rules": rules, "guidance": self.guidance(ctx), "situation": render_situation(ctx),
-                "history": render_history(ctx)}
+        rules = RULES.format(
+            n_players=len(ctx.players),
+            timeout=self.timeout_s,
+            n_distractors=self.n_distractors,
+            n_options=self.n_options,
+            n_shown=self.n_options - 1,
+            pass_mark=percent(self.pass_mark),
+            value_rejection=VALUE_REJECTION if self.require_value else "",
+            value_note=VALUE_NOTE if self.require_value else "",
+            self_check_note=SELF_CHECK_NOTE if self.self_check else "",
+        )
+        return {
+            "rules": rules,
+            "guidance": self.guidance(ctx),
+            "situation": render_situation(ctx),
+            "history": render_history(ctx),
+        }
 
     def parse(self, text: str) -> COPProposal:
         try:
@@ -116,8 +134,11 @@ class COPSetter(SetterModule):
             sec = sections(text)
             program, wrong = sec.get("program", ""), sec.get("wrong_answers", "")
             if not program:
-                return COPProposal("", [], note="the reply has no program: write it under a PROGRAM: heading, "
-                                                "in a ```python fenced block")
+                return COPProposal(
+                    "",
+                    [],
+                    note="the reply has no program: write it under a PROGRAM: heading, in a ```python fenced block",
+                )
             try:
                 wrong = json.loads(wrong)
             except ValueError:
@@ -126,7 +147,6 @@ class COPSetter(SetterModule):
             wrong = [wrong]
         # the template's own placeholder copied as an item (the 1.5B) is no wrong answer: left empty
         return COPProposal(strip_fences(str(program)), ["" if str(w).strip() == PLACEHOLDER else str(w) for w in wrong])
-
 
     def label(self, proposal: COPProposal) -> dict[str, Any]:
         return {"program": proposal.code, "wrong_answers": list(proposal.distractors)}
@@ -138,6 +158,9 @@ def answerer(n_options: int = 4, reasoning: bool = False) -> MultipleChoiceAnswe
 
 def cop_modules(game: COPGame, env: GameEnv) -> GameModules:
     timeout: Any = env.sandbox.limits.timeout_s if env.sandbox is not None else 5.0
-    return GameModules(COPSetter(game.n_distractors, game.n_options, float(timeout), env.pass_mark,
-                                 game.require_value, game.self_check),
-                       answerer(game.n_options, game.reasoning))
+    return GameModules(
+        COPSetter(
+            game.n_distractors, game.n_options, float(timeout), env.pass_mark, game.require_value, game.self_check
+        ),
+        answerer(game.n_options, game.reasoning),
+    )

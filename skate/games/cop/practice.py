@@ -84,11 +84,21 @@ def practice_tasks(n: int, n_distractors: int, rng: np.random.Generator) -> list
     ``n_distractors`` wrong options from the game's own writer (deterministic in ``rng``)."""
     pool = usable()
     tasks = []
-    for k, i in enumerate(rng.permutation(len(pool))[:max(0, n)]):
+    for k, i in enumerate(rng.permutation(len(pool))[: max(0, n)]):
         source_id, code, answer = pool[int(i)]
-        tasks.append(Task(task_id=f"practice-cop-{k}", round=0, setter=PRACTICE_SETTER, prompt=code,
-                          answer=answer, data={"distractors": tuple(make_distractors(answer, n_distractors, rng)),
-                                               "source": f"{SOURCE}/{source_id}"}))
+        tasks.append(
+            Task(
+                task_id=f"practice-cop-{k}",
+                round=0,
+                setter=PRACTICE_SETTER,
+                prompt=code,
+                answer=answer,
+                data={
+                    "distractors": tuple(make_distractors(answer, n_distractors, rng)),
+                    "source": f"{SOURCE}/{source_id}",
+                },
+            )
+        )
     return tasks
 
 

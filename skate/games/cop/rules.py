@@ -52,25 +52,30 @@ TOPICS = {
 
 class COPGame(Game[COPConfig]):
     spec = GameSpec(
-        name="cop", answer_format=AnswerFormat.multiple_choice,
+        name="cop",
+        answer_format=AnswerFormat.multiple_choice,
         kinds=KINDS,
-        description="code-output prediction: a Python program, the answer is what it prints")
+        description="code-output prediction: a Python program, the answer is what it prints",
+    )
     config_schema = COPConfig
     rejection_hints = {
         "breaks_rules": "its programs broke a rule (printed only a boolean, stated their output): the rejection's "
-                        "detail in events.jsonl says which; game.require_value=false allows boolean outputs",
+        "detail in events.jsonl says which; game.require_value=false allows boolean outputs",
     }
 
     def rejection_hint(self, reason: str) -> str | None:
         """COP's settings for its rejections, those not already in effect."""
         if reason == "too_few_distractors":
-            tries = [*([] if self.fill_distractors else ["game.fill_distractors=true tops them up with the game's own"]),
-                     *(["game.n_distractors=3 asks for fewer"] if self.n_distractors > 3 else [])]
+            tries = [
+                *([] if self.fill_distractors else ["game.fill_distractors=true tops them up with the game's own"]),
+                *(["game.n_distractors=3 asks for fewer"] if self.n_distractors > 3 else []),
+            ]
             return "too few distinct wrong options" + (": " + ", ".join(tries) if tries else "")
         if reason == "not_verifiable":
-            tries = ([] if self.topics else ["game.topics=true gives each setter a kind of program each round"])
-            return ("its programs did not run, or printed nothing: " + ", ".join(
-                [*tries, f"{self.RESAMPLE} asks anew after a rejection (players.llm)"]))
+            tries = [] if self.topics else ["game.topics=true gives each setter a kind of program each round"]
+            return "its programs did not run, or printed nothing: " + ", ".join(
+                [*tries, f"{self.RESAMPLE} asks anew after a rejection (players.llm)"]
+            )
         return super().rejection_hint(reason)
 
     def __init__(self, *args: Any, **values: Any) -> None:
@@ -92,16 +97,26 @@ class COPGame(Game[COPConfig]):
         if cfg.n_options < 2:
             problems.append(Problem("n_options", cfg.n_options, "need at least 2 options per sample"))
         if cfg.n_distractors < cfg.n_options - 1:
-            problems.append(Problem("n_distractors", cfg.n_distractors,
-                             f"need at least game.n_options - 1 = {cfg.n_options - 1} distractors"))
+            problems.append(
+                Problem(
+                    "n_distractors",
+                    cfg.n_distractors,
+                    f"need at least game.n_options - 1 = {cfg.n_options - 1} distractors",
+                )
+            )
         if cfg.determinism_runs < 1:
             problems.append(Problem("determinism_runs", cfg.determinism_runs, "need >= 1"))
         if cfg.topic_families is not None:
             unknown = [f for f in cfg.topic_families if f not in TOPICS]
             if unknown or not cfg.topic_families:
                 said = f"unknown: {', '.join(unknown)}; " if unknown else ""
-                problems.append(Problem("topic_families", list(cfg.topic_families),
-                                 f"{said}need a non-empty list of {', '.join(TOPICS)}, or null for all"))
+                problems.append(
+                    Problem(
+                        "topic_families",
+                        list(cfg.topic_families),
+                        f"{said}need a non-empty list of {', '.join(TOPICS)}, or null for all",
+                    )
+                )
         return problems
 
     # ------------------------------------------------------------------ setting
@@ -139,25 +154,31 @@ class COPGame(Game[COPConfig]):
         if not normalize_text(outputs[0]):
             return Rejection(FailReason.NOT_VERIFIABLE, "the program printed nothing" + silent_hint(code))
         if len({normalize_text(o) for o in outputs}) > 1:
-            return Rejection(FailReason.NOT_VERIFIABLE,
-                             f"the program is not deterministic: {_first_difference(outputs)}")
+            return Rejection(
+                FailReason.NOT_VERIFIABLE, f"the program is not deterministic: {_first_difference(outputs)}"
+            )
         answer = outputs[0]
         if self.require_value and boolean_only(answer):
-            return Rejection(FailReason.BREAKS_RULES,
-                             f"the program prints only {' '.join(answer.split())[:40]}, a boolean: make it print a "
-                             "value instead (a number, string, list, dict, ...), e.g. the quantity the "
-                             "condition is about (a rule of this game: game.require_value)")
+            return Rejection(
+                FailReason.BREAKS_RULES,
+                f"the program prints only {' '.join(answer.split())[:40]}, a boolean: make it print a "
+                "value instead (a number, string, list, dict, ...), e.g. the quantity the "
+                "condition is about (a rule of this game: game.require_value)",
+            )
         distractors, rejection = check_distractors(answer, proposal.distractors, self.n_distractors)
         filled = 0
         if rejection is not None and self.fill_distractors and isinstance(proposal.distractors, (list, tuple)):
             own = {normalize_text(d) for d in distractors}
-            extra = [d for d in make_distractors(answer, self.n_distractors, checks.rng) if normalize_text(d) not in own]
+            extra = [
+                d for d in make_distractors(answer, self.n_distractors, checks.rng) if normalize_text(d) not in own
+            ]
             filled = self.n_distractors - len(distractors)
             distractors, rejection = (*distractors, *extra[:filled]), None
         if rejection is not None:
             return rejection
-        task = checks.task(prompt=code, answer=answer, distractors=distractors,
-                           **({"filled_distractors": filled} if filled else {}))
+        task = checks.task(
+            prompt=code, answer=answer, distractors=distractors, **({"filled_distractors": filled} if filled else {})
+        )
         return self._checked_by_its_setter(task, checks) if self.self_check else task
 
     def _checked_by_its_setter(self, task: Task, checks: Checks) -> Task | Rejection:
@@ -169,11 +190,17 @@ class COPGame(Game[COPConfig]):
             return Rejection(FailReason.VOID, "the model call for the setter's own answer failed")
         if reply is not None and self.grade(task, query, reply):
             return task
-        chose = (f"you chose {query.options[reply]!r}" if isinstance(reply, int) and 0 <= reply < len(query.options)
-                 else "your reply named no option")
-        return Rejection(FailReason.UNSOLVED, f"answering your own task in a fresh conversation, {chose}, but the "
-                                              f"program prints {task.answer!r}: a task counts only if you can trace "
-                                              "it yourself (a rule of this game: game.self_check)")
+        chose = (
+            f"you chose {query.options[reply]!r}"
+            if isinstance(reply, int) and 0 <= reply < len(query.options)
+            else "your reply named no option"
+        )
+        return Rejection(
+            FailReason.UNSOLVED,
+            f"answering your own task in a fresh conversation, {chose}, but the "
+            f"program prints {task.answer!r}: a task counts only if you can trace "
+            "it yourself (a rule of this game: game.self_check)",
+        )
 
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> ChoiceQuery:
@@ -193,16 +220,22 @@ def silent_hint(code: str) -> str:
     called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     uncalled = [f for f in defined if f not in called]
-    top_level = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                                              ast.Import, ast.ImportFrom))
-                 and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    top_level = [
+        n
+        for n in tree.body
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))
+        and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
     if uncalled and not top_level:
         first = next(n for n in tree.body if getattr(n, "name", None) == uncalled[0])
-        prints = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
-                     for n in ast.walk(first))
+        prints = any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print" for n in ast.walk(first)
+        )
         call = f"{uncalled[0]}()" if prints else f"print({uncalled[0]}())"
-        return (f": it defines {', '.join(f'{f}()' for f in uncalled[:3])} but never calls "
-                f"{'it' if len(uncalled) == 1 else 'them'}; end the program with a call, e.g. {call}")
+        return (
+            f": it defines {', '.join(f'{f}()' for f in uncalled[:3])} but never calls "
+            f"{'it' if len(uncalled) == 1 else 'them'}; end the program with a call, e.g. {call}"
+        )
     if "print" not in called:
         return ": it never calls print(); print the value the task is about"
     return ": its print() calls never ran (check the conditions and loops around them)"

@@ -69,8 +69,9 @@ class COPSimulation(Simulation):
         return self._keys(option)
 
     # ------------------------------------------------------------------ setting
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> COPProposal:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> COPProposal:
         code = self._draft(kind, target, rng)
         answer = self.oracle(code)
         distractors = make_distractors(answer if answer else "0", self.n_distractors, rng)
@@ -79,12 +80,12 @@ class COPSimulation(Simulation):
     @staticmethod
     def _draft(kind: str, target: float, rng: np.random.Generator) -> str:
         """Draft a few programs near the target and keep the one whose difficulty is closest."""
-        drafts = [generate_program(kind, float(np.clip(target + rng.normal(0, 0.1), 0, 1)), rng)
-                  for _ in range(4)]
+        drafts = [generate_program(kind, float(np.clip(target + rng.normal(0, 0.1), 0, 1)), rng) for _ in range(4)]
         return min(drafts, key=lambda c: abs(code_difficulty(c) - target))
 
-    def flaw(self, player: SimulatedPlayer, ctx: SetterContext, proposal: COPProposal,
-             rng: np.random.Generator) -> COPProposal:
+    def flaw(
+        self, player: SimulatedPlayer, ctx: SetterContext, proposal: COPProposal, rng: np.random.Generator
+    ) -> COPProposal:
         flaw = str(rng.choice(FLAWS))
         code, distractors = proposal.code, proposal.distractors
         if flaw == "crash":
@@ -100,8 +101,9 @@ class COPSimulation(Simulation):
         return COPProposal(code, bad[: len(distractors)])
 
     # ------------------------------------------------------------------ answering
-    def answer(self, player: SimulatedPlayer, queries: Sequence[ChoiceQuery],
-               rng: np.random.Generator) -> list[int | None]:
+    def answer(
+        self, player: SimulatedPlayer, queries: Sequence[ChoiceQuery], rng: np.random.Generator
+    ) -> list[int | None]:
         picks: list[int | None] = []
         seen: dict[str, tuple[float, str | None]] = {}  # per task: (p_know, the output's key)
         for q in queries:

@@ -21,7 +21,12 @@ from skate.games.mathquiz.practice import practice
 from skate.games.mathquiz.rules import MathQuizGame, MathQuizProposal
 from skate.games.mathquiz.simulated import simulation
 
-register(MathQuizGame, simulation=simulation, modules="skate.games.mathquiz.modules:mathquiz_modules",
-         fake_player=FakeMathQuizPlayer, practice=practice)
+register(
+    MathQuizGame,
+    simulation=simulation,
+    modules="skate.games.mathquiz.modules:mathquiz_modules",
+    fake_player=FakeMathQuizPlayer,
+    practice=practice,
+)
 
 __all__ = ["MathQuizConfig", "MathQuizGame", "MathQuizProposal"]

@@ -26,8 +26,17 @@ from skate.games.mathquiz.questions.reader import kind_of, question_difficulty, 
 from skate.games.mathquiz.questions.templates import WEIGHTS, Family
 from skate.games.mathquiz.questions.writer import generate_question, wrong_answers
 
-__all__ = ["FAMILIES", "KINDS", "WEIGHTS", "Family", "generate_question", "kind_of", "question_difficulty", "solve",
-           "wrong_answers"]
+__all__ = [
+    "FAMILIES",
+    "KINDS",
+    "WEIGHTS",
+    "Family",
+    "generate_question",
+    "kind_of",
+    "question_difficulty",
+    "solve",
+    "wrong_answers",
+]
 
 
 if __name__ == "__main__":  # timing check: python -m skate.games.mathquiz.generator
@@ -43,5 +52,7 @@ if __name__ == "__main__":  # timing check: python -m skate.games.mathquiz.gener
     levels = [question_difficulty(x) for x in texts]
     t3 = time.perf_counter()
     assert answers == [t for _, _, t in jobs]
-    print(f"per question: generate {(t1 - t0)  * 1e3 / len(jobs):.3f} ms, solve {(t2 - t1)  * 1e3 / len(jobs):.3f} ms, "
-          f"difficulty {(t3 - t2)  * 1e3 / len(jobs):.3f} ms")
+    print(
+        f"per question: generate {(t1 - t0) * 1e3 / len(jobs):.3f} ms, solve {(t2 - t1) * 1e3 / len(jobs):.3f} ms, "
+        f"difficulty {(t3 - t2) * 1e3 / len(jobs):.3f} ms"
+    )

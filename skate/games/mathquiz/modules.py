@@ -58,29 +58,38 @@ class SetMathQuestion(dspy.Signature):
     question: str = dspy.OutputField(desc="the question, as a solver will read it")
 
 
-PLAN = ("The target is the answer and never appears in the question: choose numbers that combine to it "
-        "and build the question around them, with a step or two more than a single sum. For your target "
-        "you could start from {starts}. Work the question out before you send it.")
+PLAN = (
+    "The target is the answer and never appears in the question: choose numbers that combine to it "
+    "and build the question around them, with a step or two more than a single sum. For your target "
+    "you could start from {starts}. Work the question out before you send it."
+)
 # With ``game.recipe``: the target comes with a calculation, and the question tells it.
-RECIPE_PLAN = ("The target is the answer and never appears in the question. Each round your target comes with a "
-               "calculation whose value is the target: write a question that a solver answers by working out "
-               "exactly that calculation, giving its numbers and never its result, as a short story or a plain "
-               "sum. Work the question out before you send it.")
+RECIPE_PLAN = (
+    "The target is the answer and never appears in the question. Each round your target comes with a "
+    "calculation whose value is the target: write a question that a solver answers by working out "
+    "exactly that calculation, giving its numbers and never its result, as a short story or a plain "
+    "sum. Work the question out before you send it."
+)
 
 
 # With ``game.recipe``: the same request with the round's calculation beside the target, and
 # the question asked of it.
 SetMathQuestionFromCalculation = (
-    SetMathQuestion
-    .insert(4, "calculation", dspy.InputField(desc="a calculation whose value is the target; your question asks for it"),
-            type_=str)
-    .with_updated_fields("question", desc="the question, as a solver will read it: the calculation told as a problem, "
-                                          "without its result")
+    SetMathQuestion.insert(
+        4,
+        "calculation",
+        dspy.InputField(desc="a calculation whose value is the target; your question asks for it"),
+        type_=str,
+    )
+    .with_updated_fields(
+        "question", desc="the question, as a solver will read it: the calculation told as a problem, without its result"
+    )
     .with_instructions("""Write your question for this round of a maths tournament.
 
     Its answer must be exactly the target, which the question must not mention: the question asks
     for the given calculation, worked out. Follow the rules and the guidance, and if earlier
-    attempts this round were rejected, fix what the rejection names."""))
+    attempts this round were rejected, fix what the rejection names.""")
+)
 SetMathQuestionFromCalculation.__name__ = "SetMathQuestionFromCalculation"
 
 
@@ -126,10 +135,16 @@ class MathQuizSetter(SetterModule):
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         target = int(ctx.assignment["target"])
         plan = RECIPE_PLAN if self.recipe else PLAN.format(starts=starting_points(target))
-        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars,
-                             plan=plan)
-        out = {"rules": rules, "guidance": self.guidance(ctx), "target": str(target),
-               "situation": render_situation(ctx), "history": render_history(ctx)}
+        rules = RULES.format(
+            n_players=len(ctx.players), pass_mark=percent(self.pass_mark), max_chars=self.max_chars, plan=plan
+        )
+        out = {
+            "rules": rules,
+            "guidance": self.guidance(ctx),
+            "target": str(target),
+            "situation": render_situation(ctx),
+            "history": render_history(ctx),
+        }
         if self.recipe:  # a demonstration's assignment (a practice question's target) has none to show
             out["calculation"] = str(ctx.assignment.get("recipe") or "(none given: any that reaches the target)")
         return out

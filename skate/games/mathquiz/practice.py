@@ -20,8 +20,9 @@ PRACTICE_SETTER = "practice"
 _TRIES_PER_ITEM = 5
 
 
-def practice_tasks(n: int, target_min: int, target_max: int, max_question_chars: int,
-                   rng: np.random.Generator) -> list[Task]:
+def practice_tasks(
+    n: int, target_min: int, target_max: int, max_question_chars: int, rng: np.random.Generator
+) -> list[Task]:
     """Up to ``n`` MathQuiz tasks with known answers (deterministic in ``rng``)."""
     n = max(0, n)
     slots = rng.permutation(n)  # item k aims at difficulty slice slots[k] of n
@@ -36,13 +37,24 @@ def practice_tasks(n: int, target_min: int, target_max: int, max_question_chars:
             target = int(rng.integers(target_min, target_max + 1))
             difficulty = float((slots[k] + rng.random()) / n)
             question = generate_question(kind, difficulty, target, rng)
-            if (question in seen or len(question) > max_question_chars or states_number(question, target)
-                    or solve(question) != target):
+            if (
+                question in seen
+                or len(question) > max_question_chars
+                or states_number(question, target)
+                or solve(question) != target
+            ):
                 continue
             seen.add(question)
-            tasks.append(Task(task_id=f"practice-mathquiz-{len(tasks)}", round=0, setter=PRACTICE_SETTER,
-                              prompt=question, answer=str(target),
-                              data={"kind": kind_of(question), "difficulty": round(question_difficulty(question), 4)}))
+            tasks.append(
+                Task(
+                    task_id=f"practice-mathquiz-{len(tasks)}",
+                    round=0,
+                    setter=PRACTICE_SETTER,
+                    prompt=question,
+                    answer=str(target),
+                    data={"kind": kind_of(question), "difficulty": round(question_difficulty(question), 4)},
+                )
+            )
             break
     return tasks
 

@@ -51,12 +51,16 @@ def states_number(text: str, number: int) -> bool:
 
 
 class MathQuizGame(Game[MathQuizConfig]):
-    spec = GameSpec(name="mathquiz", answer_format=AnswerFormat.exact_match, kinds=KINDS,
-                    description="a question whose answer is a given integer; free-form answers")
+    spec = GameSpec(
+        name="mathquiz",
+        answer_format=AnswerFormat.exact_match,
+        kinds=KINDS,
+        description="a question whose answer is a given integer; free-form answers",
+    )
     config_schema = MathQuizConfig
     rejection_hints = {
         "breaks_rules": "its questions broke a rule (stated the target, ran too long): the rejection's detail in "
-                        "events.jsonl says which",
+        "events.jsonl says which",
     }
     runs_programs = False  # questions are solved and checked in-process
 
@@ -73,7 +77,8 @@ class MathQuizGame(Game[MathQuizConfig]):
         """MathQuiz's setting for an unsolved question, where it is not already in effect."""
         if reason == "unsolved":
             return "the setter did not reach its own target from its question" + (
-                "" if self.recipe else ": game.recipe=true gives it a calculation that reaches the target, to ask for")
+                "" if self.recipe else ": game.recipe=true gives it a calculation that reaches the target, to ask for"
+            )
         return super().rejection_hint(reason)
 
     @classmethod
@@ -110,26 +115,41 @@ class MathQuizGame(Game[MathQuizConfig]):
         if not question:
             return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no question")
         if len(question) > self.max_question_chars:
-            return Rejection(FailReason.MALFORMED, f"the question is {len(question)} characters long; "
-                                                   f"the limit is {self.max_question_chars}")
+            return Rejection(
+                FailReason.MALFORMED,
+                f"the question is {len(question)} characters long; the limit is {self.max_question_chars}",
+            )
         if states_number(question, target):
-            return Rejection(FailReason.BREAKS_RULES, f"the question states its own answer, {target}: "
-                                                      "the target must be worked out, never given")
+            return Rejection(
+                FailReason.BREAKS_RULES,
+                f"the question states its own answer, {target}: the target must be worked out, never given",
+            )
         (reply,) = checks.solve([ExactQuery(question)], checks.rng)
         if reply is VOID:
             return Rejection(FailReason.VOID, "the model call for the setter's own answer failed")
         if reply is None:
-            return Rejection(FailReason.UNSOLVED, "asked your own question in a fresh conversation, you gave "
-                                                  "no number as the answer")
+            return Rejection(
+                FailReason.UNSOLVED, "asked your own question in a fresh conversation, you gave no number as the answer"
+            )
         if not grade_number(str(target), reply):
-            return Rejection(FailReason.UNSOLVED, f"asked your own question in a fresh conversation, you "
-                                                  f"answered {reply}, not the target {target}: the question "
-                                                  "must lead to the target, and you must be able to solve it")
+            return Rejection(
+                FailReason.UNSOLVED,
+                f"asked your own question in a fresh conversation, you "
+                f"answered {reply}, not the target {target}: the question "
+                "must lead to the target, and you must be able to solve it",
+            )
         return checks.task(prompt=question, answer=str(target), setter_answer=reply)
 
     # ------------------------------------------------------------------ answering
-    def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Any = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
+    def play(
+        self,
+        task: Task,
+        answer: Answer,
+        n: int,
+        rng: np.random.Generator,
+        sandbox: Any = None,
+        query_rng: np.random.Generator | None = None,
+    ) -> list[Verdict]:
         """``n`` samples; with ``tries`` > 1 each is a session of up to ``tries`` fresh answers,
         the still-open sessions asked together, correct once one answer is right (a failed model
         call ends its session as void: left out of p(correct), never a wrong answer)."""

@@ -55,15 +55,18 @@ class MathQuizSimulation(Simulation):
         return read_question(text)
 
     # ------------------------------------------------------------------ setting
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> MathQuizProposal:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> MathQuizProposal:
         number = int(ctx.assignment["target"])
-        drafts = [generate_question(kind, float(np.clip(target + rng.normal(0, 0.1), 0, 1)), number, rng)
-                  for _ in range(4)]
+        drafts = [
+            generate_question(kind, float(np.clip(target + rng.normal(0, 0.1), 0, 1)), number, rng) for _ in range(4)
+        ]
         return MathQuizProposal(min(drafts, key=lambda q: abs(question_difficulty(q) - target)))
 
-    def flaw(self, player: SimulatedPlayer, ctx: SetterContext, proposal: MathQuizProposal,
-             rng: np.random.Generator) -> MathQuizProposal:
+    def flaw(
+        self, player: SimulatedPlayer, ctx: SetterContext, proposal: MathQuizProposal, rng: np.random.Generator
+    ) -> MathQuizProposal:
         flaw = str(rng.choice(FLAWS))
         number = int(ctx.assignment["target"])
         if flaw == "states_target":

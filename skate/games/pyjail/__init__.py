@@ -21,7 +21,8 @@ from skate.games.pyjail.fake import FakePyJailPlayer
 from skate.games.pyjail.rules import AttackQuery, JailProposal, PyJailGame, Try, TryVerdict
 from skate.games.pyjail.simulated import simulation
 
-register(PyJailGame, simulation=simulation, modules="skate.games.pyjail.modules:pyjail_modules",
-         fake_player=FakePyJailPlayer)
+register(
+    PyJailGame, simulation=simulation, modules="skate.games.pyjail.modules:pyjail_modules", fake_player=FakePyJailPlayer
+)
 
 __all__ = ["AttackQuery", "JailProposal", "PyJailConfig", "PyJailGame", "Try", "TryVerdict"]

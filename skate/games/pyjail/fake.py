@@ -46,6 +46,12 @@ class FakePyJailPlayer(FakePlayer):
         else:
             probes = gen.attack_inputs(req.skill, info, 3, rng)
             payload = probes[int(rng.integers(len(probes)))] if probes else "1"
-        head = ("[[ ## reasoning ## ]]\nI look at what the jail filters and what my earlier inputs gave, and "
-                "try a way around the filter.\n\n") if "reasoning" in req.outputs else ""
+        head = (
+            (
+                "[[ ## reasoning ## ]]\nI look at what the jail filters and what my earlier inputs gave, and "
+                "try a way around the filter.\n\n"
+            )
+            if "reasoning" in req.outputs
+            else ""
+        )
         return f"{head}[[ ## input ## ]]\n{payload}\n\n[[ ## completed ## ]]"

@@ -67,6 +67,19 @@ from skate.games.pyjail.jails.model import FLAWS, KINDS, TECHNIQUES, JailInfo, R
 from skate.games.pyjail.jails.reader import difficulty, guess_difficulty, kind_of, read_jail
 
 __all__ = [
-    "FLAWS", "KINDS", "TECHNIQUES", "JailInfo", "Rules", "Technique", "attack_inputs", "breaker",
-    "difficulty", "flawed_jail", "guess_difficulty", "kind_of", "make_jail", "probe", "read_jail",
+    "FLAWS",
+    "KINDS",
+    "TECHNIQUES",
+    "JailInfo",
+    "Rules",
+    "Technique",
+    "attack_inputs",
+    "breaker",
+    "difficulty",
+    "flawed_jail",
+    "guess_difficulty",
+    "kind_of",
+    "make_jail",
+    "probe",
+    "read_jail",
 ]

@@ -112,17 +112,29 @@ class PyJailSetter(SetterModule):
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         g = self.game
         note = ", shown its source" if g.show_source else ", shown only what it gives back, not its source"
-        rules = RULES.format(n_players=len(ctx.players), flag_location=FLAG_LOCATION, tries=g.tries,
-                             source_note=note, pass_mark=percent(self.pass_mark),
-                             max_chars=g.max_jail_chars, timeout=g.limits.timeout_s)
-        return {"rules": rules, "guidance": self.guidance(ctx), "flag_location": FLAG_LOCATION,
-                "situation": render_situation(ctx), "history": render_history(ctx)}
+        rules = RULES.format(
+            n_players=len(ctx.players),
+            flag_location=FLAG_LOCATION,
+            tries=g.tries,
+            source_note=note,
+            pass_mark=percent(self.pass_mark),
+            max_chars=g.max_jail_chars,
+            timeout=g.limits.timeout_s,
+        )
+        return {
+            "rules": rules,
+            "guidance": self.guidance(ctx),
+            "flag_location": FLAG_LOCATION,
+            "situation": render_situation(ctx),
+            "history": render_history(ctx),
+        }
 
     def parse(self, text: str) -> JailProposal:
         jail = self.field(text, "jail")
         if not jail.strip():
-            return JailProposal("", note="the reply has no jail: write it under a JAIL: heading, in a ```python "
-                                         "fenced block")
+            return JailProposal(
+                "", note="the reply has no jail: write it under a JAIL: heading, in a ```python fenced block"
+            )
         return JailProposal(strip_fences(jail))
 
     def label(self, proposal: JailProposal) -> dict[str, str]:
@@ -151,8 +163,11 @@ class PyJailAttacker(AnswererModule):
         self.reasoning = reasoning
 
     def inputs(self, query: AttackQuery) -> dict[str, str]:
-        return {"jail": query.source if query.source is not None else "(hidden: you see only what it returns)",
-                "earlier_tries": render_tries(query), "tries_left": str(query.tries_left)}
+        return {
+            "jail": query.source if query.source is not None else "(hidden: you see only what it returns)",
+            "earlier_tries": render_tries(query),
+            "tries_left": str(query.tries_left),
+        }
 
     def parse(self, text: str) -> str | None:
         """The input to send; None when the reply holds none."""

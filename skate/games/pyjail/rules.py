@@ -70,10 +70,15 @@ class TryVerdict(enum.StrEnum):
     INFRASTRUCTURE = "infrastructure"  # the sandbox failed: void, the try is run again
 
 
-_BY_OUTCOME = {Outcome.OK: TryVerdict.HELD, Outcome.ERROR: TryVerdict.JAIL_ERROR,
-               Outcome.TIMEOUT: TryVerdict.JAIL_TIMEOUT, Outcome.MEMORY: TryVerdict.JAIL_MEMORY,
-               Outcome.OUTPUT_LIMIT: TryVerdict.JAIL_OUTPUT, Outcome.BROKE_JAIL: TryVerdict.JAIL_ERROR,
-               Outcome.SANDBOX_ERROR: TryVerdict.INFRASTRUCTURE}
+_BY_OUTCOME = {
+    Outcome.OK: TryVerdict.HELD,
+    Outcome.ERROR: TryVerdict.JAIL_ERROR,
+    Outcome.TIMEOUT: TryVerdict.JAIL_TIMEOUT,
+    Outcome.MEMORY: TryVerdict.JAIL_MEMORY,
+    Outcome.OUTPUT_LIMIT: TryVerdict.JAIL_OUTPUT,
+    Outcome.BROKE_JAIL: TryVerdict.JAIL_ERROR,
+    Outcome.SANDBOX_ERROR: TryVerdict.INFRASTRUCTURE,
+}
 
 
 @dataclass(frozen=True)
@@ -92,9 +97,11 @@ class Try:
 def _told(i: int, t: Try, width: int = 80) -> str:
     """One try of a setter's own attack, as its rejection tells it: the input and what it gave
     (each cut to ``width`` characters; the flag never came out, or the jail would count)."""
+
     def cut(text: str) -> str:
         text = " ".join(text.split())
-        return text if len(text) <= width else text[:width - 3] + "..."
+        return text if len(text) <= width else text[: width - 3] + "..."
+
     if t.verdict is TryVerdict.UNREADABLE:
         return f"try {i}: {t.shown}"
     return f"try {i}: input {cut(t.input)!r}, {cut(t.shown)}"
@@ -175,13 +182,16 @@ def describe(res: CallResult, flag: str, max_chars: int) -> str:
 
 
 class PyJailGame(Game[PyJailConfig]):
-    spec = GameSpec(name="pyjail", answer_format=AnswerFormat.executed,
-                    kinds=("names", "characters", "length", "ast", "rewrite"),
-                    description="a Python jail guarding a flag; attackers capture it in sessions of tries")
+    spec = GameSpec(
+        name="pyjail",
+        answer_format=AnswerFormat.executed,
+        kinds=("names", "characters", "length", "ast", "rewrite"),
+        description="a Python jail guarding a flag; attackers capture it in sessions of tries",
+    )
     config_schema = PyJailConfig
     rejection_hints = {
         "unsolved": "the setter could not capture the flag of its own jail: a jail it can break, or more tries "
-                    "(game.tries)",
+        "(game.tries)",
         "not_verifiable": "its jails did not run, or hid no flag: the rejection's detail in events.jsonl says why",
     }
     novelty_first = True  # the proof is an attack session: a copy is turned away before it
@@ -210,18 +220,25 @@ class PyJailGame(Game[PyJailConfig]):
             problems.append(Problem("shown_chars", cfg.shown_chars, "must be >= 20"))
         lim = cfg.limits
         if lim.timeout_s <= 0 or lim.cpu_s < 1 or lim.memory_mb < 32:
-            problems.append(Problem("limits", {k: getattr(lim, k) for k in ("timeout_s", "cpu_s", "memory_mb")},
-                             "need timeout_s > 0, cpu_s >= 1, memory_mb >= 32"))
+            problems.append(
+                Problem(
+                    "limits",
+                    {k: getattr(lim, k) for k in ("timeout_s", "cpu_s", "memory_mb")},
+                    "need timeout_s > 0, cpu_s >= 1, memory_mb >= 32",
+                )
+            )
         return problems
 
     def check_sandbox(self, sandbox: Sandbox) -> str | None:
         """Refuse to run jails outside a security boundary unless explicitly allowed."""
         if sandbox.isolated or self.allow_unsafe_sandbox:
             return None
-        return (f"game=pyjail runs code written to break out of its jail, and sandbox={sandbox.name} is "
-                "not a security boundary. Use sandbox=auto (nsjail or bubblewrap; `bash scripts/setup.sh` "
-                "installs them), or, for trusted simulated players only, add "
-                "game.allow_unsafe_sandbox=true.")
+        return (
+            f"game=pyjail runs code written to break out of its jail, and sandbox={sandbox.name} is "
+            "not a security boundary. Use sandbox=auto (nsjail or bubblewrap; `bash scripts/setup.sh` "
+            "installs them), or, for trusted simulated players only, add "
+            "game.allow_unsafe_sandbox=true."
+        )
 
     # ------------------------------------------------------------------ executing
     def run_try(self, sandbox: Sandbox, source: str, user_input: str) -> Try:
@@ -252,8 +269,9 @@ class PyJailGame(Game[PyJailConfig]):
         if not source.strip():
             return Rejection(FailReason.MALFORMED, getattr(proposal, "note", "") or "the proposal has no jail")
         if len(source) > self.max_jail_chars:
-            return Rejection(FailReason.MALFORMED, f"the jail is {len(source)} characters long; "
-                                                   f"the limit is {self.max_jail_chars}")
+            return Rejection(
+                FailReason.MALFORMED, f"the jail is {len(source)} characters long; the limit is {self.max_jail_chars}"
+            )
         problem = check_source(source)
         if problem:
             return Rejection(FailReason.MALFORMED, problem)
@@ -278,13 +296,15 @@ class PyJailGame(Game[PyJailConfig]):
                 continue
             tries.append(result)
             if result.captured:
-                return checks.task(prompt=source, answer="", setter_solution=result.input,
-                                   setter_tries=len(tries))
+                return checks.task(prompt=source, answer="", setter_solution=result.input, setter_tries=len(tries))
         seen = "; ".join(_told(i, t) for i, t in enumerate(tries, 1)) or "you gave up"
-        return Rejection(FailReason.UNSOLVED, f"attacking your own jail in a fresh conversation, you did not "
-                                              f"capture the flag in {len(tries)} of {self.tries} tries ({seen}). "
-                                              "A jail counts only if you can break it yourself: leave a way to "
-                                              "the flag that you can find from the source alone")
+        return Rejection(
+            FailReason.UNSOLVED,
+            f"attacking your own jail in a fresh conversation, you did not "
+            f"capture the flag in {len(tries)} of {self.tries} tries ({seen}). "
+            "A jail counts only if you can break it yourself: leave a way to "
+            "the flag that you can find from the source alone",
+        )
 
     # ------------------------------------------------------------------ answering
     def practice_tasks(self, n: int, rng: np.random.Generator) -> list[Task]:
@@ -312,15 +332,26 @@ class PyJailGame(Game[PyJailConfig]):
                 if last_reply is GIVE_UP:
                     tries.append({"input": "", "verdict": "gave up", "shown": ""})
                 elif isinstance(last_reply, str):
-                    tries.append({"input": last_reply, "verdict": "captured" if verdict is True else "last",
-                                  "shown": ""})
-                view.update(answer=last_reply if isinstance(last_reply, str) else None, tries=tries,
-                            calls=[[c, i] for c, i, _, _ in played])
+                    tries.append(
+                        {"input": last_reply, "verdict": "captured" if verdict is True else "last", "shown": ""}
+                    )
+                view.update(
+                    answer=last_reply if isinstance(last_reply, str) else None,
+                    tries=tries,
+                    calls=[[c, i] for c, i, _, _ in played],
+                )
             out.append(view)
         return out
 
-    def play(self, task: Task, answer: Answer, n: int, rng: np.random.Generator,
-             sandbox: Sandbox | None = None, query_rng: np.random.Generator | None = None) -> list[Verdict]:
+    def play(
+        self,
+        task: Task,
+        answer: Answer,
+        n: int,
+        rng: np.random.Generator,
+        sandbox: Sandbox | None = None,
+        query_rng: np.random.Generator | None = None,
+    ) -> list[Verdict]:
         """``n`` attack sessions, advanced together one try at a time (so a model client can
         send a try of every open session at once, and the sandbox runs them side by side)."""
         if sandbox is None:

@@ -52,12 +52,14 @@ class PyJailSimulation(Simulation):
         return gen.difficulty(text)
 
     # ------------------------------------------------------------------ setting
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> JailProposal:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> JailProposal:
         return JailProposal(gen.make_jail(kind, float(np.clip(target, 0.0, 1.0)), rng))
 
-    def flaw(self, player: SimulatedPlayer, ctx: SetterContext, proposal: JailProposal,
-             rng: np.random.Generator) -> JailProposal:
+    def flaw(
+        self, player: SimulatedPlayer, ctx: SetterContext, proposal: JailProposal, rng: np.random.Generator
+    ) -> JailProposal:
         kind = gen.kind_of(proposal.source) or str(rng.choice(list(gen.KINDS)))
         flaw = str(rng.choice(SETTER_FLAWS))
         return JailProposal(gen.flawed_jail(flaw, kind, float(rng.random()), rng))
@@ -82,8 +84,9 @@ class PyJailSimulation(Simulation):
 
     def _plan(self, player: SimulatedPlayer, query: AttackQuery) -> list[str]:
         source = query.source or ""
-        prng = np.random.default_rng([player.seed, zlib.crc32(player.name.encode()), query.session,
-                                      zlib.crc32(source.encode())])
+        prng = np.random.default_rng(
+            [player.seed, zlib.crc32(player.name.encode()), query.session, zlib.crc32(source.encode())]
+        )
         info = gen.read_jail(source) if source else None
         if source:
             skill = player.effective_skill(source)

@@ -31,11 +31,17 @@ from skate.games.scp.practice import practice_tasks
 from skate.games.scp.rules import SCPGame, SCPProposal
 from skate.games.scp.simulated import simulation
 
-register(SCPGame, simulation=simulation, modules="skate.games.scp.modules:scp_modules",
-         fake_player=FakeSCPPlayer, practice=practice_tasks, export=EXPORT,
-         commands={"scp": ("skate.cli.scp:main",
-                           "the SCP game's tools: build a benchmark, its stability, arXiv sources"),
-                   "rugged": ("skate.tools.scp.rugged:main",
-                              "Rugged Scores (ArxivRoll) from public and private accuracies")})
+register(
+    SCPGame,
+    simulation=simulation,
+    modules="skate.games.scp.modules:scp_modules",
+    fake_player=FakeSCPPlayer,
+    practice=practice_tasks,
+    export=EXPORT,
+    commands={
+        "scp": ("skate.cli.scp:main", "the SCP game's tools: build a benchmark, its stability, arXiv sources"),
+        "rugged": ("skate.tools.scp.rugged:main", "Rugged Scores (ArxivRoll) from public and private accuracies"),
+    },
+)
 
 __all__ = ["SCPConfig", "SCPGame", "SCPProposal"]

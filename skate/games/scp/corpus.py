@@ -51,9 +51,36 @@ class Document:
     date_source: str = ""  # where the date came from: index.tsv:<column>, header:<Field> or mtime
 
 
-_BLOCK_TAGS = {"p", "div", "section", "article", "br", "li", "ul", "ol", "table", "tr",
-               "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "header", "footer",
-               "figure", "figcaption", "main", "nav", "aside", "dd", "dt", "dl"}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "br",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "header",
+    "footer",
+    "figure",
+    "figcaption",
+    "main",
+    "nav",
+    "aside",
+    "dd",
+    "dt",
+    "dl",
+}
 _SKIPPED_TAGS = {"script", "style", "noscript", "template"}
 
 
@@ -133,8 +160,7 @@ def _title_from_text(text: str, fallback: str) -> str:
 
 DATE_COLUMNS = ("date", "submitted", "published", "created")  # index.tsv, first one set wins
 HEADER_DATE_FIELDS = ("created", "date")
-_DATE_FORMATS = ("%Y-%m-%d", "%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y/%m/%d",
-                 "%d-%B-%Y")
+_DATE_FORMATS = ("%Y-%m-%d", "%d-%b-%Y", "%d %b %Y", "%d %B %Y", "%b %d, %Y", "%B %d, %Y", "%Y/%m/%d", "%d-%B-%Y")
 _ISO_PREFIX = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ]")
 _HEADER_LINE = re.compile(r"^([A-Za-z][\w-]*):\s*(.*)$")
 
@@ -193,8 +219,10 @@ def _date_of(file: Path, text: str, row: dict[str, str], index_path: Path) -> tu
         if value:
             day = parse_date(value)
             if day is None:
-                raise ValueError(f"{index_path}: {row.get('file')} has {column} {value!r}, which is not a "
-                                 "date: write it as YYYY-MM-DD")
+                raise ValueError(
+                    f"{index_path}: {row.get('file')} has {column} {value!r}, which is not a "
+                    "date: write it as YYYY-MM-DD"
+                )
             return day.isoformat(), f"{INDEX_NAME}:{column}"
     found = header_date(text)
     if found is not None:
@@ -208,8 +236,10 @@ def pdf_to_text(file: Path) -> str:
     try:
         from pypdf import PdfReader
     except ImportError as exc:
-        raise ValueError(f"{file} is a PDF and reading PDFs needs pypdf: pip install "
-                         "'skate[pdf]' (or remove the PDF from the folder)") from exc
+        raise ValueError(
+            f"{file} is a PDF and reading PDFs needs pypdf: pip install "
+            "'skate[pdf]' (or remove the PDF from the folder)"
+        ) from exc
     try:
         pages = [page.extract_text() or "" for page in PdfReader(file).pages]
     except Exception as exc:  # pypdf raises many kinds on damaged or encrypted files
@@ -228,9 +258,11 @@ def load_folder(path: str | Path) -> list[Document]:
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder")
     index = _read_index(folder)
-    files = sorted(p for p in folder.rglob("*")
-                   if p.is_file() and p.suffix.lower() in SUFFIXES
-                   and not p.name.lower().startswith("readme"))
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in SUFFIXES and not p.name.lower().startswith("readme")
+    )
     if not files:
         raise ValueError(f"{folder} holds no documents (looked for {', '.join(SUFFIXES)})")
     docs = []
@@ -257,8 +289,9 @@ def load_folder(path: str | Path) -> list[Document]:
             domain = DEFAULT_DOMAIN
         title = (row.get("title") or "").strip() or html_title or _title_from_text(text, file.stem)
         date, date_source = _date_of(file, text, row, folder / INDEX_NAME)
-        docs.append(Document(id=rel, domain=domain, title=title, text=text, path=str(file), date=date,
-                             date_source=date_source))
+        docs.append(
+            Document(id=rel, domain=domain, title=title, text=text, path=str(file), date=date, date_source=date_source)
+        )
     return docs
 
 

@@ -28,5 +28,9 @@ def benchmark(path: str) -> dict[str, Any]:
     return {"mode": "built", "benchmark": path, "rounds": 1, "max_doc_age_days": None}
 
 
-EXPORT = GameExport(replay={"mode": "player_set", "max_doc_age_days": None}, provenance=provenance,
-                    benchmark=benchmark, benchmark_source="skate scp build")
+EXPORT = GameExport(
+    replay={"mode": "player_set", "max_doc_age_days": None},
+    provenance=provenance,
+    benchmark=benchmark,
+    benchmark_source="skate scp build",
+)

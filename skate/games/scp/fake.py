@@ -38,8 +38,9 @@ def read_question(prompt: str, options: tuple[str, ...]) -> SCPQuery:
     if prompt.startswith("Three sentences were removed"):
         body, _, removed = prompt.partition("\n\nThe removed sentences:\n")
         masked = body.split("\n\n", 1)[1] if "\n\n" in body else body
-        return SCPQuery(prompt, options, type="cloze", parts=tuple(t for _, t in _LETTERED.findall(removed)),
-                        masked=masked)
+        return SCPQuery(
+            prompt, options, type="cloze", parts=tuple(t for _, t in _LETTERED.findall(removed)), masked=masked
+        )
     context = prompt.split("Passage:\n", 1)[1] if "Passage:\n" in prompt else prompt
     return SCPQuery(prompt, options, type="prediction", parts=(context,))
 
@@ -65,8 +66,10 @@ class FakeSCPPlayer(FakePlayer):
         head = ""
         if "reasoning" in req.outputs:
             other = pick % 4 + 1
-            head = (f"[[ ## reasoning ## ]]\nOption {other} reads well at first, but following the text "
-                    f"closely, option {pick} is what the document says.\n\n")
+            head = (
+                f"[[ ## reasoning ## ]]\nOption {other} reads well at first, but following the text "
+                f"closely, option {pick} is what the document says.\n\n"
+            )
         return f"{head}[[ ## answer ## ]]\n{pick}\n\n[[ ## completed ## ]]"
 
     def _set(self, req: FakeRequest) -> str:
@@ -96,9 +99,13 @@ class FakeSCPPlayer(FakePlayer):
                         wrong = [paras[k] for k in pool if k not in (start, start + 1) and len(paras[k]) >= 40][:3]
                         if len(wrong) < 3:
                             continue
-                    return (f"[[ ## document ## ]]\n{doc}\n\n[[ ## paragraph ## ]]\n{start}\n\n"
-                            f"[[ ## question_type ## ]]\n{qtype}\n\n[[ ## distractors ## ]]\n{json.dumps(wrong)}\n\n"
-                            "[[ ## completed ## ]]")
+                    return (
+                        f"[[ ## document ## ]]\n{doc}\n\n[[ ## paragraph ## ]]\n{start}\n\n"
+                        f"[[ ## question_type ## ]]\n{qtype}\n\n[[ ## distractors ## ]]\n{json.dumps(wrong)}\n\n"
+                        "[[ ## completed ## ]]"
+                    )
         doc, paras = docs[0] if docs else ("none", {1: ""})
-        return (f"[[ ## document ## ]]\n{doc}\n\n[[ ## paragraph ## ]]\n{min(paras)}\n\n"
-                "[[ ## question_type ## ]]\nsequencing\n\n[[ ## distractors ## ]]\n[]\n\n[[ ## completed ## ]]")
+        return (
+            f"[[ ## document ## ]]\n{doc}\n\n[[ ## paragraph ## ]]\n{min(paras)}\n\n"
+            "[[ ## question_type ## ]]\nsequencing\n\n[[ ## distractors ## ]]\n[]\n\n[[ ## completed ## ]]"
+        )

@@ -76,10 +76,13 @@ def _adornment(lines: list[str], k: int, current: list[str]) -> bool:
         return False
     if current:  # under a title, or under an overline and its title
         title = current[-1].strip()
-        return (len(current) == 1 or (len(current) == 2 and current[0].rstrip() == line)) \
-            and len(line) >= len(title)
-    return (k + 2 < len(lines) and bool(lines[k + 1].strip()) and lines[k + 2].rstrip() == line
-            and len(line) >= len(lines[k + 1].strip()))
+        return (len(current) == 1 or (len(current) == 2 and current[0].rstrip() == line)) and len(line) >= len(title)
+    return (
+        k + 2 < len(lines)
+        and bool(lines[k + 1].strip())
+        and lines[k + 2].rstrip() == line
+        and len(line) >= len(lines[k + 1].strip())
+    )
 
 
 def _blocks(text: str) -> list[list[str] | None]:
@@ -147,8 +150,7 @@ def _is_prose(block: list[str], first: bool) -> bool:
     head = block[0]
     if _indented(head):  # block quotes, continuation of lists, doctest output
         return False
-    if any(_UNDERLINE.match(line) or _SIMPLE_TABLE.match(line) or _GRID_TABLE.match(line)
-           for line in block):
+    if any(_UNDERLINE.match(line) or _SIMPLE_TABLE.match(line) or _GRID_TABLE.match(line) for line in block):
         return False  # section titles (with their underline) and tables
     if any(line.lstrip().startswith(("|", ">>>", "...")) for line in block):
         return False
@@ -193,11 +195,13 @@ def paragraphs(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- sentences
 
-_ABBREVIATIONS = frozenset("""
+_ABBREVIATIONS = frozenset(
+    """
 e.g. i.e. mr. mrs. ms. dr. prof. sr. jr. st. vs. v. cf. fig. figs. eq. eqs. no. nos. al.
 approx. resp. ca. viz. sec. ch. vol. pp. p. ed. eds. inc. ltd. co. corp. dept. est. jan. feb.
 mar. apr. jun. jul. aug. sep. sept. oct. nov. dec.
-""".split())
+""".split()
+)
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(\s+)(?=[\"'(\[`*]?[A-Z0-9])")
 
 
@@ -213,7 +217,7 @@ def sentences(text: str) -> list[str]:
     out = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        head = text[start:match.start(1)]
+        head = text[start : match.start(1)]
         words = head.split()
         last = words[-1].strip("\"'()[]") if words else ""
         if last.lower() in _ABBREVIATIONS:
@@ -256,8 +260,7 @@ def starts_badly(text: str) -> bool:
     return bool(_CAPTION.match(text))
 
 
-def acceptable(paragraphs_: Sequence[str], min_chars: int,
-               threshold: float = MARKUP_THRESHOLD) -> bool:
+def acceptable(paragraphs_: Sequence[str], min_chars: int, threshold: float = MARKUP_THRESHOLD) -> bool:
     """Whether a run of paragraphs may be a fragment (length, markup, start, ending)."""
     if sum(len(p) for p in paragraphs_) < min_chars:
         return False
@@ -268,9 +271,14 @@ def acceptable(paragraphs_: Sequence[str], min_chars: int,
     return all(markup_density(p) <= threshold for p in paragraphs_)
 
 
-def fragments(doc: Document, n_paragraphs: int, min_chars: int,
-              threshold: float = MARKUP_THRESHOLD,
-              runs: list[list[str]] | None = None, follow: int = 0) -> list[Fragment]:
+def fragments(
+    doc: Document,
+    n_paragraphs: int,
+    min_chars: int,
+    threshold: float = MARKUP_THRESHOLD,
+    runs: list[list[str]] | None = None,
+    follow: int = 0,
+) -> list[Fragment]:
     """Every acceptable span of ``n_paragraphs`` consecutive paragraphs, never starting at the
     document's first paragraph.
 
@@ -289,7 +297,7 @@ def fragments(doc: Document, n_paragraphs: int, min_chars: int,
     for paras in runs:
         for offset in range(len(paras) - n_paragraphs - follow + 1):
             pos = start + offset
-            run = tuple(paras[offset:offset + n_paragraphs])
+            run = tuple(paras[offset : offset + n_paragraphs])
             if pos >= 1 and acceptable(run, min_chars, threshold):
                 out.append(Fragment(doc.id, doc.domain, pos, run))
         start += len(paras)

@@ -83,7 +83,8 @@ class SetSCPQuestion(dspy.Signature):
     paragraph: int = dspy.OutputField(desc="the number of the paragraph your passage starts at")
     question_type: Literal["sequencing", "cloze", "prediction"] = dspy.OutputField(desc="the kind of question")
     distractors: list[str] = dspy.OutputField(
-        desc="for prediction, the three wrong continuations as a JSON list of strings; [] otherwise")
+        desc="for prediction, the three wrong continuations as a JSON list of strings; [] otherwise"
+    )
 
 
 class AnswerSCP(dspy.Signature):
@@ -120,22 +121,35 @@ class SCPSetter(SetterModule):
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
         g = self.game
         sizes = {t: g.sizes[t] for t in ("sequencing", "cloze", "prediction")}
-        rules = RULES.format(n_players=len(ctx.players), pass_mark=percent(self.pass_mark),
-                             seq=sizes["sequencing"][0], seq_chars=sizes["sequencing"][1],
-                             cloze=sizes["cloze"][0], cloze_chars=sizes["cloze"][1],
-                             pred=sizes["prediction"][0], pred_chars=sizes["prediction"][1],
-                             min_chars=g.min_distractor_chars, max_chars=g.max_distractor_chars,
-                             example_doc=next((d["doc"] for d in ctx.assignment.get("documents", [])), "doc-1"))
-        return {"rules": rules, "guidance": self.guidance(ctx), "documents": render_documents(ctx.assignment),
-                "situation": render_situation(ctx), "history": render_history(ctx)}
+        rules = RULES.format(
+            n_players=len(ctx.players),
+            pass_mark=percent(self.pass_mark),
+            seq=sizes["sequencing"][0],
+            seq_chars=sizes["sequencing"][1],
+            cloze=sizes["cloze"][0],
+            cloze_chars=sizes["cloze"][1],
+            pred=sizes["prediction"][0],
+            pred_chars=sizes["prediction"][1],
+            min_chars=g.min_distractor_chars,
+            max_chars=g.max_distractor_chars,
+            example_doc=next((d["doc"] for d in ctx.assignment.get("documents", [])), "doc-1"),
+        )
+        return {
+            "rules": rules,
+            "guidance": self.guidance(ctx),
+            "documents": render_documents(ctx.assignment),
+            "situation": render_situation(ctx),
+            "history": render_history(ctx),
+        }
 
     def parse(self, text: str) -> SCPProposal:
         doc = self.field(text, "document").strip().strip("`'\"")
         qtype = leading_choice(self.field(text, "question_type"), TYPES).strip().strip("`'\"").lower()
         if not doc or not qtype:
             missing = [n for n, v in (("document", doc), ("question_type", qtype)) if not v]
-            return SCPProposal("", None, "", note=f"the reply has no {' or '.join(f'[[ ## {m} ## ]]' for m in missing)} "
-                                                  "section")
+            return SCPProposal(
+                "", None, "", note=f"the reply has no {' or '.join(f'[[ ## {m} ## ]]' for m in missing)} section"
+            )
         found = re.search(r"-?\d+", self.field(text, "paragraph"))
         try:
             wrong: Any = adapter().parse(self.predict.signature, text)["distractors"]
@@ -150,8 +164,12 @@ class SCPSetter(SetterModule):
         return SCPProposal(doc, int(found.group()) if found else None, qtype, tuple(str(w) for w in wrong))
 
     def label(self, proposal: SCPProposal) -> dict[str, Any]:
-        return {"document": proposal.doc, "paragraph": proposal.paragraph, "question_type": proposal.type,
-                "distractors": list(proposal.distractors)}
+        return {
+            "document": proposal.doc,
+            "paragraph": proposal.paragraph,
+            "question_type": proposal.type,
+            "distractors": list(proposal.distractors),
+        }
 
 
 class SCPAnswerer(AnswererModule):

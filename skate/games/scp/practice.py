@@ -50,5 +50,14 @@ def practice_tasks(game: SCPGame, n: int, rng: np.random.Generator) -> list[Task
         for queue in queues:
             if queue and len(picked) < n:
                 picked.append(queue.pop(0))
-    return [Task(task_id=f"practice-scp-{k}", round=0, setter=PRACTICE_SETTER, prompt=stem(q),
-                 answer=q.options[q.answer], data=task_data(q)) for k, q in enumerate(picked)]
+    return [
+        Task(
+            task_id=f"practice-scp-{k}",
+            round=0,
+            setter=PRACTICE_SETTER,
+            prompt=stem(q),
+            answer=q.options[q.answer],
+            data=task_data(q),
+        )
+        for k, q in enumerate(picked)
+    ]

@@ -84,25 +84,34 @@ class PredictionQuestion(Question):
 
 # --------------------------------------------------------------------------- rendering
 
+
 def sequencing_stem(chunks: list[str]) -> str:
     """A sequencing question's text without its options (``chunks`` in the order shown)."""
-    return ("The passage below was cut into three parts, which are shown out of order.\n\n"
-            + "\n\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(chunks))
-            + "\n\nWhich order of the parts restores the original passage?")
+    return (
+        "The passage below was cut into three parts, which are shown out of order.\n\n"
+        + "\n\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(chunks))
+        + "\n\nWhich order of the parts restores the original passage?"
+    )
 
 
 def cloze_stem(masked: str, candidates: list[str]) -> str:
     """A cloze question's text without its options."""
-    return ("Three sentences were removed from the passage below and replaced by [MASK_1], "
-            "[MASK_2] and [MASK_3].\n\n" + masked + "\n\nThe removed sentences:\n"
-            + "\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(candidates))
-            + "\n\nWhich sentences fill holes 1, 2 and 3, in that order?")
+    return (
+        "Three sentences were removed from the passage below and replaced by [MASK_1], "
+        "[MASK_2] and [MASK_3].\n\n"
+        + masked
+        + "\n\nThe removed sentences:\n"
+        + "\n".join(f"{LETTERS[k]}: {c}" for k, c in enumerate(candidates))
+        + "\n\nWhich sentences fill holes 1, 2 and 3, in that order?"
+    )
 
 
 def prediction_stem(context: str) -> str:
     """A prediction question's text without its candidate continuations."""
-    return ("Read the passage, then choose the paragraph that comes right after it in the "
-            "original document.\n\nPassage:\n" + context)
+    return (
+        "Read the passage, then choose the paragraph that comes right after it in the "
+        "original document.\n\nPassage:\n" + context
+    )
 
 
 def stem(q: Question) -> str:
@@ -136,14 +145,17 @@ def from_json(record: dict) -> Question:
     try:
         problems = check(q)
     except (TypeError, AttributeError, KeyError, IndexError) as exc:
-        raise ValueError(f"question {record.get('id')!r} has a field of the wrong type ({exc}): options must be "
-                         "a list of 4 strings and answer an integer index") from None
+        raise ValueError(
+            f"question {record.get('id')!r} has a field of the wrong type ({exc}): options must be "
+            "a list of 4 strings and answer an integer index"
+        ) from None
     if problems:
         raise ValueError(f"question {record.get('id')!r} fails its checks: {'; '.join(problems)}")
     return q
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def _options_block(options: list[str]) -> str:
     return "\n".join(f"{i + 1}. {opt}" for i, opt in enumerate(options))
@@ -180,6 +192,7 @@ def _rng(seed: int, *parts) -> random.Random:
 
 # --------------------------------------------------------------------------- sequencing
 
+
 def split_in_three(sents: list[str]) -> list[str] | None:
     """Cut a list of sentences into 3 contiguous chunks of lengths as even as possible."""
     n = len(sents)
@@ -210,18 +223,28 @@ def sequencing(frag: Fragment, seed: int) -> SequencingQuestion | None:
     if any(i != j and a in b for i, a in enumerate(norm) for j, b in enumerate(norm)):
         return None
     rng = _rng(seed, "sequencing", frag.doc_id, frag.position)
-    perm = _derangement_like(rng, 3)          # shown[k] = chunks[perm[k]]
+    perm = _derangement_like(rng, 3)  # shown[k] = chunks[perm[k]]
     shown = [chunks[k] for k in perm]
     reading = tuple(perm.index(j) for j in range(3))  # shown letter of the j-th original chunk
     options, answer = _letter_options(rng, reading)
     text = sequencing_stem(shown) + "\n" + _options_block(options)
     return SequencingQuestion(
-        id=f"sequencing/{frag.doc_id}/{frag.position}/{seed}", type="sequencing",
-        domain=frag.domain, doc=frag.doc_id, position=frag.position, seed=seed, question=text,
-        options=options, answer=answer, original=frag.text, chunks=shown)
+        id=f"sequencing/{frag.doc_id}/{frag.position}/{seed}",
+        type="sequencing",
+        domain=frag.domain,
+        doc=frag.doc_id,
+        position=frag.position,
+        seed=seed,
+        question=text,
+        options=options,
+        answer=answer,
+        original=frag.text,
+        chunks=shown,
+    )
 
 
 # --------------------------------------------------------------------------- cloze
+
 
 def _hole(k: int) -> str:
     return f"[MASK_{k}]"
@@ -235,8 +258,9 @@ def cloze(frag: Fragment, seed: int) -> ClozeQuestion | None:
     rng = _rng(seed, "cloze", frag.doc_id, frag.position)
     # Masking needs three distinct sentences that appear nowhere else in the fragment.
     counts = Counter(normalise(s) for ss in per_para for s in ss)
-    eligible = [ix for ix in flat if counts[normalise(per_para[ix[0]][ix[1]])] == 1
-                and "[MASK_" not in per_para[ix[0]][ix[1]]]
+    eligible = [
+        ix for ix in flat if counts[normalise(per_para[ix[0]][ix[1]])] == 1 and "[MASK_" not in per_para[ix[0]][ix[1]]
+    ]
     if len(eligible) < 3:
         return None
     holes = sorted(rng.sample(eligible, 3))
@@ -245,15 +269,25 @@ def cloze(frag: Fragment, seed: int) -> ClozeQuestion | None:
     for k, (pi, si) in enumerate(holes):
         masked_paras[pi][si] = _hole(k + 1)
     masked = "\n\n".join(" ".join(ss) for ss in masked_paras)
-    perm = _derangement_like(rng, 3)          # candidates[k] = hidden[perm[k]]
+    perm = _derangement_like(rng, 3)  # candidates[k] = hidden[perm[k]]
     candidates = [hidden[k] for k in perm]
     fill = tuple(perm.index(h) for h in range(3))  # candidate letter filling hole h
     options, answer = _letter_options(rng, fill)
     text = cloze_stem(masked, candidates) + "\n" + _options_block(options)
     return ClozeQuestion(
-        id=f"cloze/{frag.doc_id}/{frag.position}/{seed}", type="cloze", domain=frag.domain,
-        doc=frag.doc_id, position=frag.position, seed=seed, question=text, options=options,
-        answer=answer, original=frag.text, masked=masked, candidates=candidates)
+        id=f"cloze/{frag.doc_id}/{frag.position}/{seed}",
+        type="cloze",
+        domain=frag.domain,
+        doc=frag.doc_id,
+        position=frag.position,
+        seed=seed,
+        question=text,
+        options=options,
+        answer=answer,
+        original=frag.text,
+        masked=masked,
+        candidates=candidates,
+    )
 
 
 # --------------------------------------------------------------------------- prediction
@@ -284,8 +318,13 @@ def _tfidf(doc_paragraphs: tuple[str, ...]) -> tuple[dict[str, int], np.ndarray,
     return vocab, idf, mat, norms
 
 
-def similar(doc_paragraphs: list[str], query: str, k: int,
-            exclude: set[int] | frozenset[int] = frozenset(), embed: Embed | None = None) -> list[int]:
+def similar(
+    doc_paragraphs: list[str],
+    query: str,
+    k: int,
+    exclude: set[int] | frozenset[int] = frozenset(),
+    embed: Embed | None = None,
+) -> list[int]:
     """Indices of the ``k`` paragraphs most similar to ``query`` by TF-IDF cosine, best first.
 
     The vocabulary and document frequencies come from ``doc_paragraphs``; paragraphs whose index
@@ -322,8 +361,12 @@ def similar(doc_paragraphs: list[str], query: str, k: int,
 def passage_ok(text: str, threshold: float) -> bool:
     """Whether a paragraph can be a candidate continuation: prose of some length that starts a
     sentence and does not end by introducing something (code, a list) that was removed."""
-    return (len(text) >= 40 and markup_density(text) <= threshold and not starts_badly(text)
-            and not text.rstrip().endswith(":"))
+    return (
+        len(text) >= 40
+        and markup_density(text) <= threshold
+        and not starts_badly(text)
+        and not text.rstrip().endswith(":")
+    )
 
 
 def can_start(run: Sequence[str], qtype: str, doc: str, start: int, min_chars: int, threshold: float) -> bool:
@@ -341,8 +384,9 @@ def can_start(run: Sequence[str], qtype: str, doc: str, start: int, min_chars: i
     return builder(frag, 0) is not None
 
 
-def prediction(frag: Fragment, doc_paras: list[str], seed: int,
-               threshold: float = MARKUP_THRESHOLD, embed: Embed | None = None) -> PredictionQuestion | None:
+def prediction(
+    frag: Fragment, doc_paras: list[str], seed: int, threshold: float = MARKUP_THRESHOLD, embed: Embed | None = None
+) -> PredictionQuestion | None:
     end = frag.position + len(frag.paragraphs)
     if end >= len(doc_paras):
         return None
@@ -367,15 +411,26 @@ def prediction(frag: Fragment, doc_paras: list[str], seed: int,
     options = [truth] + distractors
     rng.shuffle(options)
     answer = options.index(truth)
-    text = (prediction_stem(context) + "\n\nCandidates:\n"
-            + "\n\n".join(f"{i + 1}. {opt}" for i, opt in enumerate(options)))
+    text = (
+        prediction_stem(context) + "\n\nCandidates:\n" + "\n\n".join(f"{i + 1}. {opt}" for i, opt in enumerate(options))
+    )
     return PredictionQuestion(
-        id=f"prediction/{frag.doc_id}/{frag.position}/{seed}", type="prediction",
-        domain=frag.domain, doc=frag.doc_id, position=frag.position, seed=seed, question=text,
-        options=options, answer=answer, original=truth, context=context)
+        id=f"prediction/{frag.doc_id}/{frag.position}/{seed}",
+        type="prediction",
+        domain=frag.domain,
+        doc=frag.doc_id,
+        position=frag.position,
+        seed=seed,
+        question=text,
+        options=options,
+        answer=answer,
+        original=truth,
+        context=context,
+    )
 
 
 # --------------------------------------------------------------------------- checking
+
 
 def check(q: Question) -> list[str]:
     """Problems with ``q`` (an empty list when it is sound)."""
@@ -433,9 +488,16 @@ def check(q: Question) -> list[str]:
 
 # --------------------------------------------------------------------------- building
 
-def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] = TYPES,
-          sizes: dict[str, tuple[int, int]] | None = None,
-          threshold: float = MARKUP_THRESHOLD, embed: Embed | None = None) -> list[Question]:
+
+def build(
+    docs: list[Document],
+    per_doc: int,
+    seed: int,
+    types: tuple[str, ...] = TYPES,
+    sizes: dict[str, tuple[int, int]] | None = None,
+    threshold: float = MARKUP_THRESHOLD,
+    embed: Embed | None = None,
+) -> list[Question]:
     """Up to ``per_doc`` questions of each type from each document, deterministic in ``seed``.
 
     ``sizes`` maps a type to (paragraphs per fragment, minimum characters); ArxivRoll's values
@@ -458,13 +520,26 @@ def build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...] 
 
 
 @functools.lru_cache(maxsize=8)
-def _built(docs: tuple[Document, ...], per_doc: int, seed: int, types: tuple[str, ...],
-           sizes: tuple[tuple[str, tuple[int, int]], ...], threshold: float) -> tuple[Question, ...]:
+def _built(
+    docs: tuple[Document, ...],
+    per_doc: int,
+    seed: int,
+    types: tuple[str, ...],
+    sizes: tuple[tuple[str, tuple[int, int]], ...],
+    threshold: float,
+) -> tuple[Question, ...]:
     return tuple(_build(list(docs), per_doc, seed, types, dict(sizes), threshold, None))
 
 
-def _build(docs: list[Document], per_doc: int, seed: int, types: tuple[str, ...], sizes: dict[str, tuple[int, int]],
-           threshold: float, embed: Embed | None) -> list[Question]:
+def _build(
+    docs: list[Document],
+    per_doc: int,
+    seed: int,
+    types: tuple[str, ...],
+    sizes: dict[str, tuple[int, int]],
+    threshold: float,
+    embed: Embed | None,
+) -> list[Question]:
     out: list[Question] = []
     for doc in sorted(docs, key=lambda d: d.id):
         runs = paragraph_runs(doc.text)

@@ -34,7 +34,96 @@ from skate.games.scp.fragments import paragraphs
 from skate.games.scp.questions import LETTERS, normalise
 
 # Words too common to say anything about what a passage is about.
-STOPWORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "may", "might", "more", "most", "must", "no", "not", "of", "on", "one", "or", "our", "out", "she", "should", "so", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "under", "up", "was", "we", "were", "what", "when", "where", "which", "while", "who", "will", "with", "would", "you", "your", "also", "other", "any", "each", "only", "over", "some", "very", "all", "can"])
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "more",
+        "most",
+        "must",
+        "no",
+        "not",
+        "of",
+        "on",
+        "one",
+        "or",
+        "our",
+        "out",
+        "she",
+        "should",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "under",
+        "up",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "also",
+        "other",
+        "any",
+        "each",
+        "only",
+        "over",
+        "some",
+        "very",
+        "all",
+        "can",
+    ]
+)
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
 
 BASE = {"sequencing": 0.14, "cloze": 0.36, "prediction": 0.02}
@@ -91,7 +180,7 @@ class Reader:
             needle = normalise(snippet)
             found = None
             if needle:
-                for doc_id in ([doc] if doc is not None else self.texts):
+                for doc_id in [doc] if doc is not None else self.texts:
                     at = self.texts.get(doc_id, "").find(needle, start)
                     if at >= 0:
                         found = (doc_id, at)
@@ -188,7 +277,7 @@ def difficulty(q: SCPQuery, right: int | None) -> float:
         else:
             lure = 0.5
         short = 1.0 - min(1.0, len(context) / 700)
-        d = base + 0.6 * lure ** 2 + 0.2 * short
+        d = base + 0.6 * lure**2 + 0.2 * short
     return float(min(0.98, max(0.02, d + _jitter(q))))
 
 

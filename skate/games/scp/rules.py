@@ -116,15 +116,20 @@ def expiry_warning(dates: Sequence[str | None], max_age_days: int, on: str, ship
     if not old:
         return None
     known = sorted(d for d in dates if d)
-    where = ("game.docs=shipped is skate's demo corpus of Python Enhancement Proposals, public for years: "
-             if shipped else "")
+    where = (
+        "game.docs=shipped is skate's demo corpus of Python Enhancement Proposals, public for years: "
+        if shipped
+        else ""
+    )
     undated = len(dates) - len(known)
-    return (f"game=scp: {where}{len(old)} of {len(dates)} questions come from documents more than "
-            f"{max_age_days} days old on {on} (game.max_doc_age_days; documents dated {known[0]} to "
-            f"{known[-1]}{f', {undated} undated' if undated else ''}). Models may have read them in training, so "
-            "they test recall as much as reading; ArxivRoll retires a private benchmark after six months. Build "
-            "from fresh documents (skate scp arxiv ...), or set game.max_doc_age_days=null to silence "
-            "this.")
+    return (
+        f"game=scp: {where}{len(old)} of {len(dates)} questions come from documents more than "
+        f"{max_age_days} days old on {on} (game.max_doc_age_days; documents dated {known[0]} to "
+        f"{known[-1]}{f', {undated} undated' if undated else ''}). Models may have read them in training, so "
+        "they test recall as much as reading; ArxivRoll retires a private benchmark after six months. Build "
+        "from fresh documents (skate scp arxiv ...), or set game.max_doc_age_days=null to silence "
+        "this."
+    )
 
 
 @dataclass(frozen=True)
@@ -162,8 +167,9 @@ def query_of(q: Question, order: Sequence[int] | None = None) -> SCPQuery:
     else:
         assert isinstance(q, PredictionQuestion), q  # the third and last type
         parts = (q.context,)
-    return SCPQuery(stem(q), tuple(q.options[i] for i in order), type=q.type, parts=parts,
-                    masked=getattr(q, "masked", ""))
+    return SCPQuery(
+        stem(q), tuple(q.options[i] for i in order), type=q.type, parts=parts, masked=getattr(q, "masked", "")
+    )
 
 
 def task_data(q: Question) -> dict[str, Any]:
@@ -203,8 +209,10 @@ def offered_id(name: str, offered: Collection[str]) -> str:
     shown does; else ``name`` unchanged."""
     if name in offered:
         return name
+
     def key(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", "", text.lower())
+
     want = key(name)
     found = [d for d in offered if want and want in (key(d), key(Path(d).stem))]
     if not found:  # the whole heading it was shown: "pep-0673.rst (domain: typing): Self Type" (the 0.5B)
@@ -213,13 +221,17 @@ def offered_id(name: str, offered: Collection[str]) -> str:
 
 
 class SCPGame(Game[SCPConfig]):
-    spec = GameSpec(name="scp", answer_format=AnswerFormat.multiple_choice, kinds=TYPES + SHIPPED_DOMAINS,
-                    description="sequencing, cloze and prediction questions from documents; four options",
-                    groups=GROUPS)
+    spec = GameSpec(
+        name="scp",
+        answer_format=AnswerFormat.multiple_choice,
+        kinds=TYPES + SHIPPED_DOMAINS,
+        description="sequencing, cloze and prediction questions from documents; four options",
+        groups=GROUPS,
+    )
     config_schema = SCPConfig
     rejection_hints = {
         "too_few_distractors": "too few wrong options far enough from the truth: game.max_distractor_similarity "
-                               "higher, or game.min_distractor_chars lower",
+        "higher, or game.min_distractor_chars lower",
     }
     runs_programs = False  # multiple-choice questions over documents
 
@@ -282,15 +294,18 @@ class SCPGame(Game[SCPConfig]):
         if not docs_folder(cfg.docs).is_dir():
             problems.append(Problem("docs", cfg.docs, "no such folder: give a folder of documents, or 'shipped'"))
         if cfg.benchmark is not None and not Path(str(cfg.benchmark)).expanduser().is_file():
-            problems.append(Problem("benchmark", cfg.benchmark,
-                             "no such file: give a JSONL written by skate scp build, or null"))
+            problems.append(
+                Problem("benchmark", cfg.benchmark, "no such file: give a JSONL written by skate scp build, or null")
+            )
         for key, low in (("per_doc", 1), ("offer_docs", 1), ("min_distractor_chars", 1)):
             if getattr(cfg, key) < low:
                 problems.append(Problem(key, getattr(cfg, key), f"must be >= {low}"))
         if cfg.questions is not None and cfg.questions < 1:
             problems.append(Problem("questions", cfg.questions, "must be >= 1, or null for every question"))
         if cfg.max_distractor_chars < cfg.min_distractor_chars:
-            problems.append(Problem("max_distractor_chars", cfg.max_distractor_chars, "must be >= game.min_distractor_chars"))
+            problems.append(
+                Problem("max_distractor_chars", cfg.max_distractor_chars, "must be >= game.min_distractor_chars")
+            )
         if not 0.0 < cfg.max_distractor_similarity <= 1.0:
             problems.append(Problem("max_distractor_similarity", cfg.max_distractor_similarity, "must lie in (0, 1]"))
         if not 0.0 < cfg.markup_threshold <= 1.0:
@@ -298,8 +313,13 @@ class SCPGame(Game[SCPConfig]):
         sizes = _sizes(cfg.fragments)
         for qtype, (n, min_chars) in sizes.items():
             if n < 1 or min_chars < 0:
-                problems.append(Problem(f"fragments.{qtype}", {"paragraphs": n, "min_chars": min_chars},
-                                 "need paragraphs >= 1 and min_chars >= 0"))
+                problems.append(
+                    Problem(
+                        f"fragments.{qtype}",
+                        {"paragraphs": n, "min_chars": min_chars},
+                        "need paragraphs >= 1 and min_chars >= 0",
+                    )
+                )
         need = max(n + (t == "prediction") for t, (n, _) in sizes.items() if t in types or not types)
         if cfg.window < need:
             problems.append(Problem("window", cfg.window, f"must be >= {need}: a whole fragment must fit in it"))
@@ -311,27 +331,32 @@ class SCPGame(Game[SCPConfig]):
             records = read_records(path)
             self.benchmark = [q for q, _ in records]
             # dates the file records; one built before it recorded them: the corpus's, by document id
-            self.dated = [{k: r[k] for k in DATE_FIELDS if r.get(k)} or doc_dates(self.by_id.get(q.doc))
-                          for q, r in records]
+            self.dated = [
+                {k: r[k] for k in DATE_FIELDS if r.get(k)} or doc_dates(self.by_id.get(q.doc)) for q, r in records
+            ]
         else:
             embed = getattr(self.embedder, "embed", None)
             if self.embedder is not None and embed is None:
                 raise ValueError("game.distractor_embedder must be an embedder config (e.g. '${embedder}') or null")
-            self.benchmark = build(self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold,
-                                   embed=embed)
+            self.benchmark = build(
+                self.docs, self.per_doc, self.build_seed, self.types, self.sizes, self.threshold, embed=embed
+            )
             built = build_date()
             self.dated = [{**doc_dates(self.by_id.get(q.doc)), "built": built} for q in self.benchmark]
         if not self.benchmark:
-            raise ValueError(f"no question could be built from the documents in {self.docs_dir}: add longer "
-                             "prose documents, or lower game.fragments.*.min_chars")
+            raise ValueError(
+                f"no question could be built from the documents in {self.docs_dir}: add longer "
+                "prose documents, or lower game.fragments.*.min_chars"
+            )
         order = list(range(len(self.benchmark)))
         rnd = random.Random(f"scp-schedule:{self.build_seed}")
         if questions is not None and questions < len(order):
             order = sorted(rnd.sample(order, questions))
         rnd.shuffle(order)  # every round mixes types and domains
         if self.rounds > len(order):
-            raise ValueError(f"game.rounds={self.rounds} is more than the {len(order)} questions of the "
-                             "benchmark: lower game.rounds")
+            raise ValueError(
+                f"game.rounds={self.rounds} is more than the {len(order)} questions of the benchmark: lower game.rounds"
+            )
         self.schedule = [list(part) for part in np.array_split(np.array(order), self.rounds)]
 
     def _check_age(self) -> set:
@@ -355,8 +380,7 @@ class SCPGame(Game[SCPConfig]):
             _WARNED.add(warning)
             log.warning(warning)
         played = dt.date.fromisoformat(self.played_on)
-        return {k for k, d in zip(keys, dates, strict=True)
-                if d and (played - dt.date.fromisoformat(d)).days > limit}
+        return {k for k, d in zip(keys, dates, strict=True) if d and (played - dt.date.fromisoformat(d)).days > limit}
 
     def provided_tasks(self, round: int) -> list[Task] | None:
         if self.mode != "built":
@@ -365,8 +389,16 @@ class SCPGame(Game[SCPConfig]):
         for k in self.schedule[round - 1]:
             q = self.benchmark[int(k)]
             data = {**task_data(q), **self.dated[int(k)], **({"expired": True} if int(k) in self.expired else {})}
-            tasks.append(Task(task_id=f"r{round:03d}-q{int(k):04d}", round=round, setter=BENCHMARK,
-                              prompt=stem(q), answer=q.options[q.answer], data=data))
+            tasks.append(
+                Task(
+                    task_id=f"r{round:03d}-q{int(k):04d}",
+                    round=round,
+                    setter=BENCHMARK,
+                    prompt=stem(q),
+                    answer=q.options[q.answer],
+                    data=data,
+                )
+            )
         return tasks
 
     # ------------------------------------------------------------------ player-set
@@ -388,9 +420,17 @@ class SCPGame(Game[SCPConfig]):
             doc = self.by_id[usable[i]]
             paras = self.paragraphs_of(doc.id)
             first = self._window(doc.id, int(rng.integers(1, max(1, len(paras) - self.window) + 1)))
-            shown = paras[first:first + self.window]
-            offered.append({"doc": doc.id, "domain": doc.domain, "title": doc.title, "first": first,
-                            "paragraphs": shown, "starts": self.fragment_starts(doc.id, first, len(shown))})
+            shown = paras[first : first + self.window]
+            offered.append(
+                {
+                    "doc": doc.id,
+                    "domain": doc.domain,
+                    "title": doc.title,
+                    "first": first,
+                    "paragraphs": shown,
+                    "starts": self.fragment_starts(doc.id, first, len(shown)),
+                }
+            )
         return {"documents": offered}
 
     def fragment_starts(self, doc_id: str, first: int, count: int) -> dict[str, list[int]]:
@@ -400,8 +440,10 @@ class SCPGame(Game[SCPConfig]):
         them (left to find them, the cohort's Qwen models picked a refused start in 11 of 12
         attempts)."""
         last = first + count - 1
-        return {t: [k for k in sorted(at) if first <= k <= last - (self.sizes[t][0] + (t == "prediction")) + 1]
-                for t, at in self._valid_starts(doc_id).items()}
+        return {
+            t: [k for k in sorted(at) if first <= k <= last - (self.sizes[t][0] + (t == "prediction")) + 1]
+            for t, at in self._valid_starts(doc_id).items()
+        }
 
     def _valid_starts(self, doc_id: str) -> dict[str, set[int]]:
         """Every paragraph of a document a fragment of each type can start at (cached)."""
@@ -412,8 +454,11 @@ class SCPGame(Game[SCPConfig]):
         for qtype in self.types:
             n, min_chars = self.sizes[qtype]
             span = n + (qtype == "prediction")
-            out[qtype] = {start for start in range(len(paras) - span + 1)
-                          if can_start(paras[start:start + span], qtype, doc_id, start, min_chars, self.threshold)}
+            out[qtype] = {
+                start
+                for start in range(len(paras) - span + 1)
+                if can_start(paras[start : start + span], qtype, doc_id, start, min_chars, self.threshold)
+            }
         self._starts[doc_id] = out
         return out
 
@@ -440,13 +485,16 @@ class SCPGame(Game[SCPConfig]):
             note = getattr(proposal, "note", "") or "the proposal names no question type"
             return Rejection(FailReason.MALFORMED, note)
         if proposal.type not in self.types:
-            return Rejection(FailReason.MALFORMED, f"unknown question type {proposal.type!r}: "
-                                                   f"use one of {', '.join(self.types)}")
+            return Rejection(
+                FailReason.MALFORMED, f"unknown question type {proposal.type!r}: use one of {', '.join(self.types)}"
+            )
         offered = {d["doc"]: d for d in checks.assignment.get("documents", [])}
         proposal = dataclasses.replace(proposal, doc=offered_id(proposal.doc, offered))
         if proposal.doc not in offered:
-            return Rejection(FailReason.BREAKS_RULES, f"document {proposal.doc!r} was not offered to you this "
-                                                      f"round; choose one of {', '.join(offered)}")
+            return Rejection(
+                FailReason.BREAKS_RULES,
+                f"document {proposal.doc!r} was not offered to you this round; choose one of {', '.join(offered)}",
+            )
         shown = offered[proposal.doc]
         n, min_chars = self.sizes[proposal.type]
         span = n + (proposal.type == "prediction")  # a prediction's true continuation must be shown too
@@ -454,15 +502,18 @@ class SCPGame(Game[SCPConfig]):
         start = proposal.paragraph
         if start is None or not first <= start <= last - span + 1:
             what = f"{n} paragraph{'s' * (n > 1)}" + (" and the one after it" if proposal.type == "prediction" else "")
-            return Rejection(FailReason.BREAKS_RULES,
-                             f"a {proposal.type} fragment is {what}, all within the paragraphs shown "
-                             f"({first}-{last}), so it must start between {first} and {last - span + 1}; "
-                             f"you gave {start}{_listed(shown, proposal.type)}")
+            return Rejection(
+                FailReason.BREAKS_RULES,
+                f"a {proposal.type} fragment is {what}, all within the paragraphs shown "
+                f"({first}-{last}), so it must start between {first} and {last - span + 1}; "
+                f"you gave {start}{_listed(shown, proposal.type)}",
+            )
         paras = self.paragraphs_of(proposal.doc)
-        run = paras[start:start + n]
+        run = paras[start : start + n]
         if not acceptable(run, min_chars, self.threshold):
-            return Rejection(FailReason.BREAKS_RULES,
-                             self._why_not(run, min_chars, proposal.type, n) + _listed(shown, proposal.type))
+            return Rejection(
+                FailReason.BREAKS_RULES, self._why_not(run, min_chars, proposal.type, n) + _listed(shown, proposal.type)
+            )
         seed = int(checks.rng.integers(2**31))
         frag = Fragment(proposal.doc, self.by_id[proposal.doc].domain, start, tuple(run))
         if proposal.type == "prediction":
@@ -473,15 +524,22 @@ class SCPGame(Game[SCPConfig]):
         else:
             built = sequencing(frag, seed) if proposal.type == "sequencing" else cloze(frag, seed)
             if built is None:
-                return Rejection(FailReason.BREAKS_RULES,
-                                 f"this fragment has too few distinct sentences for a {proposal.type} question "
-                                 "(three parts or three removable sentences are needed); choose a longer one")
+                return Rejection(
+                    FailReason.BREAKS_RULES,
+                    f"this fragment has too few distinct sentences for a {proposal.type} question "
+                    "(three parts or three removable sentences are needed); choose a longer one",
+                )
             q = built
         problems = check(q)
         if problems:  # the builders make sound questions; this is a last line of defence
             return Rejection(FailReason.BREAKS_RULES, "; ".join(problems))
-        return checks.task(prompt=stem(q), answer=q.options[q.answer], **task_data(q),
-                           **doc_dates(self.by_id.get(q.doc)), **({"expired": True} if q.doc in self.expired else {}))
+        return checks.task(
+            prompt=stem(q),
+            answer=q.options[q.answer],
+            **task_data(q),
+            **doc_dates(self.by_id.get(q.doc)),
+            **({"expired": True} if q.doc in self.expired else {}),
+        )
 
     def _why_not(self, run: list[str], min_chars: int, qtype: str, n: int) -> str:
         """Why a run of paragraphs is not an acceptable fragment (the checks of
@@ -492,26 +550,32 @@ class SCPGame(Game[SCPConfig]):
         if starts_badly(run[0]):
             return "the fragment starts mid-sentence or with a caption; choose one that starts a sentence"
         if any(p.rstrip().endswith(":") for p in run):
-            return ("a paragraph of the fragment ends with a colon, introducing code or a list that is not "
-                    "shown; choose a fragment of running prose")
+            return (
+                "a paragraph of the fragment ends with a colon, introducing code or a list that is not "
+                "shown; choose a fragment of running prose"
+            )
         if any(markup_density(p) > self.threshold for p in run):
             return "the fragment is heavy with markup, code or formulas; choose a passage of plain prose"
         return f"the fragment is not {n} paragraph{'s' * (n > 1)} of prose"
 
-    def _prediction(self, frag: Fragment, paras: list[str], distractors: Sequence[str],
-                    seed: int) -> PredictionQuestion | Rejection:
+    def _prediction(
+        self, frag: Fragment, paras: list[str], distractors: Sequence[str], seed: int
+    ) -> PredictionQuestion | Rejection:
         truth = paras[frag.position + 1]
         context = frag.text
         if not passage_ok(truth, self.threshold):
-            return Rejection(FailReason.BREAKS_RULES,
-                             "the paragraph after your fragment, its true continuation, is not a paragraph of "
-                             "prose (too short, heavy with markup, mid-sentence, or introducing code or a list "
-                             "with a colon); choose another fragment")
+            return Rejection(
+                FailReason.BREAKS_RULES,
+                "the paragraph after your fragment, its true continuation, is not a paragraph of "
+                "prose (too short, heavy with markup, mid-sentence, or introducing code or a list "
+                "with a colon); choose another fragment",
+            )
         wrong = [str(d).strip() for d in distractors if str(d).strip()]
         if len(wrong) != N_OPTIONS - 1:
-            return Rejection(FailReason.TOO_FEW_DISTRACTORS,
-                             f"a prediction question needs exactly {N_OPTIONS - 1} wrong continuations; "
-                             f"you wrote {len(wrong)}")
+            return Rejection(
+                FailReason.TOO_FEW_DISTRACTORS,
+                f"a prediction question needs exactly {N_OPTIONS - 1} wrong continuations; you wrote {len(wrong)}",
+            )
         seen = {normalize_text(truth): "the true continuation", normalize_text(context): "the passage itself"}
         for k, d in enumerate(wrong, 1):
             key = normalize_text(d)
@@ -519,30 +583,44 @@ class SCPGame(Game[SCPConfig]):
                 return Rejection(FailReason.TOO_FEW_DISTRACTORS, f"wrong continuation {k} repeats {seen[key]}")
             seen[key] = f"wrong continuation {k}"
             if not self.min_distractor_chars <= len(d) <= self.max_distractor_chars:
-                return Rejection(FailReason.BREAKS_RULES,
-                                 f"wrong continuation {k} has {len(d)} characters; write between "
-                                 f"{self.min_distractor_chars} and {self.max_distractor_chars}")
+                return Rejection(
+                    FailReason.BREAKS_RULES,
+                    f"wrong continuation {k} has {len(d)} characters; write between "
+                    f"{self.min_distractor_chars} and {self.max_distractor_chars}",
+                )
             sim = cosine(d, truth)
             if sim > self.max_similarity:
-                return Rejection(FailReason.BREAKS_RULES,
-                                 f"wrong continuation {k} says nearly what the true continuation says "
-                                 f"(similarity {sim:.2f} > {self.max_similarity:.2f}): it could also be right")
+                return Rejection(
+                    FailReason.BREAKS_RULES,
+                    f"wrong continuation {k} says nearly what the true continuation says "
+                    f"(similarity {sim:.2f} > {self.max_similarity:.2f}): it could also be right",
+                )
         rnd = random.Random(f"{seed}:prediction:{frag.doc_id}:{frag.position}")
         options = [truth, *wrong]
         rnd.shuffle(options)
         return PredictionQuestion(
-            id=f"prediction/{frag.doc_id}/{frag.position}/{seed}", type="prediction", domain=frag.domain,
-            doc=frag.doc_id, position=frag.position, seed=seed,
-            question=prediction_stem(context) + "\n\nCandidates:\n"
+            id=f"prediction/{frag.doc_id}/{frag.position}/{seed}",
+            type="prediction",
+            domain=frag.domain,
+            doc=frag.doc_id,
+            position=frag.position,
+            seed=seed,
+            question=prediction_stem(context)
+            + "\n\nCandidates:\n"
             + "\n\n".join(f"{i + 1}. {o}" for i, o in enumerate(options)),
-            options=options, answer=options.index(truth), original=truth, context=context)
+            options=options,
+            answer=options.index(truth),
+            original=truth,
+            context=context,
+        )
 
     # ------------------------------------------------------------------ answering
     def make_query(self, task: Task, rng: np.random.Generator) -> SCPQuery:
         base = _cached(task)[1]  # query_of(question), its stem rendered once per task
         order = rng.permutation(len(base.options))
-        return SCPQuery(base.prompt, tuple(base.options[i] for i in order), type=base.type, parts=base.parts,
-                        masked=base.masked)
+        return SCPQuery(
+            base.prompt, tuple(base.options[i] for i in order), type=base.type, parts=base.parts, masked=base.masked
+        )
 
     def grade(self, task: Task, query: SCPQuery, reply: Any) -> bool:
         return grade_choice(query, task.answer, reply)

@@ -90,8 +90,9 @@ class SCPSimulation(Simulation):
         return out
 
     # ------------------------------------------------------------------ setting
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> Any:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> Any:
         game = self.game
         # The kind it picked first; if no shown paragraph makes a fragment of that kind, another.
         for choice in [kind, *[k for k in self.kinds if k != kind]]:
@@ -102,7 +103,7 @@ class SCPSimulation(Simulation):
                 paras = game.paragraphs_of(shown["doc"])
                 last = shown["first"] + len(shown["paragraphs"]) - 1
                 for start in range(shown["first"], last - span + 2):
-                    if acceptable(paras[start:start + n], min_chars, game.threshold):
+                    if acceptable(paras[start : start + n], min_chars, game.threshold):
                         options.append((shown["doc"], start))
             if options:
                 kind = choice
@@ -114,13 +115,16 @@ class SCPSimulation(Simulation):
         best: tuple[float, Any] | None = None
         for doc_id, start in picks:
             paras = game.paragraphs_of(doc_id)
-            frag = Fragment(doc_id, game.by_id[doc_id].domain, start, tuple(paras[start:start + n]))
+            frag = Fragment(doc_id, game.by_id[doc_id].domain, start, tuple(paras[start : start + n]))
             seed = int(rng.integers(2**31))
             if kind == "prediction":
                 shown = next(s for s in ctx.assignment["documents"] if s["doc"] == doc_id)
                 window = list(range(shown["first"], shown["first"] + len(shown["paragraphs"])))
-                pool = [window[i] for i in similar([paras[i] for i in window], frag.text, len(window))
-                        if window[i] not in (start, start + 1)]
+                pool = [
+                    window[i]
+                    for i in similar([paras[i] for i in window], frag.text, len(window))
+                    if window[i] not in (start, start + 1)
+                ]
                 pool = [i for i in pool if len(paras[i]) >= game.min_distractor_chars]
                 if len(pool) < N_OPTIONS - 1:
                     continue

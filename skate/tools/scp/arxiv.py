@@ -45,10 +45,20 @@ API_URL = "http://export.arxiv.org/api/query"
 HTML_URL = "https://arxiv.org/html"
 USER_AGENT = "skate-scp/0.1 (SCP benchmark builder; https://arxiv.org/help/api)"
 PAGE_SIZE = 100
-INDEX_COLUMNS = ("file", "domain", "title", "arxiv_id", "version", "submitted", "updated",
-                 "url", "html_url", "categories", "chars")
-LOCAL_ALTERNATIVE = ("build from a local folder of documents instead: "
-                     "skate scp build DOCS_DIR --out bench.jsonl")
+INDEX_COLUMNS = (
+    "file",
+    "domain",
+    "title",
+    "arxiv_id",
+    "version",
+    "submitted",
+    "updated",
+    "url",
+    "html_url",
+    "categories",
+    "chars",
+)
+LOCAL_ALTERNATIVE = "build from a local folder of documents instead: skate scp build DOCS_DIR --out bench.jsonl"
 # Consecutive network failures on paper pages after which the HTML host counts as unreachable.
 MAX_NETWORK_FAILURES = 3
 
@@ -102,13 +112,16 @@ class FetchReport:
 
     def summary(self) -> str:
         first = f" (first: {self.error_messages[0]})" if self.error_messages else ""
-        return (f"wrote {self.written} papers of {self.category} submitted {self.date_from} to "
-                f"{self.date_to} to {self.out_dir} (listed {self.listed} of {self.total}; "
-                f"skipped {self.skipped_no_html} without an HTML version; "
-                f"{self.errors} errors{first})")
+        return (
+            f"wrote {self.written} papers of {self.category} submitted {self.date_from} to "
+            f"{self.date_to} to {self.out_dir} (listed {self.listed} of {self.total}; "
+            f"skipped {self.skipped_no_html} without an HTML version; "
+            f"{self.errors} errors{first})"
+        )
 
 
 # --------------------------------------------------------------------------- arguments
+
 
 def parse_date(value: str | dt.date) -> dt.date:
     """``YYYY-MM-DD`` or ``YYYYMMDD`` (or a ``date``) as a date; ``ValueError`` otherwise."""
@@ -125,18 +138,17 @@ def parse_date(value: str | dt.date) -> dt.date:
 
 def search_query(category: str, date_from: dt.date, date_to: dt.date) -> str:
     """The API's ``search_query``: the category and the submission window (whole days, GMT)."""
-    return (f"cat:{category} AND submittedDate:[{date_from:%Y%m%d}0000 TO "
-            f"{date_to:%Y%m%d}2359]")
+    return f"cat:{category} AND submittedDate:[{date_from:%Y%m%d}0000 TO {date_to:%Y%m%d}2359]"
 
 
-def _check(category: str, date_from, date_to, max_papers: int, delay_s: float,
-           timeout_s: float, page_size: int) -> tuple[str, dt.date, dt.date]:
+def _check(
+    category: str, date_from, date_to, max_papers: int, delay_s: float, timeout_s: float, page_size: int
+) -> tuple[str, dt.date, dt.date]:
     category = (category or "").strip()
     if not category:
         raise ValueError("the category is empty: give an arXiv category such as cs.CL")
     if not _CATEGORY.match(category):
-        raise ValueError(f"{category!r} is not an arXiv category: write it like cs.CL, "
-                         "math.AG or hep-th")
+        raise ValueError(f"{category!r} is not an arXiv category: write it like cs.CL, math.AG or hep-th")
     start, end = parse_date(date_from), parse_date(date_to)
     if start > end:
         raise ValueError(f"the window starts after it ends ({start} > {end}): swap the dates")
@@ -153,11 +165,11 @@ def _check(category: str, date_from, date_to, max_papers: int, delay_s: float,
 
 # --------------------------------------------------------------------------- HTTP
 
+
 class _Client:
     """GET with a User-Agent, a timeout and at least ``delay_s`` seconds between requests."""
 
-    def __init__(self, delay_s: float, timeout_s: float,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, delay_s: float, timeout_s: float, sleep: Callable[[float], None] = time.sleep) -> None:
         self.delay_s = delay_s
         self.timeout_s = timeout_s
         self.sleep = sleep
@@ -198,13 +210,18 @@ _NETWORK_ERRORS = (urllib.error.URLError, OSError, http.client.HTTPException)
 
 def _unreachable(what: str, url: str, exc: BaseException) -> ArxivError:
     if isinstance(exc, urllib.error.HTTPError):
-        return ArxivError(f"{what} at {url} answered {_reason(exc)}. Try again later (arXiv "
-                          f"may be busy or down), or {LOCAL_ALTERNATIVE}")
-    return ArxivError(f"cannot reach {what} at {url}: {_reason(exc)}. Check the network "
-                      f"(a proxy goes in HTTPS_PROXY/HTTP_PROXY), or {LOCAL_ALTERNATIVE}")
+        return ArxivError(
+            f"{what} at {url} answered {_reason(exc)}. Try again later (arXiv "
+            f"may be busy or down), or {LOCAL_ALTERNATIVE}"
+        )
+    return ArxivError(
+        f"cannot reach {what} at {url}: {_reason(exc)}. Check the network "
+        f"(a proxy goes in HTTPS_PROXY/HTTP_PROXY), or {LOCAL_ALTERNATIVE}"
+    )
 
 
 # --------------------------------------------------------------------------- feed
+
 
 def _text(element: ET.Element | None) -> str:
     return " ".join((element.text or "").split()) if element is not None else ""
@@ -225,8 +242,7 @@ def parse_feed(xml_bytes: bytes) -> tuple[int | None, list[Paper]]:
     for entry in root.findall(f"{_ATOM}entry"):
         entry_id = _text(entry.find(f"{_ATOM}id"))
         if "/api/errors" in entry_id:
-            raise ArxivError(f"the arXiv API rejected the query: "
-                             f"{_text(entry.find(f'{_ATOM}summary')) or entry_id}")
+            raise ArxivError(f"the arXiv API rejected the query: {_text(entry.find(f'{_ATOM}summary')) or entry_id}")
         alternate = ""
         for link in entry.findall(f"{_ATOM}link"):
             if link.get("rel") == "alternate" and link.get("href"):
@@ -239,17 +255,21 @@ def parse_feed(xml_bytes: bytes) -> tuple[int | None, list[Paper]]:
         if not version:
             alt = _VERSIONED.match(alternate.rstrip("/").split("/abs/")[-1])
             version = (alt["version"] or "") if alt and alt["id"] == arxiv_id else ""
-        categories = tuple(c.get("term", "") for c in entry.findall(f"{_ATOM}category")
-                           if c.get("term"))
+        categories = tuple(c.get("term", "") for c in entry.findall(f"{_ATOM}category") if c.get("term"))
         primary = entry.find(f"{_ARXIV}primary_category")
-        primary_term = (primary.get("term", "") if primary is not None else "") or \
-            (categories[0] if categories else "")
-        papers.append(Paper(
-            arxiv_id=arxiv_id, version=version, title=_text(entry.find(f"{_ATOM}title")),
-            primary_category=primary_term, categories=categories,
-            submitted=_text(entry.find(f"{_ATOM}published")),
-            updated=_text(entry.find(f"{_ATOM}updated")),
-            url=alternate or entry_id))
+        primary_term = (primary.get("term", "") if primary is not None else "") or (categories[0] if categories else "")
+        papers.append(
+            Paper(
+                arxiv_id=arxiv_id,
+                version=version,
+                title=_text(entry.find(f"{_ATOM}title")),
+                primary_category=primary_term,
+                categories=categories,
+                submitted=_text(entry.find(f"{_ATOM}published")),
+                updated=_text(entry.find(f"{_ATOM}updated")),
+                url=alternate or entry_id,
+            )
+        )
     return total, papers
 
 
@@ -283,6 +303,7 @@ def paper_text(html: str) -> tuple[str, str]:
 
 # --------------------------------------------------------------------------- index
 
+
 def _read_existing_index(path: Path) -> list[dict[str, str]]:
     if not path.exists():
         return []
@@ -290,8 +311,7 @@ def _read_existing_index(path: Path) -> list[dict[str, str]]:
         with path.open(encoding="utf-8", newline="") as fh:
             return [row for row in csv.DictReader(fh, delimiter="\t") if row.get("file")]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"cannot read the existing {path}: {exc}; choose another --out") \
-            from exc
+        raise ValueError(f"cannot read the existing {path}: {exc}; choose another --out") from exc
 
 
 def _write_index(path: Path, rows: list[dict[str, str]]) -> None:
@@ -301,28 +321,46 @@ def _write_index(path: Path, rows: list[dict[str, str]]) -> None:
         columns += [c for c in row if c and c not in columns]
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, delimiter="\t",
-                                extrasaction="ignore", restval="", lineterminator="\n")
+        writer = csv.DictWriter(
+            fh, fieldnames=columns, delimiter="\t", extrasaction="ignore", restval="", lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(rows)
     tmp.replace(path)
 
 
 def _index_row(paper: Paper, html_url: str, chars: int) -> dict[str, str]:
-    return {"file": paper.file_name, "domain": paper.primary_category, "title": paper.title,
-            "arxiv_id": paper.arxiv_id, "version": paper.version,
-            "submitted": paper.submitted, "updated": paper.updated, "url": paper.url,
-            "html_url": html_url, "categories": " ".join(paper.categories),
-            "chars": str(chars)}
+    return {
+        "file": paper.file_name,
+        "domain": paper.primary_category,
+        "title": paper.title,
+        "arxiv_id": paper.arxiv_id,
+        "version": paper.version,
+        "submitted": paper.submitted,
+        "updated": paper.updated,
+        "url": paper.url,
+        "html_url": html_url,
+        "categories": " ".join(paper.categories),
+        "chars": str(chars),
+    }
 
 
 # --------------------------------------------------------------------------- fetch
 
-def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
-                out_dir: str | Path, max_papers: int = 50, api_url: str = API_URL,
-                html_url: str = HTML_URL, delay_s: float = 3.0, timeout_s: float = 30,
-                page_size: int = PAGE_SIZE,
-                progress: Callable[[str], None] | None = None) -> FetchReport:
+
+def fetch_arxiv(
+    category: str,
+    date_from: str | dt.date,
+    date_to: str | dt.date,
+    out_dir: str | Path,
+    max_papers: int = 50,
+    api_url: str = API_URL,
+    html_url: str = HTML_URL,
+    delay_s: float = 3.0,
+    timeout_s: float = 30,
+    page_size: int = PAGE_SIZE,
+    progress: Callable[[str], None] | None = None,
+) -> FetchReport:
     """Write up to ``max_papers`` papers of ``category`` submitted from ``date_from`` to
     ``date_to`` (inclusive, ``YYYY-MM-DD``) into ``out_dir`` as a corpus folder.
 
@@ -334,20 +372,17 @@ def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
     or the HTML host cannot be reached (several network failures in a row). Papers written
     before an error stay listed in ``index.tsv``.
     """
-    category, start, end = _check(category, date_from, date_to, max_papers, delay_s,
-                                  timeout_s, page_size)
+    category, start, end = _check(category, date_from, date_to, max_papers, delay_s, timeout_s, page_size)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder: choose another output folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"cannot create {out}: {exc.strerror or exc}; choose another "
-                         "output folder") from exc
+        raise ValueError(f"cannot create {out}: {exc.strerror or exc}; choose another output folder") from exc
     index_path = out / INDEX_NAME
     rows = {row["file"]: row for row in _read_existing_index(index_path)}
-    report = FetchReport(category=category, date_from=start.isoformat(),
-                         date_to=end.isoformat(), out_dir=str(out))
+    report = FetchReport(category=category, date_from=start.isoformat(), date_to=end.isoformat(), out_dir=str(out))
     client = _Client(delay_s, timeout_s)
     query = search_query(category, start, end)
     html_base = html_url.rstrip("/")
@@ -358,9 +393,15 @@ def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
     changed = False
     try:
         while report.written < max_papers:
-            params = urllib.parse.urlencode({
-                "search_query": query, "start": offset, "max_results": page_size,
-                "sortBy": "submittedDate", "sortOrder": "descending"})
+            params = urllib.parse.urlencode(
+                {
+                    "search_query": query,
+                    "start": offset,
+                    "max_results": page_size,
+                    "sortBy": "submittedDate",
+                    "sortOrder": "descending",
+                }
+            )
             url = f"{api_url}?{params}"
             try:
                 body = client.get(url)
@@ -369,9 +410,11 @@ def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
             try:
                 total, papers = parse_feed(body)
             except ValueError as exc:
-                raise ArxivError(f"the arXiv API at {api_url} answered with something that is "
-                                 f"not its Atom feed: {exc}. Try again later, or "
-                                 f"{LOCAL_ALTERNATIVE}") from exc
+                raise ArxivError(
+                    f"the arXiv API at {api_url} answered with something that is "
+                    f"not its Atom feed: {exc}. Try again later, or "
+                    f"{LOCAL_ALTERNATIVE}"
+                ) from exc
             if total is not None:
                 report.total = total
             if not papers:
@@ -416,14 +459,13 @@ def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
                 try:
                     (out / paper.file_name).write_text(text + "\n", encoding="utf-8")
                 except OSError as exc:
-                    raise ValueError(f"cannot write {out / paper.file_name}: "
-                                     f"{exc.strerror or exc}; choose another output folder") \
-                        from exc
+                    raise ValueError(
+                        f"cannot write {out / paper.file_name}: {exc.strerror or exc}; choose another output folder"
+                    ) from exc
                 rows[paper.file_name] = _index_row(paper, page_url, len(text))
                 changed = True
                 report.written += 1
-                say(f"{paper.versioned_id}: {len(text)} characters "
-                    f"({report.written}/{max_papers})")
+                say(f"{paper.versioned_id}: {len(text)} characters ({report.written}/{max_papers})")
             if total is not None and offset >= total:
                 break
     finally:
@@ -434,26 +476,35 @@ def fetch_arxiv(category: str, date_from: str | dt.date, date_to: str | dt.date,
 
 # --------------------------------------------------------------------------- command line
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``arxiv`` subcommand's arguments."""
-    parser.add_argument("--category", required=True,
-                        help="arXiv category, e.g. cs.CL (the papers' domain is their primary "
-                             "category)")
-    parser.add_argument("--from", dest="date_from", required=True, metavar="YYYY-MM-DD",
-                        help="first submission day (GMT), inclusive")
-    parser.add_argument("--to", dest="date_to", required=True, metavar="YYYY-MM-DD",
-                        help="last submission day (GMT), inclusive")
-    parser.add_argument("--max", dest="max_papers", type=int, default=50,
-                        help="papers to write, at most (default 50)")
-    parser.add_argument("--out", type=Path, required=True,
-                        help="folder to write (created if missing; an index.tsv there is "
-                             "extended)")
-    parser.add_argument("--delay", dest="delay_s", type=float, default=3.0,
-                        help="seconds between requests (default 3, as arXiv asks)")
-    parser.add_argument("--timeout", dest="timeout_s", type=float, default=30.0,
-                        help="seconds to wait for each answer (default 30)")
-    parser.add_argument("--page-size", dest="page_size", type=int, default=PAGE_SIZE,
-                        help=f"papers listed per API request (default {PAGE_SIZE})")
+    parser.add_argument(
+        "--category", required=True, help="arXiv category, e.g. cs.CL (the papers' domain is their primary category)"
+    )
+    parser.add_argument(
+        "--from", dest="date_from", required=True, metavar="YYYY-MM-DD", help="first submission day (GMT), inclusive"
+    )
+    parser.add_argument(
+        "--to", dest="date_to", required=True, metavar="YYYY-MM-DD", help="last submission day (GMT), inclusive"
+    )
+    parser.add_argument("--max", dest="max_papers", type=int, default=50, help="papers to write, at most (default 50)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="folder to write (created if missing; an index.tsv there is extended)"
+    )
+    parser.add_argument(
+        "--delay", dest="delay_s", type=float, default=3.0, help="seconds between requests (default 3, as arXiv asks)"
+    )
+    parser.add_argument(
+        "--timeout", dest="timeout_s", type=float, default=30.0, help="seconds to wait for each answer (default 30)"
+    )
+    parser.add_argument(
+        "--page-size",
+        dest="page_size",
+        type=int,
+        default=PAGE_SIZE,
+        help=f"papers listed per API request (default {PAGE_SIZE})",
+    )
     parser.add_argument("--api-url", default=API_URL, help=f"default {API_URL}")
     parser.add_argument("--html-url", default=HTML_URL, help=f"default {HTML_URL}")
 
@@ -461,6 +512,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _stderr_printer(prog: str) -> Callable[[str], None]:
     def say(message: str) -> None:
         print(f"{prog}: {message}", file=sys.stderr)
+
     return say
 
 
@@ -468,11 +520,19 @@ def main_from_args(args: argparse.Namespace, prog: str = "skate.scp") -> int:
     """Run the fetch; print one summary line (0) or one error line on stderr (2)."""
     progress = _stderr_printer(prog) if sys.stderr.isatty() else None
     try:
-        report = fetch_arxiv(args.category, args.date_from, args.date_to, args.out,
-                             max_papers=args.max_papers, api_url=args.api_url,
-                             html_url=args.html_url, delay_s=args.delay_s,
-                             timeout_s=args.timeout_s, page_size=args.page_size,
-                             progress=progress)
+        report = fetch_arxiv(
+            args.category,
+            args.date_from,
+            args.date_to,
+            args.out,
+            max_papers=args.max_papers,
+            api_url=args.api_url,
+            html_url=args.html_url,
+            delay_s=args.delay_s,
+            timeout_s=args.timeout_s,
+            page_size=args.page_size,
+            progress=progress,
+        )
     except (ArxivError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
@@ -480,6 +540,17 @@ def main_from_args(args: argparse.Namespace, prog: str = "skate.scp") -> int:
     return 0
 
 
-__all__ = ["API_URL", "HTML_URL", "ArxivError", "FetchReport", "Paper", "add_arguments",
-           "fetch_arxiv", "main_from_args", "paper_text", "parse_date", "parse_feed",
-           "search_query"]
+__all__ = [
+    "API_URL",
+    "HTML_URL",
+    "ArxivError",
+    "FetchReport",
+    "Paper",
+    "add_arguments",
+    "fetch_arxiv",
+    "main_from_args",
+    "paper_text",
+    "parse_date",
+    "parse_feed",
+    "search_query",
+]

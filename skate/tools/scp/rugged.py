@@ -157,8 +157,7 @@ def validate(df: pd.DataFrame, require_private: bool = True) -> pd.DataFrame:
     private benchmark is an error."""
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"missing column(s) {_few(missing)}; the header must name "
-                         f"{', '.join(COLUMNS)}")
+        raise ValueError(f"missing column(s) {_few(missing)}; the header must name {', '.join(COLUMNS)}")
     df = df.loc[:, list(COLUMNS)].copy()
     if df.empty:
         if not require_private:
@@ -177,32 +176,44 @@ def validate(df: pd.DataFrame, require_private: bool = True) -> pd.DataFrame:
     df["score"] = pd.to_numeric(raw, errors="coerce").astype(float)
     nonnum = df["score"].isna()
     if nonnum.any():
-        where = [f"({m}, {b}): {s!r}" for m, b, s in
-                 zip(df.loc[nonnum, "model"], df.loc[nonnum, "benchmark"], raw[nonnum], strict=False)]
+        where = [
+            f"({m}, {b}): {s!r}"
+            for m, b, s in zip(df.loc[nonnum, "model"], df.loc[nonnum, "benchmark"], raw[nonnum], strict=False)
+        ]
         raise ValueError(f"missing or non-numeric score for {_few(where)}; give an accuracy in [0, 1]")
     out_of_range = (df["score"] < 0) | (df["score"] > 1)
     if out_of_range.any():
-        where = [f"({m}, {b}): {s:g}" for m, b, s in
-                 zip(df.loc[out_of_range, "model"], df.loc[out_of_range, "benchmark"],
-                     df.loc[out_of_range, "score"], strict=False)]
-        raise ValueError(f"score outside [0, 1] for {_few(where)}; give accuracies as fractions "
-                         f"(e.g. 0.73, not 73)")
+        where = [
+            f"({m}, {b}): {s:g}"
+            for m, b, s in zip(
+                df.loc[out_of_range, "model"],
+                df.loc[out_of_range, "benchmark"],
+                df.loc[out_of_range, "score"],
+                strict=False,
+            )
+        ]
+        raise ValueError(f"score outside [0, 1] for {_few(where)}; give accuracies as fractions (e.g. 0.73, not 73)")
     dup = df.duplicated(["model", "benchmark"], keep=False)
     if dup.any():
         pairs = sorted(set(zip(df.loc[dup, "model"], df.loc[dup, "benchmark"], strict=False)))
-        raise ValueError(f"duplicated (model, benchmark) rows: {_few(f'({m}, {b})' for m, b in pairs)}; "
-                         f"keep one score per pair")
+        raise ValueError(
+            f"duplicated (model, benchmark) rows: {_few(f'({m}, {b})' for m, b in pairs)}; keep one score per pair"
+        )
     for col in ("kind", "domain"):
         kinds = df.groupby("benchmark")[col].nunique()
         mixed = sorted(kinds[kinds > 1].index)
         if mixed:
-            raise ValueError(f"benchmark(s) {_few(mixed)} have more than one {col} across models; "
-                             f"each benchmark must have a single {col}")
+            raise ValueError(
+                f"benchmark(s) {_few(mixed)} have more than one {col} across models; "
+                f"each benchmark must have a single {col}"
+            )
     has_private = df.loc[df["kind"] == "private", "model"].unique()
     no_private = [m for m in df["model"].unique() if m not in set(has_private)]
     if no_private and require_private:
-        raise ValueError(f"model(s) {_few(no_private)} have no private benchmark; add at least "
-                         f"one private score per model or drop the model")
+        raise ValueError(
+            f"model(s) {_few(no_private)} have no private benchmark; add at least "
+            f"one private score per model or drop the model"
+        )
     return df.reset_index(drop=True)
 
 
@@ -247,15 +258,22 @@ def private_from_run(run_dir: str | Path) -> pd.DataFrame:
         raise ValueError(f"{run_dir} is not a finished run (its event log has no run_end); {what}")
     missing = [k for k in GROUP_KEYS if k not in d.group_keys]
     if missing:
-        raise ValueError(f"{run_dir}: its tasks carry no {' and '.join(missing)} group(s), so it is "
-                         f"not an SCP run; {what}")
+        raise ValueError(
+            f"{run_dir}: its tasks carry no {' and '.join(missing)} group(s), so it is not an SCP run; {what}"
+        )
     acc = group_accuracy(d, GROUP_KEYS).dropna(subset=["accuracy"])
     if acc.empty:
         raise ValueError(f"{run_dir}: no task with type and domain has a non-void estimate; {what}")
-    return pd.DataFrame({"model": acc["player"].astype(str),
-                         "benchmark": f"{GAME}-" + acc[list(GROUP_KEYS)].astype(str).agg("/".join, axis=1),
-                         "kind": "private", "domain": acc["domain"].astype(str),
-                         "score": acc["accuracy"].astype(float)}, columns=list(COLUMNS)).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "model": acc["player"].astype(str),
+            "benchmark": f"{GAME}-" + acc[list(GROUP_KEYS)].astype(str).agg("/".join, axis=1),
+            "kind": "private",
+            "domain": acc["domain"].astype(str),
+            "score": acc["accuracy"].astype(float),
+        },
+        columns=list(COLUMNS),
+    ).reset_index(drop=True)
 
 
 def scores_with_run(scores: str | Path, run_dir: str | Path) -> pd.DataFrame:
@@ -268,9 +286,11 @@ def scores_with_run(scores: str | Path, run_dir: str | Path) -> pd.DataFrame:
     strangers = [m for m in table["model"].unique() if m not in with_private]
     if strangers:
         players = list(dict.fromkeys(private["model"]))
-        raise ValueError(f"{scores}: model(s) {_few(strangers)} are not players of the run {run_dir} and "
-                         f"have no private score of their own; model names must match the run's "
-                         f"players ({_few(players, 10)})")
+        raise ValueError(
+            f"{scores}: model(s) {_few(strangers)} are not players of the run {run_dir} and "
+            f"have no private score of their own; model names must match the run's "
+            f"players ({_few(players, 10)})"
+        )
     try:
         return validate(pd.concat([table, private], ignore_index=True))
     except ValueError as exc:
@@ -308,8 +328,7 @@ class Choices:
 
     def changed(self) -> dict[str, str]:
         """The choices that differ from the defaults, as {flag: value}."""
-        return {_flag(f.name): getattr(self, f.name) for f in fields(self)
-                if getattr(self, f.name) != f.default}
+        return {_flag(f.name): getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default}
 
 
 def _flag(name: str) -> str:
@@ -324,9 +343,11 @@ def _gap(pub: float, pri: float) -> float:
 def _rs1(pairs: list[tuple[float, float]], pub_only: list[float], pri_only: list[float]) -> float:
     """RS_I from its inputs: the paired (public, private) values and the unmatched values."""
     paired = 2.0 * float(np.mean([_gap(a, b) for a, b in pairs])) if pairs else 0.0
-    unmatched = (2.0 * _gap(float(pd.Series(pub_only, dtype=float).mean()),
-                            float(pd.Series(pri_only, dtype=float).mean()))
-                 if pub_only and pri_only else 0.0)
+    unmatched = (
+        2.0 * _gap(float(pd.Series(pub_only, dtype=float).mean()), float(pd.Series(pri_only, dtype=float).mean()))
+        if pub_only and pri_only
+        else 0.0
+    )
     return paired + unmatched
 
 
@@ -347,9 +368,12 @@ def _rs1_inputs(rows: pd.DataFrame, value: str, choices: Choices, plain_sums: bo
     if choices.pairing == "domain":
         pairs = {d: (float(pub_mean[d]), float(pri_mean[d])) for d in matched}
     else:
-        pairs = {(a.benchmark, b.benchmark): (float(getattr(a, value)), float(getattr(b, value)))
-                 for d in matched for a in pub[pub["domain"] == d].itertuples()
-                 for b in pri[pri["domain"] == d].itertuples()}
+        pairs = {
+            (a.benchmark, b.benchmark): (float(getattr(a, value)), float(getattr(b, value)))
+            for d in matched
+            for a in pub[pub["domain"] == d].itertuples()
+            for b in pri[pri["domain"] == d].itertuples()
+        }
         pairs = dict(sorted(pairs.items()))
 
     def unmatched(side: pd.DataFrame, means: pd.Series) -> dict:
@@ -378,17 +402,26 @@ def _rs1_argsort(inputs: dict[str, Inputs], df: pd.DataFrame, choices: Choices) 
     seen = {col: {name: i for i, name in enumerate(df[col].unique())} for col in ("domain", "benchmark")}
     by_pairs = seen["domain" if choices.pairing == "domain" else "benchmark"]
     by_unmatched = seen["domain" if choices.unmatched == "domains" else "benchmark"]
-    orders = (lambda k: tuple(by_pairs[n] for n in k) if isinstance(k, tuple) else by_pairs[k],
-              by_unmatched.__getitem__, by_unmatched.__getitem__)
+    orders = (
+        lambda k: tuple(by_pairs[n] for n in k) if isinstance(k, tuple) else by_pairs[k],
+        by_unmatched.__getitem__,
+        by_unmatched.__getitem__,
+    )
     columns = [sorted(part, key=order) for part, order in zip(inputs[models[0]], orders, strict=False)]
     for model in models[1:]:
-        odd = [name for name, part, cols, order in zip(("pairs", "unmatched public", "unmatched private"),
-                                                       inputs[model], columns, orders, strict=False)
-               if sorted(part, key=order) != cols]
+        odd = [
+            name
+            for name, part, cols, order in zip(
+                ("pairs", "unmatched public", "unmatched private"), inputs[model], columns, orders, strict=False
+            )
+            if sorted(part, key=order) != cols
+        ]
         if odd:
-            raise ValueError(f"--rank argsort needs every model to have the same pairs and unmatched "
-                             f"benchmarks (rs.py's table is complete), but {model} and {models[0]} differ "
-                             f"in their {' and '.join(odd)}; use --rank rank or complete the table")
+            raise ValueError(
+                f"--rank argsort needs every model to have the same pairs and unmatched "
+                f"benchmarks (rs.py's table is complete), but {model} and {models[0]} differ "
+                f"in their {' and '.join(odd)}; use --rank rank or complete the table"
+            )
 
     def table(part: int, pick=lambda v: v) -> np.ndarray:
         t = np.array([[pick(inputs[m][part][c]) for c in columns[part]] for m in models], dtype=float)
@@ -396,8 +429,10 @@ def _rs1_argsort(inputs: dict[str, Inputs], df: pd.DataFrame, choices: Choices) 
 
     pub, pri = table(0, lambda v: v[0]), table(0, lambda v: v[1])
     pub_only, pri_only = table(1), table(2)
-    return {m: _rs1(list(zip(pub[i], pri[i], strict=False)), list(pub_only[i]), list(pri_only[i]))
-            for i, m in enumerate(models)}
+    return {
+        m: _rs1(list(zip(pub[i], pri[i], strict=False)), list(pub_only[i]), list(pri_only[i]))
+        for i, m in enumerate(models)
+    }
 
 
 def _spread(values: np.ndarray, divisor: str) -> float:
@@ -430,15 +465,16 @@ def rugged_scores(df: pd.DataFrame, choices: Choices | None = None) -> pd.DataFr
     if choices.rank == "rank":
         from scipy.stats import rankdata  # slow import, kept off the bad-input path
 
-        df["rank"] = df.groupby("benchmark")["score"].transform(
-            lambda s: rankdata(s.to_numpy(), method="average"))
+        df["rank"] = df.groupby("benchmark")["score"].transform(lambda s: rankdata(s.to_numpy(), method="average"))
     models = {str(model): rows for model, rows in df.groupby("model", sort=False)}
     if choices.rank == "rank":
-        rel = {m: _rs1(*(list(part.values()) for part in _rs1_inputs(rows, "rank", choices)))
-               for m, rows in models.items()}
+        rel = {
+            m: _rs1(*(list(part.values()) for part in _rs1_inputs(rows, "rank", choices))) for m, rows in models.items()
+        }
     else:
-        rel = _rs1_argsort({m: _rs1_inputs(rows, "score", choices, plain_sums=True)
-                            for m, rows in models.items()}, df, choices)
+        rel = _rs1_argsort(
+            {m: _rs1_inputs(rows, "score", choices, plain_sums=True) for m, rows in models.items()}, df, choices
+        )
     out = []
     for model, rows in models.items():
         rs2, rs2_norm = _rs2(rows, choices)
@@ -469,10 +505,13 @@ def plot(table: pd.DataFrame, scores: pd.DataFrame, path: str | Path, choices: C
     domains = list(dict.fromkeys(private["domain"]))
     cmap = plt.get_cmap("tab10" if len(domains) <= 10 else "tab20")
     colour = {d: cmap(i % cmap.N) for i, d in enumerate(domains)}
-    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(max(6.0, 1.5 + 0.8 * len(models)), 8.5),
-                             height_ratios=(1, 1, 1.3))
-    for ax, columns, title in ((axes[0], ("rs1_abs", "rs1_rel"), "RS_I (> 0: better on public than on private)"),
-                               (axes[1], ("rs2", "rs2_norm"), "RS_II (spread of the private accuracies)")):
+    fig, axes = plt.subplots(
+        3, 1, sharex=True, figsize=(max(6.0, 1.5 + 0.8 * len(models)), 8.5), height_ratios=(1, 1, 1.3)
+    )
+    for ax, columns, title in (
+        (axes[0], ("rs1_abs", "rs1_rel"), "RS_I (> 0: better on public than on private)"),
+        (axes[1], ("rs2", "rs2_norm"), "RS_II (spread of the private accuracies)"),
+    ):
         for k, column in enumerate(columns):
             values = table[column].to_numpy(dtype=float)
             bars = ax.bar(x + (k - 0.5) * 0.38, np.nan_to_num(values), width=0.36, label=column)
@@ -486,19 +525,46 @@ def plot(table: pd.DataFrame, scores: pd.DataFrame, path: str | Path, choices: C
         own = private[private["model"] == model]
         if own.empty:
             continue
-        ax.bar(i, own["score"].max() - own["score"].min(), bottom=own["score"].min(), width=0.5,
-               color="lightgrey", label="range" if i == 0 else None)
+        ax.bar(
+            i,
+            own["score"].max() - own["score"].min(),
+            bottom=own["score"].min(),
+            width=0.5,
+            color="lightgrey",
+            label="range" if i == 0 else None,
+        )
         offsets = np.linspace(-0.18, 0.18, len(own)) if len(own) > 1 else np.zeros(1)
-        ax.scatter(i + offsets, own["score"], s=22, zorder=3, edgecolors="white", linewidths=0.5,
-                   c=[colour[d] for d in own["domain"]])
+        ax.scatter(
+            i + offsets,
+            own["score"],
+            s=22,
+            zorder=3,
+            edgecolors="white",
+            linewidths=0.5,
+            c=[colour[d] for d in own["domain"]],
+        )
         spread_over = own["score"]
         if choices.rs2_over == "domains":
             spread_over = own.groupby("domain", sort=False)["score"].mean()
-            ax.scatter(np.full(len(spread_over), i + 0.32), spread_over, marker="D", s=26, zorder=3,
-                       edgecolors="black", linewidths=0.6, c=[colour[d] for d in spread_over.index],
-                       label="domain average" if i == 0 else None)
-        ax.hlines(spread_over.mean(), i - 0.3, i + 0.3, color="black", lw=1.5,
-                  label="mean (RS_II's values)" if i == 0 else None)
+            ax.scatter(
+                np.full(len(spread_over), i + 0.32),
+                spread_over,
+                marker="D",
+                s=26,
+                zorder=3,
+                edgecolors="black",
+                linewidths=0.6,
+                c=[colour[d] for d in spread_over.index],
+                label="domain average" if i == 0 else None,
+            )
+        ax.hlines(
+            spread_over.mean(),
+            i - 0.3,
+            i + 0.3,
+            color="black",
+            lw=1.5,
+            label="mean (RS_II's values)" if i == 0 else None,
+        )
     handles, labels = ax.get_legend_handles_labels()
     for d in domains:
         handles.append(ax.scatter([], [], s=22, color=colour[d]))
@@ -528,30 +594,38 @@ class _Parser(argparse.ArgumentParser):
 
 HELP = {
     "pairing": "what RS_I pairs: each matched domain's averages (domain, rs.py; default) or every "
-               "public with every private benchmark of a domain (benchmark, the paper)",
+    "public with every private benchmark of a domain (benchmark, the paper)",
     "unmatched": "the unmatched term's means: of the per-domain averages (domains; default) or of "
-                 "the benchmarks one by one (benchmarks, the paper and rs.py)",
+    "the benchmarks one by one (benchmarks, the paper and rs.py)",
     "rank": "rs1_rel's metric: ranks per benchmark (rank; default) or rs.py's argsort positions of "
-            "its inputs (argsort, not ranks; needs every model to have the same benchmarks)",
+    "its inputs (argsort, not ranks; needs every model to have the same benchmarks)",
     "rs2_over": "RS_II over every private benchmark (benchmarks, the paper; default) or over each "
-                "domain's private average (domains, rs.py)",
+    "domain's private average (domains, rs.py)",
     "rs2_divisor": "RS_II's divisor: n - 1 (n-1, rs.py; default) or none, the paper's eq. 2 as printed",
     "rs2_norm": "rs2_norm over the same values once (once, the paper; default) or with each matched "
-                "domain's private values twice (twice, rs.py's side effect)",
+    "domain's private values twice (twice, rs.py's side effect)",
 }
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="skate rugged", description=__doc__,
-                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = _Parser(prog="skate rugged", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scores", type=Path, help="CSV: model, benchmark, kind, domain, score")
-    ap.add_argument("--private-run", type=Path, metavar="RUN_DIR",
-                    help="a finished game=scp run folder giving the private side (one benchmark per "
-                         "question type and domain); SCORES.csv then holds the public side")
+    ap.add_argument(
+        "--private-run",
+        type=Path,
+        metavar="RUN_DIR",
+        help="a finished game=scp run folder giving the private side (one benchmark per "
+        "question type and domain); SCORES.csv then holds the public side",
+    )
     ap.add_argument("--out", type=Path, help="also write the table to this CSV")
-    ap.add_argument("--plot", type=Path, nargs="?", const=True, metavar="FILE",
-                    help="also draw the scores to FILE (.png, .pdf or .svg); --plot alone: the --out "
-                         "CSV's name with .png")
+    ap.add_argument(
+        "--plot",
+        type=Path,
+        nargs="?",
+        const=True,
+        metavar="FILE",
+        help="also draw the scores to FILE (.png, .pdf or .svg); --plot alone: the --out CSV's name with .png",
+    )
     for name, allowed in CHOICES.items():
         ap.add_argument(_flag(name), choices=allowed, default=allowed[0], help=HELP[name])
     try:
@@ -567,16 +641,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skate.rugged: {exc} (see --help)", file=sys.stderr)
         return 2
     try:
-        scores = (read_scores(args.scores) if args.private_run is None
-                  else scores_with_run(args.scores, args.private_run))
+        scores = (
+            read_scores(args.scores) if args.private_run is None else scores_with_run(args.scores, args.private_run)
+        )
         table = rugged_scores(scores, choices)
     except ValueError as exc:
         print(f"skate.rugged: {exc}", file=sys.stderr)
         return 2
     print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     saved = 0
-    for path, write in ((args.out, lambda p: table.to_csv(p, index=False)),
-                        (args.plot, lambda p: plot(table, scores, p, choices))):
+    for path, write in (
+        (args.out, lambda p: table.to_csv(p, index=False)),
+        (args.plot, lambda p: plot(table, scores, p, choices)),
+    ):
         if path is None:
             continue
         try:

@@ -36,8 +36,9 @@ class UsageError(Exception):
     """Bad input; the message says what to fix."""
 
 
-def build_benchmark(docs_dir: str, out: Path, seed: int = 0, per_doc: int = SCPConfig.per_doc,
-                    types: tuple[str, ...] = TYPES) -> str:
+def build_benchmark(
+    docs_dir: str, out: Path, seed: int = 0, per_doc: int = SCPConfig.per_doc, types: tuple[str, ...] = TYPES
+) -> str:
     """Build, check and write the benchmark; the summary line. Raises :class:`UsageError`."""
     if per_doc < 1:
         raise UsageError(f"--per-doc must be at least 1, got {per_doc}")
@@ -47,25 +48,27 @@ def build_benchmark(docs_dir: str, out: Path, seed: int = 0, per_doc: int = SCPC
         raise UsageError(str(exc)) from exc
     questions = build(docs, per_doc, seed, types=types)
     if not questions:
-        raise UsageError(f"no question could be built from {docs_dir} (documents too short or "
-                         "mostly markup?); add longer prose documents")
+        raise UsageError(
+            f"no question could be built from {docs_dir} (documents too short or "
+            "mostly markup?); add longer prose documents"
+        )
     failing = [q.id for q in questions if check(q)]
     if failing:
-        raise UsageError(f"{len(failing)} of {len(questions)} questions fail their check "
-                         f"(first: {failing[0]}); nothing written - please report this bug")
+        raise UsageError(
+            f"{len(failing)} of {len(questions)} questions fail their check "
+            f"(first: {failing[0]}); nothing written - please report this bug"
+        )
     built = build_date()
     by_id = {d.id: d for d in docs}
     records = [{**q.to_json(), **doc_dates(by_id.get(q.doc)), "built": built} for q in questions]
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
-        raise UsageError(f"cannot write {out}: {parent} is not an existing folder; create it or "
-                         "choose another --out")
+        raise UsageError(f"cannot write {out}: {parent} is not an existing folder; create it or choose another --out")
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc.strerror or exc}; choose another --out") \
-            from exc
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}; choose another --out") from exc
     by_type = Counter(q.type for q in questions)
     by_domain = Counter(q.domain for q in questions)
     types_part = ", ".join(f"{t} {by_type[t]}" for t in types)
@@ -74,8 +77,10 @@ def build_benchmark(docs_dir: str, out: Path, seed: int = 0, per_doc: int = SCPC
     sources = Counter(r["doc_date_source"] for r in records if r.get("doc_date"))
     sources_part = ", ".join(f"{k} {n}" for k, n in sorted(sources.items()))
     dated = f"documents dated {dates[0]} to {dates[-1]} ({sources_part}); " if dates else ""
-    return (f"wrote {len(questions)} questions from {len(docs)} documents "
-            f"(by type: {types_part}; by domain: {domains_part}; {dated}built {built}) to {out}")
+    return (
+        f"wrote {len(questions)} questions from {len(docs)} documents "
+        f"(by type: {types_part}; by domain: {domains_part}; {dated}built {built}) to {out}"
+    )
 
 
 # What the study plays: one round of the built benchmark, ArxivRoll's scoring (one greedy answer per
@@ -92,8 +97,14 @@ def study_settings(players: str = "simulated", values: Mapping[str, Any] | None 
     return to_settings(composed({**STUDY_VALUES, **(values or {})}, **STUDY, players=players))
 
 
-def stability(docs_dir: str, settings: SkateConfig | None = None, seeds: int = 32, per_doc: int = SCPConfig.per_doc,
-              types: tuple[str, ...] = TYPES, runs_dir: Path | None = None) -> tuple[list[dict], list[dict]]:
+def stability(
+    docs_dir: str,
+    settings: SkateConfig | None = None,
+    seeds: int = 32,
+    per_doc: int = SCPConfig.per_doc,
+    types: tuple[str, ...] = TYPES,
+    runs_dir: Path | None = None,
+) -> tuple[list[dict], list[dict]]:
     """Rebuild the benchmark with seeds ``0..seeds-1`` and play each one as ``game=scp`` plays a
     built benchmark (:func:`skate.runner.run_game`: the same players, client, cache, preflight and
     estimator), every player answering every question once (``estimator=greedy``, ArxivRoll's
@@ -140,9 +151,16 @@ def stability(docs_dir: str, settings: SkateConfig | None = None, seeds: int = 3
     for name in names:
         mine = [r for r in per_seed if r["player"] == name]
         acc = np.array([r["accuracy"] for r in mine])
-        row = {"player": name, "true_skill": None, "mean": float(acc.mean()), "std": float(acc.std(ddof=1)),
-               "min": float(acc.min()), "max": float(acc.max()), "expected_std": None,
-               "void": sum(r["void"] for r in mine)}
+        row = {
+            "player": name,
+            "true_skill": None,
+            "mean": float(acc.mean()),
+            "std": float(acc.std(ddof=1)),
+            "min": float(acc.min()),
+            "max": float(acc.max()),
+            "expected_std": None,
+            "void": sum(r["void"] for r in mine),
+        }
         if name in sim_cohort:
             row["true_skill"] = float(sim_cohort[name].skill)
             row["expected_std"] = float(np.std([r["expected"] for r in mine], ddof=1))
@@ -167,8 +185,13 @@ def _seed_rows(seed: int, names: list[str], archive: list, sim_cohort: dict[str,
         got = [s.p_correct[name] for s in archive if name in s.p_correct]
         if not got:
             raise UsageError(f"seed {seed}: {name} answered no question (every call failed: is its server up?)")
-        row = {"seed": seed, "player": name, "questions": len(archive), "void": len(archive) - len(got),
-               "accuracy": 100 * float(np.mean(got))}
+        row = {
+            "seed": seed,
+            "player": name,
+            "questions": len(archive),
+            "void": len(archive) - len(got),
+            "accuracy": 100 * float(np.mean(got)),
+        }
         player = sim_cohort.get(name)
         if player is not None:
             expected = 0.0
@@ -187,8 +210,9 @@ def format_stability(rows: list[dict], seeds: int) -> str:
     for r in rows:
         skill = f"{r['true_skill']:>6.2f}" if r.get("true_skill") is not None else f"{'-':>6}"
         expected = f"{r['expected_std']:>15.2f}" if r.get("expected_std") is not None else f"{'-':>15}"
-        lines.append(f"{r['player']:<14}{skill}{r['mean']:>9.1f}{r['std']:>7.2f}{r['min']:>7.1f}"
-                     f"{r['max']:>7.1f}{expected}")
+        lines.append(
+            f"{r['player']:<14}{skill}{r['mean']:>9.1f}{r['std']:>7.2f}{r['min']:>7.1f}{r['max']:>7.1f}{expected}"
+        )
     void = sum(r.get("void", 0) for r in rows)
     if void:
         lines.append(f"{void} answers were void (failed calls) and left out of the accuracies")

@@ -43,7 +43,12 @@ def canonical(events: list[dict]) -> Iterator[dict]:
         names = [n for n in roster if n in last]
         keys = list(last[names[0]])
         state = {k: {n: last[n][k] for n in names} for k in keys}
-        out = {"event": "rated", "task_id": pending[0]["task_id"], "updates": len(pending), "update": pending[-1]["update"]}
+        out = {
+            "event": "rated",
+            "task_id": pending[0]["task_id"],
+            "updates": len(pending),
+            "update": pending[-1]["update"],
+        }
         if keys:
             out["state"] = state
         pending.clear()
@@ -76,8 +81,11 @@ def fingerprint(run_dir: Path) -> tuple[str, dict[str, int]]:
             # and so were what the tasks told (rejections by reason and their hints, the tasks that
             # separated the players, who answered at a guess: issue 57), and why the game ended
             # (ended, ended_detail) to run_end
-            e["summary"] = {k: v for k, v in e["summary"].items()
-                            if k not in ("elapsed_s", "sandbox_executions", "rejections", "hints", "separating", "at_guess")}
+            e["summary"] = {
+                k: v
+                for k, v in e["summary"].items()
+                if k not in ("elapsed_s", "sandbox_executions", "rejections", "hints", "separating", "at_guess")
+            }
             e = {k: v for k, v in e.items() if k not in ("ended", "ended_detail")}
         if e["event"] == "round_end":
             e.pop("order", None)  # how sure the ranking is: added to round_end after the golden run
@@ -111,8 +119,12 @@ def test_a_log_per_pair_folds_into_the_same_fingerprint(tmp_path):
     prints = []
     for kind in ("task", "pair"):
         out = tmp_path / kind
-        run_game(skate.config(values={"seed": 1, "game.rounds": 2, "report": False, "events.rating_updates": kind},
-                              logger="none"), out)
+        run_game(
+            skate.config(
+                values={"seed": 1, "game.rounds": 2, "report": False, "events.rating_updates": kind}, logger="none"
+            ),
+            out,
+        )
         prints.append((json.loads((out / "ratings.json").read_text()), fingerprint(out)))
         kinds = {e["event"] for e in read_events(out)}
         assert ("rating" in kinds, "rated" in kinds) == ((False, True) if kind == "task" else (True, False))

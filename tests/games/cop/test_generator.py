@@ -36,12 +36,7 @@ def corpus() -> dict[tuple[str, float, int], str]:
 @pytest.fixture(scope="module")
 def knob_sample() -> list[tuple[str, float, float]]:
     """(kind, knob, measured difficulty) over many generated programs."""
-    return [
-        (k, d, code_difficulty(_program(k, d, 1000 + s)))
-        for k in KINDS
-        for d in DIFFICULTIES
-        for s in KNOB_SEEDS
-    ]
+    return [(k, d, code_difficulty(_program(k, d, 1000 + s))) for k in KINDS for d in DIFFICULTIES for s in KNOB_SEEDS]
 
 
 def _ranks(values: list[float]) -> np.ndarray:
@@ -250,7 +245,16 @@ def test_unparsable_code_scores_one_half() -> None:
 
 @pytest.mark.parametrize(
     "code",
-    ["", "# only a comment", "pass", "x = 1", SIMPLE_LOOP, NESTED_RECURSIVE, "print(1)\n" * 500, "x = " + "(" * 50 + "1" + ")" * 50],
+    [
+        "",
+        "# only a comment",
+        "pass",
+        "x = 1",
+        SIMPLE_LOOP,
+        NESTED_RECURSIVE,
+        "print(1)\n" * 500,
+        "x = " + "(" * 50 + "1" + ")" * 50,
+    ],
 )
 def test_code_difficulty_is_a_deterministic_unit_score(code: str) -> None:
     value = code_difficulty(code)
@@ -298,10 +302,37 @@ def test_normalize_answer_collapses_whitespace() -> None:
 # ---------------------------------------------------------------------------
 
 ANSWERS = [
-    "42", "-7", "0", "3.5", "-0.25", "[1, 2, 3]", "[]", "(1, 'a')", "{'a': 1}", "{}", "hello", "True",
-    "False", "None", "a\nb", "x", "1 2 3", "[[1, 2], [3]]", "{'k': [1, 2], 'j': (3,)}", "'quoted'",
-    "Hello World", "  spaced  out ", "a\n\nb", "\u00e9t\u00e9", "!!", "-", "0b1011", "{1, 2}",
-    "word" * 40, "[" + ", ".join(map(str, range(60))) + "]", "(True, None, 'x')",
+    "42",
+    "-7",
+    "0",
+    "3.5",
+    "-0.25",
+    "[1, 2, 3]",
+    "[]",
+    "(1, 'a')",
+    "{'a': 1}",
+    "{}",
+    "hello",
+    "True",
+    "False",
+    "None",
+    "a\nb",
+    "x",
+    "1 2 3",
+    "[[1, 2], [3]]",
+    "{'k': [1, 2], 'j': (3,)}",
+    "'quoted'",
+    "Hello World",
+    "  spaced  out ",
+    "a\n\nb",
+    "\u00e9t\u00e9",
+    "!!",
+    "-",
+    "0b1011",
+    "{1, 2}",
+    "word" * 40,
+    "[" + ", ".join(map(str, range(60))) + "]",
+    "(True, None, 'x')",
 ]
 
 

@@ -11,11 +11,24 @@ from skate.runlog.records import FailedAttempt, FailReason, HistoryItem, SetterC
 
 
 def ctx(**kw):
-    base = dict(player="ace", players=("ace", "mid", "low"), round=7, rounds=50, attempt=2, attempts_left=2,
-                failed=(FailedAttempt(1, "print(random.random())", FailReason.NOT_VERIFIABLE,
-                                      "the program printed different text on different runs"),),
-                history=(HistoryItem(3, 2, "mid", "print(sum(range(10)))", {"ace": 0.9, "mid": 0.4}),),
-                strategy="full_context")
+    base = dict(
+        player="ace",
+        players=("ace", "mid", "low"),
+        round=7,
+        rounds=50,
+        attempt=2,
+        attempts_left=2,
+        failed=(
+            FailedAttempt(
+                1,
+                "print(random.random())",
+                FailReason.NOT_VERIFIABLE,
+                "the program printed different text on different runs",
+            ),
+        ),
+        history=(HistoryItem(3, 2, "mid", "print(sum(range(10)))", {"ace": 0.9, "mid": 0.4}),),
+        strategy="full_context",
+    )
     base.update(kw)
     return SetterContext(**base)
 
@@ -30,12 +43,21 @@ def test_setter_is_a_dspy_module_with_an_optimisable_predictor():
 def test_setter_prompt_carries_rules_incentives_round_attempts_failures_and_history():
     setter = COPSetter(n_distractors=9, n_options=4, timeout_s=5)
     text = "\n".join(m["content"] for m in setter.messages(ctx()))
-    for needed in ("one point for each of your tasks that is accepted", "at least 55%",
-                   "you can trace correctly yourself while the others are likely to get it wrong",
-                   "Round 7 of 50", "attempt 1", "2 attempt(s) left",
-                   "rejected (not_verifiable): the program printed different text on different runs",
-                   "print(random.random())", "Task #3 (round 2, set by mid)", "answered correctly: you 90%, mid 40%",
-                   "9 different outputs", "3 of your wrong answers", "9. <a wrong output>"):
+    for needed in (
+        "one point for each of your tasks that is accepted",
+        "at least 55%",
+        "you can trace correctly yourself while the others are likely to get it wrong",
+        "Round 7 of 50",
+        "attempt 1",
+        "2 attempt(s) left",
+        "rejected (not_verifiable): the program printed different text on different runs",
+        "print(random.random())",
+        "Task #3 (round 2, set by mid)",
+        "answered correctly: you 90%, mid 40%",
+        "9 different outputs",
+        "3 of your wrong answers",
+        "9. <a wrong output>",
+    ):
         assert needed in text, needed
     bare = setter.inputs(ctx(failed=(), history=(), attempt=1, attempts_left=3))
     assert bare["history"] == "(none)" and "rejected" not in bare["situation"]
@@ -67,8 +89,10 @@ def test_the_pass_mark_in_the_rules_is_the_configured_one():
 
 def test_setter_reads_replies_leniently():
     setter = COPSetter()
-    good = ("[[ ## program ## ]]\n```python\nprint(2 + 2)\n```\n\n[[ ## wrong_answers ## ]]\n"
-            '["5", "22", "3"]\n\n[[ ## completed ## ]]')
+    good = (
+        "[[ ## program ## ]]\n```python\nprint(2 + 2)\n```\n\n[[ ## wrong_answers ## ]]\n"
+        '["5", "22", "3"]\n\n[[ ## completed ## ]]'
+    )
     p = setter.parse(good)
     assert p.code == "print(2 + 2)" and p.distractors == ["5", "22", "3"]
     numbers = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n[5, 6]\n"
@@ -76,8 +100,10 @@ def test_setter_reads_replies_leniently():
     lines = "[[ ## program ## ]]\nprint(4)\n\n[[ ## wrong_answers ## ]]\n5\n6\n"
     assert setter.parse(lines).distractors == ["5", "6"]
     # the plain format, as the setter asks for it (read_reply), with the slips small models make
-    plain = ("Sure!\n\n**Program:**\n```python\nprint([1, 2][::-1])\n```\n\nWRONG ANSWERS:\n1. [1, 2]\n"
-             "2. `[2]`\n3.\n```\n2\n1\n```\n\nHope this helps!")
+    plain = (
+        "Sure!\n\n**Program:**\n```python\nprint([1, 2][::-1])\n```\n\nWRONG ANSWERS:\n1. [1, 2]\n"
+        "2. `[2]`\n3.\n```\n2\n1\n```\n\nHope this helps!"
+    )
     p = setter.read_reply(plain)
     assert p.code == "print([1, 2][::-1])" and p.distractors == ["[1, 2]", "[2]", "2\n1"]
     assert setter.read_reply("```python\nprint(3)\n```\nWrong answers:\n- 4\n- 5").distractors == ["4", "5"]
@@ -85,13 +111,16 @@ def test_setter_reads_replies_leniently():
     assert empty.code == "" and "program" in empty.note
 
 
-@pytest.mark.parametrize(("reply", "pick"), [
-    ("[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]", 2),
-    ("[[ ## answer ## ]]\nThe answer is B\n", 1),
-    ("After tracing it, I pick D.", 3),
-    ("No idea, sorry.", None),
-    ("[[ ## answer ## ]]\nE\n", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "pick"),
+    [
+        ("[[ ## answer ## ]]\nC\n\n[[ ## completed ## ]]", 2),
+        ("[[ ## answer ## ]]\nThe answer is B\n", 1),
+        ("After tracing it, I pick D.", 3),
+        ("No idea, sorry.", None),
+        ("[[ ## answer ## ]]\nE\n", None),
+    ],
+)
 def test_answerer_reads_a_letter_or_nothing(reply, pick):
     assert answerer(4).parse(reply) == pick
 
@@ -132,10 +161,10 @@ def test_a_round_s_topic_comes_from_the_families_the_game_names():
     drawn = {game.assignment("ace", r, np.random.default_rng([0, r]))["topic"] for r in range(1, 25)}
     assert drawn == {TOPICS["arithmetic"], TOPICS["strings"]}
     assert COPGame.check_config(COPConfig(topic_families=["arithmetic"])) == []
-    (key, value, need), = COPGame.check_config(COPConfig(topic_families=["arithmetic", "loops"]))
+    ((key, value, need),) = COPGame.check_config(COPConfig(topic_families=["arithmetic", "loops"]))
     assert key == "topic_families" and value == ["arithmetic", "loops"]
     assert "unknown: loops" in need and "comprehensions" in need
-    (_, _, need), = COPGame.check_config(COPConfig(topic_families=[]))
+    ((_, _, need),) = COPGame.check_config(COPConfig(topic_families=[]))
     assert need.startswith("need a non-empty list")
 
 
@@ -151,4 +180,7 @@ def test_the_templates_placeholder_copied_as_a_wrong_answer_counts_as_none():
     reply = "PROGRAM:\n```python\nprint(84)\n```\n\nWRONG ANSWERS:\n1. 42\n2. <a wrong output>\n3. None"
     assert setter.read_reply(reply).distractors == ["42", "", "None"]
     # a wrong answer that merely looks like one (a function's repr) is kept
-    assert setter.read_reply(reply.replace("<a wrong output>", "<function f at 0x1>")).distractors[1] == "<function f at 0x1>"
+    assert (
+        setter.read_reply(reply.replace("<a wrong output>", "<function f at 0x1>")).distractors[1]
+        == "<function f at 0x1>"
+    )

@@ -16,8 +16,14 @@ NINE = [str(i) for i in range(10, 19)]
 
 
 def checks(sandbox):
-    return Checks(round=3, setter="p1", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
-                  solve=lambda queries, rng: [None] * len(queries))
+    return Checks(
+        round=3,
+        setter="p1",
+        assignment={},
+        sandbox=sandbox,
+        rng=np.random.default_rng(0),
+        solve=lambda queries, rng: [None] * len(queries),
+    )
 
 
 def validate(sandbox, code, distractors=NINE, **kw):
@@ -152,6 +158,7 @@ def test_with_self_check_a_task_counts_only_if_its_setter_picks_its_output(sandb
         def solve(queries, rng):
             asked.extend(queries)
             return [pick(q) for q in queries]
+
         return solve
 
     def run(pick, **kw):

@@ -19,28 +19,48 @@ NINE = [str(i) for i in range(10, 19)]
 
 
 def validate(sandbox, code, **kw):
-    checks = Checks(round=1, setter="p1", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
-                    solve=lambda queries, rng: [None] * len(queries))
+    checks = Checks(
+        round=1,
+        setter="p1",
+        assignment={},
+        sandbox=sandbox,
+        rng=np.random.default_rng(0),
+        solve=lambda queries, rng: [None] * len(queries),
+    )
     return COPGame(**kw).validate(COPProposal(code, list(NINE)), checks)
 
 
-@pytest.mark.parametrize(("output", "only"), [
-    ("True", True), ("False\n", True), ("True False\nTrue", True), ("  True  ", True),
-    ("[True, False]", False), ("true", False), ("1", False), ("True!", False), ("", False), ("Truth", False),
-])
+@pytest.mark.parametrize(
+    ("output", "only"),
+    [
+        ("True", True),
+        ("False\n", True),
+        ("True False\nTrue", True),
+        ("  True  ", True),
+        ("[True, False]", False),
+        ("true", False),
+        ("1", False),
+        ("True!", False),
+        ("", False),
+        ("Truth", False),
+    ],
+)
 def test_what_counts_as_a_boolean_only_output(output, only):
     assert boolean_only(output) is only
 
 
-@pytest.mark.parametrize("code", ["print(3 > 2)", "print(isinstance(1, int), 'a' in 'abc')",
-                                  "print(all([]))\nprint(any([]))"])
+@pytest.mark.parametrize(
+    "code", ["print(3 > 2)", "print(isinstance(1, int), 'a' in 'abc')", "print(all([]))\nprint(any([]))"]
+)
 def test_a_program_printing_only_booleans_is_rejected_with_what_to_fix(sandbox, code):
     rej = validate(sandbox, code)
     assert isinstance(rej, Rejection) and rej.reason is FailReason.BREAKS_RULES
     assert "boolean" in rej.detail and "print a value" in rej.detail and "game.require_value" in rej.detail
 
 
-@pytest.mark.parametrize("code", ["print([3 > 2, 1 > 2])", "print(sum([True, True, False]))", "print(repr(str(True)) * 2)"])
+@pytest.mark.parametrize(
+    "code", ["print([3 > 2, 1 > 2])", "print(sum([True, True, False]))", "print(repr(str(True)) * 2)"]
+)
 def test_a_value_built_from_booleans_is_accepted(sandbox, code):
     assert isinstance(validate(sandbox, code), Task)
 
@@ -57,8 +77,17 @@ def test_the_rule_is_on_by_default_and_off_by_config():
 
 
 def _rules(require_value: bool) -> str:
-    ctx = SetterContext(player="p", players=("p", "q"), round=1, rounds=5, attempt=1, attempts_left=3, failed=(),
-                        history=(), strategy="hist_perf")
+    ctx = SetterContext(
+        player="p",
+        players=("p", "q"),
+        round=1,
+        rounds=5,
+        attempt=1,
+        attempts_left=3,
+        failed=(),
+        history=(),
+        strategy="hist_perf",
+    )
     return COPSetter(require_value=require_value).inputs(ctx)["rules"]
 
 

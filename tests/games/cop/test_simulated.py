@@ -33,15 +33,29 @@ def player(sim, name="p", skill=0.6, **kw):
 
 
 def validate(game, proposal, sandbox):
-    checks = Checks(round=1, setter="p", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
-                    solve=lambda queries, rng: [None] * len(queries))
+    checks = Checks(
+        round=1,
+        setter="p",
+        assignment={},
+        sandbox=sandbox,
+        rng=np.random.default_rng(0),
+        solve=lambda queries, rng: [None] * len(queries),
+    )
     return game.validate(proposal, checks)
 
 
 def ctx(name="p", strategy="hist_perf", history=(), failed=(), attempt=1, rnd=5):
-    return SetterContext(player=name, players=(name, "q"), round=rnd, rounds=50, attempt=attempt,
-                         attempts_left=4 - attempt, failed=tuple(failed), history=tuple(history),
-                         strategy=strategy)
+    return SetterContext(
+        player=name,
+        players=(name, "q"),
+        round=rnd,
+        rounds=50,
+        attempt=attempt,
+        attempts_left=4 - attempt,
+        failed=tuple(failed),
+        history=tuple(history),
+        strategy=strategy,
+    )
 
 
 def program(kind, d, seed=0):
@@ -75,7 +89,9 @@ def test_answer_accuracy_matches_the_model(sim, sandbox):
     code = program("dicts", 0.5)
     res = sandbox.run(code)
     answer = res.stdout.rstrip("\n")
-    task = Task("t", 1, "q", code, answer, {"distractors": tuple(make_distractors(answer, 9, np.random.default_rng(0)))})
+    task = Task(
+        "t", 1, "q", code, answer, {"distractors": tuple(make_distractors(answer, 9, np.random.default_rng(0)))}
+    )
     p = player(sim, skill=code_difficulty(code))  # knows about half the time
     correct, unreadable, void = Sampler(COPGame(), task, p.answer)(4000, np.random.default_rng(1))
     know = p.p_know(code)
@@ -102,8 +118,12 @@ def test_a_careful_setter_writes_valid_tasks(sim, sandbox):
 
 @pytest.mark.parametrize(
     ("flaw", "reason"),
-    [("crash", FailReason.NOT_VERIFIABLE), ("silent", FailReason.NOT_VERIFIABLE),
-     ("nondeterministic", FailReason.NOT_VERIFIABLE), ("few_distractors", FailReason.TOO_FEW_DISTRACTORS)],
+    [
+        ("crash", FailReason.NOT_VERIFIABLE),
+        ("silent", FailReason.NOT_VERIFIABLE),
+        ("nondeterministic", FailReason.NOT_VERIFIABLE),
+        ("few_distractors", FailReason.TOO_FEW_DISTRACTORS),
+    ],
 )
 def test_each_defect_is_caught_by_validation(sim, sandbox, flaw, reason):
     code = program("slicing", 0.4)
@@ -175,7 +195,9 @@ def test_setters_that_see_their_tasks_spread_over_unused_kinds(sim):
 def test_not_unique_feedback_makes_the_setter_change_kind(sim):
     p = player(sim)
     failed = [FailedAttempt(1, program(k, 0.5), FailReason.NOT_UNIQUE, "too similar") for k in programs.KINDS[:-1]]
-    picks = {p.choose_kind(ctx(strategy="no_info", failed=failed, attempt=2), np.random.default_rng(s)) for s in range(20)}
+    picks = {
+        p.choose_kind(ctx(strategy="no_info", failed=failed, attempt=2), np.random.default_rng(s)) for s in range(20)
+    }
     assert picks == {programs.KINDS[-1]}
 
 

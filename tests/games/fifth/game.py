@@ -37,8 +37,20 @@ from skate.players.simulated import SimulatedPlayer, Simulation, know
 from skate.runlog.records import FailReason, Rejection, SetterContext, Task
 
 # Words from short and easy to long and hard (a word's difficulty: its length over 16).
-WORDS = ("ox", "cat", "lamp", "table", "garden", "kangaroo", "blackboard", "caterpillar", "hippopotamus",
-         "encyclopaedia", "extraordinarily", "incomprehensibilities")
+WORDS = (
+    "ox",
+    "cat",
+    "lamp",
+    "table",
+    "garden",
+    "kangaroo",
+    "blackboard",
+    "caterpillar",
+    "hippopotamus",
+    "encyclopaedia",
+    "extraordinarily",
+    "incomprehensibilities",
+)
 KINDS = ("short", "long")
 PROMPT = "Say this word backwards: {}"
 
@@ -73,8 +85,12 @@ class FifthProposal:
 
 
 class FifthGame(Game):
-    spec = GameSpec(name="fifth", answer_format=AnswerFormat.exact_match, kinds=KINDS,
-                    description="a word to say backwards (a game registered from outside skate)")
+    spec = GameSpec(
+        name="fifth",
+        answer_format=AnswerFormat.exact_match,
+        kinds=KINDS,
+        description="a word to say backwards (a game registered from outside skate)",
+    )
     config_schema = FifthConfig
     runs_programs = False
 
@@ -105,16 +121,18 @@ class FifthSimulation(Simulation):
     def difficulty(self, text: str) -> float:
         return difficulty_of(word_of(text))
 
-    def write(self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float,
-              rng: np.random.Generator) -> FifthProposal:
+    def write(
+        self, player: SimulatedPlayer, ctx: SetterContext, kind: str, target: float, rng: np.random.Generator
+    ) -> FifthProposal:
         return FifthProposal(min(WORDS, key=lambda w: abs(difficulty_of(w) - target) + rng.random() * 0.05))
 
     def flaw(self, player: SimulatedPlayer, ctx: SetterContext, proposal: Any, rng: np.random.Generator) -> Any:
         return replace(proposal, word=proposal.word + "!")
 
     def answer(self, player: SimulatedPlayer, queries: Sequence[Any], rng: np.random.Generator) -> list[Any]:
-        return [word_of(q.prompt)[::-1] if rng.random() < player.p_know(q.prompt) else word_of(q.prompt)
-                for q in queries]
+        return [
+            word_of(q.prompt)[::-1] if rng.random() < player.p_know(q.prompt) else word_of(q.prompt) for q in queries
+        ]
 
 
 class SetWord(dspy.Signature):
@@ -138,8 +156,11 @@ class FifthSetter(SetterModule):
         super().__init__(SetWord)
 
     def inputs(self, ctx: SetterContext) -> dict[str, str]:
-        return {"fifth_rules": "each player picks a word; the others say it backwards",
-                "guidance": self.guidance(ctx), "situation": f"round {ctx.round}, attempt {ctx.attempt}"}
+        return {
+            "fifth_rules": "each player picks a word; the others say it backwards",
+            "guidance": self.guidance(ctx),
+            "situation": f"round {ctx.round}, attempt {ctx.attempt}",
+        }
 
     def parse(self, text: str) -> FifthProposal:
         word = self.field(text, "word").strip()
@@ -150,8 +171,9 @@ class FifthSetter(SetterModule):
 
 
 def modules(game: FifthGame, env: GameEnv) -> GameModules:
-    return GameModules(FifthSetter(), FreeFormAnswerer(SayBackwards, "backwards", read_word,
-                                                       reasoning=game.config.reasoning))
+    return GameModules(
+        FifthSetter(), FreeFormAnswerer(SayBackwards, "backwards", read_word, reasoning=game.config.reasoning)
+    )
 
 
 class FakeFifthPlayer(FakePlayer):
@@ -174,11 +196,15 @@ def words_main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="skate fifth-words", description=words_main.__doc__)
     ap.add_argument("--longest", type=int, default=len(WORDS), help="how many of the longest words to list")
     args = ap.parse_args(argv)
-    print("\n".join(sorted(WORDS, key=len)[-args.longest:]))
+    print("\n".join(sorted(WORDS, key=len)[-args.longest :]))
     return 0
 
 
-register(FifthGame, simulation=lambda game, env: FifthSimulation(), modules="tests.games.fifth.game:modules",
-         fake_player=FakeFifthPlayer,
-         commands={"fifth-words": ("tests.games.fifth.game:words_main", "the fifth game's words (its own command)")},
-         export=GameExport(provenance=lambda task: {"word": word_of(task.prompt)}))
+register(
+    FifthGame,
+    simulation=lambda game, env: FifthSimulation(),
+    modules="tests.games.fifth.game:modules",
+    fake_player=FakeFifthPlayer,
+    commands={"fifth-words": ("tests.games.fifth.game:words_main", "the fifth game's words (its own command)")},
+    export=GameExport(provenance=lambda task: {"word": word_of(task.prompt)}),
+)

@@ -46,9 +46,14 @@ def installed(tmp_path: Path) -> dict[str, str]:
 
 def test_the_tests_that_go_over_every_game_pass_with_a_fifth_game_installed(tmp_path):
     env = installed(tmp_path)
-    res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "-x",
-                          *OVER_EVERY_GAME, "-k", SELECT], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "-x", *OVER_EVERY_GAME, "-k", SELECT],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stdout[-3000:]
     passed = re.findall(r"^PASSED (.+?)\s*$", res.stdout, flags=re.M)
     conformance = [t for t in passed if t.startswith("tests/games/test_games_conformance.py") and t.endswith("[fifth]")]
@@ -56,7 +61,10 @@ def test_the_tests_that_go_over_every_game_pass_with_a_fifth_game_installed(tmp_
     assert "tests/cli/test_cli.py::test_every_command_answers_help[fifth-words]" in passed
     assert "tests/test_engine_schedule.py::test_the_zerosumeval_preset_composes[fifth]" in passed
     assert "tests/games/fifth/test_game.py::test_its_own_command_runs_as_a_skate_command" in passed
-    assert "tests/cli/test_cli.py::test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone[play]" in passed
+    assert (
+        "tests/cli/test_cli.py::test_the_hydra_apps_take_their_arguments_and_leave_the_process_argv_alone[play]"
+        in passed
+    )
     assert any("choose one of cop, fifth, mathquiz" in t for t in passed), passed  # the refusal lists it
     assert not re.search(r"^(FAILED|ERROR) ", res.stdout, flags=re.M)
 

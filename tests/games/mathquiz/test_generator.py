@@ -22,8 +22,10 @@ COUNT_KINDS = ("shopping", "inventory", "sharing", "recipes", "travel", "geometr
 NUMBER = re.compile(r"\d[\d,]*")
 
 # Hand-written questions in the generator's forms, with answers worked out by hand.
-MARBLES = ("Maya has 20 marbles. She gives away a quarter of them. Omar gives her 7 more marbles. "
-           "How many marbles does Maya have now?")  # 20 - 5 + 7
+MARBLES = (
+    "Maya has 20 marbles. She gives away a quarter of them. Omar gives her 7 more marbles. "
+    "How many marbles does Maya have now?"
+)  # 20 - 5 + 7
 HAND_WRITTEN = {
     MARBLES: 22,
     "Hugo starts a quiz with 40 points. He answers 3 questions right, worth 5 points each. "
@@ -60,8 +62,20 @@ def questions(n_seeds: int, targets: list[int] | None = None, grid: tuple[float,
 def test_kinds_are_short_lowercase_and_distinct_from_cop():
     assert 8 <= len(KINDS) <= 10 and len(set(KINDS)) == len(KINDS)
     assert all(re.fullmatch(r"[a-z]+", k) for k in KINDS)
-    cop = {"arithmetic", "strings", "slicing", "dicts", "recursion", "closures", "sorting", "bitwise",
-           "generators", "exceptions", "classes", "comprehensions"}
+    cop = {
+        "arithmetic",
+        "strings",
+        "slicing",
+        "dicts",
+        "recursion",
+        "closures",
+        "sorting",
+        "bitwise",
+        "generators",
+        "exceptions",
+        "classes",
+        "comprehensions",
+    }
     assert not cop & set(KINDS)
 
 
@@ -102,8 +116,7 @@ def test_solve_reads_back_every_target_in_the_default_range():
         assert abs(t) not in stated_numbers(text), text
 
 
-@pytest.mark.parametrize("target", [0, 1, 2, 3, 7, 97, 1000, 4096, 99_991, 10**6, -1, -2, -12, -273, -274, -999,
-                                    -1000])
+@pytest.mark.parametrize("target", [0, 1, 2, 3, 7, 97, 1000, 4096, 99_991, 10**6, -1, -2, -12, -273, -274, -999, -1000])
 def test_extreme_targets(target):
     for seed in range(3):
         rng = np.random.default_rng(seed)
@@ -122,8 +135,13 @@ def test_extreme_targets(target):
 def test_every_step_is_whole_numbers():
     # A story whose division does not come out exact is not a question of this game.
     assert solve("Maya has 10 marbles. She gives away a third of them. How many marbles does Maya have now?") is None
-    assert solve("Hugo starts a quiz with 41 points. A penalty card removes 20% of his points. "
-                 "What is Hugo's score at the end?") is None
+    assert (
+        solve(
+            "Hugo starts a quiz with 41 points. A penalty card removes 20% of his points. "
+            "What is Hugo's score at the end?"
+        )
+        is None
+    )
     # ... nor is one that makes a count negative.
     assert solve("Maya has 10 marbles. She loses 12 of them. How many marbles does Maya have now?") is None
 
@@ -174,10 +192,17 @@ def test_harder_operations_cost_more():
 
 
 def test_measure_works_on_any_text():
-    texts = ["", " ", "Hello there.", "ünïcödé ✓ 🙂 " * 50, "x" * 100_000, "1" * 5000,
-             "A shop sells 3 apples for 2 dollars. How much do 12 apples cost?",
-             "A train travels 120 km at 40 km per hour, then 60% of the way back, every 15 minutes. "
-             "What is 17 times 23 minus 5, divided equally among 4 people?"]
+    texts = [
+        "",
+        " ",
+        "Hello there.",
+        "ünïcödé ✓ 🙂 " * 50,
+        "x" * 100_000,
+        "1" * 5000,
+        "A shop sells 3 apples for 2 dollars. How much do 12 apples cost?",
+        "A train travels 120 km at 40 km per hour, then 60% of the way back, every 15 minutes. "
+        "What is 17 times 23 minus 5, divided equally among 4 people?",
+    ]
     levels = [question_difficulty(t) for t in texts]
     assert all(0.0 <= x <= 1.0 for x in levels)
     assert levels == [question_difficulty(t) for t in texts]
@@ -214,13 +239,25 @@ def test_hand_written_questions_are_read():
 
 
 def test_text_outside_the_forms_is_not_read():
-    paraphrase = ("Maya had 20 marbles and gave a quarter of them away; then Omar handed her another 7. "
-                  "How many marbles has she got?")
-    others = ["", "   ", "How many?", "The quick brown fox jumps over the lazy dog. What colour is it?",
-              paraphrase, "ünïcödé ✓ 🙂. ¿Qué?", "x" * 200_000, MARBLES * 300, MARBLES.upper(),
-              MARBLES.replace("She gives", "He gives"),  # the pronoun does not fit Maya
-              MARBLES.replace("How many marbles", "How many stamps"),  # not the objects of the story
-              "9" * 5000 + ". " + MARBLES, MARBLES.replace("20", "9" * 400)]
+    paraphrase = (
+        "Maya had 20 marbles and gave a quarter of them away; then Omar handed her another 7. "
+        "How many marbles has she got?"
+    )
+    others = [
+        "",
+        "   ",
+        "How many?",
+        "The quick brown fox jumps over the lazy dog. What colour is it?",
+        paraphrase,
+        "ünïcödé ✓ 🙂. ¿Qué?",
+        "x" * 200_000,
+        MARBLES * 300,
+        MARBLES.upper(),
+        MARBLES.replace("She gives", "He gives"),  # the pronoun does not fit Maya
+        MARBLES.replace("How many marbles", "How many stamps"),  # not the objects of the story
+        "9" * 5000 + ". " + MARBLES,
+        MARBLES.replace("20", "9" * 400),
+    ]
     for text in others:
         assert solve(text) is None and kind_of(text) is None
         assert len(wrong_answers(text, 3, np.random.default_rng(0))) == 3
@@ -230,9 +267,16 @@ def test_mangled_questions_never_raise():
     rng = np.random.default_rng(4)
     for _i, (_, _, _, text) in enumerate(questions(2, targets=[-50, 0, 7, 900])):
         parts = sentences(text)
-        mangled = [NUMBER.sub("0", text), NUMBER.sub("9" * 30, text), NUMBER.sub("1", text, count=2),
-                   " ".join(parts[::-1]), " ".join(parts[:1] + parts[1:2] * 3 + parts[1:]),
-                   text.replace("%", "000%"), text.replace(" ", "\n"), text + " " + text]
+        mangled = [
+            NUMBER.sub("0", text),
+            NUMBER.sub("9" * 30, text),
+            NUMBER.sub("1", text, count=2),
+            " ".join(parts[::-1]),
+            " ".join(parts[:1] + parts[1:2] * 3 + parts[1:]),
+            text.replace("%", "000%"),
+            text.replace(" ", "\n"),
+            text + " " + text,
+        ]
         for bad in mangled:
             assert solve(bad) is None or isinstance(solve(bad), int)
             assert 0.0 <= question_difficulty(bad) <= 1.0
@@ -245,7 +289,7 @@ def test_a_question_with_a_sentence_missing_is_not_misread():
         parts = sentences(text)
         problem = question_reader._parse(text)
         for i in range(len(parts)):
-            shorter = " ".join(parts[:i] + parts[i + 1:])
+            shorter = " ".join(parts[:i] + parts[i + 1 :])
             got = solve(shorter)
             if i in (0, len(parts) - 1):  # no opening value, or no question
                 assert got is None, shorter
@@ -281,9 +325,19 @@ def test_every_template_round_trips():
         for op, templates in fam.templates.items():
             for tpl in templates:
                 for _ in range(5):
-                    ctx = {**question_templates._PRONOUNS["f"], "name": "Maya", "new": "Omar", "friend": "Hugo",
-                           "a": "1,234", "b": "7", "c": "42", "times": "three times", "frac": "two fifths",
-                           "Frac": "Two fifths", **{w: question_templates._pick(ws, rng) for w, ws in fam.words.items()}}
+                    ctx = {
+                        **question_templates._PRONOUNS["f"],
+                        "name": "Maya",
+                        "new": "Omar",
+                        "friend": "Hugo",
+                        "a": "1,234",
+                        "b": "7",
+                        "c": "42",
+                        "times": "three times",
+                        "frac": "two fifths",
+                        "Frac": "Two fifths",
+                        **{w: question_templates._pick(ws, rng) for w, ws in fam.words.items()},
+                    }
                     got = tpl.read(tpl.render(ctx, rng))
                     assert got is not None and all(ctx[k] == v for k, v in got.items()), (fam.kind, op, tpl)
 

@@ -74,16 +74,27 @@ def test_same_seed_same_game(tmp_path):
     run_game(cfg, tmp_path / "b")
 
     def body(path):
-        return [{k: v for k, v in e.items() if k != "ts"} for e in read_events(path)
-                if e["event"] not in ("run_start", "run_end")]
+        return [
+            {k: v for k, v in e.items() if k != "ts"}
+            for e in read_events(path)
+            if e["event"] not in ("run_start", "run_end")
+        ]
 
     assert body(tmp_path / "a") == body(tmp_path / "b")
 
 
 @pytest.mark.parametrize("strategy", ["no_info", "hist_tasks", "full_personal", "full_context"])
 def test_every_augmentation_strategy_plays_through(tmp_path, strategy):
-    result = run_game(skate.config(values={"game.rounds": 3, "report": False, "estimator.n": 8}, game="mathquiz",
-                                   aug=strategy, logger="none", estimator="fixed_n"), tmp_path)
+    result = run_game(
+        skate.config(
+            values={"game.rounds": 3, "report": False, "estimator.n": 8},
+            game="mathquiz",
+            aug=strategy,
+            logger="none",
+            estimator="fixed_n",
+        ),
+        tmp_path,
+    )
     assert result.summary.tasks >= 12
     start = read_events(tmp_path)[0]
     assert start["aug"] == strategy

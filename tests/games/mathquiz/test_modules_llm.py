@@ -24,8 +24,9 @@ Recording = RecordingServer
 
 def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 4, "estimator.n": 10, "report": True},
-                         game="mathquiz")
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"game.rounds": 4, "estimator.n": 10, "report": True}, game="mathquiz"
+        )
         result = run_game(cfg, tmp_path / "run")
         requests = srv.stats.requests
         # the same game again: every call is served from the response cache (its report, the
@@ -56,8 +57,13 @@ def test_llm_players_play_a_whole_mathquiz_game(tmp_path):
 
 def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1, "game.reasoning": False},
-                         names=("ace", "mid"), game="mathquiz")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 1, "game.reasoning": False},
+            names=("ace", "mid"),
+            game="mathquiz",
+        )
         run_game(cfg, tmp_path / "run")
     answers = [u for u in srv.users if "[[ ## question ## ]]" in u and "[[ ## target ## ]]" not in u]
     assert answers and not any("reasoning" in u for u in answers)
@@ -66,8 +72,12 @@ def test_without_reasoning_the_answerer_asks_for_the_answer_only(tmp_path):
 def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
     models = {"ace": FakeModel(0.9), "mid": FakeModel(0.6), "low": FakeModel(0.3, {"down": 1.0})}
     with FakeLLMServer(models) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "llm.max_retries": 0,
-                         "llm.outage_wait_s": 0}, game="mathquiz")  # void, not waited for
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 2, "llm.max_retries": 0, "llm.outage_wait_s": 0},
+            game="mathquiz",
+        )  # void, not waited for
         result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     low = [a for a in kinds(events, "attempt") if a["player"] == "low"]
@@ -79,8 +89,10 @@ def test_a_dead_model_sets_no_question_and_loses_no_game(tmp_path):
 def test_a_question_written_with_no_heading_is_read_but_prose_is_not():
     """The 0.5B often wrote its question bare, with no QUESTION: heading."""
     setter = MathQuizSetter(max_chars=80)
-    assert setter.read_reply("Can you find how many rolls 24 trays of 24 rolls hold?\n").question \
+    assert (
+        setter.read_reply("Can you find how many rolls 24 trays of 24 rolls hold?\n").question
         == "Can you find how many rolls 24 trays of 24 rolls hold?"
+    )
     assert setter.read_reply("QUESTION: What is 3 + 4?").question == "What is 3 + 4?"
     for prose in ("I am not sure; it could be several of these.", "x" * 80 + "1", '{"answer": 1}', ""):
         proposal = setter.read_reply(prose)
@@ -89,8 +101,13 @@ def test_a_question_written_with_no_heading_is_read_but_prose_is_not():
 
 def test_with_a_recipe_each_setter_is_given_a_calculation_of_its_target_and_no_solver_sees_it(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "game.recipe": True, "estimator.n": 4},
-                         names=("ace", "mid"), game="mathquiz")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 2, "game.recipe": True, "estimator.n": 4},
+            names=("ace", "mid"),
+            game="mathquiz",
+        )
         run_game(cfg, tmp_path / "run")
     set_prompts = [u for u in srv.users if "[[ ## target ## ]]" in u]
     assert set_prompts

@@ -19,8 +19,15 @@ def checks(target=77, reply="77", seen=None):
         if seen is not None:
             seen.extend(queries)
         return [reply] * len(queries)
-    return Checks(round=4, setter="ann", assignment={"target": target}, sandbox=None,  # type: ignore[arg-type]
-                  rng=np.random.default_rng(0), solve=solve)
+
+    return Checks(
+        round=4,
+        setter="ann",
+        assignment={"target": target},
+        sandbox=None,  # type: ignore[arg-type]
+        rng=np.random.default_rng(0),
+        solve=solve,
+    )
 
 
 def test_each_setter_gets_a_target_from_the_configured_range():
@@ -40,11 +47,14 @@ def test_a_question_the_setter_solves_becomes_a_task():
     assert seen == [ExactQuery(QUESTION)]
 
 
-@pytest.mark.parametrize(("reply", "says"), [
-    ("76", "you answered 76, not the target 77"),
-    (None, "no number"),
-    ("770", "not the target 77"),
-])
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        ("76", "you answered 76, not the target 77"),
+        (None, "no number"),
+        ("770", "not the target 77"),
+    ],
+)
 def test_a_question_the_setter_cannot_solve_is_rejected_with_the_reason(reply, says):
     rej = MathQuizGame().validate(MathQuizProposal(QUESTION), checks(reply=reply))
     assert isinstance(rej, Rejection) and rej.reason is FailReason.UNSOLVED and says in rej.detail
@@ -59,11 +69,14 @@ def test_a_void_self_answer_is_not_the_setter_s_fault():
     assert rej.reason is FailReason.VOID
 
 
-@pytest.mark.parametrize("question", [
-    "What is 70 + 7? (It is 77.)",
-    "Ann has 1,077 marbles... no: 77 of them. How many?",
-    "The total is 77.0 apples; how many apples?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is 70 + 7? (It is 77.)",
+        "Ann has 1,077 marbles... no: 77 of them. How many?",
+        "The total is 77.0 apples; how many apples?",
+    ],
+)
 def test_a_question_that_states_its_target_is_rejected(question):
     rej = MathQuizGame().validate(MathQuizProposal(question), checks())
     assert rej.reason is FailReason.BREAKS_RULES and "states its own answer, 77" in rej.detail
@@ -75,11 +88,14 @@ def test_numbers_that_merely_contain_the_target_are_fine():
     assert not states_number("5 degrees", -5)
 
 
-@pytest.mark.parametrize(("proposal", "says"), [
-    (MathQuizProposal("   "), "no question"),
-    (MathQuizProposal("", note="the reply has no [[ ## question ## ]] section"), "no [[ ## question"),
-    (MathQuizProposal("x" * 3000), "3000 characters long; the limit is 2000"),
-])
+@pytest.mark.parametrize(
+    ("proposal", "says"),
+    [
+        (MathQuizProposal("   "), "no question"),
+        (MathQuizProposal("", note="the reply has no [[ ## question ## ]] section"), "no [[ ## question"),
+        (MathQuizProposal("x" * 3000), "3000 characters long; the limit is 2000"),
+    ],
+)
 def test_empty_or_overlong_questions_are_malformed(proposal, says):
     rej = MathQuizGame().validate(proposal, checks())
     assert rej.reason is FailReason.MALFORMED and says in rej.detail
@@ -98,8 +114,12 @@ def test_config_checks_name_the_key():
     import skate
     from skate.errors import ConfigError
 
-    for values, key in [({"game.target_min": 5}, None), ({"game.target_min": 2000}, "game.target_min"),
-                        ({"game.max_question_chars": 5}, "game.max_question_chars"), ({"game.rounds": 0}, "game.rounds")]:
+    for values, key in [
+        ({"game.target_min": 5}, None),
+        ({"game.target_min": 2000}, "game.target_min"),
+        ({"game.max_question_chars": 5}, "game.max_question_chars"),
+        ({"game.rounds": 0}, "game.rounds"),
+    ]:
         if key is None:
             skate.config(values=values, game="mathquiz")
             continue

@@ -27,14 +27,29 @@ def player(sim, skill=0.6, **kw):
 
 
 def ctx(target=417, attempt=1, failed=()):
-    return SetterContext(player="p", players=("p", "q"), round=1, rounds=10, attempt=attempt,
-                         attempts_left=4 - attempt, failed=tuple(failed), history=(), strategy="no_info",
-                         assignment={"target": target})
+    return SetterContext(
+        player="p",
+        players=("p", "q"),
+        round=1,
+        rounds=10,
+        attempt=attempt,
+        attempts_left=4 - attempt,
+        failed=tuple(failed),
+        history=(),
+        strategy="no_info",
+        assignment={"target": target},
+    )
 
 
 def checks(p, target=417, seed=0):
-    return Checks(round=1, setter="p", assignment={"target": target}, sandbox=None,  # type: ignore[arg-type]
-                  rng=np.random.default_rng(seed), solve=p.answer)
+    return Checks(
+        round=1,
+        setter="p",
+        assignment={"target": target},
+        sandbox=None,  # type: ignore[arg-type]
+        rng=np.random.default_rng(seed),
+        solve=p.answer,
+    )
 
 
 def test_p_correct_is_know_itself(sim):
@@ -89,9 +104,14 @@ def test_a_careful_setter_writes_a_question_for_its_target(sim):
         assert isinstance(task, Task) and task.answer == str(100 + seed)
 
 
-@pytest.mark.parametrize(("flaw", "reason"), [("states_target", FailReason.BREAKS_RULES),
-                                              ("empty", FailReason.MALFORMED),
-                                              ("wrong_target", FailReason.UNSOLVED)])
+@pytest.mark.parametrize(
+    ("flaw", "reason"),
+    [
+        ("states_target", FailReason.BREAKS_RULES),
+        ("empty", FailReason.MALFORMED),
+        ("wrong_target", FailReason.UNSOLVED),
+    ],
+)
 def test_each_defect_is_caught_by_validation(sim, flaw, reason):
     p = player(sim, skill=0.99)
     good = MathQuizProposal(generate_question("savings", 0.2, 417, np.random.default_rng(0)))

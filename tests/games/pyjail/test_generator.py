@@ -24,7 +24,7 @@ STRENGTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 SEEDS = (0, 1)
 NAIVE = "__import__('os').environ['FLAG']"
 
-HAND_WRITTEN = '''\
+HAND_WRITTEN = """\
 import os
 
 BLOCKED = ["import", "os", "system"]
@@ -34,28 +34,46 @@ def jail(user_input: str) -> str:
         if word in user_input:
             return "no"
     return str(eval(user_input))
-'''
+"""
 
 
 # Every form the writer chooses between (see generator._Writer.traits); each one is run in the
 # sandbox on a few jails by test_every_form_of_jail_works_in_the_sandbox.
-FORMS = frozenset({
-    *(f"checks:{s}" for s in ("inline", "predicates", "reasons", "validator", "raises", "guard",
-                              "gate")),
-    *(f"ast:{s}" for s in ("inline", "function", "raises", "guard")),
-    *(f"walk:{s}" for s in ("separate", "combined", "finder")),
-    *(f"words:{s}" for s in ("loop", "any", "hits")),
-    *(f"chars:{s}" for s in ("loop_in", "loop_set", "any", "found")),
-    *(f"nodes:{s}" for s in ("isinstance", "type_in", "names")),
-    *(f"helper:{s}" for s in ("ternary", "guard", "split", "assign")),
-    *(f"with:{s}" for s in ("one", "nested", "parens")),
-    *(f"censor:{c}" for c in range(5)),
-    "run:function", "run:env", "run:else", "from_imports:True", "refuse:True", "main:True",
-    "top_os:True",
-})
+FORMS = frozenset(
+    {
+        *(f"checks:{s}" for s in ("inline", "predicates", "reasons", "validator", "raises", "guard", "gate")),
+        *(f"ast:{s}" for s in ("inline", "function", "raises", "guard")),
+        *(f"walk:{s}" for s in ("separate", "combined", "finder")),
+        *(f"words:{s}" for s in ("loop", "any", "hits")),
+        *(f"chars:{s}" for s in ("loop_in", "loop_set", "any", "found")),
+        *(f"nodes:{s}" for s in ("isinstance", "type_in", "names")),
+        *(f"helper:{s}" for s in ("ternary", "guard", "split", "assign")),
+        *(f"with:{s}" for s in ("one", "nested", "parens")),
+        *(f"censor:{c}" for c in range(5)),
+        "run:function",
+        "run:env",
+        "run:else",
+        "from_imports:True",
+        "refuse:True",
+        "main:True",
+        "top_os:True",
+    }
+)
 # Inputs some check refuses: the first one a jail's rules refuse is sent to it.
-REFUSED = (NAIVE, "1" + " " * 60, "os", *maker._EXTRA_WORDS, *maker._MINOR_CHARS, ".", "lambda: 1",
-           "(1).real", "x[0]", "'s'", "f(1)", "import os")
+REFUSED = (
+    NAIVE,
+    "1" + " " * 60,
+    "os",
+    *maker._EXTRA_WORDS,
+    *maker._MINOR_CHARS,
+    ".",
+    "lambda: 1",
+    "(1).real",
+    "x[0]",
+    "'s'",
+    "f(1)",
+    "import os",
+)
 
 
 def captures(sandbox, source: str, text: str):
@@ -100,8 +118,7 @@ def form_cover():
     need = dict.fromkeys(FORMS, 2)
     chosen = []
     while any(need.values()):
-        best = max(range(len(candidates)),
-                   key=lambda i: sum(need[t] > 0 for t in candidates[i][1]))
+        best = max(range(len(candidates)), key=lambda i: sum(need[t] > 0 for t in candidates[i][1]))
         source, traits = candidates.pop(best)
         gain = [t for t in traits if need[t] > 0]
         assert gain, f"never written: {sorted(t for t, k in need.items() if k)}"
@@ -112,6 +129,7 @@ def form_cover():
 
 
 # ---------------------------------------------------------------------------- without a sandbox
+
 
 def test_techniques_are_ordered_by_sophistication_on_the_unit_scale():
     soph = [t.sophistication for t in gen.TECHNIQUES]
@@ -141,14 +159,14 @@ def test_every_jail_reads_back_with_its_kind_and_a_difficulty_monotone_in_streng
 def test_the_source_states_its_rules_in_plain_constants():
     source = gen.make_jail("names", 0.5, np.random.default_rng(4))
     tree = ast.parse(source)
-    constants = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
-                 if isinstance(node, ast.Assign)}
+    constants = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)}
     (words,) = constants.values()
     assert tuple(words) == gen.read_jail(source).rules.banned_words
     assert "import" in words and "#" not in source
     length = gen.make_jail("length", 0.25, np.random.default_rng(4))
     assert gen.read_jail(length).rules.max_len == next(
-        ast.literal_eval(n.value) for n in ast.parse(length).body if isinstance(n, ast.Assign))
+        ast.literal_eval(n.value) for n in ast.parse(length).body if isinstance(n, ast.Assign)
+    )
 
 
 def test_same_seed_same_jail_and_attacks_other_seeds_vary_the_surface():
@@ -156,12 +174,16 @@ def test_same_seed_same_jail_and_attacks_other_seeds_vary_the_surface():
         rng = np.random.default_rng(seed)
         source = gen.make_jail("characters", 0.6, rng)
         info = gen.read_jail(source)
-        return (source, gen.breaker(info, rng), gen.attack_inputs(0.7, info, 4, rng),
-                gen.attack_inputs(0.7, None, 4, rng), gen.flawed_jail("hangs", "ast", 0.3, rng))
+        return (
+            source,
+            gen.breaker(info, rng),
+            gen.attack_inputs(0.7, info, 4, rng),
+            gen.attack_inputs(0.7, None, 4, rng),
+            gen.flawed_jail("hangs", "ast", 0.3, rng),
+        )
 
     assert everything(7) == everything(7)
-    sources = {gen.make_jail(kind, 0.5, np.random.default_rng(seed)) for kind in gen.KINDS
-               for seed in range(3)}
+    sources = {gen.make_jail(kind, 0.5, np.random.default_rng(seed)) for kind in gen.KINDS for seed in range(3)}
     assert len(sources) == 5 * 3
 
 
@@ -172,8 +194,7 @@ def test_jails_of_one_kind_and_level_are_far_apart_for_the_novelty_embedder():
     same, cross, groups = [], [], []
     for kind in gen.KINDS:
         for strength in (0.25, 0.75):
-            sources = [maker._write_jail(kind, strength, np.random.default_rng(100 + seed))[1]
-                       for seed in range(12)]
+            sources = [maker._write_jail(kind, strength, np.random.default_rng(100 + seed))[1] for seed in range(12)]
             groups.append(embedder.embed(sources))
             dist = 1.0 - groups[-1] @ groups[-1].T
             pairs = dist[np.triu_indices(len(sources), 1)]
@@ -181,7 +202,7 @@ def test_jails_of_one_kind_and_level_are_far_apart_for_the_novelty_embedder():
             assert np.mean(pairs > 0.25) >= 0.6, (kind, strength, np.round(pairs, 2))
             assert all(len(s) <= 2500 for s in sources)
     for i, a in enumerate(groups):
-        for b in groups[i + 1:]:
+        for b in groups[i + 1 :]:
             cross.append((1.0 - a @ b.T).ravel())
     same, cross = np.concatenate(same), np.concatenate(cross)
     assert np.mean(same > 0.25) >= 0.8, np.mean(same > 0.25)
@@ -199,8 +220,11 @@ def test_unknown_jails_are_not_read_and_get_a_heuristic_difficulty():
     assert gen.read_jail("this is not python (") is None
     weak = gen.difficulty("def jail(user_input):\n    return str(eval(user_input))\n")
     listed = gen.difficulty(HAND_WRITTEN)
-    strict = gen.difficulty(HAND_WRITTEN.replace('"system"]', '"system", "__", "getattr"]').replace(
-        "eval(user_input)", 'eval(user_input, {"__builtins__": {}})'))
+    strict = gen.difficulty(
+        HAND_WRITTEN.replace('"system"]', '"system", "__", "getattr"]').replace(
+            "eval(user_input)", 'eval(user_input, {"__builtins__": {}})'
+        )
+    )
     assert 0.0 <= weak < listed < strict <= 1.0
     assert gen.difficulty("def jail(user_input):\n    return 'no'\n") == 0.9
 
@@ -240,6 +264,7 @@ def test_flawed_jails_parse_or_not_as_named(kind):
 
 # ------------------------------------------------------------------------- in the real sandbox
 
+
 def test_breakers_capture_and_the_naive_payload_fails_on_hard_jails(sandbox, grid):
     pairs, labels = [], []
     for key, (source, info) in grid.items():
@@ -249,8 +274,11 @@ def test_breakers_capture_and_the_naive_payload_fails_on_hard_jails(sandbox, gri
             pairs.append((source, NAIVE))
             labels.append((key, "naive", False))
     results = run_all(sandbox, pairs)
-    wrong = [(label, pair[1], res.outcome, res.stderr[-200:])
-             for label, pair, (ok, res) in zip(labels, pairs, results, strict=False) if ok != label[2]]
+    wrong = [
+        (label, pair[1], res.outcome, res.stderr[-200:])
+        for label, pair, (ok, res) in zip(labels, pairs, results, strict=False)
+        if ok != label[2]
+    ]
     assert not wrong
 
 
@@ -322,17 +350,23 @@ def test_every_form_of_jail_works_in_the_sandbox(sandbox, form_cover):
     results = run_all(sandbox, pairs)
     wrong = []
     for label, (source, text), (ok, res) in zip(labels, pairs, results, strict=False):
-        expected = {"breaker": ok, "below": not ok,
-                    "harmless": not ok and res.outcome is Outcome.OK and res.value is not None,
-                    "refused": not ok and res.outcome is Outcome.OK and res.value is not None}
+        expected = {
+            "breaker": ok,
+            "below": not ok,
+            "harmless": not ok and res.outcome is Outcome.OK and res.value is not None,
+            "refused": not ok and res.outcome is Outcome.OK and res.value is not None,
+        }
         if not expected[label]:
             wrong.append((label, text, res.outcome, res.value, res.stderr[-300:], source))
     assert not wrong
 
 
 def test_unbreakable_jails_resist_the_whole_repertoire(sandbox, grid):
-    breakers = [gen.breaker(info, np.random.default_rng(0)) for (_, s, seed), (_, info) in grid.items()
-                if seed == 0 and s in (0.5, 1.0)]
+    breakers = [
+        gen.breaker(info, np.random.default_rng(0))
+        for (_, s, seed), (_, info) in grid.items()
+        if seed == 0 and s in (0.5, 1.0)
+    ]
     pairs = []
     for i, kind in enumerate(gen.KINDS):
         rng = np.random.default_rng(i)

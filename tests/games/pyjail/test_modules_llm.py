@@ -21,8 +21,9 @@ Recording = RecordingServer
 
 def test_llm_players_play_a_whole_pyjail_game(tmp_path):
     with Recording({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 2, "game.tries": 3, "estimator.n": 4},
-                         game="pyjail")
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"game.rounds": 2, "game.tries": 3, "estimator.n": 4}, game="pyjail"
+        )
         result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     start = events[0]
@@ -50,15 +51,19 @@ def test_the_attacker_reads_an_input_and_shows_the_session():
     q = AttackQuery("def jail(s):\n    return s", (Try("1+1", TryVerdict.HELD, "returned: '1+1'"),), 2, 7)
     user = a.messages(q)[-1]["content"]
     assert "Input 1: '1+1'" in user and "returned: '1+1'" in user and "[[ ## tries_left ## ]]\n2" in user
-    assert a.parse("[[ ## input ## ]]\n__import__('os').environ['FLAG']\n\n[[ ## completed ## ]]") \
+    assert (
+        a.parse("[[ ## input ## ]]\n__import__('os').environ['FLAG']\n\n[[ ## completed ## ]]")
         == "__import__('os').environ['FLAG']"
+    )
     assert a.parse("[[ ## input ## ]]\n```python\nprint(1)\n```\n[[ ## completed ## ]]") == "print(1)"
     assert a.parse("I will not answer.") is None
     hidden = AttackQuery(None, (), 3, 1)
     assert "hidden" in a.messages(hidden)[-1]["content"]
     # the plain format it asks for: the input in a fenced block, exactly as written
-    assert a.read_reply('INPUT:\n```python\nvars(__import__("os"))["environ"]["FLAG"]\n```') \
+    assert (
+        a.read_reply('INPUT:\n```python\nvars(__import__("os"))["environ"]["FLAG"]\n```')
         == 'vars(__import__("os"))["environ"]["FLAG"]'
+    )
     assert "INPUT:\n```python" in user.split("Reply in exactly this form:")[1]
 
 
@@ -67,8 +72,13 @@ def test_text_sent_in_quotes_reaches_the_game_as_a_string(tmp_path):
     is a string, not a function, and is rejected saying so; its inputs reach the jail as strings,
     so it never captures a flag, where the same model without the slip does."""
     with Recording({"ace": FakeModel(0.9), "quoted": FakeModel(0.9, {"quoted": 1.0})}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.rounds": 1, "game.tries": 2, "estimator.n": 4},
-                         names=("ace", "quoted"), game="pyjail")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.rounds": 1, "game.tries": 2, "estimator.n": 4},
+            names=("ace", "quoted"),
+            game="pyjail",
+        )
         run_game(cfg, tmp_path / "run")
     assert srv.stats.by_fault["quoted"] > 0
     events = read_events(tmp_path / "run")

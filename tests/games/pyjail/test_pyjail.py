@@ -17,17 +17,30 @@ from skate.settings.recorded import rate_run
 from tests.cli.test_play import skate as skate_command
 
 FLAG = re.compile(r"skate\{[0-9a-f]{32}\}")
-FOUR = ("players.simulated=[{name: ace, skill: 0.9}, {name: good, skill: 0.66}, {name: fair, skill: 0.5},"
-        " {name: weak, skill: 0.3}]")  # on the command line
-FOUR_PLAYERS = [SimPlayerConfig(name="ace", skill=0.9), SimPlayerConfig(name="good", skill=0.66),
-                SimPlayerConfig(name="fair", skill=0.5), SimPlayerConfig(name="weak", skill=0.3)]
+FOUR = (
+    "players.simulated=[{name: ace, skill: 0.9}, {name: good, skill: 0.66}, {name: fair, skill: 0.5},"
+    " {name: weak, skill: 0.3}]"
+)  # on the command line
+FOUR_PLAYERS = [
+    SimPlayerConfig(name="ace", skill=0.9),
+    SimPlayerConfig(name="good", skill=0.66),
+    SimPlayerConfig(name="fair", skill=0.5),
+    SimPlayerConfig(name="weak", skill=0.3),
+]
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     out = tmp_path_factory.mktemp("pyjail")
-    result = run_game(skate.config(values={"game.rounds": 2, "seed": 1, "players.simulated": FOUR_PLAYERS,
-                                           "estimator.n": 6}, game="pyjail", logger="none", estimator="fixed_n"), out)
+    result = run_game(
+        skate.config(
+            values={"game.rounds": 2, "seed": 1, "players.simulated": FOUR_PLAYERS, "estimator.n": 6},
+            game="pyjail",
+            logger="none",
+            estimator="fixed_n",
+        ),
+        out,
+    )
     return out, result, read_events(out)
 
 
@@ -61,12 +74,27 @@ def test_the_run_is_rated_again_with_setter_vs_solver(game):
 
 
 def test_the_command_line_game_and_the_unisolated_sandbox(tmp_path):
-    refused = skate_command("game=pyjail", "game.rounds=1", "sandbox=subprocess", "logger=none",
-                    f"hydra.run.dir={tmp_path / 'refused'}", cwd=tmp_path)
+    refused = skate_command(
+        "game=pyjail",
+        "game.rounds=1",
+        "sandbox=subprocess",
+        "logger=none",
+        f"hydra.run.dir={tmp_path / 'refused'}",
+        cwd=tmp_path,
+    )
     assert refused.returncode == 2
     assert "not a security boundary" in refused.stderr and "game.allow_unsafe_sandbox=true" in refused.stderr
     assert not (tmp_path / "refused" / "events.jsonl").exists()
-    ok = skate_command("game=pyjail", "game.rounds=1", "logger=none", "report=false", FOUR, "estimator=fixed_n",
-               "estimator.n=3", f"hydra.run.dir={tmp_path / 'ok'}", cwd=tmp_path)
+    ok = skate_command(
+        "game=pyjail",
+        "game.rounds=1",
+        "logger=none",
+        "report=false",
+        FOUR,
+        "estimator=fixed_n",
+        "estimator.n=3",
+        f"hydra.run.dir={tmp_path / 'ok'}",
+        cwd=tmp_path,
+    )
     assert ok.returncode == 0, ok.stderr
     assert "rank  player" in ok.stdout

@@ -15,21 +15,21 @@ from skate.sandbox import ExecResult, Outcome, Sandbox
 
 # Evaluates the input with no builtins, but hands it `os` under another name: `o.environ["FLAG"]`
 # breaks it; anything that needs a builtin fails.
-LEAKY = '''
+LEAKY = """
 import os
 def jail(user_input):
     if "import" in user_input:
         return "no imports"
     return str(eval(user_input, {"__builtins__": {}, "o": os}, {}))
-'''
+"""
 BREAK = "o.environ['FLAG']"
 # Runs the input as a program with every builtin: for the cross-execution leak tests.
-OPEN = '''
+OPEN = """
 def jail(user_input):
     exec(user_input, {})
     return "done"
-'''
-CRASHY = '''
+"""
+CRASHY = """
 import os
 def jail(user_input):
     if "x" in user_input:
@@ -44,22 +44,23 @@ def jail(user_input):
     if user_input == "flag":
         return os.environ["FLAG"]
     return "nothing here"
-'''
+"""
 
 
 def game(**kw) -> PyJailGame:
-    kw.setdefault("limits", {"timeout_s": 1.0, "cpu_s": 1, "memory_mb": 128, "max_output_bytes": 4096,
-                             "max_processes": 4})
+    kw.setdefault(
+        "limits", {"timeout_s": 1.0, "cpu_s": 1, "memory_mb": 128, "max_output_bytes": 4096, "max_processes": 4}
+    )
     return PyJailGame(**kw)
 
 
 def checks(sandbox, solve) -> Checks:
-    return Checks(round=1, setter="alice", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0),
-                  solve=solve)
+    return Checks(round=1, setter="alice", assignment={}, sandbox=sandbox, rng=np.random.default_rng(0), solve=solve)
 
 
 def scripted(inputs_by_try, seen=None):
     """An attacker that sends ``inputs_by_try[t]`` at try t (0-based) and records its queries."""
+
     def answer(queries, rng):
         out = []
         for q in queries:
@@ -69,18 +70,22 @@ def scripted(inputs_by_try, seen=None):
             t = len(q.tries)
             out.append(inputs_by_try[t] if t < len(inputs_by_try) else inputs_by_try[-1])
         return out
+
     return answer
 
 
 # ---------------------------------------------------------------------------- the jail itself
-@pytest.mark.parametrize(("source", "why"), [
-    ("def jail(s)\n    return s", "does not parse"),
-    ("def guard(s):\n    return s", "no top-level function `jail"),
-    ("async def jail(s):\n    return s", "plain function"),
-    ("def jail():\n    return 'x'", "one argument"),
-    ("def jail(a, b):\n    return a", "exactly one required argument"),
-    ("", "no jail"),
-])
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("def jail(s)\n    return s", "does not parse"),
+        ("def guard(s):\n    return s", "no top-level function `jail"),
+        ("async def jail(s):\n    return s", "plain function"),
+        ("def jail():\n    return 'x'", "one argument"),
+        ("def jail(a, b):\n    return a", "exactly one required argument"),
+        ("", "no jail"),
+    ],
+)
 def test_a_source_that_is_not_a_jail_is_rejected_with_the_reason(sandbox, source, why):
     res = game().validate(JailProposal(source), checks(sandbox, scripted([BREAK])))
     assert isinstance(res, Rejection) and res.reason is FailReason.MALFORMED
@@ -147,8 +152,9 @@ def test_nobody_captures(sandbox):
 
 def test_with_the_source_hidden_attackers_see_only_what_their_tries_gave(sandbox):
     seen: list[AttackQuery] = []
-    assert game(tries=2, show_source=False).play(TASK, scripted(["1", BREAK], seen), 1,
-                                                 np.random.default_rng(0), sandbox) == [True]
+    assert game(tries=2, show_source=False).play(
+        TASK, scripted(["1", BREAK], seen), 1, np.random.default_rng(0), sandbox
+    ) == [True]
     assert [q.source for q in seen] == [None, None] and seen[1].tries[0].shown == "returned: '1'"
 
 
@@ -156,6 +162,7 @@ def test_sessions_have_their_own_histories(sandbox):
     # Session s sends str(session-th input): histories must not mix.
     def answer(queries, rng):
         return [f"{q.session % 7} + {len(q.tries)}" for q in queries]
+
     seen: list[AttackQuery] = []
     g = game(tries=3)
     g.play(TASK, lambda qs, rng: (seen.extend(qs), answer(qs, rng))[1], 3, np.random.default_rng(1), sandbox)
@@ -166,12 +173,17 @@ def test_sessions_have_their_own_histories(sandbox):
 def test_the_jail_crashing_hanging_or_exhausting_memory_uses_the_try_and_the_session_goes_on(sandbox):
     task = Task("r001-bob", 1, "bob", CRASHY, "")
     seen: list[AttackQuery] = []
-    verdicts = game(tries=5).play(task, scripted(["x", "loop", "mem", "flood", "flag"], seen), 1,
-                                  np.random.default_rng(0), sandbox)
+    verdicts = game(tries=5).play(
+        task, scripted(["x", "loop", "mem", "flood", "flag"], seen), 1, np.random.default_rng(0), sandbox
+    )
     assert verdicts == [True]
     last = seen[-1]
-    assert [t.verdict for t in last.tries] == [TryVerdict.JAIL_ERROR, TryVerdict.JAIL_TIMEOUT,
-                                               TryVerdict.JAIL_MEMORY, TryVerdict.JAIL_OUTPUT]
+    assert [t.verdict for t in last.tries] == [
+        TryVerdict.JAIL_ERROR,
+        TryVerdict.JAIL_TIMEOUT,
+        TryVerdict.JAIL_MEMORY,
+        TryVerdict.JAIL_OUTPUT,
+    ]
     assert "no x allowed" in last.tries[0].shown and "time limit" in last.tries[1].shown
     assert "out of memory" in last.tries[2].shown and "output limit" in last.tries[3].shown
 
@@ -187,8 +199,10 @@ def test_the_flag_in_an_error_message_is_captured_and_redacted(sandbox):
 
 
 def test_unreadable_replies_use_tries_and_an_all_unreadable_session_is_unreadable(sandbox):
-    assert game(tries=2).play(TASK, lambda qs, rng: [None] * len(qs), 2, np.random.default_rng(0), sandbox) \
-        == [None, None]
+    assert game(tries=2).play(TASK, lambda qs, rng: [None] * len(qs), 2, np.random.default_rng(0), sandbox) == [
+        None,
+        None,
+    ]
     mixed = scripted([None, BREAK])
     assert game(tries=2).play(TASK, mixed, 1, np.random.default_rng(0), sandbox) == [True]
 
@@ -199,6 +213,7 @@ def test_a_void_model_call_voids_the_session(sandbox):
     def answer(queries, rng):
         calls.append(len(queries))
         return [VOID if q.session % 2 else "1" for q in queries]
+
     verdicts = game(tries=2).play(TASK, answer, 6, np.random.default_rng(3), sandbox)
     assert VOID in verdicts and False in verdicts
     assert all(v is VOID or v is False for v in verdicts)
@@ -234,6 +249,7 @@ def test_a_sandbox_that_keeps_failing_voids_the_session(sandbox):
     class Down(FlakySandbox):
         def _execute(self, code, limits, stdin="", env=None):
             return ExecResult(Outcome.SANDBOX_ERROR, "", "sandbox failed: no jail", None, 0.0)
+
     assert game().play(TASK, scripted([BREAK]), 2, np.random.default_rng(0), Down(sandbox)) == [VOID, VOID]
 
 
@@ -258,8 +274,7 @@ READ_BACK = (
 def test_an_attack_cannot_carry_a_flag_across_executions(sandbox):
     if not sandbox.isolated:
         pytest.skip("only a hardened sandbox wipes /tmp and cuts the network")
-    g = game(limits={"timeout_s": 3.0, "cpu_s": 2, "memory_mb": 128, "max_output_bytes": 4096,
-                     "max_processes": 8})
+    g = game(limits={"timeout_s": 3.0, "cpu_s": 2, "memory_mb": 128, "max_output_bytes": 4096, "max_processes": 8})
     first = g.run_try(sandbox, OPEN, WRITE_AND_LINGER)
     assert first.verdict is TryVerdict.HELD, first
     second = g.run_try(sandbox, OPEN, READ_BACK)
@@ -273,8 +288,10 @@ def test_every_execution_has_a_new_flag(sandbox):
 
     assert len({new_flag() for _ in range(1000)}) == 1000
     # A jail that remembers the flag of its first run (in /tmp) cannot replay it later.
-    src = ("import os\ndef jail(s):\n    p = '/tmp/seen'\n    if os.path.exists(p):\n"
-           "        return open(p).read()\n    open(p, 'w').write(os.environ['FLAG'])\n    return 'stored'")
+    src = (
+        "import os\ndef jail(s):\n    p = '/tmp/seen'\n    if os.path.exists(p):\n"
+        "        return open(p).read()\n    open(p, 'w').write(os.environ['FLAG'])\n    return 'stored'"
+    )
     g = game()
     assert g.run_try(sandbox, src, "").verdict is TryVerdict.HELD
     assert g.run_try(sandbox, src, "").shown == "returned: 'stored'"
@@ -323,16 +340,30 @@ def test_a_copy_of_an_earlier_jail_is_turned_away_before_its_proof(tmp_path, san
     a, b = Same("a"), Same("b")
     before = sandbox.executions
     log = EventLog(tmp_path / "events.jsonl")
-    Engine(Parts(game=game(rounds=2, attempts=2), sandbox=sandbox, env=None, embedder=HashingEmbedder(threshold=0.2),
-                 players=[a, b], client=None, rating=TrueSkillRating(), aug=Augmentation(strategy="hist_perf"),
-                 estimator=FixedN(n=2), logger=RunLogger()),
-           log).run()
+    Engine(
+        Parts(
+            game=game(rounds=2, attempts=2),
+            sandbox=sandbox,
+            env=None,
+            embedder=HashingEmbedder(threshold=0.2),
+            players=[a, b],
+            client=None,
+            rating=TrueSkillRating(),
+            aug=Augmentation(strategy="hist_perf"),
+            estimator=FixedN(n=2),
+            logger=RunLogger(),
+        ),
+        log,
+    ).run()
     log.close()
     events = read_events(tmp_path)
     attempts = [e for e in events if e["event"] == "attempt"]
     # round 1: each sets the jail; round 2: both copies are refused before any execution
-    assert [(e["round"], e.get("valid", False), e.get("reason")) for e in attempts if e["player"] == "a"] == \
-        [(1, True, None), (2, False, "not_unique"), (2, False, "not_unique")]
+    assert [(e["round"], e.get("valid", False), e.get("reason")) for e in attempts if e["player"] == "a"] == [
+        (1, True, None),
+        (2, False, "not_unique"),
+        (2, False, "not_unique"),
+    ]
     assert all(e.get("novelty_distance") == 0.0 for e in attempts if e.get("reason") == "not_unique")
     # round 1 only: two proofs of one try each, and 2 tasks x 2 players x 2 sessions of one try
     assert sandbox.executions - before == 2 + 8

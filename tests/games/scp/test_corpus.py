@@ -7,8 +7,10 @@ import pytest
 from skate.games.scp.corpus import Document, html_to_text, load_folder, shipped_corpus
 from skate.games.scp.fragments import Fragment, fragments, markup_density, paragraphs, sentences, starts_badly
 
-PROSE = ("The quick brown fox had a long day in the meadow and wanted to rest before dusk. "
-         "It found a quiet spot under an old oak tree, far from the noisy road.")
+PROSE = (
+    "The quick brown fox had a long day in the meadow and wanted to rest before dusk. "
+    "It found a quiet spot under an old oak tree, far from the noisy road."
+)
 
 
 def _write(path, text):
@@ -36,9 +38,11 @@ def test_subfolder_names_are_domains(tmp_path):
 
 
 def test_html_is_reduced_to_text(tmp_path):
-    html = ("<html><head><title>Fox  page</title><style>p {color: red}</style>"
-            "<script>var x = 1;</script></head><body><h1>Foxes</h1><p>First &amp; one\n"
-            "wrapped.</p><p>Second.</p></body></html>")
+    html = (
+        "<html><head><title>Fox  page</title><style>p {color: red}</style>"
+        "<script>var x = 1;</script></head><body><h1>Foxes</h1><p>First &amp; one\n"
+        "wrapped.</p><p>Second.</p></body></html>"
+    )
     _write(tmp_path / "p.html", html)
     (doc,) = load_folder(tmp_path)
     assert doc.title == "Fox page"
@@ -123,21 +127,23 @@ def test_paragraph_cleaning_on_rst():
     ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("One. Two.", ["One.", "Two."]),
-    ("Use e.g. lists here. Then stop.", ["Use e.g. lists here.", "Then stop."]),
-    ("That is, i.e. Foo works. Yes.", ["That is, i.e. Foo works.", "Yes."]),
-    ("Mr. Smith and Kevin D. Jones met. Fine.", ["Mr. Smith and Kevin D. Jones met.", "Fine."]),
-    ("Cats vs. Dogs is old. New.", ["Cats vs. Dogs is old.", "New."]),
-    ("Pi is 3.14 roughly. Python 3.12 is out. Ok.",
-     ["Pi is 3.14 roughly.", "Python 3.12 is out.", "Ok."]),
-    ("Follow PEP 8. It helps.", ["Follow PEP 8.", "It helps."]),
-    ("Follow PEP 8.", ["Follow PEP 8."]),
-    ("Lists, tuples, etc. and more. End.", ["Lists, tuples, etc. and more.", "End."]),
-    ("Really? Yes! \"Quoted.\" Next.", ["Really?", "Yes!", "\"Quoted.\"", "Next."]),
-    ("See the U.S. Army rules. Go.", ["See the U.S. Army rules.", "Go."]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("One. Two.", ["One.", "Two."]),
+        ("Use e.g. lists here. Then stop.", ["Use e.g. lists here.", "Then stop."]),
+        ("That is, i.e. Foo works. Yes.", ["That is, i.e. Foo works.", "Yes."]),
+        ("Mr. Smith and Kevin D. Jones met. Fine.", ["Mr. Smith and Kevin D. Jones met.", "Fine."]),
+        ("Cats vs. Dogs is old. New.", ["Cats vs. Dogs is old.", "New."]),
+        ("Pi is 3.14 roughly. Python 3.12 is out. Ok.", ["Pi is 3.14 roughly.", "Python 3.12 is out.", "Ok."]),
+        ("Follow PEP 8. It helps.", ["Follow PEP 8.", "It helps."]),
+        ("Follow PEP 8.", ["Follow PEP 8."]),
+        ("Lists, tuples, etc. and more. End.", ["Lists, tuples, etc. and more.", "End."]),
+        ('Really? Yes! "Quoted." Next.', ["Really?", "Yes!", '"Quoted."', "Next."]),
+        ("See the U.S. Army rules. Go.", ["See the U.S. Army rules.", "Go."]),
+        ("", []),
+    ],
+)
 def test_sentences(text, expected):
     assert sentences(text) == expected
 
@@ -147,12 +153,19 @@ def _doc(paras):
 
 
 def test_fragment_rules():
-    paras = [PROSE, PROSE + " One.", "Short one.", "lowercase start " + PROSE,
-             "Figure 3 shows " + PROSE, "Code ``x`` *y* |z| {w} ``a_b = c_d`` " * 3 + PROSE,
-             PROSE + " Two.", PROSE + " Three."]
+    paras = [
+        PROSE,
+        PROSE + " One.",
+        "Short one.",
+        "lowercase start " + PROSE,
+        "Figure 3 shows " + PROSE,
+        "Code ``x`` *y* |z| {w} ``a_b = c_d`` " * 3 + PROSE,
+        PROSE + " Two.",
+        PROSE + " Three.",
+    ]
     frags = fragments(_doc(paras), 1, 100)
     assert all(isinstance(f, Fragment) and f.doc_id == "d.txt" for f in frags)
-    assert [f.position for f in frags] == [1, 6, 7]   # 0 never; short, lowercase, caption, markup
+    assert [f.position for f in frags] == [1, 6, 7]  # 0 never; short, lowercase, caption, markup
     pairs = fragments(_doc(paras), 2, 250)
     assert [f.position for f in pairs] == [6]
     assert pairs[0].paragraphs == (paras[6], paras[7])

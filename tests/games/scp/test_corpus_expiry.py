@@ -38,37 +38,50 @@ def corpus(tmp_path):
     folder.mkdir()
     shutil.copy(SHIPPED_DIR / OLD_PEP, folder / "old.rst")
     shutil.copy(SHIPPED_DIR / FRESH_PEP, folder / "fresh.rst")
-    (folder / "index.tsv").write_text(f"file\tdomain\tdate\nfresh.rst\tnews\t{TODAY}\nold.rst\tarchive\t\n",
-                                      encoding="utf-8")
+    (folder / "index.tsv").write_text(
+        f"file\tdomain\tdate\nfresh.rst\tnews\t{TODAY}\nold.rst\tarchive\t\n", encoding="utf-8"
+    )
     return folder
 
 
-@pytest.mark.parametrize("text, day", [("2026-05-01", "2026-05-01"), ("2026-09-14T13:20:05Z", "2026-09-14"),
-                                       ("13-Jul-2000", "2000-07-13"), ("13 July 2000", "2000-07-13"),
-                                       ("July 13, 2000", "2000-07-13"), ("soon", None)])
+@pytest.mark.parametrize(
+    "text, day",
+    [
+        ("2026-05-01", "2026-05-01"),
+        ("2026-09-14T13:20:05Z", "2026-09-14"),
+        ("13-Jul-2000", "2000-07-13"),
+        ("13 July 2000", "2000-07-13"),
+        ("July 13, 2000", "2000-07-13"),
+        ("soon", None),
+    ],
+)
 def test_dates_in_the_formats_documents_write_them(text, day):
     got = parse_date(text)
     assert (got.isoformat() if got else None) == day
 
 
 def test_every_document_has_a_date_and_says_where_it_came_from(tmp_path):
-    (tmp_path / "index.tsv").write_text("file\tdomain\tdate\tsubmitted\n"
-                                        "a.txt\tx\t2026-10-01\t2020-01-01\n"
-                                        "paper.txt\tcs.CL\t\t2026-09-14T13:20:05Z\n", encoding="utf-8")
+    (tmp_path / "index.tsv").write_text(
+        "file\tdomain\tdate\tsubmitted\na.txt\tx\t2026-10-01\t2020-01-01\npaper.txt\tcs.CL\t\t2026-09-14T13:20:05Z\n",
+        encoding="utf-8",
+    )
     for name in ("a.txt", "paper.txt"):
         (tmp_path / name).write_text("Some prose.\n", encoding="utf-8")
-    (tmp_path / "pep.rst").write_text("PEP: 9\nTitle: T\nAuthor: A,\n  B\nCreated: 05-Jul-2001\n\nBody.\n",
-                                      encoding="utf-8")
+    (tmp_path / "pep.rst").write_text(
+        "PEP: 9\nTitle: T\nAuthor: A,\n  B\nCreated: 05-Jul-2001\n\nBody.\n", encoding="utf-8"
+    )
     (tmp_path / "post.md").write_text("---\ntitle: x\ndate: 2025-01-02\n---\n\n# Post\n\nBody.\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("Created: by hand\n\nNo header date here.\n", encoding="utf-8")
     stamp = dt.datetime(2024, 3, 5, 12, tzinfo=dt.UTC).timestamp()
     os.utime(tmp_path / "notes.txt", (stamp, stamp))
     got = {d.id: (d.date, d.date_source) for d in load_folder(tmp_path)}
-    assert got == {"a.txt": ("2026-10-01", "index.tsv:date"),
-                   "paper.txt": ("2026-09-14", "index.tsv:submitted"),
-                   "pep.rst": ("2001-07-05", "header:Created"),
-                   "post.md": ("2025-01-02", "header:date"),
-                   "notes.txt": ("2024-03-05", "mtime")}
+    assert got == {
+        "a.txt": ("2026-10-01", "index.tsv:date"),
+        "paper.txt": ("2026-09-14", "index.tsv:submitted"),
+        "pep.rst": ("2001-07-05", "header:Created"),
+        "post.md": ("2025-01-02", "header:date"),
+        "notes.txt": ("2024-03-05", "mtime"),
+    }
 
 
 def test_an_index_date_that_is_no_date_names_the_file(tmp_path):
@@ -79,10 +92,19 @@ def test_an_index_date_that_is_no_date_names_the_file(tmp_path):
 
 
 def test_a_game_on_old_documents_warns_and_its_task_events_carry_the_dates(corpus, tmp_path, caplog):
-    cfg = skate.config(values={"game.docs": str(corpus), "game.rounds": 1, "game.per_doc": 1, "report": False,
-                               "players.simulated": [SimPlayerConfig(name="hi", skill=0.8),
-                                                     SimPlayerConfig(name="lo", skill=0.4)]},
-                       game="scp", estimator="greedy", rating="elo", logger="none")
+    cfg = skate.config(
+        values={
+            "game.docs": str(corpus),
+            "game.rounds": 1,
+            "game.per_doc": 1,
+            "report": False,
+            "players.simulated": [SimPlayerConfig(name="hi", skill=0.8), SimPlayerConfig(name="lo", skill=0.4)],
+        },
+        game="scp",
+        estimator="greedy",
+        rating="elo",
+        logger="none",
+    )
     with caplog.at_level(logging.WARNING, logger="skate"):
         run_game(cfg, tmp_path / "run")
     tasks = [e for e in read_events(tmp_path / "run") if e["event"] == "task"]
@@ -96,8 +118,9 @@ def test_a_game_on_old_documents_warns_and_its_task_events_carry_the_dates(corpu
             assert (t["doc_date"], t["doc_date_source"]) == (TODAY.isoformat(), "index.tsv:date")
             assert "expired" not in t
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warning.startswith(f"game=scp: {len(old)} of {len(tasks)} questions come from documents more than "
-                              f"183 days old on {TODAY}")
+    assert warning.startswith(
+        f"game=scp: {len(old)} of {len(tasks)} questions come from documents more than 183 days old on {TODAY}"
+    )
     assert f"documents dated 2020-03-19 to {TODAY}" in warning and "game.max_doc_age_days=null" in warning
 
 
@@ -116,9 +139,11 @@ def test_the_shipped_corpus_says_it_is_the_demo_corpus(caplog):
         SCPGame(mode="player_set")
         SCPGame(mode="player_set")  # once per process
     (record,) = caplog.records
-    assert record.getMessage().startswith("game=scp: game.docs=shipped is skate's demo corpus of Python Enhancement "
-                                          "Proposals, public for years: 46 of 46 documents of the corpus are more "
-                                          "than 183 days old")
+    assert record.getMessage().startswith(
+        "game=scp: game.docs=shipped is skate's demo corpus of Python Enhancement "
+        "Proposals, public for years: 46 of 46 documents of the corpus are more "
+        "than 183 days old"
+    )
 
 
 def test_a_benchmark_file_keeps_the_dates_it_was_built_with(corpus, tmp_path, monkeypatch):
@@ -136,9 +161,13 @@ def test_a_benchmark_file_keeps_the_dates_it_was_built_with(corpus, tmp_path, mo
         assert {k: t.data[k] for k in rules.DATE_FIELDS} == {k: record[k] for k in rules.DATE_FIELDS}
     # a file written before benchmarks recorded dates: the game's corpus dates its documents, by id
     bare = tmp_path / "bare.jsonl"
-    bare.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in rules.DATE_FIELDS}) + "\n"
-                            for r in records), encoding="utf-8")
+    bare.write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k not in rules.DATE_FIELDS}) + "\n" for r in records),
+        encoding="utf-8",
+    )
     game = SCPGame(benchmark=str(bare), docs=str(corpus), rounds=1)
     tasks = game.provided_tasks(1)
     assert {t.data["doc"]: (t.data["doc_date"], "built" in t.data, t.data.get("expired", False)) for t in tasks} == {
-        "old.rst": ("2020-03-19", False, True), "fresh.rst": (TODAY.isoformat(), False, False)}
+        "old.rst": ("2020-03-19", False, True),
+        "fresh.rst": (TODAY.isoformat(), False, False),
+    }

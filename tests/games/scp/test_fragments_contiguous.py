@@ -42,13 +42,13 @@ from skate.games.scp.questions import (
 
 # What the cleaner strips inside a paragraph, as spans of the raw text that hold no shown words.
 _DROPPED = [
-    re.compile(r"\s*<[^<>`]*>(?=`)"),                                # `text <target>`_, :role:`x <target>`
+    re.compile(r"\s*<[^<>`]*>(?=`)"),  # `text <target>`_, :role:`x <target>`
     re.compile(r":(?!(?:pep|rfc):`\d)[\w.+-]+:(?=`)", re.IGNORECASE),  # :class:`x` reads x (:pep:`8`, PEP 8)
-    re.compile(r"(?<=\d)#[^`]*(?=`)"),                               # :pep:`8#naming` reads PEP 8
-    re.compile(r"\[(?:\d+|#[\w-]*|\*)\]_"),                          # [1]_, [#note]_, [*]_
+    re.compile(r"(?<=\d)#[^`]*(?=`)"),  # :pep:`8#naming` reads PEP 8
+    re.compile(r"\[(?:\d+|#[\w-]*|\*)\]_"),  # [1]_, [#note]_, [*]_
 ]
 _WORD = re.compile(r"[^\W_]+")
-_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")   # a section title's underline
+_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_])\1{2,}\s*$")  # a section title's underline
 
 
 @dataclass
@@ -64,7 +64,7 @@ class Source:
         hidden = bytearray(len(raw))  # 1 where the cleaner strips the character
         for rx in _DROPPED:
             for m in rx.finditer(raw):
-                hidden[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+                hidden[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
         found = [m for m in _WORD.finditer(raw) if not hidden[m.start()]]
         return cls(raw, [m.group().lower() for m in found], [m.start() for m in found])
 
@@ -89,13 +89,14 @@ def pieces(q: Question) -> list[str]:
 def _gaps(run: list[str], source: list[str]) -> list[str]:
     """The source words the best alignment of ``run`` skips (or says are missing), per gap."""
     head = run[:6]
-    starts = [i for i in range(len(source) - len(head) + 1) if source[i:i + len(head)] == head] or [0]
+    starts = [i for i in range(len(source) - len(head) + 1) if source[i : i + len(head)] == head] or [0]
     best: tuple[tuple[int, int], list[str]] | None = None
     for start in starts:
-        window = source[start:start + 3 * len(run) + 400]
-        blocks = [b for b in difflib.SequenceMatcher(None, run, window, autojunk=False).get_matching_blocks()
-                  if b.size]
-        gaps = [" ".join(window[a.b + a.size:b.b]) for a, b in zip(blocks, blocks[1:], strict=False) if b.b > a.b + a.size]
+        window = source[start : start + 3 * len(run) + 400]
+        blocks = [b for b in difflib.SequenceMatcher(None, run, window, autojunk=False).get_matching_blocks() if b.size]
+        gaps = [
+            " ".join(window[a.b + a.size : b.b]) for a, b in zip(blocks, blocks[1:], strict=False) if b.b > a.b + a.size
+        ]
         missing = len(run) - sum(b.size for b in blocks)
         if missing:
             gaps.append(f"({missing} words not in the source)")
@@ -114,21 +115,25 @@ def problems(run: list[str], source: Source) -> list[str]:
     at = joined.find(f" {' '.join(run)} ")
     if at < 0:
         return _gaps(run, source.words)
-    first = joined.count(" ", 0, at)               # index of the stretch's first word
+    first = joined.count(" ", 0, at)  # index of the stretch's first word
     last = first + len(run) - 1
     lines = source.raw.split("\n")
     top = source.raw.count("\n", 0, source.starts[first])
     bottom = source.raw.count("\n", 0, source.starts[last])
-    titles = [lines[k].strip() for k in range(top, bottom + 1)
-              if lines[k].strip() and k + 1 < len(lines) and _ADORNMENT.match(lines[k + 1])
-              and not _ADORNMENT.match(lines[k])]
+    titles = [
+        lines[k].strip()
+        for k in range(top, bottom + 1)
+        if lines[k].strip() and k + 1 < len(lines) and _ADORNMENT.match(lines[k + 1]) and not _ADORNMENT.match(lines[k])
+    ]
     return [f"(section title {t!r})" for t in titles]
 
 
 def spanning(questions: list[Question], docs: dict[str, Document]) -> list[tuple[str, list[str]]]:
     """(id, problems) of every question whose pieces are not one stretch of its source's prose."""
-    sources = {d: Source.of(Path(docs[d].path).read_text(encoding="utf-8") if Path(docs[d].path).is_file()
-                            else docs[d].text) for d in {q.doc for q in questions}}
+    sources = {
+        d: Source.of(Path(docs[d].path).read_text(encoding="utf-8") if Path(docs[d].path).is_file() else docs[d].text)
+        for d in {q.doc for q in questions}
+    }
     out = []
     for q in questions:
         found = problems(words("\n\n".join(pieces(q))), sources[q.doc])
@@ -158,20 +163,29 @@ def test_every_shipped_question_is_one_stretch_of_its_source(bench, shipped):
 
 # --------------------------------------------------------------------------- the check can fail
 
-PARA = ("{0} one is the first sentence here. {0} two follows it with more words. "
-        "{0} three closes the paragraph politely.")
-HEADED = "\n\n".join([
-    "Title\n=====", PARA.format("Alpha"), PARA.format("Bravo"), PARA.format("Charlie"),
-    "Rejected Ideas\n--------------", PARA.format("Delta"), PARA.format("Echo"),
-    PARA.format("Foxtrot"), PARA.format("Golf"),
-])
+PARA = (
+    "{0} one is the first sentence here. {0} two follows it with more words. {0} three closes the paragraph politely."
+)
+HEADED = "\n\n".join(
+    [
+        "Title\n=====",
+        PARA.format("Alpha"),
+        PARA.format("Bravo"),
+        PARA.format("Charlie"),
+        "Rejected Ideas\n--------------",
+        PARA.format("Delta"),
+        PARA.format("Echo"),
+        PARA.format("Foxtrot"),
+        PARA.format("Golf"),
+    ]
+)
 HEADED_DOC = Document(id="headed.rst", domain="test", title="Title", text=HEADED, path="headed.rst")
 
 
 def test_runs_end_at_a_heading():
     assert [len(r) for r in paragraph_runs(HEADED)] == [3, 4]
     assert paragraphs(HEADED) == [p for r in paragraph_runs(HEADED) for p in r]
-    assert [f.position for f in fragments(HEADED_DOC, 2, 0)] == [1, 3, 4, 5]   # never 2 (Charlie, Delta)
+    assert [f.position for f in fragments(HEADED_DOC, 2, 0)] == [1, 3, 4, 5]  # never 2 (Charlie, Delta)
     assert [f.position for f in fragments(HEADED_DOC, 1, 0, follow=1)] == [1, 3, 4, 5]
     assert [f.position for f in fragments(HEADED_DOC, 5, 0)] == []
 
@@ -206,12 +220,17 @@ def test_the_check_flags_a_section_title_taken_for_a_paragraph():
 
 
 def test_a_tilde_underline_is_a_section_title_not_a_code_fence():
-    text = ("Intro\n=====\n\nFirst paragraph of prose.\n\nPowers\n~~~~~~\n\nThe council has broad "
-            "authority.\n\nIt acts rarely.\n\n~~~~\nTerm\n~~~~\n\nA term lasts one release.\n\n"
-            "~~~\ncode = 'fenced'\n~~~\n\nLast words.\n")
-    assert paragraph_runs(text) == [["First paragraph of prose."],
-                                    ["The council has broad authority.", "It acts rarely."],
-                                    ["A term lasts one release."], ["Last words."]]
+    text = (
+        "Intro\n=====\n\nFirst paragraph of prose.\n\nPowers\n~~~~~~\n\nThe council has broad "
+        "authority.\n\nIt acts rarely.\n\n~~~~\nTerm\n~~~~\n\nA term lasts one release.\n\n"
+        "~~~\ncode = 'fenced'\n~~~\n\nLast words.\n"
+    )
+    assert paragraph_runs(text) == [
+        ["First paragraph of prose."],
+        ["The council has broad authority.", "It acts rarely."],
+        ["A term lasts one release."],
+        ["Last words."],
+    ]
 
 
 def test_the_check_flags_the_issues_examples_as_the_old_builder_made_them(shipped):
@@ -229,13 +248,15 @@ def test_the_check_flags_the_issues_examples_as_the_old_builder_made_them(shippe
 
 
 def test_in_paragraph_markup_and_wrapping_are_not_skipped_words():
-    raw = ("Intro\n=====\n\nFirst prose paragraph that sets the scene for the rest of it.\n\n"
-           "Some ``code`` and *emphasis*, see :pep:`8#naming` and\n`the docs <https://example.org/x>`_,\n"
-           "the :class:`~pkg.Thing <pkg.Thing>` class and a note [1]_. It ends here::\n\n"
-           "    print('a literal block')\n\nAfter the code, more prose follows.\n")
+    raw = (
+        "Intro\n=====\n\nFirst prose paragraph that sets the scene for the rest of it.\n\n"
+        "Some ``code`` and *emphasis*, see :pep:`8#naming` and\n`the docs <https://example.org/x>`_,\n"
+        "the :class:`~pkg.Thing <pkg.Thing>` class and a note [1]_. It ends here::\n\n"
+        "    print('a literal block')\n\nAfter the code, more prose follows.\n"
+    )
     doc = Document(id="m.rst", domain="test", title="Intro", text=raw, path="m.rst")
     runs = paragraph_runs(raw)
-    assert [len(r) for r in runs] == [2, 1]                    # the literal block ends the run
+    assert [len(r) for r in runs] == [2, 1]  # the literal block ends the run
     joined = words("\n\n".join(runs[0]))
     assert "pep" in joined and "https" not in joined and "naming" not in joined
     assert problems(joined, Source.of(raw)) == []

@@ -46,8 +46,9 @@ class Replies(RecordingServer):
 
 def test_llm_players_answer_a_built_benchmark(tmp_path):
     with RecordingServer({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.questions": 24, "game.rounds": 2, "estimator.n": 4},
-                         game="scp")
+        cfg = llm_config(
+            srv.api_base, tmp_path / "cache", {"game.questions": 24, "game.rounds": 2, "estimator.n": 4}, game="scp"
+        )
         result = run_game(cfg, tmp_path / "run")
         requests = srv.stats.requests
         assert requests > 0
@@ -72,8 +73,12 @@ def test_llm_players_answer_a_built_benchmark(tmp_path):
 
 def test_llm_players_set_questions_from_offered_paragraphs(tmp_path):
     with Replies({n: FakeModel(s) for n, s in SKILLS.items()}) as srv:
-        cfg = llm_config(srv.api_base, tmp_path / "cache", {"game.mode": "player_set", "game.rounds": 2,
-                         "estimator.n": 4}, game="scp")
+        cfg = llm_config(
+            srv.api_base,
+            tmp_path / "cache",
+            {"game.mode": "player_set", "game.rounds": 2, "estimator.n": 4},
+            game="scp",
+        )
         result = run_game(cfg, tmp_path / "run")
     events = read_events(tmp_path / "run")
     setting = [(u, r) for u, r in srv.pairs if "[[ ## documents ## ]]" in u]
@@ -88,11 +93,25 @@ def test_llm_players_set_questions_from_offered_paragraphs(tmp_path):
     assert len(tasks) == 6 and sum(a["valid"] for a in attempts) == len(tasks)
     assert all(a["reason"] == "breaks_rules" and a["detail"] for a in attempts if not a["valid"])
     assert {t["setter"] for t in tasks} <= {"ace", "mid", "low"} and len({t["round"] for t in tasks}) == 2
-    written = [json.loads(r.split("[[ ## distractors ## ]]", 1)[1].split("[[ ## completed ## ]]")[0])
-               for _, r in setting]
+    written = [
+        json.loads(r.split("[[ ## distractors ## ]]", 1)[1].split("[[ ## completed ## ]]")[0]) for _, r in setting
+    ]
     for t in tasks:
-        assert check(question_of(Task(t["task_id"], t["round"], t["setter"], t["prompt"], t["answer"],
-                                      {k: v for k, v in t.items() if k not in TASK_FIELDS}))) == []
+        assert (
+            check(
+                question_of(
+                    Task(
+                        t["task_id"],
+                        t["round"],
+                        t["setter"],
+                        t["prompt"],
+                        t["answer"],
+                        {k: v for k, v in t.items() if k not in TASK_FIELDS},
+                    )
+                )
+            )
+            == []
+        )
         if t["type"] == "prediction":  # its wrong options are the ones a setter wrote
             wrong = sorted(o for o in t["options"] if o != t["answer"])
             assert wrong in [sorted(w) for w in written]
@@ -102,6 +121,7 @@ def test_llm_players_set_questions_from_offered_paragraphs(tmp_path):
 
 # --------------------------------------------------------------------------- the fake setter
 
+
 def _fake_proposals(qtype):
     """The fake setter's proposals of ``qtype`` over 60 offered windows, each with the game's verdict."""
     game = SCPGame(mode="player_set")
@@ -110,12 +130,27 @@ def _fake_proposals(qtype):
     for r in range(1, 61):
         offered = game.assignment("p", r, np.random.default_rng(r))
         inputs = {"rules": "", "documents": render_documents(offered), "situation": "", "history": ""}
-        reply = fake.reply(FakeRequest("m", 0.6, inputs, ("document", "paragraph", "question_type", "distractors"),
-                                       seed=r, index=0))
+        reply = fake.reply(
+            FakeRequest("m", 0.6, inputs, ("document", "paragraph", "question_type", "distractors"), seed=r, index=0)
+        )
         proposal = setter.parse(reply)
         if proposal.type == qtype:
-            out.append((proposal, game.validate(proposal, Checks(r, "p", offered, None,  # type: ignore[arg-type]
-                                                                 np.random.default_rng(r), None))))  # type: ignore[arg-type]
+            out.append(
+                (
+                    proposal,
+                    game.validate(
+                        proposal,
+                        Checks(
+                            r,
+                            "p",
+                            offered,
+                            None,  # type: ignore[arg-type]
+                            np.random.default_rng(r),
+                            None,
+                        ),
+                    ),
+                )
+            )  # type: ignore[arg-type]
     assert len(out) >= 10
     return out
 
@@ -139,43 +174,54 @@ def test_the_fake_setter_s_sequencing_proposals_are_valid():
 
 # --------------------------------------------------------------------------- reading replies
 
+
 @pytest.fixture(scope="module")
 def setter():
     return SCPSetter(SCPGame(mode="player_set"))
 
 
 def test_the_setter_reads_a_json_list_of_distractors(setter):
-    p = setter.parse("[[ ## document ## ]]\npep-0318.rst\n\n[[ ## paragraph ## ]]\n14\n\n"
-                     "[[ ## question_type ## ]]\nprediction\n\n"
-                     '[[ ## distractors ## ]]\n["First wrong one.", "Second wrong one.", "Third wrong one."]\n\n'
-                     "[[ ## completed ## ]]")
+    p = setter.parse(
+        "[[ ## document ## ]]\npep-0318.rst\n\n[[ ## paragraph ## ]]\n14\n\n"
+        "[[ ## question_type ## ]]\nprediction\n\n"
+        '[[ ## distractors ## ]]\n["First wrong one.", "Second wrong one.", "Third wrong one."]\n\n'
+        "[[ ## completed ## ]]"
+    )
     assert (p.doc, p.paragraph, p.type) == ("pep-0318.rst", 14, "prediction")
     assert p.distractors == ("First wrong one.", "Second wrong one.", "Third wrong one.") and not p.note
 
 
 def test_the_setter_reads_distractors_one_per_line(setter):
-    p = setter.parse("[[ ## document ## ]]\n`pep-0318.rst`\n\n[[ ## paragraph ## ]]\nparagraph 7\n\n"
-                     "[[ ## question_type ## ]]\nPrediction\n\n"
-                     "[[ ## distractors ## ]]\n- First wrong one.\n- Second wrong one.\n* Third wrong one.\n\n"
-                     "[[ ## completed ## ]]")
+    p = setter.parse(
+        "[[ ## document ## ]]\n`pep-0318.rst`\n\n[[ ## paragraph ## ]]\nparagraph 7\n\n"
+        "[[ ## question_type ## ]]\nPrediction\n\n"
+        "[[ ## distractors ## ]]\n- First wrong one.\n- Second wrong one.\n* Third wrong one.\n\n"
+        "[[ ## completed ## ]]"
+    )
     assert (p.doc, p.paragraph, p.type) == ("pep-0318.rst", 7, "prediction")
     assert p.distractors == ("First wrong one.", "Second wrong one.", "Third wrong one.")
 
 
-@pytest.mark.parametrize("written", ["prediction        # note: the value you produce must exactly match one of: ...",
-                                     "Predict", "**prediction**"])
+@pytest.mark.parametrize(
+    "written",
+    ["prediction        # note: the value you produce must exactly match one of: ...", "Predict", "**prediction**"],
+)
 def test_the_setter_reads_a_question_type_with_a_copied_note_or_of_its_stem(setter, written):
     """The 1.5B wrote the template's note after its type, the 0.5B a word of the type's stem."""
-    reply = (f"[[ ## document ## ]]\npep-0318.rst\n\n[[ ## paragraph ## ]]\n14\n\n[[ ## question_type ## ]]\n{written}\n\n"
-             '[[ ## distractors ## ]]\n["First wrong one here.", "Second wrong one.", "Third wrong one."]\n\n[[ ## completed ## ]]')
+    reply = (
+        f"[[ ## document ## ]]\npep-0318.rst\n\n[[ ## paragraph ## ]]\n14\n\n[[ ## question_type ## ]]\n{written}\n\n"
+        '[[ ## distractors ## ]]\n["First wrong one here.", "Second wrong one.", "Third wrong one."]\n\n[[ ## completed ## ]]'
+    )
     assert setter.parse(reply).type == "prediction"
     # and so does DSPy's reading of the reply, as a prompt optimiser's program makes it
     assert setter.adapter.parse(setter.predict.signature, reply)["question_type"] == "prediction"
 
 
 def test_the_setter_reads_sequencing_without_distractors(setter):
-    p = setter.parse("[[ ## document ## ]]\npep-0435.rst\n\n[[ ## paragraph ## ]]\n3\n\n"
-                     "[[ ## question_type ## ]]\nsequencing\n\n[[ ## distractors ## ]]\n[]\n\n[[ ## completed ## ]]")
+    p = setter.parse(
+        "[[ ## document ## ]]\npep-0435.rst\n\n[[ ## paragraph ## ]]\n3\n\n"
+        "[[ ## question_type ## ]]\nsequencing\n\n[[ ## distractors ## ]]\n[]\n\n[[ ## completed ## ]]"
+    )
     assert (p.doc, p.paragraph, p.type, p.distractors) == ("pep-0435.rst", 3, "sequencing", ())
 
 
@@ -187,13 +233,16 @@ def test_a_reply_without_a_document_is_an_empty_proposal_saying_so(setter):
     assert "[[ ## document ## ]]" in q.note and "[[ ## question_type ## ]]" in q.note
 
 
-@pytest.mark.parametrize(("reply", "index"), [
-    ("3", 2),
-    ("Answer: 2", 1),
-    ("[[ ## answer ## ]]\n4", 3),
-    ("[[ ## answer ## ]]\n1\n\n[[ ## completed ## ]]", 0),
-    ("no idea", None),
-    ("[[ ## answer ## ]]\nnone of them", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "index"),
+    [
+        ("3", 2),
+        ("Answer: 2", 1),
+        ("[[ ## answer ## ]]\n4", 3),
+        ("[[ ## answer ## ]]\n1\n\n[[ ## completed ## ]]", 0),
+        ("no idea", None),
+        ("[[ ## answer ## ]]\nnone of them", None),
+    ],
+)
 def test_the_answerer_reads_an_option_number(reply, index):
     assert SCPAnswerer().parse(reply) == index

@@ -25,10 +25,14 @@ from skate.games.scp.questions import (
     split_in_three,
 )
 
-P1 = ("Rivers carry sediment from the mountains to the sea. The heaviest stones settle first. "
-      "Sand travels much further downstream.")
-P2 = ("Near the mouth the water slows down. Fine clay finally drops out of suspension there. "
-      "Over centuries this builds a delta.")
+P1 = (
+    "Rivers carry sediment from the mountains to the sea. The heaviest stones settle first. "
+    "Sand travels much further downstream."
+)
+P2 = (
+    "Near the mouth the water slows down. Fine clay finally drops out of suspension there. "
+    "Over centuries this builds a delta."
+)
 FRAG = Fragment("rivers.txt", "geo", 3, (P1, P2))
 
 
@@ -48,7 +52,7 @@ def test_split_in_three_is_contiguous_and_balanced():
 def test_sequencing_restores_only_with_the_answer(seed):
     q = sequencing(FRAG, seed)
     assert isinstance(q, SequencingQuestion) and check(q) == []
-    assert normalise(" ".join(q.chunks)) != normalise(FRAG.text)   # never shown in order
+    assert normalise(" ".join(q.chunks)) != normalise(FRAG.text)  # never shown in order
     for i, opt in enumerate(q.options):
         text = " ".join(q.chunks["ABC".index(letter)] for letter in opt.split())
         assert (normalise(text) == normalise(q.original)) == (i == q.answer)
@@ -61,7 +65,8 @@ def test_cloze_fills_only_with_the_answer(seed):
     assert isinstance(q, ClozeQuestion) and check(q) == []
     assert len(set(q.options)) == 4
     assert [q.masked.index(f"[MASK_{k}]") for k in (1, 2, 3)] == sorted(
-        q.masked.index(f"[MASK_{k}]") for k in (1, 2, 3))
+        q.masked.index(f"[MASK_{k}]") for k in (1, 2, 3)
+    )
     for i, opt in enumerate(q.options):
         filled = q.masked
         for hole, letter in enumerate(opt.split(), start=1):
@@ -83,7 +88,7 @@ def test_check_catches_broken_questions():
 def test_similar_ranks_by_tfidf():
     paras = ["cats purr and cats nap", "dogs bark loudly", "cats chase mice", "the stock market"]
     assert similar(paras, "cats purr", 2) == [0, 2]
-    assert similar(paras, "cats purr", 2, exclude={0}) == [2, 1]   # tie at 0 -> earlier first
+    assert similar(paras, "cats purr", 2, exclude={0}) == [2, 1]  # tie at 0 -> earlier first
     assert similar(paras, "dogs", 1, exclude={1}) == [0]
     assert similar([], "x", 3) == []
 
@@ -134,7 +139,7 @@ def test_provenance_points_at_the_text(bench):
             assert q.context == paras[q.position] and q.original == paras[q.position + 1]
         else:
             n = 2 if q.type == "sequencing" else 5
-            assert q.original == "\n\n".join(paras[q.position:q.position + n])
+            assert q.original == "\n\n".join(paras[q.position : q.position + n])
 
 
 def test_build_is_deterministic_in_the_seed():
@@ -148,8 +153,20 @@ def test_build_is_deterministic_in_the_seed():
 def test_to_json_record():
     q = cloze(FRAG, 0)
     rec = json.loads(json.dumps(q.to_json()))
-    for key in ("id", "type", "domain", "doc", "position", "question", "options", "answer",
-                "original", "seed", "masked", "candidates"):
+    for key in (
+        "id",
+        "type",
+        "domain",
+        "doc",
+        "position",
+        "question",
+        "options",
+        "answer",
+        "original",
+        "seed",
+        "masked",
+        "candidates",
+    ):
         assert key in rec
     assert rec["type"] == "cloze" and rec["doc"] == "rivers.txt" and rec["position"] == 3
     seq = sequencing(FRAG, 0).to_json()
@@ -162,8 +179,13 @@ def test_similar_can_rank_by_an_embedder():
     paras = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"]
 
     def embed(texts):  # the query points at paragraph 3, then 1; TF-IDF would find nothing
-        vecs = {"alpha beta": [1, 0, 0], "gamma delta": [0.5, 0.5, 0], "epsilon zeta": [0, 0, 1],
-                "eta theta": [0.9, 0.1, 0], "query": [1, 0, 0]}
+        vecs = {
+            "alpha beta": [1, 0, 0],
+            "gamma delta": [0.5, 0.5, 0],
+            "epsilon zeta": [0, 0, 1],
+            "eta theta": [0.9, 0.1, 0],
+            "query": [1, 0, 0],
+        }
         return np.array([vecs[t] for t in texts], dtype=float)
 
     assert similar(paras, "query", 2, embed=embed) == [0, 3]

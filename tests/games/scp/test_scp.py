@@ -37,8 +37,14 @@ def kinds(events, kind):
 
 def task_of(event) -> Task:
     """The task a ``task`` event records (the game's data is the event's extra fields)."""
-    return Task(task_id=event["task_id"], round=event["round"], setter=event["setter"], prompt=event["prompt"],
-                answer=event["answer"], data={k: v for k, v in event.items() if k not in TASK_FIELDS})
+    return Task(
+        task_id=event["task_id"],
+        round=event["round"],
+        setter=event["setter"],
+        prompt=event["prompt"],
+        answer=event["answer"],
+        data={k: v for k, v in event.items() if k not in TASK_FIELDS},
+    )
 
 
 def mean_p(events, players, domain):
@@ -53,10 +59,14 @@ def mean_p(events, players, domain):
 # --------------------------------------------------------------------------- a folder of documents
 
 TOPICS = {
-    "astronomy": (["comet", "nebula", "telescope", "orbit", "galaxy", "pulsar", "moon", "asteroid"],
-                  ["observers", "astronomers", "students", "surveys", "probes"]),
-    "cooking": (["bread", "sauce", "oven", "dough", "pepper", "broth", "butter", "onion"],
-                ["bakers", "cooks", "diners", "apprentices", "grocers"]),
+    "astronomy": (
+        ["comet", "nebula", "telescope", "orbit", "galaxy", "pulsar", "moon", "asteroid"],
+        ["observers", "astronomers", "students", "surveys", "probes"],
+    ),
+    "cooking": (
+        ["bread", "sauce", "oven", "dough", "pepper", "broth", "butter", "onion"],
+        ["bakers", "cooks", "diners", "apprentices", "grocers"],
+    ),
 }
 VERBS = ["describe", "measure", "follow", "record", "compare", "explain", "favour", "revisit"]
 ADJS = ["bright", "distant", "careful", "quiet", "early", "patient", "humble", "curious", "faint", "steady"]
@@ -69,9 +79,11 @@ def document(domain: str, seed: int, paragraphs: int = 12) -> str:
     nouns, people = TOPICS[domain]
 
     def sentence() -> str:
-        return (f"{rng.choice(ADJS).capitalize()} {rng.choice(people)} {rng.choice(VERBS)} the "
-                f"{rng.choice(ADJS)} {rng.choice(nouns)} and the {rng.choice(nouns)} {rng.choice(TIMES)}, "
-                f"entry {rng.randrange(10**6)}.")
+        return (
+            f"{rng.choice(ADJS).capitalize()} {rng.choice(people)} {rng.choice(VERBS)} the "
+            f"{rng.choice(ADJS)} {rng.choice(nouns)} and the {rng.choice(nouns)} {rng.choice(TIMES)}, "
+            f"entry {rng.randrange(10**6)}."
+        )
 
     body = "\n\n".join(" ".join(sentence() for _ in range(4)) for _ in range(paragraphs))
     return f"Notes on {domain}, volume {seed}\n\n{body}\n"
@@ -89,11 +101,13 @@ def docs(tmp_path_factory):
 
 # --------------------------------------------------------------------------- the built benchmark
 
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("scp-built")
-    result = run_game(config({"game.questions": 120, "game.rounds": 6, "estimator.n": 16, "seed": 1, "report": True}),
-                      out)
+    result = run_game(
+        config({"game.questions": 120, "game.rounds": 6, "estimator.n": 16, "seed": 1, "report": True}), out
+    )
     return out, result, read_events(out)
 
 
@@ -153,8 +167,11 @@ def test_same_config_and_seed_same_game(tmp_path):
     assert a.table == b.table
 
     def body(path):
-        return [{k: v for k, v in e.items() if k != "ts"} for e in read_events(path)
-                if e["event"] not in ("run_start", "run_end")]
+        return [
+            {k: v for k, v in e.items() if k != "ts"}
+            for e in read_events(path)
+            if e["event"] not in ("run_start", "run_end")
+        ]
 
     assert body(tmp_path / "a") == body(tmp_path / "b")
     run_game(dataclasses.replace(cfg, seed=4), tmp_path / "c")
@@ -200,8 +217,9 @@ def test_a_malformed_benchmark_line_is_a_config_error_naming_it(tmp_path, bench_
 def test_a_benchmark_line_with_a_wrongly_typed_field_is_a_config_error_naming_it(tmp_path, bench_file, change):
     lines = bench_file.read_text(encoding="utf-8").splitlines()
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([lines[0], json.dumps({**json.loads(lines[1]), **change}), *lines[2:]]) + "\n",
-                   encoding="utf-8")
+    bad.write_text(
+        "\n".join([lines[0], json.dumps({**json.loads(lines[1]), **change}), *lines[2:]]) + "\n", encoding="utf-8"
+    )
     with pytest.raises(ConfigError, match=r"bad\.jsonl, line 2"):
         run_game(config({"game.benchmark": str(bad), "game.rounds": 2, "estimator.n": 2, **TWO}), tmp_path / "run")
 
@@ -211,11 +229,18 @@ def test_configs_a_built_game_cannot_play_are_refused(tmp_path):
     cases = [
         ({"game.docs": str(tmp_path / "empty")}, r"game=scp: .*empty holds no documents"),
         ({"game.docs": str(tmp_path / "missing")}, r"game\.docs=.*missing' is invalid: no such folder"),
-        ({"game.per_doc": 1, "game.questions": 5, "game.rounds": 6},
-         r"game\.rounds=6 is more than the 5 questions.*lower game\.rounds"),
+        (
+            {"game.per_doc": 1, "game.questions": 5, "game.rounds": 6},
+            r"game\.rounds=6 is more than the 5 questions.*lower game\.rounds",
+        ),
         ({"game.benchmark": str(tmp_path / "nope.jsonl")}, r"game\.benchmark=.*no such file"),
-        ({"rating.outcome": "setter_vs_solver"}, (r"rating\.outcome='setter_vs_solver' is invalid: game=scp "
-                                                  r"game\.mode=built builds its own tasks")),
+        (
+            {"rating.outcome": "setter_vs_solver"},
+            (
+                r"rating\.outcome='setter_vs_solver' is invalid: game=scp "
+                r"game\.mode=built builds its own tasks"
+            ),
+        ),
         ({"schedule.mode": "matches"}, r"schedule\.mode='matches' is invalid: .*no setters to pair.*use rounds"),
     ]
     for changes, says in cases:
@@ -229,6 +254,7 @@ def test_configs_a_built_game_cannot_play_are_refused(tmp_path):
 
 
 # --------------------------------------------------------------------------- player-set
+
 
 @pytest.fixture(scope="module")
 def player_set(tmp_path_factory):
@@ -274,7 +300,7 @@ def test_player_set_questions_are_cut_from_the_original_text(player_set):
             assert t["answer"] == t["original"]
             continue
         n = game.sizes[t["type"]][0]
-        assert t["original"] == "\n\n".join(paras[pos:pos + n])
+        assert t["original"] == "\n\n".join(paras[pos : pos + n])
         order = [LETTERS.index(x) for x in t["answer"].split()]
         if t["type"] == "sequencing":
             restored = " ".join(t["chunks"][k] for k in order)
@@ -287,6 +313,7 @@ def test_player_set_questions_are_cut_from_the_original_text(player_set):
 
 # --------------------------------------------------------------------------- documents of one's own
 
+
 def test_a_folder_of_documents_plays_with_its_domains(tmp_path, docs):
     run_game(config({"game.docs": str(docs), "game.rounds": 2, "estimator.n": 6, **TWO}), tmp_path)
     tasks = kinds(read_events(tmp_path), "task")
@@ -298,20 +325,26 @@ def test_a_folder_of_documents_plays_with_its_domains(tmp_path, docs):
 
 
 def test_a_domain_offset_lowers_the_score_on_that_domain(tmp_path):
-    players = [SimPlayerConfig(name="twin", skill=0.6, noise=0),
-               SimPlayerConfig(name="no-typing", skill=0.6, noise=0, topic_skill={"typing": -0.3})]
-    run_game(config({"game.questions": 100, "game.rounds": 2, "estimator.n": 16, "players.simulated": players}),
-             tmp_path)
+    players = [
+        SimPlayerConfig(name="twin", skill=0.6, noise=0),
+        SimPlayerConfig(name="no-typing", skill=0.6, noise=0, topic_skill={"typing": -0.3}),
+    ]
+    run_game(
+        config({"game.questions": 100, "game.rounds": 2, "estimator.n": 16, "players.simulated": players}), tmp_path
+    )
     p = mean_p(read_events(tmp_path), ("twin", "no-typing"), "typing")
     assert p[("no-typing", True)] < p[("twin", True)] - 0.15, p
     assert p[("no-typing", False)] == pytest.approx(p[("twin", False)], abs=0.05), p
 
 
 def test_a_custom_corpus_domain_can_carry_an_offset(tmp_path, docs):
-    players = [SimPlayerConfig(name="twin", skill=0.5, noise=0),
-               SimPlayerConfig(name="no-cooking", skill=0.5, noise=0, topic_skill={"cooking": -0.3})]
-    run_game(config({"game.docs": str(docs), "game.rounds": 2, "estimator.n": 20, "players.simulated": players}),
-             tmp_path)
+    players = [
+        SimPlayerConfig(name="twin", skill=0.5, noise=0),
+        SimPlayerConfig(name="no-cooking", skill=0.5, noise=0, topic_skill={"cooking": -0.3}),
+    ]
+    run_game(
+        config({"game.docs": str(docs), "game.rounds": 2, "estimator.n": 20, "players.simulated": players}), tmp_path
+    )
     p = mean_p(read_events(tmp_path), ("twin", "no-cooking"), "cooking")
     assert p[("no-cooking", True)] < p[("twin", True)] - 0.15, p
     assert p[("no-cooking", False)] == pytest.approx(p[("twin", False)], abs=0.08), p

@@ -49,6 +49,7 @@ def player(sim, skill, **kw):
 
 # --------------------------------------------------------------------------- reading
 
+
 def test_the_reader_finds_the_right_option_of_every_shipped_question(bench):
     reader = shipped_reader()
     wrong = []
@@ -70,8 +71,12 @@ def test_the_reader_knows_where_a_question_comes_from(bench):
 
 def test_text_from_elsewhere_cannot_be_read():
     reader = shipped_reader()
-    made_up = SCPQuery("The passage below was cut", ("A B C", "B A C", "C A B", "A C B"), type="sequencing",
-                       parts=("Zebras graze at noon.", "Otters sleep at dusk.", "Herons fish at dawn."))
+    made_up = SCPQuery(
+        "The passage below was cut",
+        ("A B C", "B A C", "C A B", "A C B"),
+        type="sequencing",
+        parts=("Zebras graze at noon.", "Otters sleep at dusk.", "Herons fish at dawn."),
+    )
     assert reader.solve(made_up) is None and reader.domain(made_up) is None
     other = Reader([])
     q = build(shipped_corpus()[:2], 1, 0)[0]
@@ -97,6 +102,7 @@ def test_every_type_spans_easy_and_hard_questions(bench):
 
 
 # --------------------------------------------------------------------------- answering
+
 
 def _accuracy(p, q, n, seed=0):
     rng = np.random.default_rng(seed)
@@ -127,10 +133,12 @@ def test_accuracy_is_know_plus_a_quarter_of_the_rest(sim, bench, qtype):
 
 def test_a_question_not_in_the_corpus_is_answered_at_chance(sim):
     context = "Quokkas were observed sharing burrows with shearwaters on the island throughout the dry season."
-    options = ("The rangers counted four hundred of them by torchlight in March.",
-               "Ferries from the mainland now carry signs warning visitors not to feed them.",
-               "Their main predator on the island is the introduced red fox.",
-               "Researchers fitted collars to thirty animals the following year.")
+    options = (
+        "The rangers counted four hundred of them by torchlight in March.",
+        "Ferries from the mainland now carry signs warning visitors not to feed them.",
+        "Their main predator on the island is the introduced red fox.",
+        "Researchers fitted collars to thirty animals the following year.",
+    )
     q = SCPQuery(prediction_stem(context), options, type="prediction", parts=(context,))
     assert sim.read(q)[3] is None
     replies = player(sim, skill=1.0).answer([q] * 4000, np.random.default_rng(0))
@@ -171,14 +179,31 @@ def test_type_and_domain_offsets_move_p_know(sim, bench):
 
 # --------------------------------------------------------------------------- setting
 
+
 def _context(game, r, rng):
-    return SetterContext(player="p", players=("p", "q"), round=r, rounds=30, attempt=1, attempts_left=3,
-                         failed=(), history=(), strategy="no_info", assignment=game.assignment("p", r, rng))
+    return SetterContext(
+        player="p",
+        players=("p", "q"),
+        round=r,
+        rounds=30,
+        attempt=1,
+        attempts_left=3,
+        failed=(),
+        history=(),
+        strategy="no_info",
+        assignment=game.assignment("p", r, rng),
+    )
 
 
 def _checks(ctx, rng):
-    return Checks(round=ctx.round, setter="p", assignment=ctx.assignment, sandbox=None,  # type: ignore[arg-type]
-                  rng=rng, solve=lambda queries, rng: [0] * len(queries))
+    return Checks(
+        round=ctx.round,
+        setter="p",
+        assignment=ctx.assignment,
+        sandbox=None,  # type: ignore[arg-type]
+        rng=rng,
+        solve=lambda queries, rng: [0] * len(queries),
+    )
 
 
 @pytest.fixture(scope="module")

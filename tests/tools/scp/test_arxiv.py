@@ -97,18 +97,23 @@ ERROR_FEED = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 PARAGRAPHS = [
-    ("Long-context language models are routinely evaluated on retrieval tasks in which a "
-     "single fact is hidden in a long document and must be recalled at the end."),
-    ("We trace which attention heads move the hidden fact to the final position and find that "
-     "a small set of them, fewer than two percent of all heads, carries most of that traffic."),
-    ("Ablating these heads drops retrieval accuracy to chance while leaving perplexity on "
-     "ordinary text almost unchanged, which suggests a specialised circuit."),
+    (
+        "Long-context language models are routinely evaluated on retrieval tasks in which a "
+        "single fact is hidden in a long document and must be recalled at the end."
+    ),
+    (
+        "We trace which attention heads move the hidden fact to the final position and find that "
+        "a small set of them, fewer than two percent of all heads, carries most of that traffic."
+    ),
+    (
+        "Ablating these heads drops retrieval accuracy to chance while leaving perplexity on "
+        "ordinary text almost unchanged, which suggests a specialised circuit."
+    ),
 ]
 
 
 def _paper_html(title: str) -> str:
-    paras = "\n".join(f'<div class="ltx_para"><p class="ltx_p">{p}</p></div>'
-                      for p in PARAGRAPHS)
+    paras = "\n".join(f'<div class="ltx_para"><p class="ltx_p">{p}</p></div>' for p in PARAGRAPHS)
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>.ltx_p {{ margin: 0 }}</style></head><body>
 <header class="desktop_header"><a href="https://arxiv.org/">Back to arXiv</a> Why HTML?
@@ -144,13 +149,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         server = self.server
         parsed = urllib.parse.urlsplit(self.path)
-        server.requests.append((parsed.path, urllib.parse.parse_qs(parsed.query),
-                                self.headers.get("User-Agent", "")))
+        server.requests.append((parsed.path, urllib.parse.parse_qs(parsed.query), self.headers.get("User-Agent", "")))
         if parsed.path == "/api/query":
             query = urllib.parse.parse_qs(parsed.query)
             start = int(query["start"][0])
             per_page = int(query["max_results"][0])
-            page = ENTRIES[start:start + per_page]
+            page = ENTRIES[start : start + per_page]
             head = FEED_HEAD.format(total=len(ENTRIES), start=start, per_page=per_page)
             self._send(200, head + "".join(page) + "</feed>\n", "application/atom+xml")
         elif parsed.path == "/api/broken":
@@ -170,8 +174,7 @@ def _running_server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.requests = []
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -199,8 +202,17 @@ def closed_port():
 
 def _fetch(base, out, **kwargs):
     kwargs.setdefault("max_papers", 50)
-    return fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", out, api_url=f"{base}/api/query",
-                       html_url=f"{base}/html", delay_s=0, timeout_s=5, **kwargs)
+    return fetch_arxiv(
+        "cs.CL",
+        "2026-05-01",
+        "2026-11-01",
+        out,
+        api_url=f"{base}/api/query",
+        html_url=f"{base}/html",
+        delay_s=0,
+        timeout_s=5,
+        **kwargs,
+    )
 
 
 def _api_requests(httpd):
@@ -217,8 +229,7 @@ def test_fetch_writes_a_folder_load_folder_reads(server, tmp_path):
     # the domain is the primary category, even for a paper cross-listed to cs.CL
     assert docs["2610.04417v1.txt"].domain == "cs.CL"
     assert docs["2609.11873v2.txt"].domain == "cs.LG"
-    assert docs["2610.04417v1.txt"].title == ("Sparse Retrieval Heads in Long-Context Language "
-                                              "Models")
+    assert docs["2610.04417v1.txt"].title == ("Sparse Retrieval Heads in Long-Context Language Models")
     text = docs["2610.04417v1.txt"].text
     for paragraph in PARAGRAPHS:
         assert f"\n\n{paragraph}\n\n" in f"\n\n{text}\n\n"
@@ -242,8 +253,10 @@ def test_index_records_provenance(server, tmp_path):
     assert int(row["chars"]) == len((tmp_path / "2609.11873v2.txt").read_text().strip())
     # the documents' dates: each paper's first version, from the index (benchmarks expire)
     dates = {d.id: (d.date, d.date_source) for d in load_folder(tmp_path)}
-    assert dates == {"2609.11873v2.txt": ("2026-09-14", "index.tsv:submitted"),
-                     "2610.04417v1.txt": ("2026-10-28", "index.tsv:submitted")}
+    assert dates == {
+        "2609.11873v2.txt": ("2026-09-14", "index.tsv:submitted"),
+        "2610.04417v1.txt": ("2026-10-28", "index.tsv:submitted"),
+    }
 
 
 def test_query_names_category_window_sort_and_pages(server, tmp_path):
@@ -252,8 +265,7 @@ def test_query_names_category_window_sort_and_pages(server, tmp_path):
     api = _api_requests(httpd)
     assert [(q["start"], q["max_results"]) for q, _ in api] == [(["0"], ["2"]), (["2"], ["2"])]
     for query, user_agent in api:
-        assert query["search_query"] == [
-            "cat:cs.CL AND submittedDate:[202605010000 TO 202611012359]"]
+        assert query["search_query"] == ["cat:cs.CL AND submittedDate:[202605010000 TO 202611012359]"]
         assert query["sortBy"] == ["submittedDate"]
         assert "skate" in user_agent
     html = [path for path, _, _ in httpd.requests if path.startswith("/html/")]
@@ -270,12 +282,12 @@ def test_max_papers_stops_listing_early(server, tmp_path):
 def test_existing_index_rows_are_kept(server, tmp_path):
     _, base = server
     (tmp_path / "notes.txt").write_text("Some local notes.\n\nMore notes.\n", encoding="utf-8")
-    (tmp_path / "index.tsv").write_text("file\tdomain\ttitle\tsource\nnotes.txt\tlocal\tNotes\t"
-                                        "desk\n", encoding="utf-8")
+    (tmp_path / "index.tsv").write_text(
+        "file\tdomain\ttitle\tsource\nnotes.txt\tlocal\tNotes\tdesk\n", encoding="utf-8"
+    )
     _fetch(base, tmp_path)
     domains = {d.id: d.domain for d in load_folder(tmp_path)}
-    assert domains == {"notes.txt": "local", "2610.04417v1.txt": "cs.CL",
-                       "2609.11873v2.txt": "cs.LG"}
+    assert domains == {"notes.txt": "local", "2610.04417v1.txt": "cs.CL", "2609.11873v2.txt": "cs.LG"}
     with (tmp_path / "index.tsv").open(encoding="utf-8", newline="") as fh:
         rows = {r["file"]: r for r in csv.DictReader(fh, delimiter="\t")}
     assert rows["notes.txt"]["source"] == "desk"
@@ -284,8 +296,7 @@ def test_existing_index_rows_are_kept(server, tmp_path):
 def test_unreachable_api_is_one_clear_error(closed_port, tmp_path):
     url = f"http://127.0.0.1:{closed_port}/api/query"
     with pytest.raises(ArxivError) as info:
-        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path, api_url=url, delay_s=0,
-                    timeout_s=5)
+        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path, api_url=url, delay_s=0, timeout_s=5)
     message = str(info.value)
     assert isinstance(info.value, RuntimeError)
     assert message.startswith(f"cannot reach the arXiv API at {url}: ")
@@ -295,38 +306,54 @@ def test_unreachable_api_is_one_clear_error(closed_port, tmp_path):
 def test_api_http_500_is_an_arxiv_error(server, tmp_path):
     _, base = server
     with pytest.raises(ArxivError, match=r"answered HTTP 500 .*skate scp build"):
-        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path,
-                    api_url=f"{base}/api/broken", delay_s=0, timeout_s=5)
+        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path, api_url=f"{base}/api/broken", delay_s=0, timeout_s=5)
 
 
 def test_api_error_entry_is_an_arxiv_error(server, tmp_path):
     _, base = server
     with pytest.raises(ArxivError, match="incorrect id format for 1234"):
-        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path,
-                    api_url=f"{base}/api/error-entry", delay_s=0, timeout_s=5)
+        fetch_arxiv(
+            "cs.CL", "2026-05-01", "2026-11-01", tmp_path, api_url=f"{base}/api/error-entry", delay_s=0, timeout_s=5
+        )
 
 
 def test_unreachable_html_host_is_an_arxiv_error(server, closed_port, tmp_path):
     _, base = server
     with pytest.raises(ArxivError, match="cannot reach arXiv's HTML papers at http://127.0.0.1"):
-        fetch_arxiv("cs.CL", "2026-05-01", "2026-11-01", tmp_path,
-                    api_url=f"{base}/api/query", html_url=f"http://127.0.0.1:{closed_port}/html",
-                    delay_s=0, timeout_s=5)
+        fetch_arxiv(
+            "cs.CL",
+            "2026-05-01",
+            "2026-11-01",
+            tmp_path,
+            api_url=f"{base}/api/query",
+            html_url=f"http://127.0.0.1:{closed_port}/html",
+            delay_s=0,
+            timeout_s=5,
+        )
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"category": " "}, "category is empty"),
-    ({"category": "cs CL"}, "not an arXiv category"),
-    ({"date_from": "01/05/2026"}, "unknown date .*YYYY-MM-DD"),
-    ({"date_to": "2026-13-01"}, "unknown date"),
-    ({"date_from": "2026-11-02"}, "starts after it ends"),
-    ({"max_papers": 0}, "max_papers must be .* at least 1"),
-    ({"page_size": 0}, "page_size"),
-    ({"delay_s": -1}, "delay_s"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"category": " "}, "category is empty"),
+        ({"category": "cs CL"}, "not an arXiv category"),
+        ({"date_from": "01/05/2026"}, "unknown date .*YYYY-MM-DD"),
+        ({"date_to": "2026-13-01"}, "unknown date"),
+        ({"date_from": "2026-11-02"}, "starts after it ends"),
+        ({"max_papers": 0}, "max_papers must be .* at least 1"),
+        ({"page_size": 0}, "page_size"),
+        ({"delay_s": -1}, "delay_s"),
+    ],
+)
 def test_bad_arguments_are_value_errors(tmp_path, kwargs, match):
-    args = {"category": "cs.CL", "date_from": "2026-05-01", "date_to": "2026-11-01",
-            "out_dir": tmp_path, "api_url": "http://127.0.0.1:9/never-called", "delay_s": 0}
+    args = {
+        "category": "cs.CL",
+        "date_from": "2026-05-01",
+        "date_to": "2026-11-01",
+        "out_dir": tmp_path,
+        "api_url": "http://127.0.0.1:9/never-called",
+        "delay_s": 0,
+    }
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         fetch_arxiv(**args)
@@ -346,10 +373,8 @@ def test_requests_are_spaced_by_the_delay(server):
 
 
 def test_parse_feed_reads_entries():
-    total, papers = parse_feed((FEED_HEAD.format(total=3, start=0, per_page=3)
-                                + "".join(ENTRIES) + "</feed>").encode())
-    assert total == 3 and [p.versioned_id for p in papers] == [
-        "2610.04417v1", "2609.11873v2", "2608.00912v1"]
+    total, papers = parse_feed((FEED_HEAD.format(total=3, start=0, per_page=3) + "".join(ENTRIES) + "</feed>").encode())
+    assert total == 3 and [p.versioned_id for p in papers] == ["2610.04417v1", "2609.11873v2", "2608.00912v1"]
     assert papers[0].title == "Sparse Retrieval Heads in Long-Context Language Models"
     assert papers[0].categories == ("cs.CL", "cs.AI")
 
@@ -362,9 +387,26 @@ def _cli(argv):
 
 def test_cli_prints_one_summary_line(server, tmp_path, capsys):
     _, base = server
-    status = _cli(["--category", "cs.CL", "--from", "2026-05-01", "--to", "2026-11-01",
-                   "--max", "5", "--out", str(tmp_path), "--delay", "0",
-                   "--api-url", f"{base}/api/query", "--html-url", f"{base}/html"])
+    status = _cli(
+        [
+            "--category",
+            "cs.CL",
+            "--from",
+            "2026-05-01",
+            "--to",
+            "2026-11-01",
+            "--max",
+            "5",
+            "--out",
+            str(tmp_path),
+            "--delay",
+            "0",
+            "--api-url",
+            f"{base}/api/query",
+            "--html-url",
+            f"{base}/html",
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 0 and err == ""
     assert out.count("\n") == 1 and out.startswith("wrote 2 papers of cs.CL")
@@ -372,13 +414,25 @@ def test_cli_prints_one_summary_line(server, tmp_path, capsys):
 
 
 def test_cli_errors_are_one_line_and_status_2(closed_port, tmp_path, capsys):
-    status = _cli(["--category", "cs.CL", "--from", "2026-05-01", "--to", "2026-11-01",
-                   "--out", str(tmp_path), "--delay", "0",
-                   "--api-url", f"http://127.0.0.1:{closed_port}/api/query"])
+    status = _cli(
+        [
+            "--category",
+            "cs.CL",
+            "--from",
+            "2026-05-01",
+            "--to",
+            "2026-11-01",
+            "--out",
+            str(tmp_path),
+            "--delay",
+            "0",
+            "--api-url",
+            f"http://127.0.0.1:{closed_port}/api/query",
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("skate.scp: cannot reach the arXiv API")
-    status = _cli(["--category", "cs.CL", "--from", "2026-11-05", "--to", "2026-11-01",
-                   "--out", str(tmp_path)])
+    status = _cli(["--category", "cs.CL", "--from", "2026-11-05", "--to", "2026-11-01", "--out", str(tmp_path)])
     out, err = capsys.readouterr()
     assert status == 2 and err.startswith("skate.scp: the window starts after it ends")

@@ -110,8 +110,7 @@ def test_unmatched_term_is_zero_when_one_side_is_empty():
 
 
 def test_no_matched_domain_leaves_only_the_unmatched_term():
-    rows = [("A", "pl", "public", "law", 0.6), ("A", "cb", "private", "bio", 0.2),
-            ("A", "cc", "private", "cs", 0.4)]
+    rows = [("A", "pl", "public", "law", 0.6), ("A", "cb", "private", "bio", 0.2), ("A", "cc", "private", "cs", 0.4)]
     # unmatched private mean of domain values (0.2 + 0.4) / 2 = 0.3 -> 2 * 0.3 / 0.9
     assert by_model(rows)["A"]["rs1_abs"] == pytest.approx(2 / 3)
 
@@ -143,17 +142,19 @@ def test_private_from_run_means_per_type_and_domain_without_void(tmp_path):
 
 def test_private_from_run_ignores_tasks_without_groups(tmp_path):
     tasks = {**RUN_TASKS, "t6": (None, {"A": 1.0, "B": 1.0, "C": 1.0})}
-    pd.testing.assert_frame_equal(private_from_run(write_run(tmp_path, tasks)), table(RUN_PRIVATE),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(private_from_run(write_run(tmp_path, tasks)), table(RUN_PRIVATE), check_dtype=False)
 
 
-@pytest.mark.parametrize(("case", "message"), [
-    ("no_log", "has no events.jsonl: give the folder of a finished SCP run"),
-    ("unfinished", "is not a finished run"),
-    ("no_groups", "its tasks carry no type and domain group(s), so it is not an SCP run"),
-    ("no_domain", "its tasks carry no domain group(s)"),
-    ("all_void", "no task with type and domain has a non-void estimate"),
-])
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("no_log", "has no events.jsonl: give the folder of a finished SCP run"),
+        ("unfinished", "is not a finished run"),
+        ("no_groups", "its tasks carry no type and domain group(s), so it is not an SCP run"),
+        ("no_domain", "its tasks carry no domain group(s)"),
+        ("all_void", "no task with type and domain has a non-void estimate"),
+    ],
+)
 def test_private_from_run_refuses_what_is_not_a_finished_scp_run(tmp_path, case, message):
     if case == "unfinished":
         write_run(tmp_path, finished=False)
@@ -173,8 +174,15 @@ def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
     from skate.runlog.files import read_events
     from skate.runner import run_game
 
-    run_game(skate.config(game="scp", estimator="fixed_n", logger="none",
-                          values={"game.questions": 12, "game.rounds": 2, "estimator.n": 4, "report": False}), tmp_path)
+    run_game(
+        skate.config(
+            game="scp",
+            estimator="fixed_n",
+            logger="none",
+            values={"game.questions": 12, "game.rounds": 2, "estimator.n": 4, "report": False},
+        ),
+        tmp_path,
+    )
     events = read_events(tmp_path)
     group = {e["task_id"]: (e["groups"]["type"], e["groups"]["domain"]) for e in events if e["event"] == "task"}
     scores: dict[tuple[str, str], list[float]] = {}
@@ -191,8 +199,14 @@ def test_private_from_a_real_scp_run_matches_its_estimates(tmp_path):
 
 
 def run_cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "skate", "rugged", *map(str, args)],
-                          check=False, capture_output=True, text=True, cwd=REPO, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "skate", "rugged", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
 
 
 def write_csv(path: Path, rows, cols=COLS) -> Path:
@@ -217,10 +231,16 @@ BAD = {
     "score_above_one": ([("A", "x", "private", "math", 73)], COLS, "score outside [0, 1]"),
     "score_negative": ([("A", "x", "private", "math", -0.1)], COLS, "score outside [0, 1]"),
     "score_not_a_number": ([("A", "x", "private", "math", "high")], COLS, "non-numeric score"),
-    "no_private": ([("A", "x", "private", "math", 0.5), ("B", "y", "public", "math", 0.5)], COLS,
-                   "model(s) B have no private benchmark"),
-    "duplicate": ([("A", "x", "private", "math", 0.5), ("A", "x", "private", "math", 0.6)], COLS,
-                  "duplicated (model, benchmark) rows: (A, x)"),
+    "no_private": (
+        [("A", "x", "private", "math", 0.5), ("B", "y", "public", "math", 0.5)],
+        COLS,
+        "model(s) B have no private benchmark",
+    ),
+    "duplicate": (
+        [("A", "x", "private", "math", 0.5), ("A", "x", "private", "math", 0.6)],
+        COLS,
+        "duplicated (model, benchmark) rows: (A, x)",
+    ),
 }
 
 
@@ -286,8 +306,11 @@ def test_cli_private_run_hand_computed(tmp_path):
 
 def test_cli_private_run_keeps_the_csv_s_own_private_rows(tmp_path):
     run = write_run(tmp_path / "run")
-    own = [("D", "pub_law", "public", "law", 0.7), ("D", "old_law", "private", "law", 0.35),
-           ("A", "old_law", "private", "law", 0.5)]
+    own = [
+        ("D", "pub_law", "public", "law", 0.7),
+        ("D", "old_law", "private", "law", 0.35),
+        ("A", "old_law", "private", "law", 0.5),
+    ]
     src = write_csv(tmp_path / "scores.csv", PUBLIC + own)
     out = tmp_path / "rs.csv"
     assert main([str(src), "--private-run", str(run), "--out", str(out)]) == 0
@@ -298,13 +321,16 @@ def test_cli_private_run_keeps_the_csv_s_own_private_rows(tmp_path):
     assert rs["A"]["rs2"] == pytest.approx(statistics.stdev([0.75, 0.0, 0.25, 0.5]))
 
 
-@pytest.mark.parametrize(("case", "message"), [
-    ("stranger", "model(s) Z are not players of the run"),
-    ("not_a_run", "has no events.jsonl: give the folder of a finished SCP run (game=scp)"),
-    ("unfinished", "is not a finished run"),
-    ("not_scp", "so it is not an SCP run"),
-    ("clash", "duplicated (model, benchmark) rows: (A, scp-cloze/law)"),
-])
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("stranger", "model(s) Z are not players of the run"),
+        ("not_a_run", "has no events.jsonl: give the folder of a finished SCP run (game=scp)"),
+        ("unfinished", "is not a finished run"),
+        ("not_scp", "so it is not an SCP run"),
+        ("clash", "duplicated (model, benchmark) rows: (A, scp-cloze/law)"),
+    ],
+)
 def test_cli_private_run_bad_input_exits_2_with_one_line(tmp_path, capsys, case, message):
     """In-process (``main``), as the subprocess tests above already check the exit path."""
     rows = PUBLIC
@@ -361,8 +387,12 @@ def test_pairing_benchmark_pairs_every_public_with_every_private_benchmark_of_a_
 
 
 def test_unmatched_benchmarks_averages_unmatched_benchmarks_one_by_one():
-    rows = [("A", "pl", "public", "law", 0.6), ("A", "cb", "private", "bio", 0.2),
-            ("A", "cb2", "private", "bio", 0.4), ("A", "cc", "private", "cs", 0.9)]
+    rows = [
+        ("A", "pl", "public", "law", 0.6),
+        ("A", "cb", "private", "bio", 0.2),
+        ("A", "cb2", "private", "bio", 0.4),
+        ("A", "cc", "private", "cs", 0.9),
+    ]
     # domains (default): bio (0.2 + 0.4)/2 = 0.3 and cs 0.9 -> 0.6; d(0.6, 0.6) = 0.
     assert by_model(rows)["A"]["rs1_abs"] == pytest.approx(0)
     # benchmarks: (0.2 + 0.4 + 0.9)/3 = 0.5 -> 2 * d(0.6, 0.5) = 2 * 0.1/1.1.
@@ -371,11 +401,23 @@ def test_unmatched_benchmarks_averages_unmatched_benchmarks_one_by_one():
 
 # Three models, two matched domains d1, d2 (in this order), unmatched law (public) and bio (private):
 # model: pub1/d1, pri1/d1, pub2/d2, pri2/d2, u_pub/law, u_pri/bio.
-ARGSORT = {"X": (0.9, 0.3, 0.2, 0.6, 0.5, 0.4), "Y": (0.5, 0.8, 0.6, 0.1, 0.9, 0.2),
-           "Z": (0.7, 0.5, 0.4, 0.9, 0.1, 0.6)}
-ARGSORT_ROWS = [row for m, v in ARGSORT.items() for row in (
-    (m, "pub1", "public", "d1", v[0]), (m, "pri1", "private", "d1", v[1]), (m, "pub2", "public", "d2", v[2]),
-    (m, "pri2", "private", "d2", v[3]), (m, "u_pub", "public", "law", v[4]), (m, "u_pri", "private", "bio", v[5]))]
+ARGSORT = {
+    "X": (0.9, 0.3, 0.2, 0.6, 0.5, 0.4),
+    "Y": (0.5, 0.8, 0.6, 0.1, 0.9, 0.2),
+    "Z": (0.7, 0.5, 0.4, 0.9, 0.1, 0.6),
+}
+ARGSORT_ROWS = [
+    row
+    for m, v in ARGSORT.items()
+    for row in (
+        (m, "pub1", "public", "d1", v[0]),
+        (m, "pri1", "private", "d1", v[1]),
+        (m, "pub2", "public", "d2", v[2]),
+        (m, "pri2", "private", "d2", v[3]),
+        (m, "u_pub", "public", "law", v[4]),
+        (m, "u_pri", "private", "bio", v[5]),
+    )
+]
 
 
 def test_rank_argsort_reproduces_rs_py_positions_not_ranks():
@@ -397,8 +439,12 @@ def test_rank_argsort_reproduces_rs_py_positions_not_ranks():
 
 
 def test_rs2_over_domains_and_divisor_none():
-    rows = [("C", "p1", "private", "cs", 0.2), ("C", "p2", "private", "cs", 0.4),
-            ("C", "p3", "private", "bio", 0.9), ("D", "p1", "private", "cs", 0.4)]
+    rows = [
+        ("C", "p1", "private", "cs", 0.2),
+        ("C", "p2", "private", "cs", 0.4),
+        ("C", "p3", "private", "bio", 0.9),
+        ("D", "p1", "private", "cs", 0.4),
+    ]
     # domains: cs (0.2 + 0.4)/2 = 0.3, bio 0.9 -> sample std 0.6/sqrt(2), mean 0.6.
     over_domains = scores_with(rows, rs2_over="domains")
     assert over_domains["C"]["rs2"] == pytest.approx(0.6 / math.sqrt(2))
@@ -427,14 +473,17 @@ def test_the_plot_is_written_beside_the_csv(tmp_path, capsys):
     assert f"saved {png}" in out and out.rstrip().endswith("choices: --rs2-over domains")
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--pairing", "domains"], "argument --pairing: invalid choice: 'domains' (choose from 'domain', 'benchmark')"),
-    (["--rank", "ranks"], "argument --rank: invalid choice: 'ranks'"),
-    (["--rs2-divisor", "n"], "argument --rs2-divisor: invalid choice: 'n' (choose from 'n-1', 'none')"),
-    (["--plot"], "--plot without a file name needs --out"),
-    (["--plot", "rs.jpg"], "--plot rs.jpg: the file must end in .png, .pdf, .svg"),
-    (["--rank", "argsort"], "--rank argsort needs every model to have the same pairs and unmatched benchmarks"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pairing", "domains"], "argument --pairing: invalid choice: 'domains' (choose from 'domain', 'benchmark')"),
+        (["--rank", "ranks"], "argument --rank: invalid choice: 'ranks'"),
+        (["--rs2-divisor", "n"], "argument --rs2-divisor: invalid choice: 'n' (choose from 'n-1', 'none')"),
+        (["--plot"], "--plot without a file name needs --out"),
+        (["--plot", "rs.jpg"], "--plot rs.jpg: the file must end in .png, .pdf, .svg"),
+        (["--rank", "argsort"], "--rank argsort needs every model to have the same pairs and unmatched benchmarks"),
+    ],
+)
 def test_bad_choices_exit_2_with_one_line(tmp_path, capsys, args, message):
     rows = ROWS[:-1]  # B without p_bio: not the complete table --rank argsort needs
     assert main([str(write_csv(tmp_path / "scores.csv", rows)), *args]) == 2

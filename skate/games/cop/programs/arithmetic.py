@@ -79,16 +79,18 @@ def _arith_chain(ctx: _Ctx, w: _Writer) -> str:
 
 def _acc_update(ctx: _Ctx, acc: str, i: str, m: int) -> str:
     k = ctx.randint(2, 7)
-    return ctx.pick((
-        f"{acc} += {i}",
-        f"{acc} += {i} * {k}",
-        f"{acc} -= {i} // {k}",
-        f"{acc} = ({acc} * {k} + {i}) % {m}",
-        f"{acc} = {acc} // {k} + {i}",
-        f"{acc} -= {k}",
-        f"{acc} += {i} % {k}",
-        f"{acc} = {acc} * {k} % {m}",
-    ))
+    return ctx.pick(
+        (
+            f"{acc} += {i}",
+            f"{acc} += {i} * {k}",
+            f"{acc} -= {i} // {k}",
+            f"{acc} = ({acc} * {k} + {i}) % {m}",
+            f"{acc} = {acc} // {k} + {i}",
+            f"{acc} -= {k}",
+            f"{acc} += {i} % {k}",
+            f"{acc} = {acc} * {k} % {m}",
+        )
+    )
 
 
 def _acc_cond(ctx: _Ctx, acc: str, i: str) -> str:
@@ -159,12 +161,14 @@ def _arith_digits(ctx: _Ctx, w: _Writer) -> str:
     w(f"{n} = {number}")
     rounds = ctx.scaled(1, 3) if ctx.hard(0.8) else 1
     sign = ctx.name(("sign", "flip", "polarity")) if ctx.hard(0.6) else None
-    combine = ctx.pick((
-        f"{acc} += {digit}",
-        f"{acc} += {digit} * {digit}",
-        f"{acc} = {acc} * {ctx.randint(2, 10)} + {digit}",
-        f"{acc} += {digit} * {ctx.randint(2, 5)}",
-    ))
+    combine = ctx.pick(
+        (
+            f"{acc} += {digit}",
+            f"{acc} += {digit} * {digit}",
+            f"{acc} = {acc} * {ctx.randint(2, 10)} + {digit}",
+            f"{acc} += {digit} * {ctx.randint(2, 5)}",
+        )
+    )
     if sign:
         combine = f"{acc} += {sign} * {digit}" if ctx.chance(0.5) else f"{acc} += {sign} * {digit} * {digit}"
 
@@ -188,7 +192,7 @@ def _arith_digits(ctx: _Ctx, w: _Writer) -> str:
         lap = ctx.name(_LOOPS)
         with w.block(f"for {lap} in range({rounds}):"):
             digit_loop()
-            w(f"{n} = abs({acc}) % {ctx.randint(10 ** 3, 10 ** 5)} + {lap}")
+            w(f"{n} = abs({acc}) % {ctx.randint(10**3, 10**5)} + {lap}")
         return _one_of(ctx, n, f"{n}, {acc}")
 
 
@@ -198,11 +202,13 @@ def _task_multiples(ctx: _Ctx, w: _Writer) -> str:
     hi = ctx.scaled(10, 60)
     w(f"{out} = 0")
     with w.block(f"for {x} in range(1, {hi}):"):
-        cond = ctx.pick((
-            f"{x} % {a} == 0 or {x} % {b} == 0",
-            f"{x} % {a} == 0 and {x} % {b} != 0",
-            f"{x} % {a} == {ctx.randint(0, a - 1)}",
-        ))
+        cond = ctx.pick(
+            (
+                f"{x} % {a} == 0 or {x} % {b} == 0",
+                f"{x} % {a} == 0 and {x} % {b} != 0",
+                f"{x} % {a} == {ctx.randint(0, a - 1)}",
+            )
+        )
         with w.block(f"if {cond}:"):
             w(ctx.pick((f"{out} += {x}", f"{out} += 1", f"{out} += {x} % {ctx.randint(3, 9)}")))
     return out

@@ -48,14 +48,19 @@ def _bitwise_popcount(ctx: _Ctx, w: _Writer) -> str:
     n, count = ctx.name(("n", "bits", "mask", "word")), ctx.name(("count", "ones", "pop", "set_bits"))
     if ctx.d < 0.25:
         w(f"{n} = {ctx.randint(5, 255)}")
-        w(f"{count} = " + ctx.pick((
-            f"bin({n}).count('1')",
-            f"{n}.bit_count()",
-            f"{n}.bit_length()",
-            f"{n} & ({n} - 1)",
-            f"{n} & -{n}",
-            f"bin({n})[2:].count('0')",
-        )))
+        w(
+            f"{count} = "
+            + ctx.pick(
+                (
+                    f"bin({n}).count('1')",
+                    f"{n}.bit_count()",
+                    f"{n}.bit_length()",
+                    f"{n} & ({n} - 1)",
+                    f"{n} & -{n}",
+                    f"bin({n})[2:].count('0')",
+                )
+            )
+        )
         return _one_of(ctx, count, f"{n}, {count}")
     total, k = ctx.name(_SCALARS), ctx.name(_LOOPS)
     style = ctx.pick(("kernighan", "shift"))
@@ -93,11 +98,13 @@ def _bitwise_masks(ctx: _Ctx, w: _Writer) -> str:
     w(f"{hits} = []")
     with w.block(f"for {mask} in range(1 << len({items})):"):
         w(f"{chosen} = [{items}[{i}] for {i} in range(len({items})) if {mask} >> {i} & 1]")
-        cond = ctx.pick((
-            f"sum({chosen}) == {target}",
-            f"len({chosen}) == {ctx.randint(2, 3)} and sum({chosen}) % {ctx.randint(2, 5)} == 0",
-            f"sum({chosen}) > {target} and len({chosen}) < 3",
-        ))
+        cond = ctx.pick(
+            (
+                f"sum({chosen}) == {target}",
+                f"len({chosen}) == {ctx.randint(2, 3)} and sum({chosen}) % {ctx.randint(2, 5)} == 0",
+                f"sum({chosen}) > {target} and len({chosen}) < 3",
+            )
+        )
         with w.block(f"if {cond}:"):
             w(f"{hits}.append({mask})" if ctx.chance(0.5) else f"{hits}.append(bin({mask}))")
     if ctx.hard(0.6):
@@ -131,13 +138,21 @@ def _bitwise_format(ctx: _Ctx, w: _Writer) -> str:
             with w.block(f"for _ in range({width}):"):
                 w(f"{out} = ({out} << 1) | ({x} & 1)", f"{x} >>= 1")
             w(f"return {out}")
-        parts.append(ctx.pick((
-            f"{rev}({ctx.randint(1, 2 ** width - 1)})",
-            f"[{rev}({i}) for {i} in range({ctx.randint(3, 6)})]",
-        )))
+        parts.append(
+            ctx.pick(
+                (
+                    f"{rev}({ctx.randint(1, 2**width - 1)})",
+                    f"[{rev}({i}) for {i} in range({ctx.randint(3, 6)})]",
+                )
+            )
+        )
     if ctx.hard(0.6):
-        parts.append(ctx.pick((
-            f"int('{bin(ctx.randint(8, 200))[2:]}', 2) ^ {ctx.randint(1, 31)}",
-            f"format({ctx.randint(10, 255)}, '#x'), {hex(ctx.randint(16, 255))} >> 2",
-        )))
-    return ', '.join(parts)
+        parts.append(
+            ctx.pick(
+                (
+                    f"int('{bin(ctx.randint(8, 200))[2:]}', 2) ^ {ctx.randint(1, 31)}",
+                    f"format({ctx.randint(10, 255)}, '#x'), {hex(ctx.randint(16, 255))} >> 2",
+                )
+            )
+        )
+    return ", ".join(parts)

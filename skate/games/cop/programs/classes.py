@@ -48,10 +48,14 @@ def _classes_state(ctx: _Ctx, w: _Writer) -> str:
             w("return self")
         if other:
             with w.block(f"def {other}(self):"):
-                w(ctx.pick((
-                    f"self.{attr} = self.{attr} * {ctx.randint(2, 3)} % {ctx.randint(10, 50)}",
-                    f"self.{attr} -= {ctx.randint(1, 5)}",
-                )))
+                w(
+                    ctx.pick(
+                        (
+                            f"self.{attr} = self.{attr} * {ctx.randint(2, 3)} % {ctx.randint(10, 50)}",
+                            f"self.{attr} -= {ctx.randint(1, 5)}",
+                        )
+                    )
+                )
                 w("return self")
     w(f"{obj} = {cls}({ctx.randint(0, 9)})")
     calls = []
@@ -83,11 +87,15 @@ def _classes_inherit(ctx: _Ctx, w: _Writer) -> str:
                 w(f"return type(self).__name__[:{ctx.randint(2, 4)}] + str(self.{meth}())")
     with w.block(f"class {sub}({base}):"):
         with w.block(f"def {meth}(self):"):
-            w(ctx.pick((
-                f"return super().{meth}() + {ctx.randint(1, 5)}",
-                f"return self.{k} ** 2",
-                f"return super().{meth}() * 2 - self.{k}",
-            )))
+            w(
+                ctx.pick(
+                    (
+                        f"return super().{meth}() + {ctx.randint(1, 5)}",
+                        f"return self.{k} ** 2",
+                        f"return super().{meth}() * 2 - self.{k}",
+                    )
+                )
+            )
     classes = [base, sub]
     if ctx.hard(0.7):
         third = ctx.name(_CLASSES)
@@ -130,22 +138,30 @@ def _classes_dunder(ctx: _Ctx, w: _Writer) -> str:
     w(f"{p} = {vs[0]}", f"{q} = {vs[1]}")
     parts = [ctx.pick((f"{p} + {q}", f"{q} + {p} + {p}"))]
     if arithmetic:
-        parts.append(ctx.pick((
-            f"{p} * {ctx.randint(2, 4)}",
-            f"({p} + {q}) * {ctx.randint(2, 3)}",
-            f"{p} == {q}",
-            f"{p} * 2 == {q} + {q}",
-        )))
+        parts.append(
+            ctx.pick(
+                (
+                    f"{p} * {ctx.randint(2, 4)}",
+                    f"({p} + {q}) * {ctx.randint(2, 3)}",
+                    f"{p} == {q}",
+                    f"{p} * 2 == {q} + {q}",
+                )
+            )
+        )
     if ordered:
         lst = ctx.name(_SEQS)
         w(f"{lst} = [{', '.join(vs)}]")
-        parts.append(ctx.pick((
-            f"sorted({lst})",
-            f"max({lst})",
-            f"sorted({lst}, key=len)",
-            f"min({lst}), len({lst}[-1])",
-        )))
-    return ', '.join(parts)
+        parts.append(
+            ctx.pick(
+                (
+                    f"sorted({lst})",
+                    f"max({lst})",
+                    f"sorted({lst}, key=len)",
+                    f"min({lst}), len({lst}[-1])",
+                )
+            )
+        )
+    return ", ".join(parts)
 
 
 @_variant("classes", "class attributes shared between instances")

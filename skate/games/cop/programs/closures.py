@@ -49,7 +49,7 @@ def _closures_counter(ctx: _Ctx, w: _Writer) -> str:
         with w.block(f"for {k} in range({ctx.randint(2, 4)}):"):
             w(f"{log}.append({ctx.pick(counters)}({k}))")
         calls.append(log)
-    return ', '.join(calls)
+    return ", ".join(calls)
 
 
 @_variant("closures", "late binding of loop variables in lambdas")
@@ -85,7 +85,7 @@ def _closures_late(ctx: _Ctx, w: _Writer) -> str:
         w(f"{h} = lambda {x}: {x} * {k}")
         w(f"{k} = {ctx.randint(6, 9)}")
         results.append(f"{h}({arg})")
-    return ', '.join(results)
+    return ", ".join(results)
 
 
 @_variant("closures", "function factories and composition")
@@ -137,7 +137,7 @@ def _closures_state(ctx: _Ctx, w: _Writer) -> str:
         calls = [f"{fn}({ctx.randint(1, 9)})" for _ in range(ctx.scaled(2, 4))]
         if ctx.hard(0.7):
             calls.insert(ctx.randint(0, len(calls)), f"{fn}({ctx.randint(1, 9)}, [])")
-        return ', '.join(calls)
+        return ", ".join(calls)
     deco = ctx.name(("counted", "traced", "logged", "noisy"))
     calls_var = ctx.name(("calls", "hits", "uses"))
     wrapper = ctx.name(("wrapper", "inner", "shim"))
@@ -163,4 +163,4 @@ def _closures_state(ctx: _Ctx, w: _Writer) -> str:
         calls = [f"{ctx.pick([fn, g])}({ctx.randint(1, 6)})" for _ in range(ctx.scaled(2, 4))]
     else:
         calls = [f"{fn}({ctx.randint(1, 6)})" for _ in range(ctx.scaled(2, 4))]
-    return ', '.join(calls)
+    return ", ".join(calls)

@@ -15,25 +15,29 @@ from skate.games.cop.programs.kit import _LOOPS, _SEQS, _WORDS, _Ctx, _one_of, _
 
 def _filter_cond(ctx: _Ctx, x: str) -> str:
     k = ctx.randint(2, 5)
-    return ctx.pick((
-        f"{x} % {k} == {ctx.randint(0, k - 1)}",
-        f"{x} > {ctx.randint(1, 8)}",
-        f"{x} % {k}",
-        f"not {x} % {k}",
-        f"{x} * {x} < {ctx.randint(20, 90)}",
-    ))
+    return ctx.pick(
+        (
+            f"{x} % {k} == {ctx.randint(0, k - 1)}",
+            f"{x} > {ctx.randint(1, 8)}",
+            f"{x} % {k}",
+            f"not {x} % {k}",
+            f"{x} * {x} < {ctx.randint(20, 90)}",
+        )
+    )
 
 
 def _map_expr(ctx: _Ctx, x: str) -> str:
-    return ctx.pick((
-        f"{x} * {x}",
-        f"{x} + {ctx.randint(1, 9)}",
-        f"{x} * {ctx.randint(2, 5)}",
-        f"{x} // {ctx.randint(2, 3)}",
-        f"-{x}",
-        f"{x} % {ctx.randint(3, 7)}",
-        x,
-    ))
+    return ctx.pick(
+        (
+            f"{x} * {x}",
+            f"{x} + {ctx.randint(1, 9)}",
+            f"{x} * {ctx.randint(2, 5)}",
+            f"{x} // {ctx.randint(2, 3)}",
+            f"-{x}",
+            f"{x} % {ctx.randint(3, 7)}",
+            x,
+        )
+    )
 
 
 @_variant("comprehensions", "list comprehensions with filters and conditional expressions")
@@ -84,7 +88,7 @@ def _comp_dict(ctx: _Ctx, w: _Writer) -> str:
         inv, a, b = ctx.name(("inv", "back", "flip")), ctx.name(("a", "key")), ctx.name(("b", "val"))
         w(f"{inv} = {{{b}: {a} for {a}, {b} in {out}.items()}}")
         parts.append(inv)
-    return ', '.join(parts)
+    return ", ".join(parts)
 
 
 @_variant("comprehensions", "nested comprehensions over a matrix")
@@ -113,7 +117,7 @@ def _comp_matrix(ctx: _Ctx, w: _Writer) -> str:
         name = ctx.name(("flat", "sums", "tops", "cols", "picked", "scaled", "spots"))
         w(f"{name} = {p}")
         names.append(name)
-    return ', '.join(names)
+    return ", ".join(names)
 
 
 @_variant("comprehensions", "generator expressions inside sum, any, all and max")
@@ -139,4 +143,4 @@ def _comp_aggregates(ctx: _Ctx, w: _Writer) -> str:
         y, big = ctx.name(("y", "sq", "t")), ctx.name(("big", "kept", "large"))
         w(f"{big} = [{y} for {x} in {xs} if ({y} := {x} * {ctx.randint(2, 3)}) > {ctx.randint(5, 20)}]")
         parts.append(big)
-    return ', '.join(parts)
+    return ", ".join(parts)

@@ -45,11 +45,15 @@ def _dicts_counting(ctx: _Ctx, w: _Writer) -> str:
         else:
             with w.block(f"for {k} in list({counts}):"):
                 with w.block(f"if {counts}[{k}] {ctx.pick(('<', '>=', '=='))} {ctx.randint(1, 2)}:"):
-                    w(ctx.pick((
-                        f"del {counts}[{k}]",
-                        f"{counts}[{k}] *= {ctx.randint(2, 5)}",
-                        f"{counts}[{k}.upper()] = {counts}.pop({k})",
-                    )))
+                    w(
+                        ctx.pick(
+                            (
+                                f"del {counts}[{k}]",
+                                f"{counts}[{k}] *= {ctx.randint(2, 5)}",
+                                f"{counts}[{k}.upper()] = {counts}.pop({k})",
+                            )
+                        )
+                    )
     return _one_of(ctx, counts, f"len({counts}), {counts}", f"list({counts}.items())")
 
 
@@ -200,12 +204,14 @@ def _dicts_nested(ctx: _Ctx, w: _Writer) -> str:
     with w.block(f"for {outer}, {inner} in {data}.items():"):
         with w.block(f"for {item}, {qty} in {inner}.items():"):
             if ctx.hard(0.7):
-                cond = ctx.pick((
-                    f"{qty} < {ctx.randint(1, 4)}",
-                    f"{qty} > {ctx.randint(4, 7)}",
-                    f"{qty} % 2 == {ctx.randint(0, 1)}",
-                    f"{item} == {ctx.pick(goods)!r}",
-                ))
+                cond = ctx.pick(
+                    (
+                        f"{qty} < {ctx.randint(1, 4)}",
+                        f"{qty} > {ctx.randint(4, 7)}",
+                        f"{qty} % 2 == {ctx.randint(0, 1)}",
+                        f"{item} == {ctx.pick(goods)!r}",
+                    )
+                )
                 with w.block(f"if {cond}:"):
                     w(ctx.pick(("continue", f"{qty} *= {ctx.randint(2, 3)}", f"{qty} = -{qty}")))
             w(f"{totals}[{item}] = {totals}.get({item}, 0) + {qty}")

@@ -25,12 +25,14 @@ def _exceptions_flow(ctx: _Ctx, w: _Writer) -> str:
     w(f"{log} = []")
     raises = False
     if ctx.d < 0.25:
-        risky, caught = ctx.pick((
-            (f"{num} // {data[0]}", ctx.pick(("ZeroDivisionError", "ArithmeticError"))),
-            (f"int({ctx.pick(_WORDS)!r})", "ValueError"),
-            (f"[{num}, {num + 1}][{ctx.randint(1, 3)}]", ctx.pick(("IndexError", "LookupError"))),
-            (f"{{{ctx.pick(_WORDS)!r}: {num}}}[{ctx.pick(_WORDS)!r}]", ctx.pick(("KeyError", "LookupError"))),
-        ))
+        risky, caught = ctx.pick(
+            (
+                (f"{num} // {data[0]}", ctx.pick(("ZeroDivisionError", "ArithmeticError"))),
+                (f"int({ctx.pick(_WORDS)!r})", "ValueError"),
+                (f"[{num}, {num + 1}][{ctx.randint(1, 3)}]", ctx.pick(("IndexError", "LookupError"))),
+                (f"{{{ctx.pick(_WORDS)!r}: {num}}}[{ctx.pick(_WORDS)!r}]", ctx.pick(("KeyError", "LookupError"))),
+            )
+        )
         with w.block("try:"):
             w(f"{log}.append({risky})")
         with w.block(f"except {caught}:"):

@@ -123,11 +123,13 @@ def _generators_infinite(ctx: _Ctx, w: _Writer) -> str:
         with w.block("while True:"):
             w(f"yield {cur}")
             modulus = ctx.randint(7, 19)
-            update = ctx.pick((
-                f"{cur} += {step}",
-                f"{cur} = {cur} * 2 + {step}",
-                f"{cur} = ({cur} + {step}) % {modulus}",
-            ))
+            update = ctx.pick(
+                (
+                    f"{cur} += {step}",
+                    f"{cur} = {cur} * 2 + {step}",
+                    f"{cur} = ({cur} + {step}) % {modulus}",
+                )
+            )
             w(update)
     x, out = ctx.name(("x", "v", "item")), ctx.name(_SEQS)
     start, stride = ctx.randint(0, 5), ctx.randint(1, 4)

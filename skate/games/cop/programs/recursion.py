@@ -19,12 +19,14 @@ def _rec_linear(ctx: _Ctx, w: _Writer) -> str:
     f, n = ctx.name(_FUNCS), ctx.name(("n", "k", "m", "depth"))
     base = ctx.randint(0, 2)
     a, s = ctx.pick((1, 1, 2)), ctx.pick((1, 1, 2))
-    combine = ctx.pick((
-        f"{n} + {f}({n} - {s})",
-        f"{n} * {f}({n} - {s})",
-        f"{a} * {f}({n} - {s}) + {n}",
-        f"{f}({n} - {s}) - {n} % {ctx.randint(2, 4)}",
-    ))
+    combine = ctx.pick(
+        (
+            f"{n} + {f}({n} - {s})",
+            f"{n} * {f}({n} - {s})",
+            f"{a} * {f}({n} - {s}) + {n}",
+            f"{f}({n} - {s}) - {n} % {ctx.randint(2, 4)}",
+        )
+    )
     with w.block(f"def {f}({n}):"):
         with w.block(f"if {n} <= {base}:"):
             w(f"return {ctx.randint(1, 3)}")
@@ -93,9 +95,9 @@ def _recursion_numeric(ctx: _Ctx, w: _Writer) -> str:
     pool = easy + (hard if ctx.d >= 0.3 else [])
     calls = [fn(ctx, w) for fn in ctx.sample(pool, ctx.scaled(1, 3))]
     if ctx.hard(0.5) and len(calls) > 1:
-        return ' + '.join(calls)
+        return " + ".join(calls)
     else:
-        return ', '.join(calls)
+        return ", ".join(calls)
 
 
 def _nested_list(ctx: _Ctx, depth: int, width: int) -> list[Any]:
@@ -118,11 +120,15 @@ def _recursion_nested(ctx: _Ctx, w: _Writer) -> str:
         with w.block(f"def {f}({xs}):"):
             with w.block(f"if not {xs}:"):
                 w("return 0")
-            w(ctx.pick((
-                f"return {xs}[0] + {f}({xs}[1:])",
-                f"return max({xs}[0], {f}({xs}[1:]))",
-                f"return {xs}[-1] * 2 + {f}({xs}[:-1])",
-            )))
+            w(
+                ctx.pick(
+                    (
+                        f"return {xs}[0] + {f}({xs}[1:])",
+                        f"return max({xs}[0], {f}({xs}[1:]))",
+                        f"return {xs}[-1] * 2 + {f}({xs}[:-1])",
+                    )
+                )
+            )
         return f"{f}({data})"
     value = _nested_list(ctx, ctx.scaled(1, 4), ctx.scaled(3, 5))
     w(f"{data} = {value!r}")
@@ -162,11 +168,15 @@ def _recursion_strings(ctx: _Ctx, w: _Writer) -> str:
     if ctx.d < 0.3:
         word = ctx.pick(_WORDS)
         with w.block(f"def {f}({s}):"):
-            w(ctx.pick((
-                f"return {s} if len({s}) <= 1 else {f}({s}[1:]) + {s}[0]",
-                f"return '' if not {s} else {s}[-1] + {f}({s}[:-1])",
-                f"return {s} if len({s}) < 2 else {s}[0] + '-' + {f}({s}[1:])",
-            )))
+            w(
+                ctx.pick(
+                    (
+                        f"return {s} if len({s}) <= 1 else {f}({s}[1:]) + {s}[0]",
+                        f"return '' if not {s} else {s}[-1] + {f}({s}[:-1])",
+                        f"return {s} if len({s}) < 2 else {s}[0] + '-' + {f}({s}[1:])",
+                    )
+                )
+            )
         return f"{f}({word!r})"
     style = ctx.pick(("subsets", "perms", "binary", "pal"))
     rest = ctx.name(("rest", "tail", "sub", "tails"))

@@ -134,11 +134,15 @@ def _slicing_assign(ctx: _Ctx, w: _Writer) -> str:
     if ctx.hard(0.6):
         j = ctx.name(_LOOPS)
         with w.block(f"for {j} in range({ctx.randint(2, 3)}):"):
-            w(ctx.pick((
-                f"{xs}[{j}::3] = {xs}[{j}::3][::-1]",
-                f"{xs}[{j}] += {xs}[-1 - {j}]",
-                f"{xs}[-1:] = [{xs}[-1] + {j}]",
-            )))
+            w(
+                ctx.pick(
+                    (
+                        f"{xs}[{j}::3] = {xs}[{j}::3][::-1]",
+                        f"{xs}[{j}] += {xs}[-1 - {j}]",
+                        f"{xs}[-1:] = [{xs}[-1] + {j}]",
+                    )
+                )
+            )
     return _one_of(ctx, xs, f"{xs}, len({xs})", f"{xs}[::-1]")
 
 
@@ -151,11 +155,15 @@ def _slicing_strings(ctx: _Ctx, w: _Writer) -> str:
     if ctx.hard(0.8):
         k = ctx.name(_LOOPS)
         with w.block(f"for {k} in range(1, {ctx.randint(2, 5)}):"):
-            w(ctx.pick((
-                f"{s} = {s}[{k}:] + {s}[:{k}]",
-                f"{s} = {s}[-{k}:] + {s}[:-{k}]",
-                f"{s} = {s}[::-1][{k}:] + {s}[:{k}]",
-            )))
+            w(
+                ctx.pick(
+                    (
+                        f"{s} = {s}[{k}:] + {s}[:{k}]",
+                        f"{s} = {s}[-{k}:] + {s}[:-{k}]",
+                        f"{s} = {s}[::-1][{k}:] + {s}[:{k}]",
+                    )
+                )
+            )
     for _ in range(ctx.scaled(1, 4)):
         a = ctx.randint(0, 4)
         b = a + ctx.randint(2, 6)

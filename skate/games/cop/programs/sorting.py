@@ -125,4 +125,4 @@ def _sorting_ranking(ctx: _Ctx, w: _Writer) -> str:
         parts.append(f"{pos}[{ctx.pick(list(data))!r}]")
     if ctx.hard(0.5):
         parts.append(f"min({scores}, key=lambda k: ({scores}[k], k))")
-    return ', '.join(parts)
+    return ", ".join(parts)

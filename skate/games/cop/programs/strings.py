@@ -184,12 +184,14 @@ def _strings_codes(ctx: _Ctx, w: _Writer) -> str:
                     w(f"{out} += {ch}.upper()")
     else:
         w(f"{out} = ''.join({expr} for {ch} in {msg})")
-    tail = ctx.pick((
-        out,
-        f"{out}[::-1]",
-        f"{out}, sum(map(ord, {out})) % {ctx.randint(50, 500)}",
-        f"{out}.count({ctx.pick('aeiou')!r}), {out}",
-    ))
+    tail = ctx.pick(
+        (
+            out,
+            f"{out}[::-1]",
+            f"{out}, sum(map(ord, {out})) % {ctx.randint(50, 500)}",
+            f"{out}.count({ctx.pick('aeiou')!r}), {out}",
+        )
+    )
     return tail
 
 

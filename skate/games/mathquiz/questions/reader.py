@@ -72,8 +72,9 @@ def _run(fam: Family, events: tuple[_Event, ...], ask: str) -> int | None:
     return values.get(ask)
 
 
-def _bind(fam: Family, op: str, got: Mapping[str, str], known: set[str], current: str,
-          fixed: Mapping[str, str]) -> tuple[str | None, str] | None:
+def _bind(
+    fam: Family, op: str, got: Mapping[str, str], known: set[str], current: str, fixed: Mapping[str, str]
+) -> tuple[str | None, str] | None:
     """Whose quantity a sentence reads and writes, if it is consistent with the story so far."""
     if any(fixed.get(w, got[w]) != got[w] for w in fam.fixed if w in got):
         return None
@@ -166,11 +167,16 @@ def kind_of(text: str) -> str | None:
 # ---------------------------------------------------------------- difficulty
 
 _ANY_NUMBER = re.compile(r"\d[\d,]*")
-_HARD_WORDS = re.compile(r"%|\b(?:percent|half|halves|thirds?|quarters?|fifths?|sixths?|eighths?|tenths?|per|"
-                         r"every|each|apiece|times|twice|double[sd]?|triple[sd]?|equally|ratio|average|rate)\b",
-                         re.IGNORECASE)
-_PLAIN_WORDS = re.compile(r"\b(?:more|fewer|less|left|gives?|spends?|buys?|loses?|adds?|remaining|total|"
-                          r"altogether|sum|difference|plus|minus)\b", re.IGNORECASE)
+_HARD_WORDS = re.compile(
+    r"%|\b(?:percent|half|halves|thirds?|quarters?|fifths?|sixths?|eighths?|tenths?|per|"
+    r"every|each|apiece|times|twice|double[sd]?|triple[sd]?|equally|ratio|average|rate)\b",
+    re.IGNORECASE,
+)
+_PLAIN_WORDS = re.compile(
+    r"\b(?:more|fewer|less|left|gives?|spends?|buys?|loses?|adds?|remaining|total|"
+    r"altogether|sum|difference|plus|minus)\b",
+    re.IGNORECASE,
+)
 
 
 def _cost(events: Sequence[tuple[str, Mapping[str, int]]] | Sequence[_Event], notes: int) -> float:
@@ -198,6 +204,10 @@ def question_difficulty(text: str) -> float:
         return _level(_cost(problem.events, problem.notes))
     text = text[:_MAX_TEXT] if isinstance(text, str) else ""
     nums = [n.replace(",", "") for n in _ANY_NUMBER.findall(text)][:200]
-    rough = (1.2 * max(0, len(nums) - 2) + 1.0 * len(_HARD_WORDS.findall(text))
-             + 0.3 * len(_PLAIN_WORDS.findall(text)) + _DIGIT_COST * sum(max(0, len(n) - 2) for n in nums))
+    rough = (
+        1.2 * max(0, len(nums) - 2)
+        + 1.0 * len(_HARD_WORDS.findall(text))
+        + 0.3 * len(_PLAIN_WORDS.findall(text))
+        + _DIGIT_COST * sum(max(0, len(n) - 2) for n in nums)
+    )
     return _level(_COST_FLOOR + rough)

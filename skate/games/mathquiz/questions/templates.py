@@ -17,21 +17,49 @@ from types import MappingProxyType
 
 import numpy as np
 
-_FEMALE = ("Maya Lena Priya Sofia Amara Chloe Ingrid Yuki Fatima Rosa Hannah Nadia Elif Keiko Zara "
-           "Greta Leila Marta Aisha Carmen Olga Tessa Nina Ada").split()
-_MALE = ("Omar Jonas Ravi Tomas Kwame Felix Mateo Hugo Arjun Liam Diego Kenji Emil Yusuf Pablo "
-         "Anton Samir Theo Milo Bruno Ivan Raul Dev Oscar").split()
+_FEMALE = (
+    "Maya Lena Priya Sofia Amara Chloe Ingrid Yuki Fatima Rosa Hannah Nadia Elif Keiko Zara "
+    "Greta Leila Marta Aisha Carmen Olga Tessa Nina Ada"
+).split()
+_MALE = (
+    "Omar Jonas Ravi Tomas Kwame Felix Mateo Hugo Arjun Liam Diego Kenji Emil Yusuf Pablo "
+    "Anton Samir Theo Milo Bruno Ivan Raul Dev Oscar"
+).split()
 _NAMES: Mapping[str, str] = MappingProxyType({**{n: "f" for n in _FEMALE}, **{n: "m" for n in _MALE}})
 _NAME_LIST = tuple(_NAMES)
-_PRONOUNS = {"f": {"He": "She", "he": "she", "His": "Her", "his": "her", "him": "her", "himself": "herself"},
-             "m": {"He": "He", "he": "he", "His": "His", "his": "his", "him": "him", "himself": "himself"}}
-_FRACS = {(1, 2): "half", (1, 3): "a third", (2, 3): "two thirds", (1, 4): "a quarter",
-          (3, 4): "three quarters", (1, 5): "a fifth", (2, 5): "two fifths", (3, 5): "three fifths",
-          (4, 5): "four fifths", (1, 6): "a sixth", (5, 6): "five sixths", (1, 8): "an eighth",
-          (3, 8): "three eighths", (1, 10): "a tenth", (3, 10): "three tenths"}
+_PRONOUNS = {
+    "f": {"He": "She", "he": "she", "His": "Her", "his": "her", "him": "her", "himself": "herself"},
+    "m": {"He": "He", "he": "he", "His": "His", "his": "his", "him": "him", "himself": "himself"},
+}
+_FRACS = {
+    (1, 2): "half",
+    (1, 3): "a third",
+    (2, 3): "two thirds",
+    (1, 4): "a quarter",
+    (3, 4): "three quarters",
+    (1, 5): "a fifth",
+    (2, 5): "two fifths",
+    (3, 5): "three fifths",
+    (4, 5): "four fifths",
+    (1, 6): "a sixth",
+    (5, 6): "five sixths",
+    (1, 8): "an eighth",
+    (3, 8): "three eighths",
+    (1, 10): "a tenth",
+    (3, 10): "three tenths",
+}
 _FRAC_OF = {text: pq for pq, text in _FRACS.items()}
-_TIMES = {2: "twice", 3: "three times", 4: "four times", 5: "five times", 6: "six times",
-          7: "seven times", 8: "eight times", 9: "nine times", 10: "ten times"}
+_TIMES = {
+    2: "twice",
+    3: "three times",
+    4: "four times",
+    5: "five times",
+    6: "six times",
+    7: "seven times",
+    8: "eight times",
+    9: "nine times",
+    10: "ten times",
+}
 _TIMES_OF = {text: k for k, text in _TIMES.items()}
 _PCT_OFF = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 60, 75, 80, 90)
 _PCT_ON = (5, 10, 15, 20, 25, 40, 50, 60, 75, 100, 150, 200)
@@ -49,11 +77,31 @@ _GLOBAL_SLOTS = {
 
 # Difficulty cost of each operation (openers first): add/subtract < multiply < exact division <
 # two-step products < fractions, percentages and unit rates.
-WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "set": 0.0, "setneg": 0.5, "setmul": 1.0, "add": 1.0, "sub": 1.0, "mul": 1.6, "addsq": 1.8,
-    "subsq": 1.8, "addmul": 2.0, "submul": 2.0, "div": 2.2, "share": 2.5, "muladd": 2.6,
-    "mulsub": 2.6, "fracof": 2.6, "frac": 2.8, "pcton": 3.0, "pctoff": 3.0, "rateadd": 3.0,
-    "ratesub": 3.0, "scale": 3.0})
+WEIGHTS: Mapping[str, float] = MappingProxyType(
+    {
+        "set": 0.0,
+        "setneg": 0.5,
+        "setmul": 1.0,
+        "add": 1.0,
+        "sub": 1.0,
+        "mul": 1.6,
+        "addsq": 1.8,
+        "subsq": 1.8,
+        "addmul": 2.0,
+        "submul": 2.0,
+        "div": 2.2,
+        "share": 2.5,
+        "muladd": 2.6,
+        "mulsub": 2.6,
+        "fracof": 2.6,
+        "frac": 2.8,
+        "pcton": 3.0,
+        "pctoff": 3.0,
+        "rateadd": 3.0,
+        "ratesub": 3.0,
+        "scale": 3.0,
+    }
+)
 _OPENERS = ("set", "setneg", "setmul")
 _NOTE_COST, _DIGIT_COST, _COST_FLOOR, _COST_SPAN = 0.8, 0.3, 1.0, 19.0
 _MAX_TEXT = 6000
@@ -83,12 +131,18 @@ def _apply(op: str, x: int, v: Mapping[str, int]) -> int | None:
             return exact(x * p, q)
         case "scale":
             return None if (unit := exact(x, a)) is None else unit * b
-    part = {"frac": exact(x * p, q), "pcton": exact(x * a, 100), "pctoff": exact(x * a, 100),
-            "rateadd": exact(c, b), "ratesub": exact(c, b)}[op]  # the amount taken off or added
+    part = {
+        "frac": exact(x * p, q),
+        "pcton": exact(x * a, 100),
+        "pctoff": exact(x * a, 100),
+        "rateadd": exact(c, b),
+        "ratesub": exact(c, b),
+    }[op]  # the amount taken off or added
     if part is None:
         return None
-    return {"frac": x - part, "pcton": x + part, "pctoff": x - part, "rateadd": x + a * part,
-            "ratesub": x - a * part}[op]
+    return {"frac": x - part, "pcton": x + part, "pctoff": x - part, "rateadd": x + a * part, "ratesub": x - a * part}[
+        op
+    ]
 
 
 def _pick[T](seq: Sequence[T], rng: np.random.Generator) -> T:
@@ -193,10 +247,18 @@ class Family:
         return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
 
 
-def _family(kind: str, lo: int | None, hi: int | None, words: dict[str, tuple[str, ...]],
-            fixed: tuple[str, ...], templates: dict[str, tuple[str, ...]]) -> Family:
-    slots = {**_GLOBAL_SLOTS,
-             **{w: "|".join(re.escape(x) for x in sorted(ws, key=len, reverse=True)) for w, ws in words.items()}}
+def _family(
+    kind: str,
+    lo: int | None,
+    hi: int | None,
+    words: dict[str, tuple[str, ...]],
+    fixed: tuple[str, ...],
+    templates: dict[str, tuple[str, ...]],
+) -> Family:
+    slots = {
+        **_GLOBAL_SLOTS,
+        **{w: "|".join(re.escape(x) for x in sorted(ws, key=len, reverse=True)) for w, ws in words.items()},
+    }
     compiled = {op: tuple(_Template.compile(op, src, slots) for src in srcs) for op, srcs in templates.items()}
     chained = any("new" in t.groups for ts in compiled.values() for t in ts)
     steps = tuple(op for op in compiled if op in WEIGHTS and op not in _OPENERS)

@@ -38,8 +38,10 @@ from skate.games.mathquiz.questions.templates import (
 
 # ---------------------------------------------------------------- writing
 
+
 def _back(op: str, y: int, rng: np.random.Generator, scale: int) -> tuple[int, dict[str, int]] | None:
     """A value before ``op`` and the operation's numbers, such that the operation gives ``y``."""
+
     def r(lo: int, hi: int) -> int:
         return lo + int(rng.random() * (max(lo, hi) - lo + 1))
 
@@ -74,7 +76,8 @@ def _back(op: str, y: int, rng: np.random.Generator, scale: int) -> tuple[int, d
         "mul": [k for k in range(2, 11) if y % k == 0],
         "scale": [b for b in range(2, 13) if y % b == 0],
         "pctoff": [p for p in _PCT_OFF if 100 * y % (100 - p) == 0],
-        "pcton": [p for p in _PCT_ON if 100 * y % (100 + p) == 0]}[op]
+        "pcton": [p for p in _PCT_ON if 100 * y % (100 + p) == 0],
+    }[op]
     if not choices:
         return None
     c = _pick(choices, rng)
@@ -101,21 +104,23 @@ def _plan(fam: Family, d: float, rng: np.random.Generator) -> tuple[list[str], i
     return plan, notes
 
 
-def _build(fam: Family, d: float, target: int,
-           rng: np.random.Generator) -> tuple[list[tuple[str, dict[str, int]]], int] | None:
+def _build(
+    fam: Family, d: float, target: int, rng: np.random.Generator
+) -> tuple[list[tuple[str, dict[str, int]]], int] | None:
     """One candidate problem, worked backwards from the target: (opener + steps, notes)."""
     plan, notes = _plan(fam, d, rng)
     scale, cap, hidden = int(8 + 300 * d * d), int(max(2 * abs(target), 300) * (1 + 4 * d)), abs(target)
 
     def fits(back: tuple[int, dict[str, int]] | None) -> TypeGuard[tuple[int, dict[str, int]]]:
-        return (back is not None and 2 <= abs(back[0]) <= cap and fam.holds(back[0])
-                and hidden not in back[1].values())
+        return back is not None and 2 <= abs(back[0]) <= cap and fam.holds(back[0]) and hidden not in back[1].values()
 
     y, steps = target, []
     for planned in reversed(plan):
         # the planned operation, else the one closest in weight that works from here
         jitter = rng.random(len(fam.steps))
-        fallbacks = sorted((abs(WEIGHTS[o] - WEIGHTS[planned]) + 0.5 * j, o) for o, j in zip(fam.steps, jitter, strict=False))
+        fallbacks = sorted(
+            (abs(WEIGHTS[o] - WEIGHTS[planned]) + 0.5 * j, o) for o, j in zip(fam.steps, jitter, strict=False)
+        )
         tries = (planned, planned, planned, *(o for _, o in fallbacks))
         found = next(((op, back) for op in tries if fits(back := _back(op, y, rng, scale))), None)
         if found is None:
@@ -134,18 +139,23 @@ def _build(fam: Family, d: float, target: int,
     return None if opener is None else ([opener, *reversed(steps)], notes)
 
 
-def _render(fam: Family, events: list[tuple[str, dict[str, int]]], notes: int, target: int,
-            rng: np.random.Generator) -> str:
+def _render(
+    fam: Family, events: list[tuple[str, dict[str, int]]], notes: int, target: int, rng: np.random.Generator
+) -> str:
     order = rng.permutation(len(_NAME_LIST))
     cast = [_NAME_LIST[i] for i in order]
-    people, spare = cast[:len(events) if fam.chained else 1], cast[len(events):]
+    people, spare = cast[: len(events) if fam.chained else 1], cast[len(events) :]
     gender = _NAMES[people[0]]
     fixed = {w: _pick(fam.words[w], rng) for w in fam.fixed}
 
     def sentence(op: str, vals: Mapping[str, int], name: str, new: str | None = None) -> str:
-        ctx = {**_PRONOUNS[gender], "name": name, "friend": _pick(spare, rng),
-               **{w: fixed.get(w) or _pick(ws, rng) for w, ws in fam.words.items()},
-               **{k: f"{v:,}" for k, v in vals.items() if k in ("a", "b", "c")}}
+        ctx = {
+            **_PRONOUNS[gender],
+            "name": name,
+            "friend": _pick(spare, rng),
+            **{w: fixed.get(w) or _pick(ws, rng) for w, ws in fam.words.items()},
+            **{k: f"{v:,}" for k, v in vals.items() if k in ("a", "b", "c")},
+        }
         if new is not None:
             ctx["new"] = new
         if "a" in vals:
@@ -155,8 +165,10 @@ def _render(fam: Family, events: list[tuple[str, dict[str, int]]], notes: int, t
             ctx["Frac"] = ctx["frac"][0].upper() + ctx["frac"][1:]
         return _pick(fam.templates[op], rng).render(ctx, rng)
 
-    lines = [sentence(op, vals, *((people[i - 1], people[i]) if fam.chained and i else (people[0],)))
-             for i, (op, vals) in enumerate(events)]
+    lines = [
+        sentence(op, vals, *((people[i - 1], people[i]) if fam.chained and i else (people[0],)))
+        for i, (op, vals) in enumerate(events)
+    ]
     for _ in range(notes):
         a = abs(target)
         while a == abs(target):
@@ -195,12 +207,28 @@ def generate_question(kind: str, difficulty: float, target: int, rng: np.random.
 
 # ---------------------------------------------------------------- wrong answers
 
-_SLIPS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "add": ("sub",), "sub": ("add",), "addmul": ("submul", "add"), "submul": ("addmul", "sub"),
-    "addsq": ("subsq", "add"), "subsq": ("addsq", "sub"), "mul": ("div", "add"), "div": ("mul", "sub"),
-    "share": ("div",), "muladd": ("mulsub", "mul"), "mulsub": ("muladd", "mul"), "frac": ("fracof",),
-    "fracof": ("frac",), "pcton": ("pctoff", "add"), "pctoff": ("pcton", "sub"),
-    "rateadd": ("ratesub", "add"), "ratesub": ("rateadd", "sub"), "scale": ("mul", "div")})
+_SLIPS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "add": ("sub",),
+        "sub": ("add",),
+        "addmul": ("submul", "add"),
+        "submul": ("addmul", "sub"),
+        "addsq": ("subsq", "add"),
+        "subsq": ("addsq", "sub"),
+        "mul": ("div", "add"),
+        "div": ("mul", "sub"),
+        "share": ("div",),
+        "muladd": ("mulsub", "mul"),
+        "mulsub": ("muladd", "mul"),
+        "frac": ("fracof",),
+        "fracof": ("frac",),
+        "pcton": ("pctoff", "add"),
+        "pctoff": ("pcton", "sub"),
+        "rateadd": ("ratesub", "add"),
+        "ratesub": ("rateadd", "sub"),
+        "scale": ("mul", "div"),
+    }
+)
 
 
 def wrong_answers(text: str, k: int, rng: np.random.Generator) -> list[int]:
@@ -217,15 +245,19 @@ def wrong_answers(text: str, k: int, rng: np.random.Generator) -> list[int]:
         for i, (op, vals, src, dst) in enumerate(events[1:], 1):
             variants = [("mul", {"a": 1})] + [(s, vals) for s in _SLIPS.get(op, ())]
             for new_op, new_vals in variants:
-                changed = (*events[:i], (new_op, new_vals, src, dst), *events[i + 1:])
+                changed = (*events[:i], (new_op, new_vals, src, dst), *events[i + 1 :])
                 slips.append(_run(fam, changed, problem.ask))
         truth = problem.answer
     else:
-        nums = [int(n.replace(",", "")) for n in _ANY_NUMBER.findall(text[:_MAX_TEXT] if isinstance(text, str) else "")
-                if len(n) < 16][:12]
+        nums = [
+            int(n.replace(",", ""))
+            for n in _ANY_NUMBER.findall(text[:_MAX_TEXT] if isinstance(text, str) else "")
+            if len(n) < 16
+        ][:12]
         slips = [n + d for n in nums for d in (-1, 1)]
-        slips += [f(a, b) for i, a in enumerate(nums) for b in nums[i + 1:]
-                  for f in (int.__add__, int.__sub__, int.__mul__)]
+        slips += [
+            f(a, b) for i, a in enumerate(nums) for b in nums[i + 1 :] for f in (int.__add__, int.__sub__, int.__mul__)
+        ]
         truth = None
     pool = [s for s in dict.fromkeys(slips) if s is not None and s != truth]
     pool = [pool[i] for i in rng.permutation(len(pool))]
@@ -236,4 +268,4 @@ def wrong_answers(text: str, k: int, rng: np.random.Generator) -> list[int]:
         extra = base + int(rng.integers(4, 1000)) * _pick((-1, 1), rng)
         if extra != truth and extra not in out:
             out.append(extra)
-    return out[:max(0, k)]
+    return out[: max(0, k)]

@@ -42,6 +42,7 @@ from skate.games.pyjail.jails.payloads import (
 # Enumerating the attacks on some rules
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Solution:
     style: _Style
@@ -78,17 +79,25 @@ def _styles(rules: Rules, canonical: bool = False) -> list[_Style]:
                     if route in routes:
                         for form in ("item", "dump"):
                             for channel in channels:
-                                styles.append(_Style("decorators", strings, names, "dot", route,
-                                                     form, channel))
+                                styles.append(_Style("decorators", strings, names, "dot", route, form, channel))
     if rules.truncate and "user_input" in rules.scope:
         styles += [_Style("stage2", "lit", names) for names in name_styles]
     return styles
 
 
 def _runtime_only(rules: Rules) -> Rules:
-    return replace(rules, banned_words=(), ignore_case=False, banned_chars="", max_len=None,
-                   truncate=False, ascii_only=False, banned_nodes=(), banned_names=(),
-                   no_strings=False)
+    return replace(
+        rules,
+        banned_words=(),
+        ignore_case=False,
+        banned_chars="",
+        max_len=None,
+        truncate=False,
+        ascii_only=False,
+        banned_nodes=(),
+        banned_names=(),
+        no_strings=False,
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -106,15 +115,15 @@ def _inner_choices(rules: Rules) -> tuple[_Solution, ...]:
             continue
         frag = _build(bare, style, None, memo=memo)
         if frag is not None and _valid(bare, frag) and frag.text not in sols:
-            sols[frag.text] = _Solution(style, frag.text, frag.tricks, _level(frag.tricks),
-                                        frag.needs, frag.scope)
+            sols[frag.text] = _Solution(style, frag.text, frag.tricks, _level(frag.tricks), frag.needs, frag.scope)
     best = min((s.level for s in sols.values()), default=None)
     least = [s for s in sols.values() if s.level == best]
     return tuple(sorted(least, key=lambda s: (len(s.tricks), len(s.text), s.text))[:6])
 
 
-def _build(rules: Rules, style: _Style, rng: np.random.Generator | None,
-           force: bool = False, memo: dict | None = None) -> _Frag | None:
+def _build(
+    rules: Rules, style: _Style, rng: np.random.Generator | None, force: bool = False, memo: dict | None = None
+) -> _Frag | None:
     b = _Builder(rules, style, rng, force, memo)
     if style.wrapper == "none":
         return b.plain_payload()
@@ -130,6 +139,7 @@ def _build(rules: Rules, style: _Style, rng: np.random.Generator | None,
         evaluator = b.pick([lambda: b.name("exec"), lambda: b.name("eval")])
     carried = _Frag("", inner.tricks, inner.needs, inner.scope)  # what the inner part relies on
     if style.wrapper == "eval_all":
+
         def spelled() -> _Frag:
             return b.s(inner.text)
 
@@ -141,9 +151,7 @@ def _build(rules: Rules, style: _Style, rng: np.random.Generator | None,
         return _cat(evaluator, "(", source, ")", carried, tricks={"eval_string"})
     # a second stage: the truncated head evaluates the rest of the jail's input variable
     limit = rules.max_len if rules.max_len is not None else 32
-    head = _cat(evaluator, "(", replace(b.ident("user_input"),
-                                                scope=frozenset({"user_input"})),
-                f"[{limit}:])")
+    head = _cat(evaluator, "(", replace(b.ident("user_input"), scope=frozenset({"user_input"})), f"[{limit}:])")
     if len(head.text) > limit:
         return None
     head = replace(head, text=head.text.ljust(limit))
@@ -151,8 +159,12 @@ def _build(rules: Rules, style: _Style, rng: np.random.Generator | None,
 
 
 def _valid(rules: Rules, frag: _Frag) -> bool:
-    if rules.truncate and rules.max_len is not None and len(frag.text) > rules.max_len \
-            and "second_stage" not in frag.tricks:
+    if (
+        rules.truncate
+        and rules.max_len is not None
+        and len(frag.text) > rules.max_len
+        and "second_stage" not in frag.tricks
+    ):
         return False  # cut short: only a second stage survives the truncation
     if not all(_has_builtin(rules, n) for n in frag.needs):
         return False
@@ -169,13 +181,11 @@ def _solutions(rules: Rules) -> tuple[_Solution, ...]:
     for style in _styles(rules, canonical=True):
         frag = _build(rules, style, None, memo=memo)
         if frag is not None and _valid(rules, frag) and frag.text not in found:
-            found[frag.text] = _Solution(style, frag.text, frag.tricks, _level(frag.tricks),
-                                         frag.needs, frag.scope)
+            found[frag.text] = _Solution(style, frag.text, frag.tricks, _level(frag.tricks), frag.needs, frag.scope)
     return tuple(sorted(found.values(), key=lambda s: s.level))
 
 
-def _variant(rules: Rules, sol: _Solution, rng: np.random.Generator, max_level: float,
-             tries: int = 4) -> str:
+def _variant(rules: Rules, sol: _Solution, rng: np.random.Generator, max_level: float, tries: int = 4) -> str:
     """A surface variant of a solution (still valid, still within ``max_level``)."""
     for _ in range(tries):
         frag = _build(rules, sol.style, rng)
@@ -245,16 +255,19 @@ def _generic_probe(tech: Technique, rng: np.random.Generator) -> str:
     for _ in range(8):
         style, rules, _ = options[int(rng.choice(len(options), p=weights / weights.sum()))]
         frag = _build(rules, style, rng, force=True)
-        if frag is not None and _valid(rules, frag) and _features(frag.tricks, tech.name) \
-                and _level(frag.tricks) <= tech.sophistication + 1e-9:
+        if (
+            frag is not None
+            and _valid(rules, frag)
+            and _features(frag.tricks, tech.name)
+            and _level(frag.tricks) <= tech.sophistication + 1e-9
+        ):
             return frag.text
     fallback = _build(Rules(), _Style(channel="print"), None)  # pragma: no cover - a fallback
     assert fallback is not None, "a plain print payload builds under no rules"  # pragma: no cover
     return fallback.text  # pragma: no cover
 
 
-def _one_of_simplest(sols: Sequence[_Solution], rng: np.random.Generator,
-                     k: int = 6) -> _Solution:
+def _one_of_simplest(sols: Sequence[_Solution], rng: np.random.Generator, k: int = 6) -> _Solution:
     """One of the ``k`` solutions with the fewest tricks and the shortest text."""
     ranked = sorted(sols, key=lambda s: (len(s.tricks), len(s.text), s.text))[:k]
     return ranked[int(rng.integers(len(ranked)))]
@@ -292,8 +305,9 @@ _SITUATIONAL = frozenset({"short", "second_stage", "decorators"})
 truncation, exec mode): tried last by an attacker who cannot see the jail."""
 
 
-def attack_inputs(skill: float, info: JailInfo | None, n: int, rng: np.random.Generator,
-                  noise: float = 0.05) -> list[str]:
+def attack_inputs(
+    skill: float, info: JailInfo | None, n: int, rng: np.random.Generator, noise: float = 0.05
+) -> list[str]:
     """``n`` distinct inputs an attacker of ``skill`` tries before finding the break.
 
     The attacker knows the techniques whose sophistication is at most ``skill`` plus a little
@@ -308,8 +322,7 @@ def attack_inputs(skill: float, info: JailInfo | None, n: int, rng: np.random.Ge
     known = [t for t in TECHNIQUES if t.sophistication <= skill + float(rng.normal(0.0, noise))]
     known = sorted(known or TECHNIQUES[:1], key=lambda t: -t.sophistication)
     if info is None:
-        known = ([t for t in known if t.name not in _SITUATIONAL]
-                 + [t for t in known if t.name in _SITUATIONAL])
+        known = [t for t in known if t.name not in _SITUATIONAL] + [t for t in known if t.name in _SITUATIONAL]
     out: list[str] = []
     for i in range(4 * n):
         text = probe(known[i % len(known)], info, rng)

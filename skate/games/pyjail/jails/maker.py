@@ -24,13 +24,10 @@ from skate.games.pyjail.jails.writer import _Writer
 # ---------------------------------------------------------------------------
 
 # Harmless extras a stronger jail bans besides its main defence.
-_EXTRA_WORDS = ("exec", "open", "system", "subprocess", "compile", "breakpoint", "popen", "spawn",
-                "pty", "shutil")
+_EXTRA_WORDS = ("exec", "open", "system", "subprocess", "compile", "breakpoint", "popen", "spawn", "pty", "shutil")
 _MINOR_CHARS = (";", "`", "$", "!", "&", "|", "~", "?")
-_MINOR_NODES = ("Lambda", "NamedExpr", "Await", "Yield", "YieldFrom", "Starred", "SetComp",
-                "JoinedStr")
-_SAFE_POOL = ("abs", "len", "min", "max", "sorted", "str", "int", "print", "range", "sum",
-              "repr", "round")
+_MINOR_NODES = ("Lambda", "NamedExpr", "Await", "Yield", "YieldFrom", "Starred", "SetComp", "JoinedStr")
+_SAFE_POOL = ("abs", "len", "min", "max", "sorted", "str", "int", "print", "range", "sum", "repr", "round")
 
 
 def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator) -> Rules:
@@ -72,8 +69,7 @@ def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator)
         if level == 4:
             chars += ["+", "\\", rng.choice(["'", '"'])]
             builtins = ()
-        return Rules(banned_chars="".join(dict.fromkeys(chars)), banned_words=tuple(words),
-                     builtins=builtins)
+        return Rules(banned_chars="".join(dict.fromkeys(chars)), banned_words=tuple(words), builtins=builtins)
     if kind == "length":
         if level == 0:
             return Rules(max_len=int(rng.integers(34, 49)))
@@ -82,8 +78,9 @@ def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator)
         if level == 2:
             scope = ("os",) if rng.random() < 0.5 else ("os", "user_input")
             return Rules(max_len=int(rng.integers(23, 27)), scope=scope, censor=3)
-        return Rules(max_len=int(rng.integers(22, 31)), truncate=True, scope=("user_input",),
-                     censor=3 if level == 3 else 4)
+        return Rules(
+            max_len=int(rng.integers(22, 31)), truncate=True, scope=("user_input",), censor=3 if level == 3 else 4
+        )
     if kind == "ast":
         nodes = _sample(rng, _MINOR_NODES, extra)
         if level == 0:
@@ -94,8 +91,21 @@ def _rules_for(kind: str, level: int, strength: float, rng: np.random.Generator)
             more = ["Subscript"] if rng.random() < 0.5 else []
             return Rules(banned_nodes=tuple(nodes + ["Attribute"] + more), no_strings=True)
         if level == 3:
-            names = ["__import__", "eval", "exec", "compile", "getattr", "vars", "globals",
-                     "locals", "open", "breakpoint", "__builtins__", "input", "help"]
+            names = [
+                "__import__",
+                "eval",
+                "exec",
+                "compile",
+                "getattr",
+                "vars",
+                "globals",
+                "locals",
+                "open",
+                "breakpoint",
+                "__builtins__",
+                "input",
+                "help",
+            ]
             nodes = [n for n in nodes if n not in ("Lambda",)]
             return Rules(banned_nodes=tuple(nodes), banned_names=tuple(names), censor=1)
         nodes = [n for n in nodes if n not in ("Lambda",)]
@@ -114,8 +124,7 @@ def _level_of(strength: float) -> int:
     return int(min(max(strength, 0.0), 1.0) * (LEVELS - 1) + 0.5)
 
 
-def _write_jail(kind: str, strength: float,
-                rng: np.random.Generator) -> tuple[Rules, str, frozenset[str]]:
+def _write_jail(kind: str, strength: float, rng: np.random.Generator) -> tuple[Rules, str, frozenset[str]]:
     """The rules, the source and the forms the writer chose (``kind:choice`` labels) of the jail
     :func:`make_jail` returns for the same arguments and rng state, without reading it back."""
     rules = _rules_for(kind, _level_of(strength), strength, rng)
@@ -144,6 +153,7 @@ def make_jail(kind: str, strength: float, rng: np.random.Generator) -> str:
 # Flawed jails
 # ---------------------------------------------------------------------------
 
+
 def flawed_jail(flaw: str, kind: str, strength: float, rng: np.random.Generator) -> str:
     """A jail of ``kind`` that is wrong in the way ``flaw`` names (see :data:`FLAWS`).
 
@@ -161,9 +171,11 @@ def flawed_jail(flaw: str, kind: str, strength: float, rng: np.random.Generator)
         # a clean-up loop whose counter is never advanced
         counter = writer.pick(("tries", "rounds", "attempt_no", "i"))
         old, new = writer.pick((("__", "_"), ("  ", " "), ("\t", " ")))
-        loop = [f"{counter} = 0",
-                f"while {counter} < {int(rng.integers(2, 6))}:",
-                f"    user_input = user_input.replace({old!r}, {new!r})"]
+        loop = [
+            f"{counter} = 0",
+            f"while {counter} < {int(rng.integers(2, 6))}:",
+            f"    user_input = user_input.replace({old!r}, {new!r})",
+        ]
         return writer.source(body_prefix=loop)
     if flaw == "unbreakable":
         return _unbreakable(writer)
@@ -175,8 +187,11 @@ def flawed_jail(flaw: str, kind: str, strength: float, rng: np.random.Generator)
         lines = source.split("\n")
         start = lines.index(next(line for line in lines if line.startswith("def jail(")))
         body = lines[start:]
-        return "\n".join(lines[:start] + [f"class {other.title().replace('_', '')}:"]
-                         + ["    " + line if line else line for line in body])
+        return "\n".join(
+            lines[:start]
+            + [f"class {other.title().replace('_', '')}:"]
+            + ["    " + line if line else line for line in body]
+        )
     # syntax
     lines = source.split("\n")
     options = []
@@ -208,18 +223,21 @@ def _unbreakable(writer: _Writer) -> str:
     consts = writer.constants()
     if style == "calculator":
         consts.append('ARITHMETIC = re.compile(r"[0-9+*/%() .-]*")')
-    body = [f"{code} = user_input[:{writer.names['len']}]" if writer.rules.truncate
-            else f"{code} = user_input"]
+    body = [f"{code} = user_input[:{writer.names['len']}]" if writer.rules.truncate else f"{code} = user_input"]
     body += writer.checks_inline(code)
     if style == "calculator":
-        body += [f"if not ARITHMETIC.fullmatch({code}):",
-                 "    return 'digits and operators only'",
-                 f"return str(eval({code}, {{\"__builtins__\": {{}}}}, {{}}))"]
+        body += [
+            f"if not ARITHMETIC.fullmatch({code}):",
+            "    return 'digits and operators only'",
+            f'return str(eval({code}, {{"__builtins__": {{}}}}, {{}}))',
+        ]
     elif style == "literal":
-        body += ["try:",
-                 f"    return repr(ast.literal_eval({code}))",
-                 "except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):",
-                 "    return 'only literals'"]
+        body += [
+            "try:",
+            f"    return repr(ast.literal_eval({code}))",
+            "except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):",
+            "    return 'only literals'",
+        ]
     else:
         body += [f"return 'You said: ' + {code}"]
     lines = writer.docstring(state_rules=False)

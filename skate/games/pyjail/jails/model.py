@@ -28,6 +28,7 @@ LEVELS = 5  # strength is rounded to one of this many levels per kind
 # Techniques
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Technique:
     """One attack trick; ``sophistication`` is on the scale of jail difficulty."""
@@ -41,26 +42,32 @@ TECHNIQUES: tuple[Technique, ...] = (
     Technique("direct", 0.00, "return os.environ['FLAG'] as the value of the expression"),
     Technique("print", 0.10, "print the flag: stdout is not censored, only the return value"),
     Technique("error_leak", 0.15, "raise an uncaught exception whose message holds the flag"),
-    Technique("short", 0.20, "compact payloads: dump the whole environment, use names the jail's "
-                             "own scope already holds"),
+    Technique(
+        "short", 0.20, "compact payloads: dump the whole environment, use names the jail's own scope already holds"
+    ),
     Technique("concat", 0.25, "split banned words across concatenated string literals"),
-    Technique("getattr", 0.35, "getattr/vars with built names instead of attribute syntax, "
-                               "__import__ fetched from the builtins module"),
-    Technique("chr", 0.45, "strings from character codes (chr, bytes, hex escapes): no quotes, "
-                           "no banned words"),
-    Technique("eval_string", 0.50, "a nested eval/exec of a built string: the filters never see "
-                                   "the real payload"),
+    Technique(
+        "getattr",
+        0.35,
+        "getattr/vars with built names instead of attribute syntax, __import__ fetched from the builtins module",
+    ),
+    Technique("chr", 0.45, "strings from character codes (chr, bytes, hex escapes): no quotes, no banned words"),
+    Technique("eval_string", 0.50, "a nested eval/exec of a built string: the filters never see the real payload"),
     Technique("stderr", 0.55, "leak on standard error: sys.exit(flag), print(..., file=sys.stderr)"),
-    Technique("unicode", 0.60, "fullwidth letters in identifiers: Python folds them (NFKC), ASCII "
-                               "filters miss them"),
-    Technique("second_stage", 0.70, "a first stage short enough to survive truncation that "
-                                    "evaluates the rest of the jail's own input variable"),
-    Technique("subclasses", 0.75, "walk the object graph (().__class__.__base__.__subclasses__(), "
-                                  "__self__, __globals__) to reach os without builtins"),
-    Technique("raw_fd", 0.85, "os.write to file descriptor 1/2 or sys.__stdout__: under any "
-                              "Python-level redirection"),
-    Technique("decorators", 0.95, "call functions without a Call node or parentheses: class "
-                                  "decorators in exec mode"),
+    Technique("unicode", 0.60, "fullwidth letters in identifiers: Python folds them (NFKC), ASCII filters miss them"),
+    Technique(
+        "second_stage",
+        0.70,
+        "a first stage short enough to survive truncation that evaluates the rest of the jail's own input variable",
+    ),
+    Technique(
+        "subclasses",
+        0.75,
+        "walk the object graph (().__class__.__base__.__subclasses__(), "
+        "__self__, __globals__) to reach os without builtins",
+    ),
+    Technique("raw_fd", 0.85, "os.write to file descriptor 1/2 or sys.__stdout__: under any Python-level redirection"),
+    Technique("decorators", 0.95, "call functions without a Call node or parentheses: class decorators in exec mode"),
 )
 """The attack repertoire, least sophisticated first."""
 
@@ -84,6 +91,7 @@ def _level(tricks: Iterable[str]) -> float:
 # ---------------------------------------------------------------------------
 # Rules and info
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -152,7 +160,7 @@ def _static_ok(rules: Rules, text: str) -> bool:
     code = text
     if rules.max_len is not None:
         if rules.truncate:
-            code = text[:rules.max_len]
+            code = text[: rules.max_len]
         elif len(text) > rules.max_len:
             return False
     if rules.ascii_only and not code.isascii():

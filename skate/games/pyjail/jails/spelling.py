@@ -65,17 +65,30 @@ class _Spelling:
         self.taken: set[str] = {"jail", "user_input", "os", "ast", "io", "contextlib", "builtins"}
         fresh = self.fresh
         self.names = {
-            "words": fresh(_WORDS_CONST), "chars": fresh(_CHARS_CONST), "len": fresh(_LEN_CONST),
-            "nodes": fresh(_NODES_CONST), "bnames": fresh(_NAMES_CONST), "strs": fresh(_STRS_CONST),
-            "safe": fresh(_SAFE_CONST), "helper": fresh(_HELPERS), "code": fresh(_CODE_VARS),
-            "out": fresh(_OUT_VARS), "err": fresh(_ERR_VARS), "res": fresh(_RES_VARS),
+            "words": fresh(_WORDS_CONST),
+            "chars": fresh(_CHARS_CONST),
+            "len": fresh(_LEN_CONST),
+            "nodes": fresh(_NODES_CONST),
+            "bnames": fresh(_NAMES_CONST),
+            "strs": fresh(_STRS_CONST),
+            "safe": fresh(_SAFE_CONST),
+            "helper": fresh(_HELPERS),
+            "code": fresh(_CODE_VARS),
+            "out": fresh(_OUT_VARS),
+            "err": fresh(_ERR_VARS),
+            "res": fresh(_RES_VARS),
         }
         self.q = self.pick(("'", '"'))  # the quote the jail's string literals prefer
         self.fmt = self.pick(("f", "pct", "format", "plus"))  # how a message embeds a value
         self.typed = self.coin(0.65)  # annotations on the functions
         place, guard, tag = _THEMES[int(rng.integers(len(_THEMES)))]
-        self.theme = {"place": place, "Place": place[0].upper() + place[1:], "guard": guard,
-                      "Guard": guard[0].upper() + guard[1:], "tag": tag}
+        self.theme = {
+            "place": place,
+            "Place": place[0].upper() + place[1:],
+            "guard": guard,
+            "Guard": guard[0].upper() + guard[1:],
+            "tag": tag,
+        }
         self.from_imports = self.coin(0.35)  # from contextlib import redirect_stdout, ...
         self.refuse = fresh(_REFUSE_FUNCS) if self.coin(0.3) else None
         self.refuse_used = False
@@ -176,8 +189,7 @@ class _Spelling:
             blocks.append(f"{n['words']} = {self._items(r.banned_words, ('list', 'tuple'))}")
         if r.banned_chars:
             form = self.pick(("str", "str", "tuple", "list", "set"))
-            value = (repr(r.banned_chars) if form == "str"
-                     else self._items(list(r.banned_chars), (form,)))
+            value = repr(r.banned_chars) if form == "str" else self._items(list(r.banned_chars), (form,))
             blocks.append(f"{n['chars']} = {value}")
         if r.max_len is not None:
             blocks.append(f"{n['len']} = {r.max_len}")
@@ -226,16 +238,21 @@ class _Spelling:
         if check == "words":
             t = target or (f"{v}.lower()" if self.rules.ignore_case else v)
             words, w = n["words"], self.local(_WORD_VARS)
-            options = [f"any({w} in {t} for {w} in {words})",
-                       f"any(map({t}.__contains__, {words}))",
-                       f"not all({w} not in {t} for {w} in {words})",
-                       f"any({t}.find({w}) != -1 for {w} in {words})"]
+            options = [
+                f"any({w} in {t} for {w} in {words})",
+                f"any(map({t}.__contains__, {words}))",
+                f"not all({w} not in {t} for {w} in {words})",
+                f"any({t}.find({w}) != -1 for {w} in {words})",
+            ]
             if not boolean:
                 options.append(f"[{w} for {w} in {words} if {w} in {t}]")
             return self.pick(options)
         chars, c = n["chars"], self.local(_CHAR_VARS)
-        options = [f"any({c} in {chars} for {c} in {v})", f"any({c} in {v} for {c} in {chars})",
-                   f"not set({v}).isdisjoint({chars})"]
+        options = [
+            f"any({c} in {chars} for {c} in {v})",
+            f"any({c} in {v} for {c} in {chars})",
+            f"not set({v}).isdisjoint({chars})",
+        ]
         if not boolean:
             options.append(f"set({v}) & set({chars})")
         return self.pick(options)
@@ -246,8 +263,11 @@ class _Spelling:
         if check == "len":
             if self.coin(0.3):
                 size = self.fresh(_SIZE_VARS)
-                return [f"{size} = len({v})", f"if {size} > {n['len']}:",
-                        "    " + emit(self.fmessage(_MSG_LONG_PREFIX, size, "s"))]
+                return [
+                    f"{size} = len({v})",
+                    f"if {size} > {n['len']}:",
+                    "    " + emit(self.fmessage(_MSG_LONG_PREFIX, size, "s")),
+                ]
             return [f"if {self.bad('len', v)}:", "    " + emit(self.message(_MSG_LONG))]
         if check == "ascii":
             return [f"if not {v}.isascii():", "    " + emit(self.message(_MSG_ASCII))]
@@ -263,27 +283,41 @@ class _Spelling:
             form = self.choose("words", ("loop", "any", "hits"))
             if form == "loop":
                 test = self.pick((f"{w} in {t}", f"{t}.count({w})", f"{t}.find({w}) >= 0"))
-                return lines + [f"for {w} in {words}:", f"    if {test}:",
-                                "        " + emit(self.fmessage(_MSG_WORD_PREFIX, w))]
+                return lines + [
+                    f"for {w} in {words}:",
+                    f"    if {test}:",
+                    "        " + emit(self.fmessage(_MSG_WORD_PREFIX, w)),
+                ]
             if form == "any":
-                return lines + [f"if {self.bad('words', v, target=t)}:",
-                                "    " + emit(self.message(_MSG_WORD))]
+                return lines + [f"if {self.bad('words', v, target=t)}:", "    " + emit(self.message(_MSG_WORD))]
             hits = self.fresh(_HITS_VARS)
-            return lines + [f"{hits} = [{w} for {w} in {words} if {w} in {t}]", f"if {hits}:",
-                            "    " + emit(self.fmessage(_MSG_WORD_PREFIX, hits, "s"))]
+            return lines + [
+                f"{hits} = [{w} for {w} in {words} if {w} in {t}]",
+                f"if {hits}:",
+                "    " + emit(self.fmessage(_MSG_WORD_PREFIX, hits, "s")),
+            ]
         chars, c = n["chars"], self.local(_CHAR_VARS)
         form = self.choose("chars", ("loop_in", "loop_set", "any", "found"))
         if form == "loop_in":
-            return [f"for {c} in {v}:", f"    if {c} in {chars}:",
-                    "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c))]
+            return [
+                f"for {c} in {v}:",
+                f"    if {c} in {chars}:",
+                "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c)),
+            ]
         if form == "loop_set":
-            return [f"for {c} in {chars}:", f"    if {c} in {v}:",
-                    "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c))]
+            return [
+                f"for {c} in {chars}:",
+                f"    if {c} in {v}:",
+                "        " + emit(self.fmessage(_MSG_CHAR_PREFIX, c)),
+            ]
         if form == "any":
             return [f"if {self.bad('chars', v)}:", "    " + emit(self.message(_MSG_CHAR))]
         found = self.fresh(_HITS_VARS)
-        return [f"{found} = set({v}) & set({chars})", f"if {found}:",
-                "    " + emit(self.fmessage(_MSG_CHAR_PREFIX, f"sorted({found})", "s"))]
+        return [
+            f"{found} = set({v}) & set({chars})",
+            f"if {found}:",
+            "    " + emit(self.fmessage(_MSG_CHAR_PREFIX, f"sorted({found})", "s")),
+        ]
 
     def ast_conditions(self, node: str) -> list[tuple[str, str]]:
         """(condition on ``node``, refusal message) for each syntax-tree rule."""
@@ -296,31 +330,42 @@ class _Spelling:
             elif self.nodes_form == "type_in":
                 cond = pick((f"type({node}) in {nodes}", f"isinstance({node}, tuple({nodes}))"))
             else:
-                cond = pick((f"type({node}).__name__ in {nodes}",
-                             f"{node}.__class__.__name__ in {nodes}"))
+                cond = pick((f"type({node}).__name__ in {nodes}", f"{node}.__class__.__name__ in {nodes}"))
             out.append((cond, self.fmessage(_MSG_NODE_PREFIX, f"type({node}).__name__", "s")))
         if r.banned_names:
             names = n["bnames"]
-            cond = pick((f"isinstance({node}, ast.Name) and {node}.id in {names}",
-                         f"type({node}) is ast.Name and {node}.id in {names}",
-                         f"getattr({node}, {self.lit('id')}, None) in {names}"))
+            cond = pick(
+                (
+                    f"isinstance({node}, ast.Name) and {node}.id in {names}",
+                    f"type({node}) is ast.Name and {node}.id in {names}",
+                    f"getattr({node}, {self.lit('id')}, None) in {names}",
+                )
+            )
             out.append((cond, self.fmessage(_MSG_NAME_PREFIX, f"{node}.id", "s")))
         if r.no_strings:
             off, const = f"not {n['strs']}", f"isinstance({node}, ast.Constant)"
             exact, text = f"type({node}) is ast.Constant", f"isinstance({node}.value, str)"
-            cond = pick((f"{off} and {const} and {text}",
-                         f"{const} and type({node}.value) is str and {off}",
-                         f"{off} and {exact} and {text}"))
+            cond = pick(
+                (
+                    f"{off} and {const} and {text}",
+                    f"{const} and type({node}.value) is str and {off}",
+                    f"{off} and {exact} and {text}",
+                )
+            )
             out.append((cond, self.message(_MSG_STR)))
         return out
 
     def parse_lines(self, v: str, tree: str, on_error: Callable[[str], list[str]]) -> list[str]:
         mode = self.lit(self.rules.mode)
         name = self.lit(self.pick(_FILENAMES))
-        call = self.pick((f"ast.parse({v}, mode={mode})", f"ast.parse({v}, {name}, {mode})",
-                          f"ast.parse({v}, filename={name}, mode={mode})"))
-        return (["try:", f"    {tree} = {call}", "except SyntaxError:"]
-                + _indent(on_error(self.message(_MSG_SYNTAX))))
+        call = self.pick(
+            (
+                f"ast.parse({v}, mode={mode})",
+                f"ast.parse({v}, {name}, {mode})",
+                f"ast.parse({v}, filename={name}, mode={mode})",
+            )
+        )
+        return ["try:", f"    {tree} = {call}", "except SyntaxError:"] + _indent(on_error(self.message(_MSG_SYNTAX)))
 
     def walk_lines(self, tree: str, emit: Callable[[str], str]) -> list[str]:
         node = self.local(_NODE_VARS)

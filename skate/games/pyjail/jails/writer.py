@@ -87,11 +87,11 @@ class _Writer(_Spelling):
         self.defs.append([f"class {exc}(Exception):"] + _indent(body))
         return exc
 
-    def _guard_class(self, attr: str, init_extra: list[str], method: str,
-                     body: list[str]) -> str:
+    def _guard_class(self, attr: str, init_extra: list[str], method: str, body: list[str]) -> str:
         cls, p = self.fresh(_GUARD_CLASSES), self._param()
-        init = [self.sig("__init__", [("self", None), (p, "str")], "None"),
-                f"    self.{attr} = {p}"] + ["    " + x for x in init_extra]
+        init = [self.sig("__init__", [("self", None), (p, "str")], "None"), f"    self.{attr} = {p}"] + [
+            "    " + x for x in init_extra
+        ]
         meth = [f"def {method}(self):"] + _indent(self.doc(_CHECK_DOCS, 0.3) + body)
         head = self.doc(_CLASS_DOCS, 0.6)
         head += [""] if head and self.coin(0.5) else []
@@ -103,8 +103,9 @@ class _Writer(_Spelling):
         checks = self.simple_checks()
         if not checks:
             return []
-        shape = self.choose("checks", ("inline", "inline", "predicates", "reasons", "validator",
-                                       "raises", "guard", "gate"))
+        shape = self.choose(
+            "checks", ("inline", "inline", "predicates", "reasons", "validator", "raises", "guard", "gate")
+        )
         if shape == "inline":
             return [line for c in checks for line in self.check_block(c, code, self.refusal)]
         if shape == "gate":
@@ -112,8 +113,7 @@ class _Writer(_Spelling):
             if self.coin(0.5):
                 return [f"if {cond}:", "    " + self.refusal(self.message(_MSG_GENERIC))]
             ok = self.fresh(("allowed", "acceptable", "ok", "clean", "passes"))
-            return [f"{ok} = not ({cond})", f"if not {ok}:",
-                    "    " + self.refusal(self.message(_MSG_GENERIC))]
+            return [f"{ok} = not ({cond})", f"if not {ok}:", "    " + self.refusal(self.message(_MSG_GENERIC))]
         if shape == "predicates":
             lines = []
             for c in checks:
@@ -121,12 +121,20 @@ class _Writer(_Spelling):
                 if c == "words" and self.coin(0.4):
                     t = f"{p}.lower()" if self.rules.ignore_case else p
                     w = self.local(_WORD_VARS)
-                    body = [f"for {w} in {self.names['words']}:", f"    if {w} in {t}:",
-                            "        return True", "return False"]
+                    body = [
+                        f"for {w} in {self.names['words']}:",
+                        f"    if {w} in {t}:",
+                        "        return True",
+                        "return False",
+                    ]
                 elif c == "chars" and self.coin(0.4):
                     ch = self.local(_CHAR_VARS)
-                    body = [f"for {ch} in {p}:", f"    if {ch} in {self.names['chars']}:",
-                            "        return True", "return False"]
+                    body = [
+                        f"for {ch} in {p}:",
+                        f"    if {ch} in {self.names['chars']}:",
+                        "        return True",
+                        "return False",
+                    ]
                 else:
                     body = [f"return {self.bad(c, p)}"]
                 self.defs.append([self.sig(fn, [(p, "str")], "bool")] + _indent(body))
@@ -139,13 +147,16 @@ class _Writer(_Spelling):
                 fn, p = self.fresh(_CHECK_FUNCS[c]), self._param()
                 body = self.check_block(c, p, lambda m: f"return {m}")
                 body.append(f"return {self.lit('') if empty else 'None'}")
-                self.defs.append([self.sig(fn, [(p, "str")], "str" if empty else "str | None")]
-                                 + _indent(body))
+                self.defs.append([self.sig(fn, [(p, "str")], "str" if empty else "str | None")] + _indent(body))
                 fns.append(fn)
             if len(fns) > 1 and self.coin(0.6):
                 rule, why = self.fresh(_RULE_VARS), self.fresh(_WHY_VARS)
-                return [f"for {rule} in ({', '.join(fns)}):", f"    {why} = {rule}({code})",
-                        f"    if {why}:", "        " + self.refusal(why)]
+                return [
+                    f"for {rule} in ({', '.join(fns)}):",
+                    f"    {why} = {rule}({code})",
+                    f"    if {why}:",
+                    "        " + self.refusal(why),
+                ]
             return [line for fn in fns for line in self._ask(f"{fn}({code})", not empty)]
         if shape == "validator":
             fn, p = self.fresh(_VALIDATORS), self._param()
@@ -163,8 +174,7 @@ class _Writer(_Spelling):
                 body += self.check_block(c, p, lambda m: f"raise {exc}({m})")
             self.defs.append([self.sig(fn, [(p, "str")], "None")] + _indent(body))
             e = self.fresh(_EXC_VARS)
-            return ["try:", f"    {fn}({code})", f"except {exc} as {e}:",
-                    "    " + self.refusal(f"str({e})")]
+            return ["try:", f"    {fn}({code})", f"except {exc} as {e}:", "    " + self.refusal(f"str({e})")]
         # a guard class whose generator yields every reason to refuse
         attr = self.pick(("text", "source", "attempt", "raw"))
         method = self.pick(("problems", "violations", "complaints", "reasons"))
@@ -175,8 +185,7 @@ class _Writer(_Spelling):
         why = self.fresh(_WHY_VARS)
         if self.coin(0.5):
             return [f"for {why} in {cls}({code}).{method}():", "    " + self.refusal(why)]
-        return [f"{why} = next({cls}({code}).{method}(), None)", f"if {why} is not None:",
-                "    " + self.refusal(why)]
+        return [f"{why} = next({cls}({code}).{method}(), None)", f"if {why} is not None:", "    " + self.refusal(why)]
 
     def ast_shape(self, code: str) -> tuple[list[str], str]:
         """Jail lines for the syntax-tree checks, and the expression of the checked tree."""
@@ -197,24 +206,31 @@ class _Writer(_Spelling):
             exc = self._exception_class()
             fn, p = self.fresh(_VALIDATORS), self._param()
             inner = self.pick(("parsed", "result_tree", "checked"))
-            body = (self.doc(("Parse the attempt; return its tree if every node is allowed.",), 0.5)
-                    + self.parse_lines(p, inner, lambda m: [f"raise {exc}({m}) from None"])
-                    + self.walk_lines(inner, lambda m: f"raise {exc}({m})") + [f"return {inner}"])
+            body = (
+                self.doc(("Parse the attempt; return its tree if every node is allowed.",), 0.5)
+                + self.parse_lines(p, inner, lambda m: [f"raise {exc}({m}) from None"])
+                + self.walk_lines(inner, lambda m: f"raise {exc}({m})")
+                + [f"return {inner}"]
+            )
             self.defs.append([self.sig(fn, [(p, "str")], "ast.AST")] + _indent(body))
             e = self.fresh(_EXC_VARS)
-            return ["try:", f"    {tree} = {fn}({code})", f"except {exc} as {e}:",
-                    "    " + self.refusal(f"str({e})")], tree
+            return [
+                "try:",
+                f"    {tree} = {fn}({code})",
+                f"except {exc} as {e}:",
+                "    " + self.refusal(f"str({e})"),
+            ], tree
         attr = self.pick(("text", "source", "attempt", "raw"))
         method = self.pick(("problems", "violations", "complaints", "reasons"))
-        body = (self.parse_lines(f"self.{attr}", "self.tree", lambda m: [f"yield {m}", "return"])
-                + self.walk_lines("self.tree", lambda m: f"yield {m}"))
+        body = self.parse_lines(f"self.{attr}", "self.tree", lambda m: [f"yield {m}", "return"]) + self.walk_lines(
+            "self.tree", lambda m: f"yield {m}"
+        )
         cls = self._guard_class(attr, ["self.tree = None"], method, body)
         guard, why = self.fresh(_GUARD_VARS), self.fresh(_WHY_VARS)
         if self.coin(0.5):
             check = [f"for {why} in {guard}.{method}():", "    " + self.refusal(why)]
         else:
-            check = [f"{why} = next({guard}.{method}(), None)", f"if {why} is not None:",
-                     "    " + self.refusal(why)]
+            check = [f"{why} = next({guard}.{method}(), None)", f"if {why} is not None:", "    " + self.refusal(why)]
         return [f"{guard} = {cls}({code})"] + check, f"{guard}.tree"
 
     # -- running the input -------------------------------------------------------------------------
@@ -233,8 +249,7 @@ class _Writer(_Spelling):
             return self.pick((f"{{{key}: {{}}}}", "dict(__builtins__={})", f"{{{key}: dict()}}"))
         self.uses_builtins = True
         k = self.local(("name", "key", "k", "fn_name", "ident"))
-        value = self.pick((f"getattr(builtins, {k})", f"vars(builtins)[{k}]",
-                           f"builtins.__dict__[{k}]"))
+        value = self.pick((f"getattr(builtins, {k})", f"vars(builtins)[{k}]", f"builtins.__dict__[{k}]"))
         comp = f"{{{k}: {value} for {k} in {self.names['safe']}}}"
         return self.pick((f"{{{key}: {comp}}}", f"dict(__builtins__={comp})"))
 
@@ -259,8 +274,7 @@ class _Writer(_Spelling):
         if r.censor == 1:
             if not evals:
                 return lines + [run, f"return {helper}({done})"]
-            return lines + self.pick(([f"return {helper}(str(eval({args})))"],
-                                      [run, f"return {helper}(str({res}))"]))
+            return lines + self.pick(([f"return {helper}(str(eval({args})))"], [run, f"return {helper}(str({res}))"]))
         sio = "StringIO()" if self.from_imports else "io.StringIO()"
         rso = "redirect_stdout" if self.from_imports else "contextlib.redirect_stdout"
         rse = "redirect_stderr" if self.from_imports else "contextlib.redirect_stderr"
@@ -280,15 +294,15 @@ class _Writer(_Spelling):
             return lines + [f"{out} = {sio}", f"with {rso}({out}):", "    " + run] + tail
         e, q = self.fresh(_EXC_VARS), self.q
         # both spellings format the exception (format(), not str()) as jails always have
-        shown_exc = self.pick((f"f{q}{{type({e}).__name__}}: {{{e}}}{q}",
-                               f"{q}{{}}: {{}}{q}.format(type({e}).__name__, {e})"))
+        shown_exc = self.pick(
+            (f"f{q}{{type({e}).__name__}}: {{{e}}}{q}", f"{q}{{}}: {{}}{q}.format(type({e}).__name__, {e})")
+        )
         if r.censor == 3:
             head = [f"{out} = {sio}"]
             body = [f"with {rso}({out}):", "    " + run]
             caught = "Exception"
         else:
-            head = self.pick(([f"{out}, {err} = {sio}, {sio}"],
-                              [f"{out} = {sio}", f"{err} = {sio}"]))
+            head = self.pick(([f"{out}, {err} = {sio}, {sio}"], [f"{out} = {sio}", f"{err} = {sio}"]))
             form = self.choose("with", ("one", "nested", "parens"))
             if form == "one":
                 body = [f"with {rso}({out}), {rse}({err}):", "    " + run]
@@ -297,8 +311,7 @@ class _Writer(_Spelling):
             else:
                 body = ["with (", f"    {rso}({out}),", f"    {rse}({err}),", "):", "    " + run]
             caught = "BaseException"
-        lines += head + ["try:"] + _indent(body) + [f"except {caught} as {e}:",
-                                                    f"    return {helper}({shown_exc})"]
+        lines += head + ["try:"] + _indent(body) + [f"except {caught} as {e}:", f"    return {helper}({shown_exc})"]
         if self.coin(0.3):
             self.traits.add("run:else")
             return lines + ["else:"] + _indent(tail)
@@ -310,8 +323,14 @@ class _Writer(_Spelling):
         p = pick(("text", "message", "output", "s", "raw", "shown_text"))
         secret = pick(_SECRET_VARS)
         flag, empty = lit("FLAG"), lit("")
-        getter = pick((f"os.environ.get({flag}, {empty})", f"os.getenv({flag}, {empty})",
-                       f"os.getenv({flag})", f"os.environ.get({flag}) or {empty}"))
+        getter = pick(
+            (
+                f"os.environ.get({flag}, {empty})",
+                f"os.getenv({flag}, {empty})",
+                f"os.getenv({flag})",
+                f"os.environ.get({flag}) or {empty}",
+            )
+        )
         word = pick(_MASKS)
         mask = f"{lit(word)} * len({secret})" if len(word) == 1 else lit(word)
         form = self.choose("helper", ("ternary", "guard", "split", "assign"))
@@ -321,13 +340,12 @@ class _Writer(_Spelling):
             body = [f"if not {secret}:", f"    return {p}", f"return {p}.replace({secret}, {mask})"]
         elif form == "split":
             joiner = f"({mask})" if "*" in mask else mask
-            body = [f"if not {secret}:", f"    return {p}",
-                    f"return {joiner}.join({p}.split({secret}))"]
+            body = [f"if not {secret}:", f"    return {p}", f"return {joiner}.join({p}.split({secret}))"]
         else:
             body = [f"if {secret}:", f"    {p} = {p}.replace({secret}, {mask})", f"return {p}"]
         return [self.sig(n["helper"], [(p, "str")], "str")] + _indent(
-            self.doc(_HELPER_DOCS, 0.7) + ([] if top_os else ["import os"])
-            + [f"{secret} = {getter}"] + body)
+            self.doc(_HELPER_DOCS, 0.7) + ([] if top_os else ["import os"]) + [f"{secret} = {getter}"] + body
+        )
 
     # -- flavour ------------------------------------------------------------------------------
     def docstring(self, state_rules: bool = True) -> list[str]:
@@ -364,8 +382,9 @@ class _Writer(_Spelling):
         if self.coin(0.4):
             k = 1 + int(self.rng.integers(2))
             points = int(self.rng.integers(1, 10)) * 50
-            parts.append("\n".join(f.format(handle=pick(_HANDLES), points=points)
-                                   for f in _sample(self.rng, _FOOTERS, k)))
+            parts.append(
+                "\n".join(f.format(handle=pick(_HANDLES), points=points) for f in _sample(self.rng, _FOOTERS, k))
+            )
         if not parts:
             return [f'"""{title}"""']
         return [f'"""{title}', ""] + "\n\n".join(parts).split("\n") + ['"""']
@@ -373,19 +392,25 @@ class _Writer(_Spelling):
     def refuse_def(self) -> list[str]:
         assert self.refuse is not None, "refuse_def is written only once a refusal has called it"
         p, q, t = self.pick(("reason", "why_text", "what", "detail")), self.q, self.theme
-        body = self.pick((f"return f{q}[{t['tag']}] {{{p}}}{q}",
-                          f"return {self.lit(t['tag'] + ': ')} + {p}",
-                          f"return f{q}{{{p}}} ({t['guard']} says no){q}",
-                          f"return {self.lit('Refused - ')} + {p}"))
-        return [self.sig(self.refuse, [(p, "str")], "str")] + _indent(self.doc(
-            ("Every refusal goes out through here.", "Format a refusal."), 0.4) + [body])
+        body = self.pick(
+            (
+                f"return f{q}[{t['tag']}] {{{p}}}{q}",
+                f"return {self.lit(t['tag'] + ': ')} + {p}",
+                f"return f{q}{{{p}}} ({t['guard']} says no){q}",
+                f"return {self.lit('Refused - ')} + {p}",
+            )
+        )
+        return [self.sig(self.refuse, [(p, "str")], "str")] + _indent(
+            self.doc(("Every refusal goes out through here.", "Format a refusal."), 0.4) + [body]
+        )
 
     def main_block(self) -> list[str]:
         lines = [f"if __name__ == {self.lit('__main__')}:"]
         if self.coin(0.5):
             name = self.fresh(_BANNER_FUNCS)
-            self.defs.append([self.sig(name, [], "str"),
-                              f"    return {self.lit(self.pick(_BANNERS).format(**self.theme))}"])
+            self.defs.append(
+                [self.sig(name, [], "str"), f"    return {self.lit(self.pick(_BANNERS).format(**self.theme))}"]
+            )
             lines.append(f"    print({name}())")
         return lines + [f"    print(jail(input({self.lit(self.pick(_PROMPTS))})))"]
 
@@ -397,13 +422,11 @@ class _Writer(_Spelling):
         code = n["code"]
         body = self.doc(_JAIL_DOCS, 0.35) + list(body_prefix)
         if r.truncate:
-            body.append(self.pick((f"{code} = user_input[:{n['len']}]",
-                                   f"{code} = user_input[0:{n['len']}]")))
+            body.append(self.pick((f"{code} = user_input[:{n['len']}]", f"{code} = user_input[0:{n['len']}]")))
         elif self.coin(0.2):
             code = "user_input"
         else:
-            body.append(self.pick((f"{code} = user_input", f"{code} = user_input",
-                                   f"{code} = str(user_input)")))
+            body.append(self.pick((f"{code} = user_input", f"{code} = user_input", f"{code} = str(user_input)")))
         tree = None
         if r.has_ast:
             lines, tree = self.ast_shape(code)
@@ -417,17 +440,22 @@ class _Writer(_Spelling):
             fn = self.fresh(_RUN_FUNCS)
             p = self.fresh(("compiled", "code_obj") if tree else ("program", "job", "unit"))
             run = self.run_lines(p, ns)
-            self.defs.append([self.sig(fn, [(p, "object" if tree else "str")], "str")]
-                             + _indent(self.doc(_RUN_DOCS, 0.4) + run))
+            self.defs.append(
+                [self.sig(fn, [(p, "object" if tree else "str")], "str")] + _indent(self.doc(_RUN_DOCS, 0.4) + run)
+            )
             body.append(f"return {fn}({target})")
         else:
             body += self.run_lines(target, ns)
         # os at the top only where the input cannot see the jail's globals, or is meant to
-        top_os = "os" in r.scope or (ns not in (None, "globals()") and r.censor >= 1
-                                     and self.coin(0.4))
+        top_os = "os" in r.scope or (ns not in (None, "globals()") and r.censor >= 1 and self.coin(0.4))
         main = self.main_block() if self.coin(0.4) else []
-        self.traits |= {f"censor:{r.censor}", f"from_imports:{self.from_imports and r.censor >= 2}",
-                        f"refuse:{self.refuse_used}", f"main:{bool(main)}", f"top_os:{top_os}"}
+        self.traits |= {
+            f"censor:{r.censor}",
+            f"from_imports:{self.from_imports and r.censor >= 2}",
+            f"refuse:{self.refuse_used}",
+            f"main:{bool(main)}",
+            f"top_os:{top_os}",
+        }
         if r.banned_nodes:
             self.traits.add(f"nodes:{self.nodes_form}")
         defs = list(self.defs)
