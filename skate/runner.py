@@ -88,7 +88,9 @@ def run_sweep_job(
         print(f"skate: {out_dir} already holds this job's finished run; kept", file=sys.stderr)
         return None
     print(f"skate: {out_dir} holds this job's run, {held.describe()}; resuming it", file=sys.stderr)
-    return run_game(settings, out_dir, resume=True)
+    return run_game(
+        settings, out_dir, resume=True, made_from={k: v for k, v in (made_from or {}).items() if k == "sweep"}
+    )
 
 
 def _differences(old: Any, new: Any, key: str = "") -> list[str]:
@@ -118,7 +120,8 @@ def run_game(
     replay; with language-model players the response cache serves every call made before the stop).
     ``made_from``: how the config was composed, recorded in ``run_start`` for whoever reads the
     run later: ``{"choices": {group: option}, "overrides": [...]}`` (``python -m skate`` gives
-    Hydra's). Without ``resume``, a folder that already holds a run is refused
+    Hydra's); a sweep's job adds ``"sweep": {"group": ..., "name": ...}``, the labels its logger
+    files the run under (not recorded). Without ``resume``, a folder that already holds a run is refused
     (:class:`RunExists`): its log is left as it is.
     """
     _check_settings(settings, "run_game")
@@ -209,7 +212,7 @@ def _play(
     if client is not None:  # what the models are sent differently, found since they were built, then as found
         client.shaper.attach(lambda info: log.write(ev.ModelAdjusted(**info)))
     logger.bind(out_dir, config, out_dir / EVENTS_FILE)
-    logger.start(info)
+    logger.start({**info, **({"sweep": made_from["sweep"]} if made_from.get("sweep") else {})})
     optimized = []
     try:
         try:

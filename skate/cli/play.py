@@ -98,6 +98,9 @@ def _app(cfg: DictConfig) -> None:
                 },
                 "overrides": list(hc.overrides.task),
             }
+            if sweep:  # the labels a logger files the job under: the sweep, and the job's overrides
+                job = f"job{hc.job.num}" + (f": {hc.job.override_dirname}" if hc.job.override_dirname else "")
+                made_from["sweep"] = {"group": str(hc.sweep.dir).replace("/", "_").strip("_"), "name": job}
             # A sweep run again into its folder keeps its finished jobs and resumes the others.
             settings = build_settings(cfg)  # settled, typed and checked: what the game is played from
             result = (

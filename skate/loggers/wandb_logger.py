@@ -84,24 +84,6 @@ class WandbLogger(ConsoleLogger):
     def bind(self, out_dir: Path, config: dict[str, Any], events: Path) -> None:
         self._out, self._config, self._events = Path(out_dir), config, events
 
-    def _sweep_labels(self) -> tuple[str | None, str | None]:
-        """(group, name) from Hydra when this game is a job of a sweep."""
-        try:
-            from hydra.core.hydra_config import HydraConfig
-            from hydra.types import RunMode
-
-            if not HydraConfig.initialized():
-                return None, None
-            hc = HydraConfig.get()
-            if hc.mode != RunMode.MULTIRUN:
-                return None, None
-            return (
-                str(hc.sweep.dir).replace("/", "_").strip("_"),
-                f"job{hc.job.num}: {hc.job.override_dirname}" if hc.job.override_dirname else f"job{hc.job.num}",
-            )
-        except Exception:  # noqa: BLE001 - labels are a convenience
-            return None, None
-
     def start(self, info: dict[str, Any]) -> None:
         super().start(info)
         os.environ.setdefault("WANDB_SILENT", "true")
@@ -109,7 +91,8 @@ class WandbLogger(ConsoleLogger):
             os.environ["WANDB_MODE"] = "offline"
         import wandb
 
-        group, name = self._sweep_labels()
+        labels = info.get("sweep") or {}  # a sweep's job: filed under the sweep (skate.cli.play)
+        group, name = labels.get("group"), labels.get("name")
         folder = self._out or Path.cwd()
         self.run = run = wandb.init(
             project=self.project,

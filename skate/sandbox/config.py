@@ -97,5 +97,5 @@ sandbox.register("auto", AutoSandboxConfig, "skate.sandbox.auto:AutoSandbox")
 
 def validate_sandbox(s: SandboxConfig) -> None:
     """Raise :class:`~skate.errors.ConfigError` on the first problem of the sandbox's settings (a
-    schema instance: a composed ``sandbox`` section is made one with ``OmegaConf.to_object``)."""
+    schema instance: a composed section is typed first, :func:`skate.settings.options.to_settings`)."""
     raise_first(s.check(), "sandbox")

@@ -99,7 +99,7 @@ def test_build_shipped_writes_sound_records(built):
     assert {r["type"] for r in records} == set(BY_TYPE)
     # the dates a later export carries: each question's document (the PEP's Created header) and the build
     created = {}
-    for path in (Path(__file__).resolve().parents[3] / "skate/games/scp/data/peps").glob("*.rst"):
+    for path in (Path(__file__).resolve().parents[2] / "skate/games/scp/data/peps").glob("*.rst"):
         head = path.read_text(encoding="utf-8").split("\n\n", 1)[0]
         created[path.name] = re.search(r"^Created: (.+)$", head, re.MULTILINE)[1]
     assert {(r["doc_date_source"], r["built"]) for r in records} == {("header:Created", "2026-11-04")}
