@@ -26,14 +26,14 @@ from skate.llm.counts import counts_path
 from skate.llm.counts import record as record_counts
 from skate.loop import GameResult, Loop
 from skate.optimize.config import compare_table
-from skate.ratings.rerate import rerate_configs, rerate_run
+from skate.ratings.rerate import rerate_run
 from skate.runlog import events as ev
 from skate.runlog.events import iter_records
 from skate.runlog.files import EVENTS_FILE, EventLog, LogWriteError, held_run, write_ratings
 from skate.runlog.records import Interrupted, ScheduleMode, Stage, StopRun
 from skate.settings.build import DEFAULT_SUFFIX, Parts, assemble, count_entries, usage_summary
 from skate.settings.config import SkateConfig, record_of
-from skate.settings.options import rating_option
+from skate.settings.options import rerate_settings
 from skate.settings.recorded import CONFIG_VERSION, run_settings
 
 
@@ -125,7 +125,7 @@ def run_game(
     (:class:`RunExists`): its log is left as it is.
     """
     _check_settings(settings, "run_game")
-    rerates = rerate_configs(settings.rerate, settings.rating, record_of(settings.estimator), option=rating_option)
+    rerates = rerate_settings(settings.rerate, settings.rating, record_of(settings.estimator))
     out_dir = Path(out_dir)
     refusal = None if resume else held_refusal(out_dir)
     if refusal:  # a folder holds one run: a second would be rated as part of the first

@@ -10,7 +10,7 @@ with (forfeits count only under setter_vs_solver).
 
 The library is :func:`skate.settings.recorded.rate_run` (this module reads the command line only). A game
 can also be rated other ways as it ends: the config's top-level ``rerate`` list (see
-:func:`skate.ratings.rerate.rerate_configs`) makes the runner write ``ratings.<name>.json`` for each entry and put the
+:func:`skate.settings.options.rerate_settings`) makes the runner write ``ratings.<name>.json`` for each entry and put the
 tables in ``run_end`` as ``rerated``.
 
 Exit status: 0 done; 2 bad usage or configuration; 3 the folder holds no usable event log.

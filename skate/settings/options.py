@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,7 +31,7 @@ from skate.estimators.base import estimator
 from skate.games import get_game, load_games
 from skate.paths import CONF_DIR
 from skate.ratings.base import rating_name
-from skate.ratings.config import draw_margin_of
+from skate.ratings.config import RatingConfig, draw_margin_of, sigma_star_factor, validate_rating
 from skate.registry import spoken
 from skate.settings.config import _SCHEMAS, REGISTRIES, SECTIONS, SkateConfig, unknown_setting, validate
 
@@ -221,7 +222,7 @@ def _experiment_groups(experiment: str) -> set[str]:
 
 def rating_option(name: str) -> Any:
     """The rating option ``rating=<name>``, typed: what a ``rerate`` entry's ``rating: <name>``
-    starts from (:func:`skate.ratings.rerate.rerate_configs`)."""
+    starts from (:func:`rerate_settings`)."""
     names = _options("rating")
     if name not in names:
         raise ConfigError(f"rating={name!r} is invalid: give one of the rating options: {', '.join(names)}")
@@ -393,3 +394,56 @@ def to_settings(cfg: Composed) -> SkateConfig:
     if not isinstance(settings, SkateConfig):
         raise TypeError(f"to_settings takes the whole settings composed, not a {type(settings).__name__}")
     return settings
+
+
+# ------------------------------------------------------------- the rerate list's rating settings
+RERATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def rerate_settings(
+    entries: Sequence[Any], rating: RatingConfig, estimator: Mapping[str, Any] | None = None
+) -> list[tuple[str, RatingConfig]]:
+    """``(name, rating settings)`` for each entry of the config's ``rerate`` list.
+
+    An entry is ``{name: <name>, rating: <option>?, <rating key>: <value>, ...}``: the game's own
+    rating settings (``rating``), or with ``rating:`` that option's (:func:`rating_option`), with the entry's keys
+    over them. A draw margin tied to sigma* takes the estimator's (``estimator``: its settings as
+    plain data). Bad entries raise :class:`ConfigError` naming ``rerate[i]``."""
+    out: list[tuple[str, RatingConfig]] = []
+    for i, entry in enumerate(entries):
+        key = f"rerate[{i}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(
+                f"{key}={entry!r} is invalid: give {{name: <name>, <rating key>: <value>, ...}}, "
+                "e.g. {name: absolute, outcome: absolute}"
+            )
+        fields = {str(k): v for k, v in entry.items()}
+        name = str(fields.pop("name", "") or "")
+        if not RERATE_NAME.fullmatch(name):
+            raise ConfigError(
+                f"{key}.name={name!r} is invalid: give each entry a name of letters, digits, _ . - "
+                "(it names ratings.<name>.json)"
+            )
+        if name in {n for n, _ in out}:
+            raise ConfigError(f"{key}.name={name!r} is invalid: another rerate entry has this name")
+        key = f"rerate[{i}] ({name})"
+        chosen = fields.pop("rating", None)
+        try:
+            base = OmegaConf.structured(rating if chosen is None else rating_option(str(chosen)))
+        except ConfigError as exc:
+            raise ConfigError(f"{key}: {exc}") from None
+        try:
+            cfg: Any = OmegaConf.to_object(OmegaConf.merge(base, fields))
+        except OmegaConfBaseException as exc:
+            msg = str(exc).splitlines()[0]
+            raise ConfigError(
+                f"{key}: {msg} (an entry's keys are the rating's: {sorted(k for k in base if k != '_target_')})"
+            ) from None
+        if sigma_star_factor(getattr(cfg, "draw_margin", None)) is not None:
+            cfg.draw_margin = draw_margin_of(cfg.draw_margin, estimator, f"{key}.draw_margin")
+        try:
+            validate_rating(cfg)
+        except ConfigError as exc:
+            raise ConfigError(f"{key}: {exc}") from None
+        out.append((name, cfg))
+    return out

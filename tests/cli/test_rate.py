@@ -188,11 +188,11 @@ def test_a_run_played_with_pairwise_ratings_is_rated_from_its_answers_and_order_
 def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
     """run_game reads the rerate list (each entry checked as a rating) once: building the settings
     does not read it again."""
-    import skate.ratings.rerate as rerate
+    import skate.settings.options as options
 
     checked = []
-    real = rerate.validate_rating
-    monkeypatch.setattr(rerate, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
+    real = options.validate_rating
+    monkeypatch.setattr(options, "validate_rating", lambda cfg: checked.append(cfg.outcome) or real(cfg))
     run_game(config({"game.rounds": 1, "rerate": [{"name": "a", "outcome": "absolute"}]}), tmp_path / "run")
     from skate.runlog.files import read_events
 
@@ -202,11 +202,10 @@ def test_the_rerate_entries_are_read_once_per_run(tmp_path, monkeypatch):
 
 def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_option():
     from skate.errors import ConfigError
-    from skate.ratings.rerate import rerate_configs
-    from skate.settings.options import rating_option
+    from skate.settings.options import rerate_settings
 
     settings = config(estimator="algorithm1")
-    (_, same), (_, zse), (_, tied) = rerate_configs(
+    (_, same), (_, zse), (_, tied) = rerate_settings(
         [
             {"name": "same"},
             {"name": "zse", "rating": "zerosumeval", "bootstrap": 50},
@@ -214,7 +213,6 @@ def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_
         ],
         settings.rating,
         {"sigma_star": 0.1},
-        option=rating_option,
     )
     assert same == settings.rating and same is not settings.rating
     # rating=zerosumeval is a YAML over bradley_terry's schema: its values (not the schema's
@@ -226,4 +224,4 @@ def test_rerate_entries_are_typed_rating_settings_from_the_game_s_or_a_composed_
         match=r"rerate\[0\] \(x\): rating='glicko' is invalid: give one of the rating "
         r"options: .*zerosumeval",
     ):
-        rerate_configs([{"name": "x", "rating": "glicko"}], settings.rating, option=rating_option)
+        rerate_settings([{"name": "x", "rating": "glicko"}], settings.rating)
