@@ -292,7 +292,7 @@ def log_figures(
     ``settings`` (a logger's) are W&B's and not disabled; return whether it did."""
     if not logs_to_wandb(settings):
         return False
-    w = cast(WandbLoggerConfig, settings)  # the wandb logger's (or a DictConfig of them: logs_to_wandb reads either)
+    w = cast(WandbLoggerConfig, settings)  # the wandb logger's, as logs_to_wandb found
     if w.mode == "disabled":
         return False
     tables = {k: v for k, v in (tables or {}).items() if v.exists()}
