@@ -7,7 +7,6 @@ command line settings are typed (:mod:`skate.settings`); Python callers make the
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,14 +17,14 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError, not_a_setting
+from skate.errors import ConfigError
 from skate.games import load_games
 from skate.paths import CONF_DIR
 from skate.registry import SCHEMA_GROUP, schema_node
 from skate.settings.config import _SCHEMAS, REGISTRIES, SkateConfig
-from skate.settings.options import build_settings, settings_node, yaml_options
+from skate.settings.options import build_settings, one_line, settings_node, yaml_options
 
 # What has been put in Hydra's ConfigStore here: (group, name) -> schema, so that a schema is stored once.
 _STORED: dict[tuple[str | None, str], object] = {}
@@ -124,15 +123,8 @@ def describe_config_error(exc: BaseException) -> str:
     if isinstance(exc, OverrideParseException):
         return f"cannot read an override: {str(exc).splitlines()[0]} (write key=value; quote values with spaces)"
     cause = exc.__cause__ if isinstance(exc, ConfigCompositionException) else exc
-    if (
-        isinstance(cause, (ConfigKeyError, ConfigAttributeError))
-        and cause.full_key
-        and isinstance(cause.object_type, type)
-        and dataclasses.is_dataclass(cause.object_type)
-    ):
-        return not_a_setting(cause.full_key, cause.object_type)
     if isinstance(cause, OmegaConfBaseException) and getattr(cause, "full_key", None):
-        return f"{cause.full_key}: {str(cause).splitlines()[0]}"
+        return one_line(cause)  # as skate.config says it: a misspelt key names the nearest setting
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -379,10 +379,8 @@ def _typing_error(settings: SkateConfig, exc: OmegaConfBaseException) -> str:
             try:
                 OmegaConf.structured(section)
             except OmegaConfBaseException as inner:
-                key = getattr(inner, "full_key", None)
-                return f"{f.name}.{key + ': ' if key else ': '}{str(inner).splitlines()[0]}"
-    key = getattr(exc, "full_key", None)
-    return f"{key + ': ' if key else ''}{str(exc).splitlines()[0]}"
+                return one_line(inner, f"{f.name}.")
+    return one_line(exc)
 
 
 def to_settings(cfg: Composed) -> SkateConfig:
