@@ -181,6 +181,20 @@ def play(
     return code
 
 
+def _serving_cohort(
+    root: Path, models: Sequence[LocalModel], threads: int | None, port: int | None, server: str, slots: int | None
+) -> contextlib.AbstractContextManager[dict[str, ServerProcess]]:
+    """A server per model on the cohort's ports (from ``port``, else :data:`COHORT_PORT`)."""
+    return serving_many(
+        root,
+        models,
+        threads=cohort_threads(threads, server),
+        first_port=port or COHORT_PORT,
+        server=server,
+        slots=slots,
+    )
+
+
 def play_cohort(
     root: Path,
     models: Sequence[LocalModel],
@@ -200,14 +214,7 @@ def play_cohort(
         )
     # The same ports every time (those conf/players/local_cohort.yaml names): the response cache
     # keys on a request's api_base, so a resumed game finds the replies it already had.
-    with serving_many(
-        root,
-        models,
-        threads=cohort_threads(threads, server),
-        first_port=port or COHORT_PORT,
-        server=server,
-        slots=slots,
-    ) as servers:
+    with _serving_cohort(root, models, threads, port, server, slots) as servers:
         code = play_cohort_against(servers, game, run_dir)
         say("stopping the servers")
     return code
@@ -238,14 +245,7 @@ def serve(
             )
             _wait_for(running)
         return
-    with serving_many(
-        root,
-        models,
-        threads=cohort_threads(threads, server),
-        first_port=port or COHORT_PORT,
-        server=server,
-        slots=slots,
-    ) as servers:
+    with _serving_cohort(root, models, threads, port, server, slots) as servers:
         for name, one in servers.items():
             print(f"{base_env(name)}={one.base}", flush=True)
         print(
