@@ -17,7 +17,6 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -79,7 +78,7 @@ def main() -> int:
     print("|---|---|---|---:|---:|---:|---|")
     for kind in args.kinds.split(","):
         cls = {"nsjail": NsjailSandbox, "bwrap": BwrapSandbox}[kind]
-        sb = cls(limits=asdict(LIMITS), workers=1, warm=not args.cold)
+        sb = cls(limits=LIMITS, workers=1, warm=not args.cold)
         try:
             sb.start()
             for name, (sender, receiver) in CHANNELS.items():

@@ -29,7 +29,6 @@ import sys
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from importlib.resources import files
 from pathlib import Path
 
@@ -128,9 +127,9 @@ def main() -> None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnsafeSandboxWarning)
-                sb = cls(limits=asdict(LIMITS), workers=args.workers, **settings)
+                sb = cls(limits=LIMITS, workers=args.workers, **settings)
                 if name != "subprocess":  # the CPU of a start-up and warm-up alone, subtracted below
-                    alone = cls(limits=asdict(LIMITS), workers=args.workers, **settings)
+                    alone = cls(limits=LIMITS, workers=args.workers, **settings)
                     alone.start()
                     alone.run_many(programs[: args.workers * 4])
                     startup_cpu[name] = jail_cpu_s(alone)

@@ -24,12 +24,12 @@ REQUIRED_SANDBOXES = os.environ.get("SKATE_REQUIRE_SANDBOXES", "").split()
 def sandbox() -> Sandbox:
     """The sandbox the game tests use: what ``sandbox=auto`` picks on this machine."""
     try:
-        sb = AutoSandbox(limits=dataclasses.asdict(TEST_LIMITS))
+        sb = AutoSandbox(limits=TEST_LIMITS)
     except SandboxUnavailable as exc:
         if REQUIRED_SANDBOXES:
             pytest.fail(f"no hardened sandbox works here, but {REQUIRED_SANDBOXES} are required: {exc}")
         warnings.warn(f"no hardened sandbox here, game tests use the subprocess one: {exc}", stacklevel=1)
-        sb = SubprocessSandbox(limits=dataclasses.asdict(TEST_LIMITS))
+        sb = SubprocessSandbox(limits=TEST_LIMITS)
     yield sb
     sb.close()
 

@@ -11,6 +11,7 @@ Exit status: 0 the program ran fine; 1 it failed (error, time, memory or output 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
                     "returncode": res.returncode,
                     "duration_s": round(res.duration_s, 6),
                     "sandbox": sandbox.name,
-                    "limits": OmegaConf.to_container(cfg.sandbox.limits),
+                    "limits": dataclasses.asdict(sandbox.limits),
                 }
             )
         )

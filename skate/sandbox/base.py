@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skate.registry import Component
-from skate.sandbox.config import SandboxConfig
+from skate.sandbox.config import Limits, SandboxConfig
 
 
 class Outcome(enum.StrEnum):
@@ -33,19 +33,6 @@ class Outcome(enum.StrEnum):
     OUTPUT_LIMIT = "output_limit"  # printed more than the output cap
     BROKE_JAIL = "broke_jail"  # its jail failed while it ran, and a fresh one runs a known-good program
     SANDBOX_ERROR = "sandbox_error"  # the sandbox failed a health check: not the code's fault
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to one execution (CPU seconds are rounded up to whole seconds)."""
-
-    timeout_s: float = 5.0
-    cpu_s: int = 5
-    memory_mb: int = 512
-    max_output_bytes: int = 64 * 1024
-    max_processes: int = 8  # at once, itself included
-    # memory_mb bounds all of a program's processes together (and the kernel memory they pin) in a
-    # jail with a memory cgroup; elsewhere each process's address space (so up to max_processes ×)
 
 
 @dataclass(frozen=True)
@@ -122,17 +109,6 @@ def interpreter(python: str = "") -> tuple[str, str]:
     return exe, prefix
 
 
-def limits_of(values: Mapping[str, Any]) -> Limits:
-    """``sandbox.limits`` (a mapping of some of :class:`Limits`' keys) as the :class:`Limits` they
-    give; an unknown key raises ``ValueError``."""
-    unknown = sorted(set(values) - set(Limits.__dataclass_fields__))
-    if unknown:
-        raise ValueError(
-            f"sandbox.limits: unknown keys {unknown}; valid keys are {sorted(Limits.__dataclass_fields__)}"
-        )
-    return Limits(**values)
-
-
 class Sandbox(Component[SandboxConfig], ABC):
     """Runs Python source under isolation and resource limits.
 
@@ -147,7 +123,7 @@ class Sandbox(Component[SandboxConfig], ABC):
 
     def __init__(self, settings: SandboxConfig | None = None, /, **values: Any) -> None:
         super().__init__(settings, **values)
-        self.limits = limits_of(self.settings.limits)
+        self.limits: Limits = self.settings.limits
         workers = self.settings.workers
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
         # Bounds executions in flight across every thread that shares this sandbox.

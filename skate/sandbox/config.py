@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
 
 from skate.errors import Problem, Settings, raise_first, require
 from skate.registry import Registry
@@ -12,30 +11,32 @@ MEMORY_BOUNDS = ("auto", "cgroup", "rlimit")
 
 
 @dataclass
+class Limits:
+    """Resource limits applied to one execution (``sandbox.limits``; CPU seconds are rounded up
+    to whole seconds)."""
+
+    timeout_s: float = 5.0  # wall clock
+    cpu_s: int = 5
+    memory_mb: int = 512
+    max_output_bytes: int = 64 * 1024
+    max_processes: int = 8  # at once, itself included
+    # memory_mb bounds all of a program's processes together (and the kernel memory they pin) in a
+    # jail with a memory cgroup; elsewhere each process's address space (so up to max_processes ×)
+
+
+@dataclass
 class SandboxConfig(metaclass=Settings):
     _target_: str = "skate.sandbox.SubprocessSandbox"
     workers: int = 0  # concurrent executions; 0 = number of CPU cores
     python: str = ""  # interpreter that runs the programs; "" = the one running skate
-    limits: dict[str, Any] = field(
-        default_factory=lambda: {
-            "timeout_s": 5.0,
-            "cpu_s": 5,
-            "memory_mb": 512,
-            "max_output_bytes": 65536,
-            "max_processes": 8,
-        }
-    )
+    limits: Limits = field(default_factory=Limits)  # of each program run
 
     def check(self) -> list[Problem]:
         """What types cannot say is wrong with these settings (keys within ``sandbox``)."""
         problems = require(self.workers >= 0, "workers", self.workers, "must be >= 0 (0 = one per CPU core)")
-        for key, value in self.limits.items():
-            problems += require(
-                isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
-                f"limits.{key}",
-                value,
-                "must be a positive number",
-            )
+        for f in fields(self.limits):
+            value = getattr(self.limits, f.name)
+            problems += require(value > 0, f"limits.{f.name}", value, "must be a positive number")
         return problems
 
 

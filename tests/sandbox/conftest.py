@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict
 
 import pytest
 
@@ -29,7 +28,7 @@ def built():
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UnsafeSandboxWarning)
-                sb = cls(limits=asdict(TEST_LIMITS), workers=2)
+                sb = cls(limits=TEST_LIMITS, workers=2)
             probe(sb)
             out[name] = sb
         except SandboxUnavailable as exc:

@@ -8,14 +8,15 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import warnings
-from dataclasses import asdict
 
 import pytest
 
+import skate
 from skate.errors import ConfigError, SettingError
 from skate.sandbox import AutoSandbox, JailSandbox, Limits, SandboxUnavailable, UnsafeSandboxWarning, auto_sandbox
 from skate.sandbox.config import AutoSandboxConfig, JailSettingsConfig, sandbox
 from skate.settings.build import build_sandbox
+from skate.settings.options import settle
 from tests.conftest import REQUIRED_SANDBOXES, TEST_LIMITS
 
 ENTRIES = sandbox.entries()
@@ -45,7 +46,7 @@ def test_no_constructor_parameter_restates_a_setting(entry):
 @pytest.mark.parametrize("entry", KINDS, ids=lambda e: e.name)
 def test_every_sandbox_is_built_from_its_schema_or_its_keys(entry):
     cls, schema = entry.component, entry.schema
-    settings = schema(workers=1, limits=asdict(TEST_LIMITS))
+    settings = schema(workers=1, limits=TEST_LIMITS)
     built = _built(lambda: build_sandbox(settings))
     try:
         assert type(built) is cls and built.settings is settings
@@ -54,7 +55,7 @@ def test_every_sandbox_is_built_from_its_schema_or_its_keys(entry):
         built.close()
     default = _built(cls)  # its keys left out: the schema's defaults
     try:
-        assert default.settings == schema() and default.limits == Limits(**schema().limits)
+        assert default.settings == schema() and default.limits == schema().limits
     finally:
         default.close()
 
@@ -76,8 +77,10 @@ def test_a_jail_reads_its_settings():
 
 
 def test_settings_a_sandbox_cannot_take_are_one_line_config_errors():
-    with pytest.raises(ConfigError, match="sandbox: sandbox.limits: unknown keys \\['memory_gb'\\]"):
-        build_sandbox(sandbox.get("subprocess").schema(limits={"memory_gb": 1}))
+    with pytest.raises(ConfigError, match="sandbox.limits.memory_gb is not a setting of Limits .did you mean"):
+        skate.config(sandbox="subprocess", values={"sandbox.limits.memory_gb": 1})
+    with pytest.raises(ConfigError, match="sandbox.limits.cpu_s=0 is invalid: must be a positive number"):
+        settle(skate.SkateConfig(sandbox=sandbox.get("subprocess").schema(limits=Limits(cpu_s=0))))
     with pytest.raises(ConfigError, match="sandbox: sandbox.memory_bound='lots'"):
         build_sandbox(sandbox.get("nsjail").schema(memory_bound="lots"))
     with pytest.raises(ConfigError, match="sandbox: sandbox.prefer: unknown \\['subprocess'\\]"):
@@ -86,7 +89,7 @@ def test_settings_a_sandbox_cannot_take_are_one_line_config_errors():
 
 def test_auto_builds_the_first_working_jail_from_the_settings_every_jail_shares():
     assert auto_sandbox is AutoSandbox  # the name the auto schema's _target_ (and recorded runs) give
-    settings = AutoSandboxConfig(workers=1, limits=asdict(TEST_LIMITS), tmp_mb=32, warm=False)
+    settings = AutoSandboxConfig(workers=1, limits=TEST_LIMITS, tmp_mb=32, warm=False)
     jail = _built(lambda: build_sandbox(settings))
     try:
         assert isinstance(jail, JailSandbox) and jail.name == settings.prefer[0]

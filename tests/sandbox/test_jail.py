@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ def test_auto_prefers_the_first_jail_that_works(built, caplog):
         pytest.skip("needs both jails")
     caplog.set_level("INFO")
     for prefer in (["nsjail", "bwrap"], ["bwrap", "nsjail"]):
-        sb = AutoSandbox(limits=asdict(TEST_LIMITS), workers=1, prefer=prefer)
+        sb = AutoSandbox(limits=TEST_LIMITS, workers=1, prefer=prefer)
         try:
             assert sb.name == prefer[0] and sb.isolated
         finally:
@@ -39,7 +38,7 @@ def test_auto_passes_over_a_jail_that_cannot_start(built, monkeypatch, caplog):
         pytest.skip("needs bwrap")
     caplog.set_level("INFO")
     monkeypatch.setitem(auto.JAILS, "nsjail", functools.partial(NsjailSandbox, binary="/bin/false"))
-    sb = AutoSandbox(limits=asdict(TEST_LIMITS), workers=1)
+    sb = AutoSandbox(limits=TEST_LIMITS, workers=1)
     try:
         assert sb.name == "bwrap"
     finally:
@@ -51,18 +50,18 @@ def test_auto_never_falls_back_to_the_unisolated_sandbox(monkeypatch):
     monkeypatch.setitem(auto.JAILS, "nsjail", functools.partial(NsjailSandbox, binary="/bin/false"))
     monkeypatch.setitem(auto.JAILS, "bwrap", functools.partial(BwrapSandbox, binary="/bin/false"))
     with pytest.raises(SandboxUnavailable) as err:
-        AutoSandbox(limits=asdict(TEST_LIMITS), workers=1)
+        AutoSandbox(limits=TEST_LIMITS, workers=1)
     msg = str(err.value)
     assert "nsjail:" in msg and "bwrap:" in msg
     assert "apt-get install bubblewrap" in msg and "sandbox=subprocess" in msg
     with pytest.raises(ValueError, match="never chosen automatically"):
-        AutoSandbox(limits=asdict(TEST_LIMITS), prefer=["subprocess"])
+        AutoSandbox(limits=TEST_LIMITS, prefer=["subprocess"])
 
 
 def test_a_missing_or_broken_jail_binary_says_what_to_do():
     with pytest.raises(SandboxUnavailable, match="not executable"):
-        NsjailSandbox(limits=asdict(TEST_LIMITS), binary="/nonexistent/nsjail")
-    sb = NsjailSandbox(limits=asdict(TEST_LIMITS), workers=1, binary="/bin/false")
+        NsjailSandbox(limits=TEST_LIMITS, binary="/nonexistent/nsjail")
+    sb = NsjailSandbox(limits=TEST_LIMITS, workers=1, binary="/bin/false")
     with pytest.raises(SandboxUnavailable, match="did not start"):
         sb.start()
     # At run time the same failure is an infrastructure outcome, never the program's fault.
@@ -91,7 +90,7 @@ def test_a_jail_killed_mid_run_is_a_sandbox_error_and_is_replaced(jail):
 def test_a_jail_outlives_the_thread_that_needed_it(jail):
     """A jail is started from the sandbox's own threads: bubblewrap's --die-with-parent follows
     the thread that started it, and callers' threads (a run_many pool's) end."""
-    sb = type(jail)(limits=asdict(TEST_LIMITS), workers=1)
+    sb = type(jail)(limits=TEST_LIMITS, workers=1)
     try:
         runner = threading.Thread(target=lambda: sb.run("print(1)"))
         runner.start()
@@ -107,7 +106,7 @@ def test_closing_leaves_no_jail_behind(built):
     name = next((n for n in ("bwrap", "nsjail") if not isinstance(built[n], str)), None)
     if name is None:
         pytest.skip("needs a jail")
-    sb = type(built[name])(limits=asdict(TEST_LIMITS), workers=2)
+    sb = type(built[name])(limits=TEST_LIMITS, workers=2)
     sb.start()
     uids = [w.host_uid for w in sb._all]
     sb.close()
@@ -161,7 +160,7 @@ def test_another_interpreter_can_be_named(tmp_path):
     want = subprocess.run(
         [other, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True
     ).stdout
-    sb = NsjailSandbox(limits=asdict(TEST_LIMITS), workers=1, python=other)
+    sb = NsjailSandbox(limits=TEST_LIMITS, workers=1, python=other)
     try:
         res = sb.run("import sys; print(sys.version_info[:2])")
     except SandboxUnavailable as exc:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import asdict
 
 import pytest
 
@@ -24,7 +23,7 @@ FLAVOURS = [(kind, warm) for kind in sorted(JAILS) for warm in (True, False)]
 def jail(request, built):
     kind, warm = request.param
     _get(built, kind)
-    sb = JAILS[kind](limits=asdict(BOUNDED), workers=1, warm=warm)
+    sb = JAILS[kind](limits=BOUNDED, workers=1, warm=warm)
     sb.start()
     yield sb
     sb.close()
@@ -166,7 +165,7 @@ def test_tmp_is_capped_in_inodes_and_a_flood_is_emptied(jail):
 
 def test_memory_cgroups_are_removed_with_their_jails(built):
     _get(built, "bwrap")
-    sb = JAILS["bwrap"](limits=asdict(BOUNDED), workers=1)
+    sb = JAILS["bwrap"](limits=BOUNDED, workers=1)
     if sb.cgroup_parent is None:
         sb.close()
         pytest.skip(f"no memory cgroup here: {sb.cgroup_note}")
@@ -236,7 +235,7 @@ def test_a_jail_that_dies_under_a_program_is_its_outcome_unless_the_sandbox_is_b
     if os.geteuid() != 0:
         pytest.skip("needs to kill the jail from the host (root)")
     _get(built, kind)
-    sb = JAILS[kind](limits=asdict(BOUNDED), workers=1, warm=warm)
+    sb = JAILS[kind](limits=BOUNDED, workers=1, warm=warm)
     try:
         sb.start()
         (worker,) = sb._all
@@ -319,7 +318,7 @@ def test_the_ready_line_and_describe_say_which_memory_bound_is_in_force(jail):
 
 def test_without_a_cgroup_memory_is_an_rlimit_and_memory_error_proves_nothing(built):
     _get(built, "nsjail")
-    sb = JAILS["nsjail"](limits=asdict(BOUNDED), workers=1, memory_bound="rlimit")
+    sb = JAILS["nsjail"](limits=BOUNDED, workers=1, memory_bound="rlimit")
     try:
         assert sb.cgroup_parent is None and sb.bounds["memory"].startswith("address-space rlimit")
         res = sb.run("x = bytearray(1 << 30)")

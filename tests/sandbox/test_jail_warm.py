@@ -10,7 +10,6 @@ docs/sandbox.md owns up to, which are pinned here too.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
 
 import pytest
 
@@ -25,7 +24,7 @@ def pair(request, built):
     """(warm, cold) sandboxes of one kind, one worker each."""
     _get(built, request.param)
     cls = JAILS[request.param]
-    warm, cold = cls(limits=asdict(TEST_LIMITS), workers=1), cls(limits=asdict(TEST_LIMITS), workers=1, warm=False)
+    warm, cold = cls(limits=TEST_LIMITS, workers=1), cls(limits=TEST_LIMITS, workers=1, warm=False)
     warm.start()
     cold.start()
     yield warm, cold
@@ -429,7 +428,7 @@ def test_zygotes_that_cannot_start_leave_the_jail_cold_and_it_says_so(built, mon
     if name is None:
         pytest.skip("needs a jail")
     monkeypatch.setattr(jail_module, "ZYGOTE", "raise SystemExit('no zygote today')")
-    sb = JAILS[name](limits=asdict(TEST_LIMITS), workers=1)
+    sb = JAILS[name](limits=TEST_LIMITS, workers=1)
     try:
         res = sb.run("import sys\nprint('json' in sys.modules)")
         assert res.ok and res.stdout == "False\n"

@@ -16,12 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from skate.games.base import GameConfig
+from skate.sandbox.config import Limits
 
 
 @dataclass
-class JailLimits:
-    """Limits on one execution of a jail with one input (lower than the sandbox's defaults:
-    a jail runs once per try, thousands of times a game)."""
+class JailLimits(Limits):
+    """The sandbox's limits on one execution of a jail with one input, lower than its defaults
+    (a jail runs once per try, thousands of times a game)."""
 
     timeout_s: float = 2.0
     cpu_s: int = 2

@@ -34,14 +34,14 @@ import ast
 import enum
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from skate.errors import Problem
 from skate.games.base import Answer, AnswerFormat, Checks, Game, GameSpec, Verdict, ask, verdict_view
-from skate.games.pyjail.config import JailLimits, PyJailConfig
+from skate.games.pyjail.config import PyJailConfig
 from skate.runlog.records import VOID, FailReason, Rejection, Sentinel, Task
 from skate.sandbox import Limits, Outcome, Sandbox
 from skate.sandbox.call import CallResult, call_function
@@ -204,8 +204,7 @@ class PyJailGame(Game[PyJailConfig]):
         self.max_jail_chars, self.max_input_chars = int(cfg.max_jail_chars), int(cfg.max_input_chars)
         self.shown_chars = int(cfg.shown_chars)
         self.allow_unsafe_sandbox = bool(cfg.allow_unsafe_sandbox)
-        limits = cfg.limits  # a JailLimits, or its keys (as Hydra passes them)
-        self.limits = Limits(**(asdict(limits) if isinstance(limits, JailLimits) else dict(limits)))
+        self.limits: Limits = cfg.limits
 
     @classmethod
     def check_config(cls, cfg: PyJailConfig) -> list[Problem]:

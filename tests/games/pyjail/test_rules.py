@@ -3,13 +3,12 @@ session, faults of the jail and of the sandbox, and flags that never leak."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 import numpy as np
 import pytest
 
 from skate.games.base import Checks
 from skate.games.pyjail import AttackQuery, JailProposal, PyJailGame, TryVerdict
+from skate.games.pyjail.config import JailLimits
 from skate.runlog.records import VOID, FailReason, Rejection, Task
 from skate.sandbox import ExecResult, Outcome, Sandbox
 
@@ -48,9 +47,7 @@ def jail(user_input):
 
 
 def game(**kw) -> PyJailGame:
-    kw.setdefault(
-        "limits", {"timeout_s": 1.0, "cpu_s": 1, "memory_mb": 128, "max_output_bytes": 4096, "max_processes": 4}
-    )
+    kw.setdefault("limits", JailLimits(timeout_s=1.0, cpu_s=1, memory_mb=128, max_output_bytes=4096))
     return PyJailGame(**kw)
 
 
@@ -226,7 +223,7 @@ class FlakySandbox(Sandbox):
     isolated = True
 
     def __init__(self, inner: Sandbox) -> None:
-        super().__init__(limits=asdict(inner.limits), workers=1)
+        super().__init__(limits=inner.limits, workers=1)
         self.inner, self.calls = inner, 0
 
     def _execute(self, code, limits, stdin="", env=None):
@@ -274,7 +271,7 @@ READ_BACK = (
 def test_an_attack_cannot_carry_a_flag_across_executions(sandbox):
     if not sandbox.isolated:
         pytest.skip("only a hardened sandbox wipes /tmp and cuts the network")
-    g = game(limits={"timeout_s": 3.0, "cpu_s": 2, "memory_mb": 128, "max_output_bytes": 4096, "max_processes": 8})
+    g = game(limits=JailLimits(timeout_s=3.0, cpu_s=2, memory_mb=128, max_output_bytes=4096, max_processes=8))
     first = g.run_try(sandbox, OPEN, WRITE_AND_LINGER)
     assert first.verdict is TryVerdict.HELD, first
     second = g.run_try(sandbox, OPEN, READ_BACK)
