@@ -17,14 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hydra.errors import InstantiationException
-from hydra.utils import instantiate
-
 from skate.augment import Augmentation
 from skate.embedders import Embedder, build_embedder, connect_embedder
 from skate.errors import ConfigError
 from skate.estimators.base import estimator as estimators
-from skate.games import GameEnv
+from skate.games import GameEnv, get_game
 from skate.games.base import Game, GameConfig
 from skate.llm import LLMClient, Price, ResponseCache, RetryPolicy
 from skate.llm.config import LLMConfig
@@ -239,15 +236,19 @@ def prepare_models(
 
 
 def build_game(game_settings: GameConfig) -> Game:
-    """The game its settings name; a game that cannot be built from them (e.g. a corpus with no
-    documents) raises a one-line :class:`ConfigError`."""
+    """The game its settings name (``game.name``, a registered game), built from them; a game
+    that cannot be built from them (e.g. a corpus with no documents) raises a one-line
+    :class:`ConfigError`."""
+    cls = get_game(game_settings.name)
+    if not isinstance(game_settings, cls.config_schema):
+        raise ConfigError(
+            f"game={game_settings.name}: its settings are a {type(game_settings).__name__}, "
+            f"not the game's schema {cls.config_schema.__name__}"
+        )
     try:
-        return instantiate(game_settings, _convert_="all")
-    except InstantiationException as exc:
-        cause = exc.__cause__
-        if isinstance(cause, (ValueError, OSError)):
-            raise ConfigError(f"game={game_settings.name}: {cause}") from None
-        raise
+        return cls(game_settings)
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"game={game_settings.name}: {exc}") from None
 
 
 def build_sandbox(sandbox_cfg: SandboxConfig) -> Sandbox:

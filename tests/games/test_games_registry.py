@@ -57,14 +57,10 @@ class EchoGame(Game):
     spec = GameSpec(name="echo", answer_format="exact_match", kinds=("short", "long"))
     config_schema = EchoConfig
 
-    def __init__(self, name="echo", rounds=5, attempts=2, max_len=20):
-        super().__init__(name, rounds, attempts)
-        self.max_len = max_len
-
     def validate(self, proposal, checks):
-        word = str(proposal).strip()
-        if not word.isalpha() or len(word) > self.max_len:
-            return Rejection(FailReason.MALFORMED, f"give one word of at most {self.max_len} letters")
+        word, most = str(proposal).strip(), self.config.max_len  # built from its settings: EchoConfig
+        if not word.isalpha() or len(word) > most:
+            return Rejection(FailReason.MALFORMED, f"give one word of at most {most} letters")
         return checks.task(prompt=f"Reverse the word {word}", answer=word[::-1])
 
     def make_query(self, task, rng):
