@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from skate.cli.compose import compose_config  # noqa: E402
 from skate.games.base import Checks, GameEnv  # noqa: E402
+from skate.players.config import LLMPlayerConfig  # noqa: E402
 from skate.players.llm import build_llm_players  # noqa: E402
 from skate.runlog.records import Rejection, SetterContext, VoidProposal  # noqa: E402
 from skate.settings.build import build_client, build_game, build_sandbox  # noqa: E402
@@ -45,14 +46,14 @@ def main() -> None:
     for m in args.model:
         name, _, base = m.partition("=")
         llm.append(
-            {
-                "name": name,
-                "model": f"hosted_vllm/{name}",
-                "api_base": base,
-                "max_tokens": args.max_tokens,
-                "timeout_s": 1800.0,
-                "temperature": 0.7,
-            }
+            LLMPlayerConfig(
+                name=name,
+                model=f"hosted_vllm/{name}",
+                api_base=base,
+                max_tokens=args.max_tokens,
+                timeout_s=1800.0,
+                temperature=0.7,
+            )
         )
     # Command-line overrides: composed by Hydra, as skate composes them.
     settings = build_settings(compose_config(["llm.cache=false", *args.overrides]))

@@ -167,15 +167,12 @@ def check_topic_skills(
     return problems
 
 
-PLAYER_ONLY = ("name", "setter_extra_body", "setter_repair")  # a player's settings that are not its model's
-
-
-def spec_of_config(config: Any, decoding: Decoding | None = None) -> ModelSpec:
-    """The model a ``players.llm`` entry (its schema instance or a dict) names, as its player is
-    built with it; ``decoding``: how the estimator wants it to decode, over the entry's."""
-    c = dict(config) if isinstance(config, dict) else dataclasses.asdict(config)
-    fields = {k: v for k, v in c.items() if k not in PLAYER_ONLY and (v is not None or k == "supports_n")}
-    return ModelSpec(**fields | (decoding.spec_fields() if decoding is not None else {}))
+def spec_of_config(config: LLMPlayerConfig, decoding: Decoding | None = None) -> ModelSpec:
+    """The model a ``players.llm`` entry names, as its player is built with it: the entry's
+    fields that are the model's (all but its name and its setter's own, ``setter_extra_body`` and
+    ``setter_repair``); ``decoding``: how the estimator wants it to decode, over the entry's."""
+    model = {f.name: getattr(config, f.name) for f in dataclasses.fields(ModelSpec)}
+    return ModelSpec(**model | (decoding.spec_fields() if decoding is not None else {}))
 
 
 def preset_players(name: str) -> PlayersConfig:

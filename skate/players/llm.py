@@ -35,7 +35,7 @@ from skate.llm.modules import AnswererModule, GameModules, SetterModule
 from skate.llm.refusals import OptionRefused
 from skate.llm.spec import ModelSpec
 from skate.players.base import Player
-from skate.players.config import spec_of_config
+from skate.players.config import LLMPlayerConfig, spec_of_config
 from skate.runlog.records import VOID, Decoding, SetterContext, VoidProposal
 
 log = logging.getLogger(__name__)
@@ -223,22 +223,16 @@ class LLMPlayer(Player):
 
 
 def build_llm_players(
-    configs: Sequence[Any], client: LLMClient, make_modules: Callable[[], GameModules], decoding: Decoding | None = None
+    configs: Sequence[LLMPlayerConfig],
+    client: LLMClient,
+    make_modules: Callable[[], GameModules],
+    decoding: Decoding | None = None,
 ) -> list[LLMPlayer]:
     """One player per ``players.llm`` entry, each with its own copy of the game's modules (so an
     optimiser may tune one player's prompts without touching another's). ``decoding``: how every
     model decodes when the estimator says (greedy: temperature 0, its reply limit), over the entry's."""
     players = []
     for c in configs:
-        c = dict(c)
-        players.append(
-            LLMPlayer(
-                c["name"],
-                spec_of_config(c, decoding),
-                client,
-                make_modules(),
-                c.get("setter_extra_body"),
-                c.get("setter_repair") or "show",
-            )
-        )
+        spec = spec_of_config(c, decoding)
+        players.append(LLMPlayer(c.name, spec, client, make_modules(), c.setter_extra_body, c.setter_repair or "show"))
     return players

@@ -30,6 +30,7 @@ from skate.llm.preflight import preflight
 from skate.loggers.base import logger as loggers
 from skate.loop import Parts
 from skate.players.base import Player
+from skate.players.config import LLMPlayerConfig
 from skate.players.simulated import build_simulated
 from skate.ratings.base import rating as ratings
 from skate.runlog import events as ev
@@ -203,7 +204,7 @@ def simulated_players(settings: SkateConfig, table: Table) -> list[Player]:
 
 
 def llm_players(
-    configs: Sequence[Any],
+    configs: Sequence[LLMPlayerConfig],
     table: Table,
     client: LLMClient | None,
     decoding: Decoding | None = None,
@@ -217,7 +218,7 @@ def llm_players(
     assert client is not None, "open_client gives a client whenever players.llm has entries"
     from skate.players.llm import build_llm_players  # loads DSPy (about a second): only for model players
 
-    entries = [{**dataclasses.asdict(c), "setter_repair": c.setter_repair or setter_repair} for c in configs]
+    entries = [dataclasses.replace(c, setter_repair=c.setter_repair or setter_repair) for c in configs]
     return list(build_llm_players(entries, client, lambda: table.game.modules(table.env), decoding))
 
 

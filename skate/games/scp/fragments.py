@@ -15,14 +15,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 from skate.games.scp.config import FragmentSizes, SCPConfig
 from skate.games.scp.corpus import Document
 
+
+def fragment_sizes(sizes: FragmentSizes) -> dict[str, tuple[int, int]]:
+    """``(paragraphs, min_chars)`` per question type of the settings' fragment sizes (``game.fragments``)."""
+    return {f.name: (getattr(sizes, f.name).paragraphs, getattr(sizes, f.name).min_chars) for f in fields(sizes)}
+
+
 # ArxivRoll's fragment sizes, (number of paragraphs, minimum total characters) per question type,
 # and the markup threshold: the defaults of the game's config (game.fragments, game.markup_threshold).
-DEFAULT_SIZES = {qtype: (size["paragraphs"], size["min_chars"]) for qtype, size in asdict(FragmentSizes()).items()}
+DEFAULT_SIZES = fragment_sizes(FragmentSizes())
 MARKUP_CHARS = frozenset("`*|_={}[]<>\\#~^$+")
 MARKUP_THRESHOLD = SCPConfig.markup_threshold
 

@@ -53,7 +53,7 @@ from skate.errors import Problem
 from skate.games.base import AnswerFormat, Checks, Game, GameSpec
 from skate.games.scp.config import SCPConfig
 from skate.games.scp.corpus import SHIPPED_DIR, Document, docs_folder, load_folder
-from skate.games.scp.fragments import DEFAULT_SIZES, Fragment, acceptable, markup_density, paragraphs, starts_badly
+from skate.games.scp.fragments import Fragment, acceptable, fragment_sizes, markup_density, paragraphs, starts_badly
 from skate.games.scp.questions import (
     N_OPTIONS,
     TYPES,
@@ -143,20 +143,6 @@ class SCPProposal:
     note: str = ""  # why the proposal is empty, when the setter's reply could not be read
 
 
-def _sizes(fragments: Any) -> dict[str, tuple[int, int]]:
-    """Fragment sizes per type from the config (a mapping or the dataclass)."""
-    out = dict(DEFAULT_SIZES)
-    for qtype in TYPES:
-        size = fragments.get(qtype) if isinstance(fragments, Mapping) else getattr(fragments, qtype, None)
-        if size is None:
-            continue
-        if isinstance(size, Mapping):
-            out[qtype] = (int(size["paragraphs"]), int(size["min_chars"]))
-        else:
-            out[qtype] = (int(size.paragraphs), int(size.min_chars))
-    return out
-
-
 def query_of(q: Question, order: Sequence[int] | None = None) -> SCPQuery:
     """The answer sample a question shows (options in ``order``, as built by default)."""
     order = list(order) if order is not None else list(range(len(q.options)))
@@ -243,7 +229,7 @@ class SCPGame(Game[SCPConfig]):
             raise ValueError(f"game.mode={cfg.mode!r} is invalid: use one of {', '.join(MODES)}")
         self.mode = cfg.mode
         self.types = tuple(cfg.types)
-        self.sizes = _sizes(cfg.fragments or {})
+        self.sizes = fragment_sizes(cfg.fragments)
         self.threshold = cfg.markup_threshold
         self.per_doc, self.build_seed = cfg.per_doc, cfg.build_seed
         self.offer_docs, self.window = cfg.offer_docs, cfg.window
@@ -310,7 +296,7 @@ class SCPGame(Game[SCPConfig]):
             problems.append(Problem("max_distractor_similarity", cfg.max_distractor_similarity, "must lie in (0, 1]"))
         if not 0.0 < cfg.markup_threshold <= 1.0:
             problems.append(Problem("markup_threshold", cfg.markup_threshold, "must lie in (0, 1]"))
-        sizes = _sizes(cfg.fragments)
+        sizes = fragment_sizes(cfg.fragments)
         for qtype, (n, min_chars) in sizes.items():
             if n < 1 or min_chars < 0:
                 problems.append(
