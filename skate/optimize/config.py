@@ -10,15 +10,16 @@ import enum
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+from omegaconf import OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
-from skate.errors import ConfigError, Problem, Settings, require
+from skate.errors import ConfigError, Problem, Settings, not_a_setting, require
 from skate.errors import check as _check
 from skate.runlog import events as ev
 
-ROLES = ("answerer", "setter")
 DEMO_SOURCES = ("runs", "practice", "simulated")  # where setters' labelled demonstrations come from
 
 
@@ -35,13 +36,43 @@ class Role(enum.StrEnum):
 
 
 @dataclass
-class OptimizerConfig(metaclass=Settings):
-    """DSPy prompt optimisation of each language-model player's modules before the game.
+class OptimizerChoice(metaclass=Settings):
+    """What the run's optimiser settings and a player's override of them share. ``settings`` are
+    the optimiser's own (demos, candidates, trials, ``auto``, threads), ``setter`` and ``answerer``
+    override them per role: DSPy's keyword arguments, so ``dict[str, Any]`` (a third-party
+    library's, checked against its optimiser's signatures when a plan is made: :func:`check_plan`).
+    ``name`` and ``roles`` are a player's (None: the run's) until :class:`OptimizerConfig` sets them."""
 
-    ``settings`` are the optimiser's own (demos, candidates, trials, ``auto``, threads);
-    ``setter`` and ``answerer`` override them per role and ``players`` per player (a mapping
-    from a player's name to ``{name, roles, settings, setter, answerer}``, all optional).
-    """
+    name: Optional[OptimizerName] = None
+    roles: Optional[list[Role]] = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    setter: dict[str, Any] = field(default_factory=dict)
+    answerer: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PlayerOptimizerConfig(OptimizerChoice):
+    """One player's optimiser (``optimizer.players.<name>``): ``name`` and ``roles`` None for the
+    run's; its ``settings``, ``setter`` and ``answerer`` go over the run's, or, under an optimiser
+    other than the run's, over that optimiser's defaults alone."""
+
+
+# OmegaConf (2.3) cannot add a player to a dict typed by a schema key by key, as
+# `+optimizer.players.ace.name=none` does (it assigns the new entry a plain {} first, which such a
+# dict refuses), so to OmegaConf each player's settings are plain data; OptimizerConfig types them
+# when it is made (__post_init__), with the schema's own checks.
+if TYPE_CHECKING:
+    PlayerOverrides = dict[str, PlayerOptimizerConfig]
+else:
+    PlayerOverrides = dict[str, Any]
+
+
+@dataclass
+class OptimizerConfig(OptimizerChoice):
+    """DSPy prompt optimisation of each language-model player's modules before the game: the
+    optimiser (``name``), the roles it optimises and its settings (per role in ``setter`` and
+    ``answerer``), each player's own in ``players`` (a player's name to its
+    :class:`PlayerOptimizerConfig`)."""
 
     name: OptimizerName = OptimizerName.none
     roles: list[Role] = field(default_factory=lambda: [Role.answerer])
@@ -58,10 +89,10 @@ class OptimizerConfig(metaclass=Settings):
     seed: int = 0  # which items are drawn, and the optimiser's own randomness
     store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
     compare: bool = False  # also play each model with its default prompts, as '<name>-default'
-    settings: dict[str, Any] = field(default_factory=dict)
-    setter: dict[str, Any] = field(default_factory=dict)
-    answerer: dict[str, Any] = field(default_factory=dict)
-    players: dict[str, Any] = field(default_factory=dict)
+    players: PlayerOverrides = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.players = {str(k): player_config(str(k), v) for k, v in self.players.items()}
 
     def check(self) -> list[Problem]:
         """What types cannot say is wrong with these settings (keys within ``optimizer``)."""
@@ -92,6 +123,29 @@ class OptimizeError(ConfigError):
     """The optimiser's configuration cannot work; the message says what to fix."""
 
 
+def player_config(player: str, value: Any) -> PlayerOptimizerConfig:
+    """``optimizer.players.<player>`` (plain data, or the schema made in Python) typed and checked
+    by :class:`PlayerOptimizerConfig`; a key it lacks or a value of the wrong type raises
+    :class:`ConfigError`, one line naming the key."""
+    where = f"optimizer.players.{player}"
+    if value is None:
+        return PlayerOptimizerConfig()
+    if not isinstance(value, (Mapping, PlayerOptimizerConfig)):
+        raise ConfigError(
+            f"{where}={value!r} is invalid: give the player's {{name, roles, settings, setter, answerer}} (each optional)"
+        )
+    try:
+        out = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayerOptimizerConfig), value))
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None)
+        full = f"{where}.{key}" if key else where
+        if isinstance(exc, (ConfigKeyError, ConfigAttributeError)) and key:
+            raise ConfigError(not_a_setting(full, PlayerOptimizerConfig)) from None
+        raise ConfigError(f"{full}: {str(exc).splitlines()[0]}") from None
+    assert isinstance(out, PlayerOptimizerConfig)
+    return out
+
+
 @dataclass
 class Plan:
     """What to do for one player and role."""
@@ -102,23 +156,11 @@ class Plan:
 
 def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
     """Each role to optimise for ``player``: the run's optimiser and settings, overridden per role
-    (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``:
-    ``name``, ``roles``, ``settings``, ``setter``, ``answerer``)."""
-
-    def plain(x: Any) -> dict[str, Any]:
-        return dict(x or {})
-
-    mine = plain(cfg.players.get(player, {}))
-    unknown = set(mine) - {"name", "roles", "settings", "setter", "answerer"}
-    if unknown:
-        raise OptimizeError(
-            f"optimizer.players.{player}: unknown keys {sorted(unknown)}; use name, roles, settings, setter, answerer"
-        )
-    name = str(mine.get("name", cfg.name))
-    roles = [str(r) for r in mine.get("roles", cfg.roles)]
-    bad = [r for r in roles if r not in ROLES]
-    if bad:
-        raise OptimizeError(f"optimizer roles {bad} are invalid: use {list(ROLES)}")
+    (``optimizer.setter`` / ``optimizer.answerer``) and per player (``optimizer.players.<name>``)."""
+    mine = cfg.players.get(player)
+    own = mine if mine is not None else PlayerOptimizerConfig()
+    name = str(own.name if own.name is not None else cfg.name)
+    roles = [str(r) for r in (own.roles if own.roles is not None else cfg.roles)]
     if name == "none":
         return {}
     # A player that names another optimiser than the run's does not inherit the run's settings
@@ -127,16 +169,16 @@ def plans(cfg: OptimizerConfig, player: str) -> dict[str, Plan]:
     out = {}
     for role in roles:
         settings = {
-            **(plain(cfg.settings) if inherit else {}),
-            **(plain(getattr(cfg, role)) if inherit else {}),
-            **plain(mine.get("settings")),
-            **plain(mine.get(role)),
+            **(cfg.settings if inherit else {}),
+            **(getattr(cfg, role) if inherit else {}),
+            **own.settings,
+            **getattr(own, role),
         }
         out[role] = Plan(name, settings)
         try:
             check_plan(out[role])
         except OptimizeError as exc:
-            where = f"optimizer.players.{player} ({role})" if mine else f"optimizer ({role})"
+            where = f"optimizer.players.{player} ({role})" if mine is not None else f"optimizer ({role})"
             raise OptimizeError(f"{where}: {exc}") from None
     return out
 
