@@ -1,5 +1,5 @@
 """The errors every layer may raise, and the shape of a settings check: the bottom of the package
-(imports nothing of skate).
+(imports nothing of skate; OmegaConf's error types only).
 
 Every section's schema checks itself the same way: ``check()`` returns the :class:`Problem` s it
 finds (a key relative to the section, the value, what is needed), a subclass adding its own to
@@ -13,6 +13,8 @@ import dataclasses
 import difflib
 from collections.abc import Iterable
 from typing import Any, NamedTuple
+
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError
 
 
 class ConfigError(ValueError):
@@ -72,3 +74,20 @@ def raise_first(problems: Iterable[tuple[str, object, str]], section: str) -> No
     """Raise the first problem as :class:`ConfigError`, its key under ``section`` (``rating.k``)."""
     for key, value, need in problems:
         check(False, f"{section}.{key}" if key else section, value, need)
+
+
+def one_line(exc: Exception, prefix: str = "") -> str:
+    """OmegaConf's error (``exc``) as the command line's one line (:func:`skate.cli.compose.describe_config_error`):
+    a key no schema has names the nearest setting and the schema's settings; any other, the key
+    (after ``prefix``, the section's ``game.``) and the first line of what is wrong."""
+    key = getattr(exc, "full_key", None)
+    full = f"{prefix}{key}" if key else prefix.rstrip(".")
+    kind = getattr(exc, "object_type", None)
+    if (
+        isinstance(exc, (ConfigKeyError, ConfigAttributeError))
+        and key
+        and isinstance(kind, type)
+        and dataclasses.is_dataclass(kind)
+    ):
+        return not_a_setting(full, kind)
+    return f"{full + ': ' if full else ''}{str(exc).splitlines()[0]}"

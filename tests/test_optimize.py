@@ -729,7 +729,7 @@ def test_bad_optimizer_configs_are_refused_naming_the_key():
     assert "optimizer.compare" in refused({"optimizer.compare": True}, optimizer="none")
     assert "optimizer.players" in (m := refused({"optimizer.players.zed.name": "none"})) and "zed" in m
     assert "judge" in refused({"optimizer.players.ace.roles": ["judge"]})
-    assert "optimizer.name" in refused({"optimizer.players.ace.name": "bogus"})
+    assert "optimizer.players.ace.name" in refused({"optimizer.players.ace.name": "bogus"})
     assert "optimizer.train" in refused({"optimizer.train": 0})
     assert "optimizer.val" in refused({"optimizer.val": -1})
 

@@ -19,12 +19,12 @@ from hydra.errors import ConfigCompositionException, MissingConfigException, Ove
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError
+from skate.errors import ConfigError, one_line
 from skate.games import load_games
 from skate.paths import CONF_DIR
 from skate.registry import SCHEMA_GROUP, schema_node
 from skate.settings.config import _SCHEMAS, REGISTRIES, SkateConfig
-from skate.settings.options import build_settings, one_line, settings_node, yaml_options
+from skate.settings.options import build_settings, settings_node, yaml_options
 
 # What has been put in Hydra's ConfigStore here: (group, name) -> schema, so that a schema is stored once.
 _STORED: dict[tuple[str | None, str], object] = {}

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 from omegaconf import OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError, Problem, Settings, not_a_setting, require
+from skate.errors import ConfigError, Problem, Settings, one_line, require
 from skate.errors import check as _check
 from skate.runlog import events as ev
 
@@ -137,11 +137,7 @@ def player_config(player: str, value: Any) -> PlayerOptimizerConfig:
     try:
         out = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayerOptimizerConfig), value))
     except OmegaConfBaseException as exc:
-        key = getattr(exc, "full_key", None)
-        full = f"{where}.{key}" if key else where
-        if isinstance(exc, (ConfigKeyError, ConfigAttributeError)) and key:
-            raise ConfigError(not_a_setting(full, PlayerOptimizerConfig)) from None
-        raise ConfigError(f"{full}: {str(exc).splitlines()[0]}") from None
+        raise ConfigError(one_line(exc, f"{where}.")) from None
     assert isinstance(out, PlayerOptimizerConfig)
     return out
 

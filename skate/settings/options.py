@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from omegaconf import MISSING, DictConfig, OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError, not_a_setting
+from skate.errors import ConfigError, one_line
 from skate.estimators.adaptive import UNSURE_BELOW
 from skate.estimators.base import estimator
 from skate.games import get_game, load_games
@@ -251,23 +251,6 @@ def option_schema(group: str, name: str) -> type:
     if not isinstance(schema, type):
         raise ConfigError(f"{group}={name} is typed by no schema")
     return schema
-
-
-def one_line(exc: OmegaConfBaseException, prefix: str = "") -> str:
-    """OmegaConf's error as the command line's one line (:func:`skate.cli.compose.describe_config_error`):
-    a key no schema has names the nearest setting and the schema's settings; any other, the key
-    (after ``prefix``, the section's ``game.``) and the first line of what is wrong."""
-    key = getattr(exc, "full_key", None)
-    full = f"{prefix}{key}" if key else prefix.rstrip(".")
-    kind = getattr(exc, "object_type", None)
-    if (
-        isinstance(exc, (ConfigKeyError, ConfigAttributeError))
-        and key
-        and isinstance(kind, type)
-        and dataclasses.is_dataclass(kind)
-    ):
-        return not_a_setting(full, kind)
-    return f"{full + ': ' if full else ''}{str(exc).splitlines()[0]}"
 
 
 def merged(cfg: Composed, data: Mapping[str, Any]) -> Composed:
