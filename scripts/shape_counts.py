@@ -150,6 +150,81 @@ for option, schema, cls in parts:
             print(f"{option}: {cls.__name__}({p})")
 """
 
+# Every schema a game's settings are made of: SkateConfig's sections, every registered option's
+# schema and every game's, and the dataclasses nested in them; a field typed list[Any] or
+# dict[str, Any] (Optional or not) is one whose values no schema types. Printed as module:Class.field.
+UNTYPED = """
+import dataclasses, typing
+from skate.games import load_games
+from skate.settings.config import SkateConfig
+from skate.registry import Registry
+import skate.settings.build  # imports every registry's module
+
+seen, todo = set(), [SkateConfig, *(g.config_schema for g in load_games().values())]
+for obj in list(vars(skate.settings.build).values()):
+    if isinstance(obj, Registry):
+        todo += [e.schema for e in obj.entries()]
+
+def loose(hint):
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    origin = typing.get_origin(hint)
+    if origin is typing.Union:
+        return any(loose(a) for a in args)
+    return origin in (list, dict) and args[-1] is typing.Any
+
+def nested(hint):
+    if dataclasses.is_dataclass(hint):
+        yield hint
+    for a in typing.get_args(hint):
+        yield from nested(a)
+
+while todo:
+    cls = todo.pop()
+    if cls in seen:
+        continue
+    seen.add(cls)
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        owner = next(c for c in cls.__mro__ if f.name in c.__dict__.get("__annotations__", {}))
+        if loose(hint):
+            print(f"{owner.__module__}:{owner.__qualname__}.{f.name}")
+        todo += list(nested(hint))
+"""
+
+
+def untyped_schema_fields() -> list[str]:
+    """Issue 59: fields of the settings' schemas whose values are untyped (list[Any], dict[str, Any]),
+    each counted once, in the class that declares it."""
+    probe = subprocess.run([sys.executable, "-c", UNTYPED], capture_output=True, text=True, cwd=ROOT)
+    if probe.returncode != 0:
+        return [f"the probe failed: {probe.stderr[-300:]}"]
+    return sorted(set(probe.stdout.splitlines()))
+
+
+def flattened_settings(paths: list[Path]) -> list[str]:
+    """Issue 59: settings flattened to plain dicts to hand to a part or a library (asdict, OmegaConf's
+    to_container, Hydra's instantiate) outside the command line and the conversion module; a
+    record's own JSON (a ``to_json``/``as_dict`` method) is no settings'."""
+    out = []
+    for path in paths:
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                continue
+            if getattr(fn, "name", "") in ("to_json", "as_dict"):
+                continue
+            for stmt in fn.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                for node in ast.walk(stmt):
+                    if isinstance(node, ast.Call):
+                        f = node.func
+                        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                        if name in ("asdict", "to_container", "instantiate"):
+                            out.append(f"{rel(path)}:{node.lineno}")
+    return sorted(set(out))
+
 
 def restated_parameters() -> list[str]:
     """Issue 59, part 3: constructor parameters of a component that restate a field of its schema."""
@@ -206,9 +281,9 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
             r"^(?!\s*#).*(\bDictConfig\b|\bOmegaConf\.|\bHydraConfig\b)",
             [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"],
         ),
-        "list[Any] / dict[str, Any] schema fields": grep(
-            r"^    \w+: (list\[Any\]|dict\[str, Any\])",
-            [p for p in py if p.name == "config.py" or p.name.endswith("config.py")],
+        "list[Any] / dict[str, Any] schema fields": untyped_schema_fields(),
+        "settings flattened to dicts for a part or a library call": flattened_settings(
+            [p for p in outside if rel(p) != "skate/settings/options.py"]
         ),
         "constructor parameters restating a schema field": restated_parameters(),
         "draw-margin defaults written in skate/ and conf/ (code, not comments)": grep(
