@@ -17,37 +17,35 @@ from pathlib import Path
 from skate.cli import parse_with_overrides
 from skate.cli.compose import edits_of
 from skate.errors import ConfigError
-from skate.leaderboard.bank import import_run
+from skate.leaderboard.bank import describe_import, import_runs
 from skate.leaderboard.fit import refit
 from skate.leaderboard.page import board_text, write_page
-from skate.leaderboard.place import add
+from skate.leaderboard.place import add, describe_placed
 from skate.leaderboard.renew import describe, refresh
-from skate.leaderboard.settings import AddSettings, RefreshSettings
-from skate.leaderboard.store import DiskFull, Store, StoreError
+from skate.leaderboard.settings import AddSettings, RefreshSettings, settings_of
+from skate.leaderboard.store import Store, StoreError
 from skate.runlog.files import LogWriteError
 
 DEFAULT_STORE = "leaderboard.db"
-
-
-def _store_arg(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument(
-        "--store",
-        default=os.environ.get("SKATE_LEADERBOARD", DEFAULT_STORE),
-        help=f"the board: a path (SQLite) or a database URL (default: $SKATE_LEADERBOARD or {DEFAULT_STORE})",
-    )
 
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="skate leaderboard", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    store = argparse.ArgumentParser(add_help=False)  # every subcommand's
+    store.add_argument(
+        "--store",
+        default=os.environ.get("SKATE_LEADERBOARD", DEFAULT_STORE),
+        help=f"the board: a path (SQLite) or a database URL (default: $SKATE_LEADERBOARD or {DEFAULT_STORE})",
+    )
     sub = ap.add_subparsers(dest="command", required=True, metavar="{import,add,refresh,refit,show}")
-    imp = sub.add_parser("import", help="bank the tasks and responses of finished runs, then refit")
+    imp = sub.add_parser("import", parents=[store], help="bank the tasks and responses of finished runs, then refit")
     imp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     imp.add_argument("--no-refit", action="store_true", help="bank only; refit later with skate leaderboard refit")
-    _store_arg(imp)
     placing = sub.add_parser(
         "add",
+        parents=[store],
         help="place a new model: banked tasks chosen for it, then tasks of its own",
         description="Place MODEL (provider/model, or simulated:SKILL) on a game's board. "
         "Overrides (key=value) change the game's settings or the model client's "
@@ -103,10 +101,10 @@ def parser() -> argparse.ArgumentParser:
         "--runs-dir", type=Path, default=d.runs_dir, help=f"where its setting games go (default {d.runs_dir})"
     )
     placing.add_argument("--seed", type=int, default=d.seed)
-    _store_arg(placing)
     rd = RefreshSettings()
     fresh = sub.add_parser(
         "refresh",
+        parents=[store],
         help="retire old or over-exposed tasks; play a short game where the bank runs low",
         description="Retire the game's tasks that are too old or answered by too many models, "
         "then, for each one-logit band of ability with too few tasks left to ask, "
@@ -142,9 +140,8 @@ def parser() -> argparse.ArgumentParser:
     fresh.add_argument("--rounds", type=int, default=rd.rounds, help=f"rounds of that game (default {rd.rounds})")
     fresh.add_argument("--runs-dir", type=Path, default=rd.runs_dir, help=f"where its games go (default {rd.runs_dir})")
     fresh.add_argument("--seed", type=int, default=rd.seed)
-    _store_arg(fresh)
-    _store_arg(sub.add_parser("refit", help="fit every model and task again (anchored to the last board)"))
-    show = sub.add_parser("show", help="print the board, overall or for one game")
+    sub.add_parser("refit", parents=[store], help="fit every model and task again (anchored to the last board)")
+    show = sub.add_parser("show", parents=[store], help="print the board, overall or for one game")
     show.add_argument("--game", default=None, help="one game's board (default: overall, then each game)")
     show.add_argument(
         "--html",
@@ -153,7 +150,6 @@ def parser() -> argparse.ArgumentParser:
         metavar="OUT_DIR",
         help="also write the whole board (every game) as one static page, OUT_DIR/index.html",
     )
-    _store_arg(show)
     return ap
 
 
@@ -163,69 +159,25 @@ def main(argv: list[str] | None = None) -> int:
         with Store.open(args.store, create=args.command == "import") as store:
             if args.command == "import":
                 refused = 0
-                for run_dir in args.runs:
-                    try:  # each run banked marks a refit due, made below (or, if cut short, at the next import)
-                        imported = import_run(store, run_dir, refit_due=True)
-                    except StoreError as exc:  # one line; the other runs are still banked (not on a full disk)
-                        if isinstance(exc, DiskFull):
-                            raise
-                        print(f"skate leaderboard: {exc}", file=sys.stderr)
+                for got in import_runs(store, args.runs):
+                    if isinstance(got, StoreError):  # one line; the other runs are still banked
+                        print(f"skate leaderboard: {got}", file=sys.stderr)
                         refused += 1
-                        continue
-                    new = f"; new models: {', '.join(imported.models)}" if imported.models else ""
-                    print(
-                        f"{run_dir}: on the board already, nothing changed"
-                        if imported.already
-                        else f"{run_dir}: {imported.game}, {imported.tasks} tasks, {imported.responses} responses{new}"
-                    )
+                    else:
+                        print(describe_import(got))
                 if store.refit_due() and not args.no_refit:
                     refit(store)
                     print(f"refitted the board in {args.store}")
                 if refused:
                     return 2
             elif args.command == "add":
+                settings, edits = settings_of(AddSettings, vars(args)), edits_of(args.overrides)
                 placed = add(
-                    store,
-                    args.model,
-                    args.name,
-                    AddSettings(
-                        game=args.game,
-                        budget=args.budget,
-                        confidence=args.confidence,
-                        samples=args.samples,
-                        max_placed=args.max_placed,
-                        set_rounds=args.set_rounds,
-                        neighbours=args.neighbours,
-                        set_samples=args.set_samples,
-                        seed=args.seed,
-                        runs_dir=args.runs_dir,
-                    ),
-                    edits_of(args.overrides),
-                    api_base=args.api_base,
-                    api_key_env=args.api_key_env,
+                    store, args.model, args.name, settings, edits, api_base=args.api_base, api_key_env=args.api_key_env
                 )
-                print(
-                    f"{placed.model} is on the {placed.game} board already (rank {placed.rank}); nothing asked"
-                    if placed.already
-                    else f"{placed.model}: rank {placed.rank} on the {placed.game} board, score {placed.theta:.2f} ± "
-                    f"{1.96 * placed.sd:.2f}, from {placed.tasks} tasks and {placed.calls} calls ({placed.stopped}; "
-                    f"{placed.set_tasks} tasks of its own banked)"
-                )
+                print(describe_placed(placed))
             elif args.command == "refresh":
-                refreshed = refresh(
-                    store,
-                    RefreshSettings(
-                        game=args.game,
-                        max_age_days=args.max_age_days,
-                        max_exposure=args.max_exposure,
-                        min_per_band=args.min_per_band,
-                        players=args.players,
-                        rounds=args.rounds,
-                        seed=args.seed,
-                        runs_dir=args.runs_dir,
-                    ),
-                    edits_of(args.overrides),
-                )
+                refreshed = refresh(store, settings_of(RefreshSettings, vars(args)), edits_of(args.overrides))
                 print("\n".join(describe(refreshed)))
             elif args.command == "refit":
                 refit(store)

@@ -13,6 +13,7 @@ process killed while it writes leaves none of it, and the run is banked whole wh
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from sqlalchemy.engine import Connection
 
 from skate.errors import ConfigError
 from skate.leaderboard.fit import EFFECTIVE_SAMPLES
-from skate.leaderboard.store import Imported, Store, StoreError, digest
+from skate.leaderboard.store import DiskFull, Imported, Store, StoreError, digest
 from skate.report.viewer import ViewerError, build_viewer
 from skate.runlog.events import EVENTS_FILE, RatedTask, RunLogError, TaskSet, read_run
 from skate.settings.config import SkateConfig, record_of
@@ -112,6 +113,29 @@ def import_run(store: Store, run_dir: Path, refit_due: bool = False, conn: Conne
                 n_resp += store.record(conn, ids[player], row, k, n, "run")
     _write_viewer(run_dir)
     return Imported(str(run_dir), start.game, n_tasks, n_resp, added, run_id=run_id)
+
+
+def import_runs(store: Store, run_dirs: Iterable[Path]) -> Iterator[Imported | StoreError]:
+    """Bank each finished run in turn (``skate leaderboard import``): for each, what was banked
+    or the :class:`StoreError` that refused it (one line; the runs after it are still banked).
+    Each run banked marks a refit due, for the caller to make (or, if cut short, the next import
+    or refit). A full disk (:class:`DiskFull`) stops them all."""
+    for run_dir in run_dirs:
+        try:
+            got: Imported | StoreError = import_run(store, run_dir, refit_due=True)
+        except StoreError as exc:
+            if isinstance(exc, DiskFull):
+                raise
+            got = exc
+        yield got
+
+
+def describe_import(got: Imported) -> str:
+    """What one import banked, one line: the run's game, tasks, responses and new models."""
+    if got.already:
+        return f"{got.run}: on the board already, nothing changed"
+    new = f"; new models: {', '.join(got.models)}" if got.models else ""
+    return f"{got.run}: {got.game}, {got.tasks} tasks, {got.responses} responses{new}"
 
 
 def _write_viewer(run_dir: Path) -> None:

@@ -83,6 +83,17 @@ class Placed:
     already: bool = False
 
 
+def describe_placed(got: Placed) -> str:
+    """Where an add placed its model, one line: its rank and score (± 1.96 sd), from how many tasks
+    and calls, why it stopped and how many of its own tasks were banked."""
+    if got.already:
+        return f"{got.model} is on the {got.game} board already (rank {got.rank}); nothing asked"
+    return (
+        f"{got.model}: rank {got.rank} on the {got.game} board, score {got.theta:.2f} ± {1.96 * got.sd:.2f}, "
+        f"from {got.tasks} tasks and {got.calls} calls ({got.stopped}; {got.set_tasks} tasks of its own banked)"
+    )
+
+
 STANDBY = "(stand-by)"  # the placement's second player (a game needs two), never asked
 
 

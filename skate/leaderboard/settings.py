@@ -3,8 +3,10 @@ defaults). Why each default is what it is: :mod:`skate.leaderboard.place`, :mod:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -40,3 +42,12 @@ class RefreshSettings:
     max_placed: int = AddSettings.max_placed  # add's cap: tasks shown to this many adds cannot be asked
     seed: int = 0
     runs_dir: Path = Path("leaderboard-runs")
+
+
+S = TypeVar("S", AddSettings, RefreshSettings)
+
+
+def settings_of(cls: type[S], values: Mapping[str, Any]) -> S:
+    """``cls`` with each of its fields that ``values`` names (a command's options by their names,
+    ``--max-age-days`` as ``max_age_days``; other names are not its), the rest at their defaults."""
+    return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})

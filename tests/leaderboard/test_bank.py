@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from skate.leaderboard.bank import import_run
-from skate.leaderboard.store import Store, StoreError
+import skate.leaderboard.bank as bank
+from skate.leaderboard.bank import describe_import, import_run, import_runs
+from skate.leaderboard.store import DiskFull, Imported, Store, StoreError
 from skate.runlog.events import RatedTask, read_run
 
 
@@ -58,3 +59,26 @@ def test_what_cannot_be_banked_is_refused_in_one_line_and_nothing_is_lost(runs_t
     with pytest.raises(StoreError, match="give the new one another name"):
         import_run(store, clash)
     assert store.counts() == before
+
+
+def test_runs_are_banked_in_turn_a_refused_one_said_and_the_rest_still_banked(runs_to_bank, tmp_path):
+    store = Store.open(tmp_path / "b.db")
+    got = list(import_runs(store, [runs_to_bank[0], tmp_path, runs_to_bank[1], runs_to_bank[0]]))
+    assert [type(g) for g in got] == [Imported, StoreError, Imported, Imported]
+    assert "no events.jsonl" in str(got[1]) and not got[2].already and got[3].already
+    assert store.refit_due()  # the caller refits
+    first = describe_import(got[0])
+    assert first.startswith(f"{runs_to_bank[0]}: mathquiz, {got[0].tasks} tasks, {got[0].responses} responses")
+    assert first.endswith(f"; new models: {', '.join(got[0].models)}")
+    assert describe_import(got[2]) == f"{runs_to_bank[1]}: mathquiz, {got[2].tasks} tasks, {got[2].responses} responses"
+    assert describe_import(got[3]) == f"{runs_to_bank[0]}: on the board already, nothing changed"
+
+
+def test_a_full_disk_stops_the_import_of_every_run(runs_to_bank, tmp_path, monkeypatch):
+    def full(store, run_dir, refit_due=False):
+        raise DiskFull("the disk is full")
+
+    monkeypatch.setattr(bank, "import_run", full)
+    runs = import_runs(Store.open(tmp_path / "b.db"), runs_to_bank)
+    with pytest.raises(DiskFull):
+        next(runs)

@@ -8,7 +8,7 @@ import skate
 from skate.leaderboard.bank import import_run
 from skate.leaderboard.fit import refit
 from skate.leaderboard.page import board_text
-from skate.leaderboard.place import AddSettings, add
+from skate.leaderboard.place import AddSettings, Placed, add, describe_placed
 from skate.leaderboard.store import OVERALL, Store, StoreError
 from tests.leaderboard.conftest import interrupt_then_resume
 
@@ -166,3 +166,12 @@ def test_a_game_that_builds_its_own_tasks_places_without_a_setting_game(tmp_path
     assert got.set_tasks == 0 and 0 < got.calls <= 200
     assert not (tmp_path / "adds").exists()  # no setting game was played
     assert store.counts()["runs"] == 1
+
+
+def test_an_add_is_said_in_one_line():
+    placed = Placed("m", "cop", theta=0.5, sd=0.25, rank=3, tasks=40, calls=420, stopped="settled", set_tasks=2)
+    assert describe_placed(placed) == (
+        "m: rank 3 on the cop board, score 0.50 ± 0.49, from 40 tasks and 420 calls (settled; 2 tasks of its own banked)"
+    )
+    again = Placed("m", "cop", theta=0.5, sd=0.25, rank=3, tasks=0, calls=0, stopped="", already=True)
+    assert describe_placed(again) == "m is on the cop board already (rank 3); nothing asked"
