@@ -30,6 +30,7 @@ from pathlib import Path
 from hydra.errors import HydraException
 from omegaconf.errors import OmegaConfBaseException
 
+from skate.cli import parse_with_overrides
 from skate.cli.compose import compose_config, describe_config_error
 from skate.errors import ConfigError
 from skate.games.scp.config import SCPConfig
@@ -38,6 +39,7 @@ from skate.settings.config import SkateConfig
 from skate.settings.options import to_settings
 from skate.tools.scp import arxiv
 from skate.tools.scp.study import (
+    OWNED,
     STUDY,
     STUDY_VALUES,
     UsageError,
@@ -45,6 +47,7 @@ from skate.tools.scp.study import (
     format_stability,
     held_warnings,
     stability,
+    write_per_seed,
 )
 
 PROG = "skate.scp"
@@ -70,19 +73,6 @@ def _types(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
-# Settings the study owns (the folder, seeds and types come from its own arguments).
-_OWNED = (
-    "game",
-    "game.mode",
-    "game.docs",
-    "game.benchmark",
-    "game.build_seed",
-    "game.per_doc",
-    "game.types",
-    "game.questions",
-)
-
-
 def _cohort(players: str | Sequence[str]) -> list[str]:
     """The overrides naming a cohort: a ``conf/players`` option (``simulated``, ``fake_local``) or
     Hydra-style overrides (``players.llm=[...]``, ``players.simulated=[]``), one or several."""
@@ -105,7 +95,7 @@ def study_settings(players: Sequence[str], overrides: Sequence[str]) -> SkateCon
     (typed, not yet checked: the study sets the benchmark's folder, seeds and types)."""
     for o in overrides:
         key = str(o).split("=", 1)[0].lstrip("+~")
-        if key in _OWNED:
+        if key in OWNED:
             raise UsageError(
                 f"{key} is set by the stability study itself (DOCS_DIR, --seeds, --per-doc, --types): "
                 f"drop the override {o!r}"
@@ -123,35 +113,26 @@ def study_settings(players: Sequence[str], overrides: Sequence[str]) -> SkateCon
 def main(argv: list[str] | None = None) -> int:
     ap = _Parser(prog="skate scp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    b = sub.add_parser("build", help="build a JSONL benchmark from a folder of documents")
-    b.add_argument(
+    docs = _Parser(add_help=False)  # what build and stability build a benchmark from
+    docs.add_argument(
         "docs_dir", metavar="DOCS_DIR", help="folder of documents, or 'shipped' for the corpus in the package"
     )
+    docs.add_argument(
+        "--per-doc",
+        type=int,
+        default=SCPConfig.per_doc,
+        help=f"questions of each type per document, at most (default {SCPConfig.per_doc})",
+    )
+    docs.add_argument(
+        "--types", type=_types, default=TYPES, help=f"comma-separated subset of {','.join(TYPES)} (default all)"
+    )
+    b = sub.add_parser("build", parents=[docs], help="build a JSONL benchmark from a folder of documents")
     b.add_argument("--out", type=Path, required=True, help="JSONL file to write")
     b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    b.add_argument(
-        "--per-doc",
-        type=int,
-        default=SCPConfig.per_doc,
-        help=f"questions of each type per document, at most (default {SCPConfig.per_doc})",
-    )
-    b.add_argument(
-        "--types", type=_types, default=TYPES, help=f"comma-separated subset of {','.join(TYPES)} (default all)"
-    )
-    s = sub.add_parser("stability", help="spread of each simulated player's accuracy over benchmark seeds")
-    s.add_argument(
-        "docs_dir", metavar="DOCS_DIR", help="folder of documents, or 'shipped' for the corpus in the package"
+    s = sub.add_parser(
+        "stability", parents=[docs], help="spread of each simulated player's accuracy over benchmark seeds"
     )
     s.add_argument("--seeds", type=int, default=32, help="benchmark seeds 0..K-1 (default 32)")
-    s.add_argument(
-        "--per-doc",
-        type=int,
-        default=SCPConfig.per_doc,
-        help=f"questions of each type per document, at most (default {SCPConfig.per_doc})",
-    )
-    s.add_argument(
-        "--types", type=_types, default=TYPES, help=f"comma-separated subset of {','.join(TYPES)} (default all)"
-    )
     s.add_argument(
         "--players",
         action="append",
@@ -176,11 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = sub.add_parser("arxiv", help="fetch recent arXiv papers (HTML full text) into a documents folder")
     arxiv.add_arguments(a)
-    args, extra = ap.parse_known_args(argv)
-    if extra:  # overrides after the options: stability's, and only key=value ones
-        if args.command != "stability" or any(e.startswith("-") or "=" not in e for e in extra):
-            ap.error(f"unrecognized arguments: {' '.join(extra)}")
-        args.overrides = [*args.overrides, *extra]
+    args = parse_with_overrides(ap, argv)  # stability's overrides may follow its options too
     if args.command == "arxiv":
         return arxiv.main_from_args(args)
     if args.command == "stability":
@@ -195,12 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.docs_dir, settings, args.seeds, args.per_doc, args.types, runs_dir=args.runs
                 )
                 if args.out is not None:
-                    import pandas as pd
-
-                    try:
-                        pd.DataFrame(per_seed).to_csv(args.out, index=False)
-                    except OSError as exc:
-                        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+                    write_per_seed(per_seed, args.out)
             except UsageError as exc:
                 print(f"{PROG}: {exc}", file=sys.stderr)
                 return 2

@@ -1,7 +1,8 @@
 """The SCP game's tools behind ``skate scp`` (its command line: :mod:`skate.cli.scp`): a benchmark
 built from a folder of fresh documents and written as JSON lines (:func:`build_benchmark`), and
 the spread of each player's accuracy over the seeds the benchmark is built with
-(:func:`stability`, ArxivRoll's stability study), from typed settings (:func:`study_settings`).
+(:func:`stability`, ArxivRoll's stability study, every seed's rows written by :func:`write_per_seed`),
+from typed settings (:func:`study_settings`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,20 @@ def build_benchmark(
 # question and player), Elo ratings (written, not used: the cheapest to update), no logger or report.
 STUDY = {"game": "scp", "estimator": "greedy", "rating": "elo", "logger": "none"}
 STUDY_VALUES = {"game.mode": "built", "game.rounds": 1, "report": False}
+# The game's settings the study sets itself: the game and its mode above, what :func:`stability`
+# sets from its own arguments (the documents' folder, the per-document count, the types, the build
+# seed), and what would change the questions each seed builds (a benchmark file played instead, a
+# sample of the questions): the command line refuses overrides of them.
+OWNED = (
+    "game",
+    "game.mode",
+    "game.docs",
+    "game.benchmark",
+    "game.build_seed",
+    "game.per_doc",
+    "game.types",
+    "game.questions",
+)
 
 
 def study_settings(players: str = "simulated", values: Mapping[str, Any] | None = None) -> SkateConfig:
@@ -202,6 +217,18 @@ def _seed_rows(seed: int, names: list[str], archive: list, sim_cohort: dict[str,
             row["expected"] = 100 * expected / len(archive)
         out.append(row)
     return out
+
+
+def write_per_seed(per_seed: list[dict], out: Path) -> None:
+    """Every seed's row of :func:`stability` (seed, player, questions, void, accuracy, and
+    expected for a simulated player) as a CSV file. Raises :class:`UsageError` (one line) where
+    ``out`` cannot be written."""
+    import pandas as pd  # only when asked for the file
+
+    try:
+        pd.DataFrame(per_seed).to_csv(out, index=False)
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
 
 
 def format_stability(rows: list[dict], seeds: int) -> str:
