@@ -78,12 +78,23 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--models",
         help=f"several models, comma-separated, or 'cohort' for all four ({', '.join(COHORT)}); instead of --model",
     )
-    with_server = argparse.ArgumentParser(add_help=False)
+    with_server = argparse.ArgumentParser(add_help=False)  # play's, serve's and cohort's
     with_server.add_argument(
         "--port",
         type=int,
-        help="loopback port for the server (default: a free one; with "
-        f"several models the first of theirs, default {COHORT_PORT})",
+        help="loopback port for the server (default: a free one); with several models the first of "
+        f"their ports, one per model (default {COHORT_PORT}, what players=local_cohort reads)",
+    )
+    with_server.add_argument(
+        "--slots",
+        type=int,
+        help="llama-server: requests each server works on at once (default: each model's measured setting)",
+    )
+    with_server.add_argument(
+        "--threads",
+        type=int,
+        help="llama.cpp threads per server (default: each model's measured setting; "
+        f"llama-cpp-python's server: its own choice, {COHORT_THREADS} with several models)",
     )
     choose_server = argparse.ArgumentParser(add_help=False)
     choose_server.add_argument(
@@ -92,17 +103,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=DEFAULT_SERVER,
         help=f"which server (default {DEFAULT_SERVER}: llama.cpp's own, with a prompt cache per "
         f"slot and in RAM; {PYTHON_SERVER}: the one skate served before)",
-    )
-    with_server.add_argument(
-        "--slots",
-        type=int,
-        help="llama-server: requests each server works on at once (default: the model's measured setting)",
-    )
-    with_server.add_argument(
-        "--threads",
-        type=int,
-        help="llama.cpp threads per server (default: the model's measured "
-        f"setting; llama-cpp-python's server: its own choice, {COHORT_THREADS} with several models)",
     )
     overrides = argparse.ArgumentParser(add_help=False)
     overrides.add_argument("overrides", nargs="*", help="Hydra overrides for the game, e.g. game.rounds=3")
@@ -114,27 +114,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     p = sub.add_parser(
         "cohort",
-        parents=[common, choose_server, overrides],
+        parents=[common, with_server, choose_server, overrides],
         help="serve several models (all four by default) and play a game among them (players=local_cohort)",
     )
     p.add_argument("--models", default="cohort", help="comma-separated model names (default: all four)")
-    p.add_argument(
-        "--port",
-        type=int,
-        help=f"the first of the servers' ports (default {COHORT_PORT}: "
-        f"{COHORT_PORT}-{COHORT_PORT + len(COHORT) - 1}, one per model, what players=local_cohort reads)",
-    )
-    p.add_argument(
-        "--threads",
-        type=int,
-        help="llama.cpp threads per server (default: each model's measured setting; "
-        f"llama-cpp-python's server: {COHORT_THREADS})",
-    )
-    p.add_argument(
-        "--slots",
-        type=int,
-        help="llama-server: requests each server works on at once (default: each model's measured setting)",
-    )
     sub.add_parser(
         "install",
         parents=[common, choose_server],
