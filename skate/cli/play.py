@@ -80,6 +80,13 @@ def _one_line_config_errors() -> Iterator[None]:
             os.environ["HYDRA_FULL_ERROR"] = full
 
 
+def _refused(exc: ConfigError | SandboxUnavailable) -> str:
+    """The one line of a game skate will not play: a config error, no usable sandbox, or a run
+    already in its folder (whose message says it all)."""
+    what = "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
+    return f"skate: {'' if isinstance(exc, RunExists) else what}{exc}"
+
+
 class _Started:
     game = False  # set once Hydra has composed the config and called the app
 
@@ -116,14 +123,7 @@ def _app(cfg: DictConfig) -> None:
         )
         sys.exit(2)
     except (ConfigError, SandboxUnavailable) as exc:
-        what = (
-            ""
-            if isinstance(exc, RunExists)
-            else "config error: "
-            if isinstance(exc, ConfigError)
-            else "no usable sandbox: "
-        )
-        print(f"skate: {what}{exc}", file=sys.stderr)
+        print(_refused(exc), file=sys.stderr)
         if sweep:
             # In a sweep, exiting would take the launcher (and the other jobs) down with it:
             # fail this job only; the sweep reports it once the others have finished.
@@ -154,11 +154,11 @@ def resume(run_dir: str, overrides: list[str]) -> int:
         )
         return 2
     except (ConfigError, SandboxUnavailable) as exc:
-        down = isinstance(exc, PreflightError) and exc.down  # a model still down: the outage the run stopped for
-        what = "" if down else "config error: " if isinstance(exc, ConfigError) else "no usable sandbox: "
-        again = f"; resume with: skate resume={folder} once it answers" if down else ""
-        print(f"skate: {what}{exc}{again}", file=sys.stderr)
-        return OUTAGE_STATUS if down else 2
+        if isinstance(exc, PreflightError) and exc.down:  # a model still down: the outage the run stopped for
+            print(f"skate: {exc}; resume with: skate resume={folder} once it answers", file=sys.stderr)
+            return OUTAGE_STATUS
+        print(_refused(exc), file=sys.stderr)
+        return 2
     status = print_summary(result, folder, settings.print_table)
     Signals.exit_if_received()
     return status
@@ -198,7 +198,7 @@ def estimate(overrides: list[str]) -> int:
         print(f"skate: config error: {describe_config_error(exc)}", file=sys.stderr)
         return 2
     except ConfigError as exc:
-        print(f"skate: config error: {exc}", file=sys.stderr)
+        print(_refused(exc), file=sys.stderr)
         return 2
     if not settings.players.llm:
         print(
