@@ -1,5 +1,6 @@
-"""The errors every layer may raise, and the shape of a settings check: the bottom of the package
-(imports nothing of skate; OmegaConf's error types only).
+"""The errors every layer may raise, the shape of a settings check, and plain data typed by its
+schema (:func:`typed`, :func:`read_mapping`): the bottom of the package (imports nothing of skate;
+OmegaConf only, to type data and to read its errors).
 
 Every section's schema checks itself the same way: ``check()`` returns the :class:`Problem` s it
 finds (a key relative to the section, the value, what is needed), a subclass adding its own to
@@ -11,10 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+from omegaconf import OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -91,3 +96,30 @@ def one_line(exc: Exception, prefix: str = "") -> str:
     ):
         return not_a_setting(full, kind)
     return f"{full + ': ' if full else ''}{str(exc).splitlines()[0]}"
+
+
+def typed(schema: type[T], data: Any, where: str = "") -> T:
+    """``data`` (plain data, or an instance of ``schema`` made in Python) over ``schema``'s
+    defaults, as an instance of ``schema``: the one way below the command line that plain settings
+    become a schema's (a preset's YAML, a player's optimiser overrides). A key the schema lacks or a
+    value of the wrong type raises :class:`ConfigError`, one line naming the key under ``where``
+    (``optimizer.players.ace``)."""
+    try:
+        out = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), data))
+    except OmegaConfBaseException as exc:
+        raise ConfigError(one_line(exc, f"{where}." if where else "")) from None
+    assert isinstance(out, schema)
+    return out
+
+
+def read_mapping(path: Path, what: str) -> Mapping[str, Any]:
+    """The YAML mapping in ``path`` (``what`` it should hold, for the error when it holds none),
+    read as the command line's composition reads the same file (``1e-3`` a float, interpolations
+    left for :func:`typed` to resolve)."""
+    try:
+        body = OmegaConf.load(path)
+    except (OSError, OmegaConfBaseException) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not isinstance(body, Mapping):
+        raise ConfigError(f"{path} holds no {what}: it must be a mapping of settings")
+    return body

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from skate.errors import Problem, Settings, require
 
@@ -38,8 +38,10 @@ class LLMConfig(metaclass=Settings):
     # this many seconds. 0: no waiting (such calls are void, as other failures).
     outage_wait_s: float = 600.0
     # USD per million tokens, by "provider/model" or by model name:
-    # {name: {input_per_mtok: float, output_per_mtok: float}}
-    prices: dict[str, Any] = field(default_factory=lambda: dict(PAPER_PRICES))
+    # {name: {input_per_mtok: float, output_per_mtok: float}} (a mapping of floats, not a schema of
+    # its own: OmegaConf 2.3 cannot add an entry to a dict of schemas key by key, as
+    # `+llm.prices.foo.input_per_mtok=2` does; check() names a key that is neither)
+    prices: dict[str, dict[str, float]] = field(default_factory=lambda: {k: dict(v) for k, v in PAPER_PRICES.items()})
     # Before round 1, one cheap check of each distinct model and endpoint (a missing model, a
     # refused key or an unreachable server stops the run with one line); false skips it.
     preflight: bool = True

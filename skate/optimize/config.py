@@ -13,10 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
-from omegaconf import OmegaConf
-from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError, Problem, Settings, one_line, require
+from skate.errors import ConfigError, Problem, Settings, require, typed
 from skate.errors import check as _check
 from skate.runlog import events as ev
 
@@ -134,12 +132,7 @@ def player_config(player: str, value: Any) -> PlayerOptimizerConfig:
         raise ConfigError(
             f"{where}={value!r} is invalid: give the player's {{name, roles, settings, setter, answerer}} (each optional)"
         )
-    try:
-        out = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayerOptimizerConfig), value))
-    except OmegaConfBaseException as exc:
-        raise ConfigError(one_line(exc, f"{where}.")) from None
-    assert isinstance(out, PlayerOptimizerConfig)
-    return out
+    return typed(PlayerOptimizerConfig, value, where)
 
 
 @dataclass

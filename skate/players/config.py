@@ -7,11 +7,11 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING
 
-from skate.errors import ConfigError, Problem, Settings, require
+from skate.errors import ConfigError, Problem, Settings, read_mapping, require, typed
 from skate.llm.spec import ModelConfigError, ModelSpec
 from skate.paths import CONF_DIR
 from skate.runlog.records import Decoding
@@ -183,8 +183,5 @@ def preset_players(name: str) -> PlayersConfig:
     if not path.is_file():
         names = sorted(p.stem for p in path.parent.glob("*.yaml"))
         raise ConfigError(f"players={name} is not a cohort: choose one of {', '.join(names)}")
-    body = OmegaConf.load(path)
-    if not isinstance(body, DictConfig):
-        raise ConfigError(f"{path} holds no cohort: it must be a mapping of players settings")
-    body.pop("defaults", None)
-    return cast(PlayersConfig, OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(PlayersConfig), body)))
+    body = {k: v for k, v in read_mapping(path, "cohort").items() if k != "defaults"}
+    return typed(PlayersConfig, body, "players")

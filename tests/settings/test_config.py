@@ -86,11 +86,21 @@ def test_misspelt_key_fails_at_compose_naming_it(override, named):
         compose("config", overrides=[override])
 
 
-@pytest.mark.parametrize("override", ["game.rounds=abc", "rating.outcome=relatve", "aug.strategy=everything", "seed=x"])
+@pytest.mark.parametrize(
+    "override",
+    [
+        "game.rounds=abc",
+        "rating.outcome=relatve",
+        "aug.strategy=everything",
+        "seed=x",
+        "+llm.prices.x={input_per_mtok: cheap}",
+        "+llm.prices.x.output_per_mtok=cheap",
+    ],
+)
 def test_bad_value_fails_at_compose(override):
     with pytest.raises(ConfigCompositionException) as err:
         compose("config", overrides=[override])
-    key = override.split("=")[0]
+    key = override.split("=")[0].lstrip("+")
     assert key in str(err.value) or key in str(err.value.__cause__)
 
 
@@ -111,7 +121,8 @@ def test_unknown_option_names_the_group():
         ("players.simulated.1.name=sim-ace", "unique"),
         ("llm.budget_usd=-1", "llm.budget_usd"),
         ("llm.concurrency=0", "llm.concurrency"),
-        ("+llm.prices.x={input_per_mtok: cheap}", "llm.prices.x"),
+        ("+llm.prices.x={input_per_mtok: -1}", "llm.prices.x"),
+        ("+llm.prices.x={input_per_mtk: 2}", "llm.prices.x"),
         ("sandbox.limits.timeout_s=-1", "sandbox.limits.timeout_s"),
         ("sandbox.workers=-2", "sandbox.workers"),
         ("sandbox.tmp_mb=0", "sandbox.tmp_mb"),
@@ -146,3 +157,11 @@ def test_topic_skill_of_another_game_s_kinds_is_accepted_and_left_out():
     cfg = compose("config", overrides=["game=mathquiz"])
     assert any(p.topic_skill for p in cfg.players.simulated)
     build_settings(cfg)
+
+
+def test_a_price_is_added_key_by_key_and_typed_as_a_float():
+    """``llm.prices`` is a mapping of floats: ``+llm.prices.<model>.<key>=`` adds a model's price a
+    key at a time on the command line, and the value is a number whichever way it was written."""
+    cfg = compose_config(["+llm.prices.acme-m1.input_per_mtok=2", "+llm.prices.acme-m1.output_per_mtok=8"])
+    price = build_settings(cfg).llm.prices["acme-m1"]
+    assert price == {"input_per_mtok": 2.0, "output_per_mtok": 8.0} and all(type(v) is float for v in price.values())
