@@ -202,6 +202,37 @@ def untyped_schema_fields() -> list[str]:
     return sorted(set(probe.stdout.splitlines()))
 
 
+def unexplained(fields: list[str]) -> list[str]:
+    """Issue 59: the untyped schema fields with no reason written beside them: a ``# untyped: why``
+    comment on the field's line or in the comment lines just above it."""
+    out = []
+    for entry in fields:
+        module, _, name = entry.partition(":")
+        cls, _, attr = name.rpartition(".")
+        path = ROOT / (module.replace(".", "/") + ".py")
+        lines = path.read_text().splitlines()
+        node = next(
+            (
+                stmt
+                for c in ast.walk(ast.parse("\n".join(lines)))
+                if isinstance(c, ast.ClassDef) and c.name == cls
+                for stmt in c.body
+                if isinstance(stmt, ast.AnnAssign) and getattr(stmt.target, "id", "") == attr
+            ),
+            None,
+        )
+        if node is None:
+            out.append(f"{entry} (not found in {rel(path)})")
+            continue
+        i, said = node.lineno - 1, "# untyped:" in lines[node.lineno - 1]
+        while not said and i > 0 and lines[i - 1].strip().startswith("#"):
+            i -= 1
+            said = "untyped:" in lines[i]
+        if not said:
+            out.append(f"{rel(path)}:{node.lineno}")
+    return out
+
+
 def flattened_settings(paths: list[Path]) -> list[str]:
     """Issue 59: settings flattened to plain dicts to hand to a part or a library (asdict, OmegaConf's
     to_container, Hydra's instantiate) outside the command line and the conversion module; a
@@ -281,7 +312,8 @@ def python_surface(py: list[Path], cli: list[Path]) -> dict[str, list[str]]:
             r"^(?!\s*#).*(\bDictConfig\b|\bOmegaConf\.|\bHydraConfig\b)",
             [p for p in outside if p.name != "__init__.py" and rel(p) != "skate/settings/options.py"],
         ),
-        "list[Any] / dict[str, Any] schema fields": untyped_schema_fields(),
+        "list[Any] / dict[str, Any] schema fields": (untyped := untyped_schema_fields()),
+        "... of them with no reason beside them (# untyped: why)": unexplained(untyped),
         "settings flattened to dicts for a part or a library call": flattened_settings(
             [p for p in outside if rel(p) != "skate/settings/options.py"]
         ),

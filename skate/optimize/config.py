@@ -43,9 +43,10 @@ class OptimizerChoice(metaclass=Settings):
 
     name: Optional[OptimizerName] = None
     roles: Optional[list[Role]] = None
+    # untyped: DSPy's keyword arguments, checked against its optimiser's signature (check_plan)
     settings: dict[str, Any] = field(default_factory=dict)
-    setter: dict[str, Any] = field(default_factory=dict)
-    answerer: dict[str, Any] = field(default_factory=dict)
+    setter: dict[str, Any] = field(default_factory=dict)  # untyped: as settings, DSPy's
+    answerer: dict[str, Any] = field(default_factory=dict)  # untyped: as settings, DSPy's
 
 
 @dataclass
@@ -87,6 +88,7 @@ class OptimizerConfig(OptimizerChoice):
     seed: int = 0  # which items are drawn, and the optimiser's own randomness
     store: str = "${oc.env:SKATE_CACHE_DIR,'~/.cache/skate'}/programs"  # compiled programs, reused
     compare: bool = False  # also play each model with its default prompts, as '<name>-default'
+    # untyped: to OmegaConf alone (PlayerOverrides, above); each entry typed when the settings are made
     players: PlayerOverrides = field(default_factory=dict)
 
     def __post_init__(self) -> None:

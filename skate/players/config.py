@@ -46,6 +46,7 @@ class LLMPlayerConfig(metaclass=Settings):
     max_tokens: Optional[int] = None
     timeout_s: float = 120.0
     extra_headers: dict[str, str] = field(default_factory=dict)
+    # untyped: request fields sent as they are, in each provider's own JSON (vLLM's, llama.cpp's, ...)
     extra_body: dict[str, Any] = field(default_factory=dict)
     supports_n: Optional[bool] = None  # can one request return several samples? None = guess
     max_n: Optional[int] = None  # the most samples one request may ask for (llama-server: its slots); None = any
@@ -55,6 +56,7 @@ class LLMPlayerConfig(metaclass=Settings):
     # Request fields sent with its setting requests only, as they are (extra_body goes with every
     # request): e.g. llama.cpp's repeat_penalty, which keeps small models' tasks from looping but
     # would push a one-letter answer away from the options its request named last.
+    # untyped: as extra_body, the provider's own JSON
     setter_extra_body: dict[str, Any] = field(default_factory=dict)
     # What a setter is asked after a rejected attempt: "show" (the rejection and why, with its own
     # reply in the plain format) or "resample" (the round's request asked anew, nothing shown: for

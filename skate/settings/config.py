@@ -213,6 +213,7 @@ class SkateConfig(metaclass=Settings):
     # After the game, rate its log again other ways: [{name, rating: <option>?, <rating key>: value, ...}],
     # each from the game's own rating settings (or the named rating option's) plus these keys, e.g.
     # [{name: absolute, outcome: absolute}]. Each gives ratings.<name>.json and run_end's rerated.<name>.
+    # untyped: an entry's keys are its rating's, typed by that rating's schema (rerate_settings)
     rerate: list[Any] = field(default_factory=list)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     stop: StopConfig = field(default_factory=StopConfig)
