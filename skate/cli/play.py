@@ -37,7 +37,6 @@ from skate.cli import hydra_argv
 from skate.cli.compose import describe_config_error, edits_of, register_configs, settings_from
 from skate.errors import ConfigError
 from skate.llm.preflight import PreflightError
-from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE
 from skate.paths import CONF_DIR
 from skate.report.console import OUTAGE_STATUS, print_summary
 from skate.runlog.files import LogWriteError
@@ -45,7 +44,7 @@ from skate.runner import CannotResume, RunExists, Signals, resume_settings, run_
 from skate.sandbox import SandboxUnavailable
 from skate.settings.options import build_settings
 from skate.tools.estimate import estimate as estimate_cost
-from skate.tools.estimate import format_estimate
+from skate.tools.estimate import format_estimate, keys_not_needed
 
 register_configs()
 _COMPOSING_ERRORS = (ConfigCompositionException, MissingConfigException, OverrideParseException, OmegaConfBaseException)
@@ -164,22 +163,6 @@ def resume(run_dir: str, overrides: list[str]) -> int:
     return status
 
 
-@contextlib.contextmanager
-def _no_keys_needed() -> Iterator[None]:
-    """Every provider's key variable that is unset, set for the block (and unset again after)."""
-    missing = [
-        v
-        for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
-        if v and v not in os.environ
-    ]
-    os.environ.update(dict.fromkeys(missing, "not-needed-for-an-estimate"))
-    try:
-        yield
-    finally:
-        for v in missing:
-            os.environ.pop(v, None)
-
-
 def estimate(overrides: list[str]) -> int:
     """``skate play [overrides...] --estimate``: the configured game's cost, printed; no model is
     called, nothing is played (exit status 2 for a config that cannot be played)."""
@@ -191,7 +174,7 @@ def estimate(overrides: list[str]) -> int:
         )
         return 2
     try:
-        with _no_keys_needed():  # an estimate calls no model: it needs no key
+        with keys_not_needed():  # an estimate calls no model: it needs no key
             settings = settings_from(overrides)
         found = estimate_cost(settings)
     except _COMPOSING_ERRORS as exc:

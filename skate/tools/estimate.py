@@ -26,7 +26,9 @@ The estimate says which it used for each model. A game that stops once its ranki
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +39,7 @@ from skate.estimators.base import estimator as estimators
 from skate.games import get_game
 from skate.games.base import AnswerFormat
 from skate.llm.counts import counts_path, entries
-from skate.llm.spec import ModelSpec
+from skate.llm.spec import LITELLM_KEYS, OPENAI_COMPATIBLE, ModelSpec
 from skate.llm.usage import Price, price_of
 from skate.players.config import spec_of_config
 from skate.runlog.records import ScheduleMode
@@ -224,6 +226,23 @@ def expected_samples(settings: SkateConfig, players: int, seed: int = 0) -> floa
 def _rounds(settings: SkateConfig) -> int:
     stages = [int(st.rounds) for st in settings.stages]
     return sum(stages) if stages else int(settings.game.rounds)
+
+
+@contextlib.contextmanager
+def keys_not_needed() -> Iterator[None]:
+    """Every provider's key variable that is unset, set for the block and unset again after: an
+    estimate calls no model, so a cohort is estimated (its settings made and checked) without keys."""
+    missing = [
+        v
+        for v in {*LITELLM_KEYS.values(), *(env for _, env in OPENAI_COMPATIBLE.values())}
+        if v and v not in os.environ
+    ]
+    os.environ.update(dict.fromkeys(missing, "not-needed-for-an-estimate"))
+    try:
+        yield
+    finally:
+        for v in missing:
+            os.environ.pop(v, None)
 
 
 def estimate(settings: SkateConfig) -> CostEstimate:
