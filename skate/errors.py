@@ -115,7 +115,7 @@ def typed(schema: type[T], data: Any, where: str = "") -> T:
 def read_mapping(path: Path, what: str) -> Mapping[str, Any]:
     """The YAML mapping in ``path`` (``what`` it should hold, for the error when it holds none),
     read as the command line's composition reads the same file (``1e-3`` a float, interpolations
-    left for :func:`typed` to resolve)."""
+    left unresolved): a preset cohort's, an option's (:mod:`skate.settings.options`)."""
     try:
         body = OmegaConf.load(path)
     except (OSError, OmegaConfBaseException) as exc:

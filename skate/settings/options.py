@@ -25,7 +25,7 @@ from typing import Any, cast
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from skate.errors import ConfigError, one_line
+from skate.errors import ConfigError, one_line, read_mapping
 from skate.estimators.adaptive import UNSURE_BELOW
 from skate.estimators.base import estimator
 from skate.games import get_game, load_games
@@ -45,12 +45,7 @@ GLOBAL = ("experiment", "preset_game", "players_game")
 
 def _yaml(path: Path) -> tuple[list[Any], DictConfig]:
     """A YAML option's defaults list and its keys."""
-    try:
-        body = OmegaConf.load(path)
-    except (OSError, OmegaConfBaseException) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
-    if not isinstance(body, DictConfig):
-        raise ConfigError(f"{path}: an option is a mapping of settings, not a list")
+    body = cast(DictConfig, read_mapping(path, "option"))  # OmegaConf's node, as read_mapping reads it
     listed = body.pop("defaults", None)
     defaults = OmegaConf.to_container(listed, resolve=False) if listed is not None else []
     if not isinstance(defaults, list):
